@@ -1,0 +1,134 @@
+// Package config says where modbay's things live (home, workspace, state,
+// artifact store) and reads the host policy from <home>/config.yaml.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/goccy/go-yaml"
+)
+
+// FileName is the config file inside the home.
+const FileName = "config.yaml"
+
+// Config is the host's configuration: paths and policy. The zero value of
+// every policy field is the conservative choice.
+type Config struct {
+	// Home is the absolute modbay home (WIRE.md §2).
+	Home string `yaml:"-"`
+	// Workspace is the absolute path supplied as the "workspace" root (rw);
+	// <home>/workspace unless set here or with --workspace (WIRE.md §4).
+	Workspace string `yaml:"workspace"`
+	// Modules lists extra module executables outside the home, by absolute
+	// path (WIRE.md §2, modbay); --module adds to it.
+	Modules []string `yaml:"modules"`
+	// Roots maps read root names (other than bundle names) to host paths;
+	// a read root not mapped here is not supplied (WIRE.md §4).
+	Roots map[string]string `yaml:"roots"`
+	// Binaries maps subprocess names to absolute paths, consulted before
+	// the host's PATH (WIRE.md §4).
+	Binaries map[string]string `yaml:"binaries"`
+	// Policy is what the host allows at most; grants never exceed it.
+	Policy Policy `yaml:"policy"`
+	// DeadlineMS overrides the invoke deadline in milliseconds (0: the
+	// protocol default of 180000).
+	DeadlineMS int `yaml:"deadline_ms"`
+	// MaxOutputBytes overrides the stdout ceiling in bytes (0: 1 MiB).
+	MaxOutputBytes int `yaml:"max_output_bytes"`
+}
+
+// Policy is the host's ceiling on grants (WIRE.md §4: grants are what the
+// module declared and policy allows and the person approved).
+type Policy struct {
+	// DenyNetwork withholds every network grant.
+	DenyNetwork bool `yaml:"deny_network"`
+	// DenyPaidProviders withholds every paid-provider grant.
+	DenyPaidProviders bool `yaml:"deny_paid_providers"`
+	// Credentials lists credential names the host may grant; none by
+	// default.
+	Credentials []string `yaml:"credentials"`
+	// Publish allows a publish grant; false by default.
+	Publish bool `yaml:"publish"`
+	// PreApproved lists calls that need no approval dialog (WIRE.md §11).
+	PreApproved []PreApproval `yaml:"pre_approved"`
+}
+
+// PreApproval pre-approves a module's capability; an empty Capability means
+// every capability of the module.
+type PreApproval struct {
+	Module     string `yaml:"module"`
+	Capability string `yaml:"capability"`
+}
+
+// Covers reports whether the policy pre-approves module's capability.
+func (p Policy) Covers(module, capability string) bool {
+	for _, a := range p.PreApproved {
+		if a.Module == module && (a.Capability == "" || a.Capability == capability) {
+			return true
+		}
+	}
+	return false
+}
+
+// ResolveHome returns the absolute home directory: flag when non-empty, else
+// $MODBAY_HOME, else $FACET_STUDIO_HOME, else $XDG_DATA_HOME/modbay, else
+// ~/.local/share/modbay (WIRE.md §2).
+func ResolveHome(flag string) (string, error) {
+	for _, v := range []string{flag, os.Getenv("MODBAY_HOME"), os.Getenv("FACET_STUDIO_HOME")} {
+		if v != "" {
+			return filepath.Abs(v)
+		}
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "modbay"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home: set MODBAY_HOME or pass --home: %w", err)
+	}
+	return filepath.Join(h, ".local", "share", "modbay"), nil
+}
+
+// Load reads <home>/config.yaml when present (a missing file is the empty
+// config) and fills in the derived paths. home must be absolute.
+func Load(home string) (*Config, error) {
+	c := &Config{}
+	b, err := os.ReadFile(filepath.Join(home, FileName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if err := yaml.Unmarshal(b, c); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(home, FileName), err)
+		}
+	}
+	c.Home = home
+	if c.Workspace == "" {
+		c.Workspace = filepath.Join(home, "workspace")
+	} else if !filepath.IsAbs(c.Workspace) {
+		c.Workspace = filepath.Join(home, c.Workspace)
+	}
+	c.Workspace = filepath.Clean(c.Workspace)
+	return c, nil
+}
+
+// ModulesDir is <home>/modules, where modules are discovered (WIRE.md §2).
+func (c *Config) ModulesDir() string { return filepath.Join(c.Home, "modules") }
+
+// StateDir is <home>/state/<module>/<root>, the directory backing a write
+// root other than workspace (WIRE.md §4).
+func (c *Config) StateDir(module, root string) string {
+	return filepath.Join(c.Home, "state", module, root)
+}
+
+// ArtifactsDir is <home>/artifacts, the content-addressed artifact store
+// (WIRE.md §8).
+func (c *Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }
+
+// CacheDir is <home>/cache, where describe results are cached (WIRE.md §2).
+func (c *Config) CacheDir() string { return filepath.Join(c.Home, "cache") }

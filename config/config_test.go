@@ -1,0 +1,58 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestResolveHomeOrder(t *testing.T) {
+	t.Setenv("MODBAY_HOME", "/m")
+	t.Setenv("FACET_STUDIO_HOME", "/f")
+	t.Setenv("XDG_DATA_HOME", "/x")
+	if h, _ := ResolveHome("/flag"); h != "/flag" {
+		t.Fatalf("flag: got %q", h)
+	}
+	if h, _ := ResolveHome(""); h != "/m" {
+		t.Fatalf("MODBAY_HOME: got %q", h)
+	}
+	t.Setenv("MODBAY_HOME", "")
+	if h, _ := ResolveHome(""); h != "/f" {
+		t.Fatalf("FACET_STUDIO_HOME: got %q", h)
+	}
+	t.Setenv("FACET_STUDIO_HOME", "")
+	if h, _ := ResolveHome(""); h != "/x/modbay" {
+		t.Fatalf("XDG: got %q", h)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	home := t.TempDir()
+	c, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workspace != filepath.Join(home, "workspace") {
+		t.Fatalf("default workspace %q", c.Workspace)
+	}
+	y := "workspace: ws\nroots:\n  seed_in: /data/seeds\npolicy:\n  credentials: [OPENAI_API_KEY]\n  pre_approved:\n    - module: net\n      capability: fetch\n"
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workspace != filepath.Join(home, "ws") || c.Roots["seed_in"] != "/data/seeds" {
+		t.Fatalf("parsed %+v", c)
+	}
+	if !c.Policy.Covers("net", "fetch") || c.Policy.Covers("net", "other") {
+		t.Fatal("pre-approval mismatch")
+	}
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte("roots: [1, 2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(home); err == nil {
+		t.Fatal("malformed yaml accepted")
+	}
+}

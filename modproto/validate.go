@@ -1,0 +1,275 @@
+package modproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// versionSuffix matches a trailing "/vN" that the $id rule ignores
+// (WIRE.md §9).
+var versionSuffix = regexp.MustCompile(`/v[0-9]+$`)
+
+// ValidateDescriptor checks every rule of WIRE.md §9 that can be checked
+// without the module's files, and returns all violations (nil when valid).
+// Normalize d first. Overlay and skill file digests are checked by the
+// runner, which knows the module directory.
+func ValidateDescriptor(d *Descriptor) ValidationErrors {
+	var errs ValidationErrors
+	add := func(p, f string, a ...any) { errs = append(errs, ValidationError{p, fmt.Sprintf(f, a...)}) }
+	if strings.TrimSpace(d.Module) == "" {
+		add("module", "must be non-empty")
+	}
+	if strings.TrimSpace(d.Name) == "" {
+		add("name", "must be non-empty")
+	}
+	if strings.TrimSpace(d.Version) == "" {
+		add("version", "must be non-empty")
+	}
+	if !slices.Contains(d.ProtocolVersions, ProtocolID) {
+		add("protocol_versions", "must contain %q (got %q)", ProtocolID, d.ProtocolVersions)
+	}
+	ids := map[string]bool{}
+	for _, c := range d.Capabilities {
+		ids[c.ID] = true
+	}
+	seen := map[string]int{}
+	for i, c := range d.Capabilities {
+		p := fmt.Sprintf("capabilities[%d]", i)
+		if c.ID == "" {
+			add(p+".id", "must be non-empty")
+		} else if j, dup := seen[c.ID]; dup {
+			add(p+".id", "duplicates capabilities[%d].id %q", j, c.ID)
+		} else {
+			seen[c.ID] = i
+		}
+		if strings.TrimSpace(c.Summary) == "" {
+			add(p+".summary", "must be non-empty")
+		}
+		if c.RequestSchema != "" {
+			if _, ok := d.RequestSchemas[c.RequestSchema]; !ok {
+				add(p+".request_schema", "%q is not a key of request_schemas", c.RequestSchema)
+			}
+		}
+		if c.ResultSchema != "" {
+			if _, ok := d.ResultSchemas[c.ResultSchema]; !ok {
+				add(p+".result_schema", "%q is not a key of result_schemas", c.ResultSchema)
+			}
+		}
+		for k, a := range c.ArtifactSchemas {
+			if _, ok := d.ArtifactSchemas[a]; !ok {
+				add(fmt.Sprintf("%s.artifact_schemas[%d]", p, k), "%q is not a key of artifact_schemas", a)
+			}
+		}
+		switch {
+		case c.LongRunning && c.PollCapability == "":
+			add(p+".poll_capability", "long_running is true but poll_capability is not set")
+		case !c.LongRunning && c.PollCapability != "":
+			add(p+".poll_capability", "set but long_running is false")
+		case c.PollCapability != "" && !ids[c.PollCapability]:
+			add(p+".poll_capability", "%q is not a declared capability", c.PollCapability)
+		}
+	}
+	for _, m := range []struct {
+		name string
+		m    map[string]json.RawMessage
+	}{{"request_schemas", d.RequestSchemas}, {"result_schemas", d.ResultSchemas}, {"artifact_schemas", d.ArtifactSchemas}} {
+		for _, k := range sortedKeys(m.m) {
+			p := fmt.Sprintf("%s[%q]", m.name, k)
+			if msg := checkSchemaDoc(k, m.m[k]); msg != "" {
+				add(p, "%s", msg)
+			}
+		}
+	}
+	for i, o := range d.AgentOverlays {
+		p := fmt.Sprintf("agent_overlays[%d]", i)
+		checkBundlePath(&errs, p, o.Path)
+		if !ValidDigest(o.Digest) {
+			add(p+".digest", "must be sha256: + 64 lowercase hex (got %q)", o.Digest)
+		}
+	}
+	for i, s := range d.Skills {
+		p := fmt.Sprintf("skills[%d]", i)
+		checkBundlePath(&errs, p, s.Path)
+		if !ValidDigest(s.Digest) {
+			add(p+".digest", "must be sha256: + 64 lowercase hex (got %q)", s.Digest)
+		}
+	}
+	return errs
+}
+
+// checkSchemaDoc returns why schema document raw under map key k breaks
+// WIRE.md §9, or "".
+func checkSchemaDoc(k string, raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return "schema must be a JSON object"
+	}
+	var head struct {
+		ID *string `json:"$id"`
+	}
+	if err := json.Unmarshal(t, &head); err != nil {
+		return "schema $id must be a string: " + err.Error()
+	}
+	if head.ID == nil {
+		return ""
+	}
+	id := strings.ToLower(versionSuffix.ReplaceAllString(*head.ID, ""))
+	key := strings.ToLower(versionSuffix.ReplaceAllString(k, ""))
+	if !strings.HasSuffix(id, key) {
+		return fmt.Sprintf("$id %q does not end in its key %q", *head.ID, k)
+	}
+	return ""
+}
+
+// checkBundlePath enforces that an overlay or skill path is relative and
+// stays inside the module directory (WIRE.md §9).
+func checkBundlePath(errs *ValidationErrors, p, file string) {
+	if !IsRelativePath(file) {
+		*errs = append(*errs, ValidationError{p + ".path", fmt.Sprintf("must be a relative path inside the module directory (got %q)", file)})
+		return
+	}
+	clean := path.Clean(strings.ReplaceAll(file, `\`, "/"))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		*errs = append(*errs, ValidationError{p + ".path", fmt.Sprintf("escapes the module directory (got %q)", file)})
+	}
+}
+
+// ValidateEnvelope checks the rules of WIRE.md §6 for an envelope produced
+// by operation op. For invoke, requestID is the id the host sent and must be
+// echoed verbatim; for describe it is ignored. moduleID, when non-empty, is
+// the id the module was discovered under and must equal env.Module
+// (WIRE.md §5 outcome 7). All violations are returned; nil means valid.
+func ValidateEnvelope(env *Envelope, op, requestID, moduleID string) ValidationErrors {
+	var errs ValidationErrors
+	add := func(p, f string, a ...any) { errs = append(errs, ValidationError{p, fmt.Sprintf(f, a...)}) }
+	if env.Protocol != ProtocolID {
+		add("protocol", "must be exactly %q (got %q)", ProtocolID, env.Protocol)
+	}
+	if strings.TrimSpace(env.Module) == "" {
+		add("module", "must be non-empty")
+	} else if moduleID != "" && env.Module != moduleID {
+		add("module", "is %q but the module was discovered as %q", env.Module, moduleID)
+	}
+	if env.Operation != op {
+		add("operation", "must be the verb that was run, %q (got %q)", op, env.Operation)
+	}
+	if op == OperationInvoke && env.RequestID != requestID {
+		add("request_id", "must echo the request's id %q verbatim (got %q)", requestID, env.RequestID)
+	}
+	hasResult := len(bytes.TrimSpace(env.Result)) > 0 && !bytes.Equal(bytes.TrimSpace(env.Result), []byte("null"))
+	if env.OK {
+		if !hasResult {
+			add("result", "must be present when ok is true")
+		}
+		if env.Error != nil {
+			add("error", "must be absent when ok is true")
+		}
+	} else {
+		if hasResult {
+			add("result", "must be absent when ok is false")
+		}
+		if env.Error == nil {
+			add("error", "must be present when ok is false")
+		}
+	}
+	if e := env.Error; e != nil {
+		if strings.TrimSpace(e.Code) == "" {
+			add("error.code", "must be non-empty")
+		}
+		if strings.TrimSpace(e.Message) == "" {
+			add("error.message", "must be non-empty")
+		}
+		if e.detailsNotObject {
+			add("error.details", "must be a JSON object")
+		}
+	}
+	if !env.has("warnings") || (env.rawKind("warnings") != 0 && env.rawKind("warnings") != '[') {
+		add("warnings", "must be an array (use [] for none)")
+	}
+	if !env.has("execution") || (env.rawKind("execution") != 0 && env.rawKind("execution") != '{') {
+		add("execution", "must be present, even on failure")
+	}
+	for i, a := range env.Execution.Artifacts {
+		p := fmt.Sprintf("execution.artifacts[%d]", i)
+		if strings.TrimSpace(a.ID) == "" {
+			add(p+".id", "must be non-empty")
+		}
+		if strings.TrimSpace(a.Root) == "" {
+			add(p+".root", "must name a root supplied to this run")
+		}
+		if !IsRelativePath(a.Path) {
+			add(p+".path", "must be relative to its root (got %q)", a.Path)
+		}
+		if !ValidDigest(a.Digest) {
+			add(p+".digest", "must be sha256: + 64 lowercase hex (got %q)", a.Digest)
+		}
+		if a.Bytes < 0 {
+			add(p+".bytes", "must not be negative (got %d)", a.Bytes)
+		}
+	}
+	return errs
+}
+
+// CheckExecutionAgainstDeclared compares what an invocation of capability
+// capID reports it did with what the descriptor declared (WIRE.md §7).
+// violations are hard failures (an undeclared capability; an artifact kind
+// not in the capability's artifact_schemas); warnings are shown but not
+// fatal (undeclared network or external writes, a different provider, an
+// unknown-cost call that used the network reporting cost 0).
+func CheckExecutionAgainstDeclared(d *Descriptor, capID string, x *Execution) (violations, warnings ValidationErrors) {
+	c := d.Capability(capID)
+	if c == nil {
+		violations = append(violations, ValidationError{"capability", fmt.Sprintf("%q is not declared by module %q", capID, d.Module)})
+		return violations, nil
+	}
+	for i, a := range x.Artifacts {
+		if !slices.Contains(c.ArtifactSchemas, a.Kind) {
+			violations = append(violations, ValidationError{fmt.Sprintf("execution.artifacts[%d].kind", i),
+				fmt.Sprintf("%q is not among capability %q's artifact_schemas %q", a.Kind, capID, c.ArtifactSchemas)})
+		}
+	}
+	e := c.Effects
+	if x.Network && !e.Network {
+		warnings = append(warnings, ValidationError{"execution.network", "used the network, which the capability does not declare"})
+	}
+	if x.ExternalWrites && !e.ExternalWrites {
+		warnings = append(warnings, ValidationError{"execution.external_writes", "wrote externally, which the capability does not declare"})
+	}
+	if !providerExempt(x.Provider, e.Provider) && x.Provider != e.Provider {
+		warnings = append(warnings, ValidationError{"execution.provider", fmt.Sprintf("reported %q but the capability declares %q", x.Provider, e.Provider)})
+	}
+	if !e.CostKnown && x.Network && x.ActualCost != nil && *x.ActualCost == 0 {
+		warnings = append(warnings, ValidationError{"execution.actual_cost", "reported 0 (free) for an unknown-cost call that used the network"})
+	}
+	return violations, warnings
+}
+
+// providerExempt reports the provider pairs WIRE.md §7 exempts: a reported
+// "" or "local", or a declared "" or "varies".
+func providerExempt(reported, declared string) bool {
+	return reported == "" || reported == "local" || declared == "" || declared == "varies"
+}
+
+// Capability returns the capability with id, or nil.
+func (d *Descriptor) Capability(id string) *Capability {
+	for i := range d.Capabilities {
+		if d.Capabilities[i].ID == id {
+			return &d.Capabilities[i]
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,120 @@
+// Package render turns artifact bytes into terminal text.
+//
+// Every function here is pure: its output depends only on the bytes, the
+// [Options] (width and theme) and the artifact's metadata. Nothing runs a
+// module, reads a file or touches the network; the caller reads the verified
+// artifact and hands its bytes in. All text that came from a module passes
+// through [Sanitize] before it reaches the output, so no escape sequence from
+// an artifact can act on the terminal: with [Options.NoColor] the output
+// contains no ESC byte at all, and otherwise the only escape sequences are the
+// styling this package (or glamour) adds.
+//
+// The presentation primitive is chosen by [Resolve] (WIRE.md §10) and
+// [Artifact] dispatches on it.
+package render
+
+import (
+	"image/color"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+const (
+	// MinWidth is the narrowest output width in cells. Below it a table has no
+	// room for even two columns and a key/value block none for its values.
+	MinWidth = 20
+	// DefaultWidth is used when Options.Width is zero or negative: the classic
+	// 80-column terminal, so a zero Options renders sensibly.
+	DefaultWidth = 80
+)
+
+// Options says how to render: for which width and which terminal theme.
+type Options struct {
+	// Width is the number of terminal cells available per line. Every line of
+	// output is at most this wide. Values below MinWidth are raised to
+	// MinWidth; zero or negative means DefaultWidth.
+	Width int
+	// Dark selects colors for a dark terminal background (light otherwise).
+	Dark bool
+	// NoColor renders without any ANSI styling: the output then contains no
+	// ESC byte at all. The caller decides it (NO_COLOR, a non-terminal
+	// output, golden tests); this package never reads the environment.
+	NoColor bool
+}
+
+// width returns o.Width clamped as documented on Options.Width.
+func (o Options) width() int {
+	switch {
+	case o.Width <= 0:
+		return DefaultWidth
+	case o.Width < MinWidth:
+		return MinWidth
+	default:
+		return o.Width
+	}
+}
+
+// palette is the handful of semantic colors the renderers use, picked for the
+// background. They are ANSI basic colors so the terminal's own theme decides
+// the exact shade and any color profile can show them.
+type palette struct {
+	key, str, num, keyword, null, muted, accent color.Color
+}
+
+// colors returns the palette for o's background.
+func (o Options) colors() palette {
+	ld := lipgloss.LightDark(o.Dark)
+	return palette{
+		key:     ld(lipgloss.Blue, lipgloss.BrightBlue),
+		str:     ld(lipgloss.Green, lipgloss.BrightGreen),
+		num:     ld(lipgloss.Magenta, lipgloss.BrightMagenta),
+		keyword: ld(lipgloss.Yellow, lipgloss.BrightYellow),
+		null:    ld(lipgloss.BrightBlack, lipgloss.BrightBlack),
+		muted:   ld(lipgloss.BrightBlack, lipgloss.BrightBlack),
+		accent:  ld(lipgloss.Cyan, lipgloss.BrightCyan),
+	}
+}
+
+// style returns a foreground style for c, or the empty style when o.NoColor,
+// so callers can style unconditionally.
+func (o Options) style(c color.Color) lipgloss.Style {
+	if o.NoColor {
+		return lipgloss.NewStyle()
+	}
+	return lipgloss.NewStyle().Foreground(c)
+}
+
+// cellWidth is the width of s in terminal cells (escape sequences count zero).
+func cellWidth(s string) int {
+	return ansi.StringWidth(s)
+}
+
+// fitLines hard-wraps every line of s that is wider than width cells, so no
+// line of the result exceeds width. Escape sequences are kept and do not count.
+func fitLines(s string, width int) string {
+	over := false
+	for line := range strings.Lines(s) {
+		if cellWidth(strings.TrimSuffix(line, "\n")) > width {
+			over = true
+			break
+		}
+	}
+	if !over {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/16)
+	for line := range strings.Lines(s) {
+		body, nl := strings.CutSuffix(line, "\n")
+		if cellWidth(body) > width {
+			body = ansi.Hardwrap(body, width, true)
+		}
+		b.WriteString(body)
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
