@@ -4,38 +4,43 @@ import "strings"
 
 // Presentation primitives, the values of an artifact's `presentation` hint and
 // of [Resolve] (WIRE.md §10; modproto.Artifact.Presentation). The host owns a
-// viewer for each; a module can only pick one, never supply its own.
+// viewer for each; a module can only pick one, never supply its own. They carry
+// the Presentation prefix because the bare names Markdown, JSON, Table and Text
+// are this package's renderers.
 const (
-	Video     = "video"
-	Audio     = "audio"
-	Image     = "image"
-	ImageGrid = "image_grid"
-	Timeline  = "timeline"
-	Document  = "document"
-	Diagram   = "diagram"
-	Slides    = "slides"
-	Table     = "table"
-	Markdown  = "markdown"
-	Text      = "text"
-	JSON      = "json"
-	Download  = "download"
+	PresentationVideo     = "video"
+	PresentationAudio     = "audio"
+	PresentationImage     = "image"
+	PresentationImageGrid = "image_grid"
+	PresentationTimeline  = "timeline"
+	PresentationDocument  = "document"
+	PresentationDiagram   = "diagram"
+	PresentationSlides    = "slides"
+	PresentationTable     = "table"
+	PresentationMarkdown  = "markdown"
+	PresentationText      = "text"
+	PresentationJSON      = "json"
+	PresentationDownload  = "download"
 )
 
 // knownPresentations is the closed set of primitives a hint may name.
 var knownPresentations = map[string]bool{
-	Video: true, Audio: true, Image: true, ImageGrid: true, Timeline: true,
-	Document: true, Diagram: true, Slides: true, Table: true, Markdown: true,
-	Text: true, JSON: true, Download: true,
+	PresentationVideo: true, PresentationAudio: true, PresentationImage: true,
+	PresentationImageGrid: true, PresentationTimeline: true,
+	PresentationDocument: true, PresentationDiagram: true,
+	PresentationSlides: true, PresentationTable: true,
+	PresentationMarkdown: true, PresentationText: true,
+	PresentationJSON: true, PresentationDownload: true,
 }
 
 // documentTypes are the media types of pdf, epub, doc, docx and rtf (WIRE.md
 // §10 "pdf, epub, doc, docx, rtf document"), with the legacy aliases that real
 // producers still send for pdf and rtf.
 var documentTypes = map[string]bool{
-	"application/pdf":    true,
-	"application/x-pdf":  true,
+	"application/pdf":      true,
+	"application/x-pdf":    true,
 	"application/epub+zip": true,
-	"application/msword": true,
+	"application/msword":   true,
 	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
 	"application/rtf": true,
 	"text/rtf":        true,
@@ -49,8 +54,8 @@ var slideTypes = map[string]bool{
 
 // Resolve picks the presentation primitive for an artifact, per WIRE.md §10.
 //
-// A presentation hint that is exactly one of the known primitives (Video ...
-// Download; compared as sent, case-sensitively, because the spec normalises
+// A presentation hint that is exactly one of the known primitives (PresentationVideo ...
+// PresentationDownload; compared as sent, case-sensitively, because the spec normalises
 // only the media type) wins. Any other hint is ignored. Then the media type
 // decides, after dropping parameters (everything from the first ';'),
 // trimming spaces and lower-casing; the first matching rule wins:
@@ -75,31 +80,31 @@ func Resolve(presentation, mediaType string) string {
 	mt := baseMediaType(mediaType)
 	switch {
 	case strings.HasPrefix(mt, "video/"):
-		return Video
+		return PresentationVideo
 	case strings.HasPrefix(mt, "audio/"):
-		return Audio
+		return PresentationAudio
 	case mt == "image/svg+xml":
-		return Diagram
+		return PresentationDiagram
 	case strings.HasPrefix(mt, "image/"):
-		return Image
+		return PresentationImage
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return JSON
+		return PresentationJSON
 	case mt == "text/markdown" || mt == "text/x-markdown":
-		return Markdown
+		return PresentationMarkdown
 	case documentTypes[mt]:
-		return Document
+		return PresentationDocument
 	case mt == "text/vnd.graphviz" || mt == "text/vnd.mermaid":
-		return Diagram
+		return PresentationDiagram
 	case slideTypes[mt]:
-		return Slides
+		return PresentationSlides
 	case mt == "text/csv" || mt == "text/tab-separated-values":
-		return Table
+		return PresentationTable
 	case strings.HasPrefix(mt, "text/"):
-		return Text
+		return PresentationText
 	case mt == "":
-		return JSON
+		return PresentationJSON
 	default:
-		return Download
+		return PresentationDownload
 	}
 }
 

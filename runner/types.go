@@ -130,6 +130,11 @@ type Result struct {
 	// Job is set when a long-running capability returned a job handle and
 	// the final state after polling (WIRE.md §12).
 	Job *JobStatus
+	// HandleEnvelope is set when Job was polled: the envelope of the call
+	// that returned the handle (its execution says what starting the job
+	// cost). Envelope, Artifacts, Stdout and Stderr are then the final
+	// poll's, while RequestID stays the original request's id.
+	HandleEnvelope *modproto.Envelope
 }
 
 // OK reports whether the run succeeded: no host verdict and ok: true.

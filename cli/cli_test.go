@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"modbay/examples"
+	"modbay/modproto"
+)
+
+// TestMain lets the test binary stand in for the modbay binary: the example
+// modules' launchers re-execute it as `<exe> example-module <id> ...`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "example-module" {
+		os.Exit(examples.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// demo installs the example modules into a fresh home and returns it.
+func demo(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if err := examples.InstallDemoHome(home, exe); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// run executes modbay with args and returns the exit code and output.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Execute(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// countLaunches wraps the launcher of module id so each start appends a line
+// to a file, and returns that file: proof of whether a process started.
+func countLaunches(t *testing.T, home, id string) string {
+	t.Helper()
+	exe := filepath.Join(home, "modules", id, id)
+	orig, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "launches")
+	// The module gets no PATH, so only shell builtins are used.
+	script := strings.Replace(string(orig), "exec ", fmt.Sprintf("echo \"$*\" >> '%s'\nexec ", log), 1)
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+func launches(t *testing.T, log string, verb string) int {
+	b, _ := os.ReadFile(log)
+	return strings.Count(string(b), "module "+verb)
+}
+
+func TestInvokeNetworkNeedsApproval(t *testing.T) {
+	home := demo(t)
+	log := countLaunches(t, home, "fetch")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		fmt.Fprint(w, "# hello from loopback\n")
+	}))
+	defer srv.Close()
+	input := fmt.Sprintf(`{"url":%q}`, srv.URL+"/doc.md")
+
+	code, _, stderr := run(t, "--home", home, "invoke", "fetch", "fetch.url", "--input", input)
+	if code != ExitApprovalRequired {
+		t.Fatalf("without --yes: exit %d, want %d; stderr %s", code, ExitApprovalRequired, stderr)
+	}
+	if !strings.Contains(stderr, "needs approval") || !strings.Contains(stderr, "network") {
+		t.Fatalf("reasons not shown: %s", stderr)
+	}
+	if n := launches(t, log, "invoke"); n != 0 {
+		t.Fatalf("a process started without approval (%d invokes)", n)
+	}
+
+	code, out, stderr := run(t, "--home", home, "invoke", "fetch", "fetch.url", "--input", input, "--yes", "--json")
+	if code != ExitOK {
+		t.Fatalf("with --yes: exit %d; stdout %s stderr %s", code, out, stderr)
+	}
+	if n := launches(t, log, "invoke"); n != 1 {
+		t.Fatalf("want exactly one invoke, got %d", n)
+	}
+	var res struct {
+		OK        bool `json:"ok"`
+		Artifacts []struct {
+			Digest string `json:"digest"`
+			Staged string `json:"staged"`
+		} `json:"artifacts"`
+		Envelope struct {
+			Execution struct {
+				ActualCost *float64 `json:"actual_cost"`
+			} `json:"execution"`
+		} `json:"envelope"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if !res.OK || len(res.Artifacts) != 1 {
+		t.Fatalf("result: %s", out)
+	}
+	a := res.Artifacts[0]
+	staged, err := os.ReadFile(a.Staged)
+	if err != nil {
+		t.Fatalf("staged artifact: %v", err)
+	}
+	if modproto.Digest(staged) != a.Digest || string(staged) != "# hello from loopback\n" {
+		t.Fatalf("staged artifact does not match: %q", staged)
+	}
+	if fi, _ := os.Stat(a.Staged); fi.Mode().Perm()&0o222 != 0 {
+		t.Fatalf("staged artifact is writable: %v", fi.Mode())
+	}
+	if !strings.HasPrefix(a.Staged, filepath.Join(home, "artifacts")) {
+		t.Fatalf("staged outside the store: %s", a.Staged)
+	}
+	if res.Envelope.Execution.ActualCost != nil {
+		t.Fatal("an unknown cost must stay null")
+	}
+}
+
+func TestInvokeExitCodes(t *testing.T) {
+	home := demo(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+
+	code, out, stderr := run(t, "--home", home, "invoke", "notes", "notes.report")
+	if code != ExitOK {
+		t.Fatalf("notes.report: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "text/markdown") {
+		t.Fatalf("artifacts not listed: %s", out)
+	}
+
+	code, _, stderr = run(t, "--home", home, "invoke", "notes", "notes.report", "--input", `{"max_files":0}`)
+	if code != ExitInputInvalid || !strings.Contains(stderr, "/max_files") {
+		t.Fatalf("invalid input: exit %d, stderr %s", code, stderr)
+	}
+
+	code, out, _ = run(t, "--home", home, "invoke", "fetch", "fetch.url", "--yes", "--input", fmt.Sprintf(`{"url":%q}`, srv.URL))
+	if code != ExitModuleError || !strings.Contains(out, "provider_failure") {
+		t.Fatalf("module error: exit %d, out %s", code, out)
+	}
+
+	if code, _, _ = run(t, "--home", home, "invoke", "nope", "x"); code != ExitUsage {
+		t.Fatalf("unknown module: exit %d", code)
+	}
+	if code, _, _ = run(t, "--home", home, "invoke", "notes"); code != ExitUsage {
+		t.Fatalf("missing argument: exit %d", code)
+	}
+	if code, _, _ = run(t, "--home", home, "invoke", "notes", "notes.report", "--input", "{"); code != ExitUsage {
+		t.Fatalf("bad --input JSON: exit %d", code)
+	}
+	if code, _, _ = run(t, "--home", home, "list", "--bogus"); code != ExitUsage {
+		t.Fatalf("bad flag: exit %d", code)
+	}
+}
+
+// hostileModule writes a shell-script module that describes itself properly
+// but answers every invoke with garbage after the envelope.
+func hostileModule(t *testing.T) string {
+	t.Helper()
+	d := modproto.Descriptor{Module: "liar", Name: "Liar", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "liar.say", Title: "Say", Summary: "Says something, then more",
+			Effects: modproto.Effects{Local: true, Provider: "local", CostKnown: true}}}}
+	d.Normalize()
+	desc, _ := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": "liar", "operation": "describe",
+		"request_id": "", "ok": true, "result": d, "warnings": []string{},
+		"execution": map[string]any{"local": true, "provider": "local", "estimated_cost": 0, "actual_cost": 0, "artifacts": []any{}}})
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "liar")
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$2\" = describe ]; then echo '%s'; else echo '{\"not\":\"an envelope\"} and trailing garbage'; fi\n", desc)
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func TestHostVerdictAndValidate(t *testing.T) {
+	home := t.TempDir()
+	exe := hostileModule(t)
+	code, out, stderr := run(t, "--home", home, "--module", exe, "invoke", "liar", "liar.say")
+	if code != ExitHostVerdict || !strings.Contains(out, modproto.CodeHostProtocolViolation) {
+		t.Fatalf("garbage: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, _ = run(t, "--home", home, "validate", exe)
+	if code != ExitOK || !strings.Contains(out, "valid") {
+		t.Fatalf("validate liar: exit %d %s", code, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho nope\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "--home", home, "validate", bad)
+	if code != ExitHostVerdict || !strings.Contains(out, "refused") {
+		t.Fatalf("validate bad: exit %d %s", code, out)
+	}
+}
+
+func TestListDescribeRender(t *testing.T) {
+	home := demo(t)
+	code, out, _ := run(t, "--home", home, "list")
+	if code != ExitOK {
+		t.Fatalf("list: %d", code)
+	}
+	for _, want := range []string{"notes", "fetch", "needs setup", "render-farm"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, "--home", home, "list", "--json")
+	var mods []moduleJSON
+	if code != ExitOK || json.Unmarshal([]byte(out), &mods) != nil || len(mods) != len(examples.IDs()) {
+		t.Fatalf("list --json: %d %s", code, out)
+	}
+	code, out, _ = run(t, "--home", home, "describe", "fetch")
+	if code != ExitOK || !strings.Contains(out, "cost unknown") || !strings.Contains(out, "network") {
+		t.Fatalf("describe: %d %s", code, out)
+	}
+	code, out, _ = run(t, "--home", home, "describe", "transcode")
+	if code != ExitOK || !strings.Contains(out, "needs setup") || !strings.Contains(out, "not probed") {
+		t.Fatalf("describe transcode: %d %s", code, out)
+	}
+	md := filepath.Join(t.TempDir(), "x.md")
+	os.WriteFile(md, []byte("# Title\n\nSome *text* \x1b]52;c;ZXZpbA==\x07 here.\n"), 0o644)
+	code, out, _ = run(t, "render", md, "--width", "40", "--no-color")
+	if code != ExitOK || !strings.Contains(out, "Title") || strings.Contains(out, "\x1b") {
+		t.Fatalf("render: %d %q", code, out)
+	}
+	if code, _, _ = run(t, "render", "/nonexistent"); code != ExitUsage {
+		t.Fatalf("render missing: %d", code)
+	}
+}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+)
+
+func newDescribeCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "describe MODULE|PATH",
+		Short: "Describe a module: capabilities, effects, permissions, requirements",
+		Long: `Run the module's describe (or use the cached descriptor) and show its
+capabilities with their effects, permissions, requirements, skills and overlays.
+MODULE is an id in the home; PATH is a module executable anywhere.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := g.env(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := e.load(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), toJSON(m, true)); err != nil {
+					return err
+				}
+			} else {
+				writeModule(cmd.OutOrStdout(), m)
+			}
+			if m.Descriptor == nil {
+				return silentExit(ExitHostVerdict)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the descriptor included)")
+	return cmd
+}
+
+// writeModule prints a human description of m, every module string
+// sanitized.
+func writeModule(w io.Writer, m *runner.Module) {
+	d := m.Descriptor
+	if d != nil {
+		fmt.Fprintf(w, "%s %s (%s)\n", clean(d.Name), clean(d.Version), clean(m.ID))
+	} else {
+		fmt.Fprintf(w, "%s\n", clean(m.ID))
+	}
+	fmt.Fprintf(w, "  status:     %s", m.Status)
+	if m.Reason != "" {
+		fmt.Fprintf(w, " — %s", clean(m.Reason))
+	}
+	fmt.Fprintf(w, "\n  executable: %s\n", clean(m.Exe))
+	for _, v := range m.Violations {
+		fmt.Fprintf(w, "  violation:  %s\n", clean(v.Error()))
+	}
+	for _, s := range m.Warnings {
+		fmt.Fprintf(w, "  warning:    %s\n", clean(s))
+	}
+	if m.Stderr != "" && d == nil {
+		fmt.Fprintf(w, "  stderr:\n")
+		for _, l := range strings.Split(strings.TrimRight(clean2(m.Stderr), "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+	if d == nil {
+		return
+	}
+	fmt.Fprintln(w, "\nCapabilities")
+	for _, c := range d.Capabilities {
+		title := c.Title
+		if title == "" {
+			title = c.ID
+		}
+		fmt.Fprintf(w, "  %s — %s\n", clean(c.ID), clean(title))
+		fmt.Fprintf(w, "    %s\n", clean(c.Summary))
+		fmt.Fprintf(w, "    effects: %s\n", strings.Join(EffectBadges(c), ", "))
+		if c.RequestSchema != "" {
+			fmt.Fprintf(w, "    request schema: %s\n", clean(c.RequestSchema))
+		}
+		if len(c.ArtifactSchemas) > 0 {
+			fmt.Fprintf(w, "    artifacts: %s\n", clean(strings.Join(c.ArtifactSchemas, ", ")))
+		}
+	}
+	if len(d.Requirements) > 0 {
+		fmt.Fprintln(w, "\nRequirements")
+		for _, r := range d.Requirements {
+			state := "not probed by the module"
+			switch {
+			case r.Available == nil:
+			case *r.Available:
+				state = "available"
+			default:
+				state = "needs setup"
+			}
+			fmt.Fprintf(w, "  %s %s: %s", clean(r.Kind), clean(r.Name), state)
+			if r.Detail != "" {
+				fmt.Fprintf(w, " — %s", clean(r.Detail))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	p := d.Permissions
+	fmt.Fprintln(w, "\nPermissions (requested, never implied)")
+	perm := func(name string, v []string) {
+		if len(v) > 0 {
+			fmt.Fprintf(w, "  %-16s %s\n", name+":", clean(strings.Join(v, ", ")))
+		}
+	}
+	perm("read roots", p.FilesystemRead)
+	perm("write roots", p.FilesystemWrite)
+	perm("network", p.Network)
+	perm("credentials", p.Credentials)
+	perm("paid providers", p.PaidProviders)
+	perm("subprocess", p.Subprocess)
+	if p.Publish {
+		fmt.Fprintf(w, "  %-16s yes\n", "publish:")
+	}
+	if len(d.Skills) > 0 {
+		fmt.Fprintln(w, "\nSkills")
+		for _, s := range d.Skills {
+			fmt.Fprintf(w, "  %s — %s (~%d tokens)\n", clean(s.ID), clean(s.Title), s.Tokens)
+		}
+	}
+	if len(d.AgentOverlays) > 0 {
+		fmt.Fprintln(w, "\nOverlays")
+		for _, o := range d.AgentOverlays {
+			fmt.Fprintf(w, "  %s — %s (~%d tokens)\n", clean(o.ID), clean(o.Title), o.Tokens)
+		}
+	}
+}
+
+// clean2 sanitizes a multi-line module string.
+func clean2(s string) string { return render.Sanitize(s) }
+
+// EffectBadges words a capability's declared effects as short badges, in
+// the order local, network, writes, provider, cost, long-running
+// (WIRE.md §11's vocabulary).
+func EffectBadges(c modproto.Capability) []string {
+	var b []string
+	e := c.Effects
+	if e.Local {
+		b = append(b, "local")
+	}
+	if e.Network {
+		b = append(b, "network")
+	}
+	if e.ExternalWrites {
+		b = append(b, "writes")
+	}
+	if e.Provider != "" {
+		b = append(b, "provider:"+clean(e.Provider))
+	}
+	if e.CostKnown {
+		b = append(b, "cost known")
+	} else {
+		b = append(b, "cost unknown")
+	}
+	if c.LongRunning {
+		b = append(b, "long-running")
+	}
+	return b
+}

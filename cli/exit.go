@@ -1,0 +1,62 @@
+// Package cli is modbay's plain command-line face (list, describe, validate,
+// invoke, render) for scripts, CI and module debugging, and the root command
+// that opens the cockpit.
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes of every modbay command (README "Exit codes").
+const (
+	// ExitOK: the command succeeded.
+	ExitOK = 0
+	// ExitModuleError: the module answered with a valid error envelope.
+	ExitModuleError = 1
+	// ExitUsage: bad flags or arguments, or a module/file that is not there.
+	ExitUsage = 2
+	// ExitApprovalRequired: the call needs approval and --yes was not given;
+	// nothing ran (WIRE.md §11).
+	ExitApprovalRequired = 3
+	// ExitHostVerdict: the host refused the run or the module (spawn failed,
+	// invalid JSON, protocol violation, timeout, output too large, artifact
+	// refused, invalid descriptor).
+	ExitHostVerdict = 4
+	// ExitInputInvalid: the input does not validate against the request
+	// schema; nothing ran.
+	ExitInputInvalid = 5
+)
+
+// exitError carries an exit code out of a command's RunE.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so Execute exits with code.
+func withCode(code int, format string, a ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, a...)}
+}
+
+// silentExit ends the command with code without printing anything more (the
+// command already reported).
+func silentExit(code int) error { return &exitError{code: code} }
+
+// codeOf maps an error returned by a command to an exit code: an exitError
+// keeps its own, anything else (cobra's flag and argument errors) is usage.
+func codeOf(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitUsage
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"modbay/render"
+	"modbay/runner"
+)
+
+// moduleJSON is the --json shape of one module in list, describe and
+// validate.
+type moduleJSON struct {
+	ID         string      `json:"id"`
+	Name       string      `json:"name,omitempty"`
+	Version    string      `json:"version,omitempty"`
+	Status     string      `json:"status"`
+	Reason     string      `json:"reason,omitempty"`
+	Exe        string      `json:"exe"`
+	Origin     string      `json:"origin"`
+	Violations []violation `json:"violations"`
+	Warnings   []string    `json:"warnings"`
+	Descriptor any         `json:"descriptor,omitempty"`
+	Cached     bool        `json:"cached"`
+}
+
+// violation is one broken rule in --json output.
+type violation struct {
+	Path   string `json:"path"`
+	Detail string `json:"detail"`
+}
+
+func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
+	j := moduleJSON{ID: m.ID, Status: string(m.Status), Reason: m.Reason, Exe: m.Exe, Origin: m.Origin,
+		Violations: []violation{}, Warnings: m.Warnings, Cached: m.Cached}
+	if j.Warnings == nil {
+		j.Warnings = []string{}
+	}
+	for _, v := range m.Violations {
+		j.Violations = append(j.Violations, violation{v.Path, v.Detail})
+	}
+	if d := m.Descriptor; d != nil {
+		j.Name, j.Version = d.Name, d.Version
+		if withDescriptor {
+			j.Descriptor = d
+		}
+	}
+	return j
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newListCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the installed modules with their status",
+		Long: `List every module candidate in the home (and --module paths) with its status:
+ready, needs setup, disabled or broken, and the reason.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := g.env(cmd.Context())
+			if err != nil {
+				return err
+			}
+			mods := e.host.Discover(cmd.Context())
+			out := cmd.OutOrStdout()
+			if asJSON {
+				list := make([]moduleJSON, 0, len(mods))
+				for _, m := range mods {
+					list = append(list, toJSON(m, false))
+				}
+				return writeJSON(out, list)
+			}
+			if e.banner != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), e.banner)
+			}
+			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tVERSION\tNAME\tREASON")
+			for _, m := range mods {
+				name, version := "", ""
+				if m.Descriptor != nil {
+					name, version = m.Descriptor.Name, m.Descriptor.Version
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clean(m.ID), m.Status, clean(version), clean(name), clean(m.Reason))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// clean makes a module-supplied string safe for one line of a terminal.
+func clean(s string) string { return render.SanitizeLine(s) }

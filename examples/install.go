@@ -1,0 +1,185 @@
+package examples
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// bundleFS holds each example's bundle: bundles/<id>/README.md, its skills
+// and its agent overlay. The descriptor's digests are computed from these
+// bytes, and InstallDemoHome writes exactly these bytes.
+//
+//go:embed bundles
+var bundleFS embed.FS
+
+// seedFS holds the sample workspace: a few markdown notes and a small CSV.
+//
+//go:embed seed/workspace
+var seedFS embed.FS
+
+// Embedded directory roots.
+const (
+	bundleDir = "bundles"
+	seedDir   = "seed/workspace"
+)
+
+// File modes InstallDemoHome uses.
+const (
+	dirMode      fs.FileMode = 0o755
+	launcherMode fs.FileMode = 0o755 // a module executable needs an execute bit (WIRE.md §2)
+	fileMode     fs.FileMode = 0o644
+)
+
+// ExampleModuleCommand is the subcommand of the modbay binary that runs an
+// example: `modbay example-module <id> module ...`. Launchers exec it.
+const ExampleModuleCommand = "example-module"
+
+// mustBundleFile returns the embedded bundle file rel (slash path relative
+// to the module directory) of example id. A missing file is a programming
+// error and panics; the tests describe every example.
+func mustBundleFile(id, rel string) []byte {
+	b, err := bundleFS.ReadFile(path.Join(bundleDir, id, rel))
+	if err != nil {
+		panic(fmt.Sprintf("examples: bundle file %s of %q: %v", rel, id, err))
+	}
+	return b
+}
+
+// bundleFiles lists the slash paths, relative to the module directory, of
+// every embedded bundle file of example id, in lexical order.
+func bundleFiles(id string) ([]string, error) {
+	base := path.Join(bundleDir, id)
+	var files []string
+	err := fs.WalkDir(bundleFS, base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files = append(files, strings.TrimPrefix(p, base+"/"))
+		return nil
+	})
+	return files, err
+}
+
+// launcherScript is the module executable written for example id: a
+// /bin/sh script that execs the modbay binary exe (absolute) with
+// `example-module <id>` and the host's arguments. The host runs it with no
+// PATH (WIRE.md §3), so exe must be absolute; both words are single-quoted
+// so any path is safe.
+func launcherScript(exe, id string) string {
+	return "#!/bin/sh\nexec " + shellQuote(exe) + " " + ExampleModuleCommand + " " + shellQuote(id) + " \"$@\"\n"
+}
+
+// shellQuote quotes s as one POSIX shell word: inside single quotes, where
+// each embedded single quote ends the quoting, is backslash-escaped, and
+// reopens it.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// InstallDemoHome lays the examples out in the modbay home (WIRE.md §2):
+//
+//   - <home>/modules/<id>/<id>: a launcher (mode 0755) that execs
+//     `<exe> example-module <id> "$@"`; rewritten on every call, because
+//     exe may change between builds.
+//   - <home>/modules/<id>/README.md, skills/<name>/SKILL.md and
+//     agents/<id>.md: the bundle, byte for byte what the descriptor's
+//     digests cover; rewritten on every call.
+//   - <home>/workspace/: sample notes (markdown) and a small CSV for the
+//     notes example, each written only when nothing exists at its path, so
+//     a person's files are never overwritten.
+//
+// home and exe are made absolute (exe should be the running modbay binary,
+// os.Executable). A .disabled marker or any other file beside a module is
+// left alone. Calling it again is harmless.
+func InstallDemoHome(home, exe string) error {
+	if home == "" {
+		return errors.New("install demo home: home is empty")
+	}
+	if exe == "" {
+		return errors.New("install demo home: the modbay executable path is empty")
+	}
+	home, err := filepath.Abs(home)
+	if err != nil {
+		return fmt.Errorf("install demo home: %w", err)
+	}
+	exe, err = filepath.Abs(exe)
+	if err != nil {
+		return fmt.Errorf("install demo home: %w", err)
+	}
+	for _, m := range registry {
+		if err := installModule(filepath.Join(home, "modules", m.id), exe, m.id); err != nil {
+			return fmt.Errorf("install demo home: module %q: %w", m.id, err)
+		}
+	}
+	if err := seedWorkspace(filepath.Join(home, "workspace")); err != nil {
+		return fmt.Errorf("install demo home: workspace: %w", err)
+	}
+	return nil
+}
+
+// installModule writes example id's launcher and bundle into dir.
+func installModule(dir, exe, id string) error {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, id), []byte(launcherScript(exe, id)), launcherMode); err != nil {
+		return fmt.Errorf("launcher: %w", err)
+	}
+	files, err := bundleFiles(id)
+	if err != nil {
+		return err
+	}
+	for _, rel := range files {
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), dirMode); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(dst, mustBundleFile(id, rel), fileMode); err != nil {
+			return fmt.Errorf("bundle file %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// seedWorkspace copies the sample workspace into dir, skipping every path
+// where something already exists (file, directory or symlink).
+func seedWorkspace(dir string) error {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return err
+	}
+	return fs.WalkDir(seedFS, seedDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel := strings.TrimPrefix(p, seedDir+"/")
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if _, err := os.Lstat(dst); err == nil {
+			return nil
+		}
+		b, err := seedFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), dirMode); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}

@@ -1,0 +1,247 @@
+package examples
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"modbay/modproto"
+)
+
+// testExe returns the running test binary, which acts as modbay's
+// `example-module` subcommand (see TestMain).
+func testExe(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// runLauncher runs a module executable the way the host does (WIRE.md §3):
+// absolute path, a scratch working directory, an environment of only
+// TMPDIR, a deadline.
+func runLauncher(t *testing.T, launcher string, args ...string) (*modproto.Envelope, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, launcher, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"TMPDIR=" + t.TempDir()}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	_ = cmd.Run() // the exit code never decides the outcome
+	env, err := modproto.DecodeEnvelope(out.Bytes())
+	if err != nil {
+		t.Fatalf("%s %q: %v\nstdout %q\nstderr %q", launcher, args, err, out.String(), errb.String())
+	}
+	return env, errb.String()
+}
+
+func TestInstallDemoHome(t *testing.T) {
+	home := t.TempDir()
+	exe := testExe(t)
+	if err := InstallDemoHome(home, exe); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range IDs() {
+		dir := filepath.Join(home, "modules", id)
+		launcher := filepath.Join(dir, id)
+		st, err := os.Stat(launcher)
+		if err != nil || st.Mode().Perm() != 0o755 {
+			t.Fatalf("launcher %s: %v %v", launcher, st, err)
+		}
+		b, _ := os.ReadFile(launcher)
+		if want := "#!/bin/sh\nexec '" + exe + "' example-module '" + id + "' \"$@\"\n"; string(b) != want {
+			t.Errorf("launcher:\n%s\nwant:\n%s", b, want)
+		}
+		// The launcher is a working module: describe through it, as the
+		// host would, and check the bundle on disk against the digests.
+		env, _ := runLauncher(t, launcher, "module", "describe", "--json")
+		if errs := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", id); len(errs) > 0 {
+			t.Fatalf("%s: %v", id, errs)
+		}
+		d, err := modproto.DecodeDescriptor(env.Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range append(skillPaths(d), overlayPaths(d)...) {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(doc[0])))
+			if err != nil {
+				t.Fatalf("%s: bundle file %s: %v", id, doc[0], err)
+			}
+			if modproto.Digest(b) != doc[1] {
+				t.Errorf("%s: %s on disk does not match the descriptor's digest", id, doc[0])
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+			t.Errorf("%s: README.md: %v", id, err)
+		}
+	}
+	for _, rel := range []string{"welcome.md", "ideas.md", "notes/standup.md", "notes/reading-list.md", "notes/recipes.md", "data/trips.csv"} {
+		if _, err := os.Stat(filepath.Join(home, "workspace", filepath.FromSlash(rel))); err != nil {
+			t.Errorf("workspace seed %s: %v", rel, err)
+		}
+	}
+}
+
+// TestInstallDemoHomeIdempotent checks that a second install keeps the
+// person's files, rewrites launchers for a new exe, and repairs the bundle.
+func TestInstallDemoHomeIdempotent(t *testing.T) {
+	home := t.TempDir()
+	if err := InstallDemoHome(home, "/old/modbay"); err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(home, "workspace")
+	mine := []byte("# My own welcome\n")
+	if err := os.WriteFile(filepath.Join(ws, "welcome.md"), mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(ws, "ideas.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(ws, "data", "trips.csv.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(home, "modules", "notes", "skills", "notes-report", "SKILL.md")
+	if err := os.WriteFile(skill, []byte("drifted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	disabled := filepath.Join(home, "modules", "fetch", ".disabled")
+	if err := os.WriteFile(disabled, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// An exe path with a space and a quote in it must survive the shell.
+	odd := filepath.Join(t.TempDir(), "it's a dir")
+	if err := os.Mkdir(odd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(odd, "modbay")
+	if err := os.Symlink(testExe(t), exe); err != nil {
+		t.Fatal(err)
+	}
+	if err := InstallDemoHome(home, exe); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "welcome.md")); !bytes.Equal(b, mine) {
+		t.Errorf("a person's file was overwritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ideas.md")); err != nil {
+		t.Errorf("a missing seed file should be restored: %v", err)
+	}
+	if b, _ := os.ReadFile(skill); bytes.Equal(b, []byte("drifted")) {
+		t.Errorf("a drifted bundle file should be rewritten")
+	}
+	if _, err := os.Stat(disabled); err != nil {
+		t.Errorf(".disabled must be left alone: %v", err)
+	}
+	launcher := filepath.Join(home, "modules", "notes", "notes")
+	b, _ := os.ReadFile(launcher)
+	if strings.Contains(string(b), "/old/modbay") {
+		t.Errorf("launcher not rewritten:\n%s", b)
+	}
+
+	// Invoke notes.report through the launcher against the seeded
+	// workspace, with the host's empty environment.
+	req := modproto.Request{
+		Protocol: modproto.ProtocolID, Capability: "notes.report", RequestID: modproto.NewRequestID(),
+		Input: json.RawMessage(`{"pattern":"**/*.md"}`),
+		Roots: map[string]modproto.Root{"workspace": {Path: ws, Mode: modproto.RootReadWrite}},
+	}
+	rb, _ := json.Marshal(req)
+	reqPath := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(reqPath, rb, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, stderr := runLauncher(t, launcher, "module", "invoke", "notes.report", "--input", reqPath)
+	if errs := modproto.ValidateEnvelope(env, modproto.OperationInvoke, req.RequestID, "notes"); len(errs) > 0 || !env.OK {
+		t.Fatalf("invoke through launcher: %v %+v", errs, env.Error)
+	}
+	if !strings.Contains(stderr, "reading notes/standup.md") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if len(env.Execution.Artifacts) != 3 {
+		t.Errorf("artifacts %+v", env.Execution.Artifacts)
+	}
+}
+
+func TestInstallDemoHomeErrors(t *testing.T) {
+	if err := InstallDemoHome("", "/x"); err == nil {
+		t.Error("empty home accepted")
+	}
+	if err := InstallDemoHome(t.TempDir(), ""); err == nil {
+		t.Error("empty exe accepted")
+	}
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "modules", "notes"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := InstallDemoHome(home, "/x"); err == nil || !strings.Contains(err.Error(), `"notes"`) {
+		t.Errorf("a file in the way should be reported with the module: %v", err)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/bin/modbay": `'/usr/bin/modbay'`,
+		"/a b/it's":       `'/a b/it'\''s'`,
+		"$HOME`x`":        `'$HOME` + "`x`" + `'`,
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// skillPaths lists [path, digest] of d's skills.
+func skillPaths(d *modproto.Descriptor) [][2]string {
+	var out [][2]string
+	for _, s := range d.Skills {
+		out = append(out, [2]string{s.Path, s.Digest})
+	}
+	return out
+}
+
+// overlayPaths lists [path, digest] of d's agent overlays.
+func overlayPaths(d *modproto.Descriptor) [][2]string {
+	var out [][2]string
+	for _, o := range d.AgentOverlays {
+		out = append(out, [2]string{o.Path, o.Digest})
+	}
+	return out
+}
+
+// TestBundleFilesAllDeclared checks that every embedded bundle file is the
+// README or a declared skill or overlay, so nothing ships undescribed.
+func TestBundleFilesAllDeclared(t *testing.T) {
+	for _, id := range IDs() {
+		d := describe(t, id)
+		declared := map[string]bool{"README.md": true}
+		for _, p := range append(skillPaths(d), overlayPaths(d)...) {
+			declared[p[0]] = true
+		}
+		files, err := bundleFiles(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != len(declared) {
+			t.Errorf("%s: files %q, declared %v", id, files, declared)
+		}
+		for _, f := range files {
+			if !declared[f] {
+				t.Errorf("%s: %s is not declared", id, f)
+			}
+		}
+	}
+}

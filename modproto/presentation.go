@@ -1,0 +1,89 @@
+package modproto
+
+import "strings"
+
+// Presentations is the closed set of rendering primitives a host owns and an
+// artifact's presentation hint may name (WIRE.md §10), in the spec's order.
+var Presentations = []string{
+	"video", "audio", "image", "image_grid", "timeline", "document",
+	"diagram", "slides", "table", "markdown", "text", "json", "download",
+}
+
+// IsKnownPresentation reports whether hint is exactly one of Presentations.
+// Hints are compared as sent (case-sensitive): WIRE.md §10 normalizes only
+// the media type, and a module cannot invent a renderer by spelling.
+func IsKnownPresentation(hint string) bool {
+	for _, p := range Presentations {
+		if p == hint {
+			return true
+		}
+	}
+	return false
+}
+
+// documentMediaTypes are pdf, epub, doc, docx and rtf (WIRE.md §10), with the
+// legacy aliases real producers still send for pdf and rtf.
+var documentMediaTypes = map[string]bool{
+	"application/pdf":      true,
+	"application/x-pdf":    true,
+	"application/epub+zip": true,
+	"application/msword":   true,
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
+	"application/rtf": true,
+	"text/rtf":        true,
+}
+
+// slideMediaTypes are ppt and pptx (WIRE.md §10).
+var slideMediaTypes = map[string]bool{
+	"application/vnd.ms-powerpoint":                                             true,
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
+}
+
+// ResolvePresentation picks the rendering primitive for an artifact
+// (WIRE.md §10). A hint naming a known primitive wins; any other hint is
+// ignored. Otherwise the media type decides, with parameters after ";"
+// dropped, spaces trimmed and lower-cased, first match winning: video/*
+// video; audio/* audio; image/svg+xml diagram; image/* image;
+// application/json and *+json json; text/markdown, text/x-markdown
+// markdown; pdf, epub, doc, docx, rtf document; text/vnd.graphviz,
+// text/vnd.mermaid diagram; ppt, pptx slides; text/csv,
+// text/tab-separated-values table; other text/* text; empty json; anything
+// else download. The result is always one of Presentations.
+func ResolvePresentation(presentation, mediaType string) string {
+	if IsKnownPresentation(presentation) {
+		return presentation
+	}
+	mt := mediaType
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = mt[:i]
+	}
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	switch {
+	case strings.HasPrefix(mt, "video/"):
+		return "video"
+	case strings.HasPrefix(mt, "audio/"):
+		return "audio"
+	case mt == "image/svg+xml":
+		return "diagram"
+	case strings.HasPrefix(mt, "image/"):
+		return "image"
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return "json"
+	case mt == "text/markdown" || mt == "text/x-markdown":
+		return "markdown"
+	case documentMediaTypes[mt]:
+		return "document"
+	case mt == "text/vnd.graphviz" || mt == "text/vnd.mermaid":
+		return "diagram"
+	case slideMediaTypes[mt]:
+		return "slides"
+	case mt == "text/csv" || mt == "text/tab-separated-values":
+		return "table"
+	case strings.HasPrefix(mt, "text/"):
+		return "text"
+	case mt == "":
+		return "json"
+	default:
+		return "download"
+	}
+}

@@ -1,0 +1,254 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"modbay/modproto"
+)
+
+// artifactFailure is one artifact that failed WIRE.md §8; confinement
+// failures make the run path_outside_root, the others a protocol violation.
+type artifactFailure struct {
+	confinement bool
+	v           modproto.ValidationError
+}
+
+// verifyArtifacts checks and stages every artifact (WIRE.md §8). It returns
+// the verified artifacts, or the failures (all of them) when any failed.
+func (h *Host) verifyArtifacts(roots map[string]modproto.Root, arts []modproto.Artifact) ([]VerifiedArtifact, []artifactFailure) {
+	out := []VerifiedArtifact{}
+	var fails []artifactFailure
+	for i, a := range arts {
+		va, f := h.verifyArtifact(roots, a)
+		if f != nil {
+			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", i)
+			fails = append(fails, *f)
+			continue
+		}
+		out = append(out, va)
+	}
+	if len(fails) > 0 {
+		return nil, fails
+	}
+	return out, nil
+}
+
+// verifyArtifact confines, opens, measures, hashes and stages one artifact.
+func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
+	confined := func(f string, args ...any) *artifactFailure {
+		return &artifactFailure{confinement: true, v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
+	}
+	violation := func(f string, args ...any) *artifactFailure {
+		return &artifactFailure{v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
+	}
+	root, ok := roots[a.Root]
+	if !ok {
+		return VerifiedArtifact{}, confined("artifact %q: root %q was not supplied to this run", a.ID, a.Root)
+	}
+	if root.Mode != modproto.RootReadWrite {
+		return VerifiedArtifact{}, confined("artifact %q: root %q is read-only; artifacts must be under a rw root", a.ID, a.Root)
+	}
+	if !modproto.IsRelativePath(a.Path) {
+		return VerifiedArtifact{}, confined("artifact %q: path %q is not relative to root %q", a.ID, a.Path, a.Root)
+	}
+	full := filepath.Join(root.Path, a.Path)
+	if !within(root.Path, full) {
+		return VerifiedArtifact{}, confined("artifact %q: path %q escapes root %q", a.ID, a.Path, a.Root)
+	}
+	realRoot, err := filepath.EvalSymlinks(root.Path)
+	if err != nil {
+		return VerifiedArtifact{}, violation("artifact %q: root %q: %v", a.ID, a.Root, err)
+	}
+	realFull, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return VerifiedArtifact{}, violation("artifact %q: %s: %v", a.ID, a.Path, err)
+		}
+		return VerifiedArtifact{}, violation("artifact %q: file %s does not exist in root %q", a.ID, a.Path, a.Root)
+	}
+	if !within(realRoot, realFull) {
+		return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q (through a symlink)", a.ID, a.Path, a.Root)
+	}
+	rel, _ := filepath.Rel(realRoot, realFull)
+	f, err := openBeneath(realRoot, rel)
+	if err != nil {
+		if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ELOOP) {
+			return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q", a.ID, a.Path, a.Root)
+		}
+		return VerifiedArtifact{}, violation("artifact %q: %s: %v", a.ID, a.Path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return VerifiedArtifact{}, violation("artifact %q: %v", a.ID, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return VerifiedArtifact{}, violation("artifact %q: %s is not a regular file (%s)", a.ID, a.Path, fileKind(fi.Mode()))
+	}
+	if a.Bytes > 0 && fi.Size() != a.Bytes {
+		return VerifiedArtifact{}, violation("artifact %q: bytes is %d but the file has %d", a.ID, a.Bytes, fi.Size())
+	}
+	staged, n, err := h.stage(f, a.Digest)
+	if err != nil {
+		var dm *digestMismatch
+		if errors.As(err, &dm) {
+			return VerifiedArtifact{}, violation("artifact %q: digest is %s but the file hashes to %s", a.ID, a.Digest, dm.got)
+		}
+		return VerifiedArtifact{}, violation("artifact %q: staging failed: %v", a.ID, err)
+	}
+	if a.Bytes > 0 && n != a.Bytes {
+		return VerifiedArtifact{}, violation("artifact %q: bytes is %d but %d were read", a.ID, a.Bytes, n)
+	}
+	return VerifiedArtifact{
+		Artifact:     a,
+		Source:       realFull,
+		Staged:       staged,
+		Size:         n,
+		Presentation: modproto.ResolvePresentation(a.Presentation, a.MediaType),
+	}, nil
+}
+
+// openFlags open a file for hashing without following a final symlink and
+// without blocking on a FIFO or device (WIRE.md §8: never open one).
+const openFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+
+// openBeneath opens rel under root with openat2(RESOLVE_BENEATH |
+// RESOLVE_NO_SYMLINKS), so a path swapped for a symlink after the checks
+// cannot lead outside; kernels without openat2 fall back to O_NOFOLLOW on
+// the resolved path.
+func openBeneath(root, rel string) (*os.File, error) {
+	dirfd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dirfd)
+	fd, err := unix.Openat2(dirfd, rel, &unix.OpenHow{
+		Flags:   uint64(openFlags),
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+		return openRegular(filepath.Join(root, rel))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(root, rel)), nil
+}
+
+// openRegular opens path without following a final symlink or blocking,
+// and refuses anything but a regular file.
+func openRegular(path string) (*os.File, error) {
+	fd, err := unix.Open(path, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(fi.Mode()))
+	}
+	return f, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return m.Type().String()
+}
+
+// digestMismatch is a staged copy whose hash is not the declared digest.
+type digestMismatch struct{ got string }
+
+func (e *digestMismatch) Error() string { return "digest mismatch: file hashes to " + e.got }
+
+// stage copies r into the content-addressed store while hashing it:
+// <artifacts>/sha256/<first 2 hex>/<64 hex>, mode 0444 (WIRE.md §8). The
+// copy goes to a temp file in the store and is renamed into place only
+// when its hash equals want; an existing file of the same size is reused.
+// It returns the staged path and the bytes read.
+func (h *Host) stage(r io.Reader, want string) (string, int64, error) {
+	store := h.cfg.ArtifactsDir()
+	tmpDir := filepath.Join(store, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
+		return "", 0, err
+	}
+	tmp, err := os.CreateTemp(tmpDir, "stage-*")
+	if err != nil {
+		return "", 0, err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	var sum hash.Hash = sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, sum), r)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", n, err
+	}
+	hexSum := hex.EncodeToString(sum.Sum(nil))
+	if got := "sha256:" + hexSum; got != want {
+		return "", n, &digestMismatch{got: got}
+	}
+	dest := filepath.Join(store, "sha256", hexSum[:2], hexSum)
+	if fi, err := os.Lstat(dest); err == nil && fi.Mode().IsRegular() && fi.Size() == n {
+		return dest, n, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return "", n, err
+	}
+	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
+		return "", n, err
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return "", n, err
+	}
+	return dest, n, nil
+}
+
+// failureCode is the host code for artifact failures: path_outside_root
+// when any is a confinement failure, else a protocol violation.
+func failureCode(fails []artifactFailure) (string, modproto.ValidationErrors) {
+	code := modproto.CodeHostProtocolViolation
+	var v modproto.ValidationErrors
+	for _, f := range fails {
+		if f.confinement {
+			code = modproto.CodePathOutsideRoot
+		}
+		v = append(v, f.v)
+	}
+	return code, v
+}
+
+// detailOf joins violations into one Detail line.
+func detailOf(v modproto.ValidationErrors) string {
+	parts := make([]string, len(v))
+	for i, e := range v {
+		parts[i] = e.Error()
+	}
+	return oneLine(strings.Join(parts, "; "))
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"modbay/config"
+	"modbay/modproto"
+)
+
+// ErrApprovalRequired is returned by Run when the plan needs approval and
+// none was given; nothing was started (WIRE.md §11).
+var ErrApprovalRequired = errors.New("approval required: the call was not run")
+
+// ErrDisabled is returned by Plan for a disabled module.
+var ErrDisabled = errors.New("module is disabled")
+
+// ErrBroken is returned (wrapped) by Plan for a module whose describe failed
+// or whose descriptor breaks WIRE.md §9: it is listed, never invoked.
+var ErrBroken = errors.New("module is broken")
+
+// ErrUnknownCapability is returned (wrapped) by Plan when the descriptor
+// declares no capability with the requested id.
+var ErrUnknownCapability = errors.New("unknown capability")
+
+// ErrNotFound is returned (wrapped) by Load when no module has the id.
+var ErrNotFound = errors.New("module not found")
+
+// ErrContentRefused is returned (wrapped) by SkillPath and OverlayPath when
+// a bundle file is missing, escapes the module directory or does not match
+// its declared digest (WIRE.md §9: a drifted file is refused).
+var ErrContentRefused = errors.New("content refused")
+
+// InputError is returned by Plan when the input does not validate against
+// the capability's request schema; nothing was run.
+type InputError struct {
+	// Schema is the request schema id.
+	Schema string
+	// Violations has one entry per schema error: Path is the instance
+	// location as a JSON pointer ("/name", "" for the root), Detail the
+	// rule broken.
+	Violations modproto.ValidationErrors
+}
+
+// Error implements error.
+func (e *InputError) Error() string {
+	return "input is invalid against request schema " + e.Schema + ":\n" + e.Violations.Error()
+}
+
+// Host is modbay's module host for one home and configuration. It is safe
+// for concurrent use; set the exported fields before the first call.
+type Host struct {
+	cfg *config.Config
+
+	// PollInterval is the first wait between polls of a long-running job
+	// and PollMaxInterval the longest; each wait doubles the previous one
+	// (WIRE.md §12). NewHost sets DefaultPollInterval and
+	// DefaultPollMaxInterval; tests shrink them.
+	PollInterval    time.Duration
+	PollMaxInterval time.Duration
+
+	mu          sync.Mutex
+	flagModules []string // --module paths, origin "flag"
+}
+
+// NewHost returns a host for cfg.
+func NewHost(cfg *config.Config) *Host {
+	return &Host{cfg: cfg, PollInterval: DefaultPollInterval, PollMaxInterval: DefaultPollMaxInterval}
+}
+
+// Config returns the host's configuration.
+func (h *Host) Config() *config.Config { return h.cfg }
+
+// AddFlagModules adds module executables given on the command line
+// (--module PATH, WIRE.md §2 modbay). Each is an executable or a module
+// directory holding <dir>/<basename of dir>; relative paths are made
+// absolute against the host's working directory. Discover lists them with
+// Origin "flag", after the home's modules and cfg.Modules.
+func (h *Host) AddFlagModules(paths ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.flagModules = append(h.flagModules, paths...)
+}
+
+// Discover finds every module candidate (WIRE.md §2) and describes them in
+// parallel (cached); broken candidates are returned with their reason,
+// never as an error. Sorted by ID.
+func (h *Host) Discover(ctx context.Context) []*Module { return h.discover(ctx) }
+
+// Load finds one module by id (in the home or the configured extras) or by
+// a path to its executable (any ref containing "/"), and describes it. The
+// error is non-nil only when nothing was found (wrapping ErrNotFound); a
+// broken or disabled module is returned with its Status and Reason.
+func (h *Host) Load(ctx context.Context, ref string) (*Module, error) { return h.load(ctx, ref) }
+
+// Plan builds the request for capability capID of m with input (a JSON
+// value; nil means {}), validates input against the request schema
+// (*InputError), computes roots, binaries, the grants approval would give,
+// and whether approval is needed (WIRE.md §4, §11). It creates the state
+// directories backing the module's write roots. Errors: ErrDisabled,
+// ErrBroken, ErrUnknownCapability (wrapped), *InputError, or a schema that
+// does not compile (naming the schema).
+func (h *Host) Plan(m *Module, capID string, input json.RawMessage) (*Plan, error) {
+	return h.plan(m, capID, input)
+}
+
+// Run executes the plan (WIRE.md §3, §5–§8, §12). approved tells whether a
+// person (or --yes, or policy) approved it; a plan that needs approval and
+// is not approved returns ErrApprovalRequired and starts nothing. events, if
+// non-nil, receives live stderr and job progress (called from the run's
+// goroutines). Cancelling ctx kills the whole process tree (outcome
+// cancelled). The error is non-nil only when nothing could be attempted
+// (approval, a disabled module, a request that cannot be encoded); every
+// outcome of a started run is in Result (Host or Envelope).
+func (h *Host) Run(ctx context.Context, p *Plan, approved bool, events func(Event)) (*Result, error) {
+	return h.run(ctx, p, approved, events)
+}

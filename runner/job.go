@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"modbay/modproto"
+)
+
+// terminalJobStates end polling (WIRE.md §12).
+var terminalJobStates = map[string]bool{
+	"succeeded": true, "failed": true, "cancelled": true, "completed": true, "error": true,
+}
+
+// IsTerminalJobState reports whether state ends a long-running job
+// (WIRE.md §12: succeeded, failed, cancelled, completed, error).
+func IsTerminalJobState(state string) bool { return terminalJobStates[state] }
+
+// parseJob reads a job handle or status from a result: job_id (with state,
+// percent, detail) under "job" or at the top level. nil when there is none.
+func parseJob(result json.RawMessage) *JobStatus {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(result, &top) != nil {
+		return nil
+	}
+	src, raw := top, result
+	if j, ok := top["job"]; ok {
+		var jm map[string]json.RawMessage
+		if json.Unmarshal(j, &jm) == nil && jsonString(jm["job_id"]) != "" {
+			src, raw = jm, j
+		}
+	}
+	id := jsonString(src["job_id"])
+	if id == "" {
+		return nil
+	}
+	js := &JobStatus{ID: id, State: jsonString(src["state"]), Detail: jsonString(src["detail"]), Raw: raw}
+	if js.State == "" {
+		js.State = jsonString(top["state"])
+	}
+	if p := bytes.TrimSpace(src["percent"]); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
+		var f float64
+		if json.Unmarshal(p, &f) == nil {
+			js.Percent = &f
+		}
+	}
+	return js
+}
+
+// jsonString is raw as a string, or "" when it is not one.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// pollJob polls the capability's poll_capability with {"job_id": ...}
+// until a terminal state or an error envelope, backing off from
+// h.PollInterval to h.PollMaxInterval, within the original deadline
+// (WIRE.md §12). Each poll is a normal run in the same sandbox; the
+// original approval covers it. The returned Result carries the final
+// reply's envelope and artifacts (kinds checked against the original
+// capability), the last JobStatus, and the original request id.
+func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, events func(Event)) *Result {
+	m := p.Module
+	origID := p.Request.RequestID
+	job := first.Job
+	deadline := first.Started.Add(time.Duration(p.Request.DeadlineMS) * time.Millisecond)
+	interval, maxInterval := h.PollInterval, h.PollMaxInterval
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	if maxInterval < interval {
+		maxInterval = interval
+	}
+	emit := func() {
+		if events != nil {
+			c := *job
+			events(Event{RequestID: origID, Job: &c})
+		}
+	}
+	last := first
+	finish := func(r *Result) *Result {
+		r.RequestID = origID
+		r.Job = job
+		r.HandleEnvelope = first.Envelope
+		r.Started = first.Started
+		r.Duration = time.Since(first.Started)
+		return r
+	}
+	stop := func(code, detail string) *Result {
+		r := &Result{Module: m.ID, Capability: p.Capability.ID, Envelope: last.Envelope,
+			Host: &HostError{Code: code, Detail: detail}}
+		return finish(r)
+	}
+	emit()
+	input, _ := json.Marshal(map[string]string{"job_id": job.ID})
+	for {
+		wait := min(interval, time.Until(deadline))
+		if wait <= 0 {
+			return stop(modproto.CodeHostTimeout, fmt.Sprintf("job %s did not finish within deadline_ms (%d)", job.ID, p.Request.DeadlineMS))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return stop(modproto.CodeCancelled, fmt.Sprintf("cancelled while polling job %s", job.ID))
+		case <-t.C:
+		}
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			return stop(modproto.CodeHostTimeout, fmt.Sprintf("job %s did not finish within deadline_ms (%d)", job.ID, p.Request.DeadlineMS))
+		}
+		pp, err := h.plan(m, p.Capability.PollCapability, input)
+		if err != nil {
+			return stop(modproto.CodeHostProtocolViolation, fmt.Sprintf("cannot poll job %s with %s: %v", job.ID, p.Capability.PollCapability, err))
+		}
+		pp.Request.DeadlineMS = max(1, min(pp.Request.DeadlineMS, int(remaining/time.Millisecond)))
+		pr, err := h.invoke(ctx, m, pp.Request, p.Capability.ArtifactSchemas, origID, events)
+		if err != nil {
+			return stop(modproto.CodeHostProtocolViolation, err.Error())
+		}
+		job.Polls++
+		last = pr
+		if pr.Host != nil || !pr.Envelope.OK {
+			return finish(pr)
+		}
+		js := parseJob(pr.Envelope.Result)
+		if js == nil {
+			return finish(pr) // a final answer without a handle
+		}
+		js.Polls = job.Polls
+		job = js
+		emit()
+		if terminalJobStates[js.State] {
+			return finish(pr)
+		}
+		interval = min(interval*2, maxInterval)
+	}
+}

@@ -1,0 +1,266 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"modbay/modproto"
+)
+
+// rootWorkspace is the root every run gets, rw (WIRE.md §4).
+const rootWorkspace = "workspace"
+
+// isBundleRootName reports whether a read root name asks for the module's
+// own directory (WIRE.md §4: "bundle" or ending in "_bundle").
+func isBundleRootName(name string) bool {
+	return name == "bundle" || strings.HasSuffix(name, "_bundle")
+}
+
+func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, error) {
+	if m == nil {
+		return nil, errors.New("plan: no module")
+	}
+	switch {
+	case m.Status == StatusDisabled:
+		return nil, fmt.Errorf("%w: %s", ErrDisabled, m.ID)
+	case m.Status == StatusBroken || m.Descriptor == nil:
+		return nil, fmt.Errorf("%w: %s: %s", ErrBroken, m.ID, m.Reason)
+	}
+	d := m.Descriptor
+	c := d.Capability(capID)
+	if c == nil {
+		return nil, fmt.Errorf("%w: module %s declares no capability %q", ErrUnknownCapability, m.ID, capID)
+	}
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	if !json.Valid(input) {
+		return nil, fmt.Errorf("input for %s is not valid JSON", capID)
+	}
+	p := &Plan{Module: m, Capability: *c}
+	req := modproto.Request{
+		Protocol:       modproto.ProtocolID,
+		Capability:     capID,
+		RequestID:      modproto.NewRequestID(),
+		Input:          input,
+		DeadlineMS:     h.cfg.DeadlineMS,
+		MaxOutputBytes: h.cfg.MaxOutputBytes,
+	}
+	if c.RequestSchema != "" {
+		schema := d.RequestSchemas[c.RequestSchema]
+		v, err := ValidateInput(schema, input)
+		if err != nil {
+			return nil, fmt.Errorf("request schema %q of %s: %w", c.RequestSchema, capID, err)
+		}
+		if len(v) > 0 {
+			return nil, &InputError{Schema: c.RequestSchema, Violations: v}
+		}
+		if modproto.IsWholeRequestSchema(schema) {
+			in, extra, err := modproto.SplitWholeRequest(input)
+			if err != nil {
+				return nil, fmt.Errorf("whole-request input for %s must be a JSON object: %w", capID, err)
+			}
+			req.Input, req.Extra, p.WholeRequest = in, extra, true
+		}
+	}
+	roots, missingRoots, err := h.roots(m)
+	if err != nil {
+		return nil, err
+	}
+	req.Roots = roots
+	bins, missingBins := h.binaries(d.Permissions.Subprocess)
+	req.Binaries = bins
+	p.Missing = append(missingRoots, missingBins...)
+	req.Grants = h.grants(d, c, bins)
+	req.Normalize()
+	p.Request = req
+	if !h.cfg.Policy.Covers(m.ID, capID) {
+		p.Approval = approvalReasons(d, c, req.Grants)
+	}
+	return p, nil
+}
+
+// roots computes the roots of a run of m (WIRE.md §4): workspace rw always;
+// bundle names the module directory ro; every other write name its state
+// directory rw (created); other read names only where the config maps them
+// (ro). A root the host cannot supply is absent and named in missing.
+func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
+	perms := m.Descriptor.Permissions
+	roots := map[string]modproto.Root{}
+	var missing []string
+	ws, err := ensureDir(h.cfg.Workspace, 0o755)
+	if err != nil {
+		return nil, nil, fmt.Errorf("workspace root: %w", err)
+	}
+	roots[rootWorkspace] = modproto.Root{Path: ws, Mode: modproto.RootReadWrite}
+	for _, name := range perms.FilesystemWrite {
+		if name == rootWorkspace || name == "" {
+			continue
+		}
+		if !safeRootName(name) {
+			missing = append(missing, fmt.Sprintf("write root %q (not a usable directory name)", name))
+			continue
+		}
+		dir, err := ensureDir(h.cfg.StateDir(m.ID, name), 0o700)
+		if err != nil {
+			return nil, nil, fmt.Errorf("write root %s: %w", name, err)
+		}
+		roots[name] = modproto.Root{Path: dir, Mode: modproto.RootReadWrite}
+	}
+	for _, name := range perms.FilesystemRead {
+		if _, done := roots[name]; done || name == "" {
+			continue // a name both read and written is rw
+		}
+		switch {
+		case isBundleRootName(name):
+			roots[name] = modproto.Root{Path: canonical(m.Dir), Mode: modproto.RootReadOnly}
+		case h.cfg.Roots[name] != "":
+			p := h.cfg.Roots[name]
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(h.cfg.Home, p)
+			}
+			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+				missing = append(missing, fmt.Sprintf("read root %s (configured path %s is not a directory)", name, p))
+				continue
+			}
+			roots[name] = modproto.Root{Path: canonical(p), Mode: modproto.RootReadOnly}
+		default:
+			missing = append(missing, fmt.Sprintf("read root %s (not mapped in the config's roots)", name))
+		}
+	}
+	return roots, missing, nil
+}
+
+// safeRootName reports whether a write root name can name a directory
+// under <home>/state/<id>/ without escaping it.
+func safeRootName(name string) bool {
+	return name != "." && name != ".." && !strings.ContainsAny(name, `/\`+"\x00")
+}
+
+// ensureDir creates dir (mode perm) when missing and returns its canonical
+// absolute path.
+func ensureDir(dir string, perm os.FileMode) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(abs, perm); err != nil {
+		return "", err
+	}
+	return canonical(abs), nil
+}
+
+// canonical is p absolute, clean and with symlinks resolved when it exists.
+func canonical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// binaries resolves each declared subprocess name (WIRE.md §4): the
+// config's binaries map first, then the host's PATH, to an absolute path
+// of an executable file. Unresolved names are absent and listed in missing.
+func (h *Host) binaries(names []string) (map[string]string, []string) {
+	out := map[string]string{}
+	var missing []string
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		if p := h.cfg.Binaries[name]; p != "" {
+			if filepath.IsAbs(p) && isExecutableFile(p) {
+				out[name] = filepath.Clean(p)
+			} else {
+				missing = append(missing, fmt.Sprintf("binary %s (configured path %s is not an absolute executable)", name, p))
+			}
+			continue
+		}
+		if strings.ContainsAny(name, `/\`) {
+			missing = append(missing, fmt.Sprintf("binary %s (a declared name, not a path, is looked up on PATH)", name))
+			continue
+		}
+		p, err := exec.LookPath(name)
+		if err == nil {
+			p, err = filepath.Abs(p)
+		}
+		if err != nil {
+			missing = append(missing, fmt.Sprintf("binary %s (not in the config's binaries nor on PATH)", name))
+			continue
+		}
+		out[name] = p
+	}
+	return out, missing
+}
+
+// grants computes what a run of c gets if approved: declared ∩ policy
+// (WIRE.md §4). Network hosts only when c declares network; paid providers
+// only when c's provider is one of them or "varies"; credentials as the
+// policy lists them; publish when the policy allows it; subprocess names
+// that resolved.
+func (h *Host) grants(d *modproto.Descriptor, c *modproto.Capability, bins map[string]string) modproto.Grants {
+	pol := h.cfg.Policy
+	perms := d.Permissions
+	g := modproto.Grants{}
+	if c.Effects.Network && !pol.DenyNetwork {
+		g.Network = slices.Clone(perms.Network)
+	}
+	if !pol.DenyPaidProviders {
+		for _, p := range perms.PaidProviders {
+			if c.Effects.Provider == p || c.Effects.Provider == "varies" {
+				g.PaidProviders = append(g.PaidProviders, p)
+			}
+		}
+	}
+	for _, cr := range perms.Credentials {
+		if slices.Contains(pol.Credentials, cr) {
+			g.Credentials = append(g.Credentials, cr)
+		}
+	}
+	g.Publish = perms.Publish && pol.Publish
+	for _, name := range perms.Subprocess {
+		if _, ok := bins[name]; ok && !slices.Contains(g.Subprocess, name) {
+			g.Subprocess = append(g.Subprocess, name)
+		}
+	}
+	g.Normalize()
+	return g
+}
+
+// approvalReasons lists why a call of c needs a person's approval
+// (WIRE.md §11), one human reason each; empty means none.
+func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants) []string {
+	var r []string
+	e := c.Effects
+	if e.Network {
+		r = append(r, "reaches the network")
+	}
+	if e.ExternalWrites {
+		r = append(r, "writes outside (external_writes)")
+	}
+	if e.Provider != "" && slices.Contains(d.Permissions.PaidProviders, e.Provider) {
+		r = append(r, "uses paid provider "+e.Provider)
+	} else if len(g.PaidProviders) > 0 {
+		r = append(r, "may use paid providers "+strings.Join(g.PaidProviders, ", "))
+	}
+	if !e.CostKnown {
+		r = append(r, "cost unknown before running")
+	}
+	if len(g.Credentials) > 0 {
+		r = append(r, "would be granted credentials "+strings.Join(g.Credentials, ", "))
+	}
+	if d.Permissions.Publish {
+		r = append(r, "may publish")
+	}
+	return r
+}

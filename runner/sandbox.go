@@ -1,0 +1,252 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// execSpec is one module process to run with the host's guarantees
+// (WIRE.md §3): scratch cwd, TMPDIR-only environment, process group,
+// deadline, stdout ceiling, capped stderr, whole-tree kill.
+type execSpec struct {
+	exe string
+	// args builds argv after the executable; requestPath is the absolute
+	// request file ("" when request is nil).
+	args func(requestPath string) []string
+	// request, when non-nil, is written to a 0600 file in the per-run
+	// directory and removed with it.
+	request   []byte
+	deadline  time.Duration
+	maxStdout int64
+	onStart   func(pid int)
+	onStderr  func(chunk []byte)
+}
+
+// execResult is what happened to the process; interpreting stdout is the
+// caller's business.
+type execResult struct {
+	stdout          []byte
+	overflow        bool
+	stderr          string
+	stderrTruncated bool
+	exitCode        int
+	spawnErr        error
+	timedOut        bool
+	cancelled       bool
+	started         time.Time
+	duration        time.Duration
+}
+
+// execute runs spec and returns once the module and every process it left
+// behind are gone and the per-run directory is removed.
+func execute(ctx context.Context, spec execSpec) *execResult {
+	res := &execResult{exitCode: -1, started: time.Now()}
+	defer func() { res.duration = time.Since(res.started) }()
+	if ctx.Err() != nil {
+		res.cancelled = true
+		return res
+	}
+	runDir, err := os.MkdirTemp("", "modbay-run-")
+	if err != nil {
+		res.spawnErr = fmt.Errorf("create the per-run directory: %w", err)
+		return res
+	}
+	defer removeTree(runDir)
+	tmp, work := filepath.Join(runDir, "tmp"), filepath.Join(runDir, "work")
+	for _, d := range []string{tmp, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			res.spawnErr = fmt.Errorf("create %s: %w", d, err)
+			return res
+		}
+	}
+	reqPath := ""
+	if spec.request != nil {
+		reqPath = filepath.Join(runDir, "request.json")
+		if err := writeFileMode(reqPath, spec.request, 0o600); err != nil {
+			res.spawnErr = fmt.Errorf("write the request file: %w", err)
+			return res
+		}
+	}
+
+	stdout := &capWriter{limit: spec.maxStdout, overCh: make(chan struct{})}
+	stderr := &stderrWriter{onChunk: spec.onStderr}
+	cmd := exec.Command(spec.exe, spec.args(reqPath)...)
+	cmd.Dir = work
+	// Only TMPDIR: no PATH, no HOME, nothing inherited (WIRE.md §3).
+	cmd.Env = []string{"TMPDIR=" + tmp}
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = PipeDrainGrace
+	if err := cmd.Start(); err != nil {
+		res.spawnErr = err
+		return res
+	}
+	pid := cmd.Process.Pid
+	tree := newProcTree(pid, "TMPDIR="+tmp)
+	if spec.onStart != nil {
+		spec.onStart(pid)
+	}
+
+	// exited closes when the module exits, without reaping it: the kill
+	// must run while the ppid chain from the module is still intact, and
+	// the sweep as soon as it is over (so a grandchild holding stdout
+	// cannot keep Wait waiting).
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		waitExitNoReap(pid)
+	}()
+	supervised := make(chan struct{})
+	go func() {
+		defer close(supervised)
+		timer := time.NewTimer(spec.deadline)
+		defer timer.Stop()
+		select {
+		case <-exited:
+		case <-ctx.Done():
+			res.cancelled = true
+			tree.terminate()
+		case <-timer.C:
+			res.timedOut = true
+			tree.terminate()
+		case <-stdout.overCh:
+			tree.terminate()
+		}
+		<-exited
+		tree.sweep()
+	}()
+	_ = cmd.Wait() // the exit code is recorded, never decisive (WIRE.md §3)
+	<-supervised
+	if cmd.ProcessState != nil {
+		res.exitCode = cmd.ProcessState.ExitCode()
+	}
+	res.stdout, res.overflow = stdout.result()
+	res.stderr, res.stderrTruncated = stderr.result()
+	return res
+}
+
+// waitExitNoReap blocks until pid has exited (or was already reaped)
+// without consuming its exit status, which cmd.Wait collects.
+func waitExitNoReap(pid int) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// writeFileMode writes b to a new file with exactly mode perm, whatever the
+// umask.
+func writeFileMode(path string, b []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// removeTree removes dir even when a module took the write bits off
+// directories inside it.
+func removeTree(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}
+
+// capWriter keeps stdout up to limit bytes; past it, it records the
+// overflow, closes overCh once and discards the rest (still accepting it,
+// so the copy goroutine keeps draining until the kill lands).
+type capWriter struct {
+	mu     sync.Mutex
+	limit  int64
+	buf    []byte
+	over   bool
+	overCh chan struct{}
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.over {
+		return len(p), nil
+	}
+	room := w.limit - int64(len(w.buf))
+	if int64(len(p)) <= room {
+		w.buf = append(w.buf, p...)
+		return len(p), nil
+	}
+	if room > 0 {
+		w.buf = append(w.buf, p[:room]...)
+	}
+	w.over = true
+	close(w.overCh)
+	return len(p), nil
+}
+
+func (w *capWriter) result() ([]byte, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf, w.over
+}
+
+// stderrWriter keeps stderr up to StderrCap and streams each kept chunk to
+// onChunk; the rest is discarded and marks it truncated.
+type stderrWriter struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	truncated bool
+	onChunk   func([]byte)
+}
+
+func (w *stderrWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	keep := min(len(p), StderrCap-w.buf.Len())
+	var chunk []byte
+	if keep > 0 {
+		w.buf.Write(p[:keep])
+		chunk = bytes.Clone(p[:keep])
+	}
+	if keep < len(p) {
+		w.truncated = true
+	}
+	w.mu.Unlock()
+	if chunk != nil && w.onChunk != nil {
+		w.onChunk(chunk)
+	}
+	return len(p), nil
+}
+
+func (w *stderrWriter) result() (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String(), w.truncated
+}

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"modbay/modproto"
+)
+
+// schemaCache holds compiled request schemas keyed by the sha256 of their
+// bytes: the UI validates on every keystroke.
+var schemaCache = struct {
+	sync.Mutex
+	m map[string]*jsonschema.Schema
+}{m: map[string]*jsonschema.Schema{}}
+
+// errorPrinter renders schema errors in English.
+var errorPrinter = message.NewPrinter(language.English)
+
+// ValidateInput validates input (a JSON value) against schema (a JSON
+// Schema document, as in a descriptor's request_schemas; WIRE.md §4). The
+// draft is taken from "$schema" (draft 7, 2019-09 and 2020-12 honoured),
+// 2020-12 when absent. Keywords a Go encoder wrote as null where the draft
+// wants an array or object ("required": null, as facet sends) are read as
+// absent. No $ref is ever loaded from the network or disk: only the
+// schema's own fragments and the drafts' metaschemas resolve.
+//
+// The result has one entry per leaf error: Path is the instance location
+// as a JSON pointer ("" for the root, "/items/0/name"), Detail the broken
+// rule in English; sorted by Path, nil when valid. The error is non-nil
+// when the schema does not compile or input is not JSON. Compiled schemas
+// are cached by content, so calling this on every change is cheap.
+func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.ValidationErrors, error) {
+	sch, err := compileSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+	if err != nil {
+		return nil, fmt.Errorf("input is not JSON: %w", err)
+	}
+	err = sch.Validate(inst)
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil, err
+	}
+	var out modproto.ValidationErrors
+	collectLeaves(ve, &out)
+	slices.SortStableFunc(out, func(a, b modproto.ValidationError) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// collectLeaves appends every error without causes under e.
+func collectLeaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
+	if len(e.Causes) == 0 {
+		*out = append(*out, modproto.ValidationError{
+			Path:   jsonPointer(e.InstanceLocation),
+			Detail: e.ErrorKind.LocalizedString(errorPrinter),
+		})
+		return
+	}
+	for _, c := range e.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+// jsonPointer renders tokens as an RFC 6901 pointer ("" for the root).
+func jsonPointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	}
+	return b.String()
+}
+
+// compileSchema compiles schema once per content.
+func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+	sum := sha256.Sum256(schema)
+	key := hex.EncodeToString(sum[:])
+	schemaCache.Lock()
+	sch, ok := schemaCache.m[key]
+	schemaCache.Unlock()
+	if ok {
+		return sch, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not JSON: %w", err)
+	}
+	dropNullKeywords(doc)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refusingLoader{})
+	url := "modbay:///request-schema/" + key + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	sch, err = c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	schemaCache.Lock()
+	if len(schemaCache.m) >= schemaCacheMax {
+		clear(schemaCache.m)
+	}
+	schemaCache.m[key] = sch
+	schemaCache.Unlock()
+	return sch, nil
+}
+
+// refusingLoader refuses every URL the schema does not define itself: a
+// module's schema never makes the host fetch anything (metaschemas are
+// built into the validator and never reach a loader).
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("$ref %s refused: modbay never loads a schema from the network or disk", url)
+}
+
+// nullableKeywords are keywords whose value is an array, an object or a
+// schema map: a null there is a Go nil slice or map, meaning "none".
+var nullableKeywords = map[string]bool{
+	"required": true, "properties": true, "patternProperties": true,
+	"$defs": true, "definitions": true, "dependentRequired": true,
+	"dependentSchemas": true, "dependencies": true, "allOf": true,
+	"anyOf": true, "oneOf": true, "prefixItems": true,
+}
+
+// schemaMapKeywords map names to subschemas.
+var schemaMapKeywords = map[string]bool{
+	"properties": true, "patternProperties": true, "$defs": true,
+	"definitions": true, "dependentSchemas": true, "dependencies": true,
+}
+
+// dataKeywords hold instance data, not schemas: never rewritten.
+var dataKeywords = map[string]bool{"const": true, "default": true, "enum": true, "examples": true}
+
+// dropNullKeywords removes null-valued nullableKeywords throughout a schema
+// document, walking subschemas only and leaving data keywords alone.
+func dropNullKeywords(schema any) {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return
+	}
+	for k, c := range m {
+		switch {
+		case c == nil && nullableKeywords[k]:
+			delete(m, k)
+		case dataKeywords[k]:
+		case schemaMapKeywords[k]:
+			if sub, ok := c.(map[string]any); ok {
+				for _, s := range sub {
+					dropNullKeywords(s)
+				}
+			}
+		default:
+			switch x := c.(type) {
+			case map[string]any:
+				dropNullKeywords(x)
+			case []any: // allOf, anyOf, oneOf, prefixItems, draft-7 items
+				for _, s := range x {
+					dropNullKeywords(s)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,109 @@
+// Package common holds what every screen and dialog of the cockpit shares:
+// the terminal size, the styles and the clock (after charmbracelet/crush
+// internal/ui/common). It also has the small text helpers that keep every
+// line inside the terminal width.
+package common
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"modbay/ui/styles"
+)
+
+// Ellipsis marks text cut to fit the width.
+const Ellipsis = "…"
+
+// Common is shared, by pointer, by the root model and every child.
+type Common struct {
+	// Width and Height are the terminal size in cells.
+	Width, Height int
+	// Styles is rebuilt when the background color is learned.
+	Styles *styles.Styles
+	// NoColor is true when colors are off (NO_COLOR).
+	NoColor bool
+	// Dark is the terminal background as last reported.
+	Dark bool
+	// Now is the clock; tests inject a fixed one so frames are stable.
+	Now func() time.Time
+}
+
+// New returns a Common for an 80×24 terminal with dark styles and the wall
+// clock; the root model updates it as the terminal reports.
+func New(noColor bool) *Common {
+	return &Common{
+		Width: 80, Height: 24,
+		Styles:  styles.New(true, noColor),
+		NoColor: noColor,
+		Dark:    true,
+		Now:     time.Now,
+	}
+}
+
+// SetDark rebuilds the styles for a dark or light background.
+func (c *Common) SetDark(dark bool) {
+	c.Dark = dark
+	c.Styles = styles.New(dark, c.NoColor)
+}
+
+// Trunc cuts s (which may hold ANSI styling) to at most w cells, ending
+// in "…" when cut.
+func Trunc(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, Ellipsis)
+}
+
+// FitWidth truncates every line of block to w cells.
+func FitWidth(block string, w int) string {
+	lines := strings.Split(block, "\n")
+	for i, l := range lines {
+		lines[i] = Trunc(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// FitHeight keeps at most h lines of block; when lines are dropped the last
+// kept line becomes more (e.g. "… 12 more lines").
+func FitHeight(block string, h int, more func(hidden int) string) string {
+	if h <= 0 {
+		return ""
+	}
+	lines := strings.Split(block, "\n")
+	if len(lines) <= h {
+		return block
+	}
+	hidden := len(lines) - h + 1
+	lines = lines[:h-1]
+	if more != nil {
+		lines = append(lines, more(hidden))
+	} else {
+		lines = append(lines, Ellipsis)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Lines returns the number of lines of block ("" counts as 0).
+func Lines(block string) int {
+	if block == "" {
+		return 0
+	}
+	return strings.Count(block, "\n") + 1
+}
+
+// Wrap wraps plain text s to w cells, breaking long words.
+func Wrap(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	return ansi.Wrap(s, w, "")
+}
+
+// Width is the display width of s in cells, ignoring ANSI styling.
+func Width(s string) int { return ansi.StringWidth(s) }

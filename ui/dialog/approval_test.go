@@ -1,0 +1,76 @@
+package dialog
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"modbay/ui/common"
+	"modbay/ui/internal/uitest"
+)
+
+func newTestApproval(t *testing.T) (*Approval, *uitest.Clock) {
+	t.Helper()
+	clock := uitest.NewClock()
+	com := common.New(true)
+	com.Now = clock.Now
+	return NewApproval(com, uitest.Plan(t, uitest.Module(t))), clock
+}
+
+func TestApprovalIgnoresKeysDuringGrace(t *testing.T) {
+	for _, k := range []string{"a", "s", "d", "esc", "enter"} {
+		a, clock := newTestApproval(t)
+		clock.Advance(GracePeriod - time.Millisecond)
+		if act, _ := a.Update(uitest.Key(k)); act != nil {
+			t.Errorf("%q at %v after opening: got %#v, want nothing", k, GracePeriod-time.Millisecond, act)
+		}
+	}
+}
+
+func TestApprovalActionsAfterGrace(t *testing.T) {
+	tests := []struct {
+		key  string
+		want Action
+	}{
+		{"a", ActionApprove{Scope: ScopeOnce}},
+		{"s", ActionApprove{Scope: ScopeSession}},
+		{"d", ActionDeny{}},
+		{"esc", ActionDeny{}},
+		{"enter", nil},
+		{"y", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			a, clock := newTestApproval(t)
+			clock.Advance(GracePeriod)
+			act, _ := a.Update(uitest.Key(tt.key))
+			if act != tt.want {
+				t.Fatalf("%q: got %#v, want %#v", tt.key, act, tt.want)
+			}
+		})
+	}
+}
+
+func TestApprovalShowsWhatWillBeGranted(t *testing.T) {
+	a, clock := newTestApproval(t)
+	clock.Advance(GracePeriod)
+	view := a.View(100, 40)
+	for _, want := range []string{
+		"Fake Module (fake)", "Report (fake.report)", "capability declares external_writes",
+		"local · writes · provider:local · cost known", "workspace rw /home/u/.local/share/modbay/workspace",
+		"ffmpeg → /usr/bin/ffmpeg", "read root seed_in: not mapped in the config", "allow once", "deny",
+	} {
+		if !strings.Contains(view, want) {
+			t.Errorf("approval view lacks %q:\n%s", want, view)
+		}
+	}
+}
+
+func TestApprovalUnknownCostIsNeverFree(t *testing.T) {
+	a, _ := newTestApproval(t)
+	a.plan.Capability.Effects.CostKnown = false
+	view := a.View(100, 40)
+	if !strings.Contains(view, "unknown") || strings.Contains(view, "free") || strings.Contains(view, "$0") {
+		t.Fatalf("unknown cost shown wrongly:\n%s", view)
+	}
+}

@@ -1,0 +1,137 @@
+package formview
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/ui/common"
+	"modbay/ui/form"
+	"modbay/ui/internal/uitest"
+)
+
+const schema = `{"type":"object","properties":{
+  "name":{"type":"string","description":"Who to greet."},
+  "repeat":{"type":"integer","default":1},
+  "loud":{"type":"boolean"},
+  "mode":{"enum":["plain","fancy"]}
+},"required":["name"]}`
+
+func newForm(t *testing.T, validate form.Validator) *Model {
+	t.Helper()
+	f, err := form.Build(json.RawMessage(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	com := common.New(true)
+	return New(com, f, validate)
+}
+
+func feed(m *Model, msgs ...tea.Msg) Action {
+	var last Action
+	for _, msg := range msgs {
+		if a, _ := m.Update(msg); a != nil {
+			last = a
+		}
+	}
+	return last
+}
+
+func TestTabNavigation(t *testing.T) {
+	m := newForm(t, nil)
+	steps := []struct {
+		key  string
+		want int
+	}{
+		{"tab", 1}, {"tab", 2}, {"tab", 3}, {"tab", 0}, {"shift+tab", 3}, {"shift+tab", 2}, {"up", 1}, {"down", 2}, {"enter", 3},
+	}
+	for _, s := range steps {
+		feed(m, uitest.Key(s.key))
+		if m.Focused() != s.want {
+			t.Fatalf("after %s: focus %d, want %d", s.key, m.Focused(), s.want)
+		}
+	}
+}
+
+func TestSubmitRefusedWhileInvalid(t *testing.T) {
+	m := newForm(t, nil)
+	if a := feed(m, uitest.Key("ctrl+s")); a != nil {
+		t.Fatalf("submit with empty required name returned %#v", a)
+	}
+	if !strings.Contains(m.Note(), "Not submitted: 1 problem") {
+		t.Fatalf("note = %q", m.Note())
+	}
+	if !strings.Contains(m.View(), "✗ required") {
+		t.Fatalf("view lacks the field problem:\n%s", m.View())
+	}
+	// A bad integer is refused too.
+	feed(m, uitest.Type("Ada")...)
+	feed(m, uitest.Key("tab"), uitest.Key("backspace"))
+	feed(m, uitest.Type("x")...)
+	if a := feed(m, uitest.Key("ctrl+s")); a != nil {
+		t.Fatalf("submit with bad integer returned %#v", a)
+	}
+	if got := m.Problems().Fields[1]; len(got) != 1 || got[0] != form.MsgNotInteger {
+		t.Fatalf("integer problems = %q", got)
+	}
+}
+
+func TestSubmitSendsOrderedValue(t *testing.T) {
+	m := newForm(t, nil)
+	feed(m, uitest.Type("Ada")...)
+	feed(m, uitest.Key("tab"), uitest.Key("backspace"))
+	feed(m, uitest.Type("12345678901234567890")...)
+	feed(m, uitest.Key("tab"), uitest.Key("space"), uitest.Key("tab"), uitest.Key("right"), uitest.Key("right"))
+	a := feed(m, uitest.Key("ctrl+s"))
+	sub, ok := a.(ActionSubmit)
+	if !ok {
+		t.Fatalf("ctrl+s returned %#v; note %q", a, m.Note())
+	}
+	if want := `{"name":"Ada","repeat":12345678901234567890,"loud":true,"mode":"fancy"}`; string(sub.Input) != want {
+		t.Fatalf("input = %s, want %s", sub.Input, want)
+	}
+}
+
+func TestSchemaErrorsShowUnderTheirField(t *testing.T) {
+	validate := func(_, input json.RawMessage) (modproto.ValidationErrors, error) {
+		return modproto.ValidationErrors{{Path: "/name", Detail: "length must be >= 5"}, {Path: "", Detail: "something global"}}, nil
+	}
+	m := newForm(t, validate)
+	feed(m, uitest.Type("Ada")...)
+	v := m.View()
+	if !strings.Contains(v, "✗ length must be >= 5") || !strings.Contains(v, "✗ something global") {
+		t.Fatalf("view lacks schema problems:\n%s", v)
+	}
+	if a := feed(m, uitest.Key("ctrl+s")); a != nil {
+		t.Fatalf("submit while the schema refuses returned %#v", a)
+	}
+}
+
+func TestEscGoesBackAndQIsText(t *testing.T) {
+	m := newForm(t, nil)
+	feed(m, uitest.Type("q")...)
+	if got := m.Form().Fields[0].Text; got != "q" {
+		t.Fatalf("q typed into field: text %q", got)
+	}
+	if !m.Typing() {
+		t.Fatal("a string field should be typing")
+	}
+	if _, ok := feed(m, uitest.Key("esc")).(ActionBack); !ok {
+		t.Fatal("esc should go back")
+	}
+}
+
+func TestViewFitsWidth(t *testing.T) {
+	m := newForm(t, nil)
+	for _, w := range []int{30, 80, 120} {
+		m.SetSize(w, 20)
+		for i, l := range strings.Split(m.View(), "\n") {
+			if lw := common.Width(l); lw > w {
+				t.Errorf("width %d: line %d is %d wide: %q", w, i, lw, l)
+			}
+		}
+	}
+}

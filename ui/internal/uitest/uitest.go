@@ -1,0 +1,186 @@
+// Package uitest builds the cockpit's test fixtures: key presses, a
+// settable clock, and runner values decoded from the facet-studio corpus
+// fixtures (a real descriptor and real invoke envelopes), so tests and
+// golden frames need no subprocess.
+package uitest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// FixtureDir is where the facet-studio corpus keeps its wire fixtures.
+const FixtureDir = "/work/shared/corpus/modules/facet-studio/testdata/fixtures"
+
+// Epoch is the fixed time fixtures and clocks start from.
+var Epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Clock is a settable clock for common.Common.Now.
+type Clock struct{ T time.Time }
+
+// NewClock returns a clock at Epoch.
+func NewClock() *Clock { return &Clock{T: Epoch} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { return c.T }
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) { c.T = c.T.Add(d) }
+
+// Key returns the key press for a binding name: "tab", "shift+tab",
+// "enter", "esc", "space", "up", "down", "left", "right", "ctrl+s",
+// "ctrl+c", or a single printable character.
+func Key(name string) tea.KeyPressMsg {
+	switch name {
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+s":
+		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(name)
+	return tea.KeyPressMsg{Code: r[0], Text: name}
+}
+
+// Type returns one key press per rune of s.
+func Type(s string) []tea.Msg {
+	var out []tea.Msg
+	for _, r := range s {
+		out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return out
+}
+
+// Read returns a fixture file's bytes.
+func Read(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(FixtureDir, rel))
+	if err != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	return b
+}
+
+// Envelope decodes an invoke fixture, e.g. "invoke/success-with-artifact.json".
+func Envelope(t testing.TB, rel string) *modproto.Envelope {
+	t.Helper()
+	env, err := modproto.DecodeEnvelope(Read(t, rel))
+	if err != nil {
+		t.Fatalf("fixture %s: %v", rel, err)
+	}
+	env.Normalize()
+	return env
+}
+
+// Module is the "fake" module with the corpus's full descriptor, as the
+// runner would list it: its ffmpeg requirement is unavailable, so it needs
+// setup.
+func Module(t testing.TB) *runner.Module {
+	t.Helper()
+	env := Envelope(t, "describe/descriptor-full.json")
+	d, err := modproto.DecodeDescriptor(env.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &runner.Module{
+		ID: "fake", Exe: "/home/u/.local/share/modbay/modules/fake/fake",
+		Dir: "/home/u/.local/share/modbay/modules/fake", Origin: "home",
+		Descriptor: d, Status: runner.StatusNeedsSetup,
+		Reason:      "binary ffmpeg: ffmpeg was not found on PATH; install it to enable fake.report",
+		Warnings:    []string{"requirement version python was not probed"},
+		DescribedAt: Epoch,
+	}
+}
+
+// Modules is a list for the module screen: the fake module, a ready one, a
+// disabled one and a broken one whose reason carries a terminal escape.
+func Modules(t testing.TB) []*runner.Module {
+	t.Helper()
+	fake := Module(t)
+	ready := Module(t)
+	ready.ID, ready.Status, ready.Reason = "echo", runner.StatusReady, ""
+	ready.Descriptor.Module, ready.Descriptor.Name = "echo", "Echo Tools"
+	ready.Descriptor.Requirements = nil
+	ready.Exe = "/home/u/.local/share/modbay/modules/echo/echo"
+	off := &runner.Module{ID: "archive", Exe: "/home/u/.local/share/modbay/modules/archive/archive", Status: runner.StatusDisabled, Reason: ".disabled is present"}
+	broken := &runner.Module{
+		ID: "zz-broken", Exe: "/home/u/.local/share/modbay/modules/zz-broken/zz-broken", Status: runner.StatusBroken,
+		Reason: "describe: host.invalid_json: stdout is not valid JSON \x1b[31mred\x1b[0m",
+		Stderr: "panic: boom\n\x1b]52;c;aGk=\x07",
+	}
+	return []*runner.Module{off, ready, fake, broken}
+}
+
+// Plan is a plan for fake.report that needs approval: it writes outside
+// the host, and its seed_in root could not be supplied.
+func Plan(t testing.TB, m *runner.Module) *runner.Plan {
+	t.Helper()
+	c := *m.Descriptor.Capability("fake.report")
+	return &runner.Plan{
+		Module: m, Capability: c,
+		Request: modproto.Request{
+			Protocol: modproto.ProtocolID, Capability: c.ID,
+			RequestID: "req_0000000000000000000000000000fake",
+			Input:     []byte(`{"title":"Quarterly"}`),
+			Roots: map[string]modproto.Root{
+				"workspace": {Path: "/home/u/.local/share/modbay/workspace", Mode: modproto.RootReadWrite},
+			},
+			Grants:     modproto.Grants{Subprocess: []string{"ffmpeg"}},
+			Binaries:   map[string]string{"ffmpeg": "/usr/bin/ffmpeg"},
+			DeadlineMS: 30000, MaxOutputBytes: modproto.DefaultMaxOutputBytes,
+		},
+		Approval: []string{"capability declares external_writes"},
+		Missing:  []string{"read root seed_in: not mapped in the config"},
+	}
+}
+
+// Result is the run of Plan answered by invoke fixture rel, with its
+// artifacts verified and staged.
+func Result(t testing.TB, p *runner.Plan, rel string) *runner.Result {
+	t.Helper()
+	env := Envelope(t, rel)
+	res := &runner.Result{
+		RequestID: env.RequestID, Module: p.Module.ID, Capability: p.Capability.ID,
+		Envelope: env, Started: Epoch, Duration: 420 * time.Millisecond,
+		Stderr: "loading template\nwriting reports/report-1.json\n",
+	}
+	for _, a := range env.Execution.Artifacts {
+		res.Artifacts = append(res.Artifacts, runner.VerifiedArtifact{
+			Artifact: a,
+			Source:   "/home/u/.local/share/modbay/workspace/" + a.Path,
+			Staged:   "/home/u/.local/share/modbay/artifacts/" + a.Digest[len("sha256:"):],
+			Size:     a.Bytes, Presentation: "json",
+		})
+	}
+	if !env.OK {
+		res.ExitCode = 1
+	}
+	_, res.EffectWarnings = modproto.CheckExecutionAgainstDeclared(p.Module.Descriptor, p.Capability.ID, &env.Execution)
+	return res
+}

@@ -1,0 +1,476 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/dialog"
+)
+
+// wideLayout is the width from which a list and its detail pane sit side
+// by side; below it the detail goes under the list.
+const wideLayout = 100
+
+// listAction is what the module list asks of the root model.
+type listAction interface{ isListAction() }
+
+// listOpen opens a module's capabilities.
+type listOpen struct{ module *runner.Module }
+
+// listRediscover runs discovery again.
+type listRediscover struct{}
+
+func (listOpen) isListAction()       {}
+func (listRediscover) isListAction() {}
+
+// moduleList is the start screen: every discovered module with its status,
+// a filter, and the selected module's detail.
+type moduleList struct {
+	com         *common.Common
+	keys        ListKeyMap
+	modules     []*runner.Module
+	shown       []int
+	cursor      int
+	filter      textinput.Model
+	filtering   bool
+	discovering bool
+	banner      string
+	width       int
+	height      int
+}
+
+func newModuleList(com *common.Common, keys ListKeyMap, banner string) *moduleList {
+	f := textinput.New()
+	f.Prompt = "/"
+	f.Placeholder = "filter by name or id"
+	var s textinput.Styles
+	if !com.NoColor {
+		s = textinput.DefaultStyles(com.Dark)
+	}
+	s.Cursor.Blink = false
+	f.SetStyles(s)
+	return &moduleList{com: com, keys: keys, filter: f, banner: banner, discovering: true}
+}
+
+// SetModules replaces the list, keeping the selected module when present.
+func (l *moduleList) SetModules(mods []*runner.Module) {
+	var keep string
+	if m := l.Selected(); m != nil {
+		keep = m.ID
+	}
+	l.modules = mods
+	l.discovering = false
+	l.refilter()
+	for i, idx := range l.shown {
+		if l.modules[idx].ID == keep {
+			l.cursor = i
+		}
+	}
+}
+
+// SetSize sets the screen area.
+func (l *moduleList) SetSize(w, h int) {
+	l.width, l.height = w, h
+	l.filter.SetWidth(max(w-4, 10))
+}
+
+// Selected returns the module under the cursor, or nil.
+func (l *moduleList) Selected() *runner.Module {
+	if l.cursor < 0 || l.cursor >= len(l.shown) {
+		return nil
+	}
+	return l.modules[l.shown[l.cursor]]
+}
+
+// Typing reports whether keys go to the filter.
+func (l *moduleList) Typing() bool { return l.filtering }
+
+func (l *moduleList) refilter() {
+	q := strings.ToLower(strings.TrimSpace(l.filter.Value()))
+	l.shown = l.shown[:0]
+	for i, m := range l.modules {
+		name := ""
+		if m.Descriptor != nil {
+			name = m.Descriptor.Name
+		}
+		if q == "" || strings.Contains(strings.ToLower(m.ID), q) || strings.Contains(strings.ToLower(name), q) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	l.cursor = max(0, min(l.cursor, len(l.shown)-1))
+}
+
+// Update handles a key on the list.
+func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if l.filtering {
+		if ok {
+			switch {
+			case key.Matches(kp, l.keys.ClearFilter):
+				l.filtering = false
+				l.filter.SetValue("")
+				l.filter.Blur()
+				l.refilter()
+				return nil, nil
+			case key.Matches(kp, l.keys.Open):
+				l.filtering = false
+				l.filter.Blur()
+				return nil, nil
+			case key.Matches(kp, l.keys.ArrowUp, l.keys.ArrowDown):
+				// Arrows still move while filtering; j/k are text.
+			default:
+				var cmd tea.Cmd
+				l.filter, cmd = l.filter.Update(msg)
+				l.refilter()
+				return nil, cmd
+			}
+		} else {
+			var cmd tea.Cmd
+			l.filter, cmd = l.filter.Update(msg)
+			return nil, cmd
+		}
+	}
+	if !ok {
+		return nil, nil
+	}
+	switch {
+	case key.Matches(kp, l.keys.Up):
+		l.cursor = max(0, l.cursor-1)
+	case key.Matches(kp, l.keys.Down):
+		l.cursor = min(max(len(l.shown)-1, 0), l.cursor+1)
+	case key.Matches(kp, l.keys.Filter):
+		l.filtering = true
+		return nil, l.filter.Focus()
+	case key.Matches(kp, l.keys.ClearFilter) && l.filter.Value() != "":
+		l.filter.SetValue("")
+		l.refilter()
+	case key.Matches(kp, l.keys.Rediscover):
+		return listRediscover{}, nil
+	case key.Matches(kp, l.keys.Open):
+		if m := l.Selected(); m != nil {
+			return listOpen{module: m}, nil
+		}
+	}
+	return nil, nil
+}
+
+// ShortHelp returns the bindings that apply now.
+func (l *moduleList) ShortHelp() []key.Binding {
+	if l.filtering {
+		return []key.Binding{l.keys.Open, l.keys.ClearFilter}
+	}
+	return []key.Binding{l.keys.Up, l.keys.Down, l.keys.Open, l.keys.Filter, l.keys.Rediscover}
+}
+
+// View draws the list and the detail pane.
+func (l *moduleList) View(sp spinner.Model) string {
+	st := l.com.Styles
+	w, h := l.width, l.height
+	var top []string
+	if l.banner != "" {
+		top = append(top, st.Warning.Render(common.Trunc(render.SanitizeLine(l.banner), w)))
+	}
+	if l.filtering || l.filter.Value() != "" {
+		top = append(top, common.Trunc(l.filter.View(), w))
+	}
+	if l.discovering {
+		top = append(top, sp.View()+" "+st.Muted.Render("discovering modules…"))
+		return strings.Join(top, "\n")
+	}
+	h -= len(top)
+	if len(l.modules) == 0 {
+		top = append(top, st.Muted.Render("No modules found."))
+		return strings.Join(top, "\n")
+	}
+	var detail string
+	if m := l.Selected(); m != nil {
+		detail = moduleDetail(l.com, m, detailWidth(l.com, w))
+	}
+	return strings.Join(append(top, splitPane(l.com, w, h, l.rows, detail, len(l.shown))), "\n")
+}
+
+// rows draws the visible list rows in width w and height h.
+func (l *moduleList) rows(w, h int) []string {
+	st := l.com.Styles
+	start := scrollStart(l.cursor, len(l.shown), h)
+	var out []string
+	for i := start; i < len(l.shown) && len(out) < h; i++ {
+		m := l.modules[l.shown[i]]
+		name := m.ID
+		if m.Descriptor != nil && m.Descriptor.Name != "" {
+			name = m.Descriptor.Name
+		}
+		sel := i == l.cursor
+		n := render.SanitizeLine(name)
+		if sel {
+			n = st.Selected.Render(n)
+		}
+		line := st.Cursor(sel) + statusBadge(l.com, m.Status) + " " + n + " " + st.ID.Render(render.SanitizeLine(m.ID))
+		if m.Status != runner.StatusReady && m.Reason != "" {
+			line += " " + st.Muted.Render("— "+render.SanitizeLine(m.Reason))
+		}
+		out = append(out, common.Trunc(line, w))
+	}
+	if len(l.shown) == 0 {
+		out = append(out, st.Muted.Render("No module matches the filter."))
+	}
+	return out
+}
+
+// scrollStart returns the first visible row keeping cursor in h rows.
+func scrollStart(cursor, n, h int) int {
+	if h <= 0 || n <= h {
+		return 0
+	}
+	return max(0, min(cursor-h/2, n-h))
+}
+
+// detailWidth is the detail pane's text width in a w-cell screen.
+func detailWidth(com *common.Common, w int) int {
+	if w >= wideLayout {
+		return w - listWidth(w) - com.Styles.Pane.GetHorizontalFrameSize() - 1
+	}
+	return w
+}
+
+// listWidth is the list column's width in the wide layout.
+func listWidth(w int) int { return max(40, w*2/5) }
+
+// splitPane lays out a list and its detail: side by side from wideLayout
+// cells, else the list on top (at most half the height) and the detail
+// under a rule. rows draws n list rows for a given size.
+func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detail string, n int) string {
+	st := com.Styles
+	more := func(k int) string { return st.Muted.Render(fmt.Sprintf("… %d more lines", k)) }
+	if w >= wideLayout {
+		lw := listWidth(w)
+		left := strings.Join(rows(lw, h), "\n")
+		left = lipgloss.NewStyle().Width(lw).Height(h).MaxHeight(h).Render(left)
+		pw := w - lw - 1
+		inner := pw - st.Pane.GetHorizontalFrameSize()
+		ih := h - st.Pane.GetVerticalFrameSize()
+		body := common.FitWidth(common.FitHeight(detail, ih, more), inner)
+		pane := st.Pane.Width(pw).Height(h).MaxHeight(h).Render(body)
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
+	}
+	lh := min(max(n, 1), max(h/2-1, 3))
+	list := rows(w, lh)
+	for len(list) < lh {
+		list = append(list, "")
+	}
+	rule := st.Muted.Render(strings.Repeat("─", w))
+	dh := h - lh - 1
+	body := common.FitWidth(common.FitHeight(detail, dh, more), w)
+	return strings.Join(list, "\n") + "\n" + rule + "\n" + body
+}
+
+// statusBadge draws a module status.
+func statusBadge(com *common.Common, s runner.Status) string {
+	st := com.Styles
+	switch s {
+	case runner.StatusReady:
+		return st.Badge(st.BadgeOK, string(s))
+	case runner.StatusNeedsSetup:
+		return st.Badge(st.BadgeWarn, string(s))
+	case runner.StatusBroken:
+		return st.Badge(st.BadgeError, string(s))
+	default:
+		return st.Badge(st.BadgeNeutral, string(s))
+	}
+}
+
+// moduleDetail is everything known about a module, wrapped to w cells.
+func moduleDetail(com *common.Common, m *runner.Module, w int) string {
+	st := com.Styles
+	var b detailBuilder
+	b.w = w
+	b.com = com
+	d := m.Descriptor
+	name := m.ID
+	if d != nil && d.Name != "" {
+		name = d.Name
+	}
+	b.line(st.Title.Render(render.SanitizeLine(name)))
+	if d != nil {
+		b.kv("Version", d.Version)
+	}
+	b.kv("ID", m.ID)
+	b.kv("Executable", m.Exe)
+	status := statusBadge(com, m.Status)
+	if m.Reason != "" {
+		status += " " + render.SanitizeLine(m.Reason)
+	}
+	b.kvStyled("Status", status)
+	if d == nil {
+		if m.Stderr != "" {
+			b.heading("Describe stderr")
+			b.text(lastLines(render.Sanitize(m.Stderr), 6))
+		}
+		b.violations(m)
+		return b.String()
+	}
+	b.heading(fmt.Sprintf("Capabilities (%d)", len(d.Capabilities)))
+	for _, c := range d.Capabilities {
+		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(titleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
+		b.indented(render.SanitizeLine(c.Summary))
+		b.indented(strings.Join(dialog.EffectBadges(c.Effects, c.LongRunning), " · "))
+	}
+	if len(d.Requirements) > 0 {
+		b.heading("Requirements")
+		for _, r := range d.Requirements {
+			b.line(requirementLine(com, r))
+			if r.Detail != "" && (r.Available == nil || !*r.Available) {
+				b.indented(render.SanitizeLine(r.Detail))
+			}
+		}
+	}
+	b.heading("Permissions")
+	p := d.Permissions
+	b.kv("Read", listOrNone(p.FilesystemRead))
+	b.kv("Write", listOrNone(p.FilesystemWrite))
+	b.kv("Network", listOrNone(p.Network))
+	b.kv("Credentials", listOrNone(p.Credentials))
+	b.kv("Paid", listOrNone(p.PaidProviders))
+	b.kv("Publish", yesNo(p.Publish))
+	b.kv("Subprocess", listOrNone(p.Subprocess))
+	if len(d.Skills) > 0 {
+		b.heading("Skills")
+		for _, s := range d.Skills {
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(titleOr(s.Title, s.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", s.Tokens))))
+		}
+	}
+	if len(d.AgentOverlays) > 0 {
+		b.heading("Overlays")
+		for _, o := range d.AgentOverlays {
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(titleOr(o.Title, o.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", o.Tokens))))
+		}
+	}
+	b.violations(m)
+	return b.String()
+}
+
+// requirementLine draws a requirement: ✓ available, ✗ needs setup, or not
+// probed (WIRE.md §9: never call an unprobed requirement missing).
+func requirementLine(com *common.Common, r modproto.Requirement) string {
+	st := com.Styles
+	what := render.SanitizeLine(r.Kind) + " " + render.SanitizeLine(r.Name)
+	switch {
+	case r.Available == nil:
+		return "? " + what + " " + st.Muted.Render("not probed")
+	case *r.Available:
+		return st.Success.Render("✓") + " " + what + " " + st.Muted.Render("available")
+	default:
+		return st.Error.Render("✗") + " " + what + " " + st.Warning.Render("needs setup")
+	}
+}
+
+// detailBuilder collects wrapped detail lines.
+type detailBuilder struct {
+	com   *common.Common
+	w     int
+	lines []string
+}
+
+func (b *detailBuilder) line(s string) { b.lines = append(b.lines, s) }
+
+func (b *detailBuilder) heading(s string) {
+	b.lines = append(b.lines, "", b.com.Styles.Subtitle.Render(s))
+}
+
+// kv writes an untrusted value under a label, wrapped.
+func (b *detailBuilder) kv(k, v string) { b.kvStyled(k, render.SanitizeLine(v)) }
+
+// kvStyled writes an already sanitized (possibly styled) value.
+func (b *detailBuilder) kvStyled(k, v string) {
+	const kw = 12
+	lab := b.com.Styles.Label.Render(fmt.Sprintf("%-*s", kw, k))
+	vw := max(b.w-kw, 8)
+	for i, l := range strings.Split(common.Wrap(v, vw), "\n") {
+		if i == 0 {
+			b.lines = append(b.lines, lab+l)
+		} else {
+			b.lines = append(b.lines, strings.Repeat(" ", kw)+l)
+		}
+	}
+}
+
+func (b *detailBuilder) indented(s string) {
+	for _, l := range strings.Split(common.Wrap(s, max(b.w-2, 8)), "\n") {
+		b.lines = append(b.lines, "  "+b.com.Styles.Muted.Render(l))
+	}
+}
+
+func (b *detailBuilder) text(s string) {
+	for _, l := range strings.Split(s, "\n") {
+		b.lines = append(b.lines, l)
+	}
+}
+
+func (b *detailBuilder) violations(m *runner.Module) {
+	st := b.com.Styles
+	if len(m.Violations) > 0 {
+		b.heading(fmt.Sprintf("Violations (%d)", len(m.Violations)))
+		for _, v := range m.Violations {
+			for _, l := range strings.Split(common.Wrap("✗ "+render.SanitizeLine(v.Error()), b.w), "\n") {
+				b.lines = append(b.lines, st.Error.Render(l))
+			}
+		}
+	}
+	if len(m.Warnings) > 0 {
+		b.heading(fmt.Sprintf("Warnings (%d)", len(m.Warnings)))
+		for _, w := range m.Warnings {
+			for _, l := range strings.Split(common.Wrap("! "+render.SanitizeLine(w), b.w), "\n") {
+				b.lines = append(b.lines, st.Warning.Render(l))
+			}
+		}
+	}
+}
+
+// String returns the lines, each cut to the width.
+func (b *detailBuilder) String() string {
+	out := make([]string, len(b.lines))
+	for i, l := range b.lines {
+		out[i] = common.Trunc(l, b.w)
+	}
+	return strings.Join(out, "\n")
+}
+
+func titleOr(title, id string) string {
+	if strings.TrimSpace(title) != "" {
+		return title
+	}
+	return id
+}
+
+func listOrNone(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return strings.Join(v, ", ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// lastLines keeps the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,372 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+)
+
+// stderrCollapsed is how many of the last stderr lines the result view
+// shows until the person expands it.
+const stderrCollapsed = 5
+
+// resultView shows one run's outcome in a scrollable viewport.
+type resultView struct {
+	com        *common.Common
+	keys       ResultKeyMap
+	plan       *runner.Plan
+	res        *runner.Result
+	liveStderr string
+	vp         viewport.Model
+	selected   int
+	artLines   []int
+	stderrOpen bool
+	width      int
+	height     int
+}
+
+func newResultView(com *common.Common, keys ResultKeyMap, p *runner.Plan, res *runner.Result, liveStderr string) *resultView {
+	r := &resultView{com: com, keys: keys, plan: p, res: res, liveStderr: liveStderr, vp: viewport.New()}
+	r.vp.KeyMap = viewport.KeyMap{}
+	r.SetSize(com.Width, com.Height)
+	return r
+}
+
+// SetSize sets the view area and rebuilds the content for the width.
+func (r *resultView) SetSize(w, h int) {
+	r.width, r.height = w, h
+	r.vp.SetWidth(w)
+	r.vp.SetHeight(h)
+	r.rebuild()
+}
+
+// SelectedArtifact returns the artifact under the cursor.
+func (r *resultView) SelectedArtifact() (runner.VerifiedArtifact, bool) {
+	if r.selected < 0 || r.selected >= len(r.res.Artifacts) {
+		return runner.VerifiedArtifact{}, false
+	}
+	return r.res.Artifacts[r.selected], true
+}
+
+// Update handles scrolling, artifact selection and the stderr toggle.
+func (r *resultView) Update(kp tea.KeyPressMsg) {
+	n := len(r.res.Artifacts)
+	switch {
+	case key.Matches(kp, r.keys.Up):
+		if n > 0 && r.selected > 0 {
+			r.selected--
+			r.rebuild()
+			r.showSelected()
+		} else {
+			r.vp.ScrollUp(1)
+		}
+	case key.Matches(kp, r.keys.Down):
+		if n > 0 && r.selected < n-1 {
+			r.selected++
+			r.rebuild()
+			r.showSelected()
+		} else {
+			r.vp.ScrollDown(1)
+		}
+	case key.Matches(kp, r.keys.PageUp):
+		r.vp.PageUp()
+	case key.Matches(kp, r.keys.PageDown):
+		r.vp.PageDown()
+	case key.Matches(kp, r.keys.Stderr):
+		r.stderrOpen = !r.stderrOpen
+		r.rebuild()
+	}
+}
+
+// showSelected scrolls the selected artifact row into view.
+func (r *resultView) showSelected() {
+	if r.selected < len(r.artLines) {
+		r.vp.EnsureVisible(r.artLines[r.selected], 0, 0)
+	}
+}
+
+// ShortHelp returns the bindings that apply.
+func (r *resultView) ShortHelp() []key.Binding {
+	b := []key.Binding{r.keys.Up, r.keys.Down}
+	if len(r.res.Artifacts) > 0 {
+		b = append(b, r.keys.Open)
+	}
+	if r.stderr() != "" {
+		b = append(b, r.keys.Stderr)
+	}
+	return append(b, r.keys.Rerun, r.keys.Back)
+}
+
+// View draws the viewport.
+func (r *resultView) View() string { return r.vp.View() }
+
+// stderr returns the run's stderr: the result's, else what the run view
+// collected.
+func (r *resultView) stderr() string {
+	if r.res.Stderr != "" {
+		return r.res.Stderr
+	}
+	return r.liveStderr
+}
+
+// rebuild renders the content for the current width and selection.
+func (r *resultView) rebuild() {
+	off := r.vp.YOffset()
+	r.vp.SetContent(r.content())
+	r.vp.SetYOffset(off)
+}
+
+// content is the whole result as text lines no wider than r.width.
+func (r *resultView) content() string {
+	st := r.com.Styles
+	res := r.res
+	env := res.Envelope
+	w := max(r.width, 20)
+	b := detailBuilder{com: r.com, w: w}
+	// Status line.
+	var badge string
+	if res.OK() {
+		badge = st.Badge(st.BadgeOK, "ok")
+	} else {
+		badge = st.Badge(st.BadgeError, "error")
+		if c := res.Code(); c != "" {
+			badge += " " + st.Error.Render(render.SanitizeLine(c))
+		}
+	}
+	meta := []string{st.ID.Render(render.SanitizeLine(res.Capability))}
+	if res.Duration > 0 {
+		meta = append(meta, fmt.Sprintf("%.1fs", res.Duration.Seconds()))
+	}
+	if res.Host == nil || res.ExitCode != 0 {
+		meta = append(meta, fmt.Sprintf("exit %d", res.ExitCode))
+	}
+	if env != nil {
+		meta = append(meta, "cost "+Cost(env.Execution.ActualCost))
+	}
+	b.line(badge + "  " + strings.Join(meta, st.Muted.Render(" · ")))
+	b.kv("Request", res.RequestID)
+
+	if res.Host != nil {
+		b.heading("Host verdict")
+		b.kv("Code", res.Host.Code)
+		if res.Host.Detail != "" {
+			b.kv("Detail", res.Host.Detail)
+		}
+		for _, v := range res.Host.Violations {
+			b.wrapped(st.Error, "✗ "+render.SanitizeLine(v.Error()))
+		}
+	}
+	if env != nil && env.Error != nil {
+		e := env.Error
+		b.heading("Error")
+		b.kv("Code", e.Code)
+		b.kv("Message", e.Message)
+		b.kv("Retryable", yesNo(e.Retryable))
+		if len(e.Details) > 0 {
+			raw, _ := json.Marshal(e.Details)
+			b.kvStyled("Details", "")
+			b.block(r.json(raw, w-2), 2)
+		}
+	}
+	if env != nil && len(env.Warnings) > 0 {
+		b.heading(fmt.Sprintf("Warnings (%d)", len(env.Warnings)))
+		for _, x := range env.Warnings {
+			b.wrapped(st.Warning, "! "+render.SanitizeLine(x))
+		}
+	}
+	if len(res.EffectWarnings) > 0 {
+		b.heading("Declared versus actual: warnings")
+		for _, x := range res.EffectWarnings {
+			b.wrapped(st.Warning, "! "+render.SanitizeLine(x.Error()))
+		}
+	}
+	r.artLines = r.artLines[:0]
+	if len(res.Artifacts) > 0 || (env != nil && len(env.Execution.Artifacts) > 0) {
+		b.heading(fmt.Sprintf("Artifacts (%d)", len(res.Artifacts)))
+		for i, a := range res.Artifacts {
+			r.artLines = append(r.artLines, len(b.lines))
+			sel := i == r.selected
+			title := render.SanitizeLine(titleOr(a.Title, a.ID))
+			if sel {
+				title = st.Selected.Render(title)
+			}
+			b.line(st.Cursor(sel) + title + " " + st.ID.Render(render.SanitizeLine(a.Kind)))
+			size := a.Size
+			if size == 0 {
+				size = a.Bytes
+			}
+			pres := a.Presentation
+			if pres == "" {
+				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
+			}
+			b.line("    " + st.Muted.Render(strings.Join([]string{
+				render.SanitizeLine(a.MediaType), humanSize(size), shortDigest(a.Digest), pres,
+			}, " · ")) + " " + st.Success.Render("verified ✓ staged"))
+		}
+		if env != nil && res.Host != nil && len(env.Execution.Artifacts) > len(res.Artifacts) {
+			b.wrapped(st.Warning, fmt.Sprintf("%d reported artifacts were not verified and are not shown.", len(env.Execution.Artifacts)-len(res.Artifacts)))
+		}
+	}
+	if env != nil && env.OK && len(env.Result) > 0 {
+		b.heading("Result")
+		b.block(r.json(env.Result, w-2), 2)
+	}
+	if env != nil {
+		r.effects(&b, env.Execution)
+	}
+	if j := res.Job; j != nil {
+		b.heading("Job")
+		b.kv("ID", j.ID)
+		b.kv("State", j.State)
+		if j.Percent != nil {
+			b.kv("Percent", fmt.Sprintf("%.0f%%", *j.Percent))
+		}
+		if j.Detail != "" {
+			b.kv("Detail", j.Detail)
+		}
+		b.kv("Polls", fmt.Sprint(j.Polls))
+	}
+	if se := r.stderr(); se != "" {
+		lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
+		label := fmt.Sprintf("Stderr (%d lines", len(lines))
+		if res.StderrTruncated {
+			label += ", truncated"
+		}
+		label += ")"
+		b.heading(label)
+		shown := lines
+		if !r.stderrOpen && len(lines) > stderrCollapsed {
+			shown = lines[len(lines)-stderrCollapsed:]
+			b.line(st.Muted.Render(fmt.Sprintf("… %d earlier lines (e expands)", len(lines)-stderrCollapsed)))
+		}
+		for _, l := range shown {
+			b.line(l)
+		}
+	}
+	return b.String()
+}
+
+// effects writes the declared-versus-actual table and the costs.
+func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
+	st := r.com.Styles
+	d := r.plan.Capability.Effects
+	b.heading("Effects")
+	const c1, c2 = 16, 10
+	b.line(st.Label.Render(fmt.Sprintf("%-*s%-*s%s", c1, "", c2, "declared", "actual")))
+	row := func(name, decl, act string, differs bool) {
+		line := fmt.Sprintf("%-*s%-*s%s", c1, name, c2, decl, act)
+		if differs {
+			line += " " + st.Warning.Render("≠")
+		}
+		b.line(line)
+	}
+	row("local", yesNo(d.Local), yesNo(x.Local), false)
+	row("network", yesNo(d.Network), yesNo(x.Network), x.Network && !d.Network)
+	row("external writes", yesNo(d.ExternalWrites), yesNo(x.ExternalWrites), x.ExternalWrites && !d.ExternalWrites)
+	row("provider", orDash(render.SanitizeLine(d.Provider)), orDash(render.SanitizeLine(x.Provider)), providerDiffers(d.Provider, x.Provider))
+	row("cost", costKnown(d.CostKnown), "", false)
+	b.heading("Cost")
+	b.kv("Estimated", Cost(x.EstimatedCost))
+	b.kv("Actual", Cost(x.ActualCost))
+}
+
+// json renders a JSON value for w cells; invalid JSON falls back to text.
+func (r *resultView) json(raw []byte, w int) string {
+	out, err := render.JSON(raw, render.Options{Width: w, Dark: r.com.Dark, NoColor: r.com.NoColor})
+	if err != nil && out == "" {
+		return render.Text(raw, render.Options{Width: w, NoColor: true})
+	}
+	return strings.TrimRight(out, "\n")
+}
+
+// Cost shows a cost: nil is "unknown", 0 is "free ($0.00)", anything else
+// an amount. The two are never turned into each other (WIRE.md §6).
+func Cost(v *float64) string {
+	switch {
+	case v == nil:
+		return "unknown"
+	case *v == 0:
+		return "free ($0.00)"
+	case *v < 0.01:
+		return fmt.Sprintf("$%.4f", *v)
+	default:
+		return fmt.Sprintf("$%.2f", *v)
+	}
+}
+
+// providerDiffers applies WIRE.md §7: a reported "" or "local", or a
+// declared "" or "varies", is not a difference.
+func providerDiffers(declared, reported string) bool {
+	if reported == "" || reported == "local" || declared == "" || declared == "varies" {
+		return false
+	}
+	return declared != reported
+}
+
+func costKnown(known bool) string {
+	if known {
+		return "known"
+	}
+	return "unknown"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// humanSize formats n bytes: "128 B", "1.5 KiB".
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for q := n / unit; q >= unit; q /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// shortDigest is "sha256:" and the first 12 hex digits.
+func shortDigest(d string) string {
+	const keep = len("sha256:") + 12
+	d = render.SanitizeLine(d)
+	if len(d) > keep {
+		return d[:keep] + "…"
+	}
+	return d
+}
+
+// cleanBlock sanitizes multi-line module text and expands tabs, so each
+// line's width is what it looks.
+func cleanBlock(s string) string {
+	return strings.ReplaceAll(render.Sanitize(s), "\t", "    ")
+}
+
+// wrapped writes a styled, wrapped paragraph.
+func (b *detailBuilder) wrapped(st interface{ Render(...string) string }, s string) {
+	for _, l := range strings.Split(common.Wrap(s, b.w), "\n") {
+		b.lines = append(b.lines, st.Render(l))
+	}
+}
+
+// block writes pre-rendered lines indented by n cells.
+func (b *detailBuilder) block(s string, n int) {
+	pad := strings.Repeat(" ", n)
+	for l := range strings.SplitSeq(s, "\n") {
+		b.lines = append(b.lines, pad+l)
+	}
+}

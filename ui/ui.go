@@ -1,0 +1,735 @@
+// Package ui is modbay's interactive cockpit, a Bubble Tea program: the
+// module list, a capability's form, the approval dialog, the run and result
+// views and the artifact viewer (after charmbracelet/crush internal/ui).
+//
+// One root Model owns the screen and routes every message in one switch.
+// Screens are plain structs with SetSize/Update/View; dialogs sit on a stack
+// and answer with typed actions. Nothing in Update does I/O: discovery,
+// planning, runs, file reads and renders are tea.Cmds whose results come
+// back as messages carrying the id of the run (or the generation) that
+// produced them, so a stale answer is recognised and dropped.
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/dialog"
+	"modbay/ui/form"
+	"modbay/ui/formview"
+)
+
+// Options configure the cockpit.
+type Options struct {
+	// Banner is shown as a line on the module list, e.g. "No modules in
+	// <home>; showing the built-in examples.".
+	Banner string
+	// NoColor turns every color off (NO_COLOR); bold and reverse remain.
+	NoColor bool
+}
+
+// screen is which screen has the focus.
+type screen int
+
+const (
+	screenModules screen = iota
+	screenCaps
+	screenForm
+	screenRun
+	screenResult
+	screenViewer
+)
+
+// runTick is how often the run view's elapsed time is redrawn.
+const runTick = 100 * time.Millisecond
+
+// Messages from background work. Each carries the generation or request id
+// of the work that produced it.
+type (
+	// modulesMsg is a finished discovery of generation gen.
+	modulesMsg struct {
+		gen     int
+		modules []*runner.Module
+	}
+	// planMsg is a finished Plan for form submission seq.
+	planMsg struct {
+		seq  int
+		plan *runner.Plan
+		err  error
+	}
+	// runEventMsg is a live event of the run with request id id.
+	runEventMsg struct {
+		id string
+		ev runner.Event
+	}
+	// runDoneMsg is the end of the run with request id id.
+	runDoneMsg struct {
+		id     string
+		result *runner.Result
+		err    error
+	}
+	// runTickMsg redraws the elapsed time of run id.
+	runTickMsg struct{ id string }
+)
+
+// Model is the cockpit's root model.
+type Model struct {
+	com       *common.Common
+	ctx       context.Context
+	backend   Backend
+	validate  form.Validator
+	approvals Approvals
+	opts      Options
+	workspace string
+	// send delivers a message to the running program from a run's
+	// goroutines (program.Send); nil drops live events.
+	send atomic.Pointer[func(tea.Msg)]
+
+	keys     KeyMap
+	help     help.Model
+	fullHelp bool
+	spinner  spinner.Model
+
+	screen  screen
+	gen     int
+	modules *moduleList
+	caps    *capList
+
+	form       *formview.Model
+	formModule *runner.Module
+	formCap    modproto.Capability
+	planSeq    int
+	lastInput  json.RawMessage
+
+	dialogs []dialog.Dialog
+	run     *runView
+	result  *resultView
+	viewer  *viewer
+	notice  string
+}
+
+// New returns the root model for host; host may be nil in tests that feed
+// messages directly.
+func New(host *runner.Host, opts Options) *Model {
+	var b Backend
+	ws := ""
+	if host != nil {
+		b = host
+		if c := host.Config(); c != nil {
+			ws = c.Workspace
+		}
+	}
+	return newModel(b, ws, opts)
+}
+
+// newModel builds the root model over any backend.
+func newModel(b Backend, workspace string, opts Options) *Model {
+	com := common.New(opts.NoColor)
+	m := &Model{
+		com: com, ctx: context.Background(), backend: b,
+		validate: runner.ValidateInput, approvals: &runner.SessionApprovals{},
+		opts: opts, workspace: workspace,
+		keys: DefaultKeyMap(), help: help.New(),
+	}
+	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	m.modules = newModuleList(com, m.keys.List, opts.Banner)
+	m.restyle()
+	m.layout()
+	return m
+}
+
+// Run runs the cockpit until the person quits or ctx ends.
+func Run(ctx context.Context, host *runner.Host, opts Options) error {
+	m := New(host, opts)
+	m.ctx = ctx
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	m.SetSender(p.Send)
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// SetSender sets how live run events reach the program (program.Send).
+func (m *Model) SetSender(send func(tea.Msg)) { m.send.Store(&send) }
+
+// Init starts discovery and asks the terminal for its background color.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.discover(), m.spinner.Tick, tea.RequestBackgroundColor)
+}
+
+// discover starts discovery generation m.gen+1.
+func (m *Model) discover() tea.Cmd {
+	m.gen++
+	gen := m.gen
+	m.modules.discovering = true
+	b, ctx := m.backend, m.ctx
+	if b == nil {
+		return nil
+	}
+	return func() tea.Msg { return modulesMsg{gen: gen, modules: b.Discover(ctx)} }
+}
+
+// restyle applies the current styles to the widgets that copy them.
+func (m *Model) restyle() {
+	m.help.Styles = m.com.Styles.Help
+	if m.com.NoColor {
+		m.spinner.Style = m.com.Styles.Text
+	} else {
+		m.spinner.Style = m.com.Styles.Title
+	}
+	if m.form != nil {
+		m.form.Restyle()
+	}
+}
+
+// bodyHeight is the height left for the screen between the header line and
+// the help bar.
+func (m *Model) bodyHeight() int {
+	return max(m.com.Height-1-m.helpHeight(), 1)
+}
+
+func (m *Model) helpHeight() int {
+	return max(common.Lines(m.helpView()), 1)
+}
+
+// layout gives every screen its size.
+func (m *Model) layout() {
+	w, h := m.com.Width, m.bodyHeight()
+	m.help.SetWidth(w)
+	m.modules.SetSize(w, h)
+	if m.caps != nil {
+		m.caps.SetSize(w, h)
+	}
+	if m.form != nil {
+		m.form.SetSize(w, h-formHeader)
+	}
+	if m.result != nil {
+		m.result.SetSize(w, h)
+	}
+	if m.viewer != nil {
+		m.viewer.SetSize(w, h)
+	}
+}
+
+// formHeader is the form screen's lines above the fields.
+const formHeader = 2
+
+// Update routes every message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.com.Width, m.com.Height = msg.Width, msg.Height
+		m.layout()
+		if m.screen == screenViewer && m.viewer != nil {
+			return m, m.viewer.render(m.renderOptions())
+		}
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.com.SetDark(msg.IsDark())
+		m.restyle()
+		if m.viewer != nil {
+			return m, m.viewer.render(m.renderOptions())
+		}
+		return m, nil
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.spinner, cmd = m.spinner.Update(msg)
+		return m, cmd
+	case modulesMsg:
+		if msg.gen == m.gen {
+			m.modules.SetModules(msg.modules)
+			m.layout()
+		}
+		return m, nil
+	case planMsg:
+		return m, m.planned(msg)
+	case runEventMsg:
+		if m.run != nil && m.run.id == msg.id {
+			m.run.event(msg.ev)
+		}
+		return m, nil
+	case runTickMsg:
+		if m.run != nil && m.run.id == msg.id && !m.run.done {
+			return m, m.tick(msg.id)
+		}
+		return m, nil
+	case runDoneMsg:
+		return m, m.finished(msg)
+	case artifactMsg:
+		if m.viewer != nil {
+			m.viewer.rendered(msg)
+		}
+		return m, nil
+	case savedMsg:
+		if m.viewer != nil {
+			m.viewer.saved(msg)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, m.forward(msg)
+}
+
+// forward hands other messages (cursor blinks, pastes) to what has focus.
+func (m *Model) forward(msg tea.Msg) tea.Cmd {
+	if len(m.dialogs) > 0 {
+		_, cmd := m.dialogs[len(m.dialogs)-1].Update(msg)
+		return cmd
+	}
+	switch m.screen {
+	case screenModules:
+		_, cmd := m.modules.Update(msg)
+		return cmd
+	case screenForm:
+		if m.form != nil {
+			_, cmd := m.form.Update(msg)
+			return cmd
+		}
+	}
+	return nil
+}
+
+// typing reports whether keys are text for a field or the filter.
+func (m *Model) typing() bool {
+	if len(m.dialogs) > 0 {
+		return m.dialogs[len(m.dialogs)-1].ID() == "prompt"
+	}
+	switch m.screen {
+	case screenModules:
+		return m.modules.Typing()
+	case screenForm:
+		return m.form != nil && m.form.Typing()
+	}
+	return false
+}
+
+// key handles a key press: global keys first, then the top dialog, then the
+// focused screen.
+func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
+	g := m.keys.Global
+	switch {
+	case key.Matches(kp, g.Interrupt):
+		if m.run != nil && !m.run.done {
+			return m.cancelRun()
+		}
+		return tea.Quit
+	case key.Matches(kp, g.Help) && !m.typing():
+		m.fullHelp = !m.fullHelp
+		m.layout()
+		return nil
+	}
+	if len(m.dialogs) > 0 {
+		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
+		return tea.Batch(cmd, m.dialogAction(act))
+	}
+	switch m.screen {
+	case screenModules:
+		if key.Matches(kp, g.Quit) && !m.typing() {
+			return tea.Quit
+		}
+		act, cmd := m.modules.Update(kp)
+		switch a := act.(type) {
+		case listOpen:
+			m.caps = newCapList(m.com, m.keys.List, a.module)
+			m.screen = screenCaps
+			m.layout()
+		case listRediscover:
+			return tea.Batch(cmd, m.discover())
+		}
+		return cmd
+	case screenCaps:
+		if key.Matches(kp, g.Quit) {
+			return tea.Quit
+		}
+		act, cmd := m.caps.Update(kp)
+		switch a := act.(type) {
+		case capBack:
+			m.screen = screenModules
+		case capOpen:
+			return tea.Batch(cmd, m.openForm(m.caps.module, a.cap))
+		}
+		return cmd
+	case screenForm:
+		act, cmd := m.form.Update(kp)
+		switch a := act.(type) {
+		case formview.ActionBack:
+			m.screen = screenCaps
+		case formview.ActionSubmit:
+			return tea.Batch(cmd, m.submit(a.Input))
+		}
+		return cmd
+	case screenRun:
+		return nil
+	case screenResult:
+		return m.resultKey(kp)
+	case screenViewer:
+		return m.viewerKey(kp)
+	}
+	return nil
+}
+
+// openForm shows the form of capability c of module mod.
+func (m *Model) openForm(mod *runner.Module, c modproto.Capability) tea.Cmd {
+	var schema json.RawMessage
+	if c.RequestSchema != "" && mod.Descriptor != nil {
+		schema = mod.Descriptor.RequestSchemas[c.RequestSchema]
+	}
+	f, err := form.Build(schema)
+	if err != nil {
+		f, _ = form.Build(nil)
+	}
+	m.form = formview.New(m.com, f, m.validate)
+	if err != nil {
+		m.form.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
+	}
+	if mod.Status == runner.StatusDisabled {
+		m.form.SetNote("This module is disabled: it is listed but never run.")
+	}
+	m.formModule, m.formCap = mod, c
+	m.screen = screenForm
+	m.layout()
+	return nil
+}
+
+// submit plans the call with input; the plan comes back as a planMsg.
+func (m *Model) submit(input json.RawMessage) tea.Cmd {
+	m.planSeq++
+	seq := m.planSeq
+	m.lastInput = input
+	m.form.SetNote("Planning…")
+	b, mod, capID := m.backend, m.formModule, m.formCap.ID
+	if b == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		p, err := b.Plan(mod, capID, input)
+		return planMsg{seq: seq, plan: p, err: err}
+	}
+}
+
+// planned opens the approval dialog or starts the run.
+func (m *Model) planned(msg planMsg) tea.Cmd {
+	if msg.seq != m.planSeq || m.form == nil {
+		return nil
+	}
+	var ie *runner.InputError
+	switch {
+	case errors.As(msg.err, &ie):
+		m.form.SetNote("The host refused the input: fix the fields marked ✗.")
+		m.form.ShowProblems(ie.Violations)
+		return nil
+	case errors.Is(msg.err, runner.ErrDisabled):
+		m.form.SetNote("This module is disabled: it is listed but never run.")
+		return nil
+	case msg.err != nil:
+		m.form.SetNote("Cannot plan the call: " + msg.err.Error())
+		return nil
+	}
+	m.form.SetNote("")
+	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
+		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
+		return nil
+	}
+	return m.startRun(msg.plan, true)
+}
+
+// dialogAction carries out what the top dialog answered.
+func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
+	if act == nil {
+		return nil
+	}
+	top := m.dialogs[len(m.dialogs)-1]
+	m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	switch a := act.(type) {
+	case dialog.ActionApprove:
+		ap, _ := top.(*dialog.Approval)
+		if ap == nil {
+			return nil
+		}
+		if a.Scope == dialog.ScopeSession {
+			m.approvals.Allow(ap.Plan())
+		}
+		return m.startRun(ap.Plan(), true)
+	case dialog.ActionDeny:
+		if m.form != nil {
+			m.form.SetNote("Denied: the call was not run.")
+		}
+		m.screen = screenForm
+	case dialog.ActionSubmitText:
+		if m.viewer != nil {
+			return m.viewer.save(a.Value)
+		}
+	}
+	return nil
+}
+
+// startRun runs plan in the background; events and the result come back
+// as messages carrying its request id.
+func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	rv := newRunView(m.com, p, cancel)
+	m.run = rv
+	m.screen = screenRun
+	id := rv.id
+	b := m.backend
+	if b == nil {
+		cancel()
+		return nil
+	}
+	events := func(ev runner.Event) {
+		if send := m.send.Load(); send != nil {
+			(*send)(runEventMsg{id: id, ev: ev})
+		}
+	}
+	run := func() tea.Msg {
+		defer cancel()
+		res, err := b.Run(ctx, p, approved, events)
+		return runDoneMsg{id: id, result: res, err: err}
+	}
+	return tea.Batch(run, m.tick(id), m.spinner.Tick)
+}
+
+// tick schedules the next elapsed-time redraw of run id.
+func (m *Model) tick(id string) tea.Cmd {
+	return tea.Tick(runTick, func(time.Time) tea.Msg { return runTickMsg{id: id} })
+}
+
+// cancelRun cancels the run in progress; the runner kills its process tree
+// and the run ends as "cancelled".
+func (m *Model) cancelRun() tea.Cmd {
+	m.run.cancelling = true
+	m.run.cancel()
+	return nil
+}
+
+// finished shows the result of the run it belongs to.
+func (m *Model) finished(msg runDoneMsg) tea.Cmd {
+	if m.run == nil || m.run.id != msg.id {
+		return nil
+	}
+	m.run.done = true
+	res := msg.result
+	if res == nil {
+		res = &runner.Result{RequestID: msg.id, Host: &runner.HostError{Code: "host.error", Detail: errText(msg.err)}}
+		if m.run.plan.Module != nil {
+			res.Module = m.run.plan.Module.ID
+		}
+		res.Capability = m.run.plan.Capability.ID
+	}
+	m.result = newResultView(m.com, m.keys.Result, m.run.plan, res, m.run.stderrTail())
+	m.screen = screenResult
+	m.layout()
+	return nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "the run returned no result"
+	}
+	return err.Error()
+}
+
+// resultKey handles a key on the result view.
+func (m *Model) resultKey(kp tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.Result
+	switch {
+	case key.Matches(kp, k.Back):
+		m.screen = screenForm
+		return nil
+	case key.Matches(kp, k.Rerun):
+		// A fresh plan: a new request id, and approval asked again unless
+		// the session covers it.
+		if m.form != nil && m.lastInput != nil {
+			m.screen = screenForm
+			return m.submit(m.lastInput)
+		}
+	case key.Matches(kp, k.Open):
+		if a, ok := m.result.SelectedArtifact(); ok {
+			m.viewer = newViewer(m.com, m.keys.Viewer, m.result.res.RequestID, a, m.workspace)
+			m.screen = screenViewer
+			m.layout()
+			return m.viewer.render(m.renderOptions())
+		}
+	case key.Matches(kp, m.keys.Global.Quit):
+		return nil
+	default:
+		m.result.Update(kp)
+	}
+	return nil
+}
+
+// viewerKey handles a key on the artifact viewer.
+func (m *Model) viewerKey(kp tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.Viewer
+	switch {
+	case key.Matches(kp, k.Back):
+		m.screen = screenResult
+		return nil
+	case key.Matches(kp, k.Save):
+		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", m.viewer.saveDir))
+		return nil
+	}
+	m.viewer.Update(kp)
+	return nil
+}
+
+// renderOptions are the options artifact renders use now.
+func (m *Model) renderOptions() render.Options {
+	return render.Options{Width: m.com.Width, Dark: m.com.Dark, NoColor: m.com.NoColor}
+}
+
+// View draws the header, the focused screen (or the top dialog) and the
+// help bar.
+func (m *Model) View() tea.View {
+	w := m.com.Width
+	h := m.bodyHeight()
+	var body string
+	switch m.screen {
+	case screenModules:
+		body = m.modules.View(m.spinner)
+	case screenCaps:
+		body = m.caps.View()
+	case screenForm:
+		body = m.formView()
+	case screenRun:
+		body = m.run.View(m.spinner, w, h)
+	case screenResult:
+		body = m.result.View()
+	case screenViewer:
+		body = m.viewer.View()
+	}
+	if len(m.dialogs) > 0 {
+		body = dialog.Place(w, h, m.dialogs[len(m.dialogs)-1].View(w, h))
+	}
+	body = common.FitWidth(common.FitHeight(body, h, nil), w)
+	if n := common.Lines(body); n < h {
+		body += strings.Repeat("\n", h-n)
+	}
+	v := tea.NewView(m.header() + "\n" + body + "\n" + m.helpView())
+	v.AltScreen = true
+	return v
+}
+
+// header is the title line with where the person is.
+func (m *Model) header() string {
+	st := m.com.Styles
+	crumbs := []string{st.Title.Render("modbay")}
+	mod := m.formModule
+	if m.screen == screenCaps && m.caps != nil {
+		mod = m.caps.module
+	}
+	if m.screen != screenModules && mod != nil {
+		crumbs = append(crumbs, render.SanitizeLine(moduleName(mod)))
+		if m.screen != screenCaps {
+			crumbs = append(crumbs, render.SanitizeLine(titleOr(m.formCap.Title, m.formCap.ID)))
+		}
+		switch m.screen {
+		case screenRun:
+			crumbs = append(crumbs, "run")
+		case screenResult:
+			crumbs = append(crumbs, "result")
+		case screenViewer:
+			crumbs = append(crumbs, "artifact")
+		}
+	} else if m.screen == screenModules && !m.modules.discovering {
+		crumbs = append(crumbs, st.Muted.Render(fmt.Sprintf("%d modules", len(m.modules.modules))))
+	}
+	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › ")), m.com.Width)
+}
+
+func moduleName(mod *runner.Module) string {
+	if mod.Descriptor != nil && mod.Descriptor.Name != "" {
+		return mod.Descriptor.Name
+	}
+	return mod.ID
+}
+
+// formView draws the form screen: the capability's summary, then the form.
+func (m *Model) formView() string {
+	st := m.com.Styles
+	c := m.formCap
+	line := st.ID.Render(render.SanitizeLine(c.ID)) + "  " + st.Muted.Render(render.SanitizeLine(c.Summary))
+	effects := st.Muted.Render(strings.Join(dialog.EffectBadges(c.Effects, c.LongRunning), " · "))
+	return common.Trunc(line, m.com.Width) + "\n" + common.Trunc(effects, m.com.Width) + "\n" + m.form.View()
+}
+
+// helpView draws the help bar for what has focus.
+func (m *Model) helpView() string {
+	if m.fullHelp {
+		return m.help.FullHelpView(m.FullHelp())
+	}
+	return m.help.ShortHelpView(m.ShortHelp())
+}
+
+// ShortHelp implements help.KeyMap: the bindings of what has focus.
+func (m *Model) ShortHelp() []key.Binding {
+	g := m.keys.Global
+	var b []key.Binding
+	if len(m.dialogs) > 0 {
+		return m.dialogs[len(m.dialogs)-1].ShortHelp()
+	}
+	switch m.screen {
+	case screenModules:
+		b = m.modules.ShortHelp()
+		if !m.modules.Typing() {
+			b = append(b, g.Quit)
+		}
+	case screenCaps:
+		b = append(m.caps.ShortHelp(), g.Quit)
+	case screenForm:
+		b = m.form.ShortHelp()
+	case screenRun:
+		return []key.Binding{m.keys.Run.Cancel}
+	case screenResult:
+		b = m.result.ShortHelp()
+	case screenViewer:
+		k := m.keys.Viewer
+		b = []key.Binding{k.Up, k.Down, k.Save, k.Back}
+	}
+	if !m.typing() {
+		b = append(b, g.Help)
+	}
+	return b
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	g := m.keys.Global
+	if len(m.dialogs) > 0 {
+		return m.dialogs[len(m.dialogs)-1].FullHelp()
+	}
+	var groups [][]key.Binding
+	switch m.screen {
+	case screenModules, screenCaps:
+		l := m.keys.List
+		groups = [][]key.Binding{{l.Up, l.Down, l.Open, l.Back}, {l.Filter, l.ClearFilter, l.Rediscover}}
+	case screenForm:
+		groups = m.form.FullHelp()
+	case screenRun:
+		groups = [][]key.Binding{{m.keys.Run.Cancel}}
+	case screenResult:
+		r := m.keys.Result
+		groups = [][]key.Binding{{r.Up, r.Down, r.PageUp, r.PageDown}, {r.Open, r.Stderr, r.Rerun, r.Back}}
+	case screenViewer:
+		v := m.keys.Viewer
+		groups = [][]key.Binding{{v.Up, v.Down, v.PageUp, v.PageDown}, {v.Save, v.Back}}
+	}
+	return append(groups, []key.Binding{g.Quit, g.Interrupt, g.Help})
+}

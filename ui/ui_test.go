@@ -1,0 +1,530 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/dialog"
+	"modbay/ui/internal/uitest"
+)
+
+// sizes are the terminal sizes every golden frame is drawn at.
+var sizes = []struct{ w, h int }{{80, 24}, {120, 40}}
+
+// newTest returns a root model over b with colors off, a fixed clock and
+// the given size.
+func newTest(t *testing.T, b Backend, w, h int) (*Model, *uitest.Clock) {
+	t.Helper()
+	m := newModel(b, "/home/u/.local/share/modbay/workspace", Options{NoColor: true, Banner: "No modules in /home/u/.local/share/modbay; showing the built-in examples."})
+	clock := uitest.NewClock()
+	m.com.Now = clock.Now
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m, clock
+}
+
+// frame returns the view's content, checking it fills the terminal exactly
+// and that no line overflows the width.
+func frame(t *testing.T, m *Model) string {
+	t.Helper()
+	v := m.View()
+	if !v.AltScreen {
+		t.Error("root view is not on the alternate screen")
+	}
+	lines := strings.Split(v.Content, "\n")
+	if len(lines) != m.com.Height {
+		t.Errorf("frame has %d lines, want %d", len(lines), m.com.Height)
+	}
+	for i, l := range lines {
+		if w := common.Width(l); w > m.com.Width {
+			t.Errorf("line %d is %d cells wide (> %d): %q", i, w, m.com.Width, l)
+		}
+		if strings.ContainsRune(l, '\x1b') && strings.Contains(l, "]52;") {
+			t.Errorf("line %d carries a module's escape sequence: %q", i, l)
+		}
+	}
+	return v.Content
+}
+
+func press(m *Model, keys ...string) {
+	for _, k := range keys {
+		m.Update(uitest.Key(k))
+	}
+}
+
+func typeText(m *Model, s string) {
+	for _, msg := range uitest.Type(s) {
+		m.Update(msg)
+	}
+}
+
+// withModules loads the fixture modules and selects "fake".
+func withModules(t *testing.T, m *Model) {
+	t.Helper()
+	m.Update(modulesMsg{gen: m.gen, modules: uitest.Modules(t)})
+	press(m, "down", "down")
+	if sel := m.modules.Selected(); sel == nil || sel.ID != "fake" {
+		t.Fatalf("selected %v, want fake", sel)
+	}
+}
+
+// openForm goes from the list to the form of capability index i of fake.
+func openForm(t *testing.T, m *Model, i int) {
+	t.Helper()
+	withModules(t, m)
+	press(m, "enter")
+	for range i {
+		press(m, "down")
+	}
+	press(m, "enter")
+	if m.screen != screenForm {
+		t.Fatalf("screen %v, want form", m.screen)
+	}
+}
+
+func each(t *testing.T, f func(t *testing.T, w, h int)) {
+	for _, s := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(t *testing.T) { f(t, s.w, s.h) })
+	}
+}
+
+func TestGoldenModuleList(t *testing.T) {
+	each(t, func(t *testing.T, w, h int) {
+		m, _ := newTest(t, nil, w, h)
+		withModules(t, m)
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+}
+
+func TestGoldenDiscovering(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	golden.RequireEqual(t, []byte(frame(t, m)))
+}
+
+func TestGoldenCapabilityList(t *testing.T) {
+	each(t, func(t *testing.T, w, h int) {
+		m, _ := newTest(t, nil, w, h)
+		withModules(t, m)
+		press(m, "enter", "down")
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+}
+
+func TestGoldenForm(t *testing.T) {
+	each(t, func(t *testing.T, w, h int) {
+		m, _ := newTest(t, nil, w, h)
+		openForm(t, m, 0)
+		typeText(m, "hello")
+		press(m, "tab")
+		typeText(m, "3x")
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+}
+
+func TestGoldenApproval(t *testing.T) {
+	each(t, func(t *testing.T, w, h int) {
+		m, _ := newTest(t, nil, w, h)
+		openForm(t, m, 1)
+		typeText(m, "Quarterly")
+		press(m, "ctrl+s")
+		m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+		if len(m.dialogs) != 1 {
+			t.Fatal("approval dialog did not open")
+		}
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+}
+
+// resultFor shows fixture rel as the result of a run of fake.report.
+func resultFor(t *testing.T, m *Model, rel string) {
+	t.Helper()
+	openForm(t, m, 1)
+	p := uitest.Plan(t, m.formModule)
+	m.Update(planMsg{seq: m.planSeq, plan: p})
+	press(m, "a") // in the grace period: ignored
+	if len(m.dialogs) != 1 {
+		t.Fatal("a key in the grace period closed the dialog")
+	}
+	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) }
+	press(m, "a")
+	if m.screen != screenRun {
+		t.Fatalf("screen %v after approving, want run", m.screen)
+	}
+	m.Update(runDoneMsg{id: m.run.id, result: uitest.Result(t, p, rel)})
+	if m.screen != screenResult {
+		t.Fatalf("screen %v, want result", m.screen)
+	}
+}
+
+func TestGoldenResult(t *testing.T) {
+	for _, fx := range []string{"success-with-artifact", "error-provider-failure-unknown-cost"} {
+		t.Run(fx, func(t *testing.T) {
+			each(t, func(t *testing.T, w, h int) {
+				m, _ := newTest(t, nil, w, h)
+				resultFor(t, m, "invoke/"+fx+".json")
+				golden.RequireEqual(t, []byte(frame(t, m)))
+			})
+		})
+	}
+}
+
+func TestGoldenRunView(t *testing.T) {
+	m, clock := newTest(t, nil, 80, 24)
+	resultFor(t, m, "invoke/success-with-artifact.json") // leaves a finished run
+	m.run.done = false
+	m.screen = screenRun
+	m.run.started = clock.Now()
+	clock.Advance(3200 * time.Millisecond)
+	m.com.Now = clock.Now
+	pct := 40.0
+	m.Update(runEventMsg{id: m.run.id, ev: runner.Event{PID: 4242, Stderr: []byte("step 1\nstep 2\x1b[2J\npartial")}})
+	m.Update(runEventMsg{id: m.run.id, ev: runner.Event{Job: &runner.JobStatus{ID: "job_fake_0001", State: "running", Percent: &pct, Detail: "rendering", Polls: 3}}})
+	m.Update(runEventMsg{id: "req_other", ev: runner.Event{Stderr: []byte("not mine\n")}})
+	out := frame(t, m)
+	for _, want := range []string{"3.2s / 30s", "job_fake_0001", "40%", "step 2␛[2J", "partial"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run view lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "not mine") {
+		t.Error("run view shows another run's stderr")
+	}
+	golden.RequireEqual(t, []byte(out))
+}
+
+func TestResultShowsCostsAndEffects(t *testing.T) {
+	m, _ := newTest(t, nil, 120, 80)
+	resultFor(t, m, "invoke/error-provider-failure-unknown-cost.json")
+	content := m.result.content()
+	for _, want := range []string{"provider_failure", "Retryable   yes", "Estimated   unknown", "Actual      unknown", "network         no        yes ≠"} {
+		if !strings.Contains(content, want) {
+			t.Errorf("result lacks %q:\n%s", want, content)
+		}
+	}
+	if strings.Contains(content, "free") || strings.Contains(content, "$0") {
+		t.Errorf("unknown cost shown as free:\n%s", content)
+	}
+	m2, _ := newTest(t, nil, 120, 80)
+	resultFor(t, m2, "invoke/success-with-artifact.json")
+	c2 := m2.result.content()
+	for _, want := range []string{"Estimated   free ($0.00)", "Fake report", "sha256:47e852b4bfb7…", "verified ✓ staged", "application/json · 128 B"} {
+		if !strings.Contains(c2, want) {
+			t.Errorf("result lacks %q:\n%s", want, c2)
+		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		in   *float64
+		want string
+	}{{nil, "unknown"}, {f(0), "free ($0.00)"}, {f(1.5), "$1.50"}, {f(0.0031), "$0.0031"}} {
+		if got := Cost(tt.in); got != tt.want {
+			t.Errorf("Cost(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestNarrowTerminalsNeverOverflow(t *testing.T) {
+	for _, w := range []int{40, 80, 99, 100, 160} {
+		m, _ := newTest(t, nil, w, 24)
+		withModules(t, m)
+		frame(t, m)
+		press(m, "enter")
+		frame(t, m)
+		press(m, "enter")
+		frame(t, m)
+	}
+}
+
+func TestModuleTextIsSanitized(t *testing.T) {
+	m, _ := newTest(t, nil, 120, 40)
+	withModules(t, m)
+	press(m, "down")
+	out := frame(t, m)
+	if strings.Contains(out, "\x1b[31mred") || strings.Contains(out, "\x1b]52") {
+		t.Fatalf("a module's escape sequence reached the screen:\n%q", out)
+	}
+	if !strings.Contains(out, "␛[31mred") {
+		t.Fatalf("the broken module's reason is not shown inertly:\n%s", out)
+	}
+}
+
+func TestFilterAndQuit(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	withModules(t, m)
+	press(m, "/")
+	typeText(m, "q")
+	if _, cmd := m.Update(uitest.Key("q")); cmd != nil {
+		if _, quit := cmd().(tea.QuitMsg); quit {
+			t.Fatal("q quit while typing in the filter")
+		}
+	}
+	if len(m.modules.shown) != 0 {
+		t.Fatalf("filter qq shows %d modules", len(m.modules.shown))
+	}
+	press(m, "esc")
+	if len(m.modules.shown) != 4 {
+		t.Fatalf("cleared filter shows %d modules", len(m.modules.shown))
+	}
+	press(m, "/")
+	typeText(m, "echo")
+	press(m, "enter")
+	if sel := m.modules.Selected(); sel == nil || sel.ID != "echo" {
+		t.Fatalf("filtered selection %v", sel)
+	}
+	_, cmd := m.Update(uitest.Key("q"))
+	if cmd == nil {
+		t.Fatal("q on the list did not quit")
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Fatal("q on the list did not quit")
+	}
+}
+
+func TestHelpFollowsFocus(t *testing.T) {
+	m, _ := newTest(t, nil, 120, 40)
+	withModules(t, m)
+	if h := m.helpView(); !strings.Contains(h, "filter") || !strings.Contains(h, "quit") {
+		t.Errorf("list help = %q", h)
+	}
+	press(m, "?")
+	if h := m.helpView(); !strings.Contains(h, "rediscover") || common.Lines(h) < 2 {
+		t.Errorf("full help = %q", h)
+	}
+	press(m, "?")
+	press(m, "enter", "enter")
+	if h := m.helpView(); !strings.Contains(h, "submit") || strings.Contains(h, "quit") {
+		t.Errorf("form help = %q", h)
+	}
+}
+
+// fakeBackend plans and runs without subprocesses.
+type fakeBackend struct {
+	mu       sync.Mutex
+	plan     func(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error)
+	result   *runner.Result
+	block    bool
+	runs     int
+	approved bool
+	inputs   []string
+}
+
+// snapshot returns the run count, the last approved flag and the inputs.
+func (f *fakeBackend) snapshot() (int, bool, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.runs, f.approved, append([]string(nil), f.inputs...)
+}
+
+func (f *fakeBackend) Discover(context.Context) []*runner.Module { return nil }
+
+func (f *fakeBackend) Plan(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+	f.mu.Lock()
+	f.inputs = append(f.inputs, string(input))
+	f.mu.Unlock()
+	return f.plan(m, capID, input)
+}
+
+func (f *fakeBackend) Run(ctx context.Context, p *runner.Plan, approved bool, events func(runner.Event)) (*runner.Result, error) {
+	f.mu.Lock()
+	f.runs++
+	f.approved = approved
+	f.mu.Unlock()
+	events(runner.Event{RequestID: p.Request.RequestID, Stderr: []byte("working\n")})
+	if f.block {
+		<-ctx.Done()
+		return &runner.Result{RequestID: p.Request.RequestID, Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "cancelled by the person"}}, nil
+	}
+	return f.result, nil
+}
+
+// harness runs the model's commands in goroutines and feeds their messages
+// back, as the program would; timer ticks are dropped.
+type harness struct {
+	t    *testing.T
+	m    *Model
+	msgs chan tea.Msg
+}
+
+func newHarness(t *testing.T, m *Model) *harness {
+	h := &harness{t: t, m: m, msgs: make(chan tea.Msg, 64)}
+	m.SetSender(func(msg tea.Msg) { h.msgs <- msg })
+	return h
+}
+
+func (h *harness) do(cmd tea.Cmd) {
+	if cmd != nil {
+		go func() {
+			if msg := cmd(); msg != nil {
+				h.msgs <- msg
+			}
+		}()
+	}
+}
+
+func (h *harness) key(k string) {
+	_, cmd := h.m.Update(uitest.Key(k))
+	h.do(cmd)
+}
+
+// until feeds messages until cond holds.
+func (h *harness) until(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-h.msgs:
+			switch msg := msg.(type) {
+			case tea.BatchMsg:
+				for _, c := range msg {
+					h.do(c)
+				}
+			case spinner.TickMsg, runTickMsg:
+			default:
+				_, cmd := h.m.Update(msg)
+				h.do(cmd)
+			}
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func TestFlowApproveRunResultRerun(t *testing.T) {
+	mod := uitest.Module(t)
+	fb := &fakeBackend{}
+	fb.plan = func(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		p := uitest.Plan(t, m)
+		p.Request.Input = input
+		return p, nil
+	}
+	fb.result = uitest.Result(t, uitest.Plan(t, mod), "invoke/success-with-artifact.json")
+	m, clock := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openForm(t, m, 1)
+	typeText(m, "Q1")
+	h.key("ctrl+s")
+	h.until("approval dialog", func() bool { return len(m.dialogs) == 1 })
+	h.key("s") // grace period: ignored
+	if len(m.dialogs) != 1 {
+		t.Fatal("a key in the grace period answered the dialog")
+	}
+	clock.Advance(dialog.GracePeriod)
+	h.key("s")
+	h.until("result", func() bool { return m.screen == screenResult })
+	if runs, approved, inputs := fb.snapshot(); runs != 1 || !approved || inputs[0] != `{"title":"Q1"}` {
+		t.Fatalf("runs %d approved %v inputs %q", runs, approved, inputs)
+	}
+	// Re-run: the session approval covers it, so no dialog.
+	h.key("r")
+	h.until("second result", func() bool { runs, _, _ := fb.snapshot(); return runs == 2 && m.screen == screenResult })
+	if len(m.dialogs) != 0 {
+		t.Fatal("session approval did not cover the re-run")
+	}
+	// esc back to the form keeps the input.
+	h.key("esc")
+	if m.screen != screenForm || m.form.Form().Fields[0].Text != "Q1" {
+		t.Fatalf("back to form: screen %v text %q", m.screen, m.form.Form().Fields[0].Text)
+	}
+}
+
+func TestFlowDenyRunsNothing(t *testing.T) {
+	fb := &fakeBackend{plan: func(m *runner.Module, _ string, _ json.RawMessage) (*runner.Plan, error) {
+		return uitest.Plan(t, m), nil
+	}}
+	m, clock := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openForm(t, m, 1)
+	typeText(m, "Q1")
+	h.key("ctrl+s")
+	h.until("approval dialog", func() bool { return len(m.dialogs) == 1 })
+	clock.Advance(dialog.GracePeriod)
+	h.key("d")
+	if runs, _, _ := fb.snapshot(); len(m.dialogs) != 0 || m.screen != screenForm || runs != 0 {
+		t.Fatalf("deny: dialogs %d screen %v runs %d", len(m.dialogs), m.screen, runs)
+	}
+	if !strings.Contains(m.form.Note(), "Denied") {
+		t.Fatalf("note %q", m.form.Note())
+	}
+}
+
+func TestFlowCtrlCCancelsRunThenQuits(t *testing.T) {
+	fb := &fakeBackend{block: true, plan: func(m *runner.Module, _ string, _ json.RawMessage) (*runner.Plan, error) {
+		p := uitest.Plan(t, m)
+		p.Approval = nil
+		return p, nil
+	}}
+	m, _ := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openForm(t, m, 0)
+	typeText(m, "hello")
+	h.key("ctrl+s")
+	h.until("run started", func() bool { return m.screen == screenRun && m.run.stderrTail() == "working" })
+	_, cmd := m.Update(uitest.Key("ctrl+c"))
+	if cmd != nil {
+		if _, quit := cmd().(tea.QuitMsg); quit {
+			t.Fatal("ctrl+c quit during a run instead of cancelling")
+		}
+	}
+	if !strings.Contains(frame(t, m), "cancelling…") {
+		t.Fatal("run view does not say cancelling…")
+	}
+	h.until("cancelled result", func() bool { return m.screen == screenResult })
+	if m.result.res.Code() != modproto.CodeCancelled {
+		t.Fatalf("code %q", m.result.res.Code())
+	}
+	_, cmd = m.Update(uitest.Key("ctrl+c"))
+	if cmd == nil {
+		t.Fatal("ctrl+c with no run did not quit")
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Fatal("ctrl+c with no run did not quit")
+	}
+}
+
+func TestFlowHostRefusesInput(t *testing.T) {
+	fb := &fakeBackend{plan: func(*runner.Module, string, json.RawMessage) (*runner.Plan, error) {
+		return nil, &runner.InputError{Schema: "fake.echo.request/v1", Violations: modproto.ValidationErrors{{Path: "/repeat", Detail: "must be >= 1"}}}
+	}}
+	m, _ := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openForm(t, m, 0)
+	typeText(m, "hello")
+	h.key("ctrl+s")
+	h.until("refusal shown", func() bool { return strings.Contains(m.form.Note(), "refused") })
+	if got := m.form.Problems().Fields[1]; len(got) != 1 || got[0] != "must be >= 1" {
+		t.Fatalf("repeat problems %q", got)
+	}
+}
+
+func TestFormValidatesWithRunnerSchema(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	openForm(t, m, 0)
+	// Empty required name: one "required" under the field, nothing at the root.
+	p := m.form.Problems()
+	if len(p.Fields[0]) != 1 || p.Fields[0][0] != "required" || len(p.Root) != 0 {
+		t.Fatalf("problems %#v", p)
+	}
+	typeText(m, "hello")
+	press(m, "tab")
+	typeText(m, "99999999999999999999")
+	if p := m.form.Problems(); p.Count() != 0 {
+		t.Fatalf("valid input has problems %#v", p)
+	}
+	if got := string(m.form.Value()); got != `{"name":"hello","repeat":99999999999999999999}` {
+		t.Fatalf("value %s", got)
+	}
+}

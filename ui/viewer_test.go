@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/internal/uitest"
+)
+
+func TestCopyNoClobberAddsSuffix(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "staged")
+	if err := os.WriteFile(src, []byte("new"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "report.json"), []byte("old"), 0o644)
+	p, err := copyNoClobber(src, out, "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(p) != "report-2.json" {
+		t.Fatalf("saved as %s, want report-2.json", p)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "report.json")); string(b) != "old" {
+		t.Fatal("existing file was overwritten")
+	}
+}
+
+func TestViewerRendersAndRerendersOnResize(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte("{\"title\":\"Q1\",\"rows\":[1,2,3],\"evil\":\"\\u001b[2J\"}")
+	staged := filepath.Join(dir, "blob")
+	if err := os.WriteFile(staged, body, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTest(t, nil, 80, 24)
+	h := newHarness(t, m)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	m.result.res.Artifacts[0].Staged = staged
+	m.result.res.Artifacts[0].Digest = modproto.Digest(body)
+	m.result.res.Artifacts[0].Size = int64(len(body))
+	h.key("enter")
+	if m.screen != screenViewer {
+		t.Fatalf("screen %v, want viewer", m.screen)
+	}
+	h.until("render", func() bool { return !m.viewer.loading })
+	out := frame(t, m)
+	if !strings.Contains(out, `"title": "Q1"`) || !strings.Contains(out, "verified ✓") {
+		t.Fatalf("viewer frame:\n%s", out)
+	}
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.do(cmd)
+	h.until("re-render at 100", func() bool { return !m.viewer.loading && m.viewer.renderedW == 100 })
+	frame(t, m)
+	// Save a copy into a chosen directory.
+	h.key("s")
+	if len(m.dialogs) != 1 {
+		t.Fatal("s did not open the save prompt")
+	}
+	for range len(m.workspace) {
+		h.key("backspace")
+	}
+	for _, msg := range uitest.Type(filepath.Join(dir, "saved")) {
+		m.Update(msg)
+	}
+	h.key("enter")
+	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.note, "Saved") })
+	if b, err := os.ReadFile(filepath.Join(dir, "saved", "report-1.json")); err != nil || string(b) != string(body) {
+		t.Fatalf("saved copy: %q %v", b, err)
+	}
+	h.key("esc")
+	if m.screen != screenResult {
+		t.Fatalf("esc from viewer: screen %v", m.screen)
+	}
+}
+
+func TestViewerShowsMetadataForMedia(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	h := newHarness(t, m)
+	v := newViewer(m.com, m.keys.Viewer, "req", runner.VerifiedArtifact{
+		Artifact: modproto.Artifact{ID: "a1", Kind: "clip/v1", Path: "clip.mp4", MediaType: "video/mp4", Digest: "sha256:" + strings.Repeat("0", 64), Bytes: 5 << 20},
+		Staged:   "/nonexistent/never-read",
+	}, "/ws")
+	m.viewer, m.screen = v, screenViewer
+	h.do(v.render(m.renderOptions()))
+	h.until("metadata", func() bool { return !v.loading })
+	if v.err != nil {
+		t.Fatalf("media artifact was read: %v", v.err)
+	}
+	if out := frame(t, m); !strings.Contains(out, "video") || !strings.Contains(out, "save") {
+		t.Fatalf("metadata frame:\n%s", out)
+	}
+}
