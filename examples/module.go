@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -107,21 +108,32 @@ func schemaDocs(bodies map[string]string) map[string]json.RawMessage {
 }
 
 // schemaDoc returns the JSON Schema object body with "$schema" set to the
-// 2020-12 dialect and "$id" set to schemaIDPrefix + key. body must be a
-// JSON object; anything else is a programming error and panics (the tests
+// 2020-12 dialect and "$id" set to schemaIDPrefix + key, keeping the body's
+// property order as written (a form shows fields in the author's order, and
+// a Go map would sort them). body must be a JSON object without "$schema"
+// or "$id"; anything else is a programming error and panics (the tests
 // describe every example).
 func schemaDoc(key, body string) json.RawMessage {
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &probe); err != nil {
 		panic(fmt.Sprintf("examples: schema %q is not a JSON object: %v", key, err))
 	}
-	doc["$schema"] = schemaDialect
-	doc["$id"] = schemaIDPrefix + key
-	b, err := marshal(doc)
-	if err != nil {
+	if _, ok := probe["$id"]; ok {
+		panic(fmt.Sprintf("examples: schema %q sets $id itself", key))
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(body)); err != nil {
 		panic(fmt.Sprintf("examples: schema %q: %v", key, err))
 	}
-	return b
+	head, _ := json.Marshal(map[string]string{"$schema": schemaDialect, "$id": schemaIDPrefix + key})
+	rest := bytes.TrimPrefix(compact.Bytes(), []byte("{"))
+	out := append(head[:len(head)-1:len(head)-1], ',')
+	if bytes.Equal(rest, []byte("}")) {
+		out = append(head[:len(head)-1:len(head)-1], '}')
+	} else {
+		out = append(out, rest...)
+	}
+	return json.RawMessage(out)
 }
 
 // localFree is the declared effects of a capability that runs on this

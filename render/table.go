@@ -148,7 +148,9 @@ func sniffDelimiter(src []byte) rune {
 	for _, d := range candidateDelimiters {
 		r := newCSVReader(src, d)
 		var counts []int
-		for len(counts) < sniffRecords {
+		// Each Read consumes at least one line; bounding the attempts too
+		// keeps a file of nothing but malformed records cheap.
+		for attempt := 0; attempt < 2*sniffRecords && len(counts) < sniffRecords; attempt++ {
 			rec, err := r.Read()
 			if errors.Is(err, io.EOF) {
 				break
@@ -504,7 +506,7 @@ func jsonCell(raw json.RawMessage) string {
 // of src when nothing did.
 func Table(src []byte, mediaType string, o Options) (string, error) {
 	td, err := ParseTable(src, mediaType)
-	if len(td.Header) == 0 && len(td.Rows) == 0 {
+	if len(td.Header) == 0 { // nothing parsed, or rows without a single column
 		if err != nil && !errors.Is(err, ErrEmpty) {
 			return Text(src, o), err
 		}

@@ -245,6 +245,12 @@ func TestTableRender(t *testing.T) {
 		if !errors.Is(err, ErrEmpty) || out != "(empty table)\n" {
 			t.Errorf("Table(nil) = %q, %v", out, err)
 		}
+		for _, src := range []string{"[]", "[{}]", "[[],[]]"} {
+			out, err := Table([]byte(src), "application/json", Options{})
+			if err != nil || out != "(empty table)\n" {
+				t.Errorf("Table(%s) = %q, %v", src, out, err)
+			}
+		}
 	})
 	t.Run("header colored unless NoColor", func(t *testing.T) {
 		plain, _ := Table([]byte("a,b\n1,2\n"), "text/csv", Options{NoColor: true})

@@ -380,7 +380,7 @@ func fakeHostile(mode, id, ws, reqPath string, req modproto.Request, ok func(any
 	case "ok_with_error":
 		writeEnvelope(map[string]any{"protocol": modproto.ProtocolID, "module": id, "operation": "invoke",
 			"request_id": req.RequestID, "ok": true, "result": map[string]any{},
-			"error": map[string]any{"code": "internal", "message": "both", "details": map[string]any{}},
+			"error":    map[string]any{"code": "internal", "message": "both", "details": map[string]any{}},
 			"warnings": []string{}, "execution": execution(nil)})
 		return 0
 	case "wrong_module":

@@ -1,0 +1,121 @@
+package runner
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"modbay/modproto"
+)
+
+func TestJobPolledToCompletion(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("jobs", "good")
+	m := f.load("jobs")
+	p, err := f.host.Plan(m, "t.job", json.RawMessage(`{"polls":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var states []string
+	res, err := f.host.Run(ctxGuard(t), p, false, func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.RequestID != p.Request.RequestID {
+			t.Errorf("event under request id %s", e.RequestID)
+		}
+		if e.Job != nil {
+			states = append(states, e.Job.State)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() {
+		t.Fatalf("job failed: %+v %s", res.Host, res.Stderr)
+	}
+	if res.Job == nil || res.Job.State != "succeeded" || res.Job.Polls != 3 || res.Job.Percent == nil || *res.Job.Percent != 100 {
+		t.Fatalf("job %+v", res.Job)
+	}
+	mu.Lock()
+	if len(states) != 4 || states[0] != "running" || states[3] != "succeeded" {
+		t.Errorf("job events %q", states)
+	}
+	mu.Unlock()
+	// The final reply's artifact is of a kind the poll capability does not
+	// declare but the job's capability does.
+	if len(res.Artifacts) != 1 || res.Artifacts[0].Kind != "t.report" {
+		t.Errorf("artifacts %+v", res.Artifacts)
+	}
+	if res.RequestID != p.Request.RequestID || res.Envelope.RequestID == p.Request.RequestID {
+		t.Errorf("request ids: result %s envelope %s", res.RequestID, res.Envelope.RequestID)
+	}
+	if res.HandleEnvelope == nil || res.HandleEnvelope.RequestID != p.Request.RequestID {
+		t.Error("the handle's envelope was not kept")
+	}
+}
+
+func TestJobUnknown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("jobs", "good")
+	m := f.load("jobs")
+	res := f.run(m, "t.job", `{"lost":true}`, nil)
+	if res.Host != nil || res.Code() != "unknown_job" {
+		t.Fatalf("code %q host %+v", res.Code(), res.Host)
+	}
+	if res.Job == nil || res.Job.ID != "job_lost" || res.Job.State != "queued" || res.Job.Polls != 1 {
+		t.Errorf("job %+v", res.Job)
+	}
+}
+
+func TestJobBoundedByTheDeadline(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("jobs", "good")
+	f.host.PollInterval, f.host.PollMaxInterval = 100, 100 // ns: poll as fast as runs go
+	m := f.load("jobs")
+	res := f.run(m, "t.job", `{"polls":1000000}`, func(p *Plan) { p.Request.DeadlineMS = 700 })
+	wantHost(t, res, modproto.CodeHostTimeout)
+	if res.Job == nil || res.Job.Polls == 0 || res.Job.State != "running" {
+		t.Errorf("job %+v", res.Job)
+	}
+}
+
+func TestParseJob(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in, id, state string
+		pct           *float64
+	}{
+		{`{"job_id":"j1","state":"running"}`, "j1", "running", nil},
+		{`{"job":{"job_id":"j2","state":"succeeded","percent":100}}`, "j2", "succeeded", ptr(100.0)},
+		{`{"job":{"job_id":"j3","percent":null},"state":"failed"}`, "j3", "failed", nil},
+		{`{"report":"done"}`, "", "", nil},
+		{`[1]`, "", "", nil},
+		{`{"job_id":7}`, "", "", nil},
+	}
+	for _, c := range cases {
+		js := parseJob(json.RawMessage(c.in))
+		if c.id == "" {
+			if js != nil {
+				t.Errorf("%s: got a job %+v", c.in, js)
+			}
+			continue
+		}
+		if js == nil || js.ID != c.id || js.State != c.state || (js.Percent == nil) != (c.pct == nil) || (c.pct != nil && *js.Percent != *c.pct) {
+			t.Errorf("%s: %+v", c.in, js)
+		}
+	}
+	for _, s := range []string{"succeeded", "failed", "cancelled", "completed", "error"} {
+		if !IsTerminalJobState(s) {
+			t.Errorf("%s is terminal", s)
+		}
+	}
+	if IsTerminalJobState("running") {
+		t.Error("running is not terminal")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

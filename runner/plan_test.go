@@ -1,0 +1,363 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"modbay/config"
+	"modbay/modproto"
+)
+
+// stubModule is a described module without an executable, for plans.
+func stubModule(t *testing.T, id string, d *modproto.Descriptor) *Module {
+	return &Module{ID: id, Exe: "/nonexistent/" + id, Dir: t.TempDir(), Origin: OriginHome, Descriptor: d, Status: StatusReady}
+}
+
+func TestPlanRootsAndBinaries(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	corpusDir := t.TempDir()
+	f.cfg.Roots = map[string]string{"corpus": corpusDir}
+	f.cfg.Binaries = map[string]string{"mapped": "/bin/sh"}
+	f.addModule("planner", "good")
+	m := f.load("planner")
+	p, err := f.host.Plan(m, "t.echo", json.RawMessage(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Request.Roots
+	want := map[string]modproto.Root{
+		"workspace": {Path: f.cfg.Workspace, Mode: "rw"},
+		"bundle":    {Path: m.Dir, Mode: "ro"},
+		"t_bundle":  {Path: m.Dir, Mode: "ro"},
+		"corpus":    {Path: corpusDir, Mode: "ro"},
+		"out":       {Path: f.cfg.StateDir("planner", "out"), Mode: "rw"},
+		"jobs":      {Path: f.cfg.StateDir("planner", "jobs"), Mode: "rw"},
+		"shared":    {Path: f.cfg.StateDir("planner", "shared"), Mode: "rw"}, // read and write: rw
+	}
+	if len(r) != len(want) {
+		t.Errorf("roots %v", r)
+	}
+	for name, w := range want {
+		if r[name] != w {
+			t.Errorf("root %s = %+v, want %+v", name, r[name], w)
+		}
+		if fi, err := os.Stat(w.Path); err != nil || !fi.IsDir() {
+			t.Errorf("root %s: %s does not exist", name, w.Path)
+		}
+		if !filepath.IsAbs(r[name].Path) || filepath.Clean(r[name].Path) != r[name].Path {
+			t.Errorf("root %s path %q is not absolute and clean", name, r[name].Path)
+		}
+	}
+	if _, ok := r["nothere"]; ok {
+		t.Error("an unmapped read root was supplied")
+	}
+	sh, _ := exec.LookPath("sh")
+	sh, _ = filepath.Abs(sh)
+	if p.Request.Binaries["mapped"] != "/bin/sh" || p.Request.Binaries["sh"] != sh {
+		t.Errorf("binaries %v", p.Request.Binaries)
+	}
+	if _, ok := p.Request.Binaries["nosuchbinary-modbay-xyz"]; ok {
+		t.Error("an unresolved binary is present")
+	}
+	missing := strings.Join(p.Missing, "\n")
+	if !strings.Contains(missing, "nothere") || !strings.Contains(missing, "nosuchbinary-modbay-xyz") || len(p.Missing) != 2 {
+		t.Errorf("missing %q", p.Missing)
+	}
+	if got := p.Request.Grants.Subprocess; !slices.Equal(got, []string{"sh", "mapped"}) {
+		t.Errorf("subprocess grants %v", got)
+	}
+	if p.Request.DeadlineMS != modproto.DefaultDeadlineMS || p.Request.MaxOutputBytes != modproto.DefaultMaxOutputBytes {
+		t.Errorf("bounds %d %d", p.Request.DeadlineMS, p.Request.MaxOutputBytes)
+	}
+	b, _ := json.Marshal(p.Request)
+	if !strings.Contains(string(b), `"network":[]`) || strings.Contains(string(b), "null") {
+		t.Errorf("request JSON %s", b)
+	}
+}
+
+func TestPlanInputValidation(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("val", "good")
+	m := f.load("val")
+	_, err := f.host.Plan(m, "t.echo", json.RawMessage(`{"name":3,"count":0,"extra":true}`))
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err %v", err)
+	}
+	if ie.Schema != "t.echo.request/v1" {
+		t.Errorf("schema %q", ie.Schema)
+	}
+	paths := map[string]bool{}
+	for _, v := range ie.Violations {
+		paths[v.Path] = true
+	}
+	for _, p := range []string{"", "/name", "/count"} {
+		if !paths[p] {
+			t.Errorf("no violation at %q: %v", p, ie.Violations)
+		}
+	}
+	if _, err := f.host.Plan(m, "t.nope", nil); !errors.Is(err, ErrUnknownCapability) {
+		t.Errorf("unknown capability: %v", err)
+	}
+	if _, err := f.host.Plan(m, "t.echo", json.RawMessage(`{"name":`)); err == nil {
+		t.Error("invalid JSON input was planned")
+	}
+}
+
+func TestPlanApproval(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("app", "good")
+	f.addModule("pub", "publisher")
+	m := f.load("app")
+
+	p, err := f.host.Plan(m, "t.echo", json.RawMessage(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NeedsApproval() {
+		t.Errorf("a local free call needs approval: %q", p.Approval)
+	}
+	p, err = f.host.Plan(m, "t.net", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"reaches the network", "writes outside (external_writes)", "uses paid provider openai", "cost unknown before running"}
+	if !slices.Equal(p.Approval, want) {
+		t.Errorf("approval %q, want %q", p.Approval, want)
+	}
+	g := p.Request.Grants
+	if !slices.Equal(g.Network, []string{"api.example"}) || !slices.Equal(g.PaidProviders, []string{"openai"}) || len(g.Credentials) != 0 || g.Publish {
+		t.Errorf("grants %+v", g)
+	}
+	// Not approved: nothing runs.
+	res, err := f.host.Run(ctxGuard(t), p, false, nil)
+	if !errors.Is(err, ErrApprovalRequired) || res != nil {
+		t.Fatalf("unapproved run: %v %+v", err, res)
+	}
+	if f.describeCount("app") != 1 {
+		t.Error("something ran")
+	}
+	// Approved: the module receives the grants.
+	res, err = f.host.Run(ctxGuard(t), p, true, nil)
+	if err != nil || !res.OK() {
+		t.Fatalf("approved run: %v %+v", err, res)
+	}
+	if !strings.Contains(string(res.Envelope.Result), `"network":["api.example"]`) {
+		t.Errorf("the module saw %s", res.Envelope.Result)
+	}
+
+	// Credentials, when policy allows them, are granted and need approval.
+	f.cfg.Policy.Credentials = []string{"API_KEY", "NOT_DECLARED"}
+	p, _ = f.host.Plan(m, "t.echo", json.RawMessage(`{"name":"x"}`))
+	if !slices.Equal(p.Approval, []string{"would be granted credentials API_KEY"}) || !slices.Equal(p.Request.Grants.Credentials, []string{"API_KEY"}) {
+		t.Errorf("credentials: %q %v", p.Approval, p.Request.Grants.Credentials)
+	}
+	f.cfg.Policy.Credentials = nil
+
+	// Policy ceilings withhold grants.
+	f.cfg.Policy.DenyNetwork, f.cfg.Policy.DenyPaidProviders = true, true
+	p, _ = f.host.Plan(m, "t.net", nil)
+	if len(p.Request.Grants.Network) != 0 || len(p.Request.Grants.PaidProviders) != 0 {
+		t.Errorf("denied grants given: %+v", p.Request.Grants)
+	}
+	f.cfg.Policy.DenyNetwork, f.cfg.Policy.DenyPaidProviders = false, false
+
+	// Publish.
+	pub := f.load("pub")
+	p, _ = f.host.Plan(pub, "t.echo", json.RawMessage(`{"name":"x"}`))
+	if !slices.Equal(p.Approval, []string{"may publish"}) || p.Request.Grants.Publish {
+		t.Errorf("publish: %q %v", p.Approval, p.Request.Grants.Publish)
+	}
+	f.cfg.Policy.Publish = true
+	if p, _ = f.host.Plan(pub, "t.echo", json.RawMessage(`{"name":"x"}`)); !p.Request.Grants.Publish {
+		t.Error("publish allowed by policy was not granted")
+	}
+
+	// Policy pre-approval.
+	f.cfg.Policy.PreApproved = []config.PreApproval{{Module: "app", Capability: "t.net"}}
+	p, _ = f.host.Plan(m, "t.net", nil)
+	if p.NeedsApproval() {
+		t.Errorf("pre-approved call needs approval: %q", p.Approval)
+	}
+	if len(p.Request.Grants.Network) != 1 {
+		t.Error("pre-approval lost the grants")
+	}
+}
+
+func TestSessionApprovals(t *testing.T) {
+	t.Parallel()
+	d := &modproto.Descriptor{Module: "m", Capabilities: []modproto.Capability{
+		{ID: "c", Summary: "s", Effects: modproto.Effects{Network: true, CostKnown: true}},
+	}}
+	d.Normalize()
+	plan := func() *Plan {
+		return &Plan{Module: &Module{ID: "m", Descriptor: d}, Capability: d.Capabilities[0], Approval: []string{"reaches the network"}}
+	}
+	var s SessionApprovals
+	p := plan()
+	if s.Covers(p) {
+		t.Fatal("covered before allow")
+	}
+	s.Allow(p)
+	if !s.Covers(plan()) {
+		t.Error("the same call is not covered")
+	}
+	changed := plan()
+	changed.Capability.Effects.ExternalWrites = true
+	if s.Covers(changed) || ApprovalKey(changed) == ApprovalKey(p) {
+		t.Error("a changed effect is still covered")
+	}
+	other := plan()
+	other.Module = &Module{ID: "n"}
+	if s.Covers(other) {
+		t.Error("another module is covered")
+	}
+}
+
+func TestPlanWholeRequestFacet(t *testing.T) {
+	t.Parallel()
+	d := facetDescriptor(t)
+	if v := modproto.ValidateDescriptor(d); len(v) > 0 {
+		t.Fatalf("the facet fixture breaks WIRE.md §9: %v", v)
+	}
+	cfg, _ := config.Load(t.TempDir())
+	h := NewHost(cfg)
+	m := stubModule(t, "xibodev.facet", d)
+	p, err := h.Plan(m, "creative.tools.run", json.RawMessage(
+		`{"tool":"media_probe","input":{"path":"renders/final.mp4"},"request_id":"req_evil","roots":{"x":{}},"async":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.WholeRequest {
+		t.Fatal("creative.tools.run's schema is whole-request")
+	}
+	if string(p.Request.Input) != `{"path":"renders/final.mp4"}` {
+		t.Errorf("input %s", p.Request.Input)
+	}
+	if string(p.Request.Extra["tool"]) != `"media_probe"` || string(p.Request.Extra["async"]) != "false" {
+		t.Errorf("extra %v", p.Request.Extra)
+	}
+	for _, k := range []string{"request_id", "roots", "input"} {
+		if _, ok := p.Request.Extra[k]; ok {
+			t.Errorf("host-owned %s in Extra", k)
+		}
+	}
+	var sent map[string]json.RawMessage
+	b, _ := json.Marshal(p.Request)
+	_ = json.Unmarshal(b, &sent)
+	if string(sent["request_id"]) != `"`+p.Request.RequestID+`"` || string(sent["tool"]) != `"media_probe"` {
+		t.Errorf("request on the wire %s", b)
+	}
+	want := []string{"reaches the network", "writes outside (external_writes)",
+		"may use paid providers google_flow, openai, elevenlabs, fal, kling", "cost unknown before running"}
+	if !slices.Equal(p.Approval, want) {
+		t.Errorf("approval %q", p.Approval)
+	}
+	if len(p.Request.Grants.PaidProviders) != 5 || len(p.Request.Grants.Network) != 8 {
+		t.Errorf("grants %+v", p.Request.Grants)
+	}
+	if p.Request.Roots["project_root"].Mode != "rw" {
+		t.Errorf("project_root %+v", p.Request.Roots["project_root"])
+	}
+	// A missing required property of the whole request.
+	_, err = h.Plan(m, "creative.tools.run", json.RawMessage(`{"input":{}}`))
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Violations[0].Path != "" || !strings.Contains(ie.Violations[0].Detail, "tool") {
+		t.Errorf("missing tool: %v", err)
+	}
+	// "required": null (as facet sends) is read as no requirement.
+	if p, err := h.Plan(m, "creative.tools.list", nil); err != nil || !p.WholeRequest {
+		t.Errorf("creative.tools.list: %v", err)
+	}
+	// The poll capability is whole-request too: job_id goes to the root.
+	p, err = h.Plan(m, "creative.jobs.status", json.RawMessage(`{"job_id":"job_1"}`))
+	if err != nil || string(p.Request.Extra["job_id"]) != `"job_1"` {
+		t.Errorf("poll plan: %v %v", err, p)
+	}
+}
+
+func TestValidateInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, schema, input string
+		paths               []string // want violation paths; nil = valid
+		compileErr          bool
+	}{
+		{"valid", `{"type":"object","properties":{"a":{"type":"string"}}}`, `{"a":"x"}`, nil, false},
+		{"nested pointer", `{"type":"object","properties":{"a/b":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`,
+			`{"a/b":[{"n":1},{"n":"x"}]}`, []string{"/a~1b/1/n"}, false},
+		{"root type", `{"type":"object"}`, `[]`, []string{""}, false},
+		{"two leaves", `{"type":"object","required":["a","b"],"properties":{"c":{"maximum":3}}}`, `{"c":4}`, []string{"", "/c"}, false},
+		{"default draft is 2020-12", `{"prefixItems":[{"type":"string"}]}`, `[1]`, []string{"/0"}, false},
+		{"draft 7 by $schema", `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`, `[1]`, []string{"/0"}, false},
+		{"draft 7 tuple refused in 2020-12", `{"items":[{"type":"string"}]}`, `[1]`, nil, true},
+		{"2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","dependentRequired":{"a":["b"]}}`, `{"a":1}`, []string{""}, false},
+		{"local $ref", `{"$defs":{"n":{"type":"integer"}},"properties":{"x":{"$ref":"#/$defs/n"}}}`, `{"x":"s"}`, []string{"/x"}, false},
+		{"remote $ref refused", `{"$ref":"https://example.com/schema.json"}`, `{}`, nil, true},
+		{"file $ref refused", `{"$ref":"file:///etc/passwd"}`, `{}`, nil, true},
+		{"null required", `{"type":"object","required":null,"properties":{"a":{"const":null}}}`, `{"a":1}`, []string{"/a"}, false},
+		{"not a schema", `{"type":12}`, `{}`, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := ValidateInput(json.RawMessage(c.schema), json.RawMessage(c.input))
+			if c.compileErr {
+				if err == nil {
+					t.Fatalf("compiled; violations %v", v)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range v {
+				got = append(got, e.Path)
+				if e.Detail == "" {
+					t.Errorf("empty detail at %q", e.Path)
+				}
+			}
+			if !slices.Equal(got, c.paths) {
+				t.Errorf("paths %q, want %q (%v)", got, c.paths, v)
+			}
+		})
+	}
+	// The cache: the same schema bytes compile once.
+	s := json.RawMessage(`{"type":"string","minLength":2}`)
+	a, _ := compileSchema(s)
+	b, _ := compileSchema(s)
+	if a != b {
+		t.Error("schema compiled twice")
+	}
+}
+
+func TestPlanSchemaThatDoesNotCompile(t *testing.T) {
+	t.Parallel()
+	d := &modproto.Descriptor{Module: "m", Name: "M", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities:   []modproto.Capability{{ID: "c", Summary: "s", RequestSchema: "bad/v1", Effects: modproto.Effects{CostKnown: true}}},
+		RequestSchemas: map[string]json.RawMessage{"bad/v1": json.RawMessage(`{"$ref":"https://example.com/x"}`)}}
+	d.Normalize()
+	cfg, _ := config.Load(t.TempDir())
+	_, err := NewHost(cfg).Plan(stubModule(t, "m", d), "c", nil)
+	if err == nil || !strings.Contains(err.Error(), `"bad/v1"`) {
+		t.Errorf("err %v, want it to name the schema", err)
+	}
+}
+
+func TestRunRequiresADescribedPlan(t *testing.T) {
+	t.Parallel()
+	cfg, _ := config.Load(t.TempDir())
+	if _, err := NewHost(cfg).Run(context.Background(), &Plan{}, true, nil); err == nil {
+		t.Error("a plan without a module ran")
+	}
+}
