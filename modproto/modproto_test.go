@@ -507,6 +507,7 @@ func TestDigestsAndIDs(t *testing.T) {
 }
 
 func FuzzDecodeEnvelope(f *testing.F) {
+	seedCorpus(f)
 	f.Add([]byte(validEnvelope))
 	f.Add([]byte(validEnvelope + "x"))
 	for _, rel := range []string{"facet/fixtures/module/error-unknown-field.json", "facet-studio/testdata/fixtures/invoke/success-with-artifact.json"} {

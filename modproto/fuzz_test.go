@@ -1,0 +1,43 @@
+package modproto
+
+import (
+	"os"
+	"testing"
+)
+
+// seedCorpus adds every JSON fixture of the corpus as a seed.
+func seedCorpus(f *testing.F) {
+	for _, p := range corpusFiles(f) {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(""))
+	f.Add([]byte(`{"ok":true,"result":null,"execution":{"artifacts":null}}`))
+	f.Add([]byte(`{"error":{"details":7}}{}`))
+}
+
+// FuzzDecodeDescriptor: decoding a describe result never panics; a decoded
+// descriptor is normalized and validation never panics.
+func FuzzDecodeDescriptor(f *testing.F) {
+	seedCorpus(f)
+	f.Add([]byte(`{"capabilities":[{"id":"a","long_running":true,"poll_capability":"b"}],"request_schemas":{"x":1}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// Both a describe envelope's result and a bare descriptor.
+		if env, err := DecodeEnvelope(b); err == nil && len(env.Result) > 0 {
+			b = env.Result
+		}
+		d, err := DecodeDescriptor(b)
+		if err != nil {
+			return
+		}
+		if d.Capabilities == nil || d.RequestSchemas == nil || d.Skills == nil || d.Permissions.Network == nil {
+			t.Fatal("not normalized")
+		}
+		_ = ValidateDescriptor(d)
+		for _, c := range d.Capabilities {
+			_, _ = CheckExecutionAgainstDeclared(d, c.ID, &Execution{})
+			_ = IsWholeRequestSchema(d.RequestSchemas[c.RequestSchema])
+		}
+	})
+}
