@@ -124,6 +124,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		}
 		cfg.Workspace = ws
 	}
+	e.host = runner.NewHost(cfg)
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {
@@ -132,9 +133,8 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		if _, err := os.Stat(abs); err != nil {
 			return nil, withCode(ExitUsage, "--module: %v", err)
 		}
-		cfg.Modules = append(cfg.Modules, abs)
+		e.host.AddFlagModules(abs)
 	}
-	e.host = runner.NewHost(cfg)
 	_ = ctx
 	return e, nil
 }

@@ -228,6 +228,9 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 	}
 	defer func() {
 		if c.disabled {
+			if m.Status == StatusBroken {
+				m.Warnings = append(m.Warnings, "describe: "+m.Reason)
+			}
 			m.Status = StatusDisabled
 			m.Reason = "disabled: " + filepath.Join(c.dir, disabledMarker) + " exists"
 		}

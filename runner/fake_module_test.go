@@ -29,6 +29,7 @@ const (
 	fakeMarker    = "__modbay_testmodule"
 	sleeperMarker = "__modbay_sleeper"
 	spawnerMarker = "__modbay_spawner"
+	parentMarker  = "__modbay_parent"
 	// skillContent is what the fake's declared skill digest covers.
 	skillContent = "# skill\nUse the echo.\n"
 )
@@ -43,6 +44,21 @@ func TestMain(m *testing.M) {
 			b, _ := os.ReadFile(filepath.Join(dir, "behaviour"))
 			fakeExit(fakeModule(strings.TrimSpace(string(b)), filepath.Base(os.Args[0]), dir, os.Args[1:]))
 		case sleeperMarker:
+			for {
+				time.Sleep(time.Hour)
+			}
+		case parentMarker:
+			// Start a setsid'd sleeper with an empty environment (no
+			// TMPDIR marker), write its pid to os.Args[2], sleep: only the
+			// ppid chain leads to it.
+			c := exec.Command("/proc/self/exe", sleeperMarker)
+			c.Env = []string{}
+			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if c.Start() != nil {
+				fakeExit(2)
+			}
+			_ = os.WriteFile(os.Args[2]+".tmp", []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+			_ = os.Rename(os.Args[2]+".tmp", os.Args[2])
 			for {
 				time.Sleep(time.Hour)
 			}

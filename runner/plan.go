@@ -118,6 +118,10 @@ func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
 			continue // a name both read and written is rw
 		}
 		switch {
+		case isBundleRootName(name) && filepath.Clean(m.Dir) == filepath.Clean(h.cfg.ModulesDir()):
+			// A bare executable in <home>/modules has no bundle directory of
+			// its own; its directory holds every other module.
+			missing = append(missing, fmt.Sprintf("read root %s (a bare executable has no bundle directory)", name))
 		case isBundleRootName(name):
 			roots[name] = modproto.Root{Path: canonical(m.Dir), Mode: modproto.RootReadOnly}
 		case h.cfg.Roots[name] != "":

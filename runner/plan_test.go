@@ -279,6 +279,15 @@ func TestPlanWholeRequestFacet(t *testing.T) {
 	if p, err := h.Plan(m, "creative.tools.list", nil); err != nil || !p.WholeRequest {
 		t.Errorf("creative.tools.list: %v", err)
 	}
+	// Every real schema compiles (draft from $schema, null keywords, local
+	// $refs), offline.
+	for _, set := range []map[string]json.RawMessage{d.RequestSchemas, d.ResultSchemas, d.ArtifactSchemas} {
+		for id, s := range set {
+			if _, err := ValidateInput(s, json.RawMessage(`{}`)); err != nil {
+				t.Errorf("facet schema %s: %v", id, err)
+			}
+		}
+	}
 	// The poll capability is whole-request too: job_id goes to the root.
 	p, err = h.Plan(m, "creative.jobs.status", json.RawMessage(`{"job_id":"job_1"}`))
 	if err != nil || string(p.Request.Extra["job_id"]) != `"job_1"` {

@@ -29,15 +29,18 @@ const (
 
 // Module is one discovered module candidate, whatever its status.
 type Module struct {
-	// ID is the directory id under <home>/modules (or the executable's base
-	// name for a bare executable or a --module path).
+	// ID is the directory id under <home>/modules, or a bare executable's
+	// name there. For an extra (cfg.Modules, --module) it is the
+	// descriptor's module once described, the executable's base name
+	// until then or when describe failed.
 	ID string
 	// Exe is the absolute path of the executable.
 	Exe string
 	// Dir is the module's bundle directory (skills/, agents/, README);
 	// for a bare executable it is the executable's directory.
 	Dir string
-	// Origin says where it was found: "home", "config" or "flag".
+	// Origin says where it was found: OriginHome, OriginConfig or
+	// OriginFlag ("home", "config", "flag").
 	Origin string
 	// Descriptor is nil when describe failed.
 	Descriptor *modproto.Descriptor
@@ -154,12 +157,19 @@ func (r *Result) Code() string {
 
 // JobStatus is a long-running job's state as last polled (WIRE.md §12).
 type JobStatus struct {
-	ID      string
-	State   string
+	// ID is the job handle's job_id.
+	ID string
+	// State is the module's state string ("running", "succeeded", ...);
+	// see IsTerminalJobState. Empty when the module sent none.
+	State string
+	// Percent is 0–100 as the module reports it; nil when absent or null.
 	Percent *float64
-	Detail  string
-	Polls   int
-	Raw     json.RawMessage
+	// Detail is the module's one-line progress text (raw; sanitize to show).
+	Detail string
+	// Polls counts the polls made so far (0 for the handle itself).
+	Polls int
+	// Raw is the job object as sent ("job" or the whole result).
+	Raw json.RawMessage
 }
 
 // Event is something a run reports while in flight, for the UI's live view.
