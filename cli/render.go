@@ -1,11 +1,20 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +52,9 @@ sanitized before it reaches the terminal.`,
 			if mediaType == "" {
 				mediaType = guessMediaType(path)
 			}
+			if presentation == "" && isJSONLines(path) {
+				presentation = render.PresentationTable // one object per line reads best as rows
+			}
 			meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
 				Path: path, Bytes: fi.Size()}
 			o := render.Options{Width: width, Dark: dark, NoColor: g.noColor || os.Getenv("NO_COLOR") != ""}
@@ -61,7 +73,8 @@ sanitized before it reaches the terminal.`,
 			} else {
 				meta.Presentation = render.PresentationDownload
 			}
-			out, err := render.Artifact(src, meta, o)
+			probe(cmd.Context(), path, src, &meta)
+			out, err := renderFile(src, meta, o, cmd.OutOrStdout())
 			fmt.Fprint(cmd.OutOrStdout(), strings.TrimRight(out, "\n")+"\n")
 			if err != nil {
 				return withCode(ExitHostVerdict, "%s: %v", path, err)
@@ -75,6 +88,94 @@ sanitized before it reaches the terminal.`,
 	f.IntVarP(&width, "width", "w", 80, "width in columns")
 	f.BoolVar(&dark, "dark", true, "style for a dark background")
 	return cmd
+}
+
+// probeTimeout bounds ffprobe and pdftotext.
+const probeTimeout = 10 * time.Second
+
+// probe fills meta.Probe (ffprobe, for video and audio) and meta.DocText
+// (pdftotext, for a PDF's first pages) when those programs are installed;
+// without them the rendering says type and size only.
+func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	switch render.Resolve(meta.Presentation, meta.MediaType) {
+	case render.PresentationVideo, render.PresentationAudio:
+		if p, err := exec.LookPath("ffprobe"); err == nil {
+			out, err := exec.CommandContext(ctx, p, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path).Output()
+			if err == nil {
+				meta.Probe, _ = render.ParseFFProbe(out)
+			}
+		}
+	case render.PresentationDocument:
+		if p, err := exec.LookPath("pdftotext"); err == nil && bytes.HasPrefix(src, []byte("%PDF-")) {
+			if out, err := exec.CommandContext(ctx, p, "-l", "3", "-layout", path, "-").Output(); err == nil {
+				meta.DocText = string(out)
+			}
+		}
+	}
+}
+
+// renderFile is render.Artifact, except that a markdown document is cut
+// into chunks (render.SplitMarkdown) rendered in parallel, as the cockpit's
+// viewer renders them, and an image goes out through the kitty or iTerm2
+// protocol when w is a terminal that has one (not inside tmux).
+func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (string, error) {
+	pres := render.Resolve(meta.Presentation, meta.MediaType)
+	switch {
+	case pres == render.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
+		chunks := render.SplitMarkdown(src, render.MarkdownChunkBytes)
+		outs := make([]string, len(chunks))
+		errs := make([]error, len(chunks))
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		var wg sync.WaitGroup
+		for i, c := range chunks {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				outs[i], errs[i] = render.Markdown(c, o)
+				outs[i] = strings.Trim(outs[i], "\n")
+			})
+		}
+		wg.Wait()
+		return strings.Join(outs, "\n\n"), errors.Join(errs...)
+	case pres == render.PresentationImage && !o.NoColor && isTerminal(w):
+		g := render.DetectGraphics(os.Getenv)
+		if g == render.GraphicsHalfBlocks {
+			break
+		}
+		info, err := render.ImageConfig(src)
+		if err != nil {
+			break
+		}
+		cols, rows := render.FitCells(info.Width, info.Height, o.Width, 24)
+		head := fmt.Sprintf("%s image, %d×%d pixels\n", strings.ToUpper(info.Format), info.Width, info.Height)
+		if g == render.GraphicsITerm {
+			return head + render.ITermImage(src, cols), nil
+		}
+		if info.Format == "png" {
+			return head + render.KittyImage(src, cols, rows) + strings.Repeat("\n", rows), nil
+		}
+	}
+	return render.Artifact(src, meta, o)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// isJSONLines reports whether path names a JSON Lines file.
+func isJSONLines(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return true
+	}
+	return false
 }
 
 // guessMediaType maps common extensions to media types; unknown is

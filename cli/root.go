@@ -23,6 +23,9 @@ type globals struct {
 	modules   []string
 	examples  bool
 	noColor   bool
+	// cleanups run when the command ends (the examples' private
+	// directory).
+	cleanups []func()
 }
 
 // env is what a command works with once flags are read: the host and a note
@@ -35,9 +38,12 @@ type env struct {
 // Execute runs the modbay command line with args (without the program name)
 // and returns the process exit code (see the Exit constants).
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := NewRootCommand(stdout, stderr)
+	root, g := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	for _, c := range g.cleanups {
+		c()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -51,6 +57,12 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // NewRootCommand builds the root command and its subcommands, writing to
 // stdout and stderr.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root, _ := newRoot(stdout, stderr)
+	return root
+}
+
+// newRoot builds the root command and the globals its flags fill.
+func newRoot(stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "modbay",
@@ -90,41 +102,32 @@ built-in example modules are shown.`,
 		newRenderCommand(g),
 		newExampleModuleCommand(),
 	)
-	return root
+	return root, g
 }
 
-// env resolves the home and configuration, falling back to the demo home of
-// built-in examples when the home has no modules (or --examples).
+// env resolves the home and configuration. When the home has no modules
+// (or with --examples) the built-in examples are added as extra modules
+// from a directory private to this process, so the home's own config,
+// workspace and artifact store still apply; cleanup removes that directory
+// and must be called when the command ends.
 func (g *globals) env(ctx context.Context) (*env, error) {
 	home, err := config.ResolveHome(g.home)
 	if err != nil {
 		return nil, withCode(ExitUsage, "%v", err)
 	}
-	e := &env{}
-	if g.examples || (!hasModules(home) && len(g.modules) == 0) {
-		demo, err := demoHome()
-		if err != nil {
-			return nil, withCode(ExitUsage, "preparing the example modules: %v", err)
-		}
-		if g.examples {
-			e.banner = "Showing the built-in example modules (--examples)."
-		} else {
-			e.banner = fmt.Sprintf("No modules in %s; showing the built-in examples.", home)
-		}
-		home = demo
-	}
 	cfg, err := config.Load(home)
 	if err != nil {
 		return nil, withCode(ExitUsage, "%v", err)
 	}
+	defaultWorkspace := cfg.Workspace == filepath.Join(home, "workspace")
 	if g.workspace != "" {
 		ws, err := filepath.Abs(g.workspace)
 		if err != nil {
 			return nil, withCode(ExitUsage, "--workspace: %v", err)
 		}
-		cfg.Workspace = ws
+		cfg.Workspace, defaultWorkspace = ws, false
 	}
-	e.host = runner.NewHost(cfg)
+	e := &env{host: runner.NewHost(cfg)}
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {
@@ -134,6 +137,26 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 			return nil, withCode(ExitUsage, "--module: %v", err)
 		}
 		e.host.AddFlagModules(abs)
+	}
+	if g.examples || (!hasModules(home) && len(cfg.Modules) == 0 && len(g.modules) == 0) {
+		dirs, cleanup, err := installExamples()
+		if err != nil {
+			return nil, withCode(ExitUsage, "preparing the example modules: %v", err)
+		}
+		g.cleanups = append(g.cleanups, cleanup)
+		e.host.AddExampleModules(dirs...)
+		// Sample notes for the notes example, only in the home's own
+		// default workspace: never into a directory the person chose.
+		if defaultWorkspace {
+			if err := examples.SeedWorkspace(cfg.Workspace); err != nil {
+				return nil, withCode(ExitUsage, "%v", err)
+			}
+		}
+		if g.examples {
+			e.banner = "Showing the built-in example modules too (--examples)."
+		} else {
+			e.banner = fmt.Sprintf("No modules in %s; showing the built-in examples.", cfg.ModulesDir())
+		}
 	}
 	_ = ctx
 	return e, nil
@@ -154,26 +177,30 @@ func hasModules(home string) bool {
 	return false
 }
 
-// demoHome writes the built-in examples' launchers into the per-user demo
-// home ($XDG_CACHE_HOME/modbay/demo-home) and returns it. The launchers
-// re-execute this binary, so they are rewritten on every start.
-func demoHome() (string, error) {
+// installExamples writes the built-in examples' launchers and bundles into
+// a fresh directory private to this process and returns their module
+// directories and a cleanup that removes it. The launchers re-execute this
+// very binary, so no other modbay (another build, a test binary) can
+// rewrite them under a running cockpit.
+func installExamples() ([]string, func(), error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	cache, err := os.UserCacheDir()
+	dir, err := os.MkdirTemp("", "modbay-examples-")
 	if err != nil {
-		cache = os.TempDir()
+		return nil, nil, err
 	}
-	dir := filepath.Join(cache, "modbay", "demo-home")
-	if err := examples.InstallDemoHome(dir, exe); err != nil {
-		return "", err
+	cleanup := func() { os.RemoveAll(dir) }
+	dirs, err := examples.InstallModules(dir, exe)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
 	}
-	return dir, nil
+	return dirs, cleanup, nil
 }
 
 // load finds a module by id or executable path, mapping "not found" to a

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/spf13/cobra"
+
+	"modbay/runner"
+	"modbay/schemalint"
 )
 
 func newValidateCommand(g *globals) *cobra.Command {
@@ -14,6 +18,11 @@ func newValidateCommand(g *globals) *cobra.Command {
 		Long: `Describe the module (bypassing nothing: the same sandbox as a run) and check its
 envelope and descriptor against WIRE.md §6 and §9, and its skill and overlay files
 against their digests. Every violation is listed with the rule it broke.
+
+It also lints every request schema (package schemalint): schemas that do not
+compile, $refs that resolve to nothing, "required" names missing from
+"properties", and constructs model-provider tool APIs reject (OpenAI strict
+mode's subset). Lint findings are printed; they do not change the verdict.
 
 Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 		Args: cobra.ExactArgs(1),
@@ -27,12 +36,14 @@ Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 				return err
 			}
 			valid := m.Descriptor != nil && len(m.Violations) == 0 && m.Status != "broken"
+			lint := lintSchemas(m)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				j := struct {
 					Valid bool `json:"valid"`
 					moduleJSON
-				}{valid, toJSON(m, false)}
+					SchemaLint []schemalint.Finding `json:"schema_lint"`
+				}{valid, toJSON(m, false), lint}
 				if err := writeJSON(out, j); err != nil {
 					return err
 				}
@@ -48,6 +59,9 @@ Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 				for _, w := range m.Warnings {
 					fmt.Fprintf(out, "  warning:   %s\n", clean(w))
 				}
+				for _, f := range lint {
+					fmt.Fprintf(out, "  schema:    %s\n", clean(f.String()))
+				}
 			}
 			if !valid {
 				return silentExit(ExitHostVerdict)
@@ -57,4 +71,21 @@ Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// lintSchemas lints every request schema of m's descriptor, by schema id.
+func lintSchemas(m *runner.Module) []schemalint.Finding {
+	out := []schemalint.Finding{}
+	if m.Descriptor == nil {
+		return out
+	}
+	ids := make([]string, 0, len(m.Descriptor.RequestSchemas))
+	for id := range m.Descriptor.RequestSchemas {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		out = append(out, schemalint.Lint(id, m.Descriptor.RequestSchemas[id])...)
+	}
+	return out
 }

@@ -274,3 +274,18 @@ func TestRunSuffix(t *testing.T) {
 		t.Errorf("runSuffix of an unusable id = %q", got)
 	}
 }
+
+// TestNoExampleSchemaLooksWholeRequest: a request schema with a property
+// named like a host-owned key or "input" is taken for a whole-request
+// schema (WIRE.md §4) and its values are placed at the request root; the
+// examples describe Input only, so none may look like that.
+func TestNoExampleSchemaLooksWholeRequest(t *testing.T) {
+	for _, id := range IDs() {
+		d := describe(t, id)
+		for _, c := range d.Capabilities {
+			if modproto.IsWholeRequestSchema(d.RequestSchemas[c.RequestSchema]) {
+				t.Errorf("%s %s: request schema %s looks whole-request", id, c.ID, c.RequestSchema)
+			}
+		}
+	}
+}

@@ -183,3 +183,41 @@ func seedWorkspace(dir string) error {
 		return err
 	})
 }
+
+// InstallModules writes each example's launcher and bundle into
+// <dir>/<id>/ (see InstallDemoHome for the layout) and returns the module
+// directories, in IDs order. The host loads them as extra modules, so the
+// person's own home keeps its config, workspace and artifacts. dir should be
+// private to the running process: the launchers name exe, and another modbay
+// binary must never rewrite them under a running cockpit.
+func InstallModules(dir, exe string) ([]string, error) {
+	if dir == "" || exe == "" {
+		return nil, errors.New("install examples: directory and executable must be set")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("install examples: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return nil, fmt.Errorf("install examples: %w", err)
+	}
+	var dirs []string
+	for _, m := range registry {
+		d := filepath.Join(dir, m.id)
+		if err := installModule(d, exe, m.id); err != nil {
+			return nil, fmt.Errorf("install examples: module %q: %w", m.id, err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, nil
+}
+
+// SeedWorkspace copies the sample notes and CSV the notes example reads into
+// dir, creating it; every path where something already exists is skipped,
+// so a person's files are never overwritten.
+func SeedWorkspace(dir string) error {
+	if err := seedWorkspace(dir); err != nil {
+		return fmt.Errorf("seed workspace: %w", err)
+	}
+	return nil
+}

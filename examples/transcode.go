@@ -77,12 +77,12 @@ func transcodeModule() *module {
 				"type": "object",
 				"title": "Transcode a video",
 				"properties": {
-					"input": {"type": "string", "title": "Video", "minLength": 1,
+					"source": {"type": "string", "title": "Video", "minLength": 1,
 						"description": "Path of the source video, relative to the workspace."},
 					"format": {"type": "string", "title": "Format", "enum": ["mp4", "webm", "gif"], "default": "mp4"},
 					"height": {"type": "integer", "title": "Height (px)", "minimum": 120, "maximum": 2160, "default": 720}
 				},
-				"required": ["input"],
+				"required": ["source"],
 				"additionalProperties": false
 			}`,
 		},
@@ -152,11 +152,11 @@ func runTranscode(c *call) (any, error) {
 			"binary %q resolved to %q, which is not an absolute path", transcodeBinary, bin)
 	}
 	formats := []string{"mp4", "webm", "gif"}
-	in, err := parseInput(c.req.Input, transcodeVideoRequest, []string{"input", "format", "height"})
+	in, err := parseInput(c.req.Input, transcodeVideoRequest, []string{"source", "format", "height"})
 	if err != nil {
 		return nil, err
 	}
-	src := in.str("input", "", true)
+	src := in.str("source", "", true)
 	format := in.enum("format", transcodeDefaultFormat, formats)
 	height := in.integer("height", transcodeDefaultHeight, transcodeMinHeight, transcodeMaxHeight)
 	if err := in.check(); err != nil {
@@ -166,7 +166,7 @@ func runTranscode(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcPath, err := confinedInput(ws, "workspace", "input", src)
+	srcPath, err := confinedInput(ws, "workspace", "source", src)
 	if err != nil {
 		return nil, err
 	}

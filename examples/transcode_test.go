@@ -39,7 +39,7 @@ func TestTranscodeRequirements(t *testing.T) {
 }
 
 func TestTranscodeMissingBinary(t *testing.T) {
-	f := newFixture(t, "transcode", "transcode.video", map[string]any{"input": "clip.mov"})
+	f := newFixture(t, "transcode", "transcode.video", map[string]any{"source": "clip.mov"})
 	r := f.invoke()
 	wantError(t, r, modproto.CodeMissingRequirement, "")
 	if d := r.env.Error.Details; d["kind"] != "binary" || d["name"] != transcodeBinary || r.env.Error.Retryable {
@@ -79,7 +79,7 @@ exec /bin/cp "$in" "$out"
 }
 
 func TestTranscodeWithBinary(t *testing.T) {
-	f := newFixture(t, "transcode", "transcode.video", map[string]any{"input": "clips/intro.mov", "format": "webm", "height": 480})
+	f := newFixture(t, "transcode", "transcode.video", map[string]any{"source": "clips/intro.mov", "format": "webm", "height": 480})
 	f.write("clips/intro.mov", "pretend video bytes")
 	t.Setenv("SECRET_TOKEN", "do-not-leak")
 	f.req.Binaries = map[string]string{transcodeBinary: fakeFFmpeg(t, f.dir, false)}
@@ -117,14 +117,14 @@ func TestTranscodeInputChecks(t *testing.T) {
 		code  string
 		field string
 	}{
-		{map[string]any{}, modproto.CodeInvalidRequest, "input"},
-		{map[string]any{"input": "nope.mov"}, modproto.CodeInvalidRequest, "input"},
-		{map[string]any{"input": "clips"}, modproto.CodeInvalidRequest, "input"},
-		{map[string]any{"input": "a.mov", "format": "avi"}, modproto.CodeInvalidRequest, "format"},
-		{map[string]any{"input": "a.mov", "height": 100}, modproto.CodeInvalidRequest, "height"},
-		{map[string]any{"input": "../x.mov"}, modproto.CodePathOutsideRoot, "input"},
-		{map[string]any{"input": filepath.Join(outside, "x.mov")}, modproto.CodePathOutsideRoot, "input"},
-		{map[string]any{"input": "link.mov"}, modproto.CodePathOutsideRoot, "input"},
+		{map[string]any{}, modproto.CodeInvalidRequest, "source"},
+		{map[string]any{"source": "nope.mov"}, modproto.CodeInvalidRequest, "source"},
+		{map[string]any{"source": "clips"}, modproto.CodeInvalidRequest, "source"},
+		{map[string]any{"source": "a.mov", "format": "avi"}, modproto.CodeInvalidRequest, "format"},
+		{map[string]any{"source": "a.mov", "height": 100}, modproto.CodeInvalidRequest, "height"},
+		{map[string]any{"source": "../x.mov"}, modproto.CodePathOutsideRoot, "source"},
+		{map[string]any{"source": filepath.Join(outside, "x.mov")}, modproto.CodePathOutsideRoot, "source"},
+		{map[string]any{"source": "link.mov"}, modproto.CodePathOutsideRoot, "source"},
 	} {
 		f := newFixture(t, "transcode", "transcode.video", tc.input)
 		f.write("clips/a.txt", "")

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
@@ -64,6 +65,98 @@ func Markdown(src []byte, o Options) (string, error) {
 		// Without styling, the spaces glamour pads each line with to the
 		// wrap width carry nothing; drop them so copied text is clean.
 		out = trimTrailingSpace(ansi.Strip(out))
+	} else {
+		out = CompactSGR(out)
 	}
 	return fitLines(out, width), nil
+}
+
+// MarkdownChunkBytes is the size SplitMarkdown aims for: glamour renders about
+// 0.2 MB/s, so a 16 KiB chunk takes under 100 ms and the first screenful of
+// even a huge document is on screen well inside half a second.
+const MarkdownChunkBytes = 16 << 10
+
+// SplitMarkdown cuts a markdown document into chunks that glamour can render
+// independently, so a viewer can show the first screen at once and render
+// the rest in the background (and a command can render them in parallel).
+// Chunks are joined runs of top-level blocks of about target bytes: a cut is
+// made only before an ATX heading at column 0, or, in a section larger than
+// target, at a blank line followed by an unindented line that starts neither
+// a list item nor a table row; never inside a fenced code block. Concatenated,
+// the chunks are src. Reference-style link definitions only resolve within
+// their chunk, the one known difference from rendering src whole.
+func SplitMarkdown(src []byte, target int) [][]byte {
+	if target <= 0 {
+		target = MarkdownChunkBytes
+	}
+	if len(src) <= target {
+		return [][]byte{src}
+	}
+	var chunks [][]byte
+	start, fence, prevBlank := 0, "", false
+	for i := 0; i < len(src); {
+		end := i + bytesIndexOrLen(src[i:], '\n')
+		line := src[i:end]
+		next := min(end+1, len(src))
+		trimmed := strings.TrimLeft(string(line), " ")
+		indent := len(line) - len(trimmed)
+		if fence != "" {
+			if indent < 4 && strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		} else if indent < 4 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
+			fence = trimmed[:3]
+		} else if i > start {
+			heading := indent == 0 && isATXHeading(trimmed)
+			blockStart := prevBlank && indent == 0 && len(trimmed) > 0 && !startsListOrTable(trimmed)
+			size := i - start
+			if (heading && size >= target/4) || (blockStart && size >= target) {
+				chunks = append(chunks, src[start:i])
+				start = i
+			}
+		}
+		prevBlank = len(strings.TrimSpace(string(line))) == 0
+		i = next
+		if next == end { // last line without '\n'
+			break
+		}
+	}
+	return append(chunks, src[start:])
+}
+
+// bytesIndexOrLen is the index of c in b, or len(b).
+func bytesIndexOrLen(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// isATXHeading reports whether line is a CommonMark ATX heading: 1–6 '#'
+// followed by a space or the end of the line.
+func isATXHeading(line string) bool {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	return n >= 1 && n <= 6 && (n == len(line) || line[n] == ' ' || line[n] == '\t')
+}
+
+// startsListOrTable reports whether line starts a list item, a table row or
+// a block quote, which continue the block above a blank line.
+func startsListOrTable(line string) bool {
+	if line == "" {
+		return false
+	}
+	switch line[0] {
+	case '-', '*', '+', '|', '>':
+		return true
+	}
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')')
 }

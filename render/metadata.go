@@ -42,6 +42,12 @@ type Meta struct {
 	Bytes int64
 	// Verified says the runner checked the file's digest and size (WIRE.md §8).
 	Verified bool
+	// Probe is what a media prober (ffprobe) reported for a video or audio
+	// file, when the caller ran one; render never runs programs.
+	Probe *MediaInfo
+	// DocText is the text of a document's first pages when the caller
+	// extracted it (pdftotext); shown under a document's metadata.
+	DocText string
 }
 
 // Metadata renders a small aligned key/value block describing an artifact that
@@ -60,6 +66,12 @@ func Metadata(m Meta, o Options) string {
 // metadata is Metadata with an extra note line (empty for none) before the
 // closing advice, used by Artifact to say why no viewer was used.
 func metadata(m Meta, note string, o Options) string {
+	return details(m, nil, note, o)
+}
+
+// details is Metadata with extra key/value rows after the standard ones
+// (a video's streams, a PDF's page count) and an optional note.
+func details(m Meta, extra [][2]string, note string, o Options) string {
 	width := o.width()
 	pres := Resolve(m.Presentation, m.MediaType)
 	verified := "no"
@@ -80,6 +92,7 @@ func metadata(m Meta, note string, o Options) string {
 		{"Path", m.Path},
 		{"Verified", verified},
 	}
+	fields = append(fields, extra...)
 	keyW := 0
 	for _, f := range fields {
 		keyW = max(keyW, len(f[0]))
@@ -117,7 +130,10 @@ func metadata(m Meta, note string, o Options) string {
 		b.WriteString(ansi.Wrap(note, width, ""))
 		b.WriteByte('\n')
 	}
-	advice := fmt.Sprintf("No terminal viewer for %s yet: save the artifact to open it with another program.", pres)
+	advice := "You can save the artifact to open it with another program."
+	if pres == PresentationDownload {
+		advice = "A download: save it (s) to a directory of your choice."
+	}
 	b.WriteString(ansi.Wrap(advice, width, ""))
 	b.WriteByte('\n')
 	return fitLines(b.String(), width)

@@ -1,23 +1,33 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Artifact renders an artifact's bytes for the terminal, choosing the viewer
-// by [Resolve](m.Presentation, m.MediaType) (WIRE.md §10):
+// Artifact renders an artifact's bytes for the terminal, non-interactively,
+// choosing the viewer by [Resolve](m.Presentation, m.MediaType) (WIRE.md §10).
+// It is what `modbay render` prints and what the cockpit's viewers show
+// before any interaction:
 //
 //   - markdown: [Markdown]; json: [JSON]; table: [Table]; text: [Text].
-//   - timeline and diagram: when the bytes are text (a JSON timeline, Mermaid
-//     or Graphviz source, SVG), [JSON] if they parse as JSON, else [Text],
-//     after a one-line note that this is the source, not a drawing.
-//   - markdown or text whose bytes are binary ([IsBinary]), empty files, and
-//     every other presentation (video, audio, image, image_grid, document,
-//     slides, download, binary timelines and diagrams): [Metadata], with a
-//     note saying why where one applies.
+//   - timeline: [Timeline] (a JSON timeline), else the JSON or text source.
+//   - diagram: Mermaid and Graphviz source highlighted ([DiagramSource]);
+//     SVG as metadata with its declared size.
+//   - slides: markdown pages one after another ([Slides]); pptx as metadata
+//     with its slide count.
+//   - image: [HalfBlocks] at o.Width under the image's dimensions; an image
+//     that cannot be decoded, or declares too many pixels, as metadata.
+//   - video and audio: metadata with m.Probe's container, duration and
+//     streams when the caller probed the file.
+//   - document: metadata (a PDF's page count) and m.DocText when given.
+//   - markdown or text whose bytes are binary ([IsBinary]), empty files,
+//     image_grid and download: [Metadata], with a note saying why.
 //
 // The error is the chosen renderer's (invalid JSON, a malformed table); the
 // string is then still that renderer's best-effort output, worth showing.
@@ -26,9 +36,10 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 	if len(src) == 0 {
 		return metadata(m, "The file is empty.", o), nil
 	}
+	textual := !IsBinary(src)
 	switch pres {
 	case PresentationMarkdown, PresentationText:
-		if IsBinary(src) {
+		if !textual {
 			return metadata(m, "The file is not text (binary data), so it is not shown.", o), nil
 		}
 		if pres == PresentationMarkdown {
@@ -39,18 +50,80 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 		return JSON(src, o)
 	case PresentationTable:
 		return Table(src, m.MediaType, o)
-	case PresentationTimeline, PresentationDiagram:
-		if IsBinary(src) {
+	case PresentationTimeline:
+		if !textual {
 			break
 		}
-		note := ansi.Wrap(pres+" shown as source text; no "+pres+" viewer yet.", o.width(), "") + "\n\n"
 		if json.Valid(src) {
-			out, err := JSON(src, o)
-			return note + out, err
+			out, err := Timeline(src, o)
+			if errors.Is(err, ErrNotTimeline) {
+				note := ansi.Wrap("Not a timeline this viewer knows (an array of events with a time or start/end and a label); shown as JSON.", o.width(), "")
+				return note + "\n\n" + out, nil
+			}
+			return out, err
 		}
-		return note + Text(src, o), nil
+		return Text(src, o), nil
+	case PresentationDiagram:
+		if !textual {
+			break
+		}
+		if lang := DiagramLanguage(src, m.MediaType); lang != "" || !looksLikeSVG(src) {
+			return DiagramSource(src, lang, o), nil
+		}
+		info, err := ParseSVG(src)
+		var extra [][2]string
+		if info.Width != "" || info.Height != "" {
+			extra = append(extra, [2]string{"SVG size", strings.TrimSpace(info.Width + " × " + info.Height)})
+		}
+		if info.ViewBox != "" {
+			extra = append(extra, [2]string{"viewBox", info.ViewBox})
+		}
+		if info.Title != "" {
+			extra = append(extra, [2]string{"SVG title", info.Title})
+		}
+		return details(m, extra, "An SVG drawing: open it in a browser or save it.", o), err
+	case PresentationSlides:
+		if !textual && !bytes.HasPrefix(src, []byte("PK\x03\x04")) {
+			break
+		}
+		return Slides(src, m, o)
+	case PresentationImage:
+		img, info, err := DecodeImage(src)
+		if err != nil {
+			return metadata(m, "The image cannot be shown: "+err.Error(), o), err
+		}
+		w, h := FitCells(info.Width, info.Height, o.width(), imageRows)
+		head := fmt.Sprintf("%s image, %d×%d pixels", strings.ToUpper(info.Format), info.Width, info.Height)
+		return o.style(o.colors().muted).Render(head) + "\n" + HalfBlocks(img, w, h, o), nil
+	case PresentationVideo, PresentationAudio:
+		note := "No prober (ffprobe) was available: type and size only."
+		if m.Probe != nil {
+			note = ""
+		}
+		return details(m, m.Probe.fields(), note, o), nil
+	case PresentationDocument:
+		var extra [][2]string
+		if bytes.HasPrefix(src, []byte("%PDF-")) {
+			if n := PDFPageCount(src); n > 0 {
+				extra = append(extra, [2]string{"Pages", fmt.Sprint(n)})
+			}
+		}
+		out := details(m, extra, "", o)
+		if t := strings.TrimSpace(m.DocText); t != "" {
+			out += "\n" + Text([]byte(t), o)
+		}
+		return out, nil
 	}
 	return metadata(m, "", o), nil
+}
+
+// imageRows is the height in cells Artifact draws an image at: a screenful.
+const imageRows = 24
+
+// looksLikeSVG reports whether src starts like XML or an <svg> element.
+func looksLikeSVG(src []byte) bool {
+	head := bytes.TrimSpace(src[:min(len(src), 512)])
+	return bytes.HasPrefix(head, []byte("<"))
 }
 
 // trimTrailingSpace removes spaces at the end of every line of s.

@@ -128,6 +128,11 @@ func ParseTable(src []byte, mediaType string) (*TableData, error) {
 	}
 	mt := baseMediaType(mediaType)
 	isCSV := mt == "text/csv" || mt == "text/tab-separated-values"
+	if !isCSV && trimmed[0] == '{' {
+		if td, err, ok := parseJSONLines(trimmed); ok {
+			return td, err
+		}
+	}
 	if Resolve("", mt) == PresentationJSON && mt != "" ||
 		!isCSV && (trimmed[0] == '[' || trimmed[0] == '{') {
 		return parseJSONTable(src)
@@ -301,6 +306,40 @@ func fitRow(row []string, n int) []string {
 	out := make([]string, n)
 	copy(out, row)
 	return out
+}
+
+// parseJSONLines reads JSON Lines (one JSON value per line, RFC 7464 without
+// the record separators): ok is false unless the first line is a whole JSON
+// object and another line follows. A line that is not valid JSON is left out
+// and reported with its line number, as a malformed CSV record is.
+func parseJSONLines(src []byte) (td *TableData, err error, ok bool) {
+	first, rest, found := bytes.Cut(src, []byte("\n"))
+	if !found || !json.Valid(first) || len(bytes.TrimSpace(rest)) == 0 {
+		return nil, nil, false
+	}
+	td = &TableData{}
+	var elems []json.RawMessage
+	line := 0
+	for len(src) > 0 {
+		var l []byte
+		l, src, _ = bytes.Cut(src, []byte("\n"))
+		line++
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		if !json.Valid(l) {
+			td.Skipped++
+			if len(td.Warnings) < maxParseWarnings {
+				td.Warnings = append(td.Warnings, TableWarning{Line: line, Message: "not a JSON value"})
+			}
+			err = cmpOr(err, fmt.Errorf("table: line %d: not a JSON value", line))
+			continue
+		}
+		elems = append(elems, json.RawMessage(l))
+	}
+	td.fromJSONArray(elems)
+	return td, err, true
 }
 
 // parseJSONTable implements the JSON half of ParseTable. Errors are

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -50,9 +49,12 @@ func exeIdentity(exe string) (describeCacheKey, error) {
 	return describeCacheKey{Exe: exe, Size: fi.Size(), MTimeNS: fi.ModTime().UnixNano(), Digest: d}, nil
 }
 
-// file is the cache file of k: <cache>/describe/<sha256 of the key>.json.
+// describeCacheFile is the cache file of k: <cache>/describe/<sha256 of
+// the executable's path>.json. One file per executable path, so a rebuilt
+// module replaces its entry instead of adding one; the full key is stored
+// inside and compared on read.
 func (h *Host) describeCacheFile(k describeCacheKey) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d\x00%s", k.Exe, k.Size, k.MTimeNS, k.Digest))
+	sum := sha256.Sum256([]byte(k.Exe))
 	return filepath.Join(h.cfg.CacheDir(), "describe", hex.EncodeToString(sum[:])+".json")
 }
 

@@ -19,6 +19,8 @@ const (
 	OriginHome   = "home"
 	OriginConfig = "config"
 	OriginFlag   = "flag"
+	// OriginExamples marks the built-in example modules (never cached).
+	OriginExamples = "examples"
 )
 
 // disabledMarker is the file that disables a module dir (WIRE.md §2).
@@ -108,9 +110,13 @@ func (h *Host) candidates() []candidate {
 	}
 	h.mu.Lock()
 	flags := slices.Clone(h.flagModules)
+	exampleDirs := slices.Clone(h.exampleModules)
 	h.mu.Unlock()
 	for _, p := range flags {
 		add(extraCandidate(p, OriginFlag, ""))
+	}
+	for _, p := range exampleDirs {
+		add(extraCandidate(p, OriginExamples, ""))
 	}
 	return out
 }
@@ -239,6 +245,7 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 		setBroken(m, c.err)
 		return m
 	}
+	useCache = useCache && c.origin != OriginExamples
 	key, keyErr := exeIdentity(c.exe)
 	var stdout []byte
 	if useCache && keyErr == nil {
@@ -273,7 +280,7 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 	if !judgeDescribe(m, stdout, c.id) {
 		return m
 	}
-	if !m.Cached && keyErr == nil {
+	if useCache && !m.Cached && keyErr == nil {
 		// Only a describe that passed is cached; a failure never is.
 		h.writeDescribeCache(key, stdout, m.Stderr, m.DescribedAt)
 	}

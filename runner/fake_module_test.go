@@ -68,6 +68,11 @@ func TestMain(m *testing.M) {
 			// chain of the module.
 			c := exec.Command("/proc/self/exe", sleeperMarker)
 			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if len(os.Args) > 3 && os.Args[3] == "noenv" {
+				// No TMPDIR marker either: only the host's subreaper
+				// adoption still leads to it.
+				c.Env = []string{}
+			}
 			if c.Start() != nil {
 				os.Exit(2)
 			}
@@ -351,13 +356,21 @@ func fakeHostile(mode, id, ws, reqPath string, req modproto.Request, ok func(any
 	case "hang_setsid":
 		spawn(true)
 		return hang()
-	case "hang_orphan":
+	case "hang_orphan", "hang_orphan_noenv", "exit_orphan_noenv":
 		pidFile := filepath.Join(ws, "orphan.pid")
-		if exec.Command("/proc/self/exe", spawnerMarker, pidFile).Run() == nil {
+		envMode := "env"
+		if strings.HasSuffix(mode, "_noenv") {
+			envMode = "noenv"
+		}
+		if exec.Command("/proc/self/exe", spawnerMarker, pidFile, envMode).Run() == nil {
 			b, _ := os.ReadFile(pidFile)
 			if p, err := strconv.Atoi(string(b)); err == nil {
 				pids = append(pids, p)
 			}
+		}
+		if mode == "exit_orphan_noenv" {
+			writePids()
+			return ok(map[string]any{"left": "a double-forked daemon"}, nil)
 		}
 		return hang()
 	case "exit_daemon":

@@ -62,8 +62,9 @@ type Host struct {
 	PollInterval    time.Duration
 	PollMaxInterval time.Duration
 
-	mu          sync.Mutex
-	flagModules []string // --module paths, origin "flag"
+	mu             sync.Mutex
+	flagModules    []string // --module paths, origin "flag"
+	exampleModules []string // built-in examples, origin "examples"
 }
 
 // NewHost returns a host for cfg.
@@ -83,6 +84,16 @@ func (h *Host) AddFlagModules(paths ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.flagModules = append(h.flagModules, paths...)
+}
+
+// AddExampleModules adds the built-in example modules' directories (each
+// holding <dir>/<basename of dir>). Discover lists them with Origin
+// "examples" after every other module; their describes are never cached,
+// since their launchers live in a directory private to one process.
+func (h *Host) AddExampleModules(dirs ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.exampleModules = append(h.exampleModules, dirs...)
 }
 
 // Discover finds every module candidate (WIRE.md §2) and describes them in

@@ -309,7 +309,7 @@ func TestRunSpawnFailed(t *testing.T) {
 // gone when Run returns.
 func TestRunKillsTheWholeTree(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"hang", "hang_setsid", "hang_orphan", "ignore_term"} {
+	for _, mode := range []string{"hang", "hang_setsid", "hang_orphan", "hang_orphan_noenv", "ignore_term"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
@@ -368,6 +368,25 @@ func TestRunSweepsADaemonLeftBehind(t *testing.T) {
 		t.Fatalf("%+v", res.Host)
 	}
 	assertGone(t, f.readPids())
+}
+
+// TestRunKillsDoubleForkedDaemon: the module double-forks a daemon into a
+// new session with an empty environment and exits ok; only the host's
+// subreaper adoption finds it, and it must be gone when Run returns.
+func TestRunKillsDoubleForkedDaemon(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("ghost", "good")
+	m := f.load("ghost")
+	res := f.run(m, "t.hostile", `{"mode":"exit_orphan_noenv"}`, nil)
+	if !res.OK() {
+		t.Fatalf("%+v", res.Host)
+	}
+	pids := f.readPids()
+	if len(pids) < 1 {
+		t.Fatalf("the module recorded no daemon: %v", pids)
+	}
+	assertGone(t, pids)
 }
 
 func TestRunOutputTooLarge(t *testing.T) {

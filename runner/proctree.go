@@ -122,11 +122,17 @@ func (t *procTree) collect(withEnv bool) {
 		t.known[s.pid] = s.start
 		return true
 	}
+	rootStart := t.known[t.root]
+	spawnMu.RLock()
 	for _, s := range procs {
-		if s.pgrp == t.root || (withEnv && hasEnvEntry(s.pid, t.marker)) {
+		// An orphan the host adopted as subreaper that started after this
+		// module did belongs to some module's tree: it dies with the run.
+		adopted := s.start >= rootStart && isAdoptedOrphan(s, t.self)
+		if s.pgrp == t.root || adopted || (withEnv && hasEnvEntry(s.pid, t.marker)) {
 			add(s)
 		}
 	}
+	spawnMu.RUnlock()
 	// Descendants through the ppid chain, to a fixed point. A parent
 	// counts only while it is still the process we recorded.
 	starts := make(map[int]uint64, len(procs))

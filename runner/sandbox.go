@@ -89,11 +89,16 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = PipeDrainGrace
+	enableSubreaper()
+	spawnMu.Lock()
 	if err := cmd.Start(); err != nil {
+		spawnMu.Unlock()
 		res.spawnErr = err
 		return res
 	}
 	pid := cmd.Process.Pid
+	liveRoots.Store(pid, struct{}{})
+	spawnMu.Unlock()
 	tree := newProcTree(pid, "TMPDIR="+tmp)
 	if spec.onStart != nil {
 		spec.onStart(pid)
@@ -129,6 +134,8 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	}()
 	_ = cmd.Wait() // the exit code is recorded, never decisive (WIRE.md §3)
 	<-supervised
+	liveRoots.Delete(pid)
+	reapAdopted(hostPID)
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
 	}

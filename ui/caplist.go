@@ -147,10 +147,10 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	switch {
 	case err != nil:
 		b.line(st.Error.Render("✗ " + render.SanitizeLine(err.Error())))
-	case f.Raw:
+	case f.Raw():
 		b.indented("one JSON value")
 	default:
-		for _, fd := range f.Fields {
+		for _, fd := range f.Fields() {
 			req := ""
 			if fd.Required {
 				req = " *"

@@ -1,6 +1,10 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"modbay/ui/viewer"
+)
 
 // KeyMap is every binding of the cockpit, one nested keymap per screen; the
 // form and the dialogs keep their own (formview.KeyMap, dialog.*KeyMap).
@@ -9,7 +13,7 @@ type KeyMap struct {
 	List   ListKeyMap
 	Run    RunKeyMap
 	Result ResultKeyMap
-	Viewer ViewerKeyMap
+	Viewer viewer.KeyMap
 }
 
 // GlobalKeyMap applies on every screen.
@@ -49,14 +53,6 @@ type ResultKeyMap struct {
 	Back             key.Binding
 }
 
-// ViewerKeyMap is the artifact viewer's bindings.
-type ViewerKeyMap struct {
-	Up, Down         key.Binding
-	PageUp, PageDown key.Binding
-	Save             key.Binding
-	Back             key.Binding
-}
-
 // DefaultKeyMap returns the cockpit's bindings.
 func DefaultKeyMap() KeyMap {
 	up := key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
@@ -90,10 +86,6 @@ func DefaultKeyMap() KeyMap {
 			Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
 			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
-		Viewer: ViewerKeyMap{
-			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
-			Save: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save a copy")),
-			Back: back,
-		},
+		Viewer: viewer.DefaultKeyMap(),
 	}
 }

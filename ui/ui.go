@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,8 @@ import (
 	"modbay/ui/dialog"
 	"modbay/ui/form"
 	"modbay/ui/formview"
+	"modbay/ui/inputs"
+	"modbay/ui/viewer"
 )
 
 // Options configure the cockpit.
@@ -84,6 +87,18 @@ type (
 	}
 	// runTickMsg redraws the elapsed time of run id.
 	runTickMsg struct{ id string }
+	// savedInputsMsg is what the input store remembers for a capability.
+	savedInputsMsg struct {
+		module, capability string
+		saved              inputs.Saved
+		err                error
+	}
+	// inputSavedMsg reports a preset saved (name) or the last input
+	// remembered (name "").
+	inputSavedMsg struct {
+		name string
+		err  error
+	}
 )
 
 // Model is the cockpit's root model.
@@ -98,6 +113,9 @@ type Model struct {
 	// send delivers a message to the running program from a run's
 	// goroutines (program.Send); nil drops live events.
 	send atomic.Pointer[func(tea.Msg)]
+	// inflight counts runs in progress, so Run can wait for their process
+	// trees to be killed before the program exits.
+	inflight runGroup
 
 	keys     KeyMap
 	help     help.Model
@@ -114,12 +132,22 @@ type Model struct {
 	formCap    modproto.Capability
 	planSeq    int
 	lastInput  json.RawMessage
+	// inputs remembers last inputs and presets; presetPrompt is set while
+	// the prompt open on the stack asks for a preset's name.
+	inputs       inputs.Store
+	presetPrompt bool
+	presetInput  json.RawMessage
+	// lastUnchecked is true when lastInput was sent anyway, invalid.
+	lastUnchecked bool
 
 	dialogs []dialog.Dialog
 	run     *runView
 	result  *resultView
-	viewer  *viewer
+	viewer  *viewer.Model
 	notice  string
+	// viewerEnv is what the artifact viewers know about the terminal and
+	// the machine (local display, ffprobe, image protocol), read once.
+	viewerEnv viewer.Env
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -133,7 +161,11 @@ func New(host *runner.Host, opts Options) *Model {
 			ws = c.Workspace
 		}
 	}
-	return newModel(b, ws, opts)
+	m := newModel(b, ws, opts)
+	if host != nil && host.Config() != nil {
+		m.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
+	}
+	return m
 }
 
 // newModel builds the root model over any backend.
@@ -144,6 +176,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 		validate: runner.ValidateInput, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
 		keys: DefaultKeyMap(), help: help.New(),
+		viewerEnv: viewer.DetectEnv(),
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.modules = newModuleList(com, m.keys.List, opts.Banner)
@@ -155,10 +188,18 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 // Run runs the cockpit until the person quits or ctx ends.
 func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	m := New(host, opts)
-	m.ctx = ctx
+	// Runs live in a context of their own that ends with the program: on
+	// quit, a closed terminal (SIGHUP) or any other exit, every run in
+	// flight is cancelled and Run waits until the runner has killed its
+	// process tree, so no module process outlives the cockpit.
+	runCtx, cancelRuns := context.WithCancel(ctx)
+	m.ctx = runCtx
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	m.SetSender(p.Send)
 	_, err := p.Run()
+	m.inflight.close()
+	cancelRuns()
+	m.inflight.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -237,14 +278,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.com.Width, m.com.Height = msg.Width, msg.Height
 		m.layout()
 		if m.screen == screenViewer && m.viewer != nil {
-			return m, m.viewer.render(m.renderOptions())
+			return m, m.viewer.Reflow()
 		}
 		return m, nil
 	case tea.BackgroundColorMsg:
 		m.com.SetDark(msg.IsDark())
 		m.restyle()
 		if m.viewer != nil {
-			return m, m.viewer.render(m.renderOptions())
+			return m, m.viewer.Reflow()
 		}
 		return m, nil
 	case spinner.TickMsg:
@@ -271,14 +312,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case runDoneMsg:
 		return m, m.finished(msg)
-	case artifactMsg:
-		if m.viewer != nil {
-			m.viewer.rendered(msg)
+	case savedInputsMsg:
+		m.offerInputs(msg)
+		return m, nil
+	case inputSavedMsg:
+		if m.form != nil && msg.name != "" {
+			if msg.err != nil {
+				m.form.SetNote("Preset not saved: " + msg.err.Error())
+			} else {
+				m.form.SetNote("Saved preset " + msg.name + ".")
+			}
 		}
 		return m, nil
-	case savedMsg:
+	case viewer.Msg:
 		if m.viewer != nil {
-			m.viewer.saved(msg)
+			_, cmd := m.viewer.Update(msg)
+			return m, cmd
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -316,6 +365,8 @@ func (m *Model) typing() bool {
 		return m.modules.Typing()
 	case screenForm:
 		return m.form != nil && m.form.Typing()
+	case screenViewer:
+		return m.viewer != nil && m.viewer.Typing()
 	}
 	return false
 }
@@ -372,7 +423,11 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		case formview.ActionBack:
 			m.screen = screenCaps
 		case formview.ActionSubmit:
-			return tea.Batch(cmd, m.submit(a.Input))
+			return tea.Batch(cmd, m.submit(a.Input, a.Unchecked))
+		case formview.ActionSavePreset:
+			m.presetInput = a.Input
+			m.presetPrompt = true
+			m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save this input as preset named", ""))
 		}
 		return cmd
 	case screenRun:
@@ -405,20 +460,78 @@ func (m *Model) openForm(mod *runner.Module, c modproto.Capability) tea.Cmd {
 	m.formModule, m.formCap = mod, c
 	m.screen = screenForm
 	m.layout()
-	return nil
+	return m.loadInputs(mod.ID, c.ID)
+}
+
+// loadInputs reads what the input store remembers for a capability.
+func (m *Model) loadInputs(module, capability string) tea.Cmd {
+	if m.inputs.Dir == "" {
+		return nil
+	}
+	st := m.inputs
+	return func() tea.Msg {
+		sv, err := st.Load(module, capability)
+		return savedInputsMsg{module: module, capability: capability, saved: sv, err: err}
+	}
+}
+
+// offerInputs offers the remembered inputs to the form they belong to.
+func (m *Model) offerInputs(msg savedInputsMsg) {
+	if m.form == nil || m.formModule == nil || m.formModule.ID != msg.module || m.formCap.ID != msg.capability || msg.err != nil {
+		return
+	}
+	var r []formview.Recall
+	if msg.saved.Last != nil {
+		r = append(r, formview.Recall{Name: "last input", Input: msg.saved.Last})
+	}
+	for _, p := range msg.saved.Presets {
+		r = append(r, formview.Recall{Name: "preset " + p.Name, Input: p.Input})
+	}
+	m.form.SetRecalls(r)
+}
+
+// saveInput remembers input as the last one (name "") or as a preset.
+func (m *Model) saveInput(name string, input json.RawMessage) tea.Cmd {
+	if m.inputs.Dir == "" || m.formModule == nil {
+		return nil
+	}
+	st, mod, capID, now := m.inputs, m.formModule.ID, m.formCap.ID, m.com.Now()
+	return func() tea.Msg {
+		if name == "" {
+			return inputSavedMsg{err: st.SaveLast(mod, capID, input, now)}
+		}
+		return inputSavedMsg{name: name, err: st.SavePreset(mod, capID, name, input, now)}
+	}
+}
+
+// uncheckedPlanner is a backend that can plan without validating the
+// input (runner.Host.PlanWith), for the form's "send anyway".
+type uncheckedPlanner interface {
+	PlanWith(m *runner.Module, capID string, input json.RawMessage, opts runner.PlanOptions) (*runner.Plan, error)
 }
 
 // submit plans the call with input; the plan comes back as a planMsg.
-func (m *Model) submit(input json.RawMessage) tea.Cmd {
+// unchecked is the person's "send anyway": the runner does not validate.
+func (m *Model) submit(input json.RawMessage, unchecked bool) tea.Cmd {
 	m.planSeq++
 	seq := m.planSeq
-	m.lastInput = input
+	m.lastInput, m.lastUnchecked = input, unchecked
 	m.form.SetNote("Planning…")
+	if unchecked {
+		m.form.SetNote("Planning, sending the input anyway (invalid against its schema)…")
+	}
 	b, mod, capID := m.backend, m.formModule, m.formCap.ID
 	if b == nil {
 		return nil
 	}
 	return func() tea.Msg {
+		if up, ok := b.(uncheckedPlanner); ok {
+			p, err := up.PlanWith(mod, capID, input, runner.PlanOptions{SkipValidation: unchecked})
+			return planMsg{seq: seq, plan: p, err: err}
+		}
+		if unchecked {
+			return planMsg{seq: seq, err: errors.New("this backend cannot send an input its schema refuses")}
+		}
 		p, err := b.Plan(mod, capID, input)
 		return planMsg{seq: seq, plan: p, err: err}
 	}
@@ -443,11 +556,12 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 		return nil
 	}
 	m.form.SetNote("")
+	remember := m.saveInput("", m.lastInput)
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
-		return nil
+		return remember
 	}
-	return m.startRun(msg.plan, true)
+	return tea.Batch(remember, m.startRun(msg.plan, true))
 }
 
 // dialogAction carries out what the top dialog answered.
@@ -457,6 +571,13 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	if m.presetPrompt && top.ID() == "prompt" {
+		m.presetPrompt = false
+		if a, ok := act.(dialog.ActionSubmitText); ok {
+			return m.saveInput(a.Value, m.presetInput)
+		}
+		return nil
+	}
 	switch a := act.(type) {
 	case dialog.ActionApprove:
 		ap, _ := top.(*dialog.Approval)
@@ -474,7 +595,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 		m.screen = screenForm
 	case dialog.ActionSubmitText:
 		if m.viewer != nil {
-			return m.viewer.save(a.Value)
+			return m.viewer.Save(a.Value)
 		}
 	}
 	return nil
@@ -500,6 +621,10 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 	}
 	run := func() tea.Msg {
 		defer cancel()
+		if !m.inflight.enter() {
+			return runDoneMsg{id: id, err: context.Canceled}
+		}
+		defer m.inflight.leave()
 		res, err := b.Run(ctx, p, approved, events)
 		return runDoneMsg{id: id, result: res, err: err}
 	}
@@ -558,14 +683,14 @@ func (m *Model) resultKey(kp tea.KeyPressMsg) tea.Cmd {
 		// the session covers it.
 		if m.form != nil && m.lastInput != nil {
 			m.screen = screenForm
-			return m.submit(m.lastInput)
+			return m.submit(m.lastInput, m.lastUnchecked)
 		}
 	case key.Matches(kp, k.Open):
 		if a, ok := m.result.SelectedArtifact(); ok {
-			m.viewer = newViewer(m.com, m.keys.Viewer, m.result.res.RequestID, a, m.workspace)
+			m.viewer = viewer.New(m.com, m.keys.Viewer, m.viewerEnv, m.result.res.RequestID, a, m.result.res.Artifacts, m.workspace)
 			m.screen = screenViewer
 			m.layout()
-			return m.viewer.render(m.renderOptions())
+			return m.viewer.Load()
 		}
 	case key.Matches(kp, m.keys.Global.Quit):
 		return nil
@@ -575,24 +700,16 @@ func (m *Model) resultKey(kp tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// viewerKey handles a key on the artifact viewer.
+// viewerKey handles a key on the artifact viewer and what it asks for.
 func (m *Model) viewerKey(kp tea.KeyPressMsg) tea.Cmd {
-	k := m.keys.Viewer
-	switch {
-	case key.Matches(kp, k.Back):
+	act, cmd := m.viewer.Update(kp)
+	switch a := act.(type) {
+	case viewer.ActionBack:
 		m.screen = screenResult
-		return nil
-	case key.Matches(kp, k.Save):
-		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", m.viewer.saveDir))
-		return nil
+	case viewer.ActionAskSaveDir:
+		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.Dir))
 	}
-	m.viewer.Update(kp)
-	return nil
-}
-
-// renderOptions are the options artifact renders use now.
-func (m *Model) renderOptions() render.Options {
-	return render.Options{Width: m.com.Width, Dark: m.com.Dark, NoColor: m.com.NoColor}
+	return cmd
 }
 
 // View draws the header, the focused screen (or the top dialog) and the
@@ -700,8 +817,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case screenResult:
 		b = m.result.ShortHelp()
 	case screenViewer:
-		k := m.keys.Viewer
-		b = []key.Binding{k.Up, k.Down, k.Save, k.Back}
+		b = m.viewer.ShortHelp()
 	}
 	if !m.typing() {
 		b = append(b, g.Help)
@@ -728,8 +844,39 @@ func (m *Model) FullHelp() [][]key.Binding {
 		r := m.keys.Result
 		groups = [][]key.Binding{{r.Up, r.Down, r.PageUp, r.PageDown}, {r.Open, r.Stderr, r.Rerun, r.Back}}
 	case screenViewer:
-		v := m.keys.Viewer
-		groups = [][]key.Binding{{v.Up, v.Down, v.PageUp, v.PageDown}, {v.Save, v.Back}}
+		groups = m.viewer.FullHelp()
 	}
 	return append(groups, []key.Binding{g.Quit, g.Interrupt, g.Help})
 }
+
+// runGroup tracks runs in flight. Once closed, no run may start: a run
+// command that Bubble Tea executes after the program ended runs nothing.
+type runGroup struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter registers a run about to start; false means the group is closed.
+func (g *runGroup) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// leave marks a run finished.
+func (g *runGroup) leave() { g.wg.Done() }
+
+// close refuses every later run.
+func (g *runGroup) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// wait blocks until every entered run has left.
+func (g *runGroup) wait() { g.wg.Wait() }

@@ -18,6 +18,7 @@ import (
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/internal/uitest"
+	"modbay/ui/viewer"
 )
 
 // sizes are the terminal sizes every golden frame is drawn at.
@@ -30,6 +31,7 @@ func newTest(t *testing.T, b Backend, w, h int) (*Model, *uitest.Clock) {
 	m := newModel(b, "/home/u/.local/share/modbay/workspace", Options{NoColor: true, Banner: "No modules in /home/u/.local/share/modbay; showing the built-in examples."})
 	clock := uitest.NewClock()
 	m.com.Now = clock.Now
+	m.viewerEnv = viewer.Env{} // no display, no probes: the same frames everywhere
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m, clock
 }
@@ -436,8 +438,8 @@ func TestFlowApproveRunResultRerun(t *testing.T) {
 	}
 	// esc back to the form keeps the input.
 	h.key("esc")
-	if m.screen != screenForm || m.form.Form().Fields[0].Text != "Q1" {
-		t.Fatalf("back to form: screen %v text %q", m.screen, m.form.Form().Fields[0].Text)
+	if m.screen != screenForm || m.form.Form().Fields()[0].Text != "Q1" {
+		t.Fatalf("back to form: screen %v text %q", m.screen, m.form.Form().Fields()[0].Text)
 	}
 }
 
@@ -505,7 +507,7 @@ func TestFlowHostRefusesInput(t *testing.T) {
 	typeText(m, "hello")
 	h.key("ctrl+s")
 	h.until("refusal shown", func() bool { return strings.Contains(m.form.Note(), "refused") })
-	if got := m.form.Problems().Fields[1]; len(got) != 1 || got[0] != "must be >= 1" {
+	if got := m.form.Problems().At("/repeat"); len(got) != 1 || got[0] != "must be >= 1" {
 		t.Fatalf("repeat problems %q", got)
 	}
 }
@@ -515,7 +517,7 @@ func TestFormValidatesWithRunnerSchema(t *testing.T) {
 	openForm(t, m, 0)
 	// Empty required name: one "required" under the field, nothing at the root.
 	p := m.form.Problems()
-	if len(p.Fields[0]) != 1 || p.Fields[0][0] != "required" || len(p.Root) != 0 {
+	if got := p.At("/name"); len(got) != 1 || got[0] != "required" || len(p.Root) != 0 {
 		t.Fatalf("problems %#v", p)
 	}
 	typeText(m, "hello")

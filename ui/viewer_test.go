@@ -11,6 +11,7 @@ import (
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/ui/internal/uitest"
+	"modbay/ui/viewer"
 )
 
 func TestCopyNoClobberAddsSuffix(t *testing.T) {
@@ -22,7 +23,7 @@ func TestCopyNoClobberAddsSuffix(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	os.MkdirAll(out, 0o755)
 	os.WriteFile(filepath.Join(out, "report.json"), []byte("old"), 0o644)
-	p, err := copyNoClobber(src, out, "report.json")
+	p, err := viewer.CopyNoClobber(src, out, "report.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,15 +52,17 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 	if m.screen != screenViewer {
 		t.Fatalf("screen %v, want viewer", m.screen)
 	}
-	h.until("render", func() bool { return !m.viewer.loading })
+	h.until("render", func() bool { return !m.viewer.Loading() })
 	out := frame(t, m)
 	if !strings.Contains(out, `"title": "Q1"`) || !strings.Contains(out, "verified ✓") {
 		t.Fatalf("viewer frame:\n%s", out)
 	}
 	_, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	h.do(cmd)
-	h.until("re-render at 100", func() bool { return !m.viewer.loading && m.viewer.renderedW == 100 })
-	frame(t, m)
+	h.until("re-render at 100", func() bool { return !m.viewer.Loading() })
+	if out := frame(t, m); !strings.Contains(out, `"title": "Q1"`) {
+		t.Fatalf("after resize:\n%s", out)
+	}
 	// Save a copy into a chosen directory.
 	h.key("s")
 	if len(m.dialogs) != 1 {
@@ -72,7 +75,7 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 		m.Update(msg)
 	}
 	h.key("enter")
-	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.note, "Saved") })
+	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.Note(), "Saved") })
 	if b, err := os.ReadFile(filepath.Join(dir, "saved", "report-1.json")); err != nil || string(b) != string(body) {
 		t.Fatalf("saved copy: %q %v", b, err)
 	}
@@ -85,15 +88,15 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 func TestViewerShowsMetadataForMedia(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 24)
 	h := newHarness(t, m)
-	v := newViewer(m.com, m.keys.Viewer, "req", runner.VerifiedArtifact{
+	v := viewer.New(m.com, m.keys.Viewer, viewer.Env{}, "req", runner.VerifiedArtifact{
 		Artifact: modproto.Artifact{ID: "a1", Kind: "clip/v1", Path: "clip.mp4", MediaType: "video/mp4", Digest: "sha256:" + strings.Repeat("0", 64), Bytes: 5 << 20},
 		Staged:   "/nonexistent/never-read",
-	}, "/ws")
+	}, nil, "/ws")
 	m.viewer, m.screen = v, screenViewer
-	h.do(v.render(m.renderOptions()))
-	h.until("metadata", func() bool { return !v.loading })
-	if v.err != nil {
-		t.Fatalf("media artifact was read: %v", v.err)
+	h.do(v.Load())
+	h.until("metadata", func() bool { return !v.Loading() })
+	if v.Err() != nil {
+		t.Fatalf("media artifact was read: %v", v.Err())
 	}
 	if out := frame(t, m); !strings.Contains(out, "video") || !strings.Contains(out, "save") {
 		t.Fatalf("metadata frame:\n%s", out)

@@ -1,14 +1,18 @@
-// Package form turns a capability's request JSON Schema into form fields and
-// the fields back into the JSON value sent as the request's input, with no
-// widgets involved: the cockpit's form screen (ui/formview) draws a Form and
-// edits its fields' text, and this package decides what that text means.
+// Package form turns a capability's request JSON Schema into a tree of
+// fields and the fields back into the JSON value sent as the request's
+// input, with no widgets involved: the form screen (ui/formview) draws the
+// tree and edits its nodes, and this package decides what they mean.
 //
-// Only the schema's top-level object properties become fields, in the order
-// the author wrote them (read from the raw bytes: Go maps lose it). Strings,
-// numbers, integers, booleans and enums get their own editors; anything
-// nested (objects, arrays, unions, references) is edited as JSON text. A
-// schema without top-level properties, or no schema at all, is one JSON
-// field for the whole input.
+// Schemas of drafts 7, 2019-09 and 2020-12 are read ($schema honoured; a
+// schema without one is read as 2020-12, or as draft-07 when only that
+// compiles). Properties keep the author's order (read from the raw bytes:
+// Go maps lose it). $ref and $defs/definitions resolve inside the document
+// (recursive schemas are built when opened), allOf is merged, oneOf/anyOf
+// become variant pickers (or selects, when every branch is a const),
+// if/then/else and dependentRequired/dependentSchemas apply live as values
+// change. Every value the form sends is one the person can see: omitted
+// optional fields are not sent, readOnly fields are shown and never sent,
+// and a loaded value that does not fit a widget is kept as JSON text.
 package form
 
 import (
@@ -16,421 +20,802 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"modbay/modproto"
 )
 
-// Kind is how a field is edited and encoded.
-type Kind int
-
-// Field kinds.
-const (
-	// KindString is free text, sent as a JSON string.
-	KindString Kind = iota
-	// KindNumber is a JSON number, sent exactly as typed.
-	KindNumber
-	// KindInteger is a JSON integer, sent exactly as typed (no float
-	// rounding: digits beyond 2^53 stay).
-	KindInteger
-	// KindBoolean is a toggle.
-	KindBoolean
-	// KindEnum picks one of the schema's enum (or const) values.
-	KindEnum
-	// KindJSON is JSON text that must parse: nested objects, arrays, unions
-	// and the whole input when the schema has no properties.
-	KindJSON
-)
-
-// String names the kind as the form shows it.
-func (k Kind) String() string {
-	switch k {
-	case KindString:
-		return "string"
-	case KindNumber:
-		return "number"
-	case KindInteger:
-		return "integer"
-	case KindBoolean:
-		return "boolean"
-	case KindEnum:
-		return "choice"
-	default:
-		return "JSON"
-	}
-}
-
-// BoolState is a boolean field's value; an optional boolean may be unset,
-// and is then left out of the input.
-type BoolState int
-
-// Boolean states.
-const (
-	BoolUnset BoolState = iota
-	BoolFalse
-	BoolTrue
-)
-
-// Field is one editable property. Text holds the typed text for string,
-// number, integer and JSON fields; Bool and Choice hold the others.
-type Field struct {
-	// Name is the property name; "" for the whole-input JSON field.
-	Name string
-	// Title and Description are the schema's, untrusted (sanitize to show).
-	Title       string
-	Description string
-	Kind        Kind
-	// Required is true when the schema's "required" lists Name.
-	Required bool
-	// Enum holds the allowed values as compact JSON, in schema order;
-	// Labels the text shown for each (a string value unquoted).
-	Enum   []json.RawMessage
-	Labels []string
-	// Default is the schema's default, compact JSON, or nil.
-	Default json.RawMessage
-
-	// Text is the current text of a string, number, integer or JSON field.
-	Text string
-	// Bool is the current state of a boolean field.
-	Bool BoolState
-	// Choice is the index into Enum, or -1 for none.
-	Choice int
-}
-
-// Toggle advances a boolean: false ⇄ true, and an optional boolean without
-// a default also passes through unset (left out of the input).
-func (f *Field) Toggle() {
-	tri := !f.Required && f.Default == nil
-	switch f.Bool {
-	case BoolUnset:
-		f.Bool = BoolTrue
-	case BoolTrue:
-		f.Bool = BoolFalse
-	case BoolFalse:
-		if tri {
-			f.Bool = BoolUnset
-		} else {
-			f.Bool = BoolTrue
-		}
-	}
-}
-
-// Cycle moves an enum choice by delta (±1), wrapping; an optional enum
-// also passes through "none" (-1).
-func (f *Field) Cycle(delta int) {
-	n := len(f.Enum)
-	if n == 0 {
-		return
-	}
-	lo := 0
-	if !f.Required {
-		lo = -1
-	}
-	if f.Choice < lo {
-		// A required enum starts unchosen: step onto either end.
-		f.Choice = 0
-		if delta < 0 {
-			f.Choice = n - 1
-		}
-		return
-	}
-	span := n - lo
-	f.Choice = ((f.Choice-lo+delta)%span+span)%span + lo
-}
-
-// Form is a request schema as fields.
+// Form is a request schema as a tree of nodes.
 type Form struct {
-	// Schema is the request schema the form validates against; nil when the
-	// capability has none.
+	// Schema is what the input is validated against: the request schema,
+	// with "$schema" added when it declares none and only compiles as
+	// draft-07 (so the validator reads it the same way); nil for none.
 	Schema json.RawMessage
-	// Fields are in the schema's property order.
-	Fields []Field
-	// Raw is true when the form is one JSON field for the whole input.
-	Raw bool
+	// Draft is the draft the schema is read as.
+	Draft string
+	// Root is the whole input; for an object schema its Children are the
+	// top-level fields.
+	Root *Node
+	// Gen counts structural changes (items added, variants switched,
+	// conditionals applied), so a view knows to rebuild its rows.
+	Gen int
+
+	doc  *document
+	comp *compiled
 }
 
-// Build reads a request schema into a form. A nil or empty schema, or one
-// without top-level properties, gives a raw form: one JSON field holding the
-// whole input, starting at the schema's default or {}. A schema that is not
-// a JSON object is an error.
+// Build reads a request schema into a form. A nil or empty schema gives a
+// form with one JSON field for the whole input, starting at {}. A schema
+// that is not JSON, or does not compile under its draft, is an error.
 func Build(schema json.RawMessage) (*Form, error) {
 	t := bytes.TrimSpace(schema)
 	if len(t) == 0 {
-		return rawForm(nil, nil), nil
+		f := &Form{Draft: Draft2020}
+		f.doc = &document{byLoc: map[string]*Schema{}, byID: map[string]*Schema{}, merged: map[*Schema]*Schema{}}
+		f.Root = &Node{Kind: KindJSON, Required: true, Choice: -1, Variant: -1, Text: "{}", Schema: &Schema{}}
+		return f, nil
 	}
-	var top struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-		Default    json.RawMessage            `json:"default"`
-	}
-	if t[0] != '{' {
+	if t[0] != '{' && t[0] != 't' && t[0] != 'f' {
 		return nil, errors.New("request schema is not a JSON object")
 	}
-	if err := json.Unmarshal(t, &top); err != nil {
-		return nil, fmt.Errorf("request schema: %w", err)
-	}
-	if len(top.Properties) == 0 {
-		return rawForm(t, top.Default), nil
-	}
-	order, err := PropertyOrder(t)
+	comp, draft, err := compileSchema(t)
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
-	req := map[string]bool{}
-	for _, r := range top.Required {
-		req[r] = true
+	doc, err := parseDocument(t, draft)
+	if err != nil {
+		return nil, fmt.Errorf("request schema: %w", err)
 	}
-	f := &Form{Schema: t}
-	for _, name := range order {
-		f.Fields = append(f.Fields, buildField(name, top.Properties[name], req[name]))
+	f := &Form{Schema: t, Draft: draft, doc: doc, comp: comp}
+	if draft == Draft7 && !bytes.Contains(t, []byte(`"$schema"`)) {
+		f.Schema = withDraft(t, Draft7)
 	}
+	f.Root = f.newNode("", doc.root, nil, true)
+	f.Root.Collapsed = false
+	if f.Root.Kind == KindJSON && f.Root.Text == "" {
+		f.Root.Text = "{}"
+	}
+	f.refreshAll()
 	return f, nil
 }
 
-// rawForm is a form with one JSON field for the whole input.
-func rawForm(schema, def json.RawMessage) *Form {
-	text := "{}"
-	if d := compact(def); d != nil {
-		text = indent(d)
+// Raw reports whether the whole input is one JSON field (no schema, or a
+// schema that says nothing about the shape).
+func (f *Form) Raw() bool { return f.Root.Kind == KindJSON }
+
+// Fields are the top-level fields of an object form (nil otherwise).
+func (f *Form) Fields() []*Node {
+	if f.Root.Kind != KindObject {
+		return nil
 	}
-	return &Form{Schema: schema, Raw: true, Fields: []Field{{
-		Kind: KindJSON, Required: true, Text: text, Choice: -1,
-		Title: "input", Description: "The whole input as one JSON value.",
-	}}}
+	return f.Root.Children
 }
 
-// propSchema is what a field reads from its property schema.
-type propSchema struct {
-	Type        json.RawMessage   `json:"type"`
-	Enum        []json.RawMessage `json:"enum"`
-	Const       json.RawMessage   `json:"const"`
-	Default     json.RawMessage   `json:"default"`
-	Title       string            `json:"title"`
-	Description string            `json:"description"`
+// Value builds the input from the tree and returns the problems the fields
+// have on their own, by JSON pointer. Fields with such a problem are left
+// out of the value.
+func (f *Form) Value() (json.RawMessage, map[string][]string) {
+	probs := problemSink{}
+	v, ok := f.value(f.Root, probs, "")
+	if !ok {
+		v = json.RawMessage("{}")
+		if f.Root.Kind != KindObject && f.Root.Kind != KindJSON {
+			v = json.RawMessage("null")
+		}
+	}
+	return v, probs
 }
 
-// buildField reads one property schema; an unreadable one is a JSON field.
-func buildField(name string, raw json.RawMessage, required bool) Field {
-	f := Field{Name: name, Required: required, Choice: -1, Kind: KindJSON}
-	var p propSchema
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return f
-	}
-	f.Title, f.Description = p.Title, p.Description
-	f.Default = compact(p.Default)
-	switch {
-	case len(p.Enum) > 0:
-		f.Kind = KindEnum
-		for _, e := range p.Enum {
-			f.Enum = append(f.Enum, compact(e))
+// ---- editing -------------------------------------------------------------
+
+// Changed records an edit of n: its enclosing sections become present
+// (they are sent), and conditionals are applied again. It reports whether
+// the tree's shape changed.
+func (f *Form) Changed(n *Node) bool {
+	for p := n; p != nil; p = p.Parent {
+		switch p.Kind {
+		case KindObject, KindArray, KindMulti, KindUnion, KindNull:
+			p.Present = true
 		}
-	case len(bytes.TrimSpace(p.Const)) > 0:
-		f.Kind = KindEnum
-		f.Enum = []json.RawMessage{compact(p.Const)}
-	default:
-		f.Kind = kindOf(p.Type)
 	}
-	for _, e := range f.Enum {
-		f.Labels = append(f.Labels, label(e))
-	}
-	f.fillDefault()
-	return f
+	return f.refreshAll()
 }
 
-// kindOf maps a schema "type" (a name or a list of names) to a kind: one
-// scalar type besides "null" gets its editor, anything else is JSON.
-func kindOf(raw json.RawMessage) Kind {
-	var names []string
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		names = []string{one}
-	} else if json.Unmarshal(raw, &names) != nil {
-		return KindJSON
-	}
-	var kinds []string
-	for _, n := range names {
-		if n != "null" {
-			kinds = append(kinds, n)
-		}
-	}
-	if len(kinds) != 1 {
-		return KindJSON
-	}
-	switch kinds[0] {
-	case "string":
-		return KindString
-	case "number":
-		return KindNumber
-	case "integer":
-		return KindInteger
-	case "boolean":
-		return KindBoolean
-	}
-	return KindJSON
-}
-
-// fillDefault puts the schema default into the field's editor state; a
-// default that does not fit the kind is offered as nothing.
-func (f *Field) fillDefault() {
-	if f.Kind == KindBoolean && f.Required && f.Default == nil {
-		f.Bool = BoolFalse
-	}
-	if f.Default == nil {
-		return
-	}
-	switch f.Kind {
-	case KindString:
-		var s string
-		if json.Unmarshal(f.Default, &s) == nil {
-			f.Text = s
-		}
-	case KindNumber, KindInteger:
-		if numberRe.Match(f.Default) {
-			f.Text = string(f.Default)
-		}
-	case KindBoolean:
-		switch string(f.Default) {
-		case "true":
-			f.Bool = BoolTrue
-		case "false":
-			f.Bool = BoolFalse
-		}
-	case KindEnum:
-		for i, e := range f.Enum {
-			if bytes.Equal(e, f.Default) {
-				f.Choice = i
+// refreshAll applies every object's conditionals to its current value and
+// rebuilds the objects whose active schema changed; it reports whether any
+// did (and then bumps Gen).
+func (f *Form) refreshAll() bool {
+	changed := false
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Kind == KindObject && !n.Lazy && n.base != nil && hasConditionals(n.base) {
+			before := shapeKey(n)
+			f.buildObject(n)
+			if shapeKey(n) != before {
+				changed = true
 			}
 		}
-	case KindJSON:
-		f.Text = indent(f.Default)
+		for _, c := range n.Children {
+			walk(c)
+		}
+		for _, e := range n.Entries {
+			walk(e)
+		}
 	}
+	walk(f.Root)
+	if changed {
+		f.Gen++
+	}
+	return changed
 }
 
-// numberRe is the JSON number grammar (RFC 8259 §6); integerRe its integer
-// subset, without fraction or exponent.
-var (
-	numberRe  = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-	integerRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
-)
+func hasConditionals(s *Schema) bool {
+	return s.If != nil || len(s.DepRequired) > 0 || len(s.DepSchemas) > 0
+}
 
-// Problem messages the form itself finds, before the schema is consulted.
-const (
-	MsgRequired   = "required"
-	MsgNotNumber  = "not a number (e.g. 3, -1.5, 2e3)"
-	MsgNotInteger = "not an integer (e.g. 3, -12)"
-	MsgBadJSON    = "not valid JSON"
-)
+// shapeKey summarises an object's fields and their required marks.
+func shapeKey(n *Node) string {
+	var b strings.Builder
+	for _, c := range n.Children {
+		b.WriteString(c.Name)
+		if c.Required {
+			b.WriteByte('*')
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
 
-// encode returns the field's JSON value, or nil when it is left out of the
-// input, and the field's own problem ("" when none).
-func (f *Field) encode() (json.RawMessage, string) {
-	switch f.Kind {
-	case KindString:
-		if f.Text == "" {
-			return nil, requiredMsg(f.Required)
+// activeSchema is an object's schema with the conditionals that hold for
+// its current value merged in: then or else of an if, and the
+// dependentSchemas of properties that have values.
+func (f *Form) activeSchema(n *Node) *Schema {
+	base := n.base
+	if base == nil || !hasConditionals(base) {
+		return base
+	}
+	s := *base
+	if base.If != nil {
+		v := f.objectValue(n, nil, "")
+		branch := base.Else
+		if f.comp.matches(base.If.Loc, v) {
+			branch = base.Then
 		}
-		b, _ := json.Marshal(f.Text)
-		return b, ""
-	case KindNumber, KindInteger:
-		s := strings.TrimSpace(f.Text)
-		if s == "" {
-			return nil, requiredMsg(f.Required)
+		if branch != nil {
+			merge(&s, f.doc.effective(branch))
 		}
-		if f.Kind == KindInteger && !integerRe.MatchString(s) {
-			return nil, MsgNotInteger
+	}
+	for _, d := range base.DepSchemas {
+		if f.hasValue(n, d.Name) {
+			merge(&s, f.doc.effective(d.Schema))
 		}
-		if !numberRe.MatchString(s) {
-			return nil, MsgNotNumber
+	}
+	return &s
+}
+
+// Expand builds a lazy (recursive) section's fields and opens it.
+func (f *Form) Expand(n *Node) {
+	if n.Lazy {
+		f.buildObject(n)
+		f.Gen++
+	}
+	n.Collapsed = false
+}
+
+// ToggleCollapsed opens or closes a section.
+func (f *Form) ToggleCollapsed(n *Node) {
+	if n.Collapsed {
+		f.Expand(n)
+		return
+	}
+	n.Collapsed = true
+	f.Gen++
+}
+
+// Add appends an item to a list or an entry to an object (one without a
+// key yet) and returns it; nil when n takes neither or is full (maxItems,
+// or a closed tuple).
+func (f *Form) Add(n *Node) *Node {
+	var out *Node
+	switch n.Kind {
+	case KindArray:
+		if mx := n.Schema.MaxItems; mx != nil && len(n.Children) >= *mx {
+			return nil
 		}
-		// The text is the number: json.Number keeps every digit.
-		b, _ := json.Marshal(json.Number(s))
-		return b, ""
-	case KindBoolean:
-		switch f.Bool {
-		case BoolTrue:
-			return json.RawMessage("true"), ""
-		case BoolFalse:
-			return json.RawMessage("false"), ""
+		if len(n.Children) >= len(n.Schema.Prefix) && n.Schema.ItemsFalse {
+			return nil
 		}
-		return nil, requiredMsg(f.Required)
-	case KindEnum:
-		if f.Choice < 0 || f.Choice >= len(f.Enum) {
-			return nil, requiredMsg(f.Required)
+		out = f.addItem(n)
+	case KindObject:
+		if n.Lazy {
+			f.buildObject(n)
 		}
-		return f.Enum[f.Choice], ""
+		if !n.HasMap {
+			return nil
+		}
+		out = f.addEntry(n, "")
 	default:
-		s := strings.TrimSpace(f.Text)
-		if s == "" {
-			return nil, requiredMsg(f.Required)
+		return nil
+	}
+	n.Collapsed = false
+	f.Changed(n)
+	f.Gen++
+	return out
+}
+
+func (f *Form) addItem(arr *Node) *Node {
+	it := f.newNode("", itemSchema(arr, len(arr.Children)), arr, true)
+	it.Collapsed = false
+	arr.Children = append(arr.Children, it)
+	return it
+}
+
+func (f *Form) addEntry(obj *Node, key string) *Node {
+	e := &Node{Kind: KindEntry, Key: key, Parent: obj, Required: true, Choice: -1, Variant: -1, Schema: &Schema{}}
+	v := f.newNode("", f.entrySchema(obj, key), e, true)
+	v.Collapsed = false
+	e.Children = []*Node{v}
+	obj.Entries = append(obj.Entries, e)
+	return e
+}
+
+// Rekey records an edit of entry e's key: when the key now matches a
+// different patternProperties schema, the value is rebuilt under it,
+// keeping what was entered where it fits.
+func (f *Form) Rekey(e *Node) {
+	if e.Kind != KindEntry {
+		return
+	}
+	want := f.entrySchema(e.Parent, e.Key)
+	if old := e.Children[0]; old.src != want {
+		v, ok := f.value(old, nil, "")
+		nv := f.newNode("", want, e, true)
+		if ok {
+			f.load(nv, v)
 		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, []byte(s)); err != nil {
-			return nil, MsgBadJSON + ": " + err.Error()
+		e.Children[0] = nv
+		f.Gen++
+	}
+	f.Changed(e)
+}
+
+// Remove deletes a list item or an entry.
+func (f *Form) Remove(n *Node) bool {
+	p := n.Parent
+	if p == nil {
+		return false
+	}
+	switch {
+	case n.Kind == KindEntry:
+		p.Entries = slices.DeleteFunc(p.Entries, func(x *Node) bool { return x == n })
+	case p.Kind == KindArray:
+		if i := slices.Index(p.Children, n); i < len(p.Schema.Prefix) && i < len(p.Children)-1 {
+			return false // a tuple position cannot leave a gap
 		}
-		return buf.Bytes(), ""
+		p.Children = slices.DeleteFunc(p.Children, func(x *Node) bool { return x == n })
+	default:
+		return false
+	}
+	f.Changed(p)
+	f.Gen++
+	return true
+}
+
+// Move moves a list item or entry by delta places; tuple positions do not
+// move (their schemas differ).
+func (f *Form) Move(n *Node, delta int) bool {
+	p := n.Parent
+	if p == nil {
+		return false
+	}
+	list := &p.Entries
+	if n.Kind != KindEntry {
+		if p.Kind != KindArray || len(p.Schema.Prefix) > 0 {
+			return false
+		}
+		list = &p.Children
+	}
+	i := slices.Index(*list, n)
+	j := i + delta
+	if i < 0 || j < 0 || j >= len(*list) {
+		return false
+	}
+	(*list)[i], (*list)[j] = (*list)[j], (*list)[i]
+	f.Changed(p)
+	f.Gen++
+	return true
+}
+
+// SetVariant picks variant i of a union (-1: none, for an optional one).
+// Each variant's fields are kept, so switching back restores them.
+func (f *Form) SetVariant(n *Node, i int) {
+	f.pickVariant(n, i)
+	if i >= 0 {
+		f.Changed(n)
+		if len(n.Children) > 0 {
+			n.Children[0].Present = true
+		}
+	} else {
+		n.Present = false
+		f.refreshAll()
+	}
+	f.Gen++
+}
+
+// CycleVariant moves a union's choice by delta, through "none" when the
+// union is optional.
+func (f *Form) CycleVariant(n *Node, delta int) {
+	f.SetVariant(n, cycle(n.Variant, len(n.Variants), n.Required, delta))
+}
+
+func (f *Form) pickVariant(n *Node, i int) {
+	if n.Kind != KindUnion || i >= len(n.Variants) {
+		return
+	}
+	if n.Variant >= 0 && len(n.Children) > 0 {
+		if n.alt == nil {
+			n.alt = map[int]*Node{}
+		}
+		n.alt[n.Variant] = n.Children[0]
+	}
+	n.Variant = i
+	if i < 0 {
+		n.Children = nil
+		return
+	}
+	c, ok := n.alt[i]
+	if !ok {
+		v := n.Variants[i]
+		c = &Node{Parent: n, Required: true, Choice: -1, Variant: -1, src: v.Src}
+		f.shape(c, v.Schema)
+		c.Collapsed = false
+	}
+	n.Children = []*Node{c}
+}
+
+// ToggleNull switches a nullable node between null and its value (kept).
+func (f *Form) ToggleNull(n *Node) bool {
+	if !n.Nullable {
+		return false
+	}
+	n.Null = !n.Null
+	f.Changed(n)
+	return true
+}
+
+// Clear leaves an optional node out of the input: text emptied, choice and
+// boolean unset, section or list no longer sent, null undone. A value kept
+// as JSON text (Raw) goes back to its widget, empty.
+func (f *Form) Clear(n *Node) {
+	n.Null, n.Raw = false, false
+	switch n.Kind {
+	case KindString, KindNumber, KindInteger, KindJSON:
+		n.Text = ""
+	case KindBoolean:
+		n.Bool = BoolUnset
+		if n.Required {
+			n.Bool = BoolFalse
+		}
+	case KindEnum:
+		n.Choice = -1
+	case KindMulti:
+		clear(n.Checked)
+		n.Present = false
+	case KindObject:
+		n.Present = false
+	case KindArray:
+		n.Children = nil
+		n.Present = false
+	case KindUnion:
+		if !n.Required {
+			f.pickVariant(n, -1)
+		}
+		n.Present = false
+	case KindNull:
+		n.Present = false
+	}
+	f.refreshAll()
+	f.Gen++
+}
+
+// ---- loading values ------------------------------------------------------
+
+// SetValue fills the tree from a JSON value (JSON mode, a remembered
+// input, a preset). Nothing is dropped: a key the schema does not name
+// becomes an entry, a value that does not fit its widget is kept as JSON
+// text. Invalid JSON is an error and changes nothing.
+func (f *Form) SetValue(raw json.RawMessage) error {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
+		return fmt.Errorf("%s: %v", MsgBadJSON, err)
+	}
+	root := f.newNode("", f.Root.src, nil, true)
+	root.Collapsed = false
+	if f.Root.Kind == KindJSON && f.Root.src == nil {
+		root = &Node{Kind: KindJSON, Required: true, Choice: -1, Variant: -1, Schema: &Schema{}}
+	}
+	f.load(root, compact(raw))
+	f.Root = root
+	f.refreshAll()
+	f.Gen++
+	return nil
+}
+
+// load puts value v into n (and its subtree).
+func (f *Form) load(n *Node, v json.RawMessage) {
+	v = compact(v)
+	if v == nil {
+		return
+	}
+	n.Null, n.Raw = false, false
+	if string(v) == "null" && n.Nullable {
+		n.Null = true
+		return
+	}
+	fallback := func() {
+		n.Raw = true
+		n.Text = Indent(v)
+	}
+	switch n.Kind {
+	case KindString:
+		if json.Unmarshal(v, &n.Text) != nil {
+			fallback()
+		}
+	case KindNumber, KindInteger:
+		if !numberRe.Match(v) || (n.Kind == KindInteger && !integral(string(v))) {
+			fallback()
+			return
+		}
+		n.Text = string(v)
+	case KindBoolean:
+		switch string(v) {
+		case "true":
+			n.Bool = BoolTrue
+		case "false":
+			n.Bool = BoolFalse
+		default:
+			fallback()
+		}
+	case KindEnum:
+		for i, o := range n.Options {
+			if jsonEqual(o.Value, v) {
+				n.Choice = i
+				return
+			}
+		}
+		fallback()
+	case KindMulti:
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil {
+			fallback()
+			return
+		}
+		checked := make([]bool, len(n.Options))
+	next:
+		for _, it := range items {
+			for i, o := range n.Options {
+				if jsonEqual(o.Value, it) && !checked[i] {
+					checked[i] = true
+					continue next
+				}
+			}
+			fallback()
+			return
+		}
+		n.Checked, n.Present = checked, true
+	case KindObject:
+		keys, m, err := objectKeys(v)
+		if err != nil {
+			fallback()
+			return
+		}
+		if n.Lazy {
+			f.buildObject(n)
+			n.Collapsed = false
+		}
+		n.Present = true
+		n.Entries = nil
+		byName := map[string]*Node{}
+		for _, c := range n.Children {
+			f.Clear(c)
+			byName[c.Name] = c
+		}
+		for _, k := range keys {
+			if c, ok := byName[k]; ok {
+				f.load(c, m[k])
+				continue
+			}
+			e := f.addEntry(n, k)
+			f.load(e.Children[0], m[k])
+		}
+		// Loaded values may switch conditionals: rebuild, then load the
+		// properties that appeared.
+		before := shapeKey(n)
+		f.buildObject(n)
+		if shapeKey(n) != before {
+			for _, c := range n.Children {
+				if _, ok := byName[c.Name]; !ok {
+					if raw, ok := m[c.Name]; ok {
+						f.load(c, raw)
+						n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == c.Name })
+					}
+				}
+			}
+		}
+	case KindArray:
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil {
+			fallback()
+			return
+		}
+		n.Children, n.Present = nil, true
+		for _, it := range items {
+			f.load(f.addItem(n), it)
+		}
+	case KindUnion:
+		f.pickVariant(n, f.matchVariant(n, v))
+		n.Present = true
+		f.load(n.Children[0], v)
+		n.Children[0].Present = true
+	case KindNull:
+		if string(v) != "null" {
+			fallback()
+			return
+		}
+		n.Present = true
+	case KindEntry:
+		f.load(n.Children[0], v)
+	default:
+		n.Text = Indent(v)
 	}
 }
 
-func requiredMsg(required bool) string {
-	if required {
-		return MsgRequired
-	}
-	return ""
-}
-
-// Value builds the input from the fields, in field order: each field's
-// value, leaving out empty optional fields. It also returns the problems the
-// fields have on their own (a required field left empty, text that is not a
-// number, JSON that does not parse), each with Path "/<name>" ("" for the
-// raw field); those fields are left out of the value.
-func (f *Form) Value() (json.RawMessage, modproto.ValidationErrors) {
-	var errs modproto.ValidationErrors
-	if f.Raw {
-		v, msg := f.Fields[0].encode()
-		if msg != "" {
-			errs = append(errs, modproto.ValidationError{Path: "", Detail: msg})
-		}
-		if v == nil {
-			v = json.RawMessage("{}")
-		}
-		return v, errs
-	}
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	n := 0
-	for i := range f.Fields {
-		fd := &f.Fields[i]
-		v, msg := fd.encode()
-		if msg != "" {
-			errs = append(errs, modproto.ValidationError{Path: Pointer(fd.Name), Detail: msg})
-		}
-		if v == nil {
+// matchVariant picks the union branch a value belongs to: the first that
+// validates it, else the first whose type and const discriminators fit,
+// else the first.
+func (f *Form) matchVariant(n *Node, v json.RawMessage) int {
+	jt := jsonType(v)
+	for i, vr := range n.Variants {
+		if vr.Type != "" {
+			if vr.Type == jt || (vr.Type == "number" && jt == "integer") {
+				return i
+			}
 			continue
 		}
-		if n > 0 {
-			buf.WriteByte(',')
+		if f.comp.matches(vr.Src.Loc, v) {
+			return i
 		}
-		k, _ := json.Marshal(fd.Name)
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(v)
-		n++
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), errs
+	for i, vr := range n.Variants {
+		if typeFits(vr.Schema, jt) && constsFit(f, vr.Schema, v) {
+			return i
+		}
+	}
+	return 0
 }
+
+func typeFits(s *Schema, jt string) bool {
+	types := s.Types
+	if len(types) == 0 {
+		if t := inferType(s); t != "" {
+			types = []string{t}
+		} else {
+			return true
+		}
+	}
+	for _, t := range types {
+		if t == jt || (t == "number" && jt == "integer") {
+			return true
+		}
+	}
+	return false
+}
+
+func constsFit(f *Form, s *Schema, v json.RawMessage) bool {
+	_, m, err := objectKeys(v)
+	if err != nil {
+		return true
+	}
+	for _, p := range s.Props {
+		if cv, ok := f.doc.effective(p.Schema).constValue(); ok {
+			if got, present := m[p.Name]; present && !jsonEqual(got, cv) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// jsonType names the JSON Schema type of a value ("integer" for a number
+// without a fraction).
+func jsonType(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if integral(string(v)) {
+		return "integer"
+	}
+	return "number"
+}
+
+// jsonEqual compares two JSON values by meaning (numbers by value).
+func jsonEqual(a, b json.RawMessage) bool {
+	if bytes.Equal(compact(a), compact(b)) {
+		return true
+	}
+	ra, oka := new(big.Rat).SetString(string(a))
+	rb, okb := new(big.Rat).SetString(string(b))
+	if oka && okb && numberRe.Match(a) && numberRe.Match(b) {
+		return ra.Cmp(rb) == 0
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
+
+// ---- rows ----------------------------------------------------------------
+
+// Row is one visible line-item of the form: a node at a depth.
+type Row struct {
+	Node  *Node
+	Depth int
+}
+
+// Rows lists the visible nodes in order: sections' fields under their
+// headers unless collapsed; a union's chosen variant under its picker (an
+// object variant's fields directly); an entry's value under its key.
+func (f *Form) Rows() []Row {
+	var rows []Row
+	var walk func(n *Node, depth int, header bool)
+	fields := func(n *Node, depth int) {
+		for _, c := range n.Children {
+			walk(c, depth, true)
+		}
+		for _, e := range n.Entries {
+			walk(e, depth, true)
+		}
+	}
+	walk = func(n *Node, depth int, header bool) {
+		if header {
+			rows = append(rows, Row{Node: n, Depth: depth})
+		}
+		if n.Raw || n.Null {
+			return
+		}
+		inner := depth
+		if header {
+			inner = depth + 1
+		}
+		switch n.Kind {
+		case KindObject:
+			if !n.Collapsed {
+				fields(n, inner)
+			}
+		case KindArray:
+			if !n.Collapsed {
+				for _, c := range n.Children {
+					walk(c, inner, true)
+				}
+			}
+		case KindEntry:
+			walk(n.Children[0], inner, true)
+		case KindUnion:
+			if len(n.Children) > 0 {
+				c := n.Children[0]
+				switch {
+				case c.Kind == KindObject:
+					fields(c, inner)
+				case c.Kind == KindNull:
+				default:
+					walk(c, inner, true)
+				}
+			}
+		}
+	}
+	if f.Root.Kind == KindObject {
+		fields(f.Root, 0)
+		if len(rows) == 0 {
+			rows = append(rows, Row{Node: f.Root})
+		}
+	} else {
+		walk(f.Root, 0, true)
+	}
+	return rows
+}
+
+// Find returns the deepest node at JSON pointer ptr and the part of ptr
+// below it ("" when the node is exactly there).
+func (f *Form) Find(ptr string) (*Node, string) {
+	n := f.Root
+	if ptr == "" || !strings.HasPrefix(ptr, "/") {
+		return n, ptr
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, tok := range toks {
+		for {
+			if n.Kind == KindUnion && len(n.Children) > 0 {
+				n = n.Children[0]
+			} else if n.Kind == KindEntry {
+				n = n.Children[0]
+			} else {
+				break
+			}
+		}
+		name := unescape(tok)
+		var next *Node
+		switch n.Kind {
+		case KindObject:
+			for _, c := range n.Children {
+				if c.Name == name {
+					next = c
+				}
+			}
+			for _, e := range n.Entries {
+				if e.Key == name {
+					next = e
+				}
+			}
+		case KindArray:
+			if k, err := strconv.Atoi(tok); err == nil && k >= 0 && k < len(n.Children) {
+				next = n.Children[k]
+			}
+		}
+		if next == nil {
+			return n, "/" + strings.Join(toks[i:], "/")
+		}
+		n = next
+	}
+	return n, ""
+}
+
+// inner is the node that holds n's fields: a union's chosen variant or an
+// entry's value, followed down.
+func inner(n *Node) *Node {
+	for {
+		switch {
+		case n.Kind == KindUnion && len(n.Children) > 0:
+			n = n.Children[0]
+		case n.Kind == KindEntry:
+			n = n.Children[0]
+		default:
+			return n
+		}
+	}
+}
+
+// ---- validation ----------------------------------------------------------
 
 // Validator checks an input against a request schema and returns one
 // error per broken rule, each located by a JSON pointer into the input
-// (runner.ValidateInput). A non-nil error means the schema itself could not
-// be used.
+// (runner.ValidateInput). A non-nil error means the schema itself could
+// not be used.
 type Validator func(schema, input json.RawMessage) (modproto.ValidationErrors, error)
 
 // Problems are the form's validation findings, placed where they belong.
 type Problems struct {
-	// Fields maps a field index to its messages.
-	Fields map[int][]string
+	// Fields maps a node's JSON pointer (Node.Pointer) to its messages.
+	Fields map[string][]string
 	// Root holds findings about the input as a whole.
 	Root []string
 }
@@ -444,13 +829,30 @@ func (p Problems) Count() int {
 	return n
 }
 
+// At returns the messages for the node at ptr.
+func (p Problems) At(ptr string) []string { return p.Fields[ptr] }
+
+func (p *Problems) add(ptr string, msgs ...string) {
+	if p.Fields == nil {
+		p.Fields = map[string][]string{}
+	}
+	for _, m := range msgs {
+		if !slices.Contains(p.Fields[ptr], m) {
+			p.Fields[ptr] = append(p.Fields[ptr], m)
+		}
+	}
+}
+
 // Check builds the value and validates it: first the fields' own problems,
 // then, with validate (nil skips it), the schema's verdict on the value.
 // A field with a problem of its own shows only that one. The value is
 // returned even when there are problems.
 func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 	value, local := f.Value()
-	p := f.Place(local)
+	var p Problems
+	for ptr, msgs := range local {
+		p.add(ptr, msgs...)
+	}
 	if validate == nil || len(f.Schema) == 0 {
 		return value, p
 	}
@@ -459,195 +861,65 @@ func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 		p.Root = append(p.Root, "request schema cannot be used: "+err.Error())
 		return value, p
 	}
-	own := map[int]bool{}
-	for i := range p.Fields {
-		own[i] = true
-	}
 	q := f.Place(remote)
-	for i, msgs := range q.Fields {
-		if !own[i] {
-			p.add(i, msgs...)
+	for ptr, msgs := range q.Fields {
+		if _, own := local[ptr]; !own {
+			p.add(ptr, msgs...)
 		}
 	}
 	p.Root = append(p.Root, q.Root...)
 	return value, p
 }
 
-func (p *Problems) add(i int, msgs ...string) {
-	if p.Fields == nil {
-		p.Fields = map[int][]string{}
-	}
-	p.Fields[i] = append(p.Fields[i], msgs...)
-}
-
-// missingRe finds the property names in a root "missing property 'x'" or
-// "missing properties 'x', 'y'" finding, which belong under those fields.
+// missingRe finds the property names in a "missing property 'x'" or
+// "missing properties 'x', 'y'" finding.
 var missingRe = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
 
-// Place puts each finding under the field its JSON pointer starts with
-// ("/name" and anything deeper, "/name/0/x", go to field name); findings at
-// the root go to Root, except a missing required property, which goes to its
-// field as "required". A raw form puts everything under its one field.
+// Place puts each finding under the node its JSON pointer leads to (the
+// deepest existing one; the rest of the pointer prefixes the message); a
+// missing required property goes to that property's node as "required";
+// findings about a root object go to Root.
 func (f *Form) Place(errs modproto.ValidationErrors) Problems {
 	var p Problems
-	index := map[string]int{}
-	for i, fd := range f.Fields {
-		index[fd.Name] = i
-	}
 	for _, e := range errs {
-		if f.Raw {
-			p.add(0, located(e))
-			continue
-		}
-		name, ok := head(e.Path)
-		if !ok {
-			if names := missingNames(e.Detail, index); len(names) > 0 {
-				for _, i := range names {
-					if !contains(p.Fields[i], MsgRequired) {
-						p.add(i, MsgRequired)
+		n, rest := f.Find(e.Path)
+		if in := inner(n); rest == "" && in.Kind == KindObject {
+			if names := missingNames(e.Detail); len(names) > 0 {
+				placed := false
+				for _, name := range names {
+					for _, c := range in.Children {
+						if c.Name == name {
+							p.add(c.Pointer(), MsgRequired)
+							placed = true
+						}
 					}
 				}
-				continue
+				if placed {
+					continue
+				}
 			}
-			p.Root = append(p.Root, e.Detail)
+		}
+		msg := e.Detail
+		if rest != "" {
+			msg = rest + ": " + msg
+		}
+		if n == f.Root && f.Root.Kind == KindObject {
+			p.Root = append(p.Root, msg)
 			continue
 		}
-		if i, ok := index[name]; ok {
-			if rest := strings.TrimPrefix(e.Path, Pointer(name)); rest != "" {
-				p.add(i, rest+": "+e.Detail)
-			} else if !contains(p.Fields[i], e.Detail) {
-				p.add(i, e.Detail)
-			}
-			continue
-		}
-		p.Root = append(p.Root, located(e))
+		p.add(n.Pointer(), msg)
 	}
 	return p
 }
 
-// missingNames returns the fields a root "missing propert…" finding names.
-func missingNames(detail string, index map[string]int) []int {
-	if !strings.Contains(strings.ToLower(detail), "missing propert") &&
-		!strings.Contains(strings.ToLower(detail), "required") {
+// missingNames returns the names a "missing propert…" finding lists.
+func missingNames(detail string) []string {
+	if !strings.Contains(strings.ToLower(detail), "missing propert") {
 		return nil
 	}
-	var out []int
+	var out []string
 	for _, m := range missingRe.FindAllStringSubmatch(detail, -1) {
-		name := m[1] + m[2]
-		if i, ok := index[name]; ok {
-			out = append(out, i)
-		}
+		out = append(out, m[1]+m[2])
 	}
 	return out
-}
-
-func located(e modproto.ValidationError) string {
-	if e.Path == "" {
-		return e.Detail
-	}
-	return e.Path + ": " + e.Detail
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// head returns the first reference token of a JSON pointer, unescaped
-// (RFC 6901: ~1 is "/", ~0 is "~"); ok is false for the root pointer "".
-func head(ptr string) (string, bool) {
-	if !strings.HasPrefix(ptr, "/") {
-		return "", false
-	}
-	tok, _, _ := strings.Cut(ptr[1:], "/")
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(tok), true
-}
-
-// Pointer is the JSON pointer of a top-level property (RFC 6901).
-func Pointer(name string) string {
-	return "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-}
-
-// PropertyOrder returns the keys of a schema's top-level "properties"
-// object in the order they appear in the bytes; a repeated key counts once,
-// where it first appears.
-func PropertyOrder(schema json.RawMessage) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("schema is not a JSON object")
-	}
-	var order []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		if k, _ := t.(string); k != "properties" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-			return nil, errors.New(`"properties" is not an object`)
-		}
-		seen := map[string]bool{}
-		for dec.More() {
-			t, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k, _ := t.(string)
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-			if !seen[k] {
-				seen[k] = true
-				order = append(order, k)
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
-		}
-	}
-	return order, nil
-}
-
-// compact returns raw as compact JSON, or nil when empty or invalid.
-func compact(raw json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return nil
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, t) != nil {
-		return nil
-	}
-	return buf.Bytes()
-}
-
-// indent returns raw indented by two spaces for a JSON text editor.
-func indent(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Indent(&buf, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return buf.String()
-}
-
-// label is how an enum value reads: a string unquoted, anything else as
-// JSON.
-func label(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	return string(v)
 }

@@ -1,13 +1,19 @@
-// Package formview is the capability form screen: it draws a form.Form with
-// one editor per field (text inputs, toggles, choice cyclers, JSON text
-// areas), validates the input on every change and shows each problem under
-// its field. It returns typed actions to the root model: ActionSubmit with
-// the input, or ActionBack.
+// Package formview is the capability form screen: it draws a form.Form as
+// rows (text inputs, toggles, selects, multi-selects, variant pickers,
+// collapsible sections, lists and key/value entries), validates the input
+// on every change and shows each problem under its field, with a summary
+// line. A JSON mode (ctrl+e) shows exactly the input to be sent and edits
+// it; ctrl+o edits it in $EDITOR. It returns typed actions to the root
+// model: ActionSubmit with the input, ActionSavePreset, or ActionBack.
 package formview
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -16,7 +22,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
-	"modbay/render"
 	"modbay/ui/common"
 	"modbay/ui/form"
 )
@@ -28,8 +33,12 @@ const (
 	jsonAreaHeight = 4
 	rawAreaHeight  = 8
 	// indent is the left margin of editors, problems and descriptions,
-	// under the two-cell focus marker.
-	indent = 4
+	// under the two-cell focus marker; depthIndent is added per nesting
+	// level.
+	indent      = 4
+	depthIndent = 2
+	// maxDescLines bounds the focused field's description.
+	maxDescLines = 3
 )
 
 // KeyMap is the form's key bindings.
@@ -37,10 +46,21 @@ type KeyMap struct {
 	// Next and Prev move between fields (Down/Up too, outside JSON areas).
 	Next, Prev key.Binding
 	Down, Up   key.Binding
-	// Toggle flips a boolean; Left and Right cycle a choice.
+	// Toggle flips a boolean, a multi-select option or a section; Left and
+	// Right cycle a choice or a variant.
 	Toggle      key.Binding
 	Left, Right key.Binding
-	// Submit sends the form; Back leaves it, keeping what was typed.
+	// Null toggles null on a nullable field; Clear leaves a field out (or
+	// removes a list item or entry); Add adds an item or entry.
+	Null, Clear, Add key.Binding
+	// MoveUp and MoveDown reorder list items and entries.
+	MoveUp, MoveDown key.Binding
+	// JSON switches JSON mode; Editor edits the input in $EDITOR.
+	JSON, Editor key.Binding
+	// Recall loads the last input or the next preset; Save saves a preset.
+	Recall, Save key.Binding
+	// Submit sends the form (twice while invalid: send anyway); Back
+	// leaves it, keeping what was typed.
 	Submit key.Binding
 	Back   key.Binding
 }
@@ -48,15 +68,24 @@ type KeyMap struct {
 // DefaultKeyMap returns the form's bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Next:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
-		Prev:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-		Down:   key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓", "next")),
-		Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
-		Toggle: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
-		Left:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
-		Right:  key.NewBinding(key.WithKeys("right", "space"), key.WithHelp("→", "next choice")),
-		Submit: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
+		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
+		Down:     key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓", "next")),
+		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
+		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
+		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
+		Null:     key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
+		Clear:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "clear/remove")),
+		Add:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "add item")),
+		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move up")),
+		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move down")),
+		JSON:     key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "JSON")),
+		Editor:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "$EDITOR")),
+		Recall:   key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last/preset")),
+		Save:     key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "save preset")),
+		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
 
@@ -65,15 +94,42 @@ type Action interface{ isAction() }
 
 // ActionSubmit asks to plan and run the capability with Input.
 type ActionSubmit struct {
-	// Input is the form's value, valid against the request schema.
+	// Input is the form's value, valid against the request schema unless
+	// Unchecked.
 	Input json.RawMessage
+	// Unchecked is true for a deliberate "send anyway" of an input the
+	// schema refuses: the runner must not validate it again.
+	Unchecked bool
 }
+
+// ActionSavePreset asks to save Input as a named preset.
+type ActionSavePreset struct{ Input json.RawMessage }
 
 // ActionBack asks to leave the form; its state is kept for a return.
 type ActionBack struct{}
 
-func (ActionSubmit) isAction() {}
-func (ActionBack) isAction()   {}
+func (ActionSubmit) isAction()     {}
+func (ActionSavePreset) isAction() {}
+func (ActionBack) isAction()       {}
+
+// Recall is a remembered input offered by ctrl+l.
+type Recall struct {
+	// Name is "last input" or the preset's name.
+	Name  string
+	Input json.RawMessage
+}
+
+// editorDoneMsg carries the text edited in $EDITOR back.
+type editorDoneMsg struct {
+	text string
+	err  error
+}
+
+// editorReadyMsg says the input was written to path for the editor.
+type editorReadyMsg struct {
+	path string
+	err  error
+}
 
 // Model is the form screen.
 type Model struct {
@@ -82,13 +138,24 @@ type Model struct {
 	validate form.Validator
 	keys     KeyMap
 
-	inputs []textinput.Model
-	areas  []textarea.Model
+	rows   []form.Row
+	gen    int
 	focus  int
+	inputs map[*form.Node]*textinput.Model
+	areas  map[*form.Node]*textarea.Model
 
 	value    json.RawMessage
 	problems form.Problems
 	note     string
+	// armed is set after a refused ctrl+s: the next ctrl+s sends anyway.
+	armed bool
+
+	jsonMode bool
+	jsonArea textarea.Model
+	jsonErr  string
+
+	recalls []Recall
+	recall  int
 
 	width, height int
 	offset        int
@@ -97,73 +164,126 @@ type Model struct {
 // New builds the form screen for f, validating with validate (nil: only
 // the fields' own checks).
 func New(com *common.Common, f *form.Form, validate form.Validator) *Model {
-	m := &Model{com: com, form: f, validate: validate, keys: DefaultKeyMap(), width: com.Width, height: com.Height}
-	m.inputs = make([]textinput.Model, len(f.Fields))
-	m.areas = make([]textarea.Model, len(f.Fields))
-	for i, fd := range f.Fields {
-		switch fd.Kind {
-		case form.KindString, form.KindNumber, form.KindInteger:
-			in := textinput.New()
-			in.Prompt = "> "
-			in.SetValue(fd.Text)
-			m.inputs[i] = in
-		case form.KindJSON:
-			ta := textarea.New()
-			ta.ShowLineNumbers = false
-			ta.Prompt = "│ "
-			ta.SetHeight(jsonAreaHeight)
-			if f.Raw {
-				ta.SetHeight(rawAreaHeight)
-			}
-			ta.SetValue(fd.Text)
-			ta.MoveToBegin()
-			m.areas[i] = ta
-		}
-	}
+	m := &Model{com: com, form: f, validate: validate, keys: DefaultKeyMap(), width: com.Width, height: com.Height, recall: -1}
+	m.resetEditors()
+	m.jsonArea = textarea.New()
+	m.jsonArea.ShowLineNumbers = false
+	m.jsonArea.Prompt = "│ "
+	m.jsonArea.CharLimit = 0
+	m.jsonArea.MaxHeight = 0
 	m.applyStyles()
-	m.setFocus(0)
 	m.SetSize(com.Width, com.Height)
 	m.check()
+	m.setFocus(0)
 	return m
+}
+
+// resetEditors drops every editor (they are rebuilt from the nodes' text)
+// and the rows.
+func (m *Model) resetEditors() {
+	m.inputs = map[*form.Node]*textinput.Model{}
+	m.areas = map[*form.Node]*textarea.Model{}
+	m.rows = m.form.Rows()
+	m.gen = m.form.Gen
+}
+
+// input returns n's text input, creating it from n's text.
+func (m *Model) input(n *form.Node) *textinput.Model {
+	if in, ok := m.inputs[n]; ok {
+		return in
+	}
+	in := textinput.New()
+	in.Prompt = "> "
+	in.CharLimit = 0
+	if n.Kind == form.KindEntry {
+		in.SetValue(n.Key)
+		in.Placeholder = "key"
+	} else {
+		in.SetValue(n.Text)
+		in.Placeholder = n.Placeholder
+	}
+	in.SetStyles(m.inputStyles())
+	in.SetWidth(m.editorWidth(n) - 1)
+	m.inputs[n] = &in
+	return &in
+}
+
+// area returns n's JSON text area, creating it from n's text.
+func (m *Model) area(n *form.Node) *textarea.Model {
+	if a, ok := m.areas[n]; ok {
+		return a
+	}
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = 0
+	ta.SetHeight(jsonAreaHeight)
+	if n.Parent == nil {
+		ta.SetHeight(rawAreaHeight)
+	}
+	ta.Placeholder = n.Placeholder
+	ta.SetStyles(m.areaStyles())
+	ta.SetWidth(m.editorWidth(n))
+	ta.SetValue(n.Text)
+	ta.MoveToBegin()
+	m.areas[n] = &ta
+	return &ta
+}
+
+func (m *Model) inputStyles() textinput.Styles {
+	var s textinput.Styles
+	if !m.com.NoColor {
+		s = textinput.DefaultStyles(m.com.Dark)
+	}
+	s.Cursor.Blink = false
+	return s
+}
+
+func (m *Model) areaStyles() textarea.Styles {
+	var s textarea.Styles
+	if !m.com.NoColor {
+		s = textarea.DefaultStyles(m.com.Dark)
+	}
+	s.Cursor.Blink = false
+	return s
 }
 
 // applyStyles gives the editors the cockpit's colors, or none.
 func (m *Model) applyStyles() {
-	var is textinput.Styles
-	var as textarea.Styles
-	if !m.com.NoColor {
-		is = textinput.DefaultStyles(m.com.Dark)
-		as = textarea.DefaultStyles(m.com.Dark)
+	for _, in := range m.inputs {
+		in.SetStyles(m.inputStyles())
 	}
-	is.Cursor.Blink = false
-	as.Cursor.Blink = false
-	for i := range m.form.Fields {
-		switch m.form.Fields[i].Kind {
-		case form.KindString, form.KindNumber, form.KindInteger:
-			m.inputs[i].SetStyles(is)
-		case form.KindJSON:
-			m.areas[i].SetStyles(as)
-		}
+	for _, a := range m.areas {
+		a.SetStyles(m.areaStyles())
 	}
+	m.jsonArea.SetStyles(m.areaStyles())
 }
 
 // Restyle re-applies the styles after the background color changed.
 func (m *Model) Restyle() { m.applyStyles() }
 
+// editorWidth is the width of n's editor at its depth.
+func (m *Model) editorWidth(n *form.Node) int {
+	d := 0
+	for _, r := range m.rows {
+		if r.Node == n {
+			d = r.Depth
+		}
+	}
+	return max(m.width-indent-depthIndent*d-3, 10)
+}
+
 // SetSize sets the space the form may use.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	// The editor's prompt ("> " or "│ ") and a cell for the cursor sit
-	// beside its text.
-	ew := max(w-indent-3, 10)
-	for i := range m.form.Fields {
-		switch m.form.Fields[i].Kind {
-		case form.KindString, form.KindNumber, form.KindInteger:
-			m.inputs[i].SetWidth(ew - 1)
-		case form.KindJSON:
-			m.areas[i].SetWidth(ew)
-		}
+	for n, in := range m.inputs {
+		in.SetWidth(m.editorWidth(n) - 1)
 	}
+	for n, a := range m.areas {
+		a.SetWidth(m.editorWidth(n))
+	}
+	m.jsonArea.SetWidth(max(w-3, 10))
+	m.jsonArea.SetHeight(max(h-3, 3))
 }
 
 // SetNote shows a one-line note under the form (e.g. why a run was denied).
@@ -172,15 +292,28 @@ func (m *Model) SetNote(s string) { m.note = s }
 // Note returns the current note.
 func (m *Model) Note() string { return m.note }
 
+// SetRecalls offers remembered inputs (the last one first, then presets)
+// to ctrl+l, and says so in the note.
+func (m *Model) SetRecalls(r []Recall) {
+	m.recalls, m.recall = r, -1
+	if len(r) > 0 && m.note == "" {
+		m.note = fmt.Sprintf("%s available: ctrl+l loads it.", r[0].Name)
+	}
+}
+
 // ShowProblems places findings the runner reported (runner.InputError)
 // under their fields, in addition to the form's own.
 func (m *Model) ShowProblems(errs modproto.ValidationErrors) {
 	p := m.form.Place(errs)
-	for i, msgs := range p.Fields {
+	for ptr, msgs := range p.Fields {
 		if m.problems.Fields == nil {
-			m.problems.Fields = map[int][]string{}
+			m.problems.Fields = map[string][]string{}
 		}
-		m.problems.Fields[i] = append(m.problems.Fields[i], msgs...)
+		for _, msg := range msgs {
+			if !slices.Contains(m.problems.Fields[ptr], msg) {
+				m.problems.Fields[ptr] = append(m.problems.Fields[ptr], msg)
+			}
+		}
 	}
 	m.problems.Root = append(m.problems.Root, p.Root...)
 }
@@ -191,280 +324,560 @@ func (m *Model) Problems() form.Problems { return m.problems }
 // Value returns the input as currently built.
 func (m *Model) Value() json.RawMessage { return m.value }
 
-// Focused returns the index of the focused field.
+// Focused returns the index of the focused row.
 func (m *Model) Focused() int { return m.focus }
+
+// FocusedNode returns the focused node (nil for an empty form).
+func (m *Model) FocusedNode() *form.Node {
+	if m.focus < 0 || m.focus >= len(m.rows) {
+		return nil
+	}
+	return m.rows[m.focus].Node
+}
 
 // Form returns the form model.
 func (m *Model) Form() *form.Form { return m.form }
 
+// JSONMode reports whether the JSON editor is showing.
+func (m *Model) JSONMode() bool { return m.jsonMode }
+
 // Typing reports whether the focused field takes free text, so keys like
 // "q" belong to it.
 func (m *Model) Typing() bool {
-	if len(m.form.Fields) == 0 {
-		return false
+	if m.jsonMode {
+		return true
 	}
-	switch m.form.Fields[m.focus].Kind {
-	case form.KindBoolean, form.KindEnum:
-		return false
-	}
-	return true
+	n := m.FocusedNode()
+	return n != nil && n.IsText()
 }
 
-// setFocus moves the focus to field i, focusing its editor.
+// setFocus moves the focus to row i (wrapping), focusing its editor.
 func (m *Model) setFocus(i int) tea.Cmd {
-	n := len(m.form.Fields)
+	n := len(m.rows)
 	if n == 0 {
 		return nil
 	}
 	i = (i%n + n) % n
-	for j := range m.form.Fields {
-		switch m.form.Fields[j].Kind {
-		case form.KindString, form.KindNumber, form.KindInteger:
-			m.inputs[j].Blur()
-		case form.KindJSON:
-			m.areas[j].Blur()
-		}
+	for _, in := range m.inputs {
+		in.Blur()
+	}
+	for _, a := range m.areas {
+		a.Blur()
 	}
 	m.focus = i
-	switch m.form.Fields[i].Kind {
-	case form.KindString, form.KindNumber, form.KindInteger:
-		return m.inputs[i].Focus()
-	case form.KindJSON:
-		return m.areas[i].Focus()
+	node := m.rows[i].Node
+	switch {
+	case node.IsJSONText():
+		return m.area(node).Focus()
+	case node.IsText():
+		return m.input(node).Focus()
 	}
 	return nil
 }
 
-// check rebuilds the value and its problems from the editors.
-func (m *Model) check() {
-	for i := range m.form.Fields {
-		switch m.form.Fields[i].Kind {
-		case form.KindString, form.KindNumber, form.KindInteger:
-			m.form.Fields[i].Text = m.inputs[i].Value()
-		case form.KindJSON:
-			m.form.Fields[i].Text = m.areas[i].Value()
+// syncRows rebuilds the rows after the tree's shape changed, keeping the
+// focus on the same node (or near where it was).
+func (m *Model) syncRows(prefer *form.Node) tea.Cmd {
+	if m.gen == m.form.Gen && prefer == nil {
+		return nil
+	}
+	cur := m.FocusedNode()
+	if prefer != nil {
+		cur = prefer
+	}
+	m.rows = m.form.Rows()
+	m.gen = m.form.Gen
+	for n := range m.inputs {
+		if !m.visible(n) {
+			delete(m.inputs, n)
 		}
 	}
+	for n := range m.areas {
+		if !m.visible(n) {
+			delete(m.areas, n)
+		}
+	}
+	for i, r := range m.rows {
+		if r.Node == cur {
+			return m.setFocus(i)
+		}
+	}
+	return m.setFocus(min(m.focus, len(m.rows)-1))
+}
+
+func (m *Model) visible(n *form.Node) bool {
+	for _, r := range m.rows {
+		if r.Node == n {
+			return true
+		}
+	}
+	return false
+}
+
+// check rebuilds the value and its problems from the tree.
+func (m *Model) check() {
+	if m.jsonMode {
+		m.checkJSON()
+		return
+	}
 	m.value, m.problems = m.form.Check(m.validate)
+}
+
+// checkJSON validates the JSON editor's text as the input.
+func (m *Model) checkJSON() {
+	text := strings.TrimSpace(m.jsonArea.Value())
+	m.problems = form.Problems{}
+	if !json.Valid([]byte(text)) {
+		var v any
+		err := json.Unmarshal([]byte(text), &v)
+		m.jsonErr = fmt.Sprintf("%s: %v", form.MsgBadJSON, err)
+		m.problems.Root = []string{m.jsonErr}
+		return
+	}
+	m.jsonErr = ""
+	m.value = compactJSON(text)
+	if m.validate == nil || len(m.form.Schema) == 0 {
+		return
+	}
+	errs, err := m.validate(m.form.Schema, m.value)
+	if err != nil {
+		m.problems.Root = []string{"request schema cannot be used: " + err.Error()}
+		return
+	}
+	for _, e := range errs {
+		msg := e.Detail
+		if e.Path != "" {
+			msg = e.Path + ": " + msg
+		}
+		m.problems.Root = append(m.problems.Root, msg)
+	}
+}
+
+func compactJSON(s string) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		return json.RawMessage(s)
+	}
+	return buf.Bytes()
+}
+
+// edited records an edit of n: conditionals, rows and validation.
+func (m *Model) edited(n *form.Node) tea.Cmd {
+	m.armed = false
+	m.form.Changed(n)
+	cmd := m.syncRows(nil)
+	m.check()
+	return cmd
 }
 
 // Update handles a message while the form has focus and returns the action
 // it asks for, if any.
 func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
-	kp, isKey := msg.(tea.KeyPressMsg)
-	if !isKey {
-		return nil, m.updateEditor(msg)
-	}
-	if len(m.form.Fields) == 0 {
-		return m.updateEmpty(kp)
-	}
-	fd := &m.form.Fields[m.focus]
-	inArea := fd.Kind == form.KindJSON
-	switch {
-	case key.Matches(kp, m.keys.Submit):
-		m.check()
-		if n := m.problems.Count(); n > 0 {
-			m.note = fmt.Sprintf("Not submitted: %d %s to fix first (marked ✗).", n, plural(n, "problem", "problems"))
-			return nil, nil
+	switch msg := msg.(type) {
+	case editorReadyMsg:
+		return nil, m.runEditor(msg)
+	case editorDoneMsg:
+		m.editorDone(msg)
+		return nil, nil
+	case tea.KeyPressMsg:
+		if m.jsonMode {
+			return m.updateJSON(msg)
 		}
-		m.note = ""
-		return ActionSubmit{Input: m.value}, nil
-	case key.Matches(kp, m.keys.Back):
-		return ActionBack{}, nil
-	case key.Matches(kp, m.keys.Next):
-		return nil, m.setFocus(m.focus + 1)
-	case key.Matches(kp, m.keys.Prev):
-		return nil, m.setFocus(m.focus - 1)
-	case !inArea && key.Matches(kp, m.keys.Down):
-		return nil, m.setFocus(m.focus + 1)
-	case !inArea && key.Matches(kp, m.keys.Up):
-		return nil, m.setFocus(m.focus - 1)
-	case fd.Kind == form.KindBoolean && key.Matches(kp, m.keys.Toggle):
-		fd.Toggle()
-		m.check()
-		return nil, nil
-	case fd.Kind == form.KindEnum && key.Matches(kp, m.keys.Left):
-		fd.Cycle(-1)
-		m.check()
-		return nil, nil
-	case fd.Kind == form.KindEnum && key.Matches(kp, m.keys.Right):
-		fd.Cycle(1)
-		m.check()
-		return nil, nil
+		return m.updateForm(msg)
 	}
-	cmd := m.updateEditor(msg)
-	m.check()
-	return nil, cmd
+	return nil, m.updateEditor(msg)
 }
 
-// updateEmpty handles keys for a form without fields (never built by
-// form.Build, which always gives at least the raw field).
-func (m *Model) updateEmpty(kp tea.KeyPressMsg) (Action, tea.Cmd) {
+// updateForm handles a key in form mode.
+func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
+	k := m.keys
 	switch {
-	case key.Matches(kp, m.keys.Submit):
-		return ActionSubmit{Input: json.RawMessage("{}")}, nil
-	case key.Matches(kp, m.keys.Back):
+	case key.Matches(kp, k.Submit):
+		return m.submit()
+	case key.Matches(kp, k.Back):
 		return ActionBack{}, nil
+	case key.Matches(kp, k.JSON):
+		m.enterJSON(string(m.value))
+		return nil, m.jsonArea.Focus()
+	case key.Matches(kp, k.Editor):
+		return nil, m.openEditor(m.value)
+	case key.Matches(kp, k.Save):
+		return ActionSavePreset{Input: m.value}, nil
+	case key.Matches(kp, k.Recall):
+		return nil, m.nextRecall()
+	case key.Matches(kp, k.Next):
+		return nil, m.setFocus(m.focus + 1)
+	case key.Matches(kp, k.Prev):
+		return nil, m.setFocus(m.focus - 1)
+	}
+	n := m.FocusedNode()
+	if n == nil {
+		return nil, nil
+	}
+	inArea := n.IsJSONText()
+	switch {
+	case !inArea && key.Matches(kp, k.Down):
+		return nil, m.setFocus(m.focus + 1)
+	case !inArea && key.Matches(kp, k.Up):
+		return nil, m.setFocus(m.focus - 1)
+	case key.Matches(kp, k.Null) && n.Nullable:
+		m.form.ToggleNull(n)
+		if n.Null {
+			delete(m.inputs, n)
+			delete(m.areas, n)
+		}
+		m.form.Gen++
+		return nil, m.edited(n)
+	case key.Matches(kp, k.Add):
+		return nil, m.add(n)
+	case key.Matches(kp, k.Clear):
+		return nil, m.clear(n)
+	case key.Matches(kp, k.MoveUp), key.Matches(kp, k.MoveDown):
+		d := 1
+		if key.Matches(kp, k.MoveUp) {
+			d = -1
+		}
+		if it := movable(n); it != nil && m.form.Move(it, d) {
+			return nil, m.edited(it)
+		}
+		return nil, nil
+	}
+	if n.Null || n.IsText() {
+		if n.Null {
+			return nil, nil
+		}
+		cmd := m.updateEditor(kp)
+		return nil, cmd
+	}
+	switch n.Kind {
+	case form.KindBoolean:
+		if key.Matches(kp, k.Toggle) {
+			n.Toggle()
+			return nil, m.edited(n)
+		}
+	case form.KindEnum:
+		switch {
+		case key.Matches(kp, k.Left):
+			n.Cycle(-1)
+			return nil, m.edited(n)
+		case key.Matches(kp, k.Right), key.Matches(kp, k.Toggle):
+			n.Cycle(1)
+			return nil, m.edited(n)
+		}
+	case form.KindMulti:
+		switch {
+		case key.Matches(kp, k.Left):
+			n.Cursor = max(n.Cursor-1, 0)
+		case key.Matches(kp, k.Right):
+			n.Cursor = min(n.Cursor+1, len(n.Options)-1)
+		case key.Matches(kp, k.Toggle) && len(n.Checked) > 0:
+			n.Checked[n.Cursor] = !n.Checked[n.Cursor]
+			return nil, m.edited(n)
+		}
+	case form.KindUnion:
+		switch {
+		case key.Matches(kp, k.Left):
+			m.form.CycleVariant(n, -1)
+			return nil, m.edited(n)
+		case key.Matches(kp, k.Right), key.Matches(kp, k.Toggle):
+			m.form.CycleVariant(n, 1)
+			return nil, m.edited(n)
+		}
+	case form.KindObject, form.KindArray:
+		if key.Matches(kp, k.Toggle) || key.Matches(kp, k.Right) && n.Collapsed || key.Matches(kp, k.Left) && !n.Collapsed {
+			m.form.ToggleCollapsed(n)
+			return nil, m.syncRows(n)
+		}
+	case form.KindNull:
+		if key.Matches(kp, k.Toggle) {
+			n.Present = !n.Present
+			m.armed = false
+			m.check()
+		}
 	}
 	return nil, nil
 }
 
-// updateEditor forwards msg to the focused field's editor.
-func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
-	if len(m.form.Fields) == 0 {
+// movable is the list item or entry that n belongs to (n itself, or the
+// nearest ancestor that is one).
+func movable(n *form.Node) *form.Node {
+	for p := n; p != nil && p.Parent != nil; p = p.Parent {
+		if p.Kind == form.KindEntry || p.Parent.Kind == form.KindArray {
+			return p
+		}
+	}
+	return nil
+}
+
+// add adds an item to the focused list or map, or the nearest enclosing
+// one, and focuses it.
+func (m *Model) add(n *form.Node) tea.Cmd {
+	for p := n; p != nil; p = p.Parent {
+		if p.Kind == form.KindArray || p.Kind == form.KindObject && (p.HasMap || p.Lazy) {
+			it := m.form.Add(p)
+			if it == nil {
+				m.note = "Cannot add: the list is full (maxItems) or takes no more entries."
+				return nil
+			}
+			m.note = ""
+			m.edited(it)
+			return m.syncRows(it)
+		}
+	}
+	m.note = "Nothing to add to here: ctrl+a adds to a list or a map."
+	return nil
+}
+
+// clear removes a focused list item or entry, else leaves the field out.
+func (m *Model) clear(n *form.Node) tea.Cmd {
+	if n.Kind == form.KindEntry || n.Parent != nil && n.Parent.Kind == form.KindArray {
+		parent := n.Parent
+		if m.form.Remove(n) {
+			delete(m.inputs, n)
+			delete(m.areas, n)
+			return m.edited(parent)
+		}
 		return nil
 	}
-	var cmd tea.Cmd
-	switch m.form.Fields[m.focus].Kind {
-	case form.KindString, form.KindNumber, form.KindInteger:
-		m.inputs[m.focus], cmd = m.inputs[m.focus].Update(msg)
-	case form.KindJSON:
-		m.areas[m.focus], cmd = m.areas[m.focus].Update(msg)
-	}
+	m.form.Clear(n)
+	delete(m.inputs, n)
+	delete(m.areas, n)
+	m.armed = false
+	cmd := m.syncRows(n)
+	m.check()
 	return cmd
 }
 
-// ShortHelp returns the bindings for the focused field.
-func (m *Model) ShortHelp() []key.Binding {
-	b := []key.Binding{m.keys.Next, m.keys.Prev}
-	if len(m.form.Fields) > 0 {
-		switch m.form.Fields[m.focus].Kind {
-		case form.KindBoolean:
-			b = append(b, m.keys.Toggle)
-		case form.KindEnum:
-			b = append(b, m.keys.Left, m.keys.Right)
+// updateEditor forwards msg to the focused node's editor and copies the
+// text back into the node exactly as typed.
+func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
+	if m.jsonMode {
+		var cmd tea.Cmd
+		m.jsonArea, cmd = m.jsonArea.Update(msg)
+		m.checkJSON()
+		return cmd
+	}
+	n := m.FocusedNode()
+	if n == nil || !n.IsText() || n.Null {
+		return nil
+	}
+	var cmd tea.Cmd
+	if n.IsJSONText() {
+		a := m.area(n)
+		*a, cmd = a.Update(msg)
+		if a.Value() == n.Text {
+			return cmd
+		}
+		n.Text = a.Value()
+	} else {
+		in := m.input(n)
+		*in, cmd = in.Update(msg)
+		if n.Kind == form.KindEntry {
+			if in.Value() == n.Key {
+				return cmd
+			}
+			n.Key = in.Value()
+			m.form.Rekey(n)
+			return tea.Batch(cmd, m.edited(n))
+		}
+		if in.Value() == n.Text {
+			return cmd
+		}
+		n.Text = in.Value()
+	}
+	return tea.Batch(cmd, m.edited(n))
+}
+
+// submit sends the input when valid; while invalid it refuses with the
+// reason, and a second ctrl+s in a row sends anyway.
+func (m *Model) submit() (Action, tea.Cmd) {
+	m.check()
+	if m.jsonMode && m.jsonErr != "" {
+		m.note = "Not submitted: the JSON does not parse (" + m.jsonErr + ")."
+		return nil, nil
+	}
+	if n := m.problems.Count(); n > 0 {
+		if m.armed {
+			m.armed = false
+			m.note = ""
+			return ActionSubmit{Input: m.value, Unchecked: true}, nil
+		}
+		m.armed = true
+		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (marked ✗). ctrl+s again sends it anyway, invalid.", n, plural(n, "problem", "problems"))
+		return nil, nil
+	}
+	m.note = ""
+	return ActionSubmit{Input: m.value}, nil
+}
+
+// ---- JSON mode -----------------------------------------------------------
+
+// enterJSON shows text (the input) in the JSON editor.
+func (m *Model) enterJSON(text string) {
+	m.jsonMode = true
+	m.armed = false
+	m.jsonArea.SetValue(form.Indent(json.RawMessage(text)))
+	m.jsonArea.MoveToBegin()
+	m.note = "JSON mode: this is exactly the input to be sent. ctrl+e returns to the form."
+	m.checkJSON()
+}
+
+// updateJSON handles a key in JSON mode.
+func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
+	switch {
+	case key.Matches(kp, m.keys.Submit):
+		return m.submit()
+	case key.Matches(kp, m.keys.JSON):
+		if err := m.leaveJSON(); err != nil {
+			m.note = "Still in JSON mode: " + err.Error()
+			return nil, nil
+		}
+		return nil, m.setFocus(m.focus)
+	case key.Matches(kp, m.keys.Editor):
+		return nil, m.openEditor(json.RawMessage(m.jsonArea.Value()))
+	case key.Matches(kp, m.keys.Back):
+		return ActionBack{}, nil
+	}
+	m.armed = false
+	return nil, m.updateEditor(kp)
+}
+
+// leaveJSON loads the JSON editor's text into the form and shows the form;
+// text that does not parse keeps JSON mode (nothing is dropped).
+func (m *Model) leaveJSON() error {
+	text := strings.TrimSpace(m.jsonArea.Value())
+	if err := m.form.SetValue(json.RawMessage(text)); err != nil {
+		return err
+	}
+	m.jsonMode = false
+	m.note = ""
+	m.resetEditors()
+	m.check()
+	return nil
+}
+
+// ---- $EDITOR -------------------------------------------------------------
+
+// openEditor writes the input to a temporary file (in a command: no I/O
+// in Update) and then opens it in $EDITOR.
+func (m *Model) openEditor(v json.RawMessage) tea.Cmd {
+	text := form.Indent(v)
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "modbay-input-*.json")
+		if err != nil {
+			return editorReadyMsg{err: err}
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text + "\n"); err != nil {
+			return editorReadyMsg{err: err}
+		}
+		return editorReadyMsg{path: f.Name()}
+	}
+}
+
+// editorCommand is $VISUAL, else $EDITOR, else vi.
+func editorCommand() string {
+	for _, v := range []string{"VISUAL", "EDITOR"} {
+		if e := strings.TrimSpace(os.Getenv(v)); e != "" {
+			return e
 		}
 	}
-	return append(b, m.keys.Submit, m.keys.Back)
+	return "vi"
+}
+
+// runEditor suspends the program and runs the editor on the file.
+func (m *Model) runEditor(msg editorReadyMsg) tea.Cmd {
+	if msg.err != nil {
+		m.note = "Cannot open the editor: " + msg.err.Error()
+		return nil
+	}
+	parts := strings.Fields(editorCommand())
+	c := exec.Command(parts[0], append(parts[1:], msg.path)...)
+	path := msg.path
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.Remove(path)
+		if err != nil {
+			return editorDoneMsg{err: err}
+		}
+		b, err := os.ReadFile(path)
+		return editorDoneMsg{text: string(b), err: err}
+	})
+}
+
+// editorDone takes the edited text: valid JSON goes into the form;
+// anything else opens JSON mode with it, so nothing is lost.
+func (m *Model) editorDone(msg editorDoneMsg) {
+	if msg.err != nil {
+		m.note = "The editor failed: " + msg.err.Error()
+		return
+	}
+	m.jsonMode = true
+	m.jsonArea.SetValue(strings.TrimRight(msg.text, "\n"))
+	if err := m.leaveJSON(); err != nil {
+		m.note = "The edited input is kept in JSON mode: " + err.Error()
+		m.checkJSON()
+		m.jsonArea.Focus()
+		return
+	}
+	m.note = "Loaded the input from the editor."
+}
+
+// ---- recall --------------------------------------------------------------
+
+// nextRecall loads the next remembered input into the form.
+func (m *Model) nextRecall() tea.Cmd {
+	if len(m.recalls) == 0 {
+		m.note = "No remembered input or preset for this capability yet."
+		return nil
+	}
+	m.recall = (m.recall + 1) % len(m.recalls)
+	r := m.recalls[m.recall]
+	if err := m.form.SetValue(r.Input); err != nil {
+		m.note = "Cannot load " + r.Name + ": " + err.Error()
+		return nil
+	}
+	m.resetEditors()
+	m.check()
+	m.note = fmt.Sprintf("Loaded %s (%d/%d); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls))
+	return m.setFocus(0)
+}
+
+// ---- help ----------------------------------------------------------------
+
+// ShortHelp returns the bindings for the focused field.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.keys
+	if m.jsonMode {
+		return []key.Binding{k.JSON, k.Editor, k.Submit, k.Back}
+	}
+	b := []key.Binding{k.Next}
+	if n := m.FocusedNode(); n != nil {
+		switch n.Kind {
+		case form.KindBoolean, form.KindObject, form.KindArray, form.KindMulti:
+			b = append(b, k.Toggle)
+		case form.KindEnum, form.KindUnion:
+			b = append(b, k.Right)
+		}
+		if n.Nullable {
+			b = append(b, k.Null)
+		}
+		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap {
+			b = append(b, k.Add)
+		}
+	}
+	return append(b, k.JSON, k.Submit, k.Back)
 }
 
 // FullHelp returns every form binding.
 func (m *Model) FullHelp() [][]key.Binding {
+	k := m.keys
 	return [][]key.Binding{
-		{m.keys.Next, m.keys.Prev, m.keys.Down, m.keys.Up},
-		{m.keys.Toggle, m.keys.Left, m.keys.Right},
-		{m.keys.Submit, m.keys.Back},
+		{k.Next, k.Prev, k.Down, k.Up},
+		{k.Toggle, k.Left, k.Right, k.Null, k.Clear},
+		{k.Add, k.MoveUp, k.MoveDown},
+		{k.JSON, k.Editor, k.Recall, k.Save},
+		{k.Submit, k.Back},
 	}
-}
-
-// View draws the fields, scrolled so the focused one shows, then the
-// root problems and the note, in at most the size given by SetSize.
-func (m *Model) View() string {
-	st := m.com.Styles
-	var foot []string
-	for _, r := range m.problems.Root {
-		foot = append(foot, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(r), m.width)))
-	}
-	if m.note != "" {
-		foot = append(foot, st.Warning.Render(common.Trunc(render.SanitizeLine(m.note), m.width)))
-	}
-	if n := m.problems.Count(); n > 0 && m.note == "" {
-		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s; ctrl+s submits once the input is valid.", n, plural(n, "problem", "problems")), m.width)))
-	}
-	if len(foot) > m.height/2 {
-		foot = foot[:max(m.height/2, 1)]
-	}
-	avail := m.height - len(foot)
-	var lines []string
-	start, end := 0, 0
-	for i := range m.form.Fields {
-		if i == m.focus {
-			start = len(lines)
-		}
-		lines = append(lines, m.fieldLines(i)...)
-		if i == m.focus {
-			end = len(lines)
-		}
-	}
-	// Keep the focused field in the window, its top first.
-	if start < m.offset {
-		m.offset = start
-	}
-	if end > m.offset+avail {
-		m.offset = min(start, end-avail)
-	}
-	m.offset = max(0, min(m.offset, max(len(lines)-avail, 0)))
-	lines = lines[m.offset:min(len(lines), m.offset+max(avail, 0))]
-	for len(lines) < avail {
-		lines = append(lines, "")
-	}
-	return strings.Join(append(lines, foot...), "\n")
-}
-
-// fieldLines draws field i: label line, editor, problems and, when
-// focused, its description.
-func (m *Model) fieldLines(i int) []string {
-	st := m.com.Styles
-	fd := &m.form.Fields[i]
-	focused := i == m.focus
-	w := m.width
-	pad := strings.Repeat(" ", indent)
-
-	name := fd.Name
-	if m.form.Raw {
-		name = "input"
-	}
-	label := render.SanitizeLine(name)
-	if fd.Required {
-		label += " *"
-	}
-	if focused {
-		label = st.Focused.Render(label)
-	} else {
-		label = st.Text.Render(label)
-	}
-	kind := fd.Kind.String()
-	if fd.Title != "" && !m.form.Raw {
-		kind = render.SanitizeLine(fd.Title) + " · " + kind
-	}
-	head := st.Cursor(focused) + label + "  " + st.Muted.Render(kind)
-	lines := []string{common.Trunc(head, w)}
-
-	switch fd.Kind {
-	case form.KindString, form.KindNumber, form.KindInteger:
-		lines = append(lines, common.Trunc(pad+m.inputs[i].View(), w))
-	case form.KindJSON:
-		for _, l := range strings.Split(m.areas[i].View(), "\n") {
-			lines = append(lines, common.Trunc(pad+l, w))
-		}
-	case form.KindBoolean:
-		box := map[form.BoolState]string{form.BoolUnset: "[ ] (not set)", form.BoolFalse: "[ ] false", form.BoolTrue: "[x] true"}[fd.Bool]
-		if focused {
-			box = st.Selected.Render(box)
-		}
-		lines = append(lines, common.Trunc(pad+box, w))
-	case form.KindEnum:
-		cur := "(none)"
-		if fd.Choice >= 0 && fd.Choice < len(fd.Labels) {
-			cur = render.SanitizeLine(fd.Labels[fd.Choice])
-		}
-		sel := fmt.Sprintf("‹ %s ›", cur)
-		if focused {
-			sel = st.Selected.Render(sel)
-		}
-		pos := fmt.Sprintf("  %d/%d", fd.Choice+1, len(fd.Enum))
-		if fd.Choice < 0 {
-			pos = fmt.Sprintf("  %d choices", len(fd.Enum))
-		}
-		lines = append(lines, common.Trunc(pad+sel+st.Muted.Render(pos), w))
-	}
-	for _, p := range m.problems.Fields[i] {
-		lines = append(lines, common.Trunc(pad+st.Error.Render("✗ "+render.SanitizeLine(p)), w))
-	}
-	if focused && fd.Description != "" {
-		desc := common.Wrap(render.SanitizeLine(fd.Description), max(w-indent, 10))
-		for _, l := range strings.Split(desc, "\n") {
-			lines = append(lines, common.Trunc(pad+st.Muted.Render(l), w))
-		}
-	}
-	if focused && fd.Kind == form.KindEnum && len(fd.Labels) > 1 {
-		opts := make([]string, len(fd.Labels))
-		for j, l := range fd.Labels {
-			opts[j] = render.SanitizeLine(l)
-		}
-		lines = append(lines, common.Trunc(pad+st.Muted.Render("one of: "+strings.Join(opts, ", ")), w))
-	}
-	return lines
 }
 
 func plural(n int, one, many string) string {

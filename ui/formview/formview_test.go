@@ -74,7 +74,7 @@ func TestSubmitRefusedWhileInvalid(t *testing.T) {
 	if a := feed(m, uitest.Key("ctrl+s")); a != nil {
 		t.Fatalf("submit with bad integer returned %#v", a)
 	}
-	if got := m.Problems().Fields[1]; len(got) != 1 || got[0] != form.MsgNotInteger {
+	if got := m.Problems().At("/repeat"); len(got) != 1 || got[0] != form.MsgNotInteger {
 		t.Fatalf("integer problems = %q", got)
 	}
 }
@@ -113,7 +113,7 @@ func TestSchemaErrorsShowUnderTheirField(t *testing.T) {
 func TestEscGoesBackAndQIsText(t *testing.T) {
 	m := newForm(t, nil)
 	feed(m, uitest.Type("q")...)
-	if got := m.Form().Fields[0].Text; got != "q" {
+	if got := m.Form().Fields()[0].Text; got != "q" {
 		t.Fatalf("q typed into field: text %q", got)
 	}
 	if !m.Typing() {

@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"os"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The host makes itself a child subreaper (Linux PR_SET_CHILD_SUBREAPER):
+// a process a module double-forks away from its tree, with a new session
+// and a scrubbed environment, is then reparented to the host instead of to
+// init, so the host still finds it and kills it with the run (WIRE.md §3:
+// the whole process tree dies). Without this, such a process escapes every
+// other test (process group, ppid chain, TMPDIR marker).
+var (
+	subreaperOnce sync.Once
+	subreaperOn   bool
+	hostPgrp      = syscall.Getpgrp()
+
+	// spawnMu is held for writing around starting a module and recording
+	// its pid in liveRoots, and for reading while adopted processes are
+	// collected, so a module that just started is never taken for an
+	// orphan.
+	spawnMu sync.RWMutex
+	// liveRoots holds the pids of module processes the host started and
+	// has not reaped yet (pid -> struct{}).
+	liveRoots sync.Map
+)
+
+// enableSubreaper turns the host into a child subreaper once; on failure
+// (not Linux, or refused) orphan adoption is simply not used.
+func enableSubreaper() {
+	subreaperOnce.Do(func() {
+		subreaperOn = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
+	})
+}
+
+// isAdoptedOrphan reports whether s is a process the kernel reparented to
+// the host that the host did not start: it is the host's child, not a live
+// module root, and not in the host's own process group (where, for
+// instance, an editor the cockpit runs in the foreground lives). Call with
+// spawnMu held for reading.
+func isAdoptedOrphan(s procStat, self int) bool {
+	if !subreaperOn || s.ppid != self || s.pgrp == hostPgrp {
+		return false
+	}
+	_, root := liveRoots.Load(s.pid)
+	return !root
+}
+
+// reapAdopted collects the exit status of adopted orphans that have died,
+// so they do not linger as zombies of a long-running cockpit.
+func reapAdopted(self int) {
+	spawnMu.RLock()
+	defer spawnMu.RUnlock()
+	for _, s := range listProcs() {
+		if (s.state == 'Z' || s.state == 'X') && isAdoptedOrphan(s, self) {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(s.pid, &ws, syscall.WNOHANG, nil)
+		}
+	}
+}
+
+// hostPID is the host's own pid.
+var hostPID = os.Getpid()

@@ -1,0 +1,163 @@
+package form
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// compiled is a request schema compiled with santhosh-tekuri/jsonschema
+// for the form's own live decisions: which oneOf/anyOf variant a loaded
+// value belongs to and whether an "if" holds. (Validation of the whole
+// input is the Validator's, the same one the runner's Plan uses.)
+type compiled struct {
+	c    *jsonschema.Compiler
+	url  string
+	subs map[string]*jsonschema.Schema
+}
+
+// draftOf returns the $schema of a document, "" when it declares none.
+func draftOf(doc any) string {
+	m, _ := doc.(map[string]any)
+	s, _ := m["$schema"].(string)
+	return s
+}
+
+// compileSchema compiles raw. A document without "$schema" is tried as
+// 2020-12 first (the runner's default) and then as draft-07, since schemas
+// in the wild declare neither as often as both; draft is the one that
+// compiled (Draft2020 or Draft7), or the declared one.
+func compileSchema(raw json.RawMessage) (*compiled, string, error) {
+	sum := sha256.Sum256(raw)
+	url := "modbay:///form/" + hex.EncodeToString(sum[:8]) + ".json"
+	try := func(d *jsonschema.Draft) (*compiled, error) {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("schema is not JSON: %w", err)
+		}
+		dropNullKeywords(doc)
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(d)
+		c.UseLoader(refusingLoader{})
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+		sch, err := c.Compile(url)
+		if err != nil {
+			return nil, err
+		}
+		return &compiled{c: c, url: url, subs: map[string]*jsonschema.Schema{"": sch}}, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, "", fmt.Errorf("schema is not JSON: %w", err)
+	}
+	if declared := draftOf(doc); declared != "" {
+		cs, err := try(jsonschema.Draft2020)
+		return cs, declared, err
+	}
+	cs, err := try(jsonschema.Draft2020)
+	if err == nil {
+		return cs, Draft2020, nil
+	}
+	if cs7, err7 := try(jsonschema.Draft7); err7 == nil {
+		return cs7, Draft7, nil
+	}
+	return nil, "", err
+}
+
+// matches reports whether value is valid against the subschema at loc; a
+// subschema that does not compile matches nothing.
+func (c *compiled) matches(loc string, value json.RawMessage) bool {
+	if c == nil {
+		return false
+	}
+	sch, ok := c.subs[loc]
+	if !ok {
+		var err error
+		sch, err = c.c.Compile(c.url + "#" + loc)
+		if err != nil {
+			sch = nil
+		}
+		c.subs[loc] = sch
+	}
+	if sch == nil {
+		return false
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	if err != nil {
+		return false
+	}
+	return sch.Validate(inst) == nil
+}
+
+// refusingLoader refuses every URL: the form never fetches a schema.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("$ref %s refused: modbay never loads a schema from the network or disk", url)
+}
+
+// nullableKeywords hold arrays, objects or schema maps, where a Go encoder
+// writes null for "none" ("required": null, as facet sends); they are read
+// as absent, as the runner reads them.
+var nullableKeywords = map[string]bool{
+	"required": true, "properties": true, "patternProperties": true,
+	"$defs": true, "definitions": true, "dependentRequired": true,
+	"dependentSchemas": true, "dependencies": true, "allOf": true,
+	"anyOf": true, "oneOf": true, "prefixItems": true,
+}
+
+// dataKeywords hold instance data, never rewritten.
+var dataKeywords = map[string]bool{"const": true, "default": true, "enum": true, "examples": true}
+
+// dropNullKeywords removes null nullableKeywords throughout a document.
+func dropNullKeywords(schema any) {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return
+	}
+	for k, c := range m {
+		switch {
+		case c == nil && nullableKeywords[k]:
+			delete(m, k)
+		case dataKeywords[k]:
+		default:
+			switch x := c.(type) {
+			case map[string]any:
+				if k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas" || k == "dependencies" {
+					for _, s := range x {
+						dropNullKeywords(s)
+					}
+				} else {
+					dropNullKeywords(x)
+				}
+			case []any:
+				for _, s := range x {
+					dropNullKeywords(s)
+				}
+			}
+		}
+	}
+}
+
+// withDraft returns raw with "$schema" set to draft at the front, for a
+// document that declares none and only compiles under draft (so every
+// validator that reads it picks the same draft).
+func withDraft(raw json.RawMessage, draft string) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) < 2 || t[0] != '{' {
+		return raw
+	}
+	k, _ := json.Marshal(draft)
+	rest := bytes.TrimSpace(t[1:])
+	out := []byte(`{"$schema":` + string(k))
+	if len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
+}

@@ -1,0 +1,337 @@
+package form
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"net/mail"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// numberRe is the JSON number grammar (RFC 8259 §6).
+var numberRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// Problem messages the form finds itself, before the schema is consulted.
+const (
+	MsgRequired   = "required"
+	MsgNotNumber  = "not a number (e.g. 3, -1.5, 2e3)"
+	MsgNotInteger = "not an integer (e.g. 3, -12)"
+	MsgBadJSON    = "not valid JSON"
+	MsgEmptyKey   = "key is empty"
+	MsgDupKey     = "key appears twice"
+)
+
+// problemSink collects local problems by JSON pointer; nil discards them.
+type problemSink map[string][]string
+
+func (p problemSink) add(ptr, msg string) {
+	if p != nil && msg != "" {
+		p[ptr] = append(p[ptr], msg)
+	}
+}
+
+// value encodes n as JSON, or nil when n is left out of the input, adding
+// n's own problems (a required field left empty, text that is not a
+// number, JSON that does not parse, a malformed format) to probs under
+// ptr, n's pointer.
+func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, bool) {
+	if n.ReadOnly && n.Parent != nil {
+		return nil, false
+	}
+	if n.Null {
+		return json.RawMessage("null"), true
+	}
+	missing := func() (json.RawMessage, bool) {
+		if n.Required {
+			probs.add(ptr, MsgRequired)
+		}
+		return nil, false
+	}
+	if n.Raw {
+		return jsonText(n, probs, ptr, missing)
+	}
+	switch n.Kind {
+	case KindString:
+		if n.Text == "" {
+			return missing()
+		}
+		probs.add(ptr, formatProblem(n.Schema.Format, n.Text))
+		b, _ := json.Marshal(n.Text)
+		return b, true
+	case KindNumber, KindInteger:
+		s := strings.TrimSpace(n.Text)
+		if s == "" {
+			return missing()
+		}
+		if n.Kind == KindInteger && (!numberRe.MatchString(s) || !integral(s)) {
+			probs.add(ptr, MsgNotInteger)
+			return nil, false
+		}
+		if !numberRe.MatchString(s) {
+			probs.add(ptr, MsgNotNumber)
+			return nil, false
+		}
+		return json.RawMessage(s), true
+	case KindBoolean:
+		switch n.Bool {
+		case BoolTrue:
+			return json.RawMessage("true"), true
+		case BoolFalse:
+			return json.RawMessage("false"), true
+		}
+		return missing()
+	case KindEnum:
+		if n.Choice < 0 || n.Choice >= len(n.Options) {
+			return missing()
+		}
+		return n.Options[n.Choice].Value, true
+	case KindMulti:
+		any := false
+		var buf bytes.Buffer
+		buf.WriteByte('[')
+		for i, on := range n.Checked {
+			if on {
+				if any {
+					buf.WriteByte(',')
+				}
+				buf.Write(n.Options[i].Value)
+				any = true
+			}
+		}
+		buf.WriteByte(']')
+		if !any && !n.Required && !n.Present {
+			return nil, false
+		}
+		return buf.Bytes(), true
+	case KindObject:
+		if !n.Required && !n.Present && n.Parent != nil {
+			return nil, false
+		}
+		return f.objectValue(n, probs, ptr), true
+	case KindArray:
+		if len(n.Children) == 0 && !n.Required && !n.Present {
+			return nil, false
+		}
+		var buf bytes.Buffer
+		buf.WriteByte('[')
+		k := 0
+		for i, c := range n.Children {
+			v, ok := f.value(c, probs, ptr+"/"+itoa(i))
+			if !ok {
+				continue
+			}
+			if k > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(v)
+			k++
+		}
+		buf.WriteByte(']')
+		return buf.Bytes(), true
+	case KindEntry:
+		return f.value(n.Children[0], probs, ptr)
+	case KindUnion:
+		if n.Variant < 0 || len(n.Children) == 0 {
+			return missing()
+		}
+		return f.value(n.Children[0], probs, ptr)
+	case KindNull:
+		if n.Required || n.Present {
+			return json.RawMessage("null"), true
+		}
+		return nil, false
+	}
+	return jsonText(n, probs, ptr, missing)
+}
+
+// jsonText encodes a node edited as JSON text: exactly what was typed,
+// compacted; text that does not parse is a problem, never dropped quietly.
+func jsonText(n *Node, probs problemSink, ptr string, missing func() (json.RawMessage, bool)) (json.RawMessage, bool) {
+	s := strings.TrimSpace(n.Text)
+	if s == "" {
+		return missing()
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		probs.add(ptr, MsgBadJSON+": "+err.Error())
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+// objectValue encodes an object: properties in schema order, then entries.
+func (f *Form) objectValue(n *Node, probs problemSink, ptr string) json.RawMessage {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	k := 0
+	put := func(name string, v json.RawMessage) {
+		if k > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(name)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(v)
+		k++
+	}
+	seen := map[string]bool{}
+	for _, c := range n.Children {
+		if v, ok := f.value(c, probs, ptr+"/"+escape(c.Name)); ok {
+			put(c.Name, v)
+			seen[c.Name] = true
+		}
+	}
+	for _, e := range n.Entries {
+		ep := ptr + "/" + escape(e.Key)
+		if e.Key == "" {
+			probs.add(ep, MsgEmptyKey)
+			continue
+		}
+		if seen[e.Key] {
+			probs.add(ep, MsgDupKey)
+			continue
+		}
+		if v, ok := f.value(e.Children[0], probs, ep); ok {
+			put(e.Key, v)
+			seen[e.Key] = true
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// integral reports whether a JSON number is an integer (1.0 and 1e3 are).
+func integral(s string) bool {
+	r, ok := new(big.Rat).SetString(s)
+	return ok && r.IsInt()
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// Format hints shown beside a field, by format name.
+var formatHints = map[string]string{
+	"date":      "YYYY-MM-DD",
+	"date-time": "YYYY-MM-DDThh:mm:ssZ",
+	"time":      "hh:mm:ss[Z|±hh:mm]",
+	"email":     "name@example.com",
+	"uri":       "scheme://host/path",
+	"uuid":      "8-4-4-4-12 hex digits",
+	"hostname":  "host.example.com",
+	"ipv4":      "203.0.113.7",
+	"ipv6":      "2001:db8::1",
+}
+
+var (
+	uuidRe     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	hostnameRe = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
+	timeRe     = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([zZ]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
+)
+
+// formatProblem checks s against a format the form knows (RFC 3339 dates
+// and times, RFC 5321 addresses, RFC 3986 URIs, RFC 4122 UUIDs, RFC 1123
+// hostnames, IP addresses); "" when it holds or the format is unknown.
+// JSON Schema 2020-12 treats format as an annotation, so the form checks
+// what the validator may not.
+func formatProblem(format, s string) string {
+	ok := true
+	switch format {
+	case "date":
+		_, err := time.Parse(time.DateOnly, s)
+		ok = err == nil
+	case "date-time":
+		_, err := time.Parse(time.RFC3339Nano, strings.Replace(strings.Replace(s, "t", "T", 1), "z", "Z", 1))
+		ok = err == nil
+	case "time":
+		ok = timeRe.MatchString(s)
+	case "email":
+		a, err := mail.ParseAddress(s)
+		ok = err == nil && a.Address == s
+	case "uri":
+		u, err := url.Parse(s)
+		ok = err == nil && u.Scheme != ""
+	case "uuid":
+		ok = uuidRe.MatchString(s)
+	case "hostname":
+		ok = len(s) <= 253 && hostnameRe.MatchString(s)
+	case "ipv4":
+		a, err := netip.ParseAddr(s)
+		ok = err == nil && a.Is4()
+	case "ipv6":
+		a, err := netip.ParseAddr(s)
+		ok = err == nil && a.Is6() && a.Zone() == ""
+	default:
+		return ""
+	}
+	if ok {
+		return ""
+	}
+	return "not a valid " + format + " (" + formatHints[format] + ")"
+}
+
+// Hint summarises a node's constraints for display: bounds, lengths,
+// pattern, format, item counts; "" when none.
+func (n *Node) Hint() string {
+	s := n.Schema
+	if s == nil {
+		return ""
+	}
+	var h []string
+	add := func(p string) { h = append(h, p) }
+	switch {
+	case s.ExclusiveMinimum != "":
+		add("> " + s.ExclusiveMinimum)
+	case s.Minimum != "":
+		add("≥ " + s.Minimum)
+	}
+	switch {
+	case s.ExclusiveMaximum != "":
+		add("< " + s.ExclusiveMaximum)
+	case s.Maximum != "":
+		add("≤ " + s.Maximum)
+	}
+	if s.MultipleOf != "" {
+		add("multiple of " + s.MultipleOf)
+	}
+	switch {
+	case s.MinLength != nil && s.MaxLength != nil:
+		add(itoa(*s.MinLength) + "–" + itoa(*s.MaxLength) + " chars")
+	case s.MinLength != nil:
+		add("≥ " + itoa(*s.MinLength) + " chars")
+	case s.MaxLength != nil:
+		add("≤ " + itoa(*s.MaxLength) + " chars")
+	}
+	if n.Kind == KindArray || n.Kind == KindMulti {
+		switch {
+		case s.MinItems != nil && s.MaxItems != nil:
+			add(itoa(*s.MinItems) + "–" + itoa(*s.MaxItems) + " items")
+		case s.MinItems != nil:
+			add("≥ " + itoa(*s.MinItems) + " items")
+		case s.MaxItems != nil:
+			add("≤ " + itoa(*s.MaxItems) + " items")
+		}
+		if s.UniqueItems {
+			add("unique")
+		}
+	}
+	if s.Format != "" {
+		if fh := formatHints[s.Format]; fh != "" {
+			add(s.Format + " " + fh)
+		} else {
+			add(s.Format)
+		}
+	}
+	if s.Pattern != "" {
+		add("pattern " + s.Pattern)
+	}
+	if s.PropertyNames != nil && s.PropertyNames.Pattern != "" {
+		add("keys match " + s.PropertyNames.Pattern)
+	}
+	return strings.Join(h, " · ")
+}

@@ -1,0 +1,193 @@
+package formview
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/form"
+	"modbay/ui/internal/uitest"
+)
+
+// key builds a key press by name: "ctrl+e", "alt+up", or uitest's names.
+func press(name string) tea.KeyPressMsg {
+	switch {
+	case strings.HasPrefix(name, "ctrl+") && len(name) == 6:
+		return tea.KeyPressMsg{Code: rune(name[5]), Mod: tea.ModCtrl}
+	case name == "alt+up":
+		return tea.KeyPressMsg{Code: tea.KeyUp, Mod: tea.ModAlt}
+	case name == "alt+down":
+		return tea.KeyPressMsg{Code: tea.KeyDown, Mod: tea.ModAlt}
+	}
+	return uitest.Key(name)
+}
+
+func keys(m *Model, names ...string) Action {
+	var last Action
+	for _, n := range names {
+		if a, _ := m.Update(press(n)); a != nil {
+			last = a
+		}
+	}
+	return last
+}
+
+func newSchemaForm(t *testing.T, schema string, w, h int) *Model {
+	t.Helper()
+	f, err := form.Build(json.RawMessage(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	com := common.New(true)
+	com.Width, com.Height = w, h
+	return New(com, f, runner.ValidateInput)
+}
+
+func TestJSONModeShowsExactlyTheInputAndSwitchesBack(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"name":{"type":"string"},"n":{"type":"number"}},"required":["name"]}`, 80, 20)
+	feed(m, uitest.Type("Ada")...)
+	keys(m, "tab")
+	feed(m, uitest.Type("1.0")...)
+	keys(m, "ctrl+e")
+	if !m.JSONMode() {
+		t.Fatal("ctrl+e did not open JSON mode")
+	}
+	if got := m.jsonArea.Value(); got != "{\n  \"name\": \"Ada\",\n  \"n\": 1.0\n}" {
+		t.Fatalf("JSON mode text %q", got)
+	}
+	// Edit the JSON: an invalid text keeps JSON mode and is not dropped.
+	m.jsonArea.SetValue(`{"name": "Bea", "n": 2.50,`)
+	m.checkJSON()
+	keys(m, "ctrl+e")
+	if !m.JSONMode() || !strings.Contains(m.Note(), "Still in JSON mode") {
+		t.Fatalf("invalid JSON left JSON mode; note %q", m.Note())
+	}
+	m.jsonArea.SetValue(`{"name": "Bea", "n": 2.50}`)
+	keys(m, "ctrl+e")
+	if m.JSONMode() {
+		t.Fatal("valid JSON did not go back to the form")
+	}
+	if got := string(m.Value()); got != `{"name":"Bea","n":2.50}` {
+		t.Fatalf("value after JSON mode %s", got)
+	}
+	if got := m.Form().Fields()[0].Text; got != "Bea" {
+		t.Fatalf("field text %q", got)
+	}
+	// Typing afterwards updates the value at once (never stale).
+	keys(m, "tab")
+	feed(m, uitest.Type("!")...)
+	if got := string(m.Value()); got != `{"name":"Bea!","n":2.50}` {
+		t.Fatalf("value after typing %s", got)
+	}
+}
+
+func TestSendAnywayNeedsASecondCtrlS(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"n":{"type":"integer","minimum":5}},"required":["n"]}`, 80, 20)
+	feed(m, uitest.Type("1")...)
+	if a := keys(m, "ctrl+s"); a != nil {
+		t.Fatalf("first ctrl+s sent %#v", a)
+	}
+	if !strings.Contains(m.Note(), "ctrl+s again sends it anyway") {
+		t.Fatalf("no warning: %q", m.Note())
+	}
+	a, ok := keys(m, "ctrl+s").(ActionSubmit)
+	if !ok || !a.Unchecked || string(a.Input) != `{"n":1}` {
+		t.Fatalf("second ctrl+s: %#v", a)
+	}
+	// An edit in between disarms it.
+	keys(m, "ctrl+s")
+	feed(m, uitest.Type("x")...)
+	if a := keys(m, "ctrl+s"); a != nil {
+		t.Fatalf("ctrl+s after an edit sent %#v", a)
+	}
+}
+
+func TestListKeysAddRemoveReorder(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}}}`, 80, 20)
+	keys(m, "ctrl+a")
+	feed(m, uitest.Type("a")...)
+	keys(m, "ctrl+a")
+	feed(m, uitest.Type("b")...)
+	if got := string(m.Value()); got != `{"tags":["a","b"]}` {
+		t.Fatalf("after adding %s", got)
+	}
+	keys(m, "alt+up")
+	if got := string(m.Value()); got != `{"tags":["b","a"]}` {
+		t.Fatalf("after moving %s", got)
+	}
+	keys(m, "ctrl+x")
+	if got := string(m.Value()); got != `{"tags":["a"]}` && got != `{"tags":["b"]}` {
+		t.Fatalf("after removing %s", got)
+	}
+}
+
+func TestVariantAndNullKeys(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{
+	  "v":{"oneOf":[{"title":"Text","type":"string"},{"title":"Count","type":"integer"}]},
+	  "z":{"type":["string","null"]}}}`, 80, 20)
+	keys(m, "right", "right")
+	if got := m.Form().Fields()[0].Variant; got != 1 {
+		t.Fatalf("variant %d", got)
+	}
+	keys(m, "tab")
+	feed(m, uitest.Type("3")...)
+	keys(m, "tab")
+	feed(m, uitest.Type("hi")...)
+	keys(m, "ctrl+n")
+	if got := string(m.Value()); got != `{"v":3,"z":null}` {
+		t.Fatalf("value %s", got)
+	}
+}
+
+func TestEditorResultLoadsOrStaysAsJSON(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 80, 20)
+	if _, cmd := m.Update(press("ctrl+o")); cmd == nil {
+		t.Fatal("ctrl+o gave no command")
+	}
+	m.Update(editorDoneMsg{text: "{\"a\": \"from editor\"}\n"})
+	if m.JSONMode() || string(m.Value()) != `{"a":"from editor"}` {
+		t.Fatalf("editor result: json mode %v value %s", m.JSONMode(), m.Value())
+	}
+	m.Update(editorDoneMsg{text: "{\"a\": "})
+	if !m.JSONMode() || m.jsonArea.Value() != `{"a": ` {
+		t.Fatal("invalid editor result was not kept in JSON mode")
+	}
+}
+
+// goldenSchemas are five real request schemas drawn at 100×30.
+var goldenSchemas = []string{
+	"mcp-server-fetch__fetch",
+	"server-everything__elicitation_requestedSchema",
+	"notion-mcp-server__API-update-page-markdown",
+	"github-mcp-server__issue_write",
+	"sentry-mcp__get_event_stacktrace",
+}
+
+func TestGoldenCorpusForms(t *testing.T) {
+	for _, name := range goldenSchemas {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("../../../shared/corpus/schemas", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := newSchemaForm(t, string(b), 100, 30)
+			v := m.View()
+			if n := len(strings.Split(v, "\n")); n != 30 {
+				t.Errorf("%d lines, want 30", n)
+			}
+			for i, l := range strings.Split(v, "\n") {
+				if w := common.Width(l); w > 100 {
+					t.Errorf("line %d is %d wide", i, w)
+				}
+			}
+			golden.RequireEqual(t, []byte(v))
+		})
+	}
+}

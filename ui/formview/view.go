@@ -1,0 +1,264 @@
+package formview
+
+import (
+	"fmt"
+	"strings"
+
+	"modbay/render"
+	"modbay/ui/common"
+	"modbay/ui/form"
+)
+
+// View draws the rows, scrolled so the focused one shows, then the root
+// problems, the note and the summary line, in at most the size given by
+// SetSize. In JSON mode it draws the JSON editor instead.
+func (m *Model) View() string {
+	foot := m.footer()
+	avail := max(m.height-len(foot), 1)
+	var lines []string
+	if m.jsonMode {
+		for _, l := range strings.Split(m.jsonArea.View(), "\n") {
+			lines = append(lines, common.Trunc(l, m.width))
+		}
+		if len(lines) > avail {
+			lines = lines[:avail]
+		}
+	} else {
+		lines = m.body(avail)
+	}
+	for len(lines) < avail {
+		lines = append(lines, "")
+	}
+	return strings.Join(append(lines, foot...), "\n")
+}
+
+// footer is the root problems, the note and the summary line.
+func (m *Model) footer() []string {
+	st := m.com.Styles
+	var foot []string
+	for _, r := range m.problems.Root {
+		foot = append(foot, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(r), m.width)))
+	}
+	maxRoot := max(m.height/3, 1)
+	if len(foot) > maxRoot {
+		more := len(foot) - maxRoot + 1
+		foot = append(foot[:maxRoot-1], st.Error.Render(common.Trunc(fmt.Sprintf("✗ … and %d more", more), m.width)))
+	}
+	if m.note != "" {
+		foot = append(foot, st.Warning.Render(common.Trunc(render.SanitizeLine(m.note), m.width)))
+	}
+	if n := m.problems.Count(); n > 0 && !m.armed {
+		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s; ctrl+s submits once the input is valid.", n, plural(n, "problem", "problems")), m.width)))
+	}
+	return foot
+}
+
+// body draws the rows that fit in avail lines, keeping the focused row in
+// view.
+func (m *Model) body(avail int) []string {
+	var lines []string
+	start, end := 0, 0
+	for i := range m.rows {
+		if i == m.focus {
+			start = len(lines)
+		}
+		lines = append(lines, m.rowLines(i)...)
+		if i == m.focus {
+			end = len(lines)
+		}
+	}
+	if start < m.offset {
+		m.offset = start
+	}
+	if end > m.offset+avail {
+		m.offset = min(start, end-avail)
+	}
+	m.offset = max(0, min(m.offset, max(len(lines)-avail, 0)))
+	return lines[m.offset:min(len(lines), m.offset+avail)]
+}
+
+// rowLines draws row i: the label line (marker, name, required mark, kind
+// and hints), the editor, the problems and, when focused, the description.
+func (m *Model) rowLines(i int) []string {
+	st := m.com.Styles
+	r := m.rows[i]
+	n := r.Node
+	focused := i == m.focus
+	w := m.width
+	lead := strings.Repeat(" ", depthIndent*r.Depth)
+	pad := lead + strings.Repeat(" ", indent)
+
+	name := render.SanitizeLine(n.Label())
+	if n.Kind == form.KindEntry && n.Key == "" {
+		name = "(new key)"
+	}
+	switch n.Kind {
+	case form.KindObject, form.KindArray:
+		if n.Collapsed {
+			name = "▸ " + name
+		} else {
+			name = "▾ " + name
+		}
+	}
+	if n.Required && n.Parent != nil && !sharesParentPointer(n) && n.Parent.Kind != form.KindArray && n.Kind != form.KindEntry {
+		name += " *"
+	}
+	if focused {
+		name = st.Focused.Render(name)
+	} else {
+		name = st.Text.Render(name)
+	}
+	head := st.Cursor(focused) + lead + name + "  " + st.Muted.Render(m.describe(n))
+	lines := []string{common.Trunc(head, w)}
+
+	switch {
+	case n.Null:
+		lines = append(lines, common.Trunc(pad+m.selected("null", focused)+st.Muted.Render("  ctrl+n: value"), w))
+	case n.IsJSONText():
+		for _, l := range strings.Split(m.area(n).View(), "\n") {
+			lines = append(lines, common.Trunc(pad+l, w))
+		}
+	case n.IsText():
+		lines = append(lines, common.Trunc(pad+m.input(n).View(), w))
+	default:
+		if e := m.editorLine(n, focused); e != "" {
+			lines = append(lines, common.Trunc(pad+e, w))
+		}
+	}
+	if !sharesParentPointer(n) {
+		for _, p := range m.problems.At(n.Pointer()) {
+			lines = append(lines, common.Trunc(pad+st.Error.Render("✗ "+render.SanitizeLine(p)), w))
+		}
+	}
+	if focused {
+		if d := n.Schema.Description; d != "" {
+			desc := strings.Split(common.Wrap(render.SanitizeLine(d), max(w-len(pad), 10)), "\n")
+			if len(desc) > maxDescLines {
+				desc = append(desc[:maxDescLines-1], desc[maxDescLines-1]+" …")
+			}
+			for _, l := range desc {
+				lines = append(lines, common.Trunc(pad+st.Muted.Render(l), w))
+			}
+		}
+		if n.Kind == form.KindEnum && len(n.Options) > 1 {
+			opts := make([]string, len(n.Options))
+			for j, o := range n.Options {
+				opts[j] = render.SanitizeLine(o.Label)
+			}
+			lines = append(lines, common.Trunc(pad+st.Muted.Render("one of: "+strings.Join(opts, ", ")), w))
+		}
+	}
+	return lines
+}
+
+// sharesParentPointer reports whether n is an entry's value or a union's
+// variant: its problems show once, at its parent.
+func sharesParentPointer(n *form.Node) bool {
+	return n.Parent != nil && (n.Parent.Kind == form.KindEntry || n.Parent.Kind == form.KindUnion)
+}
+
+// describe is the muted text after a label: kind, title, hints and marks.
+func (m *Model) describe(n *form.Node) string {
+	var parts []string
+	kind := n.Kind.String()
+	switch n.Kind {
+	case form.KindObject:
+		if n.HasMap && len(n.Children) == 0 {
+			kind = "map"
+		}
+		switch {
+		case n.Lazy:
+			kind += " · recursive, space opens"
+		case n.Parent != nil && !n.Required && !n.Present:
+			kind += " · not sent"
+		}
+		if n.HasMap {
+			kind += fmt.Sprintf(" · %d %s", len(n.Entries), plural(len(n.Entries), "entry", "entries"))
+		}
+	case form.KindArray:
+		kind += fmt.Sprintf(" · %d %s", len(n.Children), plural(len(n.Children), "item", "items"))
+		if !n.Required && !n.Present && len(n.Children) == 0 {
+			kind += " · not sent"
+		}
+	case form.KindEntry:
+		kind = "key → " + n.Children[0].Kind.String()
+	}
+	if n.Raw {
+		kind += " · kept as JSON (ctrl+x resets)"
+	}
+	if n.Nullable {
+		kind += " | null"
+	}
+	if t := n.Schema.Title; t != "" && t != n.Name {
+		parts = append(parts, render.SanitizeLine(t))
+	}
+	parts = append(parts, kind)
+	if h := n.Hint(); h != "" {
+		parts = append(parts, render.SanitizeLine(h))
+	}
+	if n.Deprecated {
+		parts = append(parts, "deprecated")
+	}
+	if n.ReadOnly {
+		parts = append(parts, "read-only, not sent")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// selected renders s as the focused widget's value when focused.
+func (m *Model) selected(s string, focused bool) string {
+	if focused {
+		return m.com.Styles.Selected.Render(s)
+	}
+	return s
+}
+
+// editorLine draws a non-text widget: toggle, select, multi-select,
+// variant picker, null.
+func (m *Model) editorLine(n *form.Node, focused bool) string {
+	st := m.com.Styles
+	switch n.Kind {
+	case form.KindBoolean:
+		box := map[form.BoolState]string{form.BoolUnset: "[ ] (not set)", form.BoolFalse: "[ ] false", form.BoolTrue: "[x] true"}[n.Bool]
+		return m.selected(box, focused)
+	case form.KindEnum:
+		cur := "(none)"
+		if n.Choice >= 0 && n.Choice < len(n.Options) {
+			cur = render.SanitizeLine(n.Options[n.Choice].Label)
+		}
+		pos := fmt.Sprintf("  %d/%d", n.Choice+1, len(n.Options))
+		if n.Choice < 0 {
+			pos = fmt.Sprintf("  %d %s", len(n.Options), plural(len(n.Options), "choice", "choices"))
+		}
+		return m.selected("‹ "+cur+" ›", focused) + st.Muted.Render(pos)
+	case form.KindMulti:
+		var b strings.Builder
+		for j, o := range n.Options {
+			box := "[ ] "
+			if n.Checked[j] {
+				box = "[x] "
+			}
+			item := box + render.SanitizeLine(o.Label)
+			if focused && j == n.Cursor {
+				item = st.Selected.Render(item)
+			}
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(item)
+		}
+		return b.String()
+	case form.KindUnion:
+		cur := "(none)"
+		if n.Variant >= 0 {
+			cur = render.SanitizeLine(n.Variants[n.Variant].Label)
+		}
+		return m.selected("‹ "+cur+" ›", focused) + st.Muted.Render(fmt.Sprintf("  %d variants", len(n.Variants)))
+	case form.KindNull:
+		if n.Required || n.Present {
+			return m.selected("null", focused)
+		}
+		return m.selected("(not sent)", focused)
+	}
+	return ""
+}

@@ -1,0 +1,46 @@
+package inputs
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestLastAndPresetsRoundTrip(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if sv, err := s.Load("m", "c"); err != nil || sv.Last != nil {
+		t.Fatalf("empty store: %+v %v", sv, err)
+	}
+	if err := s.SaveLast("m", "c.run", json.RawMessage(`{"a":1.0}`), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SavePreset("m", "c.run", "small", json.RawMessage(`{"a":2}`), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SavePreset("m", "c.run", "small", json.RawMessage(`{"a":3}`), now); err != nil {
+		t.Fatal(err)
+	}
+	sv, err := s.Load("m", "c.run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sv.Last) != `{"a":1.0}` || len(sv.Presets) != 1 || string(sv.Presets[0].Input) != `{"a":3}` {
+		t.Fatalf("saved %+v", sv)
+	}
+	if err := s.SavePreset("m", "c", " ", nil, now); err == nil {
+		t.Fatal("a preset without a name was saved")
+	}
+}
+
+func TestIDsCannotEscapeTheStore(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	p, err := s.path("../..", "a/../../b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, err := filepath.Rel(s.Dir, p); err != nil || filepath.IsLocal(rel) == false {
+		t.Fatalf("path %s escapes %s", p, s.Dir)
+	}
+}

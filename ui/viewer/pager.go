@@ -1,0 +1,311 @@
+package viewer
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"modbay/ui/common"
+)
+
+// searchBox is the `/` prompt shared by the bodies that search: while open
+// it takes the keys; enter runs the search, esc closes it.
+type searchBox struct {
+	keys  SearchKeyMap
+	input textinput.Model
+	open  bool
+	// query is the last search run (lower-cased for matching).
+	query string
+}
+
+// newSearchBox returns a closed search prompt.
+func newSearchBox(com *common.Common, keys SearchKeyMap, prompt string) searchBox {
+	in := textinput.New()
+	in.Prompt = prompt
+	var s textinput.Styles
+	if !com.NoColor {
+		s = textinput.DefaultStyles(com.Dark)
+	}
+	s.Cursor.Blink = false
+	in.SetStyles(s)
+	return searchBox{keys: keys, input: in}
+}
+
+// Open shows the prompt with the last query.
+func (s *searchBox) Open() tea.Cmd {
+	s.open = true
+	s.input.SetValue(s.query)
+	s.input.CursorEnd()
+	return s.input.Focus()
+}
+
+// searchEvent is what a key in the open prompt did.
+type searchEvent int
+
+const (
+	searchTyping searchEvent = iota
+	searchRun
+	searchClosed
+)
+
+// Update feeds a key to the open prompt.
+func (s *searchBox) Update(kp tea.KeyPressMsg) (searchEvent, tea.Cmd) {
+	switch {
+	case key.Matches(kp, s.keys.Accept):
+		s.open = false
+		s.input.Blur()
+		s.query = s.input.Value()
+		return searchRun, nil
+	case key.Matches(kp, s.keys.Cancel):
+		s.open = false
+		s.input.Blur()
+		return searchClosed, nil
+	}
+	var cmd tea.Cmd
+	s.input, cmd = s.input.Update(kp)
+	return searchTyping, cmd
+}
+
+// View is the prompt line.
+func (s *searchBox) View(w int) string {
+	s.input.SetWidth(max(w-len(s.input.Prompt)-1, 1))
+	return common.Trunc(s.input.View(), w)
+}
+
+// pager shows pre-rendered lines with scrolling, an optional line-number
+// gutter and `/` search with n/N, drawing only the visible lines.
+type pager struct {
+	com  *common.Common
+	keys KeyMap
+	// lines are the display lines, styled, each at most the width.
+	lines []string
+	// nums are the source line numbers of lines for the gutter (0 marks a
+	// continuation line); nil means no gutter.
+	nums    []int
+	numW    int
+	plain   []string
+	top     int
+	w, h    int
+	search  searchBox
+	matches []int
+	cur     int
+	// status is shown in the footer line (search results, progress).
+	status string
+}
+
+// newPager returns an empty pager.
+func newPager(com *common.Common, keys KeyMap) pager {
+	return pager{com: com, keys: keys, search: newSearchBox(com, keys.Search, "/")}
+}
+
+// SetSize sets the area, the footer line included.
+func (p *pager) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.clamp()
+}
+
+// SetLines replaces the content, keeping the scroll position, and re-runs
+// the search so matches follow new text.
+func (p *pager) SetLines(lines []string, nums []int) {
+	p.lines, p.nums, p.plain = lines, nums, nil
+	p.numW = 0
+	if nums != nil {
+		hi := 0
+		for _, n := range nums {
+			hi = max(hi, n)
+		}
+		p.numW = len(fmt.Sprint(hi)) + 1
+	}
+	if p.search.query != "" {
+		p.find(false)
+	}
+	p.clamp()
+}
+
+// bodyH is the lines available for content (one is the footer).
+func (p *pager) bodyH() int { return max(p.h-1, 1) }
+
+func (p *pager) clamp() {
+	p.top = max(0, min(p.top, len(p.lines)-p.bodyH()))
+}
+
+// ScrollBy moves the view n lines (negative is up).
+func (p *pager) ScrollBy(n int) {
+	p.top += n
+	p.clamp()
+}
+
+// Typing reports whether the search prompt has the keys.
+func (p *pager) Typing() bool { return p.search.open }
+
+// Update handles scrolling and search keys; handled is false for keys the
+// pager does not use.
+func (p *pager) Update(kp tea.KeyPressMsg) (bool, tea.Cmd) {
+	if p.search.open {
+		ev, cmd := p.search.Update(kp)
+		if ev == searchRun {
+			p.find(true)
+		}
+		return true, cmd
+	}
+	s := p.keys.Scroll
+	switch {
+	case key.Matches(kp, s.Up):
+		p.ScrollBy(-1)
+	case key.Matches(kp, s.Down):
+		p.ScrollBy(1)
+	case key.Matches(kp, s.PageUp):
+		p.ScrollBy(-p.bodyH())
+	case key.Matches(kp, s.PageDown):
+		p.ScrollBy(p.bodyH())
+	case key.Matches(kp, s.Top):
+		p.top = 0
+	case key.Matches(kp, s.Bottom):
+		p.top = len(p.lines)
+		p.clamp()
+	case key.Matches(kp, p.keys.Search.Start):
+		return true, p.search.Open()
+	case key.Matches(kp, p.keys.Search.Next) && p.search.query != "":
+		p.step(1)
+	case key.Matches(kp, p.keys.Search.Prev) && p.search.query != "":
+		p.step(-1)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// find collects the lines matching the query (case-insensitive) and, when
+// jump, shows the first match at or below the top.
+func (p *pager) find(jump bool) {
+	p.matches = p.matches[:0]
+	q := strings.ToLower(p.search.query)
+	if q == "" {
+		p.status = ""
+		return
+	}
+	if p.plain == nil {
+		p.plain = make([]string, len(p.lines))
+		for i, l := range p.lines {
+			p.plain[i] = strings.ToLower(ansi.Strip(l))
+		}
+	}
+	for i, l := range p.plain {
+		if strings.Contains(l, q) {
+			p.matches = append(p.matches, i)
+		}
+	}
+	if len(p.matches) == 0 {
+		p.status = fmt.Sprintf("no match for %q", p.search.query)
+		return
+	}
+	if jump {
+		p.cur = 0
+		for i, m := range p.matches {
+			if m >= p.top {
+				p.cur = i
+				break
+			}
+		}
+		p.show()
+	}
+	p.status = fmt.Sprintf("match %d/%d for %q", p.cur+1, len(p.matches), p.search.query)
+}
+
+// step moves to the next (+1) or previous (-1) match, wrapping around.
+func (p *pager) step(d int) {
+	if len(p.matches) == 0 {
+		p.find(true)
+		return
+	}
+	p.cur = (p.cur + d + len(p.matches)) % len(p.matches)
+	p.show()
+	p.status = fmt.Sprintf("match %d/%d for %q", p.cur+1, len(p.matches), p.search.query)
+}
+
+// show scrolls the current match into view, a few lines below the top.
+func (p *pager) show() {
+	line := p.matches[p.cur]
+	if line < p.top || line >= p.top+p.bodyH() {
+		p.top = line - min(3, p.bodyH()/4)
+	}
+	p.clamp()
+}
+
+// View draws the visible lines and the footer.
+func (p *pager) View() string {
+	st := p.com.Styles
+	bh := p.bodyH()
+	var b strings.Builder
+	cur := -1
+	if len(p.matches) > 0 && p.search.query != "" {
+		cur = p.matches[p.cur]
+	}
+	for i := p.top; i < min(len(p.lines), p.top+bh); i++ {
+		line := p.lines[i]
+		if p.nums != nil {
+			n := ""
+			if i < len(p.nums) && p.nums[i] > 0 {
+				n = fmt.Sprint(p.nums[i])
+			}
+			line = st.Muted.Render(fmt.Sprintf("%*s ", p.numW-1, n)) + line
+		}
+		if i == cur {
+			line = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(line))
+		}
+		b.WriteString(common.Trunc(line, p.w))
+		b.WriteByte('\n')
+	}
+	for n := min(len(p.lines), p.top+bh) - p.top; n < bh; n++ {
+		b.WriteByte('\n')
+	}
+	b.WriteString(p.footer())
+	return b.String()
+}
+
+// footer is the search prompt, or the position and status.
+func (p *pager) footer() string {
+	if p.search.open {
+		return p.search.View(p.w)
+	}
+	st := p.com.Styles
+	pos := "all"
+	if len(p.lines) > p.bodyH() {
+		pos = fmt.Sprintf("%d–%d of %d lines", p.top+1, min(len(p.lines), p.top+p.bodyH()), len(p.lines))
+	}
+	parts := []string{pos}
+	if p.status != "" {
+		parts = append(parts, p.status)
+	}
+	return common.Trunc(st.Muted.Render(strings.Join(parts, " · ")), p.w)
+}
+
+// helpKeys are the pager's bindings for the help bar.
+func (p *pager) helpKeys() []key.Binding {
+	k := p.keys
+	if p.search.open {
+		return []key.Binding{k.Search.Accept, k.Search.Cancel}
+	}
+	b := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.PageDown, k.Search.Start}
+	if p.search.query != "" {
+		b = append(b, k.Search.Next, k.Search.Prev)
+	}
+	return b
+}
+
+// splitLines splits rendered text into lines, dropping one trailing newline.
+func splitLines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// stripANSI removes styling from s.
+func stripANSI(s string) string { return ansi.Strip(s) }

@@ -1,0 +1,474 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"modbay/render"
+	"modbay/ui/common"
+)
+
+const (
+	// maxExpandAllRows stops "expand all" once the tree shows this many
+	// rows: a 20 MB document expanded whole is millions of rows nobody
+	// reads, and the flattening would blow the frame budget.
+	maxExpandAllRows = 200_000
+	// treeIndent is the cells of indent per level.
+	treeIndent = 2
+	// previewCells bounds a collapsed container's inline preview.
+	previewCells = 60
+)
+
+// treeRow is one visible line of the tree.
+type treeRow struct {
+	node   render.JSONNode
+	depth  int
+	parent int // index of the parent row, -1 for a top-level value
+}
+
+// tree is the JSON viewer: a collapsible tree over the source bytes. Nodes
+// are byte spans (render.JSONRoots, render.JSONChildren) and a container's
+// members are indexed only when it is first expanded, so a 20 MB file opens
+// after one validation pass and one scan of its top level. Only visible rows
+// are drawn. The cursor's jq-style path (.a.b[3]) shows in the footer and y
+// copies it (OSC 52). Search finds text in the raw bytes and expands the
+// tree down to the match.
+type tree struct {
+	com      *common.Common
+	keys     KeyMap
+	src      []byte
+	lower    []byte // lower-cased src, built on the first search
+	roots    []render.JSONNode
+	children map[int][]render.JSONNode // by node Start
+	open     map[int]bool              // expanded nodes, by Start
+	rows     []treeRow
+	cur, top int
+	search   searchBox
+	status   string
+	w, h     int
+	styles   treeStyles
+}
+
+// treeStyles color the tree's parts.
+type treeStyles struct {
+	key, str, num, lit, null, punct lipgloss.Style
+}
+
+// newTree validates src as JSON (or JSON Lines) and indexes its top level;
+// it runs in the load Cmd. Invalid JSON is shown as text with the error.
+func newTree(in loadInput, src []byte) (body, string, error) {
+	body := bytes.TrimPrefix(src, []byte("\xEF\xBB\xBF"))
+	valid := json.Valid(body)
+	roots, err := render.JSONRoots(src)
+	if !valid {
+		// JSON Lines / concatenated values: each root must be valid.
+		ok := err == nil && len(roots) > 1
+		for _, r := range roots {
+			ok = ok && json.Valid(src[r.Start:r.End])
+		}
+		if !ok {
+			_, jerr := render.JSON(src, in.opts)
+			if render.IsBinary(src) {
+				return binaryBody(in, metaOf(in.art))
+			}
+			return newText(in, src), "Invalid JSON: shown as text.", jerr
+		}
+		for i := range roots {
+			roots[i].Index = i
+		}
+	}
+	t := &tree{com: in.com, keys: in.keys, src: src, roots: roots,
+		children: map[int][]render.JSONNode{}, open: map[int]bool{},
+		search: newSearchBox(in.com, in.keys.Search, "/")}
+	t.restyle()
+	if len(roots) == 1 {
+		t.open[roots[0].Start] = true
+	}
+	t.rebuild()
+	return t, "", nil
+}
+
+// restyle builds the colors for the theme.
+func (t *tree) restyle() {
+	if t.com.NoColor {
+		return
+	}
+	ld := lipgloss.LightDark(t.com.Dark)
+	fg := func(light, dark string) lipgloss.Style {
+		return lipgloss.NewStyle().Foreground(ld(lipgloss.Color(light), lipgloss.Color(dark)))
+	}
+	t.styles = treeStyles{
+		key: fg("#1F6F8B", "#6FC3DF"), str: fg("#1E7D32", "#6BD178"), num: fg("#8B1F7A", "#E38BE0"),
+		lit: fg("#9A6700", "#E8B949"), null: fg("#6B6B6B", "#8A8A8A"), punct: fg("#6B6B6B", "#8A8A8A"),
+	}
+}
+
+// kids returns n's children, indexing them on first use.
+func (t *tree) kids(n render.JSONNode) []render.JSONNode {
+	if c, ok := t.children[n.Start]; ok {
+		return c
+	}
+	c, _ := render.JSONChildren(t.src, n)
+	t.children[n.Start] = c
+	return c
+}
+
+// rebuild flattens the expanded tree into rows, keeping the cursor on the
+// same node when it is still visible.
+func (t *tree) rebuild() {
+	curStart := -1
+	if t.cur < len(t.rows) {
+		curStart = t.rows[t.cur].node.Start
+	}
+	t.rows = t.rows[:0]
+	var walk func(n render.JSONNode, depth, parent int)
+	walk = func(n render.JSONNode, depth, parent int) {
+		idx := len(t.rows)
+		t.rows = append(t.rows, treeRow{node: n, depth: depth, parent: parent})
+		if n.IsContainer() && t.open[n.Start] {
+			for _, c := range t.kids(n) {
+				walk(c, depth+1, idx)
+			}
+		}
+	}
+	for _, r := range t.roots {
+		walk(r, 0, -1)
+	}
+	if curStart >= 0 {
+		for i, r := range t.rows {
+			if r.node.Start == curStart {
+				t.cur = i
+				break
+			}
+		}
+	}
+	t.clamp()
+}
+
+// SetSize implements body.
+func (t *tree) SetSize(w, h int) {
+	t.w, t.h = w, h
+	t.clamp()
+}
+
+// bodyH is the rows visible (the footer takes two lines: path and status).
+func (t *tree) bodyH() int { return max(t.h-2, 1) }
+
+func (t *tree) clamp() {
+	t.cur = max(0, min(t.cur, len(t.rows)-1))
+	if t.cur < t.top {
+		t.top = t.cur
+	}
+	if t.cur >= t.top+t.bodyH() {
+		t.top = t.cur - t.bodyH() + 1
+	}
+	t.top = max(0, min(t.top, len(t.rows)-t.bodyH()))
+}
+
+// Typing implements body.
+func (t *tree) Typing() bool { return t.search.open }
+
+// Path returns the jq-style path of row i (".a.b[3]"; "." for the root).
+func (t *tree) Path(i int) string {
+	var segs []string
+	for i >= 0 && i < len(t.rows) {
+		segs = append(segs, render.JSONPathSegment(t.rows[i].node))
+		i = t.rows[i].parent
+	}
+	var b strings.Builder
+	for k := len(segs) - 1; k >= 0; k-- {
+		b.WriteString(segs[k])
+	}
+	if b.Len() == 0 {
+		return "."
+	}
+	return b.String()
+}
+
+// Update handles the tree's keys.
+func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return false, nil
+	}
+	if t.search.open {
+		ev, cmd := t.search.Update(kp)
+		if ev == searchRun {
+			t.find(1, true)
+		}
+		return true, cmd
+	}
+	s, k := t.keys.Scroll, t.keys.Tree
+	switch {
+	case key.Matches(kp, s.Up):
+		t.cur--
+	case key.Matches(kp, s.Down):
+		t.cur++
+	case key.Matches(kp, s.PageUp):
+		t.cur -= t.bodyH()
+		t.top -= t.bodyH()
+	case key.Matches(kp, s.PageDown):
+		t.cur += t.bodyH()
+		t.top += t.bodyH()
+	case key.Matches(kp, s.Top):
+		t.cur = 0
+	case key.Matches(kp, s.Bottom):
+		t.cur = len(t.rows) - 1
+	case key.Matches(kp, k.Toggle):
+		if n := t.rows[t.cur].node; n.IsContainer() {
+			t.open[n.Start] = !t.open[n.Start]
+			t.rebuild()
+		}
+	case key.Matches(kp, s.Right):
+		if n := t.rows[t.cur].node; n.IsContainer() {
+			if t.open[n.Start] {
+				t.cur++
+			} else {
+				t.open[n.Start] = true
+				t.rebuild()
+			}
+		}
+	case key.Matches(kp, s.Left):
+		if n := t.rows[t.cur].node; n.IsContainer() && t.open[n.Start] {
+			t.open[n.Start] = false
+			t.rebuild()
+		} else if p := t.rows[t.cur].parent; p >= 0 {
+			t.cur = p
+		}
+	case key.Matches(kp, k.ExpandAll):
+		t.expandAll()
+	case key.Matches(kp, k.CollapseAll):
+		clear(t.open)
+		t.rebuild()
+		t.status = "collapsed all"
+	case key.Matches(kp, k.CopyPath):
+		p := t.Path(t.cur)
+		t.status = "copied " + p
+		return true, tea.SetClipboard(p)
+	case key.Matches(kp, t.keys.Search.Start):
+		return true, t.search.Open()
+	case key.Matches(kp, t.keys.Search.Next) && t.search.query != "":
+		t.find(1, false)
+	case key.Matches(kp, t.keys.Search.Prev) && t.search.query != "":
+		t.find(-1, false)
+	default:
+		return false, nil
+	}
+	t.clamp()
+	return true, nil
+}
+
+// expandAll opens containers breadth-first until the tree shows
+// maxExpandAllRows rows.
+func (t *tree) expandAll() {
+	queue := append([]render.JSONNode(nil), t.roots...)
+	rows := len(t.roots)
+	capped := false
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if !n.IsContainer() {
+			continue
+		}
+		if !t.open[n.Start] {
+			k := t.kids(n)
+			if rows+len(k) > maxExpandAllRows {
+				capped = true
+				break
+			}
+			t.open[n.Start] = true
+			rows += len(k)
+		}
+		queue = append(queue, t.kids(n)...)
+	}
+	t.rebuild()
+	t.status = "expanded all"
+	if capped {
+		t.status = fmt.Sprintf("expanded %d rows (the limit); expand deeper nodes one by one", len(t.rows))
+	}
+}
+
+// find moves to the next (dir 1) or previous (-1) byte match of the query
+// after (or before) the cursor's node, case-insensitively, expanding the
+// tree down to it; from the top when restart.
+func (t *tree) find(dir int, restart bool) {
+	q := []byte(strings.ToLower(t.search.query))
+	if len(q) == 0 {
+		return
+	}
+	if t.lower == nil {
+		t.lower = bytes.ToLower(t.src)
+	}
+	from := 0
+	if !restart && t.cur < len(t.rows) {
+		from = t.rows[t.cur].node.Start
+		if k := t.rows[t.cur].node.KeyStart; k >= 0 {
+			from = k
+		}
+	}
+	var off int
+	if dir > 0 {
+		start := from
+		if !restart {
+			start = from + 1
+		}
+		off = bytes.Index(t.lower[min(start, len(t.lower)):], q)
+		if off >= 0 {
+			off += start
+		} else {
+			off = bytes.Index(t.lower, q) // wrap
+		}
+	} else {
+		off = bytes.LastIndex(t.lower[:from], q)
+		if off < 0 {
+			off = bytes.LastIndex(t.lower, q)
+		}
+	}
+	if off < 0 {
+		t.status = fmt.Sprintf("no match for %q", t.search.query)
+		return
+	}
+	t.reveal(off)
+	t.status = fmt.Sprintf("match at byte %d for %q", off, t.search.query)
+}
+
+// reveal expands the tree down to the deepest node holding byte off and
+// puts the cursor on it.
+func (t *tree) reveal(off int) {
+	var target render.JSONNode
+	found := false
+	nodes := t.roots
+	for !found || target.IsContainer() {
+		var next *render.JSONNode
+		for i := range nodes {
+			n := nodes[i]
+			lo := n.Start
+			if n.KeyStart >= 0 {
+				lo = n.KeyStart
+			}
+			if off >= lo && off < n.End {
+				next = &nodes[i]
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		target, found = *next, true
+		if off < target.Start || !target.IsContainer() {
+			break // in the key, or a scalar
+		}
+		t.open[target.Start] = true
+		nodes = t.kids(target)
+	}
+	t.rebuild()
+	for i, r := range t.rows {
+		if r.node.Start == target.Start {
+			t.cur = i
+			t.top = max(0, i-3)
+			break
+		}
+	}
+	t.clamp()
+}
+
+// View draws the visible rows and the footer.
+func (t *tree) View() string {
+	st := t.com.Styles
+	var b strings.Builder
+	end := min(len(t.rows), t.top+t.bodyH())
+	for i := t.top; i < end; i++ {
+		line := t.rowText(t.rows[i])
+		if i == t.cur {
+			line = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(line))
+		}
+		b.WriteString(ansiTrunc(line, t.w))
+		b.WriteByte('\n')
+	}
+	for n := end - t.top; n < t.bodyH(); n++ {
+		b.WriteByte('\n')
+	}
+	b.WriteString(ansiTrunc(st.ID.Render(render.SanitizeLine(t.Path(t.cur))), t.w))
+	b.WriteByte('\n')
+	if t.search.open {
+		b.WriteString(t.search.View(t.w))
+	} else {
+		info := fmt.Sprintf("%d of %d rows", t.cur+1, len(t.rows))
+		if t.status != "" {
+			info += " · " + t.status
+		}
+		b.WriteString(ansiTrunc(st.Muted.Render(info), t.w))
+	}
+	return b.String()
+}
+
+// rowText draws one row: indent, marker, key and value or preview.
+func (t *tree) rowText(r treeRow) string {
+	s := t.styles
+	n := r.node
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", r.depth*treeIndent))
+	switch {
+	case n.IsContainer() && t.open[n.Start]:
+		b.WriteString(s.punct.Render("▾ "))
+	case n.IsContainer():
+		b.WriteString(s.punct.Render("▸ "))
+	default:
+		b.WriteString("  ")
+	}
+	switch {
+	case n.KeyStart >= 0:
+		b.WriteString(s.key.Render(render.SanitizeLine(fmt.Sprintf("%q", n.Key))))
+		b.WriteString(s.punct.Render(": "))
+	case n.Index >= 0:
+		b.WriteString(s.punct.Render(fmt.Sprintf("[%d] ", n.Index)))
+	}
+	switch n.Kind {
+	case render.JSONObject, render.JSONArray:
+		open, close, unit := "{", "}", "keys"
+		if n.Kind == render.JSONArray {
+			open, close, unit = "[", "]", "items"
+		}
+		k := t.kids(n)
+		if t.open[n.Start] {
+			b.WriteString(s.punct.Render(fmt.Sprintf("%s %d %s", open, len(k), unit)))
+		} else {
+			b.WriteString(s.punct.Render(open+"…"+close) + " " + s.null.Render(fmt.Sprintf("%d %s", len(k), unit)))
+			if n.End-n.Start < previewCells*2 {
+				var c bytes.Buffer
+				if json.Compact(&c, t.src[n.Start:n.End]) == nil {
+					b.WriteString(" " + s.null.Render(ansi.Truncate(render.SanitizeLine(c.String()), previewCells, "…")))
+				}
+			}
+		}
+	case render.JSONString:
+		b.WriteString(s.str.Render(render.JSONScalar(t.src, n)))
+	case render.JSONNumber:
+		b.WriteString(s.num.Render(render.JSONScalar(t.src, n)))
+	case render.JSONBool:
+		b.WriteString(s.lit.Render(render.JSONScalar(t.src, n)))
+	default:
+		b.WriteString(s.null.Render(render.JSONScalar(t.src, n)))
+	}
+	return b.String()
+}
+
+// HelpKeys implements body.
+func (t *tree) HelpKeys() []key.Binding {
+	k := t.keys
+	if t.search.open {
+		return []key.Binding{k.Search.Accept, k.Search.Cancel}
+	}
+	b := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Tree.Toggle, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath, k.Search.Start}
+	if t.search.query != "" {
+		b = append(b, k.Search.Next, k.Search.Prev)
+	}
+	return b
+}

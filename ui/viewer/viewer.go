@@ -1,0 +1,514 @@
+// Package viewer is the cockpit's artifact viewer: one widget per
+// presentation primitive (WIRE.md §10) under a shared header that says what
+// the file is (title, kind, media type, size, short digest, verified).
+//
+// The Model is a plain struct with SetSize/Update/View, as every child of the
+// root model. Nothing in Update reads a file, runs a program or renders
+// markdown: the file is read, parsed and prepared in a tea.Cmd (load), and the
+// slow renders (glamour, slides) run in Cmds whose messages carry the
+// generation that asked for them, so a stale render is dropped. Every byte
+// from the artifact reaches the screen through the render package, which
+// sanitizes it.
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+)
+
+const (
+	// MaxViewBytes is the largest file a viewer loads into memory (64 MiB).
+	// The targets are a 20 MB JSON and a 100 000-row CSV with memory under
+	// five times the file; past this a file is offered as a download instead
+	// of risking the terminal session.
+	MaxViewBytes = 64 << 20
+	// maxSaveAttempts bounds the "name-2.ext", "name-3.ext"… suffixes tried
+	// so a save never overwrites a file.
+	maxSaveAttempts = 1000
+	// headerLines is the viewer's header above the body: title, facts and
+	// the status line.
+	headerLines = 3
+	// maxShortHelpBody is how many of a body's bindings the one-line help
+	// bar shows; the full help (?) lists them all.
+	maxShortHelpBody = 4
+)
+
+// Env is what the viewers know about where they run, learned once at start
+// (DetectEnv) so Update never reads the environment.
+type Env struct {
+	// LocalDisplay is true when a graphical session is on this machine
+	// (DISPLAY or WAYLAND_DISPLAY set, or macOS/Windows) and the program is
+	// not running over SSH; only then does `o` open files.
+	LocalDisplay bool
+	// Opener is the program that opens a file with its default application
+	// (xdg-open, open); empty when none was found.
+	Opener string
+	// FFProbe and PDFToText are the absolute paths of those tools, or "".
+	FFProbe, PDFToText string
+	// Graphics is the terminal's image protocol (render.DetectGraphics).
+	Graphics render.Graphics
+}
+
+// DetectEnv reads the environment and looks up the helper programs.
+func DetectEnv() Env {
+	e := Env{Graphics: render.DetectGraphics(os.Getenv)}
+	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	display := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" ||
+		runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+	e.LocalDisplay = display && !ssh
+	opener := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		opener = "open"
+	}
+	if p, err := exec.LookPath(opener); err == nil {
+		e.Opener = p
+	}
+	if p, err := exec.LookPath("ffprobe"); err == nil {
+		e.FFProbe = p
+	}
+	if p, err := exec.LookPath("pdftotext"); err == nil {
+		e.PDFToText = p
+	}
+	return e
+}
+
+// Msg is implemented by every message the viewers send themselves; the root
+// model routes any Msg to its viewer.
+type Msg interface{ viewerMsg() }
+
+// tag makes a struct a Msg.
+type tag struct{}
+
+func (tag) viewerMsg() {}
+
+// loadedMsg is a finished load of generation gen: the body to show.
+type loadedMsg struct {
+	tag
+	gen  int
+	body body
+	err  error
+	note string
+}
+
+// savedMsg is a finished copy of the artifact.
+type savedMsg struct {
+	tag
+	path string
+	err  error
+}
+
+// openedMsg is the system opener's start.
+type openedMsg struct {
+	tag
+	err error
+}
+
+// Action is what the viewer asks the root model to do.
+type Action interface{ viewerAction() }
+
+// ActionBack closes the viewer.
+type ActionBack struct{}
+
+// ActionAskSaveDir asks for the directory to save into, starting at Dir.
+type ActionAskSaveDir struct{ Dir string }
+
+func (ActionBack) viewerAction()       {}
+func (ActionAskSaveDir) viewerAction() {}
+
+// body is one presentation's widget.
+type body interface {
+	// SetSize gives the body its area.
+	SetSize(w, h int)
+	// Update handles a key or the body's own message; handled is false for
+	// keys it does not use, which the Model then tries.
+	Update(msg tea.Msg) (handled bool, cmd tea.Cmd)
+	// View draws exactly the area.
+	View() string
+	// HelpKeys are the body's bindings that apply now.
+	HelpKeys() []key.Binding
+	// Typing reports whether a prompt in the body has the keys.
+	Typing() bool
+}
+
+// reflower is a body whose rendering depends on the width or theme: Reflow
+// starts a re-render for o in a Cmd.
+type reflower interface {
+	Reflow(o render.Options) tea.Cmd
+}
+
+// Model shows one verified artifact.
+type Model struct {
+	com      *common.Common
+	keys     KeyMap
+	env      Env
+	reqID    string
+	art      runner.VerifiedArtifact
+	siblings []runner.VerifiedArtifact
+	pres     string
+	gen      int
+	body     body
+	loading  bool
+	err      error
+	note     string
+	saveDir  string
+	saved    string
+	width    int
+	height   int
+}
+
+// New returns a viewer for artifact a of run reqID; siblings are the run's
+// other artifacts (an image grid shows them), saveDir the default save
+// directory. Call Load for the Cmd that reads it.
+func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.VerifiedArtifact, siblings []runner.VerifiedArtifact, saveDir string) *Model {
+	m := &Model{com: com, keys: keys, env: env, reqID: reqID, art: a, siblings: siblings, saveDir: saveDir}
+	m.pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
+	m.SetSize(com.Width, com.Height)
+	return m
+}
+
+// RequestID is the id of the run whose artifact this is.
+func (m *Model) RequestID() string { return m.reqID }
+
+// Artifact is the artifact shown.
+func (m *Model) Artifact() runner.VerifiedArtifact { return m.art }
+
+// Loading reports whether the file is still being read and prepared.
+func (m *Model) Loading() bool { return m.loading }
+
+// Note is the status line's message ("Saved a copy to …"), if any.
+func (m *Model) Note() string { return m.note }
+
+// Err is the load or render error shown in the status line.
+func (m *Model) Err() error { return m.err }
+
+// SaveDir is the directory the save prompt starts in.
+func (m *Model) SaveDir() string { return m.saveDir }
+
+// Presentation is the resolved primitive (WIRE.md §10).
+func (m *Model) Presentation() string { return m.pres }
+
+// SetSize sets the area below the cockpit's header line.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	if m.body != nil {
+		m.body.SetSize(w, max(h-headerLines, 1))
+	}
+}
+
+// options are the render options for the current width and theme.
+func (m *Model) options() render.Options {
+	return render.Options{Width: m.width, Dark: m.com.Dark, NoColor: m.com.NoColor}
+}
+
+// Reflow re-renders the body for a new width or theme, in a Cmd.
+func (m *Model) Reflow() tea.Cmd {
+	if r, ok := m.body.(reflower); ok {
+		return r.Reflow(m.options())
+	}
+	return nil
+}
+
+// meta is the artifact as render.Meta.
+func (m *Model) meta() render.Meta {
+	return metaOf(m.art)
+}
+
+// metaOf describes a for the render package.
+func metaOf(a runner.VerifiedArtifact) render.Meta {
+	size := a.Size
+	if size == 0 {
+		size = a.Bytes
+	}
+	return render.Meta{
+		Title: a.Title, Kind: a.Kind, MediaType: a.MediaType,
+		Presentation: a.Artifact.Presentation, Digest: a.Digest,
+		Path: a.Staged, Bytes: size, Verified: true,
+	}
+}
+
+// Load reads and prepares the artifact in a Cmd; the body arrives as a
+// message for this generation.
+func (m *Model) Load() tea.Cmd {
+	m.gen++
+	m.loading = true
+	gen := m.gen
+	in := loadInput{
+		com: m.com, keys: m.keys, env: m.env, art: m.art, siblings: m.siblings,
+		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
+	}
+	return func() tea.Msg {
+		b, note, err := load(context.Background(), in)
+		return loadedMsg{gen: gen, body: b, note: note, err: err}
+	}
+}
+
+// Typing reports whether a prompt inside the viewer has the keys (so the
+// root's global keys such as ? and q stay out of the way).
+func (m *Model) Typing() bool { return m.body != nil && m.body.Typing() }
+
+// Update handles a key or a viewer message.
+func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		if msg.gen != m.gen {
+			return nil, nil
+		}
+		m.loading = false
+		m.err = msg.err
+		if msg.note != "" {
+			m.note = msg.note
+		}
+		m.body = msg.body
+		if m.body == nil {
+			return nil, nil
+		}
+		m.body.SetSize(m.width, max(m.height-headerLines, 1))
+		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
+			return nil, s.Start()
+		}
+		return nil, nil
+	case savedMsg:
+		if msg.err != nil {
+			m.note = "Not saved: " + msg.err.Error()
+			return nil, nil
+		}
+		m.saved = msg.path
+		m.note = "Saved a copy to " + msg.path + " · y copies the path"
+		return nil, nil
+	case openedMsg:
+		if msg.err != nil {
+			m.note = "Could not open: " + msg.err.Error()
+		} else {
+			m.note = "Opened with the system viewer."
+		}
+		return nil, nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	if m.body != nil {
+		_, cmd := m.body.Update(msg)
+		return nil, cmd
+	}
+	return nil, nil
+}
+
+// key routes a key: the body first, then the artifact's own keys.
+func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
+	if m.body != nil {
+		if handled, cmd := m.body.Update(kp); handled {
+			return nil, cmd
+		}
+	}
+	k := m.keys.Artifact
+	switch {
+	case key.Matches(kp, k.Back):
+		return ActionBack{}, nil
+	case key.Matches(kp, k.Save):
+		return ActionAskSaveDir{Dir: m.saveDir}, nil
+	case key.Matches(kp, k.Open):
+		return nil, m.open()
+	case key.Matches(kp, k.Copy):
+		p := m.saved
+		if p == "" {
+			p = m.art.Staged
+		}
+		m.note = "Copied " + p + " to the clipboard (OSC 52)."
+		return nil, tea.SetClipboard(p)
+	}
+	return nil, nil
+}
+
+// open starts the system opener on the staged file, or explains why not.
+func (m *Model) open() tea.Cmd {
+	if !m.env.LocalDisplay {
+		m.note = "No local display (over SSH or headless): s saves a copy, y copies its path."
+		return nil
+	}
+	if m.env.Opener == "" {
+		m.note = "No opener (xdg-open) found: s saves a copy."
+		return nil
+	}
+	opener, path := m.env.Opener, m.art.Staged
+	m.note = "Opening…"
+	return func() tea.Msg {
+		cmd := exec.Command(opener, path)
+		if err := cmd.Start(); err != nil {
+			return openedMsg{err: err}
+		}
+		// The opener returns at once or lives as the viewer; either way it
+		// is not ours to wait for beyond reaping it.
+		go func() { _ = cmd.Wait() }()
+		return openedMsg{}
+	}
+}
+
+// Save copies the staged file into dir in a Cmd, never overwriting: a taken
+// name gets a -2, -3… suffix, which the status line then shows.
+func (m *Model) Save(dir string) tea.Cmd {
+	m.saveDir = dir
+	m.note = "Saving…"
+	src := m.art.Staged
+	name := filepath.Base(m.art.Path)
+	if name == "." || name == "/" || name == "" {
+		name = m.art.ID
+	}
+	return func() tea.Msg {
+		p, err := CopyNoClobber(src, dir, name)
+		return savedMsg{path: p, err: err}
+	}
+}
+
+// CopyNoClobber copies src into dir as name, or name-2, name-3… when taken:
+// an existing file is never overwritten (O_EXCL).
+func CopyNoClobber(src, dir, name string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no directory given")
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 1; i <= maxSaveAttempts; i++ {
+		cand := name
+		if i > 1 {
+			cand = fmt.Sprintf("%s-%d%s", stem, i, ext)
+		}
+		p := filepath.Join(dir, cand)
+		out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			os.Remove(p)
+			return "", err
+		}
+		return p, out.Close()
+	}
+	return "", fmt.Errorf("%s: %d names already taken", filepath.Join(dir, name), maxSaveAttempts)
+}
+
+// View draws the header and the body.
+func (m *Model) View() string {
+	st := m.com.Styles
+	a := m.art
+	meta := m.meta()
+	head := st.Title.Render(render.SanitizeLine(titleOr(a.Title, a.ID)))
+	if a.Kind != "" {
+		head += " " + st.ID.Render(render.SanitizeLine(a.Kind))
+	}
+	facts := []string{render.SanitizeLine(orDash(a.MediaType)), humanSize(meta.Bytes), shortDigest(a.Digest), m.pres}
+	info := st.Muted.Render(strings.Join(facts, " · ")) + " " + st.Success.Render("verified ✓")
+	var third string
+	switch {
+	case m.note != "":
+		third = st.Warning.Render(render.SanitizeLine(m.note))
+	case m.err != nil:
+		third = st.Error.Render("✗ " + render.SanitizeLine(m.err.Error()))
+	default:
+		hint := "s saves a copy · y copies the path"
+		if m.env.LocalDisplay {
+			hint += " · o opens it"
+		}
+		third = st.Muted.Render(hint)
+	}
+	lines := []string{common.Trunc(head, m.width), common.Trunc(info, m.width), common.Trunc(third, m.width)}
+	body := st.Muted.Render("loading…")
+	if m.body != nil {
+		body = m.body.View()
+	}
+	return strings.Join(lines, "\n") + "\n" + body
+}
+
+// ShortHelp returns the bindings that apply now.
+func (m *Model) ShortHelp() []key.Binding {
+	var b []key.Binding
+	if m.body != nil {
+		b = m.body.HelpKeys()
+		if m.body.Typing() {
+			return b
+		}
+		// The short bar keeps to one line; ? shows the rest.
+		b = b[:min(len(b), maxShortHelpBody)]
+	}
+	k := m.keys.Artifact
+	b = append(b, k.Save)
+	if m.env.LocalDisplay {
+		b = append(b, k.Open)
+	}
+	return append(b, k.Back)
+}
+
+// FullHelp returns every binding of the viewer, grouped.
+func (m *Model) FullHelp() [][]key.Binding {
+	var groups [][]key.Binding
+	if m.body != nil {
+		groups = append(groups, m.body.HelpKeys())
+	}
+	k := m.keys.Artifact
+	return append(groups, []key.Binding{k.Save, k.Open, k.Copy, k.Back})
+}
+
+// titleOr returns title, or fallback when title is empty.
+func titleOr(title, fallback string) string {
+	if title != "" {
+		return title
+	}
+	return fallback
+}
+
+// orDash shows "—" for an empty value.
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// humanSize formats n bytes: "128 B", "1.5 KiB".
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for q := n / unit; q >= unit; q /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// shortDigest is "sha256:" and the first 12 hex digits.
+func shortDigest(d string) string {
+	const keep = len("sha256:") + 12
+	d = render.SanitizeLine(d)
+	if len(d) > keep {
+		return d[:keep] + "…"
+	}
+	return d
+}

@@ -1,0 +1,616 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/internal/uitest"
+)
+
+// corpusDir is the shared test corpus, read in place.
+const corpusDir = "../../../shared/corpus"
+
+// fixture is a viewer over a file written to a temp dir.
+type fixture struct {
+	t *testing.T
+	m *Model
+	// clip records what was put on the clipboard.
+	clip []string
+}
+
+// open writes src as an artifact and loads it in a w×h viewer (NoColor
+// unless color), running every Cmd to completion.
+func open(t *testing.T, name string, src []byte, mediaType, presentation string, w, h int, color bool) *fixture {
+	t.Helper()
+	// A stable directory, so the staged path in a golden frame is too.
+	dir := filepath.Join(os.TempDir(), "modbay-viewer-test", strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, name)
+	os.Remove(path)
+	if err := os.WriteFile(path, src, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	return openPath(t, path, int64(len(src)), modproto.Digest(src), mediaType, presentation, w, h, color, nil)
+}
+
+// openPath loads an existing file as an artifact.
+func openPath(t *testing.T, path string, size int64, digest, mediaType, presentation string, w, h int, color bool, siblings []runner.VerifiedArtifact) *fixture {
+	t.Helper()
+	com := common.New(!color)
+	com.Width, com.Height = w, h
+	a := runner.VerifiedArtifact{
+		Artifact: modproto.Artifact{ID: "a1", Kind: "report/v1", Title: filepath.Base(path), Path: filepath.Base(path),
+			MediaType: mediaType, Presentation: presentation, Digest: digest, Bytes: size},
+		Staged: path, Size: size,
+	}
+	f := &fixture{t: t, m: New(com, DefaultKeyMap(), Env{}, "req-1", a, siblings, t.TempDir())}
+	f.run(f.m.Load())
+	if f.m.Loading() {
+		t.Fatal("still loading after its Cmds ran")
+	}
+	return f
+}
+
+// run executes cmd and feeds the viewer every message it produces,
+// recursively (batches included), as the Bubble Tea runtime would.
+func (f *fixture) run(cmd tea.Cmd) {
+	f.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case Msg:
+			_, next := f.m.Update(msg)
+			queue = append(queue, next)
+		case nil:
+		default:
+			if s := fmt.Sprintf("%v", msg); strings.Contains(fmt.Sprintf("%T", msg), "setClipboard") {
+				f.clip = append(f.clip, s)
+			}
+		}
+	}
+}
+
+// key presses keys in order ("pgdown", "G" and single runes included).
+func (f *fixture) key(keys ...string) Action {
+	f.t.Helper()
+	var last Action
+	for _, k := range keys {
+		var kp tea.KeyPressMsg
+		switch k {
+		case "pgdown":
+			kp = tea.KeyPressMsg{Code: tea.KeyPgDown}
+		case "pgup":
+			kp = tea.KeyPressMsg{Code: tea.KeyPgUp}
+		default:
+			kp = uitest.Key(k)
+		}
+		act, cmd := f.m.Update(kp)
+		f.run(cmd)
+		last = act
+	}
+	return last
+}
+
+// typeText types s into whatever prompt is open.
+func (f *fixture) typeText(s string) {
+	for _, msg := range uitest.Type(s) {
+		_, cmd := f.m.Update(msg)
+		f.run(cmd)
+	}
+}
+
+// frame returns the view, checking that it fits the area.
+func (f *fixture) frame() string {
+	f.t.Helper()
+	out := f.m.View()
+	lines := strings.Split(out, "\n")
+	if len(lines) > f.m.height {
+		f.t.Errorf("frame is %d lines, area %d", len(lines), f.m.height)
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > f.m.width {
+			f.t.Errorf("line %d is %d cells wide, max %d: %q", i+1, w, f.m.width, ansi.Strip(l))
+		}
+	}
+	return out
+}
+
+// inert fails when s holds an escape other than SGR styling.
+func inert(t *testing.T, s string) {
+	t.Helper()
+	rest := s
+	for {
+		i := strings.IndexByte(rest, 0x1b)
+		if i < 0 {
+			break
+		}
+		seq := rest[i:]
+		if strings.HasPrefix(seq, "\x1b]8;") { // glamour's own hyperlinks
+			end, n := strings.IndexAny(seq[4:], "\x1b\x07"), 1
+			if end >= 0 && seq[4+end] == 0x1b {
+				n = 2
+				if !strings.HasPrefix(seq[4+end:], "\x1b\\") {
+					t.Fatalf("bad hyperlink in frame: %q", seq[:min(len(seq), 40)])
+				}
+			}
+			if end < 0 {
+				t.Fatalf("unterminated hyperlink in frame: %q", seq[:min(len(seq), 40)])
+			}
+			rest = seq[4+end+n:]
+			continue
+		}
+		j := strings.IndexByte(seq, 'm')
+		if !strings.HasPrefix(seq, "\x1b[") || j < 0 || strings.ContainsAny(seq[2:j], "\x1b]") {
+			t.Fatalf("non-SGR escape in frame: %q", seq[:min(len(seq), 20)])
+		}
+		rest = seq[j+1:]
+	}
+	for _, r := range ansi.Strip(s) {
+		if r < 0x20 && r != '\n' || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			t.Fatalf("control character %U in frame", r)
+		}
+	}
+}
+
+func readCorpus(t *testing.T, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(corpusDir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func corpus(t *testing.T, dir string) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(corpusDir, dir, "*"))
+	var out []string
+	for _, p := range paths {
+		if filepath.Base(p) != "SOURCES.tsv" {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no corpus in %s", dir)
+	}
+	return out
+}
+
+func mediaTypeOf(path string) string {
+	switch filepath.Ext(path) {
+	case ".md":
+		return "text/markdown"
+	case ".csv":
+		return "text/csv"
+	case ".json":
+		return "application/json"
+	}
+	return "text/plain"
+}
+
+func TestMarkdownCorpusViewer(t *testing.T) {
+	for _, path := range corpus(t, "markdown") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, _ := os.ReadFile(path)
+			for _, w := range []int{40, 80, 120} {
+				f := open(t, filepath.Base(path), src, "text/markdown", "", w, 30, w == 120)
+				out := f.frame()
+				if lines := strings.Split(f.m.body.View(), "\n"); !strings.Contains(lines[len(lines)-1], "all") && !strings.Contains(lines[len(lines)-1], "lines") {
+					t.Errorf("width %d: no pager footer:\n%s", w, out)
+				}
+				if len(strings.TrimSpace(ansi.Strip(f.m.body.View()))) < 20 {
+					t.Errorf("width %d: body is empty:\n%s", w, out)
+				}
+				f.key("pgdown", "pgdown", "G")
+				inert(t, f.frame())
+			}
+		})
+	}
+}
+
+func TestTableCorpusViewer(t *testing.T) {
+	for _, path := range corpus(t, "tables") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, _ := os.ReadFile(path)
+			for _, w := range []int{40, 80, 120} {
+				f := open(t, filepath.Base(path), src, mediaTypeOf(path), "table", w, 24, w == 80)
+				tb, ok := f.m.body.(*table)
+				if !ok {
+					t.Fatalf("body is %T, want a table", f.m.body)
+				}
+				out := ansi.Strip(f.frame())
+				first := []rune(cell(tb.td.Header[0]))
+				if !strings.Contains(out, string(first[:min(3, len(first))])) {
+					t.Errorf("width %d: first column %q not shown:\n%s", w, tb.td.Header[0], out)
+				}
+				f.key("pgdown", "right", "right", "S", "enter")
+				f.frame()
+				f.key("esc", "G", "S")
+				inert(t, f.frame())
+			}
+		})
+	}
+}
+
+func TestGoldenMarkdown(t *testing.T) {
+	for _, name := range []string{"markdown-test-file__TEST.md", "glamour__issue-46_2_wide-cells-table.md", "zoxide__README.md"} {
+		t.Run(name, func(t *testing.T) {
+			f := open(t, name, readCorpus(t, "markdown/"+name), "text/markdown", "", 80, 24, false)
+			golden.RequireEqual(t, []byte(f.frame()))
+		})
+	}
+}
+
+func TestGoldenTable(t *testing.T) {
+	for _, name := range []string{"datasets__country-codes.csv", "worldbank__sp.dyn.cbrt.in_Indicator_en_csv_v2.csv", "mledoze__countries-unescaped.json"} {
+		t.Run(name, func(t *testing.T) {
+			f := open(t, name, readCorpus(t, "tables/"+name), mediaTypeOf(name), "table", 100, 24, false)
+			golden.RequireEqual(t, []byte(f.frame()))
+		})
+	}
+}
+
+// timelineJSON is the render-farm example's artifact shape.
+const timelineJSON = `{"title":"Render of intro","job_id":"job-7","started_at":"2026-11-30T03:00:00Z","unit":"ms","duration_ms":1500,
+"events":[{"label":"frame 1","start_ms":0,"end_ms":400,"state":"done"},{"label":"frame 2","start_ms":400,"end_ms":900,"state":"done"},
+{"label":"frame 3","start_ms":900,"end_ms":1500,"state":"failed"}]}`
+
+// pngOf encodes a w×h gradient.
+func pngOf(t *testing.T, w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{uint8(255 * x / w), uint8(255 * y / h), 128, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestGoldenEveryViewer(t *testing.T) {
+	cases := []struct {
+		name, file, mt, pres, src string
+		keys                      []string
+	}{
+		{"json", "report.json", "application/json", "", `{"title":"Q1","rows":[{"id":1,"ok":true},{"id":2,"ok":null}],"evil":"\u001b[2J","n":1e400}`, []string{"down", "down", "enter", "down"}},
+		{"text", "log.txt", "text/plain", "", "line one\n\tindented line\nline three is a little longer than the rest of them, so it wraps at sixty cells wide\n", nil},
+		{"timeline", "timeline.json", "application/json", "timeline", timelineJSON, nil},
+		{"diagram", "flow.mmd", "text/vnd.mermaid", "", "graph TD\n  A[Start] -->|go| B{Choice}\n  B --> C[\"Done\"]\n  %% a comment\n", nil},
+		{"slides", "deck.md", "text/markdown", "slides", "# One\n\nfirst\n\n---\n\n# Two\n\n- a\n- b\n", []string{"right"}},
+		{"download", "bundle.zip", "application/zip", "", "PK\x03\x04rest", nil},
+		{"video", "clip.mp4", "video/mp4", "", "\x00\x00\x00\x18ftypmp42", nil},
+		{"document", "paper.pdf", "application/pdf", "", "%PDF-1.4\n1 0 obj << /Type /Pages /Count 3 >> endobj\n", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := open(t, c.file, []byte(c.src), c.mt, c.pres, 60, 16, false)
+			f.key(c.keys...)
+			golden.RequireEqual(t, []byte(f.frame()))
+		})
+	}
+	t.Run("image", func(t *testing.T) {
+		f := open(t, "pic.png", pngOf(t, 64, 32), "image/png", "", 60, 16, false)
+		out := f.frame()
+		if !strings.Contains(out, "PNG · 64×32 pixels") {
+			t.Fatalf("image frame:\n%s", out)
+		}
+		golden.RequireEqual(t, []byte(out))
+	})
+}
+
+func TestTableSortFilterDetailScroll(t *testing.T) {
+	src := "name,qty,city\nb,10,Oslo\na,9,Lima\nc,100,Pune\n"
+	f := open(t, "t.csv", []byte(src), "text/csv", "", 60, 12, false)
+	tb := f.m.body.(*table)
+	f.key("right", "S") // sort by qty ascending, numerically
+	if got := tb.td.Rows[tb.order[0]][0]; got != "a" {
+		t.Fatalf("first after numeric sort = %q, want a", got)
+	}
+	f.key("S")
+	if got := tb.td.Rows[tb.order[0]][0]; got != "c" {
+		t.Fatalf("first after descending sort = %q, want c", got)
+	}
+	f.key("/")
+	if !f.m.Typing() {
+		t.Fatal("filter prompt not open")
+	}
+	f.typeText("lim")
+	f.key("enter")
+	if len(tb.order) != 1 || tb.td.Rows[tb.order[0]][2] != "Lima" {
+		t.Fatalf("filter lim: %v", tb.order)
+	}
+	f.key("enter")
+	if out := ansi.Strip(f.frame()); !strings.Contains(out, "Row 2 of 3") || !strings.Contains(out, "Lima") {
+		t.Fatalf("detail:\n%s", out)
+	}
+	if act := f.key("esc"); act != nil || tb.detail != nil {
+		t.Fatal("esc did not close the detail")
+	}
+	f.key("esc") // clears the filter
+	if len(tb.order) != 3 {
+		t.Fatalf("filter not cleared: %d rows", len(tb.order))
+	}
+	if _, ok := f.key("esc").(ActionBack); !ok {
+		t.Fatal("esc with nothing open should leave the viewer")
+	}
+}
+
+func TestTableMalformedShowsWhereItBroke(t *testing.T) {
+	src := "a,b\n1,2\n3,\"unterminated\n4,5\n"
+	f := open(t, "bad.csv", []byte(src), "text/csv", "", 80, 12, false)
+	out := ansi.Strip(f.frame())
+	if !strings.Contains(out, "Parsed 1 rows") || !strings.Contains(out, "line 4") {
+		t.Fatalf("malformed frame:\n%s", out)
+	}
+}
+
+func TestTableHorizontalScroll(t *testing.T) {
+	var b strings.Builder
+	for j := range 30 {
+		fmt.Fprintf(&b, "column_%02d,", j)
+	}
+	b.WriteString("\n")
+	for j := range 30 {
+		fmt.Fprintf(&b, "value_%02d,", j)
+	}
+	f := open(t, "wide.csv", []byte(b.String()+"\n"), "text/csv", "", 60, 10, false)
+	if strings.Contains(f.frame(), "column_29") {
+		t.Fatal("last column visible before scrolling")
+	}
+	for range 29 {
+		f.key("right")
+	}
+	if out := f.frame(); !strings.Contains(out, "column_29") || strings.Contains(out, "column_00") {
+		t.Fatalf("after scrolling right:\n%s", out)
+	}
+}
+
+func TestTreeExpandCollapsePathSearch(t *testing.T) {
+	src := `{"a":{"b":[10,20,{"deep key":"needle"}]},"z":1}`
+	f := open(t, "d.json", []byte(src), "application/json", "", 60, 14, false)
+	tr := f.m.body.(*tree)
+	f.key("down", "enter", "down", "enter", "down", "down", "down")
+	if p := tr.Path(tr.cur); p != ".a.b[2]" {
+		t.Fatalf("path = %q, want .a.b[2]", p)
+	}
+	f.key("y")
+	if len(f.clip) != 1 || f.clip[0] != ".a.b[2]" {
+		t.Fatalf("clipboard = %q", f.clip)
+	}
+	f.key("c")
+	if len(tr.rows) != 1 {
+		t.Fatalf("collapse all left %d rows", len(tr.rows))
+	}
+	f.key("/")
+	f.typeText("NEEDLE")
+	f.key("enter")
+	if p := tr.Path(tr.cur); p != `.a.b[2]["deep key"]` {
+		t.Fatalf("search landed on %q", p)
+	}
+	if out := f.frame(); !strings.Contains(out, `.a.b[2]["deep key"]`) {
+		t.Fatalf("path not shown:\n%s", out)
+	}
+	f.key("e")
+	if len(tr.rows) != 8 {
+		t.Fatalf("expand all: %d rows, want 8", len(tr.rows))
+	}
+}
+
+func TestJSONLinesAndInvalidJSON(t *testing.T) {
+	f := open(t, "s.jsonl", []byte("{\"a\":1}\n{\"a\":2}\n"), "application/json", "", 60, 10, false)
+	if tr, ok := f.m.body.(*tree); !ok || len(tr.roots) != 2 || tr.Path(1) != "[1]" {
+		t.Fatalf("JSON Lines body %T", f.m.body)
+	}
+	f = open(t, "bad.json", []byte(`{"a": [1, 2`), "application/json", "", 60, 10, false)
+	if _, ok := f.m.body.(*text); !ok || f.m.Err() == nil || !strings.Contains(f.m.Err().Error(), "line 1") {
+		t.Fatalf("invalid JSON: body %T err %v", f.m.body, f.m.Err())
+	}
+}
+
+func TestTextWrapNumbersSearchBinary(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	f := open(t, "a.txt", []byte("first\n"+long+"\nneedle here\n"), "text/plain", "", 40, 12, false)
+	tx := f.m.body.(*text)
+	wrapped := len(tx.pager.lines)
+	f.key("w")
+	if len(tx.pager.lines) != 3 || wrapped <= 3 {
+		t.Fatalf("wrap toggle: %d then %d lines", wrapped, len(tx.pager.lines))
+	}
+	if !strings.Contains(f.frame(), "1 first") {
+		t.Fatal("no line numbers")
+	}
+	f.key("#")
+	if strings.Contains(f.frame(), "1 first") {
+		t.Fatal("line numbers not toggled off")
+	}
+	f.key("/")
+	f.typeText("needle")
+	f.key("enter")
+	if !strings.Contains(tx.pager.status, "match 1/1") {
+		t.Fatalf("search status %q", tx.pager.status)
+	}
+	f = open(t, "b.txt", []byte("\x00\x01\x02binary"), "text/plain", "", 60, 12, false)
+	if out := f.frame(); !strings.Contains(out, "Binary data") || !strings.Contains(out, "download") {
+		t.Fatalf("binary text:\n%s", out)
+	}
+}
+
+func TestMarkdownSearchAndReflow(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "## Section %d\n\nSome text for section %d with a [link](https://example.com).\n\n", i, i)
+	}
+	b.WriteString("## The end\n\nfind the unicorn here\n")
+	f := open(t, "big.md", []byte(b.String()), "text/markdown", "", 80, 20, false)
+	md := f.m.body.(*markdown)
+	if len(md.chunks) < 2 || md.shown != len(md.chunks) {
+		t.Fatalf("chunks %d shown %d", len(md.chunks), md.shown)
+	}
+	f.key("/")
+	f.typeText("unicorn")
+	f.key("enter")
+	if !strings.Contains(f.frame(), "unicorn") {
+		t.Fatal("search did not scroll to the match")
+	}
+	f.key("n")
+	f.m.SetSize(50, 20)
+	f.run(f.m.Reflow())
+	if out := f.frame(); !strings.Contains(out, "lines") {
+		t.Fatalf("after reflow:\n%s", out)
+	}
+}
+
+func TestSlidesAndGrid(t *testing.T) {
+	f := open(t, "deck.md", []byte("# A\n\n---\n\n# B\n\n---\n\n# C\n"), "text/markdown", "slides", 60, 12, false)
+	f.key("right", "right", "right")
+	if out := f.frame(); !strings.Contains(out, "slide 3 of 3") || !strings.Contains(out, "C") {
+		t.Fatalf("slides:\n%s", out)
+	}
+	dir := t.TempDir()
+	var sibs []runner.VerifiedArtifact
+	for i := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("img%d.png", i))
+		os.WriteFile(p, pngOf(t, 40+i*10, 30), 0o444)
+		id := fmt.Sprintf("i%d", i)
+		if i == 0 {
+			id = "a1" // the artifact opened
+		}
+		sibs = append(sibs, runner.VerifiedArtifact{Artifact: modproto.Artifact{ID: id, Title: fmt.Sprintf("shot %d", i), MediaType: "image/png"}, Staged: p})
+	}
+	g := openPath(t, sibs[0].Staged, 0, "", "image/png", "image_grid", 80, 24, false, sibs)
+	out := g.frame()
+	for _, want := range []string{"shot 1", "shot 2", "50×30"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("grid lacks %q:\n%s", want, out)
+		}
+	}
+	g.key("right", "enter")
+	if out := g.frame(); !strings.Contains(out, "PNG · 50×30 pixels") {
+		t.Fatalf("grid enter:\n%s", out)
+	}
+	if act := g.key("esc"); act != nil {
+		t.Fatal("esc should close the image, not the viewer")
+	}
+}
+
+func TestHostileArtifactsAreInert(t *testing.T) {
+	evil := "\x1b]52;c;ZXZpbA==\x07\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\\x1b[2J\u009b31m\u202e"
+	cases := []struct{ name, file, mt, src string }{
+		{"markdown", "e.md", "text/markdown", "# T " + evil + "\n\npara " + evil + "\n\n| a |\n|---|\n| " + evil + " |\n"},
+		{"csv", "e.csv", "text/csv", "a,b\n\"" + evil + "\",2\n"},
+		{"json", "e.json", "application/json", `{"k\u001b[31m":"` + strings.ReplaceAll(evil, "\x1b", `\u001b`) + "\"}"},
+		{"text", "e.txt", "text/plain", evil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, color := range []bool{false, true} {
+				f := open(t, c.file, []byte(c.src), c.mt, "", 70, 14, color)
+				f.key("enter", "down", "enter")
+				out := f.frame()
+				inert(t, out)
+				if !strings.Contains(out, "␛") {
+					t.Fatalf("escape not shown as ␛:\n%s", out)
+				}
+			}
+		})
+	}
+	// The title and media type are module text too.
+	f := open(t, "x\x1b[2J.txt", []byte("ok"), "text/plain\x1b]0;t\x07", "", 60, 8, true)
+	inert(t, f.frame())
+}
+
+func TestPNGLyingAboutItsSize(t *testing.T) {
+	// A valid PNG signature and IHDR claiming 100000×100000 pixels, then
+	// nothing: decoding it would allocate 40 GB.
+	src := pngOf(t, 2, 2)
+	ihdr := src[16:24]
+	copy(ihdr, []byte{0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0})
+	binary.BigEndian.PutUint32(src[29:33], crc32.ChecksumIEEE(src[12:29]))
+	f := open(t, "liar.png", src, "image/png", "", 60, 12, false)
+	if f.m.Err() == nil || !strings.Contains(f.m.Err().Error(), "too large") {
+		t.Fatalf("err = %v", f.m.Err())
+	}
+	if out := f.frame(); !strings.Contains(out, "image too large") {
+		t.Fatalf("frame:\n%s", out)
+	}
+	// Truncated data under an honest small header fails cleanly too.
+	f = open(t, "cut.png", pngOf(t, 8, 8)[:40], "image/png", "", 60, 12, false)
+	if f.m.Err() == nil {
+		t.Fatal("truncated PNG decoded")
+	}
+}
+
+func TestHugeFileIsOfferedAsDownload(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "huge.txt")
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 200 << 20 // sparse: no disk used
+	if err := fh.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	start := time.Now()
+	for _, mt := range []string{"text/plain", "application/json", "text/csv", "text/markdown"} {
+		f := openPath(t, path, size, "sha256:"+strings.Repeat("ab", 32), mt, "", 60, 14, false, nil)
+		if out := f.frame(); !strings.Contains(out, "offered as a download") || !strings.Contains(out, "200.0 MiB") {
+			t.Fatalf("%s:\n%s", mt, out)
+		}
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("took %v: the file was read", d)
+	}
+}
+
+func TestOpenOnlyWithLocalDisplay(t *testing.T) {
+	f := open(t, "a.txt", []byte("x"), "text/plain", "", 60, 8, false)
+	f.key("o")
+	if !strings.Contains(f.m.Note(), "No local display") {
+		t.Fatalf("note %q", f.m.Note())
+	}
+	f.key("y")
+	if len(f.clip) != 1 || !strings.HasSuffix(f.clip[0], "a.txt") {
+		t.Fatalf("copy path: %q", f.clip)
+	}
+	if a, ok := f.key("s").(ActionAskSaveDir); !ok || a.Dir == "" {
+		t.Fatal("s did not ask for a directory")
+	}
+	dir := t.TempDir()
+	f.run(f.m.Save(dir))
+	f.run(f.m.Save(dir))
+	if !strings.Contains(f.m.Note(), "a-2.txt") {
+		t.Fatalf("second save: %q", f.m.Note())
+	}
+}
