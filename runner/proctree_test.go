@@ -18,9 +18,16 @@ func TestProcTreeFollowsThePpidChain(t *testing.T) {
 	cmd := exec.Command(testBinary(t), parentMarker, pidFile)
 	cmd.Env = []string{"TMPDIR=/nonexistent/unused"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Started like a module, so other tests' runs never take it for an
+	// orphan adopted by the host's subreaper.
+	spawnMu.Lock()
 	if err := cmd.Start(); err != nil {
+		spawnMu.Unlock()
 		t.Fatal(err)
 	}
+	liveRoots.Store(cmd.Process.Pid, struct{}{})
+	spawnMu.Unlock()
+	defer liveRoots.Delete(cmd.Process.Pid)
 	waited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(waited) }()
 	var child int
