@@ -106,14 +106,24 @@ func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
 	dropNullKeywords(doc)
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refusingLoader{})
 	url := "modbay:///request-schema/" + key + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
+	compile := func(draft *jsonschema.Draft) (*jsonschema.Schema, error) {
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(draft)
+		c.UseLoader(refusingLoader{})
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+		return c.Compile(url)
 	}
-	sch, err = c.Compile(url)
+	sch, err = compile(jsonschema.Draft2020)
+	if err != nil && !declaresDialect(doc) {
+		// Schemas in the wild that declare no $schema are written against
+		// draft-07 as often as 2020-12: one valid under either works.
+		if alt, altErr := compile(jsonschema.Draft7); altErr == nil {
+			sch, err = alt, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -182,4 +192,15 @@ func dropNullKeywords(schema any) {
 			}
 		}
 	}
+}
+
+// declaresDialect reports whether a decoded schema document names its
+// dialect with a top-level "$schema".
+func declaresDialect(doc any) bool {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = m["$schema"]
+	return ok
 }
