@@ -47,9 +47,23 @@ large, artifact refused), 5 input invalid against the request schema.`,
   modbay invoke fetch fetch.url --input @req.json --yes --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("deadline") && deadline <= 0 {
+				return withCode(ExitUsage, "--deadline must be positive (got %s)", deadline)
+			}
+			// With --json, every outcome is JSON on stdout, refusals too.
+			refuse := func(code int, outcome string, reasons []string, format string, a ...any) error {
+				if !asJSON {
+					return withCode(code, format, a...)
+				}
+				if reasons == nil {
+					reasons = []string{}
+				}
+				_ = writeJSON(cmd.OutOrStdout(), refusalOut{OK: false, Outcome: outcome, Message: fmt.Sprintf(format, a...), Reasons: reasons, Ran: false})
+				return silentExit(code)
+			}
 			raw, err := readInput(input, cmd.InOrStdin())
 			if err != nil {
-				return withCode(ExitUsage, "--input: %v", err)
+				return refuse(ExitUsage, "usage", nil, "--input: %v", err)
 			}
 			e, err := g.env(cmd.Context())
 			if err != nil {
@@ -57,11 +71,17 @@ large, artifact refused), 5 input invalid against the request schema.`,
 			}
 			m, err := e.load(cmd.Context(), args[0])
 			if err != nil {
-				return err
+				return refuse(ExitUsage, "usage", nil, "%v", err)
 			}
 			plan, err := e.host.Plan(m, args[1], raw)
 			var ie *runner.InputError
 			switch {
+			case errors.As(err, &ie) && asJSON:
+				var reasons []string
+				for _, v := range ie.Violations {
+					reasons = append(reasons, v.Error())
+				}
+				return refuse(ExitInputInvalid, "input_invalid", reasons, "input is invalid against request schema %s; nothing ran", ie.Schema)
 			case errors.As(err, &ie):
 				fmt.Fprintf(cmd.ErrOrStderr(), "input is invalid against request schema %s; nothing ran\n", clean(ie.Schema))
 				for _, v := range ie.Violations {
@@ -73,12 +93,15 @@ large, artifact refused), 5 input invalid against the request schema.`,
 				}
 				return silentExit(ExitInputInvalid)
 			case errors.Is(err, runner.ErrDisabled):
-				return withCode(ExitHostVerdict, "%s: %v; nothing ran", clean(m.ID), err)
+				return refuse(ExitHostVerdict, "disabled", nil, "%v; nothing ran", err)
 			case err != nil:
-				return withCode(ExitUsage, "%v", err)
+				return refuse(ExitUsage, "usage", nil, "%v", err)
 			}
 			if deadline > 0 {
 				plan.Request.DeadlineMS = int(deadline / time.Millisecond)
+			}
+			if plan.NeedsApproval() && !yes && asJSON {
+				return refuse(ExitApprovalRequired, "approval_required", plan.Approval, "%s %s needs approval; nothing ran (pass --yes)", m.ID, plan.Capability.ID)
 			}
 			if plan.NeedsApproval() && !yes {
 				w := cmd.ErrOrStderr()
@@ -161,6 +184,16 @@ func readInput(s string, stdin io.Reader) (json.RawMessage, error) {
 		return nil, errors.New("not valid JSON")
 	}
 	return json.RawMessage(b), nil
+}
+
+// refusalOut is the --json shape of an invoke that did not run: a usage
+// error, invalid input, approval required, a disabled module.
+type refusalOut struct {
+	OK      bool     `json:"ok"`
+	Outcome string   `json:"outcome"`
+	Message string   `json:"message"`
+	Reasons []string `json:"reasons"`
+	Ran     bool     `json:"ran"`
 }
 
 // resultOut is the --json shape of an invoke outcome.

@@ -41,6 +41,12 @@ decides (given with --media-type or guessed from the extension). Every byte is
 sanitized before it reaches the terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if presentation != "" && !modproto.IsKnownPresentation(presentation) {
+				return withCode(ExitUsage, "--presentation %q is not one of %s", presentation, strings.Join(modproto.Presentations, ", "))
+			}
+			if width < render.MinWidth {
+				return withCode(ExitUsage, "--width must be at least %d (got %d)", render.MinWidth, width)
+			}
 			path := args[0]
 			fi, err := os.Stat(path)
 			if err != nil {

@@ -103,7 +103,9 @@ func Load(home string) (*Config, error) {
 	case err != nil:
 		return nil, err
 	default:
-		if err := yaml.Unmarshal(b, c); err != nil {
+		// Unknown keys are errors: a misspelt "polcy:" must not silently
+		// drop a security policy.
+		if err := yaml.UnmarshalWithOptions(b, c, yaml.DisallowUnknownField()); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(home, FileName), err)
 		}
 	}

@@ -49,6 +49,12 @@ func TestLoad(t *testing.T) {
 	if !c.Policy.Covers("net", "fetch") || c.Policy.Covers("net", "other") {
 		t.Fatal("pre-approval mismatch")
 	}
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte("polcy:\n  deny_network: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(home); err == nil {
+		t.Fatal("a misspelt key was ignored: a policy typo must be an error")
+	}
 	if err := os.WriteFile(filepath.Join(home, FileName), []byte("roots: [1, 2"), 0o600); err != nil {
 		t.Fatal(err)
 	}

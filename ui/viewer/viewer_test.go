@@ -614,3 +614,70 @@ func TestOpenOnlyWithLocalDisplay(t *testing.T) {
 		t.Fatalf("second save: %q", f.m.Note())
 	}
 }
+
+// TestScreenshotFrames writes a colored 100×30 frame of every viewer into
+// $MODBAY_SHOTS (skipped without it); screenshots/viewers.sh turns them into
+// PNGs with freeze.
+func TestScreenshotFrames(t *testing.T) {
+	dir := os.Getenv("MODBAY_SHOTS")
+	if dir == "" {
+		t.Skip("MODBAY_SHOTS not set")
+	}
+	const w, h = 100, 30
+	write := func(name string, f *fixture) {
+		if err := os.WriteFile(filepath.Join(dir, "viewer-"+name+".ansi"), []byte(f.frame()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := open(t, "TEST.md", readCorpus(t, "markdown/markdown-test-file__TEST.md"), "text/markdown", "", w, h, true)
+	f.key("pgdown")
+	write("markdown", f)
+	f = open(t, "country-codes.csv", readCorpus(t, "tables/datasets__country-codes.csv"), "text/csv", "", w, h, true)
+	f.key("down", "down", "right", "S")
+	write("table", f)
+	f = open(t, "countries.json", readCorpus(t, "tables/mledoze__countries-unescaped.json"), "application/json", "", w, h, true)
+	f.key("down", "enter", "down", "enter", "down", "down")
+	write("json", f)
+	var log strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&log, "2026-11-30T03:%02d:00Z\tINFO\tframe %d rendered in %d ms by worker-%d, cache hit ratio 0.%02d\n", i, i, 100+i*7, i%4, i)
+	}
+	f = open(t, "render.log", []byte(log.String()), "text/plain", "", w, h, true)
+	write("text", f)
+	var ev strings.Builder
+	ev.WriteString(`{"title":"Render of intro","job_id":"job-7","started_at":"2026-11-30T03:00:00Z","unit":"ms","duration_ms":4200,"events":[`)
+	for i := range 12 {
+		if i > 0 {
+			ev.WriteString(",")
+		}
+		state := "done"
+		if i == 9 {
+			state = "failed"
+		}
+		fmt.Fprintf(&ev, `{"label":"frame %d","start_ms":%d,"end_ms":%d,"state":%q}`, i+1, i*330, i*330+400+i*20, state)
+	}
+	ev.WriteString("]}")
+	write("timeline", open(t, "timeline.json", []byte(ev.String()), "application/json", "timeline", w, h, true))
+	write("diagram", open(t, "pipeline.mmd", []byte("flowchart LR\n  %% the render farm\n  A[Scene] -->|split| B(Frames)\n  B --> C{Worker pool}\n  C -->|ok| D[Encode]\n  C -.->|retry| B\n  D --> E[\"intro.mp4\"]\n  subgraph farm\n    C\n  end\n"), "text/vnd.mermaid", "", w, h, true))
+	f = open(t, "deck.md", []byte("# modbay\n\nA cockpit for modules.\n\n---\n\n# Viewers\n\n- markdown, table, json, text\n- image, image grid\n- video, audio, document\n- diagram, slides, timeline, download\n\n---\n\n# Thanks\n"), "text/markdown", "slides", w, h, true)
+	f.key("right")
+	write("slides", f)
+	write("image", open(t, "gradient.png", pngOf(t, 160, 90), "image/png", "", w, h, true))
+	gdir := t.TempDir()
+	var sibs []runner.VerifiedArtifact
+	for i := range 6 {
+		p := filepath.Join(gdir, fmt.Sprintf("shot%d.png", i))
+		os.WriteFile(p, pngOf(t, 64+i*16, 48), 0o444)
+		id := fmt.Sprintf("s%d", i)
+		if i == 0 {
+			id = "a1"
+		}
+		sibs = append(sibs, runner.VerifiedArtifact{Artifact: modproto.Artifact{ID: id, Title: fmt.Sprintf("frame %d", i+1), MediaType: "image/png"}, Staged: p})
+	}
+	g := openPath(t, sibs[0].Staged, 0, "", "image/png", "image_grid", w, h, true, sibs)
+	g.key("right")
+	write("image-grid", g)
+	write("video", open(t, "intro.mp4", []byte("\x00\x00\x00\x18ftypmp42"), "video/mp4", "", w, h, true))
+	write("document", open(t, "paper.pdf", []byte("%PDF-1.4\n1 0 obj << /Type /Pages /Count 12 >> endobj\n"), "application/pdf", "", w, h, true))
+	write("download", open(t, "bundle.zip", []byte("PK\x03\x04rest"), "application/zip", "", w, h, true))
+}

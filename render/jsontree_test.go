@@ -1,0 +1,75 @@
+package render
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestJSONTreePaths(t *testing.T) {
+	src := []byte(`{"a":{"b":[10,"x\"]",{"odd key":null}]},"z":true}`)
+	roots, err := JSONRoots(src)
+	if err != nil || len(roots) != 1 {
+		t.Fatalf("roots %v %v", roots, err)
+	}
+	top, _ := JSONChildren(src, roots[0])
+	a, _ := JSONChildren(src, top[0])
+	b, _ := JSONChildren(src, a[0])
+	if len(b) != 3 || JSONScalar(src, b[1]) != `"x\"]"` {
+		t.Fatalf("b = %+v", b)
+	}
+	odd, _ := JSONChildren(src, b[2])
+	path := JSONPathSegment(top[0]) + JSONPathSegment(a[0]) + JSONPathSegment(b[2]) + JSONPathSegment(odd[0])
+	if path != `.a.b[2]["odd key"]` {
+		t.Fatalf("path %q", path)
+	}
+}
+
+// FuzzJSONTree walks every node of any valid JSON document: spans nest,
+// nothing panics, and each node's text is valid JSON.
+func FuzzJSONTree(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,[2,[3]]]`, `{"a":"\u001b[2J","b":[true,false,null,-1.5e3]}`, "\xEF\xBB\xBF[\"bom\"]", `{"k\"":{"":[]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		roots, err := JSONRoots(src)
+		if err != nil {
+			return
+		}
+		var walk func(n JSONNode, depth int)
+		walk = func(n JSONNode, depth int) {
+			if depth > 64 {
+				return
+			}
+			if !json.Valid(src[n.Start:n.End]) && json.Valid(src) {
+				t.Fatalf("node %+v is not valid JSON: %q", n, src[n.Start:n.End])
+			}
+			_ = JSONScalar(src, n)
+			kids, err := JSONChildren(src, n)
+			if err != nil {
+				return
+			}
+			for _, k := range kids {
+				if k.Start < n.Start || k.End > n.End {
+					t.Fatalf("child %+v outside %+v", k, n)
+				}
+				walk(k, depth+1)
+			}
+		}
+		if json.Valid(src) {
+			for _, r := range roots {
+				walk(r, 0)
+			}
+		}
+	})
+}
+
+// FuzzTimeline parses any bytes as a timeline without panicking and renders
+// what parsed within the width.
+func FuzzTimeline(f *testing.F) {
+	f.Add([]byte(`{"title":"t","unit":"ms","duration_ms":10,"events":[{"label":"a","start_ms":0,"end_ms":5,"state":"done"}]}`))
+	f.Add([]byte(`[{"name":"x","time":"2026-01-01T00:00:00Z"},{"name":"y","start":"2026-01-01T00:00:01Z","end":"2026-01-01T00:00:03Z"}]`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, _ := Timeline(src, Options{Width: 40, NoColor: true})
+		checkWidth(t, out, 40)
+	})
+}
