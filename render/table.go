@@ -138,11 +138,29 @@ func ParseTable(src []byte, mediaType string) (*TableData, error) {
 		return parseJSONTable(src)
 	}
 	src = bytes.TrimPrefix(src, []byte(utf8BOM))
-	delim := '\t'
-	if mt != "text/tab-separated-values" {
-		delim = sniffDelimiter(src)
+	if mt == "text/tab-separated-values" {
+		return parseTSV(src)
 	}
-	return parseCSV(src, delim)
+	return parseCSV(src, sniffDelimiter(src))
+}
+
+// parseTSV reads IANA text/tab-separated-values: one record per line,
+// fields split on tabs, no quoting at all (a '"' is an ordinary character,
+// and a field cannot hold a tab or a newline).
+func parseTSV(src []byte) (*TableData, error) {
+	var records [][]string
+	for line := range bytes.Lines(src) {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			continue
+		}
+		records = append(records, strings.Split(string(line), "\t"))
+	}
+	td := &TableData{Delimiter: '\t'}
+	if len(records) == 0 {
+		return td, nil
+	}
+	return fromRecords(td, records), nil
 }
 
 // sniffDelimiter picks the candidate delimiter whose records, over the first
@@ -235,7 +253,13 @@ func parseCSV(src []byte, delim rune) (*TableData, error) {
 	if len(records) == 0 {
 		return td, firstErr
 	}
+	return fromRecords(td, records), firstErr
+}
 
+// fromRecords finds the header (the first of the leading records with the
+// modal field count; what comes before it is preamble), fills td and
+// normalizes it.
+func fromRecords(td *TableData, records [][]string) *TableData {
 	counts := make([]int, len(records))
 	for i, rec := range records {
 		counts[i] = len(rec)
@@ -260,7 +284,7 @@ func parseCSV(src []byte, delim rune) (*TableData, error) {
 	td.Header = records[head]
 	td.Rows = records[head+1:]
 	td.normalize()
-	return td, firstErr
+	return td
 }
 
 // cmpOr returns a if it is non-nil, else b.

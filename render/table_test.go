@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -348,4 +350,28 @@ func FuzzTable(f *testing.F) {
 		colored, _ := Table(src, mediaType, Options{Width: 30, Dark: true})
 		checkOutput(t, colored, 30, false)
 	})
+}
+
+// TestParseTSVHasNoQuoting: text/tab-separated-values has no quoting, so a
+// '"' inside a field is an ordinary character and no record is lost.
+func TestParseTSVHasNoQuoting(t *testing.T) {
+	td, err := ParseTable([]byte("a\tb\n\"x\ty\n1\t\"2\"\n"), "text/tab-separated-values")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(td.Rows) != 2 || td.Rows[0][0] != `"x` || td.Rows[1][1] != `"2"` {
+		t.Fatalf("rows %q", td.Rows)
+	}
+	src, err := os.ReadFile(filepath.Join(corpusDir, "tables", "SOURCES.tsv"))
+	if err != nil {
+		t.Skip(err)
+	}
+	td, err = ParseTable(src, "text/tab-separated-values; charset=utf-8")
+	if err != nil || td.Skipped != 0 {
+		t.Fatalf("SOURCES.tsv: %v, %d skipped", err, td.Skipped)
+	}
+	lines := bytes.Count(bytes.TrimSpace(src), []byte("\n"))
+	if len(td.Rows) != lines {
+		t.Fatalf("SOURCES.tsv: %d rows, want %d", len(td.Rows), lines)
+	}
 }

@@ -374,7 +374,8 @@ func checkRequirements(m *Module) {
 	}
 	if len(missing) > 0 && m.Status == StatusReady {
 		m.Status = StatusNeedsSetup
-		m.Reason = oneLine("needs setup: " + strings.Join(missing, "; "))
+		// The status already says "needs setup"; the reason says what to do.
+		m.Reason = oneLine(strings.Join(missing, "; "))
 	}
 }
 
