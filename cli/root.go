@@ -155,7 +155,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		if g.examples {
 			e.banner = "Showing the built-in example modules too (--examples)."
 		} else {
-			e.banner = fmt.Sprintf("No modules in %s; showing the built-in examples.", cfg.ModulesDir())
+			e.banner = fmt.Sprintf("Showing the built-in examples: no modules in %s.", cfg.ModulesDir())
 		}
 	}
 	_ = ctx

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The end-to-end flows drive the real modbay binary in a real terminal
+// (tmux, 80×24) on the built-in examples, by keyboard only, as a person on
+// a fresh machine would after `go run .`.
+
+// screenWait bounds how long a flow waits for one screen: generous, since
+// CI machines are slow; a flow that works finishes in a few seconds.
+const screenWait = 20 * time.Second
+
+// term is one tmux session running the modbay binary.
+type term struct {
+	t       *testing.T
+	session string
+}
+
+// buildModbay builds the binary once per test into a temp dir.
+func buildModbay(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "modbay")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is missing in CI: .ci/run installs it")
+		}
+		t.Skip("tmux not installed")
+	}
+}
+
+// start opens the cockpit in a detached 80×24 tmux session with home.
+func start(t *testing.T, bin, home string) *term {
+	t.Helper()
+	session := fmt.Sprintf("modbay-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
+	cmd := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+		fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 %s", home, bin))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	tm := &term{t: t, session: session}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+	return tm
+}
+
+// screen returns the visible pane.
+func (tm *term) screen() string {
+	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", tm.session).Output()
+	return string(out)
+}
+
+// waitFor polls the pane until it shows every one of want.
+func (tm *term) waitFor(want ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(screenWait)
+	for {
+		s := tm.screen()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// keys sends tmux key names one at a time, with a short pause so an Escape
+// is never read as alt+<next key>.
+func (tm *term) keys(keys ...string) {
+	for _, k := range keys {
+		exec.Command("tmux", "send-keys", "-t", tm.session, k).Run()
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// typeText types literal text.
+func (tm *term) typeText(s string) {
+	exec.Command("tmux", "send-keys", "-l", "-t", tm.session, s).Run()
+	time.Sleep(150 * time.Millisecond)
+}
+
+// moduleProcs lists live processes running bin as an example module.
+func moduleProcs(bin string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
+		if len(args) > 1 && args[0] == bin && args[1] == "example-module" {
+			out = append(out, d.Name()+" "+strings.Join(args, " "))
+		}
+	}
+	return out
+}
+
+func assertNoModuleProcs(t *testing.T, bin string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := moduleProcs(bin)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("module processes remain: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestCockpitNotesToMarkdown: list → notes → Summarize notes → form →
+// submit → result → the markdown report, by keyboard.
+func TestCockpitNotesToMarkdown(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	home := t.TempDir()
+	tm := start(t, bin, home)
+	tm.waitFor("Showing the built-in examples", "Workspace notes", "needs setup")
+	tm.keys("j")
+	tm.waitFor("› [ready] Workspace notes")
+	tm.keys("Enter")
+	tm.waitFor("Summarize notes", "notes.report")
+	tm.keys("Enter")
+	tm.waitFor("pattern", "max_files")
+	tm.keys("C-s")
+	tm.waitFor("Notes report", "verified")
+	tm.keys("Enter")
+	s := tm.waitFor("first heading")
+	if !strings.Contains(s, "welcome.md") {
+		t.Fatalf("the markdown report does not list the seeded notes:\n%s", s)
+	}
+	// The artifact really is in the home's content-addressed store.
+	staged, _ := filepath.Glob(filepath.Join(home, "artifacts", "sha256", "*", "*"))
+	if len(staged) < 3 {
+		t.Fatalf("staged artifacts: %v", staged)
+	}
+	tm.keys("Escape", "Escape", "Escape", "Escape", "q")
+	assertNoModuleProcs(t, bin)
+}
+
+// TestCockpitFetchNeedsApproval: the network example asks before running;
+// keys typed within the grace period do not approve; `a` then runs it
+// against a loopback server and the fetched markdown opens in the viewer.
+func TestCockpitFetchNeedsApproval(t *testing.T) {
+	needTmux(t)
+	var hits int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Header().Set("Content-Type", "text/markdown")
+		fmt.Fprint(w, "# Hello from loopback\n\nFetched **for real**.\n")
+	}))
+	defer srv.Close()
+	bin := buildModbay(t)
+	tm := start(t, bin, t.TempDir())
+	tm.waitFor("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("url")
+	tm.typeText(srv.URL + "/doc.md")
+	tm.keys("C-s", "a") // the `a` lands inside the grace period: ignored
+	tm.waitFor("Approve this call?", "reaches the network", "unknown")
+	time.Sleep(300 * time.Millisecond)
+	if hits != 0 {
+		t.Fatal("the module ran before approval")
+	}
+	time.Sleep(300 * time.Millisecond)
+	tm.keys("a")
+	tm.waitFor("verified")
+	if hits != 1 {
+		t.Fatalf("want one fetch after approval, got %d", hits)
+	}
+	tm.keys("Enter")
+	tm.waitFor("Hello from loopback")
+	tm.keys("Escape", "Escape", "Escape", "Escape", "Escape", "q")
+	assertNoModuleProcs(t, bin)
+}
+
+// TestCockpitCancelKillsTheRun: ctrl+c during a long-running job cancels
+// it; no module process remains, and the cockpit keeps running.
+func TestCockpitCancelKillsTheRun(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	tm := start(t, bin, t.TempDir())
+	tm.waitFor("Render farm")
+	tm.keys("j", "j", "Enter")
+	tm.waitFor("farm.render")
+	tm.keys("Enter")
+	tm.waitFor("frames")
+	tm.keys("C-s")
+	tm.waitFor("running")
+	tm.keys("C-c")
+	tm.waitFor("cancelled")
+	assertNoModuleProcs(t, bin)
+	if s := tm.screen(); !strings.Contains(s, "modbay") {
+		t.Fatalf("the cockpit quit instead of cancelling the run:\n%s", s)
+	}
+}
