@@ -105,7 +105,7 @@ func Load(home string) (*Config, error) {
 	default:
 		// Unknown keys are errors: a misspelt "polcy:" must not silently
 		// drop a security policy.
-		if err := yaml.UnmarshalWithOptions(b, c, yaml.DisallowUnknownField()); err != nil {
+		if err := decodeYAML(b, c); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(home, FileName), err)
 		}
 	}
@@ -134,3 +134,16 @@ func (c *Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts
 
 // CacheDir is <home>/cache, where describe results are cached (WIRE.md §2).
 func (c *Config) CacheDir() string { return filepath.Join(c.Home, "cache") }
+
+// decodeYAML decodes b into c strictly (unknown keys are errors). The YAML
+// library panics on some malformed inputs (found by FuzzLoad, e.g. a tag on
+// a list value); such a panic is turned into an error, so a broken config
+// file is reported instead of crashing modbay.
+func decodeYAML(b []byte, c *Config) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the YAML parser failed on this file: %v", r)
+		}
+	}()
+	return yaml.UnmarshalWithOptions(b, c, yaml.DisallowUnknownField())
+}

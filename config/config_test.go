@@ -62,3 +62,25 @@ func TestLoad(t *testing.T) {
 		t.Fatal("malformed yaml accepted")
 	}
 }
+
+// FuzzLoad: any config.yaml either loads or fails with an error; it never
+// panics, and a loaded config always has an absolute, clean workspace.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte("workspace: ws\nroots:\n  seed_in: /data\npolicy:\n  credentials: [A]\n  pre_approved:\n    - module: m\n"))
+	f.Add([]byte("binaries: {ffmpeg: /usr/bin/ffmpeg}\ndeadline_ms: 1000\n"))
+	f.Add([]byte("polcy: {}\n"))
+	f.Add([]byte("- [\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, FileName), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(home)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(c.Workspace) || filepath.Clean(c.Workspace) != c.Workspace {
+			t.Fatalf("workspace %q is not absolute and clean", c.Workspace)
+		}
+	})
+}

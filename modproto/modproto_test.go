@@ -530,3 +530,41 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRequestJSON: a request decodes or fails; one that decodes marshals
+// back to one JSON object in which the host-owned keys are the request's own
+// and never an Extra's.
+func FuzzRequestJSON(f *testing.F) {
+	f.Add([]byte(`{"protocol":"xibodev.module/v1","capability":"c","request_id":"req_1","input":{},"tool":"x"}`))
+	if b, err := os.ReadFile(filepath.Join(corpus, "facet-studio/testdata/fixtures/invoke/request-example.json")); err == nil {
+		f.Add(b)
+	}
+	if b, err := os.ReadFile(filepath.Join(corpus, "facet/fixtures/module/requests/run-paid-with-consent.json")); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r Request
+		if json.Unmarshal(b, &r) != nil {
+			return
+		}
+		if len(r.Input) > 0 && !json.Valid(r.Input) {
+			return
+		}
+		out, err := json.Marshal(r)
+		if err != nil {
+			return // an Extra value that is not valid JSON is refused
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("marshalled request is not one object: %v\n%s", err, out)
+		}
+		for k := range r.Extra {
+			if IsHostOwnedKey(k) {
+				t.Fatalf("extra kept host-owned key %q", k)
+			}
+		}
+		if string(m["protocol"]) != `"`+ProtocolID+`"` && r.Protocol == "" {
+			t.Fatalf("protocol not defaulted: %s", out)
+		}
+	})
+}
