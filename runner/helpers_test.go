@@ -20,13 +20,13 @@ const testGuard = 60 * time.Second
 
 // fixture is a temporary modbay home with its host.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	cfg  *config.Config
 	host *Host
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	home := t.TempDir()
 	cfg, err := config.Load(home)
@@ -38,13 +38,13 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{t: t, home: home, cfg: cfg, host: h}
 }
 
-func ctxGuard(t *testing.T) context.Context {
+func ctxGuard(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), testGuard)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func testBinary(t *testing.T) string {
+func testBinary(t testing.TB) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -194,7 +194,7 @@ func wantHost(t *testing.T, res *Result, code string) {
 const corpus = "../../shared/corpus/modules"
 
 // facetDescriptor loads the real facet descriptor fixture.
-func facetDescriptor(t *testing.T) *modproto.Descriptor {
+func facetDescriptor(t testing.TB) *modproto.Descriptor {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(corpus, "facet/fixtures/module/describe.json"))
 	if err != nil {
