@@ -36,6 +36,7 @@ type capList struct {
 	cursor int
 	width  int
 	height int
+	detail detailScroll
 }
 
 func newCapList(com *common.Common, keys ListKeyMap, m *runner.Module) *capList {
@@ -59,11 +60,13 @@ func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
 		return nil, nil
 	}
 	caps := c.caps()
+	prev := c.cursor
 	switch {
 	case key.Matches(kp, c.keys.Up):
 		c.cursor = max(0, c.cursor-1)
 	case key.Matches(kp, c.keys.Down):
 		c.cursor = min(max(len(caps)-1, 0), c.cursor+1)
+	case c.detail.Update(kp, c.keys):
 	case key.Matches(kp, c.keys.Back):
 		return capBack{}, nil
 	case key.Matches(kp, c.keys.Open):
@@ -71,12 +74,16 @@ func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
 			return capOpen{cap: caps[c.cursor]}, nil
 		}
 	}
+	if c.cursor != prev {
+		c.detail.off = 0
+	}
 	return nil, nil
 }
 
 // ShortHelp returns the bindings that apply.
 func (c *capList) ShortHelp() []key.Binding {
-	return []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Back}
+	b := []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Back}
+	return append(b, c.detail.ShortHelp(c.keys)...)
 }
 
 // View draws the list and the selected capability's detail.
@@ -110,7 +117,7 @@ func (c *capList) View() string {
 		return out
 	}
 	detail := capDetail(c.com, c.module, caps[min(c.cursor, len(caps)-1)], detailWidth(c.com, c.width))
-	out := splitPane(c.com, c.width, h, rows, detail, len(caps))
+	out := splitPane(c.com, c.width, h, rows, detail, len(caps), &c.detail)
 	if status != "" {
 		out = status + "\n" + out
 	}

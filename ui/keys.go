@@ -22,8 +22,13 @@ type GlobalKeyMap struct {
 	Quit key.Binding
 	// Interrupt cancels the run in progress, and otherwise quits.
 	Interrupt key.Binding
-	// Help toggles the full help.
+	// Help toggles the full help where keys are not text ("?").
 	Help key.Binding
+	// HelpAnywhere toggles the full help on a key that never types, so it
+	// works in a form's text field too (ctrl+g, F1).
+	HelpAnywhere key.Binding
+	// CloseHelp closes the full help before esc does anything else.
+	CloseHelp key.Binding
 }
 
 // ListKeyMap is the module and capability lists' bindings.
@@ -36,6 +41,8 @@ type ListKeyMap struct {
 	ClearFilter        key.Binding
 	Rediscover         key.Binding
 	Back               key.Binding
+	// DetailUp and DetailDown scroll the detail pane from the list.
+	DetailUp, DetailDown key.Binding
 }
 
 // RunKeyMap is the run view's bindings.
@@ -47,6 +54,7 @@ type RunKeyMap struct {
 type ResultKeyMap struct {
 	Up, Down         key.Binding
 	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
 	Open             key.Binding
 	Stderr           key.Binding
 	Rerun            key.Binding
@@ -62,9 +70,11 @@ func DefaultKeyMap() KeyMap {
 	back := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
 	return KeyMap{
 		Global: GlobalKeyMap{
-			Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-			Interrupt: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-			Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+			Quit:         key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+			Interrupt:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+			Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+			HelpAnywhere: key.NewBinding(key.WithKeys("ctrl+g", "f1"), key.WithHelp("ctrl+g", "more keys")),
+			CloseHelp:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
 		},
 		List: ListKeyMap{
 			Up: up, Down: down,
@@ -75,12 +85,16 @@ func DefaultKeyMap() KeyMap {
 			ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 			Rediscover:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
 			Back:        back,
+			DetailUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "detail up")),
+			DetailDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "detail down")),
 		},
 		Run: RunKeyMap{
 			Cancel: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
 		},
 		Result: ResultKeyMap{
 			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
+			Top:    key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "top")),
+			Bottom: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "bottom")),
 			Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open artifact")),
 			Stderr: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand stderr")),
 			Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),

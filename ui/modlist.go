@@ -47,6 +47,7 @@ type moduleList struct {
 	banner      string
 	width       int
 	height      int
+	detail      detailScroll
 }
 
 func newModuleList(com *common.Common, keys ListKeyMap, banner string) *moduleList {
@@ -126,8 +127,9 @@ func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
 				l.filtering = false
 				l.filter.Blur()
 				return nil, nil
-			case key.Matches(kp, l.keys.ArrowUp, l.keys.ArrowDown):
-				// Arrows still move while filtering; j/k are text.
+			case key.Matches(kp, l.keys.ArrowUp, l.keys.ArrowDown, l.keys.DetailUp, l.keys.DetailDown):
+				// Arrows still move (and pgup/pgdn scroll the detail)
+				// while filtering; j/k are text.
 			default:
 				var cmd tea.Cmd
 				l.filter, cmd = l.filter.Update(msg)
@@ -145,9 +147,10 @@ func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(kp, l.keys.Up):
-		l.cursor = max(0, l.cursor-1)
+		l.move(l.cursor - 1)
 	case key.Matches(kp, l.keys.Down):
-		l.cursor = min(max(len(l.shown)-1, 0), l.cursor+1)
+		l.move(l.cursor + 1)
+	case l.detail.Update(kp, l.keys):
 	case key.Matches(kp, l.keys.Filter):
 		l.filtering = true
 		return nil, l.filter.Focus()
@@ -164,12 +167,23 @@ func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
 	return nil, nil
 }
 
+// move puts the cursor on shown row i (clamped); a new selection shows
+// its detail from the top.
+func (l *moduleList) move(i int) {
+	i = min(max(len(l.shown)-1, 0), max(0, i))
+	if i != l.cursor {
+		l.detail.off = 0
+	}
+	l.cursor = i
+}
+
 // ShortHelp returns the bindings that apply now.
 func (l *moduleList) ShortHelp() []key.Binding {
 	if l.filtering {
 		return []key.Binding{l.keys.Open, l.keys.ClearFilter}
 	}
-	return []key.Binding{l.keys.Up, l.keys.Down, l.keys.Open, l.keys.Filter, l.keys.Rediscover}
+	b := []key.Binding{l.keys.Up, l.keys.Down, l.keys.Open, l.keys.Filter, l.keys.Rediscover}
+	return append(b, l.detail.ShortHelp(l.keys)...)
 }
 
 // View draws the list and the detail pane.
@@ -196,35 +210,99 @@ func (l *moduleList) View(sp spinner.Model) string {
 	if m := l.Selected(); m != nil {
 		detail = moduleDetail(l.com, m, detailWidth(l.com, w))
 	}
-	return strings.Join(append(top, splitPane(l.com, w, h, l.rows, detail, len(l.shown))), "\n")
+	return strings.Join(append(top, splitPane(l.com, w, h, l.rows, detail, len(l.shown), &l.detail)), "\n")
 }
 
-// rows draws the visible list rows in width w and height h.
+// rows draws the visible list rows in width w and height h, as columns:
+// the status badge (fixed width), the name, the id (dimmed) and, when the
+// width allows, the reason; each cut with … to fit.
 func (l *moduleList) rows(w, h int) []string {
 	st := l.com.Styles
 	start := scrollStart(l.cursor, len(l.shown), h)
+	var names, ids []string
+	for _, idx := range l.shown {
+		names = append(names, render.SanitizeLine(moduleName(l.modules[idx])))
+		ids = append(ids, render.SanitizeLine(l.modules[idx].ID))
+	}
+	cols := tableColumns(w, badgeWidth(l.com), names, ids)
 	var out []string
 	for i := start; i < len(l.shown) && len(out) < h; i++ {
 		m := l.modules[l.shown[i]]
-		name := m.ID
-		if m.Descriptor != nil && m.Descriptor.Name != "" {
-			name = m.Descriptor.Name
-		}
 		sel := i == l.cursor
-		n := render.SanitizeLine(name)
+		name := common.Trunc(names[i], cols.name)
 		if sel {
-			n = st.Selected.Render(n)
+			name = st.Selected.Render(name)
 		}
-		line := st.Cursor(sel) + statusBadge(l.com, m.Status) + " " + n + " " + st.ID.Render(render.SanitizeLine(m.ID))
-		if m.Status != runner.StatusReady && m.Reason != "" {
-			line += " " + st.Muted.Render("— "+render.SanitizeLine(m.Reason))
+		line := st.Cursor(sel) + pad(statusBadge(l.com, m.Status), cols.badge) + colGap + pad(name, cols.name)
+		if cols.id > 0 {
+			line += colGap + pad(st.ID.Render(common.Trunc(ids[i], cols.id)), cols.id)
 		}
-		out = append(out, common.Trunc(line, w))
+		if cols.reason > 0 && m.Status != runner.StatusReady && m.Reason != "" {
+			line += colGap + st.Muted.Render(common.Trunc(render.SanitizeLine(m.Reason), cols.reason))
+		}
+		out = append(out, common.Trunc(strings.TrimRight(line, " "), w))
 	}
 	if len(l.shown) == 0 {
 		out = append(out, st.Muted.Render("No module matches the filter."))
 	}
 	return out
+}
+
+// Table layout of the module list.
+const (
+	// colGap separates the list's columns.
+	colGap = "  "
+	// minNameCol and minReasonCol are the narrowest name and reason
+	// columns worth showing (cells); maxNameCol keeps one long name from
+	// pushing the ids and reasons off the row.
+	minNameCol   = 8
+	maxNameCol   = 28
+	minReasonCol = 16
+	// cursorWidth is the "› " marker before each row.
+	cursorWidth = 2
+)
+
+// columns are the widths of the list's columns in cells; 0 hides one.
+type columns struct{ badge, name, id, reason int }
+
+// tableColumns fits the columns into w cells: the badge is fixed, the name
+// and id as wide as their longest (within bounds), and the reason takes
+// what is left when there is enough of it.
+func tableColumns(w, badge int, names, ids []string) columns {
+	c := columns{badge: badge}
+	widest := func(v []string) int {
+		n := 0
+		for _, s := range v {
+			n = max(n, common.Width(s))
+		}
+		return n
+	}
+	gap := len(colGap)
+	left := w - cursorWidth - badge - gap
+	c.name = max(min(widest(names), maxNameCol, left), min(minNameCol, max(left, 0)))
+	left -= c.name + gap
+	if left > 0 {
+		c.id = min(widest(ids), left)
+		left -= c.id + gap
+	}
+	if left >= minReasonCol {
+		c.reason = left
+	}
+	return c
+}
+
+// badgeWidth is the width of the widest status badge.
+func badgeWidth(com *common.Common) int {
+	n := 0
+	for _, s := range []runner.Status{runner.StatusReady, runner.StatusNeedsSetup, runner.StatusBroken, runner.StatusDisabled} {
+		n = max(n, common.Width(statusBadge(com, s)))
+	}
+	return n
+}
+
+// pad fills s (which may be styled) with spaces to w cells.
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-common.Width(s), 0))
 }
 
 // scrollStart returns the first visible row keeping cursor in h rows.
@@ -249,9 +327,8 @@ func listWidth(w int) int { return max(40, w*2/5) }
 // splitPane lays out a list and its detail: side by side from wideLayout
 // cells, else the list on top (at most half the height) and the detail
 // under a rule. rows draws n list rows for a given size.
-func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detail string, n int) string {
+func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detail string, n int, ds *detailScroll) string {
 	st := com.Styles
-	more := func(k int) string { return st.Muted.Render(fmt.Sprintf("… %d more lines", k)) }
 	if w >= wideLayout {
 		lw := listWidth(w)
 		left := strings.Join(rows(lw, h), "\n")
@@ -259,7 +336,7 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detai
 		pw := w - lw - 1
 		inner := pw - st.Pane.GetHorizontalFrameSize()
 		ih := h - st.Pane.GetVerticalFrameSize()
-		body := common.FitWidth(common.FitHeight(detail, ih, more), inner)
+		body := common.FitWidth(ds.view(com, detail, ih), inner)
 		pane := st.Pane.Width(pw).Height(h).MaxHeight(h).Render(body)
 		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
 	}
@@ -270,8 +347,81 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detai
 	}
 	rule := st.Muted.Render(strings.Repeat("─", w))
 	dh := h - lh - 1
-	body := common.FitWidth(common.FitHeight(detail, dh, more), w)
+	body := common.FitWidth(ds.view(com, detail, dh), w)
 	return strings.Join(list, "\n") + "\n" + rule + "\n" + body
+}
+
+// detailScroll is the scroll position of a list's detail pane: pgup/pgdn
+// scroll it from the list, and the pane says what is above and below.
+type detailScroll struct {
+	// off is the first detail line shown; page how many lines a pgdn
+	// moves; above and below what the last view could not show.
+	off, page, above, below int
+}
+
+// Update scrolls on DetailUp/DetailDown and reports whether kp was one.
+func (d *detailScroll) Update(kp tea.KeyPressMsg, k ListKeyMap) bool {
+	switch {
+	case key.Matches(kp, k.DetailUp):
+		d.off = max(d.off-max(d.page, 1), 0)
+	case key.Matches(kp, k.DetailDown):
+		d.off += max(d.page, 1)
+	default:
+		return false
+	}
+	return true
+}
+
+// ShortHelp is the detail keys, when the detail does not fit.
+func (d *detailScroll) ShortHelp(k ListKeyMap) []key.Binding {
+	switch {
+	case d.below > 0:
+		return []key.Binding{k.DetailDown}
+	case d.above > 0:
+		return []key.Binding{k.DetailUp}
+	}
+	return nil
+}
+
+// view shows h lines of detail from d.off (clamped), with a line saying
+// how much is above and below when it does not fit.
+func (d *detailScroll) view(com *common.Common, detail string, h int) string {
+	st := com.Styles
+	lines := strings.Split(detail, "\n")
+	d.page = max(h-2, 1)
+	if h <= 0 || len(lines) <= h {
+		d.off, d.above, d.below = 0, 0, 0
+		return detail
+	}
+	// Everything but the marker lines shows the detail: one marker at the
+	// top once scrolled, one at the bottom while more is below.
+	d.off = max(0, min(d.off, len(lines)-(h-1)))
+	show := h
+	if d.off > 0 {
+		show--
+	}
+	if d.off+show < len(lines) {
+		show--
+	}
+	show = max(show, 1)
+	d.above, d.below = d.off, max(len(lines)-d.off-show, 0)
+	var out []string
+	if d.above > 0 {
+		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d more %s (pgup)", d.above, plural(d.above, "line", "lines"))))
+	}
+	out = append(out, lines[d.off:d.off+show]...)
+	if d.below > 0 {
+		out = append(out, st.Warning.Render(fmt.Sprintf("↓ %d more %s (pgdn)", d.below, plural(d.below, "line", "lines"))))
+	}
+	return strings.Join(out, "\n")
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // statusBadge draws a module status.

@@ -120,7 +120,10 @@ type Model struct {
 	keys     KeyMap
 	help     help.Model
 	fullHelp bool
-	spinner  spinner.Model
+	// helpByQuestion is set while the full help is open because "?"
+	// opened it.
+	helpByQuestion bool
+	spinner        spinner.Model
 
 	screen  screen
 	gen     int
@@ -129,9 +132,11 @@ type Model struct {
 
 	form       *formview.Model
 	formModule *runner.Module
-	formCap    modproto.Capability
-	planSeq    int
-	lastInput  json.RawMessage
+	// drafts keeps every capability's form for the session (draftKey).
+	drafts    map[string]formDraft
+	formCap   modproto.Capability
+	planSeq   int
+	lastInput json.RawMessage
 	// inputs remembers last inputs and presets; presetPrompt is set while
 	// the prompt open on the stack asks for a preset's name.
 	inputs       inputs.Store
@@ -381,9 +386,18 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 			return m.cancelRun()
 		}
 		return tea.Quit
-	case key.Matches(kp, g.Help) && !m.typing():
-		m.fullHelp = !m.fullHelp
-		m.layout()
+	case key.Matches(kp, g.HelpAnywhere):
+		m.toggleHelp(false)
+		return nil
+	case key.Matches(kp, g.Help) && (!m.typing() || m.fullHelp && m.helpByQuestion):
+		// "?" is text in a field; it opens help only where keys are not
+		// text, and closes the help it opened wherever the focus went.
+		m.toggleHelp(true)
+		return nil
+	case m.fullHelp && key.Matches(kp, g.CloseHelp):
+		// esc closes the open help before it does anything else (leaving a
+		// form, clearing a filter, denying a call).
+		m.toggleHelp(false)
 		return nil
 	}
 	if len(m.dialogs) > 0 {
@@ -440,19 +454,38 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// toggleHelp opens or closes the full help; byQuestion records that "?"
+// opened it, so "?" closes it again even from a text field.
+func (m *Model) toggleHelp(byQuestion bool) {
+	m.fullHelp = !m.fullHelp
+	m.helpByQuestion = m.fullHelp && byQuestion
+	m.layout()
+}
+
 // openForm shows the form of capability c of module mod.
 func (m *Model) openForm(mod *runner.Module, c modproto.Capability) tea.Cmd {
 	var schema json.RawMessage
 	if c.RequestSchema != "" && mod.Descriptor != nil {
 		schema = mod.Descriptor.RequestSchemas[c.RequestSchema]
 	}
-	f, err := form.Build(schema)
-	if err != nil {
-		f, _ = form.Build(nil)
-	}
-	m.form = formview.New(m.com, f, m.validate)
-	if err != nil {
-		m.form.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
+	dk := draftKey(mod, c)
+	if d, ok := m.drafts[dk]; ok && d.schema == string(schema) {
+		// Coming back: the form exactly as left (values, focus, mode).
+		m.form = d.form
+		m.form.Restyle()
+	} else {
+		f, err := form.Build(schema)
+		if err != nil {
+			f, _ = form.Build(nil)
+		}
+		m.form = formview.New(m.com, f, m.validate)
+		if err != nil {
+			m.form.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
+		}
+		if m.drafts == nil {
+			m.drafts = map[string]formDraft{}
+		}
+		m.drafts[dk] = formDraft{schema: string(schema), form: m.form}
 	}
 	if mod.Status == runner.StatusDisabled {
 		m.form.SetNote("This module is disabled: it is listed but never run.")
@@ -461,6 +494,21 @@ func (m *Model) openForm(mod *runner.Module, c modproto.Capability) tea.Cmd {
 	m.screen = screenForm
 	m.layout()
 	return m.loadInputs(mod.ID, c.ID)
+}
+
+// formDraft is a capability's form as the person left it, kept in memory
+// for the session so leaving the form (esc) never loses what was typed.
+type formDraft struct {
+	// schema is the request schema the form was built from; a module that
+	// changed its schema since gets a fresh form.
+	schema string
+	form   *formview.Model
+}
+
+// draftKey names a capability's draft: module id, executable and
+// capability id.
+func draftKey(mod *runner.Module, c modproto.Capability) string {
+	return mod.ID + "\x00" + mod.Exe + "\x00" + c.ID
 }
 
 // loadInputs reads what the input store remembers for a capability.
@@ -545,7 +593,7 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	var ie *runner.InputError
 	switch {
 	case errors.As(msg.err, &ie):
-		m.form.SetNote("The host refused the input: fix the fields marked ✗.")
+		m.form.SetProblemNote("The host refused the input: fix the fields marked ✗.")
 		m.form.ShowProblems(ie.Violations)
 		return nil
 	case errors.Is(msg.err, runner.ErrDisabled):
@@ -819,7 +867,13 @@ func (m *Model) ShortHelp() []key.Binding {
 	case screenViewer:
 		b = m.viewer.ShortHelp()
 	}
-	if !m.typing() {
+	switch {
+	case m.fullHelp:
+		b = append(b, g.CloseHelp)
+	case m.screen == screenForm || m.typing():
+		// In a form (and in any text) "?" is text: help is on ctrl+g.
+		b = append(b, g.HelpAnywhere)
+	default:
 		b = append(b, g.Help)
 	}
 	return b
@@ -835,7 +889,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	switch m.screen {
 	case screenModules, screenCaps:
 		l := m.keys.List
-		groups = [][]key.Binding{{l.Up, l.Down, l.Open, l.Back}, {l.Filter, l.ClearFilter, l.Rediscover}}
+		groups = [][]key.Binding{{l.Up, l.Down, l.Open, l.Back}, {l.Filter, l.ClearFilter, l.Rediscover}, {l.DetailUp, l.DetailDown}}
 	case screenForm:
 		groups = m.form.FullHelp()
 	case screenRun:
@@ -846,7 +900,11 @@ func (m *Model) FullHelp() [][]key.Binding {
 	case screenViewer:
 		groups = m.viewer.FullHelp()
 	}
-	return append(groups, []key.Binding{g.Quit, g.Interrupt, g.Help})
+	help := g.Help
+	if m.screen == screenForm || m.typing() {
+		help = g.HelpAnywhere
+	}
+	return append(groups, []key.Binding{g.Quit, g.Interrupt, help, g.CloseHelp})
 }
 
 // runGroup tracks runs in flight. Once closed, no run may start: a run

@@ -25,15 +25,23 @@ type ApprovalKeyMap struct {
 	Once    key.Binding
 	Session key.Binding
 	Deny    key.Binding
+	// Up, Down, PageUp and PageDown scroll the dialog's body when it does
+	// not fit; they work during the grace period too (they answer nothing).
+	Up, Down         key.Binding
+	PageUp, PageDown key.Binding
 }
 
 // DefaultApprovalKeyMap returns a allow once, s allow for the session, d or
 // esc deny.
 func DefaultApprovalKeyMap() ApprovalKeyMap {
 	return ApprovalKeyMap{
-		Once:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow once")),
-		Session: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "allow for session")),
-		Deny:    key.NewBinding(key.WithKeys("d", "esc"), key.WithHelp("d/esc", "deny")),
+		Once:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow once")),
+		Session:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "allow for session")),
+		Deny:     key.NewBinding(key.WithKeys("d", "esc"), key.WithHelp("d/esc", "deny")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 	}
 }
 
@@ -45,6 +53,10 @@ type Approval struct {
 	plan   *runner.Plan
 	opened time.Time
 	keys   ApprovalKeyMap
+	// offset is the first body line shown; room is how many body lines
+	// the last View had space for and hidden how many it could not show
+	// (0: everything fits).
+	offset, room, hidden int
 }
 
 // NewApproval opens the dialog for plan; the grace period starts now (by
@@ -63,10 +75,29 @@ func (a *Approval) Plan() *runner.Plan { return a.plan }
 func (a *Approval) InGrace() bool { return a.com.Now().Sub(a.opened) < GracePeriod }
 
 // Update implements Dialog: a, s and d/esc answer, once the grace period
-// has passed; every other key is ignored.
+// has passed; ↑/↓, k/j and pgup/pgdn scroll the body at any time; every
+// other key is ignored.
 func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 	kp, ok := msg.(tea.KeyPressMsg)
-	if !ok || a.InGrace() {
+	if !ok {
+		return nil, nil
+	}
+	page := max(a.room-2, 1)
+	switch {
+	case key.Matches(kp, a.keys.Up):
+		a.offset--
+		return nil, nil
+	case key.Matches(kp, a.keys.Down):
+		a.offset++
+		return nil, nil
+	case key.Matches(kp, a.keys.PageUp):
+		a.offset -= page
+		return nil, nil
+	case key.Matches(kp, a.keys.PageDown):
+		a.offset += page
+		return nil, nil
+	}
+	if a.InGrace() {
 		return nil, nil
 	}
 	switch {
@@ -82,11 +113,23 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 
 // ShortHelp implements Dialog.
 func (a *Approval) ShortHelp() []key.Binding {
-	return []key.Binding{a.keys.Once, a.keys.Session, a.keys.Deny}
+	b := []key.Binding{a.keys.Once, a.keys.Session, a.keys.Deny}
+	if a.Scrollable() {
+		b = append(b, a.keys.Down, a.keys.Up)
+	}
+	return b
 }
 
 // FullHelp implements Dialog.
-func (a *Approval) FullHelp() [][]key.Binding { return [][]key.Binding{a.ShortHelp()} }
+func (a *Approval) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{a.keys.Once, a.keys.Session, a.keys.Deny},
+		{a.keys.Up, a.keys.Down, a.keys.PageUp, a.keys.PageDown},
+	}
+}
+
+// Scrollable reports whether the last View could not show the whole body.
+func (a *Approval) Scrollable() bool { return a.hidden > 0 }
 
 // View implements Dialog.
 func (a *Approval) View(width, height int) string {
@@ -178,12 +221,54 @@ func (a *Approval) View(width, height int) string {
 	if a.InGrace() {
 		choices += st.Muted.Render("  (wait…)")
 	}
+	if common.Width(choices) > inner {
+		// Narrow: the same keys in fewer words, so none is cut off.
+		choices = st.Selected.Render("a") + " allow once  " + st.Selected.Render("s") + " session  " + st.Selected.Render("d") + " deny"
+		if a.InGrace() {
+			choices += st.Muted.Render(" (wait…)")
+		}
+	}
+	// The title, the choices and the blank lines around the body always
+	// show; the body scrolls in what is left.
 	frame := a.com.Styles.Dialog.GetVerticalFrameSize()
 	room := max(height-frame-4, 1)
-	content := common.FitHeight(strings.Join(body, "\n"), room, func(n int) string {
-		return st.Muted.Render(fmt.Sprintf("… %d more lines", n))
-	})
+	content := a.scroll(body, room, inner)
 	return box(a.com, title+"\n\n"+content+"\n\n"+common.Trunc(choices, inner), inner)
+}
+
+// scroll shows room lines of body from a.offset (clamped). When the body
+// does not fit, a line says what is hidden above and below, so nothing a
+// person needs to approve is cut off silently.
+func (a *Approval) scroll(body []string, room, inner int) string {
+	st := a.com.Styles
+	a.room = room
+	if len(body) <= room {
+		a.offset, a.hidden = 0, 0
+		return strings.Join(body, "\n")
+	}
+	// One line is the position marker; the rest show the body.
+	show := max(room-1, 1)
+	a.offset = max(0, min(a.offset, len(body)-show))
+	a.hidden = len(body) - show
+	below := len(body) - a.offset - show
+	var marker string
+	switch {
+	case below > 0 && a.offset > 0:
+		marker = fmt.Sprintf("↓ %d more below, ↑ %d above (j/k, pgdn/pgup scroll)", below, a.offset)
+	case below > 0:
+		marker = fmt.Sprintf("↓ %d more %s (j/↓ scrolls)", below, plural(below, "line", "lines"))
+	default:
+		marker = fmt.Sprintf("↑ %d more above (end of details; k/↑ scrolls back)", a.offset)
+	}
+	lines := append(slices.Clone(body[a.offset:a.offset+show]), st.Warning.Render(common.Trunc(marker, inner)))
+	return strings.Join(lines, "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // label is "Title (id)", sanitized, or just the id.

@@ -74,3 +74,54 @@ func TestApprovalUnknownCostIsNeverFree(t *testing.T) {
 		t.Fatalf("unknown cost shown wrongly:\n%s", view)
 	}
 }
+
+func TestApprovalScrollsWhenItDoesNotFit(t *testing.T) {
+	a, clock := newTestApproval(t)
+	const w, h = 60, 13 // a 60×15 terminal less the header and help lines
+	view := a.View(w, h)
+	if n := len(strings.Split(view, "\n")); n > h {
+		t.Fatalf("dialog is %d lines, more than %d:\n%s", n, h, view)
+	}
+	if !strings.Contains(view, "↓") || !strings.Contains(view, "more") {
+		t.Fatalf("no sign that more is below:\n%s", view)
+	}
+	if !strings.Contains(view, "allow once") || !strings.Contains(view, "(wait…)") {
+		t.Fatalf("the choice line is not shown whole:\n%s", view)
+	}
+	if !a.Scrollable() {
+		t.Fatal("Scrollable is false for a body that does not fit")
+	}
+	// Scrolling works during the grace period and answers nothing; every
+	// line of the body can be reached.
+	seen := view
+	for range 20 {
+		if act, _ := a.Update(uitest.Key("j")); act != nil {
+			t.Fatalf("j answered %#v", act)
+		}
+		v := a.View(w, h)
+		if !strings.Contains(v, "allow once") {
+			t.Fatalf("the choice line scrolled away:\n%s", v)
+		}
+		seen += v
+	}
+	for _, want := range []string{"Est. cost", "Roots", "workspace rw", "Subprocess", "Not supplied", "↑"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("scrolling never showed %q", want)
+		}
+	}
+	a.Update(uitest.Key("pgup"))
+	a.Update(uitest.Key("pgup"))
+	a.Update(uitest.Key("up"))
+	a.Update(uitest.Key("k"))
+	if v := a.View(w, h); !strings.Contains(v, "Fake Module (fake)") {
+		t.Fatalf("scrolling back up did not reach the top:\n%s", v)
+	}
+	a.Update(uitest.Key("pgdown"))
+	clock.Advance(GracePeriod)
+	if act, _ := a.Update(uitest.Key("down")); act != nil {
+		t.Fatalf("down after the grace period answered %#v", act)
+	}
+	if act, _ := a.Update(uitest.Key("a")); act != (ActionApprove{Scope: ScopeOnce}) {
+		t.Fatalf("a after scrolling: %#v", act)
+	}
+}

@@ -147,6 +147,16 @@ type Model struct {
 	value    json.RawMessage
 	problems form.Problems
 	note     string
+	// noteIsProblem is set when note is about the input's problems (a
+	// refused submit, the host's refusal): the next edit clears it, so it
+	// never outlives the problem it names.
+	noteIsProblem bool
+	// dirty holds the pointers edited since their field got the focus;
+	// touched the pointers edited and then left. A field's problems show
+	// once it is touched, or after a submit attempt (attempted), never
+	// under a field the person has not got to yet.
+	dirty, touched map[string]bool
+	attempted      bool
 	// armed is set after a refused ctrl+s: the next ctrl+s sends anyway.
 	armed bool
 
@@ -164,7 +174,8 @@ type Model struct {
 // New builds the form screen for f, validating with validate (nil: only
 // the fields' own checks).
 func New(com *common.Common, f *form.Form, validate form.Validator) *Model {
-	m := &Model{com: com, form: f, validate: validate, keys: DefaultKeyMap(), width: com.Width, height: com.Height, recall: -1}
+	m := &Model{com: com, form: f, validate: validate, keys: DefaultKeyMap(), width: com.Width, height: com.Height, recall: -1,
+		dirty: map[string]bool{}, touched: map[string]bool{}}
 	m.resetEditors()
 	m.jsonArea = textarea.New()
 	m.jsonArea.ShowLineNumbers = false
@@ -287,7 +298,11 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // SetNote shows a one-line note under the form (e.g. why a run was denied).
-func (m *Model) SetNote(s string) { m.note = s }
+func (m *Model) SetNote(s string) { m.note, m.noteIsProblem = s, false }
+
+// SetProblemNote shows a note about the input's problems (e.g. the host
+// refused it); the next edit clears it, since it may no longer hold.
+func (m *Model) SetProblemNote(s string) { m.note, m.noteIsProblem = s, true }
 
 // Note returns the current note.
 func (m *Model) Note() string { return m.note }
@@ -297,7 +312,7 @@ func (m *Model) Note() string { return m.note }
 func (m *Model) SetRecalls(r []Recall) {
 	m.recalls, m.recall = r, -1
 	if len(r) > 0 && m.note == "" {
-		m.note = fmt.Sprintf("%s available: ctrl+l loads it.", r[0].Name)
+		m.SetNote(fmt.Sprintf("%s available: ctrl+l loads it.", r[0].Name))
 	}
 }
 
@@ -316,6 +331,22 @@ func (m *Model) ShowProblems(errs modproto.ValidationErrors) {
 		}
 	}
 	m.problems.Root = append(m.problems.Root, p.Root...)
+	m.attempted = true
+}
+
+// ProblemsShownAt reports whether the problems at JSON pointer ptr are
+// shown under their field: after a submit attempt, or once the field (or
+// one inside it) was edited and left.
+func (m *Model) ProblemsShownAt(ptr string) bool {
+	if m.attempted || m.touched[ptr] {
+		return true
+	}
+	for t := range m.touched {
+		if strings.HasPrefix(t, ptr+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Problems returns the current findings.
@@ -358,6 +389,13 @@ func (m *Model) setFocus(i int) tea.Cmd {
 		return nil
 	}
 	i = (i%n + n) % n
+	if old := m.FocusedNode(); old != nil && old != m.rows[i].Node {
+		// Leaving a field: what was edited is now touched.
+		for p := range m.dirty {
+			m.touched[p] = true
+		}
+		clear(m.dirty)
+	}
 	for _, in := range m.inputs {
 		in.Blur()
 	}
@@ -464,10 +502,19 @@ func compactJSON(s string) json.RawMessage {
 // edited records an edit of n: conditionals, rows and validation.
 func (m *Model) edited(n *form.Node) tea.Cmd {
 	m.armed = false
+	m.dirty[n.Pointer()] = true
+	m.clearProblemNote()
 	m.form.Changed(n)
 	cmd := m.syncRows(nil)
 	m.check()
 	return cmd
+}
+
+// clearProblemNote drops a note about problems once the input changed.
+func (m *Model) clearProblemNote() {
+	if m.noteIsProblem {
+		m.note, m.noteIsProblem = "", false
+	}
 }
 
 // Update handles a message while the form has focus and returns the action
@@ -592,6 +639,8 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		if key.Matches(kp, k.Toggle) {
 			n.Present = !n.Present
 			m.armed = false
+			m.dirty[n.Pointer()] = true
+			m.clearProblemNote()
 			m.check()
 		}
 	}
@@ -616,15 +665,15 @@ func (m *Model) add(n *form.Node) tea.Cmd {
 		if p.Kind == form.KindArray || p.Kind == form.KindObject && (p.HasMap || p.Lazy) {
 			it := m.form.Add(p)
 			if it == nil {
-				m.note = "Cannot add: the list is full (maxItems) or takes no more entries."
+				m.SetNote("Cannot add: the list is full (maxItems) or takes no more entries.")
 				return nil
 			}
-			m.note = ""
+			m.SetNote("")
 			m.edited(it)
 			return m.syncRows(it)
 		}
 	}
-	m.note = "Nothing to add to here: ctrl+a adds to a list or a map."
+	m.SetNote("Nothing to add to here: ctrl+a adds to a list or a map.")
 	return nil
 }
 
@@ -643,6 +692,8 @@ func (m *Model) clear(n *form.Node) tea.Cmd {
 	delete(m.inputs, n)
 	delete(m.areas, n)
 	m.armed = false
+	m.dirty[n.Pointer()] = true
+	m.clearProblemNote()
 	cmd := m.syncRows(n)
 	m.check()
 	return cmd
@@ -692,21 +743,23 @@ func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 // reason, and a second ctrl+s in a row sends anyway.
 func (m *Model) submit() (Action, tea.Cmd) {
 	m.check()
+	m.attempted = true
 	if m.jsonMode && m.jsonErr != "" {
-		m.note = "Not submitted: the JSON does not parse (" + m.jsonErr + ")."
+		m.SetProblemNote("Not submitted: the JSON does not parse (" + m.jsonErr + ").")
 		return nil, nil
 	}
 	if n := m.problems.Count(); n > 0 {
 		if m.armed {
 			m.armed = false
-			m.note = ""
+			m.SetNote("")
 			return ActionSubmit{Input: m.value, Unchecked: true}, nil
 		}
 		m.armed = true
+		m.noteIsProblem = true
 		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (marked ✗). ctrl+s again sends it anyway, invalid.", n, plural(n, "problem", "problems"))
 		return nil, nil
 	}
-	m.note = ""
+	m.SetNote("")
 	return ActionSubmit{Input: m.value}, nil
 }
 
@@ -718,7 +771,7 @@ func (m *Model) enterJSON(text string) {
 	m.armed = false
 	m.jsonArea.SetValue(form.Indent(json.RawMessage(text)))
 	m.jsonArea.MoveToBegin()
-	m.note = "JSON mode: this is exactly the input to be sent. ctrl+e returns to the form."
+	m.SetNote("JSON mode: this is exactly the input to be sent. ctrl+e returns to the form.")
 	m.checkJSON()
 }
 
@@ -729,7 +782,7 @@ func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return m.submit()
 	case key.Matches(kp, m.keys.JSON):
 		if err := m.leaveJSON(); err != nil {
-			m.note = "Still in JSON mode: " + err.Error()
+			m.SetNote("Still in JSON mode: " + err.Error())
 			return nil, nil
 		}
 		return nil, m.setFocus(m.focus)
@@ -739,6 +792,7 @@ func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return ActionBack{}, nil
 	}
 	m.armed = false
+	m.clearProblemNote()
 	return nil, m.updateEditor(kp)
 }
 
@@ -750,7 +804,8 @@ func (m *Model) leaveJSON() error {
 		return err
 	}
 	m.jsonMode = false
-	m.note = ""
+	m.SetNote("")
+	m.attempted = true // a whole input was supplied: show all its problems
 	m.resetEditors()
 	m.check()
 	return nil
@@ -788,7 +843,7 @@ func editorCommand() string {
 // runEditor suspends the program and runs the editor on the file.
 func (m *Model) runEditor(msg editorReadyMsg) tea.Cmd {
 	if msg.err != nil {
-		m.note = "Cannot open the editor: " + msg.err.Error()
+		m.SetNote("Cannot open the editor: " + msg.err.Error())
 		return nil
 	}
 	parts := strings.Fields(editorCommand())
@@ -808,18 +863,18 @@ func (m *Model) runEditor(msg editorReadyMsg) tea.Cmd {
 // anything else opens JSON mode with it, so nothing is lost.
 func (m *Model) editorDone(msg editorDoneMsg) {
 	if msg.err != nil {
-		m.note = "The editor failed: " + msg.err.Error()
+		m.SetNote("The editor failed: " + msg.err.Error())
 		return
 	}
 	m.jsonMode = true
 	m.jsonArea.SetValue(strings.TrimRight(msg.text, "\n"))
 	if err := m.leaveJSON(); err != nil {
-		m.note = "The edited input is kept in JSON mode: " + err.Error()
+		m.SetNote("The edited input is kept in JSON mode: " + err.Error())
 		m.checkJSON()
 		m.jsonArea.Focus()
 		return
 	}
-	m.note = "Loaded the input from the editor."
+	m.SetNote("Loaded the input from the editor.")
 }
 
 // ---- recall --------------------------------------------------------------
@@ -827,18 +882,19 @@ func (m *Model) editorDone(msg editorDoneMsg) {
 // nextRecall loads the next remembered input into the form.
 func (m *Model) nextRecall() tea.Cmd {
 	if len(m.recalls) == 0 {
-		m.note = "No remembered input or preset for this capability yet."
+		m.SetNote("No remembered input or preset for this capability yet.")
 		return nil
 	}
 	m.recall = (m.recall + 1) % len(m.recalls)
 	r := m.recalls[m.recall]
 	if err := m.form.SetValue(r.Input); err != nil {
-		m.note = "Cannot load " + r.Name + ": " + err.Error()
+		m.SetNote("Cannot load " + r.Name + ": " + err.Error())
 		return nil
 	}
 	m.resetEditors()
+	m.attempted = true // a whole input was supplied: show all its problems
 	m.check()
-	m.note = fmt.Sprintf("Loaded %s (%d/%d); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls))
+	m.note, m.noteIsProblem = fmt.Sprintf("Loaded %s (%d/%d); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls)), false
 	return m.setFocus(0)
 }
 

@@ -101,6 +101,10 @@ func TestSchemaErrorsShowUnderTheirField(t *testing.T) {
 	}
 	m := newForm(t, validate)
 	feed(m, uitest.Type("Ada")...)
+	if v := m.View(); strings.Contains(v, "✗") || !strings.Contains(v, "2 problems") {
+		t.Fatalf("problems marked ✗ while the field is still being typed in:\n%s", v)
+	}
+	feed(m, uitest.Key("tab"))
 	v := m.View()
 	if !strings.Contains(v, "✗ length must be >= 5") || !strings.Contains(v, "✗ something global") {
 		t.Fatalf("view lacks schema problems:\n%s", v)
@@ -133,5 +137,55 @@ func TestViewFitsWidth(t *testing.T) {
 				t.Errorf("width %d: line %d is %d wide: %q", w, i, lw, l)
 			}
 		}
+	}
+}
+
+func TestProblemsShowOnceTouchedOrSubmitted(t *testing.T) {
+	m := newForm(t, nil)
+	if v := m.View(); strings.Contains(v, "✗ required") || !strings.Contains(v, "1 problem;") {
+		t.Fatalf("an untouched form marks a field ✗ (or does not count it):\n%s", v)
+	}
+	// Typing a bad integer shows nothing under it until the field is left.
+	feed(m, uitest.Key("tab"), uitest.Key("backspace"))
+	feed(m, uitest.Type("x")...)
+	if v := m.View(); strings.Contains(v, "✗ "+form.MsgNotInteger) {
+		t.Fatalf("✗ under the field being typed in:\n%s", v)
+	}
+	feed(m, uitest.Key("tab"))
+	v := m.View()
+	if !strings.Contains(v, "✗ "+form.MsgNotInteger) {
+		t.Fatalf("✗ not shown under a field edited and left:\n%s", v)
+	}
+	if strings.Contains(v, "✗ required") {
+		t.Fatalf("✗ under the never-touched required name before a submit:\n%s", v)
+	}
+	// A submit attempt shows every problem.
+	feed(m, uitest.Key("ctrl+s"))
+	if v := m.View(); !strings.Contains(v, "✗ required") {
+		t.Fatalf("a submit attempt did not mark the empty required field:\n%s", v)
+	}
+}
+
+func TestRefusalNoteFollowsTheInput(t *testing.T) {
+	m := newForm(t, nil)
+	feed(m, uitest.Key("ctrl+s"))
+	if !strings.Contains(m.View(), "Not submitted: 1 problem") {
+		t.Fatalf("no refusal shown:\n%s", m.View())
+	}
+	feed(m, uitest.Type("Ada")...)
+	v := m.View()
+	if strings.Contains(v, "Not submitted") || strings.Contains(v, "problem") {
+		t.Fatalf("the refusal outlived the fixed problem:\n%s", v)
+	}
+	// Breaking it again counts afresh, in the neutral summary.
+	feed(m, uitest.Key("backspace"), uitest.Key("backspace"), uitest.Key("backspace"))
+	if v := m.View(); !strings.Contains(v, "1 problem;") || strings.Contains(v, "Not submitted") {
+		t.Fatalf("summary does not follow the input:\n%s", v)
+	}
+	// The host's refusal is a problem note too: the next edit clears it.
+	m.SetProblemNote("The host refused the input: fix the fields marked ✗.")
+	feed(m, uitest.Type("B")...)
+	if strings.Contains(m.View(), "refused") {
+		t.Fatal("the host's refusal outlived an edit")
 	}
 }

@@ -36,7 +36,11 @@ func (m *Model) View() string {
 func (m *Model) footer() []string {
 	st := m.com.Styles
 	var foot []string
-	for _, r := range m.problems.Root {
+	roots := m.problems.Root
+	if !m.jsonMode && !m.ProblemsShownAt("") {
+		roots = nil // counted in the summary line until a submit attempt
+	}
+	for _, r := range roots {
 		foot = append(foot, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(r), m.width)))
 	}
 	maxRoot := max(m.height/3, 1)
@@ -125,7 +129,7 @@ func (m *Model) rowLines(i int) []string {
 			lines = append(lines, common.Trunc(pad+e, w))
 		}
 	}
-	if !sharesParentPointer(n) {
+	if !sharesParentPointer(n) && m.ProblemsShownAt(n.Pointer()) {
 		for _, p := range m.problems.At(n.Pointer()) {
 			lines = append(lines, common.Trunc(pad+st.Error.Render("✗ "+render.SanitizeLine(p)), w))
 		}

@@ -7,6 +7,7 @@ package uitest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,8 +36,9 @@ func (c *Clock) Now() time.Time { return c.T }
 func (c *Clock) Advance(d time.Duration) { c.T = c.T.Add(d) }
 
 // Key returns the key press for a binding name: "tab", "shift+tab",
-// "enter", "esc", "space", "up", "down", "left", "right", "ctrl+s",
-// "ctrl+c", or a single printable character.
+// "enter", "esc", "space", "up", "down", "left", "right", "pgup",
+// "pgdown", "home", "end", "f1", "ctrl+<letter>", or a single printable
+// character.
 func Key(name string) tea.KeyPressMsg {
 	switch name {
 	case "tab":
@@ -59,10 +61,19 @@ func Key(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyRight}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+s":
-		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
+	}
+	if len(name) == len("ctrl+s") && strings.HasPrefix(name, "ctrl+") {
+		return tea.KeyPressMsg{Code: rune(name[5]), Mod: tea.ModCtrl}
 	}
 	r := []rune(name)
 	return tea.KeyPressMsg{Code: r[0], Text: name}
