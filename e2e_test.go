@@ -89,6 +89,25 @@ func (tm *term) waitFor(want ...string) string {
 	}
 }
 
+// waitSelected polls the pane until the row under the cursor ("›") shows
+// name.
+func (tm *term) waitSelected(name string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(screenWait)
+	for {
+		s := tm.screen()
+		for _, line := range strings.Split(s, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "›") && strings.Contains(line, name) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the cursor never reached %q; the screen shows:\n%s", name, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // keys sends tmux key names one at a time, with a short pause so an Escape
 // is never read as alt+<next key>.
 func (tm *term) keys(keys ...string) {
@@ -148,7 +167,7 @@ func TestCockpitNotesToMarkdown(t *testing.T) {
 	tm := start(t, bin, home)
 	tm.waitFor("Showing the built-in examples", "Workspace notes", "needs setup")
 	tm.keys("j")
-	tm.waitFor("› [ready] Workspace notes")
+	tm.waitSelected("Workspace notes")
 	tm.keys("Enter")
 	tm.waitFor("Summarize notes", "notes.report")
 	tm.keys("Enter")

@@ -41,7 +41,11 @@ type candidate struct {
 
 // discover lists, describes and claims every candidate, sorted by ID.
 func (h *Host) discover(ctx context.Context) []*Module {
-	mods := h.discoverOrdered(ctx)
+	return sortModules(h.discoverOrdered(ctx))
+}
+
+// sortModules returns mods sorted by ID, then executable.
+func sortModules(mods []*Module) []*Module {
 	sorted := slices.Clone(mods)
 	slices.SortStableFunc(sorted, func(a, b *Module) int {
 		if c := strings.Compare(a.ID, b.ID); c != 0 {
@@ -52,14 +56,30 @@ func (h *Host) discover(ctx context.Context) []*Module {
 	return sorted
 }
 
-// discoverOrdered describes every candidate in parallel (bounded by the
-// CPU count) and returns them in claim order: the home's modules by name,
-// then cfg.Modules, then --module paths. The first module to claim an id
-// keeps it; a later one is broken (WIRE.md §2).
+// discoverOrdered describes every candidate in parallel (bounded) and
+// returns them in claim order: the home's modules by name, then
+// cfg.Modules, then --module paths. The first module to claim an id keeps
+// it; a later one is broken (WIRE.md §2).
 func (h *Host) discoverOrdered(ctx context.Context) []*Module {
 	cands := h.candidates()
+	return claimIDs(cands, h.describeAll(ctx, cands, nil))
+}
+
+// describeParallel bounds the describes run at once: the CPU count, but at
+// least minDescribeParallel, since a describe mostly waits on its process
+// and one that hangs (up to DescribeTimeout) must not hold back the rest.
+func describeParallel() int { return max(runtime.NumCPU(), minDescribeParallel) }
+
+// minDescribeParallel is the fewest describes run at once (see
+// describeParallel).
+const minDescribeParallel = 4
+
+// describeAll describes cands in parallel, in candidate order. done, when
+// set, is called with each candidate's index and module as its describe
+// finishes, from the goroutine that ran it.
+func (h *Host) describeAll(ctx context.Context, cands []candidate, done func(int, *Module)) []*Module {
 	mods := make([]*Module, len(cands))
-	sem := make(chan struct{}, runtime.NumCPU())
+	sem := make(chan struct{}, describeParallel())
 	var wg sync.WaitGroup
 	for i, c := range cands {
 		wg.Add(1)
@@ -68,9 +88,19 @@ func (h *Host) discoverOrdered(ctx context.Context) []*Module {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			mods[i] = h.describe(ctx, c, true)
+			if done != nil {
+				done(i, mods[i])
+			}
 		}()
 	}
 	wg.Wait()
+	return mods
+}
+
+// claimIDs applies the id claims to mods, described from cands in claim
+// order: the first module to claim an id keeps it; a later one is broken
+// (WIRE.md §2). An extra without a descriptor claims nothing.
+func claimIDs(cands []candidate, mods []*Module) []*Module {
 	claimed := map[string]string{}
 	for i, m := range mods {
 		if cands[i].origin != OriginHome && m.Descriptor == nil {

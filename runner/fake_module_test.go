@@ -30,6 +30,8 @@ const (
 	sleeperMarker = "__modbay_sleeper"
 	spawnerMarker = "__modbay_spawner"
 	parentMarker  = "__modbay_parent"
+	// slowDescribe is how long the "slow_describe" fake takes to answer.
+	slowDescribe = 1500 * time.Millisecond
 	// skillContent is what the fake's declared skill digest covers.
 	skillContent = "# skill\nUse the echo.\n"
 )
@@ -113,6 +115,10 @@ func fakeDescribe(behaviour, id, aux string) int {
 		fmt.Fprintln(os.Stderr, "describe: something went wrong")
 		fmt.Println("this is not an envelope")
 		return 1
+	}
+	if behaviour == "slow_describe" {
+		// A describe that takes its time (well within DescribeTimeout).
+		time.Sleep(slowDescribe)
 	}
 	d := fakeDescriptor(id)
 	switch behaviour {

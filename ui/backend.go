@@ -18,6 +18,17 @@ type Backend interface {
 	Run(ctx context.Context, p *runner.Plan, approved bool, events func(runner.Event)) (*runner.Result, error)
 }
 
+// streamDiscoverer is a backend that lists modules as their describes
+// finish (runner.Host.DiscoverStream), so one slow module does not hold
+// back the list; the UI uses it when it has a program to Send to.
+type streamDiscoverer interface {
+	// CountCandidates is how many modules a discovery would describe.
+	CountCandidates() int
+	// DiscoverStream calls each as each describe finishes (from its
+	// goroutine) and returns what Discover returns.
+	DiscoverStream(ctx context.Context, each func(*runner.Module)) []*runner.Module
+}
+
 // Approvals remembers "allow for this session" answers, keyed by module,
 // capability and effects (WIRE.md §11); *runner.SessionApprovals is one.
 type Approvals interface {
@@ -26,6 +37,7 @@ type Approvals interface {
 }
 
 var (
-	_ Backend   = (*runner.Host)(nil)
-	_ Approvals = (*runner.SessionApprovals)(nil)
+	_ Backend          = (*runner.Host)(nil)
+	_ streamDiscoverer = (*runner.Host)(nil)
+	_ Approvals        = (*runner.SessionApprovals)(nil)
 )

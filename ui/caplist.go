@@ -83,7 +83,10 @@ func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
 // ShortHelp returns the bindings that apply.
 func (c *capList) ShortHelp() []key.Binding {
 	b := []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Back}
-	return append(b, c.detail.ShortHelp(c.keys)...)
+	if c.detail.above+c.detail.below > 0 {
+		b = append(b, c.keys.DetailDown)
+	}
+	return b
 }
 
 // View draws the list and the selected capability's detail.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -36,18 +37,25 @@ func (listRediscover) isListAction() {}
 // moduleList is the start screen: every discovered module with its status,
 // a filter, and the selected module's detail.
 type moduleList struct {
-	com         *common.Common
-	keys        ListKeyMap
-	modules     []*runner.Module
-	shown       []int
-	cursor      int
+	com     *common.Common
+	keys    ListKeyMap
+	modules []*runner.Module
+	shown   []int
+	cursor  int
+	// moved is set once the person moves the cursor: until then the
+	// cursor stays on the first row while modules arrive, instead of
+	// following whichever module happened to be described first.
+	moved       bool
 	filter      textinput.Model
 	filtering   bool
 	discovering bool
-	banner      string
-	width       int
-	height      int
-	detail      detailScroll
+	// pending is how many modules discovery is still describing; -1 when
+	// unknown (a discovery that lists everything at once).
+	pending int
+	banner  string
+	width   int
+	height  int
+	detail  detailScroll
 }
 
 func newModuleList(com *common.Common, keys ListKeyMap, banner string) *moduleList {
@@ -60,23 +68,58 @@ func newModuleList(com *common.Common, keys ListKeyMap, banner string) *moduleLi
 	}
 	s.Cursor.Blink = false
 	f.SetStyles(s)
-	return &moduleList{com: com, keys: keys, filter: f, banner: banner, discovering: true}
+	return &moduleList{com: com, keys: keys, filter: f, banner: banner, discovering: true, pending: -1}
+}
+
+// StartDiscovery empties the list for a discovery of total modules, which
+// then arrive one by one through AddModule.
+func (l *moduleList) StartDiscovery(total int) {
+	l.keepSelection(func() { l.modules = nil })
+	l.pending = total
+}
+
+// AddModule lists one module as soon as its describe finished, in ID
+// order, keeping the selection.
+func (l *moduleList) AddModule(m *runner.Module) {
+	l.keepSelection(func() {
+		i, _ := slices.BinarySearchFunc(l.modules, m, func(a, b *runner.Module) int {
+			if c := strings.Compare(a.ID, b.ID); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Exe, b.Exe)
+		})
+		l.modules = slices.Insert(l.modules, i, m)
+	})
+	if l.pending > 0 {
+		l.pending--
+	}
+}
+
+// keepSelection runs change (which replaces or grows l.modules) and keeps
+// the cursor on the module it was on, found by ID and executable.
+func (l *moduleList) keepSelection(change func()) {
+	var id, exe string
+	if m := l.Selected(); m != nil {
+		id, exe = m.ID, m.Exe
+	}
+	change()
+	l.refilter()
+	if !l.moved {
+		l.cursor = 0
+		return
+	}
+	for i, idx := range l.shown {
+		if l.modules[idx].ID == id && l.modules[idx].Exe == exe {
+			l.cursor = i
+		}
+	}
 }
 
 // SetModules replaces the list, keeping the selected module when present.
 func (l *moduleList) SetModules(mods []*runner.Module) {
-	var keep string
-	if m := l.Selected(); m != nil {
-		keep = m.ID
-	}
-	l.modules = mods
+	l.keepSelection(func() { l.modules = mods })
 	l.discovering = false
-	l.refilter()
-	for i, idx := range l.shown {
-		if l.modules[idx].ID == keep {
-			l.cursor = i
-		}
-	}
+	l.pending = -1
 }
 
 // SetSize sets the screen area.
@@ -147,8 +190,10 @@ func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(kp, l.keys.Up):
+		l.moved = true
 		l.move(l.cursor - 1)
 	case key.Matches(kp, l.keys.Down):
+		l.moved = true
 		l.move(l.cursor + 1)
 	case l.detail.Update(kp, l.keys):
 	case key.Matches(kp, l.keys.Filter):
@@ -182,8 +227,7 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	if l.filtering {
 		return []key.Binding{l.keys.Open, l.keys.ClearFilter}
 	}
-	b := []key.Binding{l.keys.Up, l.keys.Down, l.keys.Open, l.keys.Filter, l.keys.Rediscover}
-	return append(b, l.detail.ShortHelp(l.keys)...)
+	return []key.Binding{l.keys.Up, l.keys.Down, l.keys.Open, l.keys.Filter, l.keys.Rediscover}
 }
 
 // View draws the list and the detail pane.
@@ -198,8 +242,15 @@ func (l *moduleList) View(sp spinner.Model) string {
 		top = append(top, common.Trunc(l.filter.View(), w))
 	}
 	if l.discovering {
-		top = append(top, sp.View()+" "+st.Muted.Render("discovering modules…"))
-		return strings.Join(top, "\n")
+		if len(l.modules) == 0 {
+			top = append(top, sp.View()+" "+st.Muted.Render("discovering modules…"))
+			return strings.Join(top, "\n")
+		}
+		what := "describing more…"
+		if l.pending > 0 {
+			what = fmt.Sprintf("describing %d more…", l.pending)
+		}
+		top = append(top, sp.View()+" "+st.Muted.Render(what))
 	}
 	h -= len(top)
 	if len(l.modules) == 0 {
@@ -370,17 +421,6 @@ func (d *detailScroll) Update(kp tea.KeyPressMsg, k ListKeyMap) bool {
 		return false
 	}
 	return true
-}
-
-// ShortHelp is the detail keys, when the detail does not fit.
-func (d *detailScroll) ShortHelp(k ListKeyMap) []key.Binding {
-	switch {
-	case d.below > 0:
-		return []key.Binding{k.DetailDown}
-	case d.above > 0:
-		return []key.Binding{k.DetailUp}
-	}
-	return nil
 }
 
 // view shows h lines of detail from d.off (clamped), with a line saying

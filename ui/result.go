@@ -30,6 +30,8 @@ type resultView struct {
 	selected   int
 	artLines   []int
 	stderrOpen bool
+	// stderrLine is the content line of the stderr heading (-1: none).
+	stderrLine int
 	width      int
 	height     int
 }
@@ -45,7 +47,6 @@ func newResultView(com *common.Common, keys ResultKeyMap, p *runner.Plan, res *r
 func (r *resultView) SetSize(w, h int) {
 	r.width, r.height = w, h
 	r.vp.SetWidth(w)
-	r.vp.SetHeight(h)
 	r.rebuild()
 }
 
@@ -81,9 +82,17 @@ func (r *resultView) Update(kp tea.KeyPressMsg) {
 		r.vp.PageUp()
 	case key.Matches(kp, r.keys.PageDown):
 		r.vp.PageDown()
+	case key.Matches(kp, r.keys.Top):
+		r.vp.GotoTop()
+	case key.Matches(kp, r.keys.Bottom):
+		r.vp.GotoBottom()
 	case key.Matches(kp, r.keys.Stderr):
 		r.stderrOpen = !r.stderrOpen
 		r.rebuild()
+		if r.stderrOpen && r.stderrLine >= 0 {
+			// Show what was expanded: the stderr from its heading.
+			r.vp.SetYOffset(r.stderrLine)
+		}
 	}
 }
 
@@ -106,8 +115,29 @@ func (r *resultView) ShortHelp() []key.Binding {
 	return append(b, r.keys.Rerun, r.keys.Back)
 }
 
-// View draws the viewport.
-func (r *resultView) View() string { return r.vp.View() }
+// scrolls reports whether the content is taller than the view.
+func (r *resultView) scrolls() bool { return r.vp.TotalLineCount() > r.height }
+
+// View draws the viewport and, when the content does not fit, a last line
+// saying where the view is and how much is below.
+func (r *resultView) View() string {
+	if !r.scrolls() {
+		return r.vp.View()
+	}
+	st := r.com.Styles
+	top := r.vp.YOffset()
+	total := r.vp.TotalLineCount()
+	below := max(total-top-r.vp.Height(), 0)
+	pos := fmt.Sprintf("lines %d–%d of %d", top+1, min(top+r.vp.Height(), total), total)
+	var line string
+	if below > 0 {
+		line = st.Warning.Render(fmt.Sprintf("↓ %d more %s", below, plural(below, "line", "lines"))) +
+			st.Muted.Render(" · "+pos+" · pgdn/end")
+	} else {
+		line = st.Muted.Render("end · " + pos + " · pgup/home")
+	}
+	return r.vp.View() + "\n" + common.Trunc(line, r.width)
+}
 
 // stderr returns the run's stderr: the result's, else what the run view
 // collected.
@@ -122,6 +152,12 @@ func (r *resultView) stderr() string {
 func (r *resultView) rebuild() {
 	off := r.vp.YOffset()
 	r.vp.SetContent(r.content())
+	// The last line is the scroll position when the content does not fit.
+	h := r.height
+	if r.vp.TotalLineCount() > h {
+		h--
+	}
+	r.vp.SetHeight(max(h, 1))
 	r.vp.SetYOffset(off)
 }
 
@@ -142,7 +178,14 @@ func (r *resultView) content() string {
 			badge += " " + st.Error.Render(render.SanitizeLine(c))
 		}
 	}
-	meta := []string{st.ID.Render(render.SanitizeLine(res.Capability))}
+	// The capability the person ran: for a long-running one, the result
+	// is the last poll's (its Capability the poll capability), but this is
+	// the run of the original.
+	capID := res.Capability
+	if r.plan != nil && r.plan.Capability.ID != "" {
+		capID = r.plan.Capability.ID
+	}
+	meta := []string{st.ID.Render(render.SanitizeLine(capID))}
 	if res.Duration > 0 {
 		meta = append(meta, fmt.Sprintf("%.1fs", res.Duration.Seconds()))
 	}
@@ -153,6 +196,17 @@ func (r *resultView) content() string {
 		meta = append(meta, "cost "+Cost(env.Execution.ActualCost))
 	}
 	b.line(badge + "  " + strings.Join(meta, st.Muted.Render(" · ")))
+	if j := res.Job; j != nil {
+		job := []string{"job " + st.ID.Render(render.SanitizeLine(j.ID)), orDash(render.SanitizeLine(j.State))}
+		if j.Percent != nil {
+			job = append(job, fmt.Sprintf("%.0f%%", *j.Percent))
+		}
+		job = append(job, fmt.Sprintf("%d %s", j.Polls, plural(j.Polls, "poll", "polls")))
+		if res.Capability != "" && res.Capability != capID {
+			job = append(job, "polled with "+st.ID.Render(render.SanitizeLine(res.Capability)))
+		}
+		b.line(strings.Join(job, st.Muted.Render(" · ")))
+	}
 	b.kv("Request", res.RequestID)
 
 	if res.Host != nil {
@@ -235,6 +289,7 @@ func (r *resultView) content() string {
 		}
 		b.kv("Polls", fmt.Sprint(j.Polls))
 	}
+	r.stderrLine = -1
 	if se := r.stderr(); se != "" {
 		lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
 		label := fmt.Sprintf("Stderr (%d lines", len(lines))
@@ -242,17 +297,39 @@ func (r *resultView) content() string {
 			label += ", truncated"
 		}
 		label += ")"
+		r.stderrLine = len(b.lines) + 1 // after the heading's blank line
 		b.heading(label)
-		shown := lines
-		if !r.stderrOpen && len(lines) > stderrCollapsed {
-			shown = lines[len(lines)-stderrCollapsed:]
-			b.line(st.Muted.Render(fmt.Sprintf("… %d earlier lines (e expands)", len(lines)-stderrCollapsed)))
-		}
-		for _, l := range shown {
-			b.line(l)
+		if !r.stderrOpen {
+			// Collapsed: the last lines, each cut to the width.
+			shown := lines
+			if len(lines) > stderrCollapsed {
+				shown = lines[len(lines)-stderrCollapsed:]
+				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier lines (e expands)", len(lines)-stderrCollapsed)))
+			} else if longestLine(lines) > w {
+				b.line(st.Muted.Render("(e wraps the long lines)"))
+			}
+			for _, l := range shown {
+				b.line(l)
+			}
+		} else {
+			// Expanded: every line, wrapped to the width, nothing cut.
+			for _, l := range lines {
+				for wl := range strings.SplitSeq(common.Wrap(l, w), "\n") {
+					b.line(wl)
+				}
+			}
 		}
 	}
 	return b.String()
+}
+
+// longestLine is the width of the widest of lines.
+func longestLine(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n = max(n, common.Width(l))
+	}
+	return n
 }
 
 // effects writes the declared-versus-actual table and the costs.

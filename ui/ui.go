@@ -63,10 +63,21 @@ const runTick = 100 * time.Millisecond
 // Messages from background work. Each carries the generation or request id
 // of the work that produced it.
 type (
-	// modulesMsg is a finished discovery of generation gen.
+	// modulesMsg is a finished discovery of generation gen: every
+	// module, id claims applied (the authoritative list).
 	modulesMsg struct {
 		gen     int
 		modules []*runner.Module
+	}
+	// discoverStartMsg says discovery gen will describe total modules.
+	discoverStartMsg struct {
+		gen, total int
+	}
+	// moduleFoundMsg is one module of discovery gen, sent as soon as its
+	// describe finished (before id claims: modulesMsg has the last word).
+	moduleFoundMsg struct {
+		gen    int
+		module *runner.Module
 	}
 	// planMsg is a finished Plan for form submission seq.
 	planMsg struct {
@@ -228,7 +239,20 @@ func (m *Model) discover() tea.Cmd {
 	if b == nil {
 		return nil
 	}
-	return func() tea.Msg { return modulesMsg{gen: gen, modules: b.Discover(ctx)} }
+	return func() tea.Msg {
+		sd, ok := b.(streamDiscoverer)
+		send := m.send.Load()
+		if !ok || send == nil {
+			return modulesMsg{gen: gen, modules: b.Discover(ctx)}
+		}
+		// Modules show as their describes finish; a hanging one only
+		// keeps "describing 1 more…" on screen.
+		(*send)(discoverStartMsg{gen: gen, total: sd.CountCandidates()})
+		mods := sd.DiscoverStream(ctx, func(mod *runner.Module) {
+			(*send)(moduleFoundMsg{gen: gen, module: mod})
+		})
+		return modulesMsg{gen: gen, modules: mods}
+	}
 }
 
 // restyle applies the current styles to the widgets that copy them.
@@ -301,6 +325,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen == m.gen {
 			m.modules.SetModules(msg.modules)
 			m.layout()
+		}
+		return m, nil
+	case discoverStartMsg:
+		if msg.gen == m.gen && m.modules.discovering {
+			m.modules.StartDiscovery(msg.total)
+		}
+		return m, nil
+	case moduleFoundMsg:
+		if msg.gen == m.gen && m.modules.discovering {
+			m.modules.AddModule(msg.module)
 		}
 		return m, nil
 	case planMsg:
@@ -896,7 +930,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		groups = [][]key.Binding{{m.keys.Run.Cancel}}
 	case screenResult:
 		r := m.keys.Result
-		groups = [][]key.Binding{{r.Up, r.Down, r.PageUp, r.PageDown}, {r.Open, r.Stderr, r.Rerun, r.Back}}
+		groups = [][]key.Binding{{r.Up, r.Down, r.PageUp, r.PageDown, r.Top, r.Bottom}, {r.Open, r.Stderr, r.Rerun, r.Back}}
 	case screenViewer:
 		groups = m.viewer.FullHelp()
 	}

@@ -115,7 +115,10 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (a *Approval) ShortHelp() []key.Binding {
 	b := []key.Binding{a.keys.Once, a.keys.Session, a.keys.Deny}
 	if a.Scrollable() {
-		b = append(b, a.keys.Down, a.keys.Up)
+		// First, so a narrow help bar never cuts it off (the choices are
+		// in the dialog itself too).
+		scroll := key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑↓", "scroll"))
+		b = append([]key.Binding{scroll}, b...)
 	}
 	return b
 }

@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"modbay/ui/internal/uitest"
+)
+
+// fieldText is the text of the form's field i.
+func fieldText(m *Model, i int) string { return m.form.Form().Fields()[i].Text }
+
+func TestFormTextFieldTakesEveryPrintableKey(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	openForm(t, m, 0)
+	typeText(m, "http://x/?a=1&q=jk")
+	if got := fieldText(m, 0); got != "http://x/?a=1&q=jk" {
+		t.Fatalf("field text %q", got)
+	}
+	if m.fullHelp || m.screen != screenForm {
+		t.Fatalf("typing opened the help (%v) or left the form (screen %v)", m.fullHelp, m.screen)
+	}
+	// Help in a form is on a key that never types, and the help bar says so.
+	if h := m.helpView(); !strings.Contains(h, "ctrl+g") || strings.Contains(h, "? more keys") {
+		t.Fatalf("form help bar %q", h)
+	}
+	press(m, "ctrl+g")
+	if !m.fullHelp || fieldText(m, 0) != "http://x/?a=1&q=jk" {
+		t.Fatalf("ctrl+g: help %v, text %q", m.fullHelp, fieldText(m, 0))
+	}
+	// "?" still types while help that ctrl+g opened is showing.
+	press(m, "?")
+	if !m.fullHelp || fieldText(m, 0) != "http://x/?a=1&q=jk?" {
+		t.Fatalf("? with help open: help %v, text %q", m.fullHelp, fieldText(m, 0))
+	}
+	// esc closes the help first, and only the help.
+	press(m, "esc")
+	if m.fullHelp || m.screen != screenForm || fieldText(m, 0) != "http://x/?a=1&q=jk?" {
+		t.Fatalf("esc: help %v, screen %v, text %q", m.fullHelp, m.screen, fieldText(m, 0))
+	}
+	press(m, "f1")
+	if !m.fullHelp {
+		t.Fatal("F1 did not open the help")
+	}
+	press(m, "f1")
+	if m.fullHelp {
+		t.Fatal("F1 did not close the help")
+	}
+}
+
+func TestQuestionMarkClosesTheHelpItOpened(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	withModules(t, m)
+	press(m, "?")
+	if !m.fullHelp {
+		t.Fatal("? on the list did not open the help")
+	}
+	press(m, "?")
+	if m.fullHelp {
+		t.Fatal("? did not close the help")
+	}
+	// Opened by "?" on the list, then the focus goes to a form field:
+	// "?" still closes it.
+	press(m, "?", "enter", "enter")
+	if !m.fullHelp || m.screen != screenForm {
+		t.Fatalf("help %v screen %v", m.fullHelp, m.screen)
+	}
+	press(m, "?")
+	if m.fullHelp || fieldText(m, 0) != "" {
+		t.Fatalf("? did not close the help it opened: help %v, text %q", m.fullHelp, fieldText(m, 0))
+	}
+	// esc with the help open on the list does not clear the filter.
+	press(m, "esc", "esc", "/")
+	typeText(m, "ec")
+	press(m, "enter", "?", "esc")
+	if m.fullHelp || m.modules.filter.Value() != "ec" {
+		t.Fatalf("esc: help %v, filter %q", m.fullHelp, m.modules.filter.Value())
+	}
+}
+
+func TestFormDraftSurvivesLeavingAndComingBack(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	openForm(t, m, 0)
+	typeText(m, "hello")
+	press(m, "tab", "backspace")
+	typeText(m, "7")
+	press(m, "esc")
+	if m.screen != screenCaps {
+		t.Fatalf("esc: screen %v", m.screen)
+	}
+	// Another capability's form is its own.
+	press(m, "down", "enter")
+	typeText(m, "Q1")
+	press(m, "esc", "up", "enter")
+	if got := string(m.form.Value()); got != `{"name":"hello","repeat":7}` {
+		t.Fatalf("reopened form value %s", got)
+	}
+	if m.form.Focused() != 1 {
+		t.Fatalf("reopened form focus %d, want 1 (where it was left)", m.form.Focused())
+	}
+	// Even after going back to the module list and rediscovering.
+	press(m, "esc", "esc")
+	m.Update(modulesMsg{gen: m.gen, modules: m.modules.modules})
+	press(m, "enter", "down", "enter")
+	if got := fieldText(m, 0); got != "Q1" {
+		t.Fatalf("report draft %q", got)
+	}
+}
+
+func TestApprovalAtSmallSizeScrollsAndKeepsTheChoices(t *testing.T) {
+	m, _ := newTest(t, nil, 60, 15)
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	press(m, "ctrl+s")
+	m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+	out := frame(t, m)
+	if !strings.Contains(out, "more lines (j/↓ scrolls)") || !strings.Contains(out, "allow once") {
+		t.Fatalf("60×15 approval hides what is below, or the choices:\n%s", out)
+	}
+	if strings.Contains(out, "Not supplied") {
+		t.Fatalf("expected the end of the body below the fold at 60×15:\n%s", out)
+	}
+	if h := m.helpView(); !strings.Contains(h, "scroll") {
+		t.Fatalf("help bar %q lacks the scroll keys", h)
+	}
+	seen := ""
+	for range 12 {
+		press(m, "j")
+		out := frame(t, m)
+		if !strings.Contains(out, "allow once") || len(m.dialogs) != 1 {
+			t.Fatalf("scrolling lost the choices or closed the dialog:\n%s", out)
+		}
+		seen += out
+	}
+	for _, want := range []string{"Est. cost", "Roots", "Not supplied"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("scrolling never showed %q", want)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestModuleListIsColumns(t *testing.T) {
+	for _, w := range []int{60, 80, 120} {
+		m, _ := newTest(t, nil, w, 24)
+		withModules(t, m)
+		lines := strings.Split(ansi.Strip(frame(t, m)), "\n")
+		col := map[string]int{}
+		for _, l := range lines {
+			for _, name := range []string{"archive", "Echo Tools", "Fake Module", "zz-broken"} {
+				if i := strings.Index(l, name); i >= 0 && (strings.Contains(l, "[ready]") || strings.Contains(l, "[needs setup]") || strings.Contains(l, "[disabled]") || strings.Contains(l, "[broken]")) {
+					col[name] = ansi.StringWidth(l[:i])
+				}
+			}
+		}
+		if len(col) != 4 {
+			t.Fatalf("width %d: found %d rows: %v", w, len(col), col)
+		}
+		for name, c := range col {
+			if c != col["archive"] {
+				t.Errorf("width %d: %s starts at %d, archive at %d (names not in a column)", w, name, c, col["archive"])
+			}
+		}
+	}
+}
+
+func TestModuleDetailScrollsFromTheList(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	withModules(t, m)
+	out := frame(t, m)
+	if !strings.Contains(out, "↓ 27 more lines (pgdn)") || strings.Contains(out, "Permissions") {
+		t.Fatalf("detail does not say that more is below:\n%s", out)
+	}
+	seen := ""
+	for range 6 {
+		press(m, "pgdown")
+		seen += frame(t, m)
+	}
+	if sel := m.modules.Selected(); sel == nil || sel.ID != "fake" {
+		t.Fatalf("pgdn moved the selection to %v", sel)
+	}
+	for _, want := range []string{"↑", "Permissions", "Subprocess", "Warnings (1)"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("scrolling the detail never showed %q", want)
+		}
+	}
+	// The end says so: nothing below.
+	if strings.Contains(frame(t, m), "(pgdn)") {
+		t.Errorf("the end of the detail still says more is below:\n%s", frame(t, m))
+	}
+	// Another module starts its detail at the top.
+	press(m, "up")
+	if out := frame(t, m); !strings.Contains(out, "Echo Tools") || strings.Contains(out, "↑ ") {
+		t.Fatalf("new selection does not show its detail from the top:\n%s", out)
+	}
+}

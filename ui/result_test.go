@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"modbay/runner"
+)
+
+func TestResultSaysWhatIsBelowAndScrolls(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	var se []string
+	for i := range 30 {
+		se = append(se, fmt.Sprintf("stderr line %02d", i))
+	}
+	se = append(se, strings.Repeat("long ", 40)+"TAILMARK")
+	m.result.res.Stderr = strings.Join(se, "\n")
+	m.result.rebuild()
+
+	out := frame(t, m)
+	if !strings.Contains(out, "more lines · lines 1–") {
+		t.Fatalf("no sign of the content below:\n%s", out)
+	}
+	press(m, "end")
+	out = frame(t, m)
+	if !strings.Contains(out, "end · lines") || !strings.Contains(out, "stderr line 29") {
+		t.Fatalf("end did not reach the bottom:\n%s", out)
+	}
+	press(m, "home")
+	if out := frame(t, m); !strings.Contains(out, "[ok]") {
+		t.Fatalf("home did not reach the top:\n%s", out)
+	}
+	press(m, "pgdown")
+	if out := frame(t, m); strings.Contains(out, "[ok]") || !strings.Contains(out, "lines 11–31") {
+		t.Fatalf("pgdn did not page down:\n%s", out)
+	}
+	// Collapsed: the last lines, cut; e shows every line, wrapped.
+	if c := m.result.content(); strings.Contains(c, "stderr line 00") || strings.Contains(c, "TAILMARK") {
+		t.Fatal("collapsed stderr shows everything")
+	}
+	press(m, "e")
+	c := m.result.content()
+	if !strings.Contains(c, "stderr line 00") || !strings.Contains(c, "TAILMARK") {
+		t.Fatalf("expanded stderr is not whole:\n%s", c)
+	}
+	if out := frame(t, m); !strings.Contains(out, "Stderr (31 lines)") {
+		t.Fatalf("expanding does not show the stderr:\n%s", out)
+	}
+}
+
+func TestLongRunningResultNamesTheCapabilityRun(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	res := m.result.res
+	res.Capability = "fake.jobs.status" // the last poll's answer
+	res.Job = &runner.JobStatus{ID: "job_fake_0001", State: "succeeded", Polls: 3}
+	m.result.rebuild()
+	top := strings.Split(frame(t, m), "\n")[1:3]
+	if !strings.Contains(top[0], "fake.report") || strings.Contains(top[0], "fake.jobs.status") {
+		t.Fatalf("result header %q does not name the capability run", top[0])
+	}
+	if !strings.Contains(top[1], "job job_fake_0001 · succeeded · 3 polls") {
+		t.Fatalf("no job line under the header: %q", top[1])
+	}
+}
