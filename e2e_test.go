@@ -89,6 +89,25 @@ func (tm *term) waitFor(want ...string) string {
 	}
 }
 
+// waitDiscovered waits until discovery has finished (the list no longer
+// says "describing") and shows every one of want: keys sent earlier would
+// move a cursor among modules still arriving.
+func (tm *term) waitDiscovered(want ...string) {
+	tm.t.Helper()
+	want = append(want, "4 modules")
+	deadline := time.Now().Add(screenWait)
+	for {
+		s := tm.waitFor(want...)
+		if !strings.Contains(s, "describing") {
+			return
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("discovery never finished:\n%s", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // waitSelected polls the pane until the row under the cursor ("›") shows
 // name.
 func (tm *term) waitSelected(name string) {
@@ -165,7 +184,7 @@ func TestCockpitNotesToMarkdown(t *testing.T) {
 	bin := buildModbay(t)
 	home := t.TempDir()
 	tm := start(t, bin, home)
-	tm.waitFor("Showing the built-in examples", "Workspace notes", "needs setup")
+	tm.waitDiscovered("Showing the built-in examples", "Workspace notes", "needs setup")
 	tm.keys("j")
 	tm.waitSelected("Workspace notes")
 	tm.keys("Enter")
@@ -202,7 +221,7 @@ func TestCockpitFetchNeedsApproval(t *testing.T) {
 	defer srv.Close()
 	bin := buildModbay(t)
 	tm := start(t, bin, t.TempDir())
-	tm.waitFor("Web fetch")
+	tm.waitDiscovered("Web fetch")
 	tm.keys("Enter")
 	tm.waitFor("Fetch a URL")
 	tm.keys("Enter")
@@ -232,8 +251,10 @@ func TestCockpitCancelKillsTheRun(t *testing.T) {
 	needTmux(t)
 	bin := buildModbay(t)
 	tm := start(t, bin, t.TempDir())
-	tm.waitFor("Render farm")
-	tm.keys("j", "j", "Enter")
+	tm.waitDiscovered("Render farm")
+	tm.keys("j", "j")
+	tm.waitSelected("Render farm")
+	tm.keys("Enter")
 	tm.waitFor("farm.render")
 	tm.keys("Enter")
 	tm.waitFor("frames")
