@@ -86,6 +86,9 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, events func(
 	}
 	last := first
 	finish := func(r *Result) *Result {
+		// The result is of the capability the person ran; the poll
+		// capability is an implementation detail shown with the job.
+		r.Capability = p.Capability.ID
 		r.RequestID = origID
 		r.Job = job
 		r.HandleEnvelope = first.Envelope

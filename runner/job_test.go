@@ -38,6 +38,9 @@ func TestJobPolledToCompletion(t *testing.T) {
 	if res.Job == nil || res.Job.State != "succeeded" || res.Job.Polls != 3 || res.Job.Percent == nil || *res.Job.Percent != 100 {
 		t.Fatalf("job %+v", res.Job)
 	}
+	if res.Capability != "t.job" {
+		t.Errorf("the result names %q, want the capability that was run", res.Capability)
+	}
 	mu.Lock()
 	if len(states) != 4 || states[0] != "running" || states[3] != "succeeded" {
 		t.Errorf("job events %q", states)
