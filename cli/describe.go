@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 )
@@ -84,7 +83,7 @@ func writeModule(w io.Writer, m *runner.Module) {
 		}
 		fmt.Fprintf(w, "  %s — %s\n", clean(c.ID), clean(title))
 		fmt.Fprintf(w, "    %s\n", clean(c.Summary))
-		fmt.Fprintf(w, "    effects: %s\n", strings.Join(EffectBadges(c), ", "))
+		fmt.Fprintf(w, "    effects: %s\n", strings.Join(render.EffectBadges(c.Effects, c.LongRunning), ", "))
 		if c.RequestSchema != "" {
 			fmt.Fprintf(w, "    request schema: %s\n", clean(c.RequestSchema))
 		}
@@ -142,32 +141,3 @@ func writeModule(w io.Writer, m *runner.Module) {
 
 // clean2 sanitizes a multi-line module string.
 func clean2(s string) string { return render.Sanitize(s) }
-
-// EffectBadges words a capability's declared effects as short badges, in
-// the order local, network, writes, provider, cost, long-running
-// (WIRE.md §11's vocabulary).
-func EffectBadges(c modproto.Capability) []string {
-	var b []string
-	e := c.Effects
-	if e.Local {
-		b = append(b, "local")
-	}
-	if e.Network {
-		b = append(b, "network")
-	}
-	if e.ExternalWrites {
-		b = append(b, "writes")
-	}
-	if e.Provider != "" {
-		b = append(b, "provider:"+clean(e.Provider))
-	}
-	if e.CostKnown {
-		b = append(b, "cost known")
-	} else {
-		b = append(b, "cost unknown")
-	}
-	if c.LongRunning {
-		b = append(b, "long-running")
-	}
-	return b
-}

@@ -276,7 +276,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
 			fmt.Fprintf(w, "warning: %s\n", clean(s))
 		}
 		x := env.Execution
-		fmt.Fprintf(w, "cost: estimated %s, actual %s\n", Cost(x.EstimatedCost), Cost(x.ActualCost))
+		fmt.Fprintf(w, "cost: estimated %s, actual %s\n", render.Cost(x.EstimatedCost), render.Cost(x.ActualCost))
 	}
 	for _, v := range r.EffectWarnings {
 		fmt.Fprintf(w, "effects: %s\n", clean(v.Error()))
@@ -289,7 +289,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
 				title = a.Path
 			}
 			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
-				HumanBytes(a.Size), ShortDigest(a.Digest), a.Staged)
+				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), a.Staged)
 		}
 	}
 	if r.Job != nil {
@@ -301,37 +301,3 @@ func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
-
-// Cost words a cost: nil is "unknown", 0 is "free", otherwise "$N.NN"
-// (WIRE.md §6: unknown is never shown as free).
-func Cost(c *float64) string {
-	switch {
-	case c == nil:
-		return "unknown"
-	case *c == 0:
-		return "free"
-	}
-	return fmt.Sprintf("$%.2f", *c)
-}
-
-// ShortDigest is "sha256:" and the first 12 hex characters of a digest.
-func ShortDigest(d string) string {
-	if len(d) > 19 {
-		return d[:19] + "…"
-	}
-	return d
-}
-
-// HumanBytes formats n bytes as B, KiB, MiB or GiB.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}

@@ -37,7 +37,7 @@ const (
 func Markdown(src []byte, o Options) (string, error) {
 	width := o.width()
 	if len(src) > MaxMarkdownBytes {
-		note := fmt.Sprintf("Markdown over %s shown as plain text.", humanBytes(MaxMarkdownBytes))
+		note := fmt.Sprintf("Markdown over %s shown as plain text.", HumanBytes(MaxMarkdownBytes))
 		return ansi.Wrap(note, width, "") + "\n\n" + Text(src, o), nil
 	}
 	style := styles.LightStyle

@@ -80,7 +80,7 @@ func details(m Meta, extra [][2]string, note string, o Options) string {
 	}
 	var size string
 	if m.Bytes > 0 {
-		size = fmt.Sprintf("%s (%d bytes)", humanBytes(m.Bytes), m.Bytes)
+		size = fmt.Sprintf("%s (%d bytes)", HumanBytes(m.Bytes), m.Bytes)
 	}
 	fields := [][2]string{
 		{"Title", m.Title},
@@ -137,18 +137,4 @@ func details(m Meta, extra [][2]string, note string, o Options) string {
 	b.WriteString(ansi.Wrap(advice, width, ""))
 	b.WriteByte('\n')
 	return fitLines(b.String(), width)
-}
-
-// humanBytes formats n bytes with a binary unit: "512 B", "1.5 KiB", "3.2 MiB".
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for q := n / unit; q >= unit; q /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -59,8 +59,8 @@ func TestHumanBytes(t *testing.T) {
 		{5 << 20, "5.0 MiB"}, {3 << 30, "3.0 GiB"}, {1 << 62, "4.0 EiB"},
 	}
 	for _, tt := range tests {
-		if got := humanBytes(tt.n); got != tt.want {
-			t.Errorf("humanBytes(%d) = %q, want %q", tt.n, got, tt.want)
+		if got := HumanBytes(tt.n); got != tt.want {
+			t.Errorf("HumanBytes(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }

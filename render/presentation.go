@@ -1,6 +1,10 @@
 package render
 
-import "strings"
+import (
+	"strings"
+
+	"modbay/modproto"
+)
 
 // Presentation primitives, the values of an artifact's `presentation` hint and
 // of [Resolve] (WIRE.md §10; modproto.Artifact.Presentation). The host owns a
@@ -23,36 +27,8 @@ const (
 	PresentationDownload  = "download"
 )
 
-// knownPresentations is the closed set of primitives a hint may name.
-var knownPresentations = map[string]bool{
-	PresentationVideo: true, PresentationAudio: true, PresentationImage: true,
-	PresentationImageGrid: true, PresentationTimeline: true,
-	PresentationDocument: true, PresentationDiagram: true,
-	PresentationSlides: true, PresentationTable: true,
-	PresentationMarkdown: true, PresentationText: true,
-	PresentationJSON: true, PresentationDownload: true,
-}
-
-// documentTypes are the media types of pdf, epub, doc, docx and rtf (WIRE.md
-// §10 "pdf, epub, doc, docx, rtf document"), with the legacy aliases that real
-// producers still send for pdf and rtf.
-var documentTypes = map[string]bool{
-	"application/pdf":      true,
-	"application/x-pdf":    true,
-	"application/epub+zip": true,
-	"application/msword":   true,
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
-	"application/rtf": true,
-	"text/rtf":        true,
-}
-
-// slideTypes are the media types of ppt and pptx (WIRE.md §10 "ppt, pptx slides").
-var slideTypes = map[string]bool{
-	"application/vnd.ms-powerpoint":                                             true,
-	"application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
-}
-
-// Resolve picks the presentation primitive for an artifact, per WIRE.md §10.
+// Resolve picks the presentation primitive for an artifact, per WIRE.md §10;
+// it is modproto.ResolvePresentation, the one implementation of the rule.
 //
 // A presentation hint that is exactly one of the known primitives (PresentationVideo ...
 // PresentationDownload; compared as sent, case-sensitively, because the spec normalises
@@ -74,38 +50,7 @@ var slideTypes = map[string]bool{
 //	"" (no media type)                       json
 //	anything else                            download
 func Resolve(presentation, mediaType string) string {
-	if knownPresentations[presentation] {
-		return presentation
-	}
-	mt := baseMediaType(mediaType)
-	switch {
-	case strings.HasPrefix(mt, "video/"):
-		return PresentationVideo
-	case strings.HasPrefix(mt, "audio/"):
-		return PresentationAudio
-	case mt == "image/svg+xml":
-		return PresentationDiagram
-	case strings.HasPrefix(mt, "image/"):
-		return PresentationImage
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return PresentationJSON
-	case mt == "text/markdown" || mt == "text/x-markdown":
-		return PresentationMarkdown
-	case documentTypes[mt]:
-		return PresentationDocument
-	case mt == "text/vnd.graphviz" || mt == "text/vnd.mermaid":
-		return PresentationDiagram
-	case slideTypes[mt]:
-		return PresentationSlides
-	case mt == "text/csv" || mt == "text/tab-separated-values":
-		return PresentationTable
-	case strings.HasPrefix(mt, "text/"):
-		return PresentationText
-	case mt == "":
-		return PresentationJSON
-	default:
-		return PresentationDownload
-	}
+	return modproto.ResolvePresentation(presentation, mediaType)
 }
 
 // baseMediaType returns mediaType without parameters, trimmed and lower-cased:

@@ -12,7 +12,6 @@ import (
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
-	"modbay/ui/dialog"
 	"modbay/ui/form"
 )
 
@@ -134,7 +133,7 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	b.line(st.Title.Render(render.SanitizeLine(titleOr(cp.Title, cp.ID))))
 	b.kv("ID", cp.ID)
 	b.kv("Summary", cp.Summary)
-	b.kv("Effects", strings.Join(dialog.EffectBadges(cp.Effects, cp.LongRunning), " · "))
+	b.kv("Effects", strings.Join(render.EffectBadges(cp.Effects, cp.LongRunning), " · "))
 	if cp.LongRunning {
 		b.kv("Polled by", cp.PollCapability)
 	}

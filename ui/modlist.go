@@ -15,7 +15,6 @@ import (
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
-	"modbay/ui/dialog"
 )
 
 // wideLayout is the width from which a list and its detail pane sit side
@@ -513,7 +512,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	for _, c := range d.Capabilities {
 		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(titleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
 		b.indented(render.SanitizeLine(c.Summary))
-		b.indented(strings.Join(dialog.EffectBadges(c.Effects, c.LongRunning), " · "))
+		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
 	if len(d.Requirements) > 0 {
 		b.heading("Requirements")

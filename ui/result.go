@@ -193,7 +193,7 @@ func (r *resultView) content() string {
 		meta = append(meta, fmt.Sprintf("exit %d", res.ExitCode))
 	}
 	if env != nil {
-		meta = append(meta, "cost "+Cost(env.Execution.ActualCost))
+		meta = append(meta, "cost "+render.Cost(env.Execution.ActualCost))
 	}
 	b.line(badge + "  " + strings.Join(meta, st.Muted.Render(" · ")))
 	if j := res.Job; j != nil {
@@ -263,7 +263,7 @@ func (r *resultView) content() string {
 				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 			}
 			b.line("    " + st.Muted.Render(strings.Join([]string{
-				render.SanitizeLine(a.MediaType), humanSize(size), shortDigest(a.Digest), pres,
+				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
 			}, " · ")) + " " + st.Success.Render("verified ✓ staged"))
 		}
 		if env != nil && res.Host != nil && len(env.Execution.Artifacts) > len(res.Artifacts) {
@@ -352,8 +352,8 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 	row("provider", orDash(render.SanitizeLine(d.Provider)), orDash(render.SanitizeLine(x.Provider)), providerDiffers(d.Provider, x.Provider))
 	row("cost", costKnown(d.CostKnown), "", false)
 	b.heading("Cost")
-	b.kv("Estimated", Cost(x.EstimatedCost))
-	b.kv("Actual", Cost(x.ActualCost))
+	b.kv("Estimated", render.Cost(x.EstimatedCost))
+	b.kv("Actual", render.Cost(x.ActualCost))
 }
 
 // json renders a JSON value for w cells; invalid JSON falls back to text.
@@ -363,21 +363,6 @@ func (r *resultView) json(raw []byte, w int) string {
 		return render.Text(raw, render.Options{Width: w, NoColor: true})
 	}
 	return strings.TrimRight(out, "\n")
-}
-
-// Cost shows a cost: nil is "unknown", 0 is "free ($0.00)", anything else
-// an amount. The two are never turned into each other (WIRE.md §6).
-func Cost(v *float64) string {
-	switch {
-	case v == nil:
-		return "unknown"
-	case *v == 0:
-		return "free ($0.00)"
-	case *v < 0.01:
-		return fmt.Sprintf("$%.4f", *v)
-	default:
-		return fmt.Sprintf("$%.2f", *v)
-	}
 }
 
 // providerDiffers applies WIRE.md §7: a reported "" or "local", or a
@@ -401,30 +386,6 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// humanSize formats n bytes: "128 B", "1.5 KiB".
-func humanSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for q := n / unit; q >= unit; q /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// shortDigest is "sha256:" and the first 12 hex digits.
-func shortDigest(d string) string {
-	const keep = len("sha256:") + 12
-	d = render.SanitizeLine(d)
-	if len(d) > keep {
-		return d[:keep] + "…"
-	}
-	return d
 }
 
 // cleanBlock sanitizes multi-line module text and expands tabs, so each

@@ -865,7 +865,7 @@ func (m *Model) formView() string {
 	st := m.com.Styles
 	c := m.formCap
 	line := st.ID.Render(render.SanitizeLine(c.ID)) + "  " + st.Muted.Render(render.SanitizeLine(c.Summary))
-	effects := st.Muted.Render(strings.Join(dialog.EffectBadges(c.Effects, c.LongRunning), " · "))
+	effects := st.Muted.Render(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	return common.Trunc(line, m.com.Width) + "\n" + common.Trunc(effects, m.com.Width) + "\n" + m.form.View()
 }
 

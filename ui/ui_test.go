@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/modproto"
+	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
@@ -233,7 +234,7 @@ func TestCost(t *testing.T) {
 		in   *float64
 		want string
 	}{{nil, "unknown"}, {f(0), "free ($0.00)"}, {f(1.5), "$1.50"}, {f(0.0031), "$0.0031"}} {
-		if got := Cost(tt.in); got != tt.want {
+		if got := render.Cost(tt.in); got != tt.want {
 			t.Errorf("Cost(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

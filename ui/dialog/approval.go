@@ -175,7 +175,7 @@ func (a *Approval) View(width, height int) string {
 		reasons[i] = "• " + render.SanitizeLine(r)
 	}
 	list("Why", reasons)
-	kv("Effects", strings.Join(EffectBadges(c.Effects, c.LongRunning), " · "))
+	kv("Effects", strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	prov := render.SanitizeLine(c.Effects.Provider)
 	if prov == "" {
 		prov = "(none declared)"
@@ -281,34 +281,6 @@ func label(title, id string) string {
 		return i
 	}
 	return t + " (" + i + ")"
-}
-
-// EffectBadges lists a capability's declared effects as short words:
-// local, network, writes, provider:<p>, cost known / cost unknown,
-// long-running.
-func EffectBadges(e modproto.Effects, longRunning bool) []string {
-	var out []string
-	if e.Local {
-		out = append(out, "local")
-	}
-	if e.Network {
-		out = append(out, "network")
-	}
-	if e.ExternalWrites {
-		out = append(out, "writes")
-	}
-	if e.Provider != "" {
-		out = append(out, "provider:"+render.SanitizeLine(e.Provider))
-	}
-	if e.CostKnown {
-		out = append(out, "cost known")
-	} else {
-		out = append(out, "cost unknown")
-	}
-	if longRunning {
-		out = append(out, "long-running")
-	}
-	return out
 }
 
 // CostEstimate says what is known of a call's cost before it runs. The

@@ -60,7 +60,7 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact([]byte{0}, meta, o); return out }), "", nil
 	}
 	if meta.Bytes > MaxViewBytes {
-		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", humanSize(MaxViewBytes))
+		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
 		return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) }), note, nil
 	}
 	src, err := readCapped(in.art.Staged, MaxViewBytes)

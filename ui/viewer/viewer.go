@@ -421,7 +421,7 @@ func (m *Model) View() string {
 	if a.Kind != "" {
 		head += " " + st.ID.Render(render.SanitizeLine(a.Kind))
 	}
-	facts := []string{render.SanitizeLine(orDash(a.MediaType)), humanSize(meta.Bytes), shortDigest(a.Digest), m.pres}
+	facts := []string{render.SanitizeLine(orDash(a.MediaType)), render.HumanBytes(meta.Bytes), render.ShortDigest(a.Digest), m.pres}
 	info := st.Muted.Render(strings.Join(facts, " · ")) + " " + st.Success.Render("verified ✓")
 	var third string
 	switch {
@@ -487,28 +487,4 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// humanSize formats n bytes: "128 B", "1.5 KiB".
-func humanSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for q := n / unit; q >= unit; q /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// shortDigest is "sha256:" and the first 12 hex digits.
-func shortDigest(d string) string {
-	const keep = len("sha256:") + 12
-	d = render.SanitizeLine(d)
-	if len(d) > keep {
-		return d[:keep] + "…"
-	}
-	return d
 }
