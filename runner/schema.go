@@ -105,7 +105,7 @@ func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
-	dropNullKeywords(doc)
+	DropNullKeywords(doc)
 	url := "modbay:///request-schema/" + key + ".json"
 	compile := func(draft *jsonschema.Draft) (*jsonschema.Schema, error) {
 		c := jsonschema.NewCompiler()
@@ -163,9 +163,13 @@ var schemaMapKeywords = map[string]bool{
 // dataKeywords hold instance data, not schemas: never rewritten.
 var dataKeywords = map[string]bool{"const": true, "default": true, "enum": true, "examples": true}
 
-// dropNullKeywords removes null-valued nullableKeywords throughout a schema
-// document, walking subschemas only and leaving data keywords alone.
-func dropNullKeywords(schema any) {
+// DropNullKeywords removes null-valued keywords that hold arrays, objects
+// or schema maps ("required": null, as facet's Go encoder sends for "none")
+// throughout a decoded schema document, walking subschemas only and never
+// touching data keywords (const, default, enum, examples). The schema is
+// then read as the author meant; the form and the runner share it so both
+// read a schema the same way.
+func DropNullKeywords(schema any) {
 	m, ok := schema.(map[string]any)
 	if !ok {
 		return
@@ -178,16 +182,16 @@ func dropNullKeywords(schema any) {
 		case schemaMapKeywords[k]:
 			if sub, ok := c.(map[string]any); ok {
 				for _, s := range sub {
-					dropNullKeywords(s)
+					DropNullKeywords(s)
 				}
 			}
 		default:
 			switch x := c.(type) {
 			case map[string]any:
-				dropNullKeywords(x)
+				DropNullKeywords(x)
 			case []any: // allOf, anyOf, oneOf, prefixItems, draft-7 items
 				for _, s := range x {
-					dropNullKeywords(s)
+					DropNullKeywords(s)
 				}
 			}
 		}

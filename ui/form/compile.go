@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"modbay/runner"
 )
 
 // compiled is a request schema compiled with santhosh-tekuri/jsonschema
@@ -39,7 +41,7 @@ func compileSchema(raw json.RawMessage) (*compiled, string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("schema is not JSON: %w", err)
 		}
-		dropNullKeywords(doc)
+		runner.DropNullKeywords(doc)
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(d)
 		c.UseLoader(refusingLoader{})
@@ -100,49 +102,6 @@ type refusingLoader struct{}
 
 func (refusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("$ref %s refused: modbay never loads a schema from the network or disk", url)
-}
-
-// nullableKeywords hold arrays, objects or schema maps, where a Go encoder
-// writes null for "none" ("required": null, as facet sends); they are read
-// as absent, as the runner reads them.
-var nullableKeywords = map[string]bool{
-	"required": true, "properties": true, "patternProperties": true,
-	"$defs": true, "definitions": true, "dependentRequired": true,
-	"dependentSchemas": true, "dependencies": true, "allOf": true,
-	"anyOf": true, "oneOf": true, "prefixItems": true,
-}
-
-// dataKeywords hold instance data, never rewritten.
-var dataKeywords = map[string]bool{"const": true, "default": true, "enum": true, "examples": true}
-
-// dropNullKeywords removes null nullableKeywords throughout a document.
-func dropNullKeywords(schema any) {
-	m, ok := schema.(map[string]any)
-	if !ok {
-		return
-	}
-	for k, c := range m {
-		switch {
-		case c == nil && nullableKeywords[k]:
-			delete(m, k)
-		case dataKeywords[k]:
-		default:
-			switch x := c.(type) {
-			case map[string]any:
-				if k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas" || k == "dependencies" {
-					for _, s := range x {
-						dropNullKeywords(s)
-					}
-				} else {
-					dropNullKeywords(x)
-				}
-			case []any:
-				for _, s := range x {
-					dropNullKeywords(s)
-				}
-			}
-		}
-	}
 }
 
 // withDraft returns raw with "$schema" set to draft at the front, for a
