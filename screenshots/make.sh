@@ -37,7 +37,7 @@ keys Escape; sleep 0.3; keys j Enter; sleep 1; shot artifact-table
 keys Escape; sleep 0.3; keys j Enter; sleep 1; shot artifact-json
 
 start
-keys Enter Enter Tab
+keys Enter Enter
 tmux send-keys -t "$session" "https://example.com/"; sleep 0.3
 keys C-s; sleep 0.3; shot approval
 
