@@ -110,7 +110,7 @@ func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 	compile := func(draft *jsonschema.Draft) (*jsonschema.Schema, error) {
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(draft)
-		c.UseLoader(refusingLoader{})
+		c.UseLoader(RefusingLoader{})
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, err
 		}
@@ -136,12 +136,15 @@ func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 	return sch, nil
 }
 
-// refusingLoader refuses every URL the schema does not define itself: a
-// module's schema never makes the host fetch anything (metaschemas are
-// built into the validator and never reach a loader).
-type refusingLoader struct{}
+// RefusingLoader is the jsonschema URL loader every schema compile in
+// modbay uses (runner, form, lint): it refuses every URL the schema does not
+// define itself, so a module's schema never makes the host fetch anything
+// from the network or the disk (metaschemas are built into the validator
+// and never reach a loader).
+type RefusingLoader struct{}
 
-func (refusingLoader) Load(url string) (any, error) {
+// Load refuses url with an error naming it.
+func (RefusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("$ref %s refused: modbay never loads a schema from the network or disk", url)
 }
 

@@ -37,6 +37,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"modbay/runner"
 )
 
 // Severity says whether a finding breaks the schema or only warns.
@@ -147,10 +149,10 @@ func (l *linter) compile(raw json.RawMessage, doc any) {
 		if err != nil {
 			return err
 		}
-		dropNull(inst)
+		runner.DropNullKeywords(inst)
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(d)
-		c.UseLoader(refuse{})
+		c.UseLoader(runner.RefusingLoader{})
 		if err := c.AddResource("modbay:///lint.json", inst); err != nil {
 			return err
 		}
@@ -337,31 +339,4 @@ func escape(tok string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// refuse refuses every URL: linting never fetches.
-type refuse struct{}
-
-func (refuse) Load(url string) (any, error) {
-	return nil, fmt.Errorf("$ref %s refused: modbay never loads a schema from the network or disk", url)
-}
-
-// dropNull removes null array/object keywords, as the runner reads them.
-func dropNull(node any) {
-	switch x := node.(type) {
-	case map[string]any:
-		for k, v := range x {
-			switch {
-			case v == nil && k != "const" && k != "default":
-				delete(x, k)
-			case k == "const" || k == "enum" || k == "default" || k == "examples":
-			default:
-				dropNull(v)
-			}
-		}
-	case []any:
-		for _, v := range x {
-			dropNull(v)
-		}
-	}
 }

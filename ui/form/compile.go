@@ -44,7 +44,7 @@ func compileSchema(raw json.RawMessage) (*compiled, string, error) {
 		runner.DropNullKeywords(doc)
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(d)
-		c.UseLoader(refusingLoader{})
+		c.UseLoader(runner.RefusingLoader{})
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, err
 		}
@@ -95,13 +95,6 @@ func (c *compiled) matches(loc string, value json.RawMessage) bool {
 		return false
 	}
 	return sch.Validate(inst) == nil
-}
-
-// refusingLoader refuses every URL: the form never fetches a schema.
-type refusingLoader struct{}
-
-func (refusingLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("$ref %s refused: modbay never loads a schema from the network or disk", url)
 }
 
 // withDraft returns raw with "$schema" set to draft at the front, for a
