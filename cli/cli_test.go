@@ -249,3 +249,76 @@ func TestListDescribeRender(t *testing.T) {
 		t.Fatalf("render missing: %d", code)
 	}
 }
+
+// brokenSchemaModule writes a module whose one request schema does not
+// compile ("type": 12).
+func brokenSchemaModule(t *testing.T) string {
+	t.Helper()
+	d := modproto.Descriptor{Module: "badschema", Name: "Bad schema", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "bad.run", Title: "Run", Summary: "Has a schema that does not compile",
+			RequestSchema: "bad.request/v1", Effects: modproto.Effects{Local: true, Provider: "local", CostKnown: true}}},
+		RequestSchemas: map[string]json.RawMessage{"bad.request/v1": json.RawMessage(`{"type":12}`)}}
+	d.Normalize()
+	desc, _ := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": "badschema", "operation": "describe",
+		"request_id": "", "ok": true, "result": d, "warnings": []string{},
+		"execution": map[string]any{"local": true, "provider": "local", "estimated_cost": 0, "actual_cost": 0, "artifacts": []any{}}})
+	exe := filepath.Join(t.TempDir(), "badschema")
+	script := fmt.Sprintf("#!/bin/sh\necho '%s'\n", desc)
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func TestSchemaThatDoesNotCompile(t *testing.T) {
+	home, exe := t.TempDir(), brokenSchemaModule(t)
+	code, out, _ := run(t, "--home", home, "validate", exe)
+	if code != ExitHostVerdict || !strings.Contains(out, "refused") || !strings.Contains(out, "does not compile") {
+		t.Fatalf("validate: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "modbay:///") {
+		t.Fatalf("an internal schema URL leaked: %s", out)
+	}
+	code, _, stderr := run(t, "--home", home, "--module", exe, "invoke", "badschema", "bad.run")
+	if code != ExitHostVerdict || !strings.Contains(stderr, "does not compile") || strings.Contains(stderr, "modbay:///") {
+		t.Fatalf("invoke: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestRenderToAPipeIsPlain(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "x.md")
+	os.WriteFile(md, []byte("# Title\n\n*emphasis* and `code`\n"), 0o644)
+	code, out, _ := run(t, "render", md) // a bytes.Buffer, not a terminal
+	if code != ExitOK || strings.Contains(out, "\x1b") || !strings.Contains(out, "Title") {
+		t.Fatalf("render to a pipe: %d %q", code, out)
+	}
+	code, out, _ = run(t, "render", md, "--color")
+	if code != ExitOK || !strings.Contains(out, "\x1b[") {
+		t.Fatalf("render --color: %d %q", code, out)
+	}
+	if code, _, _ = run(t, "render", md, "--presentation", "hologram"); code != ExitUsage {
+		t.Fatalf("unknown presentation: exit %d", code)
+	}
+	if code, _, _ = run(t, "render", md, "--width", "-3"); code != ExitUsage {
+		t.Fatalf("negative width: exit %d", code)
+	}
+}
+
+func TestDeadlineMustBePositive(t *testing.T) {
+	home := demo(t)
+	for _, d := range []string{"0", "-5s"} {
+		if code, _, _ := run(t, "--home", home, "invoke", "notes", "notes.echo", "--deadline", d); code != ExitUsage {
+			t.Errorf("--deadline %s: exit %d, want usage", d, code)
+		}
+	}
+	code, out, _ := run(t, "--home", home, "invoke", "fetch", "fetch.url", "--json", "--input", `{"url":"http://127.0.0.1:9/"}`)
+	var refusal struct {
+		OK      bool     `json:"ok"`
+		Outcome string   `json:"outcome"`
+		Reasons []string `json:"reasons"`
+		Ran     bool     `json:"ran"`
+	}
+	if code != ExitApprovalRequired || json.Unmarshal([]byte(out), &refusal) != nil || refusal.Outcome != "approval_required" || refusal.Ran || len(refusal.Reasons) == 0 {
+		t.Fatalf("--json refusal: exit %d %q", code, out)
+	}
+}

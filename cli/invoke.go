@@ -92,6 +92,8 @@ large, artifact refused), 5 input invalid against the request schema.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %s\n", clean(p), clean(v.Detail))
 				}
 				return silentExit(ExitInputInvalid)
+			case errors.As(err, new(*runner.SchemaError)):
+				return refuse(ExitHostVerdict, "schema_invalid", nil, "%v; nothing ran", err)
 			case errors.Is(err, runner.ErrDisabled):
 				return refuse(ExitHostVerdict, "disabled", nil, "%v; nothing ran", err)
 			case err != nil:

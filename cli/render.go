@@ -30,7 +30,7 @@ func newRenderCommand(g *globals) *cobra.Command {
 	var (
 		presentation, mediaType string
 		width                   int
-		dark                    bool
+		dark, forceColor        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "render FILE",
@@ -63,7 +63,10 @@ sanitized before it reaches the terminal.`,
 			}
 			meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
 				Path: path, Bytes: fi.Size()}
-			o := render.Options{Width: width, Dark: dark, NoColor: g.noColor || os.Getenv("NO_COLOR") != ""}
+			// Colors only for a terminal (or when asked): a pipe or a file
+			// gets plain text, as scripts expect.
+			noColor := g.noColor || os.Getenv("NO_COLOR") != "" || (!forceColor && !isTerminal(cmd.OutOrStdout()))
+			o := render.Options{Width: width, Dark: dark, NoColor: noColor}
 			var src []byte
 			if fi.Size() <= maxRenderBytes {
 				f, err := os.Open(path)
@@ -93,6 +96,7 @@ sanitized before it reaches the terminal.`,
 	f.StringVar(&mediaType, "media-type", "", "media type (default: from the file extension)")
 	f.IntVarP(&width, "width", "w", 80, "width in columns")
 	f.BoolVar(&dark, "dark", true, "style for a dark background")
+	f.BoolVar(&forceColor, "color", false, "colors even when the output is not a terminal")
 	return cmd
 }
 

@@ -22,7 +22,9 @@ against their digests. Every violation is listed with the rule it broke.
 It also lints every request schema (package schemalint): schemas that do not
 compile, $refs that resolve to nothing, "required" names missing from
 "properties", and constructs model-provider tool APIs reject (OpenAI strict
-mode's subset). Lint findings are printed; they do not change the verdict.
+mode's subset). A schema error (does not compile, a $ref that resolves to
+nothing) refuses the module, since its capability cannot be invoked; warnings
+are printed and do not change the verdict.
 
 Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 		Args: cobra.ExactArgs(1),
@@ -35,8 +37,14 @@ Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 			if err != nil {
 				return err
 			}
-			valid := m.Descriptor != nil && len(m.Violations) == 0 && m.Status != "broken"
 			lint := lintSchemas(m)
+			schemaErrors := 0
+			for _, f := range lint {
+				if f.Severity == schemalint.Error {
+					schemaErrors++
+				}
+			}
+			valid := m.Descriptor != nil && len(m.Violations) == 0 && m.Status != "broken" && schemaErrors == 0
 			out := cmd.OutOrStdout()
 			if asJSON {
 				j := struct {
@@ -48,10 +56,13 @@ Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 					return err
 				}
 			} else {
-				if valid {
+				switch {
+				case valid:
 					fmt.Fprintf(out, "%s: valid (%s)\n", clean(m.ID), m.Status)
-				} else {
+				case m.Reason != "" && m.Status == "broken":
 					fmt.Fprintf(out, "%s: refused — %s\n", clean(m.ID), clean(m.Reason))
+				default:
+					fmt.Fprintf(out, "%s: refused — %d request schema error(s): a capability whose schema does not compile cannot be invoked\n", clean(m.ID), schemaErrors)
 				}
 				for _, v := range m.Violations {
 					fmt.Fprintf(out, "  violation: %s\n", clean(v.Error()))

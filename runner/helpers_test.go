@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -171,6 +172,8 @@ func assertGone(t *testing.T, pids []int) {
 	for _, p := range pids {
 		if s, ok := readProcStat(p); ok && s.state != 'Z' && s.state != 'X' {
 			t.Errorf("process %d is still alive (state %c)", p, s.state)
+			// A failing test must not leave its survivors behind.
+			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -49,6 +50,23 @@ type InputError struct {
 func (e *InputError) Error() string {
 	return "input is invalid against request schema " + e.Schema + ":\n" + e.Violations.Error()
 }
+
+// SchemaError is returned by Plan when the capability's request schema
+// does not compile (or names a $ref that resolves to nothing): the module's
+// descriptor is at fault, nothing was run.
+type SchemaError struct {
+	// Schema is the request schema id, Capability the capability's.
+	Schema, Capability string
+	Err                error
+}
+
+// Error implements error.
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("request schema %q of %s does not compile: %v", e.Schema, e.Capability, e.Err)
+}
+
+// Unwrap returns the compiler's error.
+func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Host is modbay's module host for one home and configuration. It is safe
 // for concurrent use; set the exported fields before the first call.

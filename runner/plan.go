@@ -55,8 +55,11 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
 		v, err := ValidateInput(schema, input)
-		if err != nil {
-			return nil, fmt.Errorf("request schema %q of %s: %w", c.RequestSchema, capID, err)
+		switch {
+		case errors.Is(err, ErrInputNotJSON):
+			return nil, err
+		case err != nil:
+			return nil, &SchemaError{Schema: c.RequestSchema, Capability: capID, Err: err}
 		}
 		if len(v) > 0 {
 			return nil, &InputError{Schema: c.RequestSchema, Violations: v}

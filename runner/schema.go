@@ -28,6 +28,10 @@ var schemaCache = struct {
 // errorPrinter renders schema errors in English.
 var errorPrinter = message.NewPrinter(language.English)
 
+// ErrInputNotJSON is wrapped by ValidateInput's error when the input, not
+// the schema, is at fault.
+var ErrInputNotJSON = errors.New("input is not JSON")
+
 // ValidateInput validates input (a JSON value) against schema (a JSON
 // Schema document, as in a descriptor's request_schemas; WIRE.md §4). The
 // draft is taken from "$schema" (draft 7, 2019-09 and 2020-12 honoured),
@@ -51,7 +55,7 @@ func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.Vali
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if err != nil {
-		return nil, fmt.Errorf("input is not JSON: %w", err)
+		return nil, fmt.Errorf("%w: %v", ErrInputNotJSON, err)
 	}
 	err = sch.Validate(inst)
 	if err == nil {
@@ -125,7 +129,10 @@ func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 		}
 	}
 	if err != nil {
-		return nil, err
+		// The compiler names the schema by the internal URL it was added
+		// under; say "the schema" instead.
+		msg := strings.ReplaceAll(err.Error(), `"`+url+`#"`, "the schema")
+		return nil, errors.New(strings.ReplaceAll(msg, url, "the schema"))
 	}
 	schemaCache.Lock()
 	if len(schemaCache.m) >= schemaCacheMax {

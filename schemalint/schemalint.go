@@ -168,7 +168,11 @@ func (l *linter) compile(raw json.RawMessage, doc any) {
 		l.add("", RuleDraft, Warning, `declares no "$schema" and only compiles as draft-07: add "$schema": "http://json-schema.org/draft-07/schema#"`)
 		return
 	}
-	l.add("", RuleCompile, Error, "does not compile: "+oneLine(err.Error()))
+	// The compiler names the schema by the internal URL it was added
+	// under; a person knows it by its id, given with every finding.
+	msg := strings.ReplaceAll(oneLine(err.Error()), `"modbay:///lint.json#"`, "the schema")
+	msg = strings.ReplaceAll(msg, "modbay:///lint.json", "the schema")
+	l.add("", RuleCompile, Error, "does not compile: "+msg)
 }
 
 // top checks the provider rules for the root.
