@@ -12,7 +12,9 @@
 // if/then/else and dependentRequired/dependentSchemas apply live as values
 // change. Every value the form sends is one the person can see: omitted
 // optional fields are not sent, readOnly fields are shown and never sent,
-// and a loaded value that does not fit a widget is kept as JSON text.
+// a loaded value that does not fit a widget is kept as JSON text, and text
+// typed in a number field that is not a JSON number ("abc", "007") is sent
+// as that text, a JSON string, with its problem at the field.
 package form
 
 import (
@@ -46,6 +48,8 @@ type Form struct {
 
 	doc  *document
 	comp *compiled
+	// prefer holds, while SetValue runs, the variants chosen before it.
+	prefer map[string]chosen
 }
 
 // Build reads a request schema into a form. A nil or empty schema gives a
@@ -96,8 +100,10 @@ func (f *Form) Fields() []*Node {
 }
 
 // Value builds the input from the tree and returns the problems the fields
-// have on their own, by JSON pointer. Fields with such a problem are left
-// out of the value.
+// have on their own, by JSON pointer. What was typed is never dropped: text
+// in a number field that is not a JSON number is sent as a JSON string
+// (the schema then refuses its type at that field); only JSON text that
+// does not parse, which cannot be encoded, is left out.
 func (f *Form) Value() (json.RawMessage, map[string][]string) {
 	probs := problemSink{}
 	v, ok := f.value(f.Root, probs, "")
@@ -434,6 +440,8 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 		err := json.Unmarshal(raw, &v)
 		return fmt.Errorf("%s: %v", MsgBadJSON, err)
 	}
+	f.prefer = f.chosenVariants()
+	defer func() { f.prefer = nil }()
 	root := f.newNode("", f.Root.src, nil, true)
 	root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.src == nil {
@@ -444,6 +452,37 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 	f.refreshAll()
 	f.Gen++
 	return nil
+}
+
+// chosen is a union's chosen variant and the value it produced.
+type chosen struct {
+	index int
+	value json.RawMessage
+}
+
+// chosenVariants records every union's chosen variant and value by
+// pointer, so a value loaded back unchanged (a round trip through JSON
+// mode) returns to the variant it came from: "007" typed in a number
+// variant goes back there with its problem, not to the string variant
+// that would also take it.
+func (f *Form) chosenVariants() map[string]chosen {
+	out := map[string]chosen{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Kind == KindUnion && n.Variant >= 0 {
+			if v, ok := f.value(n, nil, ""); ok {
+				out[n.Pointer()] = chosen{index: n.Variant, value: compact(v)}
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		for _, e := range n.Entries {
+			walk(e)
+		}
+	}
+	walk(f.Root)
+	return out
 }
 
 // load puts value v into n (and its subtree).
@@ -467,11 +506,19 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 			fallback()
 		}
 	case KindNumber, KindInteger:
-		if !numberRe.Match(v) || (n.Kind == KindInteger && !integral(string(v))) {
-			fallback()
+		// A number keeps its exact text (1.0, 1e3, digits beyond 2^53; a
+		// fraction in an integer field too, with its problem); a string
+		// the form sent for text that is not a number goes back into the
+		// field as that text.
+		if numberRe.Match(v) {
+			n.Text = string(v)
 			return
 		}
-		n.Text = string(v)
+		if t, ok := numberText(v); ok {
+			n.Text = t
+			return
+		}
+		fallback()
 	case KindBoolean:
 		switch string(v) {
 		case "true":
@@ -522,6 +569,12 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		n.Entries = nil
 		byName := map[string]*Node{}
 		for _, c := range n.Children {
+			if c.ReadOnly {
+				// A read-only field keeps showing its default and is never
+				// sent: a loaded value for it becomes an entry, so it is
+				// neither lost nor hidden.
+				continue
+			}
 			f.Clear(c)
 			byName[c.Name] = c
 		}
@@ -539,7 +592,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		f.buildObject(n)
 		if shapeKey(n) != before {
 			for _, c := range n.Children {
-				if _, ok := byName[c.Name]; !ok {
+				if _, ok := byName[c.Name]; !ok && !c.ReadOnly {
 					if raw, ok := m[c.Name]; ok {
 						f.load(c, raw)
 						n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == c.Name })
@@ -558,7 +611,11 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 			f.load(f.addItem(n), it)
 		}
 	case KindUnion:
-		f.pickVariant(n, f.matchVariant(n, v))
+		i := f.matchVariant(n, v)
+		if p, ok := f.prefer[n.Pointer()]; ok && p.index < len(n.Variants) && bytes.Equal(p.value, v) {
+			i = p.index // the value this variant produced goes back into it
+		}
+		f.pickVariant(n, i)
 		n.Present = true
 		f.load(n.Children[0], v)
 		n.Children[0].Present = true
@@ -818,11 +875,16 @@ type Problems struct {
 	Fields map[string][]string
 	// Root holds findings about the input as a whole.
 	Root []string
+	// Hidden counts the validator's findings from oneOf/anyOf branches
+	// the person did not pick: not shown at any field (they describe a
+	// shape nobody chose) but still counted, since the validator refuses
+	// the value for them too.
+	Hidden int
 }
 
-// Count is the number of findings.
+// Count is the number of findings, hidden ones included.
 func (p Problems) Count() int {
-	n := len(p.Root)
+	n := len(p.Root) + p.Hidden
 	for _, m := range p.Fields {
 		n += len(m)
 	}
@@ -845,7 +907,9 @@ func (p *Problems) add(ptr string, msgs ...string) {
 
 // Check builds the value and validates it: first the fields' own problems,
 // then, with validate (nil skips it), the schema's verdict on the value.
-// A field with a problem of its own shows only that one. The value is
+// A field with a problem of its own shows only that one; where a union has
+// a chosen variant, only that variant's findings are placed (see
+// Problems.Hidden). The value is
 // returned even when there are problems.
 func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 	value, local := f.Value()
@@ -860,6 +924,11 @@ func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 	if err != nil {
 		p.Root = append(p.Root, "request schema cannot be used: "+err.Error())
 		return value, p
+	}
+	if len(remote) > 0 {
+		// Findings from branches not picked go uncounted at any field;
+		// the summary still counts them (Hidden).
+		remote, p.Hidden = withoutFindings(remote, f.otherBranches(value))
 	}
 	q := f.Place(remote)
 	for ptr, msgs := range q.Fields {

@@ -201,6 +201,67 @@ func (n *Node) IsText() bool {
 	return false
 }
 
+// ReadOnlyText is what a read-only field shows: its const, else its
+// default, else its text; "" when it has none. It is never sent.
+func (n *Node) ReadOnlyText() string {
+	if cv, ok := n.Schema.constValue(); ok {
+		return label(cv)
+	}
+	if d := n.Schema.Default; d != nil {
+		return label(d)
+	}
+	return n.Text
+}
+
+// longTextMax is the maxLength above which a string may be long text: a
+// field capped lower (a name, an id, a slug) never needs several lines.
+const longTextMax = 200
+
+// longTextWords are the last words of names, titles and formats that
+// announce long text: an issue "body", a "commit_message", a "prompt",
+// "markdownContent" (but not "content_type").
+var longTextWords = map[string]bool{"body": true, "content": true, "text": true, "markdown": true, "description": true, "prompt": true, "message": true}
+
+// wordRe finds the words of a name: lower_snake, kebab, camelCase, Title.
+var wordRe = regexp.MustCompile(`[A-Z]?[a-z]+|[A-Z]+`)
+
+// longTextName reports whether name's last word announces long text.
+func longTextName(name string) bool {
+	w := wordRe.FindAllString(name, -1)
+	return len(w) > 0 && longTextWords[strings.ToLower(w[len(w)-1])]
+}
+
+// longTextDesc matches descriptions that announce long text; looser words
+// ("text") would catch every "search text" field.
+var longTextDesc = regexp.MustCompile(`(?i)markdown|multi-?line|body of`)
+
+// IsMultiline reports whether a string field is edited over several lines
+// (ctrl+j inserts a newline): its text has one already, its schema says
+// contentMediaType text/*, or it has no maxLength (or one above
+// longTextMax) and its name, title or format ends in long-text words
+// (body, content, text, markdown, description, prompt, message) or its
+// description speaks of markdown or multi-line text.
+func (n *Node) IsMultiline() bool {
+	if n.Kind != KindString || n.Raw {
+		return false
+	}
+	if strings.ContainsAny(n.Text, "\n\r") {
+		return true
+	}
+	s := n.Schema
+	if strings.HasPrefix(s.ContentMediaType, "text/") {
+		return true
+	}
+	if s.MaxLength != nil && *s.MaxLength <= longTextMax || len(s.Enum) > 0 || s.Format != "" && !longTextName(s.Format) {
+		return false
+	}
+	name := n.Name
+	if n.Parent != nil && n.Parent.Kind == KindUnion {
+		name = n.Parent.Name
+	}
+	return longTextName(name) || longTextName(s.Title) || longTextName(s.Format) || longTextDesc.MatchString(s.Description)
+}
+
 // IsJSONText reports whether the node's text is JSON (a multi-line editor).
 func (n *Node) IsJSONText() bool { return n.Raw || n.Kind == KindJSON }
 

@@ -70,6 +70,9 @@ type Schema struct {
 	Minimum, Maximum, ExclusiveMinimum, ExclusiveMaximum, MultipleOf string
 	MinLength, MaxLength                                             *int
 	Pattern, Format                                                  string
+	// ContentMediaType is a string's media type ("text/markdown"); a
+	// text/* type makes the field a multi-line editor.
+	ContentMediaType string
 
 	ID, Anchor string
 }
@@ -327,6 +330,8 @@ func (d *document) parse(raw json.RawMessage, loc string) (*Schema, error) {
 			s.MaxLength = intp(k)
 		case "pattern":
 			s.Pattern = str(k)
+		case "contentMediaType":
+			s.ContentMediaType = str(k)
 		case "format":
 			s.Format = str(k)
 		case "$id", "id":
@@ -572,6 +577,7 @@ func merge(dst, src *Schema) {
 	firstI(&dst.MaxLength, src.MaxLength)
 	firstStr(&dst.Pattern, src.Pattern)
 	firstStr(&dst.Format, src.Format)
+	firstStr(&dst.ContentMediaType, src.ContentMediaType)
 }
 
 func firstS(dst **Schema, src *Schema) {

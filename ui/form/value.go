@@ -67,13 +67,16 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 		if s == "" {
 			return missing()
 		}
-		if n.Kind == KindInteger && (!numberRe.MatchString(s) || !integral(s)) {
-			probs.add(ptr, MsgNotInteger)
-			return nil, false
-		}
 		if !numberRe.MatchString(s) {
-			probs.add(ptr, MsgNotNumber)
-			return nil, false
+			// Not a JSON number ("abc", "007"): sent as the string typed,
+			// so JSON mode, a switch back and "send anyway" all keep it,
+			// and the schema's type error lands at this field.
+			probs.add(ptr, notNumber(n.Kind))
+			b, _ := json.Marshal(n.Text)
+			return b, true
+		}
+		if n.Kind == KindInteger && !integral(s) {
+			probs.add(ptr, MsgNotInteger)
 		}
 		return json.RawMessage(s), true
 	case KindBoolean:
@@ -204,10 +207,43 @@ func (f *Form) objectValue(n *Node, probs problemSink, ptr string) json.RawMessa
 	return buf.Bytes()
 }
 
+// notNumber is the problem of text that is not a JSON number in a field
+// of kind k.
+func notNumber(k Kind) string {
+	if k == KindInteger {
+		return MsgNotInteger
+	}
+	return MsgNotNumber
+}
+
+// numberText returns the text a number field shows for a loaded JSON
+// string: what the form sends for text that is not a JSON number ("abc",
+// "007"). A string that reads as a number ("5") is not one of those: it
+// stays a string (kept as JSON), so loading never turns it into a number.
+func numberText(v json.RawMessage) (string, bool) {
+	var s string
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	t := strings.TrimSpace(s)
+	if t == "" || numberRe.MatchString(t) || strings.ContainsAny(s, "\n\r") {
+		return "", false
+	}
+	return s, true
+}
+
 // integral reports whether a JSON number is an integer (1.0 and 1e3 are).
 func integral(s string) bool {
 	r, ok := new(big.Rat).SetString(s)
 	return ok && r.IsInt()
+}
+
+// counted is "1 item", "2 items": n with the noun in its number.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }
 
 func itoa(i int) string {
@@ -301,20 +337,20 @@ func (n *Node) Hint() string {
 	}
 	switch {
 	case s.MinLength != nil && s.MaxLength != nil:
-		add(itoa(*s.MinLength) + "–" + itoa(*s.MaxLength) + " chars")
+		add(itoa(*s.MinLength) + "–" + counted(*s.MaxLength, "char", "chars"))
 	case s.MinLength != nil:
-		add("≥ " + itoa(*s.MinLength) + " chars")
+		add("≥ " + counted(*s.MinLength, "char", "chars"))
 	case s.MaxLength != nil:
-		add("≤ " + itoa(*s.MaxLength) + " chars")
+		add("≤ " + counted(*s.MaxLength, "char", "chars"))
 	}
 	if n.Kind == KindArray || n.Kind == KindMulti {
 		switch {
 		case s.MinItems != nil && s.MaxItems != nil:
-			add(itoa(*s.MinItems) + "–" + itoa(*s.MaxItems) + " items")
+			add(itoa(*s.MinItems) + "–" + counted(*s.MaxItems, "item", "items"))
 		case s.MinItems != nil:
-			add("≥ " + itoa(*s.MinItems) + " items")
+			add("≥ " + counted(*s.MinItems, "item", "items"))
 		case s.MaxItems != nil:
-			add("≤ " + itoa(*s.MaxItems) + " items")
+			add("≤ " + counted(*s.MaxItems, "item", "items"))
 		}
 		if s.UniqueItems {
 			add("unique")

@@ -3,8 +3,13 @@
 // collapsible sections, lists and key/value entries), validates the input
 // on every change and shows each problem under its field, with a summary
 // line. A JSON mode (ctrl+e) shows exactly the input to be sent and edits
-// it; ctrl+o edits it in $EDITOR. It returns typed actions to the root
-// model: ActionSubmit with the input, ActionSavePreset, or ActionBack.
+// it; ctrl+o edits it in $EDITOR. A string field takes a newline with
+// ctrl+j (alt+enter) and is then edited over several lines; fields whose
+// schema announces long text (form.Node.IsMultiline) start that way, and
+// enter and tab still move on. Problems from oneOf/anyOf branches the
+// person did not pick are counted in the summary, never shown at a field.
+// It returns typed actions to the root model: ActionSubmit with the input,
+// ActionSavePreset, or ActionBack.
 package formview
 
 import (
@@ -39,13 +44,30 @@ const (
 	depthIndent = 2
 	// maxDescLines bounds the focused field's description.
 	maxDescLines = 3
+	// textAreaMin and textAreaMax bound the height of a multi-line string
+	// field's editor, which grows with its text between them.
+	textAreaMin = 3
+	textAreaMax = 8
+	// maxAreaContent is the line limit of a field's editor: in effect
+	// none (the textarea's default would refuse typing past 99 lines).
+	maxAreaContent = 1 << 20
+	// helpSep is the width of the help bar's separator (" • "), and
+	// rootHelp the room kept for the binding the root adds after the
+	// form's ("ctrl+g more keys").
+	helpSep  = 3
+	rootHelp = len("ctrl+g more keys") + helpSep
 )
 
 // KeyMap is the form's key bindings.
 type KeyMap struct {
-	// Next and Prev move between fields (Down/Up too, outside JSON areas).
+	// Next and Prev move between fields (Down/Up too, outside multi-line
+	// editors; Enter too, outside JSON editors, where it is a newline).
 	Next, Prev key.Binding
 	Down, Up   key.Binding
+	Enter      key.Binding
+	// Newline inserts a line break in a string field, which then shows
+	// over several lines.
+	Newline key.Binding
 	// Toggle flips a boolean, a multi-select option or a section; Left and
 	// Right cycle a choice or a variant.
 	Toggle      key.Binding
@@ -70,7 +92,9 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
 		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-		Down:     key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓", "next")),
+		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
+		Newline:  key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"), key.WithHelp("ctrl+j", "new line")),
 		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
 		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
 		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
@@ -159,6 +183,12 @@ type Model struct {
 	attempted      bool
 	// armed is set after a refused ctrl+s: the next ctrl+s sends anyway.
 	armed bool
+	// transient is set when note answers one key (a refused add, a hint
+	// about text typed where it cannot go): the next key clears it.
+	transient bool
+	// escArmed is set after esc in JSON mode with text that does not
+	// parse: the person was told the draft is kept; the next esc leaves.
+	escArmed bool
 
 	jsonMode bool
 	jsonArea textarea.Model
@@ -219,7 +249,11 @@ func (m *Model) input(n *form.Node) *textinput.Model {
 	return &in
 }
 
-// area returns n's JSON text area, creating it from n's text.
+// usesArea reports whether n is edited in a multi-line editor: JSON text,
+// or a string field with long text (form.Node.IsMultiline).
+func usesArea(n *form.Node) bool { return n.IsJSONText() || n.IsMultiline() }
+
+// area returns n's multi-line editor, creating it from n's text.
 func (m *Model) area(n *form.Node) *textarea.Model {
 	if a, ok := m.areas[n]; ok {
 		return a
@@ -228,9 +262,17 @@ func (m *Model) area(n *form.Node) *textarea.Model {
 	ta.ShowLineNumbers = false
 	ta.Prompt = "│ "
 	ta.CharLimit = 0
+	ta.MaxContentHeight = maxAreaContent
 	ta.SetHeight(jsonAreaHeight)
 	if n.Parent == nil {
 		ta.SetHeight(rawAreaHeight)
+	}
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(append([]string{"enter"}, m.keys.Newline.Keys()...)...))
+	if !n.IsJSONText() {
+		// Multi-line text: enter moves on as in any string field; ctrl+j
+		// (alt+enter) breaks the line; the editor grows with the text.
+		ta.KeyMap.InsertNewline = m.keys.Newline
+		ta.DynamicHeight, ta.MinHeight, ta.MaxHeight = true, textAreaMin, textAreaMax
 	}
 	ta.Placeholder = n.Placeholder
 	ta.SetStyles(m.areaStyles())
@@ -298,11 +340,15 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // SetNote shows a one-line note under the form (e.g. why a run was denied).
-func (m *Model) SetNote(s string) { m.note, m.noteIsProblem = s, false }
+func (m *Model) SetNote(s string) { m.note, m.noteIsProblem, m.transient = s, false, false }
+
+// setTransientNote shows a note that answers one key: the next key clears
+// it, so "the list is full" never outlives the add it refused.
+func (m *Model) setTransientNote(s string) { m.note, m.noteIsProblem, m.transient = s, false, true }
 
 // SetProblemNote shows a note about the input's problems (e.g. the host
 // refused it); the next edit clears it, since it may no longer hold.
-func (m *Model) SetProblemNote(s string) { m.note, m.noteIsProblem = s, true }
+func (m *Model) SetProblemNote(s string) { m.note, m.noteIsProblem, m.transient = s, true, false }
 
 // Note returns the current note.
 func (m *Model) Note() string { return m.note }
@@ -379,7 +425,7 @@ func (m *Model) Typing() bool {
 		return true
 	}
 	n := m.FocusedNode()
-	return n != nil && n.IsText()
+	return n != nil && n.IsText() && !n.ReadOnly
 }
 
 // setFocus moves the focus to row i (wrapping), focusing its editor.
@@ -405,7 +451,8 @@ func (m *Model) setFocus(i int) tea.Cmd {
 	m.focus = i
 	node := m.rows[i].Node
 	switch {
-	case node.IsJSONText():
+	case node.ReadOnly || node.Null:
+	case usesArea(node):
 		return m.area(node).Focus()
 	case node.IsText():
 		return m.input(node).Focus()
@@ -527,6 +574,9 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		m.editorDone(msg)
 		return nil, nil
 	case tea.KeyPressMsg:
+		if m.transient {
+			m.note, m.transient = "", false
+		}
 		if m.jsonMode {
 			return m.updateJSON(msg)
 		}
@@ -561,12 +611,19 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	if n == nil {
 		return nil, nil
 	}
-	inArea := n.IsJSONText()
+	inArea := usesArea(n) && !n.ReadOnly && !n.Null
 	switch {
 	case !inArea && key.Matches(kp, k.Down):
 		return nil, m.setFocus(m.focus + 1)
 	case !inArea && key.Matches(kp, k.Up):
 		return nil, m.setFocus(m.focus - 1)
+	case key.Matches(kp, k.Enter) && !(inArea && n.IsJSONText()):
+		return nil, m.setFocus(m.focus + 1)
+	case n.ReadOnly && n.Kind != form.KindObject && n.Kind != form.KindArray && (kp.Text != "" || key.Matches(kp, k.Clear, k.Null, k.Left, k.Right, k.Newline)):
+		m.setTransientNote("This field is read-only: shown as the schema gives it, never sent.")
+		return nil, nil
+	case key.Matches(kp, k.Newline) && n.Kind == form.KindString && !n.Raw && !n.Null && !inArea:
+		return nil, m.breakLine(n)
 	case key.Matches(kp, k.Null) && n.Nullable:
 		m.form.ToggleNull(n)
 		if n.Null {
@@ -642,9 +699,50 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 			m.dirty[n.Pointer()] = true
 			m.clearProblemNote()
 			m.check()
+			return nil, nil
 		}
 	}
+	if kp.Text != "" && !key.Matches(kp, k.Toggle) {
+		// Text typed where no text goes is not dropped without a word.
+		m.setTransientNote(fmt.Sprintf("%q was not typed: %s", kp.Text, notTextHint(n)))
+	}
 	return nil, nil
+}
+
+// notTextHint says what the keys do on a field that takes no text.
+func notTextHint(n *form.Node) string {
+	switch n.Kind {
+	case form.KindObject:
+		if n.HasMap {
+			return "this is a section. tab moves to its fields, space opens or closes it, ctrl+a adds an entry."
+		}
+		return "this is a section. tab moves to its fields, space opens or closes it."
+	case form.KindArray:
+		return "this is a list. ctrl+a adds an item, tab moves to its items, space opens or closes it."
+	case form.KindBoolean:
+		return "space toggles this field."
+	case form.KindMulti:
+		return "←/→ move between the options, space checks one."
+	case form.KindNull:
+		return "this field only takes null (space toggles it)."
+	}
+	return "←/→ or space pick a choice here."
+}
+
+// breakLine inserts a newline at the cursor of a one-line string field,
+// which from then on is edited over several lines.
+func (m *Model) breakLine(n *form.Node) tea.Cmd {
+	in := m.input(n)
+	r := []rune(in.Value())
+	pos := min(max(in.Position(), 0), len(r))
+	before, after := string(r[:pos]), string(r[pos:])
+	n.Text = before + "\n" + after
+	delete(m.inputs, n)
+	a := m.area(n)
+	a.SetValue(before + "\n")
+	a.InsertString(after)
+	a.SetCursorColumn(0)
+	return tea.Batch(a.Focus(), m.edited(n))
 }
 
 // movable is the list item or entry that n belongs to (n itself, or the
@@ -665,15 +763,14 @@ func (m *Model) add(n *form.Node) tea.Cmd {
 		if p.Kind == form.KindArray || p.Kind == form.KindObject && (p.HasMap || p.Lazy) {
 			it := m.form.Add(p)
 			if it == nil {
-				m.SetNote("Cannot add: the list is full (maxItems) or takes no more entries.")
+				m.setTransientNote("Cannot add: the list is full (maxItems) or takes no more entries.")
 				return nil
 			}
-			m.SetNote("")
 			m.edited(it)
 			return m.syncRows(it)
 		}
 	}
-	m.SetNote("Nothing to add to here: ctrl+a adds to a list or a map.")
+	m.setTransientNote("Nothing to add to here: ctrl+a adds to a list or a map.")
 	return nil
 }
 
@@ -681,11 +778,18 @@ func (m *Model) add(n *form.Node) tea.Cmd {
 func (m *Model) clear(n *form.Node) tea.Cmd {
 	if n.Kind == form.KindEntry || n.Parent != nil && n.Parent.Kind == form.KindArray {
 		parent := n.Parent
+		list := parent.Children
+		if n.Kind == form.KindEntry {
+			list = parent.Entries
+		}
+		i := slices.Index(list, n)
 		if m.form.Remove(n) {
 			delete(m.inputs, n)
 			delete(m.areas, n)
-			return m.edited(parent)
+			cmd := m.edited(parent)
+			return tea.Batch(cmd, m.syncRows(m.afterRemove(parent, i)))
 		}
+		m.setTransientNote("Cannot remove: a tuple position cannot leave a gap.")
 		return nil
 	}
 	m.form.Clear(n)
@@ -699,6 +803,28 @@ func (m *Model) clear(n *form.Node) tea.Cmd {
 	return cmd
 }
 
+// afterRemove is where the focus goes once item i of parent's list was
+// removed: the item now at i, else the one before it (the new last), else
+// the list's own row, so the focus never leaves the list.
+func (m *Model) afterRemove(parent *form.Node, i int) *form.Node {
+	list := parent.Children
+	if parent.Kind == form.KindObject {
+		list = parent.Entries
+	}
+	switch {
+	case i >= 0 && i < len(list):
+		return list[i]
+	case len(list) > 0:
+		return list[len(list)-1]
+	}
+	for p := parent; p != nil; p = p.Parent {
+		if m.visible(p) {
+			return p
+		}
+	}
+	return nil
+}
+
 // updateEditor forwards msg to the focused node's editor and copies the
 // text back into the node exactly as typed.
 func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
@@ -709,11 +835,11 @@ func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	n := m.FocusedNode()
-	if n == nil || !n.IsText() || n.Null {
+	if n == nil || !n.IsText() || n.Null || n.ReadOnly {
 		return nil
 	}
 	var cmd tea.Cmd
-	if n.IsJSONText() {
+	if usesArea(n) {
 		a := m.area(n)
 		*a, cmd = a.Update(msg)
 		if a.Value() == n.Text {
@@ -756,7 +882,11 @@ func (m *Model) submit() (Action, tea.Cmd) {
 		}
 		m.armed = true
 		m.noteIsProblem = true
-		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (marked ✗). ctrl+s again sends it anyway, invalid.", n, plural(n, "problem", "problems"))
+		where := "marked ✗"
+		if h := m.problems.Hidden; h > 0 {
+			where += fmt.Sprintf("; %d from variants not chosen", h)
+		}
+		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, plural(n, "problem", "problems"), where)
 		return nil, nil
 	}
 	m.SetNote("")
@@ -781,16 +911,26 @@ func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	case key.Matches(kp, m.keys.Submit):
 		return m.submit()
 	case key.Matches(kp, m.keys.JSON):
+		m.escArmed = false
 		if err := m.leaveJSON(); err != nil {
-			m.SetNote("Still in JSON mode: " + err.Error())
+			m.setTransientNote("Still in JSON mode: " + err.Error())
 			return nil, nil
 		}
 		return nil, m.setFocus(m.focus)
 	case key.Matches(kp, m.keys.Editor):
 		return nil, m.openEditor(json.RawMessage(m.jsonArea.Value()))
 	case key.Matches(kp, m.keys.Back):
+		m.checkJSON()
+		if m.jsonErr != "" && !m.escArmed {
+			// Leaving with text that does not parse: say what happens to it.
+			m.escArmed = true
+			m.SetNote("The JSON does not parse. esc again leaves: this draft text is kept, in JSON mode, for when you come back.")
+			return nil, nil
+		}
+		m.escArmed = false
 		return ActionBack{}, nil
 	}
+	m.escArmed = false
 	m.armed = false
 	m.clearProblemNote()
 	return nil, m.updateEditor(kp)
@@ -900,35 +1040,70 @@ func (m *Model) nextRecall() tea.Cmd {
 
 // ---- help ----------------------------------------------------------------
 
-// ShortHelp returns the bindings for the focused field.
+// ShortHelp returns the bindings for the focused field: the ones that
+// always matter first (tab, ctrl+s, ctrl+e, esc), then those of the
+// focused field as far as they fit the width, keeping room for the one
+// the root adds (ctrl+g more keys), so the bar is never cut.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
 	if m.jsonMode {
-		return []key.Binding{k.JSON, k.Editor, k.Submit, k.Back}
+		return m.fitHelp([]key.Binding{k.JSON, k.Submit, k.Back}, k.Editor)
 	}
-	b := []key.Binding{k.Next}
-	if n := m.FocusedNode(); n != nil {
+	var extra []key.Binding
+	if n := m.FocusedNode(); n != nil && !n.ReadOnly {
 		switch n.Kind {
 		case form.KindBoolean, form.KindObject, form.KindArray, form.KindMulti:
-			b = append(b, k.Toggle)
+			extra = append(extra, k.Toggle)
 		case form.KindEnum, form.KindUnion:
-			b = append(b, k.Right)
+			extra = append(extra, k.Right)
+		case form.KindString:
+			if !n.Raw {
+				extra = append(extra, k.Newline)
+			}
 		}
 		if n.Nullable {
-			b = append(b, k.Null)
+			extra = append(extra, k.Null)
 		}
 		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap {
-			b = append(b, k.Add)
+			extra = append(extra, k.Add)
 		}
 	}
-	return append(b, k.JSON, k.Submit, k.Back)
+	return m.fitHelp([]key.Binding{k.Next, k.Submit, k.JSON, k.Back}, extra...)
+}
+
+// fitHelp returns must followed by as many of extra as fit the screen
+// width, less the root's share.
+func (m *Model) fitHelp(must []key.Binding, extra ...key.Binding) []key.Binding {
+	w := m.com.Width
+	if w <= 0 {
+		w = m.width
+	}
+	used := rootHelp
+	for _, b := range must {
+		used += helpWidth(b)
+	}
+	for _, b := range extra {
+		if used+helpWidth(b) > w {
+			break
+		}
+		used += helpWidth(b)
+		must = append(must, b)
+	}
+	return must
+}
+
+// helpWidth is the cells a binding takes in the help bar, separator
+// included.
+func helpWidth(b key.Binding) int {
+	h := b.Help()
+	return common.Width(h.Key) + 1 + common.Width(h.Desc) + helpSep
 }
 
 // FullHelp returns every form binding.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
-		{k.Next, k.Prev, k.Down, k.Up},
+		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
 		{k.Toggle, k.Left, k.Right, k.Null, k.Clear},
 		{k.Add, k.MoveUp, k.MoveDown},
 		{k.JSON, k.Editor, k.Recall, k.Save},

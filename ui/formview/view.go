@@ -52,7 +52,11 @@ func (m *Model) footer() []string {
 		foot = append(foot, st.Warning.Render(common.Trunc(render.SanitizeLine(m.note), m.width)))
 	}
 	if n := m.problems.Count(); n > 0 && !m.armed {
-		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s; ctrl+s submits once the input is valid.", n, plural(n, "problem", "problems")), m.width)))
+		hidden := ""
+		if h := m.problems.Hidden; h > 0 && !m.jsonMode {
+			hidden = fmt.Sprintf(" (%d from variants not chosen)", h)
+		}
+		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, plural(n, "problem", "problems"), hidden), m.width)))
 	}
 	return foot
 }
@@ -118,7 +122,16 @@ func (m *Model) rowLines(i int) []string {
 	switch {
 	case n.Null:
 		lines = append(lines, common.Trunc(pad+m.selected("null", focused)+st.Muted.Render("  ctrl+n: value"), w))
-	case n.IsJSONText():
+	case n.ReadOnly && n.Kind != form.KindObject && n.Kind != form.KindArray:
+		// Shown as text, not as an editor: it cannot be changed or sent.
+		v := n.ReadOnlyText()
+		if v == "" {
+			v = "(no value)"
+		}
+		for _, l := range strings.Split(v, "\n") {
+			lines = append(lines, common.Trunc(pad+st.Muted.Render("  "+render.SanitizeLine(l)), w))
+		}
+	case usesArea(n):
 		for _, l := range strings.Split(m.area(n).View(), "\n") {
 			lines = append(lines, common.Trunc(pad+l, w))
 		}

@@ -1,0 +1,189 @@
+package formview
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/ui/common"
+	"modbay/ui/form"
+	"modbay/ui/internal/uitest"
+)
+
+// Regression tests for defects found by QA, driven by key presses.
+
+func TestTextInANumberFieldSurvivesJSONModeAndSendAnyway(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"}}}`, 80, 20)
+	feed(m, uitest.Type("abc")...)
+	keys(m, "tab")
+	feed(m, uitest.Type("007")...)
+	keys(m, "ctrl+e")
+	if got := m.jsonArea.Value(); got != "{\n  \"n\": \"abc\",\n  \"x\": \"007\"\n}" {
+		t.Fatalf("JSON mode lost what was typed: %q", got)
+	}
+	keys(m, "ctrl+e")
+	if m.JSONMode() {
+		t.Fatal("did not switch back")
+	}
+	f := m.Form().Fields()
+	if f[0].Text != "abc" || f[1].Text != "007" {
+		t.Fatalf("fields after switching back: %q %q", f[0].Text, f[1].Text)
+	}
+	v := m.View()
+	if !strings.Contains(v, "✗ "+form.MsgNotInteger) || !strings.Contains(v, "✗ "+form.MsgNotNumber) {
+		t.Fatalf("the problems went away with the switch:\n%s", v)
+	}
+	keys(m, "ctrl+s")
+	a, ok := keys(m, "ctrl+s").(ActionSubmit)
+	if !ok || !a.Unchecked || string(a.Input) != `{"n":"abc","x":"007"}` {
+		t.Fatalf("send anyway sent %#v", a)
+	}
+}
+
+func TestOnlyTheChosenVariantsProblemsShow(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"shape":{"oneOf":[
+	  {"title":"Circle","type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"]},
+	  {"title":"Square","type":"object","properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"]}]}},"required":["shape"]}`, 80, 20)
+	keys(m, "ctrl+s")
+	v := m.View()
+	if strings.Contains(v, "side") || strings.Contains(v, "square") {
+		t.Fatalf("problems of the variant not chosen are shown:\n%s", v)
+	}
+	if !strings.Contains(v, "✗ required") || !strings.Contains(v, "3 problems") {
+		t.Fatalf("the chosen variant's problem or the validator's count is missing:\n%s", v)
+	}
+}
+
+func TestRefusedAddNoteLastsOneKey(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"maxItems":1}}}`, 80, 20)
+	keys(m, "ctrl+a", "ctrl+a")
+	if !strings.Contains(m.Note(), "Cannot add") {
+		t.Fatalf("no refusal: %q", m.Note())
+	}
+	feed(m, uitest.Type("a")...)
+	if m.Note() != "" {
+		t.Fatalf("the refusal outlived the next key: %q", m.Note())
+	}
+}
+
+func TestRemovingTheLastItemKeepsFocusInTheList(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}},"after":{"type":"string"}}}`, 80, 20)
+	keys(m, "ctrl+a")
+	feed(m, uitest.Type("a")...)
+	keys(m, "ctrl+a")
+	feed(m, uitest.Type("b")...)
+	keys(m, "ctrl+x")
+	tags := m.Form().Fields()[0]
+	if got := m.FocusedNode(); got != tags.Children[0] {
+		t.Fatalf("after removing the last item the focus is on %q", got.Pointer())
+	}
+	keys(m, "ctrl+x")
+	if got := m.FocusedNode(); got != tags {
+		t.Fatalf("after removing the only item the focus is on %q", got.Pointer())
+	}
+	if got := string(m.Value()); got != `{"tags":[]}` {
+		t.Fatalf("value %s", got)
+	}
+	keys(m, "ctrl+x") // the next ctrl+x acts on the list: it is no longer sent
+	if got := string(m.Value()); got != `{}` {
+		t.Fatalf("value %s", got)
+	}
+}
+
+func TestTextTypedOnAHeaderIsNotDroppedSilently(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"opts":{"type":"object","properties":{"a":{"type":"string"}}}}}`, 80, 20)
+	feed(m, uitest.Type("x")...)
+	if !strings.Contains(m.Note(), `"x" was not typed`) || !strings.Contains(m.View(), "was not typed") {
+		t.Fatalf("no hint: %q", m.Note())
+	}
+}
+
+func TestReadOnlyDefaultIsShownNotSent(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"id":{"type":"string","readOnly":true,"default":"server-7"},"name":{"type":"string"}}}`, 80, 20)
+	if !strings.Contains(m.View(), "server-7") {
+		t.Fatalf("read-only default not shown:\n%s", m.View())
+	}
+	if m.Typing() {
+		t.Fatal("a read-only field takes no text")
+	}
+	feed(m, uitest.Type("z")...)
+	if got := m.Form().Fields()[0].Text; got != "server-7" || !strings.Contains(m.Note(), "read-only") {
+		t.Fatalf("typed into a read-only field: %q, note %q", got, m.Note())
+	}
+	keys(m, "ctrl+e", "ctrl+e")
+	if !strings.Contains(m.View(), "server-7") || string(m.Value()) != `{}` {
+		t.Fatalf("after JSON mode: value %s\n%s", m.Value(), m.View())
+	}
+}
+
+func TestEscWithUnparsableJSONSaysTheDraftIsKept(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 80, 20)
+	keys(m, "ctrl+e")
+	feed(m, uitest.Type("x")...)
+	if a := keys(m, "esc"); a != nil {
+		t.Fatalf("esc with unparsable JSON left at once: %#v", a)
+	}
+	if !strings.Contains(m.Note(), "draft text is kept") {
+		t.Fatalf("note %q", m.Note())
+	}
+	if _, ok := keys(m, "esc").(ActionBack); !ok || !m.JSONMode() {
+		t.Fatal("the second esc did not leave, keeping JSON mode")
+	}
+}
+
+func TestHelpBarFitsWithTheEssentials(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"tags":{"type":["array","null"],"items":{"type":"string"}},"body":{"type":"string"}}}`, 100, 30)
+	more := key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "more keys"))
+	h := help.New()
+	h.SetWidth(100)
+	for range 3 {
+		bar := h.ShortHelpView(append(m.ShortHelp(), more))
+		for _, want := range []string{"tab", "ctrl+s", "ctrl+e", "esc", "ctrl+g"} {
+			if !strings.Contains(bar, want) {
+				t.Errorf("help bar lacks %s: %q", want, bar)
+			}
+		}
+		if strings.Contains(bar, "…") || common.Width(bar) > 100 {
+			t.Errorf("help bar cut: %q", bar)
+		}
+		keys(m, "tab")
+	}
+}
+
+func TestNewlinesInStringFields(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{
+	  "title":{"type":"string"},
+	  "body":{"type":"string","description":"Issue body (markdown)"},
+	  "n":{"type":"integer"}}}`, 80, 30)
+	title, body := m.Form().Fields()[0], m.Form().Fields()[1]
+	if title.IsMultiline() || !body.IsMultiline() {
+		t.Fatalf("multi-line: title %v body %v", title.IsMultiline(), body.IsMultiline())
+	}
+	// Any string field: ctrl+j breaks the line at the cursor.
+	feed(m, uitest.Type("ab")...)
+	keys(m, "left", "ctrl+j")
+	feed(m, uitest.Type("c")...)
+	if title.Text != "a\ncb" {
+		t.Fatalf("title text %q", title.Text)
+	}
+	// In a long-text field ctrl+j and alt+enter break lines; enter and tab
+	// move on.
+	keys(m, "tab")
+	feed(m, uitest.Type("# Hi")...)
+	keys(m, "ctrl+j")
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	feed(m, uitest.Type("text")...)
+	keys(m, "enter")
+	if m.FocusedNode() != m.Form().Fields()[2] {
+		t.Fatalf("enter did not move on from the text field: %q", m.FocusedNode().Pointer())
+	}
+	if got := string(m.Value()); got != `{"title":"a\ncb","body":"# Hi\n\ntext"}` {
+		t.Fatalf("value %s", got)
+	}
+	if v := m.View(); !strings.Contains(v, "│ # Hi") || !strings.Contains(v, "│ text") {
+		t.Fatalf("multi-line text not drawn over lines:\n%s", v)
+	}
+}
