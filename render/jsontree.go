@@ -212,8 +212,8 @@ func decodeJSONString(lit []byte) string {
 }
 
 // JSONScalar returns the text a tree shows for scalar n of src: a string's
-// decoded value in quotes with control characters escaped, a number as
-// written, true, false or null. The result is sanitized and on one line.
+// decoded value as [QuoteInert] shows it, a number as written, true, false
+// or null. The result is sanitized and on one line.
 // A string longer than maxScalarBytes is cut there and ends in "…", so a
 // 10 MB string costs no more to show than a short one.
 func JSONScalar(src []byte, n JSONNode) string {
@@ -228,20 +228,38 @@ func JSONScalar(src []byte, n JSONNode) string {
 			lit = lit[:i]
 		}
 		cut := append(bytes.Clone(lit), '"')
-		return SanitizeLine(strconv.Quote(strings.ToValidUTF8(decodeJSONString(cut), ""))) + "…"
+		return QuoteInert(strings.ToValidUTF8(decodeJSONString(cut), "")) + "…"
 	}
 	if n.Kind == JSONString {
-		return SanitizeLine(strconv.Quote(decodeJSONString(lit)))
+		return QuoteInert(decodeJSONString(lit))
 	}
 	return SanitizeLine(string(lit))
 }
+
+// QuoteInert shows a decoded JSON string (a value or a member name) in
+// double quotes the way every viewer shows untrusted text: '"' and '\' are
+// escaped as JSON writes them, so the quotes still delimit, and control
+// characters appear as [SanitizeCell]'s glyphs (ESC as ␛, a line break as
+// ⏎), never as an escape such as \x1b or \u001b that reads as other text.
+func QuoteInert(s string) string {
+	if strings.ContainsAny(s, `"\`) {
+		s = quoteReplacer.Replace(s)
+	}
+	return `"` + SanitizeCell(s) + `"`
+}
+
+// quoteReplacer escapes the two characters a JSON string cannot hold bare.
+var quoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 // maxScalarBytes is the most of a scalar's source JSONScalar decodes.
 const maxScalarBytes = 4096
 
 // JSONPathSegment is the part of a jq-style path that n adds to its parent's:
 // ".name" for an identifier key, `["odd key"]` for any other key, "[3]" for
-// an array element and "" for a top-level value.
+// an array element and "" for a top-level value. An odd key is quoted as a
+// JSON string (a control character as \u001b), the syntax jq reads, so a
+// copied path selects the node; it is plain ASCII punctuation, inert on
+// screen.
 func JSONPathSegment(n JSONNode) string {
 	switch {
 	case n.Index >= 0:
@@ -251,8 +269,21 @@ func JSONPathSegment(n JSONNode) string {
 	case isIdentifier(n.Key):
 		return "." + n.Key
 	default:
-		return "[" + strconv.Quote(n.Key) + "]"
+		return "[" + jsonQuote(n.Key) + "]"
 	}
+}
+
+// jsonQuote encodes s as a JSON string literal, without the HTML escaping
+// encoding/json applies by default (jq would read \u003c, but a person
+// reads < better).
+func jsonQuote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) != nil {
+		return strconv.Quote(s)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // isIdentifier reports whether s can follow a '.' in a jq path.

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -72,4 +73,55 @@ func FuzzTimeline(f *testing.F) {
 		out, _ := Timeline(src, Options{Width: 40, NoColor: true})
 		checkWidth(t, out, 40)
 	})
+}
+
+// TestJSONTreeShowsControlsAsGlyphs: decoded strings and keys show control
+// characters as Sanitize's glyphs (␛, ⏎), as every other viewer does, while
+// a path stays jq syntax that selects the node.
+func TestJSONTreeShowsControlsAsGlyphs(t *testing.T) {
+	src := []byte(`{"k\u001b[31m":"a\u001b[2J\"q\"\\\nb\u0007\u009b1m","<ok>":"\t"}`)
+	roots, _ := JSONRoots(src)
+	kids, _ := JSONChildren(src, roots[0])
+	if got, want := JSONScalar(src, kids[0]), `"a␛[2J\"q\"\\⏎b␇␛[1m"`; got != want {
+		t.Fatalf("scalar %s, want %s", got, want)
+	}
+	if got, want := QuoteInert(kids[0].Key), `"k␛[31m"`; got != want {
+		t.Fatalf("key %s, want %s", got, want)
+	}
+	if got, want := JSONPathSegment(kids[0]), `["k\u001b[31m"]`; got != want {
+		t.Fatalf("path %s, want %s", got, want)
+	}
+	if got, want := JSONPathSegment(kids[1]), `["<ok>"]`; got != want {
+		t.Fatalf("path %s, want %s", got, want)
+	}
+	if got := JSONScalar(src, kids[1]); got != `" "` {
+		t.Fatalf("tab shown as %s", got)
+	}
+}
+
+// TestTimelineOffsetsAndZero: offsets read as time since the start ("+0s",
+// "+400ms"), zero in any unit is "0s", never "0ms".
+func TestTimelineOffsetsAndZero(t *testing.T) {
+	src := []byte(`{"unit":"ms","events":[{"label":"a","start_ms":0,"end_ms":400},{"label":"b","start_ms":400,"end_ms":1900},{"label":"c","start_ms":1900,"end_ms":1900}]}`)
+	out, err := Timeline(src, Options{Width: 60, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"   +0s ● a", "+400ms ● b", "+1.9s ◆ c", "400ms", "1.5s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(" "+out, " 0ms") {
+		t.Errorf("zero offset in ms:\n%s", out)
+	}
+	for _, c := range []struct {
+		d    float64
+		unit string
+		want string
+	}{{0, "ms", "0s"}, {0, "s", "0s"}, {850, "ms", "850ms"}, {1.25, "s", "1.2s"}, {184, "s", "3m04s"}, {3, "", "3"}} {
+		if got := FormatDuration(c.d, c.unit); got != c.want {
+			t.Errorf("FormatDuration(%v, %q) = %q, want %q", c.d, c.unit, got, c.want)
+		}
+	}
 }

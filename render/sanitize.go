@@ -63,6 +63,21 @@ func SanitizeLine(s string) string {
 	return sanitize(s, true)
 }
 
+// SanitizeCell is Sanitize for text shown on one line inside a widget (a
+// table cell, a JSON tree's string): a line break shows as ⏎ (U+23CE) and
+// a tab as a space, so the line stays one line and a break stays visible.
+// Every other control shows as Sanitize's glyph (ESC as ␛).
+func SanitizeCell(s string) string {
+	s = Sanitize(s)
+	if strings.ContainsAny(s, "\n\t") {
+		s = cellReplacer.Replace(s)
+	}
+	return s
+}
+
+// cellReplacer turns SanitizeCell's line breaks and tabs into one cell each.
+var cellReplacer = strings.NewReplacer("\n", newlineGlyph, "\t", " ")
+
 // sanitize implements Sanitize and SanitizeLine; oneLine selects the latter.
 func sanitize(s string, oneLine bool) string {
 	if isClean(s, oneLine) {

@@ -589,9 +589,7 @@ func renderTable(td *TableData, o Options) string {
 	// Sanitize every shown cell once, cut to the widest a column can be.
 	maxCell := width - 2*cellPadding - 2*columnBorderCells
 	cell := func(s string) string {
-		s = strings.ReplaceAll(Sanitize(s), "\n", newlineGlyph)
-		s = strings.ReplaceAll(s, "\t", " ")
-		return ansi.Truncate(s, maxCell, ellipsis)
+		return ansi.Truncate(SanitizeCell(s), maxCell, ellipsis)
 	}
 	header := make([]string, ncols)
 	natural := make([]int, ncols)

@@ -237,8 +237,9 @@ func Timeline(src []byte, o Options) (string, error) {
 	return renderTimeline(td, o), nil
 }
 
-// FormatDuration formats d in unit as a short human duration: "850 ms",
-// "1.2 s", "3m04s"; unitless values are printed as numbers.
+// FormatDuration formats d in unit as a short human duration: "850ms",
+// "1.2s", "3m04s", and zero as "0s" (zero needs no finer unit); unitless
+// values are printed as numbers.
 func FormatDuration(d float64, unit string) string {
 	switch unit {
 	case "s":
@@ -248,6 +249,8 @@ func FormatDuration(d float64, unit string) string {
 		return trimFloat(d)
 	}
 	switch {
+	case d == 0:
+		return "0s"
 	case d < 1000:
 		return trimFloat(d) + "ms"
 	case d < 60_000:
@@ -257,6 +260,13 @@ func FormatDuration(d float64, unit string) string {
 	default:
 		return fmt.Sprintf("%dh%02dm", int(d/3_600_000), int(d/60_000)%60)
 	}
+}
+
+// formatOffset formats an event's start as an offset from the timeline's
+// origin: FormatDuration with a leading "+" ("+0s", "+400ms", "+1.2s"),
+// so the column reads as time since the start, not as durations.
+func formatOffset(d float64, unit string) string {
+	return "+" + FormatDuration(d, unit)
 }
 
 // trimFloat prints f without a needless fraction.
@@ -291,7 +301,7 @@ func renderTimeline(td *TimelineData, o Options) string {
 	events := td.Events[:min(len(td.Events), MaxTimelineEvents)]
 	offW, durW, labelW, stateW := 0, 0, 0, 0
 	for _, e := range events {
-		offW = max(offW, len(FormatDuration(e.Start, td.Unit)))
+		offW = max(offW, len(formatOffset(e.Start, td.Unit)))
 		durW = max(durW, len(FormatDuration(e.End-e.Start, td.Unit)))
 		labelW = max(labelW, cellWidth(SanitizeLine(e.Label)))
 		stateW = max(stateW, cellWidth(SanitizeLine(e.State)))
@@ -313,7 +323,7 @@ func renderTimeline(td *TimelineData, o Options) string {
 		if e.End == e.Start {
 			marker, dur = "◆", ""
 		}
-		b.WriteString(o.style(p.muted).Render(fmt.Sprintf("%*s", offW, FormatDuration(e.Start, td.Unit))))
+		b.WriteString(o.style(p.muted).Render(fmt.Sprintf("%*s", offW, formatOffset(e.Start, td.Unit))))
 		b.WriteString(" " + o.style(p.accent).Render(marker) + " ")
 		label := ansi.Truncate(SanitizeLine(e.Label), labelW, ellipsis)
 		b.WriteString(label + strings.Repeat(" ", labelW-cellWidth(label)))

@@ -789,9 +789,18 @@ func (m *Model) viewerKey(kp tea.KeyPressMsg) tea.Cmd {
 	case viewer.ActionBack:
 		m.screen = screenResult
 	case viewer.ActionAskSaveDir:
-		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.Dir))
+		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.Dir).SetHint(saveHint(a.Base)))
 	}
 	return cmd
+}
+
+// saveHint tells the save prompt's reader how the answer is read (see
+// viewer.ResolveSaveDir).
+func saveHint(base string) string {
+	if base == "" {
+		return "~ is your home directory; give an absolute path or ~/…"
+	}
+	return "~ is your home directory; a relative path starts in " + base
 }
 
 // View draws the header, the focused screen (or the top dialog) and the

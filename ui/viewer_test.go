@@ -85,6 +85,44 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 	}
 }
 
+// TestSavePromptExpandsTilde: the prompt says how its answer is read, and
+// "~/somewhere" lands under the home directory, not in ./~/somewhere.
+func TestSavePromptExpandsTilde(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Chdir(cwd)
+	staged := filepath.Join(t.TempDir(), "blob")
+	os.WriteFile(staged, []byte(`{"a":1}`), 0o444)
+	m, _ := newTest(t, nil, 100, 24)
+	h := newHarness(t, m)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	m.result.res.Artifacts[0].Staged = staged
+	h.key("enter")
+	h.until("render", func() bool { return m.viewer != nil && !m.viewer.Loading() })
+	h.key("s")
+	if out := frame(t, m); !strings.Contains(out, "~ is your home directory") || !strings.Contains(out, "relative path starts in") {
+		t.Fatalf("save prompt does not say how paths are read:\n%s", out)
+	}
+	for range len(m.workspace) {
+		h.key("backspace")
+	}
+	for _, msg := range uitest.Type("~/somewhere") {
+		m.Update(msg)
+	}
+	h.key("enter")
+	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.Note(), "Saved") })
+	want := filepath.Join(home, "somewhere", "report-1.json")
+	if _, err := os.Stat(want); err != nil {
+		t.Fatalf("not saved under home: %v (note %q)", err, m.viewer.Note())
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "~")); err == nil {
+		t.Fatal("created ./~ in the cwd")
+	}
+	if !strings.Contains(m.viewer.Note(), want) {
+		t.Fatalf("note %q does not show %s", m.viewer.Note(), want)
+	}
+}
+
 func TestViewerShowsMetadataForMedia(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 24)
 	h := newHarness(t, m)

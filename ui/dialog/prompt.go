@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"modbay/render"
 	"modbay/ui/common"
@@ -28,6 +29,9 @@ func DefaultPromptKeyMap() PromptKeyMap {
 type Prompt struct {
 	com   *common.Common
 	title string
+	// hint is a muted line under the input saying how the answer is read
+	// ("~ is your home; a relative path starts in …"); empty for none.
+	hint  string
 	input textinput.Model
 	keys  PromptKeyMap
 }
@@ -46,6 +50,13 @@ func NewPrompt(com *common.Common, title, value string) *Prompt {
 	in.CursorEnd()
 	in.Focus()
 	return &Prompt{com: com, title: title, input: in, keys: DefaultPromptKeyMap()}
+}
+
+// SetHint sets the muted line shown under the input, which says how the
+// answer is read; it returns p for chaining.
+func (p *Prompt) SetHint(hint string) *Prompt {
+	p.hint = hint
+	return p
 }
 
 // ID implements Dialog.
@@ -77,5 +88,9 @@ func (p *Prompt) View(width, _ int) string {
 	inner := boxWidth(p.com, width)
 	p.input.SetWidth(max(inner-3, 5))
 	st := p.com.Styles
-	return box(p.com, st.Title.Render(common.Trunc(render.SanitizeLine(p.title), inner))+"\n\n"+p.input.View(), inner)
+	content := st.Title.Render(common.Trunc(render.SanitizeLine(p.title), inner)) + "\n\n" + p.input.View()
+	if p.hint != "" {
+		content += "\n\n" + st.Muted.Render(ansi.Wrap(render.SanitizeLine(p.hint), inner, "/ "))
+	}
+	return box(p.com, content, inner)
 }

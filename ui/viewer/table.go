@@ -16,16 +16,39 @@ import (
 )
 
 const (
-	// widthSampleRows is how many rows (from the top) size the columns: a
-	// column's width is its widest cell among them. Measuring 100 000 rows
-	// would cost more than the first frame's budget; a wider cell further
-	// down is cut with "…" and shown whole in the row detail.
+	// widthSampleRows is how many of the shown rows, from the top, size the
+	// columns when the table opens or is filtered or sorted: a column's
+	// natural width is its widest cell among them, the last widthSampleTail
+	// rows and the header. Measuring 100 000 rows would cost more than the
+	// first frame's budget; the rows on screen are measured as they come
+	// into view (measureVisible), so a wider cell further down widens its
+	// column instead of being cut.
 	widthSampleRows = 2000
-	// maxColumnCells caps a column's width so one long text column cannot
-	// push every other column off screen.
+	// widthSampleTail is how many rows from the end join the sample: ids,
+	// counters and sorted columns are widest at the end.
+	widthSampleTail = 200
+	// maxColumnCells caps a column's width while choosing which columns fit,
+	// so one long text column cannot push every other column off screen;
+	// screen width left over after that goes back to the capped columns.
 	maxColumnCells = 40
+	// maxMeasureCells bounds how far a cell is measured: no terminal is
+	// wider, so measuring further only costs time.
+	maxMeasureCells = 1024
+	// cellBytesCap is the most of a cell's bytes that are sanitized and
+	// measured for display (four per measured cell covers any UTF-8); a
+	// megabyte cell costs a frame no more than a short one. The row detail
+	// shows the whole cell.
+	cellBytesCap = 4 * maxMeasureCells
 	// columnGap is the separator between columns: " │ ".
 	columnGap = 3
+	// sortMarkCells is the room the sort indicator (" ▲" or " ▼") takes in
+	// the sorted column's header; it is reserved, so the name is cut before
+	// the indicator is.
+	sortMarkCells = 2
+	// minPartialCells is the narrowest start of a next column worth
+	// showing at the right edge ("ab…"); less is left blank, and the
+	// footer's "col i of n" says more columns follow.
+	minPartialCells = 3
 	// tableChrome is the lines around the rows: header, rule and footer.
 	tableChrome = 3
 )
@@ -36,11 +59,16 @@ const (
 // ascending, descending, source order) and scrolls sideways; / filters rows
 // by a substring of any cell; enter shows the row as a key/value list.
 type table struct {
-	com     *common.Common
-	keys    KeyMap
-	td      *render.TableData
-	err     error
+	com  *common.Common
+	keys KeyMap
+	td   *render.TableData
+	err  error
+	// natural is each column's widest cell (in cells, at most
+	// maxMeasureCells) among the header, a sample of the shown rows and
+	// every row that has been on screen since the last filter or sort.
 	natural []int
+	// headerW is each header's width in cells.
+	headerW []int
 	order   []int // rows shown, as indexes into td.Rows
 	cur     int   // index into order
 	top     int
@@ -66,23 +94,120 @@ func newTable(in loadInput, src []byte) (body, string, error) {
 	t := &table{com: in.com, keys: in.keys, td: td, err: err, sortCol: -1,
 		filter: newSearchBox(in.com, in.keys.Search, "filter: ")}
 	t.natural = make([]int, len(td.Header))
+	t.headerW = make([]int, len(td.Header))
 	for j, h := range td.Header {
-		t.natural[j] = max(1, cellText(h, maxColumnCells))
-	}
-	for _, row := range td.Rows[:min(len(td.Rows), widthSampleRows)] {
-		for j, c := range row {
-			t.natural[j] = max(t.natural[j], cellText(c, maxColumnCells))
-		}
+		t.headerW[j] = cellText(h, maxMeasureCells)
 	}
 	t.order = make([]int, len(td.Rows))
 	for i := range t.order {
 		t.order[i] = i
 	}
+	t.measureSample()
+	t.w, t.h = in.w, in.h
+	t.measureVisible()
 	note := ""
 	if err != nil {
 		note = fmt.Sprintf("Parsed %d rows; %s", len(td.Rows), err.Error())
 	}
 	return t, note, nil
+}
+
+// measureSample resets the natural widths to the header and a sample of
+// the shown rows: the first widthSampleRows and the last widthSampleTail.
+func (t *table) measureSample() {
+	for j := range t.natural {
+		t.natural[j] = max(1, t.headerW[j])
+	}
+	head := t.order[:min(len(t.order), widthSampleRows)]
+	tail := t.order[max(len(head), len(t.order)-widthSampleTail):]
+	for _, part := range [][]int{head, tail} {
+		for _, i := range part {
+			t.widen(t.td.Rows[i], 0, len(t.natural))
+		}
+	}
+}
+
+// measureVisible widens the columns that can be on screen to fit the rows
+// that are: at most rowsH rows by the columns a screen can hold, so the
+// work per key press is bounded whatever the table's size.
+func (t *table) measureVisible() {
+	if len(t.natural) == 0 {
+		return
+	}
+	// Each shown column takes at least one cell and a gap.
+	to := min(len(t.natural), t.left+t.w/(1+columnGap)+1)
+	end := min(len(t.order), t.top+t.rowsH())
+	for k := t.top; k < end; k++ {
+		t.widen(t.td.Rows[t.order[k]], t.left, to)
+	}
+}
+
+// widen raises natural[from:to] to fit row's cells.
+func (t *table) widen(row []string, from, to int) {
+	for j := from; j < to; j++ {
+		t.natural[j] = max(t.natural[j], cellText(row[j], maxMeasureCells))
+	}
+}
+
+// want is the width column j asks for: its natural width, and room for the
+// header with the sort indicator when it is the sorted column.
+func (t *table) want(j int) int {
+	w := t.natural[j]
+	if j == t.sortCol {
+		w = max(w, t.headerW[j]+sortMarkCells)
+	}
+	return w
+}
+
+// capped is column j's width while deciding which columns fit.
+func (t *table) capped(j int) int { return min(t.want(j), maxColumnCells) }
+
+// layout decides the columns shown from t.left and each one's width: the
+// columns that fit at their capped width (the first always shows, cut to
+// the screen if it must); then the screen width left over goes to the
+// columns that were capped, shared evenly up to what each wants; what
+// still remains (minPartialCells or more) shows the start of the next
+// column, cut with "…".
+func (t *table) layout() (cols, widths []int) {
+	used := 0
+	for j := t.left; j < len(t.natural); j++ {
+		w, need := t.capped(j), t.capped(j)
+		if len(cols) > 0 {
+			need += columnGap
+		}
+		if used+need > t.w {
+			if len(cols) == 0 {
+				cols, widths, used = append(cols, j), append(widths, max(1, min(w, t.w))), t.w
+			}
+			break
+		}
+		cols, widths, used = append(cols, j), append(widths, w), used+need
+	}
+	spare := t.w - used
+	for spare > 0 {
+		var short []int // shown columns narrower than they want
+		for k, j := range cols {
+			if widths[k] < t.want(j) {
+				short = append(short, k)
+			}
+		}
+		if len(short) == 0 {
+			break
+		}
+		share := max(1, spare/len(short))
+		for _, k := range short {
+			add := min(share, spare, t.want(cols[k])-widths[k])
+			widths[k] += add
+			spare -= add
+			if spare == 0 {
+				break
+			}
+		}
+	}
+	if next := t.left + len(cols); next < len(t.natural) && spare-columnGap >= minPartialCells {
+		cols, widths = append(cols, next), append(widths, min(spare-columnGap, t.want(next)))
+	}
+	return cols, widths
 }
 
 // cellText is the width of c as a cell shows it, at most limit.
@@ -103,15 +228,16 @@ func isPlainASCII(s string) bool {
 	return true
 }
 
-// cell makes a cell's text safe and one line: sanitized, newlines as ⏎,
-// tabs as spaces.
+// cell makes a cell's text safe and one line: at most cellBytesCap bytes
+// of it, sanitized, newlines as ⏎, tabs as spaces (render.SanitizeCell).
 func cell(c string) string {
+	if len(c) > cellBytesCap {
+		c = strings.ToValidUTF8(c[:cellBytesCap], "")
+	}
 	if isPlainASCII(c) {
 		return c
 	}
-	c = render.Sanitize(c)
-	c = strings.ReplaceAll(c, "\n", "⏎")
-	return strings.ReplaceAll(c, "\t", " ")
+	return render.SanitizeCell(c)
 }
 
 // SetSize implements body.
@@ -142,13 +268,15 @@ func (t *table) clamp() {
 	for t.left < t.col && !t.fits(t.left, t.col) {
 		t.left++
 	}
+	t.measureVisible()
 }
 
-// fits reports whether columns from..to all fit in the width.
+// fits reports whether columns from..to all fit in the width at their
+// capped widths.
 func (t *table) fits(from, to int) bool {
 	used := 0
 	for j := from; j <= to; j++ {
-		used += t.natural[j] + columnGap
+		used += t.capped(j) + columnGap
 	}
 	return used-columnGap <= t.w
 }
@@ -268,6 +396,7 @@ func (t *table) apply() {
 		})
 	}
 	t.cur, t.top = 0, 0
+	t.measureSample()
 }
 
 // rowContains reports whether any cell of row contains q (lower-case).
@@ -319,34 +448,37 @@ func (t *table) View() string {
 		return t.detail.View()
 	}
 	st := t.com.Styles
-	// The visible columns from t.left, as many as fit; the last may be cut.
-	var cols []int
-	used := 0
-	for j := t.left; j < len(t.td.Header) && used < t.w; j++ {
-		cols = append(cols, j)
-		used += t.natural[j] + columnGap
+	cols, widths := t.layout()
+	used := -columnGap
+	for _, w := range widths {
+		used += w + columnGap
 	}
 	sep := st.Muted.Render(" │ ")
-	line := func(cells func(j int) string, style func(j int, s string) string) string {
+	line := func(cells func(j, w int) string, style func(j int, s string) string) string {
 		var b strings.Builder
 		for k, j := range cols {
 			if k > 0 {
 				b.WriteString(sep)
 			}
-			w := t.natural[j]
-			c := ansi.Truncate(cells(j), w, "…")
-			c += strings.Repeat(" ", w-ansi.StringWidth(c))
+			w := widths[k]
+			c := ansi.Truncate(cells(j, w), w, "…")
+			c += strings.Repeat(" ", max(0, w-ansi.StringWidth(c)))
 			b.WriteString(style(j, c))
 		}
 		return ansiTrunc(b.String(), t.w)
 	}
 	var b strings.Builder
-	hdr := func(j int) string {
+	hdr := func(j, w int) string {
 		h := render.SanitizeLine(t.td.Header[j])
-		if j == t.sortCol {
-			h += map[int]string{1: " ↑", -1: " ↓"}[t.sortDir]
+		if j != t.sortCol || t.sortDir == 0 {
+			return h
 		}
-		return h
+		mark := map[int]string{1: " ▲", -1: " ▼"}[t.sortDir]
+		if w <= sortMarkCells {
+			return mark[1:] // the indicator alone
+		}
+		// The name is cut, never the indicator.
+		return ansi.Truncate(h, w-sortMarkCells, "…") + mark
 	}
 	b.WriteString(line(hdr, func(j int, s string) string {
 		if j == t.col {
@@ -355,13 +487,13 @@ func (t *table) View() string {
 		return st.Subtitle.Render(s)
 	}))
 	b.WriteByte('\n')
-	b.WriteString(st.Muted.Render(strings.Repeat("─", max(0, min(t.w, used-columnGap)))))
+	b.WriteString(st.Muted.Render(strings.Repeat("─", max(0, min(t.w, used)))))
 	b.WriteByte('\n')
 	end := min(len(t.order), t.top+t.rowsH())
 	for k := t.top; k < end; k++ {
 		row := t.td.Rows[t.order[k]]
 		sel := k == t.cur
-		b.WriteString(line(func(j int) string { return cell(row[j]) }, func(j int, s string) string {
+		b.WriteString(line(func(j, _ int) string { return cell(row[j]) }, func(j int, s string) string {
 			if sel {
 				return st.Selected.Reverse(true).Render(s)
 			}

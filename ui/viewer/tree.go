@@ -425,7 +425,7 @@ func (t *tree) rowText(r treeRow) string {
 	}
 	switch {
 	case n.KeyStart >= 0:
-		b.WriteString(s.key.Render(render.SanitizeLine(fmt.Sprintf("%q", n.Key))))
+		b.WriteString(s.key.Render(render.QuoteInert(n.Key)))
 		b.WriteString(s.punct.Render(": "))
 	case n.Index >= 0:
 		b.WriteString(s.punct.Render(fmt.Sprintf("[%d] ", n.Index)))

@@ -105,11 +105,12 @@ type loadedMsg struct {
 	note string
 }
 
-// savedMsg is a finished copy of the artifact.
+// savedMsg is a finished copy of the artifact: path is the absolute path
+// written, dir the absolute directory it went into.
 type savedMsg struct {
 	tag
-	path string
-	err  error
+	path, dir string
+	err       error
 }
 
 // openedMsg is the system opener's start.
@@ -125,7 +126,10 @@ type Action interface{ viewerAction() }
 type ActionBack struct{}
 
 // ActionAskSaveDir asks for the directory to save into, starting at Dir.
-type ActionAskSaveDir struct{ Dir string }
+// Base is the directory a relative answer is resolved against (the
+// workspace the viewer was opened with; see ResolveSaveDir), for the
+// prompt to say so.
+type ActionAskSaveDir struct{ Dir, Base string }
 
 func (ActionBack) viewerAction()       {}
 func (ActionAskSaveDir) viewerAction() {}
@@ -166,16 +170,20 @@ type Model struct {
 	err      error
 	note     string
 	saveDir  string
-	saved    string
-	width    int
-	height   int
+	// baseDir is the directory relative save paths start from: the save
+	// directory the viewer was opened with (the workspace), never the
+	// process's working directory.
+	baseDir string
+	saved   string
+	width   int
+	height  int
 }
 
 // New returns a viewer for artifact a of run reqID; siblings are the run's
 // other artifacts (an image grid shows them), saveDir the default save
 // directory. Call Load for the Cmd that reads it.
 func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.VerifiedArtifact, siblings []runner.VerifiedArtifact, saveDir string) *Model {
-	m := &Model{com: com, keys: keys, env: env, reqID: reqID, art: a, siblings: siblings, saveDir: saveDir}
+	m := &Model{com: com, keys: keys, env: env, reqID: reqID, art: a, siblings: siblings, saveDir: saveDir, baseDir: saveDir}
 	m.pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 	m.SetSize(com.Width, com.Height)
 	return m
@@ -196,8 +204,12 @@ func (m *Model) Note() string { return m.note }
 // Err is the load or render error shown in the status line.
 func (m *Model) Err() error { return m.err }
 
-// SaveDir is the directory the save prompt starts in.
+// SaveDir is the directory the save prompt starts in: the last directory
+// saved into, else the workspace.
 func (m *Model) SaveDir() string { return m.saveDir }
+
+// SaveBase is the directory a relative save path is resolved against.
+func (m *Model) SaveBase() string { return m.baseDir }
 
 // Presentation is the resolved primitive (WIRE.md §10).
 func (m *Model) Presentation() string { return m.pres }
@@ -287,7 +299,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			m.note = "Not saved: " + msg.err.Error()
 			return nil, nil
 		}
-		m.saved = msg.path
+		m.saved, m.saveDir = msg.path, msg.dir
 		m.note = "Saved a copy to " + msg.path + " · y copies the path"
 		return nil, nil
 	case openedMsg:
@@ -319,7 +331,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	case key.Matches(kp, k.Back):
 		return ActionBack{}, nil
 	case key.Matches(kp, k.Save):
-		return ActionAskSaveDir{Dir: m.saveDir}, nil
+		return ActionAskSaveDir{Dir: m.saveDir, Base: m.baseDir}, nil
 	case key.Matches(kp, k.Open):
 		return nil, m.open()
 	case key.Matches(kp, k.Copy):
@@ -358,19 +370,67 @@ func (m *Model) open() tea.Cmd {
 }
 
 // Save copies the staged file into dir in a Cmd, never overwriting: a taken
-// name gets a -2, -3… suffix, which the status line then shows.
+// name gets a -2, -3… suffix, which the status line then shows. dir is what
+// the person typed: ResolveSaveDir expands a leading ~ and anchors a
+// relative path at the workspace, and the note shows the absolute path
+// written.
 func (m *Model) Save(dir string) tea.Cmd {
-	m.saveDir = dir
 	m.note = "Saving…"
-	src := m.art.Staged
+	src, base := m.art.Staged, m.baseDir
 	name := filepath.Base(m.art.Path)
 	if name == "." || name == "/" || name == "" {
 		name = m.art.ID
 	}
 	return func() tea.Msg {
-		p, err := CopyNoClobber(src, dir, name)
-		return savedMsg{path: p, err: err}
+		// The home directory is looked up here, off the Update loop.
+		home, herr := os.UserHomeDir()
+		if herr != nil {
+			home = ""
+		}
+		abs, err := ResolveSaveDir(dir, base, home)
+		if err != nil {
+			return savedMsg{err: err}
+		}
+		p, err := CopyNoClobber(src, abs, name)
+		return savedMsg{path: p, dir: abs, err: err}
 	}
+}
+
+// ResolveSaveDir turns the save prompt's answer into an absolute directory:
+// "~" is home and "~/x" is x under home (as a shell would expand them; the
+// prompt is not a shell, so without this "~/x" would create a directory
+// named "~"); any other relative path is resolved against base, the
+// workspace the prompt starts in, never against the process's working
+// directory, which the person cannot see. "~user" forms are refused rather
+// than guessed. An empty home or base makes the answers that need it an
+// error.
+func ResolveSaveDir(input, base, home string) (string, error) {
+	in := strings.TrimSpace(input)
+	switch {
+	case in == "":
+		return "", errors.New("no directory given")
+	case in == "~" || strings.HasPrefix(in, "~/") || strings.HasPrefix(in, "~"+string(filepath.Separator)):
+		if home == "" {
+			return "", fmt.Errorf("save dir %q: no home directory to expand ~ to", in)
+		}
+		in = filepath.Join(home, in[1:])
+	case strings.HasPrefix(in, "~"):
+		return "", fmt.Errorf("save dir %q: only ~ and ~/ are expanded (to your home)", in)
+	case !filepath.IsAbs(in):
+		if base == "" {
+			return "", fmt.Errorf("save dir %q: relative path but no workspace to resolve it in; give an absolute path or ~/", in)
+		}
+		in = filepath.Join(base, in)
+	}
+	if !filepath.IsAbs(in) {
+		// base or home was itself relative: anchor it once, explicitly.
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			return "", fmt.Errorf("save dir %q: %w", input, err)
+		}
+		in = abs
+	}
+	return filepath.Clean(in), nil
 }
 
 // CopyNoClobber copies src into dir as name, or name-2, name-3… when taken:

@@ -473,8 +473,8 @@ func TestMarkdownSearchAndReflow(t *testing.T) {
 	b.WriteString("## The end\n\nfind the unicorn here\n")
 	f := open(t, "big.md", []byte(b.String()), "text/markdown", "", 80, 20, false)
 	md := f.m.body.(*markdown)
-	if len(md.chunks) < 2 || md.shown != len(md.chunks) {
-		t.Fatalf("chunks %d shown %d", len(md.chunks), md.shown)
+	if len(md.chunks) < 2 || md.known != len(md.chunks) {
+		t.Fatalf("chunks %d laid out %d", len(md.chunks), md.known)
 	}
 	f.key("/")
 	f.typeText("unicorn")
@@ -680,4 +680,233 @@ func TestScreenshotFrames(t *testing.T) {
 	write("video", open(t, "intro.mp4", []byte("\x00\x00\x00\x18ftypmp42"), "video/mp4", "", w, h, true))
 	write("document", open(t, "paper.pdf", []byte("%PDF-1.4\n1 0 obj << /Type /Pages /Count 12 >> endobj\n"), "application/pdf", "", w, h, true))
 	write("download", open(t, "bundle.zip", []byte("PK\x03\x04rest"), "application/zip", "", w, h, true))
+}
+
+// TestSaveExpandsHomeAndAnchorsRelativePaths: "~/somewhere" goes under the
+// home directory (not ./~/somewhere), a relative path under the workspace
+// the prompt starts in (not the process's cwd), and the note shows the
+// absolute path written.
+func TestSaveExpandsHomeAndAnchorsRelativePaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	f := open(t, "a.txt", []byte("x"), "text/plain", "", 60, 8, false)
+	ws := f.m.SaveBase()
+	act, ok := f.key("s").(ActionAskSaveDir)
+	if !ok || act.Base != ws || act.Dir != ws {
+		t.Fatalf("s asked %#v, want Dir and Base %q", act, ws)
+	}
+	f.run(f.m.Save("~/somewhere"))
+	want := filepath.Join(home, "somewhere", "a.txt")
+	if b, err := os.ReadFile(want); err != nil || string(b) != "x" {
+		t.Fatalf("~/somewhere: %v (note %q)", err, f.m.Note())
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "~")); err == nil {
+		t.Fatal("created a directory named ~ in the cwd")
+	}
+	if f.m.Note() != "Saved a copy to "+want+" · y copies the path" {
+		t.Fatalf("note %q, want the absolute path %s", f.m.Note(), want)
+	}
+	if f.m.SaveDir() != filepath.Join(home, "somewhere") {
+		t.Fatalf("next prompt starts in %q", f.m.SaveDir())
+	}
+	f.run(f.m.Save("out/sub"))
+	want = filepath.Join(ws, "out", "sub", "a.txt")
+	if _, err := os.Stat(want); err != nil || !strings.Contains(f.m.Note(), want) {
+		t.Fatalf("relative save: %v, note %q, want %s", err, f.m.Note(), want)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "out")); err == nil {
+		t.Fatal("relative path resolved against the cwd")
+	}
+	f.run(f.m.Save("~bob/x"))
+	if !strings.HasPrefix(f.m.Note(), "Not saved") || !strings.Contains(f.m.Note(), "only ~ and ~/") {
+		t.Fatalf("~bob: note %q", f.m.Note())
+	}
+}
+
+func TestResolveSaveDir(t *testing.T) {
+	cases := []struct{ in, base, home, want, err string }{
+		{"~", "/ws", "/home/u", "/home/u", ""},
+		{"~/", "/ws", "/home/u", "/home/u", ""},
+		{" ~/a/../b ", "/ws", "/home/u", "/home/u/b", ""},
+		{"rel", "/ws", "/home/u", "/ws/rel", ""},
+		{"./rel/", "/ws", "/home/u", "/ws/rel", ""},
+		{"/abs/x", "/ws", "/home/u", "/abs/x", ""},
+		{"a~b", "/ws", "/home/u", "/ws/a~b", ""},
+		{"", "/ws", "/home/u", "", "no directory"},
+		{"~x", "/ws", "/home/u", "", "only ~ and ~/"},
+		{"~/x", "/ws", "", "", "no home"},
+		{"rel", "", "/home/u", "", "no workspace"},
+	}
+	for _, c := range cases {
+		got, err := ResolveSaveDir(c.in, c.base, c.home)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q: %q %v, want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+// rowLine returns the frame's line (styling stripped) that starts with
+// prefix, or "".
+func rowLine(frame, prefix string) string {
+	for _, l := range strings.Split(ansi.Strip(frame), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestTableWidthsFitTheRowsShown: columns are sized from the rows on
+// screen too, not only the first rows: the last rows of a 100 000-row CSV
+// and the rows left by a filter show whole, and so does a wide row deep in
+// the middle once it scrolls into view.
+func TestTableWidthsFitTheRowsShown(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,name,city\n")
+	for i := range 100_000 {
+		name := fmt.Sprintf("name%d", i)
+		if i == 50_000 {
+			name = "a much wider name in the middle of the file"
+		}
+		fmt.Fprintf(&b, "%d,%s,c\n", i, name)
+	}
+	f := open(t, "rows.csv", []byte(b.String()), "text/csv", "", 100, 14, false)
+	f.key("G")
+	if l := rowLine(f.frame(), "99999"); !strings.HasPrefix(l, "99999 │ name99999 ") {
+		t.Fatalf("last row cut: %q", l)
+	}
+	f.key("g")
+	for range 50_000 / f.m.body.(*table).rowsH() {
+		f.key("pgdown")
+	}
+	if out := f.frame(); !strings.Contains(out, "a much wider name in the middle of the file") {
+		t.Fatalf("middle row cut:\n%s", ansi.Strip(out))
+	}
+	f.key("g", "/")
+	f.typeText("name4242")
+	f.key("enter")
+	out := f.frame()
+	if n := len(f.m.body.(*table).order); n != 11 {
+		t.Fatalf("filter kept %d rows, want 11", n)
+	}
+	for _, id := range []string{"4242", "42420", "42426"} {
+		if l := rowLine(out, id+" "); !strings.HasPrefix(l, id) || !strings.Contains(l, "name"+id+" ") {
+			t.Fatalf("filtered row %s cut: %q\n%s", id, l, out)
+		}
+	}
+}
+
+// TestTableSpareWidthGoesToCutColumns: a long column is not held to the
+// 40-cell cap while the screen has room for it.
+func TestTableSpareWidthGoesToCutColumns(t *testing.T) {
+	long := strings.Repeat("v", 70) + "END"
+	src := fmt.Sprintf("{\"k\":1,\"v\":%q}\n{\"k\":2,\"v\":\"short\"}\n", long)
+	f := open(t, "t.jsonl", []byte(src), "application/x-ndjson", "table", 100, 10, false)
+	if _, ok := f.m.body.(*table); !ok {
+		t.Fatalf("body %T", f.m.body)
+	}
+	if out := f.frame(); !strings.Contains(out, long) {
+		t.Fatalf("v cut with room to spare:\n%s", ansi.Strip(out))
+	}
+	// Narrower than the cell: it is cut to the screen, not to 40 cells.
+	f.m.SetSize(60, 10)
+	l := rowLine(f.frame(), "1 ")
+	if w := ansi.StringWidth(l); w != 60 || !strings.HasSuffix(l, "v…") {
+		t.Fatalf("at 60 cells: %d wide %q", w, l)
+	}
+}
+
+// TestTableSortIndicatorIsNeverCut: the sorted column's header keeps its
+// ▲/▼ even when the name is wider than the column's cells.
+func TestTableSortIndicatorIsNeverCut(t *testing.T) {
+	f := open(t, "s.csv", []byte("n,a_rather_long_column_name_that_is_cut\n1,x\n2,y\n"), "text/csv", "", 60, 10, false)
+	f.key("S")
+	if l := rowLine(f.frame(), "n"); !strings.HasPrefix(l, "n ▲ │") {
+		t.Fatalf("ascending header %q", l)
+	}
+	f.key("S")
+	if l := rowLine(f.frame(), "n"); !strings.HasPrefix(l, "n ▼ │") {
+		t.Fatalf("descending header %q", l)
+	}
+	f.key("right", "S")
+	f.m.SetSize(20, 10)
+	l := strings.Split(ansi.Strip(f.frame()), "\n")[headerLines]
+	if !strings.HasSuffix(strings.TrimRight(l, " "), "▲") || ansi.StringWidth(l) > 20 {
+		t.Fatalf("cut header lost its indicator: %q", l)
+	}
+}
+
+// TestTreeShowsEscapesAsGlyphs: the JSON tree shows a decoded ESC as ␛ like
+// the text viewers (not as \x1b), and the copied path is jq syntax that
+// still selects the odd key.
+func TestTreeShowsEscapesAsGlyphs(t *testing.T) {
+	f := open(t, "e.json", []byte(`{"k\u001b[31m":"v\u001b[2J"}`), "application/json", "", 60, 10, false)
+	f.key("down")
+	out := f.frame()
+	if !strings.Contains(out, `"k␛[31m": "v␛[2J"`) || strings.Contains(out, `\x1b`) {
+		t.Fatalf("tree row:\n%s", out)
+	}
+	f.key("y")
+	if len(f.clip) != 1 || f.clip[0] != `["k\u001b[31m"]` {
+		t.Fatalf("copied %q", f.clip)
+	}
+}
+
+// TestMarkdownKeepsOnlyChunksNearTheScreen: a long document keeps styled
+// lines only for the chunks near the screen; a chunk scrolled back into
+// view is rendered again in a Cmd (not in Update), and search still finds
+// text in chunks that are not held.
+func TestMarkdownKeepsOnlyChunksNearTheScreen(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "## Section %d\n\nSome *text* for section %d with a [link](https://example.com/%d).\n\n", i, i, i)
+	}
+	b.WriteString("## The end\n\nfind the **unicorn** here\n")
+	f := open(t, "long.md", []byte(b.String()), "text/markdown", "", 80, 20, false)
+	md := f.m.body.(*markdown)
+	if len(md.chunks) < 10 || md.known != len(md.chunks) {
+		t.Fatalf("chunks %d laid out %d", len(md.chunks), md.known)
+	}
+	maxHeld := 2*markdownWindow + 2 // the chunks on screen and the window
+	if md.held() > maxHeld {
+		t.Fatalf("holds %d of %d chunks after the first pass", md.held(), len(md.chunks))
+	}
+	total := 0
+	for c, n := range md.counts {
+		total += n + md.sep(c)
+	}
+	if out := f.frame(); !strings.Contains(out, fmt.Sprintf("of %d lines", total)) || !strings.Contains(out, "Section 0") {
+		t.Fatalf("first screen:\n%s", out)
+	}
+	f.key("G")
+	if out := f.frame(); !strings.Contains(out, "unicorn") || md.lines[0] != nil || md.held() > maxHeld {
+		t.Fatalf("after G: held %d, chunk 0 held %v:\n%s", md.held(), md.lines[0] != nil, out)
+	}
+	// Back to the top: Update only asks for the render; the Cmd does it.
+	_, cmd := f.m.Update(uitest.Key("g"))
+	if md.lines[0] != nil || cmd == nil {
+		t.Fatal("chunk 0 rendered inside Update")
+	}
+	f.run(cmd)
+	if out := f.frame(); md.lines[0] == nil || !strings.Contains(out, "Section 0") {
+		t.Fatalf("chunk 0 not rendered again:\n%s", out)
+	}
+	f.key("/")
+	f.typeText("section 2500 with")
+	f.key("enter")
+	out := f.frame()
+	if !strings.Contains(out, "for section 2500 with a link") || !strings.Contains(md.status, "match 1/1") {
+		t.Fatalf("search in a chunk not held (status %q):\n%s", md.status, out)
+	}
+	if md.held() > maxHeld+1 {
+		t.Fatalf("holds %d chunks after a search", md.held())
+	}
 }
