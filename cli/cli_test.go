@@ -322,3 +322,32 @@ func TestDeadlineMustBePositive(t *testing.T) {
 		t.Fatalf("--json refusal: exit %d %q", code, out)
 	}
 }
+
+// TestInvokeBrokenModuleIsAHostVerdict: a module whose descriptor breaks
+// WIRE.md §9 is refused like validate refuses it (exit 4), never "usage".
+func TestInvokeBrokenModuleIsAHostVerdict(t *testing.T) {
+	d := modproto.Descriptor{Module: "idless", Name: "Bad id", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "x.run", Title: "Run", Summary: "s", RequestSchema: "x.request/v1",
+			Effects: modproto.Effects{Local: true, Provider: "local", CostKnown: true}}},
+		RequestSchemas: map[string]json.RawMessage{"x.request/v1": json.RawMessage(`{"$id":"http://my/other.json","type":"object"}`)}}
+	d.Normalize()
+	desc, _ := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": "idless", "operation": "describe",
+		"request_id": "", "ok": true, "result": d, "warnings": []string{},
+		"execution": map[string]any{"local": true, "provider": "local", "estimated_cost": 0, "actual_cost": 0, "artifacts": []any{}}})
+	exe := filepath.Join(t.TempDir(), "idless")
+	if err := os.WriteFile(exe, []byte(fmt.Sprintf("#!/bin/sh\necho '%s'\n", desc)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if code, out, _ := run(t, "--home", home, "validate", exe); code != ExitHostVerdict {
+		t.Fatalf("validate: exit %d %s", code, out)
+	}
+	code, out, _ := run(t, "--home", home, "--module", exe, "invoke", "idless", "x.run", "--json")
+	if code != ExitHostVerdict || !strings.Contains(out, `"outcome": "broken"`) {
+		t.Fatalf("invoke: exit %d %s", code, out)
+	}
+	code, out, _ = run(t, "--home", home, "invoke", "notes", "x", "--deadline", "0", "--json")
+	if code != ExitUsage || !strings.Contains(out, `"outcome": "usage"`) {
+		t.Fatalf("--deadline 0 --json: exit %d %q", code, out)
+	}
+}

@@ -47,9 +47,6 @@ large, artifact refused), 5 input invalid against the request schema.`,
   modbay invoke fetch fetch.url --input @req.json --yes --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("deadline") && deadline <= 0 {
-				return withCode(ExitUsage, "--deadline must be positive (got %s)", deadline)
-			}
 			// With --json, every outcome is JSON on stdout, refusals too.
 			refuse := func(code int, outcome string, reasons []string, format string, a ...any) error {
 				if !asJSON {
@@ -60,6 +57,9 @@ large, artifact refused), 5 input invalid against the request schema.`,
 				}
 				_ = writeJSON(cmd.OutOrStdout(), refusalOut{OK: false, Outcome: outcome, Message: fmt.Sprintf(format, a...), Reasons: reasons, Ran: false})
 				return silentExit(code)
+			}
+			if cmd.Flags().Changed("deadline") && deadline <= 0 {
+				return refuse(ExitUsage, "usage", nil, "--deadline must be positive (got %s)", deadline)
 			}
 			raw, err := readInput(input, cmd.InOrStdin())
 			if err != nil {
@@ -92,6 +92,8 @@ large, artifact refused), 5 input invalid against the request schema.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %s\n", clean(p), clean(v.Detail))
 				}
 				return silentExit(ExitInputInvalid)
+			case errors.Is(err, runner.ErrBroken):
+				return refuse(ExitHostVerdict, "broken", nil, "%v; nothing ran", err)
 			case errors.As(err, new(*runner.SchemaError)):
 				return refuse(ExitHostVerdict, "schema_invalid", nil, "%v; nothing ran", err)
 			case errors.Is(err, runner.ErrDisabled):

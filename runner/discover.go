@@ -316,7 +316,27 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 	}
 	checkBundle(m)
 	checkRequirements(m)
+	checkRequestSchemas(m)
 	return m
+}
+
+// checkRequestSchemas warns about each capability whose request schema
+// does not compile: that capability cannot be invoked (Plan returns a
+// *SchemaError), though the module's other capabilities can.
+func checkRequestSchemas(m *Module) {
+	d := m.Descriptor
+	if d == nil {
+		return
+	}
+	for _, c := range d.Capabilities {
+		raw, ok := d.RequestSchemas[c.RequestSchema]
+		if c.RequestSchema == "" || !ok {
+			continue
+		}
+		if _, err := compileSchema(raw); err != nil {
+			m.Warnings = append(m.Warnings, oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err)))
+		}
+	}
 }
 
 // judgeDescribe decodes and validates a describe answer into m; false
