@@ -174,24 +174,35 @@ func TestInvokeExitCodes(t *testing.T) {
 	}
 }
 
-// hostileModule writes a shell-script module that describes itself properly
-// but answers every invoke with garbage after the envelope.
-func hostileModule(t *testing.T) string {
+// scriptModule writes a /bin/sh module that answers describe with d (as a
+// valid describe envelope) and every invoke by running invoke (shell
+// builtins only: a module gets no PATH), and returns its path.
+func scriptModule(t *testing.T, d modproto.Descriptor, invoke string) string {
 	t.Helper()
-	d := modproto.Descriptor{Module: "liar", Name: "Liar", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
-		Capabilities: []modproto.Capability{{ID: "liar.say", Title: "Say", Summary: "Says something, then more",
-			Effects: modproto.Effects{Local: true, Provider: "local", CostKnown: true}}}}
 	d.Normalize()
-	desc, _ := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": "liar", "operation": "describe",
+	desc, err := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": d.Module, "operation": "describe",
 		"request_id": "", "ok": true, "result": d, "warnings": []string{},
 		"execution": map[string]any{"local": true, "provider": "local", "estimated_cost": 0, "actual_cost": 0, "artifacts": []any{}}})
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "liar")
-	script := fmt.Sprintf("#!/bin/sh\nif [ \"$2\" = describe ]; then echo '%s'; else echo '{\"not\":\"an envelope\"} and trailing garbage'; fi\n", desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(t.TempDir(), d.Module)
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$2\" = describe ]; then echo '%s'; else %s; fi\n", desc, invoke)
 	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return exe
+}
+
+// localEffects are the effects of a module that only runs locally, free.
+var localEffects = modproto.Effects{Local: true, Provider: "local", CostKnown: true}
+
+// hostileModule writes a module that describes itself properly but answers
+// every invoke with garbage after the envelope.
+func hostileModule(t *testing.T) string {
+	return scriptModule(t, modproto.Descriptor{Module: "liar", Name: "Liar", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "liar.say", Title: "Say", Summary: "Says something, then more", Effects: localEffects}}},
+		`echo '{"not":"an envelope"} and trailing garbage'`)
 }
 
 func TestHostVerdictAndValidate(t *testing.T) {
@@ -253,21 +264,10 @@ func TestListDescribeRender(t *testing.T) {
 // brokenSchemaModule writes a module whose one request schema does not
 // compile ("type": 12).
 func brokenSchemaModule(t *testing.T) string {
-	t.Helper()
-	d := modproto.Descriptor{Module: "badschema", Name: "Bad schema", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+	return scriptModule(t, modproto.Descriptor{Module: "badschema", Name: "Bad schema", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
 		Capabilities: []modproto.Capability{{ID: "bad.run", Title: "Run", Summary: "Has a schema that does not compile",
-			RequestSchema: "bad.request/v1", Effects: modproto.Effects{Local: true, Provider: "local", CostKnown: true}}},
-		RequestSchemas: map[string]json.RawMessage{"bad.request/v1": json.RawMessage(`{"type":12}`)}}
-	d.Normalize()
-	desc, _ := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": "badschema", "operation": "describe",
-		"request_id": "", "ok": true, "result": d, "warnings": []string{},
-		"execution": map[string]any{"local": true, "provider": "local", "estimated_cost": 0, "actual_cost": 0, "artifacts": []any{}}})
-	exe := filepath.Join(t.TempDir(), "badschema")
-	script := fmt.Sprintf("#!/bin/sh\necho '%s'\n", desc)
-	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return exe
+			RequestSchema: "bad.request/v1", Effects: localEffects}},
+		RequestSchemas: map[string]json.RawMessage{"bad.request/v1": json.RawMessage(`{"type":12}`)}}, "exit 1")
 }
 
 func TestSchemaThatDoesNotCompile(t *testing.T) {
@@ -326,18 +326,9 @@ func TestDeadlineMustBePositive(t *testing.T) {
 // TestInvokeBrokenModuleIsAHostVerdict: a module whose descriptor breaks
 // WIRE.md §9 is refused like validate refuses it (exit 4), never "usage".
 func TestInvokeBrokenModuleIsAHostVerdict(t *testing.T) {
-	d := modproto.Descriptor{Module: "idless", Name: "Bad id", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
-		Capabilities: []modproto.Capability{{ID: "x.run", Title: "Run", Summary: "s", RequestSchema: "x.request/v1",
-			Effects: modproto.Effects{Local: true, Provider: "local", CostKnown: true}}},
-		RequestSchemas: map[string]json.RawMessage{"x.request/v1": json.RawMessage(`{"$id":"http://my/other.json","type":"object"}`)}}
-	d.Normalize()
-	desc, _ := json.Marshal(map[string]any{"protocol": modproto.ProtocolID, "module": "idless", "operation": "describe",
-		"request_id": "", "ok": true, "result": d, "warnings": []string{},
-		"execution": map[string]any{"local": true, "provider": "local", "estimated_cost": 0, "actual_cost": 0, "artifacts": []any{}}})
-	exe := filepath.Join(t.TempDir(), "idless")
-	if err := os.WriteFile(exe, []byte(fmt.Sprintf("#!/bin/sh\necho '%s'\n", desc)), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	exe := scriptModule(t, modproto.Descriptor{Module: "idless", Name: "Bad id", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities:   []modproto.Capability{{ID: "x.run", Title: "Run", Summary: "s", RequestSchema: "x.request/v1", Effects: localEffects}},
+		RequestSchemas: map[string]json.RawMessage{"x.request/v1": json.RawMessage(`{"$id":"http://my/other.json","type":"object"}`)}}, "exit 1")
 	home := t.TempDir()
 	if code, out, _ := run(t, "--home", home, "validate", exe); code != ExitHostVerdict {
 		t.Fatalf("validate: exit %d %s", code, out)
