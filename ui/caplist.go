@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
@@ -27,19 +28,27 @@ type capBack struct{}
 func (capOpen) isCapAction() {}
 func (capBack) isCapAction() {}
 
-// capList lists one module's capabilities with the selected one's detail.
+// capList lists one module's capabilities with the selected one's detail,
+// and a filter by title or id ("/", as in the module list).
 type capList struct {
 	com    *common.Common
 	keys   ListKeyMap
 	module *runner.Module
-	cursor int
-	width  int
-	height int
-	detail detailScroll
+	// shown are the indexes of the capabilities the filter keeps; cursor
+	// is a row of shown.
+	shown     []int
+	cursor    int
+	filter    textinput.Model
+	filtering bool
+	width     int
+	height    int
+	detail    detailScroll
 }
 
 func newCapList(com *common.Common, keys ListKeyMap, m *runner.Module) *capList {
-	return &capList{com: com, keys: keys, module: m}
+	c := &capList{com: com, keys: keys, module: m, filter: newFilter(com, "filter by title or id")}
+	c.refilter()
+	return c
 }
 
 func (c *capList) caps() []modproto.Capability {
@@ -49,39 +58,115 @@ func (c *capList) caps() []modproto.Capability {
 	return c.module.Descriptor.Capabilities
 }
 
+// Selected returns the capability under the cursor, or nil.
+func (c *capList) Selected() *modproto.Capability {
+	if c.cursor < 0 || c.cursor >= len(c.shown) {
+		return nil
+	}
+	return &c.caps()[c.shown[c.cursor]]
+}
+
+// Typing reports whether keys go to the filter.
+func (c *capList) Typing() bool { return c.filtering }
+
+// refilter keeps the capabilities whose title or id contain the filter
+// text, case aside.
+func (c *capList) refilter() {
+	q := strings.ToLower(strings.TrimSpace(c.filter.Value()))
+	c.shown = c.shown[:0]
+	for i, cp := range c.caps() {
+		if q == "" || strings.Contains(strings.ToLower(cp.ID), q) || strings.Contains(strings.ToLower(cp.Title), q) {
+			c.shown = append(c.shown, i)
+		}
+	}
+	c.move(c.cursor)
+}
+
+// move puts the cursor on shown row i (clamped); a new selection shows
+// its detail from the top.
+func (c *capList) move(i int) {
+	i = min(max(len(c.shown)-1, 0), max(0, i))
+	if i != c.cursor {
+		c.detail.off = 0
+	}
+	c.cursor = i
+}
+
 // SetSize sets the screen area.
-func (c *capList) SetSize(w, h int) { c.width, c.height = w, h }
+func (c *capList) SetSize(w, h int) {
+	c.width, c.height = w, h
+	c.filter.SetWidth(max(w-4, 10))
+}
 
 // Update handles a key.
 func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
 	kp, ok := msg.(tea.KeyPressMsg)
+	if c.filtering {
+		if !ok {
+			var cmd tea.Cmd
+			c.filter, cmd = c.filter.Update(msg)
+			return nil, cmd
+		}
+		switch {
+		case key.Matches(kp, c.keys.ClearFilter):
+			c.filtering = false
+			c.filter.SetValue("")
+			c.filter.Blur()
+			c.refilter()
+			return nil, nil
+		case key.Matches(kp, c.keys.Open):
+			c.filtering = false
+			c.filter.Blur()
+			return nil, nil
+		case key.Matches(kp, c.keys.ArrowUp, c.keys.ArrowDown, c.keys.DetailUp, c.keys.DetailDown):
+			// Arrows still move (and pgup/pgdn scroll the detail) while
+			// filtering; j/k, g/G and q are text.
+		default:
+			var cmd tea.Cmd
+			c.filter, cmd = c.filter.Update(msg)
+			c.refilter()
+			return nil, cmd
+		}
+	}
 	if !ok {
 		return nil, nil
 	}
-	caps := c.caps()
-	prev := c.cursor
 	switch {
 	case key.Matches(kp, c.keys.Up):
-		c.cursor = max(0, c.cursor-1)
+		c.move(c.cursor - 1)
 	case key.Matches(kp, c.keys.Down):
-		c.cursor = min(max(len(caps)-1, 0), c.cursor+1)
+		c.move(c.cursor + 1)
+	case key.Matches(kp, c.keys.Top):
+		c.move(0)
+	case key.Matches(kp, c.keys.Bottom):
+		c.move(len(c.shown) - 1)
 	case c.detail.Update(kp, c.keys):
+	case key.Matches(kp, c.keys.Filter):
+		c.filtering = true
+		return nil, c.filter.Focus()
+	case key.Matches(kp, c.keys.ClearFilter) && c.filter.Value() != "":
+		c.filter.SetValue("")
+		c.refilter()
 	case key.Matches(kp, c.keys.Back):
 		return capBack{}, nil
 	case key.Matches(kp, c.keys.Open):
-		if c.cursor < len(caps) {
-			return capOpen{cap: caps[c.cursor]}, nil
+		if cp := c.Selected(); cp != nil {
+			return capOpen{cap: *cp}, nil
 		}
-	}
-	if c.cursor != prev {
-		c.detail.off = 0
 	}
 	return nil, nil
 }
 
 // ShortHelp returns the bindings that apply.
 func (c *capList) ShortHelp() []key.Binding {
-	b := []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Back}
+	if c.filtering {
+		return []key.Binding{c.keys.Open, c.keys.ClearFilter}
+	}
+	b := []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Filter}
+	if c.filter.Value() != "" {
+		b = append(b, c.keys.ClearFilter)
+	}
+	b = append(b, c.keys.Back)
 	if c.detail.above+c.detail.below > 0 {
 		b = append(b, c.keys.DetailDown)
 	}
@@ -95,20 +180,20 @@ func (c *capList) View() string {
 	if len(caps) == 0 {
 		return st.Muted.Render("This module declares no capabilities.")
 	}
-	var status string
+	var top []string
 	switch c.module.Status {
 	case runner.StatusDisabled, runner.StatusBroken:
-		status = st.Warning.Render(common.Trunc(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), c.width))
+		top = append(top, st.Warning.Render(common.Trunc(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), c.width)))
 	}
-	h := c.height
-	if status != "" {
-		h--
+	if c.filtering || c.filter.Value() != "" {
+		top = append(top, common.Trunc(c.filter.View(), c.width))
 	}
+	h := c.height - len(top)
 	rows := func(w, h int) []string {
-		start := scrollStart(c.cursor, len(caps), h)
+		start := scrollStart(c.cursor, len(c.shown), h)
 		var out []string
-		for i := start; i < len(caps) && len(out) < h; i++ {
-			cp := caps[i]
+		for i := start; i < len(c.shown) && len(out) < h; i++ {
+			cp := caps[c.shown[i]]
 			sel := i == c.cursor
 			t := render.SanitizeLine(titleOr(cp.Title, cp.ID))
 			if sel {
@@ -116,14 +201,16 @@ func (c *capList) View() string {
 			}
 			out = append(out, common.Trunc(st.Cursor(sel)+t+" "+st.ID.Render(render.SanitizeLine(cp.ID)), w))
 		}
+		if len(c.shown) == 0 {
+			out = append(out, st.Muted.Render("No capability matches the filter."))
+		}
 		return out
 	}
-	detail := capDetail(c.com, c.module, caps[min(c.cursor, len(caps)-1)], detailWidth(c.com, c.width))
-	out := splitPane(c.com, c.width, h, rows, detail, len(caps), &c.detail)
-	if status != "" {
-		out = status + "\n" + out
+	var detail string
+	if cp := c.Selected(); cp != nil {
+		detail = capDetail(c.com, c.module, *cp, detailWidth(c.com, c.width))
 	}
-	return out
+	return strings.Join(append(top, splitPane(c.com, c.width, h, rows, detail, len(c.shown), &c.detail)), "\n")
 }
 
 // capDetail describes one capability: summary, effects, inputs, artifacts.

@@ -36,11 +36,13 @@ type ListKeyMap struct {
 	Up, Down key.Binding
 	// ArrowUp and ArrowDown move while the filter takes j and k as text.
 	ArrowUp, ArrowDown key.Binding
-	Open               key.Binding
-	Filter             key.Binding
-	ClearFilter        key.Binding
-	Rediscover         key.Binding
-	Back               key.Binding
+	// Top and Bottom jump to the first and last row.
+	Top, Bottom key.Binding
+	Open        key.Binding
+	Filter      key.Binding
+	ClearFilter key.Binding
+	Rediscover  key.Binding
+	Back        key.Binding
 	// DetailUp and DetailDown scroll the detail pane from the list.
 	DetailUp, DetailDown key.Binding
 }
@@ -80,6 +82,8 @@ func DefaultKeyMap() KeyMap {
 			Up: up, Down: down,
 			ArrowUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
 			ArrowDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
+			Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
+			Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
 			Open:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 			Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 			ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),

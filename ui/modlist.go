@@ -58,16 +58,21 @@ type moduleList struct {
 }
 
 func newModuleList(com *common.Common, keys ListKeyMap, banner string) *moduleList {
+	return &moduleList{com: com, keys: keys, filter: newFilter(com, "filter by name or id"), banner: banner, discovering: true, pending: -1}
+}
+
+// newFilter is a list's filter input, shown after "/".
+func newFilter(com *common.Common, placeholder string) textinput.Model {
 	f := textinput.New()
 	f.Prompt = "/"
-	f.Placeholder = "filter by name or id"
+	f.Placeholder = placeholder
 	var s textinput.Styles
 	if !com.NoColor {
 		s = textinput.DefaultStyles(com.Dark)
 	}
 	s.Cursor.Blink = false
 	f.SetStyles(s)
-	return &moduleList{com: com, keys: keys, filter: f, banner: banner, discovering: true, pending: -1}
+	return f
 }
 
 // StartDiscovery empties the list for a discovery of total modules, which
@@ -194,6 +199,12 @@ func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
 	case key.Matches(kp, l.keys.Down):
 		l.moved = true
 		l.move(l.cursor + 1)
+	case key.Matches(kp, l.keys.Top):
+		l.moved = true
+		l.move(0)
+	case key.Matches(kp, l.keys.Bottom):
+		l.moved = true
+		l.move(len(l.shown) - 1)
 	case l.detail.Update(kp, l.keys):
 	case key.Matches(kp, l.keys.Filter):
 		l.filtering = true

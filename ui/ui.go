@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -105,10 +106,11 @@ type (
 		err                error
 	}
 	// inputSavedMsg reports a preset saved (name) or the last input
-	// remembered (name "").
+	// remembered (name "") for module's capability.
 	inputSavedMsg struct {
-		name string
-		err  error
+		module, capability string
+		name               string
+		err                error
 	}
 )
 
@@ -362,7 +364,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.form.SetNote("Saved preset " + msg.name + ".")
 			}
 		}
-		return m, nil
+		if msg.err != nil {
+			return m, nil
+		}
+		// What ctrl+l offers changed: read it again (last input, presets).
+		return m, m.loadInputs(msg.module, msg.capability)
 	case viewer.Msg:
 		if m.viewer != nil {
 			_, cmd := m.viewer.Update(msg)
@@ -402,6 +408,8 @@ func (m *Model) typing() bool {
 	switch m.screen {
 	case screenModules:
 		return m.modules.Typing()
+	case screenCaps:
+		return m.caps != nil && m.caps.Typing()
 	case screenForm:
 		return m.form != nil && m.form.Typing()
 	case screenViewer:
@@ -454,7 +462,7 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	case screenCaps:
-		if key.Matches(kp, g.Quit) {
+		if key.Matches(kp, g.Quit) && !m.typing() {
 			return tea.Quit
 		}
 		act, cmd := m.caps.Update(kp)
@@ -580,9 +588,9 @@ func (m *Model) saveInput(name string, input json.RawMessage) tea.Cmd {
 	st, mod, capID, now := m.inputs, m.formModule.ID, m.formCap.ID, m.com.Now()
 	return func() tea.Msg {
 		if name == "" {
-			return inputSavedMsg{err: st.SaveLast(mod, capID, input, now)}
+			return inputSavedMsg{module: mod, capability: capID, err: st.SaveLast(mod, capID, input, now)}
 		}
-		return inputSavedMsg{name: name, err: st.SavePreset(mod, capID, name, input, now)}
+		return inputSavedMsg{module: mod, capability: capID, name: name, err: st.SavePreset(mod, capID, name, input, now)}
 	}
 }
 
@@ -881,9 +889,56 @@ func (m *Model) formView() string {
 // helpView draws the help bar for what has focus.
 func (m *Model) helpView() string {
 	if m.fullHelp {
-		return m.help.FullHelpView(m.FullHelp())
+		return m.fullHelpView(m.FullHelp())
 	}
-	return m.help.ShortHelpView(m.ShortHelp())
+	return m.help.ShortHelpView(m.fitShortHelp(m.ShortHelp()))
+}
+
+// fullHelpView lays groups out as columns, side by side while they fit
+// the width and then on further rows, so no binding is ever cut (the
+// help model alone drops the columns past the width).
+func (m *Model) fullHelpView(groups [][]key.Binding) string {
+	h := m.help
+	h.SetWidth(0) // measure unbounded; the rows are fitted here
+	w := m.com.Width
+	var rows []string
+	var row [][]key.Binding
+	for _, g := range groups {
+		if len(row) > 0 && common.BlockWidth(h.FullHelpView(append(row[:len(row):len(row)], g))) > w {
+			rows = append(rows, h.FullHelpView(row))
+			row = nil
+		}
+		row = append(row, g)
+	}
+	if len(row) > 0 {
+		rows = append(rows, h.FullHelpView(row))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// fitShortHelp drops bindings from the end of b until the one-line bar
+// fits the width, never the last one (the way to the full help, or to
+// close it) nor an esc: those two keep every other key reachable.
+func (m *Model) fitShortHelp(b []key.Binding) []key.Binding {
+	h := m.help
+	h.SetWidth(0)
+	keep := func(i int) bool {
+		return i == len(b)-1 || slices.Contains(b[i].Keys(), "esc")
+	}
+	for common.Width(h.ShortHelpView(b)) > m.com.Width {
+		drop := -1
+		for i := len(b) - 1; i >= 0; i-- {
+			if !keep(i) {
+				drop = i
+				break
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		b = slices.Delete(slices.Clone(b), drop, drop+1)
+	}
+	return b
 }
 
 // ShortHelp implements help.KeyMap: the bindings of what has focus.
@@ -900,7 +955,10 @@ func (m *Model) ShortHelp() []key.Binding {
 			b = append(b, g.Quit)
 		}
 	case screenCaps:
-		b = append(m.caps.ShortHelp(), g.Quit)
+		b = m.caps.ShortHelp()
+		if !m.caps.Typing() {
+			b = append(b, g.Quit)
+		}
 	case screenForm:
 		b = m.form.ShortHelp()
 	case screenRun:
@@ -932,7 +990,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	switch m.screen {
 	case screenModules, screenCaps:
 		l := m.keys.List
-		groups = [][]key.Binding{{l.Up, l.Down, l.Open, l.Back}, {l.Filter, l.ClearFilter, l.Rediscover}, {l.DetailUp, l.DetailDown}}
+		groups = [][]key.Binding{{l.Up, l.Down, l.Top, l.Bottom}, {l.Open, l.Back}, {l.Filter, l.ClearFilter, l.Rediscover}, {l.DetailUp, l.DetailDown}}
 	case screenForm:
 		groups = m.form.FullHelp()
 	case screenRun:

@@ -18,6 +18,7 @@ import (
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
+	"modbay/ui/inputs"
 	"modbay/ui/internal/uitest"
 	"modbay/ui/viewer"
 )
@@ -529,5 +530,32 @@ func TestFormValidatesWithRunnerSchema(t *testing.T) {
 	}
 	if got := string(m.form.Value()); got != `{"name":"hello","repeat":99999999999999999999}` {
 		t.Fatalf("value %s", got)
+	}
+}
+
+func TestRecallsReloadAfterSubmitAndPresetSave(t *testing.T) {
+	fb := &fakeBackend{}
+	fb.plan = func(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		p := uitest.Plan(t, m)
+		p.Request.Input = input
+		return p, nil
+	}
+	m, clock := newTest(t, fb, 100, 30)
+	m.inputs = inputs.Store{Dir: t.TempDir()}
+	h := newHarness(t, m)
+	openForm(t, m, 1)
+	typeText(m, "Q1")
+	h.key("ctrl+s")
+	h.until("the sent input offered by ctrl+l", func() bool { return len(m.form.Recalls()) == 1 })
+	clock.Advance(dialog.GracePeriod)
+	h.key("esc")
+	h.until("approval closed", func() bool { return len(m.dialogs) == 0 })
+	h.key("ctrl+p")
+	typeText(m, "mine")
+	h.key("enter")
+	h.until("the preset offered by ctrl+l", func() bool { return len(m.form.Recalls()) == 2 })
+	r := m.form.Recalls()
+	if r[0].Name != "last input" || string(r[0].Input) != `{"title":"Q1"}` || r[1].Name != "preset mine" {
+		t.Fatalf("recalls %+v", r)
 	}
 }

@@ -107,3 +107,12 @@ func Wrap(s string, w int) string {
 
 // Width is the display width of s in cells, ignoring ANSI styling.
 func Width(s string) int { return ansi.StringWidth(s) }
+
+// BlockWidth is the cells the widest line of a multi-line block takes.
+func BlockWidth(block string) int {
+	w := 0
+	for l := range strings.SplitSeq(block, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -46,11 +48,11 @@ func compileSchema(raw json.RawMessage) (*compiled, string, error) {
 		c.DefaultDraft(d)
 		c.UseLoader(runner.RefusingLoader{})
 		if err := c.AddResource(url, doc); err != nil {
-			return nil, err
+			return nil, unnamed(err, url)
 		}
 		sch, err := c.Compile(url)
 		if err != nil {
-			return nil, err
+			return nil, unnamed(err, url)
 		}
 		return &compiled{c: c, url: url, subs: map[string]*jsonschema.Schema{"": sch}}, nil
 	}
@@ -70,6 +72,14 @@ func compileSchema(raw json.RawMessage) (*compiled, string, error) {
 		return cs7, Draft7, nil
 	}
 	return nil, "", err
+}
+
+// unnamed returns err with the internal URL the compiler knows the schema
+// by said as "the schema", as runner.ValidateInput does: the URL means
+// nothing to the person reading the note.
+func unnamed(err error, url string) error {
+	msg := strings.ReplaceAll(err.Error(), `"`+url+`#"`, "the schema")
+	return errors.New(strings.ReplaceAll(msg, url, "the schema"))
 }
 
 // matches reports whether value is valid against the subschema at loc; a

@@ -15,6 +15,13 @@
 // a loaded value that does not fit a widget is kept as JSON text, and text
 // typed in a number field that is not a JSON number ("abc", "007") is sent
 // as that text, a JSON string, with its problem at the field.
+//
+// A list item or map entry is never dropped, since it is on screen: an
+// empty string item is the empty string "" (valid for type string; a
+// minLength then flags it at the item), and any other item left empty (a
+// number, a boolean or a choice not made) is sent as null with "required"
+// at the item, and null loads back into such an item as empty. JSON mode,
+// switching back and "send anyway" thus all keep the item where it was.
 package form
 
 import (
@@ -495,6 +502,14 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 	if string(v) == "null" && n.Nullable {
 		n.Null = true
 		return
+	}
+	if string(v) == "null" && n.slot() {
+		switch n.Kind {
+		case KindNumber, KindInteger, KindBoolean, KindEnum:
+			// What an empty item of these kinds sends: it loads back
+			// empty, with its "required" problem, not as JSON text.
+			return
+		}
 	}
 	fallback := func() {
 		n.Raw = true

@@ -180,3 +180,15 @@ func TestHintsCountInTheRightNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestCompileErrorDoesNotShowTheInternalURL(t *testing.T) {
+	for _, schema := range []string{`{"type":"objectx"}`, `{"$ref":"#/nope"}`} {
+		_, err := form.Build(json.RawMessage(schema))
+		if err == nil {
+			t.Fatalf("%s compiled", schema)
+		}
+		if msg := err.Error(); strings.Contains(msg, "modbay:") || !strings.Contains(msg, "the schema") {
+			t.Errorf("%s: error %q names the internal URL", schema, msg)
+		}
+	}
+}

@@ -49,6 +49,11 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 		if n.Required {
 			probs.add(ptr, MsgRequired)
 		}
+		if n.slot() {
+			// A list item or map entry is on screen, so it is sent:
+			// as null, with its problem at it (see the package doc).
+			return json.RawMessage("null"), true
+		}
 		return nil, false
 	}
 	if n.Raw {
@@ -56,7 +61,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 	}
 	switch n.Kind {
 	case KindString:
-		if n.Text == "" {
+		if n.Text == "" && !n.slot() {
 			return missing()
 		}
 		probs.add(ptr, formatProblem(n.Schema.Format, n.Text))
@@ -149,6 +154,23 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 		return nil, false
 	}
 	return jsonText(n, probs, ptr, missing)
+}
+
+// slot reports whether n is a list item or a map entry's value (or the
+// chosen variant of one): a place that is on screen whether or not it is
+// filled in, and so always sent, never silently left out.
+func (n *Node) slot() bool {
+	p := n.Parent
+	if p == nil {
+		return false
+	}
+	switch p.Kind {
+	case KindArray, KindEntry:
+		return true
+	case KindUnion:
+		return p.slot()
+	}
+	return false
 }
 
 // jsonText encodes a node edited as JSON text: exactly what was typed,

@@ -353,6 +353,9 @@ func (m *Model) SetProblemNote(s string) { m.note, m.noteIsProblem, m.transient 
 // Note returns the current note.
 func (m *Model) Note() string { return m.note }
 
+// Recalls are the remembered inputs ctrl+l offers, in order.
+func (m *Model) Recalls() []Recall { return m.recalls }
+
 // SetRecalls offers remembered inputs (the last one first, then presets)
 // to ctrl+l, and says so in the note.
 func (m *Model) SetRecalls(r []Recall) {
@@ -924,7 +927,9 @@ func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		if m.jsonErr != "" && !m.escArmed {
 			// Leaving with text that does not parse: say what happens to it.
 			m.escArmed = true
-			m.SetNote("The JSON does not parse. esc again leaves: this draft text is kept, in JSON mode, for when you come back.")
+			// A problem note: the next key (an edit that may make it
+			// parse) drops it, as it disarms esc.
+			m.SetProblemNote("The JSON does not parse: esc again leaves, and this draft text is kept in JSON mode for when you come back.")
 			return nil, nil
 		}
 		m.escArmed = false

@@ -8,6 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
@@ -185,5 +187,91 @@ func TestNewlinesInStringFields(t *testing.T) {
 	}
 	if v := m.View(); !strings.Contains(v, "│ # Hi") || !strings.Contains(v, "│ text") {
 		t.Fatalf("multi-line text not drawn over lines:\n%s", v)
+	}
+}
+
+func TestEmptyListItemsAreSentAsShown(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema, json, sent string
+		problem                  bool
+	}{
+		// An empty string item is the empty string: valid, shown, sent.
+		{"string", `{"type":"string"}`, "{\n  \"items\": [\n    \"\"\n  ]\n}", `{"items":[""]}`, false},
+		// An empty number item is kept, marked required, and sent as null.
+		{"number", `{"type":"number"}`, "{\n  \"items\": [\n    null\n  ]\n}", `{"items":[null]}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newSchemaForm(t, `{"type":"object","properties":{"items":{"type":"array","items":`+tc.schema+`}}}`, 80, 20)
+			keys(m, "ctrl+a")
+			keys(m, "ctrl+e")
+			if got := m.jsonArea.Value(); got != tc.json {
+				t.Fatalf("JSON mode shows %q, want %q", got, tc.json)
+			}
+			keys(m, "ctrl+e")
+			items := m.Form().Fields()[0]
+			if m.JSONMode() || len(items.Children) != 1 {
+				t.Fatalf("switching back lost the item: %d items", len(items.Children))
+			}
+			v := m.View()
+			if got := strings.Contains(v, "✗ required"); got != tc.problem {
+				t.Fatalf("required problem shown %v, want %v:\n%s", got, tc.problem, v)
+			}
+			a, ok := keys(m, "ctrl+s").(ActionSubmit)
+			if tc.problem {
+				a, ok = keys(m, "ctrl+s").(ActionSubmit)
+			}
+			if !ok || string(a.Input) != tc.sent {
+				t.Fatalf("sent %#v, want %s", a, tc.sent)
+			}
+		})
+	}
+}
+
+// flat is a view without styling, its lines joined with spaces, so a note
+// wrapped onto a second line reads as one.
+func flat(v string) string { return strings.Join(strings.Fields(ansi.Strip(v)), " ") }
+
+func TestNotesWrapInsteadOfBeingCut(t *testing.T) {
+	for _, w := range []int{60, 80, 100} {
+		m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a","b"]}`, w, 20)
+		keys(m, "ctrl+s")
+		if v := flat(m.View()); !strings.Contains(v, "ctrl+s again sends it anyway, invalid.") {
+			t.Errorf("%d cols: submit note cut:\n%s", w, m.View())
+		}
+		keys(m, "ctrl+e", "end")
+		feed(m, uitest.Type("x")...)
+		keys(m, "esc")
+		if v := flat(m.View()); !strings.Contains(v, m.Note()) || !strings.Contains(v, "for when you come back.") {
+			t.Errorf("%d cols: JSON note cut:\n%s", w, m.View())
+		}
+		for _, l := range strings.Split(m.View(), "\n") {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("%d cols: line too wide: %q", w, l)
+			}
+		}
+		keys(m, "backspace")
+		if v := m.View(); strings.Contains(v, "does not parse") {
+			t.Errorf("%d cols: the JSON parses again but the note stays:\n%s", w, v)
+		}
+	}
+}
+
+func TestRootVariantProblemsShowLikeNestedOnes(t *testing.T) {
+	const union = `{"oneOf":[{"title":"A","type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"title":"B","type":"object","properties":{"b":{"type":"integer"}},"required":["b"]}]}`
+	root := newSchemaForm(t, union, 80, 16)
+	nested := newSchemaForm(t, `{"type":"object","properties":{"x":`+union+`},"required":["x"]}`, 80, 16)
+	for _, step := range [][]string{nil, {"ctrl+s"}} {
+		keys(root, step...)
+		keys(nested, step...)
+		r, n := root.Problems(), nested.Problems()
+		if r.Count() != n.Count() || r.Hidden != n.Hidden || root.ProblemsShownAt("/a") != nested.ProblemsShownAt("/x/a") {
+			t.Fatalf("after %v: root %+v shown %v, nested %+v shown %v", step, r, root.ProblemsShownAt("/a"), n, nested.ProblemsShownAt("/x/a"))
+		}
+		if got, want := strings.Contains(root.View(), "✗ required"), strings.Contains(nested.View(), "✗ required"); got != want {
+			t.Fatalf("after %v: root marks the field %v, nested %v", step, got, want)
+		}
+	}
+	if !strings.Contains(root.View(), "✗ required") {
+		t.Fatalf("after ctrl+s the chosen variant's field is not marked:\n%s", root.View())
 	}
 }

@@ -32,6 +32,11 @@ func (m *Model) View() string {
 	return strings.Join(append(lines, foot...), "\n")
 }
 
+// maxNoteLines is how many lines a note may wrap onto under the form: two
+// hold every note the form writes at 60 columns, three leave room for an
+// error text quoted in one.
+const maxNoteLines = 3
+
 // footer is the root problems, the note and the summary line.
 func (m *Model) footer() []string {
 	st := m.com.Styles
@@ -49,7 +54,15 @@ func (m *Model) footer() []string {
 		foot = append(foot[:maxRoot-1], st.Error.Render(common.Trunc(fmt.Sprintf("✗ … and %d more", more), m.width)))
 	}
 	if m.note != "" {
-		foot = append(foot, st.Warning.Render(common.Trunc(render.SanitizeLine(m.note), m.width)))
+		// A note wraps rather than losing its end (what a second key
+		// does is usually said last), up to maxNoteLines.
+		lines := strings.Split(common.Wrap(render.SanitizeLine(m.note), m.width), "\n")
+		if len(lines) > maxNoteLines {
+			lines = append(lines[:maxNoteLines-1], common.Trunc(strings.Join(lines[maxNoteLines-1:], " "), m.width))
+		}
+		for _, l := range lines {
+			foot = append(foot, st.Warning.Render(common.Trunc(l, m.width)))
+		}
 	}
 	if n := m.problems.Count(); n > 0 && !m.armed {
 		hidden := ""

@@ -454,8 +454,9 @@ func (m *markdown) footer() string {
 	if m.search.open {
 		return m.search.View(m.w)
 	}
-	pos := "all"
-	if t := m.total(); t > m.bodyH() {
+	t := m.total()
+	pos := allLines(t)
+	if t > m.bodyH() {
 		pos = fmt.Sprintf("%d–%d of %d lines", m.top+1, min(t, m.top+m.bodyH()), t)
 	}
 	parts := []string{pos}

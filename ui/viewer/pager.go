@@ -21,6 +21,9 @@ type searchBox struct {
 	open  bool
 	// query is the last search run (lower-cased for matching).
 	query string
+	// fresh is set while the prompt shows the last query untouched: the
+	// first text typed replaces it.
+	fresh bool
 }
 
 // newSearchBox returns a closed search prompt.
@@ -36,11 +39,14 @@ func newSearchBox(com *common.Common, keys SearchKeyMap, prompt string) searchBo
 	return searchBox{keys: keys, input: in}
 }
 
-// Open shows the prompt with the last query.
+// Open shows the prompt with the last query, as if selected: enter
+// searches it again, typing replaces it (a new search), and a key that
+// edits (backspace, the arrows) keeps it to change.
 func (s *searchBox) Open() tea.Cmd {
 	s.open = true
 	s.input.SetValue(s.query)
 	s.input.CursorEnd()
+	s.fresh = s.query != ""
 	return s.input.Focus()
 }
 
@@ -65,6 +71,12 @@ func (s *searchBox) Update(kp tea.KeyPressMsg) (searchEvent, tea.Cmd) {
 		s.open = false
 		s.input.Blur()
 		return searchClosed, nil
+	}
+	if s.fresh {
+		s.fresh = false
+		if kp.Text != "" {
+			s.input.SetValue("")
+		}
 	}
 	var cmd tea.Cmd
 	s.input, cmd = s.input.Update(kp)
@@ -274,7 +286,7 @@ func (p *pager) footer() string {
 		return p.search.View(p.w)
 	}
 	st := p.com.Styles
-	pos := "all"
+	pos := allLines(len(p.lines))
 	if len(p.lines) > p.bodyH() {
 		pos = fmt.Sprintf("%d–%d of %d lines", p.top+1, min(len(p.lines), p.top+p.bodyH()), len(p.lines))
 	}
@@ -283,6 +295,14 @@ func (p *pager) footer() string {
 		parts = append(parts, p.status)
 	}
 	return common.Trunc(st.Muted.Render(strings.Join(parts, " · ")), p.w)
+}
+
+// allLines is the position of a body that fits the screen: "all 3 lines".
+func allLines(n int) string {
+	if n == 1 {
+		return "all 1 line"
+	}
+	return fmt.Sprintf("all %d lines", n)
 }
 
 // helpKeys are the pager's bindings for the help bar.

@@ -437,6 +437,9 @@ func (t *tree) rowText(r treeRow) string {
 			open, close, unit = "[", "]", "items"
 		}
 		k := t.kids(n)
+		if len(k) == 1 {
+			unit = strings.TrimSuffix(unit, "s")
+		}
 		if t.open[n.Start] {
 			b.WriteString(s.punct.Render(fmt.Sprintf("%s %d %s", open, len(k), unit)))
 		} else {

@@ -910,3 +910,44 @@ func TestMarkdownKeepsOnlyChunksNearTheScreen(t *testing.T) {
 		t.Fatalf("holds %d chunks after a search", md.held())
 	}
 }
+
+func TestSearchAgainReplacesThePreviousQuery(t *testing.T) {
+	f := open(t, "a.md", []byte("# Title\n\nfind the unicorn here\n\nand the dragon there\n"), "text/markdown", "", 80, 20, false)
+	md := f.m.body.(*markdown)
+	f.key("/")
+	f.typeText("unicorn")
+	f.key("enter")
+	f.key("/")
+	if !strings.Contains(f.frame(), "/unicorn") {
+		t.Fatalf("the prompt does not offer the previous query:\n%s", f.frame())
+	}
+	f.typeText("dragon")
+	f.key("enter")
+	if md.search.query != "dragon" || !strings.Contains(md.status, "match 1/1") {
+		t.Fatalf("query %q status %q, want a new search for dragon", md.search.query, md.status)
+	}
+	// Enter at once searches the previous query again; an edit key keeps it.
+	f.key("/", "enter")
+	if md.search.query != "dragon" {
+		t.Fatalf("enter on the offered query searched %q", md.search.query)
+	}
+	f.key("/", "left")
+	f.typeText("s")
+	f.key("enter")
+	if md.search.query != "dragosn" {
+		t.Fatalf("editing the offered query gave %q", md.search.query)
+	}
+}
+
+func TestCountsAndPositionsRead(t *testing.T) {
+	f := open(t, "d.json", []byte(`{"one":[1],"two":[1,2]}`), "application/json", "", 60, 14, false)
+	f.key("e")
+	out := f.frame()
+	if strings.Contains(out, "1 items") || !strings.Contains(out, "1 item") || !strings.Contains(out, "2 items") {
+		t.Fatalf("item counts:\n%s", out)
+	}
+	f = open(t, "a.txt", []byte("one\ntwo\nthree\n"), "text/plain", "", 60, 14, false)
+	if out := f.frame(); !strings.Contains(out, "all 3 lines") {
+		t.Fatalf("a short text's position says only:\n%s", out)
+	}
+}

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"modbay/ui/internal/uitest"
+)
+
+// openCaps shows the fixture module's capability list.
+func openCaps(t *testing.T, m *Model) {
+	t.Helper()
+	withModules(t, m)
+	press(m, "enter")
+	if m.screen != screenCaps {
+		t.Fatalf("screen %v, want capabilities", m.screen)
+	}
+}
+
+// typeNoQuit types s, failing when a key quits the program.
+func typeNoQuit(t *testing.T, m *Model, s string) {
+	t.Helper()
+	for _, msg := range uitest.Type(s) {
+		if _, cmd := m.Update(msg); cmd != nil {
+			if _, quit := cmd().(tea.QuitMsg); quit {
+				t.Fatalf("typing %q into the filter quit the program", s)
+			}
+		}
+	}
+}
+
+func TestCapabilityListFilters(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	openCaps(t, m)
+	press(m, "/")
+	typeNoQuit(t, m, "q")
+	press(m, "backspace")
+	typeNoQuit(t, m, "slow")
+	out := ansi.Strip(frame(t, m))
+	if !strings.Contains(out, "/slow") || !strings.Contains(out, "fake.slow") || strings.Contains(out, "fake.echo") {
+		t.Fatalf("filtered list:\n%s", out)
+	}
+	press(m, "enter") // leaves the filter, keeping it
+	press(m, "enter") // opens the one shown
+	if m.screen != screenForm || m.formCap.ID != "fake.slow" {
+		t.Fatalf("screen %v cap %q, want the fake.slow form", m.screen, m.formCap.ID)
+	}
+
+	m, _ = newTest(t, nil, 80, 24)
+	openCaps(t, m)
+	press(m, "/")
+	typeNoQuit(t, m, "slow")
+	press(m, "esc")
+	if out := ansi.Strip(frame(t, m)); m.screen != screenCaps || !strings.Contains(out, "fake.echo") || strings.Contains(out, "/slow") {
+		t.Fatalf("esc did not clear the filter (screen %v):\n%s", m.screen, out)
+	}
+	press(m, "esc")
+	if m.screen != screenModules {
+		t.Fatalf("esc with no filter: screen %v, want modules", m.screen)
+	}
+}
+
+func TestCapabilityListHomeEnd(t *testing.T) {
+	for _, k := range [][2]string{{"end", "home"}, {"G", "g"}} {
+		m, _ := newTest(t, nil, 80, 24)
+		openCaps(t, m)
+		press(m, k[0])
+		if got := m.caps.Selected().ID; got != "fake.jobs.status" {
+			t.Errorf("%s selects %q", k[0], got)
+		}
+		press(m, k[1])
+		if got := m.caps.Selected().ID; got != "fake.echo" {
+			t.Errorf("%s selects %q", k[1], got)
+		}
+	}
+}
