@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -87,6 +88,8 @@ type Host struct {
 
 // NewHost returns a host for cfg.
 func NewHost(cfg *config.Config) *Host {
+	// Runs left behind by a host that was killed outright die now.
+	sweepOnce.Do(func() { sweepAbandonedRuns(os.TempDir()) })
 	return &Host{cfg: cfg, PollInterval: DefaultPollInterval, PollMaxInterval: DefaultPollMaxInterval}
 }
 

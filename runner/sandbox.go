@@ -63,6 +63,10 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		return res
 	}
 	defer removeTree(runDir)
+	if err := recordRunOwner(runDir); err != nil {
+		res.spawnErr = fmt.Errorf("record the run's host: %w", err)
+		return res
+	}
 	tmp, work := filepath.Join(runDir, "tmp"), filepath.Join(runDir, "work")
 	for _, d := range []string{tmp, work} {
 		if err := os.Mkdir(d, 0o700); err != nil {
