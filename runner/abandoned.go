@@ -26,9 +26,13 @@ const runDirPattern = "modbay-run-*"
 
 var sweepOnce sync.Once
 
+// hostStat is the host's own /proc stat, read once: its pid and start time
+// never change.
+var hostStat = sync.OnceValues(func() (procStat, bool) { return readProcStat(hostPID) })
+
 // recordRunOwner writes the host's identity into runDir.
 func recordRunOwner(runDir string) error {
-	s, ok := readProcStat(hostPID)
+	s, ok := hostStat()
 	if !ok {
 		return fmt.Errorf("cannot read the host's own process status")
 	}
@@ -52,16 +56,16 @@ func ownerAlive(runDir string) bool {
 	if err1 != nil || err2 != nil {
 		return true
 	}
-	s, ok := readProcStat(pid)
-	return ok && s.start == start && s.state != 'Z' && s.state != 'X'
+	return running(pid, start)
 }
 
 // sweepAbandonedRuns kills the processes of runs whose host died and
 // removes their directories. Only directories owned by this user are
-// touched. It returns how many runs it swept.
+// touched. /proc is scanned once, and only when some run was abandoned,
+// since this runs at every start. It returns how many runs it swept.
 func sweepAbandonedRuns(tmpDir string) int {
 	dirs, _ := filepath.Glob(filepath.Join(tmpDir, runDirPattern))
-	swept := 0
+	var abandoned []string
 	for _, dir := range dirs {
 		fi, err := os.Lstat(dir)
 		if err != nil || !fi.IsDir() {
@@ -70,17 +74,24 @@ func sweepAbandonedRuns(tmpDir string) int {
 		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
 			continue
 		}
-		if ownerAlive(dir) {
-			continue
+		if !ownerAlive(dir) {
+			abandoned = append(abandoned, dir)
 		}
-		marker := []byte("TMPDIR=" + filepath.Join(dir, "tmp"))
-		for _, p := range listProcs() {
-			if p.pid != hostPID && hasEnvEntry(p.pid, marker) {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
-			}
-		}
-		removeTree(dir)
-		swept++
 	}
-	return swept
+	if len(abandoned) == 0 {
+		return 0
+	}
+	markers := make(map[string]bool, len(abandoned))
+	for _, dir := range abandoned {
+		markers["TMPDIR="+filepath.Join(dir, "tmp")] = true
+	}
+	for _, p := range listProcs() {
+		if p.pid != hostPID && hasEnvEntryIn(p.pid, markers) {
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+		}
+	}
+	for _, dir := range abandoned {
+		removeTree(dir)
+	}
+	return len(abandoned)
 }

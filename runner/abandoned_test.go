@@ -23,10 +23,12 @@ func TestSweepAbandonedRuns(t *testing.T) {
 	}
 	// A host that existed once: a finished process's pid, with a start
 	// time no live process has.
-	gone := exec.Command("/bin/true")
-	if err := gone.Run(); err != nil {
-		t.Skip("no /bin/true:", err)
+	gone := exec.Command(testBinary(t), sleeperMarker)
+	if err := gone.Start(); err != nil {
+		t.Fatal(err)
 	}
+	_ = gone.Process.Kill()
+	_ = gone.Wait()
 	if err := writeFileMode(filepath.Join(dead, runOwnerFile), []byte(
 		strconv.Itoa(gone.Process.Pid)+" 1"), 0o600); err != nil {
 		t.Fatal(err)

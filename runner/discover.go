@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ type candidate struct {
 
 // discover lists, describes and claims every candidate, sorted by ID.
 func (h *Host) discover(ctx context.Context) []*Module {
-	return sortModules(h.discoverOrdered(ctx))
+	return sortModules(h.discoverOrdered(ctx, nil))
 }
 
 // sortModules returns mods sorted by ID, then executable.
@@ -59,10 +60,10 @@ func sortModules(mods []*Module) []*Module {
 // discoverOrdered describes every candidate in parallel (bounded) and
 // returns them in claim order: the home's modules by name, then
 // cfg.Modules, then --module paths. The first module to claim an id keeps
-// it; a later one is broken (WIRE.md §2).
-func (h *Host) discoverOrdered(ctx context.Context) []*Module {
+// it; a later one is broken (WIRE.md §2). done is describeAll's.
+func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*Module {
 	cands := h.candidates()
-	return claimIDs(cands, h.describeAll(ctx, cands, nil))
+	return claimIDs(cands, h.describeAll(ctx, cands, done))
 }
 
 // describeParallel bounds the describes run at once: the CPU count, but at
@@ -232,7 +233,7 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 	if c, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
 		return h.describe(ctx, c, true), nil
 	}
-	for _, m := range h.discoverOrdered(ctx) {
+	for _, m := range h.discoverOrdered(ctx, nil) {
 		if m.ID == ref {
 			return m, nil
 		}
@@ -241,7 +242,7 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 }
 
 // Redescribe describes m's executable again, bypassing the describe cache
-// (WIRE.md §2 modbay), and returns a fresh Module. Use it after a person
+// (WIRE.md §2 modbay) and refreshing its entry, and returns a fresh Module. Use it after a person
 // fixed a requirement: the cache is keyed on the executable, and a
 // module's own probes can change without it.
 func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
@@ -255,8 +256,13 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 	return h.describe(ctx, c, false)
 }
 
-// describe runs (or reads from the cache) `module describe --json` for c
-// and judges the answer (WIRE.md §2, §6, §9).
+// errNotCacheable stands for the identity of an executable whose describe
+// is never cached (the examples).
+var errNotCacheable = errors.New("describe not cached")
+
+// describe runs (or, when useCache, reads from the cache) `module describe
+// --json` for c and judges the answer (WIRE.md §2, §6, §9). A describe that
+// passed is written to the cache either way.
 func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module {
 	m := &Module{ID: c.id, Exe: c.exe, Dir: c.dir, Origin: c.origin}
 	if m.ID == "" {
@@ -275,8 +281,13 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 		setBroken(m, c.err)
 		return m
 	}
-	useCache = useCache && c.origin != OriginExamples
-	key, keyErr := exeIdentity(c.exe)
+	// The executable is hashed only when its describe may be cached: never
+	// for the examples, whose launchers live in a per-process directory.
+	var key describeCacheKey
+	keyErr := errNotCacheable
+	if c.origin != OriginExamples {
+		key, keyErr = exeIdentity(c.exe)
+	}
 	var stdout []byte
 	if useCache && keyErr == nil {
 		if e, ok := h.readDescribeCache(key); ok {
@@ -310,8 +321,9 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 	if !judgeDescribe(m, stdout, c.id) {
 		return m
 	}
-	if useCache && !m.Cached && keyErr == nil {
-		// Only a describe that passed is cached; a failure never is.
+	if !m.Cached && keyErr == nil {
+		// Only a describe that passed is cached; a failure never is. A
+		// Redescribe refreshes the entry, so the next Discover sees it.
 		h.writeDescribeCache(key, stdout, m.Stderr, m.DescribedAt)
 	}
 	checkBundle(m)

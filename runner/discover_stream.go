@@ -13,7 +13,6 @@ import "context"
 // loses its id to one earlier in claim order is broken only in the
 // returned slice, which is the authoritative list.
 func (h *Host) DiscoverStream(ctx context.Context, each func(*Module)) []*Module {
-	cands := h.candidates()
 	var done func(int, *Module)
 	if each != nil {
 		done = func(_ int, m *Module) {
@@ -21,7 +20,7 @@ func (h *Host) DiscoverStream(ctx context.Context, each func(*Module)) []*Module
 			each(&c)
 		}
 	}
-	return sortModules(claimIDs(cands, h.describeAll(ctx, cands, done)))
+	return sortModules(h.discoverOrdered(ctx, done))
 }
 
 // CountCandidates returns how many executables a discovery would describe

@@ -287,3 +287,23 @@ func TestBundleFiles(t *testing.T) {
 		t.Errorf("escaping overlay served: %v", err)
 	}
 }
+
+// TestRedescribeRefreshesTheCache: a Redescribe bypasses the cache and
+// replaces its entry, so the next Load is served the fresh describe instead
+// of the stale one.
+func TestRedescribeRefreshesTheCache(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("fresh", "good")
+	ctx := ctxGuard(t)
+	m1, _ := f.host.Load(ctx, "fresh")
+	m2 := f.host.Redescribe(ctx, m1)
+	if m2.Cached || f.describeCount("fresh") != 2 {
+		t.Fatalf("redescribe: cached %v, describes %d", m2.Cached, f.describeCount("fresh"))
+	}
+	m3, _ := f.host.Load(ctx, "fresh")
+	if !m3.Cached || f.describeCount("fresh") != 2 || !m3.DescribedAt.Equal(m2.DescribedAt) {
+		t.Fatalf("after redescribe: cached %v, describes %d, described at %v (want %v)",
+			m3.Cached, f.describeCount("fresh"), m3.DescribedAt, m2.DescribedAt)
+	}
+}

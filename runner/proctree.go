@@ -46,6 +46,17 @@ func readProcStat(pid int) (procStat, bool) {
 	return procStat{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0], start: start}, true
 }
 
+// exited reports whether s is a zombie or dead: it holds no resources but
+// its exit status.
+func (s procStat) exited() bool { return s.state == 'Z' || s.state == 'X' }
+
+// running reports whether pid is still the process that started at start
+// (clock ticks) and has not exited.
+func running(pid int, start uint64) bool {
+	s, ok := readProcStat(pid)
+	return ok && s.start == start && !s.exited()
+}
+
 // listProcs returns every process visible in /proc.
 func listProcs() []procStat {
 	d, err := os.Open("/proc")
@@ -70,12 +81,24 @@ func listProcs() []procStat {
 // hasEnvEntry reports whether the initial environment of pid contains
 // entry exactly ("TMPDIR=<run tmp>").
 func hasEnvEntry(pid int, entry []byte) bool {
+	return environHas(pid, func(e []byte) bool { return bytes.Equal(e, entry) })
+}
+
+// hasEnvEntryIn reports whether the initial environment of pid contains
+// any of entries exactly.
+func hasEnvEntryIn(pid int, entries map[string]bool) bool {
+	return environHas(pid, func(e []byte) bool { return entries[string(e)] })
+}
+
+// environHas reports whether match holds for an entry of pid's initial
+// environment; false when it cannot be read (gone, or another user's).
+func environHas(pid int, match func([]byte) bool) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
 	}
-	for _, e := range bytes.Split(b, []byte{0}) {
-		if bytes.Equal(e, entry) {
+	for e := range bytes.SplitSeq(b, []byte{0}) {
+		if match(e) {
 			return true
 		}
 	}
@@ -92,14 +115,13 @@ func hasEnvEntry(pid int, entry []byte) bool {
 type procTree struct {
 	root   int    // the module's pid, also its process group id
 	marker []byte // "TMPDIR=<per-run temp dir>"
-	self   int    // the host's pid, never signalled
 
 	mu    sync.Mutex
 	known map[int]uint64 // pid -> start time
 }
 
 func newProcTree(root int, marker string) *procTree {
-	t := &procTree{root: root, marker: []byte(marker), self: os.Getpid(), known: map[int]uint64{}}
+	t := &procTree{root: root, marker: []byte(marker), known: map[int]uint64{}}
 	if s, ok := readProcStat(root); ok {
 		t.known[root] = s.start
 	}
@@ -113,7 +135,7 @@ func (t *procTree) collect(withEnv bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	add := func(s procStat) bool {
-		if s.pid <= 1 || s.pid == t.self {
+		if s.pid <= 1 || s.pid == hostPID { // the host is never signalled
 			return false
 		}
 		if st, ok := t.known[s.pid]; ok && st == s.start {
@@ -127,7 +149,7 @@ func (t *procTree) collect(withEnv bool) {
 	for _, s := range procs {
 		// An orphan the host adopted as subreaper that started after this
 		// module did belongs to some module's tree: it dies with the run.
-		adopted := s.start >= rootStart && isAdoptedOrphan(s, t.self)
+		adopted := s.start >= rootStart && isAdoptedOrphan(s)
 		if s.pgrp == t.root || adopted || (withEnv && hasEnvEntry(s.pid, t.marker)) {
 			add(s)
 		}
@@ -165,11 +187,7 @@ func (t *procTree) signal(sig syscall.Signal) bool {
 		}
 	}
 	for pid, st := range t.known {
-		s, ok := readProcStat(pid)
-		if !ok || s.start != st || s.state == 'Z' || s.state == 'X' {
-			continue
-		}
-		if syscall.Kill(pid, sig) == nil {
+		if running(pid, st) && syscall.Kill(pid, sig) == nil {
 			sent = true
 		}
 	}
@@ -182,7 +200,7 @@ func (t *procTree) alive() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for pid, st := range t.known {
-		if s, ok := readProcStat(pid); ok && s.start == st && s.state != 'Z' && s.state != 'X' {
+		if running(pid, st) {
 			return true
 		}
 	}

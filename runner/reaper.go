@@ -42,8 +42,8 @@ func enableSubreaper() {
 // module root, and not in the host's own process group (where, for
 // instance, an editor the cockpit runs in the foreground lives). Call with
 // spawnMu held for reading.
-func isAdoptedOrphan(s procStat, self int) bool {
-	if !subreaperOn || s.ppid != self || s.pgrp == hostPgrp {
+func isAdoptedOrphan(s procStat) bool {
+	if !subreaperOn || s.ppid != hostPID || s.pgrp == hostPgrp {
 		return false
 	}
 	_, root := liveRoots.Load(s.pid)
@@ -51,12 +51,16 @@ func isAdoptedOrphan(s procStat, self int) bool {
 }
 
 // reapAdopted collects the exit status of adopted orphans that have died,
-// so they do not linger as zombies of a long-running cockpit.
-func reapAdopted(self int) {
+// so they do not linger as zombies of a long-running cockpit. Without the
+// subreaper there are none, and /proc is not scanned.
+func reapAdopted() {
+	if !subreaperOn {
+		return
+	}
 	spawnMu.RLock()
 	defer spawnMu.RUnlock()
 	for _, s := range listProcs() {
-		if (s.state == 'Z' || s.state == 'X') && isAdoptedOrphan(s, self) {
+		if s.exited() && isAdoptedOrphan(s) {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(s.pid, &ws, syscall.WNOHANG, nil)
 		}

@@ -139,7 +139,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	_ = cmd.Wait() // the exit code is recorded, never decisive (WIRE.md §3)
 	<-supervised
 	liveRoots.Delete(pid)
-	reapAdopted(hostPID)
+	reapAdopted()
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
 	}

@@ -85,12 +85,15 @@ func collectLeaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors
 	}
 }
 
+// pointerEscaper escapes one RFC 6901 reference token.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // jsonPointer renders tokens as an RFC 6901 pointer ("" for the root).
 func jsonPointer(tokens []string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+		b.WriteString(pointerEscaper.Replace(t))
 	}
 	return b.String()
 }
