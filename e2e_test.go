@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -212,9 +213,10 @@ func TestCockpitNotesToMarkdown(t *testing.T) {
 // against a loopback server and the fetched markdown opens in the viewer.
 func TestCockpitFetchNeedsApproval(t *testing.T) {
 	needTmux(t)
-	var hits int
+	// hits is written by the server goroutine and read by the test.
+	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits++
+		hits.Add(1)
 		w.Header().Set("Content-Type", "text/markdown")
 		fmt.Fprint(w, "# Hello from loopback\n\nFetched **for real**.\n")
 	}))
@@ -230,14 +232,14 @@ func TestCockpitFetchNeedsApproval(t *testing.T) {
 	tm.keys("C-s", "a") // the `a` lands inside the grace period: ignored
 	tm.waitFor("Approve this call?", "reaches the network", "unknown")
 	time.Sleep(300 * time.Millisecond)
-	if hits != 0 {
+	if hits.Load() != 0 {
 		t.Fatal("the module ran before approval")
 	}
 	time.Sleep(300 * time.Millisecond)
 	tm.keys("a")
 	tm.waitFor("verified")
-	if hits != 1 {
-		t.Fatalf("want one fetch after approval, got %d", hits)
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("want one fetch after approval, got %d", n)
 	}
 	tm.keys("Enter")
 	tm.waitFor("Hello from loopback")

@@ -68,7 +68,7 @@ func writeModule(w io.Writer, m *runner.Module) {
 	}
 	if m.Stderr != "" && d == nil {
 		fmt.Fprintf(w, "  stderr:\n")
-		for _, l := range strings.Split(strings.TrimRight(clean2(m.Stderr), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(render.Sanitize(m.Stderr), "\n"), "\n") {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
@@ -138,6 +138,3 @@ func writeModule(w io.Writer, m *runner.Module) {
 		}
 	}
 }
-
-// clean2 sanitizes a multi-line module string.
-func clean2(s string) string { return render.Sanitize(s) }

@@ -293,7 +293,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
 				title = a.Path
 			}
 			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
-				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), a.Staged)
+				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), clean(a.Staged))
 		}
 	}
 	if r.Job != nil {

@@ -73,7 +73,8 @@ sanitized before it reaches the terminal.`,
 				if err != nil {
 					return withCode(ExitUsage, "%v", err)
 				}
-				src, err = io.ReadAll(f)
+				// The limit holds even if the file grew since the Stat.
+				src, err = io.ReadAll(io.LimitReader(f, maxRenderBytes))
 				f.Close()
 				if err != nil {
 					return withCode(ExitUsage, "%v", err)

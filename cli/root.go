@@ -12,6 +12,7 @@ import (
 
 	"modbay/config"
 	"modbay/examples"
+	"modbay/render"
 	"modbay/runner"
 	"modbay/ui"
 )
@@ -48,8 +49,10 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	code := codeOf(err)
+	// An error can quote a module's output (a verdict, a path): it is
+	// sanitized like every other module string.
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintln(stderr, "modbay:", msg)
+		fmt.Fprintln(stderr, "modbay:", render.Sanitize(msg))
 	}
 	return code
 }

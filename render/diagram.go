@@ -64,7 +64,7 @@ func DiagramLanguage(src []byte, mediaType string) string {
 func DiagramSource(src []byte, lang string, o Options) string {
 	width := o.width()
 	p := o.colors()
-	text := expandTabs(Sanitize(string(src)), textTabStop)
+	text := SanitizeText(string(src))
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	numW := len(fmt.Sprint(len(lines)))
 	var b strings.Builder

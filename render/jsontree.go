@@ -275,7 +275,10 @@ func JSONPathSegment(n JSONNode) string {
 
 // jsonQuote encodes s as a JSON string literal, without the HTML escaping
 // encoding/json applies by default (jq would read \u003c, but a person
-// reads < better).
+// reads < better). encoding/json escapes C0 controls but writes DEL, C1
+// controls (U+009B is CSI) and the bidi overrides raw; those are written
+// as \u escapes too, which jq reads as the same key, so the literal is
+// inert on screen.
 func jsonQuote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -283,7 +286,25 @@ func jsonQuote(s string) string {
 	if enc.Encode(s) != nil {
 		return strconv.Quote(s)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	out := strings.TrimSuffix(b.String(), "\n")
+	if !strings.ContainsFunc(out, isRawControl) {
+		return out
+	}
+	var q strings.Builder
+	for _, r := range out {
+		if isRawControl(r) {
+			fmt.Fprintf(&q, `\u%04x`, r)
+			continue
+		}
+		q.WriteRune(r)
+	}
+	return q.String()
+}
+
+// isRawControl reports whether r is a control encoding/json leaves
+// unescaped: DEL, a C1 control or a bidi embedding, override or isolate.
+func isRawControl(r rune) bool {
+	return r == 0x7F || (r >= c1Base && r <= c1Last) || isBidiControl(r)
 }
 
 // isIdentifier reports whether s can follow a '.' in a jq path.

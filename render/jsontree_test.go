@@ -94,6 +94,14 @@ func TestJSONTreeShowsControlsAsGlyphs(t *testing.T) {
 	if got, want := JSONPathSegment(kids[1]), `["<ok>"]`; got != want {
 		t.Fatalf("path %s, want %s", got, want)
 	}
+	// encoding/json leaves C1 (CSI), DEL and bidi overrides raw; the path
+	// escapes them so a copied or shown path never acts on the terminal.
+	raw := []byte("{\"a\u009b2J\u202e\x7f\":1}")
+	rr, _ := JSONRoots(raw)
+	rk, _ := JSONChildren(raw, rr[0])
+	if got, want := JSONPathSegment(rk[0]), `["a\u009b2J\u202e\u007f"]`; got != want {
+		t.Fatalf("path %s, want %s", got, want)
+	}
 	if got := JSONScalar(src, kids[1]); got != `" "` {
 		t.Fatalf("tab shown as %s", got)
 	}

@@ -30,7 +30,7 @@ const (
 // colors, so o.Dark and o.NoColor do not change it.
 func Text(src []byte, o Options) string {
 	width := o.width()
-	s := expandTabs(Sanitize(string(src)), textTabStop)
+	s := SanitizeText(string(src))
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/16)
 	for line := range strings.Lines(s) {
@@ -44,6 +44,13 @@ func Text(src []byte, o Options) string {
 		}
 	}
 	return fitLines(b.String(), width)
+}
+
+// SanitizeText is [Sanitize] with every tab expanded to the terminal's
+// 8-column stops, counted in cells: plain text as [Text] shows it before
+// wrapping, for a viewer that lays the lines out itself.
+func SanitizeText(s string) string {
+	return expandTabs(Sanitize(s), textTabStop)
 }
 
 // IsBinary reports whether src looks like binary data rather than text: its

@@ -47,7 +47,7 @@ func newImage(in loadInput, src []byte) (body, string, error) {
 	img, info, err := render.DecodeImage(src)
 	if err != nil {
 		meta := metaOf(in.art)
-		return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) }), "", err
+		return metadataBody(in, meta), "", err
 	}
 	return &picture{com: in.com, keys: in.keys, img: img, info: info}, "", nil
 }

@@ -48,7 +48,7 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 	meta := metaOf(in.art)
 	switch in.pres {
 	case render.PresentationDownload:
-		return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) }), "", nil
+		return metadataBody(in, meta), "", nil
 	case render.PresentationImageGrid:
 		return newGrid(in), "", nil
 	case render.PresentationVideo, render.PresentationAudio:
@@ -61,11 +61,11 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 	}
 	if meta.Bytes > MaxViewBytes {
 		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
-		return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) }), note, nil
+		return metadataBody(in, meta), note, nil
 	}
 	src, err := readCapped(in.art.Staged, MaxViewBytes)
 	if err != nil {
-		return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) }), "", err
+		return metadataBody(in, meta), "", err
 	}
 	if len(src) == 0 {
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
@@ -109,10 +109,16 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 	return b, "", err
 }
 
+// metadataBody is a download offer: what the file is, without its
+// contents.
+func metadataBody(in loadInput, meta render.Meta) *static {
+	return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) })
+}
+
 // binaryBody is a download offer for text or markdown that turned out to be
 // binary.
 func binaryBody(in loadInput, meta render.Meta) (body, string, error) {
-	return newStatic(in, func(o render.Options) string { return render.Metadata(meta, o) }),
+	return metadataBody(in, meta),
 		"Binary data, not text: offered as a download.", nil
 }
 

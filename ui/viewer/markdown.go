@@ -8,7 +8,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"modbay/render"
@@ -133,13 +132,18 @@ func (m *markdown) render(i int) tea.Cmd {
 	m.busy[i] = true
 	m.inflight++
 	gen, src, o := m.gen, m.chunks[i], m.opts
-	return func() tea.Msg {
-		out, err := render.Markdown(src, o)
-		if err != nil && out == "" {
-			out = render.Text(src, o)
-		}
-		return mdChunkMsg{gen: gen, i: i, lines: trimBlankEdges(splitLines(out))}
+	return func() tea.Msg { return mdChunkMsg{gen: gen, i: i, lines: markdownLines(src, o)} }
+}
+
+// markdownLines renders markdown src for o (as plain text when glamour
+// gives nothing) into lines without blank lines at either end. It is slow:
+// call it only inside a Cmd.
+func markdownLines(src []byte, o render.Options) []string {
+	out, err := render.Markdown(src, o)
+	if err != nil && out == "" {
+		out = render.Text(src, o)
 	}
+	return trimBlankEdges(splitLines(out))
 }
 
 // passNext continues the first pass, which learns every chunk's line count,
@@ -157,7 +161,7 @@ func (m *markdown) passNext() tea.Cmd {
 // trimBlankEdges drops blank lines at the start and end of a chunk, so the
 // joins between chunks get exactly one blank line.
 func trimBlankEdges(lines []string) []string {
-	blank := func(s string) bool { return strings.TrimSpace(stripANSI(s)) == "" }
+	blank := func(s string) bool { return strings.TrimSpace(ansi.Strip(s)) == "" }
 	for len(lines) > 0 && blank(lines[0]) {
 		lines = lines[1:]
 	}
@@ -305,20 +309,8 @@ func (m *markdown) key(kp tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 		return true, cmd
 	}
-	s := m.keys.Scroll
 	switch {
-	case key.Matches(kp, s.Up):
-		m.top--
-	case key.Matches(kp, s.Down):
-		m.top++
-	case key.Matches(kp, s.PageUp):
-		m.top -= m.bodyH()
-	case key.Matches(kp, s.PageDown):
-		m.top += m.bodyH()
-	case key.Matches(kp, s.Top):
-		m.top = 0
-	case key.Matches(kp, s.Bottom):
-		m.top = m.total()
+	case scrollKey(kp, m.keys.Scroll, &m.top, m.bodyH(), m.total()):
 	case key.Matches(kp, m.keys.Search.Start):
 		return true, m.search.Open()
 	case key.Matches(kp, m.keys.Search.Next) && m.search.query != "":
@@ -431,20 +423,12 @@ func (m *markdown) line(i int) string {
 
 // View draws the visible lines and the footer.
 func (m *markdown) View() string {
-	bh := m.bodyH()
-	end := min(m.total(), m.top+bh)
+	match := -1
+	if m.search.query != "" {
+		match = m.matchLine
+	}
 	var b strings.Builder
-	for i := m.top; i < end; i++ {
-		l := m.line(i)
-		if i == m.matchLine && m.search.query != "" {
-			l = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(l))
-		}
-		b.WriteString(common.Trunc(l, m.w))
-		b.WriteByte('\n')
-	}
-	for n := end - m.top; n < bh; n++ {
-		b.WriteByte('\n')
-	}
+	drawWindow(&b, m.top, m.bodyH(), m.total(), m.w, match, m.line)
 	b.WriteString(m.footer())
 	return b.String()
 }
@@ -454,12 +438,7 @@ func (m *markdown) footer() string {
 	if m.search.open {
 		return m.search.View(m.w)
 	}
-	t := m.total()
-	pos := allLines(t)
-	if t > m.bodyH() {
-		pos = fmt.Sprintf("%d–%d of %d lines", m.top+1, min(t, m.top+m.bodyH()), t)
-	}
-	parts := []string{pos}
+	parts := []string{position(m.top, m.bodyH(), m.total())}
 	if m.known < len(m.chunks) {
 		parts = append(parts, fmt.Sprintf("rendering %d%%…", 100*m.known/len(m.chunks)))
 	} else if lo, hi := m.window(); m.someMissing(lo, hi) {
@@ -497,13 +476,6 @@ func (m *markdown) held() int {
 
 // HelpKeys implements body.
 func (m *markdown) HelpKeys() []key.Binding {
-	k := m.keys
-	if m.search.open {
-		return []key.Binding{k.Search.Accept, k.Search.Cancel}
-	}
-	b := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.PageDown, k.Search.Start}
-	if m.search.query != "" {
-		b = append(b, k.Search.Next, k.Search.Prev)
-	}
-	return b
+	k := m.keys.Scroll
+	return m.search.helpKeys(k.Up, k.Down, k.PageDown)
 }

@@ -165,20 +165,8 @@ func (p *pager) Update(kp tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 		return true, cmd
 	}
-	s := p.keys.Scroll
 	switch {
-	case key.Matches(kp, s.Up):
-		p.ScrollBy(-1)
-	case key.Matches(kp, s.Down):
-		p.ScrollBy(1)
-	case key.Matches(kp, s.PageUp):
-		p.ScrollBy(-p.bodyH())
-	case key.Matches(kp, s.PageDown):
-		p.ScrollBy(p.bodyH())
-	case key.Matches(kp, s.Top):
-		p.top = 0
-	case key.Matches(kp, s.Bottom):
-		p.top = len(p.lines)
+	case scrollKey(kp, p.keys.Scroll, &p.top, p.bodyH(), len(p.lines)):
 		p.clamp()
 	case key.Matches(kp, p.keys.Search.Start):
 		return true, p.search.Open()
@@ -252,13 +240,12 @@ func (p *pager) show() {
 // View draws the visible lines and the footer.
 func (p *pager) View() string {
 	st := p.com.Styles
-	bh := p.bodyH()
-	var b strings.Builder
 	cur := -1
 	if len(p.matches) > 0 && p.search.query != "" {
 		cur = p.matches[p.cur]
 	}
-	for i := p.top; i < min(len(p.lines), p.top+bh); i++ {
+	var b strings.Builder
+	drawWindow(&b, p.top, p.bodyH(), len(p.lines), p.w, cur, func(i int) string {
 		line := p.lines[i]
 		if p.nums != nil {
 			n := ""
@@ -267,17 +254,38 @@ func (p *pager) View() string {
 			}
 			line = st.Muted.Render(fmt.Sprintf("%*s ", p.numW-1, n)) + line
 		}
-		if i == cur {
-			line = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(line))
-		}
-		b.WriteString(common.Trunc(line, p.w))
-		b.WriteByte('\n')
-	}
-	for n := min(len(p.lines), p.top+bh) - p.top; n < bh; n++ {
-		b.WriteByte('\n')
-	}
+		return line
+	})
 	b.WriteString(p.footer())
 	return b.String()
+}
+
+// drawWindow writes the lines top..top+bh of a body of total lines, line(i)
+// giving each, cut to w cells; line match (-1 for none) is shown reversed,
+// and blank lines fill the area below the last line. Each line ends in a
+// newline, so the footer follows.
+func drawWindow(b *strings.Builder, top, bh, total, w, match int, line func(i int) string) {
+	end := min(total, top+bh)
+	for i := top; i < end; i++ {
+		l := line(i)
+		if i == match {
+			l = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(l))
+		}
+		b.WriteString(common.Trunc(l, w))
+		b.WriteByte('\n')
+	}
+	for n := max(end-top, 0); n < bh; n++ {
+		b.WriteByte('\n')
+	}
+}
+
+// position is a scrolled body's place for its footer: "all 3 lines" when
+// the total fits the bh lines shown, else "11–30 of 120 lines".
+func position(top, bh, total int) string {
+	if total <= bh {
+		return allLines(total)
+	}
+	return fmt.Sprintf("%d–%d of %d lines", top+1, min(total, top+bh), total)
 }
 
 // footer is the search prompt, or the position and status.
@@ -286,11 +294,7 @@ func (p *pager) footer() string {
 		return p.search.View(p.w)
 	}
 	st := p.com.Styles
-	pos := allLines(len(p.lines))
-	if len(p.lines) > p.bodyH() {
-		pos = fmt.Sprintf("%d–%d of %d lines", p.top+1, min(len(p.lines), p.top+p.bodyH()), len(p.lines))
-	}
-	parts := []string{pos}
+	parts := []string{position(p.top, p.bodyH(), len(p.lines))}
 	if p.status != "" {
 		parts = append(parts, p.status)
 	}
@@ -307,15 +311,72 @@ func allLines(n int) string {
 
 // helpKeys are the pager's bindings for the help bar.
 func (p *pager) helpKeys() []key.Binding {
-	k := p.keys
-	if p.search.open {
-		return []key.Binding{k.Search.Accept, k.Search.Cancel}
+	k := p.keys.Scroll
+	return p.search.helpKeys(k.Up, k.Down, k.PageDown)
+}
+
+// helpKeys are the bindings of a body that searches with s: the prompt's
+// own while it is open, else the body's nav keys, / and, once a search
+// has run, n and N.
+func (s *searchBox) helpKeys(nav ...key.Binding) []key.Binding {
+	k := s.keys
+	if s.open {
+		return []key.Binding{k.Accept, k.Cancel}
 	}
-	b := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.PageDown, k.Search.Start}
-	if p.search.query != "" {
-		b = append(b, k.Search.Next, k.Search.Prev)
+	b := append(nav[:len(nav):len(nav)], k.Start)
+	if s.query != "" {
+		b = append(b, k.Next, k.Prev)
 	}
 	return b
+}
+
+// scrollKey applies a vertical scroll key to a body's first visible line
+// *top, for n lines shown page at a time: ↑/↓ one line, the page keys a
+// page, g/G the ends. It reports whether kp was one; the caller clamps.
+func scrollKey(kp tea.KeyPressMsg, s ScrollKeyMap, top *int, page, n int) bool {
+	switch {
+	case key.Matches(kp, s.Up):
+		*top--
+	case key.Matches(kp, s.Down):
+		*top++
+	case key.Matches(kp, s.PageUp):
+		*top -= page
+	case key.Matches(kp, s.PageDown):
+		*top += page
+	case key.Matches(kp, s.Top):
+		*top = 0
+	case key.Matches(kp, s.Bottom):
+		*top = n
+	default:
+		return false
+	}
+	return true
+}
+
+// cursorKey applies a vertical scroll key to a list's cursor *cur over n
+// rows shown page at a time from *top: ↑/↓ move the cursor a row, the page
+// keys move the cursor and the view a page, g/G go to the ends. It reports
+// whether kp was one; the caller clamps.
+func cursorKey(kp tea.KeyPressMsg, s ScrollKeyMap, cur, top *int, page, n int) bool {
+	switch {
+	case key.Matches(kp, s.Up):
+		*cur--
+	case key.Matches(kp, s.Down):
+		*cur++
+	case key.Matches(kp, s.PageUp):
+		*cur -= page
+		*top -= page
+	case key.Matches(kp, s.PageDown):
+		*cur += page
+		*top += page
+	case key.Matches(kp, s.Top):
+		*cur = 0
+	case key.Matches(kp, s.Bottom):
+		*cur = n - 1
+	default:
+		return false
+	}
+	return true
 }
 
 // splitLines splits rendered text into lines, dropping one trailing newline.
@@ -326,6 +387,3 @@ func splitLines(s string) []string {
 	}
 	return strings.Split(s, "\n")
 }
-
-// stripANSI removes styling from s.
-func stripANSI(s string) string { return ansi.Strip(s) }

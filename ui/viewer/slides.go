@@ -49,13 +49,7 @@ func (s *slides) show() tea.Cmd {
 		return nil
 	}
 	gen, page, src, o := s.gen, s.page, s.pages[s.page], s.opts
-	return func() tea.Msg {
-		out, err := render.Markdown([]byte(src), o)
-		if err != nil && out == "" {
-			out = render.Text([]byte(src), o)
-		}
-		return slideMsg{gen: gen, page: page, lines: trimBlankEdges(splitLines(out))}
-	}
+	return func() tea.Msg { return slideMsg{gen: gen, page: page, lines: markdownLines([]byte(src), o)} }
 }
 
 // Reflow drops the rendered pages and renders the current one for o.

@@ -315,20 +315,7 @@ func (t *table) Update(msg tea.Msg) (bool, tea.Cmd) {
 	}
 	s := t.keys.Scroll
 	switch {
-	case key.Matches(kp, s.Up):
-		t.cur--
-	case key.Matches(kp, s.Down):
-		t.cur++
-	case key.Matches(kp, s.PageUp):
-		t.cur -= t.rowsH()
-		t.top -= t.rowsH()
-	case key.Matches(kp, s.PageDown):
-		t.cur += t.rowsH()
-		t.top += t.rowsH()
-	case key.Matches(kp, s.Top):
-		t.cur = 0
-	case key.Matches(kp, s.Bottom):
-		t.cur = len(t.order) - 1
+	case cursorKey(kp, s, &t.cur, &t.top, t.rowsH(), len(t.order)):
 	case key.Matches(kp, s.Left):
 		t.col--
 	case key.Matches(kp, s.Right):
@@ -426,8 +413,7 @@ func (t *table) openDetail() {
 	valW := max(t.w-keyW-2, 10)
 	for j, h := range t.td.Header {
 		name := ansi.Truncate(render.SanitizeLine(h), keyW, "…")
-		val := render.Sanitize(row[j])
-		wrapped := strings.Split(ansi.Wrap(expandTabs(val), valW, ""), "\n")
+		wrapped := strings.Split(ansi.Wrap(render.SanitizeText(row[j]), valW, ""), "\n")
 		for k, w := range wrapped {
 			label := strings.Repeat(" ", keyW)
 			if k == 0 {

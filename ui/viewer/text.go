@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -9,9 +10,6 @@ import (
 
 	"modbay/render"
 )
-
-// textTabStop is the terminal's tab stop, to which tabs are expanded.
-const textTabStop = 8
 
 // text shows plain text with line numbers (toggled with #), soft wrapping
 // (toggled with w; off, long lines are cut at the width) and search. The
@@ -26,36 +24,10 @@ type text struct {
 
 // newText prepares the lines; it runs in the load Cmd.
 func newText(in loadInput, src []byte) *text {
-	s := render.Sanitize(string(src))
-	s = expandTabs(s)
+	s := render.SanitizeText(string(src))
 	t := &text{pager: newPager(in.com, in.keys), src: splitLines(s), wrap: true, lineN: true, w: in.w}
 	t.layout()
 	return t
-}
-
-// expandTabs replaces tabs with spaces to the next 8-column stop.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/8)
-	col := 0
-	for _, r := range s {
-		switch r {
-		case '\t':
-			n := textTabStop - col%textTabStop
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-		case '\n':
-			b.WriteRune(r)
-			col = 0
-		default:
-			b.WriteRune(r)
-			col += ansi.StringWidth(string(r))
-		}
-	}
-	return b.String()
 }
 
 // SetSize implements body; a new width re-wraps.
@@ -72,7 +44,7 @@ func (t *text) SetSize(w, h int) {
 func (t *text) layout() {
 	width := max(t.w, 10)
 	if t.lineN {
-		width -= len(itoa(len(t.src))) + 1
+		width -= len(strconv.Itoa(len(t.src))) + 1
 	}
 	width = max(width, 4)
 	lines := make([]string, 0, len(t.src))
@@ -130,19 +102,4 @@ func (t *text) HelpKeys() []key.Binding {
 		return b
 	}
 	return append(b, t.keys.Text.Wrap, t.keys.Text.LineNumbers)
-}
-
-// itoa formats n.
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	i := len(buf)
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(buf[i:])
 }

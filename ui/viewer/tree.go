@@ -74,10 +74,12 @@ func newTree(in loadInput, src []byte) (body, string, error) {
 			ok = ok && json.Valid(src[r.Start:r.End])
 		}
 		if !ok {
-			_, jerr := render.JSON(src, in.opts)
 			if render.IsBinary(src) {
 				return binaryBody(in, metaOf(in.art))
 			}
+			// render.JSON is called for its error, which names the line
+			// and column of the first fault.
+			_, jerr := render.JSON(src, in.opts)
 			return newText(in, src), "Invalid JSON: shown as text.", jerr
 		}
 		for i := range roots {
@@ -207,20 +209,7 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 	}
 	s, k := t.keys.Scroll, t.keys.Tree
 	switch {
-	case key.Matches(kp, s.Up):
-		t.cur--
-	case key.Matches(kp, s.Down):
-		t.cur++
-	case key.Matches(kp, s.PageUp):
-		t.cur -= t.bodyH()
-		t.top -= t.bodyH()
-	case key.Matches(kp, s.PageDown):
-		t.cur += t.bodyH()
-		t.top += t.bodyH()
-	case key.Matches(kp, s.Top):
-		t.cur = 0
-	case key.Matches(kp, s.Bottom):
-		t.cur = len(t.rows) - 1
+	case cursorKey(kp, s, &t.cur, &t.top, t.bodyH(), len(t.rows)):
 	case key.Matches(kp, k.Toggle):
 		if n := t.rows[t.cur].node; n.IsContainer() {
 			t.open[n.Start] = !t.open[n.Start]
@@ -250,7 +239,7 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 		t.status = "collapsed all"
 	case key.Matches(kp, k.CopyPath):
 		p := t.Path(t.cur)
-		t.status = "copied " + p
+		t.status = "copied " + render.SanitizeLine(p)
 		return true, tea.SetClipboard(p)
 	case key.Matches(kp, t.keys.Search.Start):
 		return true, t.search.Open()
@@ -466,12 +455,5 @@ func (t *tree) rowText(r treeRow) string {
 // HelpKeys implements body.
 func (t *tree) HelpKeys() []key.Binding {
 	k := t.keys
-	if t.search.open {
-		return []key.Binding{k.Search.Accept, k.Search.Cancel}
-	}
-	b := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Tree.Toggle, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath, k.Search.Start}
-	if t.search.query != "" {
-		b = append(b, k.Search.Next, k.Search.Prev)
-	}
-	return b
+	return t.search.helpKeys(k.Scroll.Up, k.Scroll.Down, k.Tree.Toggle, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath)
 }

@@ -860,6 +860,22 @@ func TestTreeShowsEscapesAsGlyphs(t *testing.T) {
 	}
 }
 
+// TestCopiedPathIsInert: a key holding raw C1 controls (which JSON allows
+// unescaped) is copied as a jq path that escapes them, and the status line
+// that confirms the copy draws nothing a terminal would act on.
+func TestCopiedPathIsInert(t *testing.T) {
+	f := open(t, "c1.json", []byte("{\"k\u009b2J\u202e\":1}"), "application/json", "", 60, 10, false)
+	f.key("down", "y")
+	if len(f.clip) != 1 || f.clip[0] != `["k\u009b2J\u202e"]` {
+		t.Fatalf("copied %q", f.clip)
+	}
+	out := f.frame()
+	inert(t, out)
+	if !strings.Contains(out, "copied") {
+		t.Fatalf("no copy status:\n%s", out)
+	}
+}
+
 // TestMarkdownKeepsOnlyChunksNearTheScreen: a long document keeps styled
 // lines only for the chunks near the screen; a chunk scrolled back into
 // view is rendered again in a Cmd (not in Update), and search still finds
