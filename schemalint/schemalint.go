@@ -294,7 +294,7 @@ func (l *linter) ref(ref, path string) {
 func lookup(doc any, ptr string) (any, bool) {
 	cur := doc
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = pointerUnescaper.Replace(tok)
 		switch x := cur.(type) {
 		case map[string]any:
 			v, ok := x[tok]
@@ -337,9 +337,15 @@ func collectIDs(node any, ids map[string]bool) {
 	}
 }
 
-func escape(tok string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-}
+// pointerEscaper and pointerUnescaper turn a name into a JSON pointer
+// reference token and back (RFC 6901), built once.
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// escape is a JSON pointer reference token (RFC 6901).
+func escape(tok string) string { return pointerEscaper.Replace(tok) }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -34,16 +34,19 @@ func draftOf(doc any) string {
 // compileSchema compiles raw. A document without "$schema" is tried as
 // 2020-12 first (the runner's default) and then as draft-07, since schemas
 // in the wild declare neither as often as both; draft is the one that
-// compiled (Draft2020 or Draft7), or the declared one.
+// compiled (Draft2020 or Draft7), or the declared one. The fallback mirrors
+// runner.ValidateInput's (runner/schema.go compileSchema), which keeps its
+// compiled schema to itself: the form needs the compiler to reach
+// subschemas (if, oneOf branches) by location.
 func compileSchema(raw json.RawMessage) (*compiled, string, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, "", fmt.Errorf("schema is not JSON: %w", err)
+	}
+	runner.DropNullKeywords(doc)
 	sum := sha256.Sum256(raw)
 	url := "modbay:///form/" + hex.EncodeToString(sum[:8]) + ".json"
 	try := func(d *jsonschema.Draft) (*compiled, error) {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return nil, fmt.Errorf("schema is not JSON: %w", err)
-		}
-		runner.DropNullKeywords(doc)
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(d)
 		c.UseLoader(runner.RefusingLoader{})
@@ -56,15 +59,10 @@ func compileSchema(raw json.RawMessage) (*compiled, string, error) {
 		}
 		return &compiled{c: c, url: url, subs: map[string]*jsonschema.Schema{"": sch}}, nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, "", fmt.Errorf("schema is not JSON: %w", err)
-	}
+	cs, err := try(jsonschema.Draft2020)
 	if declared := draftOf(doc); declared != "" {
-		cs, err := try(jsonschema.Draft2020)
 		return cs, declared, err
 	}
-	cs, err := try(jsonschema.Draft2020)
 	if err == nil {
 		return cs, Draft2020, nil
 	}

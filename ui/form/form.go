@@ -66,7 +66,7 @@ func Build(schema json.RawMessage) (*Form, error) {
 	t := bytes.TrimSpace(schema)
 	if len(t) == 0 {
 		f := &Form{Draft: Draft2020}
-		f.doc = &document{byLoc: map[string]*Schema{}, byID: map[string]*Schema{}, merged: map[*Schema]*Schema{}}
+		f.doc = newDocument()
 		f.Root = &Node{Kind: KindJSON, Required: true, Choice: -1, Variant: -1, Text: "{}", Schema: &Schema{}}
 		return f, nil
 	}
@@ -77,7 +77,7 @@ func Build(schema json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
-	doc, err := parseDocument(t, draft)
+	doc, err := parseDocument(t)
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
@@ -442,10 +442,8 @@ func (f *Form) Clear(n *Node) {
 // becomes an entry, a value that does not fit its widget is kept as JSON
 // text. Invalid JSON is an error and changes nothing.
 func (f *Form) SetValue(raw json.RawMessage) error {
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		return fmt.Errorf("%s: %v", MsgBadJSON, err)
+	if err := JSONError(raw); err != nil {
+		return err
 	}
 	f.prefer = f.chosenVariants()
 	defer func() { f.prefer = nil }()
@@ -459,6 +457,17 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 	f.refreshAll()
 	f.Gen++
 	return nil
+}
+
+// JSONError is nil when raw is one JSON value, else MsgBadJSON with where
+// and why it does not parse.
+func JSONError(raw []byte) error {
+	if json.Valid(raw) {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return fmt.Errorf("%s: %v", MsgBadJSON, err)
 }
 
 // chosen is a union's chosen variant and the value it produced.
@@ -825,15 +834,7 @@ func (f *Form) Find(ptr string) (*Node, string) {
 	}
 	toks := strings.Split(ptr[1:], "/")
 	for i, tok := range toks {
-		for {
-			if n.Kind == KindUnion && len(n.Children) > 0 {
-				n = n.Children[0]
-			} else if n.Kind == KindEntry {
-				n = n.Children[0]
-			} else {
-				break
-			}
-		}
+		n = inner(n)
 		name := unescape(tok)
 		var next *Node
 		switch n.Kind {
@@ -909,6 +910,16 @@ func (p Problems) Count() int {
 // At returns the messages for the node at ptr.
 func (p Problems) At(ptr string) []string { return p.Fields[ptr] }
 
+// Merge adds q's findings to p; a message already at a field is not
+// repeated there.
+func (p *Problems) Merge(q Problems) {
+	for ptr, msgs := range q.Fields {
+		p.add(ptr, msgs...)
+	}
+	p.Root = append(p.Root, q.Root...)
+	p.Hidden += q.Hidden
+}
+
 func (p *Problems) add(ptr string, msgs ...string) {
 	if p.Fields == nil {
 		p.Fields = map[string][]string{}
@@ -924,8 +935,7 @@ func (p *Problems) add(ptr string, msgs ...string) {
 // then, with validate (nil skips it), the schema's verdict on the value.
 // A field with a problem of its own shows only that one; where a union has
 // a chosen variant, only that variant's findings are placed (see
-// Problems.Hidden). The value is
-// returned even when there are problems.
+// Problems.Hidden). The value is returned even when there are problems.
 func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 	value, local := f.Value()
 	var p Problems

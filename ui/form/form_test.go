@@ -529,13 +529,10 @@ func TestJSONFieldTextIsNeverReescaped(t *testing.T) {
 
 func TestErrorsPlacedAtTheirField(t *testing.T) {
 	f := build(t, `{"type":"object","properties":{"a":{"type":"object","properties":{"list":{"type":"array","items":{"type":"object","properties":{"x":{"type":"integer","maximum":3}},"required":["x"]}}}}}}`)
+	if err := f.SetValue(json.RawMessage(`{"a":{"list":[{"x":9},{}]}}`)); err != nil {
+		t.Fatal(err)
+	}
 	p := f.Place(modproto.ValidationErrors{
-		{Path: "/a/list/0/x", Detail: "must be <= 3"},
-		{Path: "/a/list/1", Detail: "missing property 'x'"},
-		{Path: "", Detail: "global"},
-	})
-	f.SetValue(json.RawMessage(`{"a":{"list":[{"x":9},{}]}}`))
-	p = f.Place(modproto.ValidationErrors{
 		{Path: "/a/list/0/x", Detail: "must be <= 3"},
 		{Path: "/a/list/1", Detail: "missing property 'x'"},
 		{Path: "", Detail: "global"},

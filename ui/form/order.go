@@ -39,24 +39,6 @@ func objectKeys(raw json.RawMessage) ([]string, map[string]json.RawMessage, erro
 	return keys, m, nil
 }
 
-// PropertyOrder returns the keys of a schema's top-level "properties"
-// object in the order they appear in the bytes.
-func PropertyOrder(schema json.RawMessage) ([]string, error) {
-	_, m, err := objectKeys(schema)
-	if err != nil {
-		return nil, errors.New("schema is not a JSON object")
-	}
-	p, ok := m["properties"]
-	if !ok {
-		return nil, nil
-	}
-	keys, _, err := objectKeys(p)
-	if err != nil {
-		return nil, errors.New(`"properties" is not an object`)
-	}
-	return keys, nil
-}
-
 // compact returns raw as compact JSON, or nil when empty or invalid.
 func compact(raw json.RawMessage) json.RawMessage {
 	t := bytes.TrimSpace(raw)

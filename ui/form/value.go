@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -268,10 +269,7 @@ func counted(n int, one, many string) string {
 	return itoa(n) + " " + many
 }
 
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
-}
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // Format hints shown beside a field, by format name.
 var formatHints = map[string]string{

@@ -27,6 +27,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
+	"modbay/render"
 	"modbay/ui/common"
 	"modbay/ui/form"
 )
@@ -241,7 +242,9 @@ func (m *Model) input(n *form.Node) *textinput.Model {
 		in.Placeholder = "key"
 	} else {
 		in.SetValue(n.Text)
-		in.Placeholder = n.Placeholder
+		// The schema's example: module text, drawn as given by the
+		// editor (it cleans only the value).
+		in.Placeholder = render.SanitizeLine(n.Placeholder)
 	}
 	in.SetStyles(m.inputStyles())
 	in.SetWidth(m.editorWidth(n) - 1)
@@ -274,7 +277,7 @@ func (m *Model) area(n *form.Node) *textarea.Model {
 		ta.KeyMap.InsertNewline = m.keys.Newline
 		ta.DynamicHeight, ta.MinHeight, ta.MaxHeight = true, textAreaMin, textAreaMax
 	}
-	ta.Placeholder = n.Placeholder
+	ta.Placeholder = render.Sanitize(n.Placeholder)
 	ta.SetStyles(m.areaStyles())
 	ta.SetWidth(m.editorWidth(n))
 	ta.SetValue(n.Text)
@@ -368,18 +371,7 @@ func (m *Model) SetRecalls(r []Recall) {
 // ShowProblems places findings the runner reported (runner.InputError)
 // under their fields, in addition to the form's own.
 func (m *Model) ShowProblems(errs modproto.ValidationErrors) {
-	p := m.form.Place(errs)
-	for ptr, msgs := range p.Fields {
-		if m.problems.Fields == nil {
-			m.problems.Fields = map[string][]string{}
-		}
-		for _, msg := range msgs {
-			if !slices.Contains(m.problems.Fields[ptr], msg) {
-				m.problems.Fields[ptr] = append(m.problems.Fields[ptr], msg)
-			}
-		}
-	}
-	m.problems.Root = append(m.problems.Root, p.Root...)
+	m.problems.Merge(m.form.Place(errs))
 	m.attempted = true
 }
 
@@ -515,10 +507,8 @@ func (m *Model) check() {
 func (m *Model) checkJSON() {
 	text := strings.TrimSpace(m.jsonArea.Value())
 	m.problems = form.Problems{}
-	if !json.Valid([]byte(text)) {
-		var v any
-		err := json.Unmarshal([]byte(text), &v)
-		m.jsonErr = fmt.Sprintf("%s: %v", form.MsgBadJSON, err)
+	if err := form.JSONError([]byte(text)); err != nil {
+		m.jsonErr = err.Error()
 		m.problems.Root = []string{m.jsonErr}
 		return
 	}

@@ -275,3 +275,18 @@ func TestRootVariantProblemsShowLikeNestedOnes(t *testing.T) {
 		t.Fatalf("after ctrl+s the chosen variant's field is not marked:\n%s", root.View())
 	}
 }
+
+func TestSchemaExamplesAreSanitizedAsPlaceholders(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{
+	  "a":{"type":"string","examples":["\u001b]0;pwned\u0007"]},
+	  "body":{"type":"string","description":"markdown","examples":["x\u001b[2Jy\u202e"]}}}`, 80, 20)
+	v := m.View()
+	for _, bad := range []string{"\x1b]0;", "\x1b[2J", "\u202e"} {
+		if strings.Contains(v, bad) {
+			t.Fatalf("a schema example reached the terminal raw (%q):\n%q", bad, v)
+		}
+	}
+	if !strings.Contains(v, "]0;pwned␇") || !strings.Contains(v, "x␛[2Jy") {
+		t.Fatalf("the examples are not shown, cleaned:\n%s", v)
+	}
+}
