@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
@@ -36,13 +35,14 @@ type capList struct {
 	module *runner.Module
 	// shown are the indexes of the capabilities the filter keeps; cursor
 	// is a row of shown.
-	shown     []int
-	cursor    int
-	filter    textinput.Model
-	filtering bool
-	width     int
-	height    int
-	detail    detailScroll
+	shown  []int
+	cursor int
+	filter listFilter
+	width  int
+	height int
+	detail detailScroll
+	// shownDetail is the selected capability's detail as last built.
+	shownDetail detailCache
 }
 
 func newCapList(com *common.Common, keys ListKeyMap, m *runner.Module) *capList {
@@ -67,7 +67,7 @@ func (c *capList) Selected() *modproto.Capability {
 }
 
 // Typing reports whether keys go to the filter.
-func (c *capList) Typing() bool { return c.filtering }
+func (c *capList) Typing() bool { return c.filter.active }
 
 // refilter keeps the capabilities whose title or id contain the filter
 // text, case aside.
@@ -100,34 +100,15 @@ func (c *capList) SetSize(w, h int) {
 
 // Update handles a key.
 func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
-	kp, ok := msg.(tea.KeyPressMsg)
-	if c.filtering {
-		if !ok {
-			var cmd tea.Cmd
-			c.filter, cmd = c.filter.Update(msg)
-			return nil, cmd
-		}
-		switch {
-		case key.Matches(kp, c.keys.ClearFilter):
-			c.filtering = false
-			c.filter.SetValue("")
-			c.filter.Blur()
-			c.refilter()
-			return nil, nil
-		case key.Matches(kp, c.keys.Open):
-			c.filtering = false
-			c.filter.Blur()
-			return nil, nil
-		case key.Matches(kp, c.keys.ArrowUp, c.keys.ArrowDown, c.keys.DetailUp, c.keys.DetailDown):
-			// Arrows still move (and pgup/pgdn scroll the detail) while
-			// filtering; j/k, g/G and q are text.
-		default:
-			var cmd tea.Cmd
-			c.filter, cmd = c.filter.Update(msg)
-			c.refilter()
+	if c.filter.active {
+		if handled, changed, cmd := c.filter.Update(msg, c.keys); handled {
+			if changed {
+				c.refilter()
+			}
 			return nil, cmd
 		}
 	}
+	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, nil
 	}
@@ -142,10 +123,9 @@ func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
 		c.move(len(c.shown) - 1)
 	case c.detail.Update(kp, c.keys):
 	case key.Matches(kp, c.keys.Filter):
-		c.filtering = true
 		return nil, c.filter.Focus()
 	case key.Matches(kp, c.keys.ClearFilter) && c.filter.Value() != "":
-		c.filter.SetValue("")
+		c.filter.Clear()
 		c.refilter()
 	case key.Matches(kp, c.keys.Back):
 		return capBack{}, nil
@@ -159,7 +139,7 @@ func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
 
 // ShortHelp returns the bindings that apply.
 func (c *capList) ShortHelp() []key.Binding {
-	if c.filtering {
+	if c.filter.active {
 		return []key.Binding{c.keys.Open, c.keys.ClearFilter}
 	}
 	b := []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Filter}
@@ -185,7 +165,7 @@ func (c *capList) View() string {
 	case runner.StatusDisabled, runner.StatusBroken:
 		top = append(top, st.Warning.Render(common.Trunc(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), c.width)))
 	}
-	if c.filtering || c.filter.Value() != "" {
+	if c.filter.Shown() {
 		top = append(top, common.Trunc(c.filter.View(), c.width))
 	}
 	h := c.height - len(top)
@@ -195,7 +175,7 @@ func (c *capList) View() string {
 		for i := start; i < len(c.shown) && len(out) < h; i++ {
 			cp := caps[c.shown[i]]
 			sel := i == c.cursor
-			t := render.SanitizeLine(titleOr(cp.Title, cp.ID))
+			t := render.SanitizeLine(common.TitleOr(cp.Title, cp.ID))
 			if sel {
 				t = st.Selected.Render(t)
 			}
@@ -208,7 +188,10 @@ func (c *capList) View() string {
 	}
 	var detail string
 	if cp := c.Selected(); cp != nil {
-		detail = capDetail(c.com, c.module, *cp, detailWidth(c.com, c.width))
+		dw := detailWidth(c.com, c.width)
+		detail = c.shownDetail.get(detailKey{item: c.shown[c.cursor], width: dw, styles: c.com.Styles}, func() string {
+			return capDetail(c.com, c.module, *cp, dw)
+		})
 	}
 	return strings.Join(append(top, splitPane(c.com, c.width, h, rows, detail, len(c.shown), &c.detail)), "\n")
 }
@@ -217,7 +200,7 @@ func (c *capList) View() string {
 func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w int) string {
 	st := com.Styles
 	b := detailBuilder{com: com, w: w}
-	b.line(st.Title.Render(render.SanitizeLine(titleOr(cp.Title, cp.ID))))
+	b.line(st.Title.Render(render.SanitizeLine(common.TitleOr(cp.Title, cp.ID))))
 	b.kv("ID", cp.ID)
 	b.kv("Summary", cp.Summary)
 	b.kv("Effects", strings.Join(render.EffectBadges(cp.Effects, cp.LongRunning), " · "))

@@ -15,6 +15,7 @@ import (
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
+	"modbay/ui/styles"
 )
 
 // wideLayout is the width from which a list and its detail pane sit side
@@ -45,8 +46,7 @@ type moduleList struct {
 	// cursor stays on the first row while modules arrive, instead of
 	// following whichever module happened to be described first.
 	moved       bool
-	filter      textinput.Model
-	filtering   bool
+	filter      listFilter
 	discovering bool
 	// pending is how many modules discovery is still describing; -1 when
 	// unknown (a discovery that lists everything at once).
@@ -55,25 +55,82 @@ type moduleList struct {
 	width   int
 	height  int
 	detail  detailScroll
+	// shownDetail is the selected module's detail as last built.
+	shownDetail detailCache
 }
 
 func newModuleList(com *common.Common, keys ListKeyMap, banner string) *moduleList {
 	return &moduleList{com: com, keys: keys, filter: newFilter(com, "filter by name or id"), banner: banner, discovering: true, pending: -1}
 }
 
-// newFilter is a list's filter input, shown after "/".
-func newFilter(com *common.Common, placeholder string) textinput.Model {
-	f := textinput.New()
-	f.Prompt = "/"
-	f.Placeholder = placeholder
-	var s textinput.Styles
-	if !com.NoColor {
-		s = textinput.DefaultStyles(com.Dark)
-	}
-	s.Cursor.Blink = false
-	f.SetStyles(s)
-	return f
+// listFilter is a list's filter ("/"): while it has the focus, keys are
+// its text, except enter and esc (leave it, keeping or clearing the text)
+// and the arrows and pgup/pgdn, which still move and scroll the list.
+type listFilter struct {
+	input  textinput.Model
+	active bool
 }
+
+func newFilter(com *common.Common, placeholder string) listFilter {
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = placeholder
+	in.SetStyles(com.Styles.TextInput)
+	return listFilter{input: in}
+}
+
+// Value is the filter text.
+func (f *listFilter) Value() string { return f.input.Value() }
+
+// Shown reports whether the filter line is on screen: while it has the
+// focus or keeps a text.
+func (f *listFilter) Shown() bool { return f.active || f.input.Value() != "" }
+
+// SetWidth sets the input's width in cells.
+func (f *listFilter) SetWidth(w int) { f.input.SetWidth(w) }
+
+// Focus gives the filter the keys.
+func (f *listFilter) Focus() tea.Cmd {
+	f.active = true
+	return f.input.Focus()
+}
+
+// Clear empties the filter and, if it has the focus, leaves it.
+func (f *listFilter) Clear() {
+	f.input.SetValue("")
+	f.leave()
+}
+
+func (f *listFilter) leave() {
+	f.active = false
+	f.input.Blur()
+}
+
+// Update handles msg while the filter has the focus. It reports whether
+// msg was the filter's (else the list handles it) and whether the text may
+// have changed (the list filters again).
+func (f *listFilter) Update(msg tea.Msg, k ListKeyMap) (handled, changed bool, cmd tea.Cmd) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	switch {
+	case !ok:
+		f.input, cmd = f.input.Update(msg)
+		return true, false, cmd
+	case key.Matches(kp, k.ClearFilter):
+		f.Clear()
+		return true, true, nil
+	case key.Matches(kp, k.Open):
+		f.leave()
+		return true, false, nil
+	case key.Matches(kp, k.ArrowUp, k.ArrowDown, k.DetailUp, k.DetailDown):
+		// j/k, g/G and q are text; the arrows and pgup/pgdn are not.
+		return false, false, nil
+	}
+	f.input, cmd = f.input.Update(msg)
+	return true, true, cmd
+}
+
+// View draws the filter line.
+func (f *listFilter) View() string { return f.input.View() }
 
 // StartDiscovery empties the list for a discovery of total modules, which
 // then arrive one by one through AddModule.
@@ -141,7 +198,7 @@ func (l *moduleList) Selected() *runner.Module {
 }
 
 // Typing reports whether keys go to the filter.
-func (l *moduleList) Typing() bool { return l.filtering }
+func (l *moduleList) Typing() bool { return l.filter.active }
 
 func (l *moduleList) refilter() {
 	q := strings.ToLower(strings.TrimSpace(l.filter.Value()))
@@ -160,35 +217,15 @@ func (l *moduleList) refilter() {
 
 // Update handles a key on the list.
 func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
-	kp, ok := msg.(tea.KeyPressMsg)
-	if l.filtering {
-		if ok {
-			switch {
-			case key.Matches(kp, l.keys.ClearFilter):
-				l.filtering = false
-				l.filter.SetValue("")
-				l.filter.Blur()
+	if l.filter.active {
+		if handled, changed, cmd := l.filter.Update(msg, l.keys); handled {
+			if changed {
 				l.refilter()
-				return nil, nil
-			case key.Matches(kp, l.keys.Open):
-				l.filtering = false
-				l.filter.Blur()
-				return nil, nil
-			case key.Matches(kp, l.keys.ArrowUp, l.keys.ArrowDown, l.keys.DetailUp, l.keys.DetailDown):
-				// Arrows still move (and pgup/pgdn scroll the detail)
-				// while filtering; j/k are text.
-			default:
-				var cmd tea.Cmd
-				l.filter, cmd = l.filter.Update(msg)
-				l.refilter()
-				return nil, cmd
 			}
-		} else {
-			var cmd tea.Cmd
-			l.filter, cmd = l.filter.Update(msg)
 			return nil, cmd
 		}
 	}
+	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, nil
 	}
@@ -207,10 +244,9 @@ func (l *moduleList) Update(msg tea.Msg) (listAction, tea.Cmd) {
 		l.move(len(l.shown) - 1)
 	case l.detail.Update(kp, l.keys):
 	case key.Matches(kp, l.keys.Filter):
-		l.filtering = true
 		return nil, l.filter.Focus()
 	case key.Matches(kp, l.keys.ClearFilter) && l.filter.Value() != "":
-		l.filter.SetValue("")
+		l.filter.Clear()
 		l.refilter()
 	case key.Matches(kp, l.keys.Rediscover):
 		return listRediscover{}, nil
@@ -234,7 +270,7 @@ func (l *moduleList) move(i int) {
 
 // ShortHelp returns the bindings that apply now.
 func (l *moduleList) ShortHelp() []key.Binding {
-	if l.filtering {
+	if l.filter.active {
 		return []key.Binding{l.keys.Open, l.keys.ClearFilter}
 	}
 	return []key.Binding{l.keys.Up, l.keys.Down, l.keys.Open, l.keys.Filter, l.keys.Rediscover}
@@ -248,7 +284,7 @@ func (l *moduleList) View(sp spinner.Model) string {
 	if l.banner != "" {
 		top = append(top, st.Warning.Render(common.Trunc(render.SanitizeLine(l.banner), w)))
 	}
-	if l.filtering || l.filter.Value() != "" {
+	if l.filter.Shown() {
 		top = append(top, common.Trunc(l.filter.View(), w))
 	}
 	if l.discovering {
@@ -269,7 +305,10 @@ func (l *moduleList) View(sp spinner.Model) string {
 	}
 	var detail string
 	if m := l.Selected(); m != nil {
-		detail = moduleDetail(l.com, m, detailWidth(l.com, w))
+		dw := detailWidth(l.com, w)
+		detail = l.shownDetail.get(detailKey{item: m, width: dw, styles: l.com.Styles}, func() string {
+			return moduleDetail(l.com, m, dw)
+		})
 	}
 	return strings.Join(append(top, splitPane(l.com, w, h, l.rows, detail, len(l.shown), &l.detail)), "\n")
 }
@@ -412,6 +451,31 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detai
 	return strings.Join(list, "\n") + "\n" + rule + "\n" + body
 }
 
+// detailKey is what a list's detail pane is built from: the selected item
+// (a module, or a capability's index), the text width and the styles.
+type detailKey struct {
+	item   any
+	width  int
+	styles *styles.Styles
+}
+
+// detailCache keeps the last detail pane built. A list is drawn on every
+// frame (the spinner, each key), and a capability's detail compiles its
+// request schema: it is built again only when what it shows changed.
+type detailCache struct {
+	key  detailKey
+	text string
+	ok   bool
+}
+
+// get returns the detail for key, building it when key is not the last.
+func (c *detailCache) get(key detailKey, build func() string) string {
+	if !c.ok || c.key != key {
+		c.key, c.text, c.ok = key, build(), true
+	}
+	return c.text
+}
+
 // detailScroll is the scroll position of a list's detail pane: pgup/pgdn
 // scroll it from the list, and the pane says what is above and below.
 type detailScroll struct {
@@ -457,21 +521,13 @@ func (d *detailScroll) view(com *common.Common, detail string, h int) string {
 	d.above, d.below = d.off, max(len(lines)-d.off-show, 0)
 	var out []string
 	if d.above > 0 {
-		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d more %s (pgup)", d.above, plural(d.above, "line", "lines"))))
+		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d more %s (pgup)", d.above, common.Plural(d.above, "line", "lines"))))
 	}
 	out = append(out, lines[d.off:d.off+show]...)
 	if d.below > 0 {
-		out = append(out, st.Warning.Render(fmt.Sprintf("↓ %d more %s (pgdn)", d.below, plural(d.below, "line", "lines"))))
+		out = append(out, st.Warning.Render(fmt.Sprintf("↓ %d more %s (pgdn)", d.below, common.Plural(d.below, "line", "lines"))))
 	}
 	return strings.Join(out, "\n")
-}
-
-// plural is one or many by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // statusBadge draws a module status.
@@ -492,15 +548,9 @@ func statusBadge(com *common.Common, s runner.Status) string {
 // moduleDetail is everything known about a module, wrapped to w cells.
 func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	st := com.Styles
-	var b detailBuilder
-	b.w = w
-	b.com = com
+	b := detailBuilder{com: com, w: w}
 	d := m.Descriptor
-	name := m.ID
-	if d != nil && d.Name != "" {
-		name = d.Name
-	}
-	b.line(st.Title.Render(render.SanitizeLine(name)))
+	b.line(st.Title.Render(render.SanitizeLine(moduleName(m))))
 	if d != nil {
 		b.kv("Version", d.Version)
 	}
@@ -521,7 +571,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	}
 	b.heading(fmt.Sprintf("Capabilities (%d)", len(d.Capabilities)))
 	for _, c := range d.Capabilities {
-		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(titleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
+		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(common.TitleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
@@ -546,13 +596,13 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	if len(d.Skills) > 0 {
 		b.heading("Skills")
 		for _, s := range d.Skills {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(titleOr(s.Title, s.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", s.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", s.Tokens))))
 		}
 	}
 	if len(d.AgentOverlays) > 0 {
 		b.heading("Overlays")
 		for _, o := range d.AgentOverlays {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(titleOr(o.Title, o.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", o.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", o.Tokens))))
 		}
 	}
 	b.violations(m)
@@ -643,13 +693,6 @@ func (b *detailBuilder) String() string {
 		out[i] = common.Trunc(l, b.w)
 	}
 	return strings.Join(out, "\n")
-}
-
-func titleOr(title, id string) string {
-	if strings.TrimSpace(title) != "" {
-		return title
-	}
-	return id
 }
 
 func listOrNone(v []string) string {

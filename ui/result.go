@@ -34,6 +34,13 @@ type resultView struct {
 	stderrLine int
 	width      int
 	height     int
+	// rendered keeps the JSON blocks already rendered for one width and
+	// colors: the content is rebuilt on every selection move and stderr
+	// toggle, and a result may be up to a MiB of JSON.
+	rendered struct {
+		as     render.Options
+		blocks map[string]string
+	}
 }
 
 func newResultView(com *common.Common, keys ResultKeyMap, p *runner.Plan, res *runner.Result, liveStderr string) *resultView {
@@ -131,7 +138,7 @@ func (r *resultView) View() string {
 	pos := fmt.Sprintf("lines %d–%d of %d", top+1, min(top+r.vp.Height(), total), total)
 	var line string
 	if below > 0 {
-		line = st.Warning.Render(fmt.Sprintf("↓ %d more %s", below, plural(below, "line", "lines"))) +
+		line = st.Warning.Render(fmt.Sprintf("↓ %d more %s", below, common.Plural(below, "line", "lines"))) +
 			st.Muted.Render(" · "+pos+" · pgdn/end")
 	} else {
 		line = st.Muted.Render("end · " + pos + " · pgup/home")
@@ -197,11 +204,11 @@ func (r *resultView) content() string {
 	}
 	b.line(badge + "  " + strings.Join(meta, st.Muted.Render(" · ")))
 	if j := res.Job; j != nil {
-		job := []string{"job " + st.ID.Render(render.SanitizeLine(j.ID)), orDash(render.SanitizeLine(j.State))}
+		job := []string{"job " + st.ID.Render(render.SanitizeLine(j.ID)), common.OrDash(render.SanitizeLine(j.State))}
 		if j.Percent != nil {
 			job = append(job, fmt.Sprintf("%.0f%%", *j.Percent))
 		}
-		job = append(job, fmt.Sprintf("%d %s", j.Polls, plural(j.Polls, "poll", "polls")))
+		job = append(job, fmt.Sprintf("%d %s", j.Polls, common.Plural(j.Polls, "poll", "polls")))
 		if res.Capability != "" && res.Capability != capID {
 			job = append(job, "polled with "+st.ID.Render(render.SanitizeLine(res.Capability)))
 		}
@@ -226,9 +233,11 @@ func (r *resultView) content() string {
 		b.kv("Message", e.Message)
 		b.kv("Retryable", yesNo(e.Retryable))
 		if len(e.Details) > 0 {
-			raw, _ := json.Marshal(e.Details)
 			b.kvStyled("Details", "")
-			b.block(r.json(raw, w-2), 2)
+			b.block(r.json("details", w-2, func() []byte {
+				raw, _ := json.Marshal(e.Details)
+				return raw
+			}), 2)
 		}
 	}
 	if env != nil && len(env.Warnings) > 0 {
@@ -249,7 +258,7 @@ func (r *resultView) content() string {
 		for i, a := range res.Artifacts {
 			r.artLines = append(r.artLines, len(b.lines))
 			sel := i == r.selected
-			title := render.SanitizeLine(titleOr(a.Title, a.ID))
+			title := render.SanitizeLine(common.TitleOr(a.Title, a.ID))
 			if sel {
 				title = st.Selected.Render(title)
 			}
@@ -272,7 +281,7 @@ func (r *resultView) content() string {
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
 		b.heading("Result")
-		b.block(r.json(env.Result, w-2), 2)
+		b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
 	}
 	if env != nil {
 		r.effects(&b, env.Execution)
@@ -349,20 +358,31 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 	row("local", yesNo(d.Local), yesNo(x.Local), false)
 	row("network", yesNo(d.Network), yesNo(x.Network), x.Network && !d.Network)
 	row("external writes", yesNo(d.ExternalWrites), yesNo(x.ExternalWrites), x.ExternalWrites && !d.ExternalWrites)
-	row("provider", orDash(render.SanitizeLine(d.Provider)), orDash(render.SanitizeLine(x.Provider)), providerDiffers(d.Provider, x.Provider))
+	row("provider", common.OrDash(render.SanitizeLine(d.Provider)), common.OrDash(render.SanitizeLine(x.Provider)), providerDiffers(d.Provider, x.Provider))
 	row("cost", costKnown(d.CostKnown), "", false)
 	b.heading("Cost")
 	b.kv("Estimated", render.Cost(x.EstimatedCost))
 	b.kv("Actual", render.Cost(x.ActualCost))
 }
 
-// json renders a JSON value for w cells; invalid JSON falls back to text.
-func (r *resultView) json(raw []byte, w int) string {
-	out, err := render.JSON(raw, render.Options{Width: w, Dark: r.com.Dark, NoColor: r.com.NoColor})
-	if err != nil && out == "" {
-		return render.Text(raw, render.Options{Width: w, NoColor: true})
+// json renders the JSON value of block (from raw) for w cells, once per
+// width and colors; invalid JSON falls back to text.
+func (r *resultView) json(block string, w int, raw func() []byte) string {
+	o := render.Options{Width: w, Dark: r.com.Dark, NoColor: r.com.NoColor}
+	if r.rendered.blocks == nil || r.rendered.as != o {
+		r.rendered.as, r.rendered.blocks = o, map[string]string{}
 	}
-	return strings.TrimRight(out, "\n")
+	if out, ok := r.rendered.blocks[block]; ok {
+		return out
+	}
+	src := raw()
+	out, err := render.JSON(src, o)
+	if err != nil && out == "" {
+		out = render.Text(src, render.Options{Width: w, NoColor: true})
+	}
+	out = strings.TrimRight(out, "\n")
+	r.rendered.blocks[block] = out
+	return out
 }
 
 // providerDiffers applies WIRE.md §7: a reported "" or "local", or a
@@ -379,13 +399,6 @@ func costKnown(known bool) string {
 		return "known"
 	}
 	return "unknown"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 // cleanBlock sanitizes multi-line module text and expands tabs, so each

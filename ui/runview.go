@@ -62,14 +62,19 @@ func (r *runView) event(ev runner.Event) {
 
 // addStderr appends a raw chunk, splitting it into lines.
 func (r *runView) addStderr(chunk string) {
-	s := r.partial + chunk
-	parts := strings.Split(s, "\n")
+	parts := strings.Split(r.partial+chunk, "\n")
 	r.partial = parts[len(parts)-1]
+	for _, l := range parts[:len(parts)-1] {
+		// A CRLF line end is a line end (as render.Sanitize reads it), so
+		// the kept lines can be sanitized one window at a time.
+		r.lines = append(r.lines, strings.TrimSuffix(l, "\r"))
+	}
 	if len(r.partial) > stderrPartialMax {
+		// After the complete lines before it: the overlong line is the
+		// chunk's last text.
 		r.lines = append(r.lines, r.partial)
 		r.partial = ""
 	}
-	r.lines = append(r.lines, parts[:len(parts)-1]...)
 	if len(r.lines) > stderrTailLines {
 		r.lines = r.lines[len(r.lines)-stderrTailLines:]
 	}
@@ -101,7 +106,7 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	if r.cancelling {
 		state = "cancelling…"
 	}
-	lines = append(lines, sp.View()+" "+st.Title.Render(state)+" "+render.SanitizeLine(mod)+st.Muted.Render(" › ")+render.SanitizeLine(titleOr(c.Title, c.ID)))
+	lines = append(lines, sp.View()+" "+st.Title.Render(state)+" "+render.SanitizeLine(mod)+st.Muted.Render(" › ")+render.SanitizeLine(common.TitleOr(c.Title, c.ID)))
 	elapsed := r.com.Now().Sub(r.started)
 	deadline := time.Duration(r.plan.Request.DeadlineMS) * time.Millisecond
 	if deadline <= 0 {
@@ -123,7 +128,7 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		if j.Detail != "" {
 			lines = append(lines, st.Muted.Render(render.SanitizeLine(j.Detail)))
 		}
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d polls", j.Polls)))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d %s", j.Polls, common.Plural(j.Polls, "poll", "polls"))))
 	}
 	if r.cancelling {
 		lines = append(lines, "", st.Warning.Render("Cancelling: the module's process tree is being stopped."))
@@ -133,8 +138,10 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	room := h - len(lines) - 2
 	tail := r.stderrTail()
 	if tail != "" && room > 0 {
+		// Only the lines that fit are sanitized: this view is drawn on
+		// every tick, and the run may have kept stderrTailLines long ones.
 		lines = append(lines, "", st.Subtitle.Render("stderr"))
-		lines = append(lines, strings.Split(lastLines(cleanBlock(tail), room), "\n")...)
+		lines = append(lines, strings.Split(cleanBlock(lastLines(tail, room)), "\n")...)
 	}
 	for i := range lines {
 		lines[i] = common.Trunc(lines[i], w)

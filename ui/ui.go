@@ -229,7 +229,7 @@ func (m *Model) SetSender(send func(tea.Msg)) { m.send.Store(&send) }
 
 // Init starts discovery and asks the terminal for its background color.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.discover(), m.spinner.Tick, tea.RequestBackgroundColor)
+	return tea.Batch(m.discover(), tea.RequestBackgroundColor)
 }
 
 // discover starts discovery generation m.gen+1.
@@ -241,7 +241,7 @@ func (m *Model) discover() tea.Cmd {
 	if b == nil {
 		return nil
 	}
-	return func() tea.Msg {
+	return tea.Batch(m.spinner.Tick, func() tea.Msg {
 		sd, ok := b.(streamDiscoverer)
 		send := m.send.Load()
 		if !ok || send == nil {
@@ -254,7 +254,13 @@ func (m *Model) discover() tea.Cmd {
 			(*send)(moduleFoundMsg{gen: gen, module: mod})
 		})
 		return modulesMsg{gen: gen, modules: mods}
-	}
+	})
+}
+
+// spinning reports whether a spinner is on screen: discovery or a run in
+// progress.
+func (m *Model) spinning() bool {
+	return m.modules.discovering || m.run != nil && !m.run.done
 }
 
 // restyle applies the current styles to the widgets that copy them.
@@ -320,6 +326,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case spinner.TickMsg:
+		if !m.spinning() {
+			// Nothing shows the spinner: its ticks stop, and with them a
+			// redraw of the whole screen a dozen times a second.
+			// discover and startRun start them again.
+			return m, nil
+		}
 		var cmd tea.Cmd
 		m.spinner, cmd = m.spinner.Update(msg)
 		return m, cmd
@@ -834,10 +846,12 @@ func (m *Model) View() tea.View {
 	if len(m.dialogs) > 0 {
 		body = dialog.Place(w, h, m.dialogs[len(m.dialogs)-1].View(w, h))
 	}
-	body = common.FitWidth(common.FitHeight(body, h, nil), w)
+	body = common.FitWidth(common.FitHeight(body, h), w)
 	if n := common.Lines(body); n < h {
 		body += strings.Repeat("\n", h-n)
 	}
+	// The help bar is drawn after the body: a dialog's View decides
+	// whether its scroll keys apply.
 	v := tea.NewView(m.header() + "\n" + body + "\n" + m.helpView())
 	v.AltScreen = true
 	return v
@@ -854,7 +868,7 @@ func (m *Model) header() string {
 	if m.screen != screenModules && mod != nil {
 		crumbs = append(crumbs, render.SanitizeLine(moduleName(mod)))
 		if m.screen != screenCaps {
-			crumbs = append(crumbs, render.SanitizeLine(titleOr(m.formCap.Title, m.formCap.ID)))
+			crumbs = append(crumbs, render.SanitizeLine(common.TitleOr(m.formCap.Title, m.formCap.ID)))
 		}
 		switch m.screen {
 		case screenRun:

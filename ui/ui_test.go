@@ -54,7 +54,7 @@ func frame(t *testing.T, m *Model) string {
 		if w := common.Width(l); w > m.com.Width {
 			t.Errorf("line %d is %d cells wide (> %d): %q", i, w, m.com.Width, l)
 		}
-		if strings.ContainsRune(l, '\x1b') && strings.Contains(l, "]52;") {
+		if strings.Contains(l, "\x1b]52;") {
 			t.Errorf("line %d carries a module's escape sequence: %q", i, l)
 		}
 	}
@@ -557,5 +557,36 @@ func TestRecallsReloadAfterSubmitAndPresetSave(t *testing.T) {
 	r := m.form.Recalls()
 	if r[0].Name != "last input" || string(r[0].Input) != `{"title":"Q1"}` || r[1].Name != "preset mine" {
 		t.Fatalf("recalls %+v", r)
+	}
+}
+
+// TestRunViewStderrKeepsItsOrder: a line too long to wait for its newline
+// is kept after the complete lines of its chunk, not before them, and a
+// CRLF line end is a line end.
+func TestRunViewStderrKeepsItsOrder(t *testing.T) {
+	r := &runView{}
+	long := strings.Repeat("b", stderrPartialMax+1)
+	r.addStderr("a\r\nz\n" + long)
+	r.addStderr("c\n")
+	if got := r.lines; len(got) != 4 || got[0] != "a" || got[1] != "z" || got[2] != long || got[3] != "c" {
+		t.Fatalf("lines %q", got)
+	}
+}
+
+// TestSpinnerTicksOnlyWhileSomethingSpins: once discovery ends and no run
+// is in flight, a spinner tick schedules no other (no redraw while idle);
+// a rediscovery starts the ticks again.
+func TestSpinnerTicksOnlyWhileSomethingSpins(t *testing.T) {
+	m, _ := newTest(t, &fakeBackend{}, 80, 24)
+	if _, cmd := m.Update(m.spinner.Tick()); cmd == nil {
+		t.Fatal("the spinner does not tick while discovering")
+	}
+	withModules(t, m)
+	if _, cmd := m.Update(m.spinner.Tick()); cmd != nil {
+		t.Fatal("the spinner still ticks with nothing to show")
+	}
+	m.Update(uitest.Key("r"))
+	if _, cmd := m.Update(m.spinner.Tick()); !m.modules.discovering || cmd == nil {
+		t.Fatal("rediscovery did not start the spinner again")
 	}
 }

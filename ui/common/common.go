@@ -70,8 +70,8 @@ func FitWidth(block string, w int) string {
 }
 
 // FitHeight keeps at most h lines of block; when lines are dropped the last
-// kept line becomes more (e.g. "… 12 more lines").
-func FitHeight(block string, h int, more func(hidden int) string) string {
+// kept line becomes "…".
+func FitHeight(block string, h int) string {
 	if h <= 0 {
 		return ""
 	}
@@ -79,14 +79,7 @@ func FitHeight(block string, h int, more func(hidden int) string) string {
 	if len(lines) <= h {
 		return block
 	}
-	hidden := len(lines) - h + 1
-	lines = lines[:h-1]
-	if more != nil {
-		lines = append(lines, more(hidden))
-	} else {
-		lines = append(lines, Ellipsis)
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(append(lines[:h-1], Ellipsis), "\n")
 }
 
 // Lines returns the number of lines of block ("" counts as 0).
@@ -115,4 +108,28 @@ func BlockWidth(block string) int {
 		w = max(w, ansi.StringWidth(l))
 	}
 	return w
+}
+
+// Plural is one or many by n ("1 line", "2 lines").
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// TitleOr is title, or fallback (an id) when title is blank.
+func TitleOr(title, fallback string) string {
+	if strings.TrimSpace(title) != "" {
+		return title
+	}
+	return fallback
+}
+
+// OrDash shows "—" for an empty value.
+func OrDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }

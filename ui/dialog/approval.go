@@ -2,6 +2,7 @@ package dialog
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -183,16 +184,16 @@ func (a *Approval) View(width, height int) string {
 	kv("Provider", prov)
 	kv("Est. cost", CostEstimate(c.Effects))
 	var roots []string
-	for _, n := range sortedKeys(p.Request.Roots) {
+	for _, n := range slices.Sorted(maps.Keys(p.Request.Roots)) {
 		r := p.Request.Roots[n]
-		roots = append(roots, fmt.Sprintf("%s %s %s", render.SanitizeLine(n), r.Mode, render.SanitizeLine(r.Path)))
+		roots = append(roots, fmt.Sprintf("%s %s %s", render.SanitizeLine(n), render.SanitizeLine(r.Mode), render.SanitizeLine(r.Path)))
 	}
 	if len(roots) == 0 {
 		roots = []string{"(none)"}
 	}
 	list("Roots", roots)
 	var bins []string
-	for _, n := range sortedKeys(p.Request.Binaries) {
+	for _, n := range slices.Sorted(maps.Keys(p.Request.Binaries)) {
 		bins = append(bins, render.SanitizeLine(n)+" → "+render.SanitizeLine(p.Request.Binaries[n]))
 	}
 	if len(bins) > 0 {
@@ -259,19 +260,12 @@ func (a *Approval) scroll(body []string, room, inner int) string {
 	case below > 0 && a.offset > 0:
 		marker = fmt.Sprintf("↓ %d more below, ↑ %d above (j/k, pgdn/pgup scroll)", below, a.offset)
 	case below > 0:
-		marker = fmt.Sprintf("↓ %d more %s (j/↓ scrolls)", below, plural(below, "line", "lines"))
+		marker = fmt.Sprintf("↓ %d more %s (j/↓ scrolls)", below, common.Plural(below, "line", "lines"))
 	default:
 		marker = fmt.Sprintf("↑ %d more above (end of details; k/↑ scrolls back)", a.offset)
 	}
 	lines := append(slices.Clone(body[a.offset:a.offset+show]), st.Warning.Render(common.Trunc(marker, inner)))
 	return strings.Join(lines, "\n")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // label is "Title (id)", sanitized, or just the id.
@@ -291,13 +285,4 @@ func CostEstimate(e modproto.Effects) string {
 		return "known (the module reports it with the result)"
 	}
 	return "unknown (the module cannot state a cost)"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -40,12 +40,7 @@ type Prompt struct {
 func NewPrompt(com *common.Common, title, value string) *Prompt {
 	in := textinput.New()
 	in.Prompt = "> "
-	var s textinput.Styles
-	if !com.NoColor {
-		s = textinput.DefaultStyles(com.Dark)
-	}
-	s.Cursor.Blink = false
-	in.SetStyles(s)
+	in.SetStyles(com.Styles.TextInput)
 	in.SetValue(value)
 	in.CursorEnd()
 	in.Focus()

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,19 +83,21 @@ func (s Store) Load(module, capability string) (Saved, error) {
 	if err != nil {
 		return out, err
 	}
-	fi, err := os.Stat(p)
+	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
 	if err != nil {
 		return out, err
 	}
-	if fi.Size() > maxFileBytes {
-		return out, fmt.Errorf("%s: larger than %d bytes", p, maxFileBytes)
-	}
-	b, err := os.ReadFile(p)
+	defer f.Close()
+	// The bound holds for what is read, not for a size looked up before.
+	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
 		return out, err
+	}
+	if len(b) > maxFileBytes {
+		return out, fmt.Errorf("%s: larger than %d bytes", p, maxFileBytes)
 	}
 	if err := json.Unmarshal(b, &out); err != nil {
 		return Saved{}, fmt.Errorf("%s: %w", p, err)

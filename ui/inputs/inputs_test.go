@@ -2,7 +2,9 @@ package inputs
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,5 +44,19 @@ func TestIDsCannotEscapeTheStore(t *testing.T) {
 	}
 	if rel, err := filepath.Rel(s.Dir, p); err != nil || filepath.IsLocal(rel) == false {
 		t.Fatalf("path %s escapes %s", p, s.Dir)
+	}
+}
+
+func TestLoadRefusesAnOversizedFile(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	p, _ := s.path("m", "c")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, make([]byte, maxFileBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load("m", "c"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("oversized file: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"image/color"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
 
@@ -80,6 +81,9 @@ type Styles struct {
 	Dialog lipgloss.Style
 	// Help styles the bottom help bar.
 	Help help.Styles
+	// TextInput styles every one-line input (filters, prompts): the
+	// bubbles defaults, or none without color; the cursor never blinks.
+	TextInput textinput.Styles
 }
 
 // New builds the styles for a dark or light background; noColor drops every
@@ -134,7 +138,9 @@ func New(dark, noColor bool) *Styles {
 		}
 	} else {
 		s.Help = help.DefaultStyles(dark)
+		s.TextInput = textinput.DefaultStyles(dark)
 	}
+	s.TextInput.Cursor.Blink = false
 	return s
 }
 
