@@ -879,7 +879,7 @@ func (m *Model) submit() (Action, tea.Cmd) {
 		if h := m.problems.Hidden; h > 0 {
 			where += fmt.Sprintf("; %d from variants not chosen", h)
 		}
-		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, plural(n, "problem", "problems"), where)
+		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, common.Plural(n, "problem", "problems"), where)
 		return nil, nil
 	}
 	m.SetNote("")
@@ -1104,11 +1104,4 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{k.JSON, k.Editor, k.Recall, k.Save},
 		{k.Submit, k.Back},
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

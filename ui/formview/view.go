@@ -69,7 +69,7 @@ func (m *Model) footer() []string {
 		if h := m.problems.Hidden; h > 0 && !m.jsonMode {
 			hidden = fmt.Sprintf(" (%d from variants not chosen)", h)
 		}
-		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, plural(n, "problem", "problems"), hidden), m.width)))
+		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, common.Plural(n, "problem", "problems"), hidden), m.width)))
 	}
 	return foot
 }
@@ -203,10 +203,10 @@ func (m *Model) describe(n *form.Node) string {
 			kind += " · not sent"
 		}
 		if n.HasMap {
-			kind += fmt.Sprintf(" · %d %s", len(n.Entries), plural(len(n.Entries), "entry", "entries"))
+			kind += fmt.Sprintf(" · %d %s", len(n.Entries), common.Plural(len(n.Entries), "entry", "entries"))
 		}
 	case form.KindArray:
-		kind += fmt.Sprintf(" · %d %s", len(n.Children), plural(len(n.Children), "item", "items"))
+		kind += fmt.Sprintf(" · %d %s", len(n.Children), common.Plural(len(n.Children), "item", "items"))
 		if !n.Required && !n.Present && len(n.Children) == 0 {
 			kind += " · not sent"
 		}
@@ -258,7 +258,7 @@ func (m *Model) editorLine(n *form.Node, focused bool) string {
 		}
 		pos := fmt.Sprintf("  %d/%d", n.Choice+1, len(n.Options))
 		if n.Choice < 0 {
-			pos = fmt.Sprintf("  %d %s", len(n.Options), plural(len(n.Options), "choice", "choices"))
+			pos = fmt.Sprintf("  %d %s", len(n.Options), common.Plural(len(n.Options), "choice", "choices"))
 		}
 		return m.selected("‹ "+cur+" ›", focused) + st.Muted.Render(pos)
 	case form.KindMulti:

@@ -124,7 +124,7 @@ func newGrid(in loadInput) *grid {
 		if len(g.thumbs) == maxGridImages {
 			break
 		}
-		t := thumb{title: titleOr(a.Title, a.ID), art: a}
+		t := thumb{title: common.TitleOr(a.Title, a.ID), art: a}
 		src, err := readCapped(a.Staged, maxGridFileBytes)
 		if err == nil {
 			t.img, t.info, err = render.DecodeImage(src)

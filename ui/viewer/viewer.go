@@ -477,11 +477,11 @@ func (m *Model) View() string {
 	st := m.com.Styles
 	a := m.art
 	meta := m.meta()
-	head := st.Title.Render(render.SanitizeLine(titleOr(a.Title, a.ID)))
+	head := st.Title.Render(render.SanitizeLine(common.TitleOr(a.Title, a.ID)))
 	if a.Kind != "" {
 		head += " " + st.ID.Render(render.SanitizeLine(a.Kind))
 	}
-	facts := []string{render.SanitizeLine(orDash(a.MediaType)), render.HumanBytes(meta.Bytes), render.ShortDigest(a.Digest), m.pres}
+	facts := []string{render.SanitizeLine(common.OrDash(a.MediaType)), render.HumanBytes(meta.Bytes), render.ShortDigest(a.Digest), m.pres}
 	info := st.Muted.Render(strings.Join(facts, " · ")) + " " + st.Success.Render("verified ✓")
 	var third string
 	switch {
@@ -531,20 +531,4 @@ func (m *Model) FullHelp() [][]key.Binding {
 	}
 	k := m.keys.Artifact
 	return append(groups, []key.Binding{k.Save, k.Open, k.Copy, k.Back})
-}
-
-// titleOr returns title, or fallback when title is empty.
-func titleOr(title, fallback string) string {
-	if title != "" {
-		return title
-	}
-	return fallback
-}
-
-// orDash shows "—" for an empty value.
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
