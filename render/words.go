@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 
 	"modbay/modproto"
 )
@@ -39,19 +40,50 @@ func ShortDigest(d string) string {
 	return d
 }
 
-// Cost words a cost in US dollars: nil is "unknown", 0 is "free ($0.00)",
-// under a cent four decimals, otherwise two (WIRE.md §6: unknown is never
-// shown as free, and free is never shown as unknown).
+// MaxPlausibleCost is the largest cost in US dollars that Cost shows as a
+// plain amount: no single module call plausibly costs more, so a larger
+// number is a module's mistake (or a lie) and is flagged, never shown as a
+// bill to pay.
+const MaxPlausibleCost = 1e6
+
+// Cost words a cost in US dollars (WIRE.md §6: unknown is never shown as
+// free, and free is never shown as unknown):
+//   - nil is "unknown", 0 is "free ($0.00)";
+//   - from a cent, two decimals ("$1.50"); under a cent, four ("$0.0042");
+//     under $0.0001, scientific ("$1.0e-07"), so a tiny cost never reads
+//     as "$0.0000", that is as free;
+//   - a negative cost is not a cost: "invalid: negative (-$1.0e+09)";
+//   - above MaxPlausibleCost: "implausible: $1.0e+308", in scientific
+//     notation so an absurd value stays one short word;
+//   - NaN and the infinities (which JSON cannot carry, but a Go caller can)
+//     are "invalid: not a number".
 func Cost(v *float64) string {
 	switch {
 	case v == nil:
 		return "unknown"
+	case math.IsNaN(*v) || math.IsInf(*v, 0):
+		return "invalid: not a number"
 	case *v == 0:
 		return "free ($0.00)"
-	case *v < 0.01:
-		return fmt.Sprintf("$%.4f", *v)
+	case *v < 0:
+		return "invalid: negative (-" + dollars(-*v) + ")"
+	case *v > MaxPlausibleCost:
+		return "implausible: " + dollars(*v)
 	default:
-		return fmt.Sprintf("$%.2f", *v)
+		return dollars(*v)
+	}
+}
+
+// dollars writes a positive amount a: scientific outside [$0.0001,
+// MaxPlausibleCost], four decimals under a cent, two otherwise.
+func dollars(a float64) string {
+	switch {
+	case a > MaxPlausibleCost || a < 0.0001:
+		return fmt.Sprintf("$%.1e", a)
+	case a < 0.01:
+		return fmt.Sprintf("$%.4f", a)
+	default:
+		return fmt.Sprintf("$%.2f", a)
 	}
 }
 
