@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -11,8 +12,20 @@ import (
 	"modbay/runner"
 )
 
-func newDescribeCommand(g *globals) *cobra.Command {
-	var asJSON bool
+// DescribeOptions is what `modbay describe` was asked to do.
+type DescribeOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Ref is a module id or an executable path.
+	Ref string
+	// JSON prints the module, descriptor included, as JSON.
+	JSON bool
+}
+
+// newDescribeCommand builds `modbay describe`; runF, when non-nil,
+// replaces describeRun.
+func newDescribeCommand(g *globals, runF func(context.Context, *DescribeOptions) error) *cobra.Command {
+	opts := &DescribeOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "describe MODULE|PATH",
 		Short: "Describe a module: capabilities, effects, permissions, requirements",
@@ -21,29 +34,39 @@ capabilities with their effects, permissions, requirements, skills and overlays.
 MODULE is an id in the home; PATH is a module executable anywhere.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := g.env(cmd.Context())
-			if err != nil {
-				return err
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			m, err := e.load(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), toJSON(m, true)); err != nil {
-					return err
-				}
-			} else {
-				writeModule(cmd.OutOrStdout(), m)
-			}
-			if m.Descriptor == nil {
-				return silentExit(ExitHostVerdict)
-			}
-			return nil
+			return describeRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the descriptor included)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON (the descriptor included)")
 	return cmd
+}
+
+// describeRun loads one module and prints it; a module that could not be
+// described exits with a host verdict.
+func describeRun(ctx context.Context, o *DescribeOptions) error {
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := e.load(ctx, o.Ref)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := writeJSON(o.IO.Out, toJSON(m, true)); err != nil {
+			return err
+		}
+	} else {
+		writeModule(o.IO.Out, m)
+	}
+	if m.Descriptor == nil {
+		return silentExit(ExitHostVerdict)
+	}
+	return nil
 }
 
 // writeModule prints a human description of m, every module string
@@ -51,9 +74,9 @@ MODULE is an id in the home; PATH is a module executable anywhere.`,
 func writeModule(w io.Writer, m *runner.Module) {
 	d := m.Descriptor
 	if d != nil {
-		fmt.Fprintf(w, "%s %s (%s)\n", clean(d.Name), clean(d.Version), clean(m.ID))
+		fmt.Fprintf(w, "%s %s (%s)\n", clean(d.Name), clean(d.Version), cleanID(m.ID))
 	} else {
-		fmt.Fprintf(w, "%s\n", clean(m.ID))
+		fmt.Fprintf(w, "%s\n", cleanID(m.ID))
 	}
 	fmt.Fprintf(w, "  status:     %s", m.Status)
 	if m.Reason != "" {
@@ -81,7 +104,7 @@ func writeModule(w io.Writer, m *runner.Module) {
 		if title == "" {
 			title = c.ID
 		}
-		fmt.Fprintf(w, "  %s — %s\n", clean(c.ID), clean(title))
+		fmt.Fprintf(w, "  %s — %s\n", cleanID(c.ID), clean(title))
 		fmt.Fprintf(w, "    %s\n", clean(c.Summary))
 		fmt.Fprintf(w, "    effects: %s\n", strings.Join(render.EffectBadges(c.Effects, c.LongRunning), ", "))
 		if c.RequestSchema != "" {
@@ -128,13 +151,13 @@ func writeModule(w io.Writer, m *runner.Module) {
 	if len(d.Skills) > 0 {
 		fmt.Fprintln(w, "\nSkills")
 		for _, s := range d.Skills {
-			fmt.Fprintf(w, "  %s — %s (~%d tokens)\n", clean(s.ID), clean(s.Title), s.Tokens)
+			fmt.Fprintf(w, "  %s — %s (~%s)\n", cleanID(s.ID), clean(s.Title), count(s.Tokens, "token", "tokens"))
 		}
 	}
 	if len(d.AgentOverlays) > 0 {
 		fmt.Fprintln(w, "\nOverlays")
 		for _, o := range d.AgentOverlays {
-			fmt.Fprintf(w, "  %s — %s (~%d tokens)\n", clean(o.ID), clean(o.Title), o.Tokens)
+			fmt.Fprintf(w, "  %s — %s (~%s)\n", cleanID(o.ID), clean(o.Title), count(o.Tokens, "token", "tokens"))
 		}
 	}
 }

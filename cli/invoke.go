@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,14 +21,31 @@ import (
 // documents, and a mistyped path to a huge file should fail fast.
 const maxInputFileBytes = 16 << 20
 
-func newInvokeCommand(g *globals) *cobra.Command {
-	var (
-		input    string
-		yes      bool
-		asJSON   bool
-		verbose  bool
-		deadline time.Duration
-	)
+// InvokeOptions is what `modbay invoke` was asked to do, parsed from the
+// command line before anything runs.
+type InvokeOptions struct {
+	IO *ioStreams
+	G  *globals
+	// ModuleRef is a module id or executable path; CapabilityID the
+	// capability to call.
+	ModuleRef, CapabilityID string
+	// Input is --input as given: "" ({}), JSON text, @FILE or @-.
+	Input string
+	// Yes approves a call that needs approval (WIRE.md §11).
+	Yes bool
+	// JSON prints every outcome, refusals too, as JSON on stdout.
+	JSON bool
+	// Verbose streams the module's stderr and job progress to stderr.
+	Verbose bool
+	// Deadline overrides the request's deadline_ms when DeadlineSet.
+	Deadline    time.Duration
+	DeadlineSet bool
+}
+
+// newInvokeCommand builds `modbay invoke`; runF, when non-nil, replaces
+// invokeRun (tests check the parsed options without running anything).
+func newInvokeCommand(g *globals, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
+	opts := &InvokeOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "invoke MODULE CAPABILITY",
 		Short: "Run one capability of a module and verify its artifacts",
@@ -40,6 +58,10 @@ A call that may reach the network, write outside, use a paid provider, publish,
 be granted credentials or cost an unknown amount needs approval: pass --yes to
 give it. Without --yes such a call is refused and nothing runs.
 
+Run without a terminal (ssh host modbay invoke …, a pipe), the run is
+cancelled and its process tree killed as soon as the output's connection
+closes or SIGHUP arrives.
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
 large, artifact refused), 5 input invalid against the request schema.`,
@@ -47,114 +69,137 @@ large, artifact refused), 5 input invalid against the request schema.`,
   modbay invoke fetch fetch.url --input @req.json --yes --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// With --json, every outcome is JSON on stdout, refusals too.
-			refuse := func(code int, outcome string, reasons []string, format string, a ...any) error {
-				if !asJSON {
-					return withCode(code, format, a...)
-				}
-				if reasons == nil {
-					reasons = []string{}
-				}
-				_ = writeJSON(cmd.OutOrStdout(), refusalOut{OK: false, Outcome: outcome, Message: fmt.Sprintf(format, a...), Reasons: reasons, Ran: false})
-				return silentExit(code)
+			opts.ModuleRef, opts.CapabilityID = args[0], args[1]
+			opts.DeadlineSet = cmd.Flags().Changed("deadline")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if cmd.Flags().Changed("deadline") && deadline <= 0 {
-				return refuse(ExitUsage, "usage", nil, "--deadline must be positive (got %s)", deadline)
-			}
-			raw, err := readInput(input, cmd.InOrStdin())
-			if err != nil {
-				return refuse(ExitUsage, "usage", nil, "--input: %v", err)
-			}
-			e, err := g.env(cmd.Context())
-			if err != nil {
-				return err
-			}
-			m, err := e.load(cmd.Context(), args[0])
-			if err != nil {
-				return refuse(ExitUsage, "usage", nil, "%v", err)
-			}
-			plan, err := e.host.Plan(m, args[1], raw)
-			var ie *runner.InputError
-			switch {
-			case errors.As(err, &ie) && asJSON:
-				var reasons []string
-				for _, v := range ie.Violations {
-					reasons = append(reasons, v.Error())
-				}
-				return refuse(ExitInputInvalid, "input_invalid", reasons, "input is invalid against request schema %s; nothing ran", ie.Schema)
-			case errors.As(err, &ie):
-				fmt.Fprintf(cmd.ErrOrStderr(), "input is invalid against request schema %s; nothing ran\n", clean(ie.Schema))
-				for _, v := range ie.Violations {
-					p := v.Path
-					if p == "" {
-						p = "(root)"
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %s\n", clean(p), clean(v.Detail))
-				}
-				return silentExit(ExitInputInvalid)
-			case errors.Is(err, runner.ErrBroken):
-				return refuse(ExitHostVerdict, "broken", nil, "%v; nothing ran", err)
-			case errors.As(err, new(*runner.SchemaError)):
-				return refuse(ExitHostVerdict, "schema_invalid", nil, "%v; nothing ran", err)
-			case errors.Is(err, runner.ErrDisabled):
-				return refuse(ExitHostVerdict, "disabled", nil, "%v; nothing ran", err)
-			case err != nil:
-				return refuse(ExitUsage, "usage", nil, "%v", err)
-			}
-			if deadline > 0 {
-				plan.Request.DeadlineMS = int(deadline / time.Millisecond)
-			}
-			if plan.NeedsApproval() && !yes && asJSON {
-				return refuse(ExitApprovalRequired, "approval_required", plan.Approval, "%s %s needs approval; nothing ran (pass --yes)", m.ID, plan.Capability.ID)
-			}
-			if plan.NeedsApproval() && !yes {
-				w := cmd.ErrOrStderr()
-				fmt.Fprintf(w, "%s %s needs approval; nothing ran:\n", clean(m.ID), clean(plan.Capability.ID))
-				for _, r := range plan.Approval {
-					fmt.Fprintf(w, "  - %s\n", clean(r))
-				}
-				fmt.Fprintln(w, "Pass --yes to approve this call.")
-				return silentExit(ExitApprovalRequired)
-			}
-			var events func(runner.Event)
-			if verbose {
-				w := cmd.ErrOrStderr()
-				events = func(ev runner.Event) {
-					if len(ev.Stderr) > 0 {
-						io.WriteString(w, render.Sanitize(string(ev.Stderr)))
-					}
-					if j := ev.Job; j != nil {
-						fmt.Fprintf(w, "job %s: %s %s\n", clean(j.ID), clean(j.State), clean(j.Detail))
-					}
-				}
-			}
-			res, err := e.host.Run(cmd.Context(), plan, true, events)
-			if err != nil {
-				return withCode(ExitHostVerdict, "%v", err)
-			}
-			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), resultJSON(res)); err != nil {
-					return err
-				}
-			} else {
-				writeResult(cmd.OutOrStdout(), res, !verbose)
-			}
-			switch {
-			case res.Host != nil:
-				return silentExit(ExitHostVerdict)
-			case !res.OK():
-				return silentExit(ExitModuleError)
-			}
-			return nil
+			return invokeRun(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&input, "input", "i", "", "the input: JSON text, @FILE, or @- for standard input (default {})")
-	f.BoolVarP(&yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
-	f.BoolVar(&asJSON, "json", false, "print the outcome as JSON")
-	f.BoolVarP(&verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs")
-	f.DurationVar(&deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
+	f.StringVarP(&opts.Input, "input", "i", "", "the input: JSON text, @FILE, or @- for standard input (default {})")
+	f.BoolVarP(&opts.Yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
+	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs")
+	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
+}
+
+// invokeRun plans and runs one call: validate the flags and the input,
+// load the module, plan (refusals through refusalRules), ask for approval,
+// run with live events when verbose, then report the result and exit with
+// its code (resultCode).
+func invokeRun(ctx context.Context, o *InvokeOptions) error {
+	if o.DeadlineSet && o.Deadline <= 0 {
+		return o.refuse(usageRefusal("--deadline must be positive (got %s)", o.Deadline))
+	}
+	raw, err := readInput(o.Input, o.IO.In)
+	if err != nil {
+		return o.refuse(usageRefusal("--input: %v", err))
+	}
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return o.refuse(&refusal{Outcome: outcomeUsage, Code: codeOf(err), Message: err.Error(), Err: err})
+	}
+	m, err := e.load(ctx, o.ModuleRef)
+	if err != nil {
+		return o.refuse(usageRefusal("%v", err))
+	}
+	plan, err := e.host.Plan(m, o.CapabilityID, raw)
+	if err != nil {
+		return o.refuse(refusalOf(err))
+	}
+	if o.Deadline > 0 {
+		plan.Request.DeadlineMS = int(o.Deadline / time.Millisecond)
+	}
+	if plan.NeedsApproval() && !o.Yes {
+		return o.refuse(&refusal{Outcome: outcomeApprovalRequired, Code: ExitApprovalRequired,
+			Message: fmt.Sprintf("%s %s needs approval; nothing ran (pass --yes)", m.ID, plan.Capability.ID),
+			Reasons: plan.Approval, Err: runner.ErrApprovalRequired,
+			subject: cleanID(m.ID) + " " + cleanID(plan.Capability.ID)})
+	}
+	watch, err := watchHangup(ctx, map[string]any{"stdout": o.IO.Out, "stderr": o.IO.ErrOut})
+	if err != nil {
+		return withCode(ExitHostVerdict, "%v", err)
+	}
+	res, err := e.host.Run(watch.Context(), plan, true, o.events())
+	watch.Stop()
+	if hu := watch.HungUp(); hu != nil {
+		// Nothing more reaches the person: the tree is dead (Run returns
+		// after killing it); say so only where it can still be read.
+		if watch.Gone("stderr") {
+			return silentExit(ExitHostVerdict)
+		}
+		return withCode(ExitHostVerdict, "%v: the run was cancelled and its process tree killed", hu)
+	}
+	if err != nil {
+		return o.refuse(refusalOf(&notStarted{err}))
+	}
+	if o.JSON {
+		if err := writeJSON(o.IO.Out, resultJSON(res)); err != nil {
+			return err
+		}
+	} else {
+		writeResult(o.IO.Out, res, !o.Verbose)
+	}
+	if code := resultCode(res); code != ExitOK {
+		return silentExit(code)
+	}
+	return nil
+}
+
+// events streams the module's stderr and job progress to stderr when
+// verbose, sanitized; nil otherwise.
+func (o *InvokeOptions) events() func(runner.Event) {
+	if !o.Verbose {
+		return nil
+	}
+	w := o.IO.ErrOut
+	return func(ev runner.Event) {
+		if len(ev.Stderr) > 0 {
+			io.WriteString(w, render.Sanitize(string(ev.Stderr)))
+		}
+		if j := ev.Job; j != nil {
+			fmt.Fprintf(w, "job %s: %s %s\n", cleanID(j.ID), clean(j.State), clean(j.Detail))
+		}
+	}
+}
+
+// refuse reports an invoke that did not run, in one place: with --json as
+// a refusalOut on stdout; otherwise invalid input and approval list their
+// reasons on stderr, and any other refusal is the error Execute prints.
+func (o *InvokeOptions) refuse(r *refusal) error {
+	if o.JSON {
+		reasons := r.Reasons
+		if reasons == nil {
+			reasons = []string{}
+		}
+		_ = writeJSON(o.IO.Out, refusalOut{OK: false, Outcome: r.Outcome, Message: r.Message, Reasons: reasons, Ran: false})
+		return silentExit(r.Code)
+	}
+	w := o.IO.ErrOut
+	var ie *runner.InputError
+	switch {
+	case r.Outcome == outcomeInputInvalid && errors.As(r.Err, &ie):
+		fmt.Fprintf(w, "input is invalid against request schema %s; nothing ran\n", clean(ie.Schema))
+		for _, v := range ie.Violations {
+			p := v.Path
+			if p == "" {
+				p = "(root)"
+			}
+			fmt.Fprintf(w, "  %s: %s\n", clean(p), clean(v.Detail))
+		}
+		return silentExit(r.Code)
+	case r.Outcome == outcomeApprovalRequired:
+		fmt.Fprintf(w, "%s needs approval; nothing ran:\n", r.subject)
+		for _, reason := range r.Reasons {
+			fmt.Fprintf(w, "  - %s\n", clean(reason))
+		}
+		fmt.Fprintln(w, "Pass --yes to approve this call.")
+		return silentExit(r.Code)
+	}
+	return &exitError{code: r.Code, err: r}
 }
 
 // readInput reads --input: "" → {}, "@-" → stdin, "@FILE" → the file, else
@@ -212,9 +257,12 @@ type resultOut struct {
 	EffectWarnings []violation        `json:"effect_warnings"`
 	Artifacts      []artifactOut      `json:"artifacts"`
 	Stderr         string             `json:"stderr"`
-	ExitCode       int                `json:"exit_code"`
-	DurationMS     int64              `json:"duration_ms"`
-	Job            *runner.JobStatus  `json:"job,omitempty"`
+	// StderrTruncated is true when the module wrote more stderr than the
+	// host keeps (runner.StderrCap): Stderr is then its first part only.
+	StderrTruncated bool              `json:"stderr_truncated"`
+	ExitCode        int               `json:"exit_code"`
+	DurationMS      int64             `json:"duration_ms"`
+	Job             *runner.JobStatus `json:"job,omitempty"`
 }
 
 type hostOut struct {
@@ -232,7 +280,7 @@ type artifactOut struct {
 
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
-		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Stderr: r.Stderr,
+		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
 		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
 	if h := r.Host; h != nil {
 		o.Host = &hostOut{Code: h.Code, Detail: h.Detail, Violations: []violation{}}
@@ -256,7 +304,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
 	if !r.OK() {
 		status = "error " + clean(r.Code())
 	}
-	fmt.Fprintf(w, "%s  %s %s  %s  %s\n", status, clean(r.Module), clean(r.Capability), r.RequestID, r.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s  %s %s  %s  %s\n", status, cleanID(r.Module), cleanID(r.Capability), r.RequestID, r.Duration.Round(time.Millisecond))
 	if h := r.Host; h != nil {
 		fmt.Fprintf(w, "host verdict: %s\n", clean(h.Detail))
 		for _, v := range h.Violations {
@@ -297,10 +345,14 @@ func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
 		}
 	}
 	if r.Job != nil {
-		fmt.Fprintf(w, "job %s: %s after %d polls\n", clean(r.Job.ID), clean(r.Job.State), r.Job.Polls)
+		fmt.Fprintf(w, "job %s: %s after %s\n", cleanID(r.Job.ID), clean(r.Job.State), count(r.Job.Polls, "poll", "polls"))
 	}
 	if showStderr && !r.OK() && strings.TrimSpace(r.Stderr) != "" {
-		fmt.Fprintf(w, "stderr:\n%s\n", indent(strings.TrimRight(render.Sanitize(r.Stderr), "\n")))
+		head := "stderr:"
+		if r.StderrTruncated {
+			head = fmt.Sprintf("stderr (truncated: only the first %s were kept):", render.HumanBytes(int64(len(r.Stderr))))
+		}
+		fmt.Fprintf(w, "%s\n%s\n", head, indent(strings.TrimRight(render.Sanitize(r.Stderr), "\n")))
 	}
 }
 

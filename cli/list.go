@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"modbay/render"
 	"modbay/runner"
 )
 
@@ -52,14 +50,18 @@ func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
 	return j
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// ListOptions is what `modbay list` was asked to do.
+type ListOptions struct {
+	IO *ioStreams
+	G  *globals
+	// JSON prints the modules as a JSON array.
+	JSON bool
 }
 
-func newListCommand(g *globals) *cobra.Command {
-	var asJSON bool
+// newListCommand builds `modbay list`; runF, when non-nil, replaces
+// listRun.
+func newListCommand(g *globals, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the installed modules with their status",
@@ -67,37 +69,42 @@ func newListCommand(g *globals) *cobra.Command {
 ready, needs setup, disabled or broken, and the reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := g.env(cmd.Context())
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			mods := e.host.Discover(cmd.Context())
-			out := cmd.OutOrStdout()
-			if asJSON {
-				list := make([]moduleJSON, 0, len(mods))
-				for _, m := range mods {
-					list = append(list, toJSON(m, false))
-				}
-				return writeJSON(out, list)
-			}
-			if e.banner != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), e.banner)
-			}
-			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tVERSION\tNAME\tREASON")
-			for _, m := range mods {
-				name, version := "", ""
-				if m.Descriptor != nil {
-					name, version = m.Descriptor.Name, m.Descriptor.Version
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clean(m.ID), m.Status, clean(version), clean(name), clean(m.Reason))
-			}
-			return tw.Flush()
+			return listRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-// clean makes a module-supplied string safe for one line of a terminal.
-func clean(s string) string { return render.SanitizeLine(s) }
+// listRun discovers every module and prints one row (or JSON object) each.
+func listRun(ctx context.Context, o *ListOptions) error {
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	mods := e.host.Discover(ctx)
+	out := o.IO.Out
+	if o.JSON {
+		list := make([]moduleJSON, 0, len(mods))
+		for _, m := range mods {
+			list = append(list, toJSON(m, false))
+		}
+		return writeJSON(out, list)
+	}
+	if e.banner != "" {
+		fmt.Fprintln(o.IO.ErrOut, e.banner)
+	}
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tVERSION\tNAME\tREASON")
+	for _, m := range mods {
+		name, version := "", ""
+		if m.Descriptor != nil {
+			name, version = m.Descriptor.Name, m.Descriptor.Version
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cleanID(m.ID), m.Status, clean(version), clean(name), clean(m.Reason))
+	}
+	return tw.Flush()
+}

@@ -14,9 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
+	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
+	"github.com/xo/terminfo"
 
 	"modbay/modproto"
 	"modbay/render"
@@ -26,79 +26,158 @@ import (
 // shown as metadata (a download) rather than loaded whole.
 const maxRenderBytes = 64 << 20
 
-func newRenderCommand(g *globals) *cobra.Command {
-	var (
-		presentation, mediaType string
-		width                   int
-		dark, forceColor        bool
-	)
+// RenderOptions is what `modbay render` was asked to do.
+type RenderOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Path is the file to render.
+	Path string
+	// Presentation and MediaType override the guesses ("" = guess).
+	Presentation, MediaType string
+	// Width is the width in columns (at least render.MinWidth).
+	Width int
+	// Dark styles for a dark background; ForceColor colors a pipe too.
+	Dark, ForceColor bool
+}
+
+// newRenderCommand builds `modbay render`; runF, when non-nil, replaces
+// renderRun.
+func newRenderCommand(g *globals, runF func(context.Context, *RenderOptions) error) *cobra.Command {
+	opts := &RenderOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "render FILE",
 		Short: "Render a file as the cockpit would show it as an artifact",
 		Long: `Render FILE with the artifact viewer its presentation selects (WIRE.md §10):
 --presentation wins when it names a known primitive, otherwise the media type
 decides (given with --media-type or guessed from the extension). Every byte is
-sanitized before it reaches the terminal.`,
+sanitized before it reaches the terminal.
+
+On a terminal, colors follow what it can show (TERM, COLORTERM, its terminfo
+entry): a vt100 gets none, an 8-color xterm no 256-color codes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if presentation != "" && !modproto.IsKnownPresentation(presentation) {
-				return withCode(ExitUsage, "--presentation %q is not one of %s", presentation, strings.Join(modproto.Presentations, ", "))
+			opts.Path = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if width < render.MinWidth {
-				return withCode(ExitUsage, "--width must be at least %d (got %d)", render.MinWidth, width)
-			}
-			path := args[0]
-			fi, err := os.Stat(path)
-			if err != nil {
-				return withCode(ExitUsage, "%v", err)
-			}
-			if !fi.Mode().IsRegular() {
-				return withCode(ExitUsage, "%s: not a regular file", path)
-			}
-			if mediaType == "" {
-				mediaType = guessMediaType(path)
-			}
-			if presentation == "" && isJSONLines(path) {
-				presentation = render.PresentationTable // one object per line reads best as rows
-			}
-			meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
-				Path: path, Bytes: fi.Size()}
-			// Colors only for a terminal (or when asked): a pipe or a file
-			// gets plain text, as scripts expect.
-			noColor := g.noColor || os.Getenv("NO_COLOR") != "" || (!forceColor && !isTerminal(cmd.OutOrStdout()))
-			o := render.Options{Width: width, Dark: dark, NoColor: noColor}
-			var src []byte
-			if fi.Size() <= maxRenderBytes {
-				f, err := os.Open(path)
-				if err != nil {
-					return withCode(ExitUsage, "%v", err)
-				}
-				// The limit holds even if the file grew since the Stat.
-				src, err = io.ReadAll(io.LimitReader(f, maxRenderBytes))
-				f.Close()
-				if err != nil {
-					return withCode(ExitUsage, "%v", err)
-				}
-				meta.Digest = modproto.Digest(src)
-			} else {
-				meta.Presentation = render.PresentationDownload
-			}
-			probe(cmd.Context(), path, src, &meta)
-			out, err := renderFile(src, meta, o, cmd.OutOrStdout())
-			fmt.Fprint(cmd.OutOrStdout(), strings.TrimRight(out, "\n")+"\n")
-			if err != nil {
-				return withCode(ExitHostVerdict, "%s: %v", path, err)
-			}
-			return nil
+			return renderRun(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&presentation, "presentation", "p", "", "presentation primitive (markdown, table, json, text, image, video, ...)")
-	f.StringVar(&mediaType, "media-type", "", "media type (default: from the file extension)")
-	f.IntVarP(&width, "width", "w", 80, "width in columns")
-	f.BoolVar(&dark, "dark", true, "style for a dark background")
-	f.BoolVar(&forceColor, "color", false, "colors even when the output is not a terminal")
+	f.StringVarP(&opts.Presentation, "presentation", "p", "", "presentation primitive (markdown, table, json, text, image, video, ...)")
+	f.StringVar(&opts.MediaType, "media-type", "", "media type (default: from the file extension)")
+	f.IntVarP(&opts.Width, "width", "w", 80, "width in columns")
+	f.BoolVar(&opts.Dark, "dark", true, "style for a dark background")
+	f.BoolVar(&opts.ForceColor, "color", false, "colors even when the output is not a terminal")
 	return cmd
+}
+
+// renderRun renders one file to stdout: plain to a pipe or a file (unless
+// --color), degraded to the terminal's color profile on a terminal.
+func renderRun(ctx context.Context, o *RenderOptions) error {
+	presentation, mediaType := o.Presentation, o.MediaType
+	if presentation != "" && !modproto.IsKnownPresentation(presentation) {
+		return withCode(ExitUsage, "--presentation %q is not one of %s", presentation, strings.Join(modproto.Presentations, ", "))
+	}
+	if o.Width < render.MinWidth {
+		return withCode(ExitUsage, "--width must be at least %d (got %d)", render.MinWidth, o.Width)
+	}
+	path := o.Path
+	fi, err := os.Stat(path)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return withCode(ExitUsage, "%s: not a regular file", path)
+	}
+	if mediaType == "" {
+		mediaType = guessMediaType(path)
+	}
+	if presentation == "" && isJSONLines(path) {
+		presentation = render.PresentationTable // one object per line reads best as rows
+	}
+	meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
+		Path: path, Bytes: fi.Size()}
+	// Colors only for a terminal (or when asked): a pipe or a file
+	// gets plain text, as scripts expect.
+	tty := o.IO.IsTerminal(o.IO.Out)
+	noColor := o.IO.noColor(o.G.noColor) || (!o.ForceColor && !tty)
+	ro := render.Options{Width: o.Width, Dark: o.Dark, NoColor: noColor}
+	var src []byte
+	if fi.Size() <= maxRenderBytes {
+		f, err := os.Open(path)
+		if err != nil {
+			return withCode(ExitUsage, "%v", err)
+		}
+		// The limit holds even if the file grew since the Stat.
+		src, err = io.ReadAll(io.LimitReader(f, maxRenderBytes))
+		f.Close()
+		if err != nil {
+			return withCode(ExitUsage, "%v", err)
+		}
+		meta.Digest = modproto.Digest(src)
+	} else {
+		meta.Presentation = render.PresentationDownload
+	}
+	probe(ctx, path, src, &meta)
+	var w io.Writer = o.IO.Out
+	if tty && !noColor {
+		// The renderers style in full color; the terminal gets what it
+		// can show.
+		w = &colorprofile.Writer{Forward: w, Profile: terminalProfile(o.IO.Environ())}
+	}
+	out, err := renderFile(src, meta, ro, tty, o.IO.Getenv)
+	fmt.Fprint(w, strings.TrimRight(out, "\n")+"\n")
+	if err != nil {
+		return withCode(ExitHostVerdict, "%s: %v", path, err)
+	}
+	return nil
+}
+
+// terminalProfile is the color profile of the terminal described by env
+// ("KEY=value"): colorprofile's reading of TERM, COLORTERM, NO_COLOR and
+// CLICOLOR(_FORCE), raised by terminfo's Tc/RGB flags and tmux, then
+// capped by the terminfo entry's own color count unless COLORTERM claims
+// true color: no colors (vt100) is ASCII (attributes only), fewer than 256
+// is ANSI. Without a terminfo entry colorprofile's reading stands.
+func terminalProfile(env []string) colorprofile.Profile {
+	var termName, colorTerm string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TERM":
+			termName = v
+		case "COLORTERM":
+			colorTerm = v
+		}
+	}
+	p := colorprofile.Env(env)
+	if p <= colorprofile.NoTTY {
+		return p
+	}
+	p = max(p, colorprofile.Terminfo(termName), colorprofile.Tmux(env))
+	if colorTerm != "" {
+		return p
+	}
+	ti, err := terminfo.Load(termName)
+	if err != nil {
+		return p
+	}
+	if _, ok := ti.ExtBoolCapsShort()["Tc"]; ok {
+		return p
+	}
+	if _, ok := ti.ExtBoolCapsShort()["RGB"]; ok {
+		return p
+	}
+	switch colors := ti.Nums[terminfo.MaxColors]; {
+	case colors < 8:
+		return min(p, colorprofile.ASCII)
+	case colors < 256:
+		return min(p, colorprofile.ANSI)
+	case colors == 256:
+		return min(p, colorprofile.ANSI256)
+	}
+	return p
 }
 
 // probeTimeout bounds ffprobe and pdftotext.
@@ -133,8 +212,9 @@ func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
 // renderFile is render.Artifact, except that a markdown document is cut
 // into chunks (render.SplitMarkdown) rendered in parallel, as the cockpit's
 // viewer renders them, and an image goes out through the kitty or iTerm2
-// protocol when w is a terminal that has one (not inside tmux).
-func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (string, error) {
+// protocol when the output is a terminal (tty) that has one (not inside
+// tmux, as getenv tells).
+func renderFile(src []byte, meta render.Meta, o render.Options, tty bool, getenv func(string) string) (string, error) {
 	pres := render.Resolve(meta.Presentation, meta.MediaType)
 	switch {
 	case pres == render.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
@@ -153,8 +233,8 @@ func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (st
 		}
 		wg.Wait()
 		return strings.Join(outs, "\n\n"), errors.Join(errs...)
-	case pres == render.PresentationImage && !o.NoColor && isTerminal(w):
-		g := render.DetectGraphics(os.Getenv)
+	case pres == render.PresentationImage && !o.NoColor && tty:
+		g := render.DetectGraphics(getenv)
 		if g == render.GraphicsHalfBlocks {
 			break
 		}
@@ -172,12 +252,6 @@ func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (st
 		}
 	}
 	return render.Artifact(src, meta, o)
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }
 
 // isJSONLines reports whether path names a JSON Lines file.

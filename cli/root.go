@@ -24,6 +24,8 @@ type globals struct {
 	modules   []string
 	examples  bool
 	noColor   bool
+	// io is where every command reads and writes.
+	io *ioStreams
 	// cleanups run when the command ends (the examples' private
 	// directory).
 	cleanups []func()
@@ -39,7 +41,13 @@ type env struct {
 // Execute runs the modbay command line with args (without the program name)
 // and returns the process exit code (see the Exit constants).
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root, g := newRoot(stdout, stderr)
+	return execute(ctx, args, systemStreams(stdout, stderr), nil)
+}
+
+// execute is Execute with the streams and, for tests, the commands' run
+// functions replaced (nil hooks run everything for real).
+func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks) int {
+	root, g := newRoot(ios, hooks)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	for _, c := range g.cleanups {
@@ -52,7 +60,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// An error can quote a module's output (a verdict, a path): it is
 	// sanitized like every other module string.
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintln(stderr, "modbay:", render.Sanitize(msg))
+		fmt.Fprintln(ios.ErrOut, "modbay:", render.Sanitize(msg))
 	}
 	return code
 }
@@ -60,13 +68,38 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // NewRootCommand builds the root command and its subcommands, writing to
 // stdout and stderr.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	root, _ := newRoot(stdout, stderr)
+	root, _ := newRoot(systemStreams(stdout, stderr), nil)
 	return root
 }
 
-// newRoot builds the root command and the globals its flags fill.
-func newRoot(stdout, stderr io.Writer) (*cobra.Command, *globals) {
-	g := &globals{}
+// runHooks replace commands' run functions (cli/cli's runF): a test
+// builds the real command line, parses flags and arguments into each
+// command's options, and checks them without running anything. A nil
+// field runs the command for real.
+type runHooks struct {
+	cockpit  func(context.Context, *CockpitOptions) error
+	list     func(context.Context, *ListOptions) error
+	describe func(context.Context, *DescribeOptions) error
+	validate func(context.Context, *ValidateOptions) error
+	invoke   func(context.Context, *InvokeOptions) error
+	render   func(context.Context, *RenderOptions) error
+}
+
+// CockpitOptions is what `modbay` without a command was asked to do: open
+// the cockpit.
+type CockpitOptions struct {
+	IO *ioStreams
+	G  *globals
+}
+
+// newRoot builds the root command and the globals its flags fill; hooks
+// may be nil.
+func newRoot(ios *ioStreams, hooks *runHooks) (*cobra.Command, *globals) {
+	if hooks == nil {
+		hooks = &runHooks{}
+	}
+	g := &globals{io: ios}
+	cockpit := &CockpitOptions{IO: ios, G: g}
 	root := &cobra.Command{
 		Use:   "modbay",
 		Short: "A terminal cockpit for xibodev.module/v1 modules",
@@ -76,20 +109,21 @@ money, reach the network or write outside, runs the module with the host's
 guarantees and renders its artifacts.
 
 Run without a command to open the cockpit. When the home has no modules, the
-built-in example modules are shown.`,
+built-in example modules are shown. The cockpit needs a terminal (over SSH,
+ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := g.env(cmd.Context())
-			if err != nil {
-				return err
+			if hooks.cockpit != nil {
+				return hooks.cockpit(cmd.Context(), cockpit)
 			}
-			return ui.Run(cmd.Context(), e.host, ui.Options{Banner: e.banner, NoColor: g.noColor || os.Getenv("NO_COLOR") != ""})
+			return cockpitRun(cmd.Context(), cockpit)
 		},
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, "%v", err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.home, "home", "", "modbay home (default $MODBAY_HOME, $FACET_STUDIO_HOME, then ~/.local/share/modbay)")
@@ -98,14 +132,40 @@ built-in example modules are shown.`,
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
 	pf.BoolVar(&g.noColor, "no-color", false, "no colors (also when NO_COLOR is set)")
 	root.AddCommand(
-		newListCommand(g),
-		newDescribeCommand(g),
-		newValidateCommand(g),
-		newInvokeCommand(g),
-		newRenderCommand(g),
+		newListCommand(g, hooks.list),
+		newDescribeCommand(g, hooks.describe),
+		newValidateCommand(g, hooks.validate),
+		newInvokeCommand(g, hooks.invoke),
+		newRenderCommand(g, hooks.render),
 		newExampleModuleCommand(),
 	)
 	return root, g
+}
+
+// noTerminalHint is what the cockpit says when it has no terminal to draw
+// on (ssh host modbay without -t, a pipe, cron).
+const noTerminalHint = "no terminal: use ssh -t, or the commands (modbay list, invoke …)"
+
+// dumbTerminalHint is what the cockpit says to TERM=dumb, which cannot
+// position the cursor or show a selection.
+const dumbTerminalHint = "TERM=dumb cannot show the cockpit: use the commands (modbay list, describe, invoke …), or set TERM to your terminal's type"
+
+// cockpitRun opens the cockpit, after checking it has a terminal: stdout
+// must be one, and keys must come from standard input or the controlling
+// terminal; bubbletea would otherwise fail with a TTY error. TERM=dumb is
+// refused too. Both refusals exit with ExitUsage before anything starts.
+func cockpitRun(ctx context.Context, o *CockpitOptions) error {
+	if !o.IO.IsTerminal(o.IO.Out) || !(o.IO.IsTerminal(o.IO.In) || o.IO.CanOpenTTY()) {
+		return withCode(ExitUsage, "%s", noTerminalHint)
+	}
+	if o.IO.Getenv("TERM") == "dumb" {
+		return withCode(ExitUsage, "%s", dumbTerminalHint)
+	}
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor)})
 }
 
 // env resolves the home and configuration. When the home has no modules

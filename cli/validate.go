@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -10,8 +11,20 @@ import (
 	"modbay/schemalint"
 )
 
-func newValidateCommand(g *globals) *cobra.Command {
-	var asJSON bool
+// ValidateOptions is what `modbay validate` was asked to do.
+type ValidateOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Ref is a module id or an executable path.
+	Ref string
+	// JSON prints the verdict, the module and the schema lint as JSON.
+	JSON bool
+}
+
+// newValidateCommand builds `modbay validate`; runF, when non-nil,
+// replaces validateRun.
+func newValidateCommand(g *globals, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
+	opts := &ValidateOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "validate MODULE|PATH",
 		Short: "Check a module against the protocol's rules",
@@ -29,59 +42,71 @@ are printed and do not change the verdict.
 Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := g.env(cmd.Context())
-			if err != nil {
-				return err
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			m, err := e.load(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			lint := lintSchemas(m)
-			schemaErrors := 0
-			for _, f := range lint {
-				if f.Severity == schemalint.Error {
-					schemaErrors++
-				}
-			}
-			valid := m.Descriptor != nil && len(m.Violations) == 0 && m.Status != "broken" && schemaErrors == 0
-			out := cmd.OutOrStdout()
-			if asJSON {
-				j := struct {
-					Valid bool `json:"valid"`
-					moduleJSON
-					SchemaLint []schemalint.Finding `json:"schema_lint"`
-				}{valid, toJSON(m, false), lint}
-				if err := writeJSON(out, j); err != nil {
-					return err
-				}
-			} else {
-				switch {
-				case valid:
-					fmt.Fprintf(out, "%s: valid (%s)\n", clean(m.ID), m.Status)
-				case m.Reason != "" && m.Status == "broken":
-					fmt.Fprintf(out, "%s: refused — %s\n", clean(m.ID), clean(m.Reason))
-				default:
-					fmt.Fprintf(out, "%s: refused — %d request schema error(s): a capability whose schema does not compile cannot be invoked\n", clean(m.ID), schemaErrors)
-				}
-				for _, v := range m.Violations {
-					fmt.Fprintf(out, "  violation: %s\n", clean(v.Error()))
-				}
-				for _, w := range m.Warnings {
-					fmt.Fprintf(out, "  warning:   %s\n", clean(w))
-				}
-				for _, f := range lint {
-					fmt.Fprintf(out, "  schema:    %s\n", clean(f.String()))
-				}
-			}
-			if !valid {
-				return silentExit(ExitHostVerdict)
-			}
-			return nil
+			return validateRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+// validateRun loads one module, lints its request schemas and prints the
+// verdict: valid, or refused with every violation; refused exits with a
+// host verdict.
+func validateRun(ctx context.Context, o *ValidateOptions) error {
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := e.load(ctx, o.Ref)
+	if err != nil {
+		return err
+	}
+	lint := lintSchemas(m)
+	schemaErrors := 0
+	for _, f := range lint {
+		if f.Severity == schemalint.Error {
+			schemaErrors++
+		}
+	}
+	valid := m.Descriptor != nil && len(m.Violations) == 0 && m.Status != "broken" && schemaErrors == 0
+	out := o.IO.Out
+	if o.JSON {
+		j := struct {
+			Valid bool `json:"valid"`
+			moduleJSON
+			SchemaLint []schemalint.Finding `json:"schema_lint"`
+		}{valid, toJSON(m, false), lint}
+		if err := writeJSON(out, j); err != nil {
+			return err
+		}
+	} else {
+		switch {
+		case valid:
+			fmt.Fprintf(out, "%s: valid (%s)\n", cleanID(m.ID), m.Status)
+		case m.Reason != "" && m.Status == "broken":
+			fmt.Fprintf(out, "%s: refused — %s\n", cleanID(m.ID), clean(m.Reason))
+		default:
+			fmt.Fprintf(out, "%s: refused — %s: a capability whose schema does not compile cannot be invoked\n",
+				cleanID(m.ID), count(schemaErrors, "request schema error", "request schema errors"))
+		}
+		for _, v := range m.Violations {
+			fmt.Fprintf(out, "  violation: %s\n", clean(v.Error()))
+		}
+		for _, w := range m.Warnings {
+			fmt.Fprintf(out, "  warning:   %s\n", clean(w))
+		}
+		for _, f := range lint {
+			fmt.Fprintf(out, "  schema:    %s\n", clean(f.String()))
+		}
+	}
+	if !valid {
+		return silentExit(ExitHostVerdict)
+	}
+	return nil
 }
 
 // lintSchemas lints every request schema of m's descriptor, by schema id.

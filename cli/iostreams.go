@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+)
+
+// ioStreams is where a command reads and writes and what it knows of the
+// terminal around it (after cli/cli pkg/iostreams). Every command takes its
+// streams from here, never from os directly, so tests can stand in a
+// terminal, an environment or a pipe.
+type ioStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// IsTerminal reports whether a stream (In, Out or ErrOut) is a
+	// terminal.
+	IsTerminal func(stream any) bool
+	// CanOpenTTY reports whether the process has a controlling terminal
+	// to read keys from (/dev/tty), which the cockpit uses when standard
+	// input is not a terminal.
+	CanOpenTTY func() bool
+	// Getenv reads one environment variable; Environ lists them all
+	// ("KEY=value"), for color profile detection.
+	Getenv  func(string) string
+	Environ func() []string
+}
+
+// systemStreams are the streams of the running process: standard input,
+// stdout and stderr as given, and the real terminal and environment.
+func systemStreams(stdout, stderr io.Writer) *ioStreams {
+	return &ioStreams{
+		In: os.Stdin, Out: stdout, ErrOut: stderr,
+		IsTerminal: isTerminal,
+		CanOpenTTY: canOpenTTY,
+		Getenv:     os.Getenv,
+		Environ:    os.Environ,
+	}
+}
+
+// isTerminal reports whether stream is an *os.File open on a terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// canOpenTTY reports whether /dev/tty (the controlling terminal) opens.
+// Over `ssh host modbay` (no pty) there is none.
+func canOpenTTY() bool {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// noColor reports whether colors are off: --no-color or NO_COLOR set to
+// anything (https://no-color.org).
+func (s *ioStreams) noColor(flag bool) bool { return flag || s.Getenv("NO_COLOR") != "" }
