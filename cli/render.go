@@ -152,8 +152,8 @@ func terminalProfile(env []string) colorprofile.Profile {
 		}
 	}
 	p := colorprofile.Env(env)
-	if p <= colorprofile.NoTTY {
-		return p
+	if p <= colorprofile.ASCII {
+		return p // TERM=dumb or unset, or NO_COLOR: nothing raises it
 	}
 	p = max(p, colorprofile.Terminfo(termName), colorprofile.Tmux(env))
 	if colorTerm != "" {
