@@ -22,6 +22,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "example-module" {
 		os.Exit(examples.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	// The hangup tests run the binary as modbay itself, with real
+	// standard streams.
+	if os.Getenv(asModbayEnv) == "1" {
+		os.Exit(Execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(m.Run())
 }
 
