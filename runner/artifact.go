@@ -24,14 +24,15 @@ type artifactFailure struct {
 }
 
 // verifyArtifacts checks and stages every artifact (WIRE.md §8). It returns
-// the verified artifacts, or the failures (all of them) when any failed.
-func (h *Host) verifyArtifacts(roots map[string]modproto.Root, arts []modproto.Artifact) ([]VerifiedArtifact, []artifactFailure) {
+// the verified artifacts, or the failures (all of them) when any failed;
+// failure paths number arts from offset in execution.artifacts.
+func (h *Host) verifyArtifacts(roots map[string]modproto.Root, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	out := []VerifiedArtifact{}
 	var fails []artifactFailure
 	for i, a := range arts {
 		va, f := h.verifyArtifact(roots, a)
 		if f != nil {
-			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", i)
+			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", offset+i)
 			fails = append(fails, *f)
 			continue
 		}

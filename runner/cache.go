@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,13 +13,13 @@ import (
 	"modbay/modproto"
 )
 
-// describeCacheKey identifies one exact executable: absolute path, size,
-// modification time and the sha256 of its bytes (WIRE.md §2 modbay).
+// describeCacheKey identifies one exact thing described: the driver's
+// source identity (Driver.Key: an executable's absolute path) and its
+// fingerprint (Driver.Fingerprint: for an executable its size,
+// modification time and sha256; WIRE.md §2 modbay).
 type describeCacheKey struct {
-	Exe     string `json:"exe"`
-	Size    int64  `json:"size"`
-	MTimeNS int64  `json:"mtime_ns"`
-	Digest  string `json:"digest"`
+	Source      string `json:"source"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // describeCacheEntry is one cached describe: the module's stdout as it
@@ -31,30 +32,31 @@ type describeCacheEntry struct {
 	DescribedAt time.Time        `json:"described_at"`
 }
 
-// exeIdentity reads the executable's identity, hashing it whole.
-func exeIdentity(exe string) (describeCacheKey, error) {
+// exeFingerprint reads an executable's identity, hashing it whole:
+// "size=<bytes> mtime_ns=<ns> sha256:<hex>".
+func exeFingerprint(exe string) (string, error) {
 	f, err := os.Open(exe)
 	if err != nil {
-		return describeCacheKey{}, err
+		return "", err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return describeCacheKey{}, err
+		return "", err
 	}
 	d, _, err := modproto.DigestReader(f)
 	if err != nil {
-		return describeCacheKey{}, err
+		return "", err
 	}
-	return describeCacheKey{Exe: exe, Size: fi.Size(), MTimeNS: fi.ModTime().UnixNano(), Digest: d}, nil
+	return fmt.Sprintf("size=%d mtime_ns=%d %s", fi.Size(), fi.ModTime().UnixNano(), d), nil
 }
 
 // describeCacheFile is the cache file of k: <cache>/describe/<sha256 of
-// the executable's path>.json. One file per executable path, so a rebuilt
-// module replaces its entry instead of adding one; the full key is stored
-// inside and compared on read.
+// the source identity>.json. One file per source (an executable's path),
+// so a rebuilt module replaces its entry instead of adding one; the full
+// key is stored inside and compared on read.
 func (h *Host) describeCacheFile(k describeCacheKey) string {
-	sum := sha256.Sum256([]byte(k.Exe))
+	sum := sha256.Sum256([]byte(k.Source))
 	return filepath.Join(h.cfg.CacheDir(), "describe", hex.EncodeToString(sum[:])+".json")
 }
 

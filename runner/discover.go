@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,56 +9,34 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"modbay/modproto"
 )
-
-// Module origins (Module.Origin).
-const (
-	OriginHome   = "home"
-	OriginConfig = "config"
-	OriginFlag   = "flag"
-	// OriginExamples marks the built-in example modules (never cached).
-	OriginExamples = "examples"
-)
-
-// disabledMarker is the file that disables a module dir (WIRE.md §2).
-const disabledMarker = ".disabled"
-
-// candidate is an executable that may be a module, before describing it.
-type candidate struct {
-	// id is the id the module must claim (the directory id or a bare
-	// executable's name); "" for extras, whose descriptor decides.
-	id       string
-	exe      string
-	dir      string
-	origin   string
-	disabled bool
-	// err, when set, makes the candidate broken without running it.
-	err string
-}
 
 // discover lists, describes and claims every candidate, sorted by ID.
 func (h *Host) discover(ctx context.Context) []*Module {
 	return sortModules(h.discoverOrdered(ctx, nil))
 }
 
-// sortModules returns mods sorted by ID, then executable.
+// sortModules returns mods sorted by ID, then source identity (Key).
 func sortModules(mods []*Module) []*Module {
 	sorted := slices.Clone(mods)
-	slices.SortStableFunc(sorted, func(a, b *Module) int {
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Exe, b.Exe)
-	})
+	slices.SortStableFunc(sorted, CompareModules)
 	return sorted
 }
 
+// CompareModules orders modules by ID, then by source identity (Key): the
+// order of Discover's list, for a list that inserts modules one by one.
+func CompareModules(a, b *Module) int {
+	if c := strings.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Key, b.Key)
+}
+
 // discoverOrdered describes every candidate in parallel (bounded) and
-// returns them in claim order: the home's modules by name, then
-// cfg.Modules, then --module paths. The first module to claim an id keeps
+// returns them in claim order: the sources in order (the home's modules
+// by name, cfg.Modules, --module paths, the examples, added sources). The first module to claim an id keeps
 // it; a later one is broken (WIRE.md §2). done is describeAll's.
 func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*Module {
 	cands := h.candidates()
@@ -78,7 +55,7 @@ const minDescribeParallel = 4
 // describeAll describes cands in parallel, in candidate order. done, when
 // set, is called with each candidate's index and module as its describe
 // finishes, from the goroutine that ran it.
-func (h *Host) describeAll(ctx context.Context, cands []candidate, done func(int, *Module)) []*Module {
+func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int, *Module)) []*Module {
 	mods := make([]*Module, len(cands))
 	sem := make(chan struct{}, describeParallel())
 	var wg sync.WaitGroup
@@ -101,10 +78,10 @@ func (h *Host) describeAll(ctx context.Context, cands []candidate, done func(int
 // claimIDs applies the id claims to mods, described from cands in claim
 // order: the first module to claim an id keeps it; a later one is broken
 // (WIRE.md §2). An extra without a descriptor claims nothing.
-func claimIDs(cands []candidate, mods []*Module) []*Module {
+func claimIDs(cands []Candidate, mods []*Module) []*Module {
 	claimed := map[string]string{}
 	for i, m := range mods {
-		if cands[i].origin != OriginHome && m.Descriptor == nil {
+		if cands[i].ID == "" && m.Descriptor == nil {
 			continue // nothing was claimed: the descriptor decides an extra's id
 		}
 		if by, dup := claimed[m.ID]; dup {
@@ -112,98 +89,9 @@ func claimIDs(cands []candidate, mods []*Module) []*Module {
 			m.Reason = fmt.Sprintf("id %q already claimed by %s", m.ID, by)
 			continue
 		}
-		claimed[m.ID] = m.Exe
+		claimed[m.ID] = m.Key
 	}
 	return mods
-}
-
-// candidates lists the home's modules (sorted by name), then the
-// configured extras, then the --module paths, each executable once.
-func (h *Host) candidates() []candidate {
-	var out []candidate
-	seen := map[string]bool{}
-	add := func(c candidate) {
-		if seen[c.exe] {
-			return
-		}
-		seen[c.exe] = true
-		out = append(out, c)
-	}
-	dir := h.cfg.ModulesDir()
-	entries, _ := os.ReadDir(dir) // a missing modules dir holds no modules
-	for _, e := range entries {
-		if c, ok := homeCandidate(dir, e.Name()); ok {
-			add(c)
-		}
-	}
-	for _, p := range h.cfg.Modules {
-		add(extraCandidate(p, OriginConfig, h.cfg.Home))
-	}
-	h.mu.Lock()
-	flags := slices.Clone(h.flagModules)
-	exampleDirs := slices.Clone(h.exampleModules)
-	h.mu.Unlock()
-	for _, p := range flags {
-		add(extraCandidate(p, OriginFlag, ""))
-	}
-	for _, p := range exampleDirs {
-		add(extraCandidate(p, OriginExamples, ""))
-	}
-	return out
-}
-
-// homeCandidate checks <modules>/<name>: a directory holding an executable
-// <name>/<name>, or a bare executable. Dot-names are skipped.
-func homeCandidate(modulesDir, name string) (candidate, bool) {
-	if name == "" || strings.HasPrefix(name, ".") {
-		return candidate{}, false
-	}
-	p := filepath.Join(modulesDir, name)
-	fi, err := os.Stat(p)
-	if err != nil {
-		return candidate{}, false
-	}
-	if fi.IsDir() {
-		exe := filepath.Join(p, name)
-		if !isExecutableFile(exe) {
-			return candidate{}, false
-		}
-		return candidate{id: name, exe: exe, dir: p, origin: OriginHome, disabled: exists(filepath.Join(p, disabledMarker))}, true
-	}
-	if isExecutableFile(p) {
-		return candidate{id: name, exe: p, dir: modulesDir, origin: OriginHome}, true
-	}
-	return candidate{}, false
-}
-
-// extraCandidate makes a candidate of a configured or --module path: an
-// executable, or a module directory holding <dir>/<basename>. Relative
-// paths are resolved against base (the home for config entries) or the
-// working directory.
-func extraCandidate(path, origin, base string) candidate {
-	p := path
-	if !filepath.IsAbs(p) && base != "" {
-		p = filepath.Join(base, p)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return candidate{exe: path, dir: filepath.Dir(path), origin: origin, err: err.Error()}
-	}
-	c := candidate{exe: abs, dir: filepath.Dir(abs), origin: origin}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		c.err = fmt.Sprintf("module path %s: %v", abs, err)
-		return c
-	}
-	if fi.IsDir() {
-		c.dir = abs
-		c.exe = filepath.Join(abs, filepath.Base(abs))
-		c.disabled = exists(filepath.Join(abs, disabledMarker))
-	}
-	if !isExecutableFile(c.exe) {
-		c.err = fmt.Sprintf("module path %s is not an executable regular file", c.exe)
-	}
-	return c
 }
 
 // isExecutableFile reports whether p is a regular file with an execute bit,
@@ -224,9 +112,9 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 		return nil, fmt.Errorf("%w: empty module reference", ErrNotFound)
 	}
 	if strings.ContainsRune(ref, filepath.Separator) {
-		c := extraCandidate(ref, OriginFlag, "")
-		if c.err != "" && !exists(c.exe) {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, c.err)
+		c := pathCandidate(ref, OriginFlag, "")
+		if c.Err != "" && !exists(c.Exe) {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, c.Err)
 		}
 		return h.describe(ctx, c, true), nil
 	}
@@ -241,87 +129,80 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 	return nil, fmt.Errorf("%w: no module %q in %s or the configured extras", ErrNotFound, ref, h.cfg.ModulesDir())
 }
 
-// Redescribe describes m's executable again, bypassing the describe cache
-// (WIRE.md §2 modbay) and refreshing its entry, and returns a fresh Module. Use it after a person
-// fixed a requirement: the cache is keyed on the executable, and a
-// module's own probes can change without it.
+// Redescribe describes m again through its driver, bypassing the describe
+// cache (WIRE.md §2 modbay) and refreshing its entry, and returns a fresh
+// Module. Use it after a person fixed a requirement: the cache is keyed on
+// the source identity, and a module's own probes can change without it.
 func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
-	c := candidate{exe: m.Exe, dir: m.Dir, origin: m.Origin}
+	c := Candidate{Name: m.name, Exe: m.Exe, Dir: m.Dir, Origin: m.Origin, Driver: m.driver()}
+	if c.Name == "" {
+		c.Name = filepath.Base(m.Exe)
+	}
 	if m.Origin == OriginHome {
-		c.id = m.ID
-		c.disabled = exists(filepath.Join(m.Dir, disabledMarker)) && m.Dir != h.cfg.ModulesDir()
-	} else if fi, err := os.Stat(m.Dir); err == nil && fi.IsDir() && filepath.Base(m.Dir) == filepath.Base(m.Exe) {
-		c.disabled = exists(filepath.Join(m.Dir, disabledMarker))
+		c.ID = m.ID
+		c.Disabled = exists(filepath.Join(m.Dir, disabledMarker)) && m.Dir != h.cfg.ModulesDir()
+	} else if fi, err := os.Stat(m.Dir); m.Dir != "" && err == nil && fi.IsDir() && filepath.Base(m.Dir) == filepath.Base(m.Exe) {
+		c.Disabled = exists(filepath.Join(m.Dir, disabledMarker))
 	}
 	return h.describe(ctx, c, false)
 }
 
-// errNotCacheable stands for the identity of an executable whose describe
-// is never cached (the examples).
-var errNotCacheable = errors.New("describe not cached")
-
-// describe runs (or, when useCache, reads from the cache) `module describe
-// --json` for c and judges the answer (WIRE.md §2, §6, §9). A describe that
-// passed is written to the cache either way.
-func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module {
-	m := &Module{ID: c.id, Exe: c.exe, Dir: c.dir, Origin: c.origin}
+// describe obtains (or, when useCache, reads from the cache) c's describe
+// envelope through its driver and judges it (WIRE.md §2, §6, §9). A
+// describe that passed is written to the cache either way.
+func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module {
+	m := &Module{ID: c.ID, Exe: c.Exe, Dir: c.Dir, Origin: c.Origin, Driver: c.Driver, name: c.Name}
 	if m.ID == "" {
-		m.ID = filepath.Base(c.exe)
+		m.ID = c.Name
 	}
 	defer func() {
-		if c.disabled {
+		if c.Disabled {
 			if m.Status == StatusBroken {
 				m.Warnings = append(m.Warnings, "describe: "+m.Reason)
 			}
 			m.Status = StatusDisabled
-			m.Reason = "disabled: " + filepath.Join(c.dir, disabledMarker) + " exists"
+			m.Reason = "disabled: " + filepath.Join(c.Dir, disabledMarker) + " exists"
 		}
 	}()
-	if c.err != "" {
-		setBroken(m, c.err)
+	if c.Driver == nil {
+		setBroken(m, "no driver for this module")
 		return m
 	}
-	// The executable is hashed only when its describe may be cached: never
-	// for the examples, whose launchers live in a per-process directory.
-	var key describeCacheKey
-	keyErr := errNotCacheable
-	if c.origin != OriginExamples {
-		key, keyErr = exeIdentity(c.exe)
+	m.Key = c.Driver.Key()
+	if c.Err != "" {
+		setBroken(m, c.Err)
+		return m
 	}
+	if st := c.Driver.Status(); !st.Usable() {
+		m.Stderr = st.StderrTail
+		setBroken(m, lifecycleReason(st))
+		return m
+	}
+	// The driver fingerprints what it describes only when its describe may
+	// be cached: never for the examples, whose launchers live in a
+	// per-process directory.
+	fp, fpErr := c.Driver.Fingerprint()
+	cacheable := fpErr == nil && fp != ""
+	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
-	if useCache && keyErr == nil {
+	if useCache && cacheable {
 		if e, ok := h.readDescribeCache(key); ok {
 			stdout, m.Stderr, m.DescribedAt, m.Cached = e.Stdout, e.Stderr, e.DescribedAt, true
 		}
 	}
 	if !m.Cached {
-		r := execute(ctx, execSpec{
-			exe:       c.exe,
-			args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
-			deadline:  DescribeTimeout,
-			maxStdout: DescribeMaxOutputBytes,
-		})
-		m.Stderr, m.DescribedAt = r.stderr, time.Now()
-		switch {
-		case r.spawnErr != nil:
-			setBroken(m, "describe: cannot start: "+r.spawnErr.Error())
-			return m
-		case r.overflow:
-			setBroken(m, fmt.Sprintf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes))
-			return m
-		case r.timedOut:
-			setBroken(m, fmt.Sprintf("describe: no answer within %s (the process tree was killed)", DescribeTimeout))
-			return m
-		case r.cancelled:
-			setBroken(m, "describe: cancelled")
+		desc, err := c.Driver.Describe(ctx)
+		m.Stderr, m.DescribedAt = desc.Stderr, desc.At
+		if err != nil {
+			setBroken(m, err.Error())
 			return m
 		}
-		stdout = r.stdout
+		stdout = desc.Envelope
 	}
-	if !judgeDescribe(m, stdout, c.id) {
+	if !judgeDescribe(m, stdout, c.ID) {
 		return m
 	}
-	if !m.Cached && keyErr == nil {
+	if !m.Cached && cacheable {
 		// Only a describe that passed is cached; a failure never is. A
 		// Redescribe refreshes the entry, so the next Discover sees it.
 		h.writeDescribeCache(key, stdout, m.Stderr, m.DescribedAt)
@@ -330,6 +211,15 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 	checkRequirements(m)
 	checkRequestSchemas(m)
 	return m
+}
+
+// lifecycleReason is the one-line reason a driver that cannot take calls
+// gives its module.
+func lifecycleReason(st Lifecycle) string {
+	if st.Reason == "" {
+		return "driver is " + string(st.State)
+	}
+	return "driver is " + string(st.State) + ": " + st.Reason
 }
 
 // checkRequestSchemas warns about each capability whose request schema

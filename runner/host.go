@@ -84,6 +84,7 @@ type Host struct {
 	mu             sync.Mutex
 	flagModules    []string // --module paths, origin "flag"
 	exampleModules []string // built-in examples, origin "examples"
+	extraSources   []Source // AddSource's, after the built-in ones
 }
 
 // NewHost returns a host for cfg.
@@ -148,5 +149,27 @@ func (h *Host) Plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 // (approval, a disabled module, a request that cannot be encoded); every
 // outcome of a started run is in Result (Host or Envelope).
 func (h *Host) Run(ctx context.Context, p *Plan, approved bool, events func(Event)) (*Result, error) {
-	return h.run(ctx, p, approved, events)
+	return h.run(ctx, p, RunOptions{Approved: approved, Events: events})
+}
+
+// RunOptions are what a caller gives a run beyond its plan.
+type RunOptions struct {
+	// Approved tells whether a person (or --yes, or policy) approved the
+	// plan (WIRE.md §11).
+	Approved bool
+	// Events, if non-nil, receives live events (stderr, progress, log
+	// lines, the pid, job polls), called from the run's goroutines.
+	Events func(Event)
+	// Elicit, if non-nil, answers the module's requests to the person in
+	// the middle of the call; without it every request is declined.
+	Elicit Elicitor
+	// Record, if non-nil, receives the raw exchange frame by frame.
+	Record Recorder
+}
+
+// RunWith is Run with options: the same guarantees, plus answers to the
+// module's questions (opts.Elicit) and a record of the raw exchange
+// (opts.Record). Every driver runs through it alike.
+func (h *Host) RunWith(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
+	return h.run(ctx, p, opts)
 }

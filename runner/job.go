@@ -66,7 +66,7 @@ func jsonString(raw json.RawMessage) string {
 // original approval covers it. The returned Result carries the final
 // reply's envelope and artifacts (kinds checked against the original
 // capability), the last JobStatus, and the original request id.
-func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, events func(Event)) *Result {
+func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOptions) *Result {
 	m := p.Module
 	origID := p.Request.RequestID
 	job := first.Job
@@ -79,9 +79,9 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, events func(
 		maxInterval = interval
 	}
 	emit := func() {
-		if events != nil {
+		if opts.Events != nil {
 			c := *job
-			events(Event{RequestID: origID, Job: &c})
+			opts.Events(Event{RequestID: origID, Job: &c})
 		}
 	}
 	last := first
@@ -124,7 +124,7 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, events func(
 			return stop(modproto.CodeHostProtocolViolation, fmt.Sprintf("cannot poll job %s with %s: %v", job.ID, p.Capability.PollCapability, err))
 		}
 		pp.Request.DeadlineMS = max(1, min(pp.Request.DeadlineMS, int(remaining/time.Millisecond)))
-		pr, err := h.invoke(ctx, m, pp.Request, p.Capability.ArtifactSchemas, origID, events)
+		pr, err := h.invoke(ctx, m, pp.Request, p.Capability.ArtifactSchemas, origID, opts)
 		if err != nil {
 			return stop(modproto.CodeHostProtocolViolation, err.Error())
 		}

@@ -12,11 +12,11 @@ import (
 	"modbay/modproto"
 )
 
-func (h *Host) run(ctx context.Context, p *Plan, approved bool, events func(Event)) (*Result, error) {
+func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
 	if p == nil || p.Module == nil || p.Module.Descriptor == nil {
 		return nil, errors.New("run: the plan has no described module")
 	}
-	if p.NeedsApproval() && !approved {
+	if p.NeedsApproval() && !opts.Approved {
 		return nil, ErrApprovalRequired
 	}
 	if p.Module.Status == StatusDisabled {
@@ -30,7 +30,7 @@ func (h *Host) run(ctx context.Context, p *Plan, approved bool, events func(Even
 			}
 		}
 	}
-	res, err := h.invoke(ctx, p.Module, p.Request, nil, p.Request.RequestID, events)
+	res, err := h.invoke(ctx, p.Module, p.Request, nil, p.Request.RequestID, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -38,61 +38,50 @@ func (h *Host) run(ctx context.Context, p *Plan, approved bool, events func(Even
 		if job := parseJob(res.Envelope.Result); job != nil {
 			res.Job = job
 			if !terminalJobStates[job.State] {
-				return h.pollJob(ctx, p, res, events), nil
+				return h.pollJob(ctx, p, res, opts), nil
 			}
 		}
 	}
 	return res, nil
 }
 
-// invoke runs one request and judges it in WIRE.md §5 order. kinds, when
-// non-nil, replaces the capability's artifact_schemas for the §7 check (a
-// job's poll reply carries the artifacts of the capability that started
-// it). eventID is the request id events are reported under.
-func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kinds []string, eventID string, events func(Event)) (*Result, error) {
+// invoke sends one request through m's driver and judges the reply in
+// WIRE.md §5 order, the same for every driver. kinds, when non-nil,
+// replaces the capability's artifact_schemas for the §7 check (a job's
+// poll reply carries the artifacts of the capability that started it).
+// eventID is the request id events are reported under.
+func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kinds []string, eventID string, opts RunOptions) (*Result, error) {
 	reqBytes, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
 	capID := req.Capability
-	spec := execSpec{
-		exe:       m.Exe,
-		args:      func(rp string) []string { return []string{"module", modproto.OperationInvoke, capID, "--input", rp} },
-		request:   reqBytes,
-		deadline:  time.Duration(req.DeadlineMS) * time.Millisecond,
-		maxStdout: int64(req.MaxOutputBytes),
-	}
-	if events != nil {
-		spec.onStart = func(pid int) { events(Event{RequestID: eventID, PID: pid}) }
-		spec.onStderr = func(b []byte) { events(Event{RequestID: eventID, Stderr: b}) }
-	}
-	r := execute(ctx, spec)
-	res := &Result{
-		RequestID:       req.RequestID,
-		Module:          m.ID,
-		Capability:      capID,
-		Stdout:          r.stdout,
-		Stderr:          r.stderr,
-		StderrTruncated: r.stderrTruncated,
-		ExitCode:        r.exitCode,
-		Started:         r.started,
-		Duration:        r.duration,
-	}
+	res := &Result{RequestID: req.RequestID, Module: m.ID, Capability: capID, ExitCode: -1}
 	hostErr := func(code, detail string, v modproto.ValidationErrors) *Result {
 		res.Host = &HostError{Code: code, Detail: oneLine(detail), Violations: v}
 		return res
 	}
-	switch {
-	case r.spawnErr != nil:
-		return hostErr(modproto.CodeHostSpawnFailed, "cannot start "+m.Exe+": "+r.spawnErr.Error(), nil), nil
-	case r.overflow:
-		return hostErr(modproto.CodeHostOutputTooLarge, fmt.Sprintf("stdout exceeded max_output_bytes (%d); the process tree was killed", req.MaxOutputBytes), nil), nil
-	case r.timedOut:
-		return hostErr(modproto.CodeHostTimeout, fmt.Sprintf("no answer within deadline_ms (%d); the process tree was killed", req.DeadlineMS), nil), nil
-	case r.cancelled:
-		return hostErr(modproto.CodeCancelled, "cancelled; the process tree was killed", nil), nil
+	drv := m.driver()
+	if st := drv.Status(); !st.Usable() {
+		res.Started, res.Stderr = time.Now(), st.StderrTail
+		return hostErr(modproto.CodeHostSpawnFailed, "cannot call "+m.ID+": "+lifecycleReason(st), nil), nil
 	}
-	env, err := modproto.DecodeEnvelope(r.stdout)
+	call := &Call{Request: req, Encoded: reqBytes, eventID: eventID, events: opts.Events, record: opts.Record}
+	call.elicit = hostElicitor(opts.Elicit)
+	r := drv.Invoke(ctx, call)
+	res.Stdout = r.Envelope
+	res.Stderr = r.Stderr
+	res.StderrTruncated = r.StderrTruncated
+	res.ExitCode = r.ExitCode
+	res.Started = r.Started
+	res.Duration = r.Duration
+	if r.Failure != nil {
+		return hostErr(r.Failure.Code, r.Failure.Detail, r.Failure.Violations), nil
+	}
+	if n := replySize(r); req.MaxOutputBytes > 0 && n > int64(req.MaxOutputBytes) {
+		return hostErr(modproto.CodeHostOutputTooLarge, fmt.Sprintf("the reply (%d bytes with its content blocks) exceeded max_output_bytes (%d)", n, req.MaxOutputBytes), nil), nil
+	}
+	env, err := modproto.DecodeEnvelope(r.Envelope)
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
@@ -101,6 +90,10 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 		return hostErr(modproto.CodeHostInvalidJSON, err.Error(), nil), nil
 	}
 	res.Envelope = env
+	// Content blocks join the module's artifacts here, so every rule from
+	// §6 on judges them as it judges files.
+	nFiles := len(env.Execution.Artifacts)
+	env.Execution.Artifacts = append(env.Execution.Artifacts, blockArtifacts(r.Blocks)...)
 	if v := modproto.ValidateEnvelope(env, modproto.OperationInvoke, req.RequestID, m.ID); len(v) > 0 {
 		return hostErr(modproto.CodeHostProtocolViolation, "the envelope breaks WIRE.md §6: "+summarize(v), v), nil
 	}
@@ -114,7 +107,12 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 	if len(viol) > 0 {
 		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (WIRE.md §7): "+summarize(viol), viol), nil
 	}
-	arts, fails := h.verifyArtifacts(req.Roots, env.Execution.Artifacts)
+	arts, fails := h.verifyArtifacts(req.Roots, env.Execution.Artifacts[:nFiles], 0)
+	if len(fails) == 0 && len(r.Blocks) > 0 {
+		var blockArts []VerifiedArtifact
+		blockArts, fails = h.stageBlocks(r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
+		arts = append(arts, blockArts...)
+	}
 	if len(fails) > 0 {
 		code, v := failureCode(fails)
 		return hostErr(code, detailOf(v), v), nil

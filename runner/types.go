@@ -34,7 +34,14 @@ type Module struct {
 	// descriptor's module once described, the executable's base name
 	// until then or when describe failed.
 	ID string
-	// Exe is the absolute path of the executable.
+	// Key is the module's source identity (Driver.Key): for a process
+	// module the absolute path of its executable, for an MCP server its
+	// config id. Unlike ID it does not depend on what the module claims,
+	// so it keys the describe cache, breaks ties in the list's order
+	// (CompareModules) and keys the cockpit's drafts.
+	Key string
+	// Exe is the absolute path of the executable of a process module, ""
+	// for other drivers. It is shown to the person, never used as identity.
 	Exe string
 	// Dir is the module's bundle directory (skills/, agents/, README);
 	// for a bare executable it is the executable's directory.
@@ -58,6 +65,22 @@ type Module struct {
 	// it came from the describe cache.
 	DescribedAt time.Time
 	Cached      bool
+	// Driver speaks to the module (Host.Run, Redescribe). A Module built by
+	// hand may leave it nil: a ProcessDriver for Exe is used then.
+	Driver Driver
+
+	// name is the candidate's provisional id (Candidate.Name), kept for
+	// Redescribe.
+	name string
+}
+
+// driver is m's Driver, or a ProcessDriver for Exe when m was built by
+// hand without one.
+func (m *Module) driver() Driver {
+	if m.Driver != nil {
+		return m.Driver
+	}
+	return &ProcessDriver{Exe: m.Exe, Uncached: m.Origin == OriginExamples}
 }
 
 // Plan is everything a call will do, computed before anything runs: the
@@ -98,7 +121,8 @@ func (e *HostError) Error() string { return e.Code + ": " + e.Detail }
 // read-only into the content-addressed store.
 type VerifiedArtifact struct {
 	modproto.Artifact
-	// Source is the absolute path the module wrote.
+	// Source is the absolute path the module wrote; "" for a content
+	// block, whose run directory is removed once it is staged.
 	Source string
 	// Staged is the absolute read-only path in <home>/artifacts.
 	Staged string
@@ -173,7 +197,10 @@ type JobStatus struct {
 }
 
 // Event is something a run reports while in flight, for the UI's live view.
+// One field besides RequestID is set per event.
 type Event struct {
+	// RequestID is the request the event belongs to (a job's polls report
+	// under the original request's id).
 	RequestID string
 	// Stderr is a chunk of the module's stderr (raw; sanitize to show).
 	Stderr []byte
@@ -181,4 +208,27 @@ type Event struct {
 	PID int
 	// Job is set after each poll of a long-running job.
 	Job *JobStatus
+	// Progress is set when the module reported progress during the call
+	// (an MCP progress notification).
+	Progress *Progress
+	// Log is set when the module sent a log line (an MCP log message).
+	Log *LogLine
+}
+
+// Progress is a module's progress report during one call.
+type Progress struct {
+	// Percent is 0–100 when the module gave a total; nil otherwise.
+	Percent *float64
+	// Message is the module's one-line progress text (raw; sanitize to
+	// show).
+	Message string
+}
+
+// LogLine is one log message a module sent during a call.
+type LogLine struct {
+	// Level is the module's level name ("debug", "info", "warning",
+	// "error", ...), as sent.
+	Level string
+	// Text is the message (raw; sanitize to show).
+	Text string
 }

@@ -147,7 +147,7 @@ func (l *moduleList) AddModule(m *runner.Module) {
 			if c := strings.Compare(a.ID, b.ID); c != 0 {
 				return c
 			}
-			return strings.Compare(a.Exe, b.Exe)
+			return strings.Compare(a.Key, b.Key)
 		})
 		l.modules = slices.Insert(l.modules, i, m)
 	})
@@ -157,11 +157,11 @@ func (l *moduleList) AddModule(m *runner.Module) {
 }
 
 // keepSelection runs change (which replaces or grows l.modules) and keeps
-// the cursor on the module it was on, found by ID and executable.
+// the cursor on the module it was on, found by ID and source identity (Key).
 func (l *moduleList) keepSelection(change func()) {
-	var id, exe string
+	var id, key string
 	if m := l.Selected(); m != nil {
-		id, exe = m.ID, m.Exe
+		id, key = m.ID, m.Key
 	}
 	change()
 	l.refilter()
@@ -170,7 +170,7 @@ func (l *moduleList) keepSelection(change func()) {
 		return
 	}
 	for i, idx := range l.shown {
-		if l.modules[idx].ID == id && l.modules[idx].Exe == exe {
+		if l.modules[idx].ID == id && l.modules[idx].Key == key {
 			l.cursor = i
 		}
 	}

@@ -559,10 +559,10 @@ type formDraft struct {
 	form   *formview.Model
 }
 
-// draftKey names a capability's draft: module id, executable and
+// draftKey names a capability's draft: module id, source identity and
 // capability id.
 func draftKey(mod *runner.Module, c modproto.Capability) string {
-	return mod.ID + "\x00" + mod.Exe + "\x00" + c.ID
+	return mod.ID + "\x00" + mod.Key + "\x00" + c.ID
 }
 
 // loadInputs reads what the input store remembers for a capability.

@@ -1,0 +1,142 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"modbay/modproto"
+)
+
+// ProcessDriver is the Driver of a local executable speaking
+// xibodev.module/v1 over argv, a request file and stdout: one process per
+// describe or invoke, run with the host's guarantees (WIRE.md §3) by
+// execute, the one place modbay starts a module process. It has no
+// session: it is ready from the start until closed.
+type ProcessDriver struct {
+	// Exe is the absolute path of the executable; it is the driver's Key.
+	Exe string
+	// Uncached keeps describes out of the describe cache (Fingerprint
+	// returns ""): the built-in examples, whose launchers live in a
+	// directory private to one process, are never hashed nor cached.
+	Uncached bool
+
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ Driver = (*ProcessDriver)(nil)
+
+// Key is the absolute path of the executable.
+func (d *ProcessDriver) Key() string { return d.Exe }
+
+// Fingerprint is the executable's size, modification time (ns) and sha256,
+// hashing it whole; "" when Uncached.
+func (d *ProcessDriver) Fingerprint() (string, error) {
+	if d.Uncached {
+		return "", nil
+	}
+	return exeFingerprint(d.Exe)
+}
+
+// Describe runs `<exe> module describe --json` within DescribeTimeout and
+// DescribeMaxOutputBytes and returns its stdout; the error names what went
+// wrong in the words a broken module's Reason uses.
+func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
+	r := execute(ctx, execSpec{
+		exe:       d.Exe,
+		args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
+		deadline:  DescribeTimeout,
+		maxStdout: DescribeMaxOutputBytes,
+	})
+	desc := Description{Stderr: r.stderr, At: time.Now()}
+	switch {
+	case r.spawnErr != nil:
+		return desc, errors.New("describe: cannot start: " + r.spawnErr.Error())
+	case r.overflow:
+		return desc, fmt.Errorf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes)
+	case r.timedOut:
+		return desc, fmt.Errorf("describe: no answer within %s (the process tree was killed)", DescribeTimeout)
+	case r.cancelled:
+		return desc, errors.New("describe: cancelled")
+	}
+	desc.Envelope = r.stdout
+	return desc, nil
+}
+
+// Invoke runs `<exe> module invoke <capability> --input <request file>`
+// with the request's deadline and stdout ceiling. Events: the pid once
+// started, then each stderr chunk. Frames: argv, the request, then stdout
+// and stderr as kept. A process never elicits.
+func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
+	req := call.Request
+	args := func(rp string) []string {
+		return []string{"module", modproto.OperationInvoke, req.Capability, "--input", rp}
+	}
+	spec := execSpec{
+		exe:       d.Exe,
+		args:      args,
+		request:   call.Encoded,
+		deadline:  time.Duration(req.DeadlineMS) * time.Millisecond,
+		maxStdout: int64(req.MaxOutputBytes),
+	}
+	if call.Listening() {
+		spec.onStart = func(pid int) { call.Emit(Event{PID: pid}) }
+		spec.onStderr = func(b []byte) { call.Emit(Event{Stderr: b}) }
+	}
+	if call.Recording() {
+		argv, _ := json.Marshal(args("request.json"))
+		call.Record(Frame{Direction: FrameSent, Kind: FrameArgv, Data: argv})
+		call.Record(Frame{Direction: FrameSent, Kind: FrameRequest, Data: call.Encoded})
+	}
+	r := execute(ctx, spec)
+	if call.Recording() {
+		call.Record(Frame{Direction: FrameReceived, Kind: FrameStdout, Data: r.stdout})
+		call.Record(Frame{Direction: FrameReceived, Kind: FrameStderr, Data: []byte(r.stderr)})
+	}
+	rep := &Reply{
+		Envelope:        r.stdout,
+		Stderr:          r.stderr,
+		StderrTruncated: r.stderrTruncated,
+		ExitCode:        r.exitCode,
+		Started:         r.started,
+		Duration:        r.duration,
+	}
+	fail := func(code, detail string) *Reply {
+		rep.Failure = &HostError{Code: code, Detail: detail}
+		return rep
+	}
+	switch {
+	case r.spawnErr != nil:
+		return fail(modproto.CodeHostSpawnFailed, "cannot start "+d.Exe+": "+r.spawnErr.Error())
+	case r.overflow:
+		return fail(modproto.CodeHostOutputTooLarge, fmt.Sprintf("stdout exceeded max_output_bytes (%d); the process tree was killed", req.MaxOutputBytes))
+	case r.timedOut:
+		return fail(modproto.CodeHostTimeout, fmt.Sprintf("no answer within deadline_ms (%d); the process tree was killed", req.DeadlineMS))
+	case r.cancelled:
+		return fail(modproto.CodeCancelled, "cancelled; the process tree was killed")
+	}
+	return rep
+}
+
+// Status is LifecycleReady until Close, then LifecycleClosed.
+func (d *ProcessDriver) Status() Lifecycle {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return Lifecycle{State: LifecycleClosed}
+	}
+	return Lifecycle{State: LifecycleReady}
+}
+
+// Close marks the driver closed; every process it started has already
+// ended with its call (WIRE.md §3).
+func (d *ProcessDriver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	return nil
+}
