@@ -25,7 +25,8 @@ import (
 // invoke/success-with-artifact.json (fake.report's answer with one JSON
 // artifact, whose bytes are artifacts/quarterly.json) and
 // invoke/error-provider-failure-unknown-cost.json (a retryable provider
-// failure that reached the network with unknown costs).
+// failure that reached the network with unknown costs); schemas/*.json are
+// request schemas for forms (see Schema).
 var Fixtures fs.FS = mustSub(testdata, "testdata")
 
 //go:embed testdata
@@ -116,6 +117,21 @@ func Read(t testing.TB, rel string) []byte {
 	}
 	return b
 }
+
+// Schema returns request schema fixture schemas/<name>.json: "download"
+// (uri format, bounded integers with defaults), "signup" (every scalar
+// kind, formats, enum, oneOf of consts), "ticket-update" (a type-array
+// union inside an array of objects), "log-lookup" (nullable anyOf with a
+// null default, patterns), "recipe-update" (large: $defs and $refs, a
+// oneOf of twelve block kinds, nested arrays; the benchmarks' schema) and
+// "whole-request" (a schema of the whole request, WIRE.md §4).
+func Schema(t testing.TB, name string) []byte {
+	t.Helper()
+	return Read(t, "schemas/"+name+".json")
+}
+
+// SchemaNames are the names Schema accepts, in a fixed order.
+var SchemaNames = []string{"download", "signup", "ticket-update", "log-lookup", "recipe-update", "whole-request"}
 
 // Envelope decodes an invoke fixture, e.g. "invoke/success-with-artifact.json".
 func Envelope(t testing.TB, rel string) *modproto.Envelope {

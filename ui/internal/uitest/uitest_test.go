@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"modbay/modproto"
+	"modbay/runner"
 )
 
 // TestFixturesKeepTheWire: the project's own fixtures are what a module
@@ -49,5 +50,22 @@ func TestFixturesKeepTheWire(t *testing.T) {
 	failed := Result(t, p, "invoke/error-provider-failure-unknown-cost.json")
 	if failed.Envelope.OK || failed.Envelope.Execution.EstimatedCost != nil || len(failed.EffectWarnings) == 0 {
 		t.Errorf("failure: ok %v, estimated %v, effect warnings %v", failed.Envelope.OK, failed.Envelope.Execution.EstimatedCost, failed.EffectWarnings)
+	}
+}
+
+// TestSchemasCompile: every schema fixture is listed in SchemaNames and
+// compiles offline with the runner's validator.
+func TestSchemasCompile(t *testing.T) {
+	files, _ := fs.Glob(Fixtures, "schemas/*.json")
+	if len(files) != len(SchemaNames) {
+		t.Fatalf("schema files %v, SchemaNames %v", files, SchemaNames)
+	}
+	for _, name := range SchemaNames {
+		if _, err := runner.ValidateInput(Schema(t, name), []byte(`{}`)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if !modproto.IsWholeRequestSchema(Schema(t, "whole-request")) {
+		t.Error("whole-request is not a whole-request schema")
 	}
 }
