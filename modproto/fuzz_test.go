@@ -3,13 +3,19 @@ package modproto
 import (
 	"os"
 	"testing"
+
+	"modbay/internal/testcorpus"
 )
 
-// seedCorpus adds every JSON fixture of the corpus as a seed.
+// seedCorpus adds every JSON fixture of the corpus as a seed, when the
+// corpus is present (it must be under CI), and a few inputs of its own.
 func seedCorpus(f *testing.F) {
-	for _, p := range corpusFiles(f) {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
+	f.Helper()
+	if dir, ok := testcorpus.Lookup(f, "modules"); ok {
+		for _, p := range jsonFiles(f, dir) {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
 		}
 	}
 	f.Add([]byte(""))

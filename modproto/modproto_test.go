@@ -7,14 +7,36 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"modbay/internal/testcorpus"
 )
 
-// corpus is the shared corpus of real module fixtures, read in place.
-const corpus = "../../shared/corpus/modules"
+// corpusModules returns the shared corpus's real module fixtures (its
+// modules/ directory), read in place; without the corpus it skips tb (fails
+// it under CI).
+func corpusModules(tb testing.TB) string {
+	tb.Helper()
+	return testcorpus.Dir(tb, "modules")
+}
+
+// corpusSeed returns the bytes of corpus module fixture rel for a fuzz
+// seed, or nil when the corpus is absent (outside CI).
+func corpusSeed(f *testing.F, rel string) []byte {
+	f.Helper()
+	p, ok := testcorpus.Lookup(f, "modules", filepath.FromSlash(rel))
+	if !ok {
+		return nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
 
 func readFixture(t *testing.T, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(corpus, rel))
+	b, err := os.ReadFile(filepath.Join(corpusModules(t), filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatalf("fixture %s: %v", rel, err)
 	}
@@ -82,7 +104,7 @@ func TestFacetDescriptorShape(t *testing.T) {
 }
 
 func TestFixtureInvokeEnvelopesValid(t *testing.T) {
-	dir := filepath.Join(corpus, "facet-studio/testdata/fixtures/invoke")
+	dir := filepath.Join(corpusModules(t), "facet-studio/testdata/fixtures/invoke")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +169,31 @@ func TestFacetErrorFixturesKeepTheirCodes(t *testing.T) {
 	}
 }
 
+// TestUnknownCostStaysNull: a null cost decodes as unknown and marshals
+// back as null; a 0 cost stays 0, not unknown (WIRE.md §6).
 func TestUnknownCostStaysNull(t *testing.T) {
+	env, err := DecodeEnvelope(readTestdata(t, "estimate-unknown-cost.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Execution.EstimatedCost != nil || env.Execution.ActualCost != nil {
+		t.Fatalf("null costs decoded as %v, %v", env.Execution.EstimatedCost, env.Execution.ActualCost)
+	}
+	out, _ := json.Marshal(env.Execution)
+	if !strings.Contains(string(out), `"estimated_cost":null`) || !strings.Contains(string(out), `"actual_cost":null`) {
+		t.Fatalf("null cost not kept: %s", out)
+	}
+	free, err := DecodeEnvelope(readTestdata(t, "estimate-free.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if free.Execution.ActualCost == nil || *free.Execution.ActualCost != 0 || free.Execution.EstimatedCost == nil {
+		t.Fatal("0 cost must stay 0, not unknown")
+	}
+}
+
+// TestCorpusUnknownCostStaysNull: the same for the real modules' envelopes.
+func TestCorpusUnknownCostStaysNull(t *testing.T) {
 	env, err := DecodeEnvelope(readFixture(t, "facet/fixtures/module/estimate-unknown-cost.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,14 +201,20 @@ func TestUnknownCostStaysNull(t *testing.T) {
 	if env.Execution.EstimatedCost != nil {
 		t.Fatalf("estimated_cost null decoded as %v", *env.Execution.EstimatedCost)
 	}
-	out, _ := json.Marshal(env.Execution)
-	if !strings.Contains(string(out), `"estimated_cost":null`) {
-		t.Fatalf("null cost not kept: %s", out)
-	}
 	free, _ := DecodeEnvelope(readFixture(t, "facet-studio/testdata/fixtures/invoke/estimate-known-free.json"))
 	if free.Execution.ActualCost == nil || *free.Execution.ActualCost != 0 {
 		t.Fatal("0 cost must stay 0, not unknown")
 	}
+}
+
+// readTestdata reads one of this package's own fixtures under testdata/.
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // validEnvelope is a minimal envelope that passes §6.
@@ -460,7 +512,33 @@ func TestRequestMarshalExtraFlattenedHostWins(t *testing.T) {
 	}
 }
 
+// TestRequestFixtureRoundTrip: a request decodes with its roots and
+// deadline and no Extra; a whole request's module-specific keys (tool,
+// consent) land in Extra and marshal back at the root.
 func TestRequestFixtureRoundTrip(t *testing.T) {
+	var r Request
+	if err := json.Unmarshal(readTestdata(t, "request.json"), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Roots["seed_in"].Mode != RootReadOnly || r.Roots["workspace"].Mode != RootReadWrite || r.DeadlineMS != 30000 || len(r.Extra) != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var w Request
+	if err := json.Unmarshal(readTestdata(t, "request-whole.json"), &w); err != nil {
+		t.Fatal(err)
+	}
+	if string(w.Extra["tool"]) != `"tile_fetch"` || len(w.Extra) != 2 || w.Extra["consent"] == nil {
+		t.Fatalf("extra %v", w.Extra)
+	}
+	out, _ := json.Marshal(w)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(out, &m); err != nil || string(m["tool"]) != `"tile_fetch"` || string(m["request_id"]) != `"req_atlas_tools_0001"` {
+		t.Fatalf("round trip %s: %v", out, err)
+	}
+}
+
+// TestCorpusRequestsRoundTrip: the real modules' requests decode the same way.
+func TestCorpusRequestsRoundTrip(t *testing.T) {
 	var r Request
 	if err := json.Unmarshal(readFixture(t, "facet-studio/testdata/fixtures/invoke/request-example.json"), &r); err != nil {
 		t.Fatal(err)
@@ -511,7 +589,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add([]byte(validEnvelope))
 	f.Add([]byte(validEnvelope + "x"))
 	for _, rel := range []string{"facet/fixtures/module/error-unknown-field.json", "facet-studio/testdata/fixtures/invoke/success-with-artifact.json"} {
-		if b, err := os.ReadFile(filepath.Join(corpus, rel)); err == nil {
+		if b := corpusSeed(f, rel); b != nil {
 			f.Add(b)
 		}
 	}
@@ -536,11 +614,10 @@ func FuzzDecodeEnvelope(f *testing.F) {
 // and never an Extra's.
 func FuzzRequestJSON(f *testing.F) {
 	f.Add([]byte(`{"protocol":"xibodev.module/v1","capability":"c","request_id":"req_1","input":{},"tool":"x"}`))
-	if b, err := os.ReadFile(filepath.Join(corpus, "facet-studio/testdata/fixtures/invoke/request-example.json")); err == nil {
-		f.Add(b)
-	}
-	if b, err := os.ReadFile(filepath.Join(corpus, "facet/fixtures/module/requests/run-paid-with-consent.json")); err == nil {
-		f.Add(b)
+	for _, rel := range []string{"facet-studio/testdata/fixtures/invoke/request-example.json", "facet/fixtures/module/requests/run-paid-with-consent.json"} {
+		if b := corpusSeed(f, rel); b != nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var r Request

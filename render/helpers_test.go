@@ -9,10 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-)
 
-// corpusDir is the shared test corpus, read in place (never written).
-const corpusDir = "../../shared/corpus"
+	"modbay/internal/testcorpus"
+)
 
 // fuzzSeedBytes is how much of each corpus file seeds a fuzz target: enough
 // for a header and a few records, small enough that minimizing an interesting
@@ -23,10 +22,28 @@ const fuzzSeedBytes = 1024
 var sweepWidths = []int{40, 80, 120}
 
 // corpusFiles returns the paths of the corpus files in dir (a subdirectory of
-// corpusDir), skipping the SOURCES.tsv provenance list.
+// the shared corpus, found by testcorpus), skipping the SOURCES.tsv
+// provenance list. Without the corpus it skips tb (fails it under CI).
 func corpusFiles(tb testing.TB, dir string) []string {
 	tb.Helper()
-	paths, err := filepath.Glob(filepath.Join(corpusDir, dir, "*"))
+	return listCorpus(tb, testcorpus.Dir(tb, dir))
+}
+
+// corpusSeeds is corpusFiles for fuzz seeds: without the corpus (and outside
+// CI) it returns nil, and the fuzz target runs on its own seeds.
+func corpusSeeds(tb testing.TB, dir string) []string {
+	tb.Helper()
+	if d, ok := testcorpus.Lookup(tb, dir); ok {
+		return listCorpus(tb, d)
+	}
+	return nil
+}
+
+// listCorpus lists the files of corpus directory dir but SOURCES.tsv; an
+// empty directory fails tb.
+func listCorpus(tb testing.TB, dir string) []string {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -37,15 +54,16 @@ func corpusFiles(tb testing.TB, dir string) []string {
 		}
 	}
 	if len(out) == 0 {
-		tb.Fatalf("no corpus files in %s", filepath.Join(corpusDir, dir))
+		tb.Fatalf("no corpus files in %s", dir)
 	}
 	return out
 }
 
-// readCorpus reads one corpus file by its name relative to corpusDir.
+// readCorpus reads one corpus file by its slash-separated name relative to
+// the corpus; without the corpus it skips tb (fails it under CI).
 func readCorpus(tb testing.TB, name string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(corpusDir, name))
+	b, err := os.ReadFile(testcorpus.Dir(tb, filepath.FromSlash(name)))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func FuzzJSON(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\u001b]52;c;ZXZpbA==\u0007"`, `[1e999]`, `{`, "", "[\"\u009b\"]"} {
 		f.Add([]byte(s))
 	}
-	for _, path := range corpusFiles(f, "tables") {
+	for _, path := range corpusSeeds(f, "tables") {
 		if filepath.Ext(path) == ".json" {
 			f.Add(readFile(f, path)[:fuzzSeedBytes])
 		}

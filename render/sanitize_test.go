@@ -2,7 +2,6 @@ package render
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -103,8 +102,7 @@ func FuzzSanitize(f *testing.F) {
 		f.Add(s)
 	}
 	for _, dir := range []string{"markdown", "tables"} {
-		paths, _ := filepath.Glob(filepath.Join(corpusDir, dir, "*"))
-		for _, p := range paths {
+		for _, p := range corpusSeeds(f, dir) {
 			if b, err := os.ReadFile(p); err == nil {
 				f.Add(string(b[:min(len(b), fuzzSeedBytes)]))
 			}

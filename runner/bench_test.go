@@ -64,8 +64,8 @@ func BenchmarkInvokeEcho(b *testing.B) {
 // BenchmarkValidateInput: validating a form's value against a compiled
 // (cached) request schema, as the form does on every keystroke.
 func BenchmarkValidateInput(b *testing.B) {
-	d := facetDescriptor(b)
-	schema := d.RequestSchemas["video_compose"]
+	d := kitchenDescriptor(b)
+	schema := d.RequestSchemas["plate_photo"]
 	in := json.RawMessage(`{"width":1280,"height":720,"fps":30}`)
 	if _, err := ValidateInput(schema, in); err != nil {
 		b.Fatal(err)

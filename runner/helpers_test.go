@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/testcorpus"
 	"modbay/modproto"
 )
 
@@ -192,16 +193,30 @@ func wantHost(t *testing.T, res *Result, code string) {
 	}
 }
 
-// corpus is the shared corpus of real module fixtures, read in place (CI
-// lays shared/ beside the clone, as on a developer's machine).
-const corpus = "../../shared/corpus/modules"
-
-// facetDescriptor loads the real facet descriptor fixture.
-func facetDescriptor(t testing.TB) *modproto.Descriptor {
+// kitchenDescriptor loads testdata/wholerequest/describe.json, our own
+// descriptor of a module ("kitchen") whose run capability takes the whole
+// request (WIRE.md §4): a tool beside input, network, external writes,
+// three paid providers, unknown cost, a project_root read and written, a
+// whole-request poll capability, "required": null, draft-07 and 2020-12
+// schemas with local $refs.
+func kitchenDescriptor(t testing.TB) *modproto.Descriptor {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(corpus, "facet/fixtures/module/describe.json"))
+	return decodeDescriptor(t, filepath.Join("testdata", "wholerequest", "describe.json"))
+}
+
+// corpusFacetDescriptor loads the real facet descriptor of the shared
+// corpus; without the corpus it skips t (fails it under CI).
+func corpusFacetDescriptor(t testing.TB) *modproto.Descriptor {
+	t.Helper()
+	return decodeDescriptor(t, testcorpus.Dir(t, "modules", "facet", "fixtures", "module", "describe.json"))
+}
+
+// decodeDescriptor decodes the describe envelope at path.
+func decodeDescriptor(t testing.TB, path string) *modproto.Descriptor {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal("corpus fixture:", err)
+		t.Fatal("fixture:", err)
 	}
 	env, err := modproto.DecodeEnvelope(b)
 	if err != nil {

@@ -421,8 +421,8 @@ func TestRunCancelledBeforeStart(t *testing.T) {
 
 func TestRealFixtureUndeclaredArtifactKind(t *testing.T) {
 	t.Parallel()
-	d := facetDescriptor(t)
-	b, err := os.ReadFile(filepath.Join(corpus, "facet/fixtures/module/run-with-artifacts.json"))
+	d := kitchenDescriptor(t)
+	b, err := os.ReadFile(filepath.Join("testdata", "wholerequest", "run-with-artifacts.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestRealFixtureUndeclaredArtifactKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viol, _ := modproto.CheckExecutionAgainstDeclared(d, "creative.tools.run", &env.Execution)
+	viol, _ := modproto.CheckExecutionAgainstDeclared(d, "kitchen.tools.run", &env.Execution)
 	if len(viol) != 2 {
 		t.Fatalf("violations %v, want one per artifact", viol)
 	}

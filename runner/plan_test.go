@@ -224,27 +224,31 @@ func TestSessionApprovals(t *testing.T) {
 	}
 }
 
-func TestPlanWholeRequestFacet(t *testing.T) {
+// TestPlanWholeRequest: a capability whose request schema is the whole
+// request (WIRE.md §4) gets its input and extra keys split, host-owned keys
+// dropped, approval reasons for every effect, grants from the permissions
+// and its root mapped; its schemas compile offline whatever their draft.
+func TestPlanWholeRequest(t *testing.T) {
 	t.Parallel()
-	d := facetDescriptor(t)
+	d := kitchenDescriptor(t)
 	if v := modproto.ValidateDescriptor(d); len(v) > 0 {
-		t.Fatalf("the facet fixture breaks WIRE.md §9: %v", v)
+		t.Fatalf("the kitchen fixture breaks WIRE.md §9: %v", v)
 	}
 	cfg, _ := config.Load(t.TempDir())
 	h := NewHost(cfg)
-	m := stubModule(t, "xibodev.facet", d)
-	p, err := h.Plan(m, "creative.tools.run", json.RawMessage(
-		`{"tool":"media_probe","input":{"path":"renders/final.mp4"},"request_id":"req_evil","roots":{"x":{}},"async":false}`))
+	m := stubModule(t, "kitchen", d)
+	p, err := h.Plan(m, "kitchen.tools.run", json.RawMessage(
+		`{"tool":"plate_photo","input":{"dish":"tarte tatin"},"request_id":"req_evil","roots":{"x":{}},"async":false}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.WholeRequest {
-		t.Fatal("creative.tools.run's schema is whole-request")
+		t.Fatal("kitchen.tools.run's schema is whole-request")
 	}
-	if string(p.Request.Input) != `{"path":"renders/final.mp4"}` {
+	if string(p.Request.Input) != `{"dish":"tarte tatin"}` {
 		t.Errorf("input %s", p.Request.Input)
 	}
-	if string(p.Request.Extra["tool"]) != `"media_probe"` || string(p.Request.Extra["async"]) != "false" {
+	if string(p.Request.Extra["tool"]) != `"plate_photo"` || string(p.Request.Extra["async"]) != "false" {
 		t.Errorf("extra %v", p.Request.Extra)
 	}
 	for _, k := range []string{"request_id", "roots", "input"} {
@@ -255,44 +259,74 @@ func TestPlanWholeRequestFacet(t *testing.T) {
 	var sent map[string]json.RawMessage
 	b, _ := json.Marshal(p.Request)
 	_ = json.Unmarshal(b, &sent)
-	if string(sent["request_id"]) != `"`+p.Request.RequestID+`"` || string(sent["tool"]) != `"media_probe"` {
+	if string(sent["request_id"]) != `"`+p.Request.RequestID+`"` || string(sent["tool"]) != `"plate_photo"` {
 		t.Errorf("request on the wire %s", b)
 	}
 	want := []string{"reaches the network", "writes outside (external_writes)",
-		"may use paid providers google_flow, openai, elevenlabs, fal, kling", "cost unknown before running"}
+		"may use paid providers photo_lab, voice_box, stock_house", "cost unknown before running"}
 	if !slices.Equal(p.Approval, want) {
 		t.Errorf("approval %q", p.Approval)
 	}
-	if len(p.Request.Grants.PaidProviders) != 5 || len(p.Request.Grants.Network) != 8 {
+	if len(p.Request.Grants.PaidProviders) != 3 || len(p.Request.Grants.Network) != 4 {
 		t.Errorf("grants %+v", p.Request.Grants)
 	}
 	if p.Request.Roots["project_root"].Mode != "rw" {
 		t.Errorf("project_root %+v", p.Request.Roots["project_root"])
 	}
 	// A missing required property of the whole request.
-	_, err = h.Plan(m, "creative.tools.run", json.RawMessage(`{"input":{}}`))
+	_, err = h.Plan(m, "kitchen.tools.run", json.RawMessage(`{"input":{}}`))
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Violations[0].Path != "" || !strings.Contains(ie.Violations[0].Detail, "tool") {
 		t.Errorf("missing tool: %v", err)
 	}
-	// "required": null (as facet sends) is read as no requirement.
-	if p, err := h.Plan(m, "creative.tools.list", nil); err != nil || !p.WholeRequest {
-		t.Errorf("creative.tools.list: %v", err)
+	// A $ref into draft-07 definitions is followed.
+	_, err = h.Plan(m, "kitchen.tools.run", json.RawMessage(`{"tool":"t","input":{},"seed":{"path":"a","digest":"md5:x"}}`))
+	if !errors.As(err, &ie) || ie.Violations[0].Path != "/seed/digest" {
+		t.Errorf("seed digest through $ref: %v", err)
 	}
-	// Every real schema compiles (draft from $schema, null keywords, local
+	// "required": null is read as no requirement.
+	if p, err := h.Plan(m, "kitchen.tools.list", nil); err != nil || !p.WholeRequest {
+		t.Errorf("kitchen.tools.list: %v", err)
+	}
+	// Every schema compiles (draft from $schema, null keywords, local
 	// $refs), offline.
-	for _, set := range []map[string]json.RawMessage{d.RequestSchemas, d.ResultSchemas, d.ArtifactSchemas} {
-		for id, s := range set {
-			if _, err := ValidateInput(s, json.RawMessage(`{}`)); err != nil {
-				t.Errorf("facet schema %s: %v", id, err)
-			}
-		}
-	}
+	checkSchemasCompile(t, d)
 	// The poll capability is whole-request too: job_id goes to the root.
-	p, err = h.Plan(m, "creative.jobs.status", json.RawMessage(`{"job_id":"job_1"}`))
+	p, err = h.Plan(m, "kitchen.jobs.status", json.RawMessage(`{"job_id":"job_1"}`))
 	if err != nil || string(p.Request.Extra["job_id"]) != `"job_1"` {
 		t.Errorf("poll plan: %v %v", err, p)
 	}
+}
+
+// checkSchemasCompile fails t for each request, result or artifact schema
+// of d that does not compile offline.
+func checkSchemasCompile(t *testing.T, d *modproto.Descriptor) {
+	t.Helper()
+	for _, set := range []map[string]json.RawMessage{d.RequestSchemas, d.ResultSchemas, d.ArtifactSchemas} {
+		for id, s := range set {
+			if _, err := ValidateInput(s, json.RawMessage(`{}`)); err != nil {
+				t.Errorf("schema %s: %v", id, err)
+			}
+		}
+	}
+}
+
+// TestCorpusFacetDescriptorPlans: the real facet descriptor keeps §9, its
+// run capability plans as a whole request, and every one of its schemas
+// compiles offline.
+func TestCorpusFacetDescriptorPlans(t *testing.T) {
+	t.Parallel()
+	d := corpusFacetDescriptor(t)
+	if v := modproto.ValidateDescriptor(d); len(v) > 0 {
+		t.Fatalf("the facet fixture breaks WIRE.md §9: %v", v)
+	}
+	cfg, _ := config.Load(t.TempDir())
+	m := stubModule(t, "xibodev.facet", d)
+	p, err := NewHost(cfg).Plan(m, "creative.tools.run", json.RawMessage(`{"tool":"media_probe","input":{"path":"renders/final.mp4"}}`))
+	if err != nil || !p.WholeRequest || string(p.Request.Input) != `{"path":"renders/final.mp4"}` {
+		t.Fatalf("plan %v: %v", p, err)
+	}
+	checkSchemasCompile(t, d)
 }
 
 func TestValidateInput(t *testing.T) {

@@ -2,14 +2,16 @@
 # Regenerates screenshots/viewer-*.png: every artifact viewer's frame, drawn in
 # color by the same fixtures as the golden tests (ui/viewer TestScreenshotFrames)
 # and rendered with charmbracelet/freeze.
-# Needs freeze (go install github.com/charmbracelet/freeze@v0.2.2).
+# Needs freeze (go install github.com/charmbracelet/freeze@v0.2.2) and the
+# shared corpus (../shared/corpus beside the repository, or MODBAY_CORPUS):
+# three of the frames show real corpus files, so a missing corpus fails here.
 # Usage: screenshots/viewers.sh   (from anywhere; writes next to this script)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 freeze="${FREEZE:-$(command -v freeze || echo "$HOME/go/bin/freeze")}"
 frames="$(mktemp -d)"
-(cd "$root" && MODBAY_SHOTS="$frames" go test ./ui/viewer -run '^TestScreenshotFrames$' -count=1 >/dev/null)
+(cd "$root" && MODBAY_SHOTS="$frames" MODBAY_REQUIRE_CORPUS=1 go test ./ui/viewer -run '^TestScreenshotFrames$' -count=1 >/dev/null)
 for f in "$frames"/viewer-*.ansi; do
   name="$(basename "$f" .ansi)"
   # freeze treats the "default" fg/bg resets as black, so they are made

@@ -76,7 +76,7 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 	}
 	h.key("enter")
 	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.Note(), "Saved") })
-	if b, err := os.ReadFile(filepath.Join(dir, "saved", "report-1.json")); err != nil || string(b) != string(body) {
+	if b, err := os.ReadFile(filepath.Join(dir, "saved", "quarterly.json")); err != nil || string(b) != string(body) {
 		t.Fatalf("saved copy: %q %v", b, err)
 	}
 	h.key("esc")
@@ -111,7 +111,7 @@ func TestSavePromptExpandsTilde(t *testing.T) {
 	}
 	h.key("enter")
 	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.Note(), "Saved") })
-	want := filepath.Join(home, "somewhere", "report-1.json")
+	want := filepath.Join(home, "somewhere", "quarterly.json")
 	if _, err := os.Stat(want); err != nil {
 		t.Fatalf("not saved under home: %v (note %q)", err, m.viewer.Note())
 	}

@@ -10,24 +10,22 @@ import (
 	"strings"
 	"testing"
 
+	"modbay/internal/testcorpus"
 	"modbay/runner"
 	"modbay/ui/form"
 )
 
-// corpusDir holds real request schemas (SOURCES.tsv says where each is
-// from); facetDescribe is a real module's describe output.
-const (
-	corpusDir     = "../../../shared/corpus/schemas"
-	facetDescribe = "../../../shared/corpus/modules/facet/fixtures/module/describe.json"
-)
-
-// corpus returns every real request schema by name.
+// corpus returns every real request schema by name: the shared corpus's
+// schemas/ (SOURCES.tsv there says where each is from) and the request
+// schemas of a real module's describe output (facet's). Without the corpus
+// it skips t (fails it under CI).
 func corpus(t testing.TB) map[string]json.RawMessage {
 	t.Helper()
 	out := map[string]json.RawMessage{}
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	dir := testcorpus.Dir(t, "schemas")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus schemas in %s: %v", corpusDir, err)
+		t.Fatalf("no corpus schemas in %s: %v", dir, err)
 	}
 	for _, p := range files {
 		b, err := os.ReadFile(p)
@@ -36,7 +34,7 @@ func corpus(t testing.TB) map[string]json.RawMessage {
 		}
 		out[strings.TrimSuffix(filepath.Base(p), ".json")] = b
 	}
-	b, err := os.ReadFile(facetDescribe)
+	b, err := os.ReadFile(testcorpus.Dir(t, "modules", "facet", "fixtures", "module", "describe.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/ui/form"
+	"modbay/ui/internal/uitest"
 )
 
 func build(t *testing.T, schema string) *form.Form {
@@ -549,10 +550,9 @@ func TestErrorsPlacedAtTheirField(t *testing.T) {
 }
 
 func TestWholeRequestSchemaFillsTheRoot(t *testing.T) {
-	schemas := corpus(t)
-	raw := schemas["facet/creative.tools.run.request/v1"]
+	raw := uitest.Schema(t, "whole-request")
 	if !modproto.IsWholeRequestSchema(raw) {
-		t.Fatal("facet tools.run is not detected as whole-request")
+		t.Fatal("the whole-request fixture is not detected as whole-request")
 	}
 	f, err := form.Build(raw)
 	if err != nil {

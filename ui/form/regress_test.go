@@ -2,14 +2,13 @@ package form_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"modbay/runner"
 	"modbay/ui/form"
+	"modbay/ui/internal/uitest"
 )
 
 // Regression tests for defects found by QA: what a person typed is never
@@ -73,30 +72,26 @@ func TestTextThatIsNotANumberIsKept(t *testing.T) {
 }
 
 func TestNumberVariantTextKeptInArrayOfObjects(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(corpusDir, "github-mcp-server__issue_write.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := build(t, string(b))
-	list := node(t, f, "/issue_fields")
+	f := build(t, string(uitest.Schema(t, "ticket-update")))
+	list := node(t, f, "/custom")
 	it := f.Add(list)
-	set(f, node(t, f, "/issue_fields/0/field_name"), "f1")
-	val := node(t, f, "/issue_fields/0/value")
+	set(f, node(t, f, "/custom/0/field"), "f1")
+	val := node(t, f, "/custom/0/value")
 	f.SetVariant(val, slices.IndexFunc(val.Variants, func(v form.Variant) bool { return v.Type == "number" }))
 	set(f, val.Children[0], "007")
-	want := `"issue_fields":[{"field_name":"f1","value":"007"}]`
+	want := `"custom":[{"field":"f1","value":"007"}]`
 	v, p := f.Check(runner.ValidateInput)
 	if !strings.Contains(string(v), want) {
 		t.Fatalf("value %s lacks %s", v, want)
 	}
-	if got := p.At("/issue_fields/0/value"); !slices.Equal(got, []string{form.MsgNotNumber}) {
+	if got := p.At("/custom/0/value"); !slices.Equal(got, []string{form.MsgNotNumber}) {
 		t.Fatalf("problems %q", got)
 	}
 	_ = it
 	if err := f.SetValue(v); err != nil {
 		t.Fatal(err)
 	}
-	val = node(t, f, "/issue_fields/0/value")
+	val = node(t, f, "/custom/0/value")
 	if val.Variants[val.Variant].Type != "number" || val.Children[0].Text != "007" {
 		t.Fatalf("after JSON mode: variant %q text %q", val.Variants[val.Variant].Label, val.Children[0].Text)
 	}
@@ -104,10 +99,10 @@ func TestNumberVariantTextKeptInArrayOfObjects(t *testing.T) {
 		t.Fatalf("after JSON mode: %s, want %s", v2, v)
 	}
 	// A value changed in JSON mode picks its variant afresh.
-	if err := f.SetValue(json.RawMessage(`{"issue_fields":[{"field_name":"f1","value":"008"}]}`)); err != nil {
+	if err := f.SetValue(json.RawMessage(`{"action":"edit","project":"KIT","custom":[{"field":"f1","value":"008"}]}`)); err != nil {
 		t.Fatal(err)
 	}
-	if val := node(t, f, "/issue_fields/0/value"); val.Variants[val.Variant].Type != "string" {
+	if val := node(t, f, "/custom/0/value"); val.Variants[val.Variant].Type != "string" {
 		t.Fatalf("a new value stayed in the old variant %q", val.Variants[val.Variant].Label)
 	}
 }

@@ -3,13 +3,13 @@ package formview
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/internal/testcorpus"
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/form"
@@ -161,6 +161,16 @@ func TestEditorResultLoadsOrStaysAsJSON(t *testing.T) {
 	}
 }
 
+// TestGoldenForms draws the form of each of the project's schema fixtures
+// at 100×30 (the kinds the corpus goldens below show, on inputs we own).
+func TestGoldenForms(t *testing.T) {
+	for _, name := range uitest.SchemaNames {
+		t.Run(name, func(t *testing.T) {
+			checkFormFrame(t, string(uitest.Schema(t, name)))
+		})
+	}
+}
+
 // goldenSchemas are five real request schemas drawn at 100×30.
 var goldenSchemas = []string{
 	"mcp-server-fetch__fetch",
@@ -170,24 +180,33 @@ var goldenSchemas = []string{
 	"sentry-mcp__get_event_stacktrace",
 }
 
+// TestGoldenCorpusForms draws real schemas of the shared corpus; it skips
+// without the corpus (fails under CI).
 func TestGoldenCorpusForms(t *testing.T) {
 	for _, name := range goldenSchemas {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("../../../shared/corpus/schemas", name+".json"))
+			b, err := os.ReadFile(testcorpus.Dir(t, "schemas", name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := newSchemaForm(t, string(b), 100, 30)
-			v := m.View()
-			if n := len(strings.Split(v, "\n")); n != 30 {
-				t.Errorf("%d lines, want 30", n)
-			}
-			for i, l := range strings.Split(v, "\n") {
-				if w := common.Width(l); w > 100 {
-					t.Errorf("line %d is %d wide", i, w)
-				}
-			}
-			golden.RequireEqual(t, []byte(v))
+			checkFormFrame(t, string(b))
 		})
 	}
+}
+
+// checkFormFrame draws schema's form at 100×30: exactly 30 lines, none
+// wider than 100 cells, equal to the test's golden.
+func checkFormFrame(t *testing.T, schema string) {
+	t.Helper()
+	m := newSchemaForm(t, schema, 100, 30)
+	v := m.View()
+	if n := len(strings.Split(v, "\n")); n != 30 {
+		t.Errorf("%d lines, want 30", n)
+	}
+	for i, l := range strings.Split(v, "\n") {
+		if w := common.Width(l); w > 100 {
+			t.Errorf("line %d is %d wide", i, w)
+		}
+	}
+	golden.RequireEqual(t, []byte(v))
 }

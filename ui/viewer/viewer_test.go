@@ -18,14 +18,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/internal/testcorpus"
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/internal/uitest"
 )
-
-// corpusDir is the shared test corpus, read in place.
-const corpusDir = "../../../shared/corpus"
 
 // fixture is a viewer over a file written to a temp dir.
 type fixture struct {
@@ -179,18 +177,22 @@ func inert(t *testing.T, s string) {
 	}
 }
 
+// readCorpus reads corpus file rel (slash-separated); without the shared
+// corpus it skips t (fails it under CI).
 func readCorpus(t *testing.T, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(corpusDir, rel))
+	b, err := os.ReadFile(testcorpus.Dir(t, filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
+// corpus lists the files of corpus directory dir but SOURCES.tsv; without
+// the shared corpus it skips t (fails it under CI).
 func corpus(t *testing.T, dir string) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(corpusDir, dir, "*"))
+	paths, _ := filepath.Glob(filepath.Join(testcorpus.Dir(t, dir), "*"))
 	var out []string
 	for _, p := range paths {
 		if filepath.Base(p) != "SOURCES.tsv" {

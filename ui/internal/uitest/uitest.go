@@ -1,12 +1,13 @@
 // Package uitest builds the cockpit's test fixtures: key presses, a
-// settable clock, and runner values decoded from the facet-studio corpus
-// fixtures (a real descriptor and real invoke envelopes), so tests and
-// golden frames need no subprocess.
+// settable clock, and runner values decoded from the project's own wire
+// fixtures under testdata/ (a full descriptor and invoke envelopes, embedded
+// so any package's tests can read them), so tests and golden frames need no
+// subprocess and nothing outside the repository.
 package uitest
 
 import (
-	"os"
-	"path/filepath"
+	"embed"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +18,27 @@ import (
 	"modbay/runner"
 )
 
-// FixtureDir is where the facet-studio corpus keeps its wire fixtures.
-const FixtureDir = "/work/shared/corpus/modules/facet-studio/testdata/fixtures"
+// Fixtures holds the wire fixtures, by path under testdata/:
+// describe/descriptor.json (module "fake": an echo, a report that writes an
+// artifact outside the host, a long-running job with its poll capability, a
+// skill, an agent overlay and an unavailable binary requirement),
+// invoke/success-with-artifact.json (fake.report's answer with one JSON
+// artifact, whose bytes are artifacts/quarterly.json) and
+// invoke/error-provider-failure-unknown-cost.json (a retryable provider
+// failure that reached the network with unknown costs); schemas/*.json are
+// request schemas for forms (see Schema).
+var Fixtures fs.FS = mustSub(testdata, "testdata")
+
+//go:embed testdata
+var testdata embed.FS
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
 
 // Epoch is the fixed time fixtures and clocks start from.
 var Epoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -88,15 +108,30 @@ func Type(s string) []tea.Msg {
 	return out
 }
 
-// Read returns a fixture file's bytes.
+// Read returns the bytes of fixture rel, a slash-separated path in Fixtures.
 func Read(t testing.TB, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(FixtureDir, rel))
+	b, err := fs.ReadFile(Fixtures, rel)
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
 	return b
 }
+
+// Schema returns request schema fixture schemas/<name>.json: "download"
+// (uri format, bounded integers with defaults), "signup" (every scalar
+// kind, formats, enum, oneOf of consts), "ticket-update" (a type-array
+// union inside an array of objects), "log-lookup" (nullable anyOf with a
+// null default, patterns), "recipe-update" (large: $defs and $refs, a
+// oneOf of twelve block kinds, nested arrays; the benchmarks' schema) and
+// "whole-request" (a schema of the whole request, WIRE.md §4).
+func Schema(t testing.TB, name string) []byte {
+	t.Helper()
+	return Read(t, "schemas/"+name+".json")
+}
+
+// SchemaNames are the names Schema accepts, in a fixed order.
+var SchemaNames = []string{"download", "signup", "ticket-update", "log-lookup", "recipe-update", "whole-request"}
 
 // Envelope decodes an invoke fixture, e.g. "invoke/success-with-artifact.json".
 func Envelope(t testing.TB, rel string) *modproto.Envelope {
@@ -109,12 +144,12 @@ func Envelope(t testing.TB, rel string) *modproto.Envelope {
 	return env
 }
 
-// Module is the "fake" module with the corpus's full descriptor, as the
+// Module is the "fake" module with the fixture's full descriptor, as the
 // runner would list it: its ffmpeg requirement is unavailable, so it needs
 // setup.
 func Module(t testing.TB) *runner.Module {
 	t.Helper()
-	env := Envelope(t, "describe/descriptor-full.json")
+	env := Envelope(t, "describe/descriptor.json")
 	d, err := modproto.DecodeDescriptor(env.Result)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +158,7 @@ func Module(t testing.TB) *runner.Module {
 		ID: "fake", Exe: "/home/u/.local/share/modbay/modules/fake/fake",
 		Dir: "/home/u/.local/share/modbay/modules/fake", Origin: "home",
 		Descriptor: d, Status: runner.StatusNeedsSetup,
-		Reason:      "binary ffmpeg: ffmpeg was not found on PATH; install it to enable fake.report",
+		Reason:      "binary ffmpeg: no ffmpeg on PATH; fake.report needs it to encode previews",
 		Warnings:    []string{"requirement version python was not probed"},
 		DescribedAt: Epoch,
 	}
@@ -179,7 +214,7 @@ func Result(t testing.TB, p *runner.Plan, rel string) *runner.Result {
 	res := &runner.Result{
 		RequestID: env.RequestID, Module: p.Module.ID, Capability: p.Capability.ID,
 		Envelope: env, Started: Epoch, Duration: 420 * time.Millisecond,
-		Stderr: "loading template\nwriting reports/report-1.json\n",
+		Stderr: "reading 3 quarters\nwriting reports/quarterly.json\n",
 	}
 	for _, a := range env.Execution.Artifacts {
 		res.Artifacts = append(res.Artifacts, runner.VerifiedArtifact{
