@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // Module origins (Module.Origin).
@@ -345,7 +346,7 @@ func checkRequestSchemas(m *Module) {
 		if c.RequestSchema == "" || !ok {
 			continue
 		}
-		if _, err := compileSchema(raw); err != nil {
+		if _, err := schema.Compile(raw); err != nil {
 			m.Warnings = append(m.Warnings, oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err)))
 		}
 	}
