@@ -59,7 +59,7 @@ sanitized before it reaches the terminal.`,
 				mediaType = guessMediaType(path)
 			}
 			if presentation == "" && isJSONLines(path) {
-				presentation = render.PresentationTable // one object per line reads best as rows
+				presentation = modproto.PresentationTable // one object per line reads best as rows
 			}
 			meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
 				Path: path, Bytes: fi.Size()}
@@ -81,7 +81,7 @@ sanitized before it reaches the terminal.`,
 				}
 				meta.Digest = modproto.Digest(src)
 			} else {
-				meta.Presentation = render.PresentationDownload
+				meta.Presentation = modproto.PresentationDownload
 			}
 			probe(cmd.Context(), path, src, &meta)
 			out, err := renderFile(src, meta, o, cmd.OutOrStdout())
@@ -114,14 +114,14 @@ func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	switch render.Resolve(meta.Presentation, meta.MediaType) {
-	case render.PresentationVideo, render.PresentationAudio:
+	case modproto.PresentationVideo, modproto.PresentationAudio:
 		if p, err := exec.LookPath("ffprobe"); err == nil {
 			out, err := exec.CommandContext(ctx, p, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path).Output()
 			if err == nil {
 				meta.Probe, _ = render.ParseFFProbe(out)
 			}
 		}
-	case render.PresentationDocument:
+	case modproto.PresentationDocument:
 		if p, err := exec.LookPath("pdftotext"); err == nil && bytes.HasPrefix(src, []byte("%PDF-")) {
 			if out, err := exec.CommandContext(ctx, p, "-l", "3", "-layout", path, "-").Output(); err == nil {
 				meta.DocText = string(out)
@@ -137,7 +137,7 @@ func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
 func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (string, error) {
 	pres := render.Resolve(meta.Presentation, meta.MediaType)
 	switch {
-	case pres == render.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
+	case pres == modproto.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
 		chunks := render.SplitMarkdown(src, render.MarkdownChunkBytes)
 		outs := make([]string, len(chunks))
 		errs := make([]error, len(chunks))
@@ -153,7 +153,7 @@ func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (st
 		}
 		wg.Wait()
 		return strings.Join(outs, "\n\n"), errors.Join(errs...)
-	case pres == render.PresentationImage && !o.NoColor && isTerminal(w):
+	case pres == modproto.PresentationImage && !o.NoColor && isTerminal(w):
 		g := render.DetectGraphics(os.Getenv)
 		if g == render.GraphicsHalfBlocks {
 			break
