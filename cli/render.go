@@ -94,7 +94,7 @@ func renderRun(ctx context.Context, o *RenderOptions) error {
 		mediaType = guessMediaType(path)
 	}
 	if presentation == "" && isJSONLines(path) {
-		presentation = render.PresentationTable // one object per line reads best as rows
+		presentation = modproto.PresentationTable // one object per line reads best as rows
 	}
 	meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
 		Path: path, Bytes: fi.Size()}
@@ -117,7 +117,7 @@ func renderRun(ctx context.Context, o *RenderOptions) error {
 		}
 		meta.Digest = modproto.Digest(src)
 	} else {
-		meta.Presentation = render.PresentationDownload
+		meta.Presentation = modproto.PresentationDownload
 	}
 	probe(ctx, path, src, &meta)
 	var w io.Writer = o.IO.Out
@@ -193,14 +193,14 @@ func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	switch render.Resolve(meta.Presentation, meta.MediaType) {
-	case render.PresentationVideo, render.PresentationAudio:
+	case modproto.PresentationVideo, modproto.PresentationAudio:
 		if p, err := exec.LookPath("ffprobe"); err == nil {
 			out, err := exec.CommandContext(ctx, p, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path).Output()
 			if err == nil {
 				meta.Probe, _ = render.ParseFFProbe(out)
 			}
 		}
-	case render.PresentationDocument:
+	case modproto.PresentationDocument:
 		if p, err := exec.LookPath("pdftotext"); err == nil && bytes.HasPrefix(src, []byte("%PDF-")) {
 			if out, err := exec.CommandContext(ctx, p, "-l", "3", "-layout", path, "-").Output(); err == nil {
 				meta.DocText = string(out)
@@ -217,7 +217,7 @@ func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
 func renderFile(src []byte, meta render.Meta, o render.Options, tty bool, getenv func(string) string) (string, error) {
 	pres := render.Resolve(meta.Presentation, meta.MediaType)
 	switch {
-	case pres == render.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
+	case pres == modproto.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
 		chunks := render.SplitMarkdown(src, render.MarkdownChunkBytes)
 		outs := make([]string, len(chunks))
 		errs := make([]error, len(chunks))
@@ -233,7 +233,7 @@ func renderFile(src []byte, meta render.Meta, o render.Options, tty bool, getenv
 		}
 		wg.Wait()
 		return strings.Join(outs, "\n\n"), errors.Join(errs...)
-	case pres == render.PresentationImage && !o.NoColor && tty:
+	case pres == modproto.PresentationImage && !o.NoColor && tty:
 		g := render.DetectGraphics(getenv)
 		if g == render.GraphicsHalfBlocks {
 			break

@@ -2,11 +2,34 @@ package modproto
 
 import "strings"
 
+// Presentation primitives: the values of an artifact's `presentation` hint
+// and of ResolvePresentation (WIRE.md §10; Artifact.Presentation). The host
+// owns a viewer for each; a module can only pick one, never supply its own.
+// This is the one place their names are spelled: render, the viewers and
+// the CLI use these constants.
+const (
+	PresentationVideo     = "video"
+	PresentationAudio     = "audio"
+	PresentationImage     = "image"
+	PresentationImageGrid = "image_grid"
+	PresentationTimeline  = "timeline"
+	PresentationDocument  = "document"
+	PresentationDiagram   = "diagram"
+	PresentationSlides    = "slides"
+	PresentationTable     = "table"
+	PresentationMarkdown  = "markdown"
+	PresentationText      = "text"
+	PresentationJSON      = "json"
+	PresentationDownload  = "download"
+)
+
 // Presentations is the closed set of rendering primitives a host owns and an
 // artifact's presentation hint may name (WIRE.md §10), in the spec's order.
 var Presentations = []string{
-	"video", "audio", "image", "image_grid", "timeline", "document",
-	"diagram", "slides", "table", "markdown", "text", "json", "download",
+	PresentationVideo, PresentationAudio, PresentationImage, PresentationImageGrid,
+	PresentationTimeline, PresentationDocument, PresentationDiagram, PresentationSlides,
+	PresentationTable, PresentationMarkdown, PresentationText, PresentationJSON,
+	PresentationDownload,
 }
 
 // IsKnownPresentation reports whether hint is exactly one of Presentations.
@@ -60,30 +83,30 @@ func ResolvePresentation(presentation, mediaType string) string {
 	mt = strings.ToLower(strings.TrimSpace(mt))
 	switch {
 	case strings.HasPrefix(mt, "video/"):
-		return "video"
+		return PresentationVideo
 	case strings.HasPrefix(mt, "audio/"):
-		return "audio"
+		return PresentationAudio
 	case mt == "image/svg+xml":
-		return "diagram"
+		return PresentationDiagram
 	case strings.HasPrefix(mt, "image/"):
-		return "image"
+		return PresentationImage
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return "json"
+		return PresentationJSON
 	case mt == "text/markdown" || mt == "text/x-markdown":
-		return "markdown"
+		return PresentationMarkdown
 	case documentMediaTypes[mt]:
-		return "document"
+		return PresentationDocument
 	case mt == "text/vnd.graphviz" || mt == "text/vnd.mermaid":
-		return "diagram"
+		return PresentationDiagram
 	case slideMediaTypes[mt]:
-		return "slides"
+		return PresentationSlides
 	case mt == "text/csv" || mt == "text/tab-separated-values":
-		return "table"
+		return PresentationTable
 	case strings.HasPrefix(mt, "text/"):
-		return "text"
+		return PresentationText
 	case mt == "":
-		return "json"
+		return PresentationJSON
 	default:
-		return "download"
+		return PresentationDownload
 	}
 }

@@ -47,3 +47,18 @@ func TestResolvePresentation(t *testing.T) {
 		}
 	}
 }
+
+// TestPresentationsAreTheSpecs: the one list of presentation names is
+// WIRE.md §10's, in its order, each once.
+func TestPresentationsAreTheSpecs(t *testing.T) {
+	want := []string{"video", "audio", "image", "image_grid", "timeline", "document",
+		"diagram", "slides", "table", "markdown", "text", "json", "download"}
+	if len(Presentations) != len(want) {
+		t.Fatalf("Presentations %q, want %q", Presentations, want)
+	}
+	for i, p := range Presentations {
+		if p != want[i] {
+			t.Errorf("Presentations[%d] = %q, want %q", i, p, want[i])
+		}
+	}
+}

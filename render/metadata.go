@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"modbay/modproto"
 )
 
 const (
@@ -131,7 +133,7 @@ func details(m Meta, extra [][2]string, note string, o Options) string {
 		b.WriteByte('\n')
 	}
 	advice := "You can save the artifact to open it with another program."
-	if pres == PresentationDownload {
+	if pres == modproto.PresentationDownload {
 		advice = "A download: save it (s) to a directory of your choice."
 	}
 	b.WriteString(ansi.Wrap(advice, width, ""))

@@ -6,33 +6,13 @@ import (
 	"modbay/modproto"
 )
 
-// Presentation primitives, the values of an artifact's `presentation` hint and
-// of [Resolve] (WIRE.md §10; modproto.Artifact.Presentation). The host owns a
-// viewer for each; a module can only pick one, never supply its own. They carry
-// the Presentation prefix because the bare names Markdown, JSON, Table and Text
-// are this package's renderers.
-const (
-	PresentationVideo     = "video"
-	PresentationAudio     = "audio"
-	PresentationImage     = "image"
-	PresentationImageGrid = "image_grid"
-	PresentationTimeline  = "timeline"
-	PresentationDocument  = "document"
-	PresentationDiagram   = "diagram"
-	PresentationSlides    = "slides"
-	PresentationTable     = "table"
-	PresentationMarkdown  = "markdown"
-	PresentationText      = "text"
-	PresentationJSON      = "json"
-	PresentationDownload  = "download"
-)
-
 // Resolve picks the presentation primitive for an artifact, per WIRE.md §10;
 // it is modproto.ResolvePresentation, the one implementation of the rule.
 //
-// A presentation hint that is exactly one of the known primitives (PresentationVideo ...
-// PresentationDownload; compared as sent, case-sensitively, because the spec normalises
-// only the media type) wins. Any other hint is ignored. Then the media type
+// A presentation hint that is exactly one of the known primitives
+// (modproto.Presentations, spelled once there as modproto.PresentationVideo
+// ... modproto.PresentationDownload; compared as sent, case-sensitively,
+// because the spec normalises only the media type) wins. Any other hint is ignored. Then the media type
 // decides, after dropping parameters (everything from the first ';'),
 // trimming spaces and lower-casing; the first matching rule wins:
 //

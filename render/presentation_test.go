@@ -1,57 +1,61 @@
 package render
 
-import "testing"
+import (
+	"testing"
+
+	"modbay/modproto"
+)
 
 func TestResolve(t *testing.T) {
 	tests := []struct {
 		name, presentation, mediaType, want string
 	}{
 		// A known hint wins over any media type.
-		{"hint table over json", "table", "application/json", PresentationTable},
-		{"hint timeline", "timeline", "application/json", PresentationTimeline},
-		{"hint image_grid", "image_grid", "application/zip", PresentationImageGrid},
-		{"hint markdown over text", "markdown", "text/plain", PresentationMarkdown},
-		{"hint download over video", "download", "video/mp4", PresentationDownload},
-		{"hint with empty media type", "slides", "", PresentationSlides},
+		{"hint table over json", "table", "application/json", modproto.PresentationTable},
+		{"hint timeline", "timeline", "application/json", modproto.PresentationTimeline},
+		{"hint image_grid", "image_grid", "application/zip", modproto.PresentationImageGrid},
+		{"hint markdown over text", "markdown", "text/plain", modproto.PresentationMarkdown},
+		{"hint download over video", "download", "video/mp4", modproto.PresentationDownload},
+		{"hint with empty media type", "slides", "", modproto.PresentationSlides},
 		// An unknown hint is ignored, as is a known one in the wrong case.
-		{"unknown hint ignored", "hologram", "text/csv", PresentationTable},
-		{"hint is case-sensitive", "Markdown", "text/plain", PresentationText},
-		{"hint with spaces ignored", " json", "image/png", PresentationImage},
+		{"unknown hint ignored", "hologram", "text/csv", modproto.PresentationTable},
+		{"hint is case-sensitive", "Markdown", "text/plain", modproto.PresentationText},
+		{"hint with spaces ignored", " json", "image/png", modproto.PresentationImage},
 		// Media type rules, in order.
-		{"video", "", "video/mp4", PresentationVideo},
-		{"audio", "", "audio/mpeg", PresentationAudio},
-		{"svg is a diagram", "", "image/svg+xml", PresentationDiagram},
-		{"png", "", "image/png", PresentationImage},
-		{"json", "", "application/json", PresentationJSON},
-		{"ld+json", "", "application/ld+json", PresentationJSON},
-		{"geo+json", "", "application/geo+json", PresentationJSON},
-		{"json with charset", "", "application/json; charset=utf-8", PresentationJSON},
-		{"markdown", "", "text/markdown", PresentationMarkdown},
-		{"x-markdown", "", "text/x-markdown", PresentationMarkdown},
-		{"pdf", "", "application/pdf", PresentationDocument},
-		{"epub", "", "application/epub+zip", PresentationDocument},
-		{"doc", "", "application/msword", PresentationDocument},
-		{"docx", "", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", PresentationDocument},
-		{"rtf", "", "application/rtf", PresentationDocument},
-		{"text/rtf is a document, not text", "", "text/rtf", PresentationDocument},
-		{"graphviz", "", "text/vnd.graphviz", PresentationDiagram},
-		{"mermaid", "", "text/vnd.mermaid", PresentationDiagram},
-		{"ppt", "", "application/vnd.ms-powerpoint", PresentationSlides},
-		{"pptx", "", "application/vnd.openxmlformats-officedocument.presentationml.presentation", PresentationSlides},
-		{"csv", "", "text/csv", PresentationTable},
-		{"csv with charset", "", "text/csv; charset=utf-8", PresentationTable},
-		{"tsv", "", "text/tab-separated-values", PresentationTable},
-		{"plain text", "", "text/plain", PresentationText},
-		{"html is other text", "", "text/html", PresentationText},
-		{"empty media type is json", "", "", PresentationJSON},
-		{"only parameters is empty", "", "; charset=utf-8", PresentationJSON},
-		{"zip downloads", "", "application/zip", PresentationDownload},
-		{"octet-stream downloads", "", "application/octet-stream", PresentationDownload},
-		{"xlsx downloads", "", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", PresentationDownload},
+		{"video", "", "video/mp4", modproto.PresentationVideo},
+		{"audio", "", "audio/mpeg", modproto.PresentationAudio},
+		{"svg is a diagram", "", "image/svg+xml", modproto.PresentationDiagram},
+		{"png", "", "image/png", modproto.PresentationImage},
+		{"json", "", "application/json", modproto.PresentationJSON},
+		{"ld+json", "", "application/ld+json", modproto.PresentationJSON},
+		{"geo+json", "", "application/geo+json", modproto.PresentationJSON},
+		{"json with charset", "", "application/json; charset=utf-8", modproto.PresentationJSON},
+		{"markdown", "", "text/markdown", modproto.PresentationMarkdown},
+		{"x-markdown", "", "text/x-markdown", modproto.PresentationMarkdown},
+		{"pdf", "", "application/pdf", modproto.PresentationDocument},
+		{"epub", "", "application/epub+zip", modproto.PresentationDocument},
+		{"doc", "", "application/msword", modproto.PresentationDocument},
+		{"docx", "", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", modproto.PresentationDocument},
+		{"rtf", "", "application/rtf", modproto.PresentationDocument},
+		{"text/rtf is a document, not text", "", "text/rtf", modproto.PresentationDocument},
+		{"graphviz", "", "text/vnd.graphviz", modproto.PresentationDiagram},
+		{"mermaid", "", "text/vnd.mermaid", modproto.PresentationDiagram},
+		{"ppt", "", "application/vnd.ms-powerpoint", modproto.PresentationSlides},
+		{"pptx", "", "application/vnd.openxmlformats-officedocument.presentationml.presentation", modproto.PresentationSlides},
+		{"csv", "", "text/csv", modproto.PresentationTable},
+		{"csv with charset", "", "text/csv; charset=utf-8", modproto.PresentationTable},
+		{"tsv", "", "text/tab-separated-values", modproto.PresentationTable},
+		{"plain text", "", "text/plain", modproto.PresentationText},
+		{"html is other text", "", "text/html", modproto.PresentationText},
+		{"empty media type is json", "", "", modproto.PresentationJSON},
+		{"only parameters is empty", "", "; charset=utf-8", modproto.PresentationJSON},
+		{"zip downloads", "", "application/zip", modproto.PresentationDownload},
+		{"octet-stream downloads", "", "application/octet-stream", modproto.PresentationDownload},
+		{"xlsx downloads", "", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", modproto.PresentationDownload},
 		// Normalisation: parameters dropped, case folded, spaces trimmed.
-		{"upper case", "", "Text/CSV", PresentationTable},
-		{"spaces", "", "  video/webm ; codecs=vp9", PresentationVideo},
-		{"upper svg", "", "IMAGE/SVG+XML", PresentationDiagram},
+		{"upper case", "", "Text/CSV", modproto.PresentationTable},
+		{"spaces", "", "  video/webm ; codecs=vp9", modproto.PresentationVideo},
+		{"upper svg", "", "IMAGE/SVG+XML", modproto.PresentationDiagram},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,10 +68,10 @@ func TestResolve(t *testing.T) {
 
 func TestResolveKnownHints(t *testing.T) {
 	all := []string{
-		PresentationVideo, PresentationAudio, PresentationImage, PresentationImageGrid,
-		PresentationTimeline, PresentationDocument, PresentationDiagram, PresentationSlides,
-		PresentationTable, PresentationMarkdown, PresentationText, PresentationJSON,
-		PresentationDownload,
+		modproto.PresentationVideo, modproto.PresentationAudio, modproto.PresentationImage, modproto.PresentationImageGrid,
+		modproto.PresentationTimeline, modproto.PresentationDocument, modproto.PresentationDiagram, modproto.PresentationSlides,
+		modproto.PresentationTable, modproto.PresentationMarkdown, modproto.PresentationText, modproto.PresentationJSON,
+		modproto.PresentationDownload,
 	}
 	want := []string{"video", "audio", "image", "image_grid", "timeline", "document",
 		"diagram", "slides", "table", "markdown", "text", "json", "download"}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"modbay/modproto"
 )
 
 // Artifact renders an artifact's bytes for the terminal, non-interactively,
@@ -38,19 +40,19 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 	}
 	textual := !IsBinary(src)
 	switch pres {
-	case PresentationMarkdown, PresentationText:
+	case modproto.PresentationMarkdown, modproto.PresentationText:
 		if !textual {
 			return metadata(m, "The file is not text (binary data), so it is not shown.", o), nil
 		}
-		if pres == PresentationMarkdown {
+		if pres == modproto.PresentationMarkdown {
 			return Markdown(src, o)
 		}
 		return Text(src, o), nil
-	case PresentationJSON:
+	case modproto.PresentationJSON:
 		return JSON(src, o)
-	case PresentationTable:
+	case modproto.PresentationTable:
 		return Table(src, m.MediaType, o)
-	case PresentationTimeline:
+	case modproto.PresentationTimeline:
 		if !textual {
 			break
 		}
@@ -63,7 +65,7 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 			return out, err
 		}
 		return Text(src, o), nil
-	case PresentationDiagram:
+	case modproto.PresentationDiagram:
 		if !textual {
 			break
 		}
@@ -82,12 +84,12 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 			extra = append(extra, [2]string{"SVG title", info.Title})
 		}
 		return details(m, extra, "An SVG drawing: open it in a browser or save it.", o), err
-	case PresentationSlides:
+	case modproto.PresentationSlides:
 		if !textual && !bytes.HasPrefix(src, []byte("PK\x03\x04")) {
 			break
 		}
 		return Slides(src, m, o)
-	case PresentationImage:
+	case modproto.PresentationImage:
 		img, info, err := DecodeImage(src)
 		if err != nil {
 			return metadata(m, "The image cannot be shown: "+err.Error(), o), err
@@ -95,13 +97,13 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 		w, h := FitCells(info.Width, info.Height, o.width(), imageRows)
 		head := fmt.Sprintf("%s image, %d×%d pixels", strings.ToUpper(info.Format), info.Width, info.Height)
 		return o.style(o.colors().muted).Render(head) + "\n" + HalfBlocks(img, w, h, o), nil
-	case PresentationVideo, PresentationAudio:
+	case modproto.PresentationVideo, modproto.PresentationAudio:
 		note := "No prober (ffprobe) was available: type and size only."
 		if m.Probe != nil {
 			note = ""
 		}
 		return details(m, m.Probe.fields(), note, o), nil
-	case PresentationDocument:
+	case modproto.PresentationDocument:
 		var extra [][2]string
 		if bytes.HasPrefix(src, []byte("%PDF-")) {
 			if n := PDFPageCount(src); n > 0 {

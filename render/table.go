@@ -13,6 +13,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
+
+	"modbay/modproto"
 )
 
 const (
@@ -133,7 +135,7 @@ func ParseTable(src []byte, mediaType string) (*TableData, error) {
 			return td, err
 		}
 	}
-	if Resolve("", mt) == PresentationJSON && mt != "" ||
+	if Resolve("", mt) == modproto.PresentationJSON && mt != "" ||
 		!isCSV && (trimmed[0] == '[' || trimmed[0] == '{') {
 		return parseJSONTable(src)
 	}

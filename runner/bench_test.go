@@ -2,7 +2,10 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
+
+	"modbay/modproto"
 )
 
 // The runner's costs, measured against a real subprocess module (the test
@@ -61,18 +64,20 @@ func BenchmarkInvokeEcho(b *testing.B) {
 	}
 }
 
-// BenchmarkValidateInput: validating a form's value against a compiled
-// (cached) request schema, as the form does on every keystroke.
+// BenchmarkValidateInput: validating a value against a compiled (cached)
+// request schema, as Plan does and as the form does on every keystroke.
 func BenchmarkValidateInput(b *testing.B) {
 	d := kitchenDescriptor(b)
-	schema := d.RequestSchemas["plate_photo"]
+	c := &modproto.Capability{ID: "kitchen.plate", RequestSchema: "plate_photo"}
+	raw := d.RequestSchemas[c.RequestSchema]
 	in := json.RawMessage(`{"width":1280,"height":720,"fps":30}`)
-	if _, err := ValidateInput(schema, in); err != nil {
+	var ie *InputError
+	if err := validateRequest(c, raw, in); err != nil && !errors.As(err, &ie) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := ValidateInput(schema, in); err != nil {
+		if err := validateRequest(c, raw, in); err != nil && !errors.As(err, &ie) {
 			b.Fatal(err)
 		}
 	}

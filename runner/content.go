@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // contentSchemaName names an elicitation's schema in an *InputError.
@@ -137,7 +138,7 @@ func hostElicitor(ask Elicitor) Elicitor {
 			ans.Content = json.RawMessage(`{}`)
 		}
 		if len(e.Schema) > 0 {
-			v, err := ValidateInput(e.Schema, ans.Content)
+			v, err := schema.ValidateInput(e.Schema, ans.Content)
 			if err != nil {
 				return cancel, fmt.Errorf("elicitation answer: %w", err)
 			}

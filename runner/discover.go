@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // discover lists, describes and claims every candidate, sorted by ID.
@@ -235,7 +236,7 @@ func checkRequestSchemas(m *Module) {
 		if c.RequestSchema == "" || !ok {
 			continue
 		}
-		if _, err := compileSchema(raw); err != nil {
+		if _, err := schema.Compile(raw); err != nil {
 			m.Warnings = append(m.Warnings, oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err)))
 		}
 	}

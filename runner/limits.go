@@ -43,7 +43,4 @@ const (
 	reapWait = 3 * time.Second
 	// livenessPoll is how often a kill re-checks /proc while waiting.
 	livenessPoll = 10 * time.Millisecond
-	// schemaCacheMax bounds the compiled-schema cache; when full it is
-	// emptied (schemas are cheap to recompile, unbounded growth is not).
-	schemaCacheMax = 1024
 )

@@ -54,15 +54,8 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 	}
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
-		v, err := ValidateInput(schema, input)
-		switch {
-		case errors.Is(err, ErrInputNotJSON):
+		if err := validateRequest(c, schema, input); err != nil {
 			return nil, err
-		case err != nil:
-			return nil, &SchemaError{Schema: c.RequestSchema, Capability: capID, Err: err}
-		}
-		if len(v) > 0 {
-			return nil, &InputError{Schema: c.RequestSchema, Violations: v}
 		}
 		if modproto.IsWholeRequestSchema(schema) {
 			in, extra, err := modproto.SplitWholeRequest(input)

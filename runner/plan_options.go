@@ -18,7 +18,7 @@ type PlanOptions struct {
 
 // PlanWith is Plan with options. A request schema that declares no
 // "$schema" and compiles only as draft-07 is read as draft-07 by Plan
-// itself (compileSchema), so without options PlanWith is Plan.
+// itself (schema.Compile), so without options PlanWith is Plan.
 func (h *Host) PlanWith(m *Module, capID string, input json.RawMessage, opts PlanOptions) (*Plan, error) {
 	if !opts.SkipValidation || m == nil || m.Descriptor == nil {
 		return h.plan(m, capID, input)

@@ -13,6 +13,7 @@ import (
 
 	"modbay/config"
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // stubModule is a described module without an executable, for plans.
@@ -304,7 +305,7 @@ func checkSchemasCompile(t *testing.T, d *modproto.Descriptor) {
 	t.Helper()
 	for _, set := range []map[string]json.RawMessage{d.RequestSchemas, d.ResultSchemas, d.ArtifactSchemas} {
 		for id, s := range set {
-			if _, err := ValidateInput(s, json.RawMessage(`{}`)); err != nil {
+			if _, err := schema.ValidateInput(s, json.RawMessage(`{}`)); err != nil {
 				t.Errorf("schema %s: %v", id, err)
 			}
 		}
@@ -327,62 +328,6 @@ func TestCorpusFacetDescriptorPlans(t *testing.T) {
 		t.Fatalf("plan %v: %v", p, err)
 	}
 	checkSchemasCompile(t, d)
-}
-
-func TestValidateInput(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, schema, input string
-		paths               []string // want violation paths; nil = valid
-		compileErr          bool
-	}{
-		{"valid", `{"type":"object","properties":{"a":{"type":"string"}}}`, `{"a":"x"}`, nil, false},
-		{"nested pointer", `{"type":"object","properties":{"a/b":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`,
-			`{"a/b":[{"n":1},{"n":"x"}]}`, []string{"/a~1b/1/n"}, false},
-		{"root type", `{"type":"object"}`, `[]`, []string{""}, false},
-		{"two leaves", `{"type":"object","required":["a","b"],"properties":{"c":{"maximum":3}}}`, `{"c":4}`, []string{"", "/c"}, false},
-		{"default draft is 2020-12", `{"prefixItems":[{"type":"string"}]}`, `[1]`, []string{"/0"}, false},
-		{"draft 7 by $schema", `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`, `[1]`, []string{"/0"}, false},
-		{"draft 7 tuple without $schema read as draft 7", `{"items":[{"type":"string"}]}`, `[1]`, []string{"/0"}, false},
-		{"2020-12 by $schema refuses a draft 7 tuple", `{"$schema":"https://json-schema.org/draft/2020-12/schema","items":[{"type":"string"}]}`, `[1]`, nil, true},
-		{"2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","dependentRequired":{"a":["b"]}}`, `{"a":1}`, []string{""}, false},
-		{"local $ref", `{"$defs":{"n":{"type":"integer"}},"properties":{"x":{"$ref":"#/$defs/n"}}}`, `{"x":"s"}`, []string{"/x"}, false},
-		{"remote $ref refused", `{"$ref":"https://example.com/schema.json"}`, `{}`, nil, true},
-		{"file $ref refused", `{"$ref":"file:///etc/passwd"}`, `{}`, nil, true},
-		{"null required", `{"type":"object","required":null,"properties":{"a":{"const":null}}}`, `{"a":1}`, []string{"/a"}, false},
-		{"not a schema", `{"type":12}`, `{}`, nil, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v, err := ValidateInput(json.RawMessage(c.schema), json.RawMessage(c.input))
-			if c.compileErr {
-				if err == nil {
-					t.Fatalf("compiled; violations %v", v)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, e := range v {
-				got = append(got, e.Path)
-				if e.Detail == "" {
-					t.Errorf("empty detail at %q", e.Path)
-				}
-			}
-			if !slices.Equal(got, c.paths) {
-				t.Errorf("paths %q, want %q (%v)", got, c.paths, v)
-			}
-		})
-	}
-	// The cache: the same schema bytes compile once.
-	s := json.RawMessage(`{"type":"string","minLength":2}`)
-	a, _ := compileSchema(s)
-	b, _ := compileSchema(s)
-	if a != b {
-		t.Error("schema compiled twice")
-	}
 }
 
 func TestPlanSchemaThatDoesNotCompile(t *testing.T) {

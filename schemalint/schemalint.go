@@ -29,16 +29,13 @@
 package schemalint
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"modbay/runner"
+	"modbay/schema"
 )
 
 // Severity says whether a finding breaks the schema or only warns.
@@ -96,14 +93,14 @@ var strictFormats = map[string]bool{
 
 // Lint checks request schema id and returns its findings, errors first,
 // then by path.
-func Lint(id string, schema json.RawMessage) []Finding {
+func Lint(id string, raw json.RawMessage) []Finding {
 	l := &linter{id: id}
 	var doc any
-	if err := json.Unmarshal(schema, &doc); err != nil {
+	if err := json.Unmarshal(raw, &doc); err != nil {
 		l.add("", RuleCompile, Error, "not JSON: "+err.Error())
 		return l.out
 	}
-	l.compile(schema, doc)
+	l.compile(raw)
 	root, _ := doc.(map[string]any)
 	if root == nil {
 		if _, ok := doc.(bool); !ok {
@@ -141,38 +138,20 @@ func (l *linter) sorted() []Finding {
 	return l.out
 }
 
-// compile compiles the schema as the runner does (2020-12 unless it says
-// otherwise), and as draft-07 when that fails and it declares nothing.
-func (l *linter) compile(raw json.RawMessage, doc any) {
-	try := func(d *jsonschema.Draft) error {
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return err
-		}
-		runner.DropNullKeywords(inst)
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(d)
-		c.UseLoader(runner.RefusingLoader{})
-		if err := c.AddResource("modbay:///lint.json", inst); err != nil {
-			return err
-		}
-		_, err = c.Compile("modbay:///lint.json")
-		return err
-	}
-	err := try(jsonschema.Draft2020)
-	if err == nil {
+// compile compiles the schema as the runner and the form do (package
+// schema: 2020-12 unless it says otherwise, draft-07 when that fails and
+// it declares nothing), warning when only draft-07 makes it compile.
+func (l *linter) compile(raw json.RawMessage) {
+	h, err := schema.Compile(raw)
+	if err != nil {
+		// The schema package calls the document "the schema"; a person
+		// knows it by its id, given with every finding.
+		l.add("", RuleCompile, Error, "does not compile: "+oneLine(err.Error()))
 		return
 	}
-	m, _ := doc.(map[string]any)
-	if _, declared := m["$schema"]; !declared && try(jsonschema.Draft7) == nil {
+	if h.Fallback() {
 		l.add("", RuleDraft, Warning, `declares no "$schema" and only compiles as draft-07: add "$schema": "http://json-schema.org/draft-07/schema#"`)
-		return
 	}
-	// The compiler names the schema by the internal URL it was added
-	// under; a person knows it by its id, given with every finding.
-	msg := strings.ReplaceAll(oneLine(err.Error()), `"modbay:///lint.json#"`, "the schema")
-	msg = strings.ReplaceAll(msg, "modbay:///lint.json", "the schema")
-	l.add("", RuleCompile, Error, "does not compile: "+msg)
 }
 
 // top checks the provider rules for the root.

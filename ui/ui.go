@@ -29,6 +29,7 @@ import (
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/schema"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
@@ -191,7 +192,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	com := common.New(opts.NoColor)
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
-		validate: runner.ValidateInput, approvals: &runner.SessionApprovals{},
+		validate: schema.ValidateInput, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
 		keys: DefaultKeyMap(), help: help.New(),
 		viewerEnv: viewer.DetectEnv(),

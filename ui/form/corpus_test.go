@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"modbay/internal/testcorpus"
-	"modbay/runner"
+	"modbay/schema"
 	"modbay/ui/form"
 )
 
@@ -76,11 +76,11 @@ func TestCorpusBuildsAndFills(t *testing.T) {
 				t.Fatal("no rows")
 			}
 			Fill(t, f)
-			v, p := f.Check(runner.ValidateInput)
+			v, p := f.Check(schema.ValidateInput)
 			if p.Count() != 0 {
 				t.Fatalf("filled value %s has problems %#v", v, p)
 			}
-			errs, err := runner.ValidateInput(f.Schema, v)
+			errs, err := schema.ValidateInput(f.Schema, v)
 			if err != nil || len(errs) > 0 {
 				t.Fatalf("value %s: %v %v", v, err, errs)
 			}
@@ -107,7 +107,7 @@ func Fill(t testing.TB, f *form.Form) {
 			if len(local) == 0 {
 				// A root anyOf of {"required": [...]} branches: satisfy the
 				// first by filling its names.
-				v, p := f.Check(runner.ValidateInput)
+				v, p := f.Check(schema.ValidateInput)
 				if p.Count() == 0 || !fillRootAnyOf(f, v) {
 					return
 				}
@@ -122,7 +122,7 @@ func Fill(t testing.TB, f *form.Form) {
 // is required (a root anyOf of {"required": [...]} branches: any one will
 // do).
 func fillRootAnyOf(f *form.Form, _ json.RawMessage) bool {
-	_, p := f.Check(runner.ValidateInput)
+	_, p := f.Check(schema.ValidateInput)
 	ptrs := make([]string, 0, len(p.Fields))
 	for ptr := range p.Fields {
 		ptrs = append(ptrs, ptr)

@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // Form is a request schema as a tree of nodes.
@@ -53,8 +54,10 @@ type Form struct {
 	// conditionals applied), so a view knows to rebuild its rows.
 	Gen int
 
-	doc  *document
-	comp *compiled
+	doc *document
+	// comp is the request schema compiled (package schema), shared with
+	// the runner and every other reader of the same bytes; nil for none.
+	comp *schema.Compiled
 	// prefer holds, while SetValue runs, the variants chosen before it.
 	prefer map[string]chosen
 }
@@ -62,8 +65,8 @@ type Form struct {
 // Build reads a request schema into a form. A nil or empty schema gives a
 // form with one JSON field for the whole input, starting at {}. A schema
 // that is not JSON, or does not compile under its draft, is an error.
-func Build(schema json.RawMessage) (*Form, error) {
-	t := bytes.TrimSpace(schema)
+func Build(raw json.RawMessage) (*Form, error) {
+	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		f := &Form{Draft: Draft2020}
 		f.doc = newDocument()
@@ -73,7 +76,7 @@ func Build(schema json.RawMessage) (*Form, error) {
 	if t[0] != '{' && t[0] != 't' && t[0] != 'f' {
 		return nil, errors.New("request schema is not a JSON object")
 	}
-	comp, draft, err := compileSchema(t)
+	comp, err := schema.Compile(t)
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
@@ -81,10 +84,7 @@ func Build(schema json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
-	f := &Form{Schema: t, Draft: draft, doc: doc, comp: comp}
-	if draft == Draft7 && !bytes.Contains(t, []byte(`"$schema"`)) {
-		f.Schema = withDraft(t, Draft7)
-	}
+	f := &Form{Schema: comp.Declared(), Draft: comp.Draft(), doc: doc, comp: comp}
 	f.Root = f.newNode("", doc.root, nil, true)
 	f.Root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.Text == "" {
@@ -93,6 +93,13 @@ func Build(schema json.RawMessage) (*Form, error) {
 	f.refreshAll()
 	return f, nil
 }
+
+// Compiled returns the compiled request schema the form reads its
+// conditionals and unions with: the handle package schema shares with
+// every reader of the same schema bytes (the runner's Plan among them), so
+// the form never compiles a schema again; nil for a form built without a
+// schema.
+func (f *Form) Compiled() *schema.Compiled { return f.comp }
 
 // Raw reports whether the whole input is one JSON field (no schema, or a
 // schema that says nothing about the shape).
@@ -195,7 +202,7 @@ func (f *Form) activeSchema(n *Node) *Schema {
 	if base.If != nil {
 		v := f.objectValue(n, nil, "")
 		branch := base.Else
-		if f.comp.matches(base.If.Loc, v) {
+		if f.comp.Matches(base.If.Loc, v) {
 			branch = base.Then
 		}
 		if branch != nil {
@@ -668,7 +675,7 @@ func (f *Form) matchVariant(n *Node, v json.RawMessage) int {
 			}
 			continue
 		}
-		if f.comp.matches(vr.Src.Loc, v) {
+		if f.comp.Matches(vr.Src.Loc, v) {
 			return i
 		}
 	}
@@ -881,7 +888,7 @@ func inner(n *Node) *Node {
 
 // Validator checks an input against a request schema and returns one
 // error per broken rule, each located by a JSON pointer into the input
-// (runner.ValidateInput). A non-nil error means the schema itself could
+// (schema.ValidateInput). A non-nil error means the schema itself could
 // not be used.
 type Validator func(schema, input json.RawMessage) (modproto.ValidationErrors, error)
 

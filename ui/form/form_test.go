@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"modbay/modproto"
-	"modbay/runner"
+	"modbay/schema"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
 )
@@ -49,7 +49,7 @@ func set(f *form.Form, n *form.Node, text string) {
 
 func check(t *testing.T, f *form.Form) form.Problems {
 	t.Helper()
-	_, p := f.Check(runner.ValidateInput)
+	_, p := f.Check(schema.ValidateInput)
 	return p
 }
 

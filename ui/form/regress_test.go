@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"modbay/runner"
+	modschema "modbay/schema"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
 )
@@ -34,7 +34,7 @@ func TestTextThatIsNotANumberIsKept(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := build(t, schema)
 			set(f, node(t, f, tt.field), tt.typed)
-			v, p := f.Check(runner.ValidateInput)
+			v, p := f.Check(modschema.ValidateInput)
 			if string(v) != tt.want {
 				t.Fatalf("value %s, want %s", v, tt.want)
 			}
@@ -55,7 +55,7 @@ func TestTextThatIsNotANumberIsKept(t *testing.T) {
 			if n.Text != tt.typed || n.Raw {
 				t.Fatalf("after the round trip the field shows %q (raw %v), want %q", n.Text, n.Raw, tt.typed)
 			}
-			if v2, p2 := f.Check(runner.ValidateInput); string(v2) != tt.want || !slices.Equal(p2.At(tt.field), got) {
+			if v2, p2 := f.Check(modschema.ValidateInput); string(v2) != tt.want || !slices.Equal(p2.At(tt.field), got) {
 				t.Fatalf("after the round trip: %s %q", v2, p2.At(tt.field))
 			}
 		})
@@ -80,7 +80,7 @@ func TestNumberVariantTextKeptInArrayOfObjects(t *testing.T) {
 	f.SetVariant(val, slices.IndexFunc(val.Variants, func(v form.Variant) bool { return v.Type == "number" }))
 	set(f, val.Children[0], "007")
 	want := `"custom":[{"field":"f1","value":"007"}]`
-	v, p := f.Check(runner.ValidateInput)
+	v, p := f.Check(modschema.ValidateInput)
 	if !strings.Contains(string(v), want) {
 		t.Fatalf("value %s lacks %s", v, want)
 	}
@@ -123,7 +123,7 @@ func TestOnlyTheChosenVariantsErrorsArePlaced(t *testing.T) {
 			if shape.Variant != 0 || shape.Variants[0].Label != "Circle" {
 				t.Fatalf("variant %d", shape.Variant)
 			}
-			_, p := f.Check(runner.ValidateInput)
+			_, p := f.Check(modschema.ValidateInput)
 			for ptr, msgs := range p.Fields {
 				for _, m := range msgs {
 					if strings.Contains(m, "side") || strings.Contains(m, "square") || strings.Contains(m, "null") {
@@ -138,7 +138,7 @@ func TestOnlyTheChosenVariantsErrorsArePlaced(t *testing.T) {
 				t.Errorf("the summary must count the validator's findings: count %d hidden %d", p.Count(), p.Hidden)
 			}
 			set(f, node(t, f, "/shape/r"), "2")
-			if _, p := f.Check(runner.ValidateInput); p.Count() != 0 {
+			if _, p := f.Check(modschema.ValidateInput); p.Count() != 0 {
 				t.Errorf("valid circle: %+v", p)
 			}
 		})

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"modbay/schema"
 )
 
 // Schema is one JSON Schema object (or boolean schema) as the form reads
@@ -91,11 +93,11 @@ type DepRequired struct {
 	Req  []string
 }
 
-// Drafts the form understands, by $schema URL.
+// Drafts the form understands, by $schema URL (package schema's).
 const (
-	Draft7    = "http://json-schema.org/draft-07/schema#"
-	Draft2019 = "https://json-schema.org/draft/2019-09/schema"
-	Draft2020 = "https://json-schema.org/draft/2020-12/schema"
+	Draft7    = schema.Draft7
+	Draft2019 = schema.Draft2019
+	Draft2020 = schema.Draft2020
 )
 
 // maxRefDepth bounds a chain of $ref to $ref: a longer chain is a cycle.

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/internal/testcorpus"
-	"modbay/runner"
+	modschema "modbay/schema"
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
@@ -47,7 +47,7 @@ func newSchemaForm(t *testing.T, schema string, w, h int) *Model {
 	}
 	com := common.New(true)
 	com.Width, com.Height = w, h
-	return New(com, f, runner.ValidateInput)
+	return New(com, f, modschema.ValidateInput)
 }
 
 func TestJSONModeShowsExactlyTheInputAndSwitchesBack(t *testing.T) {

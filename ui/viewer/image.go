@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -118,7 +119,7 @@ func newGrid(in loadInput) *grid {
 	o := render.Options{Dark: in.com.Dark, NoColor: in.com.NoColor}
 	for _, a := range arts {
 		pres := render.Resolve(a.Artifact.Presentation, a.MediaType)
-		if pres != render.PresentationImage && pres != render.PresentationImageGrid {
+		if pres != modproto.PresentationImage && pres != modproto.PresentationImageGrid {
 			continue
 		}
 		if len(g.thumbs) == maxGridImages {

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -47,11 +48,11 @@ type loadInput struct {
 func load(ctx context.Context, in loadInput) (body, string, error) {
 	meta := metaOf(in.art)
 	switch in.pres {
-	case render.PresentationDownload:
+	case modproto.PresentationDownload:
 		return metadataBody(in, meta), "", nil
-	case render.PresentationImageGrid:
+	case modproto.PresentationImageGrid:
 		return newGrid(in), "", nil
-	case render.PresentationVideo, render.PresentationAudio:
+	case modproto.PresentationVideo, modproto.PresentationAudio:
 		if in.env.FFProbe != "" {
 			if out, err := runCapped(ctx, in.env.FFProbe, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", in.art.Staged); err == nil {
 				meta.Probe, _ = render.ParseFFProbe(out)
@@ -72,34 +73,34 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 	}
 	textual := !render.IsBinary(src)
 	switch in.pres {
-	case render.PresentationMarkdown:
+	case modproto.PresentationMarkdown:
 		if !textual {
 			return binaryBody(in, meta)
 		}
 		return newMarkdown(in, src), "", nil
-	case render.PresentationText:
+	case modproto.PresentationText:
 		if !textual {
 			return binaryBody(in, meta)
 		}
 		return newText(in, src), "", nil
-	case render.PresentationTable:
+	case modproto.PresentationTable:
 		return newTable(in, src)
-	case render.PresentationJSON:
+	case modproto.PresentationJSON:
 		return newTree(in, src)
-	case render.PresentationImage:
+	case modproto.PresentationImage:
 		return newImage(in, src)
-	case render.PresentationSlides:
+	case modproto.PresentationSlides:
 		if textual {
 			return newSlides(in, src), "", nil
 		}
-	case render.PresentationDocument:
+	case modproto.PresentationDocument:
 		if in.env.PDFToText != "" && bytes.HasPrefix(src, []byte("%PDF-")) {
 			out, err := runCapped(ctx, in.env.PDFToText, "-l", fmt.Sprint(docTextPages), "-layout", in.art.Staged, "-")
 			if err == nil {
 				meta.DocText = string(out)
 			}
 		}
-	case render.PresentationTimeline:
+	case modproto.PresentationTimeline:
 		if textual && json.Valid(src) {
 			return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"modbay/modproto"
-	"modbay/runner"
+	"modbay/schema"
 )
 
 // TestFixturesKeepTheWire: the project's own fixtures are what a module
@@ -61,7 +61,7 @@ func TestSchemasCompile(t *testing.T) {
 		t.Fatalf("schema files %v, SchemaNames %v", files, SchemaNames)
 	}
 	for _, name := range SchemaNames {
-		if _, err := runner.ValidateInput(Schema(t, name), []byte(`{}`)); err != nil {
+		if _, err := schema.ValidateInput(Schema(t, name), []byte(`{}`)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -1,0 +1,249 @@
+// Package schema is modbay's one owner of JSON Schema
+// (santhosh-tekuri/jsonschema/v6): every schema a module sends (a
+// descriptor's request_schemas, WIRE.md §4) is compiled here, into a
+// Compiled handle that the runner (Plan), the form (ui/form) and the lint
+// (schemalint) share, and every validation error is reported here, as
+// findings located by JSON pointers with their rule in English and never
+// an internal schema URL.
+//
+// How a schema is read, the same everywhere: the draft is taken from
+// "$schema" (draft 7, 2019-09 and 2020-12 honoured); a schema that
+// declares none is read as 2020-12, or as draft-07 when only that
+// compiles (schemas in the wild are written against either). Keywords a
+// Go encoder wrote as null where the draft wants an array or an object
+// ("required": null, as facet sends) are read as absent
+// (DropNullKeywords). No $ref is ever loaded from the network or the disk
+// (RefusingLoader): only the schema's own fragments and the drafts'
+// metaschemas resolve.
+//
+// Compiled schemas are cached by content (whitespace around the document
+// aside), so the runner's compile of a capability's request schema at
+// describe time is the handle the form builds on and validates against on
+// every keystroke: no schema is compiled twice.
+package schema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Drafts modbay reads, by their "$schema" URL.
+const (
+	Draft7    = "http://json-schema.org/draft-07/schema#"
+	Draft2019 = "https://json-schema.org/draft/2019-09/schema"
+	Draft2020 = "https://json-schema.org/draft/2020-12/schema"
+)
+
+// cacheMax bounds the compiled-schema cache; when full it is emptied
+// (schemas are cheap to recompile, unbounded growth is not).
+const cacheMax = 1024
+
+// cache holds compiled schemas by the sha256 of their trimmed bytes; the
+// handle of a schema that compiled only as draft-07 is also held under its
+// Declared bytes, which compile to the same thing.
+var cache = struct {
+	sync.Mutex
+	m map[[sha256.Size]byte]*Compiled
+}{m: map[[sha256.Size]byte]*Compiled{}}
+
+// compiles counts the compiles Compile ran (cache misses), for tests.
+var compiles atomic.Int64
+
+// Compiled is one schema document compiled once, shared by whoever
+// compiled the same bytes: read-only after Compile, safe for concurrent
+// use.
+type Compiled struct {
+	// source is the document as given, whitespace around it trimmed.
+	source json.RawMessage
+	// declared is source with "$schema" made explicit when it declares
+	// none and compiled only as draft-07; source otherwise.
+	declared json.RawMessage
+	// draft is the "$schema" the document is read as.
+	draft string
+	// fallback: the document declares no "$schema" and compiled only as
+	// draft-07.
+	fallback bool
+	url      string
+	root     *jsonschema.Schema
+
+	mu sync.Mutex
+	// c reaches subschemas by location (Sub); guarded by mu.
+	c *jsonschema.Compiler
+	// subs are the subschemas compiled so far by location, nil for one
+	// that does not compile; guarded by mu.
+	subs map[string]*jsonschema.Schema
+	// last is the most recent validation, reused when the same input is
+	// validated again (the form's Check and its branch filter judge one
+	// value twice); guarded by mu.
+	last validation
+}
+
+// validation is one input's outcome: nil, or the validator's error.
+type validation struct {
+	input []byte
+	err   error
+}
+
+// Compile compiles a schema document (JSON bytes) as the package doc says,
+// or returns the handle of an earlier compile of the same bytes. The error
+// says why the schema cannot be used ("schema is not JSON: ...", or the
+// compiler's reason with the document called "the schema"); failures are
+// not cached.
+func Compile(raw json.RawMessage) (*Compiled, error) {
+	raw = bytes.TrimSpace(raw)
+	key := sha256.Sum256(raw)
+	cache.Lock()
+	h, ok := cache.m[key]
+	cache.Unlock()
+	if ok {
+		return h, nil
+	}
+	h, err := compile(raw, key)
+	if err != nil {
+		return nil, err
+	}
+	cache.Lock()
+	if len(cache.m) >= cacheMax {
+		clear(cache.m)
+	}
+	cache.m[key] = h
+	if h.fallback {
+		cache.m[sha256.Sum256(h.declared)] = h
+	}
+	cache.Unlock()
+	return h, nil
+}
+
+// compile does Compile's work for trimmed bytes whose sha256 is key.
+func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
+	compiles.Add(1)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not JSON: %w", err)
+	}
+	DropNullKeywords(doc)
+	url := "modbay:///schema/" + hex.EncodeToString(key[:]) + ".json"
+	try := func(d *jsonschema.Draft) (*jsonschema.Compiler, *jsonschema.Schema, error) {
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(d)
+		c.UseLoader(RefusingLoader{})
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, nil, err
+		}
+		sch, err := c.Compile(url)
+		return c, sch, err
+	}
+	h := &Compiled{source: raw, declared: raw, draft: Draft2020, url: url}
+	declared, dialect := declaredDraft(doc)
+	if declared != "" {
+		h.draft = declared
+	}
+	c, sch, err := try(jsonschema.Draft2020)
+	if err != nil && !dialect {
+		if c7, sch7, err7 := try(jsonschema.Draft7); err7 == nil {
+			c, sch, err = c7, sch7, nil
+			h.draft, h.fallback, h.declared = Draft7, true, withDraft(raw, Draft7)
+		}
+	}
+	if err != nil {
+		return nil, unnamed(err, url)
+	}
+	h.c, h.root = c, sch
+	h.subs = map[string]*jsonschema.Schema{"": sch}
+	return h, nil
+}
+
+// declaredDraft returns the document's "$schema" when it is a string, and
+// whether it has a "$schema" at all.
+func declaredDraft(doc any) (string, bool) {
+	m, _ := doc.(map[string]any)
+	v, ok := m["$schema"]
+	s, _ := v.(string)
+	return s, ok
+}
+
+// unnamed returns err with the internal URL the compiler knows the schema
+// by said as "the schema": the URL means nothing to the person reading it.
+func unnamed(err error, url string) error {
+	msg := strings.ReplaceAll(err.Error(), `"`+url+`#"`, "the schema")
+	return errors.New(strings.ReplaceAll(msg, url, "the schema"))
+}
+
+// withDraft returns raw with "$schema" set to draft at the front, for a
+// document that declares none and only compiles under draft (so every
+// reader of the bytes picks the same draft).
+func withDraft(raw json.RawMessage, draft string) json.RawMessage {
+	if len(raw) < 2 || raw[0] != '{' {
+		return raw
+	}
+	k, _ := json.Marshal(draft)
+	rest := bytes.TrimSpace(raw[1:])
+	out := []byte(`{"$schema":` + string(k))
+	if len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
+}
+
+// Source is the document as compiled (the bytes given, whitespace around
+// them trimmed). The caller must not modify it.
+func (h *Compiled) Source() json.RawMessage { return h.source }
+
+// Declared is the document with its draft made explicit: Source with
+// "$schema": draft-07 added at the front when it declares no "$schema" and
+// compiles only as draft-07 (see Fallback), Source otherwise. Compiling
+// Declared gives this same handle. The caller must not modify it.
+func (h *Compiled) Declared() json.RawMessage { return h.declared }
+
+// Draft is the "$schema" URL the document is read as: the one it declares,
+// else Draft2020, or Draft7 when Fallback.
+func (h *Compiled) Draft() string { return h.draft }
+
+// Fallback reports whether the document declares no "$schema" and
+// compiled only as draft-07.
+func (h *Compiled) Fallback() bool { return h.fallback }
+
+// sub returns the subschema at loc (a JSON pointer into the document, ""
+// for the root), compiling it on first use; nil when it does not compile.
+func (h *Compiled) sub(loc string) *jsonschema.Schema {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sch, ok := h.subs[loc]
+	if !ok {
+		var err error
+		sch, err = h.c.Compile(h.url + "#" + loc)
+		if err != nil {
+			sch = nil
+		}
+		h.subs[loc] = sch
+	}
+	return sch
+}
+
+// Matches reports whether value (JSON) is valid against the subschema at
+// loc (a JSON pointer into the document, "" for the root, as a form reads
+// an "if" or a oneOf branch). A subschema that does not compile, or a value
+// that is not JSON, matches nothing.
+func (h *Compiled) Matches(loc string, value json.RawMessage) bool {
+	if h == nil {
+		return false
+	}
+	sch := h.sub(loc)
+	if sch == nil {
+		return false
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	if err != nil {
+		return false
+	}
+	return sch.Validate(inst) == nil
+}

@@ -1,0 +1,206 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"modbay/modproto"
+)
+
+// errorPrinter renders validation errors in English.
+var errorPrinter = message.NewPrinter(language.English)
+
+// ErrInputNotJSON is wrapped by Validate's error when the input, not the
+// schema, is at fault.
+var ErrInputNotJSON = errors.New("input is not JSON")
+
+// ValidateInput validates input (a JSON value; empty reads as {}) against
+// the schema document schema (WIRE.md §4's request_schemas): Compile, then
+// Validate. It is the form's Validator (ui/form) and the runner's check.
+// The error is non-nil when the schema does not compile or input is not
+// JSON (wrapping ErrInputNotJSON). Compiled schemas are cached by content,
+// so calling this on every change is cheap.
+func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.ValidationErrors, error) {
+	h, err := Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return h.Validate(input)
+}
+
+// Validate validates input (a JSON value; empty reads as {}) against the
+// schema. The result has one finding per leaf error: Path is the instance
+// location as a JSON pointer ("" for the root, "/items/0/name"), Detail
+// the broken rule in English; sorted by Path, nil when valid. The error is
+// non-nil only when input is not JSON (wrapping ErrInputNotJSON).
+func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, error) {
+	ve, err := h.validate(input)
+	if err != nil || ve == nil {
+		return nil, err
+	}
+	var out modproto.ValidationErrors
+	leaves(ve, &out)
+	slices.SortStableFunc(out, func(a, b modproto.ValidationError) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// validate returns the validator's error tree for input, nil when valid;
+// the last input's outcome is reused.
+func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError, error) {
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	h.mu.Lock()
+	if h.last.input != nil && bytes.Equal(h.last.input, input) {
+		err := h.last.err
+		h.mu.Unlock()
+		return outcome(err)
+	}
+	h.mu.Unlock()
+	var err error
+	inst, uerr := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+	if uerr != nil {
+		err = fmt.Errorf("%w: %v", ErrInputNotJSON, uerr)
+	} else {
+		err = h.root.Validate(inst)
+	}
+	h.mu.Lock()
+	h.last = validation{input: bytes.Clone(input), err: err}
+	h.mu.Unlock()
+	return outcome(err)
+}
+
+// outcome splits a validator's result into the error tree and any other
+// error.
+func outcome(err error) (*jsonschema.ValidationError, error) {
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return ve, nil
+	}
+	return nil, err
+}
+
+// leaves appends a finding for every error without causes under e.
+func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
+	if len(e.Causes) == 0 {
+		*out = append(*out, modproto.ValidationError{
+			Path:   Pointer(e.InstanceLocation),
+			Detail: e.ErrorKind.LocalizedString(errorPrinter),
+		})
+		return
+	}
+	for _, c := range e.Causes {
+		leaves(c, out)
+	}
+}
+
+// pointerEscaper escapes one RFC 6901 reference token.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// Pointer renders reference tokens (property names, item indexes) as an
+// RFC 6901 JSON pointer: "" for none, "/a~1b/0" for ["a/b", "0"].
+func Pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(pointerEscaper.Replace(t))
+	}
+	return b.String()
+}
+
+// Union is a oneOf or anyOf that refused a value, as OtherBranches shows
+// it to the caller deciding which branches to keep.
+type Union struct {
+	// Instance is the JSON pointer of the value the union judged.
+	Instance string
+	// Branches are the locations of the failing branches that the
+	// validator reports, each a JSON pointer into the document
+	// ("/properties/shape/oneOf/1"), in its order.
+	Branches []string
+}
+
+// OtherBranches validates value (JSON) and returns the findings that come
+// from oneOf/anyOf branches the caller does not keep: for each union that
+// refused a part of value, keep(u) returns which branch locations to keep
+// (nil keeps them all), and every leaf finding under a branch not kept is
+// returned, as Validate reports it (unsorted). Unions inside kept branches
+// are judged the same way. Nil when value is valid or not JSON.
+// santhosh-tekuri v6 reports the failures of each branch as causes of the
+// union's error, with a schema location below ".../oneOf/<i>".
+func (h *Compiled) OtherBranches(value json.RawMessage, keep func(u Union) func(loc string) bool) modproto.ValidationErrors {
+	if h == nil {
+		return nil
+	}
+	ve, err := h.validate(value)
+	if err != nil || ve == nil {
+		return nil
+	}
+	var out modproto.ValidationErrors
+	hideBranches(ve, keep, &out)
+	return out
+}
+
+// hideBranches walks e, appending to out the leaves of branches not kept.
+func hideBranches(e *jsonschema.ValidationError, keep func(Union) func(string) bool, out *modproto.ValidationErrors) {
+	kw := ""
+	switch e.ErrorKind.(type) {
+	case *kind.OneOf:
+		kw = "oneOf"
+	case *kind.AnyOf:
+		kw = "anyOf"
+	}
+	if kw == "" || len(e.Causes) == 0 {
+		for _, c := range e.Causes {
+			hideBranches(c, keep, out)
+		}
+		return
+	}
+	base := fragment(e.SchemaURL) + "/" + kw + "/"
+	u := Union{Instance: Pointer(e.InstanceLocation)}
+	for _, c := range e.Causes {
+		if loc, ok := branchLoc(fragment(c.SchemaURL), base); ok {
+			u.Branches = append(u.Branches, loc)
+		}
+	}
+	kept := keep(u)
+	for _, c := range e.Causes {
+		loc, ok := branchLoc(fragment(c.SchemaURL), base)
+		if ok && kept != nil && !kept(loc) {
+			leaves(c, out)
+			continue
+		}
+		hideBranches(c, keep, out)
+	}
+}
+
+// branchLoc returns the branch location (base+"<i>") that frag lies in.
+func branchLoc(frag, base string) (string, bool) {
+	rest, ok := strings.CutPrefix(frag, base)
+	if !ok {
+		return "", false
+	}
+	i, _, _ := strings.Cut(rest, "/")
+	if _, err := strconv.Atoi(i); err != nil {
+		return "", false
+	}
+	return base + i, true
+}
+
+// fragment is the JSON pointer part of a schema URL ("" for the root).
+func fragment(u string) string {
+	_, frag, _ := strings.Cut(u, "#")
+	return frag
+}
