@@ -49,10 +49,10 @@ func TestViewerHelpBarKeepsMoreKeysAndEsc(t *testing.T) {
 		m, _ := newTest(t, nil, w, 24)
 		h := newHarness(t, m)
 		resultFor(t, m, "invoke/success-with-artifact.json")
-		a := &m.result.res.Artifacts[0]
+		a := &m.result().res.Artifacts[0]
 		a.Staged, a.Digest, a.Size = staged, modproto.Digest(body), int64(len(body))
 		h.key("enter")
-		h.until("render", func() bool { return m.screen == screenViewer && !m.viewer.Loading() })
+		h.until("render", func() bool { return m.screen() == screenViewer && !m.viewer().Loading() })
 		bar := tailLines(frame(t, m), 1)
 		if !strings.Contains(bar, "? more keys") || !strings.Contains(bar, "esc back") || strings.Contains(bar, "…") {
 			t.Errorf("%d cols: help bar %q", w, bar)
