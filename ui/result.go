@@ -168,7 +168,7 @@ func (r *resultView) ShortHelp() []key.Binding {
 	if len(r.res.Artifacts) > 0 {
 		b = append(b, r.keys.Open)
 	}
-	if r.stderr() != "" {
+	if r.stderrFolds() {
 		b = append(b, r.keys.Stderr)
 	}
 	return append(b, r.keys.Rerun, r.keys.Back)
@@ -188,7 +188,7 @@ func (r *resultView) FullHelp() [][]key.Binding {
 	if len(r.res.Artifacts) > 0 {
 		acts = append(acts, k.Open)
 	}
-	if r.stderr() != "" {
+	if r.stderrFolds() {
 		acts = append(acts, k.Stderr)
 	}
 	return append(groups, append(acts, k.Rerun, k.Back))
@@ -216,6 +216,18 @@ func (r *resultView) View() string {
 		line = st.Muted.Render("end · " + pos + " · pgup/home")
 	}
 	return r.vp.View() + "\n" + common.Trunc(line, r.width)
+}
+
+// stderrFolds reports whether expanding the stderr shows more than the
+// collapsed view (more lines than it keeps, or lines it cuts), so its key
+// does something.
+func (r *resultView) stderrFolds() bool {
+	se := r.stderr()
+	if se == "" {
+		return false
+	}
+	lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
+	return len(lines) > stderrCollapsed || longestLine(lines) > max(r.width, 20)
 }
 
 // stderr returns the run's stderr: the result's, else what the run view
