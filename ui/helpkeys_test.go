@@ -64,7 +64,12 @@ var helpStates = map[screenKind][]helpState{
 		}},
 	},
 	screenForm: {
-		{"text field", func(t *testing.T) *Model { m, _ := newTest(t, nil, 100, 30); openForm(t, m, 0); typeText(m, "hi"); return m }},
+		{"text field", func(t *testing.T) *Model {
+			m, _ := newTest(t, nil, 100, 30)
+			openForm(t, m, 0)
+			typeText(m, "hi")
+			return m
+		}},
 		{"second field", func(t *testing.T) *Model {
 			m, _ := newTest(t, nil, 100, 30)
 			openForm(t, m, 0)
