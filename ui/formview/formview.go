@@ -52,11 +52,6 @@ const (
 	// maxAreaContent is the line limit of a field's editor: in effect
 	// none (the textarea's default would refuse typing past 99 lines).
 	maxAreaContent = 1 << 20
-	// helpSep is the width of the help bar's separator (" • "), and
-	// rootHelp the room kept for the binding the root adds after the
-	// form's ("ctrl+g more keys").
-	helpSep  = 3
-	rootHelp = len("ctrl+g more keys") + helpSep
 )
 
 // KeyMap is the form's key bindings.
@@ -1037,8 +1032,7 @@ func (m *Model) nextRecall() tea.Cmd {
 
 // ShortHelp returns the bindings for the focused field: the ones that
 // always matter first (tab, ctrl+s, ctrl+e, esc), then those of the
-// focused field as far as they fit the width, keeping room for the one
-// the root adds (ctrl+g more keys), so the bar is never cut.
+// focused field; the root fits them to the width.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
 	if m.jsonMode {
@@ -1066,32 +1060,11 @@ func (m *Model) ShortHelp() []key.Binding {
 	return m.fitHelp([]key.Binding{k.Next, k.Submit, k.JSON, k.Back}, extra...)
 }
 
-// fitHelp returns must followed by as many of extra as fit the screen
-// width, less the root's share.
+// fitHelp returns must followed by extra: the bindings that always
+// matter, then the focused field's. The root fits the bar to the width,
+// dropping from the end, so the field's go first.
 func (m *Model) fitHelp(must []key.Binding, extra ...key.Binding) []key.Binding {
-	w := m.com.Width
-	if w <= 0 {
-		w = m.width
-	}
-	used := rootHelp
-	for _, b := range must {
-		used += helpWidth(b)
-	}
-	for _, b := range extra {
-		if used+helpWidth(b) > w {
-			break
-		}
-		used += helpWidth(b)
-		must = append(must, b)
-	}
-	return must
-}
-
-// helpWidth is the cells a binding takes in the help bar, separator
-// included.
-func helpWidth(b key.Binding) int {
-	h := b.Help()
-	return common.Width(h.Key) + 1 + common.Width(h.Desc) + helpSep
+	return append(must, extra...)
 }
 
 // FullHelp returns every form binding.
