@@ -16,8 +16,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -54,61 +52,6 @@ const (
 	maxAreaContent = 1 << 20
 )
 
-// KeyMap is the form's key bindings.
-type KeyMap struct {
-	// Next and Prev move between fields (Down/Up too, outside multi-line
-	// editors; Enter too, outside JSON editors, where it is a newline).
-	Next, Prev key.Binding
-	Down, Up   key.Binding
-	Enter      key.Binding
-	// Newline inserts a line break in a string field, which then shows
-	// over several lines.
-	Newline key.Binding
-	// Toggle flips a boolean, a multi-select option or a section; Left and
-	// Right cycle a choice or a variant.
-	Toggle      key.Binding
-	Left, Right key.Binding
-	// Null toggles null on a nullable field; Clear leaves a field out (or
-	// removes a list item or entry); Add adds an item or entry.
-	Null, Clear, Add key.Binding
-	// MoveUp and MoveDown reorder list items and entries.
-	MoveUp, MoveDown key.Binding
-	// JSON switches JSON mode; Editor edits the input in $EDITOR.
-	JSON, Editor key.Binding
-	// Recall loads the last input or the next preset; Save saves a preset.
-	Recall, Save key.Binding
-	// Submit sends the form (twice while invalid: send anyway); Back
-	// leaves it, keeping what was typed.
-	Submit key.Binding
-	Back   key.Binding
-}
-
-// DefaultKeyMap returns the form's bindings.
-func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
-		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
-		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
-		Newline:  key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"), key.WithHelp("ctrl+j", "new line")),
-		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
-		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
-		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
-		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
-		Null:     key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
-		Clear:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "clear/remove")),
-		Add:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "add item")),
-		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move up")),
-		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move down")),
-		JSON:     key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "JSON")),
-		Editor:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "$EDITOR")),
-		Recall:   key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last/preset")),
-		Save:     key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "save preset")),
-		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
-		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-	}
-}
-
 // Action is what the form asks the root model to do.
 type Action interface{ isAction() }
 
@@ -131,25 +74,6 @@ type ActionBack struct{}
 func (ActionSubmit) isAction()     {}
 func (ActionSavePreset) isAction() {}
 func (ActionBack) isAction()       {}
-
-// Recall is a remembered input offered by ctrl+l.
-type Recall struct {
-	// Name is "last input" or the preset's name.
-	Name  string
-	Input json.RawMessage
-}
-
-// editorDoneMsg carries the text edited in $EDITOR back.
-type editorDoneMsg struct {
-	text string
-	err  error
-}
-
-// editorReadyMsg says the input was written to path for the editor.
-type editorReadyMsg struct {
-	path string
-	err  error
-}
 
 // Model is the form screen.
 type Model struct {
@@ -350,18 +274,6 @@ func (m *Model) SetProblemNote(s string) { m.note, m.noteIsProblem, m.transient 
 
 // Note returns the current note.
 func (m *Model) Note() string { return m.note }
-
-// Recalls are the remembered inputs ctrl+l offers, in order.
-func (m *Model) Recalls() []Recall { return m.recalls }
-
-// SetRecalls offers remembered inputs (the last one first, then presets)
-// to ctrl+l, and says so in the note.
-func (m *Model) SetRecalls(r []Recall) {
-	m.recalls, m.recall = r, -1
-	if len(r) > 0 && m.note == "" {
-		m.SetNote(fmt.Sprintf("%s available: ctrl+l loads it.", r[0].Name))
-	}
-}
 
 // ShowProblems places findings the runner reported (runner.InputError)
 // under their fields, in addition to the form's own.
@@ -879,202 +791,4 @@ func (m *Model) submit() (Action, tea.Cmd) {
 	}
 	m.SetNote("")
 	return ActionSubmit{Input: m.value}, nil
-}
-
-// ---- JSON mode -----------------------------------------------------------
-
-// enterJSON shows text (the input) in the JSON editor.
-func (m *Model) enterJSON(text string) {
-	m.jsonMode = true
-	m.armed = false
-	m.jsonArea.SetValue(form.Indent(json.RawMessage(text)))
-	m.jsonArea.MoveToBegin()
-	m.SetNote("JSON mode: this is exactly the input to be sent. ctrl+e returns to the form.")
-	m.checkJSON()
-}
-
-// updateJSON handles a key in JSON mode.
-func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
-	switch {
-	case key.Matches(kp, m.keys.Submit):
-		return m.submit()
-	case key.Matches(kp, m.keys.JSON):
-		m.escArmed = false
-		if err := m.leaveJSON(); err != nil {
-			m.setTransientNote("Still in JSON mode: " + err.Error())
-			return nil, nil
-		}
-		return nil, m.setFocus(m.focus)
-	case key.Matches(kp, m.keys.Editor):
-		return nil, m.openEditor(json.RawMessage(m.jsonArea.Value()))
-	case key.Matches(kp, m.keys.Back):
-		m.checkJSON()
-		if m.jsonErr != "" && !m.escArmed {
-			// Leaving with text that does not parse: say what happens to it.
-			m.escArmed = true
-			// A problem note: the next key (an edit that may make it
-			// parse) drops it, as it disarms esc.
-			m.SetProblemNote("The JSON does not parse: esc again leaves, and this draft text is kept in JSON mode for when you come back.")
-			return nil, nil
-		}
-		m.escArmed = false
-		return ActionBack{}, nil
-	}
-	m.escArmed = false
-	m.armed = false
-	m.clearProblemNote()
-	return nil, m.updateEditor(kp)
-}
-
-// leaveJSON loads the JSON editor's text into the form and shows the form;
-// text that does not parse keeps JSON mode (nothing is dropped).
-func (m *Model) leaveJSON() error {
-	text := strings.TrimSpace(m.jsonArea.Value())
-	if err := m.form.SetValue(json.RawMessage(text)); err != nil {
-		return err
-	}
-	m.jsonMode = false
-	m.SetNote("")
-	m.attempted = true // a whole input was supplied: show all its problems
-	m.resetEditors()
-	m.check()
-	return nil
-}
-
-// ---- $EDITOR -------------------------------------------------------------
-
-// openEditor writes the input to a temporary file (in a command: no I/O
-// in Update) and then opens it in $EDITOR.
-func (m *Model) openEditor(v json.RawMessage) tea.Cmd {
-	text := form.Indent(v)
-	return func() tea.Msg {
-		f, err := os.CreateTemp("", "modbay-input-*.json")
-		if err != nil {
-			return editorReadyMsg{err: err}
-		}
-		defer f.Close()
-		if _, err := f.WriteString(text + "\n"); err != nil {
-			return editorReadyMsg{err: err}
-		}
-		return editorReadyMsg{path: f.Name()}
-	}
-}
-
-// editorCommand is $VISUAL, else $EDITOR, else vi.
-func editorCommand() string {
-	for _, v := range []string{"VISUAL", "EDITOR"} {
-		if e := strings.TrimSpace(os.Getenv(v)); e != "" {
-			return e
-		}
-	}
-	return "vi"
-}
-
-// runEditor suspends the program and runs the editor on the file.
-func (m *Model) runEditor(msg editorReadyMsg) tea.Cmd {
-	if msg.err != nil {
-		m.SetNote("Cannot open the editor: " + msg.err.Error())
-		return nil
-	}
-	parts := strings.Fields(editorCommand())
-	c := exec.Command(parts[0], append(parts[1:], msg.path)...)
-	path := msg.path
-	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.Remove(path)
-		if err != nil {
-			return editorDoneMsg{err: err}
-		}
-		b, err := os.ReadFile(path)
-		return editorDoneMsg{text: string(b), err: err}
-	})
-}
-
-// editorDone takes the edited text: valid JSON goes into the form;
-// anything else opens JSON mode with it, so nothing is lost.
-func (m *Model) editorDone(msg editorDoneMsg) {
-	if msg.err != nil {
-		m.SetNote("The editor failed: " + msg.err.Error())
-		return
-	}
-	m.jsonMode = true
-	m.jsonArea.SetValue(strings.TrimRight(msg.text, "\n"))
-	if err := m.leaveJSON(); err != nil {
-		m.SetNote("The edited input is kept in JSON mode: " + err.Error())
-		m.checkJSON()
-		m.jsonArea.Focus()
-		return
-	}
-	m.SetNote("Loaded the input from the editor.")
-}
-
-// ---- recall --------------------------------------------------------------
-
-// nextRecall loads the next remembered input into the form.
-func (m *Model) nextRecall() tea.Cmd {
-	if len(m.recalls) == 0 {
-		m.SetNote("No remembered input or preset for this capability yet.")
-		return nil
-	}
-	m.recall = (m.recall + 1) % len(m.recalls)
-	r := m.recalls[m.recall]
-	if err := m.form.SetValue(r.Input); err != nil {
-		m.SetNote("Cannot load " + r.Name + ": " + err.Error())
-		return nil
-	}
-	m.resetEditors()
-	m.attempted = true // a whole input was supplied: show all its problems
-	m.check()
-	m.note, m.noteIsProblem = fmt.Sprintf("Loaded %s (%d/%d); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls)), false
-	return m.setFocus(0)
-}
-
-// ---- help ----------------------------------------------------------------
-
-// ShortHelp returns the bindings for the focused field: the ones that
-// always matter first (tab, ctrl+s, ctrl+e, esc), then those of the
-// focused field; the root fits them to the width.
-func (m *Model) ShortHelp() []key.Binding {
-	k := m.keys
-	if m.jsonMode {
-		return m.fitHelp([]key.Binding{k.JSON, k.Submit, k.Back}, k.Editor)
-	}
-	var extra []key.Binding
-	if n := m.FocusedNode(); n != nil && !n.ReadOnly {
-		switch n.Kind {
-		case form.KindBoolean, form.KindObject, form.KindArray, form.KindMulti:
-			extra = append(extra, k.Toggle)
-		case form.KindEnum, form.KindUnion:
-			extra = append(extra, k.Right)
-		case form.KindString:
-			if !n.Raw {
-				extra = append(extra, k.Newline)
-			}
-		}
-		if n.Nullable {
-			extra = append(extra, k.Null)
-		}
-		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap {
-			extra = append(extra, k.Add)
-		}
-	}
-	return m.fitHelp([]key.Binding{k.Next, k.Submit, k.JSON, k.Back}, extra...)
-}
-
-// fitHelp returns must followed by extra: the bindings that always
-// matter, then the focused field's. The root fits the bar to the width,
-// dropping from the end, so the field's go first.
-func (m *Model) fitHelp(must []key.Binding, extra ...key.Binding) []key.Binding {
-	return append(must, extra...)
-}
-
-// FullHelp returns every form binding.
-func (m *Model) FullHelp() [][]key.Binding {
-	k := m.keys
-	return [][]key.Binding{
-		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
-		{k.Toggle, k.Left, k.Right, k.Null, k.Clear},
-		{k.Add, k.MoveUp, k.MoveDown},
-		{k.JSON, k.Editor, k.Recall, k.Save},
-		{k.Submit, k.Back},
-	}
 }
