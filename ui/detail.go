@@ -9,7 +9,9 @@ import (
 	"modbay/ui/common"
 )
 
-// detailBuilder collects wrapped detail lines.
+// detailBuilder collects wrapped detail lines: the one builder of the
+// detail panes (modules, capabilities) and the result view, all in this
+// file.
 type detailBuilder struct {
 	com   *common.Common
 	w     int
