@@ -108,9 +108,19 @@ func (l *moduleList) layout(shown []list.Item, w int) {
 // module it was on, found by ID and executable.
 func (l *moduleList) setModules(mods []*runner.Module) {
 	l.modules = mods
+	// A module keeps its item while it stays listed, so the detail
+	// cache (keyed by item) survives other modules arriving.
+	had := map[*runner.Module]list.Item{}
+	for _, it := range l.list.Items() {
+		had[it.(*moduleItem).m] = it
+	}
 	items := make([]list.Item, len(mods))
 	for i, m := range mods {
-		items[i] = &moduleItem{l: l, m: m}
+		if it, ok := had[m]; ok {
+			items[i] = it
+		} else {
+			items[i] = &moduleItem{l: l, m: m}
+		}
 	}
 	l.list.SetItems(items, func(a, b list.Item) bool {
 		x, y := a.(*moduleItem).m, b.(*moduleItem).m
