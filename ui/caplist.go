@@ -13,187 +13,150 @@ import (
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/form"
+	"modbay/ui/list"
 )
 
-// capAction is what the capability list asks of the root model.
-type capAction interface{ isCapAction() }
-
-// capOpen opens the form of a capability.
-type capOpen struct{ cap modproto.Capability }
-
-// capBack returns to the module list.
-type capBack struct{}
-
-func (capOpen) isCapAction() {}
-func (capBack) isCapAction() {}
+// CapsKeyMap is the capability list's own bindings, beside the list's.
+type CapsKeyMap struct {
+	// Back returns to the module list.
+	Back key.Binding
+	// Quit quits (never while the filter takes the keys).
+	Quit key.Binding
+}
 
 // capList lists one module's capabilities with the selected one's detail,
 // and a filter by title or id ("/", as in the module list).
 type capList struct {
 	com    *common.Common
-	keys   ListKeyMap
+	keys   CapsKeyMap
 	module *runner.Module
-	// shown are the indexes of the capabilities the filter keeps; cursor
-	// is a row of shown.
-	shown  []int
-	cursor int
-	filter listFilter
-	width  int
-	height int
-	detail detailScroll
-	// shownDetail is the selected capability's detail as last built.
-	shownDetail detailCache
+	list   *list.Model
 }
 
-func newCapList(com *common.Common, keys ListKeyMap, m *runner.Module) *capList {
-	c := &capList{com: com, keys: keys, module: m, filter: newFilter(com, "filter by title or id")}
-	c.refilter()
-	return c
-}
-
-func (c *capList) caps() []modproto.Capability {
-	if c.module.Descriptor == nil {
-		return nil
+// openCapsScreen builds the capability list of module arg (*runner.Module).
+func openCapsScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	mod, ok := arg.(*runner.Module)
+	if !ok || mod == nil {
+		return nil, nil
 	}
-	return c.module.Descriptor.Capabilities
+	c := &capList{com: m.com, keys: m.keys.Caps, module: mod,
+		list: list.New(m.com, m.keys.List, "filter by title or id", "No capability matches the filter.")}
+	var items []list.Item
+	if mod.Descriptor != nil {
+		for i := range mod.Descriptor.Capabilities {
+			items = append(items, &capItem{c: c, cap: &mod.Descriptor.Capabilities[i]})
+		}
+	}
+	c.list.SetItems(items, nil)
+	return c, nil
 }
+
+// capItem is one capability as a list item.
+type capItem struct {
+	c   *capList
+	cap *modproto.Capability
+}
+
+// FilterValue matches the capability's id and title.
+func (it *capItem) FilterValue() string { return it.cap.ID + "\x00" + it.cap.Title }
+
+// Row draws the capability's title and id.
+func (it *capItem) Row(sel bool, w int) string {
+	st := it.c.com.Styles
+	t := render.SanitizeLine(common.TitleOr(it.cap.Title, it.cap.ID))
+	if sel {
+		t = st.Selected.Render(t)
+	}
+	return st.Cursor(sel) + t + " " + st.ID.Render(render.SanitizeLine(it.cap.ID))
+}
+
+// Detail describes the capability.
+func (it *capItem) Detail(w int) string { return capDetail(it.c.com, it.c.module, *it.cap, w) }
 
 // Selected returns the capability under the cursor, or nil.
 func (c *capList) Selected() *modproto.Capability {
-	if c.cursor < 0 || c.cursor >= len(c.shown) {
-		return nil
+	if it, ok := c.list.Selected().(*capItem); ok {
+		return it.cap
 	}
-	return &c.caps()[c.shown[c.cursor]]
+	return nil
 }
 
-// Typing reports whether keys go to the filter.
-func (c *capList) Typing() bool { return c.filter.active }
+// Kind implements Screen.
+func (c *capList) Kind() screenKind { return screenCaps }
 
-// refilter keeps the capabilities whose title or id contain the filter
-// text, case aside.
-func (c *capList) refilter() {
-	q := strings.ToLower(strings.TrimSpace(c.filter.Value()))
-	c.shown = c.shown[:0]
-	for i, cp := range c.caps() {
-		if q == "" || strings.Contains(strings.ToLower(cp.ID), q) || strings.Contains(strings.ToLower(cp.Title), q) {
-			c.shown = append(c.shown, i)
-		}
+// SetSize implements Screen.
+func (c *capList) SetSize(w, h int) { c.list.SetSize(w, h) }
+
+// Typing implements Screen: keys go to the filter.
+func (c *capList) Typing() bool { return c.list.Typing() }
+
+// Crumb implements Screen: the module's name.
+func (c *capList) Crumb(bool) string { return render.SanitizeLine(moduleName(c.module)) }
+
+// Update implements Screen.
+func (c *capList) Update(msg tea.Msg) (Action, tea.Cmd) {
+	act, cmd, handled := c.list.Update(msg)
+	if a, ok := act.(list.ActionOpen); ok {
+		return actionOpen{kind: screenForm, arg: formArg{module: c.module, cap: *a.Item.(*capItem).cap}}, cmd
 	}
-	c.move(c.cursor)
-}
-
-// move puts the cursor on shown row i (clamped); a new selection shows
-// its detail from the top.
-func (c *capList) move(i int) {
-	i = min(max(len(c.shown)-1, 0), max(0, i))
-	if i != c.cursor {
-		c.detail.off = 0
-	}
-	c.cursor = i
-}
-
-// SetSize sets the screen area.
-func (c *capList) SetSize(w, h int) {
-	c.width, c.height = w, h
-	c.filter.SetWidth(max(w-4, 10))
-}
-
-// Update handles a key.
-func (c *capList) Update(msg tea.Msg) (capAction, tea.Cmd) {
-	if c.filter.active {
-		if handled, changed, cmd := c.filter.Update(msg, c.keys); handled {
-			if changed {
-				c.refilter()
-			}
-			return nil, cmd
-		}
-	}
-	kp, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil, nil
+	kp, isKey := msg.(tea.KeyPressMsg)
+	if handled || !isKey {
+		return nil, cmd
 	}
 	switch {
-	case key.Matches(kp, c.keys.Up):
-		c.move(c.cursor - 1)
-	case key.Matches(kp, c.keys.Down):
-		c.move(c.cursor + 1)
-	case key.Matches(kp, c.keys.Top):
-		c.move(0)
-	case key.Matches(kp, c.keys.Bottom):
-		c.move(len(c.shown) - 1)
-	case c.detail.Update(kp, c.keys):
-	case key.Matches(kp, c.keys.Filter):
-		return nil, c.filter.Focus()
-	case key.Matches(kp, c.keys.ClearFilter) && c.filter.Value() != "":
-		c.filter.Clear()
-		c.refilter()
 	case key.Matches(kp, c.keys.Back):
-		return capBack{}, nil
-	case key.Matches(kp, c.keys.Open):
-		if cp := c.Selected(); cp != nil {
-			return capOpen{cap: *cp}, nil
-		}
+		return actionPop{}, nil
+	case key.Matches(kp, c.keys.Quit):
+		return actionQuit{}, nil
 	}
 	return nil, nil
 }
 
-// ShortHelp returns the bindings that apply.
+// ShortHelp implements help.KeyMap.
 func (c *capList) ShortHelp() []key.Binding {
-	if c.filter.active {
-		return []key.Binding{c.keys.Open, c.keys.ClearFilter}
+	b := c.list.ShortHelp()
+	if c.list.Typing() {
+		return b
 	}
-	b := []key.Binding{c.keys.Up, c.keys.Down, c.keys.Open, c.keys.Filter}
-	if c.filter.Value() != "" {
-		b = append(b, c.keys.ClearFilter)
+	if c.list.FilterValue() == "" {
+		b = append(b, c.keys.Back)
 	}
-	b = append(b, c.keys.Back)
-	if c.detail.above+c.detail.below > 0 {
-		b = append(b, c.keys.DetailDown)
+	if c.list.DetailScrolls() {
+		b = append(b, c.list.KeyMap().DetailDown)
 	}
-	return b
+	return append(b, c.keys.Quit)
 }
 
-// View draws the list and the selected capability's detail.
+// FullHelp implements help.KeyMap.
+func (c *capList) FullHelp() [][]key.Binding {
+	g := c.list.FullHelp()
+	if c.list.Typing() {
+		return g
+	}
+	var own []key.Binding
+	if c.list.FilterValue() == "" {
+		own = append(own, c.keys.Back)
+	}
+	return append(g, append(own, c.keys.Quit))
+}
+
+// View implements Screen: a warning when the module cannot run, the
+// filter, then the list and the selected capability's detail.
 func (c *capList) View() string {
 	st := c.com.Styles
-	caps := c.caps()
-	if len(caps) == 0 {
+	if len(c.list.Items()) == 0 {
 		return st.Muted.Render("This module declares no capabilities.")
 	}
+	w := c.list.Width()
 	var top []string
 	switch c.module.Status {
 	case runner.StatusDisabled, runner.StatusBroken:
-		top = append(top, st.Warning.Render(common.Trunc(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), c.width)))
+		top = append(top, st.Warning.Render(common.Trunc(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), w)))
 	}
-	if c.filter.Shown() {
-		top = append(top, common.Trunc(c.filter.View(), c.width))
+	if f := c.list.FilterView(); f != "" {
+		top = append(top, f)
 	}
-	h := c.height - len(top)
-	rows := func(w, h int) []string {
-		start := scrollStart(c.cursor, len(c.shown), h)
-		var out []string
-		for i := start; i < len(c.shown) && len(out) < h; i++ {
-			cp := caps[c.shown[i]]
-			sel := i == c.cursor
-			t := render.SanitizeLine(common.TitleOr(cp.Title, cp.ID))
-			if sel {
-				t = st.Selected.Render(t)
-			}
-			out = append(out, common.Trunc(st.Cursor(sel)+t+" "+st.ID.Render(render.SanitizeLine(cp.ID)), w))
-		}
-		if len(c.shown) == 0 {
-			out = append(out, st.Muted.Render("No capability matches the filter."))
-		}
-		return out
-	}
-	var detail string
-	if cp := c.Selected(); cp != nil {
-		dw := detailWidth(c.com, c.width)
-		detail = c.shownDetail.get(detailKey{item: c.shown[c.cursor], width: dw, styles: c.com.Styles}, func() string {
-			return capDetail(c.com, c.module, *cp, dw)
-		})
-	}
-	return strings.Join(append(top, splitPane(c.com, c.width, h, rows, detail, len(c.shown), &c.detail)), "\n")
+	return strings.Join(append(top, c.list.PaneView(c.list.Height()-len(top))), "\n")
 }
 
 // capDetail describes one capability: summary, effects, inputs, artifacts.

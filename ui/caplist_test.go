@@ -10,13 +10,19 @@ import (
 	"modbay/ui/internal/uitest"
 )
 
+// caps returns the top-most capability list, or nil.
+func caps(m *Model) *capList {
+	c, _ := find[*capList](m)
+	return c
+}
+
 // openCaps shows the fixture module's capability list.
 func openCaps(t *testing.T, m *Model) {
 	t.Helper()
 	withModules(t, m)
 	press(m, "enter")
-	if m.screen != screenCaps {
-		t.Fatalf("screen %v, want capabilities", m.screen)
+	if m.screen() != screenCaps {
+		t.Fatalf("screen %v, want capabilities", m.screen())
 	}
 }
 
@@ -45,8 +51,8 @@ func TestCapabilityListFilters(t *testing.T) {
 	}
 	press(m, "enter") // leaves the filter, keeping it
 	press(m, "enter") // opens the one shown
-	if m.screen != screenForm || m.formCap.ID != "fake.slow" {
-		t.Fatalf("screen %v cap %q, want the fake.slow form", m.screen, m.formCap.ID)
+	if m.screen() != screenForm || m.formCap.ID != "fake.slow" {
+		t.Fatalf("screen %v cap %q, want the fake.slow form", m.screen(), m.formCap.ID)
 	}
 
 	m, _ = newTest(t, nil, 80, 24)
@@ -54,12 +60,12 @@ func TestCapabilityListFilters(t *testing.T) {
 	press(m, "/")
 	typeNoQuit(t, m, "slow")
 	press(m, "esc")
-	if out := ansi.Strip(frame(t, m)); m.screen != screenCaps || !strings.Contains(out, "fake.echo") || strings.Contains(out, "/slow") {
-		t.Fatalf("esc did not clear the filter (screen %v):\n%s", m.screen, out)
+	if out := ansi.Strip(frame(t, m)); m.screen() != screenCaps || !strings.Contains(out, "fake.echo") || strings.Contains(out, "/slow") {
+		t.Fatalf("esc did not clear the filter (screen %v):\n%s", m.screen(), out)
 	}
 	press(m, "esc")
-	if m.screen != screenModules {
-		t.Fatalf("esc with no filter: screen %v, want modules", m.screen)
+	if m.screen() != screenModules {
+		t.Fatalf("esc with no filter: screen %v, want modules", m.screen())
 	}
 }
 
@@ -68,11 +74,11 @@ func TestCapabilityListHomeEnd(t *testing.T) {
 		m, _ := newTest(t, nil, 80, 24)
 		openCaps(t, m)
 		press(m, k[0])
-		if got := m.caps.Selected().ID; got != "fake.jobs.status" {
+		if got := caps(m).Selected().ID; got != "fake.jobs.status" {
 			t.Errorf("%s selects %q", k[0], got)
 		}
 		press(m, k[1])
-		if got := m.caps.Selected().ID; got != "fake.echo" {
+		if got := caps(m).Selected().ID; got != "fake.echo" {
 			t.Errorf("%s selects %q", k[1], got)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // fieldText is the text of the form's field i.
-func fieldText(m *Model, i int) string { return m.form.Form().Fields()[i].Text }
+func fieldText(m *Model, i int) string { return m.form().Form().Fields()[i].Text }
 
 func TestFormTextFieldTakesEveryPrintableKey(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 30)
@@ -17,8 +17,8 @@ func TestFormTextFieldTakesEveryPrintableKey(t *testing.T) {
 	if got := fieldText(m, 0); got != "http://x/?a=1&q=jk" {
 		t.Fatalf("field text %q", got)
 	}
-	if m.fullHelp || m.screen != screenForm {
-		t.Fatalf("typing opened the help (%v) or left the form (screen %v)", m.fullHelp, m.screen)
+	if m.fullHelp || m.screen() != screenForm {
+		t.Fatalf("typing opened the help (%v) or left the form (screen %v)", m.fullHelp, m.screen())
 	}
 	// Help in a form is on a key that never types, and the help bar says so.
 	if h := m.helpView(); !strings.Contains(h, "ctrl+g") || strings.Contains(h, "? more keys") {
@@ -35,8 +35,8 @@ func TestFormTextFieldTakesEveryPrintableKey(t *testing.T) {
 	}
 	// esc closes the help first, and only the help.
 	press(m, "esc")
-	if m.fullHelp || m.screen != screenForm || fieldText(m, 0) != "http://x/?a=1&q=jk?" {
-		t.Fatalf("esc: help %v, screen %v, text %q", m.fullHelp, m.screen, fieldText(m, 0))
+	if m.fullHelp || m.screen() != screenForm || fieldText(m, 0) != "http://x/?a=1&q=jk?" {
+		t.Fatalf("esc: help %v, screen %v, text %q", m.fullHelp, m.screen(), fieldText(m, 0))
 	}
 	press(m, "f1")
 	if !m.fullHelp {
@@ -62,8 +62,8 @@ func TestQuestionMarkClosesTheHelpItOpened(t *testing.T) {
 	// Opened by "?" on the list, then the focus goes to a form field:
 	// "?" still closes it.
 	press(m, "?", "enter", "enter")
-	if !m.fullHelp || m.screen != screenForm {
-		t.Fatalf("help %v screen %v", m.fullHelp, m.screen)
+	if !m.fullHelp || m.screen() != screenForm {
+		t.Fatalf("help %v screen %v", m.fullHelp, m.screen())
 	}
 	press(m, "?")
 	if m.fullHelp || fieldText(m, 0) != "" {
@@ -73,8 +73,8 @@ func TestQuestionMarkClosesTheHelpItOpened(t *testing.T) {
 	press(m, "esc", "esc", "/")
 	typeText(m, "ec")
 	press(m, "enter", "?", "esc")
-	if m.fullHelp || m.modules.filter.Value() != "ec" {
-		t.Fatalf("esc: help %v, filter %q", m.fullHelp, m.modules.filter.Value())
+	if m.fullHelp || m.modules.list.FilterValue() != "ec" {
+		t.Fatalf("esc: help %v, filter %q", m.fullHelp, m.modules.list.FilterValue())
 	}
 }
 
@@ -85,18 +85,18 @@ func TestFormDraftSurvivesLeavingAndComingBack(t *testing.T) {
 	press(m, "tab", "backspace")
 	typeText(m, "7")
 	press(m, "esc")
-	if m.screen != screenCaps {
-		t.Fatalf("esc: screen %v", m.screen)
+	if m.screen() != screenCaps {
+		t.Fatalf("esc: screen %v", m.screen())
 	}
 	// Another capability's form is its own.
 	press(m, "down", "enter")
 	typeText(m, "Q1")
 	press(m, "esc", "up", "enter")
-	if got := string(m.form.Value()); got != `{"name":"hello","repeat":7}` {
+	if got := string(m.form().Value()); got != `{"name":"hello","repeat":7}` {
 		t.Fatalf("reopened form value %s", got)
 	}
-	if m.form.Focused() != 1 {
-		t.Fatalf("reopened form focus %d, want 1 (where it was left)", m.form.Focused())
+	if m.form().Focused() != 1 {
+		t.Fatalf("reopened form focus %d, want 1 (where it was left)", m.form().Focused())
 	}
 	// Even after going back to the module list and rediscovering.
 	press(m, "esc", "esc")

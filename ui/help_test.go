@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"modbay/modproto"
+	"modbay/ui/common"
 )
 
 // tailLines returns the last n lines of a frame.
@@ -49,13 +50,36 @@ func TestViewerHelpBarKeepsMoreKeysAndEsc(t *testing.T) {
 		m, _ := newTest(t, nil, w, 24)
 		h := newHarness(t, m)
 		resultFor(t, m, "invoke/success-with-artifact.json")
-		a := &m.result.res.Artifacts[0]
+		a := &m.result().res.Artifacts[0]
 		a.Staged, a.Digest, a.Size = staged, modproto.Digest(body), int64(len(body))
 		h.key("enter")
-		h.until("render", func() bool { return m.screen == screenViewer && !m.viewer.Loading() })
+		h.until("render", func() bool { return m.screen() == screenViewer && !m.viewer().Loading() })
 		bar := tailLines(frame(t, m), 1)
 		if !strings.Contains(bar, "? more keys") || !strings.Contains(bar, "esc back") || strings.Contains(bar, "…") {
 			t.Errorf("%d cols: help bar %q", w, bar)
+		}
+	}
+}
+
+// Only the root fits the help bar: a form's bar keeps its essentials and
+// the way to the full help at every width the goldens use, never cut.
+func TestFormHelpBarFitsWithTheEssentials(t *testing.T) {
+	for _, w := range []int{80, 100, 120} {
+		for i := range 2 {
+			m, _ := newTest(t, nil, w, 24)
+			openForm(t, m, i)
+			for range 3 {
+				bar := tailLines(frame(t, m), 1)
+				for _, want := range []string{"tab", "ctrl+s", "ctrl+e", "esc", "ctrl+g"} {
+					if !strings.Contains(bar, want) {
+						t.Errorf("%d cols, form %d: help bar lacks %s: %q", w, i, want, bar)
+					}
+				}
+				if strings.Contains(bar, "…") || common.Width(bar) > w {
+					t.Errorf("%d cols, form %d: help bar cut: %q", w, i, bar)
+				}
+				press(m, "tab")
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 
+	"modbay/ui/list"
 	"modbay/ui/viewer"
 )
 
@@ -10,17 +11,20 @@ import (
 // form and the dialogs keep their own (formview.KeyMap, dialog.*KeyMap).
 type KeyMap struct {
 	Global GlobalKeyMap
-	List   ListKeyMap
-	Run    RunKeyMap
-	Result ResultKeyMap
-	Viewer viewer.KeyMap
+	// List is the bindings every list shares (ui/list).
+	List    list.KeyMap
+	Modules ModulesKeyMap
+	Caps    CapsKeyMap
+	Run     RunKeyMap
+	Result  ResultKeyMap
+	Viewer  viewer.KeyMap
 }
 
-// GlobalKeyMap applies on every screen.
+// GlobalKeyMap applies on every screen; the root shows each where it does
+// what it says.
 type GlobalKeyMap struct {
-	// Quit quits from a list (never while typing in a field or filter).
-	Quit key.Binding
-	// Interrupt cancels the run in progress, and otherwise quits.
+	// Interrupt quits, unless what has focus binds ctrl+c (a run in
+	// flight cancels instead).
 	Interrupt key.Binding
 	// Help toggles the full help where keys are not text ("?").
 	Help key.Binding
@@ -29,27 +33,6 @@ type GlobalKeyMap struct {
 	HelpAnywhere key.Binding
 	// CloseHelp closes the full help before esc does anything else.
 	CloseHelp key.Binding
-}
-
-// ListKeyMap is the module and capability lists' bindings.
-type ListKeyMap struct {
-	Up, Down key.Binding
-	// ArrowUp and ArrowDown move while the filter takes j and k as text.
-	ArrowUp, ArrowDown key.Binding
-	// Top and Bottom jump to the first and last row.
-	Top, Bottom key.Binding
-	Open        key.Binding
-	Filter      key.Binding
-	ClearFilter key.Binding
-	Rediscover  key.Binding
-	Back        key.Binding
-	// DetailUp and DetailDown scroll the detail pane from the list.
-	DetailUp, DetailDown key.Binding
-}
-
-// RunKeyMap is the run view's bindings.
-type RunKeyMap struct {
-	Cancel key.Binding
 }
 
 // ResultKeyMap is the result view's bindings.
@@ -70,28 +53,20 @@ func DefaultKeyMap() KeyMap {
 	pgup := key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up"))
 	pgdown := key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down"))
 	back := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
+	quit := key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit"))
 	return KeyMap{
 		Global: GlobalKeyMap{
-			Quit:         key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 			Interrupt:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 			Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 			HelpAnywhere: key.NewBinding(key.WithKeys("ctrl+g", "f1"), key.WithHelp("ctrl+g", "more keys")),
 			CloseHelp:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
 		},
-		List: ListKeyMap{
-			Up: up, Down: down,
-			ArrowUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
-			ArrowDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
-			Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
-			Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
-			Open:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-			Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-			ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
-			Rediscover:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
-			Back:        back,
-			DetailUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "detail up")),
-			DetailDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "detail down")),
+		List: list.DefaultKeyMap(),
+		Modules: ModulesKeyMap{
+			Rediscover: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
+			Quit:       quit,
 		},
+		Caps: CapsKeyMap{Back: back, Quit: quit},
 		Run: RunKeyMap{
 			Cancel: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
 		},

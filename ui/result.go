@@ -43,6 +43,40 @@ type resultView struct {
 	}
 }
 
+// openResultScreen shows the result of the finished run with request id arg
+// (string).
+func openResultScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	id, _ := arg.(string)
+	r, ok := m.runs[id]
+	if !ok || r.result == nil {
+		return nil, nil
+	}
+	return newResultView(m.com, m.keys.Result, r.plan, r.result, r.stderrTail()), nil
+}
+
+// result returns the top-most result screen, or nil.
+func (m *Model) result() *resultView {
+	r, _ := find[*resultView](m)
+	return r
+}
+
+// Actions of the result screen.
+type (
+	// actionRerun plans the last input again, from its form.
+	actionRerun struct{}
+)
+
+func (actionRerun) isAction() {}
+
+// Kind implements Screen.
+func (r *resultView) Kind() screenKind { return screenResult }
+
+// Typing implements Screen.
+func (r *resultView) Typing() bool { return false }
+
+// Crumb implements Screen.
+func (r *resultView) Crumb(bool) string { return "result" }
+
 func newResultView(com *common.Common, keys ResultKeyMap, p *runner.Plan, res *runner.Result, liveStderr string) *resultView {
 	r := &resultView{com: com, keys: keys, plan: p, res: res, liveStderr: liveStderr, vp: viewport.New()}
 	r.vp.KeyMap = viewport.KeyMap{}
@@ -65,10 +99,23 @@ func (r *resultView) SelectedArtifact() (runner.VerifiedArtifact, bool) {
 	return r.res.Artifacts[r.selected], true
 }
 
-// Update handles scrolling, artifact selection and the stderr toggle.
-func (r *resultView) Update(kp tea.KeyPressMsg) {
+// Update implements Screen: scrolling, artifact selection, the stderr
+// toggle; opening an artifact, a re-run and back are the root's.
+func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
+	}
 	n := len(r.res.Artifacts)
 	switch {
+	case key.Matches(kp, r.keys.Back):
+		return actionPop{}, nil
+	case key.Matches(kp, r.keys.Rerun):
+		return actionRerun{}, nil
+	case key.Matches(kp, r.keys.Open):
+		if a, ok := r.SelectedArtifact(); ok {
+			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, art: a, siblings: r.res.Artifacts}}, nil
+		}
 	case key.Matches(kp, r.keys.Up):
 		if n > 0 && r.selected > 0 {
 			r.selected--
@@ -101,6 +148,7 @@ func (r *resultView) Update(kp tea.KeyPressMsg) {
 			r.vp.SetYOffset(r.stderrLine)
 		}
 	}
+	return nil, nil
 }
 
 // showSelected scrolls the selected artifact row into view.
@@ -110,16 +158,40 @@ func (r *resultView) showSelected() {
 	}
 }
 
-// ShortHelp returns the bindings that apply.
+// ShortHelp implements help.KeyMap: the bindings that apply (up and down
+// while there is something to move through).
 func (r *resultView) ShortHelp() []key.Binding {
-	b := []key.Binding{r.keys.Up, r.keys.Down}
+	var b []key.Binding
+	if r.scrolls() || len(r.res.Artifacts) > 1 {
+		b = append(b, r.keys.Up, r.keys.Down)
+	}
 	if len(r.res.Artifacts) > 0 {
 		b = append(b, r.keys.Open)
 	}
-	if r.stderr() != "" {
+	if r.stderrFolds() {
 		b = append(b, r.keys.Stderr)
 	}
 	return append(b, r.keys.Rerun, r.keys.Back)
+}
+
+// FullHelp implements help.KeyMap.
+func (r *resultView) FullHelp() [][]key.Binding {
+	k := r.keys
+	var groups [][]key.Binding
+	switch {
+	case r.scrolls():
+		groups = append(groups, []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom})
+	case len(r.res.Artifacts) > 1:
+		groups = append(groups, []key.Binding{k.Up, k.Down})
+	}
+	var acts []key.Binding
+	if len(r.res.Artifacts) > 0 {
+		acts = append(acts, k.Open)
+	}
+	if r.stderrFolds() {
+		acts = append(acts, k.Stderr)
+	}
+	return append(groups, append(acts, k.Rerun, k.Back))
 }
 
 // scrolls reports whether the content is taller than the view.
@@ -144,6 +216,18 @@ func (r *resultView) View() string {
 		line = st.Muted.Render("end · " + pos + " · pgup/home")
 	}
 	return r.vp.View() + "\n" + common.Trunc(line, r.width)
+}
+
+// stderrFolds reports whether expanding the stderr shows more than the
+// collapsed view (more lines than it keeps, or lines it cuts), so its key
+// does something.
+func (r *resultView) stderrFolds() bool {
+	se := r.stderr()
+	if se == "" {
+		return false
+	}
+	lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
+	return len(lines) > stderrCollapsed || longestLine(lines) > max(r.width, 20)
 }
 
 // stderr returns the run's stderr: the result's, else what the run view
@@ -405,19 +489,4 @@ func costKnown(known bool) string {
 // line's width is what it looks.
 func cleanBlock(s string) string {
 	return strings.ReplaceAll(render.Sanitize(s), "\t", "    ")
-}
-
-// wrapped writes a styled, wrapped paragraph.
-func (b *detailBuilder) wrapped(st interface{ Render(...string) string }, s string) {
-	for _, l := range strings.Split(common.Wrap(s, b.w), "\n") {
-		b.lines = append(b.lines, st.Render(l))
-	}
-}
-
-// block writes pre-rendered lines indented by n cells.
-func (b *detailBuilder) block(s string, n int) {
-	pad := strings.Repeat(" ", n)
-	for l := range strings.SplitSeq(s, "\n") {
-		b.lines = append(b.lines, pad+l)
-	}
 }

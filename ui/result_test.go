@@ -16,8 +16,8 @@ func TestResultSaysWhatIsBelowAndScrolls(t *testing.T) {
 		se = append(se, fmt.Sprintf("stderr line %02d", i))
 	}
 	se = append(se, strings.Repeat("long ", 40)+"TAILMARK")
-	m.result.res.Stderr = strings.Join(se, "\n")
-	m.result.rebuild()
+	m.result().res.Stderr = strings.Join(se, "\n")
+	m.result().rebuild()
 
 	out := frame(t, m)
 	if !strings.Contains(out, "more lines · lines 1–") {
@@ -37,11 +37,11 @@ func TestResultSaysWhatIsBelowAndScrolls(t *testing.T) {
 		t.Fatalf("pgdn did not page down:\n%s", out)
 	}
 	// Collapsed: the last lines, cut; e shows every line, wrapped.
-	if c := m.result.content(); strings.Contains(c, "stderr line 00") || strings.Contains(c, "TAILMARK") {
+	if c := m.result().content(); strings.Contains(c, "stderr line 00") || strings.Contains(c, "TAILMARK") {
 		t.Fatal("collapsed stderr shows everything")
 	}
 	press(m, "e")
-	c := m.result.content()
+	c := m.result().content()
 	if !strings.Contains(c, "stderr line 00") || !strings.Contains(c, "TAILMARK") {
 		t.Fatalf("expanded stderr is not whole:\n%s", c)
 	}
@@ -53,10 +53,10 @@ func TestResultSaysWhatIsBelowAndScrolls(t *testing.T) {
 func TestLongRunningResultNamesTheCapabilityRun(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 30)
 	resultFor(t, m, "invoke/success-with-artifact.json")
-	res := m.result.res
+	res := m.result().res
 	res.Capability = "fake.jobs.status" // the last poll's answer
 	res.Job = &runner.JobStatus{ID: "job_fake_0001", State: "succeeded", Polls: 3}
-	m.result.rebuild()
+	m.result().rebuild()
 	top := strings.Split(frame(t, m), "\n")[1:3]
 	if !strings.Contains(top[0], "fake.report") || strings.Contains(top[0], "fake.jobs.status") {
 		t.Fatalf("result header %q does not name the capability run", top[0])

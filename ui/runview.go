@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
 	"modbay/render"
@@ -24,7 +26,9 @@ const (
 	stderrPartialMax = 4096
 )
 
-// runView is the screen of a run in flight.
+// runView is one run of the session, in flight or done: what its screen
+// shows and what its result screen is built from. The root keeps it by
+// request id (Model.runs).
 type runView struct {
 	com        *common.Common
 	id         string
@@ -37,6 +41,8 @@ type runView struct {
 	pid        int
 	cancelling bool
 	done       bool
+	// result is the run's outcome once done.
+	result *runner.Result
 }
 
 func newRunView(com *common.Common, p *runner.Plan, cancel context.CancelFunc) *runView {
@@ -92,6 +98,78 @@ func (r *runView) stderrTail() string {
 	}
 	return s
 }
+
+// RunKeyMap is the run screen's bindings.
+type RunKeyMap struct {
+	// Cancel cancels the run in flight (ctrl+c: the run screen takes it
+	// from the root, which otherwise quits on it).
+	Cancel key.Binding
+}
+
+// runScreen shows a run in flight.
+type runScreen struct {
+	com  *common.Common
+	keys RunKeyMap
+	run  *runView
+	// sp is the root's spinner.
+	sp   *spinner.Model
+	w, h int
+}
+
+// openRunScreen shows the run with request id arg (string).
+func openRunScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	id, _ := arg.(string)
+	r, ok := m.runs[id]
+	if !ok {
+		return nil, nil
+	}
+	return &runScreen{com: m.com, keys: m.keys.Run, run: r, sp: &m.spinner}, nil
+}
+
+// Kind implements Screen.
+func (s *runScreen) Kind() screenKind { return screenRun }
+
+// SetSize implements Screen.
+func (s *runScreen) SetSize(w, h int) { s.w, s.h = w, h }
+
+// Typing implements Screen.
+func (s *runScreen) Typing() bool { return false }
+
+// Crumb implements Screen.
+func (s *runScreen) Crumb(bool) string { return "run" }
+
+// cancellable reports whether Cancel does something: the run is in flight
+// and not yet being cancelled.
+func (s *runScreen) cancellable() bool { return !s.run.done && !s.run.cancelling }
+
+// Update implements Screen: ctrl+c cancels the run; the runner kills its
+// process tree and the run ends as "cancelled".
+func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.Cancel) && s.cancellable() {
+		s.run.cancelling = true
+		s.run.cancel()
+	}
+	return nil, nil
+}
+
+// ShortHelp implements help.KeyMap.
+func (s *runScreen) ShortHelp() []key.Binding {
+	if s.cancellable() {
+		return []key.Binding{s.keys.Cancel}
+	}
+	return nil
+}
+
+// FullHelp implements help.KeyMap.
+func (s *runScreen) FullHelp() [][]key.Binding {
+	if b := s.ShortHelp(); b != nil {
+		return [][]key.Binding{b}
+	}
+	return nil
+}
+
+// View implements Screen.
+func (s *runScreen) View() string { return s.run.View(*s.sp, s.w, s.h) }
 
 // View draws the run in w × h cells.
 func (r *runView) View(sp spinner.Model, w, h int) string {

@@ -92,8 +92,8 @@ func openForm(t *testing.T, m *Model, i int) {
 		press(m, "down")
 	}
 	press(m, "enter")
-	if m.screen != screenForm {
-		t.Fatalf("screen %v, want form", m.screen)
+	if m.screen() != screenForm {
+		t.Fatalf("screen %v, want form", m.screen())
 	}
 }
 
@@ -162,12 +162,12 @@ func resultFor(t *testing.T, m *Model, rel string) {
 	}
 	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) }
 	press(m, "a")
-	if m.screen != screenRun {
-		t.Fatalf("screen %v after approving, want run", m.screen)
+	if m.screen() != screenRun {
+		t.Fatalf("screen %v after approving, want run", m.screen())
 	}
-	m.Update(runDoneMsg{id: m.run.id, result: uitest.Result(t, p, rel)})
-	if m.screen != screenResult {
-		t.Fatalf("screen %v, want result", m.screen)
+	m.Update(runDoneMsg{id: m.run().id, result: uitest.Result(t, p, rel)})
+	if m.screen() != screenResult {
+		t.Fatalf("screen %v, want result", m.screen())
 	}
 }
 
@@ -186,14 +186,15 @@ func TestGoldenResult(t *testing.T) {
 func TestGoldenRunView(t *testing.T) {
 	m, clock := newTest(t, nil, 80, 24)
 	resultFor(t, m, "invoke/success-with-artifact.json") // leaves a finished run
-	m.run.done = false
-	m.screen = screenRun
-	m.run.started = clock.Now()
+	m.run().done = false
+	m.pop() // the result gives way to the run screen again
+	m.push(&runScreen{com: m.com, keys: m.keys.Run, run: m.run(), sp: &m.spinner})
+	m.run().started = clock.Now()
 	clock.Advance(3200 * time.Millisecond)
 	m.com.Now = clock.Now
 	pct := 40.0
-	m.Update(runEventMsg{id: m.run.id, ev: runner.Event{PID: 4242, Stderr: []byte("step 1\nstep 2\x1b[2J\npartial")}})
-	m.Update(runEventMsg{id: m.run.id, ev: runner.Event{Job: &runner.JobStatus{ID: "job_fake_0001", State: "running", Percent: &pct, Detail: "rendering", Polls: 3}}})
+	m.Update(runEventMsg{id: m.run().id, ev: runner.Event{PID: 4242, Stderr: []byte("step 1\nstep 2\x1b[2J\npartial")}})
+	m.Update(runEventMsg{id: m.run().id, ev: runner.Event{Job: &runner.JobStatus{ID: "job_fake_0001", State: "running", Percent: &pct, Detail: "rendering", Polls: 3}}})
 	m.Update(runEventMsg{id: "req_other", ev: runner.Event{Stderr: []byte("not mine\n")}})
 	out := frame(t, m)
 	for _, want := range []string{"3.2s / 30s", "job_fake_0001", "40%", "step 2␛[2J", "partial"} {
@@ -210,7 +211,7 @@ func TestGoldenRunView(t *testing.T) {
 func TestResultShowsCostsAndEffects(t *testing.T) {
 	m, _ := newTest(t, nil, 120, 80)
 	resultFor(t, m, "invoke/error-provider-failure-unknown-cost.json")
-	content := m.result.content()
+	content := m.result().content()
 	for _, want := range []string{"provider_failure", "Retryable   yes", "Estimated   unknown", "Actual      unknown", "network         no        yes ≠"} {
 		if !strings.Contains(content, want) {
 			t.Errorf("result lacks %q:\n%s", want, content)
@@ -221,7 +222,7 @@ func TestResultShowsCostsAndEffects(t *testing.T) {
 	}
 	m2, _ := newTest(t, nil, 120, 80)
 	resultFor(t, m2, "invoke/success-with-artifact.json")
-	c2 := m2.result.content()
+	c2 := m2.result().content()
 	for _, want := range []string{"Estimated   free ($0.00)", "Quarterly report", "sha256:6ee6c487e431…", "verified ✓ staged", "application/json · 158 B"} {
 		if !strings.Contains(c2, want) {
 			t.Errorf("result lacks %q:\n%s", want, c2)
@@ -276,12 +277,12 @@ func TestFilterAndQuit(t *testing.T) {
 			t.Fatal("q quit while typing in the filter")
 		}
 	}
-	if len(m.modules.shown) != 0 {
-		t.Fatalf("filter qq shows %d modules", len(m.modules.shown))
+	if m.modules.list.Len() != 0 {
+		t.Fatalf("filter qq shows %d modules", m.modules.list.Len())
 	}
 	press(m, "esc")
-	if len(m.modules.shown) != 4 {
-		t.Fatalf("cleared filter shows %d modules", len(m.modules.shown))
+	if m.modules.list.Len() != 4 {
+		t.Fatalf("cleared filter shows %d modules", m.modules.list.Len())
 	}
 	press(m, "/")
 	typeText(m, "echo")
@@ -428,20 +429,20 @@ func TestFlowApproveRunResultRerun(t *testing.T) {
 	}
 	clock.Advance(dialog.GracePeriod)
 	h.key("s")
-	h.until("result", func() bool { return m.screen == screenResult })
+	h.until("result", func() bool { return m.screen() == screenResult })
 	if runs, approved, inputs := fb.snapshot(); runs != 1 || !approved || inputs[0] != `{"title":"Q1"}` {
 		t.Fatalf("runs %d approved %v inputs %q", runs, approved, inputs)
 	}
 	// Re-run: the session approval covers it, so no dialog.
 	h.key("r")
-	h.until("second result", func() bool { runs, _, _ := fb.snapshot(); return runs == 2 && m.screen == screenResult })
+	h.until("second result", func() bool { runs, _, _ := fb.snapshot(); return runs == 2 && m.screen() == screenResult })
 	if len(m.dialogs) != 0 {
 		t.Fatal("session approval did not cover the re-run")
 	}
 	// esc back to the form keeps the input.
 	h.key("esc")
-	if m.screen != screenForm || m.form.Form().Fields()[0].Text != "Q1" {
-		t.Fatalf("back to form: screen %v text %q", m.screen, m.form.Form().Fields()[0].Text)
+	if m.screen() != screenForm || m.form().Form().Fields()[0].Text != "Q1" {
+		t.Fatalf("back to form: screen %v text %q", m.screen(), m.form().Form().Fields()[0].Text)
 	}
 }
 
@@ -457,11 +458,11 @@ func TestFlowDenyRunsNothing(t *testing.T) {
 	h.until("approval dialog", func() bool { return len(m.dialogs) == 1 })
 	clock.Advance(dialog.GracePeriod)
 	h.key("d")
-	if runs, _, _ := fb.snapshot(); len(m.dialogs) != 0 || m.screen != screenForm || runs != 0 {
-		t.Fatalf("deny: dialogs %d screen %v runs %d", len(m.dialogs), m.screen, runs)
+	if runs, _, _ := fb.snapshot(); len(m.dialogs) != 0 || m.screen() != screenForm || runs != 0 {
+		t.Fatalf("deny: dialogs %d screen %v runs %d", len(m.dialogs), m.screen(), runs)
 	}
-	if !strings.Contains(m.form.Note(), "Denied") {
-		t.Fatalf("note %q", m.form.Note())
+	if !strings.Contains(m.form().Note(), "Denied") {
+		t.Fatalf("note %q", m.form().Note())
 	}
 }
 
@@ -476,7 +477,7 @@ func TestFlowCtrlCCancelsRunThenQuits(t *testing.T) {
 	openForm(t, m, 0)
 	typeText(m, "hello")
 	h.key("ctrl+s")
-	h.until("run started", func() bool { return m.screen == screenRun && m.run.stderrTail() == "working" })
+	h.until("run started", func() bool { return m.screen() == screenRun && m.run().stderrTail() == "working" })
 	_, cmd := m.Update(uitest.Key("ctrl+c"))
 	if cmd != nil {
 		if _, quit := cmd().(tea.QuitMsg); quit {
@@ -486,9 +487,9 @@ func TestFlowCtrlCCancelsRunThenQuits(t *testing.T) {
 	if !strings.Contains(frame(t, m), "cancelling…") {
 		t.Fatal("run view does not say cancelling…")
 	}
-	h.until("cancelled result", func() bool { return m.screen == screenResult })
-	if m.result.res.Code() != modproto.CodeCancelled {
-		t.Fatalf("code %q", m.result.res.Code())
+	h.until("cancelled result", func() bool { return m.screen() == screenResult })
+	if m.result().res.Code() != modproto.CodeCancelled {
+		t.Fatalf("code %q", m.result().res.Code())
 	}
 	_, cmd = m.Update(uitest.Key("ctrl+c"))
 	if cmd == nil {
@@ -508,8 +509,8 @@ func TestFlowHostRefusesInput(t *testing.T) {
 	openForm(t, m, 0)
 	typeText(m, "hello")
 	h.key("ctrl+s")
-	h.until("refusal shown", func() bool { return strings.Contains(m.form.Note(), "refused") })
-	if got := m.form.Problems().At("/repeat"); len(got) != 1 || got[0] != "must be >= 1" {
+	h.until("refusal shown", func() bool { return strings.Contains(m.form().Note(), "refused") })
+	if got := m.form().Problems().At("/repeat"); len(got) != 1 || got[0] != "must be >= 1" {
 		t.Fatalf("repeat problems %q", got)
 	}
 }
@@ -518,17 +519,17 @@ func TestFormValidatesWithRunnerSchema(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 30)
 	openForm(t, m, 0)
 	// Empty required name: one "required" under the field, nothing at the root.
-	p := m.form.Problems()
+	p := m.form().Problems()
 	if got := p.At("/name"); len(got) != 1 || got[0] != "required" || len(p.Root) != 0 {
 		t.Fatalf("problems %#v", p)
 	}
 	typeText(m, "hello")
 	press(m, "tab")
 	typeText(m, "99999999999999999999")
-	if p := m.form.Problems(); p.Count() != 0 {
+	if p := m.form().Problems(); p.Count() != 0 {
 		t.Fatalf("valid input has problems %#v", p)
 	}
-	if got := string(m.form.Value()); got != `{"name":"hello","repeat":99999999999999999999}` {
+	if got := string(m.form().Value()); got != `{"name":"hello","repeat":99999999999999999999}` {
 		t.Fatalf("value %s", got)
 	}
 }
@@ -546,15 +547,15 @@ func TestRecallsReloadAfterSubmitAndPresetSave(t *testing.T) {
 	openForm(t, m, 1)
 	typeText(m, "Q1")
 	h.key("ctrl+s")
-	h.until("the sent input offered by ctrl+l", func() bool { return len(m.form.Recalls()) == 1 })
+	h.until("the sent input offered by ctrl+l", func() bool { return len(m.form().Recalls()) == 1 })
 	clock.Advance(dialog.GracePeriod)
 	h.key("esc")
 	h.until("approval closed", func() bool { return len(m.dialogs) == 0 })
 	h.key("ctrl+p")
 	typeText(m, "mine")
 	h.key("enter")
-	h.until("the preset offered by ctrl+l", func() bool { return len(m.form.Recalls()) == 2 })
-	r := m.form.Recalls()
+	h.until("the preset offered by ctrl+l", func() bool { return len(m.form().Recalls()) == 2 })
+	r := m.form().Recalls()
 	if r[0].Name != "last input" || string(r[0].Input) != `{"title":"Q1"}` || r[1].Name != "preset mine" {
 		t.Fatalf("recalls %+v", r)
 	}

@@ -45,21 +45,21 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 24)
 	h := newHarness(t, m)
 	resultFor(t, m, "invoke/success-with-artifact.json")
-	m.result.res.Artifacts[0].Staged = staged
-	m.result.res.Artifacts[0].Digest = modproto.Digest(body)
-	m.result.res.Artifacts[0].Size = int64(len(body))
+	m.result().res.Artifacts[0].Staged = staged
+	m.result().res.Artifacts[0].Digest = modproto.Digest(body)
+	m.result().res.Artifacts[0].Size = int64(len(body))
 	h.key("enter")
-	if m.screen != screenViewer {
-		t.Fatalf("screen %v, want viewer", m.screen)
+	if m.screen() != screenViewer {
+		t.Fatalf("screen %v, want viewer", m.screen())
 	}
-	h.until("render", func() bool { return !m.viewer.Loading() })
+	h.until("render", func() bool { return !m.viewer().Loading() })
 	out := frame(t, m)
 	if !strings.Contains(out, `"title": "Q1"`) || !strings.Contains(out, "verified ✓") {
 		t.Fatalf("viewer frame:\n%s", out)
 	}
 	_, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	h.do(cmd)
-	h.until("re-render at 100", func() bool { return !m.viewer.Loading() })
+	h.until("re-render at 100", func() bool { return !m.viewer().Loading() })
 	if out := frame(t, m); !strings.Contains(out, `"title": "Q1"`) {
 		t.Fatalf("after resize:\n%s", out)
 	}
@@ -75,13 +75,13 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 		m.Update(msg)
 	}
 	h.key("enter")
-	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.Note(), "Saved") })
+	h.until("saved", func() bool { return strings.HasPrefix(m.viewer().Note(), "Saved") })
 	if b, err := os.ReadFile(filepath.Join(dir, "saved", "quarterly.json")); err != nil || string(b) != string(body) {
 		t.Fatalf("saved copy: %q %v", b, err)
 	}
 	h.key("esc")
-	if m.screen != screenResult {
-		t.Fatalf("esc from viewer: screen %v", m.screen)
+	if m.screen() != screenResult {
+		t.Fatalf("esc from viewer: screen %v", m.screen())
 	}
 }
 
@@ -96,9 +96,9 @@ func TestSavePromptExpandsTilde(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 24)
 	h := newHarness(t, m)
 	resultFor(t, m, "invoke/success-with-artifact.json")
-	m.result.res.Artifacts[0].Staged = staged
+	m.result().res.Artifacts[0].Staged = staged
 	h.key("enter")
-	h.until("render", func() bool { return m.viewer != nil && !m.viewer.Loading() })
+	h.until("render", func() bool { return m.viewer() != nil && !m.viewer().Loading() })
 	h.key("s")
 	if out := frame(t, m); !strings.Contains(out, "~ is your home directory") || !strings.Contains(out, "relative path starts in") {
 		t.Fatalf("save prompt does not say how paths are read:\n%s", out)
@@ -110,16 +110,16 @@ func TestSavePromptExpandsTilde(t *testing.T) {
 		m.Update(msg)
 	}
 	h.key("enter")
-	h.until("saved", func() bool { return strings.HasPrefix(m.viewer.Note(), "Saved") })
+	h.until("saved", func() bool { return strings.HasPrefix(m.viewer().Note(), "Saved") })
 	want := filepath.Join(home, "somewhere", "quarterly.json")
 	if _, err := os.Stat(want); err != nil {
-		t.Fatalf("not saved under home: %v (note %q)", err, m.viewer.Note())
+		t.Fatalf("not saved under home: %v (note %q)", err, m.viewer().Note())
 	}
 	if _, err := os.Stat(filepath.Join(cwd, "~")); err == nil {
 		t.Fatal("created ./~ in the cwd")
 	}
-	if !strings.Contains(m.viewer.Note(), want) {
-		t.Fatalf("note %q does not show %s", m.viewer.Note(), want)
+	if !strings.Contains(m.viewer().Note(), want) {
+		t.Fatalf("note %q does not show %s", m.viewer().Note(), want)
 	}
 }
 
@@ -130,7 +130,8 @@ func TestViewerShowsMetadataForMedia(t *testing.T) {
 		Artifact: modproto.Artifact{ID: "a1", Kind: "clip/v1", Path: "clip.mp4", MediaType: "video/mp4", Digest: "sha256:" + strings.Repeat("0", 64), Bytes: 5 << 20},
 		Staged:   "/nonexistent/never-read",
 	}, nil, "/ws")
-	m.viewer, m.screen = v, screenViewer
+	v.SetSize(m.com.Width, m.bodyHeight())
+	m.push(&viewerScreen{v: v})
 	h.do(v.Load())
 	h.until("metadata", func() bool { return !v.Loading() })
 	if v.Err() != nil {

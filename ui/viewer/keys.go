@@ -98,7 +98,7 @@ func DefaultKeyMap() KeyMap {
 			Toggle:      b("enter", "expand/collapse", "enter", "tab"),
 			ExpandAll:   b("e", "expand all", "e"),
 			CollapseAll: b("c", "collapse all", "c"),
-			CopyPath:    b("y", "copy path", "y"),
+			CopyPath:    b("y", "copy JSON path", "y"),
 		},
 		Text: TextKeyMap{
 			Wrap:        b("w", "wrap", "w"),
@@ -112,7 +112,7 @@ func DefaultKeyMap() KeyMap {
 		Artifact: ArtifactKeyMap{
 			Save: b("s", "save a copy", "s"),
 			Open: b("o", "open", "o"),
-			Copy: b("y", "copy path", "y"),
+			Copy: b("y", "copy file path", "y"),
 			Back: b("esc", "back", "esc"),
 		},
 	}

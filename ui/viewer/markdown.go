@@ -476,6 +476,5 @@ func (m *markdown) held() int {
 
 // HelpKeys implements body.
 func (m *markdown) HelpKeys() []key.Binding {
-	k := m.keys.Scroll
-	return m.search.helpKeys(k.Up, k.Down, k.PageDown)
+	return m.search.helpKeys(scrollHelp(m.keys.Scroll, m.total(), m.bodyH())...)
 }

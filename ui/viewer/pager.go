@@ -309,10 +309,19 @@ func allLines(n int) string {
 	return fmt.Sprintf("all %d lines", n)
 }
 
-// helpKeys are the pager's bindings for the help bar.
+// helpKeys are the pager's bindings for the help bar: the scroll keys
+// only while the content is taller than the view (else they do nothing).
 func (p *pager) helpKeys() []key.Binding {
-	k := p.keys.Scroll
-	return p.search.helpKeys(k.Up, k.Down, k.PageDown)
+	return p.search.helpKeys(scrollHelp(p.keys.Scroll, len(p.lines), p.bodyH())...)
+}
+
+// scrollHelp is the vertical scroll keys worth showing for n lines in a
+// page of h: none when everything fits.
+func scrollHelp(k ScrollKeyMap, n, h int) []key.Binding {
+	if n <= h {
+		return nil
+	}
+	return []key.Binding{k.Up, k.Down, k.PageDown}
 }
 
 // helpKeys are the bindings of a body that searches with s: the prompt's

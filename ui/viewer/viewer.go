@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -300,7 +301,10 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			return nil, nil
 		}
 		m.saved, m.saveDir = msg.path, msg.dir
-		m.note = "Saved a copy to " + msg.path + " · y copies the path"
+		m.note = "Saved a copy to " + msg.path
+		if !m.copyTaken() {
+			m.note += " · y copies the path"
+		}
 		return nil, nil
 	case openedMsg:
 		if msg.err != nil {
@@ -348,7 +352,11 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 // open starts the system opener on the staged file, or explains why not.
 func (m *Model) open() tea.Cmd {
 	if !m.env.LocalDisplay {
-		m.note = "No local display (over SSH or headless): s saves a copy, y copies its path."
+		m.note = "No local display (over SSH or headless): s saves a copy"
+		if !m.copyTaken() {
+			m.note += ", y copies its path"
+		}
+		m.note += "."
 		return nil
 	}
 	if m.env.Opener == "" {
@@ -490,7 +498,10 @@ func (m *Model) View() string {
 	case m.err != nil:
 		third = st.Error.Render("✗ " + render.SanitizeLine(m.err.Error()))
 	default:
-		hint := "s saves a copy · y copies the path"
+		hint := "s saves a copy"
+		if !m.copyTaken() {
+			hint += " · y copies the path"
+		}
 		if m.env.LocalDisplay {
 			hint += " · o opens it"
 		}
@@ -520,8 +531,33 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.env.LocalDisplay {
 		b = append(b, k.Open)
 	}
-	return append(b, k.Back)
+	return append(b, m.unshadowed(k.Back)...)
 }
+
+// unshadowed keeps the artifact bindings whose keys the body does not take
+// first (the JSON tree's y copies the JSON path, not the file's): a help
+// line never promises what another key does.
+func (m *Model) unshadowed(bs ...key.Binding) []key.Binding {
+	if m.body == nil {
+		return bs
+	}
+	var out []key.Binding
+	for _, b := range bs {
+		taken := false
+		for _, hb := range m.body.HelpKeys() {
+			for _, k := range hb.Keys() {
+				taken = taken || slices.Contains(b.Keys(), k)
+			}
+		}
+		if !taken {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// copyTaken reports whether the body takes the artifact's copy key.
+func (m *Model) copyTaken() bool { return len(m.unshadowed(m.keys.Artifact.Copy)) == 0 }
 
 // FullHelp returns every binding of the viewer, grouped.
 func (m *Model) FullHelp() [][]key.Binding {
@@ -530,5 +566,5 @@ func (m *Model) FullHelp() [][]key.Binding {
 		groups = append(groups, m.body.HelpKeys())
 	}
 	k := m.keys.Artifact
-	return append(groups, []key.Binding{k.Save, k.Open, k.Copy, k.Back})
+	return append(groups, m.unshadowed(k.Save, k.Open, k.Copy, k.Back))
 }

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+)
+
+// detailBuilder collects wrapped detail lines: the one builder of the
+// detail panes (modules, capabilities) and the result view, all in this
+// file.
+type detailBuilder struct {
+	com   *common.Common
+	w     int
+	lines []string
+}
+
+func (b *detailBuilder) line(s string) { b.lines = append(b.lines, s) }
+
+func (b *detailBuilder) heading(s string) {
+	b.lines = append(b.lines, "", b.com.Styles.Subtitle.Render(s))
+}
+
+// kv writes an untrusted value under a label, wrapped.
+func (b *detailBuilder) kv(k, v string) { b.kvStyled(k, render.SanitizeLine(v)) }
+
+// kvStyled writes an already sanitized (possibly styled) value.
+func (b *detailBuilder) kvStyled(k, v string) {
+	const kw = 12
+	lab := b.com.Styles.Label.Render(fmt.Sprintf("%-*s", kw, k))
+	vw := max(b.w-kw, 8)
+	for i, l := range strings.Split(common.Wrap(v, vw), "\n") {
+		if i == 0 {
+			b.lines = append(b.lines, lab+l)
+		} else {
+			b.lines = append(b.lines, strings.Repeat(" ", kw)+l)
+		}
+	}
+}
+
+func (b *detailBuilder) indented(s string) {
+	for _, l := range strings.Split(common.Wrap(s, max(b.w-2, 8)), "\n") {
+		b.lines = append(b.lines, "  "+b.com.Styles.Muted.Render(l))
+	}
+}
+
+func (b *detailBuilder) text(s string) {
+	for _, l := range strings.Split(s, "\n") {
+		b.lines = append(b.lines, l)
+	}
+}
+
+func (b *detailBuilder) violations(m *runner.Module) {
+	st := b.com.Styles
+	if len(m.Violations) > 0 {
+		b.heading(fmt.Sprintf("Violations (%d)", len(m.Violations)))
+		for _, v := range m.Violations {
+			for _, l := range strings.Split(common.Wrap("✗ "+render.SanitizeLine(v.Error()), b.w), "\n") {
+				b.lines = append(b.lines, st.Error.Render(l))
+			}
+		}
+	}
+	if len(m.Warnings) > 0 {
+		b.heading(fmt.Sprintf("Warnings (%d)", len(m.Warnings)))
+		for _, w := range m.Warnings {
+			for _, l := range strings.Split(common.Wrap("! "+render.SanitizeLine(w), b.w), "\n") {
+				b.lines = append(b.lines, st.Warning.Render(l))
+			}
+		}
+	}
+}
+
+// String returns the lines, each cut to the width.
+func (b *detailBuilder) String() string {
+	out := make([]string, len(b.lines))
+	for i, l := range b.lines {
+		out[i] = common.Trunc(l, b.w)
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrapped writes a styled, wrapped paragraph.
+func (b *detailBuilder) wrapped(st interface{ Render(...string) string }, s string) {
+	for _, l := range strings.Split(common.Wrap(s, b.w), "\n") {
+		b.lines = append(b.lines, st.Render(l))
+	}
+}
+
+// block writes pre-rendered lines indented by n cells.
+func (b *detailBuilder) block(s string, n int) {
+	pad := strings.Repeat(" ", n)
+	for l := range strings.SplitSeq(s, "\n") {
+		b.lines = append(b.lines, pad+l)
+	}
+}

@@ -1,0 +1,329 @@
+package form
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+)
+
+// ---- loading values ------------------------------------------------------
+
+// SetValue fills the tree from a JSON value (JSON mode, a remembered
+// input, a preset). Nothing is dropped: a key the schema does not name
+// becomes an entry, a value that does not fit its widget is kept as JSON
+// text. Invalid JSON is an error and changes nothing.
+func (f *Form) SetValue(raw json.RawMessage) error {
+	if err := JSONError(raw); err != nil {
+		return err
+	}
+	f.prefer = f.chosenVariants()
+	defer func() { f.prefer = nil }()
+	root := f.newNode("", f.Root.src, nil, true)
+	root.Collapsed = false
+	if f.Root.Kind == KindJSON && f.Root.src == nil {
+		root = &Node{Kind: KindJSON, Required: true, Choice: -1, Variant: -1, Schema: &Schema{}}
+	}
+	f.load(root, compact(raw))
+	f.Root = root
+	f.refreshAll()
+	f.Gen++
+	return nil
+}
+
+// JSONError is nil when raw is one JSON value, else MsgBadJSON with where
+// and why it does not parse.
+func JSONError(raw []byte) error {
+	if json.Valid(raw) {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return fmt.Errorf("%s: %v", MsgBadJSON, err)
+}
+
+// chosen is a union's chosen variant and the value it produced.
+type chosen struct {
+	index int
+	value json.RawMessage
+}
+
+// chosenVariants records every union's chosen variant and value by
+// pointer, so a value loaded back unchanged (a round trip through JSON
+// mode) returns to the variant it came from: "007" typed in a number
+// variant goes back there with its problem, not to the string variant
+// that would also take it.
+func (f *Form) chosenVariants() map[string]chosen {
+	out := map[string]chosen{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Kind == KindUnion && n.Variant >= 0 {
+			if v, ok := f.value(n, nil, ""); ok {
+				out[n.Pointer()] = chosen{index: n.Variant, value: compact(v)}
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		for _, e := range n.Entries {
+			walk(e)
+		}
+	}
+	walk(f.Root)
+	return out
+}
+
+// load puts value v into n (and its subtree).
+func (f *Form) load(n *Node, v json.RawMessage) {
+	v = compact(v)
+	if v == nil {
+		return
+	}
+	n.Null, n.Raw = false, false
+	if string(v) == "null" && n.Nullable {
+		n.Null = true
+		return
+	}
+	if string(v) == "null" && n.slot() {
+		switch n.Kind {
+		case KindNumber, KindInteger, KindBoolean, KindEnum:
+			// What an empty item of these kinds sends: it loads back
+			// empty, with its "required" problem, not as JSON text.
+			return
+		}
+	}
+	fallback := func() {
+		n.Raw = true
+		n.Text = Indent(v)
+	}
+	switch n.Kind {
+	case KindString:
+		if json.Unmarshal(v, &n.Text) != nil {
+			fallback()
+		}
+	case KindNumber, KindInteger:
+		// A number keeps its exact text (1.0, 1e3, digits beyond 2^53; a
+		// fraction in an integer field too, with its problem); a string
+		// the form sent for text that is not a number goes back into the
+		// field as that text.
+		if numberRe.Match(v) {
+			n.Text = string(v)
+			return
+		}
+		if t, ok := numberText(v); ok {
+			n.Text = t
+			return
+		}
+		fallback()
+	case KindBoolean:
+		switch string(v) {
+		case "true":
+			n.Bool = BoolTrue
+		case "false":
+			n.Bool = BoolFalse
+		default:
+			fallback()
+		}
+	case KindEnum:
+		for i, o := range n.Options {
+			if jsonEqual(o.Value, v) {
+				n.Choice = i
+				return
+			}
+		}
+		fallback()
+	case KindMulti:
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil {
+			fallback()
+			return
+		}
+		checked := make([]bool, len(n.Options))
+	next:
+		for _, it := range items {
+			for i, o := range n.Options {
+				if jsonEqual(o.Value, it) && !checked[i] {
+					checked[i] = true
+					continue next
+				}
+			}
+			fallback()
+			return
+		}
+		n.Checked, n.Present = checked, true
+	case KindObject:
+		keys, m, err := objectKeys(v)
+		if err != nil {
+			fallback()
+			return
+		}
+		if n.Lazy {
+			f.buildObject(n)
+			n.Collapsed = false
+		}
+		n.Present = true
+		n.Entries = nil
+		byName := map[string]*Node{}
+		for _, c := range n.Children {
+			if c.ReadOnly {
+				// A read-only field keeps showing its default and is never
+				// sent: a loaded value for it becomes an entry, so it is
+				// neither lost nor hidden.
+				continue
+			}
+			f.Clear(c)
+			byName[c.Name] = c
+		}
+		for _, k := range keys {
+			if c, ok := byName[k]; ok {
+				f.load(c, m[k])
+				continue
+			}
+			e := f.addEntry(n, k)
+			f.load(e.Children[0], m[k])
+		}
+		// Loaded values may switch conditionals: rebuild, then load the
+		// properties that appeared.
+		before := shapeKey(n)
+		f.buildObject(n)
+		if shapeKey(n) != before {
+			for _, c := range n.Children {
+				if _, ok := byName[c.Name]; !ok && !c.ReadOnly {
+					if raw, ok := m[c.Name]; ok {
+						f.load(c, raw)
+						n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == c.Name })
+					}
+				}
+			}
+		}
+	case KindArray:
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil {
+			fallback()
+			return
+		}
+		n.Children, n.Present = nil, true
+		for _, it := range items {
+			f.load(f.addItem(n), it)
+		}
+	case KindUnion:
+		i := f.matchVariant(n, v)
+		if p, ok := f.prefer[n.Pointer()]; ok && p.index < len(n.Variants) && bytes.Equal(p.value, v) {
+			i = p.index // the value this variant produced goes back into it
+		}
+		f.pickVariant(n, i)
+		n.Present = true
+		f.load(n.Children[0], v)
+		n.Children[0].Present = true
+	case KindNull:
+		if string(v) != "null" {
+			fallback()
+			return
+		}
+		n.Present = true
+	case KindEntry:
+		f.load(n.Children[0], v)
+	default:
+		n.Text = Indent(v)
+	}
+}
+
+// matchVariant picks the union branch a value belongs to: the first that
+// validates it, else the first whose type and const discriminators fit,
+// else the first.
+func (f *Form) matchVariant(n *Node, v json.RawMessage) int {
+	jt := jsonType(v)
+	for i, vr := range n.Variants {
+		if vr.Type != "" {
+			if vr.Type == jt || (vr.Type == "number" && jt == "integer") {
+				return i
+			}
+			continue
+		}
+		if f.comp.Matches(vr.Src.Loc, v) {
+			return i
+		}
+	}
+	for i, vr := range n.Variants {
+		if typeFits(vr.Schema, jt) && constsFit(f, vr.Schema, v) {
+			return i
+		}
+	}
+	return 0
+}
+
+func typeFits(s *Schema, jt string) bool {
+	types := s.Types
+	if len(types) == 0 {
+		if t := inferType(s); t != "" {
+			types = []string{t}
+		} else {
+			return true
+		}
+	}
+	for _, t := range types {
+		if t == jt || (t == "number" && jt == "integer") {
+			return true
+		}
+	}
+	return false
+}
+
+func constsFit(f *Form, s *Schema, v json.RawMessage) bool {
+	_, m, err := objectKeys(v)
+	if err != nil {
+		return true
+	}
+	for _, p := range s.Props {
+		if cv, ok := f.doc.effective(p.Schema).constValue(); ok {
+			if got, present := m[p.Name]; present && !jsonEqual(got, cv) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// jsonType names the JSON Schema type of a value ("integer" for a number
+// without a fraction).
+func jsonType(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if integral(string(v)) {
+		return "integer"
+	}
+	return "number"
+}
+
+// jsonEqual compares two JSON values by meaning (numbers by value).
+func jsonEqual(a, b json.RawMessage) bool {
+	if bytes.Equal(compact(a), compact(b)) {
+		return true
+	}
+	ra, oka := new(big.Rat).SetString(string(a))
+	rb, okb := new(big.Rat).SetString(string(b))
+	if oka && okb && numberRe.Match(a) && numberRe.Match(b) {
+		return ra.Cmp(rb) == 0
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}

@@ -1,0 +1,151 @@
+package form
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+
+	"modbay/modproto"
+)
+
+// ---- validation ----------------------------------------------------------
+
+// Validator checks an input against a request schema and returns one
+// error per broken rule, each located by a JSON pointer into the input
+// (schema.ValidateInput). A non-nil error means the schema itself could
+// not be used.
+type Validator func(schema, input json.RawMessage) (modproto.ValidationErrors, error)
+
+// Problems are the form's validation findings, placed where they belong.
+type Problems struct {
+	// Fields maps a node's JSON pointer (Node.Pointer) to its messages.
+	Fields map[string][]string
+	// Root holds findings about the input as a whole.
+	Root []string
+	// Hidden counts the validator's findings from oneOf/anyOf branches
+	// the person did not pick: not shown at any field (they describe a
+	// shape nobody chose) but still counted, since the validator refuses
+	// the value for them too.
+	Hidden int
+}
+
+// Count is the number of findings, hidden ones included.
+func (p Problems) Count() int {
+	n := len(p.Root) + p.Hidden
+	for _, m := range p.Fields {
+		n += len(m)
+	}
+	return n
+}
+
+// At returns the messages for the node at ptr.
+func (p Problems) At(ptr string) []string { return p.Fields[ptr] }
+
+// Merge adds q's findings to p; a message already at a field is not
+// repeated there.
+func (p *Problems) Merge(q Problems) {
+	for ptr, msgs := range q.Fields {
+		p.add(ptr, msgs...)
+	}
+	p.Root = append(p.Root, q.Root...)
+	p.Hidden += q.Hidden
+}
+
+func (p *Problems) add(ptr string, msgs ...string) {
+	if p.Fields == nil {
+		p.Fields = map[string][]string{}
+	}
+	for _, m := range msgs {
+		if !slices.Contains(p.Fields[ptr], m) {
+			p.Fields[ptr] = append(p.Fields[ptr], m)
+		}
+	}
+}
+
+// Check builds the value and validates it: first the fields' own problems,
+// then, with validate (nil skips it), the schema's verdict on the value.
+// A field with a problem of its own shows only that one; where a union has
+// a chosen variant, only that variant's findings are placed (see
+// Problems.Hidden). The value is returned even when there are problems.
+func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
+	value, local := f.Value()
+	var p Problems
+	for ptr, msgs := range local {
+		p.add(ptr, msgs...)
+	}
+	if validate == nil || len(f.Schema) == 0 {
+		return value, p
+	}
+	remote, err := validate(f.Schema, value)
+	if err != nil {
+		p.Root = append(p.Root, "request schema cannot be used: "+err.Error())
+		return value, p
+	}
+	if len(remote) > 0 {
+		// Findings from branches not picked go uncounted at any field;
+		// the summary still counts them (Hidden).
+		remote, p.Hidden = withoutFindings(remote, f.otherBranches(value))
+	}
+	q := f.Place(remote)
+	for ptr, msgs := range q.Fields {
+		if _, own := local[ptr]; !own {
+			p.add(ptr, msgs...)
+		}
+	}
+	p.Root = append(p.Root, q.Root...)
+	return value, p
+}
+
+// missingRe finds the property names in a "missing property 'x'" or
+// "missing properties 'x', 'y'" finding.
+var missingRe = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+
+// Place puts each finding under the node its JSON pointer leads to (the
+// deepest existing one; the rest of the pointer prefixes the message); a
+// missing required property goes to that property's node as "required";
+// findings about a root object go to Root.
+func (f *Form) Place(errs modproto.ValidationErrors) Problems {
+	var p Problems
+	for _, e := range errs {
+		n, rest := f.Find(e.Path)
+		if in := inner(n); rest == "" && in.Kind == KindObject {
+			if names := missingNames(e.Detail); len(names) > 0 {
+				placed := false
+				for _, name := range names {
+					for _, c := range in.Children {
+						if c.Name == name {
+							p.add(c.Pointer(), MsgRequired)
+							placed = true
+						}
+					}
+				}
+				if placed {
+					continue
+				}
+			}
+		}
+		msg := e.Detail
+		if rest != "" {
+			msg = rest + ": " + msg
+		}
+		if n == f.Root && f.Root.Kind == KindObject {
+			p.Root = append(p.Root, msg)
+			continue
+		}
+		p.add(n.Pointer(), msg)
+	}
+	return p
+}
+
+// missingNames returns the names a "missing propert…" finding lists.
+func missingNames(detail string) []string {
+	if !strings.Contains(strings.ToLower(detail), "missing propert") {
+		return nil
+	}
+	var out []string
+	for _, m := range missingRe.FindAllStringSubmatch(detail, -1) {
+		out = append(out, m[1]+m[2])
+	}
+	return out
+}

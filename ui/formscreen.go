@@ -1,0 +1,282 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/dialog"
+	"modbay/ui/form"
+	"modbay/ui/formview"
+)
+
+// formArg is what opens a form: a capability of a module.
+type formArg struct {
+	module *runner.Module
+	cap    modproto.Capability
+}
+
+// formScreen is a capability's form: its summary and effects above the
+// fields (formview). The formview model is the capability's draft, kept
+// for the session.
+type formScreen struct {
+	com    *common.Common
+	form   *formview.Model
+	module *runner.Module
+	cap    modproto.Capability
+}
+
+// formHeader is the form screen's lines above the fields.
+const formHeader = 2
+
+// openFormScreen shows the form of a capability (arg: formArg), as it was left
+// when the person comes back to it.
+func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	a, ok := arg.(formArg)
+	if !ok || a.module == nil {
+		return nil, nil
+	}
+	mod, c := a.module, a.cap
+	var schema json.RawMessage
+	if c.RequestSchema != "" && mod.Descriptor != nil {
+		schema = mod.Descriptor.RequestSchemas[c.RequestSchema]
+	}
+	var fv *formview.Model
+	dk := draftKey(mod, c)
+	if d, ok := m.drafts[dk]; ok && d.schema == string(schema) {
+		// Coming back: the form exactly as left (values, focus, mode).
+		fv = d.form
+		fv.Restyle()
+	} else {
+		f, err := form.Build(schema)
+		if err != nil {
+			f, _ = form.Build(nil)
+		}
+		fv = formview.New(m.com, f, m.validate)
+		if err != nil {
+			fv.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
+		}
+		if m.drafts == nil {
+			m.drafts = map[string]formDraft{}
+		}
+		m.drafts[dk] = formDraft{schema: string(schema), form: fv}
+	}
+	if mod.Status == runner.StatusDisabled {
+		fv.SetNote("This module is disabled: it is listed but never run.")
+	}
+	m.formModule, m.formCap = mod, c
+	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.loadInputs(mod.ID, c.ID)
+}
+
+// form returns the form of the top-most form screen, or nil.
+func (m *Model) form() *formview.Model {
+	if f, ok := find[*formScreen](m); ok {
+		return f.form
+	}
+	return nil
+}
+
+// Kind implements Screen.
+func (f *formScreen) Kind() screenKind { return screenForm }
+
+// SetSize implements Screen: the fields get what the header leaves.
+func (f *formScreen) SetSize(w, h int) { f.form.SetSize(w, h-formHeader) }
+
+// Typing implements Screen.
+func (f *formScreen) Typing() bool { return f.form.Typing() }
+
+// questionIsText marks the form as a place where "?" may be text.
+func (f *formScreen) questionIsText() {}
+
+// Crumb implements Screen: the capability's title.
+func (f *formScreen) Crumb(bool) string {
+	return render.SanitizeLine(common.TitleOr(f.cap.Title, f.cap.ID))
+}
+
+// ShortHelp implements help.KeyMap.
+func (f *formScreen) ShortHelp() []key.Binding { return f.form.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (f *formScreen) FullHelp() [][]key.Binding { return f.form.FullHelp() }
+
+// Update implements Screen.
+func (f *formScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	act, cmd := f.form.Update(msg)
+	switch a := act.(type) {
+	case formview.ActionBack:
+		return actionPop{}, cmd
+	case formview.ActionSubmit:
+		return actionSubmit{input: a.Input, unchecked: a.Unchecked}, cmd
+	case formview.ActionSavePreset:
+		return actionSavePreset{input: a.Input}, cmd
+	}
+	return nil, cmd
+}
+
+// View implements Screen: the capability's summary, then the form.
+func (f *formScreen) View() string {
+	st := f.com.Styles
+	c := f.cap
+	line := st.ID.Render(render.SanitizeLine(c.ID)) + "  " + st.Muted.Render(render.SanitizeLine(c.Summary))
+	effects := st.Muted.Render(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
+	return common.Trunc(line, f.com.Width) + "\n" + common.Trunc(effects, f.com.Width) + "\n" + f.form.View()
+}
+
+// Actions of the form screen.
+type (
+	// actionSubmit plans (and runs) the capability with input; unchecked
+	// is the person's "send anyway".
+	actionSubmit struct {
+		input     json.RawMessage
+		unchecked bool
+	}
+	// actionSavePreset asks for a name to save input under.
+	actionSavePreset struct{ input json.RawMessage }
+)
+
+func (actionSubmit) isAction()     {}
+func (actionSavePreset) isAction() {}
+
+// formDraft is a capability's form as the person left it, kept in memory
+// for the session so leaving the form (esc) never loses what was typed.
+type formDraft struct {
+	// schema is the request schema the form was built from; a module that
+	// changed its schema since gets a fresh form.
+	schema string
+	form   *formview.Model
+}
+
+// draftKey names a capability's draft: module id, source identity and
+// capability id.
+func draftKey(mod *runner.Module, c modproto.Capability) string {
+	return mod.ID + "\x00" + mod.Key + "\x00" + c.ID
+}
+
+// loadInputs reads what the input store remembers for a capability.
+func (m *Model) loadInputs(module, capability string) tea.Cmd {
+	if m.inputs.Dir == "" {
+		return nil
+	}
+	st := m.inputs
+	return func() tea.Msg {
+		sv, err := st.Load(module, capability)
+		return savedInputsMsg{module: module, capability: capability, saved: sv, err: err}
+	}
+}
+
+// offerInputs offers the remembered inputs to the form they belong to.
+func (m *Model) offerInputs(msg savedInputsMsg) {
+	if m.form() == nil || m.formModule == nil || m.formModule.ID != msg.module || m.formCap.ID != msg.capability || msg.err != nil {
+		return
+	}
+	var r []formview.Recall
+	if msg.saved.Last != nil {
+		r = append(r, formview.Recall{Name: "last input", Input: msg.saved.Last})
+	}
+	for _, p := range msg.saved.Presets {
+		r = append(r, formview.Recall{Name: "preset " + p.Name, Input: p.Input})
+	}
+	m.form().SetRecalls(r)
+}
+
+// saveInput remembers input as the last one (name "") or as a preset.
+func (m *Model) saveInput(name string, input json.RawMessage) tea.Cmd {
+	if m.inputs.Dir == "" || m.formModule == nil {
+		return nil
+	}
+	st, mod, capID, now := m.inputs, m.formModule.ID, m.formCap.ID, m.com.Now()
+	return func() tea.Msg {
+		if name == "" {
+			return inputSavedMsg{module: mod, capability: capID, err: st.SaveLast(mod, capID, input, now)}
+		}
+		return inputSavedMsg{module: mod, capability: capID, name: name, err: st.SavePreset(mod, capID, name, input, now)}
+	}
+}
+
+// uncheckedPlanner is a backend that can plan without validating the
+// input (runner.Host.PlanWith), for the form's "send anyway".
+type uncheckedPlanner interface {
+	PlanWith(m *runner.Module, capID string, input json.RawMessage, opts runner.PlanOptions) (*runner.Plan, error)
+}
+
+// submit plans the call with input; the plan comes back as a planMsg.
+// unchecked is the person's "send anyway": the runner does not validate.
+func (m *Model) submit(input json.RawMessage, unchecked bool) tea.Cmd {
+	m.planSeq++
+	seq := m.planSeq
+	m.lastInput, m.lastUnchecked = input, unchecked
+	f := m.form()
+	if f == nil {
+		return nil
+	}
+	f.SetNote("Planning…")
+	if unchecked {
+		f.SetNote("Planning, sending the input anyway (invalid against its schema)…")
+	}
+	b, mod, capID := m.backend, m.formModule, m.formCap.ID
+	if b == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if up, ok := b.(uncheckedPlanner); ok {
+			p, err := up.PlanWith(mod, capID, input, runner.PlanOptions{SkipValidation: unchecked})
+			return planMsg{seq: seq, plan: p, err: err}
+		}
+		if unchecked {
+			return planMsg{seq: seq, err: errors.New("this backend cannot send an input its schema refuses")}
+		}
+		p, err := b.Plan(mod, capID, input)
+		return planMsg{seq: seq, plan: p, err: err}
+	}
+}
+
+// planned opens the approval dialog or starts the run.
+func (m *Model) planned(msg planMsg) tea.Cmd {
+	f := m.form()
+	if msg.seq != m.planSeq || f == nil {
+		return nil
+	}
+	var ie *runner.InputError
+	switch {
+	case errors.As(msg.err, &ie):
+		f.SetProblemNote("The host refused the input: fix the fields marked ✗.")
+		f.ShowProblems(ie.Violations)
+		return nil
+	case errors.Is(msg.err, runner.ErrDisabled):
+		f.SetNote("This module is disabled: it is listed but never run.")
+		return nil
+	case msg.err != nil:
+		f.SetNote("Cannot plan the call: " + msg.err.Error())
+		return nil
+	}
+	f.SetNote("")
+	remember := m.saveInput("", m.lastInput)
+	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
+		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
+		return remember
+	}
+	return tea.Batch(remember, m.startRun(msg.plan, true))
+}
+
+// inputSaved says on the form whether a preset was saved, and reads the
+// remembered inputs again (what ctrl+l offers changed).
+func (m *Model) inputSaved(msg inputSavedMsg) tea.Cmd {
+	if f := m.form(); f != nil && msg.name != "" {
+		if msg.err != nil {
+			f.SetNote("Preset not saved: " + msg.err.Error())
+		} else {
+			f.SetNote("Saved preset " + msg.name + ".")
+		}
+	}
+	if msg.err != nil {
+		return nil
+	}
+	return m.loadInputs(msg.module, msg.capability)
+}

@@ -1,0 +1,113 @@
+package formview
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"modbay/ui/form"
+)
+
+// KeyMap is the form's key bindings.
+type KeyMap struct {
+	// Next and Prev move between fields (Down/Up too, outside multi-line
+	// editors; Enter too, outside JSON editors, where it is a newline).
+	Next, Prev key.Binding
+	Down, Up   key.Binding
+	Enter      key.Binding
+	// Newline inserts a line break in a string field, which then shows
+	// over several lines.
+	Newline key.Binding
+	// Toggle flips a boolean, a multi-select option or a section; Left and
+	// Right cycle a choice or a variant.
+	Toggle      key.Binding
+	Left, Right key.Binding
+	// Null toggles null on a nullable field; Clear leaves a field out (or
+	// removes a list item or entry); Add adds an item or entry.
+	Null, Clear, Add key.Binding
+	// MoveUp and MoveDown reorder list items and entries.
+	MoveUp, MoveDown key.Binding
+	// JSON switches JSON mode; Editor edits the input in $EDITOR.
+	JSON, Editor key.Binding
+	// Recall loads the last input or the next preset; Save saves a preset.
+	Recall, Save key.Binding
+	// Submit sends the form (twice while invalid: send anyway); Back
+	// leaves it, keeping what was typed.
+	Submit key.Binding
+	Back   key.Binding
+}
+
+// DefaultKeyMap returns the form's bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
+		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
+		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
+		Newline:  key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"), key.WithHelp("ctrl+j", "new line")),
+		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
+		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
+		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
+		Null:     key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
+		Clear:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "clear/remove")),
+		Add:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "add item")),
+		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move up")),
+		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move down")),
+		JSON:     key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "JSON")),
+		Editor:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "$EDITOR")),
+		Recall:   key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last/preset")),
+		Save:     key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "save preset")),
+		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}
+}
+
+// ---- help ----------------------------------------------------------------
+
+// ShortHelp returns the bindings for the focused field: the ones that
+// always matter first (tab, ctrl+s, ctrl+e, esc), then those of the
+// focused field; the root fits them to the width.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.keys
+	if m.jsonMode {
+		return m.fitHelp([]key.Binding{k.JSON, k.Submit, k.Back}, k.Editor)
+	}
+	var extra []key.Binding
+	if n := m.FocusedNode(); n != nil && !n.ReadOnly {
+		switch n.Kind {
+		case form.KindBoolean, form.KindObject, form.KindArray, form.KindMulti:
+			extra = append(extra, k.Toggle)
+		case form.KindEnum, form.KindUnion:
+			extra = append(extra, k.Right)
+		case form.KindString:
+			if !n.Raw {
+				extra = append(extra, k.Newline)
+			}
+		}
+		if n.Nullable {
+			extra = append(extra, k.Null)
+		}
+		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap {
+			extra = append(extra, k.Add)
+		}
+	}
+	return m.fitHelp([]key.Binding{k.Next, k.Submit, k.JSON, k.Back}, extra...)
+}
+
+// fitHelp returns must followed by extra: the bindings that always
+// matter, then the focused field's. The root fits the bar to the width,
+// dropping from the end, so the field's go first.
+func (m *Model) fitHelp(must []key.Binding, extra ...key.Binding) []key.Binding {
+	return append(must, extra...)
+}
+
+// FullHelp returns every form binding.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{
+		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
+		{k.Toggle, k.Left, k.Right, k.Null, k.Clear},
+		{k.Add, k.MoveUp, k.MoveDown},
+		{k.JSON, k.Editor, k.Recall, k.Save},
+		{k.Submit, k.Back},
+	}
+}

@@ -1,0 +1,48 @@
+package formview
+
+import (
+	"encoding/json"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Recall is a remembered input offered by ctrl+l.
+type Recall struct {
+	// Name is "last input" or the preset's name.
+	Name  string
+	Input json.RawMessage
+}
+
+// Recalls are the remembered inputs ctrl+l offers, in order.
+func (m *Model) Recalls() []Recall { return m.recalls }
+
+// SetRecalls offers remembered inputs (the last one first, then presets)
+// to ctrl+l, and says so in the note.
+func (m *Model) SetRecalls(r []Recall) {
+	m.recalls, m.recall = r, -1
+	if len(r) > 0 && m.note == "" {
+		m.SetNote(fmt.Sprintf("%s available: ctrl+l loads it.", r[0].Name))
+	}
+}
+
+// ---- recall --------------------------------------------------------------
+
+// nextRecall loads the next remembered input into the form.
+func (m *Model) nextRecall() tea.Cmd {
+	if len(m.recalls) == 0 {
+		m.SetNote("No remembered input or preset for this capability yet.")
+		return nil
+	}
+	m.recall = (m.recall + 1) % len(m.recalls)
+	r := m.recalls[m.recall]
+	if err := m.form.SetValue(r.Input); err != nil {
+		m.SetNote("Cannot load " + r.Name + ": " + err.Error())
+		return nil
+	}
+	m.resetEditors()
+	m.attempted = true // a whole input was supplied: show all its problems
+	m.check()
+	m.note, m.noteIsProblem = fmt.Sprintf("Loaded %s (%d/%d); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls)), false
+	return m.setFocus(0)
+}

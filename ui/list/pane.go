@@ -1,0 +1,180 @@
+package list
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"modbay/ui/common"
+)
+
+// WideLayout is the width (cells) from which a list and its detail pane
+// sit side by side; below it the detail goes under the list.
+const WideLayout = 100
+
+// Filter is a list's filter ("/"): while it has the focus, keys are its
+// text, except enter and esc (leave it, keeping or clearing the text) and
+// the arrows and pgup/pgdn, which still move and scroll the list.
+type Filter struct {
+	input  textinput.Model
+	active bool
+}
+
+// NewFilter returns an empty filter showing placeholder.
+func NewFilter(com *common.Common, placeholder string) Filter {
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = placeholder
+	in.SetStyles(com.Styles.TextInput)
+	return Filter{input: in}
+}
+
+// Value is the filter text.
+func (f *Filter) Value() string { return f.input.Value() }
+
+// Shown reports whether the filter line is on screen: while it has the
+// focus or keeps a text.
+func (f *Filter) Shown() bool { return f.active || f.input.Value() != "" }
+
+// SetWidth sets the input's width in cells.
+func (f *Filter) SetWidth(w int) { f.input.SetWidth(w) }
+
+// Focus gives the filter the keys.
+func (f *Filter) Focus() tea.Cmd {
+	f.active = true
+	return f.input.Focus()
+}
+
+// Clear empties the filter and, if it has the focus, leaves it.
+func (f *Filter) Clear() {
+	f.input.SetValue("")
+	f.leave()
+}
+
+func (f *Filter) leave() {
+	f.active = false
+	f.input.Blur()
+}
+
+// Update handles msg while the filter has the focus. It reports whether
+// msg was the filter's (else the list handles it) and whether the text may
+// have changed (the list filters again).
+func (f *Filter) Update(msg tea.Msg, k KeyMap) (handled, changed bool, cmd tea.Cmd) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	switch {
+	case !ok:
+		f.input, cmd = f.input.Update(msg)
+		return true, false, cmd
+	case key.Matches(kp, k.ClearFilter):
+		f.Clear()
+		return true, true, nil
+	case key.Matches(kp, k.AcceptFilter):
+		f.leave()
+		return true, false, nil
+	case key.Matches(kp, k.ArrowUp, k.ArrowDown, k.DetailUp, k.DetailDown):
+		// j/k, g/G and q are text; the arrows and pgup/pgdn are not.
+		return false, false, nil
+	}
+	f.input, cmd = f.input.Update(msg)
+	return true, true, cmd
+}
+
+// View draws the filter line.
+func (f *Filter) View() string { return f.input.View() }
+
+// DetailWidth is the detail pane's text width in a w-cell screen.
+func DetailWidth(com *common.Common, w int) int {
+	if w >= WideLayout {
+		return w - listWidth(w) - com.Styles.Pane.GetHorizontalFrameSize() - 1
+	}
+	return w
+}
+
+// listWidth is the list column's width in the wide layout.
+func listWidth(w int) int { return max(40, w*2/5) }
+
+// splitPane lays out a list and its detail in w × h cells: side by side
+// from WideLayout cells, else the list on top (at most half the height)
+// and the detail under a rule. rows draws the list's rows for a given
+// size; n is how many rows there are; ds keeps the detail's scroll.
+func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detail string, n int, ds *detailScroll) string {
+	st := com.Styles
+	if w >= WideLayout {
+		lw := listWidth(w)
+		left := strings.Join(rows(lw, h), "\n")
+		left = lipgloss.NewStyle().Width(lw).Height(h).MaxHeight(h).Render(left)
+		pw := w - lw - 1
+		inner := pw - st.Pane.GetHorizontalFrameSize()
+		ih := h - st.Pane.GetVerticalFrameSize()
+		body := common.FitWidth(ds.view(com, detail, ih), inner)
+		pane := st.Pane.Width(pw).Height(h).MaxHeight(h).Render(body)
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
+	}
+	lh := min(max(n, 1), max(h/2-1, 3))
+	list := rows(w, lh)
+	for len(list) < lh {
+		list = append(list, "")
+	}
+	rule := st.Muted.Render(strings.Repeat("─", w))
+	dh := h - lh - 1
+	body := common.FitWidth(ds.view(com, detail, dh), w)
+	return strings.Join(list, "\n") + "\n" + rule + "\n" + body
+}
+
+// detailScroll is the scroll position of a list's detail pane: pgup/pgdn
+// scroll it from the list, and the pane says what is above and below.
+type detailScroll struct {
+	// off is the first detail line shown; page how many lines a pgdn
+	// moves; above and below what the last view could not show.
+	off, page, above, below int
+}
+
+// Update scrolls on DetailUp/DetailDown and reports whether kp was one.
+func (d *detailScroll) Update(kp tea.KeyPressMsg, k KeyMap) bool {
+	switch {
+	case key.Matches(kp, k.DetailUp):
+		d.off = max(d.off-max(d.page, 1), 0)
+	case key.Matches(kp, k.DetailDown):
+		d.off += max(d.page, 1)
+	default:
+		return false
+	}
+	return true
+}
+
+// view shows h lines of detail from d.off (clamped), with a line saying
+// how much is above and below when it does not fit.
+func (d *detailScroll) view(com *common.Common, detail string, h int) string {
+	st := com.Styles
+	lines := strings.Split(detail, "\n")
+	d.page = max(h-2, 1)
+	if h <= 0 || len(lines) <= h {
+		d.off, d.above, d.below = 0, 0, 0
+		return detail
+	}
+	// Everything but the marker lines shows the detail: one marker at the
+	// top once scrolled, one at the bottom while more is below.
+	d.off = max(0, min(d.off, len(lines)-(h-1)))
+	show := h
+	if d.off > 0 {
+		show--
+	}
+	if d.off+show < len(lines) {
+		show--
+	}
+	show = max(show, 1)
+	d.above, d.below = d.off, max(len(lines)-d.off-show, 0)
+	var out []string
+	if d.above > 0 {
+		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d more %s (pgup)", d.above, common.Plural(d.above, "line", "lines"))))
+	}
+	out = append(out, lines[d.off:d.off+show]...)
+	if d.below > 0 {
+		out = append(out, st.Warning.Render(fmt.Sprintf("↓ %d more %s (pgdn)", d.below, common.Plural(d.below, "line", "lines"))))
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,59 @@
+package ui
+
+import (
+	"modbay/runner"
+	"modbay/ui/inputs"
+)
+
+// Messages from background work. Each carries the generation or request id
+// of the work that produced it.
+type (
+	// modulesMsg is a finished discovery of generation gen: every
+	// module, id claims applied (the authoritative list).
+	modulesMsg struct {
+		gen     int
+		modules []*runner.Module
+	}
+	// discoverStartMsg says discovery gen will describe total modules.
+	discoverStartMsg struct {
+		gen, total int
+	}
+	// moduleFoundMsg is one module of discovery gen, sent as soon as its
+	// describe finished (before id claims: modulesMsg has the last word).
+	moduleFoundMsg struct {
+		gen    int
+		module *runner.Module
+	}
+	// planMsg is a finished Plan for form submission seq.
+	planMsg struct {
+		seq  int
+		plan *runner.Plan
+		err  error
+	}
+	// runEventMsg is a live event of the run with request id id.
+	runEventMsg struct {
+		id string
+		ev runner.Event
+	}
+	// runDoneMsg is the end of the run with request id id.
+	runDoneMsg struct {
+		id     string
+		result *runner.Result
+		err    error
+	}
+	// runTickMsg redraws the elapsed time of run id.
+	runTickMsg struct{ id string }
+	// savedInputsMsg is what the input store remembers for a capability.
+	savedInputsMsg struct {
+		module, capability string
+		saved              inputs.Saved
+		err                error
+	}
+	// inputSavedMsg reports a preset saved (name) or the last input
+	// remembered (name "") for module's capability.
+	inputSavedMsg struct {
+		module, capability string
+		name               string
+		err                error
+	}
+)

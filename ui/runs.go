@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/runner"
+)
+
+// runTick is how often the run view's elapsed time is redrawn.
+const runTick = 100 * time.Millisecond
+
+// maxKeptRuns bounds the finished runs the root keeps by id (each keeps
+// its result and a bounded stderr tail) once no screen shows them.
+const maxKeptRuns = 32
+
+// startRun runs plan in the background and shows its run screen; events
+// and the result come back as messages carrying its request id, so the run
+// goes on (and ends) whatever screen has the focus.
+func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	rv := newRunView(m.com, p, cancel)
+	id := rv.id
+	m.keepRun(rv)
+	open := m.open(screenRun, id)
+	b := m.backend
+	if b == nil {
+		cancel()
+		return open
+	}
+	events := func(ev runner.Event) {
+		if send := m.send.Load(); send != nil {
+			(*send)(runEventMsg{id: id, ev: ev})
+		}
+	}
+	run := func() tea.Msg {
+		defer cancel()
+		if !m.inflight.enter() {
+			return runDoneMsg{id: id, err: context.Canceled}
+		}
+		defer m.inflight.leave()
+		res, err := b.Run(ctx, p, approved, events)
+		return runDoneMsg{id: id, result: res, err: err}
+	}
+	return tea.Batch(open, run, m.tick(id), m.spinner.Tick)
+}
+
+// keepRun records r by id, forgetting the oldest finished runs that no
+// screen shows beyond maxKeptRuns.
+func (m *Model) keepRun(r *runView) {
+	m.runs[r.id] = r
+	m.runOrder = append(m.runOrder, r.id)
+	m.lastRun = r.id
+	for len(m.runOrder) > maxKeptRuns {
+		i := slices.IndexFunc(m.runOrder, func(id string) bool {
+			old := m.runs[id]
+			return old.done && !m.showsRun(id)
+		})
+		if i < 0 {
+			return
+		}
+		delete(m.runs, m.runOrder[i])
+		m.runOrder = slices.Delete(m.runOrder, i, i+1)
+	}
+}
+
+// showsRun reports whether a screen on the stack shows run id.
+func (m *Model) showsRun(id string) bool {
+	for _, s := range m.stack {
+		switch s := s.(type) {
+		case *runScreen:
+			if s.run.id == id {
+				return true
+			}
+		case *resultView:
+			if s.res.RequestID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// run returns the newest run, or nil.
+func (m *Model) run() *runView { return m.runs[m.lastRun] }
+
+// tick schedules the next elapsed-time redraw of run id.
+func (m *Model) tick(id string) tea.Cmd {
+	return tea.Tick(runTick, func(time.Time) tea.Msg { return runTickMsg{id: id} })
+}
+
+// finished records the end of the run it belongs to; where its run screen
+// is on the stack, its result takes its place.
+func (m *Model) finished(msg runDoneMsg) tea.Cmd {
+	r, ok := m.runs[msg.id]
+	if !ok {
+		return nil
+	}
+	r.done = true
+	res := msg.result
+	if res == nil {
+		res = &runner.Result{RequestID: msg.id, Host: &runner.HostError{Code: "host.error", Detail: errText(msg.err)}}
+		if r.plan.Module != nil {
+			res.Module = r.plan.Module.ID
+		}
+		res.Capability = r.plan.Capability.ID
+	}
+	r.result = res
+	for _, s := range m.stack {
+		if rs, ok := s.(*runScreen); ok && rs.run == r {
+			return m.replace(rs, screenResult, msg.id)
+		}
+	}
+	return nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "the run returned no result"
+	}
+	return err.Error()
+}

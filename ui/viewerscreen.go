@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/runner"
+	"modbay/ui/viewer"
+)
+
+// viewerArg is what opens an artifact viewer: a verified artifact of run
+// reqID and its siblings (a slide deck's images).
+type viewerArg struct {
+	reqID    string
+	art      runner.VerifiedArtifact
+	siblings []runner.VerifiedArtifact
+}
+
+// viewerScreen hosts an artifact viewer (ui/viewer) as a screen.
+type viewerScreen struct {
+	v *viewer.Model
+}
+
+// openViewerScreen shows the artifact of arg (viewerArg) and starts loading it.
+func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	a, ok := arg.(viewerArg)
+	if !ok {
+		return nil, nil
+	}
+	v := viewer.New(m.com, m.keys.Viewer, m.viewerEnv, a.reqID, a.art, a.siblings, m.workspace)
+	v.SetSize(m.com.Width, m.bodyHeight())
+	return &viewerScreen{v: v}, v.Load()
+}
+
+// viewer returns the top-most viewer, or nil.
+func (m *Model) viewer() *viewer.Model {
+	if v, ok := find[*viewerScreen](m); ok {
+		return v.v
+	}
+	return nil
+}
+
+// Actions of the viewer screen.
+type (
+	// actionAskSaveDir asks for the directory to save the artifact into,
+	// starting at dir; relative answers start in base.
+	actionAskSaveDir struct{ dir, base string }
+	// actionRediscover runs discovery again (module list).
+	actionRediscover struct{}
+)
+
+func (actionAskSaveDir) isAction() {}
+func (actionRediscover) isAction() {}
+
+// Kind implements Screen.
+func (s *viewerScreen) Kind() screenKind { return screenViewer }
+
+// SetSize implements Screen.
+func (s *viewerScreen) SetSize(w, h int) { s.v.SetSize(w, h) }
+
+// Typing implements Screen: a search or filter prompt in the viewer.
+func (s *viewerScreen) Typing() bool { return s.v.Typing() }
+
+// Crumb implements Screen.
+func (s *viewerScreen) Crumb(bool) string { return "artifact" }
+
+// Reflow re-renders for a new width or new colors.
+func (s *viewerScreen) Reflow() tea.Cmd { return s.v.Reflow() }
+
+// ShortHelp implements help.KeyMap.
+func (s *viewerScreen) ShortHelp() []key.Binding { return s.v.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (s *viewerScreen) FullHelp() [][]key.Binding { return s.v.FullHelp() }
+
+// View implements Screen.
+func (s *viewerScreen) View() string { return s.v.View() }
+
+// Update implements Screen.
+func (s *viewerScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	act, cmd := s.v.Update(msg)
+	switch a := act.(type) {
+	case viewer.ActionBack:
+		return actionPop{}, cmd
+	case viewer.ActionAskSaveDir:
+		return actionAskSaveDir{dir: a.Dir, base: a.Base}, cmd
+	}
+	return nil, cmd
+}
+
+// saveHint tells the save prompt's reader how the answer is read (see
+// viewer.ResolveSaveDir).
+func saveHint(base string) string {
+	if base == "" {
+		return "~ is your home directory; give an absolute path or ~/…"
+	}
+	return "~ is your home directory; a relative path starts in " + base
+}
