@@ -134,6 +134,16 @@ func fakeDescribe(behaviour, id, aux string) int {
 		}
 	case "unprobed":
 		d["requirements"] = []map[string]any{{"kind": "env", "name": "API_KEY"}}
+	case "mapped_binary":
+		// Declared binaries the module cannot see (it gets no PATH): the
+		// host's resolution decides, whatever the probe said (WIRE.md §9).
+		d["requirements"] = []map[string]any{
+			{"kind": "binary", "name": "mapped", "available": false, "detail": "map it under binaries:"},
+			{"kind": "binary", "name": "nosuchbinary-modbay-xyz", "available": true},
+			{"kind": "config", "name": "profile"},
+		}
+	case "bad_schema":
+		d["request_schemas"].(map[string]any)["t.job.request/v1"] = map[string]any{"type": 12}
 	case "publisher":
 		d["permissions"].(map[string]any)["publish"] = true
 	}
