@@ -116,6 +116,23 @@ func fakeDescribe(behaviour, id, aux string) int {
 		fmt.Println("this is not an envelope")
 		return 1
 	}
+	if behaviour == "describe_daemon" {
+		// Leaves a daemon in a new session and a double-forked one with an
+		// empty environment; their pids go to the aux dir.
+		var pids []string
+		c := exec.Command("/proc/self/exe", sleeperMarker)
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if c.Start() == nil {
+			pids = append(pids, strconv.Itoa(c.Process.Pid))
+		}
+		pidFile := filepath.Join(aux, "orphan.pid")
+		if exec.Command("/proc/self/exe", spawnerMarker, pidFile, "noenv").Run() == nil {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				pids = append(pids, string(b))
+			}
+		}
+		_ = os.WriteFile(filepath.Join(aux, "pids"), []byte(strings.Join(pids, " ")), 0o644)
+	}
 	if behaviour == "slow_describe" {
 		// A describe that takes its time (well within DescribeTimeout).
 		time.Sleep(slowDescribe)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,4 +217,32 @@ func TestBuildIDIsStable(t *testing.T) {
 	if !strings.HasPrefix(id, "go:") || len(id) < 10 || buildID() != id {
 		t.Fatalf("buildID = %q", id)
 	}
+}
+
+// TestDescribeLeavesNothingBehind: a describe that exits leaving daemons
+// (one in a new session, one double-forked with an empty environment) is
+// swept like a run: the quick check that skips the /proc scans sees them.
+func TestDescribeLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("ghost", "describe_daemon")
+	if m := f.host.Discover(ctxGuard(t))[0]; m.Status != StatusReady {
+		t.Fatalf("%s — %s", m.Status, m.Reason)
+	}
+	b, err := os.ReadFile(filepath.Join(f.auxDir("ghost"), "pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, s := range strings.Fields(string(b)) {
+		p, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, p)
+	}
+	if len(pids) != 2 {
+		t.Fatalf("the describe recorded %d daemons", len(pids))
+	}
+	assertGone(t, pids)
 }
