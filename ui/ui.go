@@ -295,7 +295,7 @@ func (m *Model) layout() {
 		m.caps.SetSize(w, h)
 	}
 	if m.form != nil {
-		m.form.SetSize(w, h-formHeader)
+		m.form.SetSize(w, h-m.formHeaderLines())
 	}
 	if m.result != nil {
 		m.result.SetSize(w, h)
@@ -305,8 +305,32 @@ func (m *Model) layout() {
 	}
 }
 
-// formHeader is the form screen's lines above the fields.
+// formHeader is the form screen's lines above the fields, besides the
+// setup banner (formHeaderLines).
 const formHeader = 2
+
+// formHeaderLines is the form screen's lines above the fields: the
+// capability, its effects, and the setup banner when there is one.
+func (m *Model) formHeaderLines() int {
+	if m.setupBanner() != "" {
+		return formHeader + 1
+	}
+	return formHeader
+}
+
+// setupBanner is the line the form screen shows while the form's module
+// needs setup: a call would only fail (WIRE.md §9), so the form says so
+// before anyone submits it; "" otherwise.
+func (m *Model) setupBanner() string {
+	if m.formModule == nil || m.formModule.Status != runner.StatusNeedsSetup {
+		return ""
+	}
+	s := "⚠ needs setup: a run fails until it is set up"
+	if m.formModule.Reason != "" {
+		s += " (" + render.SanitizeLine(m.formModule.Reason) + ")"
+	}
+	return s
+}
 
 // Update routes every message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -897,7 +921,11 @@ func (m *Model) formView() string {
 	c := m.formCap
 	line := st.ID.Render(render.SanitizeLine(c.ID)) + "  " + st.Muted.Render(render.SanitizeLine(c.Summary))
 	effects := st.Muted.Render(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
-	return common.Trunc(line, m.com.Width) + "\n" + common.Trunc(effects, m.com.Width) + "\n" + m.form.View()
+	head := common.Trunc(line, m.com.Width) + "\n" + common.Trunc(effects, m.com.Width) + "\n"
+	if b := m.setupBanner(); b != "" {
+		head += st.Warning.Render(common.Trunc(b, m.com.Width)) + "\n"
+	}
+	return head + m.form.View()
 }
 
 // helpView draws the help bar for what has focus.
