@@ -27,7 +27,8 @@ func BenchmarkDescribeCold(b *testing.B) {
 }
 
 // BenchmarkDiscoverCached: discovery of a home whose module's describe is
-// cached (identity is hashed, nothing is spawned).
+// cached (the identity check reads the executable's stat, nothing is
+// spawned).
 func BenchmarkDiscoverCached(b *testing.B) {
 	f := newFixture(b)
 	f.addModule("bench", "good")
