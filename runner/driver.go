@@ -27,8 +27,9 @@ type Driver interface {
 	Key() string
 
 	// Fingerprint identifies exactly what Describe would describe now, for
-	// the describe cache (WIRE.md §2 modbay): a process hashes its
-	// executable (size, modification time, sha256). "" with a nil error
+	// the describe cache (WIRE.md §2 modbay): a process gives its
+	// executable's sha256 and, in its own module directory, the listing
+	// of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached
 	// this time. It runs nothing.
 	Fingerprint() (string, error)

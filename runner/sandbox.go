@@ -31,6 +31,10 @@ type execSpec struct {
 	maxStdout int64
 	onStart   func(pid int)
 	onStderr  func(chunk []byte)
+	// quickSweep skips the /proc scans after a module that exited on its
+	// own when it left no process behind (leftNoOrphans); otherwise the
+	// whole tree is swept as always.
+	quickSweep bool
 }
 
 // execResult is what happened to the process; interpreting stdout is the
@@ -118,6 +122,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		waitExitNoReap(pid)
 	}()
 	supervised := make(chan struct{})
+	clean := false // written by the supervisor before supervised closes
 	go func() {
 		defer close(supervised)
 		timer := time.NewTimer(spec.deadline)
@@ -134,12 +139,18 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 			tree.terminate()
 		}
 		<-exited
+		if spec.quickSweep && !res.timedOut && !res.cancelled && !stdout.overflowed() && leftNoOrphans() {
+			clean = true
+			return
+		}
 		tree.sweep()
 	}()
 	_ = cmd.Wait() // the exit code is recorded, never decisive (WIRE.md §3)
 	<-supervised
 	liveRoots.Delete(pid)
-	reapAdopted()
+	if !clean {
+		reapAdopted()
+	}
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
 	}
@@ -221,6 +232,13 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	w.over = true
 	close(w.overCh)
 	return len(p), nil
+}
+
+// overflowed reports whether the limit was passed.
+func (w *capWriter) overflowed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.over
 }
 
 func (w *capWriter) result() ([]byte, bool) {

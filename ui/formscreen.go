@@ -33,8 +33,32 @@ type formScreen struct {
 	cap    modproto.Capability
 }
 
-// formHeader is the form screen's lines above the fields.
+// formHeader is the form screen's lines above the fields, besides the
+// setup banner (headerLines).
 const formHeader = 2
+
+// headerLines is the form screen's lines above the fields: the
+// capability, its effects, and the setup banner when there is one.
+func (f *formScreen) headerLines() int {
+	if f.setupBanner() != "" {
+		return formHeader + 1
+	}
+	return formHeader
+}
+
+// setupBanner is the line the form screen shows while the form's module
+// needs setup: a call would only fail (WIRE.md §9), so the form says so
+// before anyone submits it; "" otherwise.
+func (f *formScreen) setupBanner() string {
+	if f.module == nil || f.module.Status != runner.StatusNeedsSetup {
+		return ""
+	}
+	s := "⚠ needs setup: a run fails until it is set up"
+	if f.module.Reason != "" {
+		s += " (" + render.SanitizeLine(f.module.Reason) + ")"
+	}
+	return s
+}
 
 // openFormScreen shows the form of a capability (arg: formArg), as it was left
 // when the person comes back to it.
@@ -87,7 +111,7 @@ func (m *Model) form() *formview.Model {
 func (f *formScreen) Kind() screenKind { return screenForm }
 
 // SetSize implements Screen: the fields get what the header leaves.
-func (f *formScreen) SetSize(w, h int) { f.form.SetSize(w, h-formHeader) }
+func (f *formScreen) SetSize(w, h int) { f.form.SetSize(w, h-f.headerLines()) }
 
 // Typing implements Screen.
 func (f *formScreen) Typing() bool { return f.form.Typing() }
@@ -126,7 +150,11 @@ func (f *formScreen) View() string {
 	c := f.cap
 	line := st.ID.Render(render.SanitizeLine(c.ID)) + "  " + st.Muted.Render(render.SanitizeLine(c.Summary))
 	effects := st.Muted.Render(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
-	return common.Trunc(line, f.com.Width) + "\n" + common.Trunc(effects, f.com.Width) + "\n" + f.form.View()
+	head := common.Trunc(line, f.com.Width) + "\n" + common.Trunc(effects, f.com.Width) + "\n"
+	if b := f.setupBanner(); b != "" {
+		head += st.Warning.Render(common.Trunc(b, f.com.Width)) + "\n"
+	}
+	return head + f.form.View()
 }
 
 // Actions of the form screen.

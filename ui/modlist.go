@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -352,11 +351,14 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
-	if len(d.Requirements) > 0 {
+	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		b.heading("Requirements")
-		for _, r := range d.Requirements {
+		for _, r := range reqs {
 			b.line(requirementLine(com, r))
-			if r.Detail != "" && (r.Available == nil || !*r.Available) {
+			switch {
+			case r.By != "":
+				b.indented(render.SanitizeLine(r.By))
+			case r.Detail != "" && r.State != runner.RequirementMet:
 				b.indented(render.SanitizeLine(r.Detail))
 			}
 		}
@@ -386,15 +388,16 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	return b.String()
 }
 
-// requirementLine draws a requirement: ✓ available, ✗ needs setup, or not
-// probed (WIRE.md §9: never call an unprobed requirement missing).
-func requirementLine(com *common.Common, r modproto.Requirement) string {
+// requirementLine draws a requirement as discovery judged it: ✓
+// available, ✗ needs setup, or not probed (WIRE.md §9: never call an
+// unprobed requirement missing).
+func requirementLine(com *common.Common, r runner.RequirementState) string {
 	st := com.Styles
 	what := render.SanitizeLine(r.Kind) + " " + render.SanitizeLine(r.Name)
-	switch {
-	case r.Available == nil:
+	switch r.State {
+	case runner.RequirementNotProbed:
 		return "? " + what + " " + st.Muted.Render("not probed")
-	case *r.Available:
+	case runner.RequirementMet:
 		return st.Success.Render("✓") + " " + what + " " + st.Muted.Render("available")
 	default:
 		return st.Error.Render("✗") + " " + what + " " + st.Warning.Render("needs setup")
