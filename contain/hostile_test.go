@@ -76,8 +76,8 @@ func requireFloor(t *testing.T) Support {
 // host's listeners and secrets.
 type world struct {
 	runDir, rwRoot, outside, home, modbayHome string
-	tcp, udp, sock                           string
-	token                                    string
+	tcp, udp, sock                            string
+	token                                     string
 }
 
 const hostSecret = "HOST_SECRET=hunter2"
