@@ -300,6 +300,7 @@ func (h *Host) describe(ctx context.Context, c candidate, useCache bool) *Module
 			args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
 			deadline:  DescribeTimeout,
 			maxStdout: DescribeMaxOutputBytes,
+			contain:   h.containSpec(c.dir, nil),
 		})
 		m.Stderr, m.DescribedAt = r.stderr, time.Now()
 		switch {

@@ -61,6 +61,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 		request:   reqBytes,
 		deadline:  time.Duration(req.DeadlineMS) * time.Millisecond,
 		maxStdout: int64(req.MaxOutputBytes),
+		contain:   h.containSpec(m.Dir, &req),
 	}
 	if events != nil {
 		spec.onStart = func(pid int) { events(Event{RequestID: eventID, PID: pid}) }
@@ -77,6 +78,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 		ExitCode:        r.exitCode,
 		Started:         r.started,
 		Duration:        r.duration,
+		Enforcement:     r.enforcement,
 	}
 	hostErr := func(code, detail string, v modproto.ValidationErrors) *Result {
 		res.Host = &HostError{Code: code, Detail: oneLine(detail), Violations: v}
