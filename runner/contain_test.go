@@ -97,3 +97,26 @@ func TestContainedDeadlineKillsTheTree(t *testing.T) {
 		t.Fatalf("module %d survived its deadline", pid)
 	}
 }
+
+// BenchmarkInvokeEchoContained is BenchmarkInvokeEcho contained (sandbox:
+// auto): the difference is what containment costs per run (issue 10
+// budget: at most 5 ms).
+func BenchmarkInvokeEchoContained(b *testing.B) {
+	f := newFixture(b)
+	f.cfg.Sandbox = config.SandboxAuto
+	f.addModule("bench", "good")
+	m := f.load("bench")
+	ctx := ctxGuard(b)
+	in := []byte(`{"name":"bench"}`)
+	b.ResetTimer()
+	for b.Loop() {
+		p, err := f.host.Plan(m, "t.echo", in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := f.host.Run(ctx, p, true, nil)
+		if err != nil || !res.OK() {
+			b.Fatalf("%v %+v", err, res.Host)
+		}
+	}
+}
