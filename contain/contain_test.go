@@ -26,13 +26,17 @@ func withSupport(t *testing.T, edit func(*Support), f func()) {
 }
 
 // TestRequireRefusesAGap: sandbox: require starts nothing that cannot be
-// fully contained (here: no network namespace, so only Landlock's TCP
-// rules would apply), and says which layer.
+// fully contained (here: no network namespace and no seccomp, so only
+// Landlock's TCP rules would apply), and says which layer.
 func TestRequireRefusesAGap(t *testing.T) {
 	requireFloor(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
-	withSupport(t, func(s *Support) { s.NetNS, s.NetNSWhy = false, "test: none" }, func() {
+	noNet := func(s *Support) {
+		s.NetNS, s.NetNSWhy = false, "test: none"
+		s.Seccomp, s.SeccompWhy = false, "test: none"
+	}
+	withSupport(t, noNet, func() {
 		cmd := exec.Command("/bin/sh", "-c", "echo > "+marker)
 		_, enf, err := Start(cmd, Spec{RunDir: dir, Mode: ModeRequire})
 		if !errors.Is(err, ErrNotContained) {
@@ -84,7 +88,7 @@ func TestEnforcementString(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	want := "processes: pid namespace\nfilesystem: landlock ABI " + itoa(Probe().LandlockABI) +
-		"\nnetwork: namespace\ncapabilities: dropped\nterminal: own session\nsignals: landlock scope + pid namespace" +
+		"\nnetwork: namespace + no sockets (seccomp)\ncapabilities: dropped\nterminal: own session\nsignals: landlock scope + pid namespace" +
 		"\nunix sockets: refused (seccomp)\ndescriptors: closed above 2\nlimits: open files 64, cpu 5 s"
 	if enf.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", enf, want)

@@ -20,8 +20,13 @@ const (
 	// NetworkGranted: the call was granted the network; nothing is
 	// withheld.
 	NetworkGranted = "granted"
+	// NetworkNoSockets: the seccomp filter refuses socket() of every
+	// family (TCP, UDP, MPTCP, raw, netlink), io_uring with it.
+	NetworkNoSockets = "no sockets (seccomp)"
 	// NetworkLandlockTCP: only Landlock's TCP bind/connect rules apply.
 	NetworkLandlockTCP = "landlock TCP only; UDP and MPTCP not enforced"
+	// UnixSocketsRefused: the seccomp filter refuses new AF_UNIX sockets.
+	UnixSocketsRefused = "refused (seccomp)"
 	// CapabilitiesDropped: the module holds no capability in the host's
 	// namespaces (checked in /proc after exec, before it ran).
 	CapabilitiesDropped = "dropped"
@@ -44,8 +49,10 @@ type Enforcement struct {
 	Processes string `json:"processes"`
 	// Filesystem: "landlock ABI N" or "not enforced (why)".
 	Filesystem string `json:"filesystem"`
-	// Network: NetworkNamespace, NetworkGranted, NetworkLandlockTCP or
-	// "not enforced (why)".
+	// Network: "namespace + no sockets (seccomp)" when both apply, else
+	// NetworkNamespace, NetworkNoSockets, NetworkLandlockTCP, or
+	// NetworkGranted when the call was granted the network, or "not
+	// enforced (why)".
 	Network string `json:"network"`
 	// Capabilities: CapabilitiesDropped or "kept (why)".
 	Capabilities string `json:"capabilities"`

@@ -274,6 +274,7 @@ func TestHostile(t *testing.T) {
 		{"cache", []string{"write", filepath.Join(w.modbayHome, "cache", "describe", "x.json")}, false},
 		{"tcp", []string{"tcp", w.tcp}, false},
 		{"udp", []string{"udp", w.udp}, false},
+		{"mptcp", []string{"mptcp", w.tcp}, false},
 		{"unix", []string{"unix", w.sock}, false},
 		{"environ", []string{"read", "/proc/" + host + "/environ", string(envSecret)}, false},
 		{"signal", []string{"signal", host}, true},
@@ -318,6 +319,17 @@ func TestHostile(t *testing.T) {
 			t.Logf("contained: %s", out)
 		})
 	}
+
+	// Without a network namespace, the seccomp filter alone must stop
+	// every kind of socket, not only what Landlock's TCP rules cover.
+	withSupport(t, func(s *Support) { s.NetNS, s.NetNSWhy = false, "test: none" }, func() {
+		for _, args := range [][]string{{"tcp", w.tcp}, {"udp", w.udp}, {"mptcp", w.tcp}, {"unix", w.sock}} {
+			out, enf := run(t, w, ModeAuto, nil, args...)
+			if !strings.HasPrefix(out, "blocked:") || enf.Network != NetworkNoSockets || !enf.Complete() {
+				t.Errorf("%s without a network namespace: %s\n%s", args[0], out, enf)
+			}
+		}
+	})
 
 	t.Run("rw root stays writable", func(t *testing.T) {
 		out, _ := run(t, w, ModeAuto, nil, "write", filepath.Join(w.rwRoot, "out.txt"))

@@ -31,10 +31,13 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 //   - socket(AF_UNIX, …) fails with EACCES: a pathname Unix socket (the tmux
 //     server's, an ssh-agent's) is not covered by Landlock before ABI 9;
 //     socketpair stays allowed (it reaches nobody);
+//   - with noSockets (no network grant), every socket() fails with EACCES:
+//     TCP, UDP, MPTCP, raw and netlink alike, whether or not a network
+//     namespace could be made;
 //   - io_uring_setup fails with ENOSYS: io_uring's socket and connect
 //     operations would bypass the socket rule;
 //   - a syscall of another architecture's table kills the process.
-func seccompProgram() ([]unix.SockFilter, bool) {
+func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
 	if auditArch == 0 {
 		return nil, false
 	}
@@ -47,7 +50,7 @@ func seccompProgram() ([]unix.SockFilter, bool) {
 	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
-	return []unix.SockFilter{
+	prog := []unix.SockFilter{
 		/* 0 */ stmt(ld, offArch),
 		/* 1 */ jump(jeq, auditArch, 1, 0),
 		/* 2 */ stmt(ret, unix.SECCOMP_RET_KILL_PROCESS),
@@ -61,7 +64,11 @@ func seccompProgram() ([]unix.SockFilter, bool) {
 		/* 10 */ jump(jeq, unix.AF_UNIX, 0, 1),
 		/* 11 */ stmt(ret, eacces),
 		/* 12 */ stmt(ret, allow),
-	}, true
+	}
+	if noSockets {
+		prog[9] = stmt(ret, eacces) // socket() of any family
+	}
+	return prog, true
 }
 
 // x32Bit is the lowest syscall number the filter refuses as another
@@ -73,10 +80,10 @@ func x32Bit() uint32 {
 	return 0xffffffff
 }
 
-// installSeccomp installs the filter on the calling thread only (no TSYNC).
+// installSeccomp installs seccompProgram(noSockets) on the calling thread only (no TSYNC).
 // no_new_privs must be set.
-func installSeccomp() error {
-	prog, ok := seccompProgram()
+func installSeccomp(noSockets bool) error {
+	prog, ok := seccompProgram(noSockets)
 	if !ok {
 		return errors.New("no seccomp filter for this architecture")
 	}

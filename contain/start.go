@@ -160,21 +160,6 @@ func spawn(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started
 		enf.Filesystem = fmt.Sprintf("landlock ABI %d", ll.abi)
 	}
 
-	switch {
-	case spec.Network:
-		enf.Network = NetworkGranted
-	case pl.netNS:
-		enf.Network = NetworkNamespace // confirmed by observe
-	case llErr == nil && ll.tcp:
-		enf.Network = NetworkLandlockTCP
-	default:
-		why := sup.NetNSWhy
-		if why == "" {
-			why = "no network namespace"
-		}
-		enf.Network = notEnforced(why)
-	}
-
 	var signals []string
 	if llErr == nil && ll.scoped {
 		signals = append(signals, "landlock scope")
@@ -184,16 +169,36 @@ func spawn(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started
 	}
 	enf.Signals = strings.Join(signals, " + ")
 
-	enf.UnixSockets = "refused (seccomp)"
+	enf.UnixSockets = UnixSocketsRefused
 	switch {
 	case nnp != nil:
 		enf.UnixSockets = notEnforced("no_new_privs: " + nnp.Error())
 	case !sup.Seccomp:
 		enf.UnixSockets = notEnforced(sup.SeccompWhy)
 	default:
-		if err := installSeccomp(); err != nil {
+		if err := installSeccomp(!spec.Network); err != nil {
 			enf.UnixSockets = notEnforced("seccomp: " + err.Error())
 		}
+	}
+	seccompOn := enf.UnixSockets == UnixSocketsRefused
+
+	switch {
+	case spec.Network:
+		enf.Network = NetworkGranted
+	case pl.netNS && seccompOn:
+		enf.Network = NetworkNamespace + " + " + NetworkNoSockets // namespace confirmed by observe
+	case pl.netNS:
+		enf.Network = NetworkNamespace
+	case seccompOn:
+		enf.Network = NetworkNoSockets
+	case llErr == nil && ll.tcp:
+		enf.Network = NetworkLandlockTCP
+	default:
+		why := sup.NetNSWhy
+		if why == "" {
+			why = "no network namespace"
+		}
+		enf.Network = notEnforced(why + "; no seccomp")
 	}
 
 	if err := cmd.Start(); err != nil {
@@ -276,7 +281,11 @@ func observe(pid int, pl plan, enf *Enforcement) {
 		self, err1 := os.Readlink("/proc/self/ns/net")
 		child, err2 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
 		if err1 != nil || err2 != nil || self == child {
-			enf.Network = notEnforced("the network namespace did not take")
+			if strings.HasSuffix(enf.Network, NetworkNoSockets) {
+				enf.Network = NetworkNoSockets
+			} else {
+				enf.Network = notEnforced("the network namespace did not take")
+			}
 		}
 	}
 	if enf.Signals == "" {

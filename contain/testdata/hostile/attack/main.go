@@ -76,6 +76,15 @@ func main() {
 		}
 		c.Close()
 		ok()
+	case "mptcp": // Multipath TCP, which Landlock's TCP rules do not cover
+		d := net.Dialer{Timeout: 2 * time.Second}
+		d.SetMultipathTCP(true)
+		c, err := d.Dial("tcp", arg(2))
+		if err != nil {
+			fail(err)
+		}
+		c.Close()
+		ok()
 	case "udp": // round trip: the test's listener echoes
 		c, err := net.Dial("udp", arg(2))
 		if err != nil {
