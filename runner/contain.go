@@ -2,7 +2,9 @@ package runner
 
 import (
 	"maps"
+	"os"
 	"slices"
+	"sync"
 
 	"modbay/config"
 	"modbay/contain"
@@ -15,16 +17,15 @@ import (
 // namespace would renumber; contain_test.go runs fakes contained.
 var defaultSandbox = contain.ModeAuto
 
-// testExec are paths every module may execute besides its grants: set only
-// by the runner's tests, whose fake modules are launchers that exec the
-// test binary.
-var testExec []string
-
 // containSpec is what a module may touch in one run (issue 10): its own
 // directory, the request's roots by mode, its resolved binaries, the
 // network only when granted, and the config's limits and sandbox mode.
 // execute fills in the executable and the per-run directory. req is nil
 // for a describe, which gets no root and no network.
+//
+// Every module may also execute the modbay binary: the built-in examples
+// (and the demo home's copies of them) are launchers that exec it, and it
+// runs under the module's own restrictions, so it grants nothing.
 func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
 	var cfg config.Config
 	if h.cfg != nil {
@@ -40,7 +41,9 @@ func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
 			s.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
 		}
 	}
-	s.Binaries = append(s.Binaries, testExec...)
+	if exe := hostExecutable(); exe != "" {
+		s.Binaries = append(s.Binaries, exe)
+	}
 	if req == nil {
 		return s
 	}
@@ -58,3 +61,13 @@ func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
 	s.Network = len(req.Grants.Network) > 0
 	return s
 }
+
+// hostExecutable is the running modbay binary's path ("" when unknown),
+// resolved once.
+var hostExecutable = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+})

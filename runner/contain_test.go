@@ -14,15 +14,8 @@ import (
 
 // The runner's tests check the host-side sweeps with pids their fakes
 // record, so they run uncontained unless a test sets config's sandbox
-// (the tests in this file do). The fakes' launchers exec the test binary,
-// which lives outside every module directory: containment lets them run
-// it (and only it besides the system trees).
-func init() {
-	defaultSandbox = contain.ModeOff
-	if exe, err := os.Executable(); err == nil {
-		testExec = append(testExec, exe)
-	}
-}
+// (the tests in this file do).
+func init() { defaultSandbox = contain.ModeOff }
 
 // containedFixture is a fixture whose config asks for containment.
 func containedFixture(t *testing.T) *fixture {
