@@ -22,7 +22,7 @@ import (
 var attackExe string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(ttyHostEnv) != "" {
+	if os.Getenv(ttyHostEnv) != "" || os.Getenv(deathHostEnv) != "" {
 		os.Exit(m.Run()) // the re-executed terminal host builds nothing
 	}
 	dir, err := os.MkdirTemp("", "contain-attack-")

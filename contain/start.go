@@ -135,6 +135,26 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 // runtime discards the thread (and its restrictions) when spawn returns.
 func spawn(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
 	runtime.LockOSThread()
+	if unix.Gettid() == os.Getpid() {
+		// The main thread is never discarded (the runtime parks it for
+		// good instead), so it must stay unrestricted: start over on
+		// another thread. This one stays locked to this goroutine until
+		// the new goroutine holds its own, so it cannot land here.
+		moved := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(moved)
+			restrictAndStart(cmd, spec, sup, pl, report, release)
+		}()
+		<-moved
+		runtime.UnlockOSThread()
+		return
+	}
+	restrictAndStart(cmd, spec, sup, pl, report, release)
+}
+
+// restrictAndStart is spawn on a locked thread other than the main one.
+func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
 	enf := Enforcement{Contained: true, Terminal: TerminalOwnSession, Processes: ProcessesGroup}
 	nnp := setNoNewPrivs()
 	capsErr := error(nil)
