@@ -131,8 +131,10 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 
 // spawn runs on its own locked OS thread: it restricts the thread, starts
 // cmd from it, reports, detaches the stopped child when released (and
-// reports again) and stays parked until the child exits. It never unlocks the thread, so the
-// runtime discards the thread (and its restrictions) when spawn returns.
+// reports again) and stays parked until the child exits. It never unlocks
+// the restricted thread, so the runtime discards the thread (and its
+// restrictions) when the goroutine returns; the main thread, which the
+// runtime would keep, is never the one restricted.
 func spawn(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
 	runtime.LockOSThread()
 	if unix.Gettid() == os.Getpid() {
