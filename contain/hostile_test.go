@@ -279,6 +279,7 @@ func TestHostile(t *testing.T) {
 		{"environ", []string{"read", "/proc/" + host + "/environ", string(envSecret)}, false},
 		{"signal", []string{"signal", host}, true},
 		{"fd", []string{"fd", strconv.Itoa(inheritedFD), "hunter2"}, false},
+		{"keyring", []string{"keyring", "planted"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

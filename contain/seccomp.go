@@ -36,6 +36,10 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 //     namespace could be made;
 //   - io_uring_setup fails with ENOSYS: io_uring's socket and connect
 //     operations would bypass the socket rule;
+//   - keyctl, add_key and request_key fail with ENOSYS: the kernel
+//     keyrings belong to the uid (a root module would read root's user
+//     and session keyrings), and neither Landlock nor a namespace here
+//     covers them;
 //   - a syscall of another architecture's table kills the process.
 func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
 	if auditArch == 0 {
@@ -57,16 +61,19 @@ func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
 		/* 3 */ stmt(ld, offNr),
 		/* 4 */ jump(jge, x32Bit(), 0, 1),
 		/* 5 */ stmt(ret, enosys),
-		/* 6 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 0, 1),
-		/* 7 */ stmt(ret, enosys),
-		/* 8 */ jump(jeq, uint32(unix.SYS_SOCKET), 0, 3),
-		/* 9 */ stmt(ld, offArg0),
-		/* 10 */ jump(jeq, unix.AF_UNIX, 0, 1),
-		/* 11 */ stmt(ret, eacces),
-		/* 12 */ stmt(ret, allow),
+		/* 6 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 3, 0),
+		/* 7 */ jump(jeq, uint32(unix.SYS_KEYCTL), 2, 0),
+		/* 8 */ jump(jeq, uint32(unix.SYS_ADD_KEY), 1, 0),
+		/* 9 */ jump(jeq, uint32(unix.SYS_REQUEST_KEY), 0, 1),
+		/* 10 */ stmt(ret, enosys),
+		/* 11 */ jump(jeq, uint32(unix.SYS_SOCKET), 0, 3),
+		/* 12 */ stmt(ld, offArg0),
+		/* 13 */ jump(jeq, unix.AF_UNIX, 0, 1),
+		/* 14 */ stmt(ret, eacces),
+		/* 15 */ stmt(ret, allow),
 	}
 	if noSockets {
-		prog[9] = stmt(ret, eacces) // socket() of any family
+		prog[12] = stmt(ret, eacces) // socket() of any family
 	}
 	return prog, true
 }

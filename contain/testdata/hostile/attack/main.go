@@ -111,6 +111,19 @@ func main() {
 			fail(err)
 		}
 		ok()
+	case "keyring": // add a key to the uid's user keyring, then read it back
+		name := []byte("contain-test\x00")
+		typ := []byte("user\x00")
+		payload := []byte(arg(2))
+		const keySpecUserKeyring = ^uintptr(3) // KEY_SPEC_USER_KEYRING (-4)
+		id, _, errno := syscall.Syscall6(syscall.SYS_ADD_KEY, uintptr(unsafe.Pointer(&typ[0])), uintptr(unsafe.Pointer(&name[0])),
+			uintptr(unsafe.Pointer(&payload[0])), uintptr(len(payload)), keySpecUserKeyring, 0)
+		if errno != 0 {
+			fail(errno)
+		}
+		const keyctlRevoke = 3 // leave nothing planted
+		_, _, _ = syscall.Syscall(syscall.SYS_KEYCTL, keyctlRevoke, id, 0)
+		ok()
 	case "fd":
 		n, _ := strconv.Atoi(arg(2))
 		b := make([]byte, 64)
