@@ -75,11 +75,14 @@ func TestHostDeathKillsTheModule(t *testing.T) {
 	if err := host.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Both lingerers have exec'd (argv "linger\x00<token>"; the shell that
+	// starts them has the words in one argument).
+	lingerers := func() int { return len(survivors("linger\x00" + token)) }
 	deadline := time.Now().Add(5 * time.Second)
-	for len(survivors(token)) < 2 && time.Now().Before(deadline) {
+	for lingerers() < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := len(survivors(token)); n < 2 {
+	if n := lingerers(); n < 2 {
 		_ = host.Process.Kill()
 		_ = host.Wait()
 		t.Fatalf("the module and its child never started (%d): %s", n, out.String())
