@@ -283,6 +283,9 @@ func TestHostile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "shadow" && !isRoot() {
+				t.Skip("/etc/shadow is unreadable to this user even uncontained")
+			}
 			before := w.snapshot(t)
 			// A contained run marked it close-on-exec; inherited, it is not.
 			if _, err := unix.FcntlInt(inheritedFD, unix.F_SETFD, 0); err != nil {
