@@ -12,11 +12,21 @@ var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // systemRead are the files under /etc any program may read (loader cache,
 // user and group names, name-service switch, time zone): not all of /etc,
 // which as root includes shadow.
-var systemRead = []string{"/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime"}
+var systemRead = []string{"/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime",
+	"/etc/ssl/openssl.cnf"} // Node reads OpenSSL's configuration at start-up
+
+// machineRead are what programs read to size themselves (CPU count, memory):
+// machine facts, not any process's. The rest of /proc and /sys is not
+// granted, /proc/self included: there is no fresh /proc (no mount
+// namespace), so a module cannot read /proc/self/exe or /proc/self/fd.
+var machineRead = []string{"/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/uptime", "/proc/loadavg",
+	"/sys/devices/system/cpu", "/sys/fs/cgroup/cpu.max"}
 
 // networkRead are the /etc entries resolving and TLS need, granted with
-// the network only.
-var networkRead = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates"}
+// the network only: the CA certificates, not all of /etc/ssl (whose
+// private/ holds the machine's keys).
+var networkRead = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf", "/etc/ssl/certs", "/etc/ca-certificates",
+	"/etc/pki/tls/certs", "/etc/ca-certificates.conf"}
 
 // rules builds the Landlock allowlist of spec (design note: containment.md
 // §Exec allowlist). /tmp, /run, /proc, /sys, /dev/tty, the person's home
@@ -32,6 +42,7 @@ func (s Spec) rules() []rule {
 	}
 	add(accessRX, systemExec...)
 	add(accessRO, systemRead...)
+	add(accessRO, machineRead...)
 	if s.Network {
 		add(accessRO, networkRead...)
 	}
