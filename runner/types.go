@@ -135,8 +135,8 @@ type Result struct {
 	// the final state after polling (WIRE.md §12).
 	Job *JobStatus
 	// Enforcement is what containment applied to the module process,
-	// layer by layer (issue 10 §Honesty); for a polled job, the final
-	// poll's.
+	// layer by layer (issue 10 §Honesty); for a polled job, the last
+	// run's (the final poll, or the handle's when none was polled).
 	Enforcement contain.Enforcement
 	// HandleEnvelope is set when Job was polled: the envelope of the call
 	// that returned the handle (its execution says what starting the job
