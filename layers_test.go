@@ -18,8 +18,9 @@ import (
 // test, so every new package is placed in the graph on purpose.
 var layers = map[string][]string{
 	".":                   {"cli"},
-	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "runner/contain", "probe", "skills", "history", "mcp"},
+	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp"},
 	"config":              {},
+	"contain":             {},
 	"examples":            {"modproto"},
 	"internal/testcorpus": {},
 	"modproto":            {},
@@ -27,8 +28,7 @@ var layers = map[string][]string{
 	"schemalint":          {"schema"},
 	"probe":               {},
 	"render":              {"modproto", "probe"},
-	"runner":              {"config", "modproto", "schema", "runner/contain"},
-	"runner/contain":      {},
+	"runner":              {"config", "modproto", "schema", "contain"},
 	"runner/runnertest":   {"modproto", "runner"},
 	"ui":                  {"config", "modproto", "render", "runner", "schema", "probe", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
 	"ui/common":           {"ui/styles"},

@@ -204,6 +204,9 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		stdout, m.Stderr, m.DescribedAt, m.Cached = entry.Stdout, entry.Stderr, entry.DescribedAt, true
 	}
 	if !m.Cached {
+		if cd, ok := c.Driver.(Containable); ok {
+			cd.SetContainment(h.containSpec(c.Dir, nil))
+		}
 		desc, err := c.Driver.Describe(ctx)
 		m.Stderr, m.DescribedAt = desc.Stderr, desc.At
 		if err != nil {

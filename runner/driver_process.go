@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -29,8 +30,18 @@ type ProcessDriver struct {
 	// directory private to one process, are never hashed nor cached.
 	Uncached bool
 
-	mu     sync.Mutex
-	closed bool
+	mu       sync.Mutex
+	closed   bool
+	describe contain.Spec // containment of describes (SetContainment)
+}
+
+var _ Containable = (*ProcessDriver)(nil)
+
+// SetContainment implements Containable: spec contains every describe.
+func (d *ProcessDriver) SetContainment(spec contain.Spec) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.describe = spec
 }
 
 var _ Driver = (*ProcessDriver)(nil)
@@ -76,7 +87,11 @@ func (d *ProcessDriver) fingerprintSince(prev *exeIdentity) (string, *exeIdentit
 // DescribeMaxOutputBytes and returns its stdout; the error names what went
 // wrong in the words a broken module's Reason uses.
 func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
+	d.mu.Lock()
+	cs := d.describe
+	d.mu.Unlock()
 	r := execute(ctx, execSpec{
+		contain:   cs,
 		exe:       d.Exe,
 		args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
 		deadline:  DescribeTimeout,
@@ -85,7 +100,7 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 		// (discovery runs many at once).
 		quickSweep: true,
 	})
-	desc := Description{Stderr: r.stderr, At: time.Now()}
+	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement}
 	switch {
 	case r.spawnErr != nil:
 		return desc, errors.New("describe: cannot start: " + r.spawnErr.Error())
@@ -115,6 +130,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		request:   call.Encoded,
 		deadline:  time.Duration(req.DeadlineMS) * time.Millisecond,
 		maxStdout: int64(req.MaxOutputBytes),
+		contain:   call.Contain,
 	}
 	if call.Listening() {
 		spec.onStart = func(pid int) { call.Emit(Event{PID: pid}) }
@@ -137,6 +153,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		ExitCode:        r.exitCode,
 		Started:         r.started,
 		Duration:        r.duration,
+		Enforcement:     r.enforcement,
 	}
 	fail := func(code, detail string) *Reply {
 		rep.Failure = &HostError{Code: code, Detail: detail}

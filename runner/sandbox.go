@@ -10,10 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/contain"
 )
 
 // execSpec is one module process to run with the host's guarantees
@@ -35,6 +36,9 @@ type execSpec struct {
 	// own when it left no process behind (leftNoOrphans); otherwise the
 	// whole tree is swept as always.
 	quickSweep bool
+	// contain is what the module may touch; execute fills in exe and the
+	// per-run directory (issue 10).
+	contain contain.Spec
 }
 
 // execResult is what happened to the process; interpreting stdout is the
@@ -50,6 +54,8 @@ type execResult struct {
 	cancelled       bool
 	started         time.Time
 	duration        time.Duration
+	// enforcement is what containment applied, layer by layer.
+	enforcement contain.Enforcement
 }
 
 // execute runs spec and returns once the module and every process it left
@@ -95,11 +101,16 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	cmd.Env = []string{"TMPDIR=" + tmp}
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = PipeDrainGrace
 	enableSubreaper()
+	cs := spec.contain
+	cs.Module, cs.RunDir = spec.exe, runDir
 	spawnMu.Lock()
-	if err := cmd.Start(); err != nil {
+	// contain.Start sets SysProcAttr: its own session (so pgid == pid for
+	// the tree kill), or Setpgid when the sandbox is off.
+	_, enf, err := contain.Start(cmd, cs)
+	res.enforcement = enf
+	if err != nil {
 		spawnMu.Unlock()
 		res.spawnErr = err
 		return res

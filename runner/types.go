@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -216,6 +217,10 @@ type Result struct {
 	// Job is set when a long-running capability returned a job handle and
 	// the final state after polling (WIRE.md §12).
 	Job *JobStatus
+	// Enforcement is what containment applied to the module process,
+	// layer by layer (issue 10 §Honesty); for a polled job, the last
+	// run's (the final poll, or the handle's when none was polled).
+	Enforcement contain.Enforcement
 	// HandleEnvelope is set when Job was polled: the envelope of the call
 	// that returned the handle (its execution says what starting the job
 	// cost). Envelope, Artifacts, Stdout and Stderr are then the final
