@@ -1,10 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
-	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -47,28 +48,25 @@ func Markdown(src []byte, o Options) (string, error) {
 	case o.Dark:
 		style = styles.DarkStyle
 	}
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStandardStyle(style),
-		glamour.WithWordWrap(width),
-	)
-	if err != nil {
-		return Text(src, o), fmt.Errorf("markdown: glamour style %q: %w", style, err)
+	cfg, ok := styles.DefaultStyles[style]
+	if !ok {
+		return Text(src, o), fmt.Errorf("markdown: no glamour style %q", style)
 	}
+	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true})
 	in := expandTabs(Sanitize(string(src)), markdownTabStop)
-	out, err := r.Render(in)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(in), &buf); err != nil {
 		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
 	}
+	out := untruncateHrefs(buf.String())
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.
 		// Without styling, the spaces glamour pads each line with to the
 		// wrap width carry nothing; drop them so copied text is clean.
-		out = trimTrailingSpace(ansi.Strip(out))
-	} else {
-		out = CompactSGR(out)
+		return fitLinesIndented(trimTrailingSpace(ansi.Strip(out)), width), nil
 	}
-	return fitLines(out, width), nil
+	return CompactSGR(fitLinesIndented(out, width)), nil
 }
 
 // MarkdownChunkBytes is the size SplitMarkdown aims for: glamour renders about

@@ -1,0 +1,109 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMarkdownStructure pins block structure glamour's own renderer loses
+// (issue 8 §5): each case is rendered without color at 60 columns and the
+// lines that must appear (trailing spaces dropped) are checked in order.
+func TestMarkdownStructure(t *testing.T) {
+	long := "https://example.com/a/very/long/path/that/goes/on/and/on/for/a/while/index.html"
+	for _, c := range []struct {
+		name, src string
+		want      []string // consecutive output lines, trimmed of the margin
+		absent    []string
+	}{
+		{
+			name:   "second paragraph of a list item",
+			src:    "* Item one.\n* Item two has text.\n\n    A second paragraph of item two.\n* Item three.\n",
+			want:   []string{"• Item two has text.", "", "A second paragraph of item two.", "• Item three."},
+			absent: []string{"text.A second"},
+		},
+		{
+			name:   "ordered list item with two paragraphs",
+			src:    "1. First paragraph.\n\n   Second paragraph.\n",
+			want:   []string{"1. First paragraph.", "", "Second paragraph."},
+			absent: []string{"paragraph.Second"},
+		},
+		{
+			name:   "html line breaks",
+			src:    "Line one<br>line two<br/>line three<BR />four\n",
+			want:   []string{"Line one", "line two", "line three", "four"},
+			absent: []string{"oneline"},
+		},
+		{
+			name: "hard line breaks in a paragraph",
+			src:  "Two spaces  \nthen a backslash\\\nthen soft\nbreaks join.\n",
+			want: []string{"Two spaces", "then a backslash", "then soft breaks join."},
+		},
+		{
+			name: "soft break in a tight list item",
+			src:  "* a tight item\n  continued on the next line\n",
+			want: []string{"• a tight item continued on the next line"},
+		},
+		{
+			name:   "table link footnote is wrapped, not cut",
+			src:    "| a | b |\n|---|---|\n| [x](" + long + ") | y |\n",
+			want:   []string{"[1]: x https://example.com/a/very/long/path/that/goes/on/a", "nd/on/for/a/while/index.html"},
+			absent: []string{"…"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Markdown([]byte(c.src), Options{Width: 60, NoColor: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutput(t, out, 60, true)
+			var lines []string
+			for l := range strings.Lines(out) {
+				lines = append(lines, strings.TrimSpace(l))
+			}
+			if !containsRun(lines, c.want) {
+				t.Errorf("want consecutive lines %q in\n%s", c.want, out)
+			}
+			for _, a := range c.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("output contains %q:\n%s", a, out)
+				}
+			}
+		})
+	}
+}
+
+// TestMarkdownFootnoteURLWhole checks, in color too, that the footnote of a
+// link in a table carries the whole URL and no ellipsis at any width.
+func TestMarkdownFootnoteURLWhole(t *testing.T) {
+	long := "https://example.com/" + strings.Repeat("segment/", 12) + "end.html"
+	src := "| a | b |\n|---|---|\n| [x](" + long + ") | y |\n"
+	for _, o := range []Options{{Width: 40, NoColor: true}, {Width: 40, Dark: true}, {Width: 100, NoColor: true}} {
+		out, err := Markdown([]byte(src), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOutput(t, out, o.Width, o.NoColor)
+		plain := strings.ReplaceAll(stripForTest(out), "\n", "")
+		plain = strings.Join(strings.Fields(plain), "")
+		if !strings.Contains(plain, long) || strings.Contains(out, "…") {
+			t.Errorf("%+v: footnote URL not whole:\n%s", o, out)
+		}
+	}
+}
+
+// containsRun reports whether want occurs in lines as consecutive lines.
+func containsRun(lines, want []string) bool {
+	for i := 0; i+len(want) <= len(lines); i++ {
+		ok := true
+		for j, w := range want {
+			if lines[i+j] != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
