@@ -139,6 +139,7 @@ func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (st
 	switch {
 	case pres == render.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
 		chunks := render.SplitMarkdown(src, render.MarkdownChunkBytes)
+		defs := render.LinkDefinitions(src)
 		outs := make([]string, len(chunks))
 		errs := make([]error, len(chunks))
 		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -147,7 +148,7 @@ func renderFile(src []byte, meta render.Meta, o render.Options, w io.Writer) (st
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				outs[i], errs[i] = render.Markdown(c, o)
+				outs[i], errs[i] = render.MarkdownChunk(c, defs, o)
 				outs[i] = strings.Trim(outs[i], "\n")
 			})
 		}

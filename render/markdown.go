@@ -8,6 +8,9 @@ import (
 	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 const (
@@ -81,8 +84,9 @@ const MarkdownChunkBytes = 16 << 10
 // made only before an ATX heading at column 0, or, in a section larger than
 // target, at a blank line followed by an unindented line that starts neither
 // a list item nor a table row; never inside a fenced code block. Concatenated,
-// the chunks are src. Reference-style link definitions only resolve within
-// their chunk, the one known difference from rendering src whole.
+// the chunks are src. Reference-style link definitions resolve only within
+// the text glamour is given: render each chunk with [MarkdownChunk] and the
+// document's [LinkDefinitions] to get the text of the whole.
 func SplitMarkdown(src []byte, target int) [][]byte {
 	if target <= 0 {
 		target = MarkdownChunkBytes
@@ -157,4 +161,54 @@ func startsListOrTable(line string) bool {
 		i++
 	}
 	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')')
+}
+
+// LinkDefinitions returns src's link reference definitions (CommonMark
+// §4.7, "[label]: destination 'title'"), one per line, for appending to
+// every chunk of [SplitMarkdown]: a definition resolves only within the
+// document glamour is given, and definitions are usually gathered at the
+// end of a long file, so without them every chunk but the last shows
+// "[install guide][install]" literally. Definitions render as nothing, so
+// appending them changes no chunk's text. Nil when src has none.
+func LinkDefinitions(src []byte) []byte {
+	if !bytes.Contains(src, []byte("]:")) {
+		return nil
+	}
+	pc := parser.NewContext()
+	goldmark.DefaultParser().Parse(text.NewReader(src), parser.WithContext(pc))
+	var b bytes.Buffer
+	for _, r := range pc.References() {
+		label, dest, title := r.Label(), string(r.Destination()), string(r.Title())
+		if strings.ContainsAny(dest, " \t<>") || dest == "" {
+			dest = "<" + strings.NewReplacer("<", `\<`, ">", `\>`).Replace(dest) + ">"
+		}
+		fmt.Fprintf(&b, "[%s]: %s", label, dest)
+		if title != "" {
+			switch {
+			case !strings.Contains(title, `"`):
+				fmt.Fprintf(&b, " \"%s\"", title)
+			case !strings.Contains(title, "'"):
+				fmt.Fprintf(&b, " '%s'", title)
+			default:
+				fmt.Fprintf(&b, " (%s)", strings.NewReplacer("(", `\(`, ")", `\)`).Replace(title))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// MarkdownChunk renders one chunk of [SplitMarkdown] with the document's
+// [LinkDefinitions] defs appended, so that the chunks rendered one by one
+// show the text the whole document shows.
+func MarkdownChunk(chunk, defs []byte, o Options) (string, error) {
+	if len(defs) == 0 {
+		return Markdown(chunk, o)
+	}
+	src := make([]byte, 0, len(chunk)+len(defs)+2)
+	src = append(append(append(src, chunk...), "\n\n"...), defs...)
+	return Markdown(src, o)
 }

@@ -49,7 +49,7 @@ func (s *slides) show() tea.Cmd {
 		return nil
 	}
 	gen, page, src, o := s.gen, s.page, s.pages[s.page], s.opts
-	return func() tea.Msg { return slideMsg{gen: gen, page: page, lines: markdownLines([]byte(src), o)} }
+	return func() tea.Msg { return slideMsg{gen: gen, page: page, lines: markdownLines([]byte(src), nil, o)} }
 }
 
 // Reflow drops the rendered pages and renders the current one for o.
