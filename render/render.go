@@ -29,6 +29,10 @@ import (
 //   - markdown or text whose bytes are binary ([IsBinary]), empty files,
 //     image_grid and download: [Metadata], with a note saying why.
 //
+// Text is first decoded by [DecodeText] for the presentations that show
+// text ([DecodesText]): a UTF-16 or UTF-32 file is shown as its characters,
+// under a note naming the encoding, never as interleaved NULs.
+//
 // The error is the chosen renderer's (invalid JSON, a malformed table); the
 // string is then still that renderer's best-effort output, worth showing.
 func Artifact(src []byte, m Meta, o Options) (string, error) {
@@ -36,6 +40,32 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 	if len(src) == 0 {
 		return metadata(m, "The file is empty.", o), nil
 	}
+	var note string
+	if DecodesText(pres) {
+		var enc string
+		if src, enc = DecodeText(src); enc != "" && enc != EncodingUTF8BOM {
+			note = o.style(o.colors().muted).Render(ansi.Wrap("Text decoded from "+enc+".", o.width(), "")) + "\n"
+		}
+	}
+	out, err := artifact(src, pres, m, o)
+	return note + out, err
+}
+
+// DecodesText reports whether presentation pres shows text, whose bytes
+// [Artifact] and the viewers first pass through [DecodeText]: markdown,
+// text, json, table, timeline, diagram and slides.
+func DecodesText(pres string) bool {
+	switch pres {
+	case PresentationMarkdown, PresentationText, PresentationJSON, PresentationTable,
+		PresentationTimeline, PresentationDiagram, PresentationSlides:
+		return true
+	}
+	return false
+}
+
+// artifact is Artifact after decoding: src is UTF-8 text for a textual
+// presentation.
+func artifact(src []byte, pres string, m Meta, o Options) (string, error) {
 	textual := !IsBinary(src)
 	switch pres {
 	case PresentationMarkdown, PresentationText:

@@ -40,11 +40,16 @@ type loadInput struct {
 	pres     string
 	opts     render.Options
 	w, h     int
+	// encoding is set by load: the text encoding the file was decoded from
+	// (render.DecodeText), "" for UTF-8.
+	encoding string
 }
 
 // load reads the artifact and builds its body; it runs in a Cmd. The note
-// is a status message for the header (why a file is shown as a download).
-func load(ctx context.Context, in loadInput) (body, string, error) {
+// is a status message for the header (why a file is shown as a download);
+// in.encoding is set when the text was decoded.
+func load(ctx context.Context, inp *loadInput) (body, string, error) {
+	in := *inp
 	meta := metaOf(in.art)
 	switch in.pres {
 	case render.PresentationDownload:
@@ -69,6 +74,11 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 	}
 	if len(src) == 0 {
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
+	}
+	if render.DecodesText(in.pres) {
+		// UTF-16 "Unicode text" and the like are shown as their characters;
+		// the header names the encoding.
+		src, inp.encoding = render.DecodeText(src)
 	}
 	textual := !render.IsBinary(src)
 	switch in.pres {

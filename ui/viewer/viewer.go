@@ -103,6 +103,9 @@ type loadedMsg struct {
 	body body
 	err  error
 	note string
+	// encoding is the text encoding the file was decoded from, "" for
+	// UTF-8 (render.DecodeText).
+	encoding string
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -169,6 +172,9 @@ type Model struct {
 	loading  bool
 	err      error
 	note     string
+	// encoding is the text encoding the file was decoded from (shown in
+	// the header), "" for UTF-8.
+	encoding string
 	saveDir  string
 	// baseDir is the directory relative save paths start from: the save
 	// directory the viewer was opened with (the workspace), never the
@@ -264,8 +270,8 @@ func (m *Model) Load() tea.Cmd {
 		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
 	}
 	return func() tea.Msg {
-		b, note, err := load(context.Background(), in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err}
+		b, note, err := load(context.Background(), &in)
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding}
 	}
 }
 
@@ -282,6 +288,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 		m.loading = false
 		m.err = msg.err
+		m.encoding = msg.encoding
 		if msg.note != "" {
 			m.note = msg.note
 		}
@@ -482,6 +489,10 @@ func (m *Model) View() string {
 		head += " " + st.ID.Render(render.SanitizeLine(a.Kind))
 	}
 	facts := []string{render.SanitizeLine(common.OrDash(a.MediaType)), render.HumanBytes(meta.Bytes), render.ShortDigest(a.Digest), m.pres}
+	if m.encoding != "" && m.encoding != render.EncodingUTF8BOM {
+		name, _, _ := strings.Cut(m.encoding, " (")
+		facts = append(facts, name)
+	}
 	info := st.Muted.Render(strings.Join(facts, " · ")) + " " + st.Success.Render("verified ✓")
 	var third string
 	switch {
