@@ -1,30 +1,23 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/spf13/cobra"
 
 	"modbay/modproto"
+	"modbay/probe"
 	"modbay/render"
 )
-
-// maxRenderBytes bounds what `modbay render` reads: beyond it the file is
-// shown as metadata (a download) rather than loaded whole.
-const maxRenderBytes = 64 << 20
 
 func newRenderCommand(g *globals) *cobra.Command {
 	var (
@@ -68,13 +61,13 @@ sanitized before it reaches the terminal.`,
 			noColor := g.noColor || os.Getenv("NO_COLOR") != "" || (!forceColor && !isTerminal(cmd.OutOrStdout()))
 			o := render.Options{Width: width, Dark: dark, NoColor: noColor}
 			var src []byte
-			if fi.Size() <= maxRenderBytes {
+			if fi.Size() <= render.MaxRenderBytes {
 				f, err := os.Open(path)
 				if err != nil {
 					return withCode(ExitUsage, "%v", err)
 				}
 				// The limit holds even if the file grew since the Stat.
-				src, err = io.ReadAll(io.LimitReader(f, maxRenderBytes))
+				src, err = io.ReadAll(io.LimitReader(f, render.MaxRenderBytes))
 				f.Close()
 				if err != nil {
 					return withCode(ExitUsage, "%v", err)
@@ -83,7 +76,7 @@ sanitized before it reaches the terminal.`,
 			} else {
 				meta.Presentation = render.PresentationDownload
 			}
-			probe(cmd.Context(), path, src, &meta)
+			probe.Detect().Fill(cmd.Context(), render.Resolve(meta.Presentation, meta.MediaType), path, src, &meta)
 			out, err := renderFile(src, meta, o, cmd.OutOrStdout())
 			fmt.Fprint(cmd.OutOrStdout(), strings.TrimRight(out, "\n")+"\n")
 			if err != nil {
@@ -99,35 +92,6 @@ sanitized before it reaches the terminal.`,
 	f.BoolVar(&dark, "dark", true, "style for a dark background")
 	f.BoolVar(&forceColor, "color", false, "colors even when the output is not a terminal")
 	return cmd
-}
-
-// probeTimeout bounds ffprobe and pdftotext.
-const probeTimeout = 10 * time.Second
-
-// probe fills meta.Probe (ffprobe, for video and audio) and meta.DocText
-// (pdftotext, for a PDF's first pages) when those programs are installed;
-// without them the rendering says type and size only.
-func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	switch render.Resolve(meta.Presentation, meta.MediaType) {
-	case render.PresentationVideo, render.PresentationAudio:
-		if p, err := exec.LookPath("ffprobe"); err == nil {
-			out, err := exec.CommandContext(ctx, p, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path).Output()
-			if err == nil {
-				meta.Probe, _ = render.ParseFFProbe(out)
-			}
-		}
-	case render.PresentationDocument:
-		if p, err := exec.LookPath("pdftotext"); err == nil && bytes.HasPrefix(src, []byte("%PDF-")) {
-			if out, err := exec.CommandContext(ctx, p, "-l", "3", "-layout", path, "-").Output(); err == nil {
-				meta.DocText = string(out)
-			}
-		}
-	}
 }
 
 // renderFile is render.Artifact, except that a markdown document is cut

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -16,17 +14,6 @@ import (
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
-)
-
-const (
-	// probeTimeout bounds ffprobe and pdftotext: metadata is worth a second
-	// or two, not a hung viewer.
-	probeTimeout = 5 * time.Second
-	// probeOutputCap bounds what a probe may print (ffprobe JSON is a few
-	// KiB; pdftotext of the first pages a few dozen).
-	probeOutputCap = 256 << 10
-	// docTextPages is how many pages of a PDF pdftotext extracts.
-	docTextPages = 3
 )
 
 // loadInput is everything load needs, copied out of the Model so the Cmd
@@ -57,11 +44,7 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	case render.PresentationImageGrid:
 		return newGrid(in), "", nil
 	case render.PresentationVideo, render.PresentationAudio:
-		if in.env.FFProbe != "" {
-			if out, err := runCapped(ctx, in.env.FFProbe, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", in.art.Staged); err == nil {
-				meta.Probe, _ = render.ParseFFProbe(out)
-			}
-		}
+		in.env.Probe.Fill(ctx, in.pres, in.art.Staged, nil, &meta)
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact([]byte{0}, meta, o); return out }), "", nil
 	}
 	if meta.Bytes > MaxViewBytes {
@@ -103,12 +86,7 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 			return newSlides(in, src), "", nil
 		}
 	case render.PresentationDocument:
-		if in.env.PDFToText != "" && bytes.HasPrefix(src, []byte("%PDF-")) {
-			out, err := runCapped(ctx, in.env.PDFToText, "-l", fmt.Sprint(docTextPages), "-layout", in.art.Staged, "-")
-			if err == nil {
-				meta.DocText = string(out)
-			}
-		}
+		in.env.Probe.Fill(ctx, in.pres, in.art.Staged, src, &meta)
 	case render.PresentationTimeline:
 		if textual && json.Valid(src) {
 			return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
@@ -150,35 +128,6 @@ func readCapped(path string, n int64) ([]byte, error) {
 	b := bytes.NewBuffer(buf)
 	_, err = b.ReadFrom(io.LimitReader(f, n))
 	return b.Bytes(), err
-}
-
-// runCapped runs a helper program with the probe timeout and returns its
-// stdout, at most probeOutputCap bytes.
-func runCapped(ctx context.Context, prog string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, args...)
-	var out bytes.Buffer
-	cmd.Stdout = &limitedWriter{w: &out, n: probeOutputCap}
-	err := cmd.Run()
-	return out.Bytes(), err
-}
-
-// limitedWriter keeps the first n bytes and discards the rest.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.n -= k
-		if _, err := l.w.Write(p[:k]); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
 }
 
 // staticMsg is a finished re-render of a static body.

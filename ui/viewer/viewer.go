@@ -26,17 +26,17 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/probe"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
 )
 
 const (
-	// MaxViewBytes is the largest file a viewer loads into memory (64 MiB).
-	// The targets are a 20 MB JSON and a 100 000-row CSV with memory under
-	// five times the file; past this a file is offered as a download instead
-	// of risking the terminal session.
-	MaxViewBytes = 64 << 20
+	// MaxViewBytes is the largest file a viewer loads into memory: the one
+	// render bound, render.MaxRenderBytes. Past it a file is offered as a
+	// download instead of risking the terminal session.
+	MaxViewBytes = render.MaxRenderBytes
 	// maxSaveAttempts bounds the "name-2.ext", "name-3.ext"… suffixes tried
 	// so a save never overwrites a file.
 	maxSaveAttempts = 1000
@@ -58,8 +58,9 @@ type Env struct {
 	// Opener is the program that opens a file with its default application
 	// (xdg-open, open); empty when none was found.
 	Opener string
-	// FFProbe and PDFToText are the absolute paths of those tools, or "".
-	FFProbe, PDFToText string
+	// Probe holds the media probes found (ffprobe, pdftotext); the probe
+	// package runs them.
+	Probe probe.Tools
 	// Graphics is the terminal's image protocol (render.DetectGraphics).
 	Graphics render.Graphics
 }
@@ -78,12 +79,7 @@ func DetectEnv() Env {
 	if p, err := exec.LookPath(opener); err == nil {
 		e.Opener = p
 	}
-	if p, err := exec.LookPath("ffprobe"); err == nil {
-		e.FFProbe = p
-	}
-	if p, err := exec.LookPath("pdftotext"); err == nil {
-		e.PDFToText = p
-	}
+	e.Probe = probe.Detect()
 	return e
 }
 
