@@ -80,7 +80,12 @@ sanitized before it reaches the terminal.`,
 			out, err := renderFile(src, meta, o, cmd.OutOrStdout())
 			fmt.Fprint(cmd.OutOrStdout(), strings.TrimRight(out, "\n")+"\n")
 			if err != nil {
-				return withCode(ExitHostVerdict, "%s: %v", path, err)
+				// A rendering that shows the data succeeds and says what was
+				// wrong; only one that could show nothing is a verdict.
+				if errors.Is(err, render.ErrNotShown) || strings.TrimSpace(out) == "" {
+					return withCode(ExitHostVerdict, "%s: %v", path, err)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "modbay: %s: %s\n", render.SanitizeLine(path), render.SanitizeLine(err.Error()))
 			}
 			return nil
 		},

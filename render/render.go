@@ -35,6 +35,7 @@ import (
 //
 // The error is the chosen renderer's (invalid JSON, a malformed table); the
 // string is then still that renderer's best-effort output, worth showing.
+// The error wraps [ErrNotShown] when that output is metadata only.
 func Artifact(src []byte, m Meta, o Options) (string, error) {
 	pres := Resolve(m.Presentation, m.MediaType)
 	if len(src) == 0 {
@@ -116,11 +117,15 @@ func artifact(src []byte, pres string, m Meta, o Options) (string, error) {
 		if !textual && !bytes.HasPrefix(src, []byte("PK\x03\x04")) {
 			break
 		}
-		return Slides(src, m, o)
+		out, err := Slides(src, m, o)
+		if err != nil && bytes.HasPrefix(src, []byte("PK\x03\x04")) {
+			err = fmt.Errorf("%w: %w", ErrNotShown, err)
+		}
+		return out, err
 	case PresentationImage:
 		img, info, err := DecodeImage(src)
 		if err != nil {
-			return metadata(m, "The image cannot be shown: "+err.Error(), o), err
+			return metadata(m, "The image cannot be shown: "+err.Error(), o), fmt.Errorf("%w: %w", ErrNotShown, err)
 		}
 		w, h := FitCells(info.Width, info.Height, o.width(), imageRows)
 		head := fmt.Sprintf("%s image, %d×%d pixels", strings.ToUpper(info.Format), info.Width, info.Height)
@@ -146,6 +151,14 @@ func artifact(src []byte, pres string, m Meta, o Options) (string, error) {
 	}
 	return metadata(m, "", o), nil
 }
+
+// ErrNotShown marks an [Artifact] error after which only the artifact's
+// metadata could be shown, not its contents (an image that does not
+// decode, a pptx that does not open). Every other Artifact error comes with
+// the data shown as best the renderer could (a table with its malformed
+// records skipped, invalid JSON as text): a command then reports the
+// problem and still succeeds.
+var ErrNotShown = errors.New("contents not shown")
 
 // MaxRenderBytes is the largest file rendered from its contents (64 MiB),
 // by `modbay render` and by the cockpit's viewers alike: the targets are a
