@@ -17,6 +17,7 @@ import (
 	"modbay/modproto"
 	"modbay/probe"
 	"modbay/render"
+	"modbay/runner"
 )
 
 func newRenderCommand(g *globals) *cobra.Command {
@@ -30,7 +31,8 @@ func newRenderCommand(g *globals) *cobra.Command {
 		Short: "Render a file as the cockpit would show it as an artifact",
 		Long: `Render FILE with the artifact viewer its presentation selects (WIRE.md §10):
 --presentation wins when it names a known primitive, otherwise the media type
-decides (given with --media-type or guessed from the extension). Every byte is
+decides (given with --media-type, else the one recorded when the file was
+staged as an artifact, else guessed from the extension). Every byte is
 sanitized before it reaches the terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,13 +50,29 @@ sanitized before it reaches the terminal.`,
 			if !fi.Mode().IsRegular() {
 				return withCode(ExitUsage, "%s: not a regular file", path)
 			}
+			title, kind := filepath.Base(path), ""
+			if mediaType == "" && presentation == "" {
+				// A staged artifact is shown as the run that staged it
+				// described it; the newest record when staged under several.
+				if types, _ := runner.StagedTypes(path); len(types) > 0 {
+					st := types[0]
+					mediaType, presentation, kind = st.MediaType, st.Presentation, st.Kind
+					if st.Title != "" {
+						title = st.Title
+					}
+					if len(types) > 1 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "modbay: %s was staged under %d types; shown as the newest, %s (--media-type and --presentation choose)\n",
+							render.SanitizeLine(filepath.Base(path)), len(types), render.SanitizeLine(st.MediaType))
+					}
+				}
+			}
 			if mediaType == "" {
 				mediaType = guessMediaType(path)
 			}
 			if presentation == "" && isJSONLines(path) {
 				presentation = render.PresentationTable // one object per line reads best as rows
 			}
-			meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
+			meta := render.Meta{Title: title, Kind: kind, MediaType: mediaType, Presentation: presentation,
 				Path: path, Bytes: fi.Size()}
 			// Colors only for a terminal (or when asked): a pipe or a file
 			// gets plain text, as scripts expect.
