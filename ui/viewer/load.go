@@ -19,9 +19,13 @@ import (
 // loadInput is everything load needs, copied out of the Model so the Cmd
 // shares nothing with Update.
 type loadInput struct {
-	com      *common.Common
-	keys     KeyMap
-	env      Env
+	com  *common.Common
+	keys KeyMap
+	env  Env
+	meta render.Meta
+	path string
+	// art and siblings are the run's artifacts, for an image grid; zero
+	// for a file outside a run.
 	art      runner.VerifiedArtifact
 	siblings []runner.VerifiedArtifact
 	pres     string
@@ -37,21 +41,21 @@ type loadInput struct {
 // in.encoding is set when the text was decoded.
 func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	in := *inp
-	meta := metaOf(in.art)
+	meta := in.meta
 	switch in.pres {
 	case render.PresentationDownload:
 		return metadataBody(in, meta), "", nil
 	case render.PresentationImageGrid:
 		return newGrid(in), "", nil
 	case render.PresentationVideo, render.PresentationAudio:
-		in.env.Probe.Fill(ctx, in.pres, in.art.Staged, nil, &meta)
+		in.env.Probe.Fill(ctx, in.pres, in.path, nil, &meta)
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact([]byte{0}, meta, o); return out }), "", nil
 	}
 	if meta.Bytes > MaxViewBytes {
 		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
 		return metadataBody(in, meta), note, nil
 	}
-	src, err := readCapped(in.art.Staged, MaxViewBytes)
+	src, err := readCapped(in.path, MaxViewBytes)
 	if err != nil {
 		return metadataBody(in, meta), "", err
 	}
@@ -86,7 +90,7 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 			return newSlides(in, src), "", nil
 		}
 	case render.PresentationDocument:
-		in.env.Probe.Fill(ctx, in.pres, in.art.Staged, src, &meta)
+		in.env.Probe.Fill(ctx, in.pres, in.path, src, &meta)
 	case render.PresentationTimeline:
 		if textual && json.Valid(src) {
 			return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil

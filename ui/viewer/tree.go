@@ -83,7 +83,7 @@ func newTree(in loadInput, src []byte) (body, string, error) {
 		}
 		if !ok {
 			if render.IsBinary(src) {
-				return binaryBody(in, metaOf(in.art))
+				return binaryBody(in, in.meta)
 			}
 			// render.JSON is called for its error, which names the line
 			// and column of the first fault.
