@@ -56,12 +56,17 @@ func Markdown(src []byte, o Options) (string, error) {
 		return Text(src, o), fmt.Errorf("markdown: no glamour style %q", style)
 	}
 	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true})
-	in := expandTabs(Sanitize(string(src)), markdownTabStop)
+	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(in), &buf); err != nil {
 		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
 	}
-	out := untruncateHrefs(buf.String())
+	// Glamour keeps the document's margin on the right too.
+	textWidth := width
+	if m := cfg.Document.Margin; m != nil {
+		textWidth -= int(*m)
+	}
+	out := untruncateHrefs(hangListItems(buf.String(), textWidth))
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.

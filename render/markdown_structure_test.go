@@ -22,6 +22,11 @@ func TestMarkdownStructure(t *testing.T) {
 			absent: []string{"text.A second"},
 		},
 		{
+			name: "task item keeps its box",
+			src:  "- [ ] open task\n- [x] done task\n",
+			want: []string{"[ ] open task", "[x] done task"},
+		},
+		{
 			name:   "ordered list item with two paragraphs",
 			src:    "1. First paragraph.\n\n   Second paragraph.\n",
 			want:   []string{"1. First paragraph.", "", "Second paragraph."},
@@ -106,4 +111,44 @@ func containsRun(lines, want []string) bool {
 		}
 	}
 	return false
+}
+
+// TestMarkdownHangingIndent: a list item's wrapped lines, and its later
+// paragraphs, start under the item's text, not under its bullet, nested
+// lists included, at every width of the sweep; the text is unchanged.
+func TestMarkdownHangingIndent(t *testing.T) {
+	src := "* Item three is a long item that wraps across more than one line when the width is narrow enough.\n\n" +
+		"  Its second paragraph is long enough to wrap as well, under the text of the item.\n" +
+		"* Short.\n\n" +
+		"1. An ordered item whose text also wraps across more than one line at narrow widths.\n" +
+		"   1. A nested item with a long text that wraps around at the narrow widths too.\n"
+	for _, width := range []int{30, 40, 60} {
+		out, err := Markdown([]byte(src), Options{Width: width, NoColor: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOutput(t, out, width, true)
+		hang := -1
+		for l := range strings.Lines(out) {
+			l = strings.TrimRight(l, " \n")
+			body := strings.TrimLeft(l, " ")
+			indent := len(l) - len(body)
+			switch {
+			case body == "":
+				continue
+			case strings.HasPrefix(body, "• "):
+				hang = indent + 2 // "• " is two cells
+			case len(body) > 3 && body[0] >= '1' && body[0] <= '9' && body[1] == '.':
+				hang = indent + 3
+			case hang >= 0 && indent != hang:
+				t.Errorf("width %d: line %q starts at %d, its item's text at %d\n%s", width, l, indent, hang, out)
+			}
+		}
+		words := strings.Fields(stripForTest(out))
+		for _, w := range []string{"narrow", "enough.", "paragraph", "nested", "too."} {
+			if !strings.Contains(strings.Join(words, " "), w) {
+				t.Errorf("width %d: %q lost", width, w)
+			}
+		}
+	}
 }

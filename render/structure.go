@@ -10,6 +10,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
@@ -40,6 +41,33 @@ func newMarkdownConverter(o ansi.Options) goldmark.Markdown {
 // brRe matches an inline HTML line break: <br>, <br/>, <br /> (any case).
 var brRe = regexp.MustCompile(`(?i)^<br\s*/?>$`)
 
+// Sentinels mark list-item text in glamour's output so that hangListItems
+// can indent an item's wrapped lines under its text instead of under its
+// bullet: glamour wraps a whole list as one block. They are private-use
+// characters, removed from the source first and from the output always.
+const (
+	// maxHangRun bounds the lines of one item's text block hangListItems
+	// re-wraps; a longer run (no end mark found) is left as it is.
+	maxHangRun = 10000
+	sentItem   = "\uE000" // the start of a list item's first text block
+	sentBlock  = "\uE001" // the start of a later text block of the item
+	sentEnd    = "\uE002" // the end of a text block of a list item
+	sentBreak  = "\uE003" // a hard line break (the line ends here)
+	// sentinels prefixes the source as its own first paragraph, which the
+	// transformer removes: text nodes for the marks point into it.
+	sentinels = sentItem + sentBlock + sentEnd + sentBreak + "\n\n"
+	sentWidth = len(sentItem)
+)
+
+// sentinelSource prepends the sentinel paragraph to src after replacing
+// any sentinel character src holds with U+FFFD.
+func sentinelSource(src string) string {
+	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak) {
+		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD").Replace(src)
+	}
+	return sentinels + src
+}
+
 // structureTransformer keeps block structure that glamour's ANSI renderer
 // drops (charmbracelet/glamour issues on list paragraphs and <br>):
 //
@@ -54,30 +82,57 @@ var brRe = regexp.MustCompile(`(?i)^<br\s*/?>$`)
 //     ones. The converter runs glamour with PreserveNewLines, and every
 //     soft line break becomes a space here, so only hard breaks stay
 //     line breaks (and a soft break inside a list item no longer cuts
-//     the line either).
+//     the line either);
+//   - list items' text is marked with sentinels for hangListItems.
 type structureTransformer struct{}
+
+// marks are the text nodes of the sentinel paragraph, by sentinel; nil
+// when the source does not start with it.
+type marks struct{ src []byte }
+
+// node returns a text node showing sentinel s, or an empty one.
+func (m marks) node(s string) *ast.Text {
+	i := strings.Index(sentinels, s)
+	if m.src == nil || i < 0 {
+		return ast.NewTextSegment(text.NewSegment(0, 0))
+	}
+	return ast.NewTextSegment(text.NewSegment(i, i+sentWidth))
+}
+
+// hardBreak is a text node ending in a hard line break: glamour renders it
+// as the break sentinel and "\n".
+func (m marks) hardBreak() ast.Node {
+	t := m.node(sentBreak)
+	t.SetHardLineBreak(true)
+	return t
+}
 
 // Transform implements parser.ASTTransformer.
 func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	src := reader.Source()
-	space := bytes.IndexByte(src, ' ')
-	var brs, soft []ast.Node
+	var m marks
+	if first := doc.FirstChild(); first != nil && bytes.HasPrefix(src, []byte(sentinels)) && first.Kind() == ast.KindParagraph {
+		doc.RemoveChild(doc, first)
+		m.src = src
+	}
+	space := bytes.IndexByte(src[len(sentinels)*boolInt(m.src != nil):], ' ')
+	if space >= 0 && m.src != nil {
+		space += len(sentinels)
+	}
+	var brs, soft, hard, items []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch n.Kind() {
 		case ast.KindListItem:
-			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-				if prev := c.PreviousSibling(); prev != nil && isTextBlock(prev) && isTextBlock(c) {
-					// The hard break ends prev's last line; the second
-					// leaves the blank line a paragraph break is.
-					prev.AppendChild(prev, hardBreak())
-					prev.AppendChild(prev, hardBreak())
-				}
-			}
+			items = append(items, n)
 		case ast.KindText:
-			if t := n.(*ast.Text); t.SoftLineBreak() && !t.HardLineBreak() && space >= 0 {
+			t := n.(*ast.Text)
+			switch {
+			case t.HardLineBreak():
+				hard = append(hard, n)
+			case t.SoftLineBreak() && space >= 0:
 				soft = append(soft, n)
 			}
 		case ast.KindRawHTML:
@@ -94,22 +149,57 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 		sp := ast.NewTextSegment(text.NewSegment(space, space+1))
 		n.Parent().InsertAfter(n.Parent(), n, sp)
 	}
-	for _, n := range brs {
-		n.Parent().ReplaceChild(n.Parent(), n, hardBreak())
+	for _, n := range hard {
+		// The line ends after the break sentinel.
+		n.(*ast.Text).SetHardLineBreak(false)
+		n.Parent().InsertAfter(n.Parent(), n, m.hardBreak())
 	}
+	for _, n := range brs {
+		n.Parent().ReplaceChild(n.Parent(), n, m.hardBreak())
+	}
+	for _, item := range items {
+		first := true
+		for c := item.FirstChild(); c != nil; c = c.NextSibling() {
+			if !isTextBlock(c) {
+				first = false
+				continue
+			}
+			if prev := c.PreviousSibling(); prev != nil && isTextBlock(prev) {
+				// The hard break ends prev's last line; the second
+				// leaves the blank line a paragraph break is.
+				prev.AppendChild(prev, m.hardBreak())
+				prev.AppendChild(prev, m.hardBreak())
+			}
+			start := sentBlock
+			if first {
+				start = sentItem
+			}
+			first = false
+			switch fc := c.FirstChild(); {
+			case fc != nil && fc.Kind() == east.KindTaskCheckBox:
+				// Glamour draws a task item's box from the first child.
+				c.InsertAfter(c, fc, m.node(start))
+			case fc != nil:
+				c.InsertBefore(c, fc, m.node(start))
+			default:
+				c.AppendChild(c, m.node(start))
+			}
+			c.AppendChild(c, m.node(sentEnd))
+		}
+	}
+}
+
+// boolInt is 1 for true.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // isTextBlock reports whether n is a paragraph or a tight list item's text.
 func isTextBlock(n ast.Node) bool {
 	return n.Kind() == ast.KindParagraph || n.Kind() == ast.KindTextBlock
-}
-
-// hardBreak is an empty text node ending in a hard line break: glamour
-// renders it as "\n".
-func hardBreak() ast.Node {
-	t := ast.NewTextSegment(text.NewSegment(0, 0))
-	t.SetHardLineBreak(true)
-	return t
 }
 
 // rawHTMLText is the source text of an inline HTML node.
@@ -176,4 +266,139 @@ func fitLinesIndented(s string, width int) string {
 		}
 	}
 	return b.String()
+}
+
+// sgrRe matches one SGR sequence.
+var sgrRe = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+
+// trimCells drops the spaces at both ends of a styled line, keeping its
+// escape sequences (glamour indents with spaces and pads to the width).
+func trimCells(s string) string {
+	keep := func(m string) string { return strings.Join(sgrRe.FindAllString(m, -1), "") }
+	return trailSpaceRe.ReplaceAllStringFunc(leadSpaceRe.ReplaceAllStringFunc(s, keep), keep)
+}
+
+// leadSpaceRe and trailSpaceRe match the spaces (and the styling among
+// them) at the start and the end of a styled line.
+var (
+	leadSpaceRe  = regexp.MustCompile("^(?:\x1b\\[[0-9;:]*m| )*")
+	trailSpaceRe = regexp.MustCompile("(?:\x1b\\[[0-9;:]*m| )*$")
+)
+
+// dropSentinels removes every sentinel character from s.
+func dropSentinels(s string) string {
+	for _, c := range []string{sentItem, sentBlock, sentEnd, sentBreak} {
+		s = strings.ReplaceAll(s, c, "")
+	}
+	return s
+}
+
+// hangListItems indents the wrapped lines of every list item's text under
+// the text's first character (a hanging indent), instead of under the
+// bullet where glamour's block wrapping leaves them, and re-wraps them to
+// width. It follows the sentinels structureTransformer put around item
+// text (sentItem/sentBlock … sentEnd, sentBreak at hard breaks) and removes
+// them all. Output without sentinels is returned as is.
+func hangListItems(out string, width int) string {
+	if !strings.Contains(out, sentEnd) {
+		return dropSentinels(out)
+	}
+	type item struct{ bullet, hang int }
+	var stack []item
+	lines := strings.Split(out, "\n")
+	res := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		at, mark := -1, ""
+		for _, m := range []string{sentItem, sentBlock} {
+			if j := strings.Index(l, m); j >= 0 && (at < 0 || j < at) {
+				at, mark = j, m
+			}
+		}
+		if at < 0 {
+			res = append(res, dropSentinels(l))
+			continue
+		}
+		// The run is this line through the one holding its end mark.
+		end := i
+		for end < len(lines) && !strings.Contains(lines[end][min(len(lines[end]), boolInt(end == i)*(at+sentWidth)):], sentEnd) {
+			end++
+		}
+		if end == len(lines) || end-i > maxHangRun {
+			res = append(res, dropSentinels(l))
+			continue
+		}
+		prefix := l[:at]
+		plainPrefix := xansi.Strip(prefix)
+		col := cellWidth(plainPrefix)
+		hang := col
+		if mark == sentItem {
+			bullet := len(plainPrefix) - len(strings.TrimLeft(plainPrefix, " "))
+			for len(stack) > 0 && stack[len(stack)-1].bullet >= bullet {
+				stack = stack[:len(stack)-1]
+			}
+			stack = append(stack, item{bullet, col})
+		} else {
+			for k := len(stack) - 1; k >= 0; k-- {
+				if stack[k].bullet <= col {
+					hang = max(hang, stack[k].hang)
+					break
+				}
+			}
+		}
+		if mark == sentBlock && hang > col {
+			prefix += strings.Repeat(" ", hang-col)
+		}
+		if width-hang < MinWidth/2 {
+			// Too deep to hang: leave glamour's lines.
+			for k := i; k <= end; k++ {
+				res = append(res, dropSentinels(lines[k]))
+			}
+			i = end
+			continue
+		}
+		// Logical lines: the run's text cut at hard breaks.
+		var logical [][]string
+		cur := []string{}
+		body := append([]string{l[at+sentWidth:]}, lines[i+1:end+1]...)
+		for k, b := range body {
+			if k == len(body)-1 {
+				b, _, _ = strings.Cut(b, sentEnd)
+			}
+			parts := strings.Split(b, sentBreak)
+			for p, part := range parts {
+				if t := trimCells(dropSentinels(part)); xansi.Strip(t) != "" {
+					cur = append(cur, t)
+				}
+				if p < len(parts)-1 {
+					logical = append(logical, cur)
+					cur = []string{}
+				}
+			}
+		}
+		logical = append(logical, cur)
+		pad := strings.Repeat(" ", hang)
+		first := true
+		for _, words := range logical {
+			if len(words) == 0 {
+				if first {
+					res = append(res, prefix)
+					first = false
+				} else {
+					res = append(res, "")
+				}
+				continue
+			}
+			for _, w := range strings.Split(xansi.Wrap(strings.Join(words, " "), width-hang, ""), "\n") {
+				if first {
+					res = append(res, prefix+w)
+					first = false
+				} else {
+					res = append(res, pad+w)
+				}
+			}
+		}
+		i = end
+	}
+	return strings.Join(res, "\n")
 }
