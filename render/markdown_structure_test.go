@@ -152,3 +152,19 @@ func TestMarkdownHangingIndent(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimCells: the spaces at either end of a styled line go, its
+// styling stays.
+func TestTrimCells(t *testing.T) {
+	for in, want := range map[string]string{
+		"  plain  ":                           "plain",
+		"\x1b[1m  bold \x1b[m   ":             "\x1b[1mbold\x1b[m",
+		"  \x1b[38;5;252mword\x1b[m\x1b[0m  ": "\x1b[38;5;252mword\x1b[m\x1b[0m",
+		"   ":                                 "",
+		"\x1b[1m \x1b[m":                      "\x1b[1m\x1b[m",
+	} {
+		if got := trimCells(in); got != want {
+			t.Errorf("trimCells(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -241,6 +241,16 @@ func untruncateHrefs(out string) string {
 // URL or code line stays inside its block instead of running from column 0.
 // An indent that leaves fewer than MinWidth/2 cells falls back to none.
 func fitLinesIndented(s string, width int) string {
+	over := false
+	for line := range strings.Lines(s) {
+		if cellWidth(strings.TrimSuffix(line, "\n")) > width {
+			over = true
+			break
+		}
+	}
+	if !over {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/16)
 	for line := range strings.Lines(s) {
@@ -268,22 +278,67 @@ func fitLinesIndented(s string, width int) string {
 	return b.String()
 }
 
-// sgrRe matches one SGR sequence.
-var sgrRe = regexp.MustCompile("\x1b\\[[0-9;:]*m")
-
 // trimCells drops the spaces at both ends of a styled line, keeping its
-// escape sequences (glamour indents with spaces and pads to the width).
+// SGR sequences (glamour indents with spaces and pads to the width).
 func trimCells(s string) string {
-	keep := func(m string) string { return strings.Join(sgrRe.FindAllString(m, -1), "") }
-	return trailSpaceRe.ReplaceAllStringFunc(leadSpaceRe.ReplaceAllStringFunc(s, keep), keep)
+	if !strings.Contains(s, "\x1b") {
+		return strings.Trim(s, " ")
+	}
+	var keep strings.Builder
+	i := 0
+	for i < len(s) {
+		if s[i] == ' ' {
+			i++
+			continue
+		}
+		n := sgrLen(s[i:])
+		if n == 0 {
+			break
+		}
+		keep.WriteString(s[i : i+n])
+		i += n
+	}
+	head, s := keep.String(), s[i:]
+	// From the right: spaces and whole SGR sequences.
+	var tail []string
+	for len(s) > 0 {
+		if s[len(s)-1] == ' ' {
+			s = s[:len(s)-1]
+			continue
+		}
+		j := strings.LastIndex(s, "\x1b[")
+		if j < 0 || sgrLen(s[j:]) != len(s)-j {
+			break
+		}
+		tail = append(tail, s[j:])
+		s = s[:j]
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(s)
+	for k := len(tail) - 1; k >= 0; k-- {
+		b.WriteString(tail[k])
+	}
+	return b.String()
 }
 
-// leadSpaceRe and trailSpaceRe match the spaces (and the styling among
-// them) at the start and the end of a styled line.
-var (
-	leadSpaceRe  = regexp.MustCompile("^(?:\x1b\\[[0-9;:]*m| )*")
-	trailSpaceRe = regexp.MustCompile("(?:\x1b\\[[0-9;:]*m| )*$")
-)
+// sgrLen is the length of the SGR sequence ("ESC [ params m") s starts
+// with, or 0.
+func sgrLen(s string) int {
+	if len(s) < 3 || s[0] != 0x1b || s[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 'm':
+			return i + 1
+		case c >= '0' && c <= '9' || c == ';' || c == ':':
+		default:
+			return 0
+		}
+	}
+	return 0
+}
 
 // dropSentinels removes every sentinel character from s.
 func dropSentinels(s string) string {
