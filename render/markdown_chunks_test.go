@@ -139,3 +139,16 @@ func TestLinkDefinitions(t *testing.T) {
 		t.Error("definitions found in a file without any")
 	}
 }
+
+// TestSlidesResolveDeckReferences: a slide deck is rendered page by page;
+// a reference defined on the last page resolves on the first.
+func TestSlidesResolveDeckReferences(t *testing.T) {
+	deck := []byte("# One\n\nSee [the guide][guide].\n\n---\n\n# Two\n\n[guide]: https://example.com/guide\n")
+	out, err := Slides(deck, Meta{MediaType: "text/markdown"}, Options{Width: 60, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "[guide]") || !strings.Contains(out, "https://example.com/guide") {
+		t.Errorf("reference not resolved across pages:\n%s", out)
+	}
+}
