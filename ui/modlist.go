@@ -211,6 +211,12 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	return append(b, l.keys.Rediscover, l.keys.Quit)
 }
 
+// EssentialHelp is what the help bar keeps at any width: open and quit
+// (the filter's own keys while it is typed).
+func (l *moduleList) EssentialHelp() []key.Binding {
+	return append(l.list.EssentialHelp(), l.keys.Quit)
+}
+
 // FullHelp implements help.KeyMap.
 func (l *moduleList) FullHelp() [][]key.Binding {
 	g := l.list.FullHelp()
@@ -227,7 +233,8 @@ func (l *moduleList) View() string {
 	w, h := l.list.Width(), l.list.Height()
 	var top []string
 	if l.banner != "" {
-		top = append(top, st.Warning.Render(common.Trunc(render.SanitizeLine(l.banner), w)))
+		// The banner wraps: it says why these modules are shown.
+		top = append(top, strings.Split(st.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(l.banner), max(w, 1)), w)), "\n")...)
 	}
 	if f := l.list.FilterView(); f != "" {
 		top = append(top, f)
