@@ -279,7 +279,9 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	remember := m.saveInput("", m.lastInput)
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
-		return remember
+		// Its "(wait…)" must go when the grace ends, even if nothing
+		// else redraws the screen then.
+		return tea.Batch(remember, graceEnds())
 	}
 	return tea.Batch(remember, m.startRun(msg.plan, true))
 }

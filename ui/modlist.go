@@ -380,13 +380,13 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	if len(d.Skills) > 0 {
 		b.heading("Skills")
 		for _, s := range d.Skills {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", s.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(tokens(s.Tokens))))
 		}
 	}
 	if len(d.AgentOverlays) > 0 {
 		b.heading("Overlays")
 		for _, o := range d.AgentOverlays {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", o.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(tokens(o.Tokens))))
 		}
 	}
 	b.violations(m)
@@ -406,6 +406,11 @@ func requirementLine(com *common.Common, r modproto.Requirement) string {
 	default:
 		return st.Error.Render("✗") + " " + what + " " + st.Warning.Render("needs setup")
 	}
+}
+
+// tokens is a skill's or overlay's size, "(1 token)", "(120 tokens)".
+func tokens(n int) string {
+	return fmt.Sprintf("(%d %s)", n, common.Plural(n, "token", "tokens"))
 }
 
 func listOrNone(v []string) string {

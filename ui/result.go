@@ -370,7 +370,9 @@ func (r *resultView) content() string {
 			}, " · ")))
 		}
 		if env != nil && res.Host != nil && len(env.Execution.Artifacts) > len(res.Artifacts) {
-			b.wrapped(st.Warning, fmt.Sprintf("%d reported artifacts were not verified and are not shown.", len(env.Execution.Artifacts)-len(res.Artifacts)))
+			n := len(env.Execution.Artifacts) - len(res.Artifacts)
+			b.wrapped(st.Warning, fmt.Sprintf("%d reported %s not verified and %s not shown.", n,
+				common.Plural(n, "artifact was", "artifacts were"), common.Plural(n, "is", "are")))
 		}
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
@@ -395,7 +397,7 @@ func (r *resultView) content() string {
 	r.stderrLine = -1
 	if se := r.stderr(); se != "" {
 		lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
-		label := fmt.Sprintf("Stderr (%d lines", len(lines))
+		label := fmt.Sprintf("Stderr (%d %s", len(lines), common.Plural(len(lines), "line", "lines"))
 		if res.StderrTruncated {
 			label += ", truncated"
 		}
@@ -407,7 +409,8 @@ func (r *resultView) content() string {
 			shown := lines
 			if len(lines) > stderrCollapsed {
 				shown = lines[len(lines)-stderrCollapsed:]
-				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier lines (e expands)", len(lines)-stderrCollapsed)))
+				n := len(lines) - stderrCollapsed
+				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier %s (e expands)", n, common.Plural(n, "line", "lines"))))
 			} else if longestLine(lines) > w {
 				b.line(st.Muted.Render("(e wraps the long lines)"))
 			}

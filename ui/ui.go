@@ -324,10 +324,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case graceEndMsg:
+		// Nothing to change: the frame drawn after this message is the
+		// one without "(wait…)".
+		return m, nil
 	case tea.KeyPressMsg:
+		if isAltEsc(msg) {
+			// Two esc presses close together (or arriving in one read
+			// over SSH) reach the program as alt+esc: back out twice.
+			esc := tea.KeyPressMsg{Code: tea.KeyEscape}
+			return m, tea.Batch(m.key(esc), m.key(esc))
+		}
 		return m, m.key(msg)
 	}
 	return m, m.forward(msg)
+}
+
+// isAltEsc reports whether kp is what a terminal sends for esc pressed
+// twice in quick succession: ESC ESC, which the input reader decodes as
+// alt+esc (ESC as the alt prefix of the second).
+func isAltEsc(kp tea.KeyPressMsg) bool {
+	return kp.Code == tea.KeyEscape && kp.Mod == tea.ModAlt
 }
 
 // forward hands other messages (cursor blinks, pastes, an editor's end)
