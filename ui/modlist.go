@@ -210,6 +210,12 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	return append(b, l.keys.Rediscover, l.keys.Quit)
 }
 
+// EssentialHelp is what the help bar keeps at any width: open and quit
+// (the filter's own keys while it is typed).
+func (l *moduleList) EssentialHelp() []key.Binding {
+	return append(l.list.EssentialHelp(), l.keys.Quit)
+}
+
 // FullHelp implements help.KeyMap.
 func (l *moduleList) FullHelp() [][]key.Binding {
 	g := l.list.FullHelp()
@@ -226,7 +232,8 @@ func (l *moduleList) View() string {
 	w, h := l.list.Width(), l.list.Height()
 	var top []string
 	if l.banner != "" {
-		top = append(top, st.Warning.Render(common.Trunc(render.SanitizeLine(l.banner), w)))
+		// The banner wraps: it says why these modules are shown.
+		top = append(top, strings.Split(st.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(l.banner), max(w, 1)), w)), "\n")...)
 	}
 	if f := l.list.FilterView(); f != "" {
 		top = append(top, f)
@@ -375,13 +382,13 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	if len(d.Skills) > 0 {
 		b.heading("Skills")
 		for _, s := range d.Skills {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", s.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(tokens(s.Tokens))))
 		}
 	}
 	if len(d.AgentOverlays) > 0 {
 		b.heading("Overlays")
 		for _, o := range d.AgentOverlays {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", o.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(tokens(o.Tokens))))
 		}
 	}
 	b.violations(m)
@@ -402,6 +409,11 @@ func requirementLine(com *common.Common, r runner.RequirementState) string {
 	default:
 		return st.Error.Render("✗") + " " + what + " " + st.Warning.Render("needs setup")
 	}
+}
+
+// tokens is a skill's or overlay's size, "(1 token)", "(120 tokens)".
+func tokens(n int) string {
+	return fmt.Sprintf("(%d %s)", n, common.Plural(n, "token", "tokens"))
 }
 
 func listOrNone(v []string) string {
