@@ -180,6 +180,9 @@ func (s *suite) discoverOne(d *discRow, home string, exes []string, scratch stri
 		return err
 	}
 	d.warmReps = s.reps(5, 1)
+	if d.n >= maxModules {
+		d.warmReps = s.reps(3, 1)
+	}
 	warm, err := timeRuns(d.warmReps, nil, list)
 	if err != nil {
 		return err

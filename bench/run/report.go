@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -142,6 +143,9 @@ func (r *report) markdown() string {
 	w("| Go | %s |\n", runtime.Version())
 	w("| load average (1, 5, 15 min) | at start %s; at end %s |\n", r.loadStart, loadavg())
 	w("| suite took | %s |\n\n", r.took.Round(time.Second))
+	if l1, l2 := load1(r.loadStart), load1(loadavg()); max(l1, l2) >= 1.5 {
+		w("> **Warning: the machine was busy** (1-minute load %.1f at the start, %.1f at the end, on %d cores): other work competed for the CPUs and every number here is inflated. Run again on an idle machine.\n\n", l1, l2, runtime.NumCPU())
+	}
 	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A ratio is value / baseline. A budget line quotes issue 15.\n\n")
 	if len(r.failures) > 0 {
 		w("## Measurements that failed\n\n")
@@ -205,6 +209,18 @@ func (r *report) discTable(b *strings.Builder) {
 		w("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.n, d.kind, d.size, ms(d.cold), ms(d.seq),
 			ms(d.floor), ratio(d.cold, d.floor), ratio(d.cold, d.seq), ms(d.warm), d.coldVerdict, d.warmVerdict)
 	}
+	var warmSmall, warmBig time.Duration
+	for _, d := range r.disc {
+		if d.n == maxModules && d.size == "small" {
+			warmSmall = max(warmSmall, d.warm)
+		}
+		if d.n == maxModules && d.size != "small" {
+			warmBig = max(warmBig, d.warm)
+		}
+	}
+	if warmSmall > 0 && warmBig > 2*warmSmall {
+		w("\nWhy (warm): with %d modules the 20 MB homes cost %.1f× the small ones warm — a warm discovery still reads every executable whole (its identity is its sha256), so the cost grows with the bytes installed, not with what changed.\n", maxModules, float64(warmBig)/float64(warmSmall))
+	}
 	w("\nFloor detail: slowest describe / total describe CPU per row: ")
 	var parts []string
 	for _, d := range r.disc {
@@ -230,6 +246,12 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], ", ")
+}
+
+// load1 is the first number of a loadavg string (0 when unknown).
+func load1(s string) float64 {
+	f, _ := strconv.ParseFloat(strings.TrimSuffix(strings.Fields(s + " 0")[0], ","), 64)
+	return f
 }
 
 func readFile(p string) string {

@@ -20,13 +20,22 @@ type sample struct {
 	wall, cpu time.Duration
 }
 
+// processTimeout bounds every process the suite times.
+const processTimeout = 2 * time.Minute
+
 // runOnce runs cmd to completion with stdout discarded and returns its
 // sample; a non-zero exit is an error quoting stderr.
 func runOnce(cmd *exec.Cmd) (sample, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr // stdout stays nil: /dev/null
 	t := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		// A hung process must not hang the suite.
+		kill := time.AfterFunc(processTimeout, func() { cmd.Process.Kill() })
+		err = cmd.Wait()
+		kill.Stop()
+	}
 	wall := time.Since(t)
 	if err != nil {
 		return sample{}, fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, lastLine(stderr.String()))
@@ -222,6 +231,10 @@ func (s *suite) benchInit() error {
 	for _, p := range pkgs[:min(10, len(pkgs))] {
 		s.rep.initPkgs = append(s.rep.initPkgs, initItem{p.name, p.d, float64(p.d) / float64(total)})
 	}
+	if len(libs) >= 3 {
+		s.rep.note(secStartup, fmt.Sprintf("Why: package init alone takes %s per run of `modbay --help` (median over the inittrace runs; the whole command: %s, hello world's whole run: see its row); the three costliest libraries are %s (%s), %s (%s) and %s (%s).",
+			ms(total), ms(s.startup), libs[0].name, ms(libs[0].d), libs[1].name, ms(libs[1].d), libs[2].name, ms(libs[2].d)))
+	}
 	s.rep.add(secStartup, row{what: "package init, all (inittrace)", value: total, note: fmt.Sprintf("median over %d runs of `modbay --help`; itemised below", n)})
 	s.rep.add(secStartup, row{what: "package init, modbay's own packages", value: own, budget: time.Millisecond, budgetText: "≤ 1 ms"})
 	return nil
@@ -240,8 +253,11 @@ func library(pkg string) string {
 		return "std"
 	}
 	n := 3
-	if parts[0] == "charm.land" || parts[0] == "gopkg.in" {
+	switch {
+	case parts[0] == "charm.land" || parts[0] == "gopkg.in":
 		n = 2
+	case len(parts) > 3 && parts[0] == "github.com" && parts[1] == "charmbracelet" && parts[2] == "x":
+		n = 4 // x/ansi, x/term, ... are modules of their own
 	}
 	if len(parts) <= n {
 		return pkg
