@@ -32,6 +32,9 @@ func (s *suite) pools() (small, big []string, err error) {
 		}
 	}()
 	src := s.exe("benchmod")
+	if fi, err := os.Stat(src); err == nil {
+		s.rep.smallSize = fi.Size()
+	}
 	for _, p := range []struct {
 		dir   string
 		into  *[]string

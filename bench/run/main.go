@@ -90,6 +90,7 @@ func run(o options) error {
 	}
 	s := &suite{opt: o, root: root, tmp: tmp, bin: filepath.Join(tmp, "bin"), rep: newReport(o.quick)}
 	s.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(tmp, "userhome"), "TERM=xterm-256color", "LANG=C.UTF-8"}
+	s.rep.tree = treeState(root)
 	if err := os.MkdirAll(filepath.Join(tmp, "userhome"), 0o755); err != nil {
 		return err
 	}
@@ -143,6 +144,23 @@ func repoRoot() (string, error) {
 		return "", fmt.Errorf("%s is not modbay's go.mod", mod)
 	}
 	return filepath.Dir(mod), nil
+}
+
+// treeState is the commit of the repository and whether the tree has
+// changes beside it ("" without git).
+func treeState(root string) string {
+	cmd := exec.Command("git", "rev-parse", "--short", "HEAD")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	st := exec.Command("git", "status", "--porcelain", "--untracked-files=no")
+	st.Dir = root
+	if changes, err := st.Output(); err == nil && len(bytes.TrimSpace(changes)) > 0 {
+		return strings.TrimSpace(string(out)) + " with uncommitted changes"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // build compiles modbay, the hello-world baseline, the bench module and

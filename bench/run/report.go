@@ -72,6 +72,8 @@ type report struct {
 	initLibs  []initItem
 	initPkgs  []initItem
 	failures  []string
+	tree      string // the commit measured
+	smallSize int64  // bytes of a "small" module executable
 	notes     [nSections][]string
 }
 
@@ -141,6 +143,9 @@ func (r *report) markdown() string {
 	w("| machine | %d cores (nproc), %s |\n", runtime.NumCPU(), cpuModel())
 	w("| kernel | %s |\n", strings.TrimSpace(readFile("/proc/sys/kernel/osrelease")))
 	w("| Go | %s |\n", runtime.Version())
+	if r.tree != "" {
+		w("| tree | %s |\n", r.tree)
+	}
 	w("| load average (1, 5, 15 min) | at start %s; at end %s |\n", r.loadStart, loadavg())
 	w("| suite took | %s |\n\n", r.took.Round(time.Second))
 	if l1, l2 := load1(r.loadStart), load1(loadavg()); max(l1, l2) >= 1.5 {
@@ -203,7 +208,8 @@ func (r *report) markdown() string {
 // discTable writes the discovery table.
 func (r *report) discTable(b *strings.Builder) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	w("`modbay list --home H` over a home of n modules (real executables: bench/internal/benchmod; \"20 MB\" = the same executable padded to 20 MiB with a sparse hole). Cold: the describe cache removed before each run; warm: the cache filled by the run before. Sequential: bench/run running the same describes one after another (as the host would: TMPDIR-only environment, scratch directory). Floor: max(slowest describe, total CPU of all describes / %d cores), from the sequential run.\n\n", runtime.NumCPU())
+	w("`modbay list --home H` over a home of n modules (real executables: bench/internal/benchmod, %.1f MB as built (\"small\"); \"20 MB\" = the same executable padded to 20 MiB with a sparse hole).", float64(r.smallSize)/(1<<20))
+	w(" Cold: the describe cache removed before each run; warm: the cache filled by the run before. Sequential: bench/run running the same describes one after another (as the host would: TMPDIR-only environment, scratch directory). Floor: max(slowest describe, total CPU of all describes / %d cores), from the sequential run.\n\n", runtime.NumCPU())
 	w("| modules | describe | size | cold | sequential | floor | cold / floor | cold / sequential | warm | budget: cold ≤ 1.5× floor | budget: warm ≤ 50 ms (200 modules) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, d := range r.disc {
 		w("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.n, d.kind, d.size, ms(d.cold), ms(d.seq),
