@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"modbay/runner"
+	"modbay/schema"
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/formview"
@@ -37,7 +37,7 @@ func BenchmarkFormKeystrokeView(b *testing.B) {
 	}
 	com := common.New(false)
 	com.Width, com.Height = 120, 40
-	m := formview.New(com, f, runner.ValidateInput)
+	m := formview.New(com, f, schema.ValidateInput)
 	ks := []tea.KeyPressMsg{{Code: 'a', Text: "a"}, {Code: tea.KeyBackspace}}
 	b.ReportAllocs()
 	i := 0
