@@ -62,7 +62,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 	}
 	switch n.Kind {
 	case KindString:
-		if n.Text == "" && !n.slot() {
+		if n.Text == "" && !n.Empty && !n.slot() {
 			return missing()
 		}
 		probs.add(ptr, formatProblem(n.Schema.Format, n.Text))
@@ -112,18 +112,18 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 			}
 		}
 		buf.WriteByte(']')
-		if !any && !n.Required && !n.Present {
-			return nil, false
+		if !any && !n.Present {
+			return missing()
 		}
 		return buf.Bytes(), true
 	case KindObject:
-		if !n.Required && !n.Present && n.Parent != nil {
-			return nil, false
+		if !n.Present && n.Parent != nil {
+			return missing()
 		}
 		return f.objectValue(n, probs, ptr), true
 	case KindArray:
-		if len(n.Children) == 0 && !n.Required && !n.Present {
-			return nil, false
+		if len(n.Children) == 0 && !n.Present {
+			return missing()
 		}
 		var buf bytes.Buffer
 		buf.WriteByte('[')
@@ -144,15 +144,15 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 	case KindEntry:
 		return f.value(n.Children[0], probs, ptr)
 	case KindUnion:
-		if n.Variant < 0 || len(n.Children) == 0 {
+		if n.Variant < 0 || len(n.Children) == 0 || !n.Present && n.Parent != nil {
 			return missing()
 		}
 		return f.value(n.Children[0], probs, ptr)
 	case KindNull:
-		if n.Required || n.Present {
+		if n.Present || n.slot() {
 			return json.RawMessage("null"), true
 		}
-		return nil, false
+		return missing()
 	}
 	return jsonText(n, probs, ptr, missing)
 }
@@ -214,8 +214,9 @@ func (f *Form) objectValue(n *Node, probs problemSink, ptr string) json.RawMessa
 	for _, e := range n.Entries {
 		ep := ptr + "/" + escape(e.Key)
 		if e.Key == "" {
+			// Sent as the key "" (a JSON object may have it), with the
+			// problem at the entry: never dropped while on screen.
 			probs.add(ep, MsgEmptyKey)
-			continue
 		}
 		if seen[e.Key] {
 			probs.add(ep, MsgDupKey)

@@ -6,7 +6,9 @@
 // it; ctrl+o edits it in $EDITOR. A string field takes a newline with
 // ctrl+j (alt+enter) and is then edited over several lines; fields whose
 // schema announces long text (form.Node.IsMultiline) start that way, and
-// enter and tab still move on. Problems from oneOf/anyOf branches the
+// enter and tab still move on. A string field is either not set (left
+// out) or set, possibly to the empty string: ctrl+r sets "" (shown as
+// ""), since deleting the text leaves the field not set. Problems from oneOf/anyOf branches the
 // person did not pick are counted in the summary, never shown at a field.
 // It returns typed actions to the root model: ActionSubmit with the input,
 // ActionSavePreset, or ActionBack.
@@ -532,6 +534,18 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		}
 		m.form.Gen++
 		return nil, m.edited(n)
+	case key.Matches(kp, k.Empty):
+		if !m.form.SetEmpty(n) {
+			m.setTransientNote(`ctrl+r sets a text field to the empty string "": this field is not one.`)
+			return nil, nil
+		}
+		if in, ok := m.inputs[n]; ok {
+			in.SetValue("")
+		}
+		if a, ok := m.areas[n]; ok {
+			a.SetValue("")
+		}
+		return nil, m.edited(n)
 	case key.Matches(kp, k.Add):
 		return nil, m.add(n)
 	case key.Matches(kp, k.Clear):
@@ -761,6 +775,9 @@ func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 			return cmd
 		}
 		n.Text = in.Value()
+	}
+	if n.Text != "" {
+		n.Empty = false // text typed: no longer the empty-string state
 	}
 	return tea.Batch(cmd, m.edited(n))
 }

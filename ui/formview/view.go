@@ -149,7 +149,15 @@ func (m *Model) rowLines(i int) []string {
 			lines = append(lines, common.Trunc(pad+l, w))
 		}
 	case n.IsText():
-		lines = append(lines, common.Trunc(pad+m.input(n).View(), w))
+		in := m.input(n)
+		if n.Kind == form.KindString && !n.Raw {
+			// The empty string shows as "" where an example would.
+			in.Placeholder = render.SanitizeLine(n.Placeholder)
+			if n.IsEmptyString() && n.Empty {
+				in.Placeholder = `""`
+			}
+		}
+		lines = append(lines, common.Trunc(pad+in.View(), w))
 	default:
 		if e := m.editorLine(n, focused); e != "" {
 			lines = append(lines, common.Trunc(pad+e, w))
@@ -216,6 +224,9 @@ func (m *Model) describe(n *form.Node) string {
 	if n.Raw {
 		kind += " · kept as JSON (ctrl+x resets)"
 	}
+	if n.Empty && n.IsEmptyString() {
+		kind += ` · empty string "" (sent; ctrl+r: not set)`
+	}
 	if n.Nullable {
 		kind += " | null"
 	}
@@ -225,6 +236,9 @@ func (m *Model) describe(n *form.Node) string {
 	parts = append(parts, kind)
 	if h := n.Hint(); h != "" {
 		parts = append(parts, render.SanitizeLine(h))
+	}
+	if kept := m.form.KeptVariants(n); len(kept) > 0 {
+		parts = append(parts, render.SanitizeLine("also holds "+strings.Join(kept, ", ")+" (not sent)"))
 	}
 	if n.Deprecated {
 		parts = append(parts, "deprecated")
