@@ -114,7 +114,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 			fallback()
 			return
 		}
-		n.Empty = n.Text == "" 
+		n.Empty = n.Text == ""
 	case KindNumber, KindInteger:
 		// A number keeps its exact text (1.0, 1e3, digits beyond 2^53; a
 		// fraction in an integer field too, with its problem); a string
