@@ -20,6 +20,13 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 	}
 	f.prefer = f.chosenVariants()
 	defer func() { f.prefer = nil }()
+	f.loadRoot(raw)
+	return nil
+}
+
+// loadRoot replaces the tree with one holding raw (valid JSON), reading
+// f.prefer for the unions.
+func (f *Form) loadRoot(raw json.RawMessage) {
 	root := f.newNode("", f.Root.src, nil, true)
 	root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.src == nil {
@@ -29,7 +36,6 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 	f.Root = root
 	f.refreshAll()
 	f.Gen++
-	return nil
 }
 
 // JSONError is nil when raw is one JSON value, else MsgBadJSON with where

@@ -379,7 +379,7 @@ func (t tally) String() string {
 
 // checkRoundTrips tries every generated value of raw with rt, counting
 // into tried, and returns the differences found.
-func checkRoundTrips(t testing.TB, raw json.RawMessage, rt roundTrip, tried tally) []string {
+func checkRoundTrips(t testing.TB, raw json.RawMessage, rt roundTrip, tried tally, verdict bool) []string {
 	t.Helper()
 	f, err := form.Build(raw)
 	if err != nil {
@@ -394,6 +394,11 @@ func checkRoundTrips(t testing.TB, raw json.RawMessage, rt roundTrip, tried tall
 			valid = true
 		} else {
 			tried["(invalid)"]++
+		}
+		if verdict {
+			if d := oneVerdict(f, g.value, valid); d != "" {
+				diffs = append(diffs, fmt.Sprintf("%s: %s: %s", g.class, d, clip(g.value)))
+			}
 		}
 		got, err := rt(f, g.value)
 		if err != nil {
@@ -412,6 +417,32 @@ func checkRoundTrips(t testing.TB, raw json.RawMessage, rt roundTrip, tried tall
 		}
 	}
 	return diffs
+}
+
+// oneVerdict checks the one-verdict property (issue 9, kind 2) for v: JSON
+// mode (CheckValue) lists the same problems as the form once v is loaded
+// (SetValue, then Check), and the form finds none exactly when the
+// validator the runner and invoke use finds none. It returns "" when that
+// holds.
+func oneVerdict(f *form.Form, v json.RawMessage, valid bool) string {
+	inJSON, err := f.CheckValue(v, schema.ValidateInput)
+	if err != nil {
+		return err.Error()
+	}
+	if err := f.SetValue(v); err != nil {
+		return err.Error()
+	}
+	_, inForm := f.Check(schema.ValidateInput)
+	a, b := inJSON.Lines(), inForm.Lines()
+	sort.Strings(a)
+	sort.Strings(b)
+	if strings.Join(a, "\n") != strings.Join(b, "\n") || inJSON.Hidden != inForm.Hidden {
+		return fmt.Sprintf("JSON mode says %q (+%d hidden), the form %q (+%d hidden)", a, inJSON.Hidden, b, inForm.Hidden)
+	}
+	if len(f.Schema) > 0 && valid != (inForm.Count() == 0) {
+		return fmt.Sprintf("the validator says valid=%v, the form counts %d problems: %q", valid, inForm.Count(), b)
+	}
+	return ""
 }
 
 // keptAsJSON returns the pointer of the first union variant under n that
@@ -451,7 +482,7 @@ func runRoundTrips(t *testing.T, schemas map[string]json.RawMessage) {
 	for _, name := range sortedKeys(schemas) {
 		t.Run(name, func(t *testing.T) {
 			tried := tally{}
-			diffs := checkRoundTrips(t, schemas[name], formRoundTrip, tried)
+			diffs := checkRoundTrips(t, schemas[name], formRoundTrip, tried, true)
 			for k, v := range tried {
 				total[k] += v
 			}
@@ -491,7 +522,7 @@ func TestRoundTripCanFail(t *testing.T) {
 		return bytes.ReplaceAll(v, []byte(`""`), []byte(`null`)), nil
 	}
 	for name, rt := range map[string]roundTrip{"float64 numbers": floats, "empty strings dropped": dropEmpty} {
-		if diffs := checkRoundTrips(t, raw, rt, tally{}); len(diffs) == 0 {
+		if diffs := checkRoundTrips(t, raw, rt, tally{}, false); len(diffs) == 0 {
 			t.Errorf("%s: the check found no difference", name)
 		} else {
 			t.Logf("%s: %d differences found, e.g. %s", name, len(diffs), diffs[0])

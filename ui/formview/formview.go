@@ -423,20 +423,10 @@ func (m *Model) checkJSON() {
 	}
 	m.jsonErr = ""
 	m.value = compactJSON(text)
-	if m.validate == nil || len(m.form.Schema) == 0 {
-		return
-	}
-	errs, err := m.validate(m.form.Schema, m.value)
-	if err != nil {
-		m.problems.Root = []string{"request schema cannot be used: " + err.Error()}
-		return
-	}
-	for _, e := range errs {
-		msg := e.Detail
-		if e.Path != "" {
-			msg = e.Path + ": " + msg
-		}
-		m.problems.Root = append(m.problems.Root, msg)
+	// One verdict: the problems the form will show for this value, found
+	// the same way (form.CheckValue), listed by pointer.
+	if p, err := m.form.CheckValue(m.value, m.validate); err == nil {
+		m.problems = p
 	}
 }
 

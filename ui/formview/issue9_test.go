@@ -58,3 +58,31 @@ func TestKeptVariantShownAtThePicker(t *testing.T) {
 		t.Fatalf("the picker does not say circle's data is kept:\n%s", m.View())
 	}
 }
+
+// Issue 9, kind 2: JSON mode and the form give one verdict on formats,
+// with the same count, and ctrl+s in JSON mode is refused first.
+func TestOneVerdictOnFormatsInJSONModeAndForm(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"e":{"type":"string","format":"email"},"d":{"type":"string","format":"date"}}}`, 100, 20)
+	keys(m, "ctrl+e")
+	m.jsonArea.SetValue(`{"e":"not-an-email","d":"2024-02-30"}`)
+	m.checkJSON()
+	if n := m.Problems().Count(); n != 2 {
+		t.Fatalf("JSON mode counts %d problems, want 2: %+v", n, m.Problems())
+	}
+	view := m.View()
+	for _, want := range []string{"/e: not a valid email", "/d: not a valid date", "2 problems"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("JSON mode does not show %q:\n%s", want, view)
+		}
+	}
+	if a := keys(m, "ctrl+s"); a != nil {
+		t.Fatalf("the first ctrl+s in JSON mode sent %+v", a)
+	}
+	keys(m, "ctrl+e")
+	if n := m.Problems().Count(); n != 2 || m.JSONMode() {
+		t.Fatalf("the form counts %d problems, want 2", n)
+	}
+	if a, ok := keys(m, "ctrl+s", "ctrl+s").(ActionSubmit); !ok || !a.Unchecked {
+		t.Fatalf("send anyway: %+v", a)
+	}
+}

@@ -42,6 +42,9 @@ func (m *Model) footer() []string {
 	st := m.com.Styles
 	var foot []string
 	roots := m.problems.Root
+	if m.jsonMode {
+		roots = m.problems.Lines() // no fields to show them at
+	}
 	if !m.jsonMode && !m.ProblemsShownAt("") {
 		roots = nil // counted in the summary line until a submit attempt
 	}
@@ -66,7 +69,7 @@ func (m *Model) footer() []string {
 	}
 	if n := m.problems.Count(); n > 0 && !m.armed {
 		hidden := ""
-		if h := m.problems.Hidden; h > 0 && !m.jsonMode {
+		if h := m.problems.Hidden; h > 0 {
 			hidden = fmt.Sprintf(" (%d from variants not chosen)", h)
 		}
 		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, common.Plural(n, "problem", "problems"), hidden), m.width)))
