@@ -663,6 +663,14 @@ func movable(n *form.Node) *form.Node {
 // add adds an item to the focused list or map, or the nearest enclosing
 // one, and focuses it.
 func (m *Model) add(n *form.Node) tea.Cmd {
+	if n.Kind == form.KindUnion && len(n.Children) > 0 {
+		// A union's chosen variant has no row of its own (its fields show
+		// under the picker): ctrl+a on the picker adds to it, so a
+		// free-form object or a list under a union is reachable.
+		if c := n.Children[0]; c.Kind == form.KindArray || c.Kind == form.KindObject && (c.HasMap || c.Lazy) {
+			n = c
+		}
+	}
 	for p := n; p != nil; p = p.Parent {
 		if p.Kind == form.KindArray || p.Kind == form.KindObject && (p.HasMap || p.Lazy) {
 			it := m.form.Add(p)

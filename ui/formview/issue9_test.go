@@ -86,3 +86,19 @@ func TestOneVerdictOnFormatsInJSONModeAndForm(t *testing.T) {
 		t.Fatalf("send anyway: %+v", a)
 	}
 }
+
+// Issue 9, kind 3: a free-form object under a union takes entries, as it
+// does on its own.
+func TestFreeFormObjectUnderAUnionIsReachable(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"x":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]}},"required":["x"]}`, 100, 20)
+	keys(m, "ctrl+a")
+	if strings.Contains(m.Note(), "Nothing to add") {
+		t.Fatalf("ctrl+a on the object variant: %s", m.Note())
+	}
+	feed(m, uitest.Type("k")...)
+	keys(m, "tab")
+	feed(m, uitest.Type(`"v"`)...)
+	if got := string(m.Value()); got != `{"x":{"k":"v"}}` {
+		t.Fatalf("value %s", got)
+	}
+}

@@ -91,7 +91,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		if n.Nullable {
 			extra = append(extra, k.Null)
 		}
-		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap {
+		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap || addsToVariant(n) {
 			extra = append(extra, k.Add)
 		}
 	}
@@ -115,4 +115,14 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{k.JSON, k.Editor, k.Recall, k.Save},
 		{k.Submit, k.Back},
 	}
+}
+
+// addsToVariant reports whether ctrl+a on union n adds to its chosen
+// variant (a list or a map).
+func addsToVariant(n *form.Node) bool {
+	if n.Kind != form.KindUnion || len(n.Children) == 0 {
+		return false
+	}
+	c := n.Children[0]
+	return c.Kind == form.KindArray || c.Kind == form.KindObject && c.HasMap
 }
