@@ -136,6 +136,7 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(d)
 		c.UseLoader(RefusingLoader{})
+		useFormats(c)
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}

@@ -98,7 +98,7 @@ func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
 	if len(e.Causes) == 0 {
 		*out = append(*out, modproto.ValidationError{
 			Path:   Pointer(e.InstanceLocation),
-			Detail: e.ErrorKind.LocalizedString(errorPrinter),
+			Detail: words(e.ErrorKind),
 		})
 		return
 	}
