@@ -156,8 +156,8 @@ func fetchPlan(t *testing.T, input string) *runner.Plan {
 		Capability: c,
 		Request: modproto.Request{
 			Protocol: modproto.ProtocolID, Capability: c.ID, RequestID: "req_fetch",
-			Input: json.RawMessage(input),
-			Roots: map[string]modproto.Root{"workspace": {Path: "/home/u/.local/share/modbay/workspace", Mode: modproto.RootReadWrite}},
+			Input:  json.RawMessage(input),
+			Roots:  map[string]modproto.Root{"workspace": {Path: "/home/u/.local/share/modbay/workspace", Mode: modproto.RootReadWrite}},
 			Grants: modproto.Grants{Network: []string{"example.com"}},
 		},
 		Approval: []string{"capability reaches the network"},
