@@ -29,6 +29,7 @@ import (
 
 	"modbay/render"
 	"modbay/runner"
+	"modbay/ui/clipboard"
 	"modbay/ui/common"
 )
 
@@ -63,11 +64,13 @@ type Env struct {
 	FFProbe, PDFToText string
 	// Graphics is the terminal's image protocol (render.DetectGraphics).
 	Graphics render.Graphics
+	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
+	Clipboard clipboard.Clipboard
 }
 
 // DetectEnv reads the environment and looks up the helper programs.
 func DetectEnv() Env {
-	e := Env{Graphics: render.DetectGraphics(os.Getenv)}
+	e := Env{Graphics: render.DetectGraphics(os.Getenv), Clipboard: clipboard.Detect(os.Getenv, exec.LookPath)}
 	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
 	display := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" ||
 		runtime.GOOS == "darwin" || runtime.GOOS == "windows"
@@ -306,6 +309,11 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			m.note += " · y copies the path"
 		}
 		return nil, nil
+	case copyMsg:
+		return nil, m.copy(msg.text, msg.what)
+	case copiedMsg:
+		m.note = msg.res.Note(msg.what)
+		return nil, nil
 	case openedMsg:
 		if msg.err != nil {
 			m.note = "Could not open: " + msg.err.Error()
@@ -343,8 +351,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		if p == "" {
 			p = m.art.Staged
 		}
-		m.note = "Copied " + p + " to the clipboard (OSC 52)."
-		return nil, tea.SetClipboard(p)
+		return nil, m.copy(p, "the path "+p)
 	}
 	return nil, nil
 }
@@ -385,10 +392,7 @@ func (m *Model) open() tea.Cmd {
 func (m *Model) Save(dir string) tea.Cmd {
 	m.note = "Saving…"
 	src, base := m.art.Staged, m.baseDir
-	name := filepath.Base(m.art.Path)
-	if name == "." || name == "/" || name == "" {
-		name = m.art.ID
-	}
+	name := saveName(m.art.Path, m.art.ID)
 	return func() tea.Msg {
 		// The home directory is looked up here, off the Update loop.
 		home, herr := os.UserHomeDir()
