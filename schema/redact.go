@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"modbay/modproto"
 )
 
 // Mask is what a secret value is shown as: the same six dots whatever the
@@ -67,11 +70,7 @@ func Redact(h *Compiled, input json.RawMessage, how Redaction) (json.RawMessage,
 		}
 		return maskJSON(), 1
 	}
-	var doc any
-	if json.Unmarshal(h.source, &doc) != nil {
-		doc = nil
-	}
-	r := redactor{doc: doc, how: how}
+	r := redactor{doc: h.document(), how: how}
 	out, drop := r.value([]*jsonschema.Schema{h.root}, v, 0)
 	switch {
 	case r.n == 0:
@@ -84,6 +83,69 @@ func Redact(h *Compiled, input json.RawMessage, how Redaction) (json.RawMessage,
 		return maskJSON(), max(r.n, 1)
 	}
 	return b, r.n
+}
+
+// document is the schema document decoded (nil if it somehow is not
+// JSON), decoded once per handle.
+func (h *Compiled) document() any {
+	h.doc.once.Do(func() {
+		if json.Unmarshal(h.source, &h.doc.v) != nil {
+			h.doc.v = nil
+		}
+	})
+	return h.doc.v
+}
+
+// maskFindings masks, in the details of findings at or under a secret
+// value of input (Redact's rule), every scalar of that value: a broken
+// rule is reported ("does not match pattern"), the secret it was checked
+// on is not ("'hunter2' does not match…" reads "'••••••' does not
+// match…"). Findings elsewhere are left as they are.
+func (h *Compiled) maskFindings(input json.RawMessage, out modproto.ValidationErrors) {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return
+	}
+	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}}
+	r.value([]*jsonschema.Schema{h.root}, v, 0)
+	if r.n == 0 {
+		return
+	}
+	for i, f := range out {
+		for ptr, vals := range r.secrets {
+			if f.Path != ptr && !strings.HasPrefix(f.Path, ptr+"/") {
+				continue
+			}
+			for _, s := range vals {
+				out[i].Detail = strings.ReplaceAll(out[i].Detail, s, Mask)
+			}
+		}
+	}
+}
+
+// scalars appends the text of every string and number in v (a decoded
+// value) to out, longest first, so a value is masked before a part of it.
+func scalars(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			out = append(out, x)
+		}
+	case json.Number:
+		out = append(out, x.String())
+	case map[string]any:
+		for _, c := range x {
+			out = scalars(c, out)
+		}
+	case []any:
+		for _, c := range x {
+			out = scalars(c, out)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }
 
 // maskJSON is Mask as a JSON string.
@@ -99,6 +161,11 @@ type redactor struct {
 	doc any
 	how Redaction
 	n   int
+	// secrets, when not nil, collects the scalars of each secret value
+	// by its JSON pointer (maskFindings).
+	secrets map[string][]string
+	// path is the JSON pointer of the value being walked.
+	path []string
 }
 
 // value returns v with its secrets withheld, given the schemas placed at
@@ -107,12 +174,18 @@ func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) 
 	set := closure(at)
 	if depth > redactMaxDepth || r.secret(set) {
 		r.n++
+		if r.secrets != nil {
+			p := Pointer(r.path)
+			r.secrets[p] = scalars(v, r.secrets[p])
+		}
 		return Mask, r.how == RedactOmit
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, c := range x {
+			r.path = append(r.path, k)
 			out, drop := r.value(memberSchemas(set, k), c, depth+1)
+			r.path = r.path[:len(r.path)-1]
 			if drop {
 				delete(x, k)
 			} else {
@@ -122,7 +195,9 @@ func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) 
 	case []any:
 		kept := x[:0]
 		for i, c := range x {
+			r.path = append(r.path, strconv.Itoa(i))
 			out, drop := r.value(itemSchemas(set, i), c, depth+1)
+			r.path = r.path[:len(r.path)-1]
 			if !drop {
 				kept = append(kept, out)
 			}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +73,29 @@ func TestRedactNoSchema(t *testing.T) {
 	in := json.RawMessage(`{"pw":"x"}`)
 	if got, n := Redact(nil, in, RedactMask); string(got) != string(in) || n != 0 {
 		t.Fatalf("got %s %d", got, n)
+	}
+}
+
+// TestValidateMasksSecretsInFindings: a violation of a secret field names
+// the rule but not the value; other fields' findings keep theirs.
+func TestValidateMasksSecretsInFindings(t *testing.T) {
+	t.Parallel()
+	h, err := Compile(json.RawMessage(`{"properties":{"pw":{"format":"password","pattern":"^[0-9]+$"},
+		"auth":{"writeOnly":true,"properties":{"token":{"pattern":"^x"}}},"name":{"pattern":"^[0-9]+$"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := h.Validate(json.RawMessage(`{"pw":"hunter2","auth":{"token":"s3cret"},"name":"ann"}`))
+	if err != nil || len(v) != 3 {
+		t.Fatalf("%v %v", v, err)
+	}
+	got := v.Error()
+	for _, leak := range []string{"hunter2", "s3cret"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("finding shows %q: %s", leak, got)
+		}
+	}
+	if !strings.Contains(got, "'••••••' does not match pattern") || !strings.Contains(got, "'ann' does not match") {
+		t.Errorf("findings %s", got)
 	}
 }
