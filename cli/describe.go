@@ -114,19 +114,11 @@ func writeModule(w io.Writer, m *runner.Module) {
 			fmt.Fprintf(w, "    artifacts: %s\n", clean(strings.Join(c.ArtifactSchemas, ", ")))
 		}
 	}
-	if len(d.Requirements) > 0 {
+	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		fmt.Fprintln(w, "\nRequirements")
-		for _, r := range d.Requirements {
-			state := "not probed by the module"
-			switch {
-			case r.Available == nil:
-			case *r.Available:
-				state = "available"
-			default:
-				state = "needs setup"
-			}
-			fmt.Fprintf(w, "  %s %s: %s", clean(r.Kind), clean(r.Name), state)
-			if r.Detail != "" {
+		for _, r := range reqs {
+			fmt.Fprintf(w, "  %s %s: %s", clean(r.Kind), clean(r.Name), requirementWords(r))
+			if r.State != runner.RequirementMet && r.Detail != "" {
 				fmt.Fprintf(w, " — %s", clean(r.Detail))
 			}
 			fmt.Fprintln(w)
@@ -159,5 +151,25 @@ func writeModule(w io.Writer, m *runner.Module) {
 		for _, o := range d.AgentOverlays {
 			fmt.Fprintf(w, "  %s — %s (~%s)\n", cleanID(o.ID), clean(o.Title), count(o.Tokens, "token", "tokens"))
 		}
+	}
+}
+
+// requirementWords says how a requirement stands (WIRE.md §9): met (by
+// which path, when the host resolved it), needs setup (and why the host
+// could not resolve it), or not probed by the module.
+func requirementWords(r runner.RequirementState) string {
+	switch r.State {
+	case runner.RequirementMet:
+		if r.By != "" {
+			return "available — " + clean(r.By)
+		}
+		return "available (the module's probe)"
+	case runner.RequirementMissing:
+		if r.Problem != "" {
+			return "needs setup (" + clean(r.Problem) + ")"
+		}
+		return "needs setup"
+	default:
+		return "not probed by the module"
 	}
 }

@@ -47,7 +47,14 @@ func startInvoke(t *testing.T, stdout *os.File) (*exec.Cmd, *bytes.Buffer, []int
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "--home", t.TempDir(), "--module", exe, "invoke", "sleeper", "sleeper.wait", "--deadline", "10m")
+	// The module reports its pids through a file outside its grants, so
+	// the run is uncontained (sandbox: off): this test is about the
+	// hangup watch; contain/ tests that a contained tree dies with its run.
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("sandbox: off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "--home", home, "--module", exe, "invoke", "sleeper", "sleeper.wait", "--deadline", "10m")
 	cmd.Env = append(os.Environ(), asModbayEnv+"=1")
 	cmd.Stdout = stdout
 	var errb bytes.Buffer

@@ -1,30 +1,25 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
 	"github.com/xo/terminfo"
 
 	"modbay/modproto"
+	"modbay/probe"
 	"modbay/render"
+	"modbay/runner"
 )
-
-// maxRenderBytes bounds what `modbay render` reads: beyond it the file is
-// shown as metadata (a download) rather than loaded whole.
-const maxRenderBytes = 64 << 20
 
 // RenderOptions is what `modbay render` was asked to do.
 type RenderOptions struct {
@@ -49,7 +44,8 @@ func newRenderCommand(g *globals, runF func(context.Context, *RenderOptions) err
 		Short: "Render a file as the cockpit would show it as an artifact",
 		Long: `Render FILE with the artifact viewer its presentation selects (WIRE.md §10):
 --presentation wins when it names a known primitive, otherwise the media type
-decides (given with --media-type or guessed from the extension). Every byte is
+decides (given with --media-type, else the one recorded when the file was
+staged as an artifact, else guessed from the extension). Every byte is
 sanitized before it reaches the terminal.
 
 On a terminal, colors follow what it can show (TERM, COLORTERM, its terminfo
@@ -90,13 +86,29 @@ func renderRun(ctx context.Context, o *RenderOptions) error {
 	if !fi.Mode().IsRegular() {
 		return withCode(ExitUsage, "%s: not a regular file", path)
 	}
+	title, kind := filepath.Base(path), ""
+	if mediaType == "" && presentation == "" {
+		// A staged artifact is shown as the run that staged it described
+		// it; the newest record when staged under several.
+		if types, _ := runner.StagedTypes(path); len(types) > 0 {
+			st := types[0]
+			mediaType, presentation, kind = st.MediaType, st.Presentation, st.Kind
+			if st.Title != "" {
+				title = st.Title
+			}
+			if len(types) > 1 {
+				fmt.Fprintf(o.IO.ErrOut, "modbay: %s was staged under %d types; shown as the newest, %s (--media-type and --presentation choose)\n",
+					render.SanitizeLine(filepath.Base(path)), len(types), render.SanitizeLine(st.MediaType))
+			}
+		}
+	}
 	if mediaType == "" {
 		mediaType = guessMediaType(path)
 	}
 	if presentation == "" && isJSONLines(path) {
 		presentation = modproto.PresentationTable // one object per line reads best as rows
 	}
-	meta := render.Meta{Title: filepath.Base(path), MediaType: mediaType, Presentation: presentation,
+	meta := render.Meta{Title: title, Kind: kind, MediaType: mediaType, Presentation: presentation,
 		Path: path, Bytes: fi.Size()}
 	// Colors only for a terminal (or when asked): a pipe or a file
 	// gets plain text, as scripts expect.
@@ -104,13 +116,13 @@ func renderRun(ctx context.Context, o *RenderOptions) error {
 	noColor := o.IO.noColor(o.G.noColor) || (!o.ForceColor && !tty)
 	ro := render.Options{Width: o.Width, Dark: o.Dark, NoColor: noColor}
 	var src []byte
-	if fi.Size() <= maxRenderBytes {
+	if fi.Size() <= render.MaxRenderBytes {
 		f, err := os.Open(path)
 		if err != nil {
 			return withCode(ExitUsage, "%v", err)
 		}
 		// The limit holds even if the file grew since the Stat.
-		src, err = io.ReadAll(io.LimitReader(f, maxRenderBytes))
+		src, err = io.ReadAll(io.LimitReader(f, render.MaxRenderBytes))
 		f.Close()
 		if err != nil {
 			return withCode(ExitUsage, "%v", err)
@@ -119,7 +131,7 @@ func renderRun(ctx context.Context, o *RenderOptions) error {
 	} else {
 		meta.Presentation = modproto.PresentationDownload
 	}
-	probe(ctx, path, src, &meta)
+	probe.Detect().Fill(ctx, render.Resolve(meta.Presentation, meta.MediaType), path, src, &meta)
 	var w io.Writer = o.IO.Out
 	if tty && !noColor {
 		// The renderers style in full color; the terminal gets what it
@@ -129,7 +141,12 @@ func renderRun(ctx context.Context, o *RenderOptions) error {
 	out, err := renderFile(src, meta, ro, tty, o.IO.Getenv)
 	fmt.Fprint(w, strings.TrimRight(out, "\n")+"\n")
 	if err != nil {
-		return withCode(ExitHostVerdict, "%s: %v", path, err)
+		// A rendering that shows the data succeeds and says what was
+		// wrong; only one that could show nothing is a verdict.
+		if errors.Is(err, render.ErrNotShown) || strings.TrimSpace(out) == "" {
+			return withCode(ExitHostVerdict, "%s: %v", path, err)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "modbay: %s: %s\n", render.SanitizeLine(path), render.SanitizeLine(err.Error()))
 	}
 	return nil
 }
@@ -180,35 +197,6 @@ func terminalProfile(env []string) colorprofile.Profile {
 	return p
 }
 
-// probeTimeout bounds ffprobe and pdftotext.
-const probeTimeout = 10 * time.Second
-
-// probe fills meta.Probe (ffprobe, for video and audio) and meta.DocText
-// (pdftotext, for a PDF's first pages) when those programs are installed;
-// without them the rendering says type and size only.
-func probe(ctx context.Context, path string, src []byte, meta *render.Meta) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	switch render.Resolve(meta.Presentation, meta.MediaType) {
-	case modproto.PresentationVideo, modproto.PresentationAudio:
-		if p, err := exec.LookPath("ffprobe"); err == nil {
-			out, err := exec.CommandContext(ctx, p, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path).Output()
-			if err == nil {
-				meta.Probe, _ = render.ParseFFProbe(out)
-			}
-		}
-	case modproto.PresentationDocument:
-		if p, err := exec.LookPath("pdftotext"); err == nil && bytes.HasPrefix(src, []byte("%PDF-")) {
-			if out, err := exec.CommandContext(ctx, p, "-l", "3", "-layout", path, "-").Output(); err == nil {
-				meta.DocText = string(out)
-			}
-		}
-	}
-}
-
 // renderFile is render.Artifact, except that a markdown document is cut
 // into chunks (render.SplitMarkdown) rendered in parallel, as the cockpit's
 // viewer renders them, and an image goes out through the kitty or iTerm2
@@ -219,6 +207,7 @@ func renderFile(src []byte, meta render.Meta, o render.Options, tty bool, getenv
 	switch {
 	case pres == modproto.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
 		chunks := render.SplitMarkdown(src, render.MarkdownChunkBytes)
+		defs := render.LinkDefinitions(src)
 		outs := make([]string, len(chunks))
 		errs := make([]error, len(chunks))
 		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -227,7 +216,7 @@ func renderFile(src []byte, meta render.Meta, o render.Options, tty bool, getenv
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				outs[i], errs[i] = render.Markdown(c, o)
+				outs[i], errs[i] = render.MarkdownChunk(c, defs, o)
 				outs[i] = strings.Trim(outs[i], "\n")
 			})
 		}

@@ -35,9 +35,10 @@ against their digests. Every violation is listed with the rule it broke.
 It also lints every request schema (package schemalint): schemas that do not
 compile, $refs that resolve to nothing, "required" names missing from
 "properties", and constructs model-provider tool APIs reject (OpenAI strict
-mode's subset). A schema error (does not compile, a $ref that resolves to
-nothing) refuses the module, since its capability cannot be invoked; warnings
-are printed and do not change the verdict.
+mode's subset). A request schema that does not compile (a $ref that resolves
+to nothing included) refuses the module, since its capability cannot be
+invoked: the same verdict list and the cockpit show. Other findings are
+printed and do not change the verdict.
 
 Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
 		Args: cobra.ExactArgs(1),
@@ -66,13 +67,10 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 		return err
 	}
 	lint := lintSchemas(m)
-	schemaErrors := 0
-	for _, f := range lint {
-		if f.Severity == schemalint.Error {
-			schemaErrors++
-		}
-	}
-	valid := m.Descriptor != nil && len(m.Violations) == 0 && m.Status != "broken" && schemaErrors == 0
+	// One verdict everywhere: the runner's, reached at discovery (request
+	// schemas that do not compile refuse the module there); the lint adds
+	// findings, never a second verdict.
+	valid := m.Descriptor != nil && m.Status != runner.StatusBroken
 	out := o.IO.Out
 	if o.JSON {
 		j := struct {
@@ -87,11 +85,8 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 		switch {
 		case valid:
 			fmt.Fprintf(out, "%s: valid (%s)\n", cleanID(m.ID), m.Status)
-		case m.Reason != "" && m.Status == "broken":
-			fmt.Fprintf(out, "%s: refused — %s\n", cleanID(m.ID), clean(m.Reason))
 		default:
-			fmt.Fprintf(out, "%s: refused — %s: a capability whose schema does not compile cannot be invoked\n",
-				cleanID(m.ID), count(schemaErrors, "request schema error", "request schema errors"))
+			fmt.Fprintf(out, "%s: refused — %s\n", cleanID(m.ID), clean(m.Reason))
 		}
 		for _, v := range m.Violations {
 			fmt.Fprintf(out, "  violation: %s\n", clean(v.Error()))

@@ -39,6 +39,34 @@ type Config struct {
 	DeadlineMS int `yaml:"deadline_ms"`
 	// MaxOutputBytes overrides the stdout ceiling in bytes (0: 1 MiB).
 	MaxOutputBytes int `yaml:"max_output_bytes"`
+	// Sandbox is how much kernel containment module runs demand (issue
+	// 10): SandboxAuto ("" too) contains each run as far as the machine
+	// allows and records what was not enforced; SandboxRequire refuses to
+	// run a module that cannot be fully contained; SandboxOff runs modules
+	// as plain processes.
+	Sandbox string `yaml:"sandbox"`
+	// Limits are the resource limits set on every module process.
+	Limits Limits `yaml:"limits"`
+}
+
+// Sandbox values.
+const (
+	SandboxAuto    = "auto"
+	SandboxRequire = "require"
+	SandboxOff     = "off"
+)
+
+// Limits are per-process resource limits for modules (setrlimit); zero
+// keeps the host's default for that limit.
+type Limits struct {
+	// OpenFiles is the descriptor limit (RLIMIT_NOFILE; default 1024).
+	OpenFiles uint64 `yaml:"open_files"`
+	// AddressSpaceMB is the address-space limit in MiB (RLIMIT_AS).
+	AddressSpaceMB uint64 `yaml:"address_space_mb"`
+	// CPUSeconds is the CPU-time limit in seconds (RLIMIT_CPU).
+	CPUSeconds uint64 `yaml:"cpu_seconds"`
+	// Processes is RLIMIT_NPROC: counted per user, not binding for root.
+	Processes uint64 `yaml:"processes"`
 }
 
 // Policy is the host's ceiling on grants (WIRE.md §4: grants are what the
@@ -108,6 +136,11 @@ func Load(home string) (*Config, error) {
 		if err := decodeYAML(b, c); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(home, FileName), err)
 		}
+	}
+	switch c.Sandbox {
+	case "", SandboxAuto, SandboxRequire, SandboxOff:
+	default:
+		return nil, fmt.Errorf("%s: sandbox: %q is not one of auto, require, off", filepath.Join(home, FileName), c.Sandbox)
 	}
 	c.Home = home
 	if c.Workspace == "" {

@@ -84,3 +84,28 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		yaml    string
+		want    string
+		wantErr bool
+	}{
+		{"", "", false},
+		{"sandbox: require\n", SandboxRequire, false},
+		{"sandbox: off\nlimits: {open_files: 64, cpu_seconds: 5}\n", SandboxOff, false},
+		{"sandbox: maybe\n", "", true},
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, FileName), []byte(tc.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(home)
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("%q: err %v", tc.yaml, err)
+		}
+		if err == nil && c.Sandbox != tc.want {
+			t.Errorf("%q: sandbox %q, want %q", tc.yaml, c.Sandbox, tc.want)
+		}
+	}
+}

@@ -320,3 +320,15 @@ func isIdentifier(s string) bool {
 	}
 	return true
 }
+
+// JSONLeafValue is a scalar node's whole value as a person reads it: a
+// string decoded (escapes resolved, no quotes), a number, true, false or
+// null as written. Unlike [JSONScalar] it is never cut; it is untrusted
+// text, so pass it through [SanitizeText] before the terminal.
+func JSONLeafValue(src []byte, n JSONNode) string {
+	lit := src[n.Start:n.End]
+	if n.Kind == JSONString {
+		return strings.ToValidUTF8(decodeJSONString(lit), "\uFFFD")
+	}
+	return string(lit)
+}

@@ -1,12 +1,16 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
-	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 const (
@@ -47,28 +51,30 @@ func Markdown(src []byte, o Options) (string, error) {
 	case o.Dark:
 		style = styles.DarkStyle
 	}
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStandardStyle(style),
-		glamour.WithWordWrap(width),
-	)
-	if err != nil {
-		return Text(src, o), fmt.Errorf("markdown: glamour style %q: %w", style, err)
+	cfg, ok := styles.DefaultStyles[style]
+	if !ok {
+		return Text(src, o), fmt.Errorf("markdown: no glamour style %q", style)
 	}
-	in := expandTabs(Sanitize(string(src)), markdownTabStop)
-	out, err := r.Render(in)
-	if err != nil {
+	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true})
+	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(in), &buf); err != nil {
 		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
 	}
+	// Glamour keeps the document's margin on the right too.
+	textWidth := width
+	if m := cfg.Document.Margin; m != nil {
+		textWidth -= int(*m)
+	}
+	out := untruncateHrefs(hangListItems(buf.String(), textWidth))
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.
 		// Without styling, the spaces glamour pads each line with to the
 		// wrap width carry nothing; drop them so copied text is clean.
-		out = trimTrailingSpace(ansi.Strip(out))
-	} else {
-		out = CompactSGR(out)
+		return fitLinesIndented(trimTrailingSpace(ansi.Strip(out)), width), nil
 	}
-	return fitLines(out, width), nil
+	return CompactSGR(fitLinesIndented(out, width)), nil
 }
 
 // MarkdownChunkBytes is the size SplitMarkdown aims for: glamour renders about
@@ -83,8 +89,9 @@ const MarkdownChunkBytes = 16 << 10
 // made only before an ATX heading at column 0, or, in a section larger than
 // target, at a blank line followed by an unindented line that starts neither
 // a list item nor a table row; never inside a fenced code block. Concatenated,
-// the chunks are src. Reference-style link definitions only resolve within
-// their chunk, the one known difference from rendering src whole.
+// the chunks are src. Reference-style link definitions resolve only within
+// the text glamour is given: render each chunk with [MarkdownChunk] and the
+// document's [LinkDefinitions] to get the text of the whole.
 func SplitMarkdown(src []byte, target int) [][]byte {
 	if target <= 0 {
 		target = MarkdownChunkBytes
@@ -159,4 +166,54 @@ func startsListOrTable(line string) bool {
 		i++
 	}
 	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')')
+}
+
+// LinkDefinitions returns src's link reference definitions (CommonMark
+// §4.7, "[label]: destination 'title'"), one per line, for appending to
+// every chunk of [SplitMarkdown]: a definition resolves only within the
+// document glamour is given, and definitions are usually gathered at the
+// end of a long file, so without them every chunk but the last shows
+// "[install guide][install]" literally. Definitions render as nothing, so
+// appending them changes no chunk's text. Nil when src has none.
+func LinkDefinitions(src []byte) []byte {
+	if !bytes.Contains(src, []byte("]:")) {
+		return nil
+	}
+	pc := parser.NewContext()
+	goldmark.DefaultParser().Parse(text.NewReader(src), parser.WithContext(pc))
+	var b bytes.Buffer
+	for _, r := range pc.References() {
+		label, dest, title := r.Label(), string(r.Destination()), string(r.Title())
+		if strings.ContainsAny(dest, " \t<>") || dest == "" {
+			dest = "<" + strings.NewReplacer("<", `\<`, ">", `\>`).Replace(dest) + ">"
+		}
+		fmt.Fprintf(&b, "[%s]: %s", label, dest)
+		if title != "" {
+			switch {
+			case !strings.Contains(title, `"`):
+				fmt.Fprintf(&b, " \"%s\"", title)
+			case !strings.Contains(title, "'"):
+				fmt.Fprintf(&b, " '%s'", title)
+			default:
+				fmt.Fprintf(&b, " (%s)", strings.NewReplacer("(", `\(`, ")", `\)`).Replace(title))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// MarkdownChunk renders one chunk of [SplitMarkdown] with the document's
+// [LinkDefinitions] defs appended, so that the chunks rendered one by one
+// show the text the whole document shows.
+func MarkdownChunk(chunk, defs []byte, o Options) (string, error) {
+	if len(defs) == 0 {
+		return Markdown(chunk, o)
+	}
+	src := make([]byte, 0, len(chunk)+len(defs)+2)
+	src = append(append(append(src, chunk...), "\n\n"...), defs...)
+	return Markdown(src, o)
 }

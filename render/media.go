@@ -217,7 +217,8 @@ func SplitSlides(src []byte) []string {
 }
 
 // Slides renders markdown slides ([SplitSlides]) one after the other, each
-// under a "Slide i/n" rule, for a non-interactive output. A pptx (a zip) is
+// under a "Slide i/n" rule, for a non-interactive output; a reference-style
+// link resolves on every page wherever the deck defines it. A pptx (a zip) is
 // shown as metadata with its slide count.
 func Slides(src []byte, m Meta, o Options) (string, error) {
 	if bytes.HasPrefix(src, []byte("PK\x03\x04")) {
@@ -229,13 +230,14 @@ func Slides(src []byte, m Meta, o Options) (string, error) {
 		return details(m, extra, "", o), err
 	}
 	pages := SplitSlides(src)
+	defs := LinkDefinitions(src) // a page is rendered alone
 	var b strings.Builder
 	for i, p := range pages {
 		rule := fmt.Sprintf("── Slide %d/%d ", i+1, len(pages))
 		rule += strings.Repeat("─", max(0, o.width()-cellWidth(rule)))
 		b.WriteString(o.style(o.colors().muted).Render(rule))
 		b.WriteByte('\n')
-		out, err := Markdown([]byte(p), o)
+		out, err := MarkdownChunk([]byte(p), defs, o)
 		if err != nil {
 			return b.String() + out, err
 		}

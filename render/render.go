@@ -31,13 +31,44 @@ import (
 //   - markdown or text whose bytes are binary ([IsBinary]), empty files,
 //     image_grid and download: [Metadata], with a note saying why.
 //
+// Text is first decoded by [DecodeText] for the presentations that show
+// text ([DecodesText]): a UTF-16 or UTF-32 file is shown as its characters,
+// under a note naming the encoding, never as interleaved NULs.
+//
 // The error is the chosen renderer's (invalid JSON, a malformed table); the
 // string is then still that renderer's best-effort output, worth showing.
+// The error wraps [ErrNotShown] when that output is metadata only.
 func Artifact(src []byte, m Meta, o Options) (string, error) {
 	pres := Resolve(m.Presentation, m.MediaType)
 	if len(src) == 0 {
 		return metadata(m, "The file is empty.", o), nil
 	}
+	var note string
+	if DecodesText(pres) {
+		var enc string
+		if src, enc = DecodeText(src); enc != "" && enc != EncodingUTF8BOM {
+			note = o.style(o.colors().muted).Render(ansi.Wrap("Text decoded from "+enc+".", o.width(), "")) + "\n"
+		}
+	}
+	out, err := artifact(src, pres, m, o)
+	return note + out, err
+}
+
+// DecodesText reports whether presentation pres shows text, whose bytes
+// [Artifact] and the viewers first pass through [DecodeText]: markdown,
+// text, json, table, timeline, diagram and slides.
+func DecodesText(pres string) bool {
+	switch pres {
+	case modproto.PresentationMarkdown, modproto.PresentationText, modproto.PresentationJSON, modproto.PresentationTable,
+		modproto.PresentationTimeline, modproto.PresentationDiagram, modproto.PresentationSlides:
+		return true
+	}
+	return false
+}
+
+// artifact is Artifact after decoding: src is UTF-8 text for a textual
+// presentation.
+func artifact(src []byte, pres string, m Meta, o Options) (string, error) {
 	textual := !IsBinary(src)
 	switch pres {
 	case modproto.PresentationMarkdown, modproto.PresentationText:
@@ -88,11 +119,15 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 		if !textual && !bytes.HasPrefix(src, []byte("PK\x03\x04")) {
 			break
 		}
-		return Slides(src, m, o)
+		out, err := Slides(src, m, o)
+		if err != nil && bytes.HasPrefix(src, []byte("PK\x03\x04")) {
+			err = fmt.Errorf("%w: %w", ErrNotShown, err)
+		}
+		return out, err
 	case modproto.PresentationImage:
 		img, info, err := DecodeImage(src)
 		if err != nil {
-			return metadata(m, "The image cannot be shown: "+err.Error(), o), err
+			return metadata(m, "The image cannot be shown: "+err.Error(), o), fmt.Errorf("%w: %w", ErrNotShown, err)
 		}
 		w, h := FitCells(info.Width, info.Height, o.width(), imageRows)
 		head := fmt.Sprintf("%s image, %d×%d pixels", strings.ToUpper(info.Format), info.Width, info.Height)
@@ -118,6 +153,20 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 	}
 	return metadata(m, "", o), nil
 }
+
+// ErrNotShown marks an [Artifact] error after which only the artifact's
+// metadata could be shown, not its contents (an image that does not
+// decode, a pptx that does not open). Every other Artifact error comes with
+// the data shown as best the renderer could (a table with its malformed
+// records skipped, invalid JSON as text): a command then reports the
+// problem and still succeeds.
+var ErrNotShown = errors.New("contents not shown")
+
+// MaxRenderBytes is the largest file rendered from its contents (64 MiB),
+// by `modbay render` and by the cockpit's viewers alike: the targets are a
+// 20 MB JSON and a 100 000-row CSV with memory under five times the file;
+// past it a file is shown as metadata (a download) rather than loaded.
+const MaxRenderBytes = 64 << 20
 
 // imageRows is the height in cells Artifact draws an image at: a screenful.
 const imageRows = 24

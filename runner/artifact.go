@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -110,6 +111,9 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifac
 	if a.Bytes > 0 && n != a.Bytes {
 		return VerifiedArtifact{}, violation("artifact %q: bytes is %d but %d were read", a.ID, a.Bytes, n)
 	}
+	// The type it was staged under, beside the bytes, so `modbay render`
+	// of the staged file shows it as this run did (best effort).
+	_ = recordStagedType(staged, a, time.Now())
 	return VerifiedArtifact{
 		Artifact:     a,
 		Source:       realFull,

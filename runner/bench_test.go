@@ -3,6 +3,9 @@ package runner
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"modbay/modproto"
@@ -27,7 +30,8 @@ func BenchmarkDescribeCold(b *testing.B) {
 }
 
 // BenchmarkDiscoverCached: discovery of a home whose module's describe is
-// cached (identity is hashed, nothing is spawned).
+// cached (the identity check reads the executable's stat, nothing is
+// spawned).
 func BenchmarkDiscoverCached(b *testing.B) {
 	f := newFixture(b)
 	f.addModule("bench", "good")
@@ -79,6 +83,64 @@ func BenchmarkValidateInput(b *testing.B) {
 	for b.Loop() {
 		if err := validateRequest(c, raw, in); err != nil && !errors.As(err, &ie) {
 			b.Fatal(err)
+		}
+	}
+}
+
+// largeExeSize is the size of a "real" module executable in the discovery
+// benchmarks: Go and Rust modules are 10–40 MB (issue 15).
+const largeExeSize = 20 << 20
+
+// addLargeModules installs n modules whose launchers are padded to
+// largeExeSize as sparse files (the padding is a hole after the exec line,
+// never read by the shell), so the suite needs little disk.
+func (f *fixture) addLargeModules(n int) {
+	f.t.Helper()
+	for i := range n {
+		id := fmt.Sprintf("big%02d", i)
+		f.addModule(id, "good")
+		if err := os.Truncate(filepath.Join(f.cfg.ModulesDir(), id, id), largeExeSize); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDiscoverCachedLarge: warm discovery of 10 modules of 20 MB
+// each, every describe cached: the identity check is all that is left
+// (WIRE.md §2: no hashing when the executable's stat is unchanged).
+func BenchmarkDiscoverCachedLarge(b *testing.B) {
+	f := newFixture(b)
+	f.addLargeModules(10)
+	ctx := ctxGuard(b)
+	f.host.Discover(ctx) // fill the cache
+	b.ResetTimer()
+	for b.Loop() {
+		mods := f.host.Discover(ctx)
+		if len(mods) != 10 || !mods[0].Cached || !mods[9].Cached {
+			b.Fatalf("not served from the cache: %+v", mods[0])
+		}
+	}
+}
+
+// BenchmarkDiscoverCold: discovery of 16 small modules with an empty
+// describe cache: every describe spawns its module (parallelism and the
+// per-discovery /proc scan show here).
+func BenchmarkDiscoverCold(b *testing.B) {
+	f := newFixture(b)
+	for i := range 16 {
+		f.addModule(fmt.Sprintf("m%02d", i), "good")
+	}
+	ctx := ctxGuard(b)
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.RemoveAll(f.cfg.CacheDir()); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		mods := f.host.Discover(ctx)
+		if len(mods) != 16 || mods[0].Cached || mods[0].Status != StatusReady {
+			b.Fatalf("want 16 fresh ready modules: %+v", mods[0])
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,40 +14,38 @@ import (
 
 // describeCacheKey identifies one exact thing described: the driver's
 // source identity (Driver.Key: an executable's absolute path) and its
-// fingerprint (Driver.Fingerprint: for an executable its size,
-// modification time and sha256; WIRE.md §2 modbay).
+// fingerprint (Driver.Fingerprint: for an executable its sha256 and, for a
+// module directory, the listing of the files beside it; WIRE.md §2
+// modbay).
 type describeCacheKey struct {
 	Source      string `json:"source"`
 	Fingerprint string `json:"fingerprint"`
 }
 
 // describeCacheEntry is one cached describe: the module's stdout as it
-// was (re-judged on every load, so a rule change never trusts old data)
-// and its stderr.
+// was, its stderr, the executable's stat-keyed identity record (so the
+// next discovery hashes it only when its stat changed), and modbay's
+// verdict on the descriptor, valid only for the build that reached it.
 type describeCacheEntry struct {
 	Key         describeCacheKey `json:"key"`
 	Stdout      json.RawMessage  `json:"stdout"`
 	Stderr      string           `json:"stderr"`
 	DescribedAt time.Time        `json:"described_at"`
+	Identity    *exeIdentity     `json:"identity,omitempty"`
+	Verdict     *cachedVerdict   `json:"verdict,omitempty"`
 }
 
-// exeFingerprint reads an executable's identity, hashing it whole:
-// "size=<bytes> mtime_ns=<ns> sha256:<hex>".
-func exeFingerprint(exe string) (string, error) {
-	f, err := os.Open(exe)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	d, _, err := modproto.DigestReader(f)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("size=%d mtime_ns=%d %s", fi.Size(), fi.ModTime().UnixNano(), d), nil
+// cachedVerdict is modbay's own verdict on a described descriptor
+// (envelope and descriptor validation, request schema compilation;
+// WIRE.md §2 modbay), cached with it and trusted only by the same build:
+// a new modbay re-judges every cached describe.
+type cachedVerdict struct {
+	BuildID    string                    `json:"build_id"`
+	ID         string                    `json:"id"`
+	Status     Status                    `json:"status"`
+	Reason     string                    `json:"reason,omitempty"`
+	Violations modproto.ValidationErrors `json:"violations,omitempty"`
+	Warnings   []string                  `json:"warnings,omitempty"`
 }
 
 // describeCacheFile is the cache file of k: <cache>/describe/<sha256 of
@@ -60,14 +57,15 @@ func (h *Host) describeCacheFile(k describeCacheKey) string {
 	return filepath.Join(h.cfg.CacheDir(), "describe", hex.EncodeToString(sum[:])+".json")
 }
 
-// readDescribeCache returns the entry for k; any problem is a miss.
-func (h *Host) readDescribeCache(k describeCacheKey) (describeCacheEntry, bool) {
-	b, err := os.ReadFile(h.describeCacheFile(k))
+// readDescribeEntry returns the cache entry stored for source; any
+// problem is a miss. The caller compares the entry's key.
+func (h *Host) readDescribeEntry(source string) (describeCacheEntry, bool) {
+	b, err := os.ReadFile(h.describeCacheFile(describeCacheKey{Source: source}))
 	if err != nil {
 		return describeCacheEntry{}, false
 	}
 	var e describeCacheEntry
-	if json.Unmarshal(b, &e) != nil || e.Key != k || len(e.Stdout) == 0 {
+	if json.Unmarshal(b, &e) != nil || e.Key.Source != source || len(e.Stdout) == 0 {
 		return describeCacheEntry{}, false
 	}
 	return e, true
@@ -75,14 +73,15 @@ func (h *Host) readDescribeCache(k describeCacheKey) (describeCacheEntry, bool) 
 
 // writeDescribeCache stores a describe that passed; failures to write only
 // cost a later describe.
-func (h *Host) writeDescribeCache(k describeCacheKey, stdout []byte, stderr string, at time.Time) {
+func (h *Host) writeDescribeCache(e describeCacheEntry) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(describeCacheEntry{Key: k, Stdout: bytes.TrimSpace(stdout), Stderr: stderr, DescribedAt: at}) != nil {
+	e.Stdout = bytes.TrimSpace(e.Stdout)
+	if enc.Encode(e) != nil {
 		return
 	}
-	path := h.describeCacheFile(k)
+	path := h.describeCacheFile(e.Key)
 	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}

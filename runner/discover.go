@@ -44,14 +44,19 @@ func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*
 	return claimIDs(cands, h.describeAll(ctx, cands, done))
 }
 
-// describeParallel bounds the describes run at once: the CPU count, but at
-// least minDescribeParallel, since a describe mostly waits on its process
-// and one that hangs (up to DescribeTimeout) must not hold back the rest.
-func describeParallel() int { return max(runtime.NumCPU(), minDescribeParallel) }
+// describeParallel bounds the describes run at once: describesPerCPU × the
+// CPU count, but at least minDescribeParallel, since a describe mostly
+// waits on its process and one that hangs (up to DescribeTimeout) must not
+// hold back the rest.
+func describeParallel() int { return max(describesPerCPU*runtime.NumCPU(), minDescribeParallel) }
 
-// minDescribeParallel is the fewest describes run at once (see
-// describeParallel).
-const minDescribeParallel = 4
+// describesPerCPU and minDescribeParallel bound the describes run at once
+// (WIRE.md §2 modbay: 4 × the CPU count, at least 8): a describe mostly
+// waits on its process, so the CPU count alone leaves the machine idle.
+const (
+	describesPerCPU     = 4
+	minDescribeParallel = 8
+)
 
 // describeAll describes cands in parallel, in candidate order. done, when
 // set, is called with each candidate's index and module as its describe
@@ -181,17 +186,27 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	}
 	// The driver fingerprints what it describes only when its describe may
 	// be cached: never for the examples, whose launchers live in a
-	// per-process directory.
-	fp, fpErr := c.Driver.Fingerprint()
+	// per-process directory. A process driver reuses the digest of its
+	// previous describe while the executable's stat is unchanged.
+	entry, haveEntry := h.readDescribeEntry(m.Key)
+	var fp string
+	var ident *exeIdentity
+	var fpErr error
+	if idf, ok := c.Driver.(identityFingerprinter); ok {
+		fp, ident, fpErr = idf.fingerprintSince(entry.Identity)
+	} else {
+		fp, fpErr = c.Driver.Fingerprint()
+	}
 	cacheable := fpErr == nil && fp != ""
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
-	if useCache && cacheable {
-		if e, ok := h.readDescribeCache(key); ok {
-			stdout, m.Stderr, m.DescribedAt, m.Cached = e.Stdout, e.Stderr, e.DescribedAt, true
-		}
+	if useCache && cacheable && haveEntry && entry.Key == key {
+		stdout, m.Stderr, m.DescribedAt, m.Cached = entry.Stdout, entry.Stderr, entry.DescribedAt, true
 	}
 	if !m.Cached {
+		if cd, ok := c.Driver.(Containable); ok {
+			cd.SetContainment(h.containSpec(c.Dir, nil))
+		}
 		desc, err := c.Driver.Describe(ctx)
 		m.Stderr, m.DescribedAt = desc.Stderr, desc.At
 		if err != nil {
@@ -200,18 +215,52 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		}
 		stdout = desc.Envelope
 	}
-	if !judgeDescribe(m, stdout, c.ID) {
-		return m
+	v := entry.Verdict
+	if !m.Cached || v == nil || v.BuildID != buildID() || !applyVerdict(m, stdout, v) {
+		if !judgeDescribe(m, stdout, c.ID) {
+			return m
+		}
+		checkRequestSchemas(m)
+		v = verdictOf(m)
+	} else if ident == nil || entry.Identity == nil || *ident == *entry.Identity {
+		cacheable = false // the entry is as it would be written
 	}
-	if !m.Cached && cacheable {
-		// Only a describe that passed is cached; a failure never is. A
-		// Redescribe refreshes the entry, so the next Discover sees it.
-		h.writeDescribeCache(key, stdout, m.Stderr, m.DescribedAt)
+	if cacheable {
+		// Only a describe that passed is cached (a failure never is), with
+		// modbay's verdict on it. A Redescribe refreshes the entry, so the
+		// next Discover sees it; a hit whose stat changed updates the
+		// identity record, so the next one does not hash again.
+		h.writeDescribeCache(describeCacheEntry{Key: key, Stdout: stdout, Stderr: m.Stderr,
+			DescribedAt: m.DescribedAt, Identity: ident, Verdict: v})
 	}
 	checkBundle(m)
-	checkRequirements(m)
-	checkRequestSchemas(m)
+	checkRequirements(m, h.resolveBinary)
 	return m
+}
+
+// verdictOf is m's verdict as judged now, to cache with its describe.
+func verdictOf(m *Module) *cachedVerdict {
+	return &cachedVerdict{BuildID: buildID(), ID: m.ID, Status: m.Status, Reason: m.Reason,
+		Violations: m.Violations, Warnings: slices.Clone(m.Warnings)}
+}
+
+// applyVerdict restores a cached verdict reached by this build on the
+// same describe: the descriptor is decoded, not judged again (no
+// validation, no schema compilation). False when stdout does not decode,
+// and the describe is judged afresh.
+func applyVerdict(m *Module, stdout []byte, v *cachedVerdict) bool {
+	env, err := modproto.DecodeEnvelope(stdout)
+	if err != nil || !env.OK {
+		return false
+	}
+	env.Normalize()
+	d, err := modproto.DecodeDescriptor(env.Result)
+	if err != nil {
+		return false
+	}
+	m.Descriptor, m.ID, m.Status, m.Reason = d, v.ID, v.Status, v.Reason
+	m.Violations, m.Warnings = v.Violations, slices.Clone(v.Warnings)
+	return true
 }
 
 // lifecycleReason is the one-line reason a driver that cannot take calls
@@ -223,23 +272,36 @@ func lifecycleReason(st Lifecycle) string {
 	return "driver is " + string(st.State) + ": " + st.Reason
 }
 
-// checkRequestSchemas warns about each capability whose request schema
-// does not compile: that capability cannot be invoked (Plan returns a
-// *SchemaError), though the module's other capabilities can.
+// checkRequestSchemas compiles every capability's request schema: one
+// that does not compile (or names a $ref that resolves to nothing) cannot
+// be invoked, and modbay refuses the module, as validate does (one verdict
+// everywhere: list, describe, validate, the cockpit). Each failure is a
+// warning; the reason counts them and names the first.
 func checkRequestSchemas(m *Module) {
 	d := m.Descriptor
-	if d == nil {
+	if d == nil || m.Status == StatusBroken {
 		return
 	}
+	var failed []string
 	for _, c := range d.Capabilities {
 		raw, ok := d.RequestSchemas[c.RequestSchema]
 		if c.RequestSchema == "" || !ok {
 			continue
 		}
 		if _, err := schema.Compile(raw); err != nil {
-			m.Warnings = append(m.Warnings, oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err)))
+			w := oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err))
+			m.Warnings = append(m.Warnings, w)
+			failed = append(failed, w)
 		}
 	}
+	if len(failed) == 0 {
+		return
+	}
+	n := "1 request schema error"
+	if len(failed) > 1 {
+		n = fmt.Sprintf("%d request schema errors", len(failed))
+	}
+	setBroken(m, n+": "+failed[0])
 }
 
 // judgeDescribe decodes and validates a describe answer into m; false
@@ -305,22 +367,52 @@ func checkBundle(m *Module) {
 	}
 }
 
-// checkRequirements turns requirements into a status (WIRE.md §9): any
-// available: false is "needs setup" with its detail; an omitted available
-// was not probed and is only a warning.
-func checkRequirements(m *Module) {
+// checkRequirements judges each requirement into m.Requirements and
+// the status (WIRE.md §9): a requirement of kind binary naming a binary
+// the descriptor declares in permissions.subprocess follows the host's
+// resolution (resolve: config binaries, then PATH), whatever the module's
+// own probe said; any other follows the module's probe, and one that
+// omits available was not probed (a warning, never "missing"). Any
+// missing requirement makes a ready module "needs setup", its reason
+// saying what to do.
+func checkRequirements(m *Module, resolve func(string) (string, string, string)) {
+	d := m.Descriptor
+	if d == nil {
+		return
+	}
+	declared := map[string]bool{}
+	for _, name := range d.Permissions.Subprocess {
+		declared[name] = true
+	}
 	var missing []string
-	for _, r := range m.Descriptor.Requirements {
+	m.Requirements = make([]RequirementState, 0, len(d.Requirements))
+	for _, r := range d.Requirements {
+		rs := RequirementState{Requirement: r}
 		switch {
+		case r.Kind == RequirementKindBinary && declared[r.Name]:
+			if p, via, problem := resolve(r.Name); p != "" {
+				rs.State, rs.By = RequirementMet, p+" ("+via+")"
+			} else {
+				rs.State, rs.Problem = RequirementMissing, problem
+			}
 		case r.Available == nil:
+			rs.State = RequirementNotProbed
 			m.Warnings = append(m.Warnings, fmt.Sprintf("requirement %s was not probed by the module", r.Name))
-		case !*r.Available:
+		case *r.Available:
+			rs.State = RequirementMet
+		default:
+			rs.State = RequirementMissing
+		}
+		m.Requirements = append(m.Requirements, rs)
+		if rs.State == RequirementMissing {
 			s := r.Name
 			if r.Kind != "" {
 				s += " (" + r.Kind + ")"
 			}
 			if r.Detail != "" {
 				s += ": " + r.Detail
+			} else if rs.Problem != "" {
+				s += ": " + rs.Problem
 			}
 			missing = append(missing, s)
 		}

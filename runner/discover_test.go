@@ -54,7 +54,7 @@ func TestDiscoverCandidates(t *testing.T) {
 	f.cfg.Modules = []string{filepath.Join(f.home, "elsewhere", "alpha"), "extra/xtra", filepath.Join(f.home, "missing-module")}
 
 	got := byID(f.host.Discover(ctxGuard(t)))
-	for _, skipped := range []string{".hidden", ".dotbare", "noexec", "dirlink", "README.md"} {
+	for _, skipped := range []string{".hidden", ".dotbare", "dirlink", "README.md"} {
 		if len(got[skipped]) > 0 {
 			t.Errorf("%s was listed: %+v", skipped, got[skipped][0])
 		}
@@ -63,7 +63,7 @@ func TestDiscoverCandidates(t *testing.T) {
 		"bare": StatusReady, "linked": StatusReady, "off": StatusDisabled,
 		"broken": StatusBroken, "wrongid": StatusBroken, "invalid": StatusBroken,
 		"setup": StatusNeedsSetup, "unprobed": StatusReady, "extra-id": StatusReady,
-		"missing-module": StatusBroken,
+		"missing-module": StatusBroken, "noexec": StatusBroken,
 	}
 	for id, st := range want {
 		if len(got[id]) != 1 {
@@ -201,15 +201,19 @@ func TestDescribeCache(t *testing.T) {
 	if m, _ := f.host.Load(ctx, "cached"); m.Cached || f.describeCount("cached") != 2 {
 		t.Errorf("after a change: cached %v, describes %d", m.Cached, f.describeCount("cached"))
 	}
-	// Same bytes, new mtime: still a miss (the key has the mtime).
+	// Same bytes, new mtime: hashed again, still a hit (the key is the
+	// sha256; WIRE.md §2), and the identity record follows the new stat.
 	later := time.Now().Add(time.Hour)
 	if err := os.Chtimes(exe, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := f.host.Load(ctx, "cached"); m.Cached || f.describeCount("cached") != 3 {
+	if m, _ := f.host.Load(ctx, "cached"); !m.Cached || f.describeCount("cached") != 2 {
 		t.Errorf("after touch: cached %v, describes %d", m.Cached, f.describeCount("cached"))
 	}
-	if m := f.host.Redescribe(ctx, m2); m.Cached || f.describeCount("cached") != 4 {
+	if e, ok := f.host.readDescribeEntry(exe); !ok || e.Identity == nil || e.Identity.MtimeNS != later.UnixNano() {
+		t.Errorf("identity record not updated after touch: %+v", e.Identity)
+	}
+	if m := f.host.Redescribe(ctx, m2); m.Cached || f.describeCount("cached") != 3 {
 		t.Errorf("redescribe used the cache")
 	}
 }

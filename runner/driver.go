@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -27,8 +28,9 @@ type Driver interface {
 	Key() string
 
 	// Fingerprint identifies exactly what Describe would describe now, for
-	// the describe cache (WIRE.md §2 modbay): a process hashes its
-	// executable (size, modification time, sha256). "" with a nil error
+	// the describe cache (WIRE.md §2 modbay): a process gives its
+	// executable's sha256 and, in its own module directory, the listing
+	// of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached
 	// this time. It runs nothing.
 	Fingerprint() (string, error)
@@ -67,6 +69,19 @@ type Description struct {
 	Stderr string
 	// At is when the description was obtained.
 	At time.Time
+	// Enforcement is what containment applied to the describe's process
+	// (issue 10 §Honesty); zero for a driver that starts none.
+	Enforcement contain.Enforcement
+}
+
+// Containable is a Driver that starts processes of its own and applies
+// the host's containment policy to them. Host calls SetContainment once,
+// before the driver's first Describe, with the policy for describes (the
+// module's own directory, no root, no network); each invoke's policy
+// comes with its Call (Call.Contain). A driver that starts no process
+// (an in-memory driver, a remote MCP server) need not implement it.
+type Containable interface {
+	SetContainment(describe contain.Spec)
 }
 
 // Call is one invocation as Host hands it to a Driver: the request as
@@ -78,6 +93,11 @@ type Call struct {
 	// Encoded is Request as JSON, encoded once by the host: the bytes a
 	// process reads from --input.
 	Encoded []byte
+	// Contain is the host's containment policy for this call: the
+	// request's roots by mode, the resolved binaries, the network only
+	// when granted, limits and sandbox mode (issue 10). A driver that
+	// starts processes applies it to every one of them.
+	Contain contain.Spec
 
 	// eventID is the request id events are reported under (a job's polls
 	// report under the original request's id).
@@ -156,6 +176,10 @@ type Reply struct {
 	// Started is when the call began; Duration how long it took.
 	Started  time.Time
 	Duration time.Duration
+	// Enforcement is what containment applied to the module's process,
+	// layer by layer, as applied (not as requested); zero for a driver
+	// that starts none.
+	Enforcement contain.Enforcement
 	// Failure is set when no envelope could be obtained: the module could
 	// not start (modproto CodeHostSpawnFailed), its output exceeded
 	// max_output_bytes (CodeHostOutputTooLarge), the deadline passed

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -19,13 +21,27 @@ import (
 type ProcessDriver struct {
 	// Exe is the absolute path of the executable; it is the driver's Key.
 	Exe string
+	// Dir is the module's bundle directory; when the executable lives in
+	// its own module directory (<dir>/<name>/<name>), the files beside it
+	// are part of the fingerprint (WIRE.md §2 modbay). "" for none.
+	Dir string
 	// Uncached keeps describes out of the describe cache (Fingerprint
 	// returns ""): the built-in examples, whose launchers live in a
 	// directory private to one process, are never hashed nor cached.
 	Uncached bool
 
-	mu     sync.Mutex
-	closed bool
+	mu       sync.Mutex
+	closed   bool
+	describe contain.Spec // containment of describes (SetContainment)
+}
+
+var _ Containable = (*ProcessDriver)(nil)
+
+// SetContainment implements Containable: spec contains every describe.
+func (d *ProcessDriver) SetContainment(spec contain.Spec) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.describe = spec
 }
 
 var _ Driver = (*ProcessDriver)(nil)
@@ -33,26 +49,58 @@ var _ Driver = (*ProcessDriver)(nil)
 // Key is the absolute path of the executable.
 func (d *ProcessDriver) Key() string { return d.Exe }
 
-// Fingerprint is the executable's size, modification time (ns) and sha256,
-// hashing it whole; "" when Uncached.
+// Fingerprint is the executable's sha256 (hashing it whole) and, for an
+// executable in its own module directory, the listing of the files beside
+// it (WIRE.md §2 modbay); "" when Uncached.
 func (d *ProcessDriver) Fingerprint() (string, error) {
+	fp, _, err := d.fingerprintSince(nil)
+	return fp, err
+}
+
+// identityFingerprinter is a driver whose fingerprint can reuse the
+// stat-keyed identity record of its previous describe, so that discovery
+// reads an unchanged executable not at all (WIRE.md §2 modbay).
+type identityFingerprinter interface {
+	// fingerprintSince is Fingerprint, hashing the executable only when
+	// its stat differs from prev (nil: always), and the identity record
+	// to keep for next time.
+	fingerprintSince(prev *exeIdentity) (string, *exeIdentity, error)
+}
+
+// fingerprintSince implements identityFingerprinter.
+func (d *ProcessDriver) fingerprintSince(prev *exeIdentity) (string, *exeIdentity, error) {
 	if d.Uncached {
-		return "", nil
+		return "", nil, nil
 	}
-	return exeFingerprint(d.Exe)
+	id, err := identify(d.Exe, prev)
+	if err != nil {
+		return "", nil, err
+	}
+	fp := id.SHA256
+	if d.Dir != "" && filepath.Dir(d.Exe) == d.Dir && filepath.Base(d.Dir) == filepath.Base(d.Exe) {
+		fp += " dir " + dirListingDigest(d.Dir, d.Exe)
+	}
+	return fp, &id, nil
 }
 
 // Describe runs `<exe> module describe --json` within DescribeTimeout and
 // DescribeMaxOutputBytes and returns its stdout; the error names what went
 // wrong in the words a broken module's Reason uses.
 func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
+	d.mu.Lock()
+	cs := d.describe
+	d.mu.Unlock()
 	r := execute(ctx, execSpec{
+		contain:   cs,
 		exe:       d.Exe,
 		args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
 		deadline:  DescribeTimeout,
 		maxStdout: DescribeMaxOutputBytes,
+		// A describe that leaves no process behind skips the /proc scans
+		// (discovery runs many at once).
+		quickSweep: true,
 	})
-	desc := Description{Stderr: r.stderr, At: time.Now()}
+	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement}
 	switch {
 	case r.spawnErr != nil:
 		return desc, errors.New("describe: cannot start: " + r.spawnErr.Error())
@@ -82,6 +130,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		request:   call.Encoded,
 		deadline:  time.Duration(req.DeadlineMS) * time.Millisecond,
 		maxStdout: int64(req.MaxOutputBytes),
+		contain:   call.Contain,
 	}
 	if call.Listening() {
 		spec.onStart = func(pid int) { call.Emit(Event{PID: pid}) }
@@ -104,6 +153,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		ExitCode:        r.exitCode,
 		Started:         r.started,
 		Duration:        r.duration,
+		Enforcement:     r.enforcement,
 	}
 	fail := func(code, detail string) *Reply {
 		rep.Failure = &HostError{Code: code, Detail: detail}

@@ -116,6 +116,23 @@ func fakeDescribe(behaviour, id, aux string) int {
 		fmt.Println("this is not an envelope")
 		return 1
 	}
+	if behaviour == "describe_daemon" {
+		// Leaves a daemon in a new session and a double-forked one with an
+		// empty environment; their pids go to the aux dir.
+		var pids []string
+		c := exec.Command("/proc/self/exe", sleeperMarker)
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if c.Start() == nil {
+			pids = append(pids, strconv.Itoa(c.Process.Pid))
+		}
+		pidFile := filepath.Join(aux, "orphan.pid")
+		if exec.Command("/proc/self/exe", spawnerMarker, pidFile, "noenv").Run() == nil {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				pids = append(pids, string(b))
+			}
+		}
+		_ = os.WriteFile(filepath.Join(aux, "pids"), []byte(strings.Join(pids, " ")), 0o644)
+	}
 	if behaviour == "slow_describe" {
 		// A describe that takes its time (well within DescribeTimeout).
 		time.Sleep(slowDescribe)
@@ -134,6 +151,16 @@ func fakeDescribe(behaviour, id, aux string) int {
 		}
 	case "unprobed":
 		d["requirements"] = []map[string]any{{"kind": "env", "name": "API_KEY"}}
+	case "mapped_binary":
+		// Declared binaries the module cannot see (it gets no PATH): the
+		// host's resolution decides, whatever the probe said (WIRE.md §9).
+		d["requirements"] = []map[string]any{
+			{"kind": "binary", "name": "mapped", "available": false, "detail": "map it under binaries:"},
+			{"kind": "binary", "name": "nosuchbinary-modbay-xyz", "available": true},
+			{"kind": "config", "name": "profile"},
+		}
+	case "bad_schema":
+		d["request_schemas"].(map[string]any)["t.job.request/v1"] = map[string]any{"type": 12}
 	case "publisher":
 		d["permissions"].(map[string]any)["publish"] = true
 	}

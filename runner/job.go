@@ -106,7 +106,7 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 	}
 	stop := func(code, detail string) *Result {
 		r := &Result{Module: m.ID, Capability: p.Capability.ID, Envelope: last.Envelope,
-			Host: &HostError{Code: code, Detail: detail}}
+			Host: &HostError{Code: code, Detail: detail}, Enforcement: last.Enforcement}
 		return finish(r)
 	}
 	emit()

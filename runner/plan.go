@@ -168,9 +168,8 @@ func canonical(p string) string {
 	return abs
 }
 
-// binaries resolves each declared subprocess name (WIRE.md §4): the
-// config's binaries map first, then the host's PATH, to an absolute path
-// of an executable file. Unresolved names are absent and listed in missing.
+// binaries resolves each declared subprocess name (WIRE.md §4) with
+// resolveBinary. Unresolved names are absent and listed in missing.
 func (h *Host) binaries(names []string) (map[string]string, []string) {
 	out := map[string]string{}
 	var missing []string
@@ -178,29 +177,43 @@ func (h *Host) binaries(names []string) (map[string]string, []string) {
 		if name == "" {
 			continue
 		}
-		if p := h.cfg.Binaries[name]; p != "" {
-			if filepath.IsAbs(p) && isExecutableFile(p) {
-				out[name] = filepath.Clean(p)
-			} else {
-				missing = append(missing, fmt.Sprintf("binary %s (configured path %s is not an absolute executable)", name, p))
-			}
-			continue
+		if p, _, problem := h.resolveBinary(name); p != "" {
+			out[name] = p
+		} else {
+			missing = append(missing, fmt.Sprintf("binary %s (%s)", name, problem))
 		}
-		if strings.ContainsAny(name, `/\`) {
-			missing = append(missing, fmt.Sprintf("binary %s (a declared name, not a path, is looked up on PATH)", name))
-			continue
-		}
-		p, err := exec.LookPath(name)
-		if err == nil {
-			p, err = filepath.Abs(p)
-		}
-		if err != nil {
-			missing = append(missing, fmt.Sprintf("binary %s (not in the config's binaries nor on PATH)", name))
-			continue
-		}
-		out[name] = p
 	}
 	return out, missing
+}
+
+// Where resolveBinary found a binary (shown after its path).
+const (
+	BinaryViaConfig = "config binaries"
+	BinaryViaPATH   = "PATH"
+)
+
+// resolveBinary resolves one declared subprocess name (WIRE.md §4, §9):
+// the config's binaries map first, then the host's PATH, to the absolute
+// path of an executable file. It returns the path and where it was found
+// (BinaryViaConfig or BinaryViaPATH), or "" and why not.
+func (h *Host) resolveBinary(name string) (path, via, problem string) {
+	if p := h.cfg.Binaries[name]; p != "" {
+		if filepath.IsAbs(p) && isExecutableFile(p) {
+			return filepath.Clean(p), BinaryViaConfig, ""
+		}
+		return "", "", fmt.Sprintf("configured path %s is not an absolute executable", p)
+	}
+	if strings.ContainsAny(name, `/\`) {
+		return "", "", "a declared name, not a path, is looked up on PATH"
+	}
+	p, err := exec.LookPath(name)
+	if err == nil {
+		p, err = filepath.Abs(p)
+	}
+	if err != nil {
+		return "", "", "not in the config's binaries nor on PATH"
+	}
+	return p, BinaryViaPATH, ""
 }
 
 // grants computes what a run of c gets if approved: declared ∩ policy

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -69,3 +71,45 @@ func reapAdopted() {
 
 // hostPID is the host's own pid.
 var hostPID = os.Getpid()
+
+// leftNoOrphans reports, without scanning /proc, that no module left a
+// process behind: the host, as child subreaper, has no child but live
+// module roots and processes of its own group. Call it once a module has
+// exited: the kernel reparented its surviving descendants to the host when
+// it did, so any of them shows up here (as does a zombie not yet reaped).
+// Each thread's /proc/self/task/<tid>/children is read; false when the
+// subreaper is off or those files cannot be read, so the caller sweeps.
+func leftNoOrphans() bool {
+	if !subreaperOn {
+		return false
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	spawnMu.RLock()
+	defer spawnMu.RUnlock()
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			if os.IsNotExist(err) && !exists("/proc/self/task/"+t.Name()) {
+				continue // the thread ended meanwhile; its children moved
+			}
+			return false
+		}
+		for _, f := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				return false
+			}
+			if _, root := liveRoots.Load(pid); root {
+				continue
+			}
+			if s, ok := readProcStat(pid); ok && s.pgrp == hostPgrp {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}

@@ -66,7 +66,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 		res.Started, res.Stderr = time.Now(), st.StderrTail
 		return hostErr(modproto.CodeHostSpawnFailed, "cannot call "+m.ID+": "+lifecycleReason(st), nil), nil
 	}
-	call := &Call{Request: req, Encoded: reqBytes, eventID: eventID, events: opts.Events, record: opts.Record}
+	call := &Call{Request: req, Encoded: reqBytes, Contain: h.containSpec(m.Dir, &req), eventID: eventID, events: opts.Events, record: opts.Record}
 	call.elicit = hostElicitor(opts.Elicit)
 	r := drv.Invoke(ctx, call)
 	res.Stdout = r.Envelope
@@ -75,6 +75,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 	res.ExitCode = r.ExitCode
 	res.Started = r.Started
 	res.Duration = r.Duration
+	res.Enforcement = r.Enforcement
 	if r.Failure != nil {
 		return hostErr(r.Failure.Code, r.Failure.Detail, r.Failure.Violations), nil
 	}

@@ -10,10 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/contain"
 )
 
 // execSpec is one module process to run with the host's guarantees
@@ -31,6 +32,13 @@ type execSpec struct {
 	maxStdout int64
 	onStart   func(pid int)
 	onStderr  func(chunk []byte)
+	// quickSweep skips the /proc scans after a module that exited on its
+	// own when it left no process behind (leftNoOrphans); otherwise the
+	// whole tree is swept as always.
+	quickSweep bool
+	// contain is what the module may touch; execute fills in exe and the
+	// per-run directory (issue 10).
+	contain contain.Spec
 }
 
 // execResult is what happened to the process; interpreting stdout is the
@@ -46,6 +54,8 @@ type execResult struct {
 	cancelled       bool
 	started         time.Time
 	duration        time.Duration
+	// enforcement is what containment applied, layer by layer.
+	enforcement contain.Enforcement
 }
 
 // execute runs spec and returns once the module and every process it left
@@ -91,11 +101,16 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	cmd.Env = []string{"TMPDIR=" + tmp}
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = PipeDrainGrace
 	enableSubreaper()
+	cs := spec.contain
+	cs.Module, cs.RunDir = spec.exe, runDir
 	spawnMu.Lock()
-	if err := cmd.Start(); err != nil {
+	// contain.Start sets SysProcAttr: its own session (so pgid == pid for
+	// the tree kill), or Setpgid when the sandbox is off.
+	_, enf, err := contain.Start(cmd, cs)
+	res.enforcement = enf
+	if err != nil {
 		spawnMu.Unlock()
 		res.spawnErr = err
 		return res
@@ -118,6 +133,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		waitExitNoReap(pid)
 	}()
 	supervised := make(chan struct{})
+	clean := false // written by the supervisor before supervised closes
 	go func() {
 		defer close(supervised)
 		timer := time.NewTimer(spec.deadline)
@@ -134,12 +150,18 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 			tree.terminate()
 		}
 		<-exited
+		if spec.quickSweep && !res.timedOut && !res.cancelled && !stdout.overflowed() && leftNoOrphans() {
+			clean = true
+			return
+		}
 		tree.sweep()
 	}()
 	_ = cmd.Wait() // the exit code is recorded, never decisive (WIRE.md §3)
 	<-supervised
 	liveRoots.Delete(pid)
-	reapAdopted()
+	if !clean {
+		reapAdopted()
+	}
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
 	}
@@ -221,6 +243,13 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	w.over = true
 	close(w.overCh)
 	return len(p), nil
+}
+
+// overflowed reports whether the limit was passed.
+func (w *capWriter) overflowed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.over
 }
 
 func (w *capWriter) result() ([]byte, bool) {

@@ -151,7 +151,7 @@ func (h *Host) candidates() []Candidate {
 // examples' describes are never cached.
 func processCandidate(exe, dir, origin string) Candidate {
 	return Candidate{Exe: exe, Dir: dir, Origin: origin, Name: filepath.Base(exe),
-		Driver: &ProcessDriver{Exe: exe, Uncached: origin == OriginExamples}}
+		Driver: &ProcessDriver{Exe: exe, Dir: dir, Uncached: origin == OriginExamples}}
 }
 
 // homeCandidate checks <modules>/<name>: a directory holding an executable
@@ -167,11 +167,17 @@ func homeCandidate(modulesDir, name string) (Candidate, bool) {
 	}
 	if fi.IsDir() {
 		exe := filepath.Join(p, name)
-		if !isExecutableFile(exe) {
+		efi, err := os.Stat(exe)
+		if err != nil || !efi.Mode().IsRegular() {
 			return Candidate{}, false
 		}
 		c := processCandidate(exe, p, OriginHome)
 		c.ID, c.Disabled = name, exists(filepath.Join(p, disabledMarker))
+		if efi.Mode().Perm()&0o111 == 0 {
+			// The module's place, without the bit: listed broken with the
+			// fix, never silently skipped.
+			c.Err = notExecutableReason(exe)
+		}
 		return c, true
 	}
 	if isExecutableFile(p) {
@@ -180,6 +186,28 @@ func homeCandidate(modulesDir, name string) (Candidate, bool) {
 		return c, true
 	}
 	return Candidate{}, false
+}
+
+// notExecutableReason is the reason a module executable without an
+// execute bit is broken, with the fix.
+func notExecutableReason(exe string) string {
+	return fmt.Sprintf("not executable: %s has no execute bit (fix: chmod +x %s)", exe, shellQuote(exe))
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // pathCandidate makes a candidate of a configured or --module path: an
@@ -211,7 +239,9 @@ func pathCandidate(path, origin, base string) Candidate {
 	}
 	c := processCandidate(exe, dir, origin)
 	c.Disabled = disabled
-	if !isExecutableFile(exe) {
+	if efi, err := os.Stat(exe); err == nil && efi.Mode().IsRegular() && efi.Mode().Perm()&0o111 == 0 {
+		c.Err = notExecutableReason(exe)
+	} else if !isExecutableFile(exe) {
 		c.Err = fmt.Sprintf("module path %s is not an executable regular file", exe)
 	}
 	return c

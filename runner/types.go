@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -59,6 +60,11 @@ type Module struct {
 	// Warnings are non-fatal findings (a drifted skill or overlay file, an
 	// unprobed requirement, describe warnings).
 	Warnings []string
+	// Requirements are the descriptor's requirements as modbay judged them
+	// at discovery (WIRE.md §9), in the descriptor's order; nil when not
+	// judged (no descriptor, or a Module built by hand: see
+	// RequirementStates).
+	Requirements []RequirementState
 	// Stderr is the describe run's diagnostics (capped).
 	Stderr string
 	// DescribedAt is when the descriptor was obtained; Cached is true when
@@ -72,6 +78,60 @@ type Module struct {
 	// name is the candidate's provisional id (Candidate.Name), kept for
 	// Redescribe.
 	name string
+}
+
+// RequirementKindBinary is the requirement kind the host resolves itself
+// when the descriptor declares the name in permissions.subprocess (WIRE.md
+// §9).
+const RequirementKindBinary = "binary"
+
+// Requirement states (RequirementState.State).
+const (
+	// RequirementMet: the host resolved the binary, or the module probed
+	// it available.
+	RequirementMet = "met"
+	// RequirementMissing: the host could not resolve the binary, or the
+	// module probed it unavailable: the module needs setup.
+	RequirementMissing = "missing"
+	// RequirementNotProbed: the module omitted available; never called
+	// missing (WIRE.md §9).
+	RequirementNotProbed = "not probed"
+)
+
+// RequirementState is one descriptor requirement with modbay's judgement
+// of it (WIRE.md §9).
+type RequirementState struct {
+	modproto.Requirement
+	// State is RequirementMet, RequirementMissing or RequirementNotProbed.
+	State string
+	// By says what satisfied a binary the host resolved: its absolute
+	// path and where the host found it, "/bin/true (config binaries)" or
+	// "/usr/bin/ffmpeg (PATH)"; "" when the module's probe decided.
+	By string
+	// Problem says why the host could not resolve a declared binary ("not
+	// in the config's binaries nor on PATH"); "" otherwise.
+	Problem string
+}
+
+// RequirementStates is m.Requirements, or, for a module whose
+// requirements were not judged by discovery, each requirement as the
+// module probed it.
+func (m *Module) RequirementStates() []RequirementState {
+	if m.Requirements != nil || m.Descriptor == nil {
+		return m.Requirements
+	}
+	out := make([]RequirementState, 0, len(m.Descriptor.Requirements))
+	for _, r := range m.Descriptor.Requirements {
+		rs := RequirementState{Requirement: r, State: RequirementNotProbed}
+		if r.Available != nil {
+			rs.State = RequirementMissing
+			if *r.Available {
+				rs.State = RequirementMet
+			}
+		}
+		out = append(out, rs)
+	}
+	return out
 }
 
 // driver is m's Driver, or a ProcessDriver for Exe when m was built by
@@ -157,6 +217,10 @@ type Result struct {
 	// Job is set when a long-running capability returned a job handle and
 	// the final state after polling (WIRE.md §12).
 	Job *JobStatus
+	// Enforcement is what containment applied to the module process,
+	// layer by layer (issue 10 §Honesty); for a polled job, the last
+	// run's (the final poll, or the handle's when none was polled).
+	Enforcement contain.Enforcement
 	// HandleEnvelope is set when Job was polled: the envelope of the call
 	// that returned the handle (its execution says what starting the job
 	// cost). Envelope, Artifacts, Stdout and Stderr are then the final

@@ -127,6 +127,10 @@ func (c *capList) ShortHelp() []key.Binding {
 	return append(b, c.keys.Quit)
 }
 
+// EssentialHelp is what the help bar keeps at any width: open (esc and
+// the help key are always kept).
+func (c *capList) EssentialHelp() []key.Binding { return c.list.EssentialHelp() }
+
 // FullHelp implements help.KeyMap.
 func (c *capList) FullHelp() [][]key.Binding {
 	g := c.list.FullHelp()

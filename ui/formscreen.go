@@ -29,14 +29,32 @@ type formArg struct {
 // fields (formview). The formview model is the capability's draft, kept
 // for the session.
 type formScreen struct {
+	// w and h are the screen's area in cells.
+	w, h   int
 	com    *common.Common
 	form   *formview.Model
 	module *runner.Module
 	cap    modproto.Capability
 }
 
-// formHeader is the form screen's lines above the fields.
-const formHeader = 2
+// maxSummaryLines is the most lines the capability's summary takes above
+// the form: it wraps rather than being cut, and past this it is cut with
+// "…" (the capability list's detail shows it whole).
+const maxSummaryLines = 3
+
+// setupBanner is the line the form screen shows while the form's module
+// needs setup: a call would only fail (WIRE.md §9), so the form says so
+// before anyone submits it; "" otherwise.
+func (f *formScreen) setupBanner() string {
+	if f.module == nil || f.module.Status != runner.StatusNeedsSetup {
+		return ""
+	}
+	s := "⚠ needs setup: a run fails until it is set up"
+	if f.module.Reason != "" {
+		s += " (" + render.SanitizeLine(f.module.Reason) + ")"
+	}
+	return s
+}
 
 // openFormScreen shows the form of a capability (arg: formArg), as it was left
 // when the person comes back to it.
@@ -89,7 +107,10 @@ func (m *Model) form() *formview.Model {
 func (f *formScreen) Kind() screenKind { return screenForm }
 
 // SetSize implements Screen: the fields get what the header leaves.
-func (f *formScreen) SetSize(w, h int) { f.form.SetSize(w, h-formHeader) }
+func (f *formScreen) SetSize(w, h int) {
+	f.w, f.h = w, h
+	f.form.SetSize(w, h-common.Lines(f.header()))
+}
 
 // Typing implements Screen.
 func (f *formScreen) Typing() bool { return f.form.Typing() }
@@ -104,6 +125,12 @@ func (f *formScreen) Crumb(bool) string {
 
 // ShortHelp implements help.KeyMap.
 func (f *formScreen) ShortHelp() []key.Binding { return f.form.ShortHelp() }
+
+// EssentialHelp is what the help bar keeps at any width: submit (esc and
+// the way to the full help are always kept).
+func (f *formScreen) EssentialHelp() []key.Binding {
+	return []key.Binding{formview.DefaultKeyMap().Submit}
+}
 
 // FullHelp implements help.KeyMap.
 func (f *formScreen) FullHelp() [][]key.Binding { return f.form.FullHelp() }
@@ -123,12 +150,22 @@ func (f *formScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 }
 
 // View implements Screen: the capability's summary, then the form.
-func (f *formScreen) View() string {
+func (f *formScreen) View() string { return f.header() + "\n" + f.form.View() }
+
+// header is the capability's id and summary, then its effects, each
+// wrapped to the width (a long summary is not cut to one line).
+func (f *formScreen) header() string {
 	st := f.com.Styles
 	c := f.cap
+	w := max(f.w, 1)
 	line := st.ID.Render(render.SanitizeLine(c.ID)) + "  " + st.Muted.Render(render.SanitizeLine(c.Summary))
+	summary := common.FitHeight(common.Wrap(line, w), maxSummaryLines)
 	effects := st.Muted.Render(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
-	return common.Trunc(line, f.com.Width) + "\n" + common.Trunc(effects, f.com.Width) + "\n" + f.form.View()
+	head := summary + "\n" + common.FitWidth(common.Wrap(effects, w), w)
+	if b := f.setupBanner(); b != "" {
+		head += "\n" + st.Warning.Render(common.FitHeight(common.Wrap(b, w), maxSummaryLines-1))
+	}
+	return head
 }
 
 // Actions of the form screen.
@@ -272,7 +309,9 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	remember := m.saveInput("", m.lastInput)
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
-		return remember
+		// Its "(wait…)" must go when the grace ends, even if nothing
+		// else redraws the screen then.
+		return tea.Batch(remember, graceEnds())
 	}
 	return tea.Batch(remember, m.startRun(msg.plan, true))
 }

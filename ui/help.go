@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -20,7 +21,11 @@ func (m *Model) helpView() string {
 
 // fullHelpView lays groups out as columns, side by side while they fit
 // the width and then on further rows, so no binding is ever cut (the
-// help model alone drops the columns past the width).
+// help model alone drops the columns past the width). When the columns
+// are taller than the terminal leaves (a short terminal), the bindings
+// flow as lines instead; when even those do not fit, the last line says
+// how many were left out and keeps the way out of the help (esc), so
+// what is cut shows that it is cut.
 func (m *Model) fullHelpView(groups [][]key.Binding) string {
 	h := m.help
 	h.SetWidth(0) // measure unbounded; the rows are fitted here
@@ -37,32 +42,173 @@ func (m *Model) fullHelpView(groups [][]key.Binding) string {
 	if len(row) > 0 {
 		rows = append(rows, h.FullHelpView(row))
 	}
-	return strings.Join(rows, "\n")
+	out := strings.Join(rows, "\n")
+	room := m.fullHelpRoom()
+	if common.Lines(out) <= room {
+		return out
+	}
+	var flat []key.Binding
+	for _, g := range groups {
+		flat = append(flat, g...)
+	}
+	return m.flowHelp(flat, room)
 }
 
-// fitShortHelp drops bindings from the end of b until the one-line bar
-// fits the width, never the last one (the way to the full help, or to
-// close it) nor an esc: those two keep every other key reachable.
+// fullHelpRoom is the most lines the full help may take: the terminal
+// less the header and one line of the screen.
+func (m *Model) fullHelpRoom() int { return max(m.com.Height-2, 1) }
+
+// flowHelp lays bindings out as "key desc" items joined by the short
+// help's separator, wrapped at the width, in at most room lines. When they
+// do not fit, the lines end with "… N more" and the last binding (the way
+// out of the help), which is always shown.
+func (m *Model) flowHelp(b []key.Binding, room int) string {
+	st := m.help.Styles
+	sep := st.ShortSeparator.Render(m.help.ShortSeparator)
+	item := func(x key.Binding) string {
+		return st.ShortKey.Render(x.Help().Key) + " " + st.ShortDesc.Render(x.Help().Desc)
+	}
+	var shown []key.Binding
+	for _, x := range b {
+		if x.Enabled() {
+			shown = append(shown, x)
+		}
+	}
+	flow := func(items []string) []string {
+		var lines []string
+		cur := ""
+		for _, it := range items {
+			switch {
+			case cur == "":
+				cur = it
+			case common.Width(cur+sep+it) <= m.com.Width:
+				cur += sep + it
+			default:
+				lines = append(lines, cur)
+				cur = it
+			}
+		}
+		if cur != "" {
+			lines = append(lines, cur)
+		}
+		return lines
+	}
+	items := make([]string, len(shown))
+	for i, x := range shown {
+		items[i] = item(x)
+	}
+	if lines := flow(items); len(lines) <= room || len(items) < 2 {
+		return strings.Join(lines, "\n")
+	}
+	// Keep the screen's essentials, the esc bindings and the last one
+	// (close help), and as many of the others, in order, as fit with a
+	// "… N more" before the last.
+	must := m.essentialHelp()
+	mandatory := func(i int) bool {
+		x := shown[i]
+		return i == len(shown)-1 || slices.Contains(x.Keys(), "esc") ||
+			slices.ContainsFunc(must, func(e key.Binding) bool { return e.Help() == x.Help() })
+	}
+	optional := 0
+	for i := range shown {
+		if !mandatory(i) {
+			optional++
+		}
+	}
+	for keep := optional - 1; keep >= 0; keep-- {
+		var out []string
+		kept := 0
+		for i := range len(items) - 1 {
+			if mandatory(i) || kept < keep {
+				if !mandatory(i) {
+					kept++
+				}
+				out = append(out, items[i])
+			}
+		}
+		more := st.Ellipsis.Render(fmt.Sprintf("%s %d more", common.Ellipsis, optional-keep))
+		lines := flow(append(out, more, items[len(items)-1]))
+		if len(lines) <= room || keep == 0 {
+			return strings.Join(lines[max(len(lines)-room, 0):], "\n")
+		}
+	}
+	lines := flow(items)
+	return strings.Join(lines[max(len(lines)-room, 0):], "\n")
+}
+
+// essentialHelp is the focused screen's essential bindings (none for a
+// dialog: its choices are in its box).
+func (m *Model) essentialHelp() []key.Binding {
+	if len(m.dialogs) > 0 {
+		return nil
+	}
+	if e, ok := m.top().(essentials); ok {
+		return e.EssentialHelp()
+	}
+	return nil
+}
+
+// essentials is a screen whose help bar must keep some bindings at any
+// width: what a person cannot do without there (a form's submit, a
+// result's open). They are the key map's priority: the fitter drops every
+// other binding first, then shortens descriptions, and drops an essential
+// only when nothing else is left to give.
+type essentials interface{ EssentialHelp() []key.Binding }
+
+// fitShortHelp fits the one-line bar to the width. It never drops the
+// last binding (the way to the full help, or to close it) nor an esc:
+// those two keep every other key reachable. First it drops, from the end,
+// the bindings that are not essential to the focused screen; then it
+// shortens every description to its first word ("more keys" -> "more");
+// then it drops essentials from the end. What still does not fit is cut
+// by the help model with "…".
 func (m *Model) fitShortHelp(b []key.Binding) []key.Binding {
 	h := m.help
 	h.SetWidth(0)
-	keep := func(i int) bool {
+	must := m.essentialHelp()
+	fits := func() bool { return common.Width(h.ShortHelpView(b)) <= m.com.Width }
+	always := func(i int) bool {
 		return i == len(b)-1 || slices.Contains(b[i].Keys(), "esc")
 	}
-	for common.Width(h.ShortHelpView(b)) > m.com.Width {
-		drop := -1
-		for i := len(b) - 1; i >= 0; i-- {
-			if !keep(i) {
-				drop = i
-				break
-			}
-		}
-		if drop < 0 {
-			break
-		}
-		b = slices.Delete(slices.Clone(b), drop, drop+1)
+	essential := func(i int) bool {
+		return slices.ContainsFunc(must, func(e key.Binding) bool { return e.Help() == b[i].Help() })
 	}
+	dropWhile := func(keep func(int) bool) {
+		for !fits() {
+			drop := -1
+			for i := len(b) - 1; i >= 0; i-- {
+				if !keep(i) {
+					drop = i
+					break
+				}
+			}
+			if drop < 0 {
+				return
+			}
+			b = slices.Delete(slices.Clone(b), drop, drop+1)
+		}
+	}
+	dropWhile(func(i int) bool { return always(i) || essential(i) })
+	if !fits() {
+		b = shortDescs(b)
+	}
+	dropWhile(always)
 	return b
+}
+
+// shortDescs returns b with every description cut to its first word, for
+// a bar too narrow for the full ones.
+func shortDescs(b []key.Binding) []key.Binding {
+	out := make([]key.Binding, len(b))
+	for i, x := range b {
+		desc, _, _ := strings.Cut(x.Help().Desc, " ")
+		opts := []key.BindingOpt{key.WithKeys(x.Keys()...), key.WithHelp(x.Help().Key, desc)}
+		if !x.Enabled() {
+			opts = append(opts, key.WithDisabled())
+		}
+		out[i] = key.NewBinding(opts...)
+	}
+	return out
 }
 
 // helpToggle is the global binding that opens (or closes) the full help
@@ -122,7 +268,12 @@ func (m *Model) moreKeys(short []key.Binding) bool {
 func (m *Model) FullHelp() [][]key.Binding {
 	g := m.keys.Global
 	if len(m.dialogs) > 0 {
-		return m.dialogs[len(m.dialogs)-1].FullHelp()
+		groups := m.dialogs[len(m.dialogs)-1].FullHelp()
+		if m.fullHelp {
+			// esc closes the help before the dialog sees it.
+			groups = append(slices.Clone(groups), []key.Binding{g.CloseHelp})
+		}
+		return groups
 	}
 	var groups [][]key.Binding
 	for _, grp := range m.top().FullHelp() {

@@ -1,7 +1,12 @@
 package ui
 
 import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
 	"modbay/runner"
+	"modbay/ui/dialog"
 	"modbay/ui/inputs"
 )
 
@@ -59,3 +64,13 @@ type (
 		err      error
 	}
 )
+
+// graceEndMsg arrives when an approval dialog's grace period is over: the
+// frame drawn for it drops the dialog's "(wait…)".
+type graceEndMsg struct{}
+
+// graceEnds schedules the redraw at the end of an approval dialog's grace
+// period (dialog.GracePeriod, from now: the dialog opened now).
+func graceEnds() tea.Cmd {
+	return tea.Tick(dialog.GracePeriod, func(time.Time) tea.Msg { return graceEndMsg{} })
+}

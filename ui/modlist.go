@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -211,6 +210,12 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	return append(b, l.keys.Rediscover, l.keys.Quit)
 }
 
+// EssentialHelp is what the help bar keeps at any width: open and quit
+// (the filter's own keys while it is typed).
+func (l *moduleList) EssentialHelp() []key.Binding {
+	return append(l.list.EssentialHelp(), l.keys.Quit)
+}
+
 // FullHelp implements help.KeyMap.
 func (l *moduleList) FullHelp() [][]key.Binding {
 	g := l.list.FullHelp()
@@ -227,7 +232,8 @@ func (l *moduleList) View() string {
 	w, h := l.list.Width(), l.list.Height()
 	var top []string
 	if l.banner != "" {
-		top = append(top, st.Warning.Render(common.Trunc(render.SanitizeLine(l.banner), w)))
+		// The banner wraps: it says why these modules are shown.
+		top = append(top, strings.Split(st.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(l.banner), max(w, 1)), w)), "\n")...)
 	}
 	if f := l.list.FilterView(); f != "" {
 		top = append(top, f)
@@ -352,11 +358,14 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
-	if len(d.Requirements) > 0 {
+	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		b.heading("Requirements")
-		for _, r := range d.Requirements {
+		for _, r := range reqs {
 			b.line(requirementLine(com, r))
-			if r.Detail != "" && (r.Available == nil || !*r.Available) {
+			switch {
+			case r.By != "":
+				b.indented(render.SanitizeLine(r.By))
+			case r.Detail != "" && r.State != runner.RequirementMet:
 				b.indented(render.SanitizeLine(r.Detail))
 			}
 		}
@@ -373,32 +382,38 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	if len(d.Skills) > 0 {
 		b.heading("Skills")
 		for _, s := range d.Skills {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", s.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(s.Title, s.ID)), st.Muted.Render(tokens(s.Tokens))))
 		}
 	}
 	if len(d.AgentOverlays) > 0 {
 		b.heading("Overlays")
 		for _, o := range d.AgentOverlays {
-			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(fmt.Sprintf("(%d tokens)", o.Tokens))))
+			b.line(fmt.Sprintf("• %s %s", render.SanitizeLine(common.TitleOr(o.Title, o.ID)), st.Muted.Render(tokens(o.Tokens))))
 		}
 	}
 	b.violations(m)
 	return b.String()
 }
 
-// requirementLine draws a requirement: ✓ available, ✗ needs setup, or not
-// probed (WIRE.md §9: never call an unprobed requirement missing).
-func requirementLine(com *common.Common, r modproto.Requirement) string {
+// requirementLine draws a requirement as discovery judged it: ✓
+// available, ✗ needs setup, or not probed (WIRE.md §9: never call an
+// unprobed requirement missing).
+func requirementLine(com *common.Common, r runner.RequirementState) string {
 	st := com.Styles
 	what := render.SanitizeLine(r.Kind) + " " + render.SanitizeLine(r.Name)
-	switch {
-	case r.Available == nil:
+	switch r.State {
+	case runner.RequirementNotProbed:
 		return "? " + what + " " + st.Muted.Render("not probed")
-	case *r.Available:
+	case runner.RequirementMet:
 		return st.Success.Render("✓") + " " + what + " " + st.Muted.Render("available")
 	default:
 		return st.Error.Render("✗") + " " + what + " " + st.Warning.Render("needs setup")
 	}
+}
+
+// tokens is a skill's or overlay's size, "(1 token)", "(120 tokens)".
+func tokens(n int) string {
+	return fmt.Sprintf("(%d %s)", n, common.Plural(n, "token", "tokens"))
 }
 
 func listOrNone(v []string) string {

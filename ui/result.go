@@ -174,6 +174,10 @@ func (r *resultView) ShortHelp() []key.Binding {
 	return append(b, r.keys.Rerun, r.keys.Back)
 }
 
+// EssentialHelp is what the help bar keeps at any width: opening an
+// artifact (esc and the help key are always kept).
+func (r *resultView) EssentialHelp() []key.Binding { return []key.Binding{r.keys.Open} }
+
 // FullHelp implements help.KeyMap.
 func (r *resultView) FullHelp() [][]key.Binding {
 	k := r.keys
@@ -286,7 +290,11 @@ func (r *resultView) content() string {
 	if env != nil {
 		meta = append(meta, "cost "+render.Cost(env.Execution.ActualCost))
 	}
-	b.line(badge + "  " + strings.Join(meta, st.Muted.Render(" · ")))
+	// The status badge leads; the rest wraps under it rather than being
+	// cut (the cost is a verdict too).
+	for _, l := range strings.Split(common.Wrap(badge+"  "+strings.Join(meta, st.Muted.Render(" · ")), w), "\n") {
+		b.line(l)
+	}
 	if j := res.Job; j != nil {
 		job := []string{"job " + st.ID.Render(render.SanitizeLine(j.ID)), common.OrDash(render.SanitizeLine(j.State))}
 		if j.Percent != nil {
@@ -355,12 +363,16 @@ func (r *resultView) content() string {
 			if pres == "" {
 				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 			}
-			b.line("    " + st.Muted.Render(strings.Join([]string{
+			// The verdict leads the line, so a narrow view cuts the
+			// media type and digest before it (issue 8 §4).
+			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
 				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
-			}, " · ")) + " " + st.Success.Render("verified ✓ staged"))
+			}, " · ")))
 		}
 		if env != nil && res.Host != nil && len(env.Execution.Artifacts) > len(res.Artifacts) {
-			b.wrapped(st.Warning, fmt.Sprintf("%d reported artifacts were not verified and are not shown.", len(env.Execution.Artifacts)-len(res.Artifacts)))
+			n := len(env.Execution.Artifacts) - len(res.Artifacts)
+			b.wrapped(st.Warning, fmt.Sprintf("%d reported %s not verified and %s not shown.", n,
+				common.Plural(n, "artifact was", "artifacts were"), common.Plural(n, "is", "are")))
 		}
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
@@ -385,7 +397,7 @@ func (r *resultView) content() string {
 	r.stderrLine = -1
 	if se := r.stderr(); se != "" {
 		lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
-		label := fmt.Sprintf("Stderr (%d lines", len(lines))
+		label := fmt.Sprintf("Stderr (%d %s", len(lines), common.Plural(len(lines), "line", "lines"))
 		if res.StderrTruncated {
 			label += ", truncated"
 		}
@@ -397,7 +409,8 @@ func (r *resultView) content() string {
 			shown := lines
 			if len(lines) > stderrCollapsed {
 				shown = lines[len(lines)-stderrCollapsed:]
-				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier lines (e expands)", len(lines)-stderrCollapsed)))
+				n := len(lines) - stderrCollapsed
+				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier %s (e expands)", n, common.Plural(n, "line", "lines"))))
 			} else if longestLine(lines) > w {
 				b.line(st.Muted.Render("(e wraps the long lines)"))
 			}

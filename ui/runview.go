@@ -166,6 +166,9 @@ func (s *runScreen) ShortHelp() []key.Binding {
 	return nil
 }
 
+// EssentialHelp is what the help bar keeps at any width: the cancel.
+func (s *runScreen) EssentialHelp() []key.Binding { return []key.Binding{s.keys.Cancel} }
+
 // FullHelp implements help.KeyMap.
 func (s *runScreen) FullHelp() [][]key.Binding {
 	if b := s.ShortHelp(); b != nil {
@@ -227,16 +230,19 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	default:
 		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run"))
 	}
+	// What the run says of itself wraps (a long note or job detail is
+	// read whole); the stderr tail below is cut to the width, and shown
+	// whole in the result.
+	lines = strings.Split(common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w), "\n")
 	room := h - len(lines) - 2
 	tail := r.stderrTail()
 	if tail != "" && room > 0 {
 		// Only the lines that fit are sanitized: this view is drawn on
 		// every tick, and the run may have kept stderrTailLines long ones.
 		lines = append(lines, "", st.Subtitle.Render("stderr"))
-		lines = append(lines, strings.Split(cleanBlock(lastLines(tail, room)), "\n")...)
-	}
-	for i := range lines {
-		lines[i] = common.Trunc(lines[i], w)
+		for _, l := range strings.Split(cleanBlock(lastLines(tail, room)), "\n") {
+			lines = append(lines, common.Trunc(l, w))
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -26,6 +26,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync/atomic"
 
@@ -41,6 +42,7 @@ import (
 	"modbay/ui/dialog"
 	"modbay/ui/form"
 	"modbay/ui/inputs"
+	"modbay/ui/styles"
 	"modbay/ui/viewer"
 )
 
@@ -51,6 +53,10 @@ type Options struct {
 	Banner string
 	// NoColor turns every color off (NO_COLOR); bold and reverse remain.
 	NoColor bool
+	// Glyphs is the glyph set: Unicode, ASCII, or (GlyphsAuto) what the
+	// environment says (styles.DetectGlyphs) when the cockpit runs; a
+	// model built by New with GlyphsAuto draws Unicode.
+	Glyphs styles.Glyphs
 }
 
 // Model is the cockpit's root model.
@@ -132,6 +138,7 @@ func New(host *runner.Host, opts Options) *Model {
 // newModel builds the root model over any backend.
 func newModel(b Backend, workspace string, opts Options) *Model {
 	com := common.New(opts.NoColor)
+	com.ASCII = opts.Glyphs == styles.GlyphsASCII
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
 		validate: schema.ValidateInput, approvals: &runner.SessionApprovals{},
@@ -149,6 +156,9 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 
 // Run runs the cockpit until the person quits or ctx ends.
 func Run(ctx context.Context, host *runner.Host, opts Options) error {
+	if opts.Glyphs == styles.GlyphsAuto {
+		opts.Glyphs = styles.DetectGlyphs(os.Getenv)
+	}
 	m := New(host, opts)
 	// Runs live in a context of their own that ends with the program: on
 	// quit, a closed terminal (SIGHUP) or any other exit, every run in
@@ -314,10 +324,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case graceEndMsg:
+		// Nothing to change: the frame drawn after this message is the
+		// one without "(wait…)".
+		return m, nil
 	case tea.KeyPressMsg:
+		if isAltEsc(msg) {
+			// Two esc presses close together (or arriving in one read
+			// over SSH) reach the program as alt+esc: back out twice.
+			esc := tea.KeyPressMsg{Code: tea.KeyEscape}
+			return m, tea.Batch(m.key(esc), m.key(esc))
+		}
 		return m, m.key(msg)
 	}
 	return m, m.forward(msg)
+}
+
+// isAltEsc reports whether kp is what a terminal sends for esc pressed
+// twice in quick succession: ESC ESC, which the input reader decodes as
+// alt+esc (ESC as the alt prefix of the second).
+func isAltEsc(kp tea.KeyPressMsg) bool {
+	return kp.Code == tea.KeyEscape && kp.Mod == tea.ModAlt
 }
 
 // forward hands other messages (cursor blinks, pastes, an editor's end)
@@ -447,9 +474,31 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 // View draws the header, the focused screen (or the top dialog) and the
 // help bar.
 func (m *Model) View() tea.View {
+	body, help := m.draw()
+	if common.Lines(body)+common.Lines(help)+1 != m.com.Height {
+		// Drawing the body changed what the help shows (a detail pane
+		// that now scrolls adds its keys): size the screens for the help
+		// as it is now and draw again, so the frame fills the terminal.
+		m.layout()
+		body, help = m.draw()
+	}
+	frame := m.header() + "\n" + body + "\n" + help
+	if m.com.ASCII {
+		// One place translates every glyph, the renderers' too.
+		frame = styles.ToASCII(frame)
+	}
+	v := tea.NewView(frame)
+	v.AltScreen = true
+	return v
+}
+
+// draw returns the body, fitted to the height the help bar leaves, and
+// the help bar. The help bar is drawn after the body: a dialog's View
+// decides whether its scroll keys apply.
+func (m *Model) draw() (body, help string) {
 	w := m.com.Width
 	h := m.bodyHeight()
-	body := m.top().View()
+	body = m.top().View()
 	if len(m.dialogs) > 0 {
 		body = dialog.Place(w, h, m.dialogs[len(m.dialogs)-1].View(w, h))
 	}
@@ -457,11 +506,7 @@ func (m *Model) View() tea.View {
 	if n := common.Lines(body); n < h {
 		body += strings.Repeat("\n", h-n)
 	}
-	// The help bar is drawn after the body: a dialog's View decides
-	// whether its scroll keys apply.
-	v := tea.NewView(m.header() + "\n" + body + "\n" + m.helpView())
-	v.AltScreen = true
-	return v
+	return body, m.helpView()
 }
 
 // header is the title line with where the person is: each screen on the

@@ -226,7 +226,7 @@ func TestResultShowsCostsAndEffects(t *testing.T) {
 	m2, _ := newTest(t, nil, 120, 80)
 	resultFor(t, m2, "invoke/success-with-artifact.json")
 	c2 := m2.result().content()
-	for _, want := range []string{"Estimated   free ($0.00)", "Quarterly report", "sha256:6ee6c487e431…", "verified ✓ staged", "application/json · 158 B"} {
+	for _, want := range []string{"Estimated   free ($0.00)", "Quarterly report", "sha256:6ee6c487e431…", "✓ verified, staged", "application/json · 158 B"} {
 		if !strings.Contains(c2, want) {
 			t.Errorf("result lacks %q:\n%s", want, c2)
 		}

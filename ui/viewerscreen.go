@@ -18,7 +18,8 @@ type viewerArg struct {
 
 // viewerScreen hosts an artifact viewer (ui/viewer) as a screen.
 type viewerScreen struct {
-	v *viewer.Model
+	v    *viewer.Model
+	keys viewer.KeyMap
 }
 
 // openViewerScreen shows the artifact of arg (viewerArg) and starts loading it.
@@ -29,7 +30,7 @@ func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	v := viewer.New(m.com, m.keys.Viewer, m.viewerEnv, a.reqID, a.art, a.siblings, m.workspace)
 	v.SetSize(m.com.Width, m.bodyHeight())
-	return &viewerScreen{v: v}, v.Load()
+	return &viewerScreen{v: v, keys: m.keys.Viewer}, v.Load()
 }
 
 // viewer returns the top-most viewer, or nil.
@@ -69,6 +70,12 @@ func (s *viewerScreen) Reflow() tea.Cmd { return s.v.Reflow() }
 
 // ShortHelp implements help.KeyMap.
 func (s *viewerScreen) ShortHelp() []key.Binding { return s.v.ShortHelp() }
+
+// EssentialHelp is what the help bar keeps at any width: saving a copy
+// (esc and the help key are always kept).
+func (s *viewerScreen) EssentialHelp() []key.Binding {
+	return []key.Binding{s.keys.Artifact.Save}
+}
 
 // FullHelp implements help.KeyMap.
 func (s *viewerScreen) FullHelp() [][]key.Binding { return s.v.FullHelp() }

@@ -24,6 +24,10 @@ type Common struct {
 	Styles *styles.Styles
 	// NoColor is true when colors are off (NO_COLOR).
 	NoColor bool
+	// ASCII is true when the terminal draws only ASCII (a non-UTF-8
+	// locale, or MODBAY_GLYPHS=ascii): the root translates every frame
+	// through the glyph table (styles.ToASCII).
+	ASCII bool
 	// Dark is the terminal background as last reported.
 	Dark bool
 	// Now is the clock; tests inject a fixed one so frames are stable.

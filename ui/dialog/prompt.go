@@ -83,7 +83,7 @@ func (p *Prompt) View(width, _ int) string {
 	inner := boxWidth(p.com, width)
 	p.input.SetWidth(max(inner-3, 5))
 	st := p.com.Styles
-	content := st.Title.Render(common.Trunc(render.SanitizeLine(p.title), inner)) + "\n\n" + p.input.View()
+	content := st.Title.Render(common.Wrap(render.SanitizeLine(p.title), inner)) + "\n\n" + p.input.View()
 	if p.hint != "" {
 		content += "\n\n" + st.Muted.Render(ansi.Wrap(render.SanitizeLine(p.hint), inner, "/ "))
 	}

@@ -9,6 +9,7 @@
 package list
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -99,6 +100,9 @@ type Model struct {
 	// layout, when set, is told which items are about to be drawn and
 	// in how many cells, before their rows are (table columns).
 	layout func(shown []Item, w int)
+	// above and below are how many rows the last drawing left out
+	// before and after the visible ones.
+	above, below int
 }
 
 // New returns an empty list whose filter shows placeholder and which says
@@ -259,6 +263,15 @@ func (l *Model) ShortHelp() []key.Binding {
 	return b
 }
 
+// EssentialHelp is the list's bindings a narrow help bar keeps: open (or,
+// while the filter is typed, keeping it).
+func (l *Model) EssentialHelp() []key.Binding {
+	if l.filter.active {
+		return []key.Binding{l.keys.AcceptFilter}
+	}
+	return []key.Binding{l.keys.Open}
+}
+
 // FullHelp returns the list's bindings that apply now, grouped.
 func (l *Model) FullHelp() [][]key.Binding {
 	k := l.keys
@@ -305,16 +318,60 @@ func (l *Model) PaneView(h int) string {
 			return it.Detail(dw)
 		})
 	}
-	return splitPane(l.com, l.width, h, l.rows, detail, len(l.shown), &l.detail)
+	return splitPane(l.com, l.width, h, l.rows, l.Hidden, detail, len(l.shown), &l.detail)
+}
+
+// Hidden is how many rows the last drawing left out above and below the
+// visible ones.
+func (l *Model) Hidden() (above, below int) { return l.above, l.below }
+
+// moreMark says how many rows are out of view, "↑ 2 more · ↓ 5 more"
+// ("" when none is).
+func moreMark(com *common.Common, above, below int) string {
+	var parts []string
+	if above > 0 {
+		parts = append(parts, fmt.Sprintf("↑ %d more", above))
+	}
+	if below > 0 {
+		parts = append(parts, fmt.Sprintf("↓ %d more", below))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// window returns the first row shown and how many rows are shown when n
+// rows scroll in h lines, the cursor in view; with marks, lines for "↑ N
+// more" and "↓ N more" are taken from h where rows are out of view.
+func window(cursor, n, h int, marks bool) (start, count int) {
+	if n <= h || h <= 0 {
+		return 0, min(n, max(h, 0))
+	}
+	if !marks || h < 3 {
+		return scrollStart(cursor, n, h), h
+	}
+	count = h - 2
+	start = scrollStart(cursor, n, count)
+	// A mark is not needed at an end already in view: give its line to
+	// a row.
+	if start == 0 {
+		count = h - 1
+		start = 0
+	} else if start+count >= n {
+		count = h - 1
+		start = n - count
+	}
+	return start, count
 }
 
 // rows draws the visible rows in w cells and h lines, the cursor's row in
-// view.
-func (l *Model) rows(w, h int) []string {
+// view; with marks, a line above and below says how many rows are out of
+// view (the wide layout, where no rule carries that).
+func (l *Model) rows(w, h int, marks bool) []string {
+	l.above, l.below = 0, 0
 	if len(l.shown) == 0 {
 		return []string{l.com.Styles.Muted.Render(l.empty)}
 	}
-	start := scrollStart(l.cursor, len(l.shown), h)
+	start, count := window(l.cursor, len(l.shown), h, marks)
+	l.above, l.below = start, max(len(l.shown)-start-count, 0)
 	if l.layout != nil {
 		shown := make([]Item, len(l.shown))
 		for i, idx := range l.shown {
@@ -323,8 +380,15 @@ func (l *Model) rows(w, h int) []string {
 		l.layout(shown, w)
 	}
 	var out []string
-	for i := start; i < len(l.shown) && len(out) < h; i++ {
+	mute := l.com.Styles.Muted
+	if marks && l.above > 0 {
+		out = append(out, mute.Render(moreMark(l.com, l.above, 0)))
+	}
+	for i := start; i < start+count; i++ {
 		out = append(out, common.Trunc(l.items[l.shown[i]].Row(i == l.cursor, w), w))
+	}
+	if marks && l.below > 0 {
+		out = append(out, mute.Render(moreMark(l.com, 0, l.below)))
 	}
 	return out
 }

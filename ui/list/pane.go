@@ -100,12 +100,15 @@ func listWidth(w int) int { return max(40, w*2/5) }
 // splitPane lays out a list and its detail in w × h cells: side by side
 // from WideLayout cells, else the list on top (at most half the height)
 // and the detail under a rule. rows draws the list's rows for a given
-// size; n is how many rows there are; ds keeps the detail's scroll.
-func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detail string, n int, ds *detailScroll) string {
+// size (with marks: lines saying how many rows are out of view), and
+// hidden how many the last call left out; n is how many rows there are;
+// ds keeps the detail's scroll. In the stacked layout the rule under the
+// list says how many rows are out of view.
+func splitPane(com *common.Common, w, h int, rows func(w, h int, marks bool) []string, hidden func() (int, int), detail string, n int, ds *detailScroll) string {
 	st := com.Styles
 	if w >= WideLayout {
 		lw := listWidth(w)
-		left := strings.Join(rows(lw, h), "\n")
+		left := strings.Join(rows(lw, h, true), "\n")
 		left = lipgloss.NewStyle().Width(lw).Height(h).MaxHeight(h).Render(left)
 		pw := w - lw - 1
 		inner := pw - st.Pane.GetHorizontalFrameSize()
@@ -115,11 +118,18 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int) []string, detai
 		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
 	}
 	lh := min(max(n, 1), max(h/2-1, 3))
-	list := rows(w, lh)
+	list := rows(w, lh, false)
 	for len(list) < lh {
 		list = append(list, "")
 	}
 	rule := st.Muted.Render(strings.Repeat("─", w))
+	if above, below := hidden(); moreMark(com, above, below) != "" {
+		mark := moreMark(com, above, below)
+		// "── ↓ 2 more ─────": the rows cut are counted on the rule.
+		lead := strings.Repeat("─", 2) + " "
+		tail := max(w-common.Width(lead+mark)-1, 0)
+		rule = common.Trunc(st.Muted.Render(lead)+st.Warning.Render(mark)+" "+st.Muted.Render(strings.Repeat("─", tail)), w)
+	}
 	dh := h - lh - 1
 	body := common.FitWidth(ds.view(com, detail, dh), w)
 	return strings.Join(list, "\n") + "\n" + rule + "\n" + body

@@ -34,7 +34,10 @@ func TestSaveName(t *testing.T) {
 // raw.
 func TestSavedNameAndCopiedPathAreSanitized(t *testing.T) {
 	f := open(t, "plain.md", []byte("# x\n"), "text/markdown", "", 80, 12, false)
-	f.m.art.Path = "out/rep\x1b]52;c;Zm9v\x07ort\u202e\n.md"
+	a := f.m.Artifact()
+	a.Path = "out/rep\x1b]52;c;Zm9v\x07ort\u202e\n.md"
+	f.m = New(f.m.com, DefaultKeyMap(), Env{}, "req-1", a, nil, t.TempDir())
+	f.run(f.m.Load())
 	dir := t.TempDir()
 	f.run(f.m.Save(dir))
 	entries, err := os.ReadDir(dir)

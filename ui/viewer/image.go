@@ -47,7 +47,7 @@ type picture struct {
 func newImage(in loadInput, src []byte) (body, string, error) {
 	img, info, err := render.DecodeImage(src)
 	if err != nil {
-		meta := metaOf(in.art)
+		meta := in.meta
 		return metadataBody(in, meta), "", err
 	}
 	return &picture{com: in.com, keys: in.keys, img: img, info: info}, "", nil

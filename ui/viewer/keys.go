@@ -38,9 +38,10 @@ type TableKeyMap struct {
 	Sort, Filter, Detail, Close key.Binding
 }
 
-// TreeKeyMap expands and collapses the JSON tree.
+// TreeKeyMap expands and collapses the JSON tree; on a leaf, Value opens
+// its whole value in a pane that Close closes.
 type TreeKeyMap struct {
-	Toggle, ExpandAll, CollapseAll, CopyPath key.Binding
+	Toggle, Value, Close, ExpandAll, CollapseAll, CopyPath key.Binding
 }
 
 // TextKeyMap toggles wrapping and line numbers.
@@ -97,6 +98,8 @@ func DefaultKeyMap() KeyMap {
 		},
 		Tree: TreeKeyMap{
 			Toggle:      b("enter", "expand/collapse", "enter", "tab"),
+			Value:       b("enter", "whole value", "enter"),
+			Close:       b("esc", "close", "esc"),
 			ExpandAll:   b("e", "expand all", "e"),
 			CollapseAll: b("c", "collapse all", "c"),
 			CopyPath:    b("y", "copy JSON path", "y"),

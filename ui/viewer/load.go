@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -19,57 +17,56 @@ import (
 	"modbay/ui/common"
 )
 
-const (
-	// probeTimeout bounds ffprobe and pdftotext: metadata is worth a second
-	// or two, not a hung viewer.
-	probeTimeout = 5 * time.Second
-	// probeOutputCap bounds what a probe may print (ffprobe JSON is a few
-	// KiB; pdftotext of the first pages a few dozen).
-	probeOutputCap = 256 << 10
-	// docTextPages is how many pages of a PDF pdftotext extracts.
-	docTextPages = 3
-)
-
 // loadInput is everything load needs, copied out of the Model so the Cmd
 // shares nothing with Update.
 type loadInput struct {
-	com      *common.Common
-	keys     KeyMap
-	env      Env
+	com  *common.Common
+	keys KeyMap
+	env  Env
+	meta render.Meta
+	path string
+	// art and siblings are the run's artifacts, for an image grid; zero
+	// for a file outside a run.
 	art      runner.VerifiedArtifact
 	siblings []runner.VerifiedArtifact
 	pres     string
 	opts     render.Options
 	w, h     int
+	// encoding is set by load: the text encoding the file was decoded from
+	// (render.DecodeText), "" for UTF-8.
+	encoding string
 }
 
 // load reads the artifact and builds its body; it runs in a Cmd. The note
-// is a status message for the header (why a file is shown as a download).
-func load(ctx context.Context, in loadInput) (body, string, error) {
-	meta := metaOf(in.art)
+// is a status message for the header (why a file is shown as a download);
+// in.encoding is set when the text was decoded.
+func load(ctx context.Context, inp *loadInput) (body, string, error) {
+	in := *inp
+	meta := in.meta
 	switch in.pres {
 	case modproto.PresentationDownload:
 		return metadataBody(in, meta), "", nil
 	case modproto.PresentationImageGrid:
 		return newGrid(in), "", nil
 	case modproto.PresentationVideo, modproto.PresentationAudio:
-		if in.env.FFProbe != "" {
-			if out, err := runCapped(ctx, in.env.FFProbe, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", in.art.Staged); err == nil {
-				meta.Probe, _ = render.ParseFFProbe(out)
-			}
-		}
+		in.env.Probe.Fill(ctx, in.pres, in.path, nil, &meta)
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact([]byte{0}, meta, o); return out }), "", nil
 	}
 	if meta.Bytes > MaxViewBytes {
 		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
 		return metadataBody(in, meta), note, nil
 	}
-	src, err := readCapped(in.art.Staged, MaxViewBytes)
+	src, err := readCapped(in.path, MaxViewBytes)
 	if err != nil {
 		return metadataBody(in, meta), "", err
 	}
 	if len(src) == 0 {
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
+	}
+	if render.DecodesText(in.pres) {
+		// UTF-16 "Unicode text" and the like are shown as their characters;
+		// the header names the encoding.
+		src, inp.encoding = render.DecodeText(src)
 	}
 	textual := !render.IsBinary(src)
 	switch in.pres {
@@ -94,12 +91,7 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 			return newSlides(in, src), "", nil
 		}
 	case modproto.PresentationDocument:
-		if in.env.PDFToText != "" && bytes.HasPrefix(src, []byte("%PDF-")) {
-			out, err := runCapped(ctx, in.env.PDFToText, "-l", fmt.Sprint(docTextPages), "-layout", in.art.Staged, "-")
-			if err == nil {
-				meta.DocText = string(out)
-			}
-		}
+		in.env.Probe.Fill(ctx, in.pres, in.path, src, &meta)
 	case modproto.PresentationTimeline:
 		if textual && json.Valid(src) {
 			return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
@@ -141,35 +133,6 @@ func readCapped(path string, n int64) ([]byte, error) {
 	b := bytes.NewBuffer(buf)
 	_, err = b.ReadFrom(io.LimitReader(f, n))
 	return b.Bytes(), err
-}
-
-// runCapped runs a helper program with the probe timeout and returns its
-// stdout, at most probeOutputCap bytes.
-func runCapped(ctx context.Context, prog string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, args...)
-	var out bytes.Buffer
-	cmd.Stdout = &limitedWriter{w: &out, n: probeOutputCap}
-	err := cmd.Run()
-	return out.Bytes(), err
-}
-
-// limitedWriter keeps the first n bytes and discards the rest.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.n -= k
-		if _, err := l.w.Write(p[:k]); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
 }
 
 // staticMsg is a finished re-render of a static body.

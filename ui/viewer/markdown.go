@@ -60,8 +60,11 @@ type markdown struct {
 	com    *common.Common
 	keys   KeyMap
 	chunks [][]byte
-	opts   render.Options
-	gen    int
+	// defs are the document's link reference definitions, given to every
+	// chunk's render so references resolve as in the whole document.
+	defs []byte
+	opts render.Options
+	gen  int
 	// lines are the styled lines of the chunks held (nil for the others).
 	lines [][]string
 	// counts are the chunks' line counts for this generation, -1 until the
@@ -96,6 +99,7 @@ type markdown struct {
 // newMarkdown prepares the chunks; rendering starts with Start.
 func newMarkdown(in loadInput, src []byte) *markdown {
 	m := &markdown{com: in.com, keys: in.keys, chunks: render.SplitMarkdown(src, render.MarkdownChunkBytes),
+		defs: render.LinkDefinitions(src),
 		opts: in.opts, w: in.w, h: in.h, waiting: -1, matchLine: -1,
 		search: newSearchBox(in.com, in.keys.Search, "/")}
 	m.reset()
@@ -131,15 +135,16 @@ func (m *markdown) Start() tea.Cmd {
 func (m *markdown) render(i int) tea.Cmd {
 	m.busy[i] = true
 	m.inflight++
-	gen, src, o := m.gen, m.chunks[i], m.opts
-	return func() tea.Msg { return mdChunkMsg{gen: gen, i: i, lines: markdownLines(src, o)} }
+	gen, src, defs, o := m.gen, m.chunks[i], m.defs, m.opts
+	return func() tea.Msg { return mdChunkMsg{gen: gen, i: i, lines: markdownLines(src, defs, o)} }
 }
 
-// markdownLines renders markdown src for o (as plain text when glamour
-// gives nothing) into lines without blank lines at either end. It is slow:
-// call it only inside a Cmd.
-func markdownLines(src []byte, o render.Options) []string {
-	out, err := render.Markdown(src, o)
+// markdownLines renders markdown chunk src with the document's link
+// definitions defs for o (as plain text when glamour gives nothing) into
+// lines without blank lines at either end. It is slow: call it only inside
+// a Cmd.
+func markdownLines(src, defs []byte, o render.Options) []string {
+	out, err := render.MarkdownChunk(src, defs, o)
 	if err != nil && out == "" {
 		out = render.Text(src, o)
 	}

@@ -21,7 +21,10 @@ type slideMsg struct {
 // kept until the width or theme changes.
 type slides struct {
 	pager
-	pages    []string
+	pages []string
+	// defs are the deck's link reference definitions, given to every
+	// page's render (a page is rendered alone).
+	defs     []byte
 	rendered map[int][]string
 	page     int
 	gen      int
@@ -30,7 +33,7 @@ type slides struct {
 
 // newSlides splits the deck; it runs in the load Cmd.
 func newSlides(in loadInput, src []byte) *slides {
-	s := &slides{pager: newPager(in.com, in.keys), pages: render.SplitSlides(src), rendered: map[int][]string{}, opts: in.opts}
+	s := &slides{pager: newPager(in.com, in.keys), pages: render.SplitSlides(src), defs: render.LinkDefinitions(src), rendered: map[int][]string{}, opts: in.opts}
 	if len(s.pages) == 0 {
 		s.pages = []string{""}
 	}
@@ -48,8 +51,8 @@ func (s *slides) show() tea.Cmd {
 		s.pager.top = 0
 		return nil
 	}
-	gen, page, src, o := s.gen, s.page, s.pages[s.page], s.opts
-	return func() tea.Msg { return slideMsg{gen: gen, page: page, lines: markdownLines([]byte(src), o)} }
+	gen, page, src, defs, o := s.gen, s.page, s.pages[s.page], s.defs, s.opts
+	return func() tea.Msg { return slideMsg{gen: gen, page: page, lines: markdownLines([]byte(src), defs, o)} }
 }
 
 // Reflow drops the rendered pages and renders the current one for o.

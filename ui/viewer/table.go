@@ -84,10 +84,10 @@ type table struct {
 // newTable parses src and measures its columns; it runs in the load Cmd.
 // A file that does not parse as a table at all is shown as text.
 func newTable(in loadInput, src []byte) (body, string, error) {
-	td, err := render.ParseTable(src, in.art.MediaType)
+	td, err := render.ParseTable(src, in.meta.MediaType)
 	if len(td.Header) == 0 {
 		if render.IsBinary(src) {
-			return binaryBody(in, metaOf(in.art))
+			return binaryBody(in, in.meta)
 		}
 		return newText(in, src), "Not a table: shown as text.", err
 	}

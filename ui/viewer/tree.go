@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -24,6 +25,10 @@ const (
 	treeIndent = 2
 	// previewCells bounds a collapsed container's inline preview.
 	previewCells = 60
+	// maxIndentShare bounds a row's indent to this share of the width, so
+	// deep nesting at a narrow width never pushes the value off screen;
+	// deeper rows show their depth as a number instead ("12›").
+	maxIndentShare = 3
 )
 
 // treeRow is one visible line of the tree.
@@ -54,6 +59,9 @@ type tree struct {
 	status   string
 	w, h     int
 	styles   treeStyles
+	// detail shows the whole value of a leaf (enter on a string, number,
+	// true, false or null), wrapped; nil when closed.
+	detail *pager
 }
 
 // treeStyles color the tree's parts.
@@ -75,7 +83,7 @@ func newTree(in loadInput, src []byte) (body, string, error) {
 		}
 		if !ok {
 			if render.IsBinary(src) {
-				return binaryBody(in, metaOf(in.art))
+				return binaryBody(in, in.meta)
 			}
 			// render.JSON is called for its error, which names the line
 			// and column of the first fault.
@@ -157,6 +165,9 @@ func (t *tree) rebuild() {
 // SetSize implements body.
 func (t *tree) SetSize(w, h int) {
 	t.w, t.h = w, h
+	if t.detail != nil {
+		t.openDetail() // re-wrap for the new width
+	}
 	t.clamp()
 }
 
@@ -175,7 +186,46 @@ func (t *tree) clamp() {
 }
 
 // Typing implements body.
-func (t *tree) Typing() bool { return t.search.open }
+func (t *tree) Typing() bool { return t.search.open || (t.detail != nil && t.detail.Typing()) }
+
+// openDetail shows the cursor's leaf whole: its path, its kind and length,
+// and its value sanitized and wrapped to the width (the table's row detail
+// for one value), in a pager that scrolls and searches.
+func (t *tree) openDetail() {
+	if t.cur >= len(t.rows) || t.rows[t.cur].node.IsContainer() {
+		t.detail = nil
+		return
+	}
+	n := t.rows[t.cur].node
+	st := t.com.Styles
+	v := render.SanitizeText(render.JSONLeafValue(t.src, n))
+	head := kindName(n.Kind)
+	if n.Kind == render.JSONString {
+		head += fmt.Sprintf(", %d characters", utf8.RuneCountInString(v))
+	}
+	lines := []string{
+		st.Subtitle.Render(ansi.Truncate(render.SanitizeLine(t.Path(t.cur)), t.w, "…")),
+		st.Muted.Render(head), "",
+	}
+	lines = append(lines, strings.Split(ansi.Wrap(v, max(t.w, 1), ""), "\n")...)
+	p := newPager(t.com, t.keys)
+	p.SetLines(lines, nil)
+	p.SetSize(t.w, t.h)
+	t.detail = &p
+}
+
+// kindName names a JSON kind for the value pane.
+func kindName(k render.JSONKind) string {
+	switch k {
+	case render.JSONString:
+		return "string"
+	case render.JSONNumber:
+		return "number"
+	case render.JSONBool:
+		return "boolean"
+	}
+	return "null"
+}
 
 // Path returns the jq-style path of row i (".a.b[3]"; "." for the root).
 func (t *tree) Path(i int) string {
@@ -200,6 +250,13 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 	if !ok {
 		return false, nil
 	}
+	if t.detail != nil {
+		if !t.detail.Typing() && key.Matches(kp, t.keys.Tree.Close) {
+			t.detail = nil
+			return true, nil
+		}
+		return t.detail.Update(kp)
+	}
 	if t.search.open {
 		ev, cmd := t.search.Update(kp)
 		if ev == searchRun {
@@ -210,10 +267,12 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 	s, k := t.keys.Scroll, t.keys.Tree
 	switch {
 	case cursorKey(kp, s, &t.cur, &t.top, t.bodyH(), len(t.rows)):
-	case key.Matches(kp, k.Toggle):
+	case key.Matches(kp, k.Toggle) || key.Matches(kp, k.Value):
 		if n := t.rows[t.cur].node; n.IsContainer() {
 			t.open[n.Start] = !t.open[n.Start]
 			t.rebuild()
+		} else if key.Matches(kp, k.Value) {
+			t.openDetail()
 		}
 	case key.Matches(kp, s.Right):
 		if n := t.rows[t.cur].node; n.IsContainer() {
@@ -370,6 +429,9 @@ func (t *tree) reveal(off int) {
 
 // View draws the visible rows and the footer.
 func (t *tree) View() string {
+	if t.detail != nil {
+		return t.detail.View()
+	}
 	st := t.com.Styles
 	var b strings.Builder
 	end := min(len(t.rows), t.top+t.bodyH())
@@ -403,7 +465,7 @@ func (t *tree) rowText(r treeRow) string {
 	s := t.styles
 	n := r.node
 	var b strings.Builder
-	b.WriteString(strings.Repeat(" ", r.depth*treeIndent))
+	b.WriteString(treeIndentFor(r.depth, t.w))
 	switch {
 	case n.IsContainer() && t.open[n.Start]:
 		b.WriteString(s.punct.Render("▾ "))
@@ -452,8 +514,29 @@ func (t *tree) rowText(r treeRow) string {
 	return b.String()
 }
 
+// treeIndentFor is the indent of a row depth levels deep in a tree w cells
+// wide: treeIndent cells a level, at most w/maxIndentShare; a deeper row
+// fills that bound with its depth, right-aligned ("12›"), so the value
+// keeps two thirds of the width however deep it sits.
+func treeIndentFor(depth, w int) string {
+	n := depth * treeIndent
+	limit := max(treeIndent, w/maxIndentShare)
+	if n <= limit {
+		return strings.Repeat(" ", n)
+	}
+	mark := fmt.Sprintf("%d› ", depth)
+	return strings.Repeat(" ", max(0, limit-ansi.StringWidth(mark))) + mark
+}
+
 // HelpKeys implements body.
 func (t *tree) HelpKeys() []key.Binding {
 	k := t.keys
-	return t.search.helpKeys(k.Scroll.Up, k.Scroll.Down, k.Tree.Toggle, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath)
+	if t.detail != nil {
+		return append(t.detail.helpKeys(), k.Tree.Close)
+	}
+	open := k.Tree.Toggle
+	if t.cur < len(t.rows) && !t.rows[t.cur].node.IsContainer() {
+		open = k.Tree.Value
+	}
+	return t.search.helpKeys(k.Scroll.Up, k.Scroll.Down, open, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath)
 }

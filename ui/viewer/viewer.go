@@ -27,6 +27,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/probe"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/clipboard"
@@ -34,11 +35,10 @@ import (
 )
 
 const (
-	// MaxViewBytes is the largest file a viewer loads into memory (64 MiB).
-	// The targets are a 20 MB JSON and a 100 000-row CSV with memory under
-	// five times the file; past this a file is offered as a download instead
-	// of risking the terminal session.
-	MaxViewBytes = 64 << 20
+	// MaxViewBytes is the largest file a viewer loads into memory: the one
+	// render bound, render.MaxRenderBytes. Past it a file is offered as a
+	// download instead of risking the terminal session.
+	MaxViewBytes = render.MaxRenderBytes
 	// maxSaveAttempts bounds the "name-2.ext", "name-3.ext"… suffixes tried
 	// so a save never overwrites a file.
 	maxSaveAttempts = 1000
@@ -60,8 +60,9 @@ type Env struct {
 	// Opener is the program that opens a file with its default application
 	// (xdg-open, open); empty when none was found.
 	Opener string
-	// FFProbe and PDFToText are the absolute paths of those tools, or "".
-	FFProbe, PDFToText string
+	// Probe holds the media probes found (ffprobe, pdftotext); the probe
+	// package runs them.
+	Probe probe.Tools
 	// Graphics is the terminal's image protocol (render.DetectGraphics).
 	Graphics render.Graphics
 	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
@@ -82,12 +83,7 @@ func DetectEnv() Env {
 	if p, err := exec.LookPath(opener); err == nil {
 		e.Opener = p
 	}
-	if p, err := exec.LookPath("ffprobe"); err == nil {
-		e.FFProbe = p
-	}
-	if p, err := exec.LookPath("pdftotext"); err == nil {
-		e.PDFToText = p
-	}
+	e.Probe = probe.Detect()
 	return e
 }
 
@@ -107,6 +103,9 @@ type loadedMsg struct {
 	body body
 	err  error
 	note string
+	// encoding is the text encoding the file was decoded from, "" for
+	// UTF-8 (render.DecodeText).
+	encoding string
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -159,20 +158,32 @@ type reflower interface {
 	Reflow(o render.Options) tea.Cmd
 }
 
-// Model shows one verified artifact.
+// Model shows one file with the viewer its presentation selects: a
+// verified artifact of a run (New) or any file described by render
+// metadata (NewFile: a SKILL.md, a history record).
 type Model struct {
-	com      *common.Common
-	keys     KeyMap
-	env      Env
-	reqID    string
-	art      runner.VerifiedArtifact
-	siblings []runner.VerifiedArtifact
-	pres     string
-	gen      int
-	body     body
-	loading  bool
-	err      error
-	note     string
+	com   *common.Common
+	keys  KeyMap
+	env   Env
+	reqID string
+	// meta describes the file (title, kind, media type, presentation,
+	// digest, size, whether verified); path is where it is read from.
+	meta render.Meta
+	path string
+	// name is the file name a saved copy gets; label is the header's
+	// title when meta has none (the artifact's id, or the file's name).
+	name, label string
+	art         runner.VerifiedArtifact
+	siblings    []runner.VerifiedArtifact
+	pres        string
+	gen         int
+	body        body
+	loading     bool
+	err         error
+	note        string
+	// encoding is the text encoding the file was decoded from (shown in
+	// the header), "" for UTF-8.
+	encoding string
 	saveDir  string
 	// baseDir is the directory relative save paths start from: the save
 	// directory the viewer was opened with (the workspace), never the
@@ -187,16 +198,39 @@ type Model struct {
 // other artifacts (an image grid shows them), saveDir the default save
 // directory. Call Load for the Cmd that reads it.
 func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.VerifiedArtifact, siblings []runner.VerifiedArtifact, saveDir string) *Model {
-	m := &Model{com: com, keys: keys, env: env, reqID: reqID, art: a, siblings: siblings, saveDir: saveDir, baseDir: saveDir}
-	m.pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
+	// The name comes from the module: sanitized before it names a file
+	// or reaches the clipboard in a path (saveName).
+	name := saveName(a.Path, a.ID)
+	m := newModel(com, keys, env, metaOf(a), a.Staged, name, saveDir)
+	m.reqID, m.art, m.siblings, m.label = reqID, a, siblings, a.ID
+	return m
+}
+
+// NewFile returns a viewer for the file at path described by meta (its
+// presentation chosen by render.Resolve(meta.Presentation,
+// meta.MediaType), WIRE.md §10), outside any run: a skill's SKILL.md, a
+// history record. The header says "verified" only when meta.Verified; a
+// missing meta.Title is the file's name. saveDir is the default save
+// directory. Call Load for the Cmd that reads it.
+func NewFile(com *common.Common, keys KeyMap, env Env, meta render.Meta, path, saveDir string) *Model {
+	if meta.Path == "" {
+		meta.Path = path
+	}
+	return newModel(com, keys, env, meta, path, filepath.Base(path), saveDir)
+}
+
+// newModel is the viewer of both constructors.
+func newModel(com *common.Common, keys KeyMap, env Env, meta render.Meta, path, name, saveDir string) *Model {
+	m := &Model{com: com, keys: keys, env: env, meta: meta, path: path, name: name, label: name, saveDir: saveDir, baseDir: saveDir}
+	m.pres = render.Resolve(meta.Presentation, meta.MediaType)
 	m.SetSize(com.Width, com.Height)
 	return m
 }
 
-// RequestID is the id of the run whose artifact this is.
+// RequestID is the id of the run whose artifact this is ("" for NewFile).
 func (m *Model) RequestID() string { return m.reqID }
 
-// Artifact is the artifact shown.
+// Artifact is the artifact shown (zero for NewFile).
 func (m *Model) Artifact() runner.VerifiedArtifact { return m.art }
 
 // Loading reports whether the file is still being read and prepared.
@@ -239,10 +273,8 @@ func (m *Model) Reflow() tea.Cmd {
 	return nil
 }
 
-// meta is the artifact as render.Meta.
-func (m *Model) meta() render.Meta {
-	return metaOf(m.art)
-}
+// Meta describes the file shown.
+func (m *Model) Meta() render.Meta { return m.meta }
 
 // metaOf describes a for the render package.
 func metaOf(a runner.VerifiedArtifact) render.Meta {
@@ -264,12 +296,12 @@ func (m *Model) Load() tea.Cmd {
 	m.loading = true
 	gen := m.gen
 	in := loadInput{
-		com: m.com, keys: m.keys, env: m.env, art: m.art, siblings: m.siblings,
+		com: m.com, keys: m.keys, env: m.env, meta: m.meta, path: m.path, art: m.art, siblings: m.siblings,
 		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
 	}
 	return func() tea.Msg {
-		b, note, err := load(context.Background(), in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err}
+		b, note, err := load(context.Background(), &in)
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding}
 	}
 }
 
@@ -286,6 +318,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 		m.loading = false
 		m.err = msg.err
+		m.encoding = msg.encoding
 		if msg.note != "" {
 			m.note = msg.note
 		}
@@ -349,7 +382,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	case key.Matches(kp, k.Copy):
 		p := m.saved
 		if p == "" {
-			p = m.art.Staged
+			p = m.path
 		}
 		return nil, m.copy(p, "the path "+p)
 	}
@@ -370,7 +403,7 @@ func (m *Model) open() tea.Cmd {
 		m.note = "No opener (xdg-open) found: s saves a copy."
 		return nil
 	}
-	opener, path := m.env.Opener, m.art.Staged
+	opener, path := m.env.Opener, m.path
 	m.note = "Opening…"
 	return func() tea.Msg {
 		cmd := exec.Command(opener, path)
@@ -391,8 +424,7 @@ func (m *Model) open() tea.Cmd {
 // written.
 func (m *Model) Save(dir string) tea.Cmd {
 	m.note = "Saving…"
-	src, base := m.art.Staged, m.baseDir
-	name := saveName(m.art.Path, m.art.ID)
+	src, base, name := m.path, m.baseDir, m.name
 	return func() tea.Msg {
 		// The home directory is looked up here, off the Update loop.
 		home, herr := os.UserHomeDir()
@@ -487,14 +519,24 @@ func CopyNoClobber(src, dir, name string) (string, error) {
 // View draws the header and the body.
 func (m *Model) View() string {
 	st := m.com.Styles
-	a := m.art
-	meta := m.meta()
-	head := st.Title.Render(render.SanitizeLine(common.TitleOr(a.Title, a.ID)))
-	if a.Kind != "" {
-		head += " " + st.ID.Render(render.SanitizeLine(a.Kind))
+	meta := m.meta
+	head := st.Title.Render(render.SanitizeLine(common.TitleOr(meta.Title, m.label)))
+	if meta.Kind != "" {
+		head += " " + st.ID.Render(render.SanitizeLine(meta.Kind))
 	}
-	facts := []string{render.SanitizeLine(common.OrDash(a.MediaType)), render.HumanBytes(meta.Bytes), render.ShortDigest(a.Digest), m.pres}
-	info := st.Muted.Render(strings.Join(facts, " · ")) + " " + st.Success.Render("verified ✓")
+	facts := []string{render.SanitizeLine(common.OrDash(meta.MediaType)), render.HumanBytes(meta.Bytes)}
+	if meta.Digest != "" {
+		facts = append(facts, render.ShortDigest(meta.Digest))
+	}
+	facts = append(facts, m.pres)
+	if m.encoding != "" && m.encoding != render.EncodingUTF8BOM {
+		name, _, _ := strings.Cut(m.encoding, " (")
+		facts = append(facts, name)
+	}
+	info := st.Muted.Render(strings.Join(facts, " · "))
+	if meta.Verified {
+		info += " " + st.Success.Render("verified ✓")
+	}
 	var third string
 	switch {
 	case m.note != "":

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sample is one run of a process: wall time and the CPU time (user +
+// system) it and its waited-for children used.
+type sample struct {
+	wall, cpu time.Duration
+}
+
+// processTimeout bounds every process the suite times.
+const processTimeout = 2 * time.Minute
+
+// runOnce runs cmd to completion with stdout discarded and returns its
+// sample; a non-zero exit is an error quoting stderr.
+func runOnce(cmd *exec.Cmd) (sample, error) {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr // stdout stays nil: /dev/null
+	t := time.Now()
+	err := cmd.Start()
+	if err == nil {
+		// A hung process must not hang the suite.
+		kill := time.AfterFunc(processTimeout, func() { cmd.Process.Kill() })
+		err = cmd.Wait()
+		kill.Stop()
+	}
+	wall := time.Since(t)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, lastLine(stderr.String()))
+	}
+	st := cmd.ProcessState
+	return sample{wall: wall, cpu: st.UserTime() + st.SystemTime()}, nil
+}
+
+// timeRuns runs mk()'s command n times (prep before each, untimed) and
+// returns the samples.
+func timeRuns(n int, prep func() error, mk func() *exec.Cmd) ([]sample, error) {
+	out := make([]sample, 0, n)
+	for range n {
+		if prep != nil {
+			if err := prep(); err != nil {
+				return nil, err
+			}
+		}
+		sm, err := runOnce(mk())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}
+
+// median of the walls of ss.
+func medianWall(ss []sample) time.Duration {
+	d := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		d[i] = s.wall
+	}
+	return median(d)
+}
+
+// median of d (0 for none).
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	d = slices.Clone(d)
+	slices.Sort(d)
+	if len(d)%2 == 1 {
+		return d[len(d)/2]
+	}
+	return (d[len(d)/2-1] + d[len(d)/2]) / 2
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// cmdIn is name args with the suite's environment, in the scratch
+// directory.
+func (s *suite) cmdIn(extraEnv []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(slices.Clone(s.env), extraEnv...)
+	cmd.Dir = s.tmp
+	return cmd
+}
+
+// benchStartup: modbay --help and modbay list (empty home) against the
+// hello-world program, all started the same way.
+func (s *suite) benchStartup() error {
+	n := s.reps(30, 5)
+	hello, err := timeRuns(n, nil, func() *exec.Cmd { return s.cmdIn(nil, s.exe("hello")) })
+	if err != nil {
+		return err
+	}
+	help, err := timeRuns(n, nil, func() *exec.Cmd { return s.cmdIn(nil, s.exe("modbay"), "--help") })
+	if err != nil {
+		return err
+	}
+	s.startup = medianWall(help)
+	base := medianWall(hello)
+	s.rep.add(secStartup, row{what: "`modbay --help`", value: medianWall(help), base: base, baseName: "hello world",
+		note: fmt.Sprintf("median of %d; CPU %s", n, cpuMedian(help))})
+
+	// An empty home: the same one each time (after the first run it holds
+	// what modbay leaves there), and a fresh one each time.
+	empty := filepath.Join(s.tmp, "empty-home")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		return err
+	}
+	list := func(home string) func() *exec.Cmd {
+		return func() *exec.Cmd { return s.cmdIn(nil, s.exe("modbay"), "list", "--home", home) }
+	}
+	if _, err := runOnce(list(empty)()); err != nil {
+		return err
+	}
+	warm, err := timeRuns(n, nil, list(empty))
+	if err != nil {
+		return err
+	}
+	s.rep.add(secStartup, row{what: "`modbay list`, empty home (reused)", value: medianWall(warm), base: base, baseName: "hello world",
+		note: "shows the built-in examples: modbay re-executes itself to describe them; " + fmt.Sprintf("median of %d", n)})
+	i := 0
+	fresh, err := timeRuns(s.reps(10, 3), func() error {
+		i++
+		return os.MkdirAll(filepath.Join(s.tmp, fmt.Sprintf("fresh-home-%d", i)), 0o755)
+	}, func() *exec.Cmd { return list(filepath.Join(s.tmp, fmt.Sprintf("fresh-home-%d", i)))() })
+	if err != nil {
+		return err
+	}
+	s.rep.add(secStartup, row{what: "`modbay list`, empty home (new each run)", value: medianWall(fresh), base: base, baseName: "hello world",
+		note: "first run in a home: examples described cold, workspace seeded"})
+	return nil
+}
+
+// cpuMedian is the median CPU time of ss, rounded for the table.
+func cpuMedian(ss []sample) string {
+	d := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		d[i] = s.cpu
+	}
+	return ms(median(d))
+}
+
+// initLine is one line of GODEBUG=inittrace=1:
+// "init PKG @T ms, C ms clock, B bytes, A allocs".
+var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
+
+// benchInit runs `modbay --help` with GODEBUG=inittrace=1 and itemises
+// package init by library (the module a package belongs to), median over
+// runs.
+func (s *suite) benchInit() error {
+	n := s.reps(15, 3)
+	perLib := map[string][]time.Duration{}
+	perPkg := map[string][]time.Duration{}
+	var totals []time.Duration
+	for range n {
+		cmd := s.cmdIn([]string{"GODEBUG=inittrace=1"}, s.exe("modbay"), "--help")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("modbay --help: %v", err)
+		}
+		libs := map[string]time.Duration{}
+		pkgs := map[string]time.Duration{}
+		var total time.Duration
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			m := initLine.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			f, _ := strconv.ParseFloat(m[2], 64)
+			d := time.Duration(f * float64(time.Millisecond))
+			libs[library(m[1])] += d
+			pkgs[m[1]] += d
+			total += d
+		}
+		if total == 0 {
+			return fmt.Errorf("no inittrace lines from modbay --help")
+		}
+		for k, v := range libs {
+			perLib[k] = append(perLib[k], v)
+		}
+		for k, v := range pkgs {
+			perPkg[k] = append(perPkg[k], v)
+		}
+		totals = append(totals, total)
+	}
+	type item struct {
+		name string
+		d    time.Duration
+	}
+	var libs []item
+	for k, v := range perLib {
+		for len(v) < n { // a run where the library did not show
+			v = append(v, 0)
+		}
+		libs = append(libs, item{k, median(v)})
+	}
+	sort.Slice(libs, func(i, j int) bool {
+		return libs[i].d > libs[j].d || libs[i].d == libs[j].d && libs[i].name < libs[j].name
+	})
+	var pkgs []item
+	for k, v := range perPkg {
+		pkgs = append(pkgs, item{k, median(v)})
+	}
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].d > pkgs[j].d })
+	total := median(totals)
+	var own time.Duration
+	for _, l := range libs {
+		if l.name == "modbay" {
+			own = l.d
+		}
+		s.rep.initLibs = append(s.rep.initLibs, initItem{l.name, l.d, float64(l.d) / float64(total)})
+	}
+	for _, p := range pkgs[:min(10, len(pkgs))] {
+		s.rep.initPkgs = append(s.rep.initPkgs, initItem{p.name, p.d, float64(p.d) / float64(total)})
+	}
+	if len(libs) >= 3 {
+		s.rep.note(secStartup, fmt.Sprintf("Why: package init alone takes %s per run of `modbay --help` (median over the inittrace runs; the whole command: %s, hello world's whole run: see its row); the three costliest libraries are %s (%s), %s (%s) and %s (%s).",
+			ms(total), ms(s.startup), libs[0].name, ms(libs[0].d), libs[1].name, ms(libs[1].d), libs[2].name, ms(libs[2].d)))
+	}
+	s.rep.add(secStartup, row{what: "package init, all (inittrace)", value: total, note: fmt.Sprintf("median over %d runs of `modbay --help`; itemised below", n)})
+	s.rep.add(secStartup, row{what: "package init, modbay's own packages", value: own, budget: time.Millisecond, budgetText: "≤ 1 ms"})
+	return nil
+}
+
+// library is the module a package path belongs to, close enough for
+// itemising: the standard library as "std", modbay's own packages as
+// "modbay", github.com/golang.org/gopkg paths by their first three
+// elements (plus a /vN), charm.land by two.
+func library(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	switch {
+	case parts[0] == "modbay":
+		return "modbay"
+	case !strings.Contains(parts[0], "."):
+		return "std"
+	}
+	n := 3
+	switch {
+	case parts[0] == "charm.land" || parts[0] == "gopkg.in":
+		n = 2
+	case len(parts) > 3 && parts[0] == "github.com" && parts[1] == "charmbracelet" && parts[2] == "x":
+		n = 4 // x/ansi, x/term, ... are modules of their own
+	}
+	if len(parts) <= n {
+		return pkg
+	}
+	lib := strings.Join(parts[:n], "/")
+	if len(parts) > n && len(parts[n]) >= 2 && parts[n][0] == 'v' && parts[n][1] >= '0' && parts[n][1] <= '9' {
+		lib += "/" + parts[n]
+	}
+	return lib
+}

@@ -1,0 +1,139 @@
+// Package contain starts a module process contained by the kernel (issue
+// 10): its own session with no controlling terminal, its own PID (and, not
+// granted the network, network) namespace, Landlock confining the
+// filesystem to its grants, a seccomp filter refusing Unix sockets,
+// no_new_privs and no capabilities, every inherited descriptor above 2
+// closed, resource limits set before its first instruction. It records
+// what was applied, layer by layer, as an Enforcement.
+//
+// Go cannot run code between fork and exec, so the restrictions are put on
+// one locked OS thread first and the child inherits them at clone: a
+// goroutine locks its thread (and never unlocks it, so the thread dies with
+// the goroutine), sets no_new_privs, drops what root would carry across
+// execve, applies Landlock and seccomp to that thread only (no TSYNC, the
+// rest of the host is untouched), and calls cmd.Start from it. The child
+// is started traced, so it stops right after execve: the host checks its
+// capabilities and namespaces in /proc, applies the resource limits, and
+// only then lets it run. The thread stays parked until the module exits,
+// so the parent-death signal (which follows the creating thread) fires
+// only if the host itself dies.
+package contain
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Mode says how much containment a run demands (config `sandbox:`).
+type Mode string
+
+// Modes.
+const (
+	// ModeAuto contains every run as far as the machine allows and records
+	// what was not enforced. The zero Mode means ModeAuto.
+	ModeAuto Mode = "auto"
+	// ModeRequire refuses to start a module that cannot be fully
+	// contained (ErrNotContained); nothing runs.
+	ModeRequire Mode = "require"
+	// ModeOff starts the module as a plain process in its own process
+	// group, as before containment; for comparing, never a default.
+	ModeOff Mode = "off"
+)
+
+// ParseMode returns the Mode for a config value ("" is ModeAuto).
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", ModeAuto:
+		return ModeAuto, nil
+	case ModeRequire, ModeOff:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("sandbox: %q is not one of auto, require, off", s)
+}
+
+// ErrNotContained is returned (wrapped, with the gaps) by Start in
+// ModeRequire when some layer cannot be enforced; the module was not run.
+var ErrNotContained = errors.New("sandbox: require: the module cannot be fully contained")
+
+// Limits are resource limits set on the module before it runs (setrlimit
+// semantics: soft and hard both set). Zero leaves a limit as inherited.
+type Limits struct {
+	// OpenFiles is RLIMIT_NOFILE, in descriptors.
+	OpenFiles uint64 `json:"open_files,omitempty"`
+	// AddressSpace is RLIMIT_AS, in bytes.
+	AddressSpace uint64 `json:"address_space,omitempty"`
+	// CPUSeconds is RLIMIT_CPU, in seconds of CPU time (SIGXCPU, then
+	// SIGKILL at the hard limit).
+	CPUSeconds uint64 `json:"cpu_seconds,omitempty"`
+	// Processes is RLIMIT_NPROC, counted per user by the kernel; it does
+	// not bind root (reported so).
+	Processes uint64 `json:"processes,omitempty"`
+}
+
+// DefaultLimits are the limits when config sets none: descriptors only.
+// The deadline bounds time; address space and processes are left to
+// config because a right value depends on the module (a JIT reserves
+// gigabytes of address space it never touches) and RLIMIT_NPROC counts
+// every process of the user, not the module's.
+var DefaultLimits = Limits{OpenFiles: 1024}
+
+// Spec is what one module process may touch. Paths are absolute; a path
+// that does not exist is left out of the rules (and so stays denied).
+type Spec struct {
+	// Module is the executable; ModuleDir its bundle directory. Both are
+	// readable and executable (a bare executable's directory is its
+	// ModuleDir).
+	Module, ModuleDir string
+	// ReadRoots are readable (the request's ro roots).
+	ReadRoots []string
+	// WriteRoots are readable and writable, never executable (the
+	// request's rw roots).
+	WriteRoots []string
+	// RunDir is the per-run directory holding the module's cwd, TMPDIR and
+	// request file: readable and writable.
+	RunDir string
+	// Network is true when the call was granted the network: no network
+	// namespace, TCP not denied, and /etc/resolv.conf, /etc/hosts and
+	// /etc/ssl readable.
+	Network bool
+	// Binaries are the resolved absolute paths of the declared
+	// subprocesses: readable and executable. Execution is not narrowed to
+	// them: the system trees stay executable, so permissions.subprocess is
+	// not binding (a shell-script module needs /bin/sh and whatever its
+	// interpreter chain loads).
+	Binaries []string
+	// Limits are set before the module's first instruction.
+	Limits Limits
+	// Mode is ModeAuto when empty.
+	Mode Mode
+}
+
+// limitsText is the Limits as applied, for Enforcement.Limits.
+func limitsText(l Limits, root bool) string {
+	var parts []string
+	if l.OpenFiles > 0 {
+		parts = append(parts, fmt.Sprintf("open files %d", l.OpenFiles))
+	}
+	if l.AddressSpace > 0 {
+		parts = append(parts, fmt.Sprintf("address space %d MiB", l.AddressSpace>>20))
+	}
+	if l.CPUSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("cpu %d s", l.CPUSeconds))
+	}
+	if l.Processes > 0 {
+		p := fmt.Sprintf("processes %d", l.Processes)
+		if root {
+			p += " (does not bind root)"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// isRoot reports whether the host runs as root (effective uid 0).
+func isRoot() bool { return os.Geteuid() == 0 }

@@ -1,0 +1,118 @@
+package contain
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Layer values recorded in an Enforcement. A layer that is not enforced
+// reads "not enforced (why)" and is also listed in Enforcement.Gaps.
+const (
+	// ProcessesPIDNamespace: the module is pid 1 of a fresh PID namespace;
+	// killing it kills everything it started, and the host's processes
+	// are not visible to it.
+	ProcessesPIDNamespace = "pid namespace"
+	// ProcessesGroup: the module leads its own session and process group;
+	// the host finds descendants by group, ppid and environment marker.
+	ProcessesGroup = "process group"
+	// NetworkNamespace: a fresh network namespace (only lo, down).
+	NetworkNamespace = "namespace"
+	// NetworkGranted: the call was granted the network; nothing is
+	// withheld.
+	NetworkGranted = "granted"
+	// NetworkNoSockets: the seccomp filter refuses socket() of every
+	// family (TCP, UDP, MPTCP, raw, netlink), io_uring with it.
+	NetworkNoSockets = "no sockets (seccomp)"
+	// NetworkLandlockTCP: only Landlock's TCP bind/connect rules apply.
+	NetworkLandlockTCP = "landlock TCP only; UDP and MPTCP not enforced"
+	// UnixSocketsRefused: the seccomp filter refuses new AF_UNIX sockets.
+	UnixSocketsRefused = "refused (seccomp)"
+	// CapabilitiesDropped: the module holds no capability in the host's
+	// namespaces (checked in /proc after exec, before it ran).
+	CapabilitiesDropped = "dropped"
+	// TerminalOwnSession: the module leads a new session with no
+	// controlling terminal: /dev/tty and TIOCSTI do not reach the person's.
+	TerminalOwnSession = "own session"
+	// DescriptorsClosed: every descriptor above 2 was close-on-exec.
+	DescriptorsClosed = "closed above 2"
+)
+
+// Enforcement is what was applied to one module process, layer by layer,
+// as observed when it started (issue 10 §Honesty): never what was asked
+// for. Every field is a short phrase for the screen and for
+// `invoke --json`.
+type Enforcement struct {
+	// Contained is false when containment was off for this run (every
+	// layer then reads "not enforced (containment off)").
+	Contained bool `json:"contained"`
+	// Processes: ProcessesPIDNamespace or ProcessesGroup.
+	Processes string `json:"processes"`
+	// Filesystem: "landlock ABI N" or "not enforced (why)".
+	Filesystem string `json:"filesystem"`
+	// Network: "namespace + no sockets (seccomp)" when both apply, else
+	// NetworkNamespace, NetworkNoSockets, NetworkLandlockTCP, or
+	// NetworkGranted when the call was granted the network, or "not
+	// enforced (why)".
+	Network string `json:"network"`
+	// Capabilities: CapabilitiesDropped or "kept (why)".
+	Capabilities string `json:"capabilities"`
+	// Terminal: TerminalOwnSession.
+	Terminal string `json:"terminal"`
+	// Signals: how the host is kept out of the module's reach for signals
+	// ("landlock scope", "pid namespace", both joined by " + ") or "not
+	// enforced (why)".
+	Signals string `json:"signals"`
+	// UnixSockets: "refused (seccomp)" or "not enforced (why)": new
+	// AF_UNIX sockets, the way to a tmux or ssh-agent socket file.
+	UnixSockets string `json:"unix_sockets"`
+	// Descriptors: DescriptorsClosed.
+	Descriptors string `json:"descriptors"`
+	// Limits lists the resource limits applied ("open files 1024, cpu
+	// 60 s"), with the ones that do not bind said so; "none" when none.
+	Limits string `json:"limits"`
+	// Gaps names each layer that is not fully enforced, with why; empty
+	// means the run was fully contained.
+	Gaps []string `json:"gaps,omitempty"`
+}
+
+// Complete reports whether every layer was enforced (no gaps). A run with
+// a network grant is complete when everything else is.
+func (e Enforcement) Complete() bool { return e.Contained && len(e.Gaps) == 0 }
+
+// String is the enforcement as a few lines for the screen, one layer per
+// line: "processes: pid namespace".
+func (e Enforcement) String() string {
+	var b strings.Builder
+	for _, l := range e.layers() {
+		fmt.Fprintf(&b, "%s: %s\n", l[0], l[1])
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (e Enforcement) layers() [][2]string {
+	return [][2]string{
+		{"processes", e.Processes},
+		{"filesystem", e.Filesystem},
+		{"network", e.Network},
+		{"capabilities", e.Capabilities},
+		{"terminal", e.Terminal},
+		{"signals", e.Signals},
+		{"unix sockets", e.UnixSockets},
+		{"descriptors", e.Descriptors},
+		{"limits", e.Limits},
+	}
+}
+
+// notEnforced is the phrase for a layer that was not applied.
+func notEnforced(why string) string { return "not enforced (" + why + ")" }
+
+// off is the enforcement of a run started with containment off.
+func off(why string) Enforcement {
+	n := notEnforced(why)
+	e := Enforcement{
+		Processes: ProcessesGroup, Filesystem: n, Network: n, Capabilities: "kept (" + why + ")",
+		Terminal: n, Signals: n, UnixSockets: n, Descriptors: n, Limits: "none",
+	}
+	e.Gaps = []string{"containment: " + why}
+	return e
+}

@@ -1,0 +1,408 @@
+//go:build linux
+
+package contain
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// attackExe is the hostile module, built once by TestMain.
+var attackExe string
+
+func TestMain(m *testing.M) {
+	if os.Getenv(ttyHostEnv) != "" || os.Getenv(deathHostEnv) != "" {
+		os.Exit(m.Run()) // the re-executed terminal host builds nothing
+	}
+	dir, err := os.MkdirTemp("", "contain-attack-")
+	if err != nil {
+		panic(err)
+	}
+	attackExe = filepath.Join(dir, "attack")
+	build := exec.Command("go", "build", "-o", attackExe, "./testdata/hostile/attack")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("build the hostile module: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// requireFloor skips (one line) when a mechanism is missing, except on CI
+// (CI=true), where pid and network namespaces, a usable user namespace and
+// Landlock ABI ≥ 6 are the fixed floor and their absence fails the test.
+func requireFloor(t *testing.T) Support {
+	t.Helper()
+	s := Probe()
+	var missing []string
+	if s.LandlockABI < 6 {
+		missing = append(missing, "landlock ABI ≥ 6 (have "+strconv.Itoa(s.LandlockABI)+": "+s.LandlockWhy+")")
+	}
+	if !s.UserNS {
+		missing = append(missing, "user namespace ("+s.UserNSWhy+")")
+	}
+	if !s.PIDNS {
+		missing = append(missing, "pid namespace ("+s.PIDNSWhy+")")
+	}
+	if !s.NetNS {
+		missing = append(missing, "network namespace ("+s.NetNSWhy+")")
+	}
+	if !s.Seccomp {
+		missing = append(missing, "seccomp ("+s.SeccompWhy+")")
+	}
+	if len(missing) > 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI floor not met: %s", strings.Join(missing, "; "))
+		}
+		t.Skipf("containment mechanisms missing: %s", strings.Join(missing, "; "))
+	}
+	return s
+}
+
+// world is what a hostile case aims at: files outside the grants, the
+// host's listeners and secrets.
+type world struct {
+	runDir, rwRoot, outside, home, modbayHome string
+	tcp, udp, sock                            string
+	token                                     string
+}
+
+const hostSecret = "HOST_SECRET=hunter2"
+
+// inheritedFD is the descriptor the host "inherited" in TestHostile.
+const inheritedFD = 77
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	base := t.TempDir()
+	w := &world{
+		runDir:     filepath.Join(base, "run"),
+		rwRoot:     filepath.Join(base, "rw"),
+		outside:    filepath.Join(base, "outside"),
+		home:       filepath.Join(base, "home"),
+		modbayHome: filepath.Join(base, "home", ".local", "share", "modbay"),
+		token:      strconv.FormatInt(time.Now().UnixNano(), 36),
+	}
+	for _, d := range []string{w.runDir, w.rwRoot, w.outside, filepath.Join(w.home, ".ssh"), filepath.Join(w.modbayHome, "cache", "describe")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		filepath.Join(w.outside, "notes.txt"):                      "outside\n",
+		filepath.Join(w.home, ".ssh", "id_ed25519"):                "PRIVATE KEY\n",
+		filepath.Join(w.modbayHome, "config.yaml"):                 "policy: {}\n",
+		filepath.Join(w.modbayHome, "cache", "describe", "x.json"): "{}\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tl.Close() })
+	go func() {
+		for {
+			c, err := tl.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	ul, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ul.Close() })
+	go func() {
+		b := make([]byte, 64)
+		for {
+			n, a, err := ul.ReadFrom(b)
+			if err != nil {
+				return
+			}
+			_, _ = ul.WriteTo(b[:n], a)
+		}
+	}()
+	w.sock = filepath.Join(base, "agent.sock")
+	sl, err := net.Listen("unix", w.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sl.Close() })
+	go func() {
+		for {
+			c, err := sl.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	w.tcp, w.udp = tl.Addr().String(), ul.LocalAddr().String()
+	return w
+}
+
+// spec is the grants of a hostile run: its own dir, one rw root, no
+// network.
+func (w *world) spec(mode Mode) Spec {
+	return Spec{Module: attackExe, ModuleDir: filepath.Dir(attackExe), WriteRoots: []string{w.rwRoot},
+		RunDir: w.runDir, Limits: DefaultLimits, Mode: mode}
+}
+
+// snapshot reads every file outside the grants.
+func (w *world) snapshot(t *testing.T) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, root := range []string{w.outside, w.home} {
+		_ = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				b, _ := os.ReadFile(p)
+				m[p] = string(b)
+			}
+			return nil
+		})
+	}
+	return m
+}
+
+// survivors lists the pids whose argv holds token.
+func survivors(token string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if bytes.Contains(b, []byte(token)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// run starts the attack contained by mode and returns its output.
+func run(t *testing.T, w *world, mode Mode, extra []*os.File, args ...string) (string, Enforcement) {
+	t.Helper()
+	cmd := exec.Command(attackExe, args...)
+	cmd.Env = []string{"TMPDIR=" + w.runDir, "HOME=" + w.home}
+	cmd.Dir = w.runDir
+	cmd.ExtraFiles = extra
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	p, enf, err := Start(cmd, w.spec(mode))
+	if err != nil {
+		t.Fatalf("start %v: %v", args, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.Kill()
+		<-done
+		t.Fatalf("%v did not finish", args)
+	}
+	return strings.TrimSpace(out.String()), enf
+}
+
+func TestHostile(t *testing.T) {
+	requireFloor(t)
+	w := newWorld(t)
+	usr1 := make(chan os.Signal, 4)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+
+	// inheritedFD is inherited by the host without close-on-exec, as
+	// from a shell's `exec 7<secret` (7 itself is the Go runtime's in a
+	// test binary, so a free number stands in for it).
+	secretPath := filepath.Join(w.outside, "secret")
+	if err := os.WriteFile(secretPath, []byte(hostSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sf, err := os.Open(secretPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	if _, err := unix.FcntlInt(inheritedFD, unix.F_GETFD, 0); err == nil {
+		t.Fatalf("descriptor %d is already in use", inheritedFD)
+	}
+	if err := unix.Dup2(int(sf.Fd()), inheritedFD); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(inheritedFD)
+	// /proc/<pid>/environ is the environment the host was started with:
+	// its first entry stands for a secret there.
+	env, err := os.ReadFile("/proc/self/environ")
+	if err != nil || len(env) == 0 {
+		t.Skip("the test host has no environment to steal")
+	}
+	envSecret, _, _ := bytes.Cut(env, []byte{0})
+
+	host := strconv.Itoa(os.Getpid())
+	cases := []struct {
+		name string
+		args []string
+		// signalled is true when the attack's proof is the host's
+		// SIGUSR1.
+		signalled bool
+	}{
+		{"shadow", []string{"read", "/etc/shadow", "root:"}, false},
+		{"ssh", []string{"read", filepath.Join(w.home, ".ssh", "id_ed25519"), "PRIVATE"}, false},
+		{"outside", []string{"write", filepath.Join(w.outside, "notes.txt")}, false},
+		{"config", []string{"write", filepath.Join(w.modbayHome, "config.yaml")}, false},
+		{"cache", []string{"write", filepath.Join(w.modbayHome, "cache", "describe", "x.json")}, false},
+		{"tcp", []string{"tcp", w.tcp}, false},
+		{"udp", []string{"udp", w.udp}, false},
+		{"mptcp", []string{"mptcp", w.tcp}, false},
+		{"unix", []string{"unix", w.sock}, false},
+		{"environ", []string{"read", "/proc/" + host + "/environ", string(envSecret)}, false},
+		{"signal", []string{"signal", host}, true},
+		{"fd", []string{"fd", strconv.Itoa(inheritedFD), "hunter2"}, false},
+		{"keyring", []string{"keyring", "planted"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "shadow" && !isRoot() {
+				t.Skip("/etc/shadow is unreadable to this user even uncontained")
+			}
+			before := w.snapshot(t)
+			// A contained run marked it close-on-exec; inherited, it is not.
+			if _, err := unix.FcntlInt(inheritedFD, unix.F_SETFD, 0); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := run(t, w, ModeOff, nil, c.args...)
+			if out != "ATTACK OK" {
+				t.Fatalf("uncontained, the attack should work (or the test proves nothing): %s", out)
+			}
+			if c.signalled {
+				select {
+				case <-usr1:
+				case <-time.After(2 * time.Second):
+					t.Fatal("uncontained, the host never got the signal")
+				}
+			}
+			restore(t, before)
+			out, enf := run(t, w, ModeAuto, nil, c.args...)
+			if !strings.HasPrefix(out, "blocked:") {
+				t.Fatalf("contained, the attack worked: %s\n%s", out, enf)
+			}
+			if c.signalled {
+				select {
+				case <-usr1:
+					t.Fatal("contained, the host was signalled")
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+			if !enf.Complete() {
+				t.Errorf("not fully contained: %v", enf.Gaps)
+			}
+			if after := w.snapshot(t); !equalMaps(before, after) {
+				t.Errorf("files outside the grants changed")
+			}
+			t.Logf("contained: %s", out)
+		})
+	}
+
+	// Without a network namespace, the seccomp filter alone must stop
+	// every kind of socket, not only what Landlock's TCP rules cover.
+	withSupport(t, func(s *Support) { s.NetNS, s.NetNSWhy = false, "test: none" }, func() {
+		for _, args := range [][]string{{"tcp", w.tcp}, {"udp", w.udp}, {"mptcp", w.tcp}, {"unix", w.sock}} {
+			out, enf := run(t, w, ModeAuto, nil, args...)
+			if !strings.HasPrefix(out, "blocked:") || enf.Network != NetworkNoSockets || !enf.Complete() {
+				t.Errorf("%s without a network namespace: %s\n%s", args[0], out, enf)
+			}
+		}
+	})
+
+	t.Run("rw root stays writable", func(t *testing.T) {
+		out, _ := run(t, w, ModeAuto, nil, "write", filepath.Join(w.rwRoot, "out.txt"))
+		if out != "ATTACK OK" {
+			t.Fatalf("a granted rw root must be writable: %s", out)
+		}
+	})
+}
+
+// restore puts back the files an uncontained attack changed.
+func restore(t *testing.T, snap map[string]string) {
+	t.Helper()
+	for p, s := range snap {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestHostileSurvive: a grandchild that joins the host's process group and
+// drops its environment outlives a process-group kill, but not the pid
+// namespace.
+func TestHostileSurvive(t *testing.T) {
+	requireFloor(t)
+	w := newWorld(t)
+	pgid := strconv.Itoa(syscall.Getpgrp())
+
+	tok := "off" + w.token
+	out, _ := run(t, w, ModeOff, nil, "survive", pgid, tok)
+	if out != "ATTACK OK" {
+		t.Fatalf("uncontained survive: %s", out)
+	}
+	time.Sleep(100 * time.Millisecond)
+	left := survivors(tok)
+	for _, pid := range left {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if len(left) == 0 {
+		t.Fatal("uncontained, the grandchild should have survived (or the test proves nothing)")
+	}
+
+	tok = "on" + w.token
+	out, enf := run(t, w, ModeAuto, nil, "survive", pgid, tok)
+	if out != "ATTACK OK" {
+		t.Logf("contained survive: %s", out)
+	}
+	if enf.Processes != ProcessesPIDNamespace {
+		t.Fatalf("processes: %s", enf.Processes)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for len(survivors(tok)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := survivors(tok); len(left) > 0 {
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("contained, %d process(es) survived the module: %v", len(left), left)
+	}
+}

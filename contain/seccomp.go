@@ -1,0 +1,99 @@
+//go:build linux
+
+package contain
+
+import (
+	"errors"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// seccomp_data offsets (uapi/linux/seccomp.h): nr, arch, then args from
+// 16; args[0]'s low 32 bits are at 16 on little-endian machines.
+const (
+	offNr   = 0
+	offArch = 4
+	offArg0 = 16
+
+	// x32SyscallBit marks x32 syscalls on amd64: refused outright, so the
+	// filter cannot be bypassed through the other syscall table.
+	x32SyscallBit = 0x40000000
+)
+
+// bpf builders.
+func stmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
+func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
+	return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
+}
+
+// seccompProgram is the filter every contained module runs under:
+//   - socket(AF_UNIX, …) fails with EACCES: a pathname Unix socket (the tmux
+//     server's, an ssh-agent's) is not covered by Landlock before ABI 9;
+//     socketpair stays allowed (it reaches nobody);
+//   - with noSockets (no network grant), every socket() fails with EACCES:
+//     TCP, UDP, MPTCP, raw and netlink alike, whether or not a network
+//     namespace could be made;
+//   - io_uring_setup fails with ENOSYS: io_uring's socket and connect
+//     operations would bypass the socket rule;
+//   - keyctl, add_key and request_key fail with ENOSYS: the kernel
+//     keyrings belong to the uid (a root module would read root's user
+//     and session keyrings), and neither Landlock nor a namespace here
+//     covers them;
+//   - a syscall of another architecture's table kills the process.
+func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
+	if auditArch == 0 {
+		return nil, false
+	}
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
+	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	prog := []unix.SockFilter{
+		/* 0 */ stmt(ld, offArch),
+		/* 1 */ jump(jeq, auditArch, 1, 0),
+		/* 2 */ stmt(ret, unix.SECCOMP_RET_KILL_PROCESS),
+		/* 3 */ stmt(ld, offNr),
+		/* 4 */ jump(jge, x32Bit(), 0, 1),
+		/* 5 */ stmt(ret, enosys),
+		/* 6 */ jump(jeq, uint32(unix.SYS_IO_URING_SETUP), 3, 0),
+		/* 7 */ jump(jeq, uint32(unix.SYS_KEYCTL), 2, 0),
+		/* 8 */ jump(jeq, uint32(unix.SYS_ADD_KEY), 1, 0),
+		/* 9 */ jump(jeq, uint32(unix.SYS_REQUEST_KEY), 0, 1),
+		/* 10 */ stmt(ret, enosys),
+		/* 11 */ jump(jeq, uint32(unix.SYS_SOCKET), 0, 3),
+		/* 12 */ stmt(ld, offArg0),
+		/* 13 */ jump(jeq, unix.AF_UNIX, 0, 1),
+		/* 14 */ stmt(ret, eacces),
+		/* 15 */ stmt(ret, allow),
+	}
+	if noSockets {
+		prog[12] = stmt(ret, eacces) // socket() of any family
+	}
+	return prog, true
+}
+
+// x32Bit is the lowest syscall number the filter refuses as another
+// table's: x32SyscallBit on amd64, no limit elsewhere.
+func x32Bit() uint32 {
+	if hasX32 {
+		return x32SyscallBit
+	}
+	return 0xffffffff
+}
+
+// installSeccomp installs seccompProgram(noSockets) on the calling thread only (no TSYNC).
+// no_new_privs must be set.
+func installSeccomp(noSockets bool) error {
+	prog, ok := seccompProgram(noSockets)
+	if !ok {
+		return errors.New("no seccomp filter for this architecture")
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	return unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0)
+}

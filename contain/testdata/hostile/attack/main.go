@@ -1,0 +1,151 @@
+// Command attack is a hostile module for contain's tests: each subcommand
+// tries one escape and prints "ATTACK OK" (exit 0) when it worked, or
+// "blocked: <why>" (exit 1). README.md in the parent directory lists the
+// cases and their expected verdicts.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fail(fmt.Errorf("usage: attack <case> [args]"))
+	}
+	arg := func(i int) string {
+		if len(os.Args) <= i {
+			fail(fmt.Errorf("%s: missing argument %d", os.Args[1], i))
+		}
+		return os.Args[i]
+	}
+	switch os.Args[1] {
+	case "linger": // the survivor: sleeps with the token in its argv
+		time.Sleep(60 * time.Second)
+	case "survive":
+		// A grandchild joins the host's process group (or, refused, a
+		// session of its own) and execs with an empty environment.
+		pgid, _ := strconv.Atoi(arg(2))
+		self, _ := os.Executable()
+		attr := &syscall.ProcAttr{Env: []string{}, Sys: &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}}
+		if _, err := syscall.ForkExec(self, []string{self, "linger", arg(3)}, attr); err != nil {
+			attr.Sys = &syscall.SysProcAttr{Setsid: true}
+			if _, err := syscall.ForkExec(self, []string{self, "linger", arg(3)}, attr); err != nil {
+				fail(err)
+			}
+		}
+		ok() // the verdict is whether the survivor outlives the kill
+	case "tty":
+		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			fail(err)
+		}
+		c := byte('y')
+		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCSTI, uintptr(unsafe.Pointer(&c))); errno != 0 {
+			fail(errno)
+		}
+		ok()
+	case "read":
+		b, err := os.ReadFile(arg(2))
+		if err != nil {
+			fail(err)
+		}
+		if len(os.Args) > 3 && !bytes.Contains(b, []byte(arg(3))) {
+			fail(fmt.Errorf("read, but %q is not in it", arg(3)))
+		}
+		ok()
+	case "write":
+		f, err := os.OpenFile(arg(2), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fail(err)
+		}
+		if _, err := f.WriteString("pwned\n"); err != nil {
+			fail(err)
+		}
+		ok()
+	case "tcp":
+		c, err := net.DialTimeout("tcp", arg(2), 2*time.Second)
+		if err != nil {
+			fail(err)
+		}
+		c.Close()
+		ok()
+	case "mptcp": // Multipath TCP, which Landlock's TCP rules do not cover
+		d := net.Dialer{Timeout: 2 * time.Second}
+		d.SetMultipathTCP(true)
+		c, err := d.Dial("tcp", arg(2))
+		if err != nil {
+			fail(err)
+		}
+		c.Close()
+		ok()
+	case "udp": // round trip: the test's listener echoes
+		c, err := net.Dial("udp", arg(2))
+		if err != nil {
+			fail(err)
+		}
+		if _, err := c.Write([]byte("ping")); err != nil {
+			fail(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.Read(make([]byte, 16)); err != nil {
+			fail(err)
+		}
+		ok()
+	case "unix":
+		c, err := net.Dial("unix", arg(2))
+		if err != nil {
+			fail(err)
+		}
+		c.Close()
+		ok()
+	case "signal": // SIGUSR1 stands in for SIGSTOP: the test host notices it
+		pid, _ := strconv.Atoi(arg(2))
+		if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+			fail(err)
+		}
+		ok()
+	case "keyring": // add a key to the uid's user keyring, then read it back
+		name := []byte("contain-test\x00")
+		typ := []byte("user\x00")
+		payload := []byte(arg(2))
+		const keySpecUserKeyring = ^uintptr(3) // KEY_SPEC_USER_KEYRING (-4)
+		id, _, errno := syscall.Syscall6(syscall.SYS_ADD_KEY, uintptr(unsafe.Pointer(&typ[0])), uintptr(unsafe.Pointer(&name[0])),
+			uintptr(unsafe.Pointer(&payload[0])), uintptr(len(payload)), keySpecUserKeyring, 0)
+		if errno != 0 {
+			fail(errno)
+		}
+		const keyctlRevoke = 3 // leave nothing planted
+		_, _, _ = syscall.Syscall(syscall.SYS_KEYCTL, keyctlRevoke, id, 0)
+		ok()
+	case "fd":
+		n, _ := strconv.Atoi(arg(2))
+		b := make([]byte, 64)
+		k, err := syscall.Pread(n, b, 0)
+		if err != nil {
+			fail(err)
+		}
+		if !bytes.Contains(b[:k], []byte(arg(3))) {
+			fail(fmt.Errorf("fd %d does not hold the secret", n))
+		}
+		ok()
+	default:
+		fail(fmt.Errorf("unknown case %q", os.Args[1]))
+	}
+}
+
+func ok() {
+	fmt.Println("ATTACK OK")
+	os.Exit(0)
+}
+
+func fail(err error) {
+	fmt.Println("blocked:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers is the import rule of AGENTS.md as data: for each package of
+// modbay (by its path under the module), the packages of modbay it may
+// import. Data flows one way: config → runner → render → ui; modproto
+// imports nothing of ours. A package missing from this table fails the
+// test, so every new package is placed in the graph on purpose.
+var layers = map[string][]string{
+	".":                   {"cli"},
+	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp"},
+	"config":              {},
+	"contain":             {},
+	"examples":            {"modproto"},
+	"internal/testcorpus": {},
+	"modproto":            {},
+	"schema":              {"modproto"},
+	"schemalint":          {"schema"},
+	"probe":               {"modproto", "render"},
+	"render":              {"modproto"},
+	"runner":              {"config", "modproto", "schema", "contain"},
+	"runner/runnertest":   {"modproto", "runner"},
+	"ui":                  {"config", "modproto", "render", "runner", "schema", "probe", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
+	"ui/common":           {"ui/styles"},
+	"ui/styles":           {},
+	"ui/dialog":           {"modproto", "render", "runner", "schema", "ui/common", "ui/styles"},
+	"ui/form":             {"modproto", "schema"},
+	"ui/formview":         {"modproto", "render", "schema", "ui/common", "ui/form", "ui/styles"},
+	"ui/inputs":           {"schema"},
+	"ui/list":             {"ui/common", "ui/styles"},
+	"ui/viewer":           {"modproto", "probe", "render", "runner", "ui/common", "ui/styles"},
+	"ui/internal/uitest":  {"modproto", "runner", "schema"},
+}
+
+// TestLayers reads every non-test Go file of the module and checks its
+// imports of modbay packages against layers (AGENTS.md "What may import
+// what"). Test files may import more (fixtures, test drivers).
+func TestLayers(t *testing.T) {
+	const mod = "modbay"
+	seen := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench" || name == "screenshots") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		seen[pkg] = true
+		allowed, ok := layers[pkg]
+		if !ok {
+			t.Errorf("%s: package %s is not placed in the import rule (layers_test.go, AGENTS.md)", path, pkg)
+			return nil
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p != mod && !strings.HasPrefix(p, mod+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(p, mod), "/")
+			if !slices.Contains(allowed, dep) {
+				t.Errorf("%s imports %s, which %s may not import (AGENTS.md: what may import what)", path, p, pkg)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 10 {
+		t.Fatalf("walked only %d packages: the walk is broken", len(seen))
+	}
+}

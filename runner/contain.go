@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"maps"
+	"os"
+	"slices"
+	"sync"
+
+	"modbay/config"
+	"modbay/contain"
+	"modbay/modproto"
+)
+
+// defaultSandbox is the mode when config sets none. The runner's own tests
+// set ModeOff: their fake modules record their pids for the host-side
+// sweeps they test (process group, ppid, environment marker), which a PID
+// namespace would renumber; contain_test.go runs fakes contained.
+var defaultSandbox = contain.ModeAuto
+
+// containSpec is what a module may touch in one run (issue 10): its own
+// directory, the request's roots by mode, its resolved binaries, the
+// network only when granted, and the config's limits and sandbox mode.
+// execute fills in the executable and the per-run directory. req is nil
+// for a describe, which gets no root and no network.
+//
+// Every module may also execute the modbay binary: the built-in examples
+// (and the demo home's copies of them) are launchers that exec it, and it
+// runs under the module's own restrictions, so it grants nothing.
+func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
+	var cfg config.Config
+	if h.cfg != nil {
+		cfg = *h.cfg
+	}
+	s := contain.Spec{ModuleDir: dir, Limits: contain.DefaultLimits, Mode: contain.Mode(cfg.Sandbox)}
+	if s.Mode == "" {
+		s.Mode = defaultSandbox
+	}
+	if l := cfg.Limits; l != (config.Limits{}) {
+		s.Limits = contain.Limits{OpenFiles: l.OpenFiles, AddressSpace: l.AddressSpaceMB << 20, CPUSeconds: l.CPUSeconds, Processes: l.Processes}
+		if s.Limits.OpenFiles == 0 {
+			s.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
+		}
+	}
+	if exe := hostExecutable(); exe != "" {
+		s.Binaries = append(s.Binaries, exe)
+	}
+	if req == nil {
+		return s
+	}
+	for _, name := range slices.Sorted(maps.Keys(req.Roots)) {
+		r := req.Roots[name]
+		if r.Mode == modproto.RootReadWrite {
+			s.WriteRoots = append(s.WriteRoots, r.Path)
+		} else {
+			s.ReadRoots = append(s.ReadRoots, r.Path)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(req.Binaries)) {
+		s.Binaries = append(s.Binaries, req.Binaries[name])
+	}
+	s.Network = len(req.Grants.Network) > 0
+	return s
+}
+
+// hostExecutable is the running modbay binary's path ("" when unknown),
+// resolved once.
+var hostExecutable = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+})

@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+
+	"modbay/modproto"
+)
+
+// exeIdentity is an executable's stat-keyed identity record, kept in its
+// describe cache entry (WIRE.md §2 modbay): the sha256 is recomputed only
+// when the device, inode, size, mtime or ctime (nanoseconds) changed, so a
+// warm discovery never reads an unchanged executable.
+type exeIdentity struct {
+	Dev     uint64 `json:"dev"`
+	Ino     uint64 `json:"ino"`
+	Size    int64  `json:"size"`
+	MtimeNS int64  `json:"mtime_ns"`
+	CtimeNS int64  `json:"ctime_ns"`
+	// SHA256 is "sha256:<hex>" of the bytes as they were when the stat
+	// fields were read.
+	SHA256 string `json:"sha256"`
+}
+
+// sameFile reports whether a and b carry the same stat fields (the digest
+// aside).
+func (a exeIdentity) sameFile(b exeIdentity) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.MtimeNS == b.MtimeNS && a.CtimeNS == b.CtimeNS
+}
+
+// statIdentity is fi's stat fields, without the digest.
+func statIdentity(fi os.FileInfo) exeIdentity {
+	id := exeIdentity{Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.Dev, id.Ino = uint64(st.Dev), st.Ino
+		id.CtimeNS = st.Ctim.Sec*1e9 + st.Ctim.Nsec
+	}
+	return id
+}
+
+// identify returns exe's identity. When prev has the same stat fields and
+// a digest, the digest is reused and the file is not read; otherwise the
+// file is hashed whole. The stat is taken from the open file before it is
+// read, so a file changed while being hashed has a newer ctime than the
+// record and is hashed again next time.
+func identify(exe string, prev *exeIdentity) (exeIdentity, error) {
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return exeIdentity{}, err
+	}
+	id := statIdentity(fi)
+	if prev != nil && prev.SHA256 != "" && prev.sameFile(id) {
+		id.SHA256 = prev.SHA256
+		return id, nil
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return exeIdentity{}, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return exeIdentity{}, err
+	}
+	id = statIdentity(fi)
+	if id.SHA256, _, err = modproto.DigestReader(f); err != nil {
+		return exeIdentity{}, err
+	}
+	return id, nil
+}
+
+// maxDirEntries bounds the module directory listing in the describe cache
+// key (WIRE.md §2 modbay): enough for any launcher's sources, bounded for a
+// module directory that holds a whole tree.
+const maxDirEntries = 1000
+
+// skippedDirs are directories whose contents never enter the listing:
+// package caches and virtual environments change without the module
+// changing, and can be huge (WIRE.md §2 modbay). Dot-directories are
+// skipped as well.
+var skippedDirs = map[string]bool{"node_modules": true, "venv": true, ".venv": true, "__pycache__": true}
+
+// dirListingDigest is "files=<n> sha256:<hex>" over the module directory's
+// files (relative path, size, mtime in ns; the first maxDirEntries in
+// lexical walk order, skipping dot-directories and skippedDirs; the
+// executable itself excluded, its identity is keyed separately). An edit
+// beside a launcher (a script it runs) changes it, so the launcher's
+// describe is not served stale. An unreadable directory lists as empty.
+func dirListingDigest(dir, exe string) string {
+	h := sha256.New()
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n >= maxDirEntries {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if p != dir && (strings.HasPrefix(d.Name(), ".") || skippedDirs[d.Name()]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if p == exe {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", rel, fi.Size(), fi.ModTime().UnixNano())
+		n++
+		return nil
+	})
+	return fmt.Sprintf("files=%d sha256:%s", n, hex.EncodeToString(h.Sum(nil)))
+}
+
+// buildID identifies this modbay binary, for the verdict cached with each
+// describe (WIRE.md §2 modbay: modbay's own verdict is keyed also on its
+// build id, so a new modbay re-judges every cached descriptor). It is the
+// Go build id from the executable's ELF note, read once; where that cannot
+// be read, the module build info with the executable's size and mtime.
+var buildID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return fallbackBuildID("")
+	}
+	if id := elfGoBuildID(exe); id != "" {
+		return "go:" + id
+	}
+	return fallbackBuildID(exe)
+})
+
+// elfGoBuildID reads the Go build id note (.note.go.buildid: name "Go",
+// type 4) of an ELF file; "" when there is none.
+func elfGoBuildID(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	s := f.Section(".note.go.buildid")
+	if s == nil {
+		return ""
+	}
+	b, err := s.Data()
+	if err != nil || len(b) < 16 {
+		return ""
+	}
+	namesz, descsz, typ := f.ByteOrder.Uint32(b), f.ByteOrder.Uint32(b[4:]), f.ByteOrder.Uint32(b[8:])
+	off := 12 + int((namesz+3)&^3)
+	if typ != 4 || namesz != 4 || string(b[12:14]) != "Go" || off+int(descsz) > len(b) {
+		return ""
+	}
+	return string(b[off : off+int(descsz)])
+}
+
+// fallbackBuildID is the sha256 of the build info and, when exe is set,
+// its size and mtime.
+func fallbackBuildID(exe string) string {
+	h := sha256.New()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		h.Write([]byte(bi.String()))
+	}
+	if fi, err := os.Stat(exe); exe != "" && err == nil {
+		_ = binary.Write(h, binary.LittleEndian, [2]int64{fi.Size(), fi.ModTime().UnixNano()})
+	}
+	return "info:" + hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,66 @@
+package viewer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestTreeLeafWholeValue is the bug report's case (issue 8 §5): a long
+// string leaf was cut with "…" and enter did nothing on it. Enter opens
+// the whole value, wrapped to the width; esc closes it.
+func TestTreeLeafWholeValue(t *testing.T) {
+	long := strings.Repeat("word ", 60) + "THE-END"
+	src := []byte(`{"short":1,"long":"` + long + `"}`)
+	f := open(t, "leaf.json", src, "application/json", "json", 40, 20, false)
+	f.key("down", "down") // .short, then .long
+	if got := f.m.body.(*tree).Path(f.m.body.(*tree).cur); got != ".long" {
+		t.Fatalf("cursor on %q, want .long", got)
+	}
+	if frame := ansi.Strip(f.frame()); strings.Contains(frame, "THE-END") {
+		t.Fatalf("the long leaf fits a row?\n%s", frame)
+	}
+	if act := f.key("enter"); act != nil {
+		t.Fatalf("enter on a leaf = %#v, want the value pane", act)
+	}
+	frame := ansi.Strip(f.frame())
+	joined := strings.Join(strings.Fields(frame), " ")
+	if !strings.Contains(joined, strings.TrimSpace(long)) || !strings.Contains(frame, "string, 307 characters") {
+		t.Fatalf("value pane does not show the whole value:\n%s", frame)
+	}
+	if act := f.key("esc"); act != nil {
+		t.Fatalf("esc in the value pane = %#v, want it closed, not the viewer", act)
+	}
+	if frame := ansi.Strip(f.frame()); !strings.Contains(frame, `"long": "word word`) {
+		t.Fatalf("esc did not return to the tree:\n%s", frame)
+	}
+	if _, ok := f.key("esc").(ActionBack); !ok {
+		t.Fatal("esc in the tree should leave the viewer")
+	}
+}
+
+// TestTreeIndentBounded nests a leaf 40 levels deep and views it 40 cells
+// wide: the indent stays within a third of the width, so the value shows.
+func TestTreeIndentBounded(t *testing.T) {
+	depth := 40
+	src := strings.Repeat(`{"k":`, depth) + `"deep-value"` + strings.Repeat("}", depth)
+	f := open(t, "deep.json", []byte(src), "application/json", "json", 40, 60, false)
+	f.key("e") // expand all
+	frame := ansi.Strip(f.frame())
+	var leaf string
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, "deep-val") {
+			leaf = l
+		}
+	}
+	if !strings.Contains(leaf, `"deep-value"`) {
+		t.Fatalf("the deep leaf's value is off screen:\n%s", frame)
+	}
+	if ind := len(leaf) - len(strings.TrimLeft(leaf, " ")); ind > 40/maxIndentShare {
+		t.Errorf("indent %d cells, bound %d: %q", ind, 40/maxIndentShare, leaf)
+	}
+	if !strings.Contains(leaf, "40›") {
+		t.Errorf("a row past the bound shows no depth: %q", leaf)
+	}
+}
