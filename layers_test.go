@@ -32,13 +32,14 @@ var layers = map[string][]string{
 	"runner/runnertest":   {"modproto", "runner"},
 	"ui":                  {"config", "modproto", "render", "runner", "schema", "probe", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
 	"ui/common":           {"ui/styles"},
+	"ui/clipboard":        {},
 	"ui/styles":           {},
 	"ui/dialog":           {"modproto", "render", "runner", "schema", "ui/common", "ui/styles"},
 	"ui/form":             {"modproto", "schema"},
 	"ui/formview":         {"modproto", "render", "schema", "ui/common", "ui/form", "ui/styles"},
 	"ui/inputs":           {"schema"},
 	"ui/list":             {"ui/common", "ui/styles"},
-	"ui/viewer":           {"modproto", "probe", "render", "runner", "ui/common", "ui/styles"},
+	"ui/viewer":           {"modproto", "probe", "render", "runner", "ui/clipboard", "ui/common", "ui/styles"},
 	"ui/internal/uitest":  {"modproto", "runner", "schema"},
 }
 

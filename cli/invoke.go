@@ -131,6 +131,10 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		if watch.Gone("stderr") {
 			return silentExit(ExitHostVerdict)
 		}
+		if res != nil && res.Job != nil {
+			// The job lives in the module: only the polling stopped.
+			return withCode(ExitHostVerdict, "%v: polling stopped; job %s continues in the module", hu, cleanID(res.Job.ID))
+		}
 		return withCode(ExitHostVerdict, "%v: the run was cancelled and its process tree killed", hu)
 	}
 	if err != nil {

@@ -30,6 +30,7 @@ import (
 	"modbay/probe"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/ui/clipboard"
 	"modbay/ui/common"
 )
 
@@ -64,11 +65,13 @@ type Env struct {
 	Probe probe.Tools
 	// Graphics is the terminal's image protocol (render.DetectGraphics).
 	Graphics render.Graphics
+	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
+	Clipboard clipboard.Clipboard
 }
 
 // DetectEnv reads the environment and looks up the helper programs.
 func DetectEnv() Env {
-	e := Env{Graphics: render.DetectGraphics(os.Getenv)}
+	e := Env{Graphics: render.DetectGraphics(os.Getenv), Clipboard: clipboard.Detect(os.Getenv, exec.LookPath)}
 	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
 	display := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" ||
 		runtime.GOOS == "darwin" || runtime.GOOS == "windows"
@@ -195,10 +198,9 @@ type Model struct {
 // other artifacts (an image grid shows them), saveDir the default save
 // directory. Call Load for the Cmd that reads it.
 func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.VerifiedArtifact, siblings []runner.VerifiedArtifact, saveDir string) *Model {
-	name := filepath.Base(a.Path)
-	if name == "." || name == "/" || name == "" {
-		name = a.ID
-	}
+	// The name comes from the module: sanitized before it names a file
+	// or reaches the clipboard in a path (saveName).
+	name := saveName(a.Path, a.ID)
 	m := newModel(com, keys, env, metaOf(a), a.Staged, name, saveDir)
 	m.reqID, m.art, m.siblings, m.label = reqID, a, siblings, a.ID
 	return m
@@ -340,6 +342,11 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			m.note += " · y copies the path"
 		}
 		return nil, nil
+	case copyMsg:
+		return nil, m.copy(msg.text, msg.what)
+	case copiedMsg:
+		m.note = msg.res.Note(msg.what)
+		return nil, nil
 	case openedMsg:
 		if msg.err != nil {
 			m.note = "Could not open: " + msg.err.Error()
@@ -377,8 +384,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		if p == "" {
 			p = m.path
 		}
-		m.note = "Copied " + p + " to the clipboard (OSC 52)."
-		return nil, tea.SetClipboard(p)
+		return nil, m.copy(p, "the path "+p)
 	}
 	return nil, nil
 }

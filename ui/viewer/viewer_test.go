@@ -873,7 +873,7 @@ func TestCopiedPathIsInert(t *testing.T) {
 	}
 	out := f.frame()
 	inert(t, out)
-	if !strings.Contains(out, "copied") {
+	if !strings.Contains(out, "terminal's clipboard (OSC 52") {
 		t.Fatalf("no copy status:\n%s", out)
 	}
 }
