@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +46,30 @@ type loadInput struct {
 
 // load reads the artifact and builds its body; it runs in a Cmd. The note
 // is a status message for the header (why a file is shown as a download).
-func load(ctx context.Context, in loadInput) (body, string, error) {
+// The bytes read are hashed again: checked reports that they hash to the
+// artifact's digest (the header says "verified" only then); bytes that do
+// not are not shown, and the error wraps ErrChanged. A file offered as a
+// download or described by its metadata is not read, so not checked.
+func load(ctx context.Context, in loadInput) (b body, note string, checked bool, err error) {
+	b, note, err = loadBody(ctx, in, &checked)
+	return b, note, checked, err
+}
+
+// ErrChanged is a staged artifact whose bytes no longer hash to the digest
+// verified when it was staged (issue 10).
+var ErrChanged = errors.New("changed since it was verified")
+
+// checkBytes returns an error wrapping ErrChanged unless src hashes to a's
+// digest.
+func checkBytes(a runner.VerifiedArtifact, src []byte) error {
+	if got := modproto.Digest(src); got != a.Digest {
+		return fmt.Errorf("the staged file %w: it hashes to %s, not %s; not shown", ErrChanged, render.ShortDigest(got), render.ShortDigest(a.Digest))
+	}
+	return nil
+}
+
+// loadBody is load; it sets *checked once the bytes it read hashed right.
+func loadBody(ctx context.Context, in loadInput, checked *bool) (body, string, error) {
 	meta := metaOf(in.art)
 	switch in.pres {
 	case modproto.PresentationDownload:
@@ -64,10 +88,17 @@ func load(ctx context.Context, in loadInput) (body, string, error) {
 		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
 		return metadataBody(in, meta), note, nil
 	}
-	src, err := readCapped(in.art.Staged, MaxViewBytes)
+	// One byte over the bound, so a file grown since staging cannot hash
+	// as its first MaxViewBytes.
+	src, err := readCapped(in.art.Staged, MaxViewBytes+1)
 	if err != nil {
 		return metadataBody(in, meta), "", err
 	}
+	if err := checkBytes(in.art, src); err != nil {
+		meta.Verified = false
+		return metadataBody(in, meta), "", err
+	}
+	*checked = true
 	if len(src) == 0 {
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
 	}

@@ -104,6 +104,8 @@ type loadedMsg struct {
 	body body
 	err  error
 	note string
+	// checked: the bytes shown hashed to the artifact's digest.
+	checked bool
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -178,6 +180,9 @@ type Model struct {
 	saved   string
 	width   int
 	height  int
+	// verified is set when the last load hashed the staged file to its
+	// digest; the header says "verified" only then.
+	verified bool
 }
 
 // New returns a viewer for artifact a of run reqID; siblings are the run's
@@ -265,8 +270,8 @@ func (m *Model) Load() tea.Cmd {
 		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
 	}
 	return func() tea.Msg {
-		b, note, err := load(context.Background(), in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err}
+		b, note, checked, err := load(context.Background(), in)
+		return loadedMsg{gen: gen, body: b, note: note, checked: checked, err: err}
 	}
 }
 
@@ -283,6 +288,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 		m.loading = false
 		m.err = msg.err
+		m.verified = msg.checked
 		if msg.note != "" {
 			m.note = msg.note
 		}
@@ -490,7 +496,13 @@ func (m *Model) View() string {
 		head += " " + st.ID.Render(render.SanitizeLine(a.Kind))
 	}
 	facts := []string{render.SanitizeLine(common.OrDash(a.MediaType)), render.HumanBytes(meta.Bytes), render.ShortDigest(a.Digest), m.pres}
-	info := st.Muted.Render(strings.Join(facts, " · ")) + " " + st.Success.Render("verified ✓")
+	info := st.Muted.Render(strings.Join(facts, " · "))
+	switch {
+	case m.verified:
+		info += " " + st.Success.Render("verified ✓")
+	case errors.Is(m.err, ErrChanged):
+		info += " " + st.Error.Render("changed since it was verified ✗")
+	}
 	var third string
 	switch {
 	case m.note != "":
