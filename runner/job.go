@@ -132,7 +132,9 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 			return stop(modproto.CodeHostProtocolViolation, fmt.Sprintf("cannot poll job %s with %s: %v", job.ID, p.Capability.PollCapability, err))
 		}
 		pp.Request.DeadlineMS = max(1, min(pp.Request.DeadlineMS, int(remaining/time.Millisecond)))
-		pr, err := h.invoke(ctx, m, pp.Request, p.Capability.ArtifactSchemas, origID, opts)
+		// The poll works in the roots opened for the original run.
+		pp.Request.Roots = p.Request.Roots
+		pr, err := h.invoke(ctx, m, pp.Request, p.dirs, p.Capability.ArtifactSchemas, origID, opts)
 		if ctx.Err() != nil {
 			// Cancelled during a poll: the poll's process was killed, the
 			// job was not (it lives in the module).

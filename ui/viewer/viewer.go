@@ -106,6 +106,8 @@ type loadedMsg struct {
 	// encoding is the text encoding the file was decoded from, "" for
 	// UTF-8 (render.DecodeText).
 	encoding string
+	// checked: the bytes shown hashed to the artifact's digest.
+	checked bool
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -184,6 +186,9 @@ type Model struct {
 	// encoding is the text encoding the file was decoded from (shown in
 	// the header), "" for UTF-8.
 	encoding string
+	// verified is set when the last load hashed the file to its digest;
+	// the header says "verified" only then.
+	verified bool
 	saveDir  string
 	// baseDir is the directory relative save paths start from: the save
 	// directory the viewer was opened with (the workspace), never the
@@ -209,7 +214,8 @@ func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.Verifi
 // NewFile returns a viewer for the file at path described by meta (its
 // presentation chosen by render.Resolve(meta.Presentation,
 // meta.MediaType), WIRE.md §10), outside any run: a skill's SKILL.md, a
-// history record. The header says "verified" only when meta.Verified; a
+// history record. The header says "verified" only when meta.Verified and
+// the bytes read hash to meta.Digest; a
 // missing meta.Title is the file's name. saveDir is the default save
 // directory. Call Load for the Cmd that reads it.
 func NewFile(com *common.Common, keys KeyMap, env Env, meta render.Meta, path, saveDir string) *Model {
@@ -301,7 +307,7 @@ func (m *Model) Load() tea.Cmd {
 	}
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding}
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked}
 	}
 }
 
@@ -319,6 +325,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		m.loading = false
 		m.err = msg.err
 		m.encoding = msg.encoding
+		m.verified = msg.checked
 		if msg.note != "" {
 			m.note = msg.note
 		}
@@ -534,8 +541,11 @@ func (m *Model) View() string {
 		facts = append(facts, name)
 	}
 	info := st.Muted.Render(strings.Join(facts, " · "))
-	if meta.Verified {
+	switch {
+	case m.verified:
 		info += " " + st.Success.Render("verified ✓")
+	case errors.Is(m.err, ErrChanged):
+		info += " " + st.Error.Render("changed since it was verified ✗")
 	}
 	var third string
 	switch {
