@@ -138,6 +138,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
 		newExampleModuleCommand(),
+		newCheckCommand(g),
 	)
 	return root, g
 }
