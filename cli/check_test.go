@@ -101,3 +101,52 @@ func TestCheckExamplesPass(t *testing.T) {
 		t.Fatalf("the home's workspace was written: %v", entries)
 	}
 }
+
+// TestInvokeTrace: --trace shows the raw exchange and both copy lines;
+// --json carries them; the saved request file is the one sent, 0600, and
+// the module call line names it.
+func TestInvokeTrace(t *testing.T) {
+	t.Parallel()
+	exe := installFixture(t, "ok")
+	home := t.TempDir()
+	code, out, errOut := run(t, "invoke", "--home", home, exe, "fixture.write", "--input", `{"name":"x"}`, "--trace")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"argv:     module invoke fixture.write --input /", "env:      TMPDIR=", "exit:     status 0",
+		"timings:  spawn ", "request file (", `"input":{"name":"x"}`, "stdout (", "repeat with modbay:\n  modbay invoke " + exe + ` fixture.write --input '{"name":"x"}'`,
+		"without modbay's containment", `env -i TMPDIR="$(mktemp -d)" ` + exe + " module invoke fixture.write --input " + filepath.Join(home, "state", ".requests")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, "invoke", "--home", home, exe, "fixture.write", "--input", `{"name":"x"}`, "--trace", "--json")
+	var j struct {
+		RequestID string `json:"request_id"`
+		Trace     struct {
+			Calls []struct {
+				Request string           `json:"request"`
+				Stdout  string           `json:"stdout"`
+				Timings map[string]int64 `json:"timings_us"`
+			} `json:"calls"`
+			Copy struct {
+				Invoke      string `json:"invoke"`
+				ModuleCall  string `json:"module_call"`
+				RequestFile string `json:"request_file"`
+			} `json:"copy"`
+		} `json:"trace"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitOK {
+		t.Fatalf("%v %d\n%s", err, code, out)
+	}
+	if len(j.Trace.Calls) != 1 || len(j.Trace.Calls[0].Timings) != 5 || !strings.Contains(j.Trace.Calls[0].Stdout, j.RequestID) {
+		t.Fatalf("%+v", j.Trace)
+	}
+	saved, err := os.ReadFile(j.Trace.Copy.RequestFile)
+	if err != nil || string(saved) != j.Trace.Calls[0].Request {
+		t.Fatalf("saved %q (%v), sent %q", saved, err, j.Trace.Calls[0].Request)
+	}
+	if fi, _ := os.Stat(j.Trace.Copy.RequestFile); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}
