@@ -150,3 +150,63 @@ func TestInvokeTrace(t *testing.T) {
 		t.Fatalf("mode %v", fi.Mode())
 	}
 }
+
+// TestLauncherEditIsSeen: a module run through a launcher (`exec sh
+// impl.sh`) is described afresh after impl.sh changes, since the describe
+// cache keys on the module directory's files (WIRE.md §2 modbay); without
+// a change the cache answers, and --no-cache bypasses it. "cached" in
+// validate --json says which it was.
+func TestLauncherEditIsSeen(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	dir := filepath.Join(home, "modules", "fixture")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	impl, err := os.ReadFile(filepath.Join("testdata", "check", "fixture.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "impl.sh"), impl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	launcher := "#!/bin/sh\nexec /bin/sh \"${0%/*}/impl.sh\" \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "fixture"), []byte(launcher), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	validate := func(extra ...string) (version string, cached bool) {
+		t.Helper()
+		code, out, errOut := run(t, append([]string{"validate", "--home", home, "--json", "fixture"}, extra...)...)
+		var j struct {
+			Cached     bool `json:"cached"`
+			Descriptor struct {
+				Version string `json:"version"`
+			} `json:"descriptor"`
+			Version string `json:"version"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitOK {
+			t.Fatalf("exit %d %v\n%s%s", code, err, out, errOut)
+		}
+		v := j.Version
+		if v == "" {
+			v = j.Descriptor.Version
+		}
+		return v, j.Cached
+	}
+	if v, cached := validate(); v != "1.0.0" || cached {
+		t.Fatalf("first: %s cached %v", v, cached)
+	}
+	if _, cached := validate(); !cached {
+		t.Fatal("an unchanged module was described again")
+	}
+	if _, cached := validate("--no-cache"); cached {
+		t.Fatal("--no-cache read the cache")
+	}
+	edited := strings.Replace(string(impl), `"version":"1.0.0"`, `"version":"1.0.1"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "impl.sh"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, cached := validate(); v != "1.0.1" || cached {
+		t.Fatalf("after editing impl.sh: %s cached %v", v, cached)
+	}
+}
