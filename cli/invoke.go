@@ -40,6 +40,8 @@ type InvokeOptions struct {
 	// Deadline overrides the request's deadline_ms when DeadlineSet.
 	Deadline    time.Duration
 	DeadlineSet bool
+	// Trace adds the raw exchange and the copy lines (issue 11 §6).
+	Trace bool
 }
 
 // newInvokeCommand builds `modbay invoke`; runF, when non-nil, replaces
@@ -82,6 +84,7 @@ large, artifact refused), 5 input invalid against the request schema.`,
 	f.BoolVarP(&opts.Yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs")
+	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
 }
@@ -123,7 +126,12 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return withCode(ExitHostVerdict, "%v", err)
 	}
-	res, err := e.host.Run(watch.Context(), plan, true, o.events())
+	exchange := runner.NewExchange()
+	ro := runner.RunOptions{Approved: true, Events: o.events()}
+	if o.Trace {
+		ro.Record = exchange.Recorder()
+	}
+	res, err := e.host.RunWith(watch.Context(), plan, ro)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
 		// Nothing more reaches the person: the tree is dead (Run returns
@@ -140,12 +148,23 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(refusalOf(&notStarted{err}))
 	}
-	if o.JSON {
+	switch {
+	case o.Trace && o.JSON:
+		if err := writeJSON(o.IO.Out, struct {
+			resultOut
+			Trace traceOut `json:"trace"`
+		}{resultJSON(res), buildTrace(e.host, plan, o.ModuleRef, raw, exchange)}); err != nil {
+			return err
+		}
+	case o.JSON:
 		if err := writeJSON(o.IO.Out, resultJSON(res)); err != nil {
 			return err
 		}
-	} else {
+	default:
 		writeResult(o.IO.Out, res, !o.Verbose)
+		if o.Trace {
+			writeTrace(o.IO.Out, buildTrace(e.host, plan, o.ModuleRef, raw, exchange))
+		}
 	}
 	if code := resultCode(res); code != ExitOK {
 		return silentExit(code)

@@ -24,6 +24,7 @@ type globals struct {
 	modules   []string
 	examples  bool
 	noColor   bool
+	noCache   bool
 	// io is where every command reads and writes.
 	io *ioStreams
 	// cleanups run when the command ends (the examples' private
@@ -131,6 +132,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 	pf.StringArrayVar(&g.modules, "module", nil, "also load the module executable at `PATH` (repeatable)")
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
 	pf.BoolVar(&g.noColor, "no-color", false, "no colors (also when NO_COLOR is set)")
+	pf.BoolVar(&g.noCache, "no-cache", false, "describe every module afresh, bypassing the describe cache for this command")
 	root.AddCommand(
 		newListCommand(g, hooks.list),
 		newDescribeCommand(g, hooks.describe),
@@ -138,6 +140,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
 		newExampleModuleCommand(),
+		newCheckCommand(g),
 	)
 	return root, g
 }
@@ -191,6 +194,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		cfg.Workspace, defaultWorkspace = ws, false
 	}
 	e := &env{host: runner.NewHost(cfg)}
+	e.host.NoCache = g.noCache
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {

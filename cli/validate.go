@@ -28,8 +28,9 @@ func newValidateCommand(g *globals, runF func(context.Context, *ValidateOptions)
 	cmd := &cobra.Command{
 		Use:   "validate MODULE|PATH",
 		Short: "Check a module against the protocol's rules",
-		Long: `Describe the module (bypassing nothing: the same sandbox as a run) and check its
-envelope and descriptor against WIRE.md §6 and §9, and its skill and overlay files
+		Long: `Describe the module (in the same sandbox as a run; the describe cache answers
+when its key matches, WIRE.md §2: --no-cache describes afresh, and --json's
+"cached" says which it was) and check its envelope and descriptor against WIRE.md §6 and §9, and its skill and overlay files
 against their digests. Every violation is listed with the rule it broke.
 
 It also lints every request schema (package schemalint): schemas that do not

@@ -200,7 +200,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	cacheable := fpErr == nil && fp != ""
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
-	if useCache && cacheable && haveEntry && entry.Key == key {
+	if useCache && !h.NoCache && cacheable && haveEntry && entry.Key == key {
 		stdout, m.Stderr, m.DescribedAt, m.Cached = entry.Stdout, entry.Stderr, entry.DescribedAt, true
 	}
 	if !m.Cached {

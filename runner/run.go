@@ -113,12 +113,16 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	if len(viol) > 0 {
 		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (WIRE.md §7): "+summarize(viol), viol), nil
 	}
+	// The host's own phases close the raw exchange (issue 11 §6): verify
+	// ends once the envelope is judged, stage once the artifacts are.
+	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseVerify)})
 	arts, fails := h.verifyArtifacts(req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
 	if len(fails) == 0 && len(r.Blocks) > 0 {
 		var blockArts []VerifiedArtifact
 		blockArts, fails = h.stageBlocks(r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
 		arts = append(arts, blockArts...)
 	}
+	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseStage)})
 	if len(fails) > 0 {
 		code, v := failureCode(fails)
 		return hostErr(code, detailOf(v), v), nil
