@@ -95,7 +95,9 @@ func TestValidateMasksSecretsInFindings(t *testing.T) {
 			t.Errorf("finding shows %q: %s", leak, got)
 		}
 	}
-	if !strings.Contains(got, "'••••••' does not match pattern") || !strings.Contains(got, "'ann' does not match") {
+	// The plain-word messages name the rule, not the value; any value a
+	// message would quote is masked first (maskFindings).
+	if strings.Count(got, "must match the pattern") != 3 {
 		t.Errorf("findings %s", got)
 	}
 }
