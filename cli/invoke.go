@@ -106,6 +106,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
+	if err := describeNotContained(m); err != nil {
+		return o.refuse(refusalOf(err))
+	}
 	plan, err := e.host.Plan(m, o.CapabilityID, raw)
 	if err != nil {
 		return o.refuse(refusalOf(err))
@@ -136,12 +139,17 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(refusalOf(&notStarted{err}))
 	}
+	if err := runNotContained(res); err != nil {
+		r := refusalOf(err)
+		r.Enforcement = &res.Enforcement
+		return o.refuse(r)
+	}
 	if o.JSON {
 		if err := writeJSON(o.IO.Out, resultJSON(res)); err != nil {
 			return err
 		}
 	} else {
-		writeResult(o.IO.Out, res, !o.Verbose)
+		writeResult(o.IO.Out, res, !o.Verbose, o.Verbose)
 	}
 	if code := resultCode(res); code != ExitOK {
 		return silentExit(code)
@@ -175,7 +183,12 @@ func (o *InvokeOptions) refuse(r *refusal) error {
 		if reasons == nil {
 			reasons = []string{}
 		}
-		_ = writeJSON(o.IO.Out, refusalOut{OK: false, Outcome: r.Outcome, Message: r.Message, Reasons: reasons, Ran: false})
+		out := refusalOut{OK: false, Outcome: r.Outcome, Message: r.Message, Reasons: reasons, Ran: false}
+		if r.Enforcement != nil {
+			e := enforcementJSON(*r.Enforcement)
+			out.Enforcement = &e
+		}
+		_ = writeJSON(o.IO.Out, out)
 		return silentExit(r.Code)
 	}
 	w := o.IO.ErrOut
@@ -197,6 +210,13 @@ func (o *InvokeOptions) refuse(r *refusal) error {
 			fmt.Fprintf(w, "  - %s\n", clean(reason))
 		}
 		fmt.Fprintln(w, "Pass --yes to approve this call.")
+		return silentExit(r.Code)
+	case r.Outcome == outcomeNotContained:
+		fmt.Fprintf(w, "%s. Not enforced here:\n", clean(r.Message))
+		for _, reason := range r.Reasons {
+			fmt.Fprintf(w, "  - %s\n", clean(reason))
+		}
+		fmt.Fprintln(w, notContainedHint)
 		return silentExit(r.Code)
 	}
 	return &exitError{code: r.Code, err: r}
@@ -243,6 +263,10 @@ type refusalOut struct {
 	Message string   `json:"message"`
 	Reasons []string `json:"reasons"`
 	Ran     bool     `json:"ran"`
+	// Enforcement is what containment found it could apply, for a run
+	// that sandbox: require refused at its first instruction (absent
+	// when the refusal came before any process started).
+	Enforcement *enforcementOut `json:"enforcement,omitempty"`
 }
 
 // resultOut is the --json shape of an invoke outcome.
@@ -263,6 +287,10 @@ type resultOut struct {
 	ExitCode        int               `json:"exit_code"`
 	DurationMS      int64             `json:"duration_ms"`
 	Job             *runner.JobStatus `json:"job,omitempty"`
+	// Enforcement is what containment applied to the module process,
+	// layer by layer, as observed when it started (issue 10 §Honesty);
+	// absent when no process was started.
+	Enforcement *enforcementOut `json:"enforcement,omitempty"`
 }
 
 type hostOut struct {
@@ -282,6 +310,10 @@ func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
 		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
+	if recorded(r.Enforcement) {
+		e := enforcementJSON(r.Enforcement)
+		o.Enforcement = &e
+	}
 	if h := r.Host; h != nil {
 		o.Host = &hostOut{Code: h.Code, Detail: h.Detail, Violations: []violation{}}
 		for _, v := range h.Violations {
@@ -298,13 +330,15 @@ func resultJSON(r *runner.Result) resultOut {
 }
 
 // writeResult prints a human account of r; showStderr adds the module's
-// stderr when the run did not succeed.
-func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
+// stderr when the run did not succeed; layers lists the containment layer
+// by layer instead of its one-line summary.
+func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	status := "ok"
 	if !r.OK() {
 		status = "error " + clean(r.Code())
 	}
 	fmt.Fprintf(w, "%s  %s %s  %s  %s\n", status, cleanID(r.Module), cleanID(r.Capability), r.RequestID, r.Duration.Round(time.Millisecond))
+	writeEnforcement(w, r.Enforcement, layers)
 	if h := r.Host; h != nil {
 		fmt.Fprintf(w, "host verdict: %s\n", clean(h.Detail))
 		for _, v := range h.Violations {
