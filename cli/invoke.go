@@ -62,9 +62,16 @@ Run without a terminal (ssh host modbay invoke …, a pipe), the run is
 cancelled and its process tree killed as soon as the output's connection
 closes or SIGHUP arrives.
 
+On Linux the module is contained by the kernel (README "Containment"); the
+output says what was enforced: a one-line summary, every layer with -v, and
+"enforcement" with --json. With sandbox: require in config.yaml a module that
+cannot be fully contained here is refused (outcome not_contained, exit 4) and
+nothing runs; modbay doctor says what this machine lacks.
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
-large, artifact refused), 5 input invalid against the request schema.`,
+large, artifact refused, not fully contained under sandbox: require), 5 input
+invalid against the request schema.`,
 		Example: `  modbay invoke notes notes.report --input '{"pattern":"*.md"}'
   modbay invoke fetch fetch.url --input @req.json --yes --json`,
 		Args: cobra.ExactArgs(2),
@@ -81,7 +88,7 @@ large, artifact refused), 5 input invalid against the request schema.`,
 	f.StringVarP(&opts.Input, "input", "i", "", "the input: JSON text, @FILE, or @- for standard input (default {})")
 	f.BoolVarP(&opts.Yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
 }
