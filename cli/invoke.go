@@ -35,7 +35,8 @@ type InvokeOptions struct {
 	Yes bool
 	// JSON prints every outcome, refusals too, as JSON on stdout.
 	JSON bool
-	// Verbose streams the module's stderr and job progress to stderr.
+	// Verbose streams the module's stderr and job progress to stderr,
+	// and lists the containment layer by layer.
 	Verbose bool
 	// Deadline overrides the request's deadline_ms when DeadlineSet.
 	Deadline    time.Duration
