@@ -31,7 +31,7 @@ var layers = map[string][]string{
 	"render":              {"modproto"},
 	"runner":              {"config", "modproto", "schema", "contain"},
 	"runner/runnertest":   {"modproto", "runner"},
-	"ui":                  {"config", "modproto", "render", "runner", "schema", "probe", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
+	"ui":                  {"config", "contain", "modproto", "render", "runner", "schema", "probe", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
 	"ui/common":           {"ui/styles"},
 	"ui/clipboard":        {},
 	"ui/styles":           {},
@@ -41,7 +41,7 @@ var layers = map[string][]string{
 	"ui/inputs":           {"schema"},
 	"ui/list":             {"ui/common", "ui/styles"},
 	"ui/viewer":           {"modproto", "probe", "render", "runner", "ui/clipboard", "ui/common", "ui/styles"},
-	"ui/internal/uitest":  {"modproto", "runner", "schema"},
+	"ui/internal/uitest":  {"contain", "modproto", "runner", "schema"},
 }
 
 // TestLayers reads every non-test Go file of the module and checks its

@@ -139,6 +139,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newValidateCommand(g, hooks.validate),
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
+		newDoctorCommand(g, nil),
 		newExampleModuleCommand(),
 		newCheckCommand(g),
 	)
