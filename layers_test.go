@@ -25,7 +25,7 @@ var layers = map[string][]string{
 	"internal/testcorpus": {},
 	"modproto":            {},
 	"schema":              {"modproto"},
-	"schemalint":          {"schema"},
+	"schemalint":          {"schema", "modproto"},
 	"probe":               {"modproto", "render"},
 	"render":              {"modproto"},
 	"runner":              {"config", "modproto", "schema", "contain"},
