@@ -122,8 +122,8 @@ func directInvoke(t *testing.T, exe, capability, input string) string {
 		t.Fatalf("%s: %v\n%s", capability, err, out)
 	}
 	var env struct {
-		OK        bool   `json:"ok"`
-		RequestID string `json:"request_id"`
+		OK        bool                   `json:"ok"`
+		RequestID string                 `json:"request_id"`
 		Error     *struct{ Code string } `json:"error"`
 	}
 	if err := json.Unmarshal(out, &env); err != nil {
