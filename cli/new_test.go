@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -176,4 +177,39 @@ func TestGuideShowsTheTemplates(t *testing.T) {
 			t.Errorf("docs/modules.md's %s example differs from %s (regenerate the block from `modbay new hello --lang %s`)", lang, name, lang)
 		}
 	}
+}
+
+// TestNewPythonRunsContained: the python template's invoke, through the
+// runner as the cockpit runs it, succeeds under kernel containment
+// (Landlock, namespaces) where the machine applies it, and says so.
+func TestNewPythonRunsContained(t *testing.T) {
+	exe := newModule(t, "hello", LangPython)
+	g := &globals{home: t.TempDir(), modules: []string{exe}}
+	e, err := g.env(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.load(context.Background(), "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := e.host.Plan(m, "hello.report", json.RawMessage(`{"title":"Hi","factor":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.host.Run(context.Background(), plan, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() || len(res.Artifacts) != 2 {
+		t.Fatalf("run: host %+v, stderr %s", res.Host, res.Stderr)
+	}
+	enf := res.Enforcement
+	if !enf.Contained {
+		t.Skipf("this machine does not contain modules (%v): the run above was uncontained", enf.Gaps)
+	}
+	if enf.Complete() && !strings.Contains(enf.Filesystem, "landlock") {
+		t.Errorf("fully contained, yet the filesystem layer is %q", enf.Filesystem)
+	}
+	t.Logf("contained: processes %s, filesystem %s, network %s", enf.Processes, enf.Filesystem, enf.Network)
 }
