@@ -53,7 +53,7 @@ func explainDecode(de *modproto.DecodeError, stdout []byte, stderr string, exitC
 	case len(trimmed) > 0 && !envelope:
 		s := fmt.Sprintf("stdout starts with %s, not the JSON envelope: stdout carries only the envelope; print logs and progress to stderr", quoteStart(trimmed))
 		if i := bytes.IndexByte(trimmed, '{'); i > 0 {
-			s += fmt.Sprintf(" (a '{' follows %d bytes in)", i+len(stdout)-len(trimmed))
+			s += fmt.Sprintf(" (the first '{' is at byte %d)", i+len(stdout)-len(trimmed))
 		}
 		return s
 	case de.Code == modproto.CodeHostProtocolViolation && envelope:
