@@ -26,7 +26,7 @@ var layers = map[string][]string{
 	"internal/testcorpus": {},
 	"modproto":            {},
 	"schema":              {"modproto"},
-	"schemalint":          {"schema"},
+	"schemalint":          {"schema", "modproto"},
 	"probe":               {"modproto", "render"},
 	"render":              {"modproto"},
 	"runner":              {"config", "modproto", "schema", "contain"},

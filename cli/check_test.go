@@ -34,7 +34,7 @@ func TestCheckNamesEachDeliberateFault(t *testing.T) {
 	for fault, want := range map[string]string{
 		"ok":                    "10 passed, 0 warnings, 0 failed, 0 skipped",
 		"log-line":              `fail    fixture.write minimal  input {"name":"a"}  — host.invalid_json`,
-		"crash":                 `fail    fixture.write minimal  input {"name":"a"}  — host.invalid_json: stdout is empty; expected one JSON envelope (exited with status 3); stderr: KeyError: 'name'`,
+		"crash":                 `fail    fixture.write minimal  input {"name":"a"}  — host.invalid_json: exited with status 3 before writing an envelope; stderr ends: Traceback (most recent call last): | File "impl.py", line 3, in <module> | KeyError: 'name'`,
 		"error-string":          `fail    fixture.write minimal  input {"name":"a"}  — host.`,
 		"wrong-request-id":      `fail    fixture.write minimal  input {"name":"a"}  — host.protocol_violation`,
 		"undeclared-kind":       `"fixture.other/v1" is not among capability "fixture.write"'s artifact_schemas`,

@@ -140,6 +140,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
 		newDoctorCommand(g, nil),
+		newNewCommand(g, nil),
 		newExampleModuleCommand(),
 		newCheckCommand(g),
 	)

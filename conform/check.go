@@ -351,10 +351,12 @@ func onlyUndeclared(v modproto.ValidationErrors) bool {
 // line, what an author needs to see first.
 func hostDetail(res *runner.Result) string {
 	d := res.Host.Code + ": " + res.Host.Detail
-	if res.ExitCode > 0 {
+	// The host's own detail already names a crash and its stderr's end
+	// (runner's first-mistake messages); it is not said twice.
+	if res.ExitCode > 0 && !strings.Contains(d, "exited with status") {
 		d += fmt.Sprintf(" (exited with status %d)", res.ExitCode)
 	}
-	if t := lastLine(res.Stderr); t != "" {
+	if t := lastLine(res.Stderr); t != "" && !strings.Contains(d, "stderr ends:") {
 		d += "; stderr: " + t
 	}
 	return d

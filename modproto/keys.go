@@ -70,16 +70,16 @@ var descriptorKeyRules = keyRules{opaque: func(path string) bool {
 	return false
 }}
 
-// CheckEnvelopeKeys reports the first object in an envelope that names a
+// CheckDuplicateEnvelopeKeys reports the first object in an envelope that names a
 // key twice, or (outside result and error.details) two keys that differ
 // only in case, as a *DuplicateKeyError. data must be one JSON value;
 // malformed JSON is reported as the decoder's error.
-func CheckEnvelopeKeys(data []byte) error { return checkKeys(data, envelopeKeyRules) }
+func CheckDuplicateEnvelopeKeys(data []byte) error { return checkKeys(data, envelopeKeyRules) }
 
-// CheckDescriptorKeys is CheckEnvelopeKeys for a descriptor (a describe
+// CheckDuplicateDescriptorKeys is CheckDuplicateEnvelopeKeys for a descriptor (a describe
 // envelope's result): case variants are allowed only inside the schema
 // maps (WIRE.md §9).
-func CheckDescriptorKeys(data []byte) error { return checkKeys(data, descriptorKeyRules) }
+func CheckDuplicateDescriptorKeys(data []byte) error { return checkKeys(data, descriptorKeyRules) }
 
 // checkKeys walks data token by token (encoding/json Decoder.Token), with
 // one set of keys per open object.

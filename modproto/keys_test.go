@@ -95,11 +95,11 @@ func TestDescriptorDuplicateKeys(t *testing.T) {
 // followed without bound.
 func TestCheckKeysDepthBound(t *testing.T) {
 	deep := strings.Repeat("[", MaxKeyDepth+1) + strings.Repeat("]", MaxKeyDepth+1)
-	if err := CheckEnvelopeKeys([]byte(deep)); err == nil {
+	if err := CheckDuplicateEnvelopeKeys([]byte(deep)); err == nil {
 		t.Fatal("a document deeper than MaxKeyDepth passed")
 	}
 	ok := strings.Repeat("[", 10) + strings.Repeat("]", 10)
-	if err := CheckEnvelopeKeys([]byte(ok)); err != nil {
+	if err := CheckDuplicateEnvelopeKeys([]byte(ok)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -69,6 +69,10 @@ type Description struct {
 	Stderr string
 	// At is when the description was obtained.
 	At time.Time
+	// ExitCode is the describe process's exit code; 0 when it exited
+	// cleanly or the driver starts no process, -1 when it did not exit.
+	// Recorded to explain a crash, never decisive (WIRE.md §3).
+	ExitCode int
 	// Enforcement is what containment applied to the describe's process
 	// (issue 10 §Honesty); zero for a driver that starts none.
 	Enforcement contain.Enforcement

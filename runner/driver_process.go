@@ -100,7 +100,7 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 		// (discovery runs many at once).
 		quickSweep: true,
 	})
-	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement}
+	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement, ExitCode: r.exitCode}
 	switch {
 	case r.spawnErr != nil:
 		return desc, errors.New("describe: cannot start: " + r.spawnErr.Error())

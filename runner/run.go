@@ -91,7 +91,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
-			return hostErr(de.Code, de.Detail, nil), nil
+			return hostErr(de.Code, explainDecode(de, r.Envelope, r.Stderr, r.ExitCode), nil), nil
 		}
 		return hostErr(modproto.CodeHostInvalidJSON, err.Error(), nil), nil
 	}
@@ -101,7 +101,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	nFiles := len(env.Execution.Artifacts)
 	env.Execution.Artifacts = append(env.Execution.Artifacts, blockArtifacts(r.Blocks)...)
 	if v := modproto.ValidateEnvelope(env, modproto.OperationInvoke, req.RequestID, m.ID); len(v) > 0 {
-		return hostErr(modproto.CodeHostProtocolViolation, "the envelope breaks WIRE.md §6: "+summarize(v), v), nil
+		return hostErr(modproto.CodeHostProtocolViolation, "the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v), v), nil
 	}
 	env.Normalize()
 	d := m.Descriptor
@@ -111,7 +111,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	viol, warns := modproto.CheckExecutionAgainstDeclared(d, capID, &env.Execution)
 	res.EffectWarnings = warns
 	if len(viol) > 0 {
-		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (WIRE.md §7): "+summarize(viol), viol), nil
+		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (docs/modules.md#effects-and-approval): "+summarize(viol), viol), nil
 	}
 	// The host's own phases close the raw exchange (issue 11 §6): verify
 	// ends once the envelope is judged, stage once the artifacts are.
