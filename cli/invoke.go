@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/history"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -123,7 +124,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return withCode(ExitHostVerdict, "%v", err)
 	}
-	res, err := e.host.Run(watch.Context(), plan, true, o.events())
+	rec := e.record(o.IO.ErrOut, plan, history.BeginOptions{Source: history.SourceInvoke, Approved: o.Yes})
+	res, err := e.host.Run(watch.Context(), plan, true, rec.events(o.events()))
+	rec.finish(res, err)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
 		// Nothing more reaches the person: the tree is dead (Run returns

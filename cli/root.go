@@ -137,6 +137,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newValidateCommand(g, hooks.validate),
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
+		newHistoryCommand(g), newJobsCommand(g),
 		newExampleModuleCommand(),
 	)
 	return root, g
