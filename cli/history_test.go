@@ -91,7 +91,7 @@ func TestInvokeIsRecorded(t *testing.T) {
 // says so), and `modbay jobs wait` polls it to its end.
 func TestJobsResumeAfterPollingStopped(t *testing.T) {
 	home := demo(t)
-	code, out, stderr := run(t, "--home", home, "invoke", "render-farm", "farm.render", "--input", `{"frames":4}`, "--deadline", "300ms")
+	code, out, stderr := run(t, "--home", home, "invoke", "render-farm", "farm.render", "--input", `{"frames":16}`, "--deadline", "1500ms")
 	if code != ExitHostVerdict {
 		t.Fatalf("short deadline: exit %d %s %s", code, out, stderr)
 	}
@@ -145,7 +145,7 @@ func cancelModule(t *testing.T) string {
 func TestJobsCancelThroughCancelCapability(t *testing.T) {
 	home := t.TempDir()
 	exe := cancelModule(t)
-	code, out, stderr := run(t, "--home", home, "--module", exe, "invoke", "canceller", "j.start", "--deadline", "200ms")
+	code, out, stderr := run(t, "--home", home, "--module", exe, "invoke", "canceller", "j.start", "--deadline", "1500ms")
 	if code != ExitHostVerdict {
 		t.Fatalf("start: exit %d %s %s", code, out, stderr)
 	}
