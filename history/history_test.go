@@ -433,3 +433,14 @@ func TestExport(t *testing.T) {
 		t.Errorf("artifact copy %q", b)
 	}
 }
+
+func TestWithoutRedacted(t *testing.T) {
+	in := json.RawMessage(`{"user":"ann","token":"[redacted]","a/b":{"k":"[redacted]","n":1},"l":["[redacted]",2]}`)
+	got := WithoutRedacted(in, []string{"/token", "/a~1b/k", "/l/0"})
+	if string(got) != `{"a/b":{"n":1},"l":[null,2],"user":"ann"}` {
+		t.Errorf("got %s", got)
+	}
+	if string(WithoutRedacted(in, nil)) != string(in) {
+		t.Error("nothing to remove changed the input")
+	}
+}

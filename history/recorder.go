@@ -287,3 +287,13 @@ func statusOf(res *runner.Result) Status {
 	}
 	return StatusOK
 }
+
+// Abandon lets the run go without recording an outcome (a resumed job
+// whose module is no longer installed): its record stays as it was and
+// reads as interrupted, resumable by whoever can.
+func (r *Run) Abandon() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	r.lock.Release()
+}

@@ -104,6 +104,10 @@ type RunKeyMap struct {
 	// Cancel cancels the run in flight (ctrl+c: the run screen takes it
 	// from the root, which otherwise quits on it).
 	Cancel key.Binding
+	// Background leaves the run screen of a long-running job: the job
+	// goes on polling in the background (the header counts it) and the
+	// history reopens it (issue 12).
+	Background key.Binding
 }
 
 // runScreen shows a run in flight.
@@ -149,15 +153,28 @@ func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		s.run.cancelling = true
 		s.run.cancel()
 	}
+	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.Background) && s.backgroundable() {
+		return actionPop{}, nil
+	}
 	return nil, nil
+}
+
+// backgroundable reports whether Background does something: the run is
+// a long-running capability's, in flight and not being cancelled.
+func (s *runScreen) backgroundable() bool {
+	return s.cancellable() && s.run.plan.Capability.LongRunning
 }
 
 // ShortHelp implements help.KeyMap.
 func (s *runScreen) ShortHelp() []key.Binding {
+	var b []key.Binding
 	if s.cancellable() {
-		return []key.Binding{s.keys.Cancel}
+		b = append(b, s.keys.Cancel)
 	}
-	return nil
+	if s.backgroundable() {
+		b = append(b, s.keys.Background)
+	}
+	return b
 }
 
 // EssentialHelp is what the help bar keeps at any width: the cancel.
@@ -213,6 +230,9 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	}
 	if r.cancelling {
 		lines = append(lines, "", st.Warning.Render("Cancelling: the module's process tree is being stopped."))
+	} else if c.LongRunning {
+		// Stopping the watch does not stop the job: say so (WIRE.md §12).
+		lines = append(lines, "", st.Muted.Render("ctrl+c stops watching (the job goes on in the module) · esc keeps it polling in the background"))
 	} else {
 		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run"))
 	}
