@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -65,17 +64,49 @@ func (e *DamagedError) Error() string {
 // Unwrap returns the cause.
 func (e *DamagedError) Unwrap() error { return e.Err }
 
-// runIDPattern is what a run id may be: request ids are "req_" and hex
-// (modproto.NewRequestID); anything of letters, digits, '.', '_', '-' up to
-// 128 characters names a file safely.
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+// maxRunIDLen bounds a run id (a file name beside ".json").
+const maxRunIDLen = 128
 
 // CheckID returns an error wrapping ErrBadID when id cannot name a record.
+// Request ids are "req_" and hex (modproto.NewRequestID); anything of
+// letters, digits, '.', '_', '-' up to maxRunIDLen characters, not
+// starting with '.', names a file safely.
 func CheckID(id string) error {
-	if !runIDPattern.MatchString(id) {
+	ok := id != "" && len(id) <= maxRunIDLen && id[0] != '.'
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if !ok {
 		return fmt.Errorf("%w: %q", ErrBadID, id)
 	}
 	return nil
+}
+
+// recordIDs lists the run ids of the records on disk, unsorted (a
+// directory read without a stat or a sort per entry).
+func (s *Store) recordIDs() (map[string]bool, []string, error) {
+	d, err := os.Open(filepath.Join(s.dir, runsDir))
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+	ids := make(map[string]bool, len(names))
+	var tmps []string
+	for _, name := range names {
+		switch {
+		case strings.HasPrefix(name, tmpPrefix):
+			tmps = append(tmps, name)
+		case strings.HasPrefix(name, "."), !strings.HasSuffix(name, ".json"):
+		default:
+			ids[strings.TrimSuffix(name, ".json")] = true
+		}
+	}
+	return ids, tmps, nil
 }
 
 // Store is the run history of one home, <home>/history. It is safe for
@@ -221,17 +252,9 @@ func (s *Store) Pin(id string, pinned bool) error {
 // does not know (a writer killed between its record and its index line)
 // are read from their records.
 func (s *Store) List() ([]Summary, []string, error) {
-	ents, err := os.ReadDir(filepath.Join(s.dir, runsDir))
+	onDisk, _, err := s.recordIDs()
 	if err != nil {
-		return nil, nil, fmt.Errorf("history: %w", err)
-	}
-	onDisk := make(map[string]bool, len(ents))
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		onDisk[strings.TrimSuffix(name, ".json")] = true
+		return nil, nil, err
 	}
 	byID, _, warns := s.readIndex()
 	out := make([]Summary, 0, len(onDisk))
@@ -335,21 +358,14 @@ func (s *Store) appendIndex(sum Summary) error {
 // grown well past the runs it lists, and removes stale temporary files
 // (the write lock held).
 func (s *Store) maintain() error {
-	ents, err := os.ReadDir(filepath.Join(s.dir, runsDir))
+	onDisk, tmps, err := s.recordIDs()
 	if err != nil {
 		return err
 	}
-	onDisk := map[string]bool{}
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, tmpPrefix) {
-			if fi, err := e.Info(); err == nil && s.now().Sub(fi.ModTime()) > staleTmpAge {
-				os.Remove(filepath.Join(s.dir, runsDir, name))
-			}
-			continue
-		}
-		if strings.HasSuffix(name, ".json") {
-			onDisk[strings.TrimSuffix(name, ".json")] = true
+	for _, name := range tmps {
+		p := filepath.Join(s.dir, runsDir, name)
+		if fi, err := os.Stat(p); err == nil && s.now().Sub(fi.ModTime()) > staleTmpAge {
+			os.Remove(p)
 		}
 	}
 	byID, lines, _ := s.readIndex()
