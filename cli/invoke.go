@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/history"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -138,11 +139,13 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		return withCode(ExitHostVerdict, "%v", err)
 	}
 	exchange := runner.NewExchange()
-	ro := runner.RunOptions{Approved: true, Events: o.events()}
+	rec := e.record(o.IO.ErrOut, plan, history.BeginOptions{Source: history.SourceInvoke, Approved: o.Yes})
+	ro := runner.RunOptions{Approved: true, Events: rec.events(o.events())}
 	if o.Trace {
 		ro.Record = exchange.Recorder()
 	}
 	res, err := e.host.RunWith(watch.Context(), plan, ro)
+	rec.finish(res, err)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
 		// Nothing more reaches the person: the tree is dead (Run returns

@@ -12,6 +12,7 @@ import (
 
 	"modbay/config"
 	"modbay/examples"
+	"modbay/history"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui"
@@ -141,6 +142,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newRenderCommand(g, hooks.render),
 		newDoctorCommand(g, nil),
 		newNewCommand(g, nil),
+		newHistoryCommand(g), newJobsCommand(g),
 		newExampleModuleCommand(),
 		newCheckCommand(g),
 	)
@@ -170,7 +172,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor)})
+	hist, _ := history.OpenConfig(e.host.Config()) // nil: the cockpit records nothing
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist})
 }
 
 // env resolves the home and configuration. When the home has no modules

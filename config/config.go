@@ -47,6 +47,8 @@ type Config struct {
 	Sandbox string `yaml:"sandbox"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
+	// History bounds the run history under <home>/history (issue 12).
+	History History `yaml:"history"`
 }
 
 // Sandbox values.

@@ -109,3 +109,24 @@ func TestLoadSandbox(t *testing.T) {
 		}
 	}
 }
+
+func TestHistorySection(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte("history:\n  max_runs: 5\n  max_bytes: -1\n  record_inputs: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.History.Runs() != 5 || c.History.Bytes() != 0 || c.History.Inputs() {
+		t.Errorf("history = %+v: runs %d bytes %d inputs %v", c.History, c.History.Runs(), c.History.Bytes(), c.History.Inputs())
+	}
+	var d History
+	if d.Runs() != DefaultHistoryMaxRuns || d.Bytes() != DefaultHistoryMaxBytes || !d.Inputs() {
+		t.Errorf("defaults wrong: %d %d %v", d.Runs(), d.Bytes(), d.Inputs())
+	}
+	if c.HistoryDir() != filepath.Join(home, "history") {
+		t.Errorf("HistoryDir = %s", c.HistoryDir())
+	}
+}

@@ -393,6 +393,8 @@ func TestDescriptorRules(t *testing.T) {
 		{"long_running needs poll", "capabilities[0].poll_capability", "not set", func(d *Descriptor) { d.Capabilities[0].PollCapability = "" }},
 		{"poll needs long_running", "capabilities[0].poll_capability", "long_running is false", func(d *Descriptor) { d.Capabilities[0].LongRunning = false }},
 		{"poll declared", "capabilities[0].poll_capability", "not a declared", func(d *Descriptor) { d.Capabilities[0].PollCapability = "m.nope" }},
+		{"cancel declared", "capabilities[0].cancel_capability", "not a declared", func(d *Descriptor) { d.Capabilities[0].CancelCapability = "m.nope" }},
+		{"cancel needs long_running", "capabilities[1].cancel_capability", "long_running is false", func(d *Descriptor) { d.Capabilities[1].CancelCapability = "m.a" }},
 		{"skill path relative", "skills[0].path", "relative", func(d *Descriptor) { d.Skills[0].Path = "/etc/passwd" }},
 		{"skill path inside", "skills[0].path", "escapes", func(d *Descriptor) { d.Skills[0].Path = "skills/../../x.md" }},
 		{"skill digest", "skills[0].digest", "sha256", func(d *Descriptor) { d.Skills[0].Digest = "md5:x" }},

@@ -62,6 +62,10 @@ type Capability struct {
 	// PollCapability (WIRE.md §9: LongRunning ⇔ PollCapability set).
 	LongRunning    bool   `json:"long_running"`
 	PollCapability string `json:"poll_capability,omitempty"`
+	// CancelCapability, a modbay extension (WIRE.md §12), names the
+	// capability that cancels a job of this one: input {"job_id": ...},
+	// answering like a poll. Empty: stopping a job only stops watching it.
+	CancelCapability string `json:"cancel_capability,omitempty"`
 }
 
 // Effects declares what a capability does. CostKnown means only "a numeric

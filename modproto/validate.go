@@ -73,6 +73,12 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		case c.PollCapability != "" && !ids[c.PollCapability]:
 			add(p+".poll_capability", "%q is not a declared capability", c.PollCapability)
 		}
+		switch {
+		case c.CancelCapability != "" && !c.LongRunning:
+			add(p+".cancel_capability", "set but long_running is false")
+		case c.CancelCapability != "" && !ids[c.CancelCapability]:
+			add(p+".cancel_capability", "%q is not a declared capability", c.CancelCapability)
+		}
 	}
 	for _, m := range []struct {
 		name string

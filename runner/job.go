@@ -132,9 +132,16 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 			return stop(modproto.CodeHostProtocolViolation, fmt.Sprintf("cannot poll job %s with %s: %v", job.ID, p.Capability.PollCapability, err))
 		}
 		pp.Request.DeadlineMS = max(1, min(pp.Request.DeadlineMS, int(remaining/time.Millisecond)))
-		// The poll works in the roots opened for the original run.
-		pp.Request.Roots = p.Request.Roots
-		pr, err := h.invoke(ctx, m, pp.Request, p.dirs, p.Capability.ArtifactSchemas, origID, opts)
+		// The poll works in the roots opened for the original run; a job
+		// resumed by a later process (ResumeJob) has none of them, and
+		// polls in the roots its poll plans today.
+		dirs := p.dirs
+		if dirs != nil {
+			pp.Request.Roots = p.Request.Roots
+		} else {
+			dirs = pp.dirs
+		}
+		pr, err := h.invoke(ctx, m, pp.Request, dirs, p.Capability.ArtifactSchemas, origID, opts)
 		if ctx.Err() != nil {
 			// Cancelled during a poll: the poll's process was killed, the
 			// job was not (it lives in the module).

@@ -18,6 +18,7 @@ type KeyMap struct {
 	Run     RunKeyMap
 	Result  ResultKeyMap
 	Viewer  viewer.KeyMap
+	History HistoryKeyMap
 }
 
 // GlobalKeyMap applies on every screen; the root shows each where it does
@@ -68,7 +69,8 @@ func DefaultKeyMap() KeyMap {
 		},
 		Caps: CapsKeyMap{Back: back, Quit: quit},
 		Run: RunKeyMap{
-			Cancel: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
+			Cancel:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
+			Background: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "run in background")),
 		},
 		Result: ResultKeyMap{
 			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
@@ -79,6 +81,7 @@ func DefaultKeyMap() KeyMap {
 			Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
 			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
-		Viewer: viewer.DefaultKeyMap(),
+		Viewer:  viewer.DefaultKeyMap(),
+		History: defaultHistoryKeys(),
 	}
 }

@@ -195,6 +195,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, l.keys.Rediscover):
 		return actionRediscover{}, nil
+	case key.Matches(kp, openHistoryKey):
+		return actionOpen{kind: screenHistory}, nil
 	case key.Matches(kp, l.keys.Quit):
 		return actionQuit{}, nil
 	}
@@ -222,7 +224,7 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 	if l.list.Typing() {
 		return g
 	}
-	return append(g, []key.Binding{l.keys.Rediscover, l.keys.Quit})
+	return append(g, []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Quit})
 }
 
 // View implements Screen: the banner, the filter, discovery's progress,

@@ -36,12 +36,22 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 			(*send)(runEventMsg{id: id, ev: ev})
 		}
 	}
+	hist, opts := m.history, m.beginOptions(p, approved)
 	run := func() tea.Msg {
 		defer cancel()
 		if !m.inflight.enter() {
 			return runDoneMsg{id: id, err: context.Canceled}
 		}
 		defer m.inflight.leave()
+		if hist != nil {
+			// Recorded from its start; a failure to record never stops
+			// the run.
+			if rec, herr := hist.Begin(p, opts); herr == nil {
+				res, err := b.Run(ctx, p, approved, rec.Events(events))
+				rec.Finish(res, err)
+				return runDoneMsg{id: id, result: res, err: err}
+			}
+		}
 		res, err := b.Run(ctx, p, approved, events)
 		return runDoneMsg{id: id, result: res, err: err}
 	}

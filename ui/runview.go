@@ -104,6 +104,10 @@ type RunKeyMap struct {
 	// Cancel cancels the run in flight (ctrl+c: the run screen takes it
 	// from the root, which otherwise quits on it).
 	Cancel key.Binding
+	// Background leaves the run screen of a long-running job: the job
+	// goes on polling in the background (the header counts it) and the
+	// history reopens it (issue 12).
+	Background key.Binding
 }
 
 // runScreen shows a run in flight.
@@ -151,19 +155,32 @@ func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		s.run.cancelling = true
 		s.run.cancel()
 	}
+	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.Background) && s.backgroundable() {
+		return actionPop{}, nil
+	}
 	return nil, nil
+}
+
+// backgroundable reports whether Background does something: the run is
+// a long-running capability's, in flight and not being cancelled.
+func (s *runScreen) backgroundable() bool {
+	return s.cancellable() && s.run.plan.Capability.LongRunning
 }
 
 // ShortHelp implements help.KeyMap.
 func (s *runScreen) ShortHelp() []key.Binding {
+	var b []key.Binding
 	if s.cancellable() {
 		k := s.keys.Cancel
 		if s.run.job != nil {
 			k.SetHelp(k.Help().Key, "stop polling")
 		}
-		return []key.Binding{k}
+		b = append(b, k)
 	}
-	return nil
+	if s.backgroundable() {
+		b = append(b, s.keys.Background)
+	}
+	return b
 }
 
 // EssentialHelp is what the help bar keeps at any width: the cancel.
@@ -224,9 +241,11 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	case j != nil && r.cancelling:
 		lines = append(lines, "", st.Warning.Render("Polling stops; job "+render.SanitizeLine(j.ID)+" continues in the module."))
 	case j != nil:
-		lines = append(lines, "", st.Muted.Render("ctrl+c stops polling (the job continues in the module)"))
+		lines = append(lines, "", st.Muted.Render("ctrl+c stops polling (the job continues in the module) · esc keeps it polling in the background"))
 	case r.cancelling:
 		lines = append(lines, "", st.Warning.Render("Cancelling: the module's process tree is being stopped."))
+	case c.LongRunning:
+		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run · esc keeps it running in the background"))
 	default:
 		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run"))
 	}

@@ -35,6 +35,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/history"
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
@@ -57,6 +58,9 @@ type Options struct {
 	// environment says (styles.DetectGlyphs) when the cockpit runs; a
 	// model built by New with GlyphsAuto draws Unicode.
 	Glyphs styles.Glyphs
+	// History records every run and backs the history screen; nil
+	// records nothing (issue 12).
+	History *history.Store
 }
 
 // Model is the cockpit's root model.
@@ -115,6 +119,12 @@ type Model struct {
 	// viewerEnv is what the artifact viewers know about the terminal and
 	// the machine (local display, ffprobe, image protocol), read once.
 	viewerEnv viewer.Env
+	// history records runs (nil: none); rerunOf is the recorded run the
+	// form was last prefilled from; resumeStarted is set once the jobs
+	// the history left unpolled were taken over (history.go).
+	history       *history.Store
+	rerunOf       rerunOf
+	resumeStarted bool
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -144,7 +154,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 		validate: schema.ValidateInput, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
 		keys: DefaultKeyMap(), help: help.New(),
-		viewerEnv: viewer.DetectEnv(),
+		viewerEnv: viewer.DetectEnv(), history: opts.History,
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.runs = map[string]*runView{}
@@ -287,8 +297,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen == m.gen {
 			m.modules.SetModules(msg.modules)
 			m.layout()
+			return m, m.resumeJobs()
 		}
 		return m, nil
+	case historyMsg:
+		return m, m.historyUpdate(msg)
 	case discoverStartMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.StartDiscovery(msg.total)
@@ -420,6 +433,9 @@ func (m *Model) act(a Action) tea.Cmd {
 		if m.lastInput != nil && m.popTo(screenForm) {
 			return m.submit(m.lastInput, m.lastUnchecked)
 		}
+		return m.rerunFromResult()
+	case actionHistory, actionPin:
+		return m.historyAction(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
 	}
@@ -519,7 +535,7 @@ func (m *Model) header() string {
 			crumbs = append(crumbs, c)
 		}
 	}
-	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › ")), m.com.Width)
+	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge(), m.com.Width)
 }
 
 func moduleName(mod *runner.Module) string {

@@ -1,0 +1,397 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"modbay/history"
+	"modbay/render"
+	"modbay/runner"
+)
+
+// recording is a run being recorded in the history, or nothing when the
+// history cannot be opened (said once on stderr: a run never fails for
+// want of its record). Its methods are safe on a nil *history.Run.
+type recording struct {
+	run *history.Run
+	w   io.Writer
+}
+
+// record begins recording plan in the home's history (source: one of
+// history.Source*).
+func (e *env) record(w io.Writer, p *runner.Plan, o history.BeginOptions) *recording {
+	rec := &recording{w: w}
+	s, err := history.OpenConfig(e.host.Config())
+	if err == nil {
+		rec.run, err = s.Begin(p, o)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "modbay: warning: this run is not recorded in the history: %s\n", render.SanitizeLine(err.Error()))
+	}
+	return rec
+}
+
+// events records each event, then hands it to next (which may be nil).
+func (r *recording) events(next func(runner.Event)) func(runner.Event) {
+	if r.run == nil {
+		return next
+	}
+	return r.run.Events(next)
+}
+
+// finish records the outcome (res, or err when nothing ran).
+func (r *recording) finish(res *runner.Result, err error) {
+	if r.run == nil {
+		return
+	}
+	if _, werr := r.run.Finish(res, err); werr != nil {
+		fmt.Fprintf(r.w, "modbay: warning: the history did not record this run's outcome: %s\n", render.SanitizeLine(werr.Error()))
+	}
+}
+
+// HistoryOptions is what `modbay history` (the list) was asked to do.
+type HistoryOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Module, Capability and Status keep only the runs that match
+	// (exactly); Limit bounds how many are printed (0: all).
+	Module, Capability, Status string
+	Limit                      int
+	JSON                       bool
+}
+
+// newHistoryCommand builds `modbay history` and its subcommands.
+func newHistoryCommand(g *globals) *cobra.Command {
+	opts := &HistoryOptions{IO: g.io, G: g}
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the runs recorded in the home's history, newest first",
+		Long: `Every run (the cockpit's, modbay invoke's, re-runs, and the polls of a job, grouped
+under the run that started it) is recorded under <home>/history: module and
+capability, the input as sent (secret fields never stored), roots and grants, the
+envelope, the host's verdict, what containment enforced, the stderr tail, timings
+and the staged artifacts. config.yaml's history: section bounds it (max_runs,
+max_bytes, record_inputs); pinned runs are never pruned.`,
+		Example: `  modbay history --module notes --limit 5
+  modbay history show req_0123…
+  modbay history export req_0123… ./bug-report`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return historyList(cmd.Context(), opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Module, "module", "", "only runs of this module")
+	f.StringVar(&opts.Capability, "capability", "", "only runs of this capability")
+	f.StringVar(&opts.Status, "status", "", "only runs with this status ("+statusNames()+")")
+	f.IntVar(&opts.Limit, "limit", 0, "print at most N runs")
+	f.BoolVar(&opts.JSON, "json", false, "print the runs as JSON")
+	cmd.AddCommand(newHistoryShowCommand(g), newHistoryExportCommand(g), newHistoryPinCommand(g))
+	return cmd
+}
+
+func statusNames() string {
+	var s []string
+	for _, st := range history.Statuses {
+		s = append(s, string(st))
+	}
+	return strings.Join(s, ", ")
+}
+
+// openHistory opens the home's history.
+func (g *globals) openHistory(ctx context.Context) (*history.Store, *env, error) {
+	e, err := g.env(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := history.OpenConfig(e.host.Config())
+	if err != nil {
+		return nil, nil, withCode(ExitUsage, "%v", err)
+	}
+	return s, e, nil
+}
+
+// historyOut is the --json shape of one run in the list.
+type historyOut struct {
+	RunID      string   `json:"run_id"`
+	Module     string   `json:"module"`
+	Capability string   `json:"capability"`
+	Status     string   `json:"status"`
+	Code       string   `json:"code,omitempty"`
+	Source     string   `json:"source,omitempty"`
+	Started    string   `json:"started"`
+	DurationMS int64    `json:"duration_ms"`
+	Pinned     bool     `json:"pinned"`
+	JobID      string   `json:"job_id,omitempty"`
+	JobState   string   `json:"job_state,omitempty"`
+	JobPercent *float64 `json:"job_percent,omitempty"`
+}
+
+// historyList prints the runs that match, newest first; warnings about
+// damaged records go to stderr.
+func historyList(ctx context.Context, o *HistoryOptions) error {
+	if o.Status != "" && !knownStatus(o.Status) {
+		return withCode(ExitUsage, "--status: %q is not one of %s", o.Status, statusNames())
+	}
+	s, _, err := o.G.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	sums, warns, err := s.List()
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	for _, w := range warns {
+		fmt.Fprintf(o.IO.ErrOut, "modbay: warning: %s\n", render.SanitizeLine(w))
+	}
+	var keep []history.Summary
+	for _, x := range sums {
+		if (o.Module == "" || x.Module == o.Module) && (o.Capability == "" || x.Capability == o.Capability) &&
+			(o.Status == "" || string(x.Status) == o.Status) {
+			keep = append(keep, x)
+		}
+		if o.Limit > 0 && len(keep) == o.Limit {
+			break
+		}
+	}
+	if o.JSON {
+		out := []historyOut{}
+		for _, x := range keep {
+			out = append(out, historyOut{RunID: x.RunID, Module: x.Module, Capability: x.Capability, Status: string(x.Status),
+				Code: x.Code, Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), DurationMS: x.DurationMS,
+				Pinned: x.Pinned, JobID: x.JobID, JobState: x.JobState, JobPercent: x.JobPercent})
+		}
+		return writeJSON(o.IO.Out, out)
+	}
+	if len(keep) == 0 {
+		fmt.Fprintln(o.IO.Out, "no runs recorded")
+		return nil
+	}
+	for _, x := range keep {
+		fmt.Fprintln(o.IO.Out, historyLine(x))
+	}
+	return nil
+}
+
+func knownStatus(s string) bool {
+	for _, st := range history.Statuses {
+		if string(st) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// historyLine is one run as `modbay history` prints it.
+func historyLine(x history.Summary) string {
+	status := string(x.Status)
+	if x.Code != "" && x.Status != history.StatusOK {
+		status += " " + clean(x.Code)
+	}
+	pin := " "
+	if x.Pinned {
+		pin = "*"
+	}
+	line := fmt.Sprintf("%s %s  %s  %-22s %s %s  %s", pin, x.RunID, x.Started.Local().Format("2006-01-02 15:04:05"),
+		status, cleanID(x.Module), cleanID(x.Capability), (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	if x.JobID != "" {
+		line += "  job " + cleanID(x.JobID) + " " + clean(x.JobState)
+	}
+	return line
+}
+
+// historyGet reads one record, mapping its errors to exit codes.
+func historyGet(s *history.Store, id string) (*history.Record, error) {
+	rec, err := s.Get(id)
+	var de *history.DamagedError
+	switch {
+	case errors.Is(err, history.ErrNotFound), errors.Is(err, history.ErrBadID):
+		return nil, withCode(ExitUsage, "%v", err)
+	case errors.As(err, &de):
+		return nil, withCode(ExitHostVerdict, "%v", err)
+	case err != nil:
+		return nil, withCode(ExitUsage, "%v", err)
+	}
+	return rec, nil
+}
+
+// newHistoryShowCommand builds `modbay history show RUN`.
+func newHistoryShowCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show RUN",
+		Short: "Show one recorded run: input, verdict, job, artifacts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, _, err := g.openHistory(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rec, err := historyGet(s, args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.io.Out, rec)
+			}
+			writeRecord(g.io.Out, rec)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole record as JSON")
+	return cmd
+}
+
+// writeRecord prints a human account of a recorded run: what was asked,
+// then the result as `modbay invoke` prints it.
+func writeRecord(w io.Writer, rec *history.Record) {
+	fmt.Fprintf(w, "run       %s (%s", rec.RunID, rec.Status)
+	if rec.Pinned {
+		fmt.Fprint(w, ", pinned")
+	}
+	fmt.Fprintf(w, ")\nstarted   %s by %s\n", rec.Started.Local().Format(time.RFC3339), clean(rec.Source))
+	if rec.RerunOf != "" {
+		fmt.Fprintf(w, "re-runs   %s\n", cleanID(rec.RerunOf))
+	}
+	switch {
+	case !rec.InputRecorded:
+		fmt.Fprintln(w, "input     not recorded (history.record_inputs is false)")
+	default:
+		fmt.Fprintf(w, "input     %s\n", render.SanitizeLine(string(rec.Input)))
+		if len(rec.Redacted) > 0 {
+			fmt.Fprintf(w, "          secret fields not stored: %s\n", clean(strings.Join(rec.Redacted, ", ")))
+		}
+	}
+	for _, name := range sortedKeys(rec.Roots) {
+		r := rec.Roots[name]
+		fmt.Fprintf(w, "root      %s %s %s\n", clean(name), r.Mode, clean(r.Path))
+	}
+	if g := rec.Grants; len(g.Network)+len(g.Credentials)+len(g.PaidProviders)+len(g.Subprocess) > 0 || g.Publish {
+		fmt.Fprintf(w, "grants    network %s; credentials %s; paid %s; subprocess %s; publish %v\n",
+			clean(strings.Join(g.Network, ",")), clean(strings.Join(g.Credentials, ",")), clean(strings.Join(g.PaidProviders, ",")),
+			clean(strings.Join(g.Subprocess, ",")), g.Publish)
+	}
+	if len(rec.Approval) > 0 {
+		fmt.Fprintf(w, "approval  %s (approved: %v)\n", clean(strings.Join(rec.Approval, "; ")), rec.Approved)
+	}
+	if e := rec.Enforcement; e != nil {
+		fmt.Fprintf(w, "contained %v; filesystem %s; network %s\n", e.Contained, clean(e.Filesystem), clean(e.Network))
+	}
+	if c := rec.Cancel; c != nil {
+		via := "stopped watching only (no cancel_capability)"
+		if c.Via != "" {
+			via = "via " + cleanID(c.Via)
+		}
+		fmt.Fprintf(w, "cancel    %s: ok %v %s\n", via, c.OK, clean(strings.TrimSpace(c.Code+" "+c.Detail)))
+	}
+	fmt.Fprintln(w)
+	switch rec.Status {
+	case history.StatusRunning, history.StatusInterrupted, history.StatusDetached:
+		if j := rec.Job; j != nil {
+			fmt.Fprintf(w, "job %s: %s %s after %s", cleanID(j.ID), clean(j.State), clean(j.Detail), count(j.Polls, "poll", "polls"))
+			if rec.Resumable() {
+				fmt.Fprintf(w, " (modbay jobs wait %s resumes it)", rec.RunID)
+			}
+			fmt.Fprintln(w)
+		} else if rec.Status == history.StatusInterrupted {
+			fmt.Fprintln(w, "the process recording this run ended before its outcome")
+		}
+		if rec.Status != history.StatusDetached {
+			return
+		}
+	}
+	writeResult(w, rec.Result(), true, false)
+}
+
+// sortedKeys lists m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// newHistoryExportCommand builds `modbay history export RUN [DIR]`.
+func newHistoryExportCommand(g *globals) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "export RUN [DIR]",
+		Short: "Write a run's record, request, envelope, stderr and artifacts into a folder",
+		Long: `Write request.json (the request as sent, secret fields redacted), envelope.json,
+stderr.txt, record.json and artifacts/ (a copy of each staged artifact under its
+declared file name) into DIR (default ./modbay-RUN): a folder to attach to a bug
+report.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, e, err := g.openHistory(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rec, err := historyGet(s, args[0])
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(args) == 2 && dir != "":
+				return withCode(ExitUsage, "give the directory once: as DIR or --dir")
+			case len(args) == 2:
+				dir = args[1]
+			case dir == "":
+				dir = "modbay-" + rec.RunID
+			}
+			ex, err := history.Export(rec, dir, e.host.Config().ArtifactsDir())
+			if err != nil {
+				return withCode(ExitHostVerdict, "export: %v", err)
+			}
+			abs, _ := filepath.Abs(ex.Dir)
+			fmt.Fprintf(g.io.Out, "exported %s to %s:\n", rec.RunID, clean(abs))
+			for _, f := range ex.Files {
+				fmt.Fprintf(g.io.Out, "  %s\n", clean(f))
+			}
+			for _, m := range ex.Missing {
+				fmt.Fprintf(g.io.ErrOut, "modbay: warning: artifact not exported: %s\n", clean(m))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the folder to write (default ./modbay-RUN)")
+	return cmd
+}
+
+// newHistoryPinCommand builds `modbay history pin RUN [--off]`.
+func newHistoryPinCommand(g *globals) *cobra.Command {
+	var off bool
+	cmd := &cobra.Command{
+		Use:   "pin RUN",
+		Short: "Pin a run so pruning never removes it (--off unpins)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, _, err := g.openHistory(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if _, err := historyGet(s, args[0]); err != nil {
+				return err
+			}
+			if err := s.Pin(args[0], !off); err != nil {
+				return withCode(ExitHostVerdict, "%v", err)
+			}
+			word := "pinned"
+			if off {
+				word = "unpinned"
+			}
+			fmt.Fprintf(g.io.Out, "%s %s\n", word, args[0])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&off, "off", false, "unpin")
+	return cmd
+}

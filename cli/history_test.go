@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"modbay/history"
+	"modbay/modproto"
+)
+
+// historyOf lists a home's runs as `modbay history --json` prints them.
+func historyOf(t *testing.T, home string, args ...string) []historyOut {
+	t.Helper()
+	code, out, stderr := run(t, append([]string{"--home", home, "history", "--json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("history: exit %d %s", code, stderr)
+	}
+	var runs []historyOut
+	if err := json.Unmarshal([]byte(out), &runs); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, out)
+	}
+	return runs
+}
+
+func TestInvokeIsRecorded(t *testing.T) {
+	home := demo(t)
+	if code, out, stderr := run(t, "--home", home, "invoke", "notes", "notes.report", "--input", `{"pattern":"*.md"}`); code != ExitOK {
+		t.Fatalf("invoke: %d %s %s", code, out, stderr)
+	}
+	if code, _, _ := run(t, "--home", home, "invoke", "notes", "notes.report", "--input", `{"max_files":0}`); code != ExitInputInvalid {
+		t.Fatalf("invalid input: exit %d", code)
+	}
+	runs := historyOf(t, home)
+	// An input refused before anything ran is not a run.
+	if len(runs) != 1 || runs[0].Module != "notes" || runs[0].Status != "ok" || runs[0].Source != "invoke" {
+		t.Fatalf("runs %+v", runs)
+	}
+	id := runs[0].RunID
+	if got := historyOf(t, home, "--status", "error"); len(got) != 0 {
+		t.Errorf("--status error: %+v", got)
+	}
+	if got := historyOf(t, home, "--module", "notes", "--capability", "notes.report"); len(got) != 1 {
+		t.Errorf("--module: %+v", got)
+	}
+	if code, _, _ := run(t, "--home", home, "history", "--status", "nope"); code != ExitUsage {
+		t.Errorf("unknown status: exit %d", code)
+	}
+
+	code, out, _ := run(t, "--home", home, "history", "show", id)
+	if code != ExitOK || !strings.Contains(out, `input     {"pattern":"*.md"}`) || !strings.Contains(out, "artifacts (verified") || !strings.Contains(out, "contained") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "--home", home, "history", "show", id, "--json")
+	var rec history.Record
+	if code != ExitOK || json.Unmarshal([]byte(out), &rec) != nil || rec.RunID != id || len(rec.Artifacts) == 0 || rec.Roots["workspace"].Path == "" {
+		t.Errorf("show --json: exit %d %+v", code, rec)
+	}
+	if code, _, _ := run(t, "--home", home, "history", "show", "req_missing"); code != ExitUsage {
+		t.Errorf("show of a missing run: exit %d", code)
+	}
+
+	dir := filepath.Join(t.TempDir(), "report")
+	code, out, stderr := run(t, "--home", home, "history", "export", id, dir)
+	if code != ExitOK || !strings.Contains(out, "artifacts/") {
+		t.Fatalf("export: exit %d %s %s", code, out, stderr)
+	}
+	for _, f := range []string{"request.json", "envelope.json", "stderr.txt", "record.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("export: %v", err)
+		}
+	}
+	arts, _ := os.ReadDir(filepath.Join(dir, "artifacts"))
+	if len(arts) != len(rec.Artifacts) {
+		t.Errorf("exported %d artifacts of %d", len(arts), len(rec.Artifacts))
+	}
+
+	if code, _, _ := run(t, "--home", home, "history", "pin", id); code != ExitOK {
+		t.Errorf("pin: exit %d", code)
+	}
+	if got := historyOf(t, home); !got[0].Pinned {
+		t.Error("pin not shown")
+	}
+}
+
+// TestJobsResumeAfterPollingStopped: a job whose polling stopped (here:
+// the deadline passed while it rendered) is listed by `modbay jobs`,
+// cannot be cancelled (render-farm declares no cancel_capability, and
+// says so), and `modbay jobs wait` polls it to its end.
+func TestJobsResumeAfterPollingStopped(t *testing.T) {
+	home := demo(t)
+	code, out, stderr := run(t, "--home", home, "invoke", "render-farm", "farm.render", "--input", `{"frames":16}`, "--deadline", "1500ms")
+	if code != ExitHostVerdict {
+		t.Fatalf("short deadline: exit %d %s %s", code, out, stderr)
+	}
+	runs := historyOf(t, home)
+	if len(runs) != 1 || runs[0].Status != "detached" || runs[0].JobID == "" {
+		t.Fatalf("runs %+v", runs)
+	}
+	id := runs[0].RunID
+	code, out, _ = run(t, "--home", home, "jobs")
+	if code != ExitOK || !strings.Contains(out, id) || !strings.Contains(out, "jobs wait") {
+		t.Errorf("jobs: exit %d %s", code, out)
+	}
+	code, _, stderr = run(t, "--home", home, "jobs", "cancel", id)
+	if code != ExitModuleError || !strings.Contains(stderr, "no cancel_capability") || !strings.Contains(stderr, "job goes on") {
+		t.Errorf("cancel without cancel_capability: exit %d %s", code, stderr)
+	}
+	code, out, stderr = run(t, "--home", home, "jobs", "wait", id)
+	if code != ExitOK || !strings.Contains(out, "succeeded") || !strings.Contains(out, "Render log") {
+		t.Fatalf("jobs wait: exit %d %s %s", code, out, stderr)
+	}
+	runs = historyOf(t, home)
+	if len(runs) != 1 || runs[0].Status != "ok" || runs[0].JobState != "succeeded" {
+		t.Errorf("after wait: %+v", runs)
+	}
+	code, out, _ = run(t, "--home", home, "jobs")
+	if code != ExitOK || !strings.Contains(out, "no jobs in flight") {
+		t.Errorf("jobs after: %s", out)
+	}
+	// Waiting on a finished job prints its result at once.
+	if code, out, _ = run(t, "--home", home, "jobs", "wait", id); code != ExitOK || !strings.Contains(out, "succeeded") {
+		t.Errorf("second wait: exit %d %s", code, out)
+	}
+}
+
+// cancelModule is a long-running module whose job never ends by itself
+// and which declares cancel_capability (WIRE.md §12).
+func cancelModule(t *testing.T) string {
+	caps := []modproto.Capability{
+		{ID: "j.start", Title: "Start", Summary: "Starts a job", Effects: localEffects, LongRunning: true, PollCapability: "j.poll", CancelCapability: "j.cancel"},
+		{ID: "j.poll", Title: "Poll", Summary: "Polls", Effects: localEffects},
+		{ID: "j.cancel", Title: "Cancel", Summary: "Cancels", Effects: localEffects},
+	}
+	d := modproto.Descriptor{Module: "canceller", Name: "Canceller", Version: "1", ProtocolVersions: []string{modproto.ProtocolID}, Capabilities: caps}
+	env := `{"protocol":"` + modproto.ProtocolID + `","module":"canceller","operation":"invoke","request_id":"'"$r"'","ok":true,"result":RESULT,"warnings":[],"execution":{"local":true,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}`
+	script := `read -r line < "$5"; r=${line#*\"request_id\":\"}; r=${r%%\"*}; case "$3" in ` +
+		`j.cancel) echo '` + strings.Replace(env, "RESULT", `{"job_id":"job_1","state":"cancelled"}`, 1) + `';; ` +
+		`*) echo '` + strings.Replace(env, "RESULT", `{"job_id":"job_1","state":"running"}`, 1) + `';; esac`
+	return scriptModule(t, d, script)
+}
+
+func TestJobsCancelThroughCancelCapability(t *testing.T) {
+	home := t.TempDir()
+	exe := cancelModule(t)
+	code, out, stderr := run(t, "--home", home, "--module", exe, "invoke", "canceller", "j.start", "--deadline", "1500ms")
+	if code != ExitHostVerdict {
+		t.Fatalf("start: exit %d %s %s", code, out, stderr)
+	}
+	runs := historyOf(t, home)
+	if len(runs) != 1 || runs[0].Status != "detached" {
+		t.Fatalf("runs %+v", runs)
+	}
+	code, out, stderr = run(t, "--home", home, "--module", exe, "jobs", "cancel", runs[0].RunID)
+	if code != ExitOK || !strings.Contains(out, "cancel accepted by j.cancel (state cancelled)") {
+		t.Fatalf("cancel: exit %d %s %s", code, out, stderr)
+	}
+	runs = historyOf(t, home)
+	if runs[0].Status != "cancelled" || runs[0].JobState != "cancelled" {
+		t.Errorf("after cancel: %+v", runs)
+	}
+	code, out, _ = run(t, "--home", home, "history", "show", runs[0].RunID)
+	if code != ExitOK || !strings.Contains(out, "cancel    via j.cancel: ok true") {
+		t.Errorf("show: %s", out)
+	}
+}

@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"modbay/history"
+	"modbay/render"
+	"modbay/runner"
+)
+
+// jobWatchInterval is how often `modbay jobs wait` reads the record of a
+// job another process polls.
+const jobWatchInterval = time.Second
+
+// newJobsCommand builds `modbay jobs [list|wait RUN|cancel RUN]`.
+func newJobsCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	list := func(cmd *cobra.Command, _ []string) error { return jobsList(cmd.Context(), g, asJSON) }
+	cmd := &cobra.Command{
+		Use:   "jobs",
+		Short: "List long-running jobs still in flight; wait for one or cancel it",
+		Long: `A long-running capability returns a job handle and modbay polls it (WIRE.md §12).
+When the polling stops before the job ends (ctrl+c, the cockpit quit, the host was
+killed), the job goes on in the module and its handle stays in the history:
+"modbay jobs wait RUN" polls it again to its end (one poller per job, whichever
+process holds it), and "modbay jobs cancel RUN" calls the capability's
+cancel_capability when it declares one; without it, modbay can only stop watching.`,
+		Args: cobra.NoArgs,
+		RunE: list,
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the jobs as JSON")
+	ls := &cobra.Command{Use: "list", Short: "List the jobs in flight", Args: cobra.NoArgs, RunE: list}
+	ls.Flags().BoolVar(&asJSON, "json", false, "print the jobs as JSON")
+	var verbose bool
+	wait := &cobra.Command{
+		Use:   "wait RUN",
+		Short: "Poll a job to its end (or watch the process that polls it) and print its result",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return jobsWait(cmd.Context(), g, args[0], verbose)
+		},
+	}
+	wait.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each poll's state")
+	var yes bool
+	cancel := &cobra.Command{
+		Use:   "cancel RUN",
+		Short: "Cancel a job through its capability's cancel_capability",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return jobsCancel(cmd.Context(), g, args[0], yes)
+		},
+	}
+	cancel.Flags().BoolVarP(&yes, "yes", "y", false, "approve the cancel call when it needs approval")
+	cmd.AddCommand(ls, wait, cancel)
+	return cmd
+}
+
+// jobsList prints the runs whose job is in flight or resumable.
+func jobsList(ctx context.Context, g *globals, asJSON bool) error {
+	s, _, err := g.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	sums, warns, err := s.List()
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	for _, w := range warns {
+		fmt.Fprintf(g.io.ErrOut, "modbay: warning: %s\n", render.SanitizeLine(w))
+	}
+	var jobs []history.Summary
+	for _, x := range sums {
+		if x.JobID != "" && !runner.IsTerminalJobState(x.JobState) &&
+			(x.Status == history.StatusRunning || x.Status == history.StatusDetached || x.Status == history.StatusInterrupted) {
+			jobs = append(jobs, x)
+		}
+	}
+	if asJSON {
+		out := []historyOut{}
+		for _, x := range jobs {
+			out = append(out, historyOut{RunID: x.RunID, Module: x.Module, Capability: x.Capability, Status: string(x.Status),
+				Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), JobID: x.JobID, JobState: x.JobState, JobPercent: x.JobPercent})
+		}
+		return writeJSON(g.io.Out, out)
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintln(g.io.Out, "no jobs in flight")
+		return nil
+	}
+	for _, x := range jobs {
+		who := "polled by a modbay process"
+		if x.Status != history.StatusRunning {
+			who = "not polled: modbay jobs wait " + x.RunID
+		}
+		pct := ""
+		if x.JobPercent != nil {
+			pct = fmt.Sprintf(" %.0f%%", *x.JobPercent)
+		}
+		fmt.Fprintf(g.io.Out, "%s  %s %s  job %s %s%s  (%s)\n", x.RunID, cleanID(x.Module), cleanID(x.Capability),
+			cleanID(x.JobID), clean(x.JobState), pct, who)
+	}
+	return nil
+}
+
+// jobsWait polls job run id to its end and prints the result, exiting as
+// invoke does. When another process polls it, it watches the record until
+// that process is done (or gone: then it takes over).
+func jobsWait(ctx context.Context, g *globals, id string, verbose bool) error {
+	s, e, err := g.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	rec, err := historyGet(s, id)
+	if err != nil {
+		return err
+	}
+	if rec.Job == nil {
+		return withCode(ExitUsage, "run %s is not a long-running job", id)
+	}
+	said := false
+	for {
+		run, err := s.Resume(id)
+		if err == nil {
+			return resumeJob(ctx, g, e, s, run, verbose)
+		}
+		if !errors.Is(err, history.ErrBusy) {
+			// Not resumable: it ended; print how.
+			if rec, gerr := historyGet(s, id); gerr == nil && !rec.Resumable() {
+				writeRecord(g.io.Out, rec)
+				return recordExit(rec)
+			}
+			return withCode(ExitUsage, "%v", err)
+		}
+		if !said {
+			fmt.Fprintf(g.io.ErrOut, "another modbay process polls job %s; waiting for it to finish\n", cleanID(rec.Job.ID))
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return withCode(ExitHostVerdict, "stopped waiting; the job goes on")
+		case <-time.After(jobWatchInterval):
+		}
+	}
+}
+
+// resumeJob polls the job run holds to its end, records and prints the
+// result.
+func resumeJob(ctx context.Context, g *globals, e *env, s *history.Store, run *history.Run, verbose bool) error {
+	rec := run.Record()
+	m, err := loadRecorded(ctx, e, &rec)
+	if err != nil {
+		run.Finish(nil, err)
+		return err
+	}
+	events := func(ev runner.Event) {
+		if j := ev.Job; j != nil && verbose {
+			pct := ""
+			if j.Percent != nil {
+				pct = fmt.Sprintf(" %.0f%%", *j.Percent)
+			}
+			fmt.Fprintf(g.io.ErrOut, "job %s: %s%s %s\n", cleanID(j.ID), clean(j.State), pct, clean(j.Detail))
+		}
+	}
+	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
+	watch, err := watchHangup(ctx, map[string]any{"stdout": g.io.Out, "stderr": g.io.ErrOut})
+	if err != nil {
+		run.Finish(nil, err)
+		return withCode(ExitHostVerdict, "%v", err)
+	}
+	res, err := e.host.ResumeJob(watch.Context(), m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(events)})
+	watch.Stop()
+	final, ferr := run.Finish(res, err)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	if ferr != nil {
+		fmt.Fprintf(g.io.ErrOut, "modbay: warning: the history did not record the outcome: %s\n", clean(ferr.Error()))
+	}
+	writeResult(g.io.Out, res, true, false)
+	if final.Status == history.StatusDetached {
+		fmt.Fprintf(g.io.ErrOut, "polling stopped; the job goes on (modbay jobs wait %s resumes it)\n", rec.RunID)
+	}
+	if code := resultCode(res); code != ExitOK {
+		return silentExit(code)
+	}
+	return nil
+}
+
+// loadRecorded loads the module a record names: by id, else by the
+// executable it ran from.
+func loadRecorded(ctx context.Context, e *env, rec *history.Record) (*runner.Module, error) {
+	m, err := e.host.Load(ctx, rec.Module)
+	if err != nil && rec.ModuleExe != "" {
+		m, err = e.host.Load(ctx, rec.ModuleExe)
+	}
+	if err != nil {
+		return nil, withCode(ExitUsage, "module %s of run %s: %v", cleanID(rec.Module), rec.RunID, err)
+	}
+	return m, nil
+}
+
+// recordExit is the exit code of a finished record, as invoke's.
+func recordExit(rec *history.Record) error {
+	switch rec.Status {
+	case history.StatusOK:
+		return nil
+	case history.StatusError:
+		return silentExit(ExitModuleError)
+	}
+	return silentExit(ExitHostVerdict)
+}
+
+// jobsCancel cancels job run id through its capability's
+// cancel_capability (WIRE.md §12), recording the outcome; without one it
+// says that modbay can only stop watching and the job goes on.
+func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
+	s, e, err := g.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	rec, err := historyGet(s, id)
+	if err != nil {
+		return err
+	}
+	if rec.Job == nil {
+		return withCode(ExitUsage, "run %s is not a long-running job", id)
+	}
+	if !rec.Resumable() {
+		return withCode(ExitUsage, "job %s of run %s is not in flight (status %s, state %s)", cleanID(rec.Job.ID), id, rec.Status, clean(rec.Job.State))
+	}
+	m, err := loadRecorded(ctx, e, rec)
+	if err != nil {
+		return err
+	}
+	cancelCap := rec.Job.CancelCapability
+	if m.Descriptor != nil {
+		if c := m.Descriptor.Capability(rec.Capability); c != nil {
+			cancelCap = c.CancelCapability // as the module declares it today
+		}
+	}
+	if cancelCap == "" {
+		outcome := &history.CancelOutcome{At: time.Now(), Detail: "the capability declares no cancel_capability: only watching can stop"}
+		s.Update(id, func(r *history.Record) error { r.Cancel = outcome; return nil })
+		fmt.Fprintf(g.io.ErrOut, "%s %s declares no cancel_capability: modbay cannot cancel job %s; it can only stop watching, and the job goes on in the module\n",
+			cleanID(rec.Module), cleanID(rec.Capability), cleanID(rec.Job.ID))
+		return silentExit(ExitModuleError)
+	}
+	input, _ := json.Marshal(map[string]string{"job_id": rec.Job.ID})
+	plan, err := e.host.Plan(m, cancelCap, input)
+	if err != nil {
+		return withCode(codeOf(refusalOf(err)), "cancel %s: %v", cleanID(cancelCap), err)
+	}
+	if plan.NeedsApproval() && !yes {
+		fmt.Fprintf(g.io.ErrOut, "%s %s needs approval; nothing ran:\n", cleanID(m.ID), cleanID(cancelCap))
+		for _, r := range plan.Approval {
+			fmt.Fprintf(g.io.ErrOut, "  - %s\n", clean(r))
+		}
+		fmt.Fprintln(g.io.ErrOut, "Pass --yes to approve this call.")
+		return silentExit(ExitApprovalRequired)
+	}
+	res, err := e.host.Run(ctx, plan, true, nil)
+	if err != nil {
+		return withCode(ExitHostVerdict, "cancel %s: %v", cleanID(cancelCap), err)
+	}
+	outcome := &history.CancelOutcome{At: time.Now(), Via: cancelCap, OK: res.OK(), Code: res.Code()}
+	if res.Host != nil {
+		outcome.Detail = res.Host.Detail
+	} else if res.Envelope != nil && res.Envelope.Error != nil {
+		outcome.Detail = res.Envelope.Error.Message
+	}
+	state := jobState(res)
+	_, uerr := s.Update(id, func(r *history.Record) error {
+		r.Cancel = outcome
+		if outcome.OK && r.Job != nil && state != "" {
+			r.Job.State = state
+			// No poller holds it: the cancel's answer is its end. A
+			// poller that does sees the terminal state on its next poll.
+			if runner.IsTerminalJobState(state) && r.Status != history.StatusRunning {
+				r.Status = history.StatusCancelled
+			}
+		}
+		return nil
+	})
+	if uerr != nil {
+		fmt.Fprintf(g.io.ErrOut, "modbay: warning: the history did not record the cancel: %s\n", clean(uerr.Error()))
+	}
+	if !outcome.OK {
+		fmt.Fprintf(g.io.ErrOut, "%s refused to cancel job %s: %s %s\n", cleanID(cancelCap), cleanID(rec.Job.ID), clean(outcome.Code), clean(outcome.Detail))
+		return silentExit(resultCode(res))
+	}
+	fmt.Fprintf(g.io.Out, "job %s: cancel accepted by %s", cleanID(rec.Job.ID), cleanID(cancelCap))
+	if state != "" {
+		fmt.Fprintf(g.io.Out, " (state %s)", clean(state))
+	}
+	fmt.Fprintln(g.io.Out)
+	return nil
+}
+
+// jobState is the job state a cancel's answer reports ("state" at the top
+// or under "job"), "" when none.
+func jobState(res *runner.Result) string {
+	if res.Envelope == nil || !res.Envelope.OK {
+		return ""
+	}
+	var top struct {
+		State string `json:"state"`
+		Job   struct {
+			State string `json:"state"`
+		} `json:"job"`
+	}
+	if json.Unmarshal(res.Envelope.Result, &top) != nil {
+		return ""
+	}
+	if top.Job.State != "" {
+		return top.Job.State
+	}
+	return top.State
+}

@@ -1,0 +1,446 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"modbay/config"
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// childEnv names the history directory a child process writes into: the
+// test binary re-run as a writer that pauses inside a write.
+const childEnv = "MODBAY_HISTORY_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childEnv); dir != "" {
+		os.Exit(child(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// child writes one record and pauses half-way through it (testHookMidWrite),
+// saying so on stdout; the parent kills it there.
+func child(dir string) int {
+	s, err := Open(dir, config.History{})
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	testHookMidWrite = func(path string) {
+		fmt.Println("paused", filepath.Base(path))
+		select {} // until killed
+	}
+	rec := sampleRecord("req_killed", time.Now())
+	rec.StderrTail = strings.Repeat("x", 64<<10) // a write of some size
+	if err := s.Put(rec); err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	fmt.Println("not paused")
+	return 1
+}
+
+func sampleRecord(id string, t time.Time) *Record {
+	return &Record{RunID: id, Module: "notes", Capability: "notes.report", Source: SourceInvoke,
+		Status: StatusOK, Started: t, Finished: t.Add(time.Second), DurationMS: 1000,
+		Input: json.RawMessage(`{"pattern":"*.md"}`), InputRecorded: true}
+}
+
+func openTest(t *testing.T, limits config.History) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "history"), limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPutGetListPrivate(t *testing.T) {
+	s := openTest(t, config.History{})
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 3 {
+		if err := s.Put(sampleRecord(fmt.Sprintf("req_%d", i), base.Add(time.Duration(i)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sums, warns, err := s.List()
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("List: %v %q", err, warns)
+	}
+	if len(sums) != 3 || sums[0].RunID != "req_2" || sums[2].RunID != "req_0" {
+		t.Fatalf("not newest first: %+v", sums)
+	}
+	rec, err := s.Get("req_1")
+	if err != nil || rec.Module != "notes" || string(rec.Input) != `{"pattern":"*.md"}` || rec.Version != RecordVersion {
+		t.Fatalf("Get: %v %+v", err, rec)
+	}
+	err = filepath.Walk(s.Dir(), func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		want := os.FileMode(0o600)
+		if fi.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get("req_nope"); err == nil {
+		t.Error("a missing run was found")
+	}
+	if _, err := s.Get("../etc/passwd"); err == nil {
+		t.Error("a path was taken for a run id")
+	}
+}
+
+// TestKillDuringWrite kills a process paused inside a record's write:
+// the earlier records and the index read as before, the half-written
+// record is nowhere, and the next write goes through.
+func TestKillDuringWrite(t *testing.T) {
+	s := openTest(t, config.History{})
+	base := time.Now().Add(-time.Hour)
+	for i := range 3 {
+		if err := s.Put(sampleRecord(fmt.Sprintf("req_%d", i), base.Add(time.Duration(i)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+s.Dir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "paused req_killed.json") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the child did not pause inside the write: %q %v", line, err)
+	}
+	// The half-written temporary file is there now: the kill lands inside
+	// the write.
+	tmps, _ := filepath.Glob(filepath.Join(s.Dir(), runsDir, tmpPrefix+"*"))
+	if len(tmps) != 1 {
+		t.Fatalf("temporary files during the write: %q", tmps)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	sums, warns, err := s.List()
+	if err != nil || len(warns) > 0 || len(sums) != 3 {
+		t.Fatalf("after the kill: %v %q %+v", err, warns, sums)
+	}
+	for _, sum := range sums {
+		if _, err := s.Get(sum.RunID); err != nil {
+			t.Errorf("%s: %v", sum.RunID, err)
+		}
+	}
+	if _, err := s.Get("req_killed"); err == nil {
+		t.Error("the killed write left a readable record")
+	}
+	// The writer's lock died with it: the next write does not wait.
+	done := make(chan error, 1)
+	go func() { done <- s.Put(sampleRecord("req_after", time.Now())) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write lock outlived the killed process")
+	}
+}
+
+// TestDamagedSkipped: a record that cannot be read and a torn index line
+// are skipped with a warning; the rest lists.
+func TestDamagedSkipped(t *testing.T) {
+	s := openTest(t, config.History{})
+	if err := s.Put(sampleRecord("req_good", time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	// A record the index does not know, cut short.
+	if err := os.WriteFile(s.recordPath("req_cut"), []byte(`{"run_id":"req_cut","mod`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A torn index line (a write killed half-way), then a good write.
+	f, _ := os.OpenFile(filepath.Join(s.Dir(), indexName), os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString("req_torn\tno")
+	f.Close()
+	if err := s.Put(sampleRecord("req_next", time.Now().Add(time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	sums, warns, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 2 || sums[0].RunID != "req_next" {
+		t.Errorf("listed %+v", sums)
+	}
+	joined := strings.Join(warns, "\n")
+	if !strings.Contains(joined, "req_cut is damaged") || !strings.Contains(joined, "1 damaged history index line") {
+		t.Errorf("warnings %q", warns)
+	}
+	var de *DamagedError
+	if _, err := s.Get("req_cut"); err == nil || !asDamaged(err, &de) {
+		t.Errorf("Get of a damaged record: %v", err)
+	}
+}
+
+func asDamaged(err error, de **DamagedError) bool {
+	d, ok := err.(*DamagedError)
+	*de = d
+	return ok
+}
+
+func TestPruneKeepsPinnedAndJobs(t *testing.T) {
+	s := openTest(t, config.History{MaxRuns: 3})
+	base := time.Now().Add(-time.Hour)
+	put := func(id string, i int, change func(*Record)) {
+		r := sampleRecord(id, base.Add(time.Duration(i)*time.Minute))
+		if change != nil {
+			change(r)
+		}
+		if err := s.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("req_pinned", 0, func(r *Record) { r.Pinned = true })
+	put("req_detached", 1, func(r *Record) { r.Status = StatusDetached; r.Job = &Job{ID: "j", State: "running"} })
+	put("req_old", 2, nil)
+	put("req_mid", 3, nil)
+	put("req_new", 4, nil)
+	put("req_newest", 5, nil)
+	sums, _, _ := s.List()
+	var ids []string
+	for _, x := range sums {
+		ids = append(ids, x.RunID)
+	}
+	// Pinned and detached runs count but are never pruned: the oldest
+	// others go until three remain, or none is left to prune.
+	want := "req_newest req_detached req_pinned"
+	if strings.Join(ids, " ") != want {
+		t.Errorf("kept %q, want %q", strings.Join(ids, " "), want)
+	}
+	if err := s.Pin("req_newest", true); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.Get("req_newest"); !r.Pinned {
+		t.Error("pin not recorded")
+	}
+
+	sb := openTest(t, config.History{MaxBytes: 1500})
+	for i := range 5 {
+		r := sampleRecord(fmt.Sprintf("req_b%d", i), base.Add(time.Duration(i)*time.Minute))
+		if err := sb.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sums, _, _ = sb.List()
+	var total int64
+	for _, x := range sums {
+		total += x.Bytes
+	}
+	if total > 1500 || len(sums) == 0 || sums[0].RunID != "req_b4" {
+		t.Errorf("by bytes: %d bytes in %d runs (%+v)", total, len(sums), sums)
+	}
+}
+
+// TestIndexCompacts: many writes of few runs do not grow the index
+// without bound.
+func TestIndexCompacts(t *testing.T) {
+	defer func(n int) { compactSlack = n }(compactSlack)
+	compactSlack = 8
+	s := openTest(t, config.History{})
+	r := sampleRecord("req_busy", time.Now())
+	for i := range 2*compactSlack + 10 {
+		r.DurationMS = int64(i)
+		if err := s.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, lines, _ := s.readIndex()
+	if lines > compactSlack+3 {
+		t.Errorf("index holds %d lines for one run", lines)
+	}
+	sums, _, _ := s.List()
+	if len(sums) != 1 || sums[0].DurationMS != int64(2*compactSlack+9) {
+		t.Errorf("summary %+v", sums)
+	}
+}
+
+// secretPlan is a plan whose request schema marks "token" writeOnly and
+// "pin" format: password.
+func secretPlan(t *testing.T) *runner.Plan {
+	t.Helper()
+	d := &modproto.Descriptor{Module: "vault", Capabilities: []modproto.Capability{{ID: "vault.open", RequestSchema: "vault.open/v1",
+		LongRunning: true, PollCapability: "vault.poll", CancelCapability: "vault.cancel"}},
+		RequestSchemas: map[string]json.RawMessage{"vault.open/v1": json.RawMessage(`{"type":"object","properties":{
+			"user":{"type":"string"},"token":{"type":"string","writeOnly":true},"pin":{"type":"string","format":"password"}}}`)}}
+	return &runner.Plan{Module: &runner.Module{ID: "vault", Descriptor: d}, Capability: d.Capabilities[0],
+		Request: modproto.Request{RequestID: modproto.NewRequestID(), Capability: "vault.open",
+			Input:  json.RawMessage(`{"user":"ann","token":"s3cr3t-token","pin":"4242"}`),
+			Roots:  map[string]modproto.Root{"workspace": {Path: "/w", Mode: modproto.RootReadWrite}},
+			Grants: modproto.Grants{Network: []string{"api.test"}}, DeadlineMS: 5000}}
+}
+
+// TestSecretsNeverReachTheDisk: writeOnly and format: password values are
+// in no file under the history, whatever is written.
+func TestSecretsNeverReachTheDisk(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{Source: SourceCockpit, Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Event(runner.Event{RequestID: p.Request.RequestID, Job: &runner.JobStatus{ID: "job_1", State: "running"}})
+	rec, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Module: "vault", Capability: "vault.open",
+		Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}, Job: &runner.JobStatus{ID: "job_1", State: "succeeded", Polls: 2}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != StatusOK || rec.Job == nil || rec.Job.CancelCapability != "vault.cancel" || rec.Job.Polls != 2 {
+		t.Errorf("record %+v job %+v", rec, rec.Job)
+	}
+	got, _ := s.Get(p.Request.RequestID)
+	if string(got.Input) != `{"pin":"••••••","token":"••••••","user":"ann"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
+		t.Errorf("input %s redacted %q", got.Input, got.Redacted)
+	}
+	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 || !got.Approved {
+		t.Errorf("request not recorded: %+v", got)
+	}
+	filepath.Walk(s.Dir(), func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(path)
+		for _, secret := range []string{"s3cr3t-token", "4242"} {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("%s holds the secret %q", path, secret)
+			}
+		}
+		return nil
+	})
+
+	off := openTest(t, config.History{RecordInputs: new(bool)})
+	run, err = off.Begin(secretPlan(t), BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ = run.Finish(nil, fmt.Errorf("approval required"))
+	if rec.InputRecorded || rec.Input != nil || rec.Status != StatusFailed {
+		t.Errorf("record_inputs false: %+v", rec)
+	}
+}
+
+// TestOnePollerPerJob: a run's lock is held by one process at a time;
+// a job left detached can be resumed once, and a run whose process died
+// reads as interrupted.
+func TestOnePollerPerJob(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	id := p.Request.RequestID
+	run, err := s.Begin(p, BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LockRun(id); err == nil {
+		t.Fatal("a second lock on a running run")
+	}
+	if !s.Held(id) {
+		t.Error("the run's lock is not seen held")
+	}
+	run.Event(runner.Event{Job: &runner.JobStatus{ID: "job_9", State: "running", Polls: 1}})
+	if _, err := s.Resume(id); err == nil {
+		t.Error("resumed a job another poller holds")
+	}
+	rec, _ := run.Finish(&runner.Result{Job: &runner.JobStatus{ID: "job_9", State: "running", Polls: 3},
+		Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "stopped"}}, nil)
+	if rec.Status != StatusDetached || !rec.Resumable() {
+		t.Fatalf("stopped job: %s resumable %v", rec.Status, rec.Resumable())
+	}
+	r2, err := s.Resume(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resume(id); err == nil {
+		t.Error("a second poller resumed the same job")
+	}
+	if got, _ := s.Get(id); got.Status != StatusRunning {
+		t.Errorf("resumed job reads %s", got.Status)
+	}
+	r2.lock.Release() // as a killed poller's lock goes
+	if got, _ := s.Get(id); got.Status != StatusInterrupted || !got.Resumable() {
+		t.Errorf("abandoned job reads %s", got.Status)
+	}
+	sums, _, _ := s.List()
+	if len(sums) != 1 || sums[0].Status != StatusInterrupted || sums[0].JobID != "job_9" {
+		t.Errorf("listed %+v", sums)
+	}
+}
+
+func TestExport(t *testing.T) {
+	home := t.TempDir()
+	store := filepath.Join(home, "artifacts")
+	os.MkdirAll(filepath.Join(store, "ab"), 0o700)
+	staged := filepath.Join(store, "ab", "report.md")
+	os.WriteFile(staged, []byte("# report\n"), 0o400)
+	outside := filepath.Join(home, "secret.txt")
+	os.WriteFile(outside, []byte("no"), 0o600)
+	rec := sampleRecord("req_exp", time.Now())
+	rec.Envelope = json.RawMessage(`{"ok":true}`)
+	rec.StderrTail = "warn: x\n"
+	rec.Artifacts = []Artifact{
+		{Artifact: modproto.Artifact{ID: "r", Path: "out/report.md"}, Staged: staged},
+		{Artifact: modproto.Artifact{ID: "s", Path: "../../etc/../report.md"}, Staged: staged},
+		{Artifact: modproto.Artifact{ID: "x", Path: "x.txt"}, Staged: outside},
+	}
+	dir := filepath.Join(t.TempDir(), "bug")
+	ex, err := Export(rec, dir, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "record.json request.json envelope.json stderr.txt artifacts/report.md artifacts/s-report.md"
+	if strings.Join(ex.Files, " ") != want {
+		t.Errorf("files %q", ex.Files)
+	}
+	if len(ex.Missing) != 1 || !strings.Contains(ex.Missing[0], "outside the artifact store") {
+		t.Errorf("missing %q", ex.Missing)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "request.json"))
+	var req map[string]any
+	if json.Unmarshal(b, &req) != nil || req["request_id"] != "req_exp" || req["input"] == nil {
+		t.Errorf("request.json: %s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "artifacts", "report.md")); string(b) != "# report\n" {
+		t.Errorf("artifact copy %q", b)
+	}
+}
+
+func TestWithoutRedacted(t *testing.T) {
+	in := json.RawMessage(`{"user":"ann","token":"[redacted]","a/b":{"k":"[redacted]","n":1},"l":["[redacted]",2]}`)
+	got := WithoutRedacted(in, []string{"/token", "/a~1b/k", "/l/0"})
+	if string(got) != `{"a/b":{"n":1},"l":[null,2],"user":"ann"}` {
+		t.Errorf("got %s", got)
+	}
+	if string(WithoutRedacted(in, nil)) != string(in) {
+		t.Error("nothing to remove changed the input")
+	}
+}

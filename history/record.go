@@ -1,0 +1,259 @@
+// Package history records every run modbay makes (the cockpit's, `modbay
+// invoke`'s, re-runs, and the polls of a long-running job, grouped under
+// the run that started it) under <home>/history, so a run's result, its
+// input and its artifacts can be come back to after the screen that showed
+// them is gone (issue 12).
+//
+// One record per run, <home>/history/runs/<run id>.json, where the run id
+// is the request's request_id. Every write is atomic (a temporary file,
+// fsync, rename, fsync of the directory): a process killed during a write
+// leaves the earlier records as they were, and a record that cannot be
+// read is skipped with a warning. An index (index.tsv, one summary line
+// per write, the last line of an id winning) lists runs without reading
+// every record; it is rebuilt from the records where it falls short.
+// Several modbay processes may share a home: writers take an exclusive
+// flock on <home>/history/lock, and the process running or polling a run
+// holds <home>/history/locks/<run id>.lock, so a job has one poller.
+// Files are private (0600, directories 0700); values of fields the
+// request schema marks writeOnly or format: password are never written
+// (schema.Redact).
+package history
+
+import (
+	"encoding/json"
+	"time"
+
+	"modbay/contain"
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// RecordVersion is the version of the record format written.
+const RecordVersion = 1
+
+// Status is a run's state in the history.
+type Status string
+
+// Run statuses.
+const (
+	// StatusRunning: the run has started and no outcome is recorded yet
+	// (a job being polled is running too).
+	StatusRunning Status = "running"
+	// StatusDetached: a long-running job whose polling stopped before it
+	// reached a terminal state (ctrl+c, quit, the poll budget); the job
+	// goes on in the module and `modbay jobs wait` resumes polling it.
+	StatusDetached Status = "detached"
+	// StatusInterrupted: recorded as running, but no process holds the
+	// run's lock any more: the process recording it died (kill -9, a
+	// crash). Never written: List and Get derive it.
+	StatusInterrupted Status = "interrupted"
+	// StatusOK: the module answered ok and the host accepted it.
+	StatusOK Status = "ok"
+	// StatusError: the module answered with an error (or its job ended
+	// failed).
+	StatusError Status = "error"
+	// StatusFailed: a host verdict (WIRE.md §5: spawn, invalid JSON,
+	// protocol violation, timeout, output too large, artifact refused).
+	StatusFailed Status = "failed"
+	// StatusCancelled: the person cancelled the run, or its job ended
+	// cancelled.
+	StatusCancelled Status = "cancelled"
+)
+
+// Statuses lists every status, for filters and their help.
+var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled}
+
+// Sources of a run (Record.Source).
+const (
+	SourceCockpit = "cockpit"
+	SourceInvoke  = "invoke"
+	SourceRerun   = "rerun"
+)
+
+// Bounds of what a record keeps.
+const (
+	// StderrTailBytes is how much of the end of a run's stderr a record
+	// keeps: the lines that explain a failure, not a log archive.
+	StderrTailBytes = 16 << 10
+	// StdoutKeepBytes bounds the raw stdout kept when no envelope decoded
+	// (the bytes a protocol-violation report needs).
+	StdoutKeepBytes = 64 << 10
+	// inputDigestBytes bounds the input text the index keeps for search.
+	inputDigestBytes = 160
+)
+
+// Record is one run as the history keeps it. Strings from the module are
+// kept raw: sanitize them before a terminal.
+type Record struct {
+	Version int `json:"version"`
+	// RunID is the request's request_id.
+	RunID      string `json:"run_id"`
+	Module     string `json:"module"`
+	Capability string `json:"capability"`
+	// ModuleExe is the module's executable when it has one, so a later
+	// process can find a module given by path (--module).
+	ModuleExe string `json:"module_exe,omitempty"`
+	// Source is SourceCockpit, SourceInvoke or SourceRerun; RerunOf the
+	// run a re-run repeats.
+	Source  string `json:"source"`
+	RerunOf string `json:"rerun_of,omitempty"`
+	Status  Status `json:"status"`
+	// Code is the outcome code: the host's or the module's error code, ""
+	// on success.
+	Code   string `json:"code,omitempty"`
+	Pinned bool   `json:"pinned,omitempty"`
+	// Started and Finished bound the run (Finished zero while running);
+	// DurationMS is their difference in milliseconds.
+	Started    time.Time `json:"started"`
+	Finished   time.Time `json:"finished,omitzero"`
+	DurationMS int64     `json:"duration_ms"`
+
+	// Input is the input as sent (for a whole-request schema, the object
+	// the person gave), with secret fields replaced by schema.Mask;
+	// nil when InputRecorded is false (config history.record_inputs).
+	Input         json.RawMessage `json:"input,omitempty"`
+	InputRecorded bool            `json:"input_recorded"`
+	// Redacted lists the JSON pointers of the secret fields not stored.
+	Redacted []string `json:"redacted,omitempty"`
+	// Roots, Grants, Binaries, DeadlineMS and MaxOutputBytes are the
+	// request's (WIRE.md §4).
+	Roots          map[string]modproto.Root `json:"roots"`
+	Grants         modproto.Grants          `json:"grants"`
+	Binaries       map[string]string        `json:"binaries,omitempty"`
+	DeadlineMS     int                      `json:"deadline_ms"`
+	MaxOutputBytes int                      `json:"max_output_bytes"`
+	// Approval lists why approval was asked (empty: not needed);
+	// Approved says it was given.
+	Approval []string `json:"approval,omitempty"`
+	Approved bool     `json:"approved"`
+
+	// Envelope is the module's (final) envelope as the host judged it;
+	// HandleEnvelope the envelope that returned a job's handle.
+	Envelope       json.RawMessage `json:"envelope,omitempty"`
+	HandleEnvelope json.RawMessage `json:"handle_envelope,omitempty"`
+	// Stdout is the raw reply, kept (up to StdoutKeepBytes) only when no
+	// envelope decoded.
+	Stdout string `json:"stdout,omitempty"`
+	// Host is the host's verdict, nil when the module's answer stood.
+	Host *Verdict `json:"host_verdict,omitempty"`
+	// EffectWarnings are WIRE.md §7 warnings, "path: detail".
+	EffectWarnings []string `json:"effect_warnings,omitempty"`
+	// Enforcement is what containment applied (runner.Result.Enforcement).
+	Enforcement *contain.Enforcement `json:"enforcement,omitempty"`
+	// StderrTail is the last StderrTailBytes of stderr; StderrCut says
+	// earlier bytes were dropped (by the runner's cap or by this tail).
+	StderrTail string `json:"stderr_tail,omitempty"`
+	StderrCut  bool   `json:"stderr_cut,omitempty"`
+	ExitCode   int    `json:"exit_code"`
+	// Artifacts reference the verified artifacts staged read-only in the
+	// artifact store (WIRE.md §8); the store keeps the bytes.
+	Artifacts []Artifact `json:"artifacts,omitempty"`
+	// Job is a long-running job's handle and last state (WIRE.md §12).
+	Job *Job `json:"job,omitempty"`
+	// Cancel is the outcome of stopping the job, when someone did.
+	Cancel *CancelOutcome `json:"cancel,omitempty"`
+}
+
+// Verdict is a host verdict (runner.HostError) as recorded.
+type Verdict struct {
+	Code       string   `json:"code"`
+	Detail     string   `json:"detail"`
+	Violations []string `json:"violations,omitempty"`
+}
+
+// Artifact is a staged artifact as recorded: the module's declaration and
+// where the host staged it.
+type Artifact struct {
+	modproto.Artifact
+	// Staged is the absolute read-only path in <home>/artifacts.
+	Staged string `json:"staged"`
+	// Size is the measured size in bytes.
+	Size int64 `json:"size"`
+	// Presentation is the resolved rendering primitive (WIRE.md §10).
+	Presentation string `json:"resolved_presentation"`
+}
+
+// Job is a long-running job as recorded (WIRE.md §12).
+type Job struct {
+	// ID is the handle's job_id.
+	ID    string `json:"job_id"`
+	State string `json:"state,omitempty"`
+	// Percent is 0–100 as last reported; nil when not reported.
+	Percent *float64 `json:"percent,omitempty"`
+	Detail  string   `json:"detail,omitempty"`
+	Polls   int      `json:"polls"`
+	// PollCapability and CancelCapability are the capability's, as
+	// declared when the job started ("" CancelCapability: none).
+	PollCapability   string `json:"poll_capability"`
+	CancelCapability string `json:"cancel_capability,omitempty"`
+	// Updated is when the state was last recorded.
+	Updated time.Time `json:"updated"`
+}
+
+// Terminal reports whether the job's last state ends it (WIRE.md §12).
+func (j *Job) Terminal() bool { return j != nil && runner.IsTerminalJobState(j.State) }
+
+// CancelOutcome records an attempt to stop a job.
+type CancelOutcome struct {
+	At time.Time `json:"at"`
+	// Via is the cancel_capability called; "" when none is declared and
+	// modbay only stopped watching.
+	Via string `json:"via,omitempty"`
+	// OK says the module accepted the cancel; Code and Detail say why not.
+	OK     bool   `json:"ok"`
+	Code   string `json:"code,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Resumable reports whether the record is a job that polling may resume:
+// it has a handle, its last state is not terminal, and no outcome ends it.
+func (r *Record) Resumable() bool {
+	if r.Job == nil || r.Job.Terminal() {
+		return false
+	}
+	switch r.Status {
+	case StatusRunning, StatusDetached, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+// Summary is a run's line in the index: what the history list shows,
+// filters and searches on without reading the record.
+type Summary struct {
+	RunID      string    `json:"id"`
+	Module     string    `json:"m"`
+	Capability string    `json:"c"`
+	Status     Status    `json:"s"`
+	Code       string    `json:"code,omitempty"`
+	Source     string    `json:"src,omitempty"`
+	Started    time.Time `json:"t"`
+	DurationMS int64     `json:"ms"`
+	Pinned     bool      `json:"pin,omitempty"`
+	// JobID is the job's handle, "" for a run without one; JobState and
+	// JobPercent its last reported state.
+	JobID      string   `json:"job,omitempty"`
+	JobState   string   `json:"js,omitempty"`
+	JobPercent *float64 `json:"jp,omitempty"`
+	// Input is the start of the recorded (redacted) input, for search.
+	Input string `json:"in,omitempty"`
+	// Bytes is the record's size on disk.
+	Bytes int64 `json:"b"`
+}
+
+// summary is r's index line; n is the record's size in bytes.
+func (r *Record) summary(n int64) Summary {
+	s := Summary{RunID: r.RunID, Module: r.Module, Capability: r.Capability, Status: r.Status, Code: r.Code,
+		Source: r.Source, Started: r.Started, DurationMS: r.DurationMS, Pinned: r.Pinned, Bytes: n}
+	if r.Job != nil {
+		s.JobID, s.JobState, s.JobPercent = r.Job.ID, r.Job.State, r.Job.Percent
+	}
+	if len(r.Input) > 0 {
+		in := string(r.Input)
+		if len(in) > inputDigestBytes {
+			in = in[:inputDigestBytes]
+		}
+		s.Input = in
+	}
+	return s
+}

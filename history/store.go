@@ -1,0 +1,518 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"modbay/config"
+)
+
+// Names under the history directory.
+const (
+	runsDir   = "runs"
+	locksDir  = "locks"
+	indexName = "index.tsv"
+	lockName  = "lock"
+	// tmpPrefix starts a record being written; such files are never read
+	// as records, and ones older than staleTmpAge are removed.
+	tmpPrefix = ".tmp-"
+)
+
+// Limits of the store.
+const (
+	// maxRecordBytes bounds a record read back: an envelope is at most
+	// 1 MiB of output, plus the stdout and stderr tails and the input.
+	maxRecordBytes = 8 << 20
+	// staleTmpAge is how old a temporary file must be before a writer
+	// removes it as the leftover of a killed write.
+	staleTmpAge = time.Hour
+)
+
+// compactSlack is how many superseded index lines are tolerated before the
+// index is rewritten (besides one per live run); a variable so tests reach
+// it in few writes.
+var compactSlack = 256
+
+// ErrNotFound is returned (wrapped) by Get for a run the history does not
+// hold.
+var ErrNotFound = errors.New("no such run in the history")
+
+// ErrBadID is returned (wrapped) for a run id that cannot name a record.
+var ErrBadID = errors.New("not a run id")
+
+// DamagedError is returned by Get for a record that exists but cannot be
+// read: the history skips it and says so.
+type DamagedError struct {
+	RunID string
+	Err   error
+}
+
+// Error implements error.
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("history record %s is damaged and was skipped: %v", e.RunID, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// maxRunIDLen bounds a run id (a file name beside ".json").
+const maxRunIDLen = 128
+
+// CheckID returns an error wrapping ErrBadID when id cannot name a record.
+// Request ids are "req_" and hex (modproto.NewRequestID); anything of
+// letters, digits, '.', '_', '-' up to maxRunIDLen characters, not
+// starting with '.', names a file safely.
+func CheckID(id string) error {
+	ok := id != "" && len(id) <= maxRunIDLen && id[0] != '.'
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrBadID, id)
+	}
+	return nil
+}
+
+// recordIDs lists the run ids of the records on disk, unsorted (a
+// directory read without a stat or a sort per entry).
+func (s *Store) recordIDs() (map[string]bool, []string, error) {
+	d, err := os.Open(filepath.Join(s.dir, runsDir))
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+	ids := make(map[string]bool, len(names))
+	var tmps []string
+	for _, name := range names {
+		switch {
+		case strings.HasPrefix(name, tmpPrefix):
+			tmps = append(tmps, name)
+		case strings.HasPrefix(name, "."), !strings.HasSuffix(name, ".json"):
+		default:
+			ids[strings.TrimSuffix(name, ".json")] = true
+		}
+	}
+	return ids, tmps, nil
+}
+
+// Store is the run history of one home, <home>/history. It is safe for
+// concurrent use by goroutines and by processes sharing the home.
+type Store struct {
+	dir    string
+	limits config.History
+	// now is the clock (tests replace it).
+	now func() time.Time
+}
+
+// Open returns the history under dir, creating it (0700) when missing;
+// limits bound what it keeps (config history:).
+func Open(dir string, limits config.History) (*Store, error) {
+	for _, d := range []string{dir, filepath.Join(dir, runsDir), filepath.Join(dir, locksDir)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+	}
+	return &Store{dir: dir, limits: limits, now: time.Now}, nil
+}
+
+// OpenConfig opens the history of cfg's home with cfg's limits.
+func OpenConfig(cfg *config.Config) (*Store, error) { return Open(cfg.HistoryDir(), cfg.History) }
+
+// Dir is the history's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// RecordInputs reports whether inputs are recorded (config
+// history.record_inputs).
+func (s *Store) RecordInputs() bool { return s.limits.Inputs() }
+
+func (s *Store) recordPath(id string) string { return filepath.Join(s.dir, runsDir, id+".json") }
+
+// Put writes rec atomically, adds its line to the index and prunes the
+// oldest runs beyond the limits, all under the history's write lock.
+func (s *Store) Put(rec *Record) error {
+	if err := CheckID(rec.RunID); err != nil {
+		return err
+	}
+	rec.Version = RecordVersion
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("history: encode %s: %w", rec.RunID, err)
+	}
+	b = append(b, '\n')
+	unlock, err := s.lockWrite()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := writeAtomic(s.recordPath(rec.RunID), b); err != nil {
+		return err
+	}
+	if err := s.appendIndex(rec.summary(int64(len(b)))); err != nil {
+		return err
+	}
+	return s.maintain()
+}
+
+// Get reads the record of run id: wrapping ErrNotFound when there is none,
+// a *DamagedError when it cannot be read. A running record no process
+// holds is returned as StatusInterrupted.
+func (s *Store) Get(id string) (*Record, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	rec, err := s.read(id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status == StatusRunning && !s.Held(id) {
+		rec.Status = StatusInterrupted
+	}
+	return rec, nil
+}
+
+// read reads and decodes one record.
+func (s *Store) read(id string) (*Record, error) {
+	f, err := os.Open(s.recordPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, &DamagedError{RunID: id, Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
+	if err != nil {
+		return nil, &DamagedError{RunID: id, Err: err}
+	}
+	if len(b) > maxRecordBytes {
+		return nil, &DamagedError{RunID: id, Err: fmt.Errorf("larger than %d bytes", maxRecordBytes)}
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, &DamagedError{RunID: id, Err: err}
+	}
+	if rec.RunID != id {
+		return nil, &DamagedError{RunID: id, Err: fmt.Errorf("the record names run %q", rec.RunID)}
+	}
+	return &rec, nil
+}
+
+// Update reads run id, applies change and writes it back, under the write
+// lock so a concurrent writer's change is not lost. The write lock is not
+// the run's lock: the process that runs a job still owns its outcome.
+func (s *Store) Update(id string, change func(*Record) error) (*Record, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	unlock, err := s.lockWrite()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := s.read(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(rec); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '\n')
+	if err := writeAtomic(s.recordPath(id), b); err != nil {
+		return nil, err
+	}
+	return rec, s.appendIndex(rec.summary(int64(len(b))))
+}
+
+// Pin marks run id pinned (never pruned) or not.
+func (s *Store) Pin(id string, pinned bool) error {
+	_, err := s.Update(id, func(r *Record) error { r.Pinned = pinned; return nil })
+	return err
+}
+
+// List returns every run's summary, newest first, and a warning for each
+// index line or record that could not be read (skipped). Runs the index
+// does not know (a writer killed between its record and its index line)
+// are read from their records.
+func (s *Store) List() ([]Summary, []string, error) {
+	onDisk, _, err := s.recordIDs()
+	if err != nil {
+		return nil, nil, err
+	}
+	byID, _, warns := s.readIndex()
+	out := make([]Summary, 0, len(onDisk))
+	for id := range onDisk {
+		sum, ok := byID[id]
+		if !ok {
+			rec, err := s.read(id)
+			if err != nil {
+				warns = append(warns, err.Error())
+				continue
+			}
+			fi, _ := os.Stat(s.recordPath(id))
+			var n int64
+			if fi != nil {
+				n = fi.Size()
+			}
+			sum = rec.summary(n)
+		}
+		if sum.Status == StatusRunning && !s.Held(id) {
+			sum.Status = StatusInterrupted
+		}
+		out = append(out, sum)
+	}
+	SortNewestFirst(out)
+	return out, warns, nil
+}
+
+// SortNewestFirst orders summaries by start time, newest first (ties by
+// run id, so the order is stable).
+func SortNewestFirst(sums []Summary) {
+	slices.SortFunc(sums, func(a, b Summary) int {
+		if c := b.Started.Compare(a.Started); c != 0 {
+			return c
+		}
+		return strings.Compare(a.RunID, b.RunID)
+	})
+}
+
+// readIndex reads the index (index.go): the last line of each id wins; lines is how
+// many lines it holds. A damaged line (a write killed half-way) is
+// skipped with a warning; a last line without its newline is a write in
+// progress (or killed) and is skipped silently.
+func (s *Store) readIndex() (byID map[string]Summary, lines int, warns []string) {
+	byID = map[string]Summary{}
+	b, err := os.ReadFile(filepath.Join(s.dir, indexName))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			warns = append(warns, fmt.Sprintf("history index unreadable (%v); reading the records", err))
+		}
+		return byID, 0, warns
+	}
+	damaged := 0
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		line := b[:i]
+		b = b[i+1:]
+		if len(line) == 0 {
+			continue
+		}
+		lines++
+		sum, err := decodeLine(string(line))
+		if err != nil {
+			damaged++
+			continue
+		}
+		byID[sum.RunID] = sum
+	}
+	if damaged > 0 {
+		warns = append(warns, fmt.Sprintf("%d damaged history index %s skipped", damaged, plural(damaged, "line", "lines")))
+	}
+	return byID, lines, warns
+}
+
+// appendIndex adds a summary line to the index (the write lock held). A
+// torn last line left by a killed write is ended first, so the new line
+// stands on its own.
+func (s *Store) appendIndex(sum Summary) error {
+	line := encodeLine(sum)
+	f, err := os.OpenFile(filepath.Join(s.dir, indexName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("history index: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	line = append(line, '\n')
+	if _, err := f.Write(line); err != nil {
+		return fmt.Errorf("history index: %w", err)
+	}
+	return f.Sync()
+}
+
+// maintain prunes runs beyond the limits, compacts the index when it has
+// grown well past the runs it lists, and removes stale temporary files
+// (the write lock held).
+func (s *Store) maintain() error {
+	onDisk, tmps, err := s.recordIDs()
+	if err != nil {
+		return err
+	}
+	for _, name := range tmps {
+		p := filepath.Join(s.dir, runsDir, name)
+		if fi, err := os.Stat(p); err == nil && s.now().Sub(fi.ModTime()) > staleTmpAge {
+			os.Remove(p)
+		}
+	}
+	byID, lines, _ := s.readIndex()
+	var live []Summary
+	for id := range onDisk {
+		sum, ok := byID[id]
+		if !ok {
+			rec, err := s.read(id)
+			if err != nil {
+				continue // damaged: neither pruned nor listed
+			}
+			fi, _ := os.Stat(s.recordPath(id))
+			if fi != nil {
+				sum = rec.summary(fi.Size())
+			}
+		}
+		live = append(live, sum)
+	}
+	pruned := s.prune(live)
+	if pruned > 0 || lines > 2*len(live)+compactSlack {
+		return s.compact(onDisk)
+	}
+	return nil
+}
+
+// prune removes the oldest runs beyond max_runs and max_bytes; pinned runs
+// and runs not finished (running, detached jobs) are never pruned. It
+// returns how many it removed.
+func (s *Store) prune(live []Summary) int {
+	maxRuns, maxBytes := s.limits.Runs(), s.limits.Bytes()
+	var total int64
+	for _, l := range live {
+		total += l.Bytes
+	}
+	count := len(live)
+	if (maxRuns == 0 || count <= maxRuns) && (maxBytes == 0 || total <= maxBytes) {
+		return 0
+	}
+	SortNewestFirst(live)
+	removed := 0
+	for i := len(live) - 1; i >= 0; i-- {
+		if (maxRuns == 0 || count <= maxRuns) && (maxBytes == 0 || total <= maxBytes) {
+			break
+		}
+		l := live[i]
+		if l.Pinned || l.Status == StatusRunning || l.Status == StatusDetached {
+			continue
+		}
+		if os.Remove(s.recordPath(l.RunID)) == nil {
+			count--
+			total -= l.Bytes
+			removed++
+		}
+	}
+	return removed
+}
+
+// compact rewrites the index with one line per run on disk (the write
+// lock held), atomically.
+func (s *Store) compact(onDisk map[string]bool) error {
+	byID, _, _ := s.readIndex()
+	var buf bytes.Buffer
+	ids := make([]string, 0, len(onDisk))
+	for id := range onDisk {
+		if _, err := os.Stat(s.recordPath(id)); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		sum, ok := byID[id]
+		if !ok {
+			rec, err := s.read(id)
+			if err != nil {
+				continue
+			}
+			fi, _ := os.Stat(s.recordPath(id))
+			if fi == nil {
+				continue
+			}
+			sum = rec.summary(fi.Size())
+		}
+		buf.Write(encodeLine(sum))
+		buf.WriteByte('\n')
+	}
+	return writeAtomic(filepath.Join(s.dir, indexName), buf.Bytes())
+}
+
+// testHookMidWrite, when set (tests only), runs after half of a record's
+// bytes reached its temporary file and before the rest: the test that
+// kills a process inside a write pauses it here.
+var testHookMidWrite func(path string)
+
+// writeAtomic writes b to path through a temporary file in the same
+// directory: write, fsync, rename, fsync of the directory. A reader sees
+// the old file or the new one, never a part; a process killed before the
+// rename leaves only a temporary file, which no reader takes for a
+// record. The file is private (0600).
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	half := len(b) / 2
+	if _, err := f.Write(b[:half]); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if testHookMidWrite != nil {
+		f.Sync()
+		testHookMidWrite(path)
+	}
+	if _, err := f.Write(b[half:]); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,711 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/history"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/list"
+)
+
+// screenHistory is the run history: every recorded run, newest first.
+const screenHistory screenKind = "history"
+
+func init() { register(screenHistory, openHistoryScreen) }
+
+// HistoryKeyMap is the history screen's own bindings, beside the list's.
+type HistoryKeyMap struct {
+	// Status cycles the status filter (all, ok, error, …).
+	Status key.Binding
+	// Pin pins or unpins the selected run (pinned runs are never pruned).
+	Pin key.Binding
+	// Rerun opens the run's form with its input as it was.
+	Rerun key.Binding
+	// Back leaves the history.
+	Back key.Binding
+}
+
+// defaultHistoryKeys are the history screen's bindings; the module list
+// opens the history with openHistoryKey.
+func defaultHistoryKeys() HistoryKeyMap {
+	return HistoryKeyMap{
+		Status: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "status filter")),
+		Pin:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
+		Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}
+}
+
+// openHistoryKey opens the history from the module list.
+var openHistoryKey = key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "history"))
+
+// historyScreen lists the recorded runs (newest first) with a filter
+// ("/": module, capability, status, code, id or input text; "status:ok",
+// "module:notes" match one field), a status filter (s) and the selected
+// run's summary beside; enter reopens its result, r re-runs it, p pins it.
+type historyScreen struct {
+	com  *common.Common
+	keys HistoryKeyMap
+	list *list.Model
+	// sums are every recorded run, newest first; status is the status
+	// filter ("" all).
+	sums   []history.Summary
+	status history.Status
+	// loaded is false until the first listing arrived; warns are the
+	// listing's warnings (damaged records skipped), note a line for the
+	// person (a refused re-run, a pin's failure).
+	loaded bool
+	warns  []string
+	note   string
+	// none says why there is no history at all ("" when there is one).
+	none string
+	// live is the root's runs in flight by id, for their current state.
+	live func(id string) *runView
+}
+
+// openHistoryScreen shows the history and starts listing it.
+func openHistoryScreen(m *Model, _ any) (Screen, tea.Cmd) {
+	s := &historyScreen{com: m.com, keys: m.keys.History,
+		list: list.New(m.com, m.keys.List, "filter: module, capability, status:ok, input…", "No run matches the filter."),
+		live: func(id string) *runView { return m.runs[id] }}
+	if m.history == nil {
+		s.none, s.loaded = "No history: this cockpit has no home to record runs in.", true
+		return s, nil
+	}
+	return s, m.loadHistory()
+}
+
+// historyListedMsg is a listing of the history.
+type historyListedMsg struct {
+	sums  []history.Summary
+	warns []string
+	err   error
+}
+
+// historyRecordMsg is one record read for purpose (open or re-run).
+type historyRecordMsg struct {
+	purpose historyPurpose
+	id      string
+	rec     *history.Record
+	err     error
+}
+
+// historyPinnedMsg reports a pin or unpin.
+type historyPinnedMsg struct {
+	id  string
+	err error
+}
+
+// historyPurpose is why a record is read.
+type historyPurpose int
+
+const (
+	purposeOpen historyPurpose = iota
+	purposeRerun
+)
+
+// historyMsg marks the messages the history routes (historyUpdate).
+type historyMsg interface{ isHistoryMsg() }
+
+func (historyListedMsg) isHistoryMsg() {}
+func (historyRecordMsg) isHistoryMsg() {}
+func (historyPinnedMsg) isHistoryMsg() {}
+func (jobsResumedMsg) isHistoryMsg()   {}
+
+// loadHistory lists the history in the background.
+func (m *Model) loadHistory() tea.Cmd {
+	s := m.history
+	return func() tea.Msg {
+		sums, warns, err := s.List()
+		return historyListedMsg{sums: sums, warns: warns, err: err}
+	}
+}
+
+// readRecord reads run id's record in the background.
+func (m *Model) readRecord(id string, purpose historyPurpose) tea.Cmd {
+	s := m.history
+	if s == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		rec, err := s.Get(id)
+		return historyRecordMsg{purpose: purpose, id: id, rec: rec, err: err}
+	}
+}
+
+// historyUpdate routes a history message.
+func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
+	hs, _ := find[*historyScreen](m)
+	switch msg := msg.(type) {
+	case historyListedMsg:
+		if hs != nil {
+			hs.setRuns(msg.sums, msg.warns, msg.err)
+		}
+	case historyPinnedMsg:
+		if msg.err != nil {
+			if hs != nil {
+				hs.note = "Cannot pin: " + msg.err.Error()
+			}
+			return nil
+		}
+		if hs != nil {
+			return m.loadHistory()
+		}
+	case historyRecordMsg:
+		if msg.err != nil {
+			if hs != nil {
+				hs.note = msg.err.Error()
+			}
+			return nil
+		}
+		if msg.purpose == purposeRerun {
+			return m.rerunRecord(msg.rec)
+		}
+		return m.openRecord(msg.rec)
+	case jobsResumedMsg:
+		return m.resumed(msg)
+	}
+	return nil
+}
+
+// moduleByID is the discovered module with id, or nil.
+func (m *Model) moduleByID(id string) *runner.Module {
+	for _, mod := range m.modules.modules {
+		if mod.ID == id {
+			return mod
+		}
+	}
+	return nil
+}
+
+// openRecord reopens a recorded run's result (and through it, its
+// artifacts): kept by id like any run of the session.
+func (m *Model) openRecord(rec *history.Record) tea.Cmd {
+	if r, ok := m.runs[rec.RunID]; ok {
+		if !r.done {
+			return m.open(screenRun, rec.RunID)
+		}
+		if r.result != nil {
+			return m.open(screenResult, rec.RunID)
+		}
+	}
+	mod := m.moduleByID(rec.Module)
+	if mod == nil {
+		mod = &runner.Module{ID: rec.Module}
+	}
+	rv := &runView{com: m.com, id: rec.RunID, plan: rec.Plan(mod), cancel: func() {}, started: rec.Started, done: true, result: rec.Result()}
+	if rec.Status == history.StatusRunning || rec.Status == history.StatusInterrupted {
+		// Nothing to show but what was recorded: say the outcome is not.
+		rv.result.Host = &runner.HostError{Code: string(rec.Status), Detail: "no outcome recorded yet: the run was " + string(rec.Status) + " when last written"}
+	}
+	m.keepRun(rv)
+	return m.open(screenResult, rec.RunID)
+}
+
+// rerunRecord opens the recorded run's form with its input as it was,
+// checked against today's schema, the differences in the form's note.
+func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
+	hs, _ := find[*historyScreen](m)
+	say := func(s string) tea.Cmd {
+		if hs != nil {
+			hs.note = s
+		}
+		return nil
+	}
+	mod := m.moduleByID(rec.Module)
+	if mod == nil || mod.Descriptor == nil {
+		return say(fmt.Sprintf("Cannot re-run: module %s is not installed now.", render.SanitizeLine(rec.Module)))
+	}
+	c := mod.Descriptor.Capability(rec.Capability)
+	if c == nil {
+		return say(fmt.Sprintf("Cannot re-run: %s no longer has capability %s.", render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability)))
+	}
+	if !rec.InputRecorded {
+		return say("Cannot re-run with the same input: inputs are not recorded (history.record_inputs is false).")
+	}
+	open := m.open(screenForm, formArg{module: mod, cap: *c})
+	f := m.form()
+	if f == nil {
+		return open
+	}
+	input := history.WithoutRedacted(rec.Input, rec.Redacted)
+	notes := []string{"Re-run of " + rec.RunID + ": its input is loaded."}
+	if len(rec.Redacted) > 0 {
+		notes = append(notes, "Secret fields were not recorded; fill them in: "+render.SanitizeLine(strings.Join(rec.Redacted, ", "))+".")
+	}
+	if c.RequestSchema != "" && m.validate != nil {
+		v, err := m.validate(mod.Descriptor.RequestSchemas[c.RequestSchema], input)
+		switch {
+		case err != nil:
+			notes = append(notes, "Today's schema cannot be read: "+render.SanitizeLine(err.Error()))
+		case len(v) > 0:
+			var d []string
+			for _, e := range v {
+				d = append(d, render.SanitizeLine(e.Error()))
+			}
+			notes = append(notes, "Today's schema differs: "+strings.Join(d, "; ")+".")
+		default:
+			notes = append(notes, "It still fits today's schema.")
+		}
+	}
+	cmd, err := f.LoadInput(input, strings.Join(notes, " "))
+	if err != nil {
+		f.SetNote("Re-run of " + rec.RunID + ": its input does not fit today's form (" + render.SanitizeLine(err.Error()) + ").")
+	}
+	m.rerunOf = rerunOf{id: rec.RunID, module: mod.ID, capability: c.ID}
+	return tea.Batch(open, cmd)
+}
+
+// rerunOf is the recorded run the form was prefilled from, so the run it
+// starts is recorded as its re-run.
+type rerunOf struct{ id, module, capability string }
+
+// beginOptions are how the history records plan p started from the
+// cockpit: a re-run when the form was prefilled from the history.
+func (m *Model) beginOptions(p *runner.Plan, approved bool) history.BeginOptions {
+	o := history.BeginOptions{Source: history.SourceCockpit, Approved: approved}
+	if r := m.rerunOf; r.id != "" && p.Module != nil && p.Module.ID == r.module && p.Capability.ID == r.capability {
+		o.Source, o.RerunOf = history.SourceRerun, r.id
+	}
+	return o
+}
+
+// ---- the screen -----------------------------------------------------------
+
+// setRuns shows a listing.
+func (s *historyScreen) setRuns(sums []history.Summary, warns []string, err error) {
+	s.loaded, s.sums, s.warns = true, sums, warns
+	if err != nil {
+		s.warns = append(s.warns, err.Error())
+	}
+	s.refresh()
+}
+
+// refresh rebuilds the items the status filter keeps.
+func (s *historyScreen) refresh() {
+	items := make([]list.Item, 0, len(s.sums))
+	for i := range s.sums {
+		if s.status == "" || s.sums[i].Status == s.status {
+			items = append(items, &historyItem{s: s, sum: &s.sums[i]})
+		}
+	}
+	s.list.SetItems(items, func(a, b list.Item) bool {
+		return a.(*historyItem).sum.RunID == b.(*historyItem).sum.RunID
+	})
+}
+
+// Kind implements Screen.
+func (s *historyScreen) Kind() screenKind { return screenHistory }
+
+// SetSize implements Screen.
+func (s *historyScreen) SetSize(w, h int) { s.list.SetSize(w, h) }
+
+// Typing implements Screen.
+func (s *historyScreen) Typing() bool { return s.list.Typing() }
+
+// Crumb implements Screen.
+func (s *historyScreen) Crumb(bool) string { return "history" }
+
+// selected is the summary under the cursor, or nil.
+func (s *historyScreen) selected() *history.Summary {
+	if it, ok := s.list.Selected().(*historyItem); ok {
+		return it.sum
+	}
+	return nil
+}
+
+// Update implements Screen.
+func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	act, cmd, handled := s.list.Update(msg)
+	if a, ok := act.(list.ActionOpen); ok {
+		s.note = ""
+		return actionHistory{id: a.Item.(*historyItem).sum.RunID, purpose: purposeOpen}, cmd
+	}
+	kp, isKey := msg.(tea.KeyPressMsg)
+	if handled || !isKey {
+		return nil, cmd
+	}
+	switch {
+	case key.Matches(kp, s.keys.Back):
+		return actionPop{}, nil
+	case key.Matches(kp, s.keys.Status) && s.loaded && len(s.sums) > 0:
+		s.status = nextStatus(s.status)
+		s.refresh()
+	case key.Matches(kp, s.keys.Pin):
+		if sel := s.selected(); sel != nil {
+			return actionPin{id: sel.RunID, pinned: !sel.Pinned}, nil
+		}
+	case key.Matches(kp, s.keys.Rerun):
+		if sel := s.selected(); sel != nil {
+			s.note = ""
+			return actionHistory{id: sel.RunID, purpose: purposeRerun}, nil
+		}
+	}
+	return nil, nil
+}
+
+// nextStatus cycles the status filter: all, then each status in turn.
+func nextStatus(st history.Status) history.Status {
+	if st == "" {
+		return history.Statuses[0]
+	}
+	for i, x := range history.Statuses {
+		if x == st && i+1 < len(history.Statuses) {
+			return history.Statuses[i+1]
+		}
+	}
+	return ""
+}
+
+// Actions of the history screen.
+type (
+	// actionHistory reads a record to open or re-run it.
+	actionHistory struct {
+		id      string
+		purpose historyPurpose
+	}
+	// actionPin pins or unpins a run.
+	actionPin struct {
+		id     string
+		pinned bool
+	}
+)
+
+func (actionHistory) isAction() {}
+func (actionPin) isAction()     {}
+
+// historyAction carries out a history screen's action (from act).
+func (m *Model) historyAction(a Action) tea.Cmd {
+	switch a := a.(type) {
+	case actionHistory:
+		return m.readRecord(a.id, a.purpose)
+	case actionPin:
+		s := m.history
+		if s == nil {
+			return nil
+		}
+		return func() tea.Msg { return historyPinnedMsg{id: a.id, err: s.Pin(a.id, a.pinned)} }
+	}
+	return nil
+}
+
+// ShortHelp implements help.KeyMap.
+func (s *historyScreen) ShortHelp() []key.Binding {
+	b := s.list.ShortHelp()
+	if s.list.Typing() {
+		return b
+	}
+	if s.list.Len() > 0 {
+		b = append(b, s.keys.Rerun, s.keys.Pin)
+	}
+	if len(s.sums) > 0 {
+		b = append(b, s.keys.Status)
+	}
+	return append(b, s.keys.Back)
+}
+
+// EssentialHelp is what the help bar keeps at any width.
+func (s *historyScreen) EssentialHelp() []key.Binding {
+	if s.list.Len() == 0 {
+		return []key.Binding{s.keys.Back}
+	}
+	return append(s.list.EssentialHelp(), s.keys.Back)
+}
+
+// FullHelp implements help.KeyMap.
+func (s *historyScreen) FullHelp() [][]key.Binding {
+	g := s.list.FullHelp()
+	if s.list.Typing() {
+		return g
+	}
+	var own []key.Binding
+	if s.list.Len() > 0 {
+		own = append(own, s.keys.Rerun, s.keys.Pin)
+	}
+	if len(s.sums) > 0 {
+		own = append(own, s.keys.Status)
+	}
+	return append(g, append(own, s.keys.Back))
+}
+
+// View implements Screen: the status filter and the warnings, the
+// filter, then the runs and the selected run's summary.
+func (s *historyScreen) View() string {
+	st := s.com.Styles
+	w, h := s.list.Width(), s.list.Height()
+	var top []string
+	if s.none != "" {
+		return st.Muted.Render(s.none)
+	}
+	if !s.loaded {
+		return st.Muted.Render("Reading the history…")
+	}
+	head := fmt.Sprintf("%d %s recorded", len(s.sums), common.Plural(len(s.sums), "run", "runs"))
+	if s.status != "" {
+		head += " · status " + string(s.status)
+	}
+	top = append(top, st.Muted.Render(common.Trunc(head, w)))
+	if len(s.warns) > 0 {
+		wline := render.SanitizeLine(s.warns[0])
+		if len(s.warns) > 1 {
+			wline += fmt.Sprintf(" (+%d more)", len(s.warns)-1)
+		}
+		top = append(top, st.Warning.Render(common.Trunc("⚠ "+wline, w)))
+	}
+	if s.note != "" {
+		top = append(top, strings.Split(st.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(s.note), max(w, 1)), w)), "\n")...)
+	}
+	if f := s.list.FilterView(); f != "" {
+		top = append(top, f)
+	}
+	if len(s.sums) == 0 {
+		top = append(top, st.Muted.Render("No runs recorded yet: runs from the cockpit and modbay invoke appear here."))
+		return strings.Join(top, "\n")
+	}
+	return strings.Join(append(top, s.list.PaneView(h-len(top))), "\n")
+}
+
+// historyItem is one recorded run as a list item.
+type historyItem struct {
+	s   *historyScreen
+	sum *history.Summary
+	// filter is the item's filter value, built once.
+	filter string
+}
+
+// FilterValue matches the run's fields, "status:ok module:notes
+// capability:notes.report code:… id …" and its input's start, lowercase.
+func (it *historyItem) FilterValue() string {
+	if it.filter == "" {
+		x := it.sum
+		it.filter = strings.ToLower("status:" + string(x.Status) + " module:" + x.Module + " capability:" + x.Capability +
+			" code:" + x.Code + " source:" + x.Source + " " + x.RunID + " " + x.JobID + " " + x.Input)
+	}
+	return it.filter
+}
+
+// statusGlyph marks a status in a row.
+func statusGlyph(st history.Status) string {
+	switch st {
+	case history.StatusOK:
+		return "✓"
+	case history.StatusError, history.StatusFailed:
+		return "✗"
+	case history.StatusRunning:
+		return "●"
+	case history.StatusDetached, history.StatusInterrupted:
+		return "◌"
+	}
+	return "-"
+}
+
+// Row draws the run: status, when, module › capability, duration.
+func (it *historyItem) Row(sel bool, w int) string {
+	st := it.s.com.Styles
+	x := it.sum
+	status := string(x.Status)
+	if r := it.s.live(x.RunID); r != nil && !r.done {
+		status = "running"
+	}
+	mark := "  "
+	if sel {
+		mark = "› "
+	}
+	pin := " "
+	if x.Pinned {
+		pin = "*"
+	}
+	when := age(it.s.com.Now(), x.Started)
+	row := fmt.Sprintf("%s%s%s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when,
+		render.SanitizeLine(x.Module), render.SanitizeLine(x.Capability))
+	if status != string(history.StatusOK) {
+		row += "  " + status
+	}
+	row = common.Trunc(row, w)
+	if sel {
+		return st.Selected.Render(row)
+	}
+	return row
+}
+
+// Detail is the run as the index knows it (the record is read on open).
+func (it *historyItem) Detail(w int) string {
+	st := it.s.com.Styles
+	x := it.sum
+	lines := []string{
+		st.Title.Render(render.SanitizeLine(x.Module)) + st.Muted.Render(" › ") + render.SanitizeLine(x.Capability),
+		st.Label.Render("run      ") + st.ID.Render(x.RunID),
+		st.Label.Render("status   ") + string(x.Status) + codeSuffix(x),
+		st.Label.Render("started  ") + x.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
+		st.Label.Render("took     ") + (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond).String(),
+		st.Label.Render("by       ") + render.SanitizeLine(x.Source),
+	}
+	if x.Pinned {
+		lines = append(lines, st.Label.Render("pinned   ")+"never pruned")
+	}
+	if x.JobID != "" {
+		j := render.SanitizeLine(x.JobID) + " " + render.SanitizeLine(x.JobState)
+		if x.JobPercent != nil {
+			j += fmt.Sprintf(" %.0f%%", *x.JobPercent)
+		}
+		lines = append(lines, st.Label.Render("job      ")+j)
+	}
+	if x.Input != "" {
+		lines = append(lines, "", st.Subtitle.Render("input"), render.SanitizeLine(x.Input))
+	}
+	lines = append(lines, "", st.Muted.Render("enter opens the result and its artifacts; r re-runs it"))
+	return common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w)
+}
+
+// age says how long ago t was, in one short word: "now", "5m ago", "3h
+// ago", "12d ago", or the date past a year.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	case d < 365*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+func codeSuffix(x *history.Summary) string {
+	if x.Code == "" || x.Status == history.StatusOK {
+		return ""
+	}
+	return " (" + render.SanitizeLine(x.Code) + ")"
+}
+
+// ---- background jobs ------------------------------------------------------
+
+// jobsResumedMsg carries the jobs this cockpit took over at start: their
+// polling had stopped (a quit, a crash) before they ended.
+type jobsResumedMsg struct{ runs []*history.Run }
+
+// jobResumer is a backend that can poll a recorded job again
+// (runner.Host.ResumeJob).
+type jobResumer interface {
+	ResumeJob(ctx context.Context, m *runner.Module, capID, requestID string, job runner.JobStatus, opts runner.RunOptions) (*runner.Result, error)
+}
+
+// resumeJobs takes over, once per cockpit, the jobs of the history whose
+// polling stopped: each is locked (one poller per job across processes:
+// one another process polls is left to it) and polled again.
+func (m *Model) resumeJobs() tea.Cmd {
+	if m.history == nil || m.resumeStarted {
+		return nil
+	}
+	if _, ok := m.backend.(jobResumer); !ok {
+		return nil
+	}
+	m.resumeStarted = true
+	s := m.history
+	return func() tea.Msg {
+		sums, _, err := s.List()
+		if err != nil {
+			return jobsResumedMsg{}
+		}
+		var runs []*history.Run
+		for _, x := range sums {
+			if x.JobID == "" || runner.IsTerminalJobState(x.JobState) ||
+				(x.Status != history.StatusDetached && x.Status != history.StatusInterrupted) {
+				continue
+			}
+			if r, err := s.Resume(x.RunID); err == nil {
+				runs = append(runs, r)
+			}
+		}
+		return jobsResumedMsg{runs: runs}
+	}
+}
+
+// resumed starts polling each job taken over, in the background.
+func (m *Model) resumed(msg jobsResumedMsg) tea.Cmd {
+	jr, _ := m.backend.(jobResumer)
+	var cmds []tea.Cmd
+	for _, run := range msg.runs {
+		rec := run.Record()
+		mod := m.moduleByID(rec.Module)
+		if mod == nil || jr == nil || rec.Job == nil {
+			run.Abandon()
+			continue
+		}
+		cmds = append(cmds, m.startResume(jr, run, &rec, mod))
+	}
+	return tea.Batch(cmds...)
+}
+
+// startResume polls a recorded job again as a run of this session: kept by
+// id, its events and end routed like any run's, shown by no screen until
+// the person opens it (the header counts it).
+func (m *Model) startResume(jr jobResumer, run *history.Run, rec *history.Record, mod *runner.Module) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	rv := &runView{com: m.com, id: rec.RunID, plan: rec.Plan(mod), cancel: cancel, started: rec.Started}
+	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
+	rv.job = &job
+	m.keepRun(rv)
+	id := rec.RunID
+	events := func(ev runner.Event) {
+		if send := m.send.Load(); send != nil {
+			(*send)(runEventMsg{id: id, ev: ev})
+		}
+	}
+	capID := rec.Capability
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		if !m.inflight.enter() {
+			run.Abandon()
+			return runDoneMsg{id: id, err: context.Canceled}
+		}
+		defer m.inflight.leave()
+		res, err := jr.ResumeJob(ctx, mod, capID, id, job, runner.RunOptions{Events: run.Events(events)})
+		run.Finish(res, err)
+		return runDoneMsg{id: id, result: res, err: err}
+	}, m.tick(id), m.spinner.Tick)
+}
+
+// backgroundJobs counts the runs in flight that no screen on the stack
+// shows: jobs left polling in the background (esc) or resumed at start.
+func (m *Model) backgroundJobs() int {
+	n := 0
+	for id, r := range m.runs {
+		if !r.done && !m.showsRun(id) {
+			n++
+		}
+	}
+	return n
+}
+
+// jobsBadge is the header's count of background jobs ("" when none).
+func (m *Model) jobsBadge() string {
+	n := m.backgroundJobs()
+	if n == 0 {
+		return ""
+	}
+	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d %s in background", n, common.Plural(n, "job", "jobs")))
+}
+
+// rerunFromResult re-runs the result on top from its record, when no
+// form lies beneath it (a result reopened from the history).
+func (m *Model) rerunFromResult() tea.Cmd {
+	r := m.result()
+	if r == nil || m.history == nil {
+		return nil
+	}
+	return m.readRecord(r.res.RequestID, purposeRerun)
+}
+
+var _ jobResumer = (*runner.Host)(nil)

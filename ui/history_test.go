@@ -1,0 +1,304 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/config"
+	"modbay/history"
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/internal/uitest"
+)
+
+func init() {
+	helpStates[screenHistory] = []helpState{
+		{"list", func(t *testing.T) *Model { return historyAt(t, 80, 24, seedHistory) }},
+		{"empty", func(t *testing.T) *Model { return historyAt(t, 80, 24, nil) }},
+		{"filter typing", func(t *testing.T) *Model {
+			m := historyAt(t, 80, 24, seedHistory)
+			press(m, "/")
+			typeText(m, "status:e")
+			return m
+		}},
+	}
+}
+
+// seedHistory records three runs of the fixture modules before the
+// clock's now: a report (ok, with an artifact), an echo that failed, and a
+// long-running job left detached and pinned.
+func seedHistory(t *testing.T, s *history.Store) {
+	t.Helper()
+	at := func(d time.Duration) time.Time { return uitest.Epoch.Add(-d) }
+	recs := []*history.Record{
+		{RunID: "req_00000000000000000000000000000001", Module: "fake", Capability: "fake.report", Source: history.SourceCockpit,
+			Status: history.StatusOK, Started: at(5 * time.Minute), DurationMS: 1234, InputRecorded: true,
+			Input:    json.RawMessage(`{"title":"Quarterly","secret":"[redacted]"}`),
+			Redacted: []string{"/secret"},
+			Envelope: json.RawMessage(`{"protocol":"xibodev.module/v1","module":"fake","operation":"invoke","request_id":"req_00000000000000000000000000000001","ok":true,"result":{"rows":3},"warnings":[],"execution":{"local":true,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}`),
+			Artifacts: []history.Artifact{{Artifact: modproto.Artifact{ID: "r", Kind: "fake.report/v1", Path: "report.md", Root: "workspace", MediaType: "text/markdown", Title: "Report"},
+				Staged: "/nonexistent/report.md", Size: 12, Presentation: "markdown"}}},
+		{RunID: "req_00000000000000000000000000000002", Module: "echo", Capability: "fake.echo", Source: history.SourceInvoke,
+			Status: history.StatusError, Code: "provider_failure", Started: at(2 * time.Hour), DurationMS: 80, InputRecorded: true,
+			Input: json.RawMessage(`{"text":"hi"}`)},
+		{RunID: "req_00000000000000000000000000000003", Module: "fake", Capability: "fake.slow", Source: history.SourceCockpit,
+			Status: history.StatusDetached, Code: "cancelled", Started: at(26 * time.Hour), DurationMS: 4000, Pinned: true,
+			InputRecorded: true, Input: json.RawMessage(`{}`),
+			Job: &history.Job{ID: "job_7", State: "running", Percent: ptrF(40), Detail: "frame 4 of 10", Polls: 3, PollCapability: "fake.jobs.status"}},
+	}
+	for _, r := range recs {
+		if err := s.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func ptrF(f float64) *float64 { return &f }
+
+// historyModel is a test model with a history store seeded by seed (nil:
+// empty) and the fixture modules listed.
+func historyModel(t *testing.T, b Backend, w, h int, seed func(*testing.T, *history.Store)) *Model {
+	t.Helper()
+	m, _ := newTest(t, b, w, h)
+	s, err := history.Open(filepath.Join(t.TempDir(), "history"), config.History{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed != nil {
+		seed(t, s)
+	}
+	m.history = s
+	m.resumeStarted = true // no jobs taken over unless a test asks
+	withModules(t, m)
+	return m
+}
+
+// historyAt opens the history screen with its listing loaded.
+func historyAt(t *testing.T, w, h int, seed func(*testing.T, *history.Store)) *Model {
+	t.Helper()
+	m := historyModel(t, nil, w, h, seed)
+	_, cmd := m.Update(uitest.Key("H"))
+	if m.screen() != screenHistory || cmd == nil {
+		t.Fatalf("H opened %v", m.screen())
+	}
+	m.Update(cmd())
+	return m
+}
+
+// runCmd runs cmd and feeds its message back (one level).
+func runCmd(m *Model, cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	_, next := m.Update(cmd())
+	return next
+}
+
+func TestGoldenHistory(t *testing.T) {
+	m := historyAt(t, 100, 20, seedHistory)
+	golden.RequireEqual(t, []byte(frame(t, m)))
+	t.Run("filtered", func(t *testing.T) {
+		m := historyAt(t, 100, 20, seedHistory)
+		press(m, "/")
+		typeText(m, "module:fake")
+		press(m, "enter")
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+	t.Run("status", func(t *testing.T) {
+		m := historyAt(t, 100, 20, seedHistory)
+		for range 2 { // running, then detached
+			press(m, "s")
+		}
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+	t.Run("empty", func(t *testing.T) {
+		golden.RequireEqual(t, []byte(frame(t, historyAt(t, 100, 20, nil))))
+	})
+}
+
+func TestHistoryNewestFirstAndFilters(t *testing.T) {
+	m := historyAt(t, 100, 20, seedHistory)
+	hs := m.top().(*historyScreen)
+	if hs.list.Len() != 3 || hs.selected().RunID != "req_00000000000000000000000000000001" {
+		t.Fatalf("newest first: %d rows, selected %+v", hs.list.Len(), hs.selected())
+	}
+	press(m, "/")
+	typeText(m, "status:error")
+	if hs.list.Len() != 1 || hs.selected().Module != "echo" {
+		t.Errorf("status:error kept %d", hs.list.Len())
+	}
+	press(m, "esc")
+	press(m, "/")
+	typeText(m, "quarterly") // the input's text
+	if hs.list.Len() != 1 || hs.selected().Capability != "fake.report" {
+		t.Errorf("input search kept %d", hs.list.Len())
+	}
+	press(m, "esc")
+	press(m, "s") // running: none
+	if hs.list.Len() != 0 {
+		t.Errorf("status running kept %d", hs.list.Len())
+	}
+	press(m, "s") // detached
+	if hs.list.Len() != 1 || hs.selected().JobID != "job_7" {
+		t.Errorf("status detached kept %d", hs.list.Len())
+	}
+}
+
+// TestHistoryReopensResult: enter reads the record and shows its result,
+// artifacts and all, as a run kept by id.
+func TestHistoryReopensResult(t *testing.T) {
+	m := historyAt(t, 100, 30, seedHistory)
+	_, cmd := m.Update(uitest.Key("enter"))
+	runCmd(m, cmd)
+	if m.screen() != screenResult {
+		t.Fatalf("enter opened %v", m.screen())
+	}
+	r := m.result()
+	if r.res.RequestID != "req_00000000000000000000000000000001" || len(r.res.Artifacts) != 1 || !r.res.OK() {
+		t.Errorf("result %+v", r.res)
+	}
+	out := frame(t, m)
+	if !strings.Contains(out, "Report") {
+		t.Errorf("the artifact is not listed:\n%s", out)
+	}
+	// r on a result with no form beneath re-runs it from its record.
+	_, cmd = m.Update(uitest.Key("r"))
+	runCmd(m, cmd)
+	if m.screen() != screenForm {
+		t.Fatalf("r from a reopened result opened %v", m.screen())
+	}
+}
+
+// TestHistoryRerunPrefills: r opens the capability's form with the input
+// as it was, secrets left out, and says how it fits today's schema.
+func TestHistoryRerunPrefills(t *testing.T) {
+	fb := &fakeBackend{plan: func(mod *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		return uitest.Plan(t, mod), nil
+	}}
+	m := historyModel(t, fb, 100, 30, seedHistory)
+	_, cmd := m.Update(uitest.Key("H"))
+	runCmd(m, cmd)
+	_, cmd = m.Update(uitest.Key("r"))
+	runCmd(m, cmd)
+	if m.screen() != screenForm || m.formCap.ID != "fake.report" {
+		t.Fatalf("r opened %v %s", m.screen(), m.formCap.ID)
+	}
+	out := frame(t, m)
+	for _, want := range []string{"Re-run of req_00000000000000000000000000000001", "Secret fields were not recorded", "/secret", "still fits today"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("form lacks %q:\n%s", want, out)
+		}
+	}
+	if v := m.form().Value(); !strings.Contains(string(v), `"Quarterly"`) || strings.Contains(string(v), "redacted") {
+		t.Errorf("form input %s", v)
+	}
+	p := uitest.Plan(t, m.formModule)
+	o := m.beginOptions(p, true)
+	if o.Source != history.SourceRerun || o.RerunOf != "req_00000000000000000000000000000001" {
+		t.Errorf("begin options %+v", o)
+	}
+
+	// A recorded input today's schema refuses: the differences are said.
+	m2 := historyModel(t, fb, 100, 30, func(t *testing.T, s *history.Store) {
+		s.Put(&history.Record{RunID: "req_old", Module: "fake", Capability: "fake.report", Status: history.StatusOK,
+			Started: uitest.Epoch.Add(-time.Minute), InputRecorded: true, Input: json.RawMessage(`{"title":"Q","pages":3}`)})
+	})
+	_, cmd = m2.Update(uitest.Key("H"))
+	runCmd(m2, cmd)
+	_, cmd = m2.Update(uitest.Key("r"))
+	runCmd(m2, cmd)
+	if out := strings.Join(strings.Fields(frame(t, m2)), " "); !strings.Contains(out, "Today's schema differs") {
+		t.Errorf("no difference said:\n%s", out)
+	}
+}
+
+func TestHistoryPin(t *testing.T) {
+	m := historyAt(t, 100, 20, seedHistory)
+	_, cmd := m.Update(uitest.Key("p"))
+	cmd = runCmd(m, cmd) // pinned: reload
+	runCmd(m, cmd)
+	hs := m.top().(*historyScreen)
+	if !hs.selected().Pinned {
+		t.Error("pin not shown")
+	}
+	if rec, _ := m.history.Get(hs.selected().RunID); !rec.Pinned {
+		t.Error("pin not recorded")
+	}
+}
+
+// TestJobInBackground: esc on a long-running job's run screen leaves it
+// running; the header counts it; its end is kept by id for the history.
+func TestJobInBackground(t *testing.T) {
+	m := runInFlight(t, false)
+	r := m.run()
+	r.plan.Capability.LongRunning = true
+	out := frame(t, m)
+	if !strings.Contains(out, "run in background") || !strings.Contains(out, "esc keeps it running in the background") {
+		t.Fatalf("run screen of a job:\n%s", out)
+	}
+	press(m, "esc")
+	if m.screen() == screenRun {
+		t.Fatal("esc did not leave the run screen")
+	}
+	if head := strings.SplitN(frame(t, m), "\n", 2)[0]; !strings.Contains(head, "1 job in background") {
+		t.Errorf("header %q", head)
+	}
+	m.Update(runDoneMsg{id: r.id, result: &runner.Result{RequestID: r.id, Envelope: &modproto.Envelope{OK: true}}})
+	if head := strings.SplitN(frame(t, m), "\n", 2)[0]; strings.Contains(head, "background") {
+		t.Errorf("header after the end %q", head)
+	}
+	if !m.runs[r.id].done {
+		t.Error("the run's end was not kept")
+	}
+}
+
+// resumeBackend is a backend that resumes jobs (runner.Host.ResumeJob).
+type resumeBackend struct {
+	fakeBackend
+	resumed chan string
+}
+
+func (b *resumeBackend) ResumeJob(ctx context.Context, m *runner.Module, capID, requestID string, job runner.JobStatus, opts runner.RunOptions) (*runner.Result, error) {
+	b.resumed <- requestID
+	opts.Events(runner.Event{RequestID: requestID, Job: &runner.JobStatus{ID: job.ID, State: "succeeded", Polls: job.Polls + 1}})
+	return &runner.Result{RequestID: requestID, Module: m.ID, Capability: capID, Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)},
+		Job: &runner.JobStatus{ID: job.ID, State: "succeeded", Polls: job.Polls + 1}}, nil
+}
+
+// TestJobsResumedAtStart: a job the history left detached is polled again
+// once the modules are known, in the background, and recorded done.
+func TestJobsResumedAtStart(t *testing.T) {
+	b := &resumeBackend{resumed: make(chan string, 4)}
+	m := historyModel(t, b, 100, 30, seedHistory)
+	m.resumeStarted = false
+	h := newHarness(t, m)
+	_, cmd := m.Update(modulesMsg{gen: m.gen, modules: uitest.Modules(t)})
+	h.do(cmd)
+	const id = "req_00000000000000000000000000000003"
+	h.until("the job resumed and done", func() bool { r, ok := m.runs[id]; return ok && r.done })
+	select {
+	case got := <-b.resumed:
+		if got != id {
+			t.Errorf("resumed %s", got)
+		}
+	default:
+		t.Error("ResumeJob not called")
+	}
+	rec, err := m.history.Get(id)
+	if err != nil || rec.Status != history.StatusOK || rec.Job.State != "succeeded" || rec.Job.Polls != 4 {
+		t.Errorf("record after resume: %v %+v", err, rec)
+	}
+	// Taken over once: a second discovery resumes nothing more.
+	if cmd := m.resumeJobs(); cmd != nil {
+		t.Error("jobs taken over twice")
+	}
+	_ = fmt.Sprint()
+}
