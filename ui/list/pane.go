@@ -114,7 +114,7 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int, marks bool) []s
 		ih := h - st.Pane.GetVerticalFrameSize()
 		body := common.FitWidth(ds.view(com, detail, ih), inner)
 		pane := st.Pane.Width(pw).Height(h).MaxHeight(h).Render(body)
-		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
+		return joinPanes(left, pane)
 	}
 	lh := min(max(n, 1), max(h/2-1, 3))
 	list := rows(w, lh, false)
@@ -161,6 +161,29 @@ func padBlock(lines []string, w, h int) string {
 			n = widths[i]
 		}
 		b.WriteString(strings.Repeat(" ", w-n))
+	}
+	return b.String()
+}
+
+// joinPanes is lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane) for
+// two blocks of as many lines, each line of a block as wide as the others
+// (what padBlock and a Width/Height style draw): line by line, without
+// measuring every line again. Blocks of unequal heights go through
+// lipgloss.
+func joinPanes(left, pane string) string {
+	l, p := strings.Split(left, "\n"), strings.Split(pane, "\n")
+	if len(l) != len(p) {
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
+	}
+	var b strings.Builder
+	b.Grow(len(left) + len(pane) + 2*len(l))
+	for i := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l[i])
+		b.WriteByte(' ')
+		b.WriteString(p[i])
 	}
 	return b.String()
 }

@@ -39,3 +39,22 @@ func TestPadBlockIsLipgloss(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinPanesIsLipgloss: joinPanes draws what lipgloss.JoinHorizontal
+// draws for blocks of uniform line widths, and falls back to it for
+// blocks of different heights.
+func TestJoinPanesIsLipgloss(t *testing.T) {
+	t.Parallel()
+	pane := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Width(10).Height(4).MaxHeight(4)
+	cases := []struct{ name, left, pane string }{
+		{"equal heights", padBlock([]string{"a", "日本"}, 5, 4), pane.Render("detail\nlines")},
+		{"left taller", padBlock([]string{"a", "b"}, 3, 6), pane.Render("x")},
+		{"pane taller", "ab\ncd", pane.Render("x")},
+	}
+	for _, c := range cases {
+		want := lipgloss.JoinHorizontal(lipgloss.Top, c.left, " ", c.pane)
+		if got := joinPanes(c.left, c.pane); got != want {
+			t.Errorf("%s: joinPanes\n got %q\nwant %q", c.name, got, want)
+		}
+	}
+}
