@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"modbay/modproto"
@@ -162,7 +163,7 @@ func (c *call) root(name string, write bool) (string, error) {
 }
 
 // runSuffixPattern keeps the characters of a request id safe in a file name.
-var runSuffixPattern = regexp.MustCompile(`[^a-z0-9_-]+`)
+var runSuffixPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
 // runSuffixLen is how many trailing characters of the request id name a
 // run's output directory: 12 hex characters (48 random bits) keep the names
@@ -173,7 +174,7 @@ const runSuffixLen = 12
 // last runSuffixLen safe characters of the request id after "req_", or the
 // time when the id has none.
 func (c *call) runSuffix() string {
-	s := runSuffixPattern.ReplaceAllString(strings.ToLower(strings.TrimPrefix(c.req.RequestID, "req_")), "")
+	s := runSuffixPattern().ReplaceAllString(strings.ToLower(strings.TrimPrefix(c.req.RequestID, "req_")), "")
 	if s == "" {
 		return time.Now().UTC().Format("20060102T150405.000")
 	}

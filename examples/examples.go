@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"modbay/modproto"
@@ -47,19 +48,16 @@ const (
 )
 
 // registry lists every example in the order a person should meet them.
-var registry = []*module{
-	notesModule(),
-	fetchModule(),
-	transcodeModule(),
-	renderFarmModule(),
-}
+var registry = sync.OnceValue(func() []*module {
+	return []*module{notesModule(), fetchModule(), transcodeModule(), renderFarmModule()}
+})
 
 // IDs returns the example module ids, in demo order: "notes", "fetch",
 // "transcode", "render-farm". Each id is the module's directory name under
 // <home>/modules and its descriptor's module field (WIRE.md §2).
 func IDs() []string {
-	ids := make([]string, len(registry))
-	for i, m := range registry {
+	ids := make([]string, len(registry()))
+	for i, m := range registry() {
 		ids[i] = m.id
 	}
 	return ids
@@ -67,7 +65,7 @@ func IDs() []string {
 
 // lookup returns the example with id, or nil.
 func lookup(id string) *module {
-	for _, m := range registry {
+	for _, m := range registry() {
 		if m.id == id {
 			return m
 		}

@@ -112,7 +112,7 @@ func InstallDemoHome(home, exe string) error {
 	if err != nil {
 		return fmt.Errorf("install demo home: %w", err)
 	}
-	for _, m := range registry {
+	for _, m := range registry() {
 		if err := installModule(filepath.Join(home, "modules", m.id), exe, m.id); err != nil {
 			return fmt.Errorf("install demo home: module %q: %w", m.id, err)
 		}
@@ -202,7 +202,7 @@ func InstallModules(dir, exe string) ([]string, error) {
 		return nil, fmt.Errorf("install examples: %w", err)
 	}
 	var dirs []string
-	for _, m := range registry {
+	for _, m := range registry() {
 		d := filepath.Join(dir, m.id)
 		if err := installModule(d, exe, m.id); err != nil {
 			return nil, fmt.Errorf("install examples: module %q: %w", m.id, err)

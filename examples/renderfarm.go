@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"modbay/modproto"
@@ -59,7 +60,7 @@ var farmScenes = []string{"cube", "teapot", "fractal"}
 
 // jobIDPattern is a job id as farm.render makes it: "job_" and 32
 // lowercase hex. Checking it keeps a job id from naming any other file.
-var jobIDPattern = regexp.MustCompile(`^job_[0-9a-f]{32}$`)
+var jobIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^job_[0-9a-f]{32}$`) })
 
 // now is the clock of the render farm; tests replace it to move a job along
 // without waiting.
@@ -263,8 +264,8 @@ func runFarmStatus(c *call) (any, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	if !jobIDPattern.MatchString(id) {
-		return nil, invalidField(farmStatusRequest, "job_id", map[string]any{"pattern": jobIDPattern.String()},
+	if !jobIDPattern().MatchString(id) {
+		return nil, invalidField(farmStatusRequest, "job_id", map[string]any{"pattern": jobIDPattern().String()},
 			"job_id %q is not a render-farm job id (job_ and 32 hex)", id)
 	}
 	jobs, err := c.root(farmJobsRoot, true)

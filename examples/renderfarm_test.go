@@ -26,7 +26,7 @@ func startJob(t *testing.T, f *fixture, input any) string {
 	r := f.invoke()
 	res := result(t, r)
 	id, _ := res["job_id"].(string)
-	if !jobIDPattern.MatchString(id) || res["state"] != jobRunning {
+	if !jobIDPattern().MatchString(id) || res["state"] != jobRunning {
 		t.Fatalf("handle %v", res)
 	}
 	x := r.env.Execution

@@ -7,21 +7,22 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // digestPattern is WIRE.md §1's digest: "sha256:" + 64 lowercase hex.
-var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // requestIDPattern is WIRE.md §1's request id: "req_" + 32 lowercase hex.
-var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
+var requestIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^req_[0-9a-f]{32}$`) })
 
 // ValidDigest reports whether s is "sha256:" followed by 64 lowercase hex
 // characters (WIRE.md §1).
-func ValidDigest(s string) bool { return digestPattern.MatchString(s) }
+func ValidDigest(s string) bool { return digestPattern().MatchString(s) }
 
 // ValidRequestID reports whether s has the host request-id shape "req_" + 32
 // lowercase hex (WIRE.md §1).
-func ValidRequestID(s string) bool { return requestIDPattern.MatchString(s) }
+func ValidRequestID(s string) bool { return requestIDPattern().MatchString(s) }
 
 // Digest returns the protocol digest of b: "sha256:<64 lowercase hex>".
 func Digest(b []byte) string {

@@ -8,11 +8,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // versionSuffix matches a trailing "/vN" that the $id rule ignores
 // (WIRE.md §9).
-var versionSuffix = regexp.MustCompile(`/v[0-9]+$`)
+var versionSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/v[0-9]+$`) })
 
 // ValidateDescriptor checks every rule of WIRE.md §9 that can be checked
 // without the module's files, and returns all violations (nil when valid).
@@ -124,8 +125,8 @@ func checkSchemaDoc(k string, raw json.RawMessage) string {
 	if head.ID == nil {
 		return ""
 	}
-	id := strings.ToLower(versionSuffix.ReplaceAllString(*head.ID, ""))
-	key := strings.ToLower(versionSuffix.ReplaceAllString(k, ""))
+	id := strings.ToLower(versionSuffix().ReplaceAllString(*head.ID, ""))
+	key := strings.ToLower(versionSuffix().ReplaceAllString(k, ""))
 	if !strings.HasSuffix(id, key) {
 		return fmt.Sprintf("$id %q does not end in its key %q", *head.ID, k)
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // MediaInfo is what a prober (ffprobe -show_format -show_streams) reports
@@ -109,17 +110,17 @@ func (mi *MediaInfo) fields() [][2]string {
 }
 
 // pdfPageRe finds page objects ("/Type /Page", not "/Pages") in a PDF.
-var pdfPageRe = regexp.MustCompile(`/Type\s*/Page[^s]`)
+var pdfPageRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Page[^s]`) })
 
 // pdfCountRe finds a page tree's declared count.
-var pdfCountRe = regexp.MustCompile(`/Type\s*/Pages[^>]*?/Count\s+(\d+)`)
+var pdfCountRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Pages[^>]*?/Count\s+(\d+)`) })
 
 // PDFPageCount estimates a PDF's page count without a PDF library: the
 // largest /Count of a /Pages node, else the number of /Type /Page objects.
 // Compressed object streams hide both, so 0 means unknown, not empty.
 func PDFPageCount(src []byte) int {
 	best := 0
-	for _, m := range pdfCountRe.FindAllSubmatch(src, -1) {
+	for _, m := range pdfCountRe().FindAllSubmatch(src, -1) {
 		if n, err := strconv.Atoi(string(m[1])); err == nil && n > best {
 			best = n
 		}
@@ -127,11 +128,11 @@ func PDFPageCount(src []byte) int {
 	if best > 0 {
 		return best
 	}
-	return len(pdfPageRe.FindAllIndex(src, -1))
+	return len(pdfPageRe().FindAllIndex(src, -1))
 }
 
 // slideRe matches a slide part inside a pptx archive.
-var slideRe = regexp.MustCompile(`^ppt/slides/slide(\d+)\.xml$`)
+var slideRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ppt/slides/slide(\d+)\.xml$`) })
 
 // PPTXInfo counts the slides of a pptx file and reads its title from
 // docProps/core.xml; the archive is read from memory and only its directory
@@ -142,7 +143,7 @@ func PPTXInfo(src []byte) (slides int, title string, err error) {
 		return 0, "", fmt.Errorf("pptx: %w", err)
 	}
 	for _, f := range zr.File {
-		if slideRe.MatchString(f.Name) {
+		if slideRe().MatchString(f.Name) {
 			slides++
 		}
 		if f.Name == "docProps/core.xml" && f.UncompressedSize64 < 1<<20 {

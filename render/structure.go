@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/glamour/v2/ansi"
 	xansi "github.com/charmbracelet/x/ansi"
@@ -39,7 +40,7 @@ func newMarkdownConverter(o ansi.Options) goldmark.Markdown {
 }
 
 // brRe matches an inline HTML line break: <br>, <br/>, <br /> (any case).
-var brRe = regexp.MustCompile(`(?i)^<br\s*/?>$`)
+var brRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^<br\s*/?>$`) })
 
 // Sentinels mark list-item text in glamour's output so that hangListItems
 // can indent an item's wrapped lines under its text instead of under its
@@ -136,7 +137,7 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 				soft = append(soft, n)
 			}
 		case ast.KindRawHTML:
-			if raw := n.(*ast.RawHTML); brRe.Match(rawHTMLText(raw, src)) {
+			if raw := n.(*ast.RawHTML); brRe().Match(rawHTMLText(raw, src)) {
 				brs = append(brs, n)
 			}
 		}
@@ -215,7 +216,9 @@ func rawHTMLText(n *ast.RawHTML, src []byte) []byte {
 // truncatedHrefRe matches a link footnote's href as glamour writes it under
 // a table ("[1]: text https://exam…"): an OSC 8 hyperlink holding the whole
 // URL, optional SGR styling, then the URL cut to the width with "…".
-var truncatedHrefRe = regexp.MustCompile("\x1b\\]8;id=[^;\x07\x1b]*;([^\x07\x1b]*)\x07((?:\x1b\\[[0-9;]*m)*)([^\x1b\n]*…)")
+var truncatedHrefRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\x1b\\]8;id=[^;\x07\x1b]*;([^\x07\x1b]*)\x07((?:\x1b\\[[0-9;]*m)*)([^\x1b\n]*…)")
+})
 
 // untruncateHrefs puts the whole URL back where glamour cut a table's link
 // footnote with "…" (glamour truncates it to the line; a URL cut short is
@@ -225,8 +228,8 @@ func untruncateHrefs(out string) string {
 	if !strings.Contains(out, "…") {
 		return out
 	}
-	return truncatedHrefRe.ReplaceAllStringFunc(out, func(m string) string {
-		sub := truncatedHrefRe.FindStringSubmatch(m)
+	return truncatedHrefRe().ReplaceAllStringFunc(out, func(m string) string {
+		sub := truncatedHrefRe().FindStringSubmatch(m)
 		href, styles, shown := sub[1], sub[2], sub[3]
 		if !strings.HasPrefix(href, strings.TrimSuffix(shown, "…")) {
 			return m

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"modbay/modproto"
@@ -29,7 +30,7 @@ const (
 )
 
 // stagedNameRe matches a staged file's name in the store: 64 hex digits.
-var stagedNameRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var stagedNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // StagedType is how an artifact was described when its bytes were staged
 // (WIRE.md §8, §10): the module's media type and presentation hint, as
@@ -82,7 +83,7 @@ func recordStagedType(staged string, a modproto.Artifact, now time.Time) error {
 // bytes staged before records were kept. A record that cannot be read or
 // parsed is skipped.
 func StagedTypes(path string) ([]StagedType, error) {
-	if !stagedNameRe.MatchString(filepath.Base(path)) {
+	if !stagedNameRe().MatchString(filepath.Base(path)) {
 		return nil, nil
 	}
 	names, err := filepath.Glob(globEscape(path) + ".*" + stagedTypeSuffix)
@@ -121,9 +122,9 @@ func readStagedType(name string) (StagedType, error) {
 }
 
 // globMetaRe matches the characters filepath.Match treats specially.
-var globMetaRe = regexp.MustCompile(`[*?\[\\]`)
+var globMetaRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[*?\[\\]`) })
 
 // globEscape escapes the glob metacharacters of a literal path.
 func globEscape(p string) string {
-	return globMetaRe.ReplaceAllStringFunc(p, func(m string) string { return `\` + m })
+	return globMetaRe().ReplaceAllStringFunc(p, func(m string) string { return `\` + m })
 }

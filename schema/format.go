@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -39,9 +40,15 @@ var libraryFormats = []string{"json-pointer", "relative-json-pointer", "uuid", "
 	"hostname", "email", "date", "time", "date-time", "uri", "iri", "uri-reference", "iri-reference", "uri-template", "semver"}
 
 var (
-	uuidRe     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	hostnameRe = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
-	timeRe     = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([zZ]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
+	uuidRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	})
+	hostnameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
+	})
+	timeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([zZ]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
+	})
 )
 
 // FormatProblem checks s against a format modbay knows (RFC 3339 dates
@@ -59,7 +66,7 @@ func FormatProblem(format, s string) string {
 		_, err := time.Parse(time.RFC3339Nano, strings.Replace(strings.Replace(s, "t", "T", 1), "z", "Z", 1))
 		ok = err == nil
 	case "time":
-		ok = timeRe.MatchString(s)
+		ok = timeRe().MatchString(s)
 	case "email":
 		a, err := mail.ParseAddress(s)
 		ok = err == nil && a.Address == s
@@ -67,9 +74,9 @@ func FormatProblem(format, s string) string {
 		u, err := url.Parse(s)
 		ok = err == nil && u.Scheme != ""
 	case "uuid":
-		ok = uuidRe.MatchString(s)
+		ok = uuidRe().MatchString(s)
 	case "hostname":
-		ok = len(s) <= 253 && hostnameRe.MatchString(s)
+		ok = len(s) <= 253 && hostnameRe().MatchString(s)
 	case "ipv4":
 		a, err := netip.ParseAddr(s)
 		ok = err == nil && a.Is4()

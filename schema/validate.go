@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -18,7 +19,7 @@ import (
 )
 
 // errorPrinter renders validation errors in English.
-var errorPrinter = message.NewPrinter(language.English)
+var errorPrinter = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // ErrInputNotJSON is wrapped by Validate's error when the input, not the
 // schema, is at fault.

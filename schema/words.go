@@ -49,7 +49,7 @@ func words(k jsonschema.ErrorKind) string {
 	case *kind.AdditionalProperties:
 		return "not a known property: " + quoteAll(k.Properties)
 	}
-	return k.LocalizedString(errorPrinter)
+	return k.LocalizedString(errorPrinter())
 }
 
 func plural(n int, one, many string) string {

@@ -13,10 +13,54 @@ import (
 
 // helpView draws the help bar for what has focus.
 func (m *Model) helpView() string {
+	var groups [][]key.Binding
 	if m.fullHelp {
-		return m.fullHelpView(m.FullHelp())
+		groups = m.FullHelp()
+	} else {
+		groups = [][]key.Binding{m.ShortHelp()}
 	}
-	return m.help.ShortHelpView(m.fitShortHelp(m.ShortHelp()))
+	memo := helpMemoKey(m, groups)
+	if m.helpMemo.ok && m.helpMemo.key == memo {
+		return m.helpMemo.text
+	}
+	var text string
+	if m.fullHelp {
+		text = m.fullHelpView(groups)
+	} else {
+		text = m.help.ShortHelpView(m.fitShortHelp(groups[0]))
+	}
+	m.helpMemo = helpMemo{ok: true, key: memo, text: text}
+	return text
+}
+
+// helpMemo is the last help bar drawn and what it was drawn from: the
+// bar is drawn twice a frame (its height sizes the body) and fitting it
+// renders it many times; it changes only when the bindings do.
+type helpMemo struct {
+	ok   bool
+	key  string
+	text string
+}
+
+// helpMemoKey is everything helpView draws from, as one string: which
+// help, the terminal and help widths, the terminal height (the full
+// help's room), the styles, and each binding's keys, help and state in
+// groups, with the focused screen's essentials.
+func helpMemoKey(m *Model, groups [][]key.Binding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%t %d %d %d %p\x00", m.fullHelp, m.com.Width, m.com.Height, m.help.Width(), m.com.Styles)
+	write := func(bs []key.Binding) {
+		for _, x := range bs {
+			h := x.Help()
+			fmt.Fprintf(&b, "%t\x01%s\x01%s\x01%s\x02", x.Enabled(), strings.Join(x.Keys(), "\x03"), h.Key, h.Desc)
+		}
+		b.WriteByte('\x04')
+	}
+	for _, g := range groups {
+		write(g)
+	}
+	write(m.essentialHelp())
+	return b.String()
 }
 
 // fullHelpView lays groups out as columns, side by side while they fit

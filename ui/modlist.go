@@ -9,10 +9,12 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/list"
+	"modbay/ui/styles"
 )
 
 // ModulesKeyMap is the module list's own bindings, beside the list's.
@@ -40,6 +42,25 @@ type moduleList struct {
 	banner  string
 	// cols are the row columns for the rows being drawn (list layout).
 	cols columns
+	// laidOut is what cols were fitted to: layout runs on every frame,
+	// and measures every module shown only when that changed.
+	laidOut layoutKey
+}
+
+// layoutKey is what the columns are fitted to: the modules shown, in
+// order, with the id and descriptor their name comes from, the width and
+// the styles.
+type layoutKey struct {
+	shown  []shownModule
+	w      int
+	styles *styles.Styles
+}
+
+// shownModule is a module as layout measured it.
+type shownModule struct {
+	m    *runner.Module
+	id   string
+	desc *modproto.Descriptor
 }
 
 // openModulesScreen builds the module list; the root keeps it as m.modules.
@@ -58,6 +79,23 @@ func openModulesScreen(m *Model, _ any) (Screen, tea.Cmd) {
 type moduleItem struct {
 	l *moduleList
 	m *runner.Module
+	// row is the last row drawn and what it was drawn from: a keystroke
+	// redraws every visible row, and most of them did not change.
+	row    string
+	rowKey rowKey
+}
+
+// rowKey is everything a module's row is drawn from.
+type rowKey struct {
+	ok     bool
+	sel    bool
+	w      int
+	cols   columns
+	styles *styles.Styles
+	status runner.Status
+	reason string
+	id     string
+	desc   *modproto.Descriptor
 }
 
 // FilterValue matches the module's id and name.
@@ -76,6 +114,16 @@ func (it *moduleItem) Detail(w int) string { return moduleDetail(it.l.com, it.m,
 // name, the id (dimmed) and, when the width allows, the reason; each cut
 // with … to fit (the columns come from layout).
 func (it *moduleItem) Row(sel bool, w int) string {
+	k := rowKey{ok: true, sel: sel, w: w, cols: it.l.cols, styles: it.l.com.Styles,
+		status: it.m.Status, reason: it.m.Reason, id: it.m.ID, desc: it.m.Descriptor}
+	if it.rowKey != k {
+		it.row, it.rowKey = it.drawRow(sel), k
+	}
+	return it.row
+}
+
+// drawRow draws Row's row for the columns laid out.
+func (it *moduleItem) drawRow(sel bool) string {
 	st := it.l.com.Styles
 	cols, m := it.l.cols, it.m
 	name := common.Trunc(render.SanitizeLine(moduleName(m)), cols.name)
@@ -94,6 +142,15 @@ func (it *moduleItem) Row(sel bool, w int) string {
 
 // layout fits the columns to the modules shown in w cells.
 func (l *moduleList) layout(shown []list.Item, w int) {
+	key := layoutKey{shown: make([]shownModule, len(shown)), w: w, styles: l.com.Styles}
+	for i, it := range shown {
+		m := it.(*moduleItem).m
+		key.shown[i] = shownModule{m: m, id: m.ID, desc: m.Descriptor}
+	}
+	if key.w == l.laidOut.w && key.styles == l.laidOut.styles && slices.Equal(key.shown, l.laidOut.shown) {
+		return
+	}
+	l.laidOut = key
 	var names, ids []string
 	for _, it := range shown {
 		m := it.(*moduleItem).m

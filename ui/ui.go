@@ -82,6 +82,8 @@ type Model struct {
 	keys     KeyMap
 	help     help.Model
 	fullHelp bool
+	// helpMemo is the last help bar drawn (help.go).
+	helpMemo helpMemo
 	// helpByQuestion is set while the full help is open because "?"
 	// opened it.
 	helpByQuestion bool

@@ -126,7 +126,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		// fraction in an integer field too, with its problem); a string
 		// the form sent for text that is not a number goes back into the
 		// field as that text.
-		if numberRe.Match(v) {
+		if numberRe().Match(v) {
 			n.Text = string(v)
 			return
 		}
@@ -394,7 +394,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 	}
 	ra, oka := new(big.Rat).SetString(string(a))
 	rb, okb := new(big.Rat).SetString(string(b))
-	if oka && okb && numberRe.Match(a) && numberRe.Match(b) {
+	if oka && okb && numberRe().Match(a) && numberRe().Match(b) {
 		return ra.Cmp(rb) == 0
 	}
 	var x, y any

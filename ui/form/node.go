@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Kind is how a node is edited and encoded.
@@ -233,17 +234,17 @@ const longTextMax = 200
 var longTextWords = map[string]bool{"body": true, "content": true, "text": true, "markdown": true, "description": true, "prompt": true, "message": true}
 
 // wordRe finds the words of a name: lower_snake, kebab, camelCase, Title.
-var wordRe = regexp.MustCompile(`[A-Z]?[a-z]+|[A-Z]+`)
+var wordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Z]?[a-z]+|[A-Z]+`) })
 
 // longTextName reports whether name's last word announces long text.
 func longTextName(name string) bool {
-	w := wordRe.FindAllString(name, -1)
+	w := wordRe().FindAllString(name, -1)
 	return len(w) > 0 && longTextWords[strings.ToLower(w[len(w)-1])]
 }
 
 // longTextDesc matches descriptions that announce long text; looser words
 // ("text") would catch every "search text" field.
-var longTextDesc = regexp.MustCompile(`(?i)markdown|multi-?line|body of`)
+var longTextDesc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)markdown|multi-?line|body of`) })
 
 // IsMultiline reports whether a string field is edited over several lines
 // (ctrl+j inserts a newline): its text has one already, its schema says
@@ -269,7 +270,7 @@ func (n *Node) IsMultiline() bool {
 	if n.Parent != nil && n.Parent.Kind == KindUnion {
 		name = n.Parent.Name
 	}
-	return longTextName(name) || longTextName(s.Title) || longTextName(s.Format) || longTextDesc.MatchString(s.Description)
+	return longTextName(name) || longTextName(s.Title) || longTextName(s.Format) || longTextDesc().MatchString(s.Description)
 }
 
 // IsJSONText reports whether the node's text is JSON (a multi-line editor).

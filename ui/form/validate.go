@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"modbay/modproto"
 )
@@ -142,7 +143,7 @@ func (p Problems) Lines() []string {
 
 // missingRe finds the property names in a "missing property 'x'" or
 // "missing properties 'x', 'y'" finding.
-var missingRe = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+var missingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'|"([^"]*)"`) })
 
 // Place puts each finding under the node its JSON pointer leads to (the
 // deepest existing one; the rest of the pointer prefixes the message); a
@@ -187,7 +188,7 @@ func missingNames(detail string) []string {
 		return nil
 	}
 	var out []string
-	for _, m := range missingRe.FindAllStringSubmatch(detail, -1) {
+	for _, m := range missingRe().FindAllStringSubmatch(detail, -1) {
 		out = append(out, m[1]+m[2])
 	}
 	return out

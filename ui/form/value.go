@@ -7,12 +7,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"modbay/schema"
 )
 
 // numberRe is the JSON number grammar (RFC 8259 §6).
-var numberRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var numberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 
 // Problem messages the form finds itself, before the schema is consulted.
 const (
@@ -70,7 +71,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 		if s == "" {
 			return missing()
 		}
-		if !numberRe.MatchString(s) {
+		if !numberRe().MatchString(s) {
 			// Not a JSON number ("abc", "007"): sent as the string typed,
 			// so JSON mode, a switch back and "send anyway" all keep it,
 			// and the schema's type error lands at this field.
@@ -244,7 +245,7 @@ func numberText(v json.RawMessage) (string, bool) {
 		return "", false
 	}
 	t := strings.TrimSpace(s)
-	if t == "" || numberRe.MatchString(t) || strings.ContainsAny(s, "\n\r") {
+	if t == "" || numberRe().MatchString(t) || strings.ContainsAny(s, "\n\r") {
 		return "", false
 	}
 	return s, true

@@ -108,14 +108,13 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int, marks bool) []s
 	st := com.Styles
 	if w >= WideLayout {
 		lw := listWidth(w)
-		left := strings.Join(rows(lw, h, true), "\n")
-		left = lipgloss.NewStyle().Width(lw).Height(h).MaxHeight(h).Render(left)
+		left := padBlock(rows(lw, h, true), lw, h)
 		pw := w - lw - 1
 		inner := pw - st.Pane.GetHorizontalFrameSize()
 		ih := h - st.Pane.GetVerticalFrameSize()
 		body := common.FitWidth(ds.view(com, detail, ih), inner)
 		pane := st.Pane.Width(pw).Height(h).MaxHeight(h).Render(body)
-		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
+		return joinPanes(left, pane)
 	}
 	lh := min(max(n, 1), max(h/2-1, 3))
 	list := rows(w, lh, false)
@@ -133,6 +132,60 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int, marks bool) []s
 	dh := h - lh - 1
 	body := common.FitWidth(ds.view(com, detail, dh), w)
 	return strings.Join(list, "\n") + "\n" + rule + "\n" + body
+}
+
+// padBlock is lines as lipgloss.NewStyle().Width(w).Height(h).MaxHeight(h)
+// renders them, each line padded with spaces to w cells and the block
+// to h lines, without lipgloss's wrapping and measuring every line again:
+// the rows are already cut to w. Lines it cannot pass through as they are
+// (wider than w, holding a tab or a newline) go through lipgloss.
+func padBlock(lines []string, w, h int) string {
+	widths := make([]int, len(lines))
+	for i, l := range lines {
+		widths[i] = common.Width(l)
+		if widths[i] > w || strings.ContainsAny(l, "\t\n\r") {
+			return lipgloss.NewStyle().Width(w).Height(h).MaxHeight(h).Render(strings.Join(lines, "\n"))
+		}
+	}
+	if h <= 0 || w <= 0 {
+		return lipgloss.NewStyle().Width(w).Height(h).MaxHeight(h).Render(strings.Join(lines, "\n"))
+	}
+	var b strings.Builder
+	for i := range h {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		n := 0
+		if i < len(lines) {
+			b.WriteString(lines[i])
+			n = widths[i]
+		}
+		b.WriteString(strings.Repeat(" ", w-n))
+	}
+	return b.String()
+}
+
+// joinPanes is lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane) for
+// two blocks of as many lines, each line of a block as wide as the others
+// (what padBlock and a Width/Height style draw): line by line, without
+// measuring every line again. Blocks of unequal heights go through
+// lipgloss.
+func joinPanes(left, pane string) string {
+	l, p := strings.Split(left, "\n"), strings.Split(pane, "\n")
+	if len(l) != len(p) {
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", pane)
+	}
+	var b strings.Builder
+	b.Grow(len(left) + len(pane) + 2*len(l))
+	for i := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l[i])
+		b.WriteByte(' ')
+		b.WriteString(p[i])
+	}
+	return b.String()
 }
 
 // detailScroll is the scroll position of a list's detail pane: pgup/pgdn
