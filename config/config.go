@@ -47,6 +47,11 @@ type Config struct {
 	Sandbox string `yaml:"sandbox"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
+	// MCPServers maps an id (the module id it is listed under) to an MCP
+	// server: stdio or remote (issue 14). An unusable entry
+	// (CheckMCPServer) does not fail the load: its server is listed broken
+	// with the reason, like any broken module (WIRE.md §2).
+	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 }
 
 // Sandbox values.
