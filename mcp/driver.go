@@ -70,7 +70,7 @@ type Driver struct {
 	// outputs are the tools' outputSchemas from the last Describe, by
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
-	stderr   tail
+	stderr  tail
 }
 
 var (
@@ -252,7 +252,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{
 		// No roots, no sampling: modbay offers neither.
-		Capabilities:                &sdk.ClientCapabilities{},
+		Capabilities: &sdk.ClientCapabilities{},
 		// Progress and log messages are taken on the reader
 		// (recordingConn), in order with the answers.
 		ElicitationHandler: d.elicit,

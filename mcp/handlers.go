@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"modbay/runner"
 )
