@@ -138,6 +138,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
 		newExampleModuleCommand(),
+		newMCPCommand(g),
 	)
 	return root, g
 }
@@ -191,6 +192,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		cfg.Workspace, defaultWorkspace = ws, false
 	}
 	e := &env{host: runner.NewHost(cfg)}
+	g.addMCPServers(e.host, cfg)
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {
@@ -201,7 +203,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		}
 		e.host.AddFlagModules(abs)
 	}
-	if g.examples || (!hasModules(home) && len(cfg.Modules) == 0 && len(g.modules) == 0) {
+	if g.examples || (!hasModules(home) && len(cfg.Modules) == 0 && len(g.modules) == 0 && len(cfg.MCPServers) == 0) {
 		dirs, cleanup, err := installExamples()
 		if err != nil {
 			return nil, withCode(ExitUsage, "preparing the example modules: %v", err)
