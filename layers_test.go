@@ -24,6 +24,7 @@ var layers = map[string][]string{
 	"contain":             {},
 	"examples":            {"modproto"},
 	"internal/testcorpus": {},
+	"mcp":                 {"config", "contain", "modproto", "render", "runner", "schema"},
 	"modproto":            {},
 	"schema":              {"modproto"},
 	"schemalint":          {"schema", "modproto"},

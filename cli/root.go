@@ -145,6 +145,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newHistoryCommand(g), newJobsCommand(g),
 		newExampleModuleCommand(),
 		newCheckCommand(g),
+		newMCPCommand(g),
 	)
 	return root, g
 }
@@ -200,6 +201,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 	}
 	e := &env{host: runner.NewHost(cfg)}
 	e.host.NoCache = g.noCache
+	g.addMCPServers(e.host, cfg)
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {
@@ -210,7 +212,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		}
 		e.host.AddFlagModules(abs)
 	}
-	if g.examples || (!hasModules(home) && len(cfg.Modules) == 0 && len(g.modules) == 0) {
+	if g.examples || (!hasModules(home) && len(cfg.Modules) == 0 && len(g.modules) == 0 && len(cfg.MCPServers) == 0) {
 		dirs, cleanup, err := installExamples()
 		if err != nil {
 			return nil, withCode(ExitUsage, "preparing the example modules: %v", err)

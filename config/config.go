@@ -49,6 +49,11 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// History bounds the run history under <home>/history (issue 12).
 	History History `yaml:"history"`
+	// MCPServers maps an id (the module id it is listed under) to an MCP
+	// server: stdio or remote (issue 14). An unusable entry
+	// (CheckMCPServer) does not fail the load: its server is listed broken
+	// with the reason, like any broken module (WIRE.md §2).
+	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 }
 
 // Sandbox values.

@@ -141,7 +141,7 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 // Module. Use it after a person fixed a requirement: the cache is keyed on
 // the source identity, and a module's own probes can change without it.
 func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
-	c := Candidate{Name: m.name, Exe: m.Exe, Dir: m.Dir, Origin: m.Origin, Driver: m.driver()}
+	c := Candidate{Name: m.name, Exe: m.Exe, Dir: m.Dir, Origin: m.Origin, Driver: m.driver(), EffectsAreHints: m.EffectsAreHints}
 	if c.Name == "" {
 		c.Name = filepath.Base(m.Exe)
 	}
@@ -158,7 +158,7 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 // envelope through its driver and judges it (WIRE.md §2, §6, §9). A
 // describe that passed is written to the cache either way.
 func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module {
-	m := &Module{ID: c.ID, Exe: c.Exe, Dir: c.Dir, Origin: c.Origin, Driver: c.Driver, name: c.Name}
+	m := &Module{ID: c.ID, Exe: c.Exe, Dir: c.Dir, Origin: c.Origin, Driver: c.Driver, name: c.Name, EffectsAreHints: c.EffectsAreHints}
 	if m.ID == "" {
 		m.ID = c.Name
 	}

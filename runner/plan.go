@@ -83,7 +83,7 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 	req.Normalize()
 	p.Request = req
 	if !h.cfg.Policy.Covers(m.ID, capID) {
-		p.Approval = approvalReasons(d, c, req.Grants)
+		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints)
 	}
 	return p, nil
 }
@@ -243,14 +243,24 @@ func (h *Host) grants(d *modproto.Descriptor, c *modproto.Capability, bins map[s
 }
 
 // approvalReasons lists why a call of c needs a person's approval
-// (WIRE.md §11), one human reason each; empty means none.
-func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants) []string {
+// (WIRE.md §11), one human reason each; empty means none. hints is
+// Module.EffectsAreHints: the effects come from an MCP server's tool
+// annotations, so an unknown cost alone does not ask (WIRE.md §11, MCP
+// tools) and each reason names the hint it rests on and says it is the
+// server's.
+func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants, hints bool) []string {
 	var r []string
 	e := c.Effects
-	if e.Network {
+	switch {
+	case e.Network && hints:
+		r = append(r, "may reach the network (open world: the server's openWorldHint, or none given; annotations are the server's hints, not guarantees)")
+	case e.Network:
 		r = append(r, "reaches the network")
 	}
-	if e.ExternalWrites {
+	switch {
+	case e.ExternalWrites && hints:
+		r = append(r, "may write outside (not read-only: the server's readOnlyHint, or none given; annotations are the server's hints, not guarantees)")
+	case e.ExternalWrites:
 		r = append(r, "writes outside (external_writes)")
 	}
 	if e.Provider != "" && slices.Contains(d.Permissions.PaidProviders, e.Provider) {
@@ -258,7 +268,7 @@ func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.
 	} else if len(g.PaidProviders) > 0 {
 		r = append(r, "may use paid providers "+strings.Join(g.PaidProviders, ", "))
 	}
-	if !e.CostKnown {
+	if !e.CostKnown && !hints {
 		r = append(r, "cost unknown before running")
 	}
 	if len(g.Credentials) > 0 {

@@ -47,6 +47,10 @@ type Candidate struct {
 	// Driver speaks to the module; its Key is the candidate's identity
 	// (each key is described once per discovery). Never nil.
 	Driver Driver
+	// EffectsAreHints marks a module whose declared effects are derived
+	// from hints rather than declared by the module (an MCP server's tool
+	// annotations): see Module.EffectsAreHints.
+	EffectsAreHints bool
 }
 
 // Module origins (Module.Origin).

@@ -71,6 +71,13 @@ type Module struct {
 	// it came from the describe cache.
 	DescribedAt time.Time
 	Cached      bool
+	// EffectsAreHints is true when the capabilities' effects are derived
+	// from the source's hints, not declared by the module itself (an MCP
+	// server's tool annotations, with MCP's defaults for absent ones).
+	// Approval then follows WIRE.md §11's rule for MCP tools: an unknown
+	// cost does not by itself ask, and each reason says the effect is
+	// the server's hint.
+	EffectsAreHints bool
 	// Driver speaks to the module (Host.Run, Redescribe). A Module built by
 	// hand may leave it nil: a ProcessDriver for Exe is used then.
 	Driver Driver

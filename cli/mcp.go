@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"modbay/config"
+	"modbay/mcp"
+	"modbay/render"
+	"modbay/runner"
+)
+
+// addMCPServers adds cfg's mcp_servers to host as a module source (issue
+// 14) and stops every server it started when the command ends: no server
+// process outlives a command.
+func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) {
+	if len(cfg.MCPServers) == 0 {
+		return
+	}
+	src := mcp.NewSource(cfg, nil)
+	host.AddSource(src)
+	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
+}
+
+// MCPImportOptions is what `modbay mcp import` was asked to do.
+type MCPImportOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Files are the client configurations to read; none reads every
+	// known location that exists (clientConfigPaths).
+	Files []string
+	// DryRun shows what would be written and writes nothing.
+	DryRun bool
+	// SkipExisting imports the servers whose id config.yaml lacks and
+	// leaves the others; without it an existing id refuses the import.
+	SkipExisting bool
+}
+
+// newMCPCommand is `modbay mcp` and its subcommands.
+func newMCPCommand(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers as modules (config.yaml mcp_servers)", Args: cobra.NoArgs}
+	o := &MCPImportOptions{IO: g.io, G: g}
+	imp := &cobra.Command{
+		Use:   "import [FILE...]",
+		Short: "Add the MCP servers of Claude Desktop, Claude Code, VS Code or Cursor to config.yaml",
+		Long: `Reads MCP client configurations — Claude Desktop's claude_desktop_config.json,
+Claude Code's .mcp.json and ~/.claude.json, VS Code's .vscode/mcp.json (servers and
+inputs), Cursor's mcp.json — shows what it found and adds the servers to config.yaml's
+mcp_servers. Nothing is run and no variable is expanded. An id config.yaml already has
+is never overwritten: the import is refused unless --skip-existing leaves those out.
+Without FILE, every known location that exists is read.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files = args
+			return mcpImportRun(cmd.Context(), o)
+		},
+	}
+	imp.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would be written; write nothing")
+	imp.Flags().BoolVar(&o.SkipExisting, "skip-existing", false, "leave out servers whose id config.yaml already has")
+	cmd.AddCommand(imp)
+	return cmd
+}
+
+// clientConfigPaths are where the clients keep their MCP configuration:
+// the project's files first, then the user's.
+func clientConfigPaths() []string {
+	ps := []string{".mcp.json", filepath.Join(".vscode", "mcp.json"), filepath.Join(".cursor", "mcp.json")}
+	if h, err := os.UserHomeDir(); err == nil {
+		ps = append(ps,
+			filepath.Join(h, ".config", "Claude", "claude_desktop_config.json"),
+			filepath.Join(h, ".claude.json"),
+			filepath.Join(h, ".cursor", "mcp.json"))
+	}
+	return ps
+}
+
+// mcpImportRun reads each file, shows each server found with its notes,
+// merges them into config.yaml (mcp.MergeServers) and writes it, unless
+// DryRun. Exit 2 when nothing could be read or an id exists.
+func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
+	home, err := config.ResolveHome(o.G.home)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	files := o.Files
+	if len(files) == 0 {
+		for _, p := range clientConfigPaths() {
+			if _, err := os.Stat(p); err == nil {
+				files = append(files, p)
+			}
+		}
+		if len(files) == 0 {
+			return withCode(ExitUsage, "no MCP client configuration found (looked in %v); name one: modbay mcp import FILE", clientConfigPaths())
+		}
+	}
+	var all []mcp.Imported
+	seen := map[string]string{}
+	out := o.IO.Out
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return withCode(ExitUsage, "%v", err)
+		}
+		f, err := mcp.ParseClientConfig(b)
+		if err != nil {
+			return withCode(ExitUsage, "%s: %v", file, err)
+		}
+		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), plural(len(f.Servers), "server", "servers"))
+		for _, s := range f.Servers {
+			where := s.Server.URL
+			if s.Server.Transport() == "stdio" {
+				where = s.Server.Command
+			}
+			if prev, dup := seen[s.ID]; dup {
+				fmt.Fprintf(out, "  %-20s skipped: %s already names it\n", render.SanitizeLine(s.ID), render.SanitizeLine(prev))
+				continue
+			}
+			seen[s.ID] = file
+			fmt.Fprintf(out, "  %-20s %s %s\n", render.SanitizeLine(s.ID), s.Server.Transport(), render.SanitizeLine(where))
+			for _, n := range s.Notes {
+				fmt.Fprintf(out, "  %-20s note: %s\n", "", render.SanitizeLine(n))
+			}
+			all = append(all, s)
+		}
+	}
+	path := filepath.Join(home, config.FileName)
+	text, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return withCode(ExitUsage, "%v", err)
+	}
+	merged, skipped, err := mcp.MergeServers(text, cfg.MCPServers, all, o.SkipExisting)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	for _, id := range skipped {
+		fmt.Fprintf(out, "left out %s: config.yaml already has it\n", render.SanitizeLine(id))
+	}
+	added := len(all) - len(skipped)
+	if o.DryRun {
+		fmt.Fprintf(out, "dry run: would add %d %s to %s\n", added, plural(added, "server", "servers"), path)
+		return nil
+	}
+	if added == 0 {
+		fmt.Fprintln(out, "nothing to add")
+		return nil
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	tmp := path + ".import"
+	if err := os.WriteFile(tmp, merged, 0o600); err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return withCode(ExitUsage, "%v", err)
+	}
+	fmt.Fprintf(out, "added %d %s to %s\n", added, plural(added, "server", "servers"), path)
+	return nil
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,140 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// MCPServer is one entry of config.yaml's mcp_servers (issue 14): a stdio
+// server the host starts ({command, args, env, cwd}) or a remote one it
+// reaches over streamable HTTP ({url, headers}); exactly one of Command
+// and URL is set. String values may name the host's variables as
+// ${NAME} or ${NAME:-default}, expanded when the server starts
+// (ExpandVars), never on import.
+type MCPServer struct {
+	// Command is the executable of a stdio server: an absolute path, or a
+	// name looked up on the host's PATH when the server starts.
+	Command string `yaml:"command,omitempty"`
+	// Args are the command's arguments.
+	Args []string `yaml:"args,omitempty"`
+	// Env is the server's whole environment: nothing else of the host's
+	// environment reaches it (the host adds only TMPDIR, a per-session
+	// directory). Values may name host variables (${GITHUB_TOKEN}).
+	Env map[string]string `yaml:"env,omitempty"`
+	// Cwd is the server's working directory (default: a per-session
+	// scratch directory). It is readable and writable to the server.
+	Cwd string `yaml:"cwd,omitempty"`
+	// URL is a remote server's streamable HTTP endpoint.
+	URL string `yaml:"url,omitempty"`
+	// Headers are sent with every request to URL (an Authorization
+	// header, say); values may name host variables.
+	Headers map[string]string `yaml:"headers,omitempty"`
+	// Network grants a stdio server the network for its whole life: a
+	// server is one process across calls, so its grants are fixed when it
+	// starts. An npx server needs it just to start (npm fetches the
+	// package), and PATH, HOME and an npm cache directory in Env.
+	Network bool `yaml:"network,omitempty"`
+	// Roots maps host directories the stdio server may touch to their
+	// mode, "ro" or "rw"; nothing else of the host's files but the system
+	// trees is reachable when the sandbox applies.
+	Roots map[string]string `yaml:"roots,omitempty"`
+}
+
+// Transport is "stdio" for a Command, "http" for a URL, "" when the entry
+// names neither or both (CheckMCPServer says why).
+func (s MCPServer) Transport() string {
+	switch {
+	case s.Command != "" && s.URL == "":
+		return "stdio"
+	case s.URL != "" && s.Command == "":
+		return "http"
+	}
+	return ""
+}
+
+// mcpIDPattern is what an mcp_servers id may be: it becomes a module id,
+// a cache key and a state directory name.
+var mcpIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// CheckMCPServer reports what makes the entry id unusable, nil when it is
+// usable: a bad id, neither or both of command and url, stdio-only keys on
+// a remote server, a relative cwd or root, a root mode other than ro/rw.
+func CheckMCPServer(id string, s MCPServer) error {
+	if !mcpIDPattern.MatchString(id) {
+		return fmt.Errorf("mcp_servers: id %q must be 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	}
+	switch s.Transport() {
+	case "":
+		if s.Command == "" {
+			return fmt.Errorf("mcp_servers.%s: needs command (a stdio server) or url (a remote one)", id)
+		}
+		return fmt.Errorf("mcp_servers.%s: has both command and url; keep one", id)
+	case "http":
+		if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" || len(s.Roots) > 0 {
+			return fmt.Errorf("mcp_servers.%s: args, env, cwd and roots are for stdio servers, not a url", id)
+		}
+		if !strings.HasPrefix(s.URL, "https://") && !strings.HasPrefix(s.URL, "http://") {
+			return fmt.Errorf("mcp_servers.%s: url %q is not http(s)", id, s.URL)
+		}
+	case "stdio":
+		if len(s.Headers) > 0 {
+			return fmt.Errorf("mcp_servers.%s: headers are for remote servers (url)", id)
+		}
+		if s.Cwd != "" && !strings.HasPrefix(s.Cwd, "/") {
+			return fmt.Errorf("mcp_servers.%s: cwd %q must be absolute", id, s.Cwd)
+		}
+	}
+	for _, p := range slices.Sorted(mapKeys(s.Roots)) {
+		if !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("mcp_servers.%s: root %q must be absolute", id, p)
+		}
+		if m := s.Roots[p]; m != "ro" && m != "rw" {
+			return fmt.Errorf("mcp_servers.%s: root %s: mode %q is not ro or rw", id, p, m)
+		}
+	}
+	return nil
+}
+
+// mapKeys yields m's keys.
+func mapKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// varPattern matches ${NAME} and ${NAME:-default} (Claude Code's syntax,
+// which the other formats' plain ${NAME} is a case of).
+var varPattern = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// ExpandVars replaces each ${NAME} in s with lookup(NAME), and each
+// ${NAME:-default} with it or, when unset or empty, default. An unset
+// ${NAME} without a default stays literal, as Claude Code leaves it, so a
+// missing secret shows as what it is instead of an empty string; missing
+// lists those names. Nothing else is expanded (no $NAME, no command
+// substitution; ${input:id} is not a variable).
+func ExpandVars(s string, lookup func(string) (string, bool)) (out string, missing []string) {
+	out = varPattern.ReplaceAllStringFunc(s, func(m string) string {
+		sub := varPattern.FindStringSubmatch(m)
+		v, ok := lookup(sub[1])
+		switch {
+		case ok && (v != "" || sub[2] == ""):
+			return v
+		case sub[2] != "":
+			return sub[3]
+		}
+		missing = append(missing, sub[1])
+		return m
+	})
+	return out, missing
+}
+
+// HostLookup is os.LookupEnv: the host's environment, the only source
+// ExpandVars reads when a server starts.
+func HostLookup(name string) (string, bool) { return os.LookupEnv(name) }

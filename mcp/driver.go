@@ -1,0 +1,424 @@
+// Package mcp makes MCP servers modules (issue 14): each configured server
+// (config.yaml mcp_servers) is a module driven through runner.Driver, each
+// of its tools a capability, so planning, approval, grants, envelope and
+// artifact checks and staging stay the host's, whatever the source (as
+// crush adapts MCP tools to its one tool interface). It is built on the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk). The runner
+// never imports it: the commands and the cockpit add a Source to the host
+// (runner.Host.AddSource).
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/config"
+	"modbay/contain"
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// KeyPrefix starts every MCP driver's Key ("mcp:<config id>").
+const KeyPrefix = "mcp:"
+
+// Origin is the Module.Origin of MCP servers.
+const Origin = "mcp"
+
+// ProtocolVersion is the MCP version modbay asks for. Pinning it skips the
+// 2026-07-28 server/discover round trip that most servers answer with an
+// error before the SDK falls back to initialize.
+const ProtocolVersion = "2025-11-25"
+
+// ConnectTimeout bounds starting a server and its initialize handshake:
+// an npx server fetching its package is slow, one that never answers is
+// broken.
+const ConnectTimeout = 60 * time.Second
+
+// clientName and clientVersion are what modbay tells servers it is.
+const (
+	clientName    = "modbay"
+	clientVersion = "1"
+)
+
+// Driver is a runner.Driver for one MCP server: one session, connected on
+// first use (Describe or Invoke), reconnected on the next use after the
+// server exits, closed by Close. A stdio server runs contained
+// (contain.Start) with only its configured environment. Safe for
+// concurrent use.
+type Driver struct {
+	id  string
+	srv config.MCPServer
+	// lookup reads the host variables that env and header values name.
+	lookup func(string) (string, bool)
+
+	connMu sync.Mutex // serializes connecting
+
+	mu       sync.Mutex
+	life     runner.Lifecycle
+	sess     *session
+	spec     contain.Spec // SetContainment's, or the first call's
+	haveSpec bool
+	inflight []*inflight // calls in flight, in start order
+	// outputs are the tools' outputSchemas from the last Describe, by
+	// tool name, to check structuredContent against.
+	outputs map[string]json.RawMessage
+	stderr  tail
+}
+
+var (
+	_ runner.Driver      = (*Driver)(nil)
+	_ runner.Containable = (*Driver)(nil)
+)
+
+// NewDriver returns the driver of server id, not yet connected (its
+// status is starting until the first use). lookup resolves ${NAME} in
+// env and header values (config.HostLookup in production).
+func NewDriver(id string, srv config.MCPServer, lookup func(string) (string, bool)) *Driver {
+	if lookup == nil {
+		lookup = config.HostLookup
+	}
+	return &Driver{id: id, srv: srv, lookup: lookup, life: runner.Lifecycle{State: runner.LifecycleStarting}}
+}
+
+// inflight is one call in flight: its Call, context and progress token.
+type inflight struct {
+	call  *runner.Call
+	ctx   context.Context
+	token string
+}
+
+// session is one connected MCP session and, for stdio, its process.
+type session struct {
+	cs   *sdk.ClientSession
+	proc *process // nil for a remote server
+	// done is closed when the session ended (the server exited, the
+	// connection broke, or Close).
+	done chan struct{}
+}
+
+// Key is KeyPrefix and the config id.
+func (d *Driver) Key() string { return KeyPrefix + d.id }
+
+// Fingerprint is "": a server's tool list is asked for each discovery,
+// never cached.
+func (d *Driver) Fingerprint() (string, error) { return "", nil }
+
+// SetContainment implements runner.Containable: the describe policy gives
+// the sandbox mode, limits and the host's own binary; the server's roots,
+// working directory and network come from its config entry, fixed when it
+// starts.
+func (d *Driver) SetContainment(spec contain.Spec) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.spec, d.haveSpec = spec, true
+}
+
+// Status is the session's lifecycle: starting until connected (and again
+// after the server exited: the next use restarts it), ready, broken with
+// the connect error and the server's stderr tail, or closed.
+func (d *Driver) Status() runner.Lifecycle {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l := d.life
+	if l.State == runner.LifecycleBroken {
+		l.StderrTail = d.stderr.String()
+	}
+	return l
+}
+
+// Close ends the session and stops the server's process (stdin closed,
+// then the whole tree killed after StopGrace). It is idempotent.
+func (d *Driver) Close() error {
+	d.connMu.Lock()
+	defer d.connMu.Unlock()
+	d.mu.Lock()
+	s := d.sess
+	d.sess = nil
+	d.life = runner.Lifecycle{State: runner.LifecycleClosed}
+	d.mu.Unlock()
+	if s != nil {
+		return s.close()
+	}
+	return nil
+}
+
+// close ends the session and its process.
+func (s *session) close() error {
+	err := s.cs.Close()
+	if s.proc != nil {
+		s.proc.stop()
+	}
+	<-s.done
+	return err
+}
+
+// connect returns the live session, connecting first when there is none.
+// A failure makes the driver broken with the reason.
+func (d *Driver) connect(ctx context.Context) (*session, error) {
+	d.connMu.Lock()
+	defer d.connMu.Unlock()
+	d.mu.Lock()
+	s, life := d.sess, d.life
+	d.mu.Unlock()
+	switch {
+	case life.State == runner.LifecycleClosed:
+		return nil, errors.New("the server's driver is closed")
+	case life.State == runner.LifecycleBroken:
+		return nil, errors.New(life.Reason)
+	case s != nil:
+		return s, nil
+	}
+	s, err := d.dial(ctx)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.life.State == runner.LifecycleClosed {
+		if s != nil {
+			go s.close()
+		}
+		return nil, errors.New("the server's driver is closed")
+	}
+	if err != nil {
+		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: oneLine("connect: " + err.Error())}
+		return nil, errors.New(d.life.Reason)
+	}
+	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
+	go d.watch(s)
+	return s, nil
+}
+
+// watch waits for s to end; a session that ended without Close leaves
+// the driver starting, so the next use restarts the server.
+func (d *Driver) watch(s *session) {
+	_ = s.cs.Wait()
+	if s.proc != nil {
+		s.proc.stop()
+	}
+	close(s.done)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sess == s {
+		d.sess = nil
+		if d.life.State == runner.LifecycleReady {
+			d.life = runner.Lifecycle{State: runner.LifecycleStarting, Reason: "the server's session ended; the next call starts it again"}
+		}
+	}
+}
+
+// dial starts (stdio) or reaches (http) the server and runs the MCP
+// handshake, within ConnectTimeout.
+func (d *Driver) dial(ctx context.Context) (*session, error) {
+	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	s := &session{done: make(chan struct{})}
+	var t sdk.Transport
+	switch d.srv.Transport() {
+	case "stdio":
+		d.mu.Lock()
+		spec, have := d.spec, d.haveSpec
+		d.mu.Unlock()
+		if !have {
+			spec = contain.Spec{Limits: contain.DefaultLimits}
+		}
+		p, err := startProcess(d.id, d.srv, spec, d.lookup, d.onStderr)
+		if err != nil {
+			return nil, err
+		}
+		s.proc = p
+		t = p.transport()
+	case "http":
+		url, missing := config.ExpandVars(d.srv.URL, d.lookup)
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("url names unset host variables: %v", missing)
+		}
+		hdr := http.Header{}
+		for k, v := range d.srv.Headers {
+			ev, missing := config.ExpandVars(v, d.lookup)
+			if len(missing) > 0 {
+				return nil, fmt.Errorf("header %s names unset host variables: %v", k, missing)
+			}
+			hdr.Set(k, ev)
+		}
+		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{hdr}}, DisableStandaloneSSE: true}
+	default:
+		return nil, config.CheckMCPServer(d.id, d.srv)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{
+		// No roots, no sampling: modbay offers neither.
+		Capabilities: &sdk.ClientCapabilities{},
+		// Progress and log messages are taken on the reader
+		// (recordingConn), in order with the answers.
+		ElicitationHandler: d.elicit,
+	})
+	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		if s.proc != nil {
+			s.proc.stop()
+		}
+		return nil, err
+	}
+	s.cs = cs
+	// Log messages are sent only once a level is set; a server without
+	// the logging capability is not asked.
+	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"})
+	}
+	return s, nil
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct{ h http.Header }
+
+// RoundTrip implements http.RoundTripper.
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = slices.Clone(v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Describe connects when needed, lists every tool (all pages) and answers
+// with the server as a module descriptor in an ok describe envelope
+// (descriptorOf). The error is the connect or list failure.
+func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
+	desc := runner.Description{At: time.Now()}
+	s, err := d.connect(ctx)
+	if err != nil {
+		desc.Stderr = d.stderr.String()
+		return desc, err
+	}
+	if s.proc != nil {
+		desc.Enforcement = s.proc.enf
+	}
+	var tools []*sdk.Tool
+	for t, err := range s.cs.Tools(ctx, nil) {
+		if err != nil {
+			desc.Stderr = d.stderr.String()
+			return desc, fmt.Errorf("tools/list: %w", err)
+		}
+		tools = append(tools, t)
+		if len(tools) > MaxTools {
+			break
+		}
+	}
+	var impl *sdk.Implementation
+	if ir := s.cs.InitializeResult(); ir != nil {
+		impl = ir.ServerInfo
+	}
+	d.mu.Lock()
+	network := d.srv.Network
+	d.mu.Unlock()
+	env, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), network, d.srv.URL)
+	d.mu.Lock()
+	d.outputs = outputs
+	d.mu.Unlock()
+	desc.Envelope, err = json.Marshal(env)
+	desc.Stderr = d.stderr.String()
+	return desc, err
+}
+
+// Invoke calls the tool named by the request's capability with its input
+// as arguments, within its deadline, with the request id as progress
+// token; progress, log messages and stderr become the call's events,
+// elicitations go to call.Elicit and every JSON-RPC frame to call.Record.
+// The result becomes an envelope and content blocks (replyOf).
+func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
+	started := time.Now()
+	rep := &runner.Reply{ExitCode: -1, Started: started}
+	defer func() { rep.Duration = time.Since(started); rep.Stderr = d.stderr.String() }()
+	d.mu.Lock()
+	if !d.haveSpec {
+		d.spec = call.Contain
+	}
+	d.mu.Unlock()
+	cctx := ctx
+	if ms := call.Request.DeadlineMS; ms > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
+		defer cancel()
+	}
+	s, err := d.connect(cctx)
+	if err != nil {
+		rep.Failure = ctxFailure(ctx, cctx, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
+		return rep
+	}
+	if s.proc != nil {
+		rep.Enforcement = s.proc.enf
+	}
+	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID}
+	d.mu.Lock()
+	d.inflight = append(d.inflight, f)
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })
+		d.mu.Unlock()
+	}()
+	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
+	params.SetProgressToken(f.token)
+	res, err := s.cs.CallTool(cctx, params)
+	if err != nil {
+		rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+		return rep
+	}
+	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
+	return rep
+}
+
+// outputSchema is tool's outputSchema as the last Describe listed it, nil
+// when it has none (or the tool was not listed).
+func (d *Driver) outputSchema(tool string) json.RawMessage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.outputs[tool]
+}
+
+// ctxFailure is the verdict of a call that ended with ctx (the caller's)
+// or cctx (with the deadline) done: cancelled or timed out; otherwise f.
+func ctxFailure(ctx, cctx context.Context, f *runner.HostError) *runner.HostError {
+	switch {
+	case ctx.Err() != nil:
+		return &runner.HostError{Code: modproto.CodeCancelled, Detail: "the call was cancelled (notifications/cancelled sent to the server)"}
+	case cctx.Err() != nil:
+		return &runner.HostError{Code: modproto.CodeHostTimeout, Detail: "the call passed its deadline (notifications/cancelled sent to the server)"}
+	}
+	return f
+}
+
+// onStderr keeps the server's stderr tail and reports each chunk to the
+// calls in flight.
+func (d *Driver) onStderr(chunk []byte) {
+	d.stderr.Write(chunk)
+	for _, f := range d.calls() {
+		if f.call.Listening() {
+			f.call.Emit(runner.Event{Stderr: slices.Clone(chunk)})
+		}
+	}
+}
+
+// calls is a copy of the calls in flight.
+func (d *Driver) calls() []*inflight {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.inflight)
+}
+
+// latest is the call started last, nil when none is in flight: a
+// server's request to the person (elicitation) or log line carries no
+// call of its own, so it goes to the newest.
+func (d *Driver) latest() *inflight {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.inflight) == 0 {
+		return nil
+	}
+	return d.inflight[len(d.inflight)-1]
+}

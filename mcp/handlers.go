@@ -1,0 +1,162 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/runner"
+)
+
+// progress routes a notifications/progress to the call whose request id
+// is its token: a percent when the server gave a total, and its message.
+// It runs on the session's reader (recordingConn.Read), so every
+// notification the server sent before its answer reaches the call before
+// the call returns: the SDK's own handlers run on another goroutine,
+// which the answer can overtake.
+func (d *Driver) progress(raw json.RawMessage) {
+	var p sdk.ProgressNotificationParams
+	if json.Unmarshal(raw, &p) != nil {
+		return
+	}
+	tok := fmt.Sprint(p.ProgressToken)
+	for _, f := range d.calls() {
+		if f.token != tok {
+			continue
+		}
+		ev := &runner.Progress{Message: p.Message}
+		if p.Total > 0 {
+			pct := min(max(p.Progress/p.Total*100, 0), 100)
+			ev.Percent = &pct
+		}
+		f.call.Emit(runner.Event{Progress: ev})
+	}
+}
+
+// log reports a notifications/message to the newest call in flight (the
+// stderr pane shows it); one outside any call is dropped. Like progress,
+// it runs on the session's reader.
+func (d *Driver) log(raw json.RawMessage) {
+	var p sdk.LoggingMessageParams
+	f := d.latest()
+	if f == nil || json.Unmarshal(raw, &p) != nil {
+		return
+	}
+	text, ok := p.Data.(string)
+	if !ok {
+		b, _ := json.Marshal(p.Data)
+		text = string(b)
+	}
+	if p.Logger != "" {
+		text = p.Logger + ": " + text
+	}
+	f.call.Emit(runner.Event{Log: &runner.LogLine{Level: string(p.Level), Text: text}})
+}
+
+// elicit answers an elicitation/create through the newest call in
+// flight's Call.Elicit (the host bounds and validates it; the cockpit
+// opens a form built from the requested schema). Without a call in
+// flight, or for a URL elicitation, it declines.
+func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	f := d.latest()
+	if f == nil || req.Params == nil || req.Params.Mode == "url" {
+		return &sdk.ElicitResult{Action: string(runner.ElicitDecline)}, nil
+	}
+	// The question ends with the call: a cancelled call cancels it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(f.ctx, cancel)
+	defer stop()
+	e := runner.Elicitation{Message: req.Params.Message}
+	if req.Params.RequestedSchema != nil {
+		b, err := json.Marshal(req.Params.RequestedSchema)
+		if err != nil {
+			return &sdk.ElicitResult{Action: string(runner.ElicitDecline)}, nil
+		}
+		e.Schema = b
+	}
+	ans, err := f.call.Elicit(ctx, e)
+	if err != nil || ans.Action != runner.ElicitAccept {
+		act := ans.Action
+		if act == "" {
+			act = runner.ElicitCancel
+		}
+		return &sdk.ElicitResult{Action: string(act)}, nil
+	}
+	var content map[string]any
+	if err := json.Unmarshal(ans.Content, &content); err != nil {
+		return &sdk.ElicitResult{Action: string(runner.ElicitCancel)}, nil
+	}
+	return &sdk.ElicitResult{Action: string(runner.ElicitAccept), Content: content}, nil
+}
+
+// recordingTransport hands every JSON-RPC message of the session to the
+// recorders of the calls in flight (the raw exchange), as the SDK's
+// LoggingTransport tees them, but as frames.
+type recordingTransport struct {
+	inner sdk.Transport
+	d     *Driver
+}
+
+// Connect implements sdk.Transport.
+func (t *recordingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{Connection: c, d: t.d}, nil
+}
+
+// recordingConn records what passes through its Connection.
+type recordingConn struct {
+	sdk.Connection
+	d *Driver
+}
+
+// Read implements sdk.Connection.
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err != nil {
+		return m, err
+	}
+	c.d.record(runner.FrameReceived, m)
+	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
+		switch r.Method {
+		case "notifications/progress":
+			c.d.progress(r.Params)
+		case "notifications/message":
+			c.d.log(r.Params)
+		}
+	}
+	return m, nil
+}
+
+// Write implements sdk.Connection.
+func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, m)
+	if err == nil {
+		c.d.record(runner.FrameSent, m)
+	}
+	return err
+}
+
+// record encodes m once for every call in flight that records.
+func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
+	var data []byte
+	for _, f := range d.calls() {
+		if !f.call.Recording() {
+			continue
+		}
+		if data == nil {
+			b, err := jsonrpc.EncodeMessage(m)
+			if err != nil {
+				return
+			}
+			data = b
+		}
+		f.call.Record(runner.Frame{Direction: dir, Kind: runner.FrameJSONRPC, Data: data})
+	}
+}

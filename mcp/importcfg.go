@@ -1,0 +1,154 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"modbay/config"
+)
+
+// Import formats (Imported.Format).
+const (
+	// FormatMCPServers is a top-level "mcpServers" map: Claude Desktop's
+	// claude_desktop_config.json, Claude Code's .mcp.json, Cursor's
+	// mcp.json.
+	FormatMCPServers = "mcpServers"
+	// FormatClaudeCode is Claude Code's ~/.claude.json: "mcpServers" at the
+	// top (user scope) and under "projects"."<dir>" (local scope).
+	FormatClaudeCode = "claude.json"
+	// FormatVSCode is VS Code's .vscode/mcp.json: "servers" and "inputs".
+	FormatVSCode = "vscode"
+)
+
+// Imported is one server found in a client's configuration file.
+type Imported struct {
+	// ID is the id it gets in mcp_servers: the file's name for it, with
+	// characters an id may not hold replaced by '-'.
+	ID string
+	// Name is the name the file gives it.
+	Name string
+	// Server is the entry as it will be written; ${VAR} and ${input:id}
+	// references are kept as written (expanded when the server starts).
+	Server config.MCPServer
+	// Notes say what did not carry over (an envFile, an SSE transport, an
+	// input to provide).
+	Notes []string
+}
+
+// Found is what ParseClientConfig read from one file.
+type Found struct {
+	// Format is one of the Format constants.
+	Format string
+	// Servers are the servers, sorted by ID.
+	Servers []Imported
+	// Inputs are VS Code's prompted inputs by id, with their description;
+	// their values are never read from the file (it holds none).
+	Inputs map[string]string
+}
+
+// clientServer is one server entry in any of the formats.
+type clientServer struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	EnvFile string            `json:"envFile"`
+	Cwd     string            `json:"cwd"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// idUnsafe matches what an mcp_servers id may not hold.
+var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// ParseClientConfig reads a client's MCP configuration (Claude Desktop,
+// Claude Code .mcp.json or ~/.claude.json, VS Code .vscode/mcp.json,
+// Cursor mcp.json), telling the format by its keys. Nothing is run and
+// nothing expanded. An entry's transport is its "type" or, absent, what
+// it has: command (stdio) or url (http).
+func ParseClientConfig(data []byte) (*Found, error) {
+	var top struct {
+		MCPServers map[string]clientServer `json:"mcpServers"`
+		Servers    map[string]clientServer `json:"servers"`
+		Inputs     []struct {
+			ID          string `json:"id"`
+			Description string `json:"description"`
+		} `json:"inputs"`
+		Projects map[string]struct {
+			MCPServers map[string]clientServer `json:"mcpServers"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("not a JSON MCP configuration: %w", err)
+	}
+	f := &Found{Inputs: map[string]string{}}
+	all := map[string]clientServer{}
+	switch {
+	case top.Servers != nil:
+		f.Format = FormatVSCode
+		all = top.Servers
+		for _, in := range top.Inputs {
+			f.Inputs[in.ID] = in.Description
+		}
+	case top.Projects != nil:
+		f.Format = FormatClaudeCode
+		maps.Copy(all, top.MCPServers)
+		for _, dir := range slices.Sorted(maps.Keys(top.Projects)) {
+			for name, s := range top.Projects[dir].MCPServers {
+				if _, dup := all[name]; !dup {
+					all[name] = s
+				}
+			}
+		}
+	case top.MCPServers != nil:
+		f.Format = FormatMCPServers
+		all = top.MCPServers
+	default:
+		return nil, fmt.Errorf("no MCP servers: the file has neither mcpServers nor servers")
+	}
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		f.Servers = append(f.Servers, importOne(name, all[name], f.Inputs))
+	}
+	return f, nil
+}
+
+// importOne converts one entry.
+func importOne(name string, s clientServer, inputs map[string]string) Imported {
+	id := strings.Trim(idUnsafe.ReplaceAllString(name, "-"), "-.")
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	im := Imported{ID: id, Name: name}
+	srv := config.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+	switch s.Type {
+	case "sse":
+		im.Notes = append(im.Notes, "SSE transport: modbay speaks streamable HTTP, which this server may not offer")
+	case "", "stdio", "http", "streamable-http":
+	default:
+		im.Notes = append(im.Notes, fmt.Sprintf("unknown type %q", s.Type))
+	}
+	if s.EnvFile != "" {
+		im.Notes = append(im.Notes, "envFile "+s.EnvFile+" is not read: copy the variables it needs into env")
+	}
+	if srv.Command != "" && !strings.HasPrefix(srv.Command, "/") && srv.Env["PATH"] == "" {
+		im.Notes = append(im.Notes, "the server gets no PATH, HOME or other host variable unless env names it (npx needs PATH, HOME, an npm cache directory and network: true)")
+	}
+	refs := map[string]bool{}
+	for _, v := range append(append(slices.Collect(maps.Values(s.Env)), slices.Collect(maps.Values(s.Headers))...), s.Args...) {
+		for _, m := range inputRef.FindAllStringSubmatch(v, -1) {
+			refs[m[1]] = true
+		}
+	}
+	for _, r := range slices.Sorted(maps.Keys(refs)) {
+		im.Notes = append(im.Notes, fmt.Sprintf("uses the prompted input ${input:%s} (%s): provide it before starting", r, inputs[r]))
+	}
+	im.Server = srv
+	return im
+}
+
+// inputRef matches VS Code's ${input:id}.
+var inputRef = regexp.MustCompile(`\$\{input:([^}]+)\}`)

@@ -1,0 +1,199 @@
+package mcp
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/config"
+	"modbay/contain"
+	"modbay/runner"
+)
+
+// StopGrace is how long a stdio server has to exit once its stdin is
+// closed (the MCP stdio shutdown) before its whole tree is killed.
+const StopGrace = 2 * time.Second
+
+// process is a stdio server's contained process and its pipes.
+type process struct {
+	cmd    *exec.Cmd
+	proc   *contain.Process
+	enf    contain.Enforcement
+	stdin  *os.File // the host's end of the server's stdin
+	stdout *os.File // the host's end of the server's stdout
+	dir    string   // the per-session directory, removed by stop
+	exited chan struct{}
+	once   sync.Once
+}
+
+// transport is the MCP stdio transport over the process's pipes.
+func (p *process) transport() sdk.Transport {
+	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+}
+
+// stop closes the server's stdin, waits StopGrace for it to exit, kills
+// its whole tree (its PID namespace or process group) and removes the
+// session directory. It is idempotent and returns once the process was
+// reaped.
+func (p *process) stop() {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(StopGrace):
+		}
+		// What the server started dies with it, whether it exited or not.
+		_ = p.proc.Kill()
+		<-p.exited
+		_ = p.stdout.Close()
+		_ = os.RemoveAll(p.dir)
+	})
+}
+
+// startProcess starts server id's command contained by base (the host's
+// sandbox mode, limits and binaries) plus what its entry states: the
+// command itself, its cwd and roots, the network when granted. Its
+// environment is its configured env with ${NAME} expanded from lookup,
+// plus TMPDIR (a per-session directory): nothing else of the host's.
+// Stderr goes to onStderr.
+func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup func(string) (string, bool), onStderr func([]byte)) (*process, error) {
+	path, err := resolveCommand(srv.Command, srv.Env, lookup)
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	for _, a := range srv.Args {
+		ea, _ := config.ExpandVars(a, lookup)
+		args = append(args, ea)
+	}
+	dir, err := os.MkdirTemp("", "modbay-mcp-"+id+"-")
+	if err != nil {
+		return nil, fmt.Errorf("create the session directory: %w", err)
+	}
+	fail := func(err error) (*process, error) {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	tmp, work := filepath.Join(dir, "tmp"), filepath.Join(dir, "work")
+	for _, d := range []string{tmp, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fail(err)
+		}
+	}
+	env := map[string]string{"TMPDIR": tmp}
+	for k, v := range srv.Env {
+		env[k], _ = config.ExpandVars(v, lookup)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir = work
+	if srv.Cwd != "" {
+		cmd.Dir = srv.Cwd
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		cmd.Env = append(cmd.Env, k+"="+env[k])
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return fail(err)
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	cmd.Stderr = stderrFunc(onStderr)
+	cmd.WaitDelay = StopGrace
+	spec := base
+	spec.Module, spec.ModuleDir, spec.RunDir = path, filepath.Dir(path), dir
+	spec.Binaries = append(slices.Clone(base.Binaries), path)
+	spec.Network = srv.Network
+	spec.ReadRoots, spec.WriteRoots = nil, nil
+	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
+		if srv.Roots[r] == "rw" {
+			spec.WriteRoots = append(spec.WriteRoots, r)
+		} else {
+			spec.ReadRoots = append(spec.ReadRoots, r)
+		}
+	}
+	if srv.Cwd != "" {
+		spec.WriteRoots = append(spec.WriteRoots, srv.Cwd)
+	}
+	proc, enf, err := contain.Start(cmd, spec)
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return fail(fmt.Errorf("start %s: %w", path, err))
+	}
+	p := &process{cmd: cmd, proc: proc, enf: enf, stdin: inW, stdout: outR, dir: dir, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// resolveCommand is the absolute path of a server's command: itself when
+// absolute, else looked up in the PATH its env sets, else in the host's
+// PATH (the host resolves binaries, WIRE.md §4).
+func resolveCommand(command string, env map[string]string, lookup func(string) (string, bool)) (string, error) {
+	if filepath.IsAbs(command) {
+		return command, nil
+	}
+	if p, ok := env["PATH"]; ok {
+		ep, _ := config.ExpandVars(p, lookup)
+		for _, d := range filepath.SplitList(ep) {
+			c := filepath.Join(d, command)
+			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 && filepath.IsAbs(c) {
+				return c, nil
+			}
+		}
+	}
+	p, err := exec.LookPath(command)
+	if err != nil {
+		return "", fmt.Errorf("command %q: not found in the server's PATH nor the host's", command)
+	}
+	return filepath.Abs(p)
+}
+
+// stderrFunc is an io.Writer handing each chunk to a function.
+type stderrFunc func([]byte)
+
+// Write implements io.Writer.
+func (f stderrFunc) Write(b []byte) (int, error) {
+	f(b)
+	return len(b), nil
+}
+
+// tail keeps the last runner.StderrCap bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+// Write keeps b's end within the cap.
+func (t *tail) Write(b []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - runner.StderrCap; over > 0 {
+		t.buf = slices.Clone(t.buf[over:])
+	}
+}
+
+// String is the tail kept.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

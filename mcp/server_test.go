@@ -1,0 +1,134 @@
+package mcp
+
+// A real MCP server for the tests: this test binary re-executed with
+// MODBAY_MCP_TEST_SERVER set serves these tools over stdio with the same
+// SDK, as the SDK's own cmd_test.go does.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serverEnv selects the server's behaviour: serverServe serves the tools,
+// serverCrash writes to stderr and exits before the handshake.
+const (
+	serverEnv   = "MODBAY_MCP_TEST_SERVER"
+	serverServe = "serve"
+	serverCrash = "crash"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(serverEnv) {
+	case serverServe:
+		if err := serve(); err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case serverCrash:
+		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// testPNG is a 2×1 PNG.
+func testPNG() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 1))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return b.Bytes()
+}
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+type echoOut struct {
+	Echo string `json:"echo"`
+}
+type nameIn struct {
+	Name string `json:"name,omitempty"`
+}
+
+// serve runs the test server on stdio, two tools a page.
+func serve() error {
+	s := sdk.NewServer(&sdk.Implementation{Name: "testserver", Title: "Test Server", Version: "0.3.1"}, &sdk.ServerOptions{PageSize: 2})
+	text := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Title: "Echo", Description: "Echoes its text.\nRead-only, closed world.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, echoOut, error) {
+			return nil, echoOut{Echo: in.Text}, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "plain", Description: "Says hello; no annotations."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in nameIn) (*sdk.CallToolResult, any, error) {
+			return text("hello " + in.Name), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "image", Description: "Returns a PNG.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: testPNG(), MIMEType: "image/png"},
+				&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///t.csv", MIMEType: "text/csv", Text: "a,b\n1,2\n"}}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			return nil, nil, errors.New("it broke on purpose")
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "progress", Description: "Reports progress, then waits for cancellation when asked.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(ctx context.Context, req *sdk.CallToolRequest, in nameIn) (*sdk.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= 2; i++ {
+				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 4, Message: fmt.Sprintf("step %d", i)})
+			}
+			_ = req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "info", Data: "half way"})
+			if in.Name == "hang" {
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
+			}
+			return text("done"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Asks whether to shout.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ nameIn) (*sdk.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Shout?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{"shout": map[string]any{"type": "boolean"}}, "required": []string{"shout"}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			out := "hello (" + res.Action + ")"
+			if res.Action == "accept" && res.Content["shout"] == true {
+				out = strings.ToUpper(out)
+			}
+			return text(out), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Lists its environment.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			env := os.Environ()
+			slices.Sort(env)
+			return text(strings.Join(env, "\n")), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "contradict", Description: "Read-only and destructive at once.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(true)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			return text("?"), nil, nil
+		})
+	return s.Run(context.Background(), &sdk.StdioTransport{})
+}

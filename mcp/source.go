@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"errors"
+	"maps"
+	"slices"
+
+	"modbay/config"
+	"modbay/runner"
+)
+
+// Source is the runner.Source of the configured MCP servers
+// (config.yaml mcp_servers): one candidate per entry, by id, claiming its
+// config id, with effects that are hints (runner.Module.EffectsAreHints).
+// Its drivers live as long as the Source: a server is started on first
+// use and stopped by Close.
+type Source struct {
+	ids     []string
+	drivers map[string]*Driver
+	errs    map[string]string
+}
+
+var _ runner.Source = (*Source)(nil)
+
+// NewSource makes a Source of cfg's mcp_servers; lookup resolves ${NAME}
+// in env and header values when a server starts (nil: the host's
+// environment). An unusable entry is yielded broken with its reason.
+func NewSource(cfg *config.Config, lookup func(string) (string, bool)) *Source {
+	s := &Source{drivers: map[string]*Driver{}, errs: map[string]string{}}
+	s.ids = slices.Sorted(maps.Keys(cfg.MCPServers))
+	for _, id := range s.ids {
+		srv := cfg.MCPServers[id]
+		s.drivers[id] = NewDriver(id, srv, lookup)
+		if err := config.CheckMCPServer(id, srv); err != nil {
+			s.errs[id] = err.Error()
+		}
+	}
+	return s
+}
+
+// Origin is Origin ("mcp").
+func (s *Source) Origin() string { return Origin }
+
+// Candidates yields one candidate per server, sorted by id.
+func (s *Source) Candidates() []runner.Candidate {
+	out := make([]runner.Candidate, 0, len(s.ids))
+	for _, id := range s.ids {
+		out = append(out, runner.Candidate{ID: id, Name: id, Origin: Origin, Driver: s.drivers[id],
+			Err: s.errs[id], EffectsAreHints: true})
+	}
+	return out
+}
+
+// Driver is server id's driver, nil when there is none.
+func (s *Source) Driver(id string) *Driver { return s.drivers[id] }
+
+// Close stops every server the source started; no process is left.
+func (s *Source) Close() error {
+	var errs []error
+	for _, id := range s.ids {
+		errs = append(errs, s.drivers[id].Close())
+	}
+	return errors.Join(errs...)
+}
