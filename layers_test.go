@@ -26,6 +26,7 @@ var layers = map[string][]string{
 	"modproto":            {},
 	"schema":              {"modproto"},
 	"schemalint":          {"schema"},
+	"skills":              {"contain", "modproto"},
 	"probe":               {"modproto", "render"},
 	"render":              {"modproto"},
 	"runner":              {"config", "modproto", "schema", "contain"},
