@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Sources of a skill folder (Record.Source, Folder.Source).
@@ -96,6 +98,8 @@ type Catalog struct {
 // WrittenByModule. Names seen twice are disambiguated (Disambiguate).
 func Scan(folders []Folder, writableRoots []string) Catalog {
 	var c Catalog
+	type job struct{ dir, source string }
+	var jobs []job
 	for _, f := range folders {
 		dirs, ok := skillDirs(f.Path)
 		if !ok {
@@ -103,15 +107,32 @@ func Scan(folders []Folder, writableRoots []string) Catalog {
 			continue
 		}
 		for _, d := range dirs {
-			r, _ := Index(d)
-			r.Source = f.Source
-			r.WrittenByModule = within(r.Key.Location, writableRoots)
-			c.Skills = append(c.Skills, r)
+			jobs = append(jobs, job{d, f.Source})
 		}
 	}
+	c.Skills = make([]Record, len(jobs))
+	// Indexing waits on the file system more than on the CPU: a few
+	// workers keep several folders in flight; each writes its own slot,
+	// so the order stays the folders'.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(scanWorkers, len(jobs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
+				r, _ := Index(jobs[i].dir)
+				r.Source = jobs[i].source
+				r.WrittenByModule = within(r.Key.Location, writableRoots)
+				c.Skills[i] = r
+			}
+		})
+	}
+	wg.Wait()
 	Disambiguate(c.Skills)
 	return c
 }
+
+// scanWorkers is how many skill folders Scan indexes at once.
+const scanWorkers = 8
 
 // skillDirs lists the skill folders of dir; ok is false when dir is not a
 // readable folder.

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ type Resource struct {
 // folder dir, confined to it: the path is resolved beneath dir by os.Root
 // (openat beneath the folder's handle; a symlink may not lead out), and
 // a file bigger than MaxResourceBytes is refused. encoding "" is text;
-// text that is not UTF-8 is refused with a hint to ask for base64.
+// text that is not UTF-8, or holds a NUL byte, is refused with a hint to ask for base64.
 func ReadResource(dir, loc, encoding string) (Resource, error) {
 	if encoding == "" {
 		encoding = EncodingText
@@ -73,8 +74,8 @@ func ReadResource(dir, loc, encoding string) (Resource, error) {
 		r.Content = base64.StdEncoding.EncodeToString(data)
 		return r, nil
 	}
-	if !utf8.Valid(data) {
-		return Resource{}, fmt.Errorf("resource %q is not UTF-8 text; read it as %s", loc, EncodingBase64)
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return Resource{}, fmt.Errorf("resource %q is not UTF-8 text (or holds a NUL byte); read it as %s", loc, EncodingBase64)
 	}
 	r.Content = string(data)
 	return r, nil
