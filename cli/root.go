@@ -24,6 +24,8 @@ type globals struct {
 	modules   []string
 	examples  bool
 	noColor   bool
+	// skills are --skills folders (docs/skills.md).
+	skills []string
 	// io is where every command reads and writes.
 	io *ioStreams
 	// cleanups run when the command ends (the examples' private
@@ -131,6 +133,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 	pf.StringArrayVar(&g.modules, "module", nil, "also load the module executable at `PATH` (repeatable)")
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
 	pf.BoolVar(&g.noColor, "no-color", false, "no colors (also when NO_COLOR is set)")
+	pf.StringArrayVar(&g.skills, "skills", nil, "also look for skills in `DIR` (repeatable)")
 	root.AddCommand(
 		newListCommand(g, hooks.list),
 		newDescribeCommand(g, hooks.describe),
@@ -138,6 +141,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
 		newExampleModuleCommand(),
+		newSkillsCommand(g),
 	)
 	return root, g
 }

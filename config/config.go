@@ -47,6 +47,18 @@ type Config struct {
 	Sandbox string `yaml:"sandbox"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
+	// Skills says where skill folders are found beyond the project's and
+	// the home's, and whether their scripts may run (docs/skills.md).
+	Skills Skills `yaml:"skills"`
+}
+
+// Skills is the config's `skills:` section.
+type Skills struct {
+	// Dirs are more folders of skills (or skill folders); relative ones
+	// are relative to the home.
+	Dirs []string `yaml:"dirs"`
+	// Scripts enables running skill scripts (contained); off by default.
+	Scripts bool `yaml:"scripts"`
 }
 
 // Sandbox values.
@@ -149,6 +161,11 @@ func Load(home string) (*Config, error) {
 		c.Workspace = filepath.Join(home, c.Workspace)
 	}
 	c.Workspace = filepath.Clean(c.Workspace)
+	for i, d := range c.Skills.Dirs {
+		if !filepath.IsAbs(d) {
+			c.Skills.Dirs[i] = filepath.Join(home, d)
+		}
+	}
 	return c, nil
 }
 
