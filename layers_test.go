@@ -31,7 +31,7 @@ var layers = map[string][]string{
 	"render":              {"modproto"},
 	"runner":              {"config", "modproto", "schema", "contain"},
 	"runner/runnertest":   {"modproto", "runner"},
-	"ui":                  {"config", "modproto", "render", "runner", "schema", "probe", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
+	"ui":                  {"config", "modproto", "render", "runner", "schema", "probe", "skills", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
 	"ui/common":           {"ui/styles"},
 	"ui/styles":           {},
 	"ui/dialog":           {"modproto", "render", "runner", "schema", "ui/common", "ui/styles"},

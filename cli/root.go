@@ -169,7 +169,9 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor)})
+	cfg := e.host.Config()
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor),
+		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg)})
 }
 
 // env resolves the home and configuration. When the home has no modules

@@ -38,6 +38,7 @@ import (
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
+	"modbay/skills"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
@@ -57,6 +58,11 @@ type Options struct {
 	// environment says (styles.DetectGlyphs) when the cockpit runs; a
 	// model built by New with GlyphsAuto draws Unicode.
 	Glyphs styles.Glyphs
+	// SkillFolders are where the skills screen looks for skill folders;
+	// a skill inside one of SkillWritableRoots (the modules' writable
+	// roots) is flagged as written by a module (docs/skills.md).
+	SkillFolders       []skills.Folder
+	SkillWritableRoots []string
 }
 
 // Model is the cockpit's root model.
