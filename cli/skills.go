@@ -35,6 +35,10 @@ type SkillsOptions struct {
 	// Script and ScriptArgs are what `skills run` runs.
 	Script     string
 	ScriptArgs []string
+	// Load are the skills `skills prompt --load` activates; Output is
+	// its -o file.
+	Load   []string
+	Output string
 }
 
 // newSkillsCommand builds `modbay skills` (list), `skills list`, `skills
@@ -101,7 +105,17 @@ modules declare. Without a subcommand, lists them all (docs/skills.md).`,
 		},
 	}
 	runCmd.Flags().BoolVar(&run.JSON, "json", false, "print JSON")
-	cmd.AddCommand(listCmd, showCmd, checkCmd, runCmd)
+	prompt := &SkillsOptions{IO: g.io, G: g}
+	promptCmd := &cobra.Command{
+		Use:   "prompt [--load NAME]... [--arg k=v]... [-o FILE]",
+		Short: "Print what the agent sees: the catalog of available skills and the loaded skills' text",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return skillsPromptRun(cmd.Context(), prompt) },
+	}
+	promptCmd.Flags().StringArrayVar(&prompt.Load, "load", nil, "load the skill `NAME` (a listed name, <module>/<id> or a folder; repeatable)")
+	promptCmd.Flags().StringArrayVar(&prompt.Args, "arg", nil, "argument `name=value` for the loaded skills (repeatable)")
+	promptCmd.Flags().StringVarP(&prompt.Output, "output", "o", "", "write the markdown to `FILE` instead of stdout")
+	cmd.AddCommand(listCmd, showCmd, checkCmd, runCmd, promptCmd)
 	return cmd
 }
 
@@ -224,15 +238,85 @@ func recordStatus(r skills.Record) string {
 	return "ok"
 }
 
-// skillsShowRun prints a skill's body rendered with --arg values.
-func skillsShowRun(ctx context.Context, o *SkillsOptions) error {
+// argValues reads --arg name=value pairs.
+func argValues(args []string) (map[string]string, error) {
 	values := map[string]string{}
-	for _, a := range o.Args {
+	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
-			return withCode(ExitUsage, "--arg %q: want name=value", a)
+			return nil, withCode(ExitUsage, "--arg %q: want name=value", a)
 		}
 		values[k] = v
+	}
+	return values, nil
+}
+
+// skillsPromptRun composes what the agent sees: every usable folder skill
+// and verified module skill in the catalog block, then the --load skills'
+// text (rendered with --arg), as one markdown document.
+func skillsPromptRun(ctx context.Context, o *SkillsOptions) error {
+	values, err := argValues(o.Args)
+	if err != nil {
+		return err
+	}
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	cfg := e.host.Config()
+	cat := skills.Scan(skillFolders(cfg, o.G.skills), writableRoots(cfg))
+	docs := moduleDocs(ctx, e.host)
+	var entries []skills.CatalogEntry
+	for _, r := range cat.Skills {
+		if r.Usable() {
+			entries = append(entries, skills.CatalogOf(r))
+		}
+	}
+	for _, d := range docs {
+		if _, err := d.Load(); err == nil && d.Kind == skills.KindSkill {
+			entries = append(entries, d.Catalog())
+		}
+	}
+	var sess skills.Session
+	for _, name := range o.Load {
+		r, doc, err := findSkill(ctx, e.host, o.G.skills, name)
+		if err != nil {
+			return err
+		}
+		if doc != nil {
+			b, err := doc.Load()
+			if err != nil {
+				return withCode(ExitHostVerdict, "%v", err)
+			}
+			sess.Load([]skills.Active{doc.Activate(b)}, skills.LoadAdd)
+			continue
+		}
+		if !r.Usable() {
+			return withCode(ExitHostVerdict, "%s: %s", r.Key.Location, r.Err)
+		}
+		a, res := skills.ActivateRecord(r, values)
+		for _, u := range res.UnknownPlaceholders {
+			fmt.Fprintf(o.IO.ErrOut, "%s: unknown placeholder %s (left as written)\n", cleanID(r.Key.Name), clean(u))
+		}
+		sess.Load([]skills.Active{a}, skills.LoadAdd)
+	}
+	text := skills.WhatTheAgentSees(entries, &sess)
+	if o.Output != "" {
+		if err := os.WriteFile(o.Output, []byte(text), 0o644); err != nil {
+			return withCode(ExitUsage, "%v", err)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "wrote %s (%d skills available, %d loaded, %s)\n", o.Output, len(entries), len(o.Load), sess.TokenTotal())
+		return nil
+	}
+	fmt.Fprint(o.IO.Out, sanitizeBody(text))
+	return nil
+}
+
+// skillsShowRun prints a skill's body rendered with --arg values.
+func skillsShowRun(ctx context.Context, o *SkillsOptions) error {
+	values, err := argValues(o.Args)
+	if err != nil {
+		return err
 	}
 	e, err := o.G.env(ctx)
 	if err != nil {

@@ -158,3 +158,28 @@ func TestSkillsRun(t *testing.T) {
 		t.Errorf("run: %d %q %q", code, out, errb)
 	}
 }
+
+// TestSkillsPrompt composes what the agent sees, with loaded skills
+// rendered, and writes it to a file with -o.
+func TestSkillsPrompt(t *testing.T) {
+	home := demo(t)
+	code, out, errb := run(t, "--home", home, "--skills", skillsFixtures, "skills", "prompt", "--load", "report-writer", "--load", "notes/notes-agent", "--arg", "topic=cats")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, want := range []string{"<available_skills>", "<name>notes/notes-report</name>", "<name>report-writer</name>", "## Active skills (2, ≈ ", "# Report on cats", "### notes/notes-agent"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "<name>no-description</name>") || strings.Contains(out, "<name>notes/notes-agent</name>") {
+		t.Errorf("an unusable skill or an overlay is in the catalog:\n%s", out)
+	}
+	file := filepath.Join(t.TempDir(), "agent.md")
+	if code, _, errb := run(t, "--home", home, "skills", "prompt", "-o", file); code != 0 || !strings.Contains(errb, "0 loaded") {
+		t.Fatalf("-o: %d %s", code, errb)
+	}
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "None loaded.") {
+		t.Errorf("file: %s", b)
+	}
+}
