@@ -110,7 +110,7 @@ modules declare. Without a subcommand, lists them all (docs/skills.md).`,
 		Use:   "prompt [--load NAME]... [--arg k=v]... [-o FILE]",
 		Short: "Print what the agent sees: the catalog of available skills and the loaded skills' text",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return skillsPromptRun(cmd.Context(), prompt) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return skillsPromptRun(cmd.Context(), prompt) },
 	}
 	promptCmd.Flags().StringArrayVar(&prompt.Load, "load", nil, "load the skill `NAME` (a listed name, <module>/<id> or a folder; repeatable)")
 	promptCmd.Flags().StringArrayVar(&prompt.Args, "arg", nil, "argument `name=value` for the loaded skills (repeatable)")
