@@ -29,13 +29,22 @@ type SkillsKeyMap struct {
 	Back key.Binding
 	// Quit quits (never while the filter takes the keys).
 	Quit key.Binding
+	// Toggle loads the selected skill into the session, or unloads it.
+	Toggle key.Binding
+	// UnloadAll unloads every active skill.
+	UnloadAll key.Binding
+	// Agent shows what the agent sees: the catalog and the active skills.
+	Agent key.Binding
 }
 
 // defaultSkillsKeys are the skills screen's bindings.
 func defaultSkillsKeys() SkillsKeyMap {
 	return SkillsKeyMap{
-		Back: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Quit: key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Toggle:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "load/unload")),
+		UnloadAll: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "unload all")),
+		Agent:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what the agent sees")),
 	}
 }
 
@@ -52,6 +61,16 @@ type skillsScreen struct {
 	missing []string
 	// note is the last enter's refusal ("" for none).
 	note string
+	// session is the cockpit's active skills (it outlives the screen).
+	session *skills.Session
+}
+
+// skillActivatedMsg is a module document read and checked for loading,
+// or why it cannot be loaded.
+type skillActivatedMsg struct {
+	to     *skillsScreen
+	active skills.Active
+	err    error
 }
 
 // skillsLoadedMsg is the skills found by load gen: the folders' catalog
@@ -83,7 +102,7 @@ type skillOpenMsg struct {
 // openSkillsScreen lists the skills: the modules' documents (from the
 // module list) and the configured folders' skills, loaded by a command.
 func openSkillsScreen(m *Model, _ any) (Screen, tea.Cmd) {
-	s := &skillsScreen{com: m.com, keys: defaultSkillsKeys(), loading: true,
+	s := &skillsScreen{com: m.com, keys: defaultSkillsKeys(), loading: true, session: &m.skillSession,
 		list: list.New(m.com, m.keys.List, "filter by name or source", "No skill matches the filter.")}
 	var mods []*runner.Module
 	if m.modules != nil {
@@ -135,7 +154,7 @@ func (it *docItem) FilterValue() string {
 // Row draws "module/id  status  module skill".
 func (it *docItem) Row(sel bool, w int) string {
 	d := it.st.doc
-	return skillRow(it.s.com, sel, w, d.Module+"/"+d.ID, "module "+d.Kind, docStatus(it.s.com, it.st))
+	return skillRow(it.s.com, sel, w, it.s.isActive(it), d.Name(), "module "+d.Kind, docStatus(it.s.com, it.st))
 }
 
 // docStatus is a document's status: its tokens, or drifted.
@@ -192,7 +211,7 @@ func (it *folderItem) FilterValue() string { return it.r.Key.Name + "\x00" + it.
 
 // Row draws "name  status  source".
 func (it *folderItem) Row(sel bool, w int) string {
-	return skillRow(it.s.com, sel, w, it.r.Key.Name, folderSource(it.r), recordStatus(it.s.com, it.r))
+	return skillRow(it.s.com, sel, w, it.s.isActive(it), it.r.Key.Name, folderSource(it.r), recordStatus(it.s.com, it.r))
 }
 
 // folderSource is where a folder skill was found, flagged when a module
@@ -217,13 +236,16 @@ func recordStatus(com *common.Common, r skills.Record) string {
 	return st.Muted.Render(skills.TokenText(0, r.Bytes))
 }
 
-// skillRow draws one row: cursor, name, status and source (dimmed), cut
-// to w cells (the source goes first).
-func skillRow(com *common.Common, sel bool, w int, name, source, status string) string {
+// skillRow draws one row: cursor, "● " when the skill is active, name,
+// status and source (dimmed), cut to w cells (the source goes first).
+func skillRow(com *common.Common, sel bool, w int, active bool, name, source, status string) string {
 	st := com.Styles
 	n := render.SanitizeLine(name)
 	if sel {
 		n = st.Selected.Render(n)
+	}
+	if active {
+		n = st.Success.Render("● ") + n
 	}
 	return common.Trunc(st.Cursor(sel)+n+"  "+status+"  "+st.ID.Render(render.SanitizeLine(source)), w)
 }
@@ -312,6 +334,16 @@ func (s *skillsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 			return nil, nil
 		}
 		return actionOpen{kind: screenViewer, arg: msg.file}, nil
+	case skillActivatedMsg:
+		if msg.to != s {
+			return nil, nil
+		}
+		if msg.err != nil {
+			s.note = msg.err.Error()
+			return nil, nil
+		}
+		s.session.Load([]skills.Active{msg.active}, skills.LoadAdd)
+		return nil, nil
 	}
 	act, cmd, handled := s.list.Update(msg)
 	if a, ok := act.(list.ActionOpen); ok {
@@ -327,8 +359,91 @@ func (s *skillsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionPop{}, nil
 	case key.Matches(kp, s.keys.Quit):
 		return actionQuit{}, nil
+	case key.Matches(kp, s.keys.Toggle):
+		s.note = ""
+		return nil, s.toggle(s.list.Selected())
+	case key.Matches(kp, s.keys.UnloadAll) && len(s.session.Handles()) > 0:
+		s.session.Unload(nil, true)
+	case key.Matches(kp, s.keys.Agent):
+		return nil, s.whatTheAgentSees()
 	}
 	return nil, nil
+}
+
+// handleOf is the session handle of a list item.
+func handleOf(it list.Item) (skills.Handle, bool) {
+	switch it := it.(type) {
+	case *folderItem:
+		return skills.Handle{Name: it.r.Key.Name, Location: it.r.Key.Location}, true
+	case *docItem:
+		return skills.Handle{Name: it.st.doc.Name(), Location: it.st.doc.Dir}, true
+	}
+	return skills.Handle{}, false
+}
+
+// isActive reports whether the item is loaded in the session.
+func (s *skillsScreen) isActive(it list.Item) bool {
+	h, ok := handleOf(it)
+	return ok && s.session.IsActive(h)
+}
+
+// toggle unloads the item when active, else loads it (added to the
+// session): a folder skill rendered with its defaults at once, a module
+// document read and checked again by a command.
+func (s *skillsScreen) toggle(it list.Item) tea.Cmd {
+	h, ok := handleOf(it)
+	if !ok {
+		return nil
+	}
+	if s.session.IsActive(h) {
+		s.session.Unload([]skills.Handle{h}, false)
+		return nil
+	}
+	to := s
+	switch it := it.(type) {
+	case *folderItem:
+		if !it.r.Usable() {
+			s.note = it.r.Key.Name + " is unusable: " + it.r.Err
+			return nil
+		}
+		a, _ := skills.ActivateRecord(it.r, nil)
+		s.session.Load([]skills.Active{a}, skills.LoadAdd)
+	case *docItem:
+		d := it.st.doc
+		return func() tea.Msg {
+			b, err := d.Load()
+			if err != nil {
+				return skillActivatedMsg{to: to, err: err}
+			}
+			return skillActivatedMsg{to: to, active: d.Activate(b)}
+		}
+	}
+	return nil
+}
+
+// whatTheAgentSees composes the catalog (usable folder skills and
+// checked module skills) and the active skills into one markdown file
+// and opens it in the viewer, where it can be saved.
+func (s *skillsScreen) whatTheAgentSees() tea.Cmd {
+	var catalog []skills.CatalogEntry
+	for _, it := range s.list.Items() {
+		switch it := it.(type) {
+		case *folderItem:
+			if it.r.Usable() {
+				catalog = append(catalog, skills.CatalogOf(it.r))
+			}
+		case *docItem:
+			if it.st.err == nil && it.st.doc.Kind == skills.KindSkill {
+				catalog = append(catalog, it.st.doc.Catalog())
+			}
+		}
+	}
+	text := skills.WhatTheAgentSees(catalog, s.session)
+	to, n := s, len(s.session.Handles())
+	return func() tea.Msg {
+		meta := render.Meta{Title: fmt.Sprintf("What the agent sees: %d available, %d active", len(catalog), n), MediaType: "text/markdown"}
+		return writeRendered(to, "what-the-agent-sees", text, meta)
+	}
 }
 
 // openItem renders the item as an agent would get it into a file for the
@@ -411,7 +526,20 @@ func (s *skillsScreen) ShortHelp() []key.Binding {
 	if s.list.DetailScrolls() {
 		b = append(b, s.list.KeyMap().DetailDown)
 	}
-	return append(b, s.keys.Quit)
+	return append(b, s.ownKeys()...)
+}
+
+// ownKeys are the screen's bindings that apply now, after back: load,
+// unload all (when something is active), what the agent sees, quit.
+func (s *skillsScreen) ownKeys() []key.Binding {
+	var b []key.Binding
+	if len(s.list.Items()) > 0 {
+		b = append(b, s.keys.Toggle)
+	}
+	if len(s.session.Handles()) > 0 {
+		b = append(b, s.keys.UnloadAll)
+	}
+	return append(b, s.keys.Agent, s.keys.Quit)
 }
 
 // EssentialHelp is what the help bar keeps at any width: open.
@@ -427,7 +555,7 @@ func (s *skillsScreen) FullHelp() [][]key.Binding {
 	if s.list.FilterValue() == "" {
 		own = append(own, s.keys.Back)
 	}
-	return append(g, append(own, s.keys.Quit))
+	return append(g, append(own, s.ownKeys()...))
 }
 
 // View implements Screen: the filter, then the list and the detail, or
@@ -439,6 +567,9 @@ func (s *skillsScreen) View() string {
 		return st.Muted.Render("reading skills…")
 	}
 	var top []string
+	if h := s.session.Handles(); len(h) > 0 {
+		top = append(top, st.Success.Render(common.Trunc(fmt.Sprintf("● %d active %s · %s", len(h), common.Plural(len(h), "skill", "skills"), s.session.TokenTotal()), w)))
+	}
 	if s.note != "" {
 		top = append(top, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(s.note), w)))
 	}

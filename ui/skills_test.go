@@ -2,10 +2,13 @@ package ui
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -16,6 +19,11 @@ import (
 func init() {
 	helpStates[screenSkills] = []helpState{
 		{"list", func(t *testing.T) *Model { return openSkills(t, 80, 24) }},
+		{"active", func(t *testing.T) *Model {
+			m := openSkills(t, 80, 24)
+			press(m, "down", "down", "down", "space")
+			return m
+		}},
 		{"filter typing", func(t *testing.T) *Model {
 			m := openSkills(t, 80, 24)
 			press(m, "/")
@@ -177,5 +185,74 @@ func runCmds(m *Model, cmd tea.Cmd) {
 	default:
 		_, next := m.Update(msg)
 		runCmds(m, next)
+	}
+}
+
+// TestSkillsSession: space loads the selected skill into the session
+// (marked, the panel counts it with its tokens) and unloads it again; x
+// unloads all; w opens what the agent sees in the viewer: the catalog
+// block and the active skill's rendered text.
+func TestSkillsSession(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	m := openSkills(t, 100, 30)
+	press(m, "down", "down", "down", "space")
+	out := ansi.Strip(frame(t, m))
+	if !strings.Contains(out, "● 1 active skill · ≈ ") || !strings.Contains(out, "● report-writer") || !slices.ContainsFunc(m.top().ShortHelp(), func(b key.Binding) bool { return b.Help().Desc == "unload all" }) {
+		t.Fatalf("after space:\n%s", out)
+	}
+	golden.RequireEqual(t, []byte(frame(t, m)))
+	press(m, "space")
+	if len(m.skillSession.Handles()) != 0 {
+		t.Fatal("space did not unload")
+	}
+	press(m, "space", "down", "down", "space")
+	if n := len(m.skillSession.Handles()); n != 1 || !strings.Contains(ansi.Strip(frame(t, m)), "is unusable") {
+		t.Fatalf("an unusable skill loaded: %d active", n)
+	}
+	press(m, "x")
+	if len(m.skillSession.Handles()) != 0 {
+		t.Fatal("x did not unload all")
+	}
+	press(m, "up", "space")
+	_, cmd := m.Update(keyPress("w"))
+	if cmd == nil {
+		t.Fatal("w did nothing")
+	}
+	open, _ := cmd().(skillOpenMsg)
+	b, err := os.ReadFile(open.file.path)
+	if err != nil || !strings.Contains(string(b), "## Active skills (1, ≈ ") || !strings.Contains(string(b), "<name>notes/notes-report</name>") || strings.Contains(string(b), "<name>fetch/web-fetch</name>") {
+		t.Fatalf("composed file (%v):\n%s", err, b)
+	}
+	_, cmd = m.Update(open)
+	if m.screen() != screenViewer {
+		t.Fatalf("screen %v, want the viewer", m.screen())
+	}
+	runCmds(m, cmd)
+	out = ansi.Strip(frame(t, m))
+	for _, want := range []string{"What the agent sees", "available_skills"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("what the agent sees lacks %q:\n%s", want, out)
+		}
+	}
+	press(m, "esc")
+	press(m, "esc")
+	if len(m.skillSession.Handles()) != 1 {
+		t.Error("the session did not outlive the skills screen")
+	}
+}
+
+// TestSkillsLoadModuleDocChecked: loading a module document reads and
+// checks it again; a drifted one is refused, not loaded.
+func TestSkillsLoadModuleDocChecked(t *testing.T) {
+	m := openSkills(t, 100, 30)
+	s := m.top().(*skillsScreen)
+	press(m, "down", "down", "space")
+	m.Update(skillActivatedMsg{to: s, err: errors.New("skills/web-fetch/SKILL.md: digest mismatch")})
+	if len(m.skillSession.Handles()) != 0 || !strings.Contains(ansi.Strip(frame(t, m)), "digest mismatch") {
+		t.Error("a drifted module skill was loaded")
+	}
+	m.Update(skillActivatedMsg{to: s, active: skills.Active{Handle: skills.Handle{Name: "notes/notes-report", Location: ""}, Text: "x", Tokens: 354, Declared: true}})
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "● 1 active skill · 354 tokens") || !strings.Contains(out, "● notes/notes-report") {
+		t.Errorf("module skill loaded:\n%s", out)
 	}
 }

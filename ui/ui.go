@@ -121,6 +121,8 @@ type Model struct {
 	// viewerEnv is what the artifact viewers know about the terminal and
 	// the machine (local display, ffprobe, image protocol), read once.
 	viewerEnv viewer.Env
+	// skillSession is the session's active skills (the skills screen).
+	skillSession skills.Session
 }
 
 // New returns the root model for host; host may be nil in tests that feed
