@@ -35,6 +35,8 @@ type SkillsKeyMap struct {
 	UnloadAll key.Binding
 	// Agent shows what the agent sees: the catalog and the active skills.
 	Agent key.Binding
+	// Arguments opens the selected skill's arguments form.
+	Arguments key.Binding
 }
 
 // defaultSkillsKeys are the skills screen's bindings.
@@ -45,6 +47,7 @@ func defaultSkillsKeys() SkillsKeyMap {
 		Toggle:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "load/unload")),
 		UnloadAll: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "unload all")),
 		Agent:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what the agent sees")),
+		Arguments: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "arguments")),
 	}
 }
 
@@ -94,7 +97,7 @@ type docState struct {
 // skillOpenMsg is the file an enter rendered, ready for the viewer, or
 // why it could not be.
 type skillOpenMsg struct {
-	to   *skillsScreen
+	to   Screen
 	file fileViewerArg
 	err  error
 }
@@ -326,7 +329,7 @@ func (s *skillsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 		return nil, nil
 	case skillOpenMsg:
-		if msg.to != s {
+		if msg.to != Screen(s) {
 			return nil, nil
 		}
 		if msg.err != nil {
@@ -366,8 +369,21 @@ func (s *skillsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		s.session.Unload(nil, true)
 	case key.Matches(kp, s.keys.Agent):
 		return nil, s.whatTheAgentSees()
+	case key.Matches(kp, s.keys.Arguments):
+		if r, ok := s.withArguments(); ok {
+			return actionOpen{kind: screenSkillArgs, arg: r}, nil
+		}
 	}
 	return nil, nil
+}
+
+// withArguments is the selected skill when it is a usable folder skill
+// that declares arguments.
+func (s *skillsScreen) withArguments() (skills.Record, bool) {
+	if it, ok := s.list.Selected().(*folderItem); ok && it.r.Usable() && len(it.r.Arguments) > 0 {
+		return it.r, true
+	}
+	return skills.Record{}, false
 }
 
 // handleOf is the session handle of a list item.
@@ -490,7 +506,7 @@ func renderedDir() string {
 
 // writeRendered writes text as <name>.md (name made safe for a file
 // name) for the viewer.
-func writeRendered(to *skillsScreen, name, text string, meta render.Meta) tea.Msg {
+func writeRendered(to Screen, name, text string, meta render.Meta) tea.Msg {
 	dir := renderedDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return skillOpenMsg{to: to, err: err}
@@ -535,6 +551,9 @@ func (s *skillsScreen) ownKeys() []key.Binding {
 	var b []key.Binding
 	if len(s.list.Items()) > 0 {
 		b = append(b, s.keys.Toggle)
+	}
+	if _, ok := s.withArguments(); ok {
+		b = append(b, s.keys.Arguments)
 	}
 	if len(s.session.Handles()) > 0 {
 		b = append(b, s.keys.UnloadAll)
