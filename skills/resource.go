@@ -51,23 +51,9 @@ func ReadResource(dir, loc, encoding string) (Resource, error) {
 	if encoding != EncodingText && encoding != EncodingBase64 {
 		return Resource{}, fmt.Errorf("resource %q: encoding %q is neither %q nor %q", loc, encoding, EncodingText, EncodingBase64)
 	}
-	rel, err := confine(loc)
+	rel, data, err := readResource(dir, loc)
 	if err != nil {
 		return Resource{}, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return Resource{}, fmt.Errorf("skill folder %s: %w", dir, err)
-	}
-	defer root.Close()
-	data, err := readCapped(root, rel, MaxResourceBytes)
-	if err != nil {
-		// os.Root reports an escape with an unexported error whose text
-		// is "path escapes from parent".
-		if strings.Contains(err.Error(), "path escapes") {
-			return Resource{}, fmt.Errorf("resource %q: %w", loc, ErrOutsideSkill)
-		}
-		return Resource{}, fmt.Errorf("resource %q: %w", loc, err)
 	}
 	r := Resource{Location: rel, Encoding: encoding, Bytes: len(data)}
 	if encoding == EncodingBase64 {
@@ -79,6 +65,37 @@ func ReadResource(dir, loc, encoding string) (Resource, error) {
 	}
 	r.Content = string(data)
 	return r, nil
+}
+
+// ReadResourceBytes is ReadResource's bytes, unencoded, with the same
+// confinement and limit.
+func ReadResourceBytes(dir, loc string) ([]byte, error) {
+	_, data, err := readResource(dir, loc)
+	return data, err
+}
+
+// readResource reads loc beneath dir (confined, capped) and returns its
+// cleaned location and bytes.
+func readResource(dir, loc string) (string, []byte, error) {
+	rel, err := confine(loc)
+	if err != nil {
+		return "", nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("skill folder %s: %w", dir, err)
+	}
+	defer root.Close()
+	data, err := readCapped(root, rel, MaxResourceBytes)
+	if err != nil {
+		// os.Root reports an escape with an unexported error whose text
+		// is "path escapes from parent".
+		if strings.Contains(err.Error(), "path escapes") {
+			return "", nil, fmt.Errorf("resource %q: %w", loc, ErrOutsideSkill)
+		}
+		return "", nil, fmt.Errorf("resource %q: %w", loc, err)
+	}
+	return rel, data, nil
 }
 
 // confine checks that loc is a relative path that stays below the folder

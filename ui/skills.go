@@ -37,6 +37,8 @@ type SkillsKeyMap struct {
 	Agent key.Binding
 	// Arguments opens the selected skill's arguments form.
 	Arguments key.Binding
+	// Resources lists the selected skill's resources.
+	Resources key.Binding
 }
 
 // defaultSkillsKeys are the skills screen's bindings.
@@ -48,6 +50,7 @@ func defaultSkillsKeys() SkillsKeyMap {
 		UnloadAll: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "unload all")),
 		Agent:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what the agent sees")),
 		Arguments: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "arguments")),
+		Resources: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resources")),
 	}
 }
 
@@ -373,6 +376,10 @@ func (s *skillsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if r, ok := s.withArguments(); ok {
 			return actionOpen{kind: screenSkillArgs, arg: r}, nil
 		}
+	case key.Matches(kp, s.keys.Resources):
+		if r, ok := s.withResources(); ok {
+			return actionOpen{kind: screenSkillResources, arg: r}, nil
+		}
 	}
 	return nil, nil
 }
@@ -381,6 +388,15 @@ func (s *skillsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 // that declares arguments.
 func (s *skillsScreen) withArguments() (skills.Record, bool) {
 	if it, ok := s.list.Selected().(*folderItem); ok && it.r.Usable() && len(it.r.Arguments) > 0 {
+		return it.r, true
+	}
+	return skills.Record{}, false
+}
+
+// withResources is the selected skill when it is a usable folder skill
+// with resources.
+func (s *skillsScreen) withResources() (skills.Record, bool) {
+	if it, ok := s.list.Selected().(*folderItem); ok && it.r.Usable() && it.r.Resources.HasResources {
 		return it.r, true
 	}
 	return skills.Record{}, false
@@ -554,6 +570,9 @@ func (s *skillsScreen) ownKeys() []key.Binding {
 	}
 	if _, ok := s.withArguments(); ok {
 		b = append(b, s.keys.Arguments)
+	}
+	if _, ok := s.withResources(); ok {
+		b = append(b, s.keys.Resources)
 	}
 	if len(s.session.Handles()) > 0 {
 		b = append(b, s.keys.UnloadAll)
