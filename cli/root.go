@@ -171,7 +171,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	}
 	cfg := e.host.Config()
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor),
-		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg)})
+		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
 }
 
 // env resolves the home and configuration. When the home has no modules

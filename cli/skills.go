@@ -460,6 +460,22 @@ func skillsCheckRun(_ context.Context, o *SkillsOptions) error {
 	return nil
 }
 
+// scriptRunner is how the cockpit runs a skill's script: contained with
+// the config's sandbox mode, without the network; nil when the config
+// does not enable scripts.
+func scriptRunner(cfg *config.Config) func(context.Context, string, string) (skills.ScriptResult, error) {
+	if !cfg.Skills.Scripts {
+		return nil
+	}
+	mode, err := contain.ParseMode(cfg.Sandbox)
+	if err != nil {
+		return nil
+	}
+	return func(ctx context.Context, dir, loc string) (skills.ScriptResult, error) {
+		return skills.RunScript(ctx, dir, loc, nil, skills.ScriptOptions{Enabled: true, Mode: mode})
+	}
+}
+
 // skillsRunRun runs a skill's script when config allows it, without the
 // network (the command line has no approval to give it).
 func skillsRunRun(ctx context.Context, o *SkillsOptions) error {

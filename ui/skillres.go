@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"mime"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -14,6 +16,7 @@ import (
 	"modbay/render"
 	"modbay/skills"
 	"modbay/ui/common"
+	"modbay/ui/dialog"
 	"modbay/ui/list"
 )
 
@@ -30,6 +33,23 @@ type skillResScreen struct {
 	r    skills.Record
 	list *list.Model
 	note string
+	// run runs a script (nil: scripts are off); ctx is the cockpit's.
+	run func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
+	ctx context.Context
+	// asking is the script waiting for approval ("" for none), asked when
+	// the question appeared; running is the script in flight.
+	asking  string
+	asked   time.Time
+	running string
+	// result is the last script run's outcome.
+	result *skills.ScriptResult
+}
+
+// scriptDoneMsg is a script run's outcome.
+type scriptDoneMsg struct {
+	to  Screen
+	res skills.ScriptResult
+	err error
 }
 
 // openSkillResourcesScreen lists the resources of arg (a usable
@@ -39,7 +59,7 @@ func openSkillResourcesScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok || !r.Usable() || !r.Resources.HasResources {
 		return nil, nil
 	}
-	s := &skillResScreen{com: m.com, keys: defaultSkillsKeys(), r: r,
+	s := &skillResScreen{com: m.com, keys: defaultSkillsKeys(), r: r, run: m.opts.RunSkillScript, ctx: m.ctx,
 		list: list.New(m.com, m.keys.List, "filter by path", "No resource matches the filter.")}
 	items := make([]list.Item, len(r.Resources.Locations))
 	for i, l := range r.Resources.Locations {
@@ -110,8 +130,53 @@ func (s *skillResScreen) Crumb(bool) string {
 	return render.SanitizeLine(s.r.Key.Name) + " › resources"
 }
 
+// isScript reports whether loc is a script modbay runs (.sh, .py).
+func isScript(loc string) bool {
+	e := path.Ext(loc)
+	return e == ".sh" || e == ".py"
+}
+
+// selectedScript is the selected resource when it is a script.
+func (s *skillResScreen) selectedScript() (string, bool) {
+	if it, ok := s.list.Selected().(*resItem); ok && isScript(it.loc) {
+		return it.loc, true
+	}
+	return "", false
+}
+
+// approve answers the open question: y runs the script (keys in the
+// first dialog.GracePeriod are ignored, so a key meant for something else
+// never runs it), n or esc cancels.
+func (s *skillResScreen) approve(kp tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(kp, s.keys.Deny), key.Matches(kp, s.keys.Back):
+		s.asking = ""
+		s.note = "Not run."
+	case key.Matches(kp, s.keys.Approve) && s.com.Now().Sub(s.asked) >= dialog.GracePeriod:
+		loc, dir, run, ctx, to := s.asking, s.r.Key.Location, s.run, s.ctx, Screen(s)
+		s.asking, s.running = "", loc
+		return func() tea.Msg {
+			res, err := run(ctx, dir, loc)
+			return scriptDoneMsg{to: to, res: res, err: err}
+		}
+	}
+	return nil
+}
+
 // Update implements Screen.
 func (s *skillResScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if d, ok := msg.(scriptDoneMsg); ok && d.to == Screen(s) {
+		s.running = ""
+		if d.err != nil {
+			s.note = d.err.Error()
+			return nil, nil
+		}
+		s.result = &d.res
+		return nil, nil
+	}
+	if kp, ok := msg.(tea.KeyPressMsg); ok && s.asking != "" {
+		return nil, s.approve(kp)
+	}
 	if o, ok := msg.(skillOpenMsg); ok {
 		if o.to != Screen(s) {
 			return nil, nil
@@ -136,6 +201,15 @@ func (s *skillResScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionPop{}, nil
 	case key.Matches(kp, s.keys.Quit):
 		return actionQuit{}, nil
+	case key.Matches(kp, s.keys.Run) && s.running == "":
+		loc, ok := s.selectedScript()
+		switch {
+		case !ok:
+		case s.run == nil:
+			s.note = "Running skill scripts is off: set skills: {scripts: true} in config.yaml."
+		default:
+			s.note, s.asking, s.asked = "", loc, s.com.Now()
+		}
 	}
 	return nil, nil
 }
@@ -166,6 +240,9 @@ func (s *skillResScreen) preview(loc string) tea.Cmd {
 
 // ShortHelp implements help.KeyMap.
 func (s *skillResScreen) ShortHelp() []key.Binding {
+	if s.asking != "" {
+		return []key.Binding{s.keys.Approve, s.keys.Deny}
+	}
 	b := s.list.ShortHelp()
 	if s.list.Typing() {
 		return b
@@ -173,14 +250,25 @@ func (s *skillResScreen) ShortHelp() []key.Binding {
 	if s.list.FilterValue() == "" {
 		b = append(b, s.keys.Back)
 	}
+	if _, ok := s.selectedScript(); ok && s.running == "" {
+		b = append(b, s.keys.Run)
+	}
 	return append(b, s.keys.Quit)
 }
 
-// EssentialHelp keeps open.
-func (s *skillResScreen) EssentialHelp() []key.Binding { return s.list.EssentialHelp() }
+// EssentialHelp keeps open, or the approval's answers.
+func (s *skillResScreen) EssentialHelp() []key.Binding {
+	if s.asking != "" {
+		return []key.Binding{s.keys.Approve, s.keys.Deny}
+	}
+	return s.list.EssentialHelp()
+}
 
 // FullHelp implements help.KeyMap.
 func (s *skillResScreen) FullHelp() [][]key.Binding {
+	if s.asking != "" {
+		return [][]key.Binding{{s.keys.Approve, s.keys.Deny}}
+	}
 	g := s.list.FullHelp()
 	if s.list.Typing() {
 		return g
@@ -189,7 +277,66 @@ func (s *skillResScreen) FullHelp() [][]key.Binding {
 	if s.list.FilterValue() == "" {
 		own = append(own, s.keys.Back)
 	}
+	if _, ok := s.selectedScript(); ok && s.running == "" {
+		own = append(own, s.keys.Run)
+	}
 	return append(g, append(own, s.keys.Quit))
+}
+
+// scriptLines is the approval question, the run in flight or the last
+// run's outcome, for the top of the screen.
+func (s *skillResScreen) scriptLines(w int) []string {
+	st := s.com.Styles
+	fit := func(style interface{ Render(...string) string }, text string) []string {
+		return strings.Split(style.Render(common.FitWidth(common.Wrap(text, max(w, 1)), w)), "\n")
+	}
+	switch {
+	case s.asking != "":
+		q := fmt.Sprintf("Run %s? It runs contained: the skill's folder read-only, a scratch folder read-write, no network, %s deadline, output capped at %d KiB per stream.",
+			render.SanitizeLine(s.asking), skills.DefaultScriptTimeout, skills.MaxScriptOutput>>10)
+		return fit(st.Warning, q)
+	case s.running != "":
+		return fit(st.Muted, "running "+render.SanitizeLine(s.running)+"…")
+	case s.result != nil:
+		r := s.result
+		head := fmt.Sprintf("%s exited %d in %d ms", render.SanitizeLine(r.Location), r.ExitCode, r.DurationMS)
+		switch {
+		case r.TimedOut:
+			head += " (deadline)"
+		case r.ExitCode == skills.ExitCannotStart:
+			head += " (could not start)"
+		}
+		if len(r.Enforcement.Gaps) > 0 {
+			head += " · not enforced: " + strings.Join(r.Enforcement.Gaps, "; ")
+		} else if r.Enforcement.Contained {
+			head += " · contained"
+		}
+		out := fit(st.Subtitle, head)
+		for _, n := range r.Notes {
+			out = append(out, fit(st.Warning, "! "+render.SanitizeLine(n))...)
+		}
+		for _, l := range tailOf(r.Stdout, scriptTailLines) {
+			out = append(out, common.Trunc(render.SanitizeLine(l), w))
+		}
+		for _, l := range tailOf(r.Stderr, scriptTailLines) {
+			out = append(out, st.Warning.Render(common.Trunc(render.SanitizeLine(l), w)))
+		}
+		return out
+	}
+	return nil
+}
+
+// scriptTailLines is how many of each stream's last lines are shown.
+const scriptTailLines = 3
+
+// tailOf is the last n non-empty-trailing lines of s.
+func tailOf(s string, n int) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	l := strings.Split(s, "\n")
+	return l[max(len(l)-n, 0):]
 }
 
 // View implements Screen: a note, the filter, the list and the detail;
@@ -201,6 +348,7 @@ func (s *skillResScreen) View() string {
 	if s.note != "" {
 		top = append(top, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(s.note), w)))
 	}
+	top = append(top, s.scriptLines(w)...)
 	if ri := s.r.Resources; ri.MoreLocations {
 		top = append(top, st.Warning.Render(common.Trunc(fmt.Sprintf("%d of %d resources listed (the index lists at most %d)", len(ri.Locations), ri.TotalCount, skills.MaxResourceLocations), w)))
 	}

@@ -39,6 +39,8 @@ type SkillsKeyMap struct {
 	Arguments key.Binding
 	// Resources lists the selected skill's resources.
 	Resources key.Binding
+	// Run asks to run the selected script; Approve and Deny answer.
+	Run, Approve, Deny key.Binding
 }
 
 // defaultSkillsKeys are the skills screen's bindings.
@@ -51,6 +53,9 @@ func defaultSkillsKeys() SkillsKeyMap {
 		Agent:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what the agent sees")),
 		Arguments: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "arguments")),
 		Resources: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resources")),
+		Run:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "run script")),
+		Approve:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "run it")),
+		Deny:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "don't run")),
 	}
 }
 

@@ -63,6 +63,10 @@ type Options struct {
 	// roots) is flagged as written by a module (docs/skills.md).
 	SkillFolders       []skills.Folder
 	SkillWritableRoots []string
+	// RunSkillScript runs a skill's script contained, as the config
+	// allows (skills.RunScript with its options); nil means running
+	// scripts is off.
+	RunSkillScript func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
 }
 
 // Model is the cockpit's root model.
