@@ -292,8 +292,8 @@ func (s *skillResScreen) scriptLines(w int) []string {
 	}
 	switch {
 	case s.asking != "":
-		q := fmt.Sprintf("Run %s? It runs contained: the skill's folder read-only, a scratch folder read-write, no network, %s deadline, output capped at %d KiB per stream.",
-			render.SanitizeLine(s.asking), skills.DefaultScriptTimeout, skills.MaxScriptOutput>>10)
+		q := fmt.Sprintf("Run %s? As far as the sandbox setting allows: the skill's folder read-only, a scratch folder read-write, no network; %d s deadline, output capped at %d KiB per stream. The outcome says what was enforced.",
+			render.SanitizeLine(s.asking), int(skills.DefaultScriptTimeout.Seconds()), skills.MaxScriptOutput>>10)
 		return fit(st.Warning, q)
 	case s.running != "":
 		return fit(st.Muted, "running "+render.SanitizeLine(s.running)+"…")

@@ -117,7 +117,7 @@ func TestSkillScriptApproval(t *testing.T) {
 	m := openSkillResources(t, 100, 30, fakeScript(&ran))
 	press(m, "down", "down", "x")
 	out := ansi.Strip(frame(t, m))
-	if !strings.Contains(out, "Run scripts/count.sh? It runs contained") || !strings.Contains(out, "y run it") {
+	if !strings.Contains(out, "Run scripts/count.sh? As far as the sandbox") || !strings.Contains(out, "y run it") {
 		t.Fatalf("no question:\n%s", out)
 	}
 	if _, cmd := m.Update(keyPress("y")); cmd != nil || len(ran) != 0 {
