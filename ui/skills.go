@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -302,6 +305,19 @@ func (it *folderItem) Detail(w int) string {
 			b.line(st.Muted.Render(fmt.Sprintf("… %d more", more)))
 		}
 	}
+	if len(r.RawFrontmatter) > 0 {
+		b.heading("Frontmatter")
+		for _, k := range slices.Sorted(maps.Keys(r.RawFrontmatter)) {
+			v, err := json.Marshal(r.RawFrontmatter[k])
+			text := string(v)
+			if str, ok := r.RawFrontmatter[k].(string); ok {
+				text = str
+			} else if err != nil {
+				text = fmt.Sprint(r.RawFrontmatter[k])
+			}
+			b.kv(common.Trunc(render.SanitizeLine(k), frontmatterKeyWidth), text)
+		}
+	}
 	if len(r.Warnings) > 0 {
 		b.heading(fmt.Sprintf("Warnings (%d)", len(r.Warnings)))
 		for _, wn := range r.Warnings {
@@ -312,6 +328,10 @@ func (it *folderItem) Detail(w int) string {
 	b.line(st.Muted.Render("enter shows it as an agent gets it"))
 	return b.String()
 }
+
+// frontmatterKeyWidth is the widest frontmatter key shown whole in the
+// detail's table (the label column).
+const frontmatterKeyWidth = 11
 
 // maxDetailResources is how many resources the detail pane lists.
 const maxDetailResources = 12

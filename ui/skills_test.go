@@ -256,3 +256,25 @@ func TestSkillsLoadModuleDocChecked(t *testing.T) {
 		t.Errorf("module skill loaded:\n%s", out)
 	}
 }
+
+// TestSkillDetailFrontmatter: the detail lists every frontmatter key as
+// parsed, unknown ones too, sanitized.
+func TestSkillDetailFrontmatter(t *testing.T) {
+	m := openSkills(t, 100, 30)
+	s := m.top().(*skillsScreen)
+	var items []*folderItem
+	for _, it := range s.list.Items() {
+		if f, ok := it.(*folderItem); ok {
+			items = append(items, f)
+		}
+	}
+	d := ansi.Strip(items[0].Detail(80))
+	for _, want := range []string{"Frontmatter", "license     MIT", "allowed-to… Read Grep", `metadata    {"author":"modbay","version":"1.0"}`, `tags        ["notes","reports"]`} {
+		if !strings.Contains(d, want) {
+			t.Errorf("detail lacks %q:\n%s", want, d)
+		}
+	}
+	if d := ansi.Strip(items[1].Detail(80)); !strings.Contains(d, "type        technique") {
+		t.Errorf("unknown key not shown:\n%s", d)
+	}
+}
