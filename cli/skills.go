@@ -373,10 +373,12 @@ func skillsShowRun(ctx context.Context, o *SkillsOptions) error {
 	return nil
 }
 
-// findSkill finds name: a path to a skill folder, a module's
-// "<module>/<id>", or a listed folder skill.
+// findSkill finds name: a path to a skill folder (one holding SKILL.md),
+// a module's "<module>/<id>", or a listed folder skill.
 func findSkill(ctx context.Context, host *runner.Host, flagDirs []string, name string) (skills.Record, *skills.Doc, error) {
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+	// A path to a folder holding SKILL.md is that skill; a bare name
+	// that happens to name some other folder here is still a name.
+	if fi, err := os.Stat(filepath.Join(name, skills.FileName)); err == nil && fi.Mode().IsRegular() {
 		r, _ := skills.Index(name)
 		return r, nil, nil
 	}
