@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -204,6 +205,17 @@ func TestCockpitNotesToMarkdown(t *testing.T) {
 	if len(staged) < 3 {
 		t.Fatalf("staged artifacts: %v", staged)
 	}
+	// y copies the report's path through tmux itself (a bare OSC 52 is
+	// dropped under tmux's default set-clipboard external), and says so.
+	tm.keys("y")
+	tm.waitFor("Copied to the tmux buffer")
+	buf, err := exec.Command("tmux", "show-buffer").Output()
+	if err != nil {
+		t.Fatalf("tmux show-buffer: %v", err)
+	}
+	if p := string(buf); !strings.HasPrefix(p, filepath.Join(home, "artifacts", "sha256")+"/") || !slices.Contains(staged, p) {
+		t.Fatalf("the tmux buffer holds %q, want one of the staged paths %v", p, staged)
+	}
 	tm.keys("Escape", "Escape", "Escape", "Escape", "q")
 	assertNoModuleProcs(t, bin)
 }
@@ -230,7 +242,8 @@ func TestCockpitFetchNeedsApproval(t *testing.T) {
 	tm.waitFor("url")
 	tm.typeText(srv.URL + "/doc.md")
 	tm.keys("C-s", "a") // the `a` lands inside the grace period: ignored
-	tm.waitFor("Approve this call?", "reaches the network", "unknown")
+	// The dialog shows the URL it would fetch.
+	tm.waitFor("Approve this call?", "reaches the network", "unknown", `url: "`+srv.URL+`/doc.md"`)
 	time.Sleep(300 * time.Millisecond)
 	if hits.Load() != 0 {
 		t.Fatal("the module ran before approval")
@@ -262,8 +275,11 @@ func TestCockpitCancelKillsTheRun(t *testing.T) {
 	tm.waitFor("frames")
 	tm.keys("C-s")
 	tm.waitFor("running")
+	tm.waitFor("ctrl+c stops polling")
 	tm.keys("C-c")
-	tm.waitFor("cancelled")
+	// The job lives in the module: ctrl+c stops the polling, and the
+	// result says the job goes on rather than that it was cancelled.
+	tm.waitFor("cancelled", "polling stopped; job", "in the module")
 	assertNoModuleProcs(t, bin)
 	if s := tm.screen(); !strings.Contains(s, "modbay") {
 		t.Fatalf("the cockpit quit instead of cancelling the run:\n%s", s)

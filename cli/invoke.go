@@ -35,11 +35,14 @@ type InvokeOptions struct {
 	Yes bool
 	// JSON prints every outcome, refusals too, as JSON on stdout.
 	JSON bool
-	// Verbose streams the module's stderr and job progress to stderr.
+	// Verbose streams the module's stderr and job progress to stderr,
+	// and lists the containment layer by layer.
 	Verbose bool
 	// Deadline overrides the request's deadline_ms when DeadlineSet.
 	Deadline    time.Duration
 	DeadlineSet bool
+	// Trace adds the raw exchange and the copy lines (issue 11 §6).
+	Trace bool
 }
 
 // newInvokeCommand builds `modbay invoke`; runF, when non-nil, replaces
@@ -62,9 +65,16 @@ Run without a terminal (ssh host modbay invoke …, a pipe), the run is
 cancelled and its process tree killed as soon as the output's connection
 closes or SIGHUP arrives.
 
+On Linux the module is contained by the kernel (README "Containment"); the
+output says what was enforced: a one-line summary, every layer with -v, and
+"enforcement" with --json. With sandbox: require in config.yaml a module that
+cannot be fully contained here is refused (outcome not_contained, exit 4) and
+nothing runs; modbay doctor says what this machine lacks.
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
-large, artifact refused), 5 input invalid against the request schema.`,
+large, artifact refused, not fully contained under sandbox: require), 5 input
+invalid against the request schema.`,
 		Example: `  modbay invoke notes notes.report --input '{"pattern":"*.md"}'
   modbay invoke fetch fetch.url --input @req.json --yes --json`,
 		Args: cobra.ExactArgs(2),
@@ -81,7 +91,8 @@ large, artifact refused), 5 input invalid against the request schema.`,
 	f.StringVarP(&opts.Input, "input", "i", "", "the input: JSON text, @FILE, or @- for standard input (default {})")
 	f.BoolVarP(&opts.Yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
+	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
 }
@@ -106,6 +117,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
+	if err := describeNotContained(m); err != nil {
+		return o.refuse(refusalOf(err))
+	}
 	plan, err := e.host.Plan(m, o.CapabilityID, raw)
 	if err != nil {
 		return o.refuse(refusalOf(err))
@@ -123,7 +137,12 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return withCode(ExitHostVerdict, "%v", err)
 	}
-	res, err := e.host.Run(watch.Context(), plan, true, o.events())
+	exchange := runner.NewExchange()
+	ro := runner.RunOptions{Approved: true, Events: o.events()}
+	if o.Trace {
+		ro.Record = exchange.Recorder()
+	}
+	res, err := e.host.RunWith(watch.Context(), plan, ro)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
 		// Nothing more reaches the person: the tree is dead (Run returns
@@ -131,17 +150,37 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		if watch.Gone("stderr") {
 			return silentExit(ExitHostVerdict)
 		}
+		if res != nil && res.Job != nil {
+			// The job lives in the module: only the polling stopped.
+			return withCode(ExitHostVerdict, "%v: polling stopped; job %s continues in the module", hu, cleanID(res.Job.ID))
+		}
 		return withCode(ExitHostVerdict, "%v: the run was cancelled and its process tree killed", hu)
 	}
 	if err != nil {
 		return o.refuse(refusalOf(&notStarted{err}))
 	}
-	if o.JSON {
+	if err := runNotContained(res); err != nil {
+		r := refusalOf(err)
+		r.Enforcement = &res.Enforcement
+		return o.refuse(r)
+	}
+	switch {
+	case o.Trace && o.JSON:
+		if err := writeJSON(o.IO.Out, struct {
+			resultOut
+			Trace traceOut `json:"trace"`
+		}{resultJSON(res), buildTrace(e.host, plan, o.ModuleRef, raw, exchange)}); err != nil {
+			return err
+		}
+	case o.JSON:
 		if err := writeJSON(o.IO.Out, resultJSON(res)); err != nil {
 			return err
 		}
-	} else {
-		writeResult(o.IO.Out, res, !o.Verbose)
+	default:
+		writeResult(o.IO.Out, res, !o.Verbose, o.Verbose)
+		if o.Trace {
+			writeTrace(o.IO.Out, buildTrace(e.host, plan, o.ModuleRef, raw, exchange))
+		}
 	}
 	if code := resultCode(res); code != ExitOK {
 		return silentExit(code)
@@ -175,7 +214,12 @@ func (o *InvokeOptions) refuse(r *refusal) error {
 		if reasons == nil {
 			reasons = []string{}
 		}
-		_ = writeJSON(o.IO.Out, refusalOut{OK: false, Outcome: r.Outcome, Message: r.Message, Reasons: reasons, Ran: false})
+		out := refusalOut{OK: false, Outcome: r.Outcome, Message: r.Message, Reasons: reasons, Ran: false}
+		if r.Enforcement != nil {
+			e := enforcementJSON(*r.Enforcement)
+			out.Enforcement = &e
+		}
+		_ = writeJSON(o.IO.Out, out)
 		return silentExit(r.Code)
 	}
 	w := o.IO.ErrOut
@@ -197,6 +241,13 @@ func (o *InvokeOptions) refuse(r *refusal) error {
 			fmt.Fprintf(w, "  - %s\n", clean(reason))
 		}
 		fmt.Fprintln(w, "Pass --yes to approve this call.")
+		return silentExit(r.Code)
+	case r.Outcome == outcomeNotContained:
+		fmt.Fprintf(w, "%s. Not enforced here:\n", clean(r.Message))
+		for _, reason := range r.Reasons {
+			fmt.Fprintf(w, "  - %s\n", clean(reason))
+		}
+		fmt.Fprintln(w, notContainedHint)
 		return silentExit(r.Code)
 	}
 	return &exitError{code: r.Code, err: r}
@@ -243,6 +294,10 @@ type refusalOut struct {
 	Message string   `json:"message"`
 	Reasons []string `json:"reasons"`
 	Ran     bool     `json:"ran"`
+	// Enforcement is what containment found it could apply, for a run
+	// that sandbox: require refused at its first instruction (absent
+	// when the refusal came before any process started).
+	Enforcement *enforcementOut `json:"enforcement,omitempty"`
 }
 
 // resultOut is the --json shape of an invoke outcome.
@@ -263,6 +318,10 @@ type resultOut struct {
 	ExitCode        int               `json:"exit_code"`
 	DurationMS      int64             `json:"duration_ms"`
 	Job             *runner.JobStatus `json:"job,omitempty"`
+	// Enforcement is what containment applied to the module process,
+	// layer by layer, as observed when it started (issue 10 §Honesty);
+	// absent when no process was started.
+	Enforcement *enforcementOut `json:"enforcement,omitempty"`
 }
 
 type hostOut struct {
@@ -282,6 +341,10 @@ func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
 		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
+	if recorded(r.Enforcement) {
+		e := enforcementJSON(r.Enforcement)
+		o.Enforcement = &e
+	}
 	if h := r.Host; h != nil {
 		o.Host = &hostOut{Code: h.Code, Detail: h.Detail, Violations: []violation{}}
 		for _, v := range h.Violations {
@@ -298,13 +361,15 @@ func resultJSON(r *runner.Result) resultOut {
 }
 
 // writeResult prints a human account of r; showStderr adds the module's
-// stderr when the run did not succeed.
-func writeResult(w io.Writer, r *runner.Result, showStderr bool) {
+// stderr when the run did not succeed; layers lists the containment layer
+// by layer instead of its one-line summary.
+func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	status := "ok"
 	if !r.OK() {
 		status = "error " + clean(r.Code())
 	}
 	fmt.Fprintf(w, "%s  %s %s  %s  %s\n", status, cleanID(r.Module), cleanID(r.Capability), r.RequestID, r.Duration.Round(time.Millisecond))
+	writeEnforcement(w, r.Enforcement, layers)
 	if h := r.Host; h != nil {
 		fmt.Fprintf(w, "host verdict: %s\n", clean(h.Detail))
 		for _, v := range h.Violations {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"modbay/contain"
 	"modbay/runner"
 )
 
@@ -17,6 +18,9 @@ const (
 	outcomeDisabled         = "disabled"
 	outcomeApprovalRequired = "approval_required"
 	outcomeNotRun           = "not_run"
+	// outcomeNotContained: config says sandbox: require and the module
+	// could not be fully contained on this machine (issue 10 §Honesty).
+	outcomeNotContained = "not_contained"
 )
 
 // refusalRule is one row of refusalRules: which runner errors it matches,
@@ -35,6 +39,7 @@ type refusalRule struct {
 // not there). A module at fault (broken, a schema that does not compile,
 // disabled) is a host verdict, never "usage".
 var refusalRules = []refusalRule{
+	{func(err error) bool { return errors.Is(err, contain.ErrNotContained) }, outcomeNotContained, ExitHostVerdict, true},
 	{func(err error) bool { return errors.As(err, new(*runner.InputError)) }, outcomeInputInvalid, ExitInputInvalid, true},
 	{func(err error) bool { return errors.Is(err, runner.ErrApprovalRequired) }, outcomeApprovalRequired, ExitApprovalRequired, true},
 	{func(err error) bool { return errors.Is(err, runner.ErrBroken) }, outcomeBroken, ExitHostVerdict, true},
@@ -65,6 +70,9 @@ type refusal struct {
 	// subject is "module capability", sanitized, for the text account of
 	// an approval refusal.
 	subject string
+	// Enforcement is what containment could apply, when sandbox: require
+	// refused a started process (outcomeNotContained); nil otherwise.
+	Enforcement *contain.Enforcement
 }
 
 // Error implements error: the message.
@@ -98,6 +106,10 @@ func refusalOf(err error) *refusal {
 		for _, v := range ie.Violations {
 			r.Reasons = append(r.Reasons, v.Error())
 		}
+	}
+	var nc *notContainedError
+	if errors.As(err, &nc) {
+		r.Reasons = nc.Gaps
 	}
 	return r
 }

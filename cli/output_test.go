@@ -99,7 +99,7 @@ func TestResultWords(t *testing.T) {
 		Job:    &runner.JobStatus{ID: "j\u200b1", State: "failed", Polls: 1},
 		Stderr: "first part\n", StderrTruncated: true}
 	var buf bytes.Buffer
-	writeResult(&buf, res, true)
+	writeResult(&buf, res, true, false)
 	out := buf.String()
 	for _, want := range []string{
 		"cost: estimated implausible: $1.0e+308, actual invalid: negative (-$1.0e+09)",
@@ -112,7 +112,7 @@ func TestResultWords(t *testing.T) {
 	}
 	res.Job.Polls = 2
 	buf.Reset()
-	writeResult(&buf, res, true)
+	writeResult(&buf, res, true, false)
 	if !strings.Contains(buf.String(), "after 2 polls") {
 		t.Errorf("two polls:\n%s", buf.String())
 	}

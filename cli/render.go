@@ -42,7 +42,7 @@ func newRenderCommand(g *globals, runF func(context.Context, *RenderOptions) err
 	cmd := &cobra.Command{
 		Use:   "render FILE",
 		Short: "Render a file as the cockpit would show it as an artifact",
-		Long: `Render FILE with the artifact viewer its presentation selects (WIRE.md §10):
+		Long: `Render FILE with the artifact viewer its presentation selects (docs/modules.md#artifacts):
 --presentation wins when it names a known primitive, otherwise the media type
 decides (given with --media-type, else the one recorded when the file was
 staged as an artifact, else guessed from the extension). Every byte is

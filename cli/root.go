@@ -24,6 +24,7 @@ type globals struct {
 	modules   []string
 	examples  bool
 	noColor   bool
+	noCache   bool
 	// skills are --skills folders (docs/skills.md).
 	skills []string
 	// io is where every command reads and writes.
@@ -133,6 +134,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 	pf.StringArrayVar(&g.modules, "module", nil, "also load the module executable at `PATH` (repeatable)")
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
 	pf.BoolVar(&g.noColor, "no-color", false, "no colors (also when NO_COLOR is set)")
+	pf.BoolVar(&g.noCache, "no-cache", false, "describe every module afresh, bypassing the describe cache for this command")
 	pf.StringArrayVar(&g.skills, "skills", nil, "also look for skills in `DIR` (repeatable)")
 	root.AddCommand(
 		newListCommand(g, hooks.list),
@@ -140,7 +142,10 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newValidateCommand(g, hooks.validate),
 		newInvokeCommand(g, hooks.invoke),
 		newRenderCommand(g, hooks.render),
+		newDoctorCommand(g, nil),
+		newNewCommand(g, nil),
 		newExampleModuleCommand(),
+		newCheckCommand(g),
 		newSkillsCommand(g),
 	)
 	return root, g
@@ -197,6 +202,7 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		cfg.Workspace, defaultWorkspace = ws, false
 	}
 	e := &env{host: runner.NewHost(cfg)}
+	e.host.NoCache = g.noCache
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {

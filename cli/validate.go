@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,13 +31,26 @@ func newValidateCommand(g *globals, runF func(context.Context, *ValidateOptions)
 	cmd := &cobra.Command{
 		Use:   "validate MODULE|PATH",
 		Short: "Check a module against the protocol's rules",
-		Long: `Describe the module (bypassing nothing: the same sandbox as a run) and check its
-envelope and descriptor against WIRE.md §6 and §9, and its skill and overlay files
-against their digests. Every violation is listed with the rule it broke.
+		Long: `Describe the module (in the same sandbox as a run; the describe cache answers
+when its key matches: --no-cache describes afresh, and --json's "cached" says which
+it was) and check its envelope and descriptor against the protocol's rules
+(docs/modules.md#the-envelope, docs/modules.md#the-descriptor), and its skill and
+overlay files against their digests. Every violation is listed once, at its path,
+with the rule it broke.
+
+Strict: a key the protocol does not define is reported with the closest known
+name ("netwrok": did you mean "network"?). In effects and permissions, which
+decide what a call is approved for, it refuses the module; elsewhere it is a
+warning (requirements' "required" and "for" are kept, not reported). A value of
+the wrong JSON type is named with the type expected. A descriptor without
+capabilities, and request schemas no capability references, are warnings.
 
 It also lints every request schema (package schemalint): schemas that do not
 compile, $refs that resolve to nothing, "required" names missing from
-"properties", and constructs model-provider tool APIs reject (OpenAI strict
+"properties" or forbidden by additionalProperties: false (directly or through
+then/else, allOf, dependentRequired), $ref cycles no finite input satisfies,
+keys that are no JSON Schema keyword ("minimun": did you mean "minimum"?), and
+constructs model-provider tool APIs reject (OpenAI strict
 mode's subset). A request schema that does not compile (a $ref that resolves
 to nothing included) refuses the module, since its capability cannot be
 invoked: the same verdict list and the cockpit show. Other findings are
@@ -82,21 +98,7 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 			return err
 		}
 	} else {
-		switch {
-		case valid:
-			fmt.Fprintf(out, "%s: valid (%s)\n", cleanID(m.ID), m.Status)
-		default:
-			fmt.Fprintf(out, "%s: refused — %s\n", cleanID(m.ID), clean(m.Reason))
-		}
-		for _, v := range m.Violations {
-			fmt.Fprintf(out, "  violation: %s\n", clean(v.Error()))
-		}
-		for _, w := range m.Warnings {
-			fmt.Fprintf(out, "  warning:   %s\n", clean(w))
-		}
-		for _, f := range lint {
-			fmt.Fprintf(out, "  schema:    %s\n", clean(f.String()))
-		}
+		writeVerdict(out, m, valid, lint)
 	}
 	if !valid {
 		return silentExit(ExitHostVerdict)
@@ -119,4 +121,51 @@ func lintSchemas(m *runner.Module) []schemalint.Finding {
 		out = append(out, schemalint.Lint(id, m.Descriptor.RequestSchemas[id])...)
 	}
 	return out
+}
+
+// writeVerdict prints validate's text account: the verdict on one line,
+// then each violation, warning and schema finding once. When the runner's
+// one-line reason summarizes an item listed below (the first violation, a
+// request schema that does not compile), the verdict line keeps only the
+// reason's lead and that item is listed as the error it is, so nothing
+// prints twice.
+func writeVerdict(out io.Writer, m *runner.Module, valid bool, lint []schemalint.Finding) {
+	id := cleanID(m.ID)
+	warnings := slices.Clone(m.Warnings)
+	var causes []string
+	if !valid {
+		for _, v := range m.Violations {
+			causes = append(causes, v.Error())
+		}
+		// A refusal whose reason quotes a warning (a request schema that
+		// does not compile) lists that warning as its cause.
+		warnings = slices.DeleteFunc(warnings, func(w string) bool {
+			if strings.Contains(m.Reason, w) {
+				causes = append(causes, w)
+				return true
+			}
+			return false
+		})
+	}
+	switch {
+	case valid:
+		fmt.Fprintf(out, "%s: valid (%s)\n", id, m.Status)
+	case len(causes) > 0:
+		lead := m.Reason
+		if i := strings.Index(lead, causes[0]); i >= 0 {
+			lead = strings.TrimRight(strings.TrimSpace(lead[:i]), ":")
+		}
+		fmt.Fprintf(out, "%s: refused — %s: %s\n", id, clean(lead), count(len(causes), "error", "errors"))
+	default:
+		fmt.Fprintf(out, "%s: refused — %s\n", id, clean(m.Reason))
+	}
+	for _, c := range causes {
+		fmt.Fprintf(out, "  error:     %s\n", clean(c))
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(out, "  warning:   %s\n", clean(w))
+	}
+	for _, f := range lint {
+		fmt.Fprintf(out, "  schema:    %s\n", clean(f.String()))
+	}
 }

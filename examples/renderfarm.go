@@ -125,7 +125,7 @@ func renderFarmModule() *module {
 		resultSchemas: map[string]string{
 			farmRenderResult: `{
 				"type": "object",
-				"description": "A job handle (WIRE.md §12).",
+				"description": "A job handle (docs/modules.md#long-running-jobs).",
 				"properties": {
 					"job_id": {"type": "string"},
 					"state": {"const": "running"},

@@ -70,7 +70,8 @@ func (e *Envelope) rawKind(key string) byte {
 // DecodeEnvelope reads stdout as exactly one JSON object envelope
 // (WIRE.md §5 outcomes 5–6). Empty output, malformed JSON or a non-object is
 // a *DecodeError with CodeHostInvalidJSON; anything but whitespace after
-// the object is a *DecodeError with CodeHostProtocolViolation. The
+// the object, or an object naming a key twice or in two cases (see
+// CheckDuplicateEnvelopeKeys), is a *DecodeError with CodeHostProtocolViolation. The
 // envelope's rules are checked separately by ValidateEnvelope.
 func DecodeEnvelope(stdout []byte) (*Envelope, error) {
 	trimmed := bytes.TrimLeft(stdout, " \t\r\n")
@@ -96,6 +97,9 @@ func DecodeEnvelope(stdout []byte) (*Envelope, error) {
 		return nil, &DecodeError{Code: CodeHostProtocolViolation,
 			Detail: fmt.Sprintf("%d bytes of non-whitespace after the envelope", len(rest)), Offset: end}
 	}
+	if err := CheckDuplicateEnvelopeKeys(raw); err != nil {
+		return nil, &DecodeError{Code: CodeHostProtocolViolation, Detail: "envelope breaks WIRE.md §6 (one name per key): " + err.Error(), Offset: lead}
+	}
 	var env Envelope
 	if err := json.Unmarshal(raw, &env); err != nil {
 		// One JSON object, but a field of the wrong type: the envelope
@@ -107,11 +111,15 @@ func DecodeEnvelope(stdout []byte) (*Envelope, error) {
 
 // DecodeDescriptor reads a describe envelope's result as a Descriptor and
 // normalizes it (WIRE.md §9: normalize before validating). The result must
-// be a JSON object.
+// be a JSON object naming each key once (CheckDuplicateDescriptorKeys; the error
+// wraps a *DuplicateKeyError).
 func DecodeDescriptor(result json.RawMessage) (*Descriptor, error) {
 	t := bytes.TrimSpace(result)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, errors.New("describe result is not a JSON object")
+	}
+	if err := CheckDuplicateDescriptorKeys(t); err != nil {
+		return nil, fmt.Errorf("describe result breaks WIRE.md §9 (one name per key): %w", err)
 	}
 	var d Descriptor
 	if err := json.Unmarshal(t, &d); err != nil {

@@ -28,6 +28,11 @@ func seedCorpus(f *testing.F) {
 func FuzzDecodeDescriptor(f *testing.F) {
 	seedCorpus(f)
 	f.Add([]byte(`{"capabilities":[{"id":"a","long_running":true,"poll_capability":"b"}],"request_schemas":{"x":1}}`))
+	// Duplicate and case-variant keys (refused), and case variants inside
+	// a schema (allowed).
+	f.Add([]byte(`{"module":"m","Module":"n","capabilities":[]}`))
+	f.Add([]byte(`{"capabilities":[{"id":"a","effects":{"network":false,"NETWORK":true}}]}`))
+	f.Add([]byte(`{"request_schemas":{"s":{"properties":{"Name":{},"name":{}}}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// Both a describe envelope's result and a bare descriptor.
 		if env, err := DecodeEnvelope(b); err == nil && len(env.Result) > 0 {
@@ -36,6 +41,9 @@ func FuzzDecodeDescriptor(f *testing.F) {
 		d, err := DecodeDescriptor(b)
 		if err != nil {
 			return
+		}
+		if !topLevelKeysUnique(b) {
+			t.Fatalf("a descriptor with case-variant or duplicate top-level keys decoded: %q", b)
 		}
 		if d.Capabilities == nil || d.RequestSchemas == nil || d.Skills == nil || d.Permissions.Network == nil {
 			t.Fatal("not normalized")

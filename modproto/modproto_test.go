@@ -588,6 +588,12 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	seedCorpus(f)
 	f.Add([]byte(validEnvelope))
 	f.Add([]byte(validEnvelope + "x"))
+	// Duplicate and case-variant keys, top level and nested (refused).
+	f.Add(withExtra("", `"OK":false`))
+	f.Add(withExtra("", `"ok":false`))
+	f.Add(withExtra("execution", `"Network":true`))
+	f.Add(withExtra("result", `"a":1,"A":2`))
+	f.Add([]byte(strings.Replace(validEnvelope, `"ok":true`, `"ok":true,"o\u212a":false`, 1)))
 	for _, rel := range []string{"facet/fixtures/module/error-unknown-field.json", "facet-studio/testdata/fixtures/invoke/success-with-artifact.json"} {
 		if b := corpusSeed(f, rel); b != nil {
 			f.Add(b)
@@ -601,6 +607,9 @@ func FuzzDecodeEnvelope(f *testing.F) {
 				t.Fatalf("error is not a DecodeError: %v", err)
 			}
 			return
+		}
+		if !topLevelKeysUnique(b) {
+			t.Fatalf("an envelope with case-variant or duplicate top-level keys decoded: %q", b)
 		}
 		_ = ValidateEnvelope(env, OperationInvoke, "req_1", "m")
 		if d, err := DecodeDescriptor(env.Result); err == nil {

@@ -24,14 +24,17 @@ type artifactFailure struct {
 	v           modproto.ValidationError
 }
 
-// verifyArtifacts checks and stages every artifact (WIRE.md §8). It returns
-// the verified artifacts, or the failures (all of them) when any failed;
-// failure paths number arts from offset in execution.artifacts.
-func (h *Host) verifyArtifacts(roots map[string]modproto.Root, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
+// verifyArtifacts checks and stages every artifact (WIRE.md §8), each
+// resolved beneath its root's handle in dirs (opened when the run was
+// planned), never by path again; started is when the module started (for
+// the hard-link rule, checkLinks). It returns the verified artifacts, or
+// the failures (all of them) when any failed; failure paths number arts
+// from offset in execution.artifacts.
+func (h *Host) verifyArtifacts(roots map[string]modproto.Root, dirs rootDirs, started time.Time, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	out := []VerifiedArtifact{}
 	var fails []artifactFailure
 	for i, a := range arts {
-		va, f := h.verifyArtifact(roots, a)
+		va, f := h.verifyArtifact(roots, dirs, started, a)
 		if f != nil {
 			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", offset+i)
 			fails = append(fails, *f)
@@ -46,7 +49,7 @@ func (h *Host) verifyArtifacts(roots map[string]modproto.Root, arts []modproto.A
 }
 
 // verifyArtifact confines, opens, measures, hashes and stages one artifact.
-func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
+func (h *Host) verifyArtifact(roots map[string]modproto.Root, dirs rootDirs, started time.Time, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
 	confined := func(f string, args ...any) *artifactFailure {
 		return &artifactFailure{confinement: true, v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
 	}
@@ -54,7 +57,8 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifac
 		return &artifactFailure{v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
 	}
 	root, ok := roots[a.Root]
-	if !ok {
+	dir := dirs[a.Root]
+	if !ok || dir == nil {
 		return VerifiedArtifact{}, confined("artifact %q: root %q was not supplied to this run", a.ID, a.Root)
 	}
 	if root.Mode != modproto.RootReadWrite {
@@ -67,26 +71,16 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifac
 	if !within(root.Path, full) {
 		return VerifiedArtifact{}, confined("artifact %q: path %q escapes root %q", a.ID, a.Path, a.Root)
 	}
-	realRoot, err := filepath.EvalSymlinks(root.Path)
-	if err != nil {
-		return VerifiedArtifact{}, violation("artifact %q: root %q: %v", a.ID, a.Root, err)
-	}
-	realFull, err := filepath.EvalSymlinks(full)
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			return VerifiedArtifact{}, violation("artifact %q: %s: %v", a.ID, a.Path, err)
-		}
+	rel, _ := filepath.Rel(root.Path, full)
+	f, err := openBeneath(dir, rel)
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q (through a symlink, which is never followed)", a.ID, a.Path, a.Root)
+	case errors.Is(err, unix.EXDEV):
+		return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q", a.ID, a.Path, a.Root)
+	case errors.Is(err, unix.ENOENT):
 		return VerifiedArtifact{}, violation("artifact %q: file %s does not exist in root %q", a.ID, a.Path, a.Root)
-	}
-	if !within(realRoot, realFull) {
-		return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q (through a symlink)", a.ID, a.Path, a.Root)
-	}
-	rel, _ := filepath.Rel(realRoot, realFull)
-	f, err := openBeneath(realRoot, rel)
-	if err != nil {
-		if errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ELOOP) {
-			return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q", a.ID, a.Path, a.Root)
-		}
+	case err != nil:
 		return VerifiedArtifact{}, violation("artifact %q: %s: %v", a.ID, a.Path, err)
 	}
 	defer f.Close()
@@ -96,6 +90,9 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifac
 	}
 	if !fi.Mode().IsRegular() {
 		return VerifiedArtifact{}, violation("artifact %q: %s is not a regular file (%s)", a.ID, a.Path, fileKind(fi.Mode()))
+	}
+	if err := checkLinks(f, started); err != nil {
+		return VerifiedArtifact{}, confined("artifact %q: %s %v", a.ID, a.Path, err)
 	}
 	if a.Bytes > 0 && fi.Size() != a.Bytes {
 		return VerifiedArtifact{}, violation("artifact %q: bytes is %d but the file has %d", a.ID, a.Bytes, fi.Size())
@@ -116,7 +113,7 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifac
 	_ = recordStagedType(staged, a, time.Now())
 	return VerifiedArtifact{
 		Artifact:     a,
-		Source:       realFull,
+		Source:       full,
 		Staged:       staged,
 		Size:         n,
 		Presentation: modproto.ResolvePresentation(a.Presentation, a.MediaType),
@@ -127,27 +124,51 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, a modproto.Artifac
 // without blocking on a FIFO or device (WIRE.md §8: never open one).
 const openFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
-// openBeneath opens rel under root with openat2(RESOLVE_BENEATH |
-// RESOLVE_NO_SYMLINKS), so a path swapped for a symlink after the checks
-// cannot lead outside; kernels without openat2 fall back to O_NOFOLLOW on
-// the resolved path.
-func openBeneath(root, rel string) (*os.File, error) {
-	dirfd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(dirfd)
-	fd, err := unix.Openat2(dirfd, rel, &unix.OpenHow{
+// openBeneath opens rel beneath the directory handle dir with
+// openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so no symlink, "..",
+// or path swapped after the run leads outside the directory opened when
+// the run was planned (ELOOP for a symlink, EXDEV for an escape); kernels
+// without openat2 walk rel one component at a time with O_NOFOLLOW.
+func openBeneath(dir *os.File, rel string) (*os.File, error) {
+	name := filepath.Join(dir.Name(), rel)
+	fd, err := unix.Openat2(int(dir.Fd()), rel, &unix.OpenHow{
 		Flags:   uint64(openFlags),
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		Resolve: beneathDirFlags,
 	})
-	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
-		return openRegular(filepath.Join(root, rel))
+	if errors.Is(err, unix.ENOSYS) {
+		return openWalk(dir, rel)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return os.NewFile(uintptr(fd), filepath.Join(root, rel)), nil
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// openWalk is openBeneath without openat2: each directory component with
+// O_NOFOLLOW|O_DIRECTORY, the last with openFlags.
+func openWalk(dir *os.File, rel string) (*os.File, error) {
+	parts := strings.Split(filepath.Clean(rel), "/")
+	fd, err := unix.Dup(int(dir.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	for i, comp := range parts {
+		if comp == ".." {
+			unix.Close(fd)
+			return nil, unix.EXDEV
+		}
+		flags := unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if i == len(parts)-1 {
+			flags = openFlags
+		}
+		next, err := unix.Openat(fd, comp, flags, 0)
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+		fd = next
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), rel)), nil
 }
 
 // openRegular opens path without following a final symlink or blocking,
@@ -194,8 +215,8 @@ func (e *digestMismatch) Error() string { return "digest mismatch: file hashes t
 // stage copies r into the content-addressed store while hashing it:
 // <artifacts>/sha256/<first 2 hex>/<64 hex>, mode 0444 (WIRE.md §8). The
 // copy goes to a temp file in the store and is renamed into place only
-// when its hash equals want; an existing file of the same size is reused.
-// It returns the staged path and the bytes read.
+// when its hash equals want, over any file already there (an existing
+// store file is never trusted, issue 10). It returns the staged path and the bytes read.
 func (h *Host) stage(r io.Reader, want string) (string, int64, error) {
 	store := h.cfg.ArtifactsDir()
 	tmpDir := filepath.Join(store, "tmp")
@@ -220,9 +241,9 @@ func (h *Host) stage(r io.Reader, want string) (string, int64, error) {
 		return "", n, &digestMismatch{got: got}
 	}
 	dest := filepath.Join(store, "sha256", hexSum[:2], hexSum)
-	if fi, err := os.Lstat(dest); err == nil && fi.Mode().IsRegular() && fi.Size() == n {
-		return dest, n, nil
-	}
+	// Never reuse what is already at dest: a file of the right name and
+	// size may have been made writable and rewritten since it was staged.
+	// The fresh copy, just hashed, replaces it atomically.
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return "", n, err
 	}

@@ -71,3 +71,9 @@ var hostExecutable = sync.OnceValue(func() string {
 	}
 	return exe
 })
+
+// ContainSpec is the containment a describe of the module in dir gets
+// under this host's config (sandbox mode, limits, no root, no network):
+// what `modbay doctor` starts its trial process with, so its verdict is
+// the one a real run would get.
+func (h *Host) ContainSpec(dir string) contain.Spec { return h.containSpec(dir, nil) }

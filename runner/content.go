@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"modbay/modproto"
 	"modbay/schema"
@@ -91,7 +92,15 @@ func (h *Host) stageBlocks(blocks []ContentBlock, arts []modproto.Artifact, offs
 			return nil, fail(i, false, "artifact %q: write the content block: %v", a.ID, err)
 		}
 	}
-	out, fails := h.verifyArtifacts(map[string]modproto.Root{ContentRoot: {Path: root, Mode: modproto.RootReadWrite}}, arts, offset)
+	rootDir, _, err := openDirBeneath(root, ".", false)
+	if err != nil {
+		return nil, fail(0, false, "content blocks: open the content root: %v", err)
+	}
+	defer rootDir.Close()
+	// The host wrote each file here with one link: no start time is needed
+	// to judge links (a zero one refuses any second link).
+	out, fails := h.verifyArtifacts(map[string]modproto.Root{ContentRoot: {Path: root, Mode: modproto.RootReadWrite}},
+		rootDirs{ContentRoot: rootDir}, time.Time{}, arts, offset)
 	for i := range out {
 		out[i].Source = ""
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -200,7 +201,8 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	cacheable := fpErr == nil && fp != ""
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
-	if useCache && cacheable && haveEntry && entry.Key == key {
+	exitCode := 0
+	if useCache && !h.NoCache && cacheable && haveEntry && entry.Key == key {
 		stdout, m.Stderr, m.DescribedAt, m.Cached = entry.Stdout, entry.Stderr, entry.DescribedAt, true
 	}
 	if !m.Cached {
@@ -214,10 +216,11 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 			return m
 		}
 		stdout = desc.Envelope
+		exitCode = desc.ExitCode
 	}
 	v := entry.Verdict
 	if !m.Cached || v == nil || v.BuildID != buildID() || !applyVerdict(m, stdout, v) {
-		if !judgeDescribe(m, stdout, c.ID) {
+		if !judgeDescribe(m, stdout, c.ID, exitCode) {
 			return m
 		}
 		checkRequestSchemas(m)
@@ -307,16 +310,26 @@ func checkRequestSchemas(m *Module) {
 // judgeDescribe decodes and validates a describe answer into m; false
 // means m is broken. expectID is the id the module must claim ("" for an
 // extra, which then takes the descriptor's id).
-func judgeDescribe(m *Module, stdout []byte, expectID string) bool {
+func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool {
 	env, err := modproto.DecodeEnvelope(stdout)
 	if err != nil {
-		setBroken(m, "describe: "+err.Error())
+		var de *modproto.DecodeError
+		if errors.As(err, &de) {
+			setBroken(m, "describe: "+de.Code+": "+explainDecode(de, stdout, m.Stderr, exitCode))
+		} else {
+			setBroken(m, "describe: "+err.Error())
+		}
 		return false
 	}
 	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
 		m.Violations = v
-		setBroken(m, "describe: the envelope breaks WIRE.md §6: "+summarize(v))
+		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
 		return false
+	}
+	// Strict keys (issue 11 §3): an unknown envelope key is a warning.
+	_, envWarns := modproto.CheckEnvelopeKeys(stdout)
+	for _, w := range envWarns {
+		m.Warnings = append(m.Warnings, "envelope: "+w.Error())
 	}
 	env.Normalize()
 	for _, w := range env.Warnings {
@@ -326,13 +339,24 @@ func judgeDescribe(m *Module, stdout []byte, expectID string) bool {
 		setBroken(m, fmt.Sprintf("describe failed: %s: %s", env.Error.Code, env.Error.Message))
 		return false
 	}
+	// Strict keys: unknown keys in effects and permissions, and values of
+	// the wrong JSON type, are violations; other unknown keys warnings.
+	keyErrs, keyWarns := modproto.CheckDescriptorKeys(env.Result)
 	d, err := modproto.DecodeDescriptor(env.Result)
 	if err != nil {
-		setBroken(m, "describe: "+err.Error())
+		if len(keyErrs) > 0 {
+			m.Violations = keyErrs
+			setBroken(m, "descriptor breaks its rules (docs/modules.md#the-descriptor): "+summarize(keyErrs))
+		} else {
+			setBroken(m, "describe: "+err.Error())
+		}
 		return false
 	}
 	m.Descriptor = d
-	v := modproto.ValidateDescriptor(d)
+	for _, w := range append(keyWarns, modproto.CheckDescriptorShape(d)...) {
+		m.Warnings = append(m.Warnings, "descriptor: "+w.Error())
+	}
+	v := append(modproto.ValidateDescriptor(d), keyErrs...)
 	switch {
 	case expectID != "" && d.Module != expectID:
 		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the module was discovered as %q", d.Module, expectID)})
@@ -344,7 +368,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string) bool {
 	}
 	if len(v) > 0 {
 		m.Violations = v
-		setBroken(m, "descriptor breaks WIRE.md §9: "+summarize(v))
+		setBroken(m, "descriptor breaks its rules (docs/modules.md#the-descriptor): "+summarize(v))
 		return false
 	}
 	m.Status = StatusReady

@@ -110,7 +110,7 @@ func TestDiscoverCandidates(t *testing.T) {
 	if m := got["wrongid"]; len(m) == 1 && !strings.Contains(m[0].Reason, "wrongid-other") {
 		t.Errorf("wrong id reason %q", m[0].Reason)
 	}
-	if m := got["invalid"]; len(m) == 1 && (len(m[0].Violations) < 2 || !strings.Contains(m[0].Reason, "WIRE.md §9")) {
+	if m := got["invalid"]; len(m) == 1 && (len(m[0].Violations) < 2 || !strings.Contains(m[0].Reason, "docs/modules.md#the-descriptor")) {
 		t.Errorf("invalid: %q %v", m[0].Reason, m[0].Violations)
 	}
 	if m := got["setup"]; len(m) == 1 {

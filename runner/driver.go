@@ -69,6 +69,10 @@ type Description struct {
 	Stderr string
 	// At is when the description was obtained.
 	At time.Time
+	// ExitCode is the describe process's exit code; 0 when it exited
+	// cleanly or the driver starts no process, -1 when it did not exit.
+	// Recorded to explain a crash, never decisive (WIRE.md §3).
+	ExitCode int
 	// Enforcement is what containment applied to the describe's process
 	// (issue 10 §Honesty); zero for a driver that starts none.
 	Enforcement contain.Enforcement
@@ -271,7 +275,8 @@ const (
 
 // Frame kinds (Frame.Kind).
 const (
-	// FrameArgv is a process's argv after the executable, as a JSON array.
+	// FrameArgv is a process's argv after the executable, as a JSON array
+	// (the request file's real path included).
 	FrameArgv = "argv"
 	// FrameRequest is the request file's bytes.
 	FrameRequest = "request"
@@ -281,7 +286,51 @@ const (
 	FrameStderr = "stderr"
 	// FrameJSONRPC is one JSON-RPC message of a session.
 	FrameJSONRPC = "jsonrpc"
+	// FrameEnv is a process's environment, as a JSON array of "K=V".
+	FrameEnv = "env"
+	// FrameDir is a process's working directory.
+	FrameDir = "dir"
+	// FrameExit is how a process ended: an ExitFrame as JSON.
+	FrameExit = "exit"
+	// FramePhase marks the end of a phase of the call: Data is one of the
+	// Phase* names, At when it ended.
+	FramePhase = "phase"
 )
+
+// Phases of a call, as FramePhase frames name them (issue 11 §6). Each
+// frame marks the moment the phase ended; PhaseStart marks the call's
+// start, from which the first phase is measured.
+const (
+	// PhaseStart: the host began the call (per-run directory, request
+	// file).
+	PhaseStart = "start"
+	// PhaseSpawn: the process is running.
+	PhaseSpawn = "spawn"
+	// PhaseFirstByte: the first byte of stdout arrived.
+	PhaseFirstByte = "first_byte"
+	// PhaseExit: the process exited (or was killed).
+	PhaseExit = "exit"
+	// PhaseVerify: the host decoded and judged the envelope (WIRE.md §5–§7).
+	PhaseVerify = "verify"
+	// PhaseStage: every artifact was confined, hashed and staged (WIRE.md
+	// §8; hashing streams while staging, so the two are one phase).
+	PhaseStage = "stage"
+)
+
+// ExitFrame is how a process ended, the data of a FrameExit frame.
+type ExitFrame struct {
+	// Code is the exit code, -1 when the process did not exit by itself
+	// (a signal) or never started.
+	Code int `json:"exit_code"`
+	// Signal names the signal that ended it ("SIGKILL"), "" for an exit.
+	Signal string `json:"signal,omitempty"`
+	// TimedOut, Cancelled and OutputTooLarge say the host killed it, and
+	// why; SpawnError why it never started.
+	TimedOut       bool   `json:"timed_out,omitempty"`
+	Cancelled      bool   `json:"cancelled,omitempty"`
+	OutputTooLarge bool   `json:"output_too_large,omitempty"`
+	SpawnError     string `json:"spawn_error,omitempty"`
+}
 
 // Frame is one piece of the raw exchange between host and module, for a
 // recorder (a run history, a debugging trace). Data is raw module bytes:

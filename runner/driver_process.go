@@ -100,7 +100,7 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 		// (discovery runs many at once).
 		quickSweep: true,
 	})
-	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement}
+	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement, ExitCode: r.exitCode}
 	switch {
 	case r.spawnErr != nil:
 		return desc, errors.New("describe: cannot start: " + r.spawnErr.Error())
@@ -117,8 +117,9 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 
 // Invoke runs `<exe> module invoke <capability> --input <request file>`
 // with the request's deadline and stdout ceiling. Events: the pid once
-// started, then each stderr chunk. Frames: argv, the request, then stdout
-// and stderr as kept. A process never elicits.
+// started, then each stderr chunk. Frames (recordProcess): argv, env,
+// working directory, the request, stdout and stderr as kept, the exit and
+// the phases' ends. A process never elicits.
 func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 	req := call.Request
 	args := func(rp string) []string {
@@ -136,15 +137,9 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		spec.onStart = func(pid int) { call.Emit(Event{PID: pid}) }
 		spec.onStderr = func(b []byte) { call.Emit(Event{Stderr: b}) }
 	}
-	if call.Recording() {
-		argv, _ := json.Marshal(args("request.json"))
-		call.Record(Frame{Direction: FrameSent, Kind: FrameArgv, Data: argv})
-		call.Record(Frame{Direction: FrameSent, Kind: FrameRequest, Data: call.Encoded})
-	}
 	r := execute(ctx, spec)
 	if call.Recording() {
-		call.Record(Frame{Direction: FrameReceived, Kind: FrameStdout, Data: r.stdout})
-		call.Record(Frame{Direction: FrameReceived, Kind: FrameStderr, Data: []byte(r.stderr)})
+		recordProcess(call, r, call.Encoded)
 	}
 	rep := &Reply{
 		Envelope:        r.stdout,
@@ -189,4 +184,42 @@ func (d *ProcessDriver) Close() error {
 	defer d.mu.Unlock()
 	d.closed = true
 	return nil
+}
+
+// recordProcess hands the raw exchange of one finished process to the
+// call's recorder, each frame stamped with when it happened: what was sent
+// (argv after the executable, the environment, the working directory, the
+// request file's bytes as written) at the start, the phases' ends (spawn,
+// first_byte, exit) as they passed, then what came back (stdout and
+// stderr as kept) and the exit (ExitFrame as JSON) at the exit.
+func recordProcess(call *Call, r *execResult, request []byte) {
+	js := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	end := r.exited
+	if end.IsZero() {
+		end = r.started.Add(r.duration)
+	}
+	call.Record(Frame{Direction: FrameSent, Kind: FramePhase, Data: []byte(PhaseStart), At: r.started})
+	if r.argv != nil {
+		call.Record(Frame{Direction: FrameSent, Kind: FrameArgv, Data: js(r.argv), At: r.started})
+		call.Record(Frame{Direction: FrameSent, Kind: FrameEnv, Data: js(r.env), At: r.started})
+		call.Record(Frame{Direction: FrameSent, Kind: FrameDir, Data: []byte(r.dir), At: r.started})
+	}
+	if request != nil {
+		call.Record(Frame{Direction: FrameSent, Kind: FrameRequest, Data: request, At: r.started})
+	}
+	for _, p := range []struct {
+		name string
+		at   time.Time
+	}{{PhaseSpawn, r.spawned}, {PhaseFirstByte, r.firstByte}, {PhaseExit, r.exited}} {
+		if !p.at.IsZero() {
+			call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(p.name), At: p.at})
+		}
+	}
+	call.Record(Frame{Direction: FrameReceived, Kind: FrameStdout, Data: r.stdout, At: end})
+	call.Record(Frame{Direction: FrameReceived, Kind: FrameStderr, Data: []byte(r.stderr), At: end})
+	x := ExitFrame{Code: r.exitCode, Signal: r.signal, TimedOut: r.timedOut, Cancelled: r.cancelled, OutputTooLarge: r.overflow}
+	if r.spawnErr != nil {
+		x.SpawnError = r.spawnErr.Error()
+	}
+	call.Record(Frame{Direction: FrameReceived, Kind: FrameExit, Data: js(x), At: end})
 }

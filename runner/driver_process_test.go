@@ -46,17 +46,19 @@ func TestProcessDriverIdentityAndRecord(t *testing.T) {
 			t.Errorf("frame %s under %q", kinds[i], fr.RequestID)
 		}
 	}
-	want := []string{"sent argv", "sent request", "received stdout", "received stderr"}
+	// The process's frames (issue 11 §6), then the host's phases.
+	want := []string{"sent phase", "sent argv", "sent env", "sent dir", "sent request", "received phase", "received phase",
+		"received phase", "received stdout", "received stderr", "received exit", "received phase", "received phase"}
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("frames %v, want %v", kinds, want)
 	}
 	var argv []string
-	if err := json.Unmarshal(frames[0].Data, &argv); err != nil ||
-		!slices.Equal(argv, []string{"module", modproto.OperationInvoke, "t.echo", "--input", "request.json"}) {
-		t.Errorf("argv %s (%v)", frames[0].Data, err)
+	if err := json.Unmarshal(frames[1].Data, &argv); err != nil || len(argv) != 5 ||
+		!slices.Equal(argv[:4], []string{"module", modproto.OperationInvoke, "t.echo", "--input"}) || !strings.HasSuffix(argv[4], "/request.json") {
+		t.Errorf("argv %s (%v)", frames[1].Data, err)
 	}
-	if !strings.Contains(string(frames[1].Data), p.Request.RequestID) || string(frames[2].Data) != string(res.Stdout) {
-		t.Errorf("request %s / stdout %s", frames[1].Data, frames[2].Data)
+	if !strings.Contains(string(frames[4].Data), p.Request.RequestID) || string(frames[8].Data) != string(res.Stdout) {
+		t.Errorf("request %s / stdout %s", frames[4].Data, frames[8].Data)
 	}
 
 	// A closed driver takes no more calls; the host says why.

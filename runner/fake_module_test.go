@@ -354,6 +354,10 @@ func fakeArtifact(mode, ws string, req modproto.Request, ok func(any, []map[stri
 	case "dir":
 		_ = os.Mkdir(filepath.Join(ws, "adir"), 0o755)
 		a["path"] = "adir"
+	default:
+		if misdeed, found := hardenModes[mode]; found {
+			return misdeed(ws, req, content, a, ok)
+		}
 	}
 	return ok(map[string]any{"report": "done"}, []map[string]any{a})
 }

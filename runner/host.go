@@ -80,6 +80,10 @@ type Host struct {
 	// DefaultPollMaxInterval; tests shrink them.
 	PollInterval    time.Duration
 	PollMaxInterval time.Duration
+	// NoCache makes every describe run afresh, never read from the
+	// describe cache (WIRE.md §2 modbay); a describe that passed still
+	// refreshes its entry. The --no-cache flag sets it.
+	NoCache bool
 
 	mu             sync.Mutex
 	flagModules    []string // --module paths, origin "flag"

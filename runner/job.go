@@ -59,6 +59,14 @@ func jsonString(raw json.RawMessage) string {
 	return s
 }
 
+// pollingStopped is the detail of a run cancelled after its job handle
+// arrived: the host stops polling, but nothing stops the job itself (that
+// takes the capability's cancel_capability, WIRE.md §12), so the detail
+// says it goes on.
+func pollingStopped(jobID string) string {
+	return fmt.Sprintf("polling stopped; job %s continues in the module", jobID)
+}
+
 // pollJob polls the capability's poll_capability with {"job_id": ...}
 // until a terminal state or an error envelope, backing off from
 // h.PollInterval to h.PollMaxInterval, within the original deadline
@@ -112,7 +120,7 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return stop(modproto.CodeCancelled, fmt.Sprintf("cancelled while polling job %s", job.ID))
+			return stop(modproto.CodeCancelled, pollingStopped(job.ID))
 		case <-t.C:
 		}
 		remaining := time.Until(deadline)
@@ -124,7 +132,14 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 			return stop(modproto.CodeHostProtocolViolation, fmt.Sprintf("cannot poll job %s with %s: %v", job.ID, p.Capability.PollCapability, err))
 		}
 		pp.Request.DeadlineMS = max(1, min(pp.Request.DeadlineMS, int(remaining/time.Millisecond)))
-		pr, err := h.invoke(ctx, m, pp.Request, p.Capability.ArtifactSchemas, origID, opts)
+		// The poll works in the roots opened for the original run.
+		pp.Request.Roots = p.Request.Roots
+		pr, err := h.invoke(ctx, m, pp.Request, p.dirs, p.Capability.ArtifactSchemas, origID, opts)
+		if ctx.Err() != nil {
+			// Cancelled during a poll: the poll's process was killed, the
+			// job was not (it lives in the module).
+			return stop(modproto.CodeCancelled, pollingStopped(job.ID))
+		}
 		if err != nil {
 			return stop(modproto.CodeHostProtocolViolation, err.Error())
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 	"testing"
@@ -79,7 +80,9 @@ func TestJobBoundedByTheDeadline(t *testing.T) {
 	f.addModule("jobs", "good")
 	f.host.PollInterval, f.host.PollMaxInterval = 100, 100 // ns: poll as fast as runs go
 	m := f.load("jobs")
-	res := f.run(m, "t.job", `{"polls":1000000}`, func(p *Plan) { p.Request.DeadlineMS = 700 })
+	// The deadline leaves room for the first call (which returns the
+	// handle) on a loaded machine; the polls then run into it.
+	res := f.run(m, "t.job", `{"polls":1000000}`, func(p *Plan) { p.Request.DeadlineMS = 3000 })
 	wantHost(t, res, modproto.CodeHostTimeout)
 	if res.Job == nil || res.Job.Polls == 0 || res.Job.State != "running" {
 		t.Errorf("job %+v", res.Job)
@@ -122,3 +125,41 @@ func TestParseJob(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestJobCancelSaysPollingStopped: cancelling a run once its job handle
+// has arrived stops the polling, whether it lands between polls or during
+// one; the job lives in the module, so the verdict says it goes on instead
+// of calling the job cancelled.
+func TestJobCancelSaysPollingStopped(t *testing.T) {
+	t.Parallel()
+	for _, fast := range []bool{false, true} {
+		f := newFixture(t)
+		f.addModule("jobs", "good")
+		if fast {
+			f.host.PollInterval, f.host.PollMaxInterval = 100, 100 // ns: mostly inside a poll
+		}
+		m := f.load("jobs")
+		p, err := f.host.Plan(m, "t.job", json.RawMessage(`{"polls":1000000}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(ctxGuard(t))
+		var once sync.Once
+		res, err := f.host.Run(ctx, p, false, func(e Event) {
+			if e.Job != nil && (!fast || e.Job.Polls >= 2) {
+				once.Do(cancel)
+			}
+		})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantHost(t, res, modproto.CodeCancelled)
+		if res.Job == nil {
+			t.Fatal("no job on the result")
+		}
+		if want := "polling stopped; job " + res.Job.ID + " continues in the module"; res.Host.Detail != want {
+			t.Errorf("fast %v: detail %q, want %q", fast, res.Host.Detail, want)
+		}
+	}
+}

@@ -69,6 +69,12 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 	if err != nil {
 		return nil, err
 	}
+	// Roots are resolved and opened now; the run checks they still name
+	// these directories and resolves artifacts beneath the handles.
+	p.dirs, roots, err = h.openRoots(roots)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", capID, err)
+	}
 	req.Roots = roots
 	bins, missingBins := h.binaries(d.Permissions.Subprocess)
 	req.Binaries = bins
@@ -84,13 +90,15 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 
 // roots computes the roots of a run of m (WIRE.md §4): workspace rw always;
 // bundle names the module directory ro; every other write name its state
-// directory rw (created); other read names only where the config maps them
-// (ro). A root the host cannot supply is absent and named in missing.
+// directory rw (created by openRoots); other read names only where the
+// config maps them (ro). Paths are as configured, not yet resolved: the
+// plan resolves and opens them (openRoots). A root the host cannot supply
+// is absent and named in missing.
 func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
 	perms := m.Descriptor.Permissions
 	roots := map[string]modproto.Root{}
 	var missing []string
-	ws, err := ensureDir(h.cfg.Workspace, 0o755)
+	ws, err := filepath.Abs(h.cfg.Workspace)
 	if err != nil {
 		return nil, nil, fmt.Errorf("workspace root: %w", err)
 	}
@@ -103,11 +111,8 @@ func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
 			missing = append(missing, fmt.Sprintf("write root %q (not a usable directory name)", name))
 			continue
 		}
-		dir, err := ensureDir(h.cfg.StateDir(m.ID, name), 0o700)
-		if err != nil {
-			return nil, nil, fmt.Errorf("write root %s: %w", name, err)
-		}
-		roots[name] = modproto.Root{Path: dir, Mode: modproto.RootReadWrite}
+		// Made and opened beneath the home, without symlinks, by openRoots.
+		roots[name] = modproto.Root{Path: h.cfg.StateDir(m.ID, name), Mode: modproto.RootReadWrite}
 	}
 	for _, name := range perms.FilesystemRead {
 		if _, done := roots[name]; done || name == "" {
@@ -141,19 +146,6 @@ func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
 // under <home>/state/<id>/ without escaping it.
 func safeRootName(name string) bool {
 	return name != "." && name != ".." && !strings.ContainsAny(name, `/\`+"\x00")
-}
-
-// ensureDir creates dir (mode perm) when missing and returns its canonical
-// absolute path.
-func ensureDir(dir string, perm os.FileMode) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(abs, perm); err != nil {
-		return "", err
-	}
-	return canonical(abs), nil
 }
 
 // canonical is p absolute, clean and with symlinks resolved when it exists.

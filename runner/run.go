@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -22,15 +21,19 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	if p.Module.Status == StatusDisabled {
 		return nil, fmt.Errorf("%w: %s", ErrDisabled, p.Module.ID)
 	}
-	// The state directories may have been removed since Plan.
-	for name, r := range p.Request.Roots {
-		if r.Mode == modproto.RootReadWrite {
-			if err := os.MkdirAll(r.Path, 0o700); err != nil {
-				return nil, fmt.Errorf("root %s: %w", name, err)
-			}
+	// Every root must still be the directory opened at plan time (a state
+	// directory removed since is made again); a plan built by hand has its
+	// roots opened now.
+	if p.dirs == nil {
+		dirs, roots, err := h.openRoots(p.Request.Roots)
+		if err != nil {
+			return nil, err
 		}
+		p.dirs, p.Request.Roots = dirs, roots
+	} else if err := h.recheckRoots(p.Request.Roots, p.dirs); err != nil {
+		return nil, err
 	}
-	res, err := h.invoke(ctx, p.Module, p.Request, nil, p.Request.RequestID, opts)
+	res, err := h.invoke(ctx, p.Module, p.Request, p.dirs, nil, p.Request.RequestID, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +52,10 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 // WIRE.md §5 order, the same for every driver. kinds, when non-nil,
 // replaces the capability's artifact_schemas for the §7 check (a job's
 // poll reply carries the artifacts of the capability that started it).
-// eventID is the request id events are reported under.
-func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kinds []string, eventID string, opts RunOptions) (*Result, error) {
+// eventID is the request id events are reported under; dirs are the
+// request's roots as opened when the run was planned, beneath which its
+// artifacts are resolved.
+func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs rootDirs, kinds []string, eventID string, opts RunOptions) (*Result, error) {
 	reqBytes, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
@@ -86,7 +91,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
-			return hostErr(de.Code, de.Detail, nil), nil
+			return hostErr(de.Code, explainDecode(de, r.Envelope, r.Stderr, r.ExitCode), nil), nil
 		}
 		return hostErr(modproto.CodeHostInvalidJSON, err.Error(), nil), nil
 	}
@@ -96,7 +101,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 	nFiles := len(env.Execution.Artifacts)
 	env.Execution.Artifacts = append(env.Execution.Artifacts, blockArtifacts(r.Blocks)...)
 	if v := modproto.ValidateEnvelope(env, modproto.OperationInvoke, req.RequestID, m.ID); len(v) > 0 {
-		return hostErr(modproto.CodeHostProtocolViolation, "the envelope breaks WIRE.md §6: "+summarize(v), v), nil
+		return hostErr(modproto.CodeHostProtocolViolation, "the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v), v), nil
 	}
 	env.Normalize()
 	d := m.Descriptor
@@ -106,14 +111,18 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, kind
 	viol, warns := modproto.CheckExecutionAgainstDeclared(d, capID, &env.Execution)
 	res.EffectWarnings = warns
 	if len(viol) > 0 {
-		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (WIRE.md §7): "+summarize(viol), viol), nil
+		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (docs/modules.md#effects-and-approval): "+summarize(viol), viol), nil
 	}
-	arts, fails := h.verifyArtifacts(req.Roots, env.Execution.Artifacts[:nFiles], 0)
+	// The host's own phases close the raw exchange (issue 11 §6): verify
+	// ends once the envelope is judged, stage once the artifacts are.
+	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseVerify)})
+	arts, fails := h.verifyArtifacts(req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
 	if len(fails) == 0 && len(r.Blocks) > 0 {
 		var blockArts []VerifiedArtifact
 		blockArts, fails = h.stageBlocks(r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
 		arts = append(arts, blockArts...)
 	}
+	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseStage)})
 	if len(fails) > 0 {
 		code, v := failureCode(fails)
 		return hostErr(code, detailOf(v), v), nil

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -56,6 +57,15 @@ type execResult struct {
 	duration        time.Duration
 	// enforcement is what containment applied, layer by layer.
 	enforcement contain.Enforcement
+	// argv (after the executable), env and dir are what the process was
+	// started with; spawned, firstByte and exited when it started, wrote
+	// its first stdout byte and exited (zero when it did not); signal
+	// names the signal that ended it ("" for an exit).
+	argv                       []string
+	env                        []string
+	dir                        string
+	spawned, firstByte, exited time.Time
+	signal                     string
 }
 
 // execute runs spec and returns once the module and every process it left
@@ -95,10 +105,12 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 
 	stdout := &capWriter{limit: spec.maxStdout, overCh: make(chan struct{})}
 	stderr := &stderrWriter{onChunk: spec.onStderr}
-	cmd := exec.Command(spec.exe, spec.args(reqPath)...)
+	res.argv = spec.args(reqPath)
+	cmd := exec.Command(spec.exe, res.argv...)
 	cmd.Dir = work
 	// Only TMPDIR: no PATH, no HOME, nothing inherited (WIRE.md §3).
 	cmd.Env = []string{"TMPDIR=" + tmp}
+	res.env, res.dir = cmd.Env, work
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.WaitDelay = PipeDrainGrace
@@ -115,6 +127,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.spawnErr = err
 		return res
 	}
+	res.spawned = time.Now()
 	pid := cmd.Process.Pid
 	liveRoots.Store(pid, struct{}{})
 	spawnMu.Unlock()
@@ -131,6 +144,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	go func() {
 		defer close(exited)
 		waitExitNoReap(pid)
+		res.exited = time.Now()
 	}()
 	supervised := make(chan struct{})
 	clean := false // written by the supervisor before supervised closes
@@ -164,8 +178,12 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	}
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.signal = unix.SignalName(ws.Signal())
+		}
 	}
 	res.stdout, res.overflow = stdout.result()
+	res.firstByte = stdout.firstByte()
 	res.stderr, res.stderrTruncated = stderr.result()
 	return res
 }
@@ -224,11 +242,17 @@ type capWriter struct {
 	buf    []byte
 	over   bool
 	overCh chan struct{}
+	// first is when the first byte arrived (zero: none yet); read after
+	// the process is gone.
+	first time.Time
 }
 
 func (w *capWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.first.IsZero() && len(p) > 0 {
+		w.first = time.Now()
+	}
 	if w.over {
 		return len(p), nil
 	}
@@ -250,6 +274,13 @@ func (w *capWriter) overflowed() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.over
+}
+
+// firstByte is when the first byte arrived, zero when none did.
+func (w *capWriter) firstByte() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.first
 }
 
 func (w *capWriter) result() ([]byte, bool) {

@@ -204,8 +204,8 @@ func TestSeamDiscoverPlanRunStage(t *testing.T) {
 	}
 
 	// The raw exchange was recorded: the request as sent, the envelope as
-	// received.
-	if len(frames) != 2 || frames[0].Direction != runner.FrameSent || frames[1].Direction != runner.FrameReceived {
+	// received, then the host's verify and stage phases.
+	if len(frames) != 4 || frames[2].Kind != runner.FramePhase || frames[3].Kind != runner.FramePhase || frames[0].Direction != runner.FrameSent || frames[1].Direction != runner.FrameReceived {
 		t.Fatalf("frames %+v", frames)
 	}
 	var sent modproto.Request

@@ -160,6 +160,10 @@ type Plan struct {
 	// Missing lists declared read roots and binaries the host could not
 	// supply (absent from the request, WIRE.md §4).
 	Missing []string
+
+	// dirs holds Request.Roots opened as directories when the plan was
+	// made; nil for a plan built by hand (Run opens them then).
+	dirs rootDirs
 }
 
 // NeedsApproval reports whether the plan requires a person's approval.

@@ -85,6 +85,11 @@ type Compiled struct {
 	// validated again (the form's Check and its branch filter judge one
 	// value twice); guarded by mu.
 	last validation
+	// doc is the document decoded, for Redact (read once, on first use).
+	doc struct {
+		once sync.Once
+		v    any
+	}
 }
 
 // validation is one input's outcome: nil, or the validator's error.
@@ -136,6 +141,7 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(d)
 		c.UseLoader(RefusingLoader{})
+		useFormats(c)
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}

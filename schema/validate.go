@@ -41,7 +41,8 @@ func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.Vali
 // Validate validates input (a JSON value; empty reads as {}) against the
 // schema. The result has one finding per leaf error: Path is the instance
 // location as a JSON pointer ("" for the root, "/items/0/name"), Detail
-// the broken rule in English; sorted by Path, nil when valid. The error is
+// the broken rule in English, with any value the schema marks secret
+// masked (Redact); sorted by Path, nil when valid. The error is
 // non-nil only when input is not JSON (wrapping ErrInputNotJSON).
 func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, error) {
 	ve, err := h.validate(input)
@@ -50,6 +51,8 @@ func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, e
 	}
 	var out modproto.ValidationErrors
 	leaves(ve, &out)
+	// A finding names the rule, never a secret value (Redact's rule).
+	h.maskFindings(input, out)
 	slices.SortStableFunc(out, func(a, b modproto.ValidationError) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
@@ -98,7 +101,7 @@ func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
 	if len(e.Causes) == 0 {
 		*out = append(*out, modproto.ValidationError{
 			Path:   Pointer(e.InstanceLocation),
-			Detail: e.ErrorKind.LocalizedString(errorPrinter),
+			Detail: words(e.ErrorKind),
 		})
 		return
 	}

@@ -1,6 +1,9 @@
 // Package schemalint checks a module's request schemas for what makes them
 // unusable or unportable: schemas that do not compile, $refs that resolve
-// to nothing, "required" names missing from "properties", and constructs
+// to nothing, "required" names missing from "properties" (directly or
+// through then/else, allOf and dependentRequired), keys that are no JSON
+// Schema keyword (with the keyword meant), $ref cycles no finite input
+// satisfies, and constructs
 // that common model-provider tool APIs reject. `modbay validate` prints
 // its findings; it never changes whether a module is valid under WIRE.md.
 //
@@ -113,6 +116,7 @@ func Lint(id string, raw json.RawMessage) []Finding {
 	collectIDs(doc, l.ids)
 	l.top(root)
 	l.walk(doc, "")
+	l.cycles()
 	return l.sorted()
 }
 
@@ -183,6 +187,8 @@ func (l *linter) walk(node any, path string) {
 	if ref, ok := m["$ref"].(string); ok {
 		l.ref(ref, path)
 	}
+	l.keywords(m, path)
+	l.forbiddenRequired(m, path)
 	if props, ok := m["properties"].(map[string]any); ok {
 		if req, ok := m["required"].([]any); ok {
 			_, patterns := m["patternProperties"]
@@ -218,7 +224,7 @@ func (l *linter) walk(node any, path string) {
 	for _, k := range keys {
 		v := m[k]
 		switch k {
-		case "const", "enum", "default", "examples", "example", "required":
+		case "const", "enum", "default", "examples", "example", "required", "dependentRequired", "$vocabulary":
 			continue
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 			if sub, ok := v.(map[string]any); ok {
@@ -232,6 +238,9 @@ func (l *linter) walk(node any, path string) {
 				}
 			}
 			continue
+		}
+		if !keywordSet[k] {
+			continue // not a keyword: its value is data, not a schema
 		}
 		switch x := v.(type) {
 		case map[string]any:

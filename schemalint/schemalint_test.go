@@ -67,3 +67,45 @@ func TestCorpusHasNoErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictRules: one case per strict-validate rule (issue 11 §3), each
+// at its JSON pointer.
+func TestStrictRules(t *testing.T) {
+	cases := []struct {
+		name, schema string
+		want         string // rules(...) must contain it
+		msg          string // and some message must contain this
+	}{
+		{"keyword typo", `{"type":"object","properties":{"n":{"type":"integer","minimun":1}}}`,
+			"warning:keyword@/properties/n/minimun", `did you mean "minimum"?`},
+		{"then requires forbidden", `{"type":"object","properties":{"a":{}},"additionalProperties":false,"if":{"required":["a"]},"then":{"required":["b"]}}`,
+			"error:required@/then/required", `requires "b" when "if" matches`},
+		{"allOf requires forbidden", `{"type":"object","properties":{"a":{}},"additionalProperties":false,"allOf":[{"allOf":[{"required":["c"]}]}]}`,
+			"error:required@/allOf/0/allOf/0/required", `requires "c" through allOf`},
+		{"dependentRequired forbidden", `{"type":"object","properties":{"a":{}},"additionalProperties":false,"dependentRequired":{"a":["z"]}}`,
+			"error:required@/dependentRequired/a", `whenever "a" is given`},
+		{"ref cycle", `{"type":"object","properties":{"node":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"next":{"$ref":"#/$defs/node"}},"required":["next"]}}}`,
+			"error:cycle@/$defs/node/properties/next", "no finite input"},
+	}
+	for _, c := range cases {
+		fs := Lint(c.name, json.RawMessage(c.schema))
+		if got := rules(fs); !strings.Contains(got, c.want) {
+			t.Errorf("%s: findings %q lack %q", c.name, got, c.want)
+		}
+		found := false
+		for _, f := range fs {
+			found = found || strings.Contains(f.Message, c.msg)
+		}
+		if !found {
+			t.Errorf("%s: no message contains %q: %v", c.name, c.msg, fs)
+		}
+	}
+	// A recursive schema whose recursion is optional is fine, and x- keys
+	// and data under unknown keys are not keywords to check.
+	ok := `{"type":"object","x-ui":{"widgt":1},"properties":{"tree":{"$ref":"#/$defs/t"}},"$defs":{"t":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/t"}}}}},"dependentRequired":{"tree":["tree"]}}`
+	for _, f := range Lint("ok", json.RawMessage(ok)) {
+		if f.Rule == RuleCycle || f.Rule == RuleKeyword || f.Severity == Error {
+			t.Errorf("clean recursive schema: %s", f)
+		}
+	}
+}

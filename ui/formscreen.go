@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,6 +12,7 @@ import (
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/schema"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
@@ -229,11 +231,21 @@ func (m *Model) saveInput(name string, input json.RawMessage) tea.Cmd {
 		return nil
 	}
 	st, mod, capID, now := m.inputs, m.formModule.ID, m.formCap.ID, m.com.Now()
+	// What goes to disk has its secrets left out (the one redaction rule,
+	// schema.Redact): loading it back leaves those fields to be typed.
+	var h *schema.Compiled
+	if d := m.formModule.Descriptor; d != nil && m.formCap.RequestSchema != "" {
+		h, _ = schema.Compile(d.RequestSchemas[m.formCap.RequestSchema])
+	}
+	input, withheld := schema.Redact(h, input, schema.RedactOmit)
 	return func() tea.Msg {
-		if name == "" {
-			return inputSavedMsg{module: mod, capability: capID, err: st.SaveLast(mod, capID, input, now)}
+		if input == nil {
+			return inputSavedMsg{module: mod, capability: capID, name: name, withheld: withheld}
 		}
-		return inputSavedMsg{module: mod, capability: capID, name: name, err: st.SavePreset(mod, capID, name, input, now)}
+		if name == "" {
+			return inputSavedMsg{module: mod, capability: capID, withheld: withheld, err: st.SaveLast(mod, capID, input, now)}
+		}
+		return inputSavedMsg{module: mod, capability: capID, name: name, withheld: withheld, err: st.SavePreset(mod, capID, name, input, now)}
 	}
 }
 
@@ -311,7 +323,12 @@ func (m *Model) inputSaved(msg inputSavedMsg) tea.Cmd {
 		if msg.err != nil {
 			f.SetNote("Preset not saved: " + msg.err.Error())
 		} else {
-			f.SetNote("Saved preset " + msg.name + ".")
+			note := "Saved preset " + msg.name + "."
+			if msg.withheld > 0 {
+				note = fmt.Sprintf("Saved preset %s without its %d secret %s (password, write-only): type %s again after loading it.",
+					msg.name, msg.withheld, common.Plural(msg.withheld, "value", "values"), common.Plural(msg.withheld, "it", "them"))
+			}
+			f.SetNote(note)
 		}
 	}
 	if msg.err != nil {

@@ -59,7 +59,9 @@ type (
 	inputSavedMsg struct {
 		module, capability string
 		name               string
-		err                error
+		// withheld counts the secret values not written (schema.Redact).
+		withheld int
+		err      error
 	}
 )
 

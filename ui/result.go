@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/contain"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -290,6 +291,16 @@ func (r *resultView) content() string {
 	if env != nil {
 		meta = append(meta, "cost "+render.Cost(env.Execution.ActualCost))
 	}
+	// A weaker containment is said at the top, never only far below
+	// (issue 10 §Honesty: never silently weaker).
+	if e := res.Enforcement; e.Processes != "" && !e.Complete() {
+		if !e.Contained {
+			meta = append(meta, st.Warning.Render("not contained"))
+		} else {
+			n := len(e.Gaps)
+			meta = append(meta, st.Warning.Render(fmt.Sprintf("containment: %d %s", n, common.Plural(n, "gap", "gaps"))))
+		}
+	}
 	// The status badge leads; the rest wraps under it rather than being
 	// cut (the cost is a verdict too).
 	for _, l := range strings.Split(common.Wrap(badge+"  "+strings.Join(meta, st.Muted.Render(" · ")), w), "\n") {
@@ -382,6 +393,7 @@ func (r *resultView) content() string {
 	if env != nil {
 		r.effects(&b, env.Execution)
 	}
+	r.containment(&b)
 	if j := res.Job; j != nil {
 		b.heading("Job")
 		b.kv("ID", j.ID)
@@ -460,6 +472,73 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 	b.heading("Cost")
 	b.kv("Estimated", render.Cost(x.EstimatedCost))
 	b.kv("Actual", render.Cost(x.ActualCost))
+}
+
+// containmentLabelWidth is the layer column of the Containment section:
+// the longest layer name ("capabilities", "unix sockets") and a space.
+const containmentLabelWidth = 14
+
+// containment writes what containment applied to the module process,
+// layer by layer, as applied (issue 10 §Honesty): each layer not enforced
+// in warning style with why, and a refusal by sandbox: require said so.
+// Nothing when no process was started (no enforcement was recorded).
+func (r *resultView) containment(b *detailBuilder) {
+	st := r.com.Styles
+	e := r.res.Enforcement
+	if e.Processes == "" {
+		return
+	}
+	state := st.Success.Render("complete")
+	switch {
+	case !e.Contained:
+		state = st.Warning.Render("none")
+	case !e.Complete():
+		n := len(e.Gaps)
+		state = st.Warning.Render(fmt.Sprintf("%d %s", n, common.Plural(n, "gap", "gaps")))
+	}
+	b.lines = append(b.lines, "", st.Subtitle.Render("Containment")+st.Muted.Render(" · ")+state)
+	if refusedUncontained(r.res) {
+		b.wrapped(st.Warning, "! Refused: the config says sandbox: require and this module cannot be fully contained here; nothing ran. `modbay doctor` says why.")
+	}
+	// A layer named in a gap shows the gap's text, which says why.
+	gapOf := map[string]string{}
+	for _, g := range e.Gaps {
+		if name, why, ok := strings.Cut(g, ": "); ok {
+			gapOf[name] = why
+		}
+	}
+	if why, ok := gapOf["containment"]; ok {
+		b.wrapped(st.Warning, "! not contained ("+render.SanitizeLine(why)+"): the module ran as a plain process in its own process group")
+	}
+	vw := max(b.w-containmentLabelWidth, 8)
+	for l := range strings.SplitSeq(e.String(), "\n") {
+		name, value, _ := strings.Cut(l, ": ")
+		why, gap := gapOf[name]
+		if gap {
+			value = why
+		}
+		gap = gap || strings.HasPrefix(value, "not enforced") || strings.HasPrefix(value, "kept")
+		lab, val := st.Label, st.Text
+		if gap {
+			// Marked in words too, for a terminal without colors.
+			lab, val, value = st.Warning, st.Warning, "! "+value
+		}
+		for i, wl := range strings.Split(common.Wrap(render.SanitizeLine(value), vw), "\n") {
+			head := strings.Repeat(" ", containmentLabelWidth)
+			if i == 0 {
+				head = lab.Render(fmt.Sprintf("%-*s", containmentLabelWidth, name))
+			}
+			b.line(head + val.Render(wl))
+		}
+	}
+}
+
+// refusedUncontained reports whether res is sandbox: require's refusal of
+// the module's process at its first instruction: a spawn failure whose
+// host-written detail carries contain.ErrNotContained.
+func refusedUncontained(res *runner.Result) bool {
+	h := res.Host
+	return h != nil && h.Code == modproto.CodeHostSpawnFailed && strings.Contains(h.Detail, contain.ErrNotContained.Error())
 }
 
 // json renders the JSON value of block (from raw) for w cells, once per

@@ -33,7 +33,7 @@ func TestResultSaysWhatIsBelowAndScrolls(t *testing.T) {
 		t.Fatalf("home did not reach the top:\n%s", out)
 	}
 	press(m, "pgdown")
-	if out := frame(t, m); strings.Contains(out, "[ok]") || !strings.Contains(out, "lines 12–32") {
+	if out := frame(t, m); strings.Contains(out, "[ok]") || !strings.Contains(out, "lines 22–42") {
 		t.Fatalf("pgdn did not page down:\n%s", out)
 	}
 	// Collapsed: the last lines, cut; e shows every line, wrapped.

@@ -143,7 +143,9 @@ func (s *runScreen) Crumb(bool) string { return "run" }
 func (s *runScreen) cancellable() bool { return !s.run.done && !s.run.cancelling }
 
 // Update implements Screen: ctrl+c cancels the run; the runner kills its
-// process tree and the run ends as "cancelled".
+// process tree and the run ends as "cancelled". Once a job handle has
+// arrived it stops the polling only: the job itself goes on in the module
+// (the result's detail says so).
 func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.Cancel) && s.cancellable() {
 		s.run.cancelling = true
@@ -155,7 +157,11 @@ func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 // ShortHelp implements help.KeyMap.
 func (s *runScreen) ShortHelp() []key.Binding {
 	if s.cancellable() {
-		return []key.Binding{s.keys.Cancel}
+		k := s.keys.Cancel
+		if s.run.job != nil {
+			k.SetHelp(k.Help().Key, "stop polling")
+		}
+		return []key.Binding{k}
 	}
 	return nil
 }
@@ -184,7 +190,10 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	}
 	var lines []string
 	state := "running"
-	if r.cancelling {
+	switch {
+	case r.cancelling && r.job != nil:
+		state = "stopping polling…"
+	case r.cancelling:
 		state = "cancelling…"
 	}
 	lines = append(lines, sp.View()+" "+st.Title.Render(state)+" "+render.SanitizeLine(mod)+st.Muted.Render(" › ")+render.SanitizeLine(common.TitleOr(c.Title, c.ID)))
@@ -211,9 +220,14 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		}
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d %s", j.Polls, common.Plural(j.Polls, "poll", "polls"))))
 	}
-	if r.cancelling {
+	switch j := r.job; {
+	case j != nil && r.cancelling:
+		lines = append(lines, "", st.Warning.Render("Polling stops; job "+render.SanitizeLine(j.ID)+" continues in the module."))
+	case j != nil:
+		lines = append(lines, "", st.Muted.Render("ctrl+c stops polling (the job continues in the module)"))
+	case r.cancelling:
 		lines = append(lines, "", st.Warning.Render("Cancelling: the module's process tree is being stopped."))
-	} else {
+	default:
 		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run"))
 	}
 	// What the run says of itself wraps (a long note or job detail is

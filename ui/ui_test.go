@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -589,5 +592,46 @@ func TestSpinnerTicksOnlyWhileSomethingSpins(t *testing.T) {
 	m.Update(uitest.Key("r"))
 	if _, cmd := m.Update(m.spinner.Tick()); !m.modules.discovering || cmd == nil {
 		t.Fatal("rediscovery did not start the spinner again")
+	}
+}
+
+// TestSavedInputsLeaveSecretsOut: the last input and a preset written to
+// disk keep no value the request schema marks format: password or
+// writeOnly (schema.Redact), and the form says the preset was saved
+// without it.
+func TestSavedInputsLeaveSecretsOut(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	dir := t.TempDir()
+	m.inputs = inputs.Store{Dir: dir}
+	openForm(t, m, 1)
+	m.formModule.Descriptor.RequestSchemas[m.formCap.RequestSchema] = json.RawMessage(`{"type":"object",
+		"properties":{"title":{"type":"string"},"api_key":{"type":"string","format":"password"},
+		"auth":{"$ref":"#/$defs/auth"}},"$defs":{"auth":{"properties":{"token":{"writeOnly":true}}}}}`)
+	in := json.RawMessage(`{"title":"Q1","api_key":"hunter2","auth":{"token":"s3cret","user":"ann"}}`)
+	for _, name := range []string{"", "mine"} {
+		msg := m.saveInput(name, in)()
+		saved, ok := msg.(inputSavedMsg)
+		if !ok || saved.err != nil || saved.withheld != 2 {
+			t.Fatalf("save %q: %#v", name, msg)
+		}
+		m.Update(saved)
+	}
+	if note := m.form().Note(); !strings.Contains(note, "without its 2 secret values") {
+		t.Fatalf("note %q", note)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("hunter2")) || bytes.Contains(b, []byte("s3cret")) || bytes.Contains(b, []byte("api_key")) {
+		t.Fatalf("a secret reached the disk:\n%s", b)
+	}
+	sv, err := m.inputs.Load(m.formModule.ID, m.formCap.ID)
+	if err != nil || string(sv.Last) != `{"auth":{"user":"ann"},"title":"Q1"}` || len(sv.Presets) != 1 || string(sv.Presets[0].Input) != string(sv.Last) {
+		t.Fatalf("saved %+v %v", sv, err)
 	}
 }

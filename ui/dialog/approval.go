@@ -30,6 +30,10 @@ type ApprovalKeyMap struct {
 	// not fit; they work during the grace period too (they answer nothing).
 	Up, Down         key.Binding
 	PageUp, PageDown key.Binding
+	// Input shows the whole input the call would send, or its first
+	// fields again; it answers nothing, so it works during the grace
+	// period too.
+	Input key.Binding
 }
 
 // DefaultApprovalKeyMap returns a allow once, s allow for the session, d or
@@ -43,6 +47,7 @@ func DefaultApprovalKeyMap() ApprovalKeyMap {
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Input:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "whole input")),
 	}
 }
 
@@ -58,12 +63,17 @@ type Approval struct {
 	// the last View had space for and hidden how many it could not show
 	// (0: everything fits).
 	offset, room, hidden int
+	// input is what the call would send, secrets masked; inputOpen shows
+	// it whole, inputCut records that the collapsed form hid some of it.
+	input     approvalInput
+	inputOpen bool
+	inputCut  bool
 }
 
 // NewApproval opens the dialog for plan; the grace period starts now (by
 // com.Now).
 func NewApproval(com *common.Common, plan *runner.Plan) *Approval {
-	return &Approval{com: com, plan: plan, opened: com.Now(), keys: DefaultApprovalKeyMap()}
+	return &Approval{com: com, plan: plan, opened: com.Now(), keys: DefaultApprovalKeyMap(), input: newApprovalInput(plan)}
 }
 
 // ID implements Dialog.
@@ -76,8 +86,9 @@ func (a *Approval) Plan() *runner.Plan { return a.plan }
 func (a *Approval) InGrace() bool { return a.com.Now().Sub(a.opened) < GracePeriod }
 
 // Update implements Dialog: a, s and d/esc answer, once the grace period
-// has passed; ↑/↓, k/j and pgup/pgdn scroll the body at any time; every
-// other key is ignored.
+// has passed; ↑/↓, k/j and pgup/pgdn scroll the body and i shows the whole
+// input (or its first fields again) at any time; every other key is
+// ignored.
 func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
@@ -96,6 +107,9 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return nil, nil
 	case key.Matches(kp, a.keys.PageDown):
 		a.offset += page
+		return nil, nil
+	case key.Matches(kp, a.keys.Input):
+		a.inputOpen = !a.inputOpen
 		return nil, nil
 	}
 	if a.InGrace() {
@@ -121,14 +135,26 @@ func (a *Approval) ShortHelp() []key.Binding {
 		scroll := key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑↓", "scroll"))
 		b = append([]key.Binding{scroll}, b...)
 	}
+	if a.inputCut || a.inputOpen {
+		b = append(b, a.inputKey())
+	}
 	return b
+}
+
+// inputKey is the Input binding with help saying what i does now.
+func (a *Approval) inputKey() key.Binding {
+	k := a.keys.Input
+	if a.inputOpen {
+		k.SetHelp("i", "input: first fields")
+	}
+	return k
 }
 
 // FullHelp implements Dialog.
 func (a *Approval) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{a.keys.Once, a.keys.Session, a.keys.Deny},
-		{a.keys.Up, a.keys.Down, a.keys.PageUp, a.keys.PageDown},
+		{a.keys.Up, a.keys.Down, a.keys.PageUp, a.keys.PageDown, a.inputKey()},
 	}
 }
 
@@ -171,6 +197,23 @@ func (a *Approval) View(width, height int) string {
 	}
 	kv("Module", label(name, id))
 	kv("Capability", label(c.Title, c.ID))
+	// What the call would send: a person allows this input, not just
+	// this capability (secrets masked, schema.Redact).
+	in, cut := a.input.lines(inner-keyW, a.inputOpen)
+	a.inputCut = cut
+	if cut {
+		in = append(in, st.Muted.Render(common.Trunc("i shows the whole input", inner-keyW)))
+	}
+	if a.input.masked > 0 {
+		in = append(in, st.Muted.Render(common.Trunc(fmt.Sprintf("%d secret %s masked", a.input.masked, common.Plural(a.input.masked, "value", "values")), inner-keyW)))
+	}
+	for i, l := range in {
+		lab := strings.Repeat(" ", keyW)
+		if i == 0 {
+			lab = st.Label.Render(fmt.Sprintf("%-*s", keyW, "Input"))
+		}
+		body = append(body, lab+l)
+	}
 	reasons := make([]string, len(p.Approval))
 	for i, r := range p.Approval {
 		reasons[i] = "• " + render.SanitizeLine(r)

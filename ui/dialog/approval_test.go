@@ -1,10 +1,20 @@
 package dialog
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/examples"
+	"modbay/modproto"
+	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/internal/uitest"
 )
@@ -123,5 +133,84 @@ func TestApprovalScrollsWhenItDoesNotFit(t *testing.T) {
 	}
 	if act, _ := a.Update(uitest.Key("a")); act != (ActionApprove{Scope: ScopeOnce}) {
 		t.Fatalf("a after scrolling: %#v", act)
+	}
+}
+
+// fetchPlan is a plan of the fetch example's fetch.url (its real
+// descriptor, from the example itself) with input.
+func fetchPlan(t *testing.T, input string) *runner.Plan {
+	t.Helper()
+	var out bytes.Buffer
+	examples.Main([]string{"fetch", "module", "describe", "--json"}, &out, io.Discard)
+	env, err := modproto.DecodeEnvelope(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := modproto.DecodeDescriptor(env.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *d.Capability("fetch.url")
+	return &runner.Plan{
+		Module:     &runner.Module{ID: "fetch", Descriptor: d, Status: runner.StatusReady},
+		Capability: c,
+		Request: modproto.Request{
+			Protocol: modproto.ProtocolID, Capability: c.ID, RequestID: "req_fetch",
+			Input:  json.RawMessage(input),
+			Roots:  map[string]modproto.Root{"workspace": {Path: "/home/u/.local/share/modbay/workspace", Mode: modproto.RootReadWrite}},
+			Grants: modproto.Grants{Network: []string{"example.com"}},
+		},
+		Approval: []string{"capability reaches the network"},
+	}
+}
+
+// TestGoldenApprovalFetch: the dialog shows the URL it would fetch.
+func TestGoldenApprovalFetch(t *testing.T) {
+	clock := uitest.NewClock()
+	com := common.New(true)
+	com.Now = clock.Now
+	a := NewApproval(com, fetchPlan(t, `{"url":"https://example.com/reports/q3.md?lang=en","max_bytes":1048576}`))
+	clock.Advance(GracePeriod)
+	view := a.View(80, 24)
+	if !strings.Contains(view, `url: "https://example.com/reports/q3.md?lang=en"`) {
+		t.Fatalf("the dialog does not show the URL it approves:\n%s", view)
+	}
+	golden.RequireEqual(t, []byte(view))
+}
+
+// TestApprovalInputExpandsAndMasks: a long input is cut to a few lines
+// until i shows it whole; i works in the grace period and answers
+// nothing; a writeOnly or format: password value never shows.
+func TestApprovalInputExpandsAndMasks(t *testing.T) {
+	clock := uitest.NewClock()
+	com := common.New(true)
+	com.Now = clock.Now
+	p := fetchPlan(t, `{"a":1,"b":2,"c":3,"d":"fourth","token":"hunter2","nested":{"pw":"s3cret"}}`)
+	p.Module.Descriptor.RequestSchemas[p.Capability.RequestSchema] = json.RawMessage(`{"type":"object",
+		"properties":{"token":{"type":"string","writeOnly":true},"nested":{"$ref":"#/$defs/n"}},
+		"$defs":{"n":{"properties":{"pw":{"format":"password"}}}}}`)
+	a := NewApproval(com, p)
+	v := a.View(80, 40)
+	if strings.Contains(v, "fourth") || !strings.Contains(v, "… 3 more fields") || !strings.Contains(v, "i shows the whole input") {
+		t.Fatalf("collapsed input:\n%s", v)
+	}
+	if !slices.ContainsFunc(a.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "i" }) {
+		t.Fatal("the help bar does not offer i while the input is cut")
+	}
+	if act, _ := a.Update(uitest.Key("i")); act != nil {
+		t.Fatalf("i answered %#v", act)
+	}
+	v = a.View(80, 40)
+	for _, want := range []string{`"d": "fourth"`, `"token": "••••••"`, `"pw": "••••••"`, "2 secret values masked"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("expanded input lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "hunter2") || strings.Contains(v, "s3cret") {
+		t.Fatalf("a secret is shown:\n%s", v)
+	}
+	a.Update(uitest.Key("i"))
+	if v := a.View(80, 40); strings.Contains(v, "fourth") {
+		t.Fatalf("i did not fold the input again:\n%s", v)
 	}
 }

@@ -282,19 +282,25 @@ func (f *Form) ToggleNull(n *Node) bool {
 	return true
 }
 
-// Clear leaves an optional node out of the input: text emptied, choice and
-// boolean unset, section or list no longer sent, null undone. A value kept
+// Clear leaves a node out of the input: text emptied (the empty-string
+// state too), choice and boolean unset, section, list or union no longer
+// sent, null undone; a required node then shows "required". A value kept
 // as JSON text (Raw) goes back to its widget, empty.
 func (f *Form) Clear(n *Node) {
+	f.clear(n)
+	f.refreshAll()
+	f.Gen++
+}
+
+// clear is Clear without applying conditionals (load applies them once
+// the whole value is in).
+func (f *Form) clear(n *Node) {
 	n.Null, n.Raw = false, false
 	switch n.Kind {
 	case KindString, KindNumber, KindInteger, KindJSON:
-		n.Text = ""
+		n.Text, n.Empty = "", false
 	case KindBoolean:
 		n.Bool = BoolUnset
-		if n.Required {
-			n.Bool = BoolFalse
-		}
 	case KindEnum:
 		n.Choice = -1
 	case KindMulti:
@@ -313,6 +319,58 @@ func (f *Form) Clear(n *Node) {
 	case KindNull:
 		n.Present = false
 	}
-	f.refreshAll()
+}
+
+// SetEmpty toggles a string field between the empty string "" (sent, and
+// shown as such) and not set (left out): the one way to send "" from the
+// keyboard, since a field emptied by deleting its text is not set. It
+// reports false for a node that is not a string field (or whose value is
+// kept as JSON text, where "" is typed as JSON).
+func (f *Form) SetEmpty(n *Node) bool {
+	if n.Kind != KindString || n.Raw || n.ReadOnly {
+		return false
+	}
+	n.Empty = !(n.Empty && n.Text == "")
+	n.Text, n.Null = "", false
+	f.Changed(n)
 	f.Gen++
+	return true
+}
+
+// IsEmptyString reports whether n is a string field set to the empty
+// string "" (see Node.Empty): it is sent as "".
+func (n *Node) IsEmptyString() bool {
+	return n.Kind == KindString && !n.Raw && !n.Null && n.Text == "" && (n.Empty || n.slot())
+}
+
+// KeptVariants returns the labels of the variants of union n, other than
+// the chosen one, that still hold something typed: kept for a switch
+// back, never sent. A view shows them, so nothing disappears unseen.
+func (f *Form) KeptVariants(n *Node) []string {
+	if n.Kind != KindUnion {
+		return nil
+	}
+	var idx []int
+	for i, c := range n.alt {
+		if i == n.Variant || i >= len(n.Variants) {
+			continue
+		}
+		if v, ok := f.value(c, nil, ""); ok && holdsInput(v) {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = n.Variants[i].Label
+	}
+	return out
+}
+
+// holdsInput reports whether a variant's value holds something beyond an
+// empty shell ({}, [], null, or an object of consts only counts as empty
+// when it is {} or []).
+func holdsInput(v []byte) bool {
+	s := string(v)
+	return s != "{}" && s != "[]" && s != "null" && s != ""
 }

@@ -22,6 +22,16 @@
 // number, a boolean or a choice not made) is sent as null with "required"
 // at the item, and null loads back into such an item as empty. JSON mode,
 // switching back and "send anyway" thus all keep the item where it was.
+//
+// Loading a value and building it back is the identity (the round-trip
+// property, roundtrip_test.go, over every schema we have): a string field
+// has an empty-string state distinct from not set (Node.Empty, SetEmpty);
+// a required field absent from a loaded value stays absent and is marked
+// "required" (a new form prefills required booleans, lists, sections and
+// unions, but a loaded value is taken as it is); a union takes a value in
+// the branch whose widget holds it, and the branches not chosen keep what
+// they held (KeptVariants names them); a key a conditional moves, or the
+// empty key, is kept as an entry.
 package form
 
 import (

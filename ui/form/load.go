@@ -20,6 +20,13 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 	}
 	f.prefer = f.chosenVariants()
 	defer func() { f.prefer = nil }()
+	f.loadRoot(raw)
+	return nil
+}
+
+// loadRoot replaces the tree with one holding raw (valid JSON), reading
+// f.prefer for the unions.
+func (f *Form) loadRoot(raw json.RawMessage) {
 	root := f.newNode("", f.Root.src, nil, true)
 	root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.src == nil {
@@ -29,7 +36,6 @@ func (f *Form) SetValue(raw json.RawMessage) error {
 	f.Root = root
 	f.refreshAll()
 	f.Gen++
-	return nil
 }
 
 // JSONError is nil when raw is one JSON value, else MsgBadJSON with where
@@ -43,10 +49,13 @@ func JSONError(raw []byte) error {
 	return fmt.Errorf("%s: %v", MsgBadJSON, err)
 }
 
-// chosen is a union's chosen variant and the value it produced.
+// chosen is a union's state before SetValue: its chosen variant and the
+// value it produced (recorded only when that variant's widget held it,
+// not kept as JSON text), and the nodes of every variant built so far.
 type chosen struct {
 	index int
 	value json.RawMessage
+	alt   map[int]*Node
 }
 
 // chosenVariants records every union's chosen variant and value by
@@ -58,10 +67,18 @@ func (f *Form) chosenVariants() map[string]chosen {
 	out := map[string]chosen{}
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if n.Kind == KindUnion && n.Variant >= 0 {
-			if v, ok := f.value(n, nil, ""); ok {
-				out[n.Pointer()] = chosen{index: n.Variant, value: compact(v)}
+		if n.Kind == KindUnion {
+			c := chosen{index: -1, alt: map[int]*Node{}}
+			for i, a := range n.alt {
+				c.alt[i] = a
 			}
+			if n.Variant >= 0 && len(n.Children) > 0 {
+				c.alt[n.Variant] = n.Children[0]
+				if v, ok := f.value(n, nil, ""); ok && !n.Children[0].Raw {
+					c.index, c.value = n.Variant, compact(v)
+				}
+			}
+			out[n.Pointer()] = c
 		}
 		for _, c := range n.Children {
 			walk(c)
@@ -80,7 +97,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 	if v == nil {
 		return
 	}
-	n.Null, n.Raw = false, false
+	n.Null, n.Raw, n.Empty = false, false, false
 	if string(v) == "null" && n.Nullable {
 		n.Null = true
 		return
@@ -99,9 +116,11 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 	}
 	switch n.Kind {
 	case KindString:
-		if json.Unmarshal(v, &n.Text) != nil {
+		if v[0] != '"' || json.Unmarshal(v, &n.Text) != nil {
 			fallback()
+			return
 		}
+		n.Empty = n.Text == ""
 	case KindNumber, KindInteger:
 		// A number keeps its exact text (1.0, 1e3, digits beyond 2^53; a
 		// fraction in an integer field too, with its problem); a string
@@ -135,16 +154,19 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		fallback()
 	case KindMulti:
 		var items []json.RawMessage
-		if json.Unmarshal(v, &items) != nil {
+		if v[0] != '[' || json.Unmarshal(v, &items) != nil {
 			fallback()
 			return
 		}
+		// The options checked, in their order: a list in another order,
+		// with repeats or with values not offered is kept as JSON.
 		checked := make([]bool, len(n.Options))
+		last := -1
 	next:
 		for _, it := range items {
 			for i, o := range n.Options {
-				if jsonEqual(o.Value, it) && !checked[i] {
-					checked[i] = true
+				if i > last && jsonEqual(o.Value, it) {
+					checked[i], last = true, i
 					continue next
 				}
 			}
@@ -172,7 +194,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 				// neither lost nor hidden.
 				continue
 			}
-			f.Clear(c)
+			f.clear(c)
 			byName[c.Name] = c
 		}
 		for _, k := range keys {
@@ -188,18 +210,11 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		before := shapeKey(n)
 		f.buildObject(n)
 		if shapeKey(n) != before {
-			for _, c := range n.Children {
-				if _, ok := byName[c.Name]; !ok && !c.ReadOnly {
-					if raw, ok := m[c.Name]; ok {
-						f.load(c, raw)
-						n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == c.Name })
-					}
-				}
-			}
+			f.placeKeys(n, keys, m, byName)
 		}
 	case KindArray:
 		var items []json.RawMessage
-		if json.Unmarshal(v, &items) != nil {
+		if v[0] != '[' || json.Unmarshal(v, &items) != nil {
 			fallback()
 			return
 		}
@@ -209,13 +224,37 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		}
 	case KindUnion:
 		i := f.matchVariant(n, v)
-		if p, ok := f.prefer[n.Pointer()]; ok && p.index < len(n.Variants) && bytes.Equal(p.value, v) {
+		p, had := f.prefer[n.Pointer()]
+		if had && p.index >= 0 && p.index < len(n.Variants) && bytes.Equal(p.value, v) {
 			i = p.index // the value this variant produced goes back into it
 		}
 		f.pickVariant(n, i)
 		n.Present = true
 		f.load(n.Children[0], v)
 		n.Children[0].Present = true
+		if n.Children[0].Raw {
+			// The value did not fit the branch it matched best: another
+			// branch whose widget holds it is the better home.
+			for j := range n.Variants {
+				if j != i && f.fitsVariant(n, j, v) {
+					f.pickVariant(n, j)
+					f.load(n.Children[0], v)
+					n.Children[0].Present = true
+					break
+				}
+			}
+		}
+		// What the other branches held before stays with them (not
+		// sent, shown as kept), as when the person switches variants.
+		for j, a := range p.alt {
+			if j != n.Variant && j < len(n.Variants) {
+				if n.alt == nil {
+					n.alt = map[int]*Node{}
+				}
+				a.Parent = n
+				n.alt[j] = a
+			}
+		}
 	case KindNull:
 		if string(v) != "null" {
 			fallback()
@@ -227,6 +266,45 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 	default:
 		n.Text = Indent(v)
 	}
+}
+
+// placeKeys puts the keys of a loaded object value that its rebuild (a
+// conditional switched by the value) moved: a property that appeared takes
+// its value from its entry, and a value whose property went away becomes
+// an entry, so no key is lost. loaded are the properties loaded before the
+// rebuild, by name.
+func (f *Form) placeKeys(n *Node, keys []string, m map[string]json.RawMessage, loaded map[string]*Node) {
+	props := map[string]*Node{}
+	for _, c := range n.Children {
+		if !c.ReadOnly {
+			props[c.Name] = c
+		}
+	}
+	for _, k := range keys {
+		c, isProp := props[k]
+		switch {
+		case isProp && loaded[k] == c:
+		case isProp:
+			f.load(c, m[k])
+			n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == k })
+		case !slices.ContainsFunc(n.Entries, func(e *Node) bool { return e.Key == k }):
+			if s, ok := n.stash[k]; ok {
+				f.clear(s)
+			}
+			e := f.addEntry(n, k)
+			f.load(e.Children[0], m[k])
+		}
+	}
+}
+
+// fitsVariant reports whether variant j of union n holds v in its widget
+// (not as JSON text), trying it on a scratch node.
+func (f *Form) fitsVariant(n *Node, j int, v json.RawMessage) bool {
+	vr := n.Variants[j]
+	c := &Node{Parent: n, Required: true, Choice: -1, Variant: -1, src: vr.Src}
+	f.shape(c, vr.Schema)
+	f.load(c, v)
+	return !c.Raw
 }
 
 // matchVariant picks the union branch a value belongs to: the first that

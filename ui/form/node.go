@@ -102,8 +102,12 @@ type Node struct {
 	// Nullable is true when null is allowed besides the kind (type
 	// [X,"null"], anyOf [X, {type: null}]); Null when null is chosen.
 	Nullable, Null bool
-	// Present is true for an optional object, list, union or null that the
-	// person included (by editing inside it): it is then sent even empty.
+	// Present is true for an object, list, multi-select, union or null
+	// that is sent: a required one starts present (prefilled), an optional
+	// one becomes present once the person edits inside it, a loaded value
+	// makes it present, and Clear (or a loaded value without it) makes it
+	// absent again, so a value loaded without a required field comes back
+	// without it, marked "required".
 	Present bool
 	// ReadOnly fields are shown, never sent; Deprecated ones are marked.
 	ReadOnly, Deprecated bool
@@ -113,6 +117,12 @@ type Node struct {
 	// Text is the text of a string, number, integer or JSON node, and of
 	// any node whose value is edited as JSON (Raw).
 	Text string
+	// Empty is set on a string field whose value is the empty string "",
+	// as opposed to not set (left out of the input): loading "" sets it,
+	// SetEmpty sets it from the keyboard, typing text or Clear resets it.
+	// A list item or entry value is never "not set", so there "" needs no
+	// mark.
+	Empty bool
 	// Raw is true when a loaded value did not fit the node's widget (a
 	// number where text was expected, an unknown enum value): it is then
 	// kept and edited as JSON text, never dropped.
@@ -343,6 +353,7 @@ func (f *Form) shape(n *Node, s *Schema) {
 	switch n.Kind {
 	case KindObject:
 		n.base = s
+		n.Present = n.Required
 		if recursive(n, n.src) {
 			n.Lazy, n.Collapsed = true, true
 		} else {
@@ -352,6 +363,7 @@ func (f *Form) shape(n *Node, s *Schema) {
 			n.Collapsed = true
 		}
 	case KindArray:
+		n.Present = n.Required
 		if n.Required && !n.Lazy {
 			for i := 0; i < minInt(n.Schema.MinItems) || i < len(n.Schema.Prefix); i++ {
 				f.addItem(n)
@@ -360,7 +372,10 @@ func (f *Form) shape(n *Node, s *Schema) {
 	case KindUnion:
 		if n.Required {
 			f.pickVariant(n, 0)
+			n.Present = true
 		}
+	case KindMulti, KindNull:
+		n.Present = n.Required
 	case KindBoolean:
 		if n.Required {
 			n.Bool = BoolFalse
@@ -669,6 +684,7 @@ func (f *Form) buildObject(n *Node) {
 			c.Required = req[p.Name]
 			if c.Kind == KindUnion && c.Required && c.Variant < 0 {
 				f.pickVariant(c, 0)
+				c.Present = true
 			}
 		} else {
 			c = f.newNode(p.Name, p.Schema, n, req[p.Name])

@@ -97,6 +97,49 @@ func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 	return value, p
 }
 
+// CheckValue is Check for a value typed elsewhere (JSON mode, $EDITOR):
+// raw is loaded into a scratch tree of the same schema, as leaving JSON
+// mode would load it into f, and checked there, so JSON mode reports the
+// problems the form will show, counted the same way: one verdict, one
+// list. f is not changed. Text that is not JSON is an error (JSONError).
+func (f *Form) CheckValue(raw json.RawMessage, validate Validator) (Problems, error) {
+	if err := JSONError(raw); err != nil {
+		return Problems{}, err
+	}
+	g := &Form{Schema: f.Schema, Draft: f.Draft, Root: f.Root, doc: f.doc, comp: f.comp}
+	g.prefer = f.chosenVariants()
+	for k, c := range g.prefer {
+		c.alt = nil // the scratch tree must not adopt f's nodes
+		g.prefer[k] = c
+	}
+	g.loadRoot(raw)
+	g.prefer = nil
+	_, p := g.Check(validate)
+	return p, nil
+}
+
+// Lines lists every finding as one line, for a view without fields (JSON
+// mode): the root's first, then each field's as "pointer: message", by
+// pointer.
+func (p Problems) Lines() []string {
+	out := append([]string(nil), p.Root...)
+	ptrs := make([]string, 0, len(p.Fields))
+	for ptr := range p.Fields {
+		ptrs = append(ptrs, ptr)
+	}
+	slices.Sort(ptrs)
+	for _, ptr := range ptrs {
+		for _, m := range p.Fields[ptr] {
+			if ptr == "" {
+				out = append(out, m)
+				continue
+			}
+			out = append(out, ptr+": "+m)
+		}
+	}
+	return out
+}
+
 // missingRe finds the property names in a "missing property 'x'" or
 // "missing properties 'x', 'y'" finding.
 var missingRe = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)

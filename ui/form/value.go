@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
-	"net/mail"
-	"net/netip"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
+
+	"modbay/schema"
 )
 
 // numberRe is the JSON number grammar (RFC 8259 §6).
@@ -22,7 +20,6 @@ const (
 	MsgNotNumber  = "not a number (e.g. 3, -1.5, 2e3)"
 	MsgNotInteger = "not an integer (e.g. 3, -12)"
 	MsgBadJSON    = "not valid JSON"
-	MsgEmptyKey   = "key is empty"
 	MsgDupKey     = "key appears twice"
 )
 
@@ -62,7 +59,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 	}
 	switch n.Kind {
 	case KindString:
-		if n.Text == "" && !n.slot() {
+		if n.Text == "" && !n.Empty && !n.slot() {
 			return missing()
 		}
 		probs.add(ptr, formatProblem(n.Schema.Format, n.Text))
@@ -112,18 +109,18 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 			}
 		}
 		buf.WriteByte(']')
-		if !any && !n.Required && !n.Present {
-			return nil, false
+		if !any && !n.Present {
+			return missing()
 		}
 		return buf.Bytes(), true
 	case KindObject:
-		if !n.Required && !n.Present && n.Parent != nil {
-			return nil, false
+		if !n.Present && n.Parent != nil {
+			return missing()
 		}
 		return f.objectValue(n, probs, ptr), true
 	case KindArray:
-		if len(n.Children) == 0 && !n.Required && !n.Present {
-			return nil, false
+		if len(n.Children) == 0 && !n.Present {
+			return missing()
 		}
 		var buf bytes.Buffer
 		buf.WriteByte('[')
@@ -144,15 +141,15 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 	case KindEntry:
 		return f.value(n.Children[0], probs, ptr)
 	case KindUnion:
-		if n.Variant < 0 || len(n.Children) == 0 {
+		if n.Variant < 0 || len(n.Children) == 0 || !n.Present && n.Parent != nil {
 			return missing()
 		}
 		return f.value(n.Children[0], probs, ptr)
 	case KindNull:
-		if n.Required || n.Present {
+		if n.Present || n.slot() {
 			return json.RawMessage("null"), true
 		}
-		return nil, false
+		return missing()
 	}
 	return jsonText(n, probs, ptr, missing)
 }
@@ -213,10 +210,8 @@ func (f *Form) objectValue(n *Node, probs problemSink, ptr string) json.RawMessa
 	}
 	for _, e := range n.Entries {
 		ep := ptr + "/" + escape(e.Key)
-		if e.Key == "" {
-			probs.add(ep, MsgEmptyKey)
-			continue
-		}
+		// The key "" is a key like any other (a JSON object may have it,
+		// and the schema decides): sent, never dropped while on screen.
 		if seen[e.Key] {
 			probs.add(ep, MsgDupKey)
 			continue
@@ -271,65 +266,10 @@ func counted(n int, one, many string) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// Format hints shown beside a field, by format name.
-var formatHints = map[string]string{
-	"date":      "YYYY-MM-DD",
-	"date-time": "YYYY-MM-DDThh:mm:ssZ",
-	"time":      "hh:mm:ss[Z|±hh:mm]",
-	"email":     "name@example.com",
-	"uri":       "scheme://host/path",
-	"uuid":      "8-4-4-4-12 hex digits",
-	"hostname":  "host.example.com",
-	"ipv4":      "203.0.113.7",
-	"ipv6":      "2001:db8::1",
-}
-
-var (
-	uuidRe     = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	hostnameRe = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
-	timeRe     = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([zZ]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
-)
-
-// formatProblem checks s against a format the form knows (RFC 3339 dates
-// and times, RFC 5321 addresses, RFC 3986 URIs, RFC 4122 UUIDs, RFC 1123
-// hostnames, IP addresses); "" when it holds or the format is unknown.
-// JSON Schema 2020-12 treats format as an annotation, so the form checks
-// what the validator may not.
-func formatProblem(format, s string) string {
-	ok := true
-	switch format {
-	case "date":
-		_, err := time.Parse(time.DateOnly, s)
-		ok = err == nil
-	case "date-time":
-		_, err := time.Parse(time.RFC3339Nano, strings.Replace(strings.Replace(s, "t", "T", 1), "z", "Z", 1))
-		ok = err == nil
-	case "time":
-		ok = timeRe.MatchString(s)
-	case "email":
-		a, err := mail.ParseAddress(s)
-		ok = err == nil && a.Address == s
-	case "uri":
-		u, err := url.Parse(s)
-		ok = err == nil && u.Scheme != ""
-	case "uuid":
-		ok = uuidRe.MatchString(s)
-	case "hostname":
-		ok = len(s) <= 253 && hostnameRe.MatchString(s)
-	case "ipv4":
-		a, err := netip.ParseAddr(s)
-		ok = err == nil && a.Is4()
-	case "ipv6":
-		a, err := netip.ParseAddr(s)
-		ok = err == nil && a.Is6() && a.Zone() == ""
-	default:
-		return ""
-	}
-	if ok {
-		return ""
-	}
-	return "not a valid " + format + " (" + formatHints[format] + ")"
-}
+// formatProblem is the format check every reader of a schema shares
+// (schema.FormatProblem): the form flags at the field what the validator,
+// JSON mode and invoke refuse.
+func formatProblem(format, s string) string { return schema.FormatProblem(format, s) }
 
 // Hint summarises a node's constraints for display: bounds, lengths,
 // pattern, format, item counts; "" when none.
@@ -377,7 +317,7 @@ func (n *Node) Hint() string {
 		}
 	}
 	if s.Format != "" {
-		if fh := formatHints[s.Format]; fh != "" {
+		if fh := schema.FormatHints[s.Format]; fh != "" {
 			add(s.Format + " " + fh)
 		} else {
 			add(s.Format)

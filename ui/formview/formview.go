@@ -6,7 +6,9 @@
 // it; ctrl+o edits it in $EDITOR. A string field takes a newline with
 // ctrl+j (alt+enter) and is then edited over several lines; fields whose
 // schema announces long text (form.Node.IsMultiline) start that way, and
-// enter and tab still move on. Problems from oneOf/anyOf branches the
+// enter and tab still move on. A string field is either not set (left
+// out) or set, possibly to the empty string: ctrl+r sets "" (shown as
+// ""), since deleting the text leaves the field not set. Problems from oneOf/anyOf branches the
 // person did not pick are counted in the summary, never shown at a field.
 // It returns typed actions to the root model: ActionSubmit with the input,
 // ActionSavePreset, or ActionBack.
@@ -421,20 +423,10 @@ func (m *Model) checkJSON() {
 	}
 	m.jsonErr = ""
 	m.value = compactJSON(text)
-	if m.validate == nil || len(m.form.Schema) == 0 {
-		return
-	}
-	errs, err := m.validate(m.form.Schema, m.value)
-	if err != nil {
-		m.problems.Root = []string{"request schema cannot be used: " + err.Error()}
-		return
-	}
-	for _, e := range errs {
-		msg := e.Detail
-		if e.Path != "" {
-			msg = e.Path + ": " + msg
-		}
-		m.problems.Root = append(m.problems.Root, msg)
+	// One verdict: the problems the form will show for this value, found
+	// the same way (form.CheckValue), listed by pointer.
+	if p, err := m.form.CheckValue(m.value, m.validate); err == nil {
+		m.problems = p
 	}
 }
 
@@ -531,6 +523,18 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 			delete(m.areas, n)
 		}
 		m.form.Gen++
+		return nil, m.edited(n)
+	case key.Matches(kp, k.Empty):
+		if !m.form.SetEmpty(n) {
+			m.setTransientNote(`ctrl+r sets a text field to the empty string "": this field is not one.`)
+			return nil, nil
+		}
+		if in, ok := m.inputs[n]; ok {
+			in.SetValue("")
+		}
+		if a, ok := m.areas[n]; ok {
+			a.SetValue("")
+		}
 		return nil, m.edited(n)
 	case key.Matches(kp, k.Add):
 		return nil, m.add(n)
@@ -659,6 +663,14 @@ func movable(n *form.Node) *form.Node {
 // add adds an item to the focused list or map, or the nearest enclosing
 // one, and focuses it.
 func (m *Model) add(n *form.Node) tea.Cmd {
+	if n.Kind == form.KindUnion && len(n.Children) > 0 {
+		// A union's chosen variant has no row of its own (its fields show
+		// under the picker): ctrl+a on the picker adds to it, so a
+		// free-form object or a list under a union is reachable.
+		if c := n.Children[0]; c.Kind == form.KindArray || c.Kind == form.KindObject && (c.HasMap || c.Lazy) {
+			n = c
+		}
+	}
 	for p := n; p != nil; p = p.Parent {
 		if p.Kind == form.KindArray || p.Kind == form.KindObject && (p.HasMap || p.Lazy) {
 			it := m.form.Add(p)
@@ -761,6 +773,9 @@ func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 			return cmd
 		}
 		n.Text = in.Value()
+	}
+	if n.Text != "" {
+		n.Empty = false // text typed: no longer the empty-string state
 	}
 	return tea.Batch(cmd, m.edited(n))
 }

@@ -23,6 +23,10 @@ type KeyMap struct {
 	// Null toggles null on a nullable field; Clear leaves a field out (or
 	// removes a list item or entry); Add adds an item or entry.
 	Null, Clear, Add key.Binding
+	// Empty sets a string field to the empty string "" (shown as "", sent
+	// as ""), or back to not set: deleting a field's text leaves it not
+	// set, so this is how "" is sent.
+	Empty key.Binding
 	// MoveUp and MoveDown reorder list items and entries.
 	MoveUp, MoveDown key.Binding
 	// JSON switches JSON mode; Editor edits the input in $EDITOR.
@@ -49,6 +53,7 @@ func DefaultKeyMap() KeyMap {
 		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
 		Null:     key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
 		Clear:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "clear/remove")),
+		Empty:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", `"" empty string`)),
 		Add:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "add item")),
 		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move up")),
 		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move down")),
@@ -80,13 +85,13 @@ func (m *Model) ShortHelp() []key.Binding {
 			extra = append(extra, k.Right)
 		case form.KindString:
 			if !n.Raw {
-				extra = append(extra, k.Newline)
+				extra = append(extra, k.Newline, k.Empty)
 			}
 		}
 		if n.Nullable {
 			extra = append(extra, k.Null)
 		}
-		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap {
+		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap || addsToVariant(n) {
 			extra = append(extra, k.Add)
 		}
 	}
@@ -105,9 +110,19 @@ func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
-		{k.Toggle, k.Left, k.Right, k.Null, k.Clear},
+		{k.Toggle, k.Left, k.Right, k.Null, k.Empty, k.Clear},
 		{k.Add, k.MoveUp, k.MoveDown},
 		{k.JSON, k.Editor, k.Recall, k.Save},
 		{k.Submit, k.Back},
 	}
+}
+
+// addsToVariant reports whether ctrl+a on union n adds to its chosen
+// variant (a list or a map).
+func addsToVariant(n *form.Node) bool {
+	if n.Kind != form.KindUnion || len(n.Children) == 0 {
+		return false
+	}
+	c := n.Children[0]
+	return c.Kind == form.KindArray || c.Kind == form.KindObject && c.HasMap
 }

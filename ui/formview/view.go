@@ -42,6 +42,9 @@ func (m *Model) footer() []string {
 	st := m.com.Styles
 	var foot []string
 	roots := m.problems.Root
+	if m.jsonMode {
+		roots = m.problems.Lines() // no fields to show them at
+	}
 	if !m.jsonMode && !m.ProblemsShownAt("") {
 		roots = nil // counted in the summary line until a submit attempt
 	}
@@ -66,7 +69,7 @@ func (m *Model) footer() []string {
 	}
 	if n := m.problems.Count(); n > 0 && !m.armed {
 		hidden := ""
-		if h := m.problems.Hidden; h > 0 && !m.jsonMode {
+		if h := m.problems.Hidden; h > 0 {
 			hidden = fmt.Sprintf(" (%d from variants not chosen)", h)
 		}
 		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, common.Plural(n, "problem", "problems"), hidden), m.width)))
@@ -149,7 +152,15 @@ func (m *Model) rowLines(i int) []string {
 			lines = append(lines, common.Trunc(pad+l, w))
 		}
 	case n.IsText():
-		lines = append(lines, common.Trunc(pad+m.input(n).View(), w))
+		in := m.input(n)
+		if n.Kind == form.KindString && !n.Raw {
+			// The empty string shows as "" where an example would.
+			in.Placeholder = render.SanitizeLine(n.Placeholder)
+			if n.IsEmptyString() && n.Empty {
+				in.Placeholder = `""`
+			}
+		}
+		lines = append(lines, common.Trunc(pad+in.View(), w))
 	default:
 		if e := m.editorLine(n, focused); e != "" {
 			lines = append(lines, common.Trunc(pad+e, w))
@@ -216,6 +227,9 @@ func (m *Model) describe(n *form.Node) string {
 	if n.Raw {
 		kind += " · kept as JSON (ctrl+x resets)"
 	}
+	if n.Empty && n.IsEmptyString() {
+		kind += ` · empty string "" (sent; ctrl+r: not set)`
+	}
 	if n.Nullable {
 		kind += " | null"
 	}
@@ -225,6 +239,9 @@ func (m *Model) describe(n *form.Node) string {
 	parts = append(parts, kind)
 	if h := n.Hint(); h != "" {
 		parts = append(parts, render.SanitizeLine(h))
+	}
+	if kept := m.form.KeptVariants(n); len(kept) > 0 {
+		parts = append(parts, render.SanitizeLine("also holds "+strings.Join(kept, ", ")+" (not sent)"))
 	}
 	if n.Deprecated {
 		parts = append(parts, "deprecated")

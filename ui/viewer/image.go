@@ -128,6 +128,9 @@ func newGrid(in loadInput) *grid {
 		t := thumb{title: common.TitleOr(a.Title, a.ID), art: a}
 		src, err := readCapped(a.Staged, maxGridFileBytes)
 		if err == nil {
+			err = checkBytes(a.Digest, src)
+		}
+		if err == nil {
 			t.img, t.info, err = render.DecodeImage(src)
 		}
 		t.err = err

@@ -60,7 +60,8 @@ type ArtifactKeyMap struct {
 	Save key.Binding
 	// Open hands the file to the system's opener (local display only).
 	Open key.Binding
-	// Copy puts the saved (or staged) path on the clipboard with OSC 52.
+	// Copy puts the saved (or staged) path on the clipboard: through tmux
+	// inside tmux, else with OSC 52 (package clipboard).
 	Copy key.Binding
 	// Back leaves the viewer.
 	Back key.Binding

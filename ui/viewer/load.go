@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,11 +36,31 @@ type loadInput struct {
 	// encoding is set by load: the text encoding the file was decoded from
 	// (render.DecodeText), "" for UTF-8.
 	encoding string
+	// checked is set by load when the bytes it read hash to meta.Digest
+	// (issue 10: the header says "verified" only then).
+	checked bool
+}
+
+// ErrChanged is a staged artifact whose bytes no longer hash to the digest
+// verified when it was staged (issue 10).
+var ErrChanged = errors.New("changed since it was verified")
+
+// checkBytes returns an error wrapping ErrChanged unless src hashes to
+// digest.
+func checkBytes(digest string, src []byte) error {
+	if got := modproto.Digest(src); got != digest {
+		return fmt.Errorf("the staged file %w: it hashes to %s, not %s; not shown", ErrChanged, render.ShortDigest(got), render.ShortDigest(digest))
+	}
+	return nil
 }
 
 // load reads the artifact and builds its body; it runs in a Cmd. The note
 // is a status message for the header (why a file is shown as a download);
-// in.encoding is set when the text was decoded.
+// in.encoding is set when the text was decoded. The bytes of a file whose
+// metadata claims it verified are hashed again: inp.checked reports that
+// they hash to its digest (the header says "verified" only then); bytes
+// that do not are not shown, and the error wraps ErrChanged. A file offered
+// as a download or described by its metadata is not read, so not checked.
 func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	in := *inp
 	meta := in.meta
@@ -56,9 +77,18 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
 		return metadataBody(in, meta), note, nil
 	}
-	src, err := readCapped(in.path, MaxViewBytes)
+	// One byte over the bound, so a file grown since staging cannot hash
+	// as its first MaxViewBytes.
+	src, err := readCapped(in.path, MaxViewBytes+1)
 	if err != nil {
 		return metadataBody(in, meta), "", err
+	}
+	if meta.Verified && meta.Digest != "" {
+		if err := checkBytes(meta.Digest, src); err != nil {
+			meta.Verified = false
+			return metadataBody(in, meta), "", err
+		}
+		inp.checked = true
 	}
 	if len(src) == 0 {
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil

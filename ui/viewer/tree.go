@@ -43,7 +43,7 @@ type treeRow struct {
 // members are indexed only when it is first expanded, so a 20 MB file opens
 // after one validation pass and one scan of its top level. Only visible rows
 // are drawn. The cursor's jq-style path (.a.b[3]) shows in the footer and y
-// copies it (OSC 52). Search finds text in the raw bytes and expands the
+// copies it (the viewer's clipboard, package clipboard). Search finds text in the raw bytes and expands the
 // tree down to the match.
 type tree struct {
 	com      *common.Common
@@ -297,9 +297,9 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 		t.rebuild()
 		t.status = "collapsed all"
 	case key.Matches(kp, k.CopyPath):
+		// The viewer copies it and says how (its note).
 		p := t.Path(t.cur)
-		t.status = "copied " + render.SanitizeLine(p)
-		return true, tea.SetClipboard(p)
+		return true, func() tea.Msg { return copyMsg{text: p, what: "the JSON path " + p} }
 	case key.Matches(kp, t.keys.Search.Start):
 		return true, t.search.Open()
 	case key.Matches(kp, t.keys.Search.Next) && t.search.query != "":

@@ -30,6 +30,7 @@ import (
 	"modbay/probe"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/ui/clipboard"
 	"modbay/ui/common"
 )
 
@@ -64,11 +65,13 @@ type Env struct {
 	Probe probe.Tools
 	// Graphics is the terminal's image protocol (render.DetectGraphics).
 	Graphics render.Graphics
+	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
+	Clipboard clipboard.Clipboard
 }
 
 // DetectEnv reads the environment and looks up the helper programs.
 func DetectEnv() Env {
-	e := Env{Graphics: render.DetectGraphics(os.Getenv)}
+	e := Env{Graphics: render.DetectGraphics(os.Getenv), Clipboard: clipboard.Detect(os.Getenv, exec.LookPath)}
 	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
 	display := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" ||
 		runtime.GOOS == "darwin" || runtime.GOOS == "windows"
@@ -103,6 +106,8 @@ type loadedMsg struct {
 	// encoding is the text encoding the file was decoded from, "" for
 	// UTF-8 (render.DecodeText).
 	encoding string
+	// checked: the bytes shown hashed to the artifact's digest.
+	checked bool
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -181,6 +186,9 @@ type Model struct {
 	// encoding is the text encoding the file was decoded from (shown in
 	// the header), "" for UTF-8.
 	encoding string
+	// verified is set when the last load hashed the file to its digest;
+	// the header says "verified" only then.
+	verified bool
 	saveDir  string
 	// baseDir is the directory relative save paths start from: the save
 	// directory the viewer was opened with (the workspace), never the
@@ -195,10 +203,9 @@ type Model struct {
 // other artifacts (an image grid shows them), saveDir the default save
 // directory. Call Load for the Cmd that reads it.
 func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.VerifiedArtifact, siblings []runner.VerifiedArtifact, saveDir string) *Model {
-	name := filepath.Base(a.Path)
-	if name == "." || name == "/" || name == "" {
-		name = a.ID
-	}
+	// The name comes from the module: sanitized before it names a file
+	// or reaches the clipboard in a path (saveName).
+	name := saveName(a.Path, a.ID)
 	m := newModel(com, keys, env, metaOf(a), a.Staged, name, saveDir)
 	m.reqID, m.art, m.siblings, m.label = reqID, a, siblings, a.ID
 	return m
@@ -207,7 +214,8 @@ func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.Verifi
 // NewFile returns a viewer for the file at path described by meta (its
 // presentation chosen by render.Resolve(meta.Presentation,
 // meta.MediaType), WIRE.md §10), outside any run: a skill's SKILL.md, a
-// history record. The header says "verified" only when meta.Verified; a
+// history record. The header says "verified" only when meta.Verified and
+// the bytes read hash to meta.Digest; a
 // missing meta.Title is the file's name. saveDir is the default save
 // directory. Call Load for the Cmd that reads it.
 func NewFile(com *common.Common, keys KeyMap, env Env, meta render.Meta, path, saveDir string) *Model {
@@ -299,7 +307,7 @@ func (m *Model) Load() tea.Cmd {
 	}
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding}
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked}
 	}
 }
 
@@ -317,6 +325,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		m.loading = false
 		m.err = msg.err
 		m.encoding = msg.encoding
+		m.verified = msg.checked
 		if msg.note != "" {
 			m.note = msg.note
 		}
@@ -339,6 +348,11 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if !m.copyTaken() {
 			m.note += " · y copies the path"
 		}
+		return nil, nil
+	case copyMsg:
+		return nil, m.copy(msg.text, msg.what)
+	case copiedMsg:
+		m.note = msg.res.Note(msg.what)
 		return nil, nil
 	case openedMsg:
 		if msg.err != nil {
@@ -377,8 +391,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		if p == "" {
 			p = m.path
 		}
-		m.note = "Copied " + p + " to the clipboard (OSC 52)."
-		return nil, tea.SetClipboard(p)
+		return nil, m.copy(p, "the path "+p)
 	}
 	return nil, nil
 }
@@ -528,8 +541,11 @@ func (m *Model) View() string {
 		facts = append(facts, name)
 	}
 	info := st.Muted.Render(strings.Join(facts, " · "))
-	if meta.Verified {
+	switch {
+	case m.verified:
 		info += " " + st.Success.Render("verified ✓")
+	case errors.Is(m.err, ErrChanged):
+		info += " " + st.Error.Render("changed since it was verified ✗")
 	}
 	var third string
 	switch {

@@ -3,6 +3,7 @@ package viewer
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"image"
@@ -502,12 +503,13 @@ func TestSlidesAndGrid(t *testing.T) {
 	var sibs []runner.VerifiedArtifact
 	for i := range 3 {
 		p := filepath.Join(dir, fmt.Sprintf("img%d.png", i))
-		os.WriteFile(p, pngOf(t, 40+i*10, 30), 0o444)
+		png := pngOf(t, 40+i*10, 30)
+		os.WriteFile(p, png, 0o444)
 		id := fmt.Sprintf("i%d", i)
 		if i == 0 {
 			id = "a1" // the artifact opened
 		}
-		sibs = append(sibs, runner.VerifiedArtifact{Artifact: modproto.Artifact{ID: id, Title: fmt.Sprintf("shot %d", i), MediaType: "image/png"}, Staged: p})
+		sibs = append(sibs, runner.VerifiedArtifact{Artifact: modproto.Artifact{ID: id, Title: fmt.Sprintf("shot %d", i), MediaType: "image/png", Digest: modproto.Digest(png)}, Staged: p})
 	}
 	g := openPath(t, sibs[0].Staged, 0, "", "image/png", "image_grid", 80, 24, false, sibs)
 	out := g.frame()
@@ -873,7 +875,7 @@ func TestCopiedPathIsInert(t *testing.T) {
 	}
 	out := f.frame()
 	inert(t, out)
-	if !strings.Contains(out, "copied") {
+	if !strings.Contains(out, "terminal's clipboard (OSC 52") {
 		t.Fatalf("no copy status:\n%s", out)
 	}
 }
@@ -967,5 +969,29 @@ func TestCountsAndPositionsRead(t *testing.T) {
 	f = open(t, "a.txt", []byte("one\ntwo\nthree\n"), "text/plain", "", 60, 14, false)
 	if out := f.frame(); !strings.Contains(out, "all 3 lines") {
 		t.Fatalf("a short text's position says only:\n%s", out)
+	}
+}
+
+// TestTamperedStagedFileIsNotVerified: bytes that no longer hash to the
+// digest verified at staging are not shown and the header says so; the
+// same file with its true digest says "verified ✓".
+func TestTamperedStagedFileIsNotVerified(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.txt")
+	honest, tampered := []byte("the real report\n"), []byte("THE FAKE REPORT\n")
+	if err := os.WriteFile(path, tampered, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := openPath(t, path, int64(len(honest)), modproto.Digest(honest), "text/plain", "text", 80, 12, false, nil)
+	if !errors.Is(f.m.Err(), ErrChanged) {
+		t.Fatalf("err = %v, want ErrChanged", f.m.Err())
+	}
+	out := f.frame()
+	if strings.Contains(out, "verified ✓") || strings.Contains(out, "FAKE") || !strings.Contains(out, "changed since it was verified") {
+		t.Fatalf("a tampered file:\n%s", out)
+	}
+	f = openPath(t, path, int64(len(tampered)), modproto.Digest(tampered), "text/plain", "text", 80, 12, false, nil)
+	if out := f.frame(); f.m.Err() != nil || !strings.Contains(out, "verified ✓") {
+		t.Fatalf("an intact file (err %v):\n%s", f.m.Err(), out)
 	}
 }

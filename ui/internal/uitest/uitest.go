@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/contain"
 	"modbay/modproto"
 	"modbay/runner"
 )
@@ -206,15 +207,38 @@ func Plan(t testing.TB, m *runner.Module) *runner.Plan {
 	}
 }
 
+// Contained is the enforcement of a fully contained run as this project's
+// machine kind applies it (root, Landlock ABI 7, every namespace, seccomp).
+var Contained = contain.Enforcement{
+	Contained: true, Processes: contain.ProcessesPIDNamespace, Filesystem: "landlock ABI 7",
+	Network: contain.NetworkNamespace + " + " + contain.NetworkNoSockets, Capabilities: contain.CapabilitiesDropped,
+	Terminal: contain.TerminalOwnSession, Signals: "landlock scope + pid namespace", UnixSockets: contain.UnixSocketsRefused,
+	Descriptors: contain.DescriptorsClosed, Limits: "open files 1024",
+}
+
+// Gapped is the enforcement of a run on an older machine without user
+// namespaces, not root (Landlock ABI 5, seccomp): no PID namespace and no
+// signal scoping, so two gaps.
+var Gapped = contain.Enforcement{
+	Contained: true, Processes: contain.ProcessesGroup, Filesystem: "landlock ABI 5",
+	Network: contain.NetworkNoSockets, Capabilities: contain.CapabilitiesDropped,
+	Terminal: contain.TerminalOwnSession, Signals: "not enforced (no landlock scope (ABI < 6) and no pid namespace)",
+	UnixSockets: contain.UnixSocketsRefused, Descriptors: contain.DescriptorsClosed, Limits: "open files 1024",
+	Gaps: []string{"processes: process group (no pid namespace)",
+		"signals: not enforced (no landlock scope (ABI < 6) and no pid namespace)"},
+}
+
 // Result is the run of Plan answered by invoke fixture rel, with its
-// artifacts verified and staged.
+// artifacts verified and staged: Contained when the envelope is ok,
+// Gapped when it is an error (so goldens show both).
 func Result(t testing.TB, p *runner.Plan, rel string) *runner.Result {
 	t.Helper()
 	env := Envelope(t, rel)
 	res := &runner.Result{
 		RequestID: env.RequestID, Module: p.Module.ID, Capability: p.Capability.ID,
 		Envelope: env, Started: Epoch, Duration: 420 * time.Millisecond,
-		Stderr: "reading 3 quarters\nwriting reports/quarterly.json\n",
+		Stderr:      "reading 3 quarters\nwriting reports/quarterly.json\n",
+		Enforcement: Contained,
 	}
 	for _, a := range env.Execution.Artifacts {
 		res.Artifacts = append(res.Artifacts, runner.VerifiedArtifact{
@@ -226,6 +250,7 @@ func Result(t testing.TB, p *runner.Plan, rel string) *runner.Result {
 	}
 	if !env.OK {
 		res.ExitCode = 1
+		res.Enforcement = Gapped
 	}
 	_, res.EffectWarnings = modproto.CheckExecutionAgainstDeclared(p.Module.Descriptor, p.Capability.ID, &env.Execution)
 	return res

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// installFixture copies testdata/check/fixture.sh to <dir>/<fault>/<fault>
+// (its file name picks its fault) and returns the executable's path.
+func installFixture(t *testing.T, fault string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "check", "fixture.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(t.TempDir(), fault, fault)
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// TestCheckNamesEachDeliberateFault: each fault a new author makes is a
+// fixture, and the checklist has the line that names it (issue 11 §4);
+// the well-behaved fixture passes with exit 0.
+func TestCheckNamesEachDeliberateFault(t *testing.T) {
+	t.Parallel()
+	for fault, want := range map[string]string{
+		"ok":                    "10 passed, 0 warnings, 0 failed, 0 skipped",
+		"log-line":              `fail    fixture.write minimal  input {"name":"a"}  — host.invalid_json`,
+		"crash":                 `fail    fixture.write minimal  input {"name":"a"}  — host.invalid_json: exited with status 3 before writing an envelope; stderr ends: Traceback (most recent call last): | File "impl.py", line 3, in <module> | KeyError: 'name'`,
+		"error-string":          `fail    fixture.write minimal  input {"name":"a"}  — host.`,
+		"wrong-request-id":      `fail    fixture.write minimal  input {"name":"a"}  — host.protocol_violation`,
+		"undeclared-kind":       `"fixture.other/v1" is not among capability "fixture.write"'s artifact_schemas`,
+		"bad-digest":            `fail    fixture.write minimal  input {"name":"a"}  — host.protocol_violation`,
+		"no-invalid-request":    `fail    fixture.write invalid: /name is 12345  input {"name":12345}  — accepted an input its schema refuses`,
+		"no-unknown-capability": `fail    unknown capability  input {}  — answered internal (something went wrong) to capability "modbay.check.no-such-capability"`,
+	} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			exe := installFixture(t, fault)
+			code, out, errOut := run(t, "check", "--home", t.TempDir(), exe)
+			if !strings.Contains(out, want) {
+				t.Fatalf("no line %q in:\n%s%s", want, out, errOut)
+			}
+			if wantCode := map[bool]int{true: ExitOK, false: ExitHostVerdict}[fault == "ok"]; code != wantCode {
+				t.Fatalf("exit %d, want %d:\n%s", code, wantCode, out)
+			}
+		})
+	}
+}
+
+// TestCheckDigestLine: a wrong digest is named as such.
+func TestCheckDigestLine(t *testing.T) {
+	t.Parallel()
+	_, out, _ := run(t, "check", "--home", t.TempDir(), installFixture(t, "bad-digest"))
+	if !strings.Contains(out, "digest") {
+		t.Fatalf("the digest is not named:\n%s", out)
+	}
+}
+
+// TestCheckExamplesPass: the built-in notes example passes its own
+// check, and --json says so item by item; nothing is written to the
+// home's workspace (a temporary one is used).
+func TestCheckExamplesPass(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	code, out, errOut := run(t, "check", "--home", home, "--examples", "--json", "notes")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	var rep struct {
+		OK    bool `json:"ok"`
+		Items []struct {
+			Status, Name, Detail string
+			Input                json.RawMessage
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, it := range rep.Items {
+		names[it.Name] = it.Status
+	}
+	for _, n := range []string{"describe", "describe twice", "validate", "notes.report minimal", "notes.echo minimal", "unknown capability"} {
+		if names[n] != "pass" {
+			t.Errorf("%s: %q", n, names[n])
+		}
+	}
+	if !rep.OK || len(rep.Items) < 8 {
+		t.Fatalf("ok %v, %d items", rep.OK, len(rep.Items))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "workspace")); len(entries) > 0 {
+		t.Fatalf("the home's workspace was written: %v", entries)
+	}
+}
+
+// TestInvokeTrace: --trace shows the raw exchange and both copy lines;
+// --json carries them; the saved request file is the one sent, 0600, and
+// the module call line names it.
+func TestInvokeTrace(t *testing.T) {
+	t.Parallel()
+	exe := installFixture(t, "ok")
+	home := t.TempDir()
+	code, out, errOut := run(t, "invoke", "--home", home, exe, "fixture.write", "--input", `{"name":"x"}`, "--trace")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"argv:     module invoke fixture.write --input /", "env:      TMPDIR=", "exit:     status 0",
+		"timings:  spawn ", "request file (", `"input":{"name":"x"}`, "stdout (", "repeat with modbay:\n  modbay invoke " + exe + ` fixture.write --input '{"name":"x"}'`,
+		"without modbay's containment", `env -i TMPDIR="$(mktemp -d)" ` + exe + " module invoke fixture.write --input " + filepath.Join(home, "state", ".requests")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, "invoke", "--home", home, exe, "fixture.write", "--input", `{"name":"x"}`, "--trace", "--json")
+	var j struct {
+		RequestID string `json:"request_id"`
+		Trace     struct {
+			Calls []struct {
+				Request string           `json:"request"`
+				Stdout  string           `json:"stdout"`
+				Timings map[string]int64 `json:"timings_us"`
+			} `json:"calls"`
+			Copy struct {
+				Invoke      string `json:"invoke"`
+				ModuleCall  string `json:"module_call"`
+				RequestFile string `json:"request_file"`
+			} `json:"copy"`
+		} `json:"trace"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitOK {
+		t.Fatalf("%v %d\n%s", err, code, out)
+	}
+	if len(j.Trace.Calls) != 1 || len(j.Trace.Calls[0].Timings) != 5 || !strings.Contains(j.Trace.Calls[0].Stdout, j.RequestID) {
+		t.Fatalf("%+v", j.Trace)
+	}
+	saved, err := os.ReadFile(j.Trace.Copy.RequestFile)
+	if err != nil || string(saved) != j.Trace.Calls[0].Request {
+		t.Fatalf("saved %q (%v), sent %q", saved, err, j.Trace.Calls[0].Request)
+	}
+	if fi, _ := os.Stat(j.Trace.Copy.RequestFile); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}
+
+// TestLauncherEditIsSeen: a module run through a launcher (`exec sh
+// impl.sh`) is described afresh after impl.sh changes, since the describe
+// cache keys on the module directory's files (WIRE.md §2 modbay); without
+// a change the cache answers, and --no-cache bypasses it. "cached" in
+// validate --json says which it was.
+func TestLauncherEditIsSeen(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	dir := filepath.Join(home, "modules", "fixture")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	impl, err := os.ReadFile(filepath.Join("testdata", "check", "fixture.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "impl.sh"), impl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	launcher := "#!/bin/sh\nexec /bin/sh \"${0%/*}/impl.sh\" \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "fixture"), []byte(launcher), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	validate := func(extra ...string) (version string, cached bool) {
+		t.Helper()
+		code, out, errOut := run(t, append([]string{"validate", "--home", home, "--json", "fixture"}, extra...)...)
+		var j struct {
+			Cached     bool `json:"cached"`
+			Descriptor struct {
+				Version string `json:"version"`
+			} `json:"descriptor"`
+			Version string `json:"version"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != ExitOK {
+			t.Fatalf("exit %d %v\n%s%s", code, err, out, errOut)
+		}
+		v := j.Version
+		if v == "" {
+			v = j.Descriptor.Version
+		}
+		return v, j.Cached
+	}
+	if v, cached := validate(); v != "1.0.0" || cached {
+		t.Fatalf("first: %s cached %v", v, cached)
+	}
+	if _, cached := validate(); !cached {
+		t.Fatal("an unchanged module was described again")
+	}
+	if _, cached := validate("--no-cache"); cached {
+		t.Fatal("--no-cache read the cache")
+	}
+	edited := strings.Replace(string(impl), `"version":"1.0.0"`, `"version":"1.0.1"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "impl.sh"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, cached := validate(); v != "1.0.1" || cached {
+		t.Fatalf("after editing impl.sh: %s cached %v", v, cached)
+	}
+}

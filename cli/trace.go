@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"modbay/render"
+	"modbay/runner"
+	"modbay/schema"
+)
+
+// traceOut is the --json shape of `invoke --trace` (issue 11 §6): each
+// process call's raw exchange and the two copy lines.
+type traceOut struct {
+	Calls []traceCall `json:"calls"`
+	Copy  traceCopy   `json:"copy"`
+}
+
+// traceCall is one call of the exchange. Request, Stdout and Stderr are
+// the bytes as written and received (stdout's first 64 KiB), as JSON
+// strings (invalid UTF-8 replaced).
+type traceCall struct {
+	runner.ExchangeCall
+	Request  string           `json:"request"`
+	Stdout   string           `json:"stdout"`
+	Stderr   string           `json:"stderr"`
+	Timings  map[string]int64 `json:"timings_us"`
+	Complete bool             `json:"stdout_complete"`
+}
+
+// traceCopy holds the copy lines: the modbay invoke line (secret values
+// redacted) and the line that makes the module call without modbay, with
+// the request file it reads and the note that it runs uncontained.
+type traceCopy struct {
+	Invoke      string `json:"invoke"`
+	ModuleCall  string `json:"module_call,omitempty"`
+	RequestFile string `json:"request_file,omitempty"`
+	Note        string `json:"note,omitempty"`
+	// SaveError says why the request file could not be saved (no module
+	// call line then).
+	SaveError string `json:"save_error,omitempty"`
+}
+
+// buildTrace gathers a run's exchange and copy lines; the first call's
+// request file is saved under the home's state directory (0600).
+func buildTrace(h *runner.Host, plan *runner.Plan, moduleRef string, input json.RawMessage, x *runner.Exchange) traceOut {
+	out := traceOut{Calls: []traceCall{}}
+	for _, c := range x.Calls() {
+		tc := traceCall{ExchangeCall: c, Request: string(c.Request), Stdout: string(c.Stdout), Stderr: string(c.Stderr),
+			Timings: map[string]int64{}, Complete: len(c.Stdout) == c.StdoutBytes}
+		for _, t := range c.Timings() {
+			tc.Timings[t.Phase] = t.Duration.Microseconds()
+		}
+		out.Calls = append(out.Calls, tc)
+	}
+	d := plan.Module.Descriptor
+	// Secrets stay out of the copied line (AGENTS.md "Redaction").
+	masked := input
+	if h, err := schema.Compile(d.RequestSchemas[plan.Capability.RequestSchema]); err == nil {
+		masked, _ = schema.Redact(h, input, schema.RedactMask)
+	}
+	out.Copy.Invoke = runner.InvokeLine(moduleRef, plan.Capability.ID, masked)
+	if len(out.Calls) == 0 || out.Calls[0].Request == "" {
+		return out
+	}
+	first := out.Calls[0]
+	path, err := h.SaveRequest(first.RequestID, first.ExchangeCall.Request)
+	if err != nil {
+		out.Copy.SaveError = err.Error()
+		return out
+	}
+	out.Copy.RequestFile = path
+	out.Copy.ModuleCall = runner.ModuleCallLine(plan.Module.Exe, plan.Capability.ID, path)
+	out.Copy.Note = runner.ModuleCallNote
+	return out
+}
+
+// writeTrace prints the raw exchange for a person: every module string
+// sanitized, stdout and stderr as received (stdout's first 64 KiB).
+func writeTrace(w io.Writer, t traceOut) {
+	for i, c := range t.Calls {
+		fmt.Fprintf(w, "\n── raw exchange %d/%d  %s\n", i+1, len(t.Calls), c.RequestID)
+		fmt.Fprintf(w, "argv:     %s\n", clean(strings.Join(quoteAll(c.Argv), " ")))
+		fmt.Fprintf(w, "env:      %s\n", clean(strings.Join(c.Env, " ")))
+		fmt.Fprintf(w, "dir:      %s\n", clean(c.Dir))
+		if e := c.Exit; e != nil {
+			fmt.Fprintf(w, "exit:     %s\n", exitWords(e))
+		}
+		var ts []string
+		for _, p := range []string{runner.PhaseSpawn, runner.PhaseFirstByte, runner.PhaseExit, runner.PhaseVerify, runner.PhaseStage} {
+			if us, ok := c.Timings[p]; ok {
+				ts = append(ts, fmt.Sprintf("%s %s", strings.ReplaceAll(p, "_", " "), time.Duration(us)*time.Microsecond))
+			}
+		}
+		fmt.Fprintf(w, "timings:  %s\n", strings.Join(ts, ", "))
+		fmt.Fprintf(w, "request file (%s):\n%s\n", render.HumanBytes(int64(len(c.Request))), indent(render.Sanitize(c.Request)))
+		head := fmt.Sprintf("stdout (%s)", render.HumanBytes(int64(c.StdoutBytes)))
+		if !c.Complete {
+			head = fmt.Sprintf("stdout (first %s of %s)", render.HumanBytes(int64(len(c.Stdout))), render.HumanBytes(int64(c.StdoutBytes)))
+		}
+		fmt.Fprintf(w, "%s:\n%s\n", head, indent(render.Sanitize(strings.TrimRight(c.Stdout, "\n"))))
+		if c.Stderr != "" {
+			fmt.Fprintf(w, "stderr:\n%s\n", indent(render.Sanitize(strings.TrimRight(c.Stderr, "\n"))))
+		}
+	}
+	fmt.Fprintf(w, "\nrepeat with modbay:\n  %s\n", clean(t.Copy.Invoke))
+	switch {
+	case t.Copy.ModuleCall != "":
+		fmt.Fprintf(w, "the module call without modbay (%s):\n  %s\n", t.Copy.Note, clean(t.Copy.ModuleCall))
+	case t.Copy.SaveError != "":
+		fmt.Fprintf(w, "the request file could not be saved: %s\n", clean(t.Copy.SaveError))
+	}
+}
+
+// exitWords says how a process ended.
+func exitWords(e *runner.ExitFrame) string {
+	var s string
+	switch {
+	case e.SpawnError != "":
+		return "did not start: " + clean(e.SpawnError)
+	case e.Signal != "":
+		s = "killed by " + e.Signal
+	default:
+		s = fmt.Sprintf("status %d", e.Code)
+	}
+	switch {
+	case e.TimedOut:
+		s += " (deadline passed: the host killed the tree)"
+	case e.Cancelled:
+		s += " (cancelled: the host killed the tree)"
+	case e.OutputTooLarge:
+		s += " (stdout over max_output_bytes: the host killed the tree)"
+	}
+	return s
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = runner.ShellQuote(s)
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ExchangeStdoutShown bounds the stdout an Exchange keeps for display, in
+// bytes (issue 11 §6: the first 64 KiB; the envelope itself is judged
+// whole by the host).
+const ExchangeStdoutShown = 64 << 10
+
+// Exchange is the raw exchange of one run, built frame by frame from a
+// Recorder (RunOptions.Record): for each process call (a job's polls are
+// calls too) what was sent and what came back, exactly, with the time each
+// phase ended. It is safe for concurrent use.
+type Exchange struct {
+	mu    sync.Mutex
+	calls []*ExchangeCall
+}
+
+// ExchangeCall is one call of an Exchange. Byte fields are raw module
+// bytes: sanitize before display.
+type ExchangeCall struct {
+	// RequestID is the call's request id.
+	RequestID string `json:"request_id"`
+	// Argv is the argv after the executable, the request file's path
+	// included; Env the whole environment; Dir the working directory.
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+	// Request is the request file's bytes as written.
+	Request []byte `json:"-"`
+	// Stdout is stdout as received, at most ExchangeStdoutShown bytes;
+	// StdoutBytes how many were received (kept by the host, up to the
+	// ceiling).
+	Stdout      []byte `json:"-"`
+	StdoutBytes int    `json:"stdout_bytes"`
+	// Stderr is stderr as kept (StderrCap).
+	Stderr []byte `json:"-"`
+	// Exit is how the process ended; nil when no process ran.
+	Exit *ExitFrame `json:"exit,omitempty"`
+	// Phases are the phases' ends in the order they happened.
+	Phases []PhaseMark `json:"-"`
+}
+
+// PhaseMark is the end of one phase of a call.
+type PhaseMark struct {
+	Name string
+	At   time.Time
+}
+
+// Timing is how long one phase of a call took.
+type Timing struct {
+	// Phase is a Phase* name; Duration is measured from the end of the
+	// phase before it (spawn from the start, first_byte and exit from
+	// spawn, verify from exit, stage from verify).
+	Phase    string        `json:"phase"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// NewExchange returns an empty Exchange.
+func NewExchange() *Exchange { return &Exchange{} }
+
+// Recorder returns the Recorder that fills x.
+func (x *Exchange) Recorder() Recorder { return x.record }
+
+// record files one frame under its call, starting a call at a new request
+// id.
+func (x *Exchange) record(f Frame) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var c *ExchangeCall
+	if n := len(x.calls); n > 0 && x.calls[n-1].RequestID == f.RequestID {
+		c = x.calls[n-1]
+	} else {
+		c = &ExchangeCall{RequestID: f.RequestID}
+		x.calls = append(x.calls, c)
+	}
+	switch f.Kind {
+	case FrameArgv:
+		_ = json.Unmarshal(f.Data, &c.Argv)
+	case FrameEnv:
+		_ = json.Unmarshal(f.Data, &c.Env)
+	case FrameDir:
+		c.Dir = string(f.Data)
+	case FrameRequest:
+		c.Request = f.Data
+	case FrameStdout:
+		c.StdoutBytes = len(f.Data)
+		c.Stdout = f.Data[:min(len(f.Data), ExchangeStdoutShown)]
+	case FrameStderr:
+		c.Stderr = f.Data
+	case FrameExit:
+		var e ExitFrame
+		if json.Unmarshal(f.Data, &e) == nil {
+			c.Exit = &e
+		}
+	case FramePhase:
+		c.Phases = append(c.Phases, PhaseMark{Name: string(f.Data), At: f.At})
+	}
+}
+
+// Calls returns the calls recorded so far, in order (copies of the
+// records; the byte slices are shared and must not be changed).
+func (x *Exchange) Calls() []ExchangeCall {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]ExchangeCall, len(x.calls))
+	for i, c := range x.calls {
+		out[i] = *c
+		out[i].Phases = append([]PhaseMark(nil), c.Phases...)
+	}
+	return out
+}
+
+// Timings returns how long each phase of c took, in phase order; a phase
+// that did not happen (no stdout, no artifacts judged) is left out.
+func (c ExchangeCall) Timings() []Timing {
+	at := map[string]time.Time{}
+	for _, p := range c.Phases {
+		at[p.Name] = p.At
+	}
+	from := map[string]string{PhaseSpawn: PhaseStart, PhaseFirstByte: PhaseSpawn, PhaseExit: PhaseSpawn, PhaseVerify: PhaseExit, PhaseStage: PhaseVerify}
+	var out []Timing
+	for _, name := range []string{PhaseSpawn, PhaseFirstByte, PhaseExit, PhaseVerify, PhaseStage} {
+		end, ok := at[name]
+		start, ok2 := at[from[name]]
+		if ok && ok2 {
+			out = append(out, Timing{Phase: name, Duration: end.Sub(start)})
+		}
+	}
+	return out
+}
+
+// requestsDir is where saved request files live: <home>/state/.requests,
+// beside (never inside) the modules' state roots, which are named by
+// module id and so never start with a dot.
+func (h *Host) requestsDir() string { return filepath.Join(h.cfg.Home, "state", ".requests") }
+
+// SaveRequest writes a call's request file (the bytes as sent) where it
+// outlives the run, <home>/state/.requests/<request id>.json with mode
+// 0600, and returns its path: the file the module-call copy line
+// (ModuleCallLine) names. The request id must be the host's own
+// (WIRE.md §1: req_ and 32 hex), so it is a safe file name.
+func (h *Host) SaveRequest(requestID string, request []byte) (string, error) {
+	if !requestIDPattern.MatchString(requestID) {
+		return "", fmt.Errorf("request id %q is not the host's", requestID)
+	}
+	dir := h.requestsDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, requestID+".json")
+	_ = os.Remove(path) // a second save of the same call replaces it
+	if err := writeFileMode(path, request, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// requestIDPattern is WIRE.md §1's request id.
+var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
+
+// InvokeLine is the `modbay invoke` command line that repeats a call:
+// module reference, capability and input (compact JSON), each quoted for
+// a POSIX shell. The caller redacts secret values from input first.
+func InvokeLine(module, capability string, input json.RawMessage) string {
+	in := strings.TrimSpace(string(input))
+	if in == "" {
+		in = "{}"
+	}
+	return "modbay invoke " + ShellQuote(module) + " " + ShellQuote(capability) + " --input " + ShellQuote(in)
+}
+
+// ModuleCallLine is a shell command that makes the module call exactly as
+// modbay made it, without modbay: the empty environment but a fresh
+// TMPDIR, a fresh working directory, the executable and argv of WIRE.md
+// §3 with requestFile (a saved copy, SaveRequest). It runs WITHOUT
+// modbay's containment (no namespaces, Landlock, seccomp or limits) and
+// with the roots named in the request file: say so wherever it is shown.
+func ModuleCallLine(exe, capability, requestFile string) string {
+	return `cd "$(mktemp -d)" && env -i TMPDIR="$(mktemp -d)" ` + ShellQuote(exe) +
+		" module invoke " + ShellQuote(capability) + " --input " + ShellQuote(requestFile)
+}
+
+// ModuleCallNote is the note shown with a ModuleCallLine.
+const ModuleCallNote = "it runs without modbay's containment (no namespaces, Landlock, seccomp or limits) on the real roots the request file names"
+
+// ShellQuote quotes s for a POSIX shell: bare when it holds only safe
+// characters, otherwise in single quotes ('\” for a quote).
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@,+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestExchangeRecordsTheProcessCall: a run's raw exchange holds the argv
+// with the real request path, the environment (TMPDIR only), the working
+// directory, the request file's bytes as written, stdout as received, the
+// exit and every phase's timing (issue 11 §6).
+func TestExchangeRecordsTheProcessCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("good", "good")
+	m := f.load("good")
+	p, err := f.host.Plan(m, "t.echo", json.RawMessage(`{"name":"ada","count":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := NewExchange()
+	res, err := f.host.RunWith(ctxGuard(t), p, RunOptions{Approved: true, Record: x.Recorder()})
+	if err != nil || !res.OK() {
+		t.Fatalf("%v %+v", err, res.Host)
+	}
+	calls := x.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	c := calls[0]
+	sent, _ := json.Marshal(p.Request)
+	if c.RequestID != res.RequestID || !bytes.Equal(c.Request, sent) {
+		t.Fatalf("request %s\nwant %s", c.Request, sent)
+	}
+	if len(c.Argv) != 5 || c.Argv[2] != "t.echo" || !strings.HasSuffix(c.Argv[4], "/request.json") {
+		t.Fatalf("argv %q", c.Argv)
+	}
+	if len(c.Env) != 1 || !strings.HasPrefix(c.Env[0], "TMPDIR=") || c.Dir == "" {
+		t.Fatalf("env %q dir %q", c.Env, c.Dir)
+	}
+	if !bytes.Equal(c.Stdout, res.Stdout) || c.StdoutBytes != len(res.Stdout) || c.Exit == nil || c.Exit.Code != 0 {
+		t.Fatalf("stdout %q exit %+v", c.Stdout, c.Exit)
+	}
+	var phases []string
+	for _, tm := range c.Timings() {
+		if tm.Duration < 0 {
+			t.Errorf("%s took %s", tm.Phase, tm.Duration)
+		}
+		phases = append(phases, tm.Phase)
+	}
+	if got := strings.Join(phases, " "); got != "spawn first_byte exit verify stage" {
+		t.Fatalf("phases %q", got)
+	}
+	path, err := f.host.SaveRequest(c.RequestID, c.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%v %v", fi.Mode(), err)
+	}
+	if _, err := f.host.SaveRequest("../escape", nil); err == nil {
+		t.Fatal("a request id that is not the host's named a file")
+	}
+}
+
+// TestInvokeLine: the copied invoke line quotes its input for a POSIX
+// shell (secrets are withheld before, by schema.Redact).
+func TestInvokeLine(t *testing.T) {
+	if got := InvokeLine("mod", "c.x", json.RawMessage(`{"q":"it's"}`)); got != `modbay invoke mod c.x --input '{"q":"it'\''s"}'` {
+		t.Fatalf("%s", got)
+	}
+}

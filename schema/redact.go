@@ -1,0 +1,360 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"modbay/modproto"
+)
+
+// Mask is what a secret value is shown as: the same six dots whatever the
+// value's length or type, so the mask says nothing about the secret.
+const Mask = "••••••"
+
+// redactMaxDepth bounds the walk of an input: a value nested deeper is
+// treated as secret (withheld), the conservative answer for a value no
+// one will read anyway.
+const redactMaxDepth = 64
+
+// Redaction is how Redact withholds a secret value.
+type Redaction int
+
+const (
+	// RedactMask replaces each secret value with the string Mask: for
+	// showing an input (the approval dialog), where the field's presence
+	// is worth seeing.
+	RedactMask Redaction = iota
+	// RedactOmit drops each secret object member and array element: for
+	// an input written to disk (the last input, presets), so loading it
+	// back leaves the secret field empty to be typed again rather than
+	// filled with the mask.
+	RedactOmit
+)
+
+// Redact withholds the secret values of input (JSON) before it leaves
+// memory: the one redaction rule of modbay, used by the approval dialog,
+// the input store (last input and presets) and any later echo of an input.
+//
+// The rule: a value is secret when any schema that may apply to it marks
+// it "writeOnly": true or "format": "password". Which schemas may apply is
+// read conservatively, as a union: the subschema at the value's place
+// (properties, patternProperties, additionalProperties,
+// unevaluatedProperties, prefixItems, items, additionalItems,
+// unevaluatedItems, contains), plus everything reachable from it through
+// $ref, $dynamicRef, $recursiveRef, allOf, anyOf, oneOf, if/then/else and
+// dependentSchemas, whether or not the branch matches the value. A marked
+// object or array is withheld whole.
+//
+// It returns the redacted input and how many values were withheld. An
+// input with nothing to withhold is returned unchanged (same bytes); one
+// that is redacted is re-encoded compactly, numbers kept digit for digit.
+// With no schema (h nil) nothing is known to be secret. An input that is
+// not JSON is withheld whole: the JSON string Mask (RedactMask) or nil
+// (RedactOmit), counted as one.
+func Redact(h *Compiled, input json.RawMessage, how Redaction) (json.RawMessage, int) {
+	if h == nil || h.root == nil {
+		return input, 0
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		if how == RedactOmit {
+			return nil, 1
+		}
+		return maskJSON(), 1
+	}
+	r := redactor{doc: h.document(), how: how}
+	out, drop := r.value([]*jsonschema.Schema{h.root}, v, 0)
+	switch {
+	case r.n == 0:
+		return input, 0
+	case drop && how == RedactOmit:
+		return nil, r.n
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return maskJSON(), max(r.n, 1)
+	}
+	return b, r.n
+}
+
+// document is the schema document decoded (nil if it somehow is not
+// JSON), decoded once per handle.
+func (h *Compiled) document() any {
+	h.doc.once.Do(func() {
+		if json.Unmarshal(h.source, &h.doc.v) != nil {
+			h.doc.v = nil
+		}
+	})
+	return h.doc.v
+}
+
+// maskFindings masks, in the details of findings at or under a secret
+// value of input (Redact's rule), every scalar of that value: a broken
+// rule is reported ("does not match pattern"), the secret it was checked
+// on is not ("'hunter2' does not match…" reads "'••••••' does not
+// match…"). Findings elsewhere are left as they are.
+func (h *Compiled) maskFindings(input json.RawMessage, out modproto.ValidationErrors) {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return
+	}
+	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}}
+	r.value([]*jsonschema.Schema{h.root}, v, 0)
+	if r.n == 0 {
+		return
+	}
+	for i, f := range out {
+		for ptr, vals := range r.secrets {
+			if f.Path != ptr && !strings.HasPrefix(f.Path, ptr+"/") {
+				continue
+			}
+			for _, s := range vals {
+				out[i].Detail = strings.ReplaceAll(out[i].Detail, s, Mask)
+			}
+		}
+	}
+}
+
+// scalars appends the text of every string and number in v (a decoded
+// value) to out, longest first, so a value is masked before a part of it.
+func scalars(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			out = append(out, x)
+		}
+	case json.Number:
+		out = append(out, x.String())
+	case map[string]any:
+		for _, c := range x {
+			out = scalars(c, out)
+		}
+	case []any:
+		for _, c := range x {
+			out = scalars(c, out)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// maskJSON is Mask as a JSON string.
+func maskJSON() json.RawMessage {
+	b, _ := json.Marshal(Mask)
+	return b
+}
+
+// redactor is one Redact walk: the decoded schema document (for keywords
+// the compiled schema keeps only when asserting, as format) and the count
+// of values withheld.
+type redactor struct {
+	doc any
+	how Redaction
+	n   int
+	// secrets, when not nil, collects the scalars of each secret value
+	// by its JSON pointer (maskFindings).
+	secrets map[string][]string
+	// path is the JSON pointer of the value being walked.
+	path []string
+}
+
+// value returns v with its secrets withheld, given the schemas placed at
+// it; drop reports that v itself is secret and RedactOmit should drop it.
+func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) {
+	set := closure(at)
+	if depth > redactMaxDepth || r.secret(set) {
+		r.n++
+		if r.secrets != nil {
+			p := Pointer(r.path)
+			r.secrets[p] = scalars(v, r.secrets[p])
+		}
+		return Mask, r.how == RedactOmit
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			r.path = append(r.path, k)
+			out, drop := r.value(memberSchemas(set, k), c, depth+1)
+			r.path = r.path[:len(r.path)-1]
+			if drop {
+				delete(x, k)
+			} else {
+				x[k] = out
+			}
+		}
+	case []any:
+		kept := x[:0]
+		for i, c := range x {
+			r.path = append(r.path, strconv.Itoa(i))
+			out, drop := r.value(itemSchemas(set, i), c, depth+1)
+			r.path = r.path[:len(r.path)-1]
+			if !drop {
+				kept = append(kept, out)
+			}
+		}
+		return kept, false
+	}
+	return v, false
+}
+
+// secret reports whether any schema of set marks its value secret.
+func (r *redactor) secret(set []*jsonschema.Schema) bool {
+	for _, s := range set {
+		if s.WriteOnly || (s.Format != nil && s.Format.Name == "password") {
+			return true
+		}
+		// Format is compiled only where it is asserted (and writeOnly
+		// only where the draft has it): the document says what was meant.
+		if m, ok := r.at(s.Location).(map[string]any); ok {
+			if w, _ := m["writeOnly"].(bool); w {
+				return true
+			}
+			if f, _ := m["format"].(string); f == "password" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// at returns the node of the schema document at location (a compiled
+// schema's Location: the document URL, "#", a JSON pointer); nil when it
+// is not in the document.
+func (r *redactor) at(location string) any {
+	_, frag, ok := strings.Cut(location, "#")
+	if !ok {
+		return nil
+	}
+	// The fragment is URL-escaped ("^" as %5E).
+	ptr, err := url.PathUnescape(frag)
+	if err != nil {
+		return nil
+	}
+	node := r.doc
+	if ptr == "" {
+		return node
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch n := node.(type) {
+		case map[string]any:
+			node = n[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil
+			}
+			node = n[i]
+		default:
+			return nil
+		}
+	}
+	return node
+}
+
+// closure returns at with every schema reachable from it without moving
+// in the instance: references and applicators that apply to the same
+// value, every branch taken (the conservative union).
+func closure(at []*jsonschema.Schema) []*jsonschema.Schema {
+	seen := map[*jsonschema.Schema]bool{}
+	var out []*jsonschema.Schema
+	var add func(s *jsonschema.Schema)
+	add = func(s *jsonschema.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		out = append(out, s)
+		add(s.Ref)
+		add(s.RecursiveRef)
+		if s.DynamicRef != nil {
+			add(s.DynamicRef.Ref)
+		}
+		for _, l := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, c := range l {
+				add(c)
+			}
+		}
+		add(s.If)
+		add(s.Then)
+		add(s.Else)
+		for _, c := range s.DependentSchemas {
+			add(c)
+		}
+		for _, c := range s.Dependencies {
+			if cs, ok := c.(*jsonschema.Schema); ok {
+				add(cs)
+			}
+		}
+	}
+	for _, s := range at {
+		add(s)
+	}
+	return out
+}
+
+// memberSchemas returns the schemas of set that apply to object member k.
+func memberSchemas(set []*jsonschema.Schema, k string) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	for _, s := range set {
+		named := false
+		if c, ok := s.Properties[k]; ok {
+			out, named = append(out, c), true
+		}
+		for re, c := range s.PatternProperties {
+			if re.MatchString(k) {
+				out, named = append(out, c), true
+			}
+		}
+		if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && !named {
+			out = append(out, ap)
+		}
+		if s.UnevaluatedProperties != nil {
+			out = append(out, s.UnevaluatedProperties)
+		}
+	}
+	return out
+}
+
+// itemSchemas returns the schemas of set that apply to array element i.
+func itemSchemas(set []*jsonschema.Schema, i int) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	for _, s := range set {
+		switch {
+		case i < len(s.PrefixItems):
+			out = append(out, s.PrefixItems[i])
+		case s.Items2020 != nil:
+			out = append(out, s.Items2020)
+		}
+		switch it := s.Items.(type) {
+		case *jsonschema.Schema:
+			out = append(out, it)
+		case []*jsonschema.Schema:
+			if i < len(it) {
+				out = append(out, it[i])
+			} else if ai, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
+				out = append(out, ai)
+			}
+		}
+		if s.UnevaluatedItems != nil {
+			out = append(out, s.UnevaluatedItems)
+		}
+		if s.Contains != nil {
+			out = append(out, s.Contains)
+		}
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package schema
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, schema, input string
+		mask, omit          string // want, compact; "" = unchanged
+		n                   int
+	}{
+		{"format password", `{"properties":{"user":{"type":"string"},"pw":{"type":"string","format":"password"}}}`,
+			`{"user":"ann","pw":"hunter2"}`, `{"pw":"••••••","user":"ann"}`, `{"user":"ann"}`, 1},
+		{"writeOnly", `{"properties":{"token":{"type":"string","writeOnly":true}}}`,
+			`{"token":"s3cret"}`, `{"token":"••••••"}`, `{}`, 1},
+		{"nothing secret keeps the bytes", `{"properties":{"url":{"type":"string","format":"uri"}}}`,
+			`{ "url" : "https://example.com/1e400" }`, "", "", 0},
+		{"nested object and array items", `{"properties":{"accounts":{"type":"array","items":{"properties":{"name":{},"key":{"writeOnly":true}}}}}}`,
+			`{"accounts":[{"name":"a","key":"k1"},{"name":"b","key":"k2"}]}`,
+			`{"accounts":[{"key":"••••••","name":"a"},{"key":"••••••","name":"b"}]}`, `{"accounts":[{"name":"a"},{"name":"b"}]}`, 2},
+		{"$ref to $defs", `{"$defs":{"secret":{"type":"string","format":"password"}},"properties":{"pw":{"$ref":"#/$defs/secret"},"n":{"type":"integer"}}}`,
+			`{"pw":"x","n":12345678901234567890}`, `{"n":12345678901234567890,"pw":"••••••"}`, `{"n":12345678901234567890}`, 1},
+		{"draft 7 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"writeOnly":true}},"properties":{"k":{"$ref":"#/definitions/s"}}}`,
+			`{"k":"v"}`, `{"k":"••••••"}`, `{}`, 1},
+		{"recursive $ref", `{"$defs":{"node":{"properties":{"pw":{"format":"password"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`,
+			`{"pw":"a","child":{"pw":"b","child":{}}}`, `{"child":{"child":{},"pw":"••••••"},"pw":"••••••"}`, `{"child":{"child":{}}}`, 2},
+		{"anyOf: any branch marks it", `{"properties":{"cred":{"anyOf":[{"type":"integer"},{"type":"string","format":"password"}]}}}`,
+			`{"cred":42}`, `{"cred":"••••••"}`, `{}`, 1},
+		{"oneOf branch properties", `{"oneOf":[{"properties":{"kind":{"const":"basic"},"password":{"writeOnly":true}}},{"properties":{"kind":{"const":"none"}}}]}`,
+			`{"kind":"basic","password":"pw"}`, `{"kind":"basic","password":"••••••"}`, `{"kind":"basic"}`, 1},
+		{"allOf and if/then", `{"allOf":[{"properties":{"a":{}}}],"if":{"properties":{"a":{"const":1}}},"then":{"properties":{"b":{"writeOnly":true}}}}`,
+			`{"a":2,"b":"x"}`, `{"a":2,"b":"••••••"}`, `{"a":2}`, 1},
+		{"additionalProperties and patternProperties", `{"properties":{"name":{}},"patternProperties":{"^pw_":{"format":"password"}},"additionalProperties":{"writeOnly":true}}`,
+			`{"name":"n","pw_1":"a","other":"b"}`, `{"name":"n","other":"••••••","pw_1":"••••••"}`, `{"name":"n"}`, 2},
+		{"prefixItems", `{"prefixItems":[{"type":"string"},{"format":"password"}]}`,
+			`["user","pw"]`, `["user","••••••"]`, `["user"]`, 1},
+		{"a secret object is withheld whole", `{"properties":{"auth":{"type":"object","writeOnly":true}}}`,
+			`{"auth":{"user":"u","pw":"p"}}`, `{"auth":"••••••"}`, `{}`, 1},
+		{"not JSON is withheld", `{"properties":{"a":{}}}`, `{"a":`, `"••••••"`, "null", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Compile(json.RawMessage(c.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, how := range []struct {
+				r    Redaction
+				want string
+			}{{RedactMask, c.mask}, {RedactOmit, c.omit}} {
+				got, n := Redact(h, json.RawMessage(c.input), how.r)
+				want := how.want
+				if want == "" {
+					want = c.input
+				}
+				if string(got) != want && !(want == "null" && got == nil) {
+					t.Errorf("redaction %d: got %s, want %s", how.r, got, want)
+				}
+				if n != c.n {
+					t.Errorf("redaction %d: %d withheld, want %d", how.r, n, c.n)
+				}
+			}
+		})
+	}
+}
+
+func TestRedactNoSchema(t *testing.T) {
+	t.Parallel()
+	in := json.RawMessage(`{"pw":"x"}`)
+	if got, n := Redact(nil, in, RedactMask); string(got) != string(in) || n != 0 {
+		t.Fatalf("got %s %d", got, n)
+	}
+}
+
+// TestValidateMasksSecretsInFindings: a violation of a secret field names
+// the rule but not the value; other fields' findings keep theirs.
+func TestValidateMasksSecretsInFindings(t *testing.T) {
+	t.Parallel()
+	h, err := Compile(json.RawMessage(`{"properties":{"pw":{"format":"password","pattern":"^[0-9]+$"},
+		"auth":{"writeOnly":true,"properties":{"token":{"pattern":"^x"}}},"name":{"pattern":"^[0-9]+$"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := h.Validate(json.RawMessage(`{"pw":"hunter2","auth":{"token":"s3cret"},"name":"ann"}`))
+	if err != nil || len(v) != 3 {
+		t.Fatalf("%v %v", v, err)
+	}
+	got := v.Error()
+	for _, leak := range []string{"hunter2", "s3cret"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("finding shows %q: %s", leak, got)
+		}
+	}
+	// The plain-word messages name the rule, not the value; any value a
+	// message would quote is masked first (maskFindings).
+	if strings.Count(got, "must match the pattern") != 3 {
+		t.Errorf("findings %s", got)
+	}
+}
