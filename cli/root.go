@@ -26,6 +26,8 @@ type globals struct {
 	examples  bool
 	noColor   bool
 	noCache   bool
+	// skills are --skills folders (docs/skills.md).
+	skills []string
 	// io is where every command reads and writes.
 	io *ioStreams
 	// cleanups run when the command ends (the examples' private
@@ -134,6 +136,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
 	pf.BoolVar(&g.noColor, "no-color", false, "no colors (also when NO_COLOR is set)")
 	pf.BoolVar(&g.noCache, "no-cache", false, "describe every module afresh, bypassing the describe cache for this command")
+	pf.StringArrayVar(&g.skills, "skills", nil, "also look for skills in `DIR` (repeatable)")
 	root.AddCommand(
 		newListCommand(g, hooks.list),
 		newDescribeCommand(g, hooks.describe),
@@ -146,6 +149,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newExampleModuleCommand(),
 		newCheckCommand(g),
 		newMCPCommand(g),
+		newSkillsCommand(g),
 	)
 	return root, g
 }
@@ -173,8 +177,10 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	if err != nil {
 		return err
 	}
-	hist, _ := history.OpenConfig(e.host.Config()) // nil: the cockpit records nothing
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist})
+	cfg := e.host.Config()
+	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
+		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
 }
 
 // env resolves the home and configuration. When the home has no modules

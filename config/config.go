@@ -54,6 +54,18 @@ type Config struct {
 	// (CheckMCPServer) does not fail the load: its server is listed broken
 	// with the reason, like any broken module (WIRE.md §2).
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
+	// Skills says where skill folders are found beyond the project's and
+	// the home's, and whether their scripts may run (docs/skills.md).
+	Skills Skills `yaml:"skills"`
+}
+
+// Skills is the config's `skills:` section.
+type Skills struct {
+	// Dirs are more folders of skills (or skill folders); relative ones
+	// are relative to the home.
+	Dirs []string `yaml:"dirs"`
+	// Scripts enables running skill scripts (contained); off by default.
+	Scripts bool `yaml:"scripts"`
 }
 
 // Sandbox values.
@@ -156,6 +168,11 @@ func Load(home string) (*Config, error) {
 		c.Workspace = filepath.Join(home, c.Workspace)
 	}
 	c.Workspace = filepath.Clean(c.Workspace)
+	for i, d := range c.Skills.Dirs {
+		if !filepath.IsAbs(d) {
+			c.Skills.Dirs[i] = filepath.Join(home, d)
+		}
+	}
 	return c, nil
 }
 

@@ -65,6 +65,7 @@ func DefaultKeyMap() KeyMap {
 		List: list.DefaultKeyMap(),
 		Modules: ModulesKeyMap{
 			Rediscover: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
+			Skills:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skills")),
 			Quit:       quit,
 		},
 		Caps: CapsKeyMap{Back: back, Quit: quit},

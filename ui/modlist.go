@@ -21,6 +21,8 @@ import (
 type ModulesKeyMap struct {
 	// Rediscover runs discovery again.
 	Rediscover key.Binding
+	// Skills opens the skills screen (issue 13).
+	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
 	Quit key.Binding
 }
@@ -254,6 +256,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionRediscover{}, nil
 	case key.Matches(kp, openHistoryKey):
 		return actionOpen{kind: screenHistory}, nil
+	case key.Matches(kp, l.keys.Skills):
+		return actionOpen{kind: screenSkills}, nil
 	case key.Matches(kp, l.keys.Quit):
 		return actionQuit{}, nil
 	}
@@ -281,7 +285,7 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 	if l.list.Typing() {
 		return g
 	}
-	return append(g, []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Quit})
+	return append(g, []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills, l.keys.Quit})
 }
 
 // View implements Screen: the banner, the filter, discovery's progress,

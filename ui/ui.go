@@ -39,6 +39,7 @@ import (
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
+	"modbay/skills"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
@@ -61,6 +62,15 @@ type Options struct {
 	// History records every run and backs the history screen; nil
 	// records nothing (issue 12).
 	History *history.Store
+	// SkillFolders are where the skills screen looks for skill folders;
+	// a skill inside one of SkillWritableRoots (the modules' writable
+	// roots) is flagged as written by a module (docs/skills.md).
+	SkillFolders       []skills.Folder
+	SkillWritableRoots []string
+	// RunSkillScript runs a skill's script contained, as the config
+	// allows (skills.RunScript with its options); nil means running
+	// scripts is off.
+	RunSkillScript func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
 }
 
 // Model is the cockpit's root model.
@@ -127,6 +137,8 @@ type Model struct {
 	history       *history.Store
 	rerunOf       rerunOf
 	resumeStarted bool
+	// skillSession is the session's active skills (the skills screen).
+	skillSession skills.Session
 }
 
 // New returns the root model for host; host may be nil in tests that feed

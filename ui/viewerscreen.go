@@ -20,10 +20,17 @@ type viewerArg struct {
 type viewerScreen struct {
 	v    *viewer.Model
 	keys viewer.KeyMap
+	// crumb is the header's word for what is shown ("" is "artifact").
+	crumb string
 }
 
 // openViewerScreen shows the artifact of arg (viewerArg) and starts loading it.
 func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	if f, ok := arg.(fileViewerArg); ok {
+		v := viewer.NewFile(m.com, m.keys.Viewer, m.viewerEnv, f.meta, f.path, m.workspace)
+		v.SetSize(m.com.Width, m.bodyHeight())
+		return &viewerScreen{v: v, keys: m.keys.Viewer, crumb: f.crumb}, v.Load()
+	}
 	a, ok := arg.(viewerArg)
 	if !ok {
 		return nil, nil
@@ -63,7 +70,12 @@ func (s *viewerScreen) SetSize(w, h int) { s.v.SetSize(w, h) }
 func (s *viewerScreen) Typing() bool { return s.v.Typing() }
 
 // Crumb implements Screen.
-func (s *viewerScreen) Crumb(bool) string { return "artifact" }
+func (s *viewerScreen) Crumb(bool) string {
+	if s.crumb != "" {
+		return s.crumb
+	}
+	return "artifact"
+}
 
 // Reflow re-renders for a new width or new colors.
 func (s *viewerScreen) Reflow() tea.Cmd { return s.v.Reflow() }

@@ -1,0 +1,4 @@
+#!/bin/sh
+# Outlives any short deadline.
+echo started
+sleep 30
