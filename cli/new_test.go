@@ -213,3 +213,20 @@ func TestNewPythonRunsContained(t *testing.T) {
 	}
 	t.Logf("contained: processes %s, filesystem %s, network %s", enf.Processes, enf.Filesystem, enf.Network)
 }
+
+// TestNewTemplatesPassCheck: each template, as written, passes `modbay
+// check` (issue 11: "modbay new templates pass check in tests"): nothing
+// fails, including the invalid input and the unknown capability.
+func TestNewTemplatesPassCheck(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{LangPython, LangSh, LangGo} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			exe := newModule(t, "tpl"+lang, lang)
+			code, out, errOut := run(t, "check", "--home", t.TempDir(), exe)
+			if code != ExitOK || strings.Contains(out, "\nfail") {
+				t.Fatalf("check of the %s template: exit %d\n%s%s", lang, code, out, errOut)
+			}
+		})
+	}
+}
