@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -78,7 +76,7 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 		if err != nil {
 			return withCode(ExitUsage, "temporary workspace: %v", err)
 		}
-		o.G.cleanups = append(o.G.cleanups, func() { removeAll(ws) })
+		o.G.cleanups = append(o.G.cleanups, func() { runner.RemoveTree(ws) })
 		o.G.workspace = ws
 	}
 	e, err := o.G.env(ctx)
@@ -128,19 +126,4 @@ func writeChecklist(w io.Writer, rep *conform.Report) {
 	}
 	fmt.Fprintf(w, "%d passed, %s, %d failed, %d skipped\n", rep.Count(conform.Pass),
 		count(rep.Count(conform.Warn), "warning", "warnings"), rep.Count(conform.Fail), rep.Count(conform.Skipped))
-}
-
-// removeAll removes a temporary directory a module may have made
-// read-only inside.
-func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
 }

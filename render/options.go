@@ -91,17 +91,20 @@ func cellWidth(s string) int {
 	return ansi.StringWidth(s)
 }
 
+// widerThan reports whether a line of s is wider than width cells.
+func widerThan(s string, width int) bool {
+	for line := range strings.Lines(s) {
+		if cellWidth(strings.TrimSuffix(line, "\n")) > width {
+			return true
+		}
+	}
+	return false
+}
+
 // fitLines hard-wraps every line of s that is wider than width cells, so no
 // line of the result exceeds width. Escape sequences are kept and do not count.
 func fitLines(s string, width int) string {
-	over := false
-	for line := range strings.Lines(s) {
-		if cellWidth(strings.TrimSuffix(line, "\n")) > width {
-			over = true
-			break
-		}
-	}
-	if !over {
+	if !widerThan(s, width) {
 		return s
 	}
 	var b strings.Builder

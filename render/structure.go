@@ -244,14 +244,7 @@ func untruncateHrefs(out string) string {
 // URL or code line stays inside its block instead of running from column 0.
 // An indent that leaves fewer than MinWidth/2 cells falls back to none.
 func fitLinesIndented(s string, width int) string {
-	over := false
-	for line := range strings.Lines(s) {
-		if cellWidth(strings.TrimSuffix(line, "\n")) > width {
-			over = true
-			break
-		}
-	}
-	if !over {
+	if !widerThan(s, width) {
 		return s
 	}
 	var b strings.Builder

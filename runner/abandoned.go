@@ -91,7 +91,7 @@ func sweepAbandonedRuns(tmpDir string) int {
 		}
 	}
 	for _, dir := range abandoned {
-		removeTree(dir)
+		RemoveTree(dir)
 	}
 	return len(abandoned)
 }

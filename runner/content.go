@@ -69,7 +69,7 @@ func (h *Host) stageBlocks(blocks []ContentBlock, arts []modproto.Artifact, offs
 	if err != nil {
 		return nil, fail(0, false, "content blocks: create the run directory: %v", err)
 	}
-	defer removeTree(dir)
+	defer RemoveTree(dir)
 	if err := recordRunOwner(dir); err != nil {
 		return nil, fail(0, false, "content blocks: record the run's host: %v", err)
 	}

@@ -82,7 +82,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.spawnErr = fmt.Errorf("create the per-run directory: %w", err)
 		return res
 	}
-	defer removeTree(runDir)
+	defer RemoveTree(runDir)
 	if err := recordRunOwner(runDir); err != nil {
 		res.spawnErr = fmt.Errorf("record the run's host: %w", err)
 		return res
@@ -218,9 +218,10 @@ func writeFileMode(path string, b []byte, perm os.FileMode) error {
 	return f.Close()
 }
 
-// removeTree removes dir even when a module took the write bits off
-// directories inside it.
-func removeTree(dir string) {
+// RemoveTree removes dir even when a module took the write bits off
+// directories inside it (a run's scratch or temporary roots); errors are
+// ignored: what cannot be removed stays.
+func RemoveTree(dir string) {
 	if os.RemoveAll(dir) == nil {
 		return
 	}
