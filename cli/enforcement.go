@@ -137,7 +137,7 @@ func runNotContained(res *runner.Result) error {
 // gapLayers are the names a gap begins with (contain's layers and the
 // whole "containment").
 var gapLayers = []string{"containment", "processes", "filesystem", "network", "capabilities", "terminal",
-	"signals", "unix sockets", "descriptors", "limits"}
+	"signals", "unix sockets", "descriptors", "metadata", "limits"}
 
 // splitGaps splits contain.Start's "; "-joined gaps back into one per
 // layer: a reason may itself hold "; " ("not enforced (no network

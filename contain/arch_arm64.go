@@ -10,3 +10,9 @@ const (
 	auditArch = unix.AUDIT_ARCH_AARCH64
 	hasX32    = false
 )
+
+// modeSyscalls are the syscalls that set a file's mode, with the index of
+// their mode argument (seccompProgram refuses setuid and setgid bits).
+var modeSyscalls = []modeSyscall{
+	{unix.SYS_FCHMOD, 1}, {unix.SYS_FCHMODAT, 2}, {unix.SYS_FCHMODAT2, 2},
+}

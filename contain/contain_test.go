@@ -89,7 +89,7 @@ func TestEnforcementString(t *testing.T) {
 	_ = cmd.Wait()
 	want := "processes: pid namespace\nfilesystem: landlock ABI " + itoa(Probe().LandlockABI) +
 		"\nnetwork: namespace + no sockets (seccomp)\ncapabilities: dropped\nterminal: own session\nsignals: landlock scope + pid namespace" +
-		"\nunix sockets: refused (seccomp)\ndescriptors: closed above 2\nlimits: open files 64, cpu 5 s"
+		"\nunix sockets: refused (seccomp)\ndescriptors: closed above 2\nmetadata: " + MetadataSetuidRefused + "\nlimits: open files 64, cpu 5 s"
 	if enf.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", enf, want)
 	}

@@ -35,6 +35,10 @@ const (
 	TerminalOwnSession = "own session"
 	// DescriptorsClosed: every descriptor above 2 was close-on-exec.
 	DescriptorsClosed = "closed above 2"
+	// MetadataSetuidRefused: seccomp refuses setuid and setgid mode bits;
+	// Landlock does not cover modes and times, so other changes of them
+	// outside the grants are not confined.
+	MetadataSetuidRefused = "setuid/setgid bits refused (seccomp); other mode and time changes outside the grants not confined"
 )
 
 // Enforcement is what was applied to one module process, layer by layer,
@@ -67,6 +71,12 @@ type Enforcement struct {
 	UnixSockets string `json:"unix_sockets"`
 	// Descriptors: DescriptorsClosed.
 	Descriptors string `json:"descriptors"`
+	// Metadata: what holds for file modes and times, which Landlock does
+	// not cover: MetadataSetuidRefused (setuid and setgid bits refused by
+	// seccomp; other mode and time changes outside the grants are not
+	// confined) or "not enforced (why)". It is a limit of every machine,
+	// not a gap of this one: it does not make a run incomplete.
+	Metadata string `json:"metadata"`
 	// Limits lists the resource limits applied ("open files 1024, cpu
 	// 60 s"), with the ones that do not bind said so; "none" when none.
 	Limits string `json:"limits"`
@@ -99,6 +109,7 @@ func (e Enforcement) layers() [][2]string {
 		{"signals", e.Signals},
 		{"unix sockets", e.UnixSockets},
 		{"descriptors", e.Descriptors},
+		{"metadata", e.Metadata},
 		{"limits", e.Limits},
 	}
 }
@@ -111,7 +122,7 @@ func off(why string) Enforcement {
 	n := notEnforced(why)
 	e := Enforcement{
 		Processes: ProcessesGroup, Filesystem: n, Network: n, Capabilities: "kept (" + why + ")",
-		Terminal: n, Signals: n, UnixSockets: n, Descriptors: n, Limits: "none",
+		Terminal: n, Signals: n, UnixSockets: n, Descriptors: n, Metadata: n, Limits: "none",
 	}
 	e.Gaps = []string{"containment: " + why}
 	return e

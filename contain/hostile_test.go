@@ -280,6 +280,7 @@ func TestHostile(t *testing.T) {
 		{"signal", []string{"signal", host}, true},
 		{"fd", []string{"fd", strconv.Itoa(inheritedFD), "hunter2"}, false},
 		{"keyring", []string{"keyring", "planted"}, false},
+		{"setuid", []string{"setuid", filepath.Join(w.outside, "notes.txt")}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

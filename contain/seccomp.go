@@ -40,16 +40,22 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 //     keyrings belong to the uid (a root module would read root's user
 //     and session keyrings), and neither Landlock nor a namespace here
 //     covers them;
+//   - chmod, fchmod, fchmodat and fchmodat2 with a setuid or setgid bit
+//     fail with EPERM: Landlock does not cover a file's mode, so a module
+//     run by root could otherwise make a root-owned binary outside its
+//     grants setuid and hand root to every local user. Other mode and time
+//     changes outside the grants are not confined (Enforcement says so);
 //   - a syscall of another architecture's table kills the process.
 func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
 	if auditArch == 0 {
 		return nil, false
 	}
 	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
 	)
 	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	enosys := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
@@ -75,7 +81,29 @@ func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
 	if noSockets {
 		prog[12] = stmt(ret, eacces) // socket() of any family
 	}
+	// The mode rules go before the socket rule (index 11): each is
+	// "nr == X ? (mode & 06000 ? EPERM : ALLOW) : next".
+	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	var mode []unix.SockFilter
+	for _, m := range modeSyscalls {
+		mode = append(mode,
+			jump(jeq, uint32(m.nr), 0, 4),
+			stmt(ld, uint32(offArg0+8*m.arg)),
+			jump(jset, unix.S_ISUID|unix.S_ISGID, 0, 1),
+			stmt(ret, eperm),
+			stmt(ret, allow),
+			stmt(ld, offNr), // restore the syscall number for the next rule
+		)
+	}
+	prog = append(prog[:11], append(mode, prog[11:]...)...)
 	return prog, true
+}
+
+// modeSyscall is a syscall that sets a file's mode and the index of its
+// mode argument.
+type modeSyscall struct {
+	nr  int
+	arg int
 }
 
 // x32Bit is the lowest syscall number the filter refuses as another

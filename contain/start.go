@@ -203,6 +203,10 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 		}
 	}
 	seccompOn := enf.UnixSockets == UnixSocketsRefused
+	enf.Metadata = MetadataSetuidRefused
+	if !seccompOn {
+		enf.Metadata = enf.UnixSockets // the same filter, not installed: the same why
+	}
 
 	switch {
 	case spec.Network:

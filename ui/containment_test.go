@@ -50,7 +50,7 @@ func TestGoldenContainment(t *testing.T) {
 	off := contain.Enforcement{Processes: contain.ProcessesGroup, Filesystem: "not enforced (sandbox: off)",
 		Network: "not enforced (sandbox: off)", Capabilities: "kept (sandbox: off)", Terminal: "not enforced (sandbox: off)",
 		Signals: "not enforced (sandbox: off)", UnixSockets: "not enforced (sandbox: off)",
-		Descriptors: "not enforced (sandbox: off)", Limits: "none", Gaps: []string{"containment: sandbox: off"}}
+		Descriptors: "not enforced (sandbox: off)", Metadata: "not enforced (sandbox: off)", Limits: "none", Gaps: []string{"containment: sandbox: off"}}
 	for _, tc := range []struct {
 		name  string
 		res   func(*runner.Result) *runner.Result

@@ -213,7 +213,7 @@ var Contained = contain.Enforcement{
 	Contained: true, Processes: contain.ProcessesPIDNamespace, Filesystem: "landlock ABI 7",
 	Network: contain.NetworkNamespace + " + " + contain.NetworkNoSockets, Capabilities: contain.CapabilitiesDropped,
 	Terminal: contain.TerminalOwnSession, Signals: "landlock scope + pid namespace", UnixSockets: contain.UnixSocketsRefused,
-	Descriptors: contain.DescriptorsClosed, Limits: "open files 1024",
+	Descriptors: contain.DescriptorsClosed, Metadata: contain.MetadataSetuidRefused, Limits: "open files 1024",
 }
 
 // Gapped is the enforcement of a run on an older machine without user
@@ -223,7 +223,7 @@ var Gapped = contain.Enforcement{
 	Contained: true, Processes: contain.ProcessesGroup, Filesystem: "landlock ABI 5",
 	Network: contain.NetworkNoSockets, Capabilities: contain.CapabilitiesDropped,
 	Terminal: contain.TerminalOwnSession, Signals: "not enforced (no landlock scope (ABI < 6) and no pid namespace)",
-	UnixSockets: contain.UnixSocketsRefused, Descriptors: contain.DescriptorsClosed, Limits: "open files 1024",
+	UnixSockets: contain.UnixSocketsRefused, Descriptors: contain.DescriptorsClosed, Metadata: contain.MetadataSetuidRefused, Limits: "open files 1024",
 	Gaps: []string{"processes: process group (no pid namespace)",
 		"signals: not enforced (no landlock scope (ABI < 6) and no pid namespace)"},
 }

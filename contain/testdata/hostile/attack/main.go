@@ -60,6 +60,19 @@ func main() {
 			fail(fmt.Errorf("read, but %q is not in it", arg(3)))
 		}
 		ok()
+	case "setuid": // make a file outside the grants setuid (root: a way to root for every user)
+		_ = os.Chmod(arg(2), 0o755)
+		if err := syscall.Chmod(arg(2), 0o4755); err != nil {
+			fail(err)
+		}
+		fi, err := os.Stat(arg(2))
+		if err != nil {
+			fail(err)
+		}
+		if fi.Mode()&os.ModeSetuid == 0 {
+			fail(fmt.Errorf("chmod returned, but the setuid bit is not set"))
+		}
+		ok()
 	case "write":
 		f, err := os.OpenFile(arg(2), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
