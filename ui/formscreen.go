@@ -273,6 +273,7 @@ func (m *Model) submit(input json.RawMessage, unchecked bool) tea.Cmd {
 	if b == nil {
 		return nil
 	}
+	m.planning = true
 	return func() tea.Msg {
 		if up, ok := b.(uncheckedPlanner); ok {
 			p, err := up.PlanWith(mod, capID, input, runner.PlanOptions{SkipValidation: unchecked})
@@ -288,8 +289,12 @@ func (m *Model) submit(input json.RawMessage, unchecked bool) tea.Cmd {
 
 // planned opens the approval dialog or starts the run.
 func (m *Model) planned(msg planMsg) tea.Cmd {
+	if msg.seq != m.planSeq {
+		return nil
+	}
+	m.planning = false
 	f := m.form()
-	if msg.seq != m.planSeq || f == nil {
+	if f == nil {
 		return nil
 	}
 	var ie *runner.InputError

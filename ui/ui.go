@@ -112,6 +112,10 @@ type Model struct {
 	// drafts keeps every capability's form for the session (draftKey).
 	drafts    map[string]formDraft
 	planSeq   int
+	// planning is set while a submitted input is being planned: keys
+	// pressed then (an "a" meant for the approval dialog about to open)
+	// must not edit the form that was submitted.
+	planning bool
 	lastInput json.RawMessage
 	// inputs remembers last inputs and presets; presetPrompt is set while
 	// the prompt open on the stack asks for a preset's name.
@@ -419,6 +423,12 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	if len(m.dialogs) > 0 {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
+	}
+	if m.planning && m.screen() == screenForm {
+		// The input was submitted and its plan (then perhaps an approval
+		// dialog) is on its way: a key now answers nothing and changes
+		// nothing, as in the dialog's grace period.
+		return nil
 	}
 	act, cmd := m.top().Update(kp)
 	return tea.Batch(cmd, m.act(act))

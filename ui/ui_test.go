@@ -635,3 +635,33 @@ func TestSavedInputsLeaveSecretsOut(t *testing.T) {
 		t.Fatalf("saved %+v %v", sv, err)
 	}
 }
+
+// TestKeysWhilePlanningDoNotEditTheForm: a key pressed between ctrl+s and
+// the approval dialog (meant for the dialog: "a" allow) must not reach the
+// submitted form, so the next submit sends what was approved.
+func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
+	fb := &fakeBackend{}
+	fb.plan = func(mod *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		return uitest.Plan(t, mod), nil
+	}
+	m, clock := newTest(t, fb, 100, 30)
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	before := m.form().Value()
+	press(m, "ctrl+s") // the plan is a command not yet delivered
+	typeText(m, "a")
+	press(m, "tab")
+	if after := m.form().Value(); string(after) != string(before) {
+		t.Fatalf("keys while planning edited the form: %s, was %s", after, before)
+	}
+	m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+	if len(m.dialogs) != 1 {
+		t.Fatal("approval dialog did not open")
+	}
+	clock.Advance(time.Second) // past the dialog's grace
+	press(m, "esc")            // deny: the form takes keys again
+	typeText(m, "!")
+	if after := m.form().Value(); string(after) == string(before) {
+		t.Fatal("after the answer, the form does not take keys")
+	}
+}
