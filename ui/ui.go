@@ -110,12 +110,12 @@ type Model struct {
 	formModule *runner.Module
 	formCap    modproto.Capability
 	// drafts keeps every capability's form for the session (draftKey).
-	drafts    map[string]formDraft
-	planSeq   int
+	drafts  map[string]formDraft
+	planSeq int
 	// planning is set while a submitted input is being planned: keys
 	// pressed then (an "a" meant for the approval dialog about to open)
 	// must not edit the form that was submitted.
-	planning bool
+	planning  bool
 	lastInput json.RawMessage
 	// inputs remembers last inputs and presets; presetPrompt is set while
 	// the prompt open on the stack asks for a preset's name.
