@@ -41,6 +41,16 @@ func buildModbay(t *testing.T) string {
 	return bin
 }
 
+// tmuxSocket is a tmux server private to this test process (tmux -L):
+// the tests never touch the person's own server, its sessions or its
+// paste buffers.
+var tmuxSocket = fmt.Sprintf("modbay-e2e-%d", os.Getpid())
+
+// tmuxCommand is tmux args on the tests' private server.
+func tmuxCommand(args ...string) *exec.Cmd {
+	return exec.Command("tmux", append([]string{"-L", tmuxSocket}, args...)...)
+}
+
 func needTmux(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -55,19 +65,19 @@ func needTmux(t *testing.T) {
 func start(t *testing.T, bin, home string) *term {
 	t.Helper()
 	session := fmt.Sprintf("modbay-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
-	cmd := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+	cmd := tmuxCommand("new-session", "-d", "-s", session, "-x", "80", "-y", "24",
 		fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 %s", home, bin))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
 	tm := &term{t: t, session: session}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+	t.Cleanup(func() { tmuxCommand("kill-session", "-t", session).Run() })
 	return tm
 }
 
 // screen returns the visible pane.
 func (tm *term) screen() string {
-	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", tm.session).Output()
+	out, _ := tmuxCommand("capture-pane", "-p", "-t", tm.session).Output()
 	return string(out)
 }
 
@@ -133,14 +143,14 @@ func (tm *term) waitSelected(name string) {
 // is never read as alt+<next key>.
 func (tm *term) keys(keys ...string) {
 	for _, k := range keys {
-		exec.Command("tmux", "send-keys", "-t", tm.session, k).Run()
+		tmuxCommand("send-keys", "-t", tm.session, k).Run()
 		time.Sleep(150 * time.Millisecond)
 	}
 }
 
 // typeText types literal text.
 func (tm *term) typeText(s string) {
-	exec.Command("tmux", "send-keys", "-l", "-t", tm.session, s).Run()
+	tmuxCommand("send-keys", "-l", "-t", tm.session, s).Run()
 	time.Sleep(150 * time.Millisecond)
 }
 
@@ -209,7 +219,7 @@ func TestCockpitNotesToMarkdown(t *testing.T) {
 	// dropped under tmux's default set-clipboard external), and says so.
 	tm.keys("y")
 	tm.waitFor("Copied to the tmux buffer")
-	buf, err := exec.Command("tmux", "show-buffer").Output()
+	buf, err := tmuxCommand("show-buffer").Output()
 	if err != nil {
 		t.Fatalf("tmux show-buffer: %v", err)
 	}
