@@ -149,6 +149,6 @@ func (s Support) Lines() []string {
 		yes(s.PIDNS, "pid namespace", s.PIDNSWhy),
 		yes(s.NetNS, "network namespace", s.NetNSWhy),
 		yes(s.Seccomp, "seccomp", s.SeccompWhy),
-		"cgroup: not used (processes are bounded by the pid namespace)",
+		"cgroup: not used (a run's processes are contained by its pid namespace; their number is not bounded for root)",
 	}
 }
