@@ -169,6 +169,10 @@ func TestHistoryReopensResult(t *testing.T) {
 	if !strings.Contains(out, "Report") {
 		t.Errorf("the artifact is not listed:\n%s", out)
 	}
+	// esc goes back to the history, and the help bar says so.
+	if !strings.Contains(out, "back to history") || strings.Contains(out, "back to form") {
+		t.Errorf("the help bar does not say where esc goes:\n%s", out)
+	}
 	// r on a result with no form beneath re-runs it from its record.
 	_, cmd = m.Update(uitest.Key("r"))
 	runCmd(m, cmd)

@@ -52,7 +52,21 @@ func openResultScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok || r.result == nil {
 		return nil, nil
 	}
-	return newResultView(m.com, m.keys.Result, r.plan, r.result, r.stderrTail()), nil
+	keys := m.keys.Result
+	// esc goes back to what is beneath (a run screen is replaced by its
+	// result): the help says where, as it is.
+	beneath := m.top()
+	if beneath.Kind() == screenRun && len(m.stack) > 1 {
+		beneath = m.stack[len(m.stack)-2]
+	}
+	switch beneath.Kind() {
+	case screenForm:
+	case screenHistory:
+		keys.Back.SetHelp("esc", "back to history")
+	default:
+		keys.Back.SetHelp("esc", "back")
+	}
+	return newResultView(m.com, keys, r.plan, r.result, r.stderrTail()), nil
 }
 
 // result returns the top-most result screen, or nil.
