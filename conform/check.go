@@ -184,9 +184,13 @@ func sameDescriptor(a, b *runner.Module) Item {
 // but for its model-provider subset notes), pass otherwise.
 func validateItems(m *runner.Module) []Item {
 	if m.Status == runner.StatusBroken {
+		// The reason already names what it quotes of the violations: each
+		// cause is said once.
 		d := m.Reason
 		for _, v := range m.Violations {
-			d += "; " + v.Error()
+			if e := v.Error(); !strings.Contains(d, e) {
+				d += "; " + e
+			}
 		}
 		return []Item{{Status: Fail, Name: "validate", Detail: d}}
 	}
