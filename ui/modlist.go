@@ -431,6 +431,13 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 			case r.Detail != "" && r.State != runner.RequirementMet:
 				b.indented(render.SanitizeLine(r.Detail))
 			}
+			if r.State == runner.RequirementMissing && r.Kind == "binary" && slices.Contains(d.Permissions.Subprocess, r.Name) {
+				// The host resolves declared binaries itself (config
+				// binaries: first, then PATH), from the config read at
+				// start: say how, and that r alone does not reread it.
+				b.indented(st.Muted.Render("fix: in the home's config.yaml, binaries: { " + render.SanitizeLine(r.Name) +
+					": /path/to/it }, then restart modbay (the config is read at start)"))
+			}
 		}
 	}
 	b.heading("Permissions")

@@ -56,3 +56,22 @@ func TestFormSaysTheModuleNeedsSetup(t *testing.T) {
 		t.Fatalf("a ready module's form shows the banner:\n%s", out)
 	}
 }
+
+// TestDetailSaysHowToMapAMissingBinary: a declared binary the host could
+// not resolve gets the host's fix (config.yaml binaries:, then a restart,
+// since the config is read at start), not only the module's own words.
+func TestDetailSaysHowToMapAMissingBinary(t *testing.T) {
+	m, _ := newTest(t, nil, 160, 50)
+	mods := uitest.Modules(t)
+	fake := mods[2]
+	d := *fake.Descriptor
+	d.Permissions.Subprocess = append(d.Permissions.Subprocess, "ffmpeg")
+	fake.Descriptor = &d
+	fake.Requirements = fake.RequirementStates()
+	m.Update(modulesMsg{gen: m.gen, modules: mods})
+	press(m, "down", "down")
+	out := strings.Join(strings.Fields(frame(t, m)), " ")
+	if !strings.Contains(out, "binaries: { ffmpeg: /path/to/it }, then restart modbay") {
+		t.Fatalf("detail lacks the host's fix:\n%s", frame(t, m))
+	}
+}
