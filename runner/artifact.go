@@ -75,7 +75,9 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, dirs rootDirs, sta
 	f, err := openBeneath(dir, rel)
 	switch {
 	case errors.Is(err, unix.ELOOP):
-		return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q (through a symlink, which is never followed)", a.ID, a.Path, a.Root)
+		// RESOLVE_NO_SYMLINKS refuses a symlink wherever it points: say
+		// what was found, not where it might have led.
+		return VerifiedArtifact{}, confined("artifact %q: path %q in root %q goes through a symlink, which is never followed (an artifact must be a regular file reached without symlinks)", a.ID, a.Path, a.Root)
 	case errors.Is(err, unix.EXDEV):
 		return VerifiedArtifact{}, confined("artifact %q: path %q resolves outside root %q", a.ID, a.Path, a.Root)
 	case errors.Is(err, unix.ENOENT):
