@@ -134,13 +134,12 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, nil
 }
 
-// Write implements sdk.Connection.
+// Write implements sdk.Connection. The frame is recorded before it is
+// written, so the exchange keeps the order the server saw: an answer or
+// a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, m)
-	if err == nil {
-		c.d.record(runner.FrameSent, m)
-	}
-	return err
+	c.d.record(runner.FrameSent, m)
+	return c.Connection.Write(ctx, m)
 }
 
 // record encodes m once for every call in flight that records.
