@@ -515,6 +515,10 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		m.setTransientNote("This field is read-only: shown as the schema gives it, never sent.")
 		return nil, nil
 	case key.Matches(kp, k.Newline) && n.Kind == form.KindString && !n.Raw && !n.Null && !inArea:
+		if !takesNewlines(n) {
+			m.setTransientNote("A " + n.Schema.Format + " has no line breaks: ctrl+j does nothing here.")
+			return nil, nil
+		}
 		return nil, m.breakLine(n)
 	case key.Matches(kp, k.Null) && n.Nullable:
 		m.form.ToggleNull(n)

@@ -85,7 +85,10 @@ func (m *Model) ShortHelp() []key.Binding {
 			extra = append(extra, k.Right)
 		case form.KindString:
 			if !n.Raw {
-				extra = append(extra, k.Newline, k.Empty)
+				if takesNewlines(n) {
+					extra = append(extra, k.Newline)
+				}
+				extra = append(extra, k.Empty)
 			}
 		}
 		if n.Nullable {
@@ -125,4 +128,12 @@ func addsToVariant(n *form.Node) bool {
 	}
 	c := n.Children[0]
 	return c.Kind == form.KindArray || c.Kind == form.KindObject && c.HasMap
+}
+
+// takesNewlines reports whether a text field may hold a line break: not
+// one whose format (uri, email, date, uuid, hostname, an address…) no
+// value with a newline can meet, so ctrl+j is neither offered nor acts
+// there.
+func takesNewlines(n *form.Node) bool {
+	return n.Schema == nil || n.Schema.Format == ""
 }

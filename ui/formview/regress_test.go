@@ -286,3 +286,19 @@ func TestSchemaExamplesAreSanitizedAsPlaceholders(t *testing.T) {
 		t.Fatalf("the examples are not shown, cleaned:\n%s", v)
 	}
 }
+
+// TestNoNewlineInFormattedText: a uri (or any formatted text) cannot hold
+// a line break, so ctrl+j is not offered there and does nothing.
+func TestNoNewlineInFormattedText(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"url":{"type":"string","format":"uri"}}}`, 80, 30)
+	feed(m, uitest.Type("https://example.com/")...)
+	for _, b := range m.ShortHelp() {
+		if b.Help().Key == "ctrl+j" {
+			t.Fatal("ctrl+j offered on a uri field")
+		}
+	}
+	keys(m, "ctrl+j")
+	if got := m.Form().Fields()[0].Text; got != "https://example.com/" {
+		t.Fatalf("ctrl+j changed a uri: %q", got)
+	}
+}
