@@ -160,7 +160,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"t.hostile", "wrong_module", modproto.CodeHostProtocolViolation, "module"},
 		{"t.art", "kind", modproto.CodeHostProtocolViolation, "t.undeclared"},
 		{"t.art", "dotdot", modproto.CodePathOutsideRoot, "escapes root"},
-		{"t.art", "symlink", modproto.CodePathOutsideRoot, "resolves outside"},
+		{"t.art", "symlink", modproto.CodePathOutsideRoot, "goes through a symlink"},
 		{"t.art", "fifo", modproto.CodeHostProtocolViolation, "FIFO"},
 		{"t.art", "dir", modproto.CodeHostProtocolViolation, "directory"},
 		{"t.art", "digest", modproto.CodeHostProtocolViolation, "hashes to"},
