@@ -537,6 +537,15 @@ func (it *historyItem) Row(sel bool, w int) string {
 }
 
 // Detail is the run as the index knows it (the record is read on open).
+// tookLine is the detail's duration line: how long the run took, or, while it
+// is still running, how long it has been going, said so.
+func tookLine(label func(...string) string, now time.Time, x *history.Summary) string {
+	if x.Status == history.StatusRunning {
+		return label("running  ") + "for " + now.Sub(x.Started).Round(time.Second).String() + " so far"
+	}
+	return label("took     ") + (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond).String()
+}
+
 func (it *historyItem) Detail(w int) string {
 	st := it.s.com.Styles
 	x := it.sum
@@ -545,7 +554,7 @@ func (it *historyItem) Detail(w int) string {
 		st.Label.Render("run      ") + st.ID.Render(x.RunID),
 		st.Label.Render("status   ") + string(x.Status) + codeSuffix(x),
 		st.Label.Render("started  ") + x.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
-		st.Label.Render("took     ") + (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond).String(),
+		tookLine(st.Label.Render, it.s.com.Now(), x),
 		st.Label.Render("by       ") + render.SanitizeLine(x.Source),
 	}
 	if x.Pinned {

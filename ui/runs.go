@@ -119,12 +119,18 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 		res.Capability = r.plan.Capability.ID
 	}
 	r.result = res
+	var reload tea.Cmd
+	if _, ok := find[*historyScreen](m); ok && m.history != nil {
+		// The run's record was written before this message was sent: a
+		// history on the stack shows it as it ended, not as it was.
+		reload = m.loadHistory()
+	}
 	for _, s := range m.stack {
 		if rs, ok := s.(*runScreen); ok && rs.run == r {
-			return m.replace(rs, screenResult, msg.id)
+			return tea.Batch(m.replace(rs, screenResult, msg.id), reload)
 		}
 	}
-	return nil
+	return reload
 }
 
 func errText(err error) string {
