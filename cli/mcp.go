@@ -34,7 +34,8 @@ type MCPImportOptions struct {
 	// Files are the client configurations to read; none reads every
 	// known location that exists (clientConfigPaths).
 	Files []string
-	// DryRun shows what would be written and writes nothing.
+	// DryRun lists the servers found and how many would be added, and
+	// writes nothing.
 	DryRun bool
 	// SkipExisting imports the servers whose id config.yaml lacks and
 	// leaves the others; without it an existing id refuses the import.
@@ -59,7 +60,7 @@ Without FILE, every known location that exists is read.`,
 			return mcpImportRun(cmd.Context(), o)
 		},
 	}
-	imp.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would be written; write nothing")
+	imp.Flags().BoolVar(&o.DryRun, "dry-run", false, "list the servers found and how many would be added to config.yaml; write nothing")
 	imp.Flags().BoolVar(&o.SkipExisting, "skip-existing", false, "leave out servers whose id config.yaml already has")
 	cmd.AddCommand(imp)
 	return cmd
