@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -135,7 +136,11 @@ func importOne(name string, s clientServer, inputs map[string]string) Imported {
 		im.Notes = append(im.Notes, "envFile "+s.EnvFile+" is not read: copy the variables it needs into env")
 	}
 	if srv.Command != "" && !strings.HasPrefix(srv.Command, "/") && srv.Env["PATH"] == "" {
-		im.Notes = append(im.Notes, "the server gets no PATH, HOME or other host variable unless env names it (npx needs PATH, HOME, an npm cache directory and network: true)")
+		note := "the server gets no PATH, HOME or other host variable unless env names it"
+		if base := filepath.Base(srv.Command); base == "npx" || base == "npm" || base == "node" {
+			note += " (npx needs PATH, HOME, an npm cache directory and network: true)"
+		}
+		im.Notes = append(im.Notes, note)
 	}
 	refs := map[string]bool{}
 	for _, v := range append(append(slices.Collect(maps.Values(s.Env)), slices.Collect(maps.Values(s.Headers))...), s.Args...) {
