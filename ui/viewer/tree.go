@@ -255,6 +255,12 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 			t.detail = nil
 			return true, nil
 		}
+		if !t.detail.Typing() && key.Matches(kp, t.keys.Tree.CopyPath) {
+			// The leaf's own JSON path, as y copies in the tree (not the
+			// file's path).
+			p := t.Path(t.cur)
+			return true, func() tea.Msg { return copyMsg{text: p, what: "the JSON path " + p} }
+		}
 		return t.detail.Update(kp)
 	}
 	if t.search.open {
@@ -532,7 +538,7 @@ func treeIndentFor(depth, w int) string {
 func (t *tree) HelpKeys() []key.Binding {
 	k := t.keys
 	if t.detail != nil {
-		return append(t.detail.helpKeys(), k.Tree.Close)
+		return append(t.detail.helpKeys(), k.Tree.CopyPath, k.Tree.Close)
 	}
 	open := k.Tree.Toggle
 	if t.cur < len(t.rows) && !t.rows[t.cur].node.IsContainer() {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"modbay/ui/internal/uitest"
 )
 
 // TestTreeLeafWholeValue is the bug report's case (issue 8 §5): a long
@@ -62,5 +64,24 @@ func TestTreeIndentBounded(t *testing.T) {
 	}
 	if !strings.Contains(leaf, "40›") {
 		t.Errorf("a row past the bound shows no depth: %q", leaf)
+	}
+}
+
+// TestTreeLeafPaneCopiesTheJSONPath: y in a leaf's value pane copies the
+// leaf's JSON path, as y does in the tree, not the file's path.
+func TestTreeLeafPaneCopiesTheJSONPath(t *testing.T) {
+	src := []byte(`{"short":1,"long":"` + strings.Repeat("x", 200) + `"}`)
+	f := open(t, "leaf.json", src, "application/json", "json", 40, 20, false)
+	f.key("down", "down", "enter")
+	tr := f.m.body.(*tree)
+	if tr.detail == nil {
+		t.Fatal("enter did not open the value pane")
+	}
+	_, cmd := tr.Update(uitest.Key("y"))
+	if cmd == nil {
+		t.Fatal("y in the value pane did nothing")
+	}
+	if msg, ok := cmd().(copyMsg); !ok || msg.text != ".long" {
+		t.Fatalf("y copied %#v, want the JSON path .long", cmd())
 	}
 }
