@@ -784,6 +784,20 @@ func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.edited(n))
 }
 
+// focusFirstProblem moves the focus to the first row whose field has a
+// problem, unless the focused one has; nil when no row has.
+func (m *Model) focusFirstProblem() tea.Cmd {
+	if n := m.FocusedNode(); n != nil && len(m.problems.At(n.Pointer())) > 0 {
+		return nil
+	}
+	for i, r := range m.rows {
+		if r.Node != nil && len(m.problems.At(r.Node.Pointer())) > 0 {
+			return m.setFocus(i)
+		}
+	}
+	return nil
+}
+
 // submit sends the input when valid; while invalid it refuses with the
 // reason, and a second ctrl+s in a row sends anyway.
 func (m *Model) submit() (Action, tea.Cmd) {
@@ -806,7 +820,9 @@ func (m *Model) submit() (Action, tea.Cmd) {
 			where += fmt.Sprintf("; %d from variants not chosen", h)
 		}
 		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, common.Plural(n, "problem", "problems"), where)
-		return nil, nil
+		// The cursor goes to the first field with a problem (issue 9 kind
+		// 9), unless it is on one already.
+		return nil, m.focusFirstProblem()
 	}
 	m.SetNote("")
 	return ActionSubmit{Input: m.value}, nil

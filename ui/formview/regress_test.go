@@ -302,3 +302,17 @@ func TestNoNewlineInFormattedText(t *testing.T) {
 		t.Fatalf("ctrl+j changed a uri: %q", got)
 	}
 }
+
+// TestRefusedSubmitFocusesTheFirstProblem: a refused ctrl+s moves the
+// cursor to the first field with a problem (issue 9, finding the problem).
+func TestRefusedSubmitFocusesTheFirstProblem(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","required":["b"],"properties":{
+	  "a":{"type":"string"},"b":{"type":"string"},"c":{"type":"integer","minimum":5}}}`, 80, 30)
+	if got := m.FocusedNode().Pointer(); got != "/a" {
+		t.Fatalf("focus starts on %q", got)
+	}
+	keys(m, "ctrl+s")
+	if got := m.FocusedNode().Pointer(); got != "/b" {
+		t.Fatalf("after a refused submit the focus is on %q, want /b", got)
+	}
+}
