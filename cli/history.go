@@ -104,6 +104,50 @@ func statusNames() string {
 	return strings.Join(s, ", ")
 }
 
+// listRuns lists the home's recorded runs, newest first, that keep
+// accepts (at most limit of them; 0: all); a damaged record is skipped
+// with a warning on stderr.
+func (g *globals) listRuns(ctx context.Context, keep func(history.Summary) bool, limit int) ([]history.Summary, error) {
+	s, _, err := g.openHistory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sums, warns, err := s.List()
+	if err != nil {
+		return nil, withCode(ExitUsage, "%v", err)
+	}
+	for _, w := range warns {
+		fmt.Fprintf(g.io.ErrOut, "modbay: warning: %s\n", render.SanitizeLine(w))
+	}
+	var out []history.Summary
+	for _, x := range sums {
+		if keep(x) {
+			out = append(out, x)
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// jobRecord opens the history and reads run id's record, which must be a
+// long-running job's.
+func (g *globals) jobRecord(ctx context.Context, id string) (*history.Store, *env, *history.Record, error) {
+	s, e, err := g.openHistory(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rec, err := historyGet(s, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rec.Job == nil {
+		return nil, nil, nil, withCode(ExitUsage, "run %s is not a long-running job", id)
+	}
+	return s, e, rec, nil
+}
+
 // openHistory opens the home's history.
 func (g *globals) openHistory(ctx context.Context) (*history.Store, *env, error) {
 	e, err := g.env(ctx)
@@ -139,26 +183,12 @@ func historyList(ctx context.Context, o *HistoryOptions) error {
 	if o.Status != "" && !knownStatus(o.Status) {
 		return withCode(ExitUsage, "--status: %q is not one of %s", o.Status, statusNames())
 	}
-	s, _, err := o.G.openHistory(ctx)
+	keep, err := o.G.listRuns(ctx, func(x history.Summary) bool {
+		return (o.Module == "" || x.Module == o.Module) && (o.Capability == "" || x.Capability == o.Capability) &&
+			(o.Status == "" || string(x.Status) == o.Status)
+	}, o.Limit)
 	if err != nil {
 		return err
-	}
-	sums, warns, err := s.List()
-	if err != nil {
-		return withCode(ExitUsage, "%v", err)
-	}
-	for _, w := range warns {
-		fmt.Fprintf(o.IO.ErrOut, "modbay: warning: %s\n", render.SanitizeLine(w))
-	}
-	var keep []history.Summary
-	for _, x := range sums {
-		if (o.Module == "" || x.Module == o.Module) && (o.Capability == "" || x.Capability == o.Capability) &&
-			(o.Status == "" || string(x.Status) == o.Status) {
-			keep = append(keep, x)
-		}
-		if o.Limit > 0 && len(keep) == o.Limit {
-			break
-		}
 	}
 	if o.JSON {
 		out := []historyOut{}

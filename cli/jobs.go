@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"modbay/history"
-	"modbay/render"
 	"modbay/runner"
 )
 
@@ -63,23 +62,12 @@ cancel_capability when it declares one; without it, modbay can only stop watchin
 
 // jobsList prints the runs whose job is in flight or resumable.
 func jobsList(ctx context.Context, g *globals, asJSON bool) error {
-	s, _, err := g.openHistory(ctx)
+	jobs, err := g.listRuns(ctx, func(x history.Summary) bool {
+		return x.JobID != "" && !runner.IsTerminalJobState(x.JobState) &&
+			(x.Status == history.StatusRunning || x.Status == history.StatusDetached || x.Status == history.StatusInterrupted)
+	}, 0)
 	if err != nil {
 		return err
-	}
-	sums, warns, err := s.List()
-	if err != nil {
-		return withCode(ExitUsage, "%v", err)
-	}
-	for _, w := range warns {
-		fmt.Fprintf(g.io.ErrOut, "modbay: warning: %s\n", render.SanitizeLine(w))
-	}
-	var jobs []history.Summary
-	for _, x := range sums {
-		if x.JobID != "" && !runner.IsTerminalJobState(x.JobState) &&
-			(x.Status == history.StatusRunning || x.Status == history.StatusDetached || x.Status == history.StatusInterrupted) {
-			jobs = append(jobs, x)
-		}
 	}
 	if asJSON {
 		out := []historyOut{}
@@ -112,16 +100,9 @@ func jobsList(ctx context.Context, g *globals, asJSON bool) error {
 // invoke does. When another process polls it, it watches the record until
 // that process is done (or gone: then it takes over).
 func jobsWait(ctx context.Context, g *globals, id string, verbose bool) error {
-	s, e, err := g.openHistory(ctx)
+	s, e, rec, err := g.jobRecord(ctx, id)
 	if err != nil {
 		return err
-	}
-	rec, err := historyGet(s, id)
-	if err != nil {
-		return err
-	}
-	if rec.Job == nil {
-		return withCode(ExitUsage, "run %s is not a long-running job", id)
 	}
 	said := false
 	for {
@@ -220,16 +201,9 @@ func recordExit(rec *history.Record) error {
 // cancel_capability (WIRE.md §12), recording the outcome; without one it
 // says that modbay can only stop watching and the job goes on.
 func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
-	s, e, err := g.openHistory(ctx)
+	s, e, rec, err := g.jobRecord(ctx, id)
 	if err != nil {
 		return err
-	}
-	rec, err := historyGet(s, id)
-	if err != nil {
-		return err
-	}
-	if rec.Job == nil {
-		return withCode(ExitUsage, "run %s is not a long-running job", id)
 	}
 	if !rec.Resumable() {
 		return withCode(ExitUsage, "job %s of run %s is not in flight (status %s, state %s)", cleanID(rec.Job.ID), id, rec.Status, clean(rec.Job.State))
