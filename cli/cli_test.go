@@ -57,7 +57,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func countLaunches(t *testing.T, home, id string) string {
 	t.Helper()
 	exe := filepath.Join(home, "modules", id, id)
-	orig, err := os.ReadFile(exe)
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func countLaunches(t *testing.T, home, id string) string {
 	// granted (a describe's line is refused and not counted).
 	log := filepath.Join(home, "workspace", ".launches")
 	// The module gets no PATH, so only shell builtins are used.
-	script := strings.Replace(string(orig), "exec ", fmt.Sprintf("echo \"$*\" >> '%s' 2>/dev/null\nexec ", log), 1)
+	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> '%s' 2>/dev/null\nexec '%s' example-module '%s' \"$@\"\n", log, self, id)
 	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -348,5 +348,42 @@ func TestInvokeBrokenModuleIsAHostVerdict(t *testing.T) {
 	code, out, _ = run(t, "--home", home, "invoke", "notes", "x", "--deadline", "0", "--json")
 	if code != ExitUsage || !strings.Contains(out, `"outcome": "usage"`) {
 		t.Fatalf("--deadline 0 --json: exit %d %q", code, out)
+	}
+}
+
+// TestBuiltinExamplesPathsStable checks that the built-in examples shown
+// for an empty home are listed at paths under the home that outlive the
+// command, the same in list --json, describe --json and describe, and the
+// same from one command to the next.
+func TestBuiltinExamplesPathsStable(t *testing.T) {
+	home := t.TempDir()
+	list := func() []moduleJSON {
+		code, out, stderr := run(t, "--home", home, "list", "--json")
+		var mods []moduleJSON
+		if code != ExitOK || json.Unmarshal([]byte(out), &mods) != nil || len(mods) != len(examples.IDs()) {
+			t.Fatalf("list --json: %d %s %s", code, out, stderr)
+		}
+		return mods
+	}
+	first, second := list(), list()
+	for i, m := range first {
+		if m.Exe != second[i].Exe {
+			t.Errorf("%s: path changed between runs: %s then %s", m.ID, m.Exe, second[i].Exe)
+		}
+		if !strings.HasPrefix(m.Exe, filepath.Join(home, examples.BuiltinsDir)+"/") {
+			t.Errorf("%s: path %s is not under the home's %s/", m.ID, m.Exe, examples.BuiltinsDir)
+		}
+		// The command has ended: the path must still be a working module.
+		if st, err := os.Stat(m.Exe); err != nil || st.Mode().Perm()&0o111 == 0 {
+			t.Errorf("%s: %s after the command: %v", m.ID, m.Exe, err)
+		}
+		code, out, _ := run(t, "--home", home, "describe", m.ID, "--json")
+		var d moduleJSON
+		if code != ExitOK || json.Unmarshal([]byte(out), &d) != nil || d.Exe != m.Exe {
+			t.Errorf("describe --json %s: exe %q, list said %q (exit %d)", m.ID, d.Exe, m.Exe, code)
+		}
+		if code, out, _ = run(t, "--home", home, "describe", m.ID); !strings.Contains(out, "executable: "+m.Exe+"\n") {
+			t.Errorf("describe %s (exit %d) does not name %s:\n%s", m.ID, code, m.Exe, out)
+		}
 	}
 }

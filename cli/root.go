@@ -30,8 +30,8 @@ type globals struct {
 	skills []string
 	// io is where every command reads and writes.
 	io *ioStreams
-	// cleanups run when the command ends (the examples' private
-	// directory).
+	// cleanups run when the command ends (a check's workspace, MCP
+	// sessions).
 	cleanups []func()
 }
 
@@ -185,9 +185,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 
 // env resolves the home and configuration. When the home has no modules
 // (or with --examples) the built-in examples are added as extra modules
-// from a directory private to this process, so the home's own config,
-// workspace and artifact store still apply; cleanup removes that directory
-// and must be called when the command ends.
+// from <home>/examples (installExamples), so the home's own config,
+// workspace and artifact store still apply.
 func (g *globals) env(ctx context.Context) (*env, error) {
 	home, err := config.ResolveHome(g.home)
 	if err != nil {
@@ -219,11 +218,10 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		e.host.AddFlagModules(abs)
 	}
 	if g.examples || (!hasModules(home) && len(cfg.Modules) == 0 && len(g.modules) == 0 && len(cfg.MCPServers) == 0) {
-		dirs, cleanup, err := installExamples()
+		dirs, err := installExamples(home)
 		if err != nil {
 			return nil, withCode(ExitUsage, "preparing the example modules: %v", err)
 		}
-		g.cleanups = append(g.cleanups, cleanup)
 		e.host.AddExampleModules(dirs...)
 		// Sample notes for the notes example, only in the home's own
 		// default workspace: never into a directory the person chose.
@@ -257,30 +255,19 @@ func hasModules(home string) bool {
 	return false
 }
 
-// installExamples writes the built-in examples' launchers and bundles into
-// a fresh directory private to this process and returns their module
-// directories and a cleanup that removes it. The launchers re-execute this
-// very binary, so no other modbay (another build, a test binary) can
-// rewrite them under a running cockpit.
-func installExamples() ([]string, func(), error) {
+// installExamples writes the built-in examples' launchers and bundles for
+// this very binary under <home>/examples (examples.InstallBuiltins) and
+// returns their module directories. The paths stay put between runs, so
+// what `modbay list` shows is a path a person can use.
+func installExamples(home string) ([]string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "modbay-examples-")
-	if err != nil {
-		return nil, nil, err
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	dirs, err := examples.InstallModules(dir, exe)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return dirs, cleanup, nil
+	return examples.InstallBuiltins(home, exe)
 }
 
 // load finds a module by id or executable path, mapping "not found" to a

@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,6 +79,9 @@ func lookup(id string) *module {
 //	<id> module describe [--json]
 //	<id> module invoke <capability> --input <abs request file>
 //
+// where <id> may also be a launcher's path, <dir>/<id>/<id> (its base name
+// is the id), as the kernel passes it to a shebang launcher.
+//
 // It always prints exactly one envelope to stdout (WIRE.md §6): protocol
 // exact, module = id, operation = the verb (invoke when argv names none),
 // request_id echoed verbatim from the request file on invoke, execution
@@ -105,7 +109,12 @@ type argv struct {
 func parseArgs(args []string) (argv, error) {
 	var a argv
 	if len(args) > 0 {
+		// A shebang launcher (see launcher) passes its own path,
+		// <dir>/<id>/<id>, where a person types the id.
 		a.id = args[0]
+		if strings.Contains(a.id, "/") {
+			a.id = filepath.Base(a.id)
+		}
 	}
 	if len(args) > 2 && (args[2] == modproto.OperationDescribe || args[2] == modproto.OperationInvoke) {
 		a.verb = args[2]

@@ -17,12 +17,22 @@ import (
 // InstallDemoHome do), it is an example module. Otherwise it runs the
 // tests, with progress pauses off so they stay fast.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == ExampleModuleCommand && filepath.Base(os.Args[2]) == envProbeID {
+		// Not an example: reports the environment a launcher gave it.
+		b, _ := json.Marshal(os.Environ())
+		os.Stdout.Write(b)
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == ExampleModuleCommand {
 		os.Exit(Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	progressBudget = 0
 	os.Exit(m.Run())
 }
+
+// envProbeID is the id TestMain answers with its environment as a JSON
+// list of KEY=value (TestLauncherEnvironmentExact).
+const envProbeID = "env-probe"
 
 // mainResult is what one call of Main produced.
 type mainResult struct {

@@ -1,7 +1,9 @@
 package examples
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,13 +68,31 @@ func bundleFiles(id string) ([]string, error) {
 	return files, err
 }
 
-// launcherScript is the module executable written for example id: a
-// /bin/sh script that execs the modbay binary exe (absolute) with
-// `example-module <id>` and the host's arguments. The host runs it with no
-// PATH (WIRE.md §3), so exe must be absolute; both words are single-quoted
-// so any path is safe.
-func launcherScript(exe, id string) string {
-	return "#!/bin/sh\nexec " + shellQuote(exe) + " " + ExampleModuleCommand + " " + shellQuote(id) + " \"$@\"\n"
+// maxShebangLine is the longest "#!interpreter arg\n" line launcher
+// writes: Linux kernels before 5.1 read only the first 128 bytes of a
+// script (BINPRM_BUF_SIZE), and a longer line would name a truncated
+// interpreter.
+const maxShebangLine = 127
+
+// launcher is the module executable written for example id, installed as
+// <dir>/<id>/<id>. When exe fits a shebang line it is
+//
+//	#!<exe> example-module
+//
+// so the kernel runs `<exe> example-module <launcher path> <host's args>`
+// itself: no shell starts, and the example sees exactly the environment the
+// host gave (WIRE.md §3: only TMPDIR; a shell adds PWD, bash also SHLVL and
+// _). Main takes the launcher path's base name as the id. When exe cannot
+// be an interpreter (whitespace or a control character in it, or a line
+// past maxShebangLine) it falls back to a /bin/sh script that unsets PWD and
+// OLDPWD before exec'ing `<exe> example-module <id> "$@"`; with dash as
+// /bin/sh that environment is exact too, with bash SHLVL stays. The host
+// runs either with no PATH, so exe must be absolute.
+func launcher(exe, id string) []byte {
+	if line := "#!" + exe + " " + ExampleModuleCommand + "\n"; len(line) <= maxShebangLine && !strings.ContainsFunc(exe, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return []byte(line)
+	}
+	return []byte("#!/bin/sh\nunset PWD OLDPWD\nexec " + shellQuote(exe) + " " + ExampleModuleCommand + " " + shellQuote(id) + " \"$@\"\n")
 }
 
 // shellQuote quotes s as one POSIX shell word: inside single quotes, where
@@ -84,9 +104,9 @@ func shellQuote(s string) string {
 
 // InstallDemoHome lays the examples out in the modbay home (WIRE.md §2):
 //
-//   - <home>/modules/<id>/<id>: a launcher (mode 0755) that execs
-//     `<exe> example-module <id> "$@"`; rewritten on every call, because
-//     exe may change between builds.
+//   - <home>/modules/<id>/<id>: a launcher (mode 0755, see launcher) that
+//     runs `<exe> example-module`; rewritten on every call, because exe
+//     may change between builds.
 //   - <home>/modules/<id>/README.md, skills/<name>/SKILL.md and
 //     agents/<id>.md: the bundle, byte for byte what the descriptor's
 //     digests cover; rewritten on every call.
@@ -128,7 +148,7 @@ func installModule(dir, exe, id string) error {
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, id), []byte(launcherScript(exe, id)), launcherMode); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, id), launcher(exe, id), launcherMode); err != nil {
 		return fmt.Errorf("launcher: %w", err)
 	}
 	files, err := bundleFiles(id)
@@ -187,9 +207,10 @@ func seedWorkspace(dir string) error {
 // InstallModules writes each example's launcher and bundle into
 // <dir>/<id>/ (see InstallDemoHome for the layout) and returns the module
 // directories, in IDs order. The host loads them as extra modules, so the
-// person's own home keeps its config, workspace and artifacts. dir should be
-// private to the running process: the launchers name exe, and another modbay
-// binary must never rewrite them under a running cockpit.
+// person's own home keeps its config, workspace and artifacts. dir must
+// belong to exe alone (InstallBuiltins keys it by exe): the launchers name
+// exe, and another modbay binary must never rewrite them under a running
+// cockpit.
 func InstallModules(dir, exe string) ([]string, error) {
 	if dir == "" || exe == "" {
 		return nil, errors.New("install examples: directory and executable must be set")
@@ -220,4 +241,72 @@ func SeedWorkspace(dir string) error {
 		return fmt.Errorf("seed workspace: %w", err)
 	}
 	return nil
+}
+
+// BuiltinsDir is the directory under the home that holds the built-in
+// examples' launchers and bundles, one subdirectory per modbay binary
+// (see InstallBuiltins).
+const BuiltinsDir = "examples"
+
+// builtinsExeFile, inside one binary's subdirectory, names the binary the
+// launchers run, so a later install can tell when it is gone.
+const builtinsExeFile = ".exe"
+
+// InstallBuiltins writes the examples for the modbay binary exe into
+// <home>/examples/<key>/<id>/ (the layout of InstallModules) and returns
+// the module directories in IDs order. key is the first 16 hex digits of
+// the sha256 of exe's absolute path, so the paths a person sees in `modbay
+// list` stay the same from one run of one binary to the next, and they
+// remain there after modbay exits (`<path> module describe --json` works by
+// hand); two different binaries sharing a home never rewrite each other's
+// launchers under a running cockpit. Each call rewrites its own directory
+// (idempotent, atomic per file) and removes the directories of binaries
+// that no longer exist (a `go run` build, an uninstalled copy), so they do
+// not pile up. Errors name the step that failed.
+func InstallBuiltins(home, exe string) ([]string, error) {
+	if home == "" || exe == "" {
+		return nil, errors.New("install examples: home and executable must be set")
+	}
+	exe, err := filepath.Abs(exe)
+	if err != nil {
+		return nil, fmt.Errorf("install examples: %w", err)
+	}
+	sum := sha256.Sum256([]byte(exe))
+	key := hex.EncodeToString(sum[:8])
+	root := filepath.Join(home, BuiltinsDir)
+	pruneBuiltins(root, key)
+	dir := filepath.Join(root, key)
+	dirs, err := InstallModules(dir, exe)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, builtinsExeFile), []byte(exe+"\n"), fileMode); err != nil {
+		return nil, fmt.Errorf("install examples: %w", err)
+	}
+	return dirs, nil
+}
+
+// pruneBuiltins removes each <root>/<k> (k != keep) whose recorded binary
+// no longer exists. A directory without the record is left alone: it may be
+// another modbay's install in progress. Failures are ignored: pruning is
+// housekeeping.
+func pruneBuiltins(root, keep string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == keep {
+			continue
+		}
+		d := filepath.Join(root, e.Name())
+		b, err := os.ReadFile(filepath.Join(d, builtinsExeFile))
+		if err != nil {
+			continue
+		}
+		exe := strings.TrimSuffix(string(b), "\n")
+		if _, err := os.Stat(exe); errors.Is(err, fs.ErrNotExist) && filepath.IsAbs(exe) {
+			os.RemoveAll(d)
+		}
+	}
 }

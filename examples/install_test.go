@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +62,7 @@ func TestInstallDemoHome(t *testing.T) {
 			t.Fatalf("launcher %s: %v %v", launcher, st, err)
 		}
 		b, _ := os.ReadFile(launcher)
-		if want := "#!/bin/sh\nexec '" + exe + "' example-module '" + id + "' \"$@\"\n"; string(b) != want {
+		if want := "#!" + exe + " example-module\n"; len(want) <= maxShebangLine && string(b) != want {
 			t.Errorf("launcher:\n%s\nwant:\n%s", b, want)
 		}
 		// The launcher is a working module: describe through it, as the
@@ -145,8 +148,8 @@ func TestInstallDemoHomeIdempotent(t *testing.T) {
 	}
 	launcher := filepath.Join(home, "modules", "notes", "notes")
 	b, _ := os.ReadFile(launcher)
-	if strings.Contains(string(b), "/old/modbay") {
-		t.Errorf("launcher not rewritten:\n%s", b)
+	if strings.Contains(string(b), "/old/modbay") || !strings.HasPrefix(string(b), "#!/bin/sh\n") {
+		t.Errorf("launcher not rewritten, or not the shell fallback for a path with a space:\n%s", b)
 	}
 
 	// Invoke notes.report through the launcher against the seeded
@@ -170,6 +173,60 @@ func TestInstallDemoHomeIdempotent(t *testing.T) {
 	}
 	if len(env.Execution.Artifacts) != 3 {
 		t.Errorf("artifacts %+v", env.Execution.Artifacts)
+	}
+}
+
+// TestLauncherEnvironmentExact checks that a launcher adds nothing to
+// the environment the host gives a module (WIRE.md §3: only TMPDIR): the
+// process behind it (the test binary's envProbeID, see TestMain) reports
+// its environment, which must be the host's exactly. A /bin/sh launcher
+// added PWD (dash) or PWD, SHLVL and _ (bash).
+func TestLauncherEnvironmentExact(t *testing.T) {
+	exe := testExe(t)
+	// The shell fallback, for a binary whose path cannot be a shebang's
+	// interpreter, unsets what dash adds.
+	odd := filepath.Join(t.TempDir(), "a dir")
+	if err := os.Mkdir(odd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	oddExe := filepath.Join(odd, "modbay")
+	if err := os.Symlink(exe, oddExe); err != nil {
+		t.Fatal(err)
+	}
+	for name, exe := range map[string]string{"shebang": exe, "shell fallback": oddExe} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), envProbeID)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			l := filepath.Join(dir, envProbeID)
+			if err := os.WriteFile(l, launcher(exe, envProbeID), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if name == "shebang" && !strings.HasPrefix(string(launcher(exe, envProbeID)), "#!"+exe+" ") {
+				t.Fatalf("the test binary's path %s should fit a shebang", exe)
+			}
+			tmp := t.TempDir()
+			cmd := exec.Command(l, "module", "describe", "--json")
+			cmd.Dir = t.TempDir()
+			cmd.Env = []string{"TMPDIR=" + tmp}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", l, err)
+			}
+			var got []string
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%q: %v", out, err)
+			}
+			want := []string{"TMPDIR=" + tmp}
+			if name == "shell fallback" {
+				// bash as /bin/sh keeps SHLVL; dash adds nothing.
+				got = slices.DeleteFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "SHLVL=") })
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("the module's environment is %q, want exactly the host's %q", got, want)
+			}
+		})
 	}
 }
 
@@ -243,5 +300,62 @@ func TestBundleFilesAllDeclared(t *testing.T) {
 				t.Errorf("%s: %s is not declared", id, f)
 			}
 		}
+	}
+}
+
+// TestInstallBuiltinsStable checks that the examples of one binary land
+// at the same paths under the home on every call (what `modbay list`
+// shows must still be there after modbay exits), that another binary gets
+// its own directory, and that the directory of a binary that is gone is
+// removed.
+func TestInstallBuiltinsStable(t *testing.T) {
+	home := t.TempDir()
+	exe := testExe(t)
+	first, err := InstallBuiltins(home, exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := InstallBuiltins(home, exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(first, again) || len(first) != len(IDs()) {
+		t.Fatalf("paths changed between calls: %q then %q", first, again)
+	}
+	for i, d := range first {
+		if !strings.HasPrefix(d, filepath.Join(home, BuiltinsDir)+"/") || filepath.Base(d) != IDs()[i] {
+			t.Errorf("module dir %s is not <home>/%s/<key>/%s", d, BuiltinsDir, IDs()[i])
+		}
+		env, _ := runLauncher(t, filepath.Join(d, IDs()[i]), "module", "describe", "--json")
+		if !env.OK || env.Module != IDs()[i] {
+			t.Errorf("%s: describe through the launcher: %+v", d, env.Error)
+		}
+	}
+
+	// A second binary, which then goes away: its directory is removed by
+	// the next install of any binary, the first binary's is kept.
+	gone := filepath.Join(t.TempDir(), "modbay")
+	if err := os.Symlink(exe, gone); err != nil {
+		t.Fatal(err)
+	}
+	other, err := InstallBuiltins(home, gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey := filepath.Dir(other[0])
+	if otherKey == filepath.Dir(first[0]) {
+		t.Fatal("two binaries share one directory")
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := InstallBuiltins(home, exe); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(otherKey); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the directory of a binary that is gone should be removed: %v", err)
+	}
+	if _, err := os.Stat(first[0]); err != nil {
+		t.Errorf("the running binary's examples should stay: %v", err)
 	}
 }
