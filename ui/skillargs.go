@@ -27,6 +27,8 @@ type skillArgsScreen struct {
 	com  *common.Common
 	r    skills.Record
 	form *formview.Model
+	// renderedDir is where the rendering is written (Options.RenderedDir).
+	renderedDir string
 	// values are the form's current values; res the body rendered with
 	// them.
 	values map[string]string
@@ -81,7 +83,7 @@ func openSkillArgsScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if err != nil {
 		return nil, nil
 	}
-	s := &skillArgsScreen{com: m.com, r: r, form: formview.New(m.com, f, m.validate)}
+	s := &skillArgsScreen{com: m.com, r: r, form: formview.New(m.com, f, m.validate), renderedDir: m.opts.RenderedDir}
 	s.rerender()
 	return s, nil
 }
@@ -155,9 +157,9 @@ func (s *skillArgsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case formview.ActionBack:
 		return actionPop{}, cmd
 	case formview.ActionSubmit:
-		text, name := s.res.Text, s.r.Key.Name
+		text, name, dir := s.res.Text, s.r.Key.Name, s.renderedDir
 		meta := render.Meta{Title: "Skill " + name + " with arguments", MediaType: "text/markdown", Digest: s.r.Digest}
-		return nil, tea.Batch(cmd, func() tea.Msg { return writeRendered(s, name+"-args", text, meta) })
+		return nil, tea.Batch(cmd, func() tea.Msg { return writeRendered(dir, s, name+"-args", text, meta) })
 	case formview.ActionSavePreset:
 		s.note = "Presets are not kept for skill arguments."
 	}

@@ -37,7 +37,6 @@ func openSkillArgs(t *testing.T, w, h int) *Model {
 // default shown), and the rendering below follows every key; ctrl+s opens
 // the rendering in the viewer.
 func TestSkillArgsLive(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	m := openSkillArgs(t, 100, 30)
 	out := ansi.Strip(frame(t, m))
 	for _, want := range []string{"topic", "tone", "audience", "# Report on", "unknown placeholders: $ARGUMENTS {{ unknown_thing }}"} {

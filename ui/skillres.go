@@ -33,6 +33,9 @@ type skillResScreen struct {
 	r    skills.Record
 	list *list.Model
 	note string
+	// renderedDir is where resource copies are written
+	// (Options.RenderedDir).
+	renderedDir string
 	// run runs a script (nil: scripts are off); ctx is the cockpit's.
 	run func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
 	ctx context.Context
@@ -59,7 +62,7 @@ func openSkillResourcesScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok || !r.Usable() || !r.Resources.HasResources {
 		return nil, nil
 	}
-	s := &skillResScreen{com: m.com, keys: defaultSkillsKeys(), r: r, run: m.opts.RunSkillScript, ctx: m.ctx,
+	s := &skillResScreen{com: m.com, keys: defaultSkillsKeys(), r: r, run: m.opts.RunSkillScript, ctx: m.ctx, renderedDir: m.opts.RenderedDir,
 		list: list.New(m.com, m.keys.List, "filter by path", "No resource matches the filter.")}
 	items := make([]list.Item, len(r.Resources.Locations))
 	for i, l := range r.Resources.Locations {
@@ -219,13 +222,16 @@ func (s *skillResScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 // viewers a copy of the bytes read, never the path itself, so a file
 // swapped for a symlink after listing cannot lead the viewer outside.
 func (s *skillResScreen) preview(loc string) tea.Cmd {
-	dir, name, to := s.r.Key.Location, s.r.Key.Name, Screen(s)
+	dir, name, to, out := s.r.Key.Location, s.r.Key.Name, Screen(s), s.renderedDir
 	return func() tea.Msg {
+		if out == "" {
+			return skillOpenMsg{to: to, err: errNoRenderedDir}
+		}
 		data, err := skills.ReadResourceBytes(dir, loc)
 		if err != nil {
 			return skillOpenMsg{to: to, err: err}
 		}
-		d := filepath.Join(renderedDir(), "resources", safeFileName(name)+skills.HashSuffix(dir)[1:])
+		d := filepath.Join(out, "resources", safeFileName(name)+skills.HashSuffix(dir)[1:])
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return skillOpenMsg{to: to, err: err}
 		}

@@ -70,7 +70,6 @@ func openSkillResources(t *testing.T, w, h int, run ...func(context.Context, str
 // record names a fixed location for the goldens) and opens a copy in the
 // markdown viewer.
 func TestSkillResourcesPreview(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	m := openSkillResources(t, 100, 30)
 	golden.RequireEqual(t, []byte(frame(t, m)))
 	s := m.top().(*skillResScreen)

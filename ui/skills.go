@@ -77,6 +77,8 @@ type skillsScreen struct {
 	note string
 	// session is the cockpit's active skills (it outlives the screen).
 	session *skills.Session
+	// renderedDir is where renderings are written (Options.RenderedDir).
+	renderedDir string
 }
 
 // skillActivatedMsg is a module document read and checked for loading,
@@ -116,7 +118,7 @@ type skillOpenMsg struct {
 // openSkillsScreen lists the skills: the modules' documents (from the
 // module list) and the configured folders' skills, loaded by a command.
 func openSkillsScreen(m *Model, _ any) (Screen, tea.Cmd) {
-	s := &skillsScreen{com: m.com, keys: defaultSkillsKeys(), loading: true, session: &m.skillSession,
+	s := &skillsScreen{com: m.com, keys: defaultSkillsKeys(), loading: true, session: &m.skillSession, renderedDir: m.opts.RenderedDir,
 		list: list.New(m.com, m.keys.List, "filter by name or source", "No skill matches the filter.")}
 	var mods []*runner.Module
 	if m.modules != nil {
@@ -496,10 +498,11 @@ func (s *skillsScreen) whatTheAgentSees() tea.Cmd {
 		}
 	}
 	text := skills.WhatTheAgentSees(catalog, s.session)
+	dir := s.renderedDir
 	to, n := s, len(s.session.Handles())
 	return func() tea.Msg {
 		meta := render.Meta{Title: fmt.Sprintf("What the agent sees: %d available, %d active", len(catalog), n), MediaType: "text/markdown"}
-		return writeRendered(to, "what-the-agent-sees", text, meta)
+		return writeRendered(dir, to, "what-the-agent-sees", text, meta)
 	}
 }
 
@@ -508,7 +511,7 @@ func (s *skillsScreen) whatTheAgentSees() tea.Cmd {
 // module document's body after checking its digest again (a file that
 // drifted since the list was made is refused).
 func (s *skillsScreen) openItem(it list.Item) tea.Cmd {
-	to := s
+	to, dir := s, s.renderedDir
 	switch it := it.(type) {
 	case *folderItem:
 		r := it.r
@@ -518,7 +521,7 @@ func (s *skillsScreen) openItem(it list.Item) tea.Cmd {
 		return func() tea.Msg {
 			res := skills.Render(r.Body, r.Arguments, nil)
 			meta := render.Meta{Title: "Skill " + r.Key.Name, MediaType: "text/markdown", Digest: r.Digest}
-			return writeRendered(to, r.Key.Name, res.Text, meta)
+			return writeRendered(dir, to, r.Key.Name, res.Text, meta)
 		}
 	case *docItem:
 		d := it.st.doc
@@ -528,27 +531,23 @@ func (s *skillsScreen) openItem(it list.Item) tea.Cmd {
 				return skillOpenMsg{to: to, err: err}
 			}
 			meta := render.Meta{Title: fmt.Sprintf("Module %s %s %s", d.Module, d.Kind, d.ID), MediaType: "text/markdown", Digest: d.Digest}
-			return writeRendered(to, d.Module+"-"+d.ID, d.Body(b), meta)
+			return writeRendered(dir, to, d.Module+"-"+d.ID, d.Body(b), meta)
 		}
 	}
 	return nil
 }
 
-// renderedDir is where rendered skills are written for the viewer: the
-// user cache (one file per skill, overwritten on every open), else the
-// temporary directory.
-func renderedDir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "modbay", "rendered-skills")
-}
+// errNoRenderedDir is why a rendering cannot be opened when the cockpit
+// was given no directory for it (Options.RenderedDir).
+var errNoRenderedDir = errors.New("no directory to write the rendering into (the cockpit has no home)")
 
-// writeRendered writes text as <name>.md (name made safe for a file
-// name) for the viewer.
-func writeRendered(to Screen, name, text string, meta render.Meta) tea.Msg {
-	dir := renderedDir()
+// writeRendered writes text as <dir>/<name>.md (name made safe for a file
+// name, one file per name, overwritten on every open) for the viewer; dir
+// is Options.RenderedDir, under the home.
+func writeRendered(dir string, to Screen, name, text string, meta render.Meta) tea.Msg {
+	if dir == "" {
+		return skillOpenMsg{to: to, err: errNoRenderedDir}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return skillOpenMsg{to: to, err: err}
 	}

@@ -13,7 +13,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/config"
+	"modbay/runner"
 	"modbay/skills"
+	"modbay/ui/viewer"
 )
 
 func init() {
@@ -105,7 +108,6 @@ func TestGoldenSkillsDrifted(t *testing.T) {
 // the arguments' defaults into a file and opens it in the markdown viewer;
 // esc comes back.
 func TestSkillsOpenRendered(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	m := openSkills(t, 100, 30)
 	press(m, "down", "down", "down")
 	if it, ok := m.top().(*skillsScreen).list.Selected().(*folderItem); !ok || it.r.Name != "report-writer" {
@@ -193,7 +195,6 @@ func runCmds(m *Model, cmd tea.Cmd) {
 // unloads all; w opens what the agent sees in the viewer: the catalog
 // block and the active skill's rendered text.
 func TestSkillsSession(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	m := openSkills(t, 100, 30)
 	press(m, "down", "down", "down", "space")
 	out := ansi.Strip(frame(t, m))
@@ -276,5 +277,49 @@ func TestSkillDetailFrontmatter(t *testing.T) {
 	}
 	if d := ansi.Strip(items[1].Detail(80)); !strings.Contains(d, "type        technique") {
 		t.Errorf("unknown key not shown:\n%s", d)
+	}
+}
+
+// TestRenderedSkillsStayInHome: a cockpit over a real host writes the
+// skills it renders for the viewer under the home (<home>/cache), never
+// into the person's user cache or anywhere else outside the home.
+func TestRenderedSkillsStayInHome(t *testing.T) {
+	outside := t.TempDir()
+	t.Setenv("HOME", outside)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(outside, ".cache"))
+	home := t.TempDir()
+	cfg, err := config.Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(runner.NewHost(cfg), Options{NoColor: true})
+	m.viewerEnv = viewer.Env{}
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	withModules(t, m)
+	press(m, "s")
+	s, ok := m.top().(*skillsScreen)
+	if !ok {
+		t.Fatalf("s opened %v, want skills", m.screen())
+	}
+	m.Update(skillsFixture(t, s))
+	press(m, "down", "down", "down")
+	_, cmd := m.Update(keyPress("enter"))
+	if cmd == nil {
+		t.Fatal("enter did nothing")
+	}
+	open, ok := cmd().(skillOpenMsg)
+	if !ok || open.err != nil {
+		t.Fatalf("render: %#v", open)
+	}
+	if !strings.HasPrefix(open.file.path, filepath.Join(home, "cache")+"/") {
+		t.Errorf("rendered skill written to %s, outside the home's cache", open.file.path)
+	}
+	if err := filepath.WalkDir(outside, func(p string, d os.DirEntry, err error) error {
+		if err == nil && p != outside {
+			t.Errorf("written outside the home: %s", p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -71,6 +72,12 @@ type Options struct {
 	// allows (skills.RunScript with its options); nil means running
 	// scripts is off.
 	RunSkillScript func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
+	// RenderedDir is where the skills screens write a skill rendered as
+	// an agent gets it, and copies of resources, for the viewer: New sets
+	// <home>/cache/rendered-skills from the host's config when it is
+	// empty, so nothing is written outside the home; left empty, opening a
+	// rendered skill fails and says so.
+	RenderedDir string
 }
 
 // Model is the cockpit's root model.
@@ -159,6 +166,9 @@ func New(host *runner.Host, opts Options) *Model {
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
 		m.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
+		if m.opts.RenderedDir == "" {
+			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
+		}
 	}
 	return m
 }

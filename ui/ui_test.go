@@ -33,7 +33,8 @@ var sizes = []struct{ w, h int }{{80, 24}, {120, 40}}
 // the given size.
 func newTest(t *testing.T, b Backend, w, h int) (*Model, *uitest.Clock) {
 	t.Helper()
-	m := newModel(b, "/home/u/.local/share/modbay/workspace", Options{NoColor: true, Banner: "No modules in /home/u/.local/share/modbay; showing the built-in examples."})
+	m := newModel(b, "/home/u/.local/share/modbay/workspace", Options{NoColor: true, Banner: "No modules in /home/u/.local/share/modbay; showing the built-in examples.",
+		RenderedDir: filepath.Join(t.TempDir(), "rendered-skills")})
 	clock := uitest.NewClock()
 	m.com.Now = clock.Now
 	m.viewerEnv = viewer.Env{} // no display, no probes: the same frames everywhere
