@@ -57,10 +57,16 @@ const (
 	notesReportsDir = "reports"
 )
 
-// exampleOutputDirs are the workspace folders the examples write into; a
-// pattern walk skips them unless the pattern starts with that folder, so
-// "**/*.md" does not summarize earlier reports.
-var exampleOutputDirs = []string{notesReportsDir, fetchDir, transcodeDir, renderFarmRendersDir}
+// savedCopiesDir is the workspace folder the cockpit's save prompt starts
+// in (ui.SavedCopiesDir): copies of artifacts a person saved, which are
+// outputs like the examples' own.
+const savedCopiesDir = "saved"
+
+// exampleOutputDirs are the workspace folders the examples and the
+// cockpit's saved copies write into; a pattern walk skips them unless the
+// pattern starts with that folder, so "**/*.md" does not summarize earlier
+// reports or copies of them.
+var exampleOutputDirs = []string{notesReportsDir, fetchDir, transcodeDir, renderFarmRendersDir, savedCopiesDir}
 
 // notesModule declares the "Workspace notes" example.
 func notesModule() *module {

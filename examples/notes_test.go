@@ -13,7 +13,8 @@ import (
 )
 
 // seededNotes returns a notes.report fixture whose workspace holds the demo
-// seed files plus an earlier report (which "**" must skip).
+// seed files plus an earlier report and a saved copy of one (which "**"
+// must skip).
 func seededNotes(t *testing.T, input any) *fixture {
 	t.Helper()
 	f := newFixture(t, "notes", "notes.report", input)
@@ -21,6 +22,7 @@ func seededNotes(t *testing.T, input any) *fixture {
 		t.Fatal(err)
 	}
 	f.write("reports/old/report.md", "# Old report\n")
+	f.write("saved/report.md", "# A copy the person saved from the cockpit\n")
 	f.write(".git/HEAD.md", "# not a note\n")
 	return f
 }

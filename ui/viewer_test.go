@@ -68,7 +68,12 @@ func TestViewerRendersAndRerendersOnResize(t *testing.T) {
 	if len(m.dialogs) != 1 {
 		t.Fatal("s did not open the save prompt")
 	}
-	for range len(m.workspace) {
+	// The prompt starts in <workspace>/saved, which the examples do not
+	// read, not in the workspace itself.
+	if out := frame(t, m); !strings.Contains(out, m.workspace+"/"+SavedCopiesDir) {
+		t.Fatalf("the save prompt does not start in %s/%s:\n%s", m.workspace, SavedCopiesDir, out)
+	}
+	for range len(savedCopiesDir(m.workspace)) {
 		h.key("backspace")
 	}
 	for _, msg := range uitest.Type(filepath.Join(dir, "saved")) {
@@ -103,7 +108,7 @@ func TestSavePromptExpandsTilde(t *testing.T) {
 	if out := frame(t, m); !strings.Contains(out, "~ is your home directory") || !strings.Contains(out, "relative path starts in") {
 		t.Fatalf("save prompt does not say how paths are read:\n%s", out)
 	}
-	for range len(m.workspace) {
+	for range len(savedCopiesDir(m.workspace)) {
 		h.key("backspace")
 	}
 	for _, msg := range uitest.Type("~/somewhere") {

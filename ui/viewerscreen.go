@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"path/filepath"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -27,7 +29,7 @@ type viewerScreen struct {
 // openViewerScreen shows the artifact of arg (viewerArg) and starts loading it.
 func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if f, ok := arg.(fileViewerArg); ok {
-		v := viewer.NewFile(m.com, m.keys.Viewer, m.viewerEnv, f.meta, f.path, m.workspace)
+		v := viewer.NewFile(m.com, m.keys.Viewer, m.viewerEnv, f.meta, f.path, savedCopiesDir(m.workspace))
 		v.SetSize(m.com.Width, m.bodyHeight())
 		return &viewerScreen{v: v, keys: m.keys.Viewer, crumb: f.crumb}, v.Load()
 	}
@@ -35,9 +37,24 @@ func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok {
 		return nil, nil
 	}
-	v := viewer.New(m.com, m.keys.Viewer, m.viewerEnv, a.reqID, a.art, a.siblings, m.workspace)
+	v := viewer.New(m.com, m.keys.Viewer, m.viewerEnv, a.reqID, a.art, a.siblings, savedCopiesDir(m.workspace))
 	v.SetSize(m.com.Width, m.bodyHeight())
 	return &viewerScreen{v: v, keys: m.keys.Viewer}, v.Load()
+}
+
+// SavedCopiesDir is the workspace folder the save prompt starts in. Saved
+// copies are kept apart from the person's own files there, and the built-in
+// examples skip it as they skip their own output folders (examples'
+// savedCopiesDir), so a copy saved from one run is not read as input by the
+// next; a person may still type any other directory.
+const SavedCopiesDir = "saved"
+
+// savedCopiesDir is <workspace>/saved, or "" without a workspace.
+func savedCopiesDir(workspace string) string {
+	if workspace == "" {
+		return ""
+	}
+	return filepath.Join(workspace, SavedCopiesDir)
 }
 
 // viewer returns the top-most viewer, or nil.
