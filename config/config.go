@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 )
@@ -153,13 +154,14 @@ func Load(home string) (*Config, error) {
 		// Unknown keys are errors: a misspelt "polcy:" must not silently
 		// drop a security policy.
 		if err := decodeYAML(b, c); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(home, FileName), err)
+			return nil, fileError(filepath.Join(home, FileName), err)
 		}
 	}
 	switch c.Sandbox {
 	case "", SandboxAuto, SandboxRequire, SandboxOff:
 	default:
-		return nil, fmt.Errorf("%s: sandbox: %q is not one of auto, require, off", filepath.Join(home, FileName), c.Sandbox)
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "sandbox"),
+			Msg: fmt.Sprintf("sandbox: %q is not one of auto, require, off", c.Sandbox)}
 	}
 	c.Home = home
 	if c.Workspace == "" {
@@ -174,6 +176,78 @@ func Load(home string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// FileError is why config.yaml could not be loaded, at a place in it:
+// Error() is "<path>:<line>:<column>: <message>" (line and column 1-based;
+// an unknown one is left out), followed on the next lines by the offending
+// lines of the file when the parser quoted them. Load returns it (as
+// error) for every problem in the file's contents; an unreadable file is
+// the plain I/O error.
+type FileError struct {
+	// Path is the absolute path of config.yaml.
+	Path string
+	// Line and Column locate the problem (0: unknown).
+	Line, Column int
+	// Msg is the problem, one line.
+	Msg string
+	// Source is the parser's excerpt of the file around the problem, ""
+	// when there is none.
+	Source string
+}
+
+// Error implements error.
+func (e *FileError) Error() string {
+	s := e.Where() + ": " + e.Msg
+	if e.Source != "" {
+		s += "\n" + e.Source
+	}
+	return s
+}
+
+// Where is "<path>:<line>:<column>", as far as they are known.
+func (e *FileError) Where() string {
+	s := e.Path
+	if e.Line > 0 {
+		s += fmt.Sprintf(":%d", e.Line)
+		if e.Column > 0 {
+			s += fmt.Sprintf(":%d", e.Column)
+		}
+	}
+	return s
+}
+
+// Short is the error on one line, without the excerpt: what a status line
+// shows.
+func (e *FileError) Short() string { return e.Where() + ": " + e.Msg }
+
+// fileError turns a YAML decoding error of the file at path into a
+// *FileError with the parser's position and excerpt when it gave them.
+func fileError(path string, err error) *FileError {
+	fe := &FileError{Path: path, Msg: err.Error()}
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		fe.Msg = ye.GetMessage()
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			fe.Line, fe.Column = tk.Position.Line, tk.Position.Column
+		}
+		// FormatError with the source is "[l:c] msg\n<excerpt>".
+		if _, src, ok := strings.Cut(ye.FormatError(false, true), "\n"); ok {
+			fe.Source = strings.TrimRight(src, "\n ")
+		}
+	}
+	return fe
+}
+
+// keyLine is the 1-based line of b where top-level key starts, 0 when
+// none does.
+func keyLine(b []byte, key string) int {
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, key+":") {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // ModulesDir is <home>/modules, where modules are discovered (WIRE.md §2).

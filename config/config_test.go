@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +130,31 @@ func TestHistorySection(t *testing.T) {
 	}
 	if c.HistoryDir() != filepath.Join(home, "history") {
 		t.Errorf("HistoryDir = %s", c.HistoryDir())
+	}
+}
+
+// TestLoadErrorsSayWhere: a config.yaml that does not load names the file
+// and the line (and column when known) of the problem, on its first line.
+func TestLoadErrorsSayWhere(t *testing.T) {
+	for _, tc := range []struct{ yaml, where, msg string }{
+		{"binaries:\n  ffmpeg: /x\n  - oops\n", ":3:3: ", "non-map value"},
+		{"workspace: ws\npolcy:\n  x: 1\n", ":2:1: ", `unknown field "polcy"`},
+		{"limits:\n  open_files: lots\n", ":2:15: ", "cannot unmarshal"},
+		{"binaries: {}\nsandbox: maybe\n", ":2: ", "is not one of auto, require, off"},
+	} {
+		home := t.TempDir()
+		path := filepath.Join(home, FileName)
+		if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(home)
+		var fe *FileError
+		if !errors.As(err, &fe) {
+			t.Fatalf("%q: %v is not a *FileError", tc.yaml, err)
+		}
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		if !strings.HasPrefix(first, path+tc.where) || !strings.Contains(first, tc.msg) || fe.Short() != first {
+			t.Errorf("%q: first line %q, want %s%s…%s", tc.yaml, first, path, tc.where, tc.msg)
+		}
 	}
 }
