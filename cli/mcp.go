@@ -16,15 +16,16 @@ import (
 )
 
 // addMCPServers adds cfg's mcp_servers to host as a module source (issue
-// 14) and stops every server it started when the command ends: no server
-// process outlives a command.
-func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) {
+// 14), returned (nil when there are none), and stops every server it
+// started when the command ends: no server process outlives a command.
+func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) *mcp.Source {
 	if len(cfg.MCPServers) == 0 {
-		return
+		return nil
 	}
 	src := mcp.NewSource(cfg, nil)
 	host.AddSource(src)
 	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
+	return src
 }
 
 // MCPImportOptions is what `modbay mcp import` was asked to do.

@@ -6,13 +6,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"modbay/config"
 	"modbay/examples"
 	"modbay/history"
+	"modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui"
@@ -40,6 +43,8 @@ type globals struct {
 type env struct {
 	host   *runner.Host
 	banner string
+	// mcp is the source of the config's mcp_servers (nil: none).
+	mcp *mcp.Source
 }
 
 // Execute runs the modbay command line with args (without the program name)
@@ -180,7 +185,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	cfg := e.host.Config()
 	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
-		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
+		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
+		Reload: o.G.reloader(e)})
 }
 
 // env resolves the home and configuration. When the home has no modules
@@ -196,6 +202,16 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 	if err != nil {
 		return nil, withCode(ExitUsage, "%v", err)
 	}
+	_ = ctx
+	return g.envFor(cfg, nil)
+}
+
+// envFor builds the host for cfg (as loaded from cfg.Home) and the
+// command line's flags. prev is the env a reload replaces (nil on start):
+// its MCP source is kept when cfg's mcp_servers did not change, so servers
+// in use are not restarted, and is closed when they did.
+func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
+	home := cfg.Home
 	defaultWorkspace := cfg.Workspace == filepath.Join(home, "workspace")
 	if g.workspace != "" {
 		ws, err := filepath.Abs(g.workspace)
@@ -206,7 +222,15 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 	}
 	e := &env{host: runner.NewHost(cfg)}
 	e.host.NoCache = g.noCache
-	g.addMCPServers(e.host, cfg)
+	if prev != nil && prev.mcp != nil && reflect.DeepEqual(prev.host.Config().MCPServers, cfg.MCPServers) {
+		e.mcp = prev.mcp
+		e.host.AddSource(e.mcp)
+	} else {
+		if prev != nil && prev.mcp != nil {
+			_ = prev.mcp.Close()
+		}
+		e.mcp = g.addMCPServers(e.host, cfg)
+	}
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)
 		if err != nil {
@@ -236,8 +260,33 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 			e.banner = fmt.Sprintf("Showing the built-in examples: no modules in %s.", cfg.ModulesDir())
 		}
 	}
-	_ = ctx
 	return e, nil
+}
+
+// reloader is the cockpit's Options.Reload over e: each call reads
+// <home>/config.yaml again and builds a new env from it (envFor), which
+// the next call replaces in turn. A config that does not load returns its
+// error (a *config.FileError naming file:line) and keeps the current env.
+// Calls are serialized: two quick r presses must not both replace it.
+func (g *globals) reloader(e *env) func(context.Context) (*ui.Reloaded, error) {
+	var mu sync.Mutex
+	cur := e
+	return func(context.Context) (*ui.Reloaded, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		cfg, err := config.Load(cur.host.Config().Home)
+		if err != nil {
+			return nil, err
+		}
+		next, err := g.envFor(cfg, cur)
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+		cfg = next.host.Config()
+		return &ui.Reloaded{Backend: next.host, Workspace: cfg.Workspace, Banner: next.banner,
+			SkillFolders: skillFolders(cfg, g.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)}, nil
+	}
 }
 
 // hasModules reports whether <home>/modules holds any candidate (a

@@ -42,6 +42,9 @@ type moduleList struct {
 	// unknown (a discovery that lists everything at once).
 	pending int
 	banner  string
+	// configNote says why the last r kept the previous config.yaml ("":
+	// it was taken, or r was not pressed).
+	configNote string
 	// cols are the row columns for the rows being drawn (list layout).
 	cols columns
 	// laidOut is what cols were fitted to: layout runs on every frame,
@@ -298,6 +301,11 @@ func (l *moduleList) View() string {
 		// The banner wraps: it says why these modules are shown.
 		top = append(top, strings.Split(st.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(l.banner), max(w, 1)), w)), "\n")...)
 	}
+	if l.configNote != "" {
+		// The config's own text (a YAML excerpt can quote anything) is
+		// sanitized like a module's.
+		top = append(top, strings.Split(st.Error.Render(common.FitWidth(common.Wrap(render.SanitizeLine(l.configNote), max(w, 1)), w)), "\n")...)
+	}
 	if f := l.list.FilterView(); f != "" {
 		top = append(top, f)
 	}
@@ -433,10 +441,10 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 			}
 			if r.State == runner.RequirementMissing && r.Kind == "binary" && slices.Contains(d.Permissions.Subprocess, r.Name) {
 				// The host resolves declared binaries itself (config
-				// binaries: first, then PATH), from the config read at
-				// start: say how, and that r alone does not reread it.
+				// binaries: first, then PATH): say how, and that r on
+				// this list reads the edited config.
 				b.indented(st.Muted.Render("fix: in the home's config.yaml, binaries: { " + render.SanitizeLine(r.Name) +
-					": /path/to/it }, then restart modbay (the config is read at start)"))
+					": /path/to/it }, then press r here (reloads config.yaml)"))
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func TestDetailSaysHowToMapAMissingBinary(t *testing.T) {
 	m.Update(modulesMsg{gen: m.gen, modules: mods})
 	press(m, "down", "down")
 	out := strings.Join(strings.Fields(frame(t, m)), " ")
-	if !strings.Contains(out, "binaries: { ffmpeg: /path/to/it }, then restart modbay") {
+	if !strings.Contains(out, "binaries: { ffmpeg: /path/to/it }, then press r here") {
 		t.Fatalf("detail lacks the host's fix:\n%s", frame(t, m))
 	}
 }

@@ -78,6 +78,11 @@ type Options struct {
 	// empty, so nothing is written outside the home; left empty, opening a
 	// rendered skill fails and says so.
 	RenderedDir string
+	// Reload reads the home's config.yaml again and builds what depends
+	// on it (r on the module list, then discovery runs): an error keeps
+	// the previous config, and the module list says why (a
+	// *config.FileError says where). nil: r only rediscovers.
+	Reload func(ctx context.Context) (*Reloaded, error)
 }
 
 // Model is the cockpit's root model.
@@ -111,6 +116,9 @@ type Model struct {
 	stack   []Screen
 	gen     int
 	modules *moduleList
+	// reloadSeq numbers config reloads (r): only the last one's answer
+	// is taken.
+	reloadSeq int
 
 	// formModule and formCap are the capability the person prepares: the
 	// last form opened. Planning and the input memory route on them.
@@ -330,6 +338,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case historyMsg:
 		return m, m.historyUpdate(msg)
+	case configReloadedMsg:
+		return m, m.reloaded(msg)
 	case discoverStartMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.StartDiscovery(msg.total)
@@ -454,7 +464,7 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionQuit:
 		return tea.Quit
 	case actionRediscover:
-		return m.discover()
+		return m.reload()
 	case actionSubmit:
 		return m.submit(a.input, a.unchecked)
 	case actionSavePreset:
