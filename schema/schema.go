@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"modbay/modproto"
 )
 
 // Drafts modbay reads, by their "$schema" URL.
@@ -92,10 +94,12 @@ type Compiled struct {
 	}
 }
 
-// validation is one input's outcome: nil, or the validator's error.
+// validation is one input's outcome: nil, or the validator's error; and
+// the numbers in it no reader can hold (numberRange).
 type validation struct {
 	input []byte
 	err   error
+	rng   modproto.ValidationErrors
 }
 
 // Compile compiles a schema document (JSON bytes) as the package doc says,
@@ -142,6 +146,7 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		c.DefaultDraft(d)
 		c.UseLoader(RefusingLoader{})
 		useFormats(c)
+		useNumbers(c)
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}
