@@ -186,7 +186,7 @@ func jsonText(n *Node, probs problemSink, ptr string, missing func() (json.RawMe
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(s)); err != nil {
-		probs.add(ptr, MsgBadJSON+": "+err.Error())
+		probs.add(ptr, jsonProblem([]byte(s)))
 		return nil, false
 	}
 	return buf.Bytes(), true
