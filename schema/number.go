@@ -68,6 +68,24 @@ func nonZero(s string) bool {
 	return false
 }
 
+// WideIntegers reports whether an integer schema says its reader holds
+// integers past 2^53: its format is int64 or uint64, or a bound (minimum,
+// maximum, exclusive ones; numbers as written, "" for none) lies past
+// ±2^53. Such a schema is not held to the double's exact range: its
+// author declared the range the module reads (a Go or Rust int64 holds
+// 2^63-1 exactly).
+func WideIntegers(format string, bounds ...string) bool {
+	if format == "int64" || format == "uint64" {
+		return true
+	}
+	for _, b := range bounds {
+		if r, ok := new(big.Rat).SetString(b); ok && b != "" && r.Abs(r).Cmp(maxExactInt) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // numberRange walks a decoded instance (jsonschema.UnmarshalJSON: numbers
 // are json.Number) and returns a finding for every number outside a
 // double's range, at its pointer. Integers past 2^53 are judged where the
@@ -94,7 +112,8 @@ func numberRange(v any, tokens []string, out *modproto.ValidationErrors) {
 const integerVocabURL = "modbay:///vocab/exact-integer"
 
 // integerVocab checks, at every schema whose "type" allows "integer" but
-// not "number", that an integer instance is exactly a double (|n| ≤ 2^53).
+// not "number" and that does not declare wider integers (WideIntegers),
+// that an integer instance is exactly a double (|n| ≤ 2^53).
 // It runs inside the validator, so a finding from a union branch not
 // chosen stays with that branch like any other.
 var integerVocab = &jsonschema.Vocabulary{
@@ -111,6 +130,16 @@ var integerVocab = &jsonschema.Vocabulary{
 			}
 		}
 		if !integer || number {
+			return nil, nil
+		}
+		format, _ := obj["format"].(string)
+		var bounds []string
+		for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+			if n, ok := obj[k].(json.Number); ok {
+				bounds = append(bounds, string(n))
+			}
+		}
+		if WideIntegers(format, bounds...) {
 			return nil, nil
 		}
 		return exactInteger{}, nil

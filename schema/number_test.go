@@ -77,3 +77,25 @@ func TestValidateFlagsNumbersNoReaderHolds(t *testing.T) {
 		}
 	}
 }
+
+// An integer schema that declares wider integers (format int64, a bound
+// past 2^53) is not held to a double's exact range; 1e999 still is.
+func TestWideIntegersAreDeclared(t *testing.T) {
+	for _, doc := range []string{
+		`{"properties":{"i":{"type":"integer","format":"int64"}}}`,
+		`{"properties":{"i":{"type":"integer","maximum":9223372036854775807}}}`,
+		`{"properties":{"i":{"type":"integer","minimum":-9223372036854775808}}}`,
+	} {
+		errs, err := schema.ValidateInput([]byte(doc), []byte(`{"i":9223372036854775807,"j":1e999}`))
+		if err != nil || len(errs) != 1 || errs[0].Path != "/j" {
+			t.Errorf("%s: %v %v", doc, errs, err)
+		}
+	}
+	errs, _ := schema.ValidateInput([]byte(`{"properties":{"i":{"type":"integer","maximum":9007199254740991}}}`), []byte(`{"i":9007199254740993}`))
+	if len(errs) != 2 { // past the maximum, and past 2^53
+		t.Errorf("maximum 2^53-1: %v", errs)
+	}
+	if !schema.WideIntegers("uint64") || schema.WideIntegers("int32", "0", "100") || schema.WideIntegers("") {
+		t.Error("WideIntegers")
+	}
+}

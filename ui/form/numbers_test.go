@@ -44,3 +44,16 @@ func TestNumbersNoReaderHolds(t *testing.T) {
 		t.Fatalf("a large number in a number field: %+v", p)
 	}
 }
+
+// A field whose schema declares wider integers (format int64) takes them
+// without a problem, in the form as in the validator.
+func TestDeclaredWideIntegersAreNotFlagged(t *testing.T) {
+	f := build(t, `{"type":"object","properties":{"id":{"type":"integer","format":"int64"}}}`)
+	set(f, node(t, f, "/id"), "9223372036854775807")
+	if v, p := f.Check(modschema.ValidateInput); p.Count() != 0 || string(v) != `{"id":9223372036854775807}` {
+		t.Fatalf("%s: %+v", v, p)
+	}
+	if _, p := f.Check(nil); p.Count() != 0 {
+		t.Fatalf("local: %+v", p)
+	}
+}

@@ -82,10 +82,13 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 		if n.Kind == KindInteger && !integral(s) {
 			probs.add(ptr, MsgNotInteger)
 		} else {
-			// A number no reader can hold (1e999, an integer past 2^53):
-			// the validator's words, found here too, so the form flags it
-			// with or without a schema; sent exactly as typed.
-			probs.add(ptr, schema.NumberProblem(s, n.Kind == KindInteger))
+			// A number no reader can hold (1e999, an integer past 2^53
+			// unless the schema declares wider integers): the validator's
+			// words, found here too, so the form flags it with or without
+			// a schema; sent exactly as typed.
+			sc := n.Schema
+			integer := n.Kind == KindInteger && !schema.WideIntegers(sc.Format, sc.Minimum, sc.Maximum, sc.ExclusiveMinimum, sc.ExclusiveMaximum)
+			probs.add(ptr, schema.NumberProblem(s, integer))
 		}
 		return json.RawMessage(s), true
 	case KindBoolean:
