@@ -14,7 +14,9 @@
 // ("required": null, as facet sends) are read as absent
 // (DropNullKeywords). No $ref is ever loaded from the network or the disk
 // (RefusingLoader): only the schema's own fragments and the drafts'
-// metaschemas resolve.
+// metaschemas resolve. Beyond the schema's own rules, every validation
+// reports the numbers no reader can hold (number.go): 1e999, 1e-400, and
+// under "type": "integer" a value past 2^53.
 //
 // Compiled schemas are cached by content (whitespace around the document
 // aside), so the runner's compile of a capability's request schema at
