@@ -43,14 +43,19 @@ const maxNoteLines = 3
 // still ends in "…" rather than filling the screen.
 const maxProblemLines = 8
 
-// wrapLines wraps s to w cells and keeps at most limit lines, the last cut
-// with "…" when there was more.
+// wrapLines wraps s ("✗ " and a problem) to w cells, the lines after the
+// first indented under the problem's text, and keeps at most limit lines,
+// the last cut with "…" when there was more.
 func wrapLines(s string, w, limit int) []string {
-	lines := strings.Split(common.Wrap(s, w), "\n")
+	const hang = "  "
+	lines := strings.Split(common.Wrap(s, max(w-len(hang), 1)), "\n")
 	if len(lines) > limit {
-		lines = append(lines[:limit-1], common.Trunc(strings.Join(lines[limit-1:], " "), w))
+		lines = append(lines[:limit-1], common.Trunc(strings.Join(lines[limit-1:], " "), w-len(hang)))
 	}
 	for i, l := range lines {
+		if i > 0 {
+			l = hang + l
+		}
 		lines[i] = common.Trunc(l, w)
 	}
 	return lines
