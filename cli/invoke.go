@@ -75,7 +75,8 @@ nothing runs; modbay doctor says what this machine lacks.
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
 large, artifact refused, not fully contained under sandbox: require), 5 input
-invalid against the request schema.`,
+invalid against the request schema (a malformed format such as a date or an
+email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 		Example: `  modbay invoke notes notes.report --input '{"pattern":"*.md"}'
   modbay invoke fetch fetch.url --input @req.json --yes --json`,
 		Args: cobra.ExactArgs(2),

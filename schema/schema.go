@@ -14,7 +14,9 @@
 // ("required": null, as facet sends) are read as absent
 // (DropNullKeywords). No $ref is ever loaded from the network or the disk
 // (RefusingLoader): only the schema's own fragments and the drafts'
-// metaschemas resolve.
+// metaschemas resolve. Beyond the schema's own rules, every validation
+// reports the numbers no reader can hold (number.go): 1e999, 1e-400, and
+// under "type": "integer" a value past 2^53.
 //
 // Compiled schemas are cached by content (whitespace around the document
 // aside), so the runner's compile of a capability's request schema at
@@ -34,6 +36,8 @@ import (
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"modbay/modproto"
 )
 
 // Drafts modbay reads, by their "$schema" URL.
@@ -92,10 +96,12 @@ type Compiled struct {
 	}
 }
 
-// validation is one input's outcome: nil, or the validator's error.
+// validation is one input's outcome: nil, or the validator's error; and
+// the numbers in it no reader can hold (numberRange).
 type validation struct {
 	input []byte
 	err   error
+	rng   modproto.ValidationErrors
 }
 
 // Compile compiles a schema document (JSON bytes) as the package doc says,
@@ -142,6 +148,7 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		c.DefaultDraft(d)
 		c.UseLoader(RefusingLoader{})
 		useFormats(c)
+		useNumbers(c)
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}

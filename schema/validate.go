@@ -46,42 +46,51 @@ func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.Vali
 // masked (Redact); sorted by Path, nil when valid. The error is
 // non-nil only when input is not JSON (wrapping ErrInputNotJSON).
 func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, error) {
-	ve, err := h.validate(input)
-	if err != nil || ve == nil {
+	ve, rng, err := h.validate(input)
+	if err != nil || ve == nil && len(rng) == 0 {
 		return nil, err
 	}
 	var out modproto.ValidationErrors
-	leaves(ve, &out)
+	if ve != nil {
+		leaves(ve, &out)
+	}
+	// A number no reader can hold is a finding wherever it is (number.go).
+	out = append(out, rng...)
 	// A finding names the rule, never a secret value (Redact's rule).
 	h.maskFindings(input, out)
 	slices.SortStableFunc(out, func(a, b modproto.ValidationError) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 
-// validate returns the validator's error tree for input, nil when valid;
-// the last input's outcome is reused.
-func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError, error) {
+// validate returns the validator's error tree for input, nil when valid,
+// and the numbers in input no reader can hold (numberRange); the last
+// input's outcome is reused.
+func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage(`{}`)
 	}
 	h.mu.Lock()
 	if h.last.input != nil && bytes.Equal(h.last.input, input) {
-		err := h.last.err
+		err, rng := h.last.err, h.last.rng
 		h.mu.Unlock()
-		return outcome(err)
+		ve, err := outcome(err)
+		return ve, rng, err
 	}
 	h.mu.Unlock()
 	var err error
+	var rng modproto.ValidationErrors
 	inst, uerr := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if uerr != nil {
 		err = fmt.Errorf("%w: %v", ErrInputNotJSON, uerr)
 	} else {
 		err = h.root.Validate(inst)
+		numberRange(inst, nil, &rng)
 	}
 	h.mu.Lock()
-	h.last = validation{input: bytes.Clone(input), err: err}
+	h.last = validation{input: bytes.Clone(input), err: err, rng: rng}
 	h.mu.Unlock()
-	return outcome(err)
+	ve, err := outcome(err)
+	return ve, rng, err
 }
 
 // outcome splits a validator's result into the error tree and any other
@@ -148,7 +157,7 @@ func (h *Compiled) OtherBranches(value json.RawMessage, keep func(u Union) func(
 	if h == nil {
 		return nil
 	}
-	ve, err := h.validate(value)
+	ve, _, err := h.validate(value)
 	if err != nil || ve == nil {
 		return nil
 	}

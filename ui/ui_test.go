@@ -530,8 +530,10 @@ func TestFormValidatesWithRunnerSchema(t *testing.T) {
 	typeText(m, "hello")
 	press(m, "tab")
 	typeText(m, "99999999999999999999")
-	if p := m.form().Problems(); p.Count() != 0 {
-		t.Fatalf("valid input has problems %#v", p)
+	// Kept as typed, and flagged: most readers lose its digits (issue 9,
+	// kind 7), so sending it takes a second ctrl+s.
+	if p := m.form().Problems(); p.Count() != 1 || len(p.At("/repeat")) != 1 {
+		t.Fatalf("an integer past 2^53: problems %#v", p)
 	}
 	if got := string(m.form().Value()); got != `{"name":"hello","repeat":99999999999999999999}` {
 		t.Fatalf("value %s", got)

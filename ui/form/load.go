@@ -3,7 +3,7 @@ package form
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"math/big"
 	"slices"
 )
@@ -38,15 +38,15 @@ func (f *Form) loadRoot(raw json.RawMessage) {
 	f.Gen++
 }
 
-// JSONError is nil when raw is one JSON value, else MsgBadJSON with where
-// and why it does not parse.
+// JSONError is nil when raw is one JSON value, else MsgBadJSON with why it
+// does not parse in plain words and where (line and column): "not valid
+// JSON — strings need quotes: write "hello", not hello (line 1, column
+// 7)".
 func JSONError(raw []byte) error {
 	if json.Valid(raw) {
 		return nil
 	}
-	var v any
-	err := json.Unmarshal(raw, &v)
-	return fmt.Errorf("%s: %v", MsgBadJSON, err)
+	return errors.New(jsonProblem(raw))
 }
 
 // chosen is a union's state before SetValue: its chosen variant and the

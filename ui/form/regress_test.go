@@ -28,7 +28,8 @@ func TestTextThatIsNotANumberIsKept(t *testing.T) {
 		{"1.0 stays", "/x", "1.0", `{"x":1.0}`, ""},
 		{"1e3 stays", "/x", "1e3", `{"x":1e3}`, ""},
 		{"1e3 is an integer", "/n", "1e3", `{"n":1e3}`, ""},
-		{"beyond 2^53", "/n", "9007199254740993", `{"n":9007199254740993}`, ""},
+		{"beyond 2^53", "/n", "9007199254740993", `{"n":9007199254740993}`, modschema.NumberProblem("9007199254740993", true)},
+		{"beyond a double", "/x", "1e999", `{"x":1e999}`, modschema.NumberProblem("1e999", false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

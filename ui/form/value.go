@@ -81,6 +81,14 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 		}
 		if n.Kind == KindInteger && !integral(s) {
 			probs.add(ptr, MsgNotInteger)
+		} else {
+			// A number no reader can hold (1e999, an integer past 2^53
+			// unless the schema declares wider integers): the validator's
+			// words, found here too, so the form flags it with or without
+			// a schema; sent exactly as typed.
+			sc := n.Schema
+			integer := n.Kind == KindInteger && !schema.WideIntegers(sc.Format, sc.Minimum, sc.Maximum, sc.ExclusiveMinimum, sc.ExclusiveMaximum)
+			probs.add(ptr, schema.NumberProblem(s, integer))
 		}
 		return json.RawMessage(s), true
 	case KindBoolean:
@@ -181,7 +189,7 @@ func jsonText(n *Node, probs problemSink, ptr string, missing func() (json.RawMe
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(s)); err != nil {
-		probs.add(ptr, MsgBadJSON+": "+err.Error())
+		probs.add(ptr, jsonProblem([]byte(s)))
 		return nil, false
 	}
 	return buf.Bytes(), true

@@ -5,8 +5,12 @@
 // line. A JSON mode (ctrl+e) shows exactly the input to be sent and edits
 // it; ctrl+o edits it in $EDITOR. A string field takes a newline with
 // ctrl+j (alt+enter) and is then edited over several lines; fields whose
-// schema announces long text (form.Node.IsMultiline) start that way, and
-// enter and tab still move on. A string field is either not set (left
+// schema announces long text (form.Node.IsMultiline) start that way. In a
+// multi-line field enter breaks the line and tab moves on; in a one-line
+// field enter moves on. A bracketed paste goes into the focused field as
+// pasted, tabs and line breaks kept, and never moves the focus (text.go
+// says what a one-line field does with several lines); backspace, delete
+// and the arrows act on one grapheme cluster. A string field is either not set (left
 // out) or set, possibly to the empty string: ctrl+r sets "" (shown as
 // ""), since deleting the text leaves the field not set. Problems from oneOf/anyOf branches the
 // person did not pick are counted in the summary, never shown at a field.
@@ -159,10 +163,10 @@ func (m *Model) input(n *form.Node) *textinput.Model {
 	in.Prompt = "> "
 	in.CharLimit = 0
 	if n.Kind == form.KindEntry {
-		in.SetValue(n.Key)
+		in.SetValue(editorText(n.Key))
 		in.Placeholder = "key"
 	} else {
-		in.SetValue(n.Text)
+		in.SetValue(editorText(n.Text))
 		// The schema's example: module text, drawn as given by the
 		// editor (it cleans only the value).
 		in.Placeholder = render.SanitizeLine(n.Placeholder)
@@ -193,15 +197,14 @@ func (m *Model) area(n *form.Node) *textarea.Model {
 	}
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(append([]string{"enter"}, m.keys.Newline.Keys()...)...))
 	if !n.IsJSONText() {
-		// Multi-line text: enter moves on as in any string field; ctrl+j
-		// (alt+enter) breaks the line; the editor grows with the text.
-		ta.KeyMap.InsertNewline = m.keys.Newline
+		// Multi-line text: enter (or ctrl+j, alt+enter) breaks the line,
+		// tab moves on; the editor grows with the text.
 		ta.DynamicHeight, ta.MinHeight, ta.MaxHeight = true, textAreaMin, textAreaMax
 	}
 	ta.Placeholder = render.Sanitize(n.Placeholder)
 	ta.SetStyles(m.areaStyles())
 	ta.SetWidth(m.editorWidth(n))
-	ta.SetValue(n.Text)
+	ta.SetValue(editorText(n.Text))
 	ta.MoveToBegin()
 	m.areas[n] = &ta
 	return &ta
@@ -465,6 +468,11 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case editorDoneMsg:
 		m.editorDone(msg)
 		return nil, nil
+	case tea.PasteMsg:
+		if m.transient {
+			m.note, m.transient = "", false
+		}
+		return nil, m.paste(msg.Content)
 	case tea.KeyPressMsg:
 		if m.transient {
 			m.note, m.transient = "", false
@@ -509,7 +517,9 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return nil, m.setFocus(m.focus + 1)
 	case !inArea && key.Matches(kp, k.Up):
 		return nil, m.setFocus(m.focus - 1)
-	case key.Matches(kp, k.Enter) && !(inArea && n.IsJSONText()):
+	case key.Matches(kp, k.Enter) && !inArea:
+		// In a multi-line editor enter is a line break (the editor takes
+		// it); anywhere else it moves on.
 		return nil, m.setFocus(m.focus + 1)
 	case n.ReadOnly && n.Kind != form.KindObject && n.Kind != form.KindArray && (kp.Text != "" || key.Matches(kp, k.Clear, k.Null, k.Left, k.Right, k.Newline)):
 		m.setTransientNote("This field is read-only: shown as the schema gives it, never sent.")
@@ -644,7 +654,7 @@ func (m *Model) breakLine(n *form.Node) tea.Cmd {
 	r := []rune(in.Value())
 	pos := min(max(in.Position(), 0), len(r))
 	before, after := string(r[:pos]), string(r[pos:])
-	n.Text = before + "\n" + after
+	n.Text = nodeText(before + "\n" + after)
 	delete(m.inputs, n)
 	a := m.area(n)
 	a.SetValue(before + "\n")
@@ -745,8 +755,7 @@ func (m *Model) afterRemove(parent *form.Node, i int) *form.Node {
 // text back into the node exactly as typed.
 func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 	if m.jsonMode {
-		var cmd tea.Cmd
-		m.jsonArea, cmd = m.jsonArea.Update(msg)
+		cmd := updateArea(&m.jsonArea, msg)
 		m.checkJSON()
 		return cmd
 	}
@@ -757,26 +766,28 @@ func (m *Model) updateEditor(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	if usesArea(n) {
 		a := m.area(n)
-		*a, cmd = a.Update(msg)
-		if a.Value() == n.Text {
+		cmd = updateArea(a, msg)
+		t := nodeText(a.Value())
+		if t == n.Text {
 			return cmd
 		}
-		n.Text = a.Value()
+		n.Text = t
 	} else {
 		in := m.input(n)
-		*in, cmd = in.Update(msg)
+		cmd = updateInput(in, msg)
+		t := nodeText(in.Value())
 		if n.Kind == form.KindEntry {
-			if in.Value() == n.Key {
+			if t == n.Key {
 				return cmd
 			}
-			n.Key = in.Value()
+			n.Key = t
 			m.form.Rekey(n)
 			return tea.Batch(cmd, m.edited(n))
 		}
-		if in.Value() == n.Text {
+		if t == n.Text {
 			return cmd
 		}
-		n.Text = in.Value()
+		n.Text = t
 	}
 	if n.Text != "" {
 		n.Empty = false // text typed: no longer the empty-string state

@@ -8,8 +8,8 @@ import (
 
 // KeyMap is the form's key bindings.
 type KeyMap struct {
-	// Next and Prev move between fields (Down/Up too, outside multi-line
-	// editors; Enter too, outside JSON editors, where it is a newline).
+	// Next and Prev move between fields (Down/Up and Enter too, outside
+	// multi-line editors, where Enter is a newline).
 	Next, Prev key.Binding
 	Down, Up   key.Binding
 	Enter      key.Binding
@@ -45,7 +45,7 @@ func DefaultKeyMap() KeyMap {
 		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
 		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
-		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next (multi-line: new line)")),
 		Newline:  key.NewBinding(key.WithKeys("ctrl+j", "alt+enter"), key.WithHelp("ctrl+j", "new line")),
 		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
 		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),

@@ -167,18 +167,22 @@ func TestNewlinesInStringFields(t *testing.T) {
 	if title.Text != "a\ncb" {
 		t.Fatalf("title text %q", title.Text)
 	}
-	// In a long-text field ctrl+j and alt+enter break lines; enter and tab
-	// move on.
+	// In a multi-line field enter, ctrl+j and alt+enter break lines (issue
+	// 9, kind 8); tab moves on.
 	keys(m, "tab")
 	feed(m, uitest.Type("# Hi")...)
 	keys(m, "ctrl+j")
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
-	feed(m, uitest.Type("text")...)
 	keys(m, "enter")
-	if m.FocusedNode() != m.Form().Fields()[2] {
-		t.Fatalf("enter did not move on from the text field: %q", m.FocusedNode().Pointer())
+	feed(m, uitest.Type("text")...)
+	if m.FocusedNode() != m.Form().Fields()[1] {
+		t.Fatalf("enter moved on from the multi-line field: %q", m.FocusedNode().Pointer())
 	}
-	if got := string(m.Value()); got != `{"title":"a\ncb","body":"# Hi\n\ntext"}` {
+	keys(m, "tab")
+	if m.FocusedNode() != m.Form().Fields()[2] {
+		t.Fatalf("tab did not move on from the text field: %q", m.FocusedNode().Pointer())
+	}
+	if got := string(m.Value()); got != `{"title":"a\ncb","body":"# Hi\n\n\ntext"}` {
 		t.Fatalf("value %s", got)
 	}
 	if v := m.View(); !strings.Contains(v, "│ # Hi") || !strings.Contains(v, "│ text") {

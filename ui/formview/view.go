@@ -34,8 +34,32 @@ func (m *Model) View() string {
 
 // maxNoteLines is how many lines a note may wrap onto under the form: two
 // hold every note the form writes at 60 columns, three leave room for an
-// error text quoted in one.
+// error text quoted in one. A problem listed in JSON mode wraps as far.
 const maxNoteLines = 3
+
+// maxProblemLines bounds the lines one problem of the focused field wraps
+// onto: eight hold a pattern of some 500 characters at 80 columns (the
+// whole of any pattern a person types by hand), and a module's longer one
+// still ends in "…" rather than filling the screen.
+const maxProblemLines = 8
+
+// wrapLines wraps s ("✗ " and a problem) to w cells, the lines after the
+// first indented under the problem's text, and keeps at most limit lines,
+// the last cut with "…" when there was more.
+func wrapLines(s string, w, limit int) []string {
+	const hang = "  "
+	lines := strings.Split(common.Wrap(s, max(w-len(hang), 1)), "\n")
+	if len(lines) > limit {
+		lines = append(lines[:limit-1], common.Trunc(strings.Join(lines[limit-1:], " "), w-len(hang)))
+	}
+	for i, l := range lines {
+		if i > 0 {
+			l = hang + l
+		}
+		lines[i] = common.Trunc(l, w)
+	}
+	return lines
+}
 
 // footer is the root problems, the note and the summary line.
 func (m *Model) footer() []string {
@@ -49,7 +73,11 @@ func (m *Model) footer() []string {
 		roots = nil // counted in the summary line until a submit attempt
 	}
 	for _, r := range roots {
-		foot = append(foot, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(r), m.width)))
+		// Whole, up to maxNoteLines each: JSON mode has no field where
+		// a long pattern could be read.
+		for _, l := range wrapLines("✗ "+render.SanitizeLine(r), m.width, maxNoteLines) {
+			foot = append(foot, st.Error.Render(l))
+		}
 	}
 	maxRoot := max(m.height/3, 1)
 	if len(foot) > maxRoot {
@@ -168,7 +196,15 @@ func (m *Model) rowLines(i int) []string {
 	}
 	if !sharesParentPointer(n) && m.ProblemsShownAt(n.Pointer()) {
 		for _, p := range m.problems.At(n.Pointer()) {
-			lines = append(lines, common.Trunc(pad+st.Error.Render("✗ "+render.SanitizeLine(p)), w))
+			if !focused {
+				lines = append(lines, common.Trunc(pad+st.Error.Render("✗ "+render.SanitizeLine(p)), w))
+				continue
+			}
+			// The focused field's problems are whole (a long pattern, a
+			// number with all its digits), up to maxProblemLines each.
+			for _, l := range wrapLines("✗ "+render.SanitizeLine(p), max(w-len(pad), 10), maxProblemLines) {
+				lines = append(lines, common.Trunc(pad+st.Error.Render(l), w))
+			}
 		}
 	}
 	if focused {

@@ -1,0 +1,134 @@
+package form
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ---- invalid JSON in plain words -----------------------------------------
+
+// maxWordQuoted bounds the bare word a message quotes back ("write
+// "hello", not hello"): a pasted paragraph is not repeated whole.
+const maxWordQuoted = 24
+
+// jsonProblem says why raw is not one JSON value, in plain words, with
+// where (line and column, counted from 1, columns in characters) when the
+// decoder says (issue 9, kind 6): a bare word is "strings need quotes", a
+// trailing comma, a missing comma, single quotes and an early end each get
+// their own words; anything else keeps the decoder's.
+func jsonProblem(raw []byte) string {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	if err == nil {
+		return ""
+	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return MsgBadJSON + ": " + err.Error()
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return MsgBadJSON + ": there is nothing here (an empty input is {})"
+	}
+	at := int(se.Offset) - 1 // the byte the decoder stopped at
+	if at < 0 {
+		at = 0
+	}
+	msg := se.Error()
+	why := msg
+	switch {
+	case strings.HasPrefix(msg, "unexpected end of JSON input"):
+		at = len(bytes.TrimRightFunc(raw, unicode.IsSpace))
+		why = "it ends too early: a closing }, ] or \" is missing"
+	case (strings.Contains(msg, "looking for beginning of") || strings.Contains(msg, "in literal")) && bareWord(raw, at) != "":
+		w, start := bareWordAt(raw, at)
+		at = start
+		if utf8.RuneCountInString(w) > maxWordQuoted {
+			w = string([]rune(w)[:maxWordQuoted]) + "…"
+		}
+		why = fmt.Sprintf("strings need quotes: write %q, not %s", w, w)
+		for _, lit := range []string{"true", "false", "null"} {
+			if strings.HasPrefix(lit, w) {
+				why = fmt.Sprintf("%s is not a value: did you mean %s? (a string needs quotes: %q)", w, lit, w)
+			}
+		}
+	case strings.Contains(msg, `invalid character '\''`):
+		why = `strings need double quotes ("…"), not single quotes`
+	case strings.Contains(msg, "looking for beginning of object key string") && prevNonSpace(raw, at) == ',',
+		strings.Contains(msg, "looking for beginning of value") && raw[at] == ']' && prevNonSpace(raw, at) == ',':
+		why = "a comma with nothing after it (remove the last comma)"
+	case strings.Contains(msg, "after object key:value pair"), strings.Contains(msg, "after array element"):
+		why = "a comma is missing between two values"
+	case strings.Contains(msg, "looking for beginning of object key string"):
+		why = `keys need double quotes: {"key": value}`
+	case strings.Contains(msg, "after top-level value"):
+		why = "there is more after the value ended (one value only: an extra } or ]?)"
+	case strings.Contains(msg, "in string literal"):
+		why = `a string cannot hold a raw tab or line break: write \t or \n`
+	}
+	line, col := lineCol(raw, at)
+	return fmt.Sprintf("%s — %s (line %d, column %d)", MsgBadJSON, why, line, col)
+}
+
+// bareWord returns the unquoted word (letters, digits, _ and -) that the
+// decoder stopped in at byte at, when it is not true, false or null;
+// "" otherwise.
+func bareWord(raw []byte, at int) string {
+	w, _ := bareWordAt(raw, at)
+	if w == "" || w == "true" || w == "false" || w == "null" {
+		return ""
+	}
+	if r, _ := utf8.DecodeRuneInString(w); !unicode.IsLetter(r) && r != '_' {
+		return "" // a number gone wrong, not a word
+	}
+	return w
+}
+
+// bareWordAt returns the word around byte at and its first byte.
+func bareWordAt(raw []byte, at int) (string, int) {
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' }
+	if at >= len(raw) {
+		return "", at
+	}
+	start := at
+	for start > 0 {
+		r, n := utf8.DecodeLastRune(raw[:start])
+		if !isWord(r) {
+			break
+		}
+		start -= n
+	}
+	end := at
+	for end < len(raw) {
+		r, n := utf8.DecodeRune(raw[end:])
+		if !isWord(r) {
+			break
+		}
+		end += n
+	}
+	return string(raw[start:end]), start
+}
+
+// prevNonSpace is the last byte before at that is not white space (0 when
+// none).
+func prevNonSpace(raw []byte, at int) byte {
+	t := bytes.TrimRightFunc(raw[:min(at, len(raw))], unicode.IsSpace)
+	if len(t) == 0 {
+		return 0
+	}
+	return t[len(t)-1]
+}
+
+// lineCol is the line and column (from 1; columns in characters) of byte
+// at in raw.
+func lineCol(raw []byte, at int) (int, int) {
+	at = min(max(at, 0), len(raw))
+	before := raw[:at]
+	line := bytes.Count(before, []byte("\n")) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCount(before[lineStart:]) + 1
+}

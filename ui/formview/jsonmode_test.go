@@ -1,0 +1,50 @@
+package formview
+
+import (
+	"strings"
+	"testing"
+
+	"modbay/ui/internal/uitest"
+)
+
+// Issue 9, kind 6: JSON mode says what is wrong with invalid JSON in plain
+// words, with where; ctrl+s repeats it.
+func TestJSONModeSaysStringsNeedQuotes(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 100, 20)
+	keys(m, "ctrl+e")
+	m.jsonArea.SetValue("{\n  \"a\": hello\n}")
+	m.checkJSON()
+	const want = `not valid JSON — strings need quotes: write "hello", not hello (line 2, column 8)`
+	if !strings.Contains(m.View(), want) {
+		t.Fatalf("JSON mode does not say %q:\n%s", want, m.View())
+	}
+	if a := keys(m, "ctrl+s"); a != nil || !strings.Contains(m.Note(), want) {
+		t.Fatalf("ctrl+s: %+v, note %q", a, m.Note())
+	}
+	keys(m, "ctrl+e")
+	if !m.JSONMode() || !strings.Contains(m.Note(), "strings need quotes") {
+		t.Fatalf("leaving JSON mode: %v, note %q", m.JSONMode(), m.Note())
+	}
+}
+
+// The whole pattern of "must match the pattern …" can be read: under the
+// focused field, and in JSON mode's list.
+func TestLongPatternIsWholeUnderTheFocusedField(t *testing.T) {
+	const pattern = `^[a-z]{3}-[0-9]{4}-(alpha|beta|gamma|delta|epsilon|zeta|eta|theta|iota|kappa|lambda|mu|nu|xi|omicron|pi|rho|sigma|tau|upsilon|phi|chi|psi|omega)$`
+	m := newSchemaForm(t, `{"type":"object","properties":{"p":{"type":"string","pattern":"`+strings.ReplaceAll(pattern, `\`, `\\`)+`"},"q":{"type":"string"}}}`, 80, 30)
+	feed(m, uitest.Type("nope")...)
+	keys(m, "tab", "shift+tab")
+	flat := strings.Join(strings.Fields(m.View()), "")
+	if !strings.Contains(flat, "mustmatchthepattern"+pattern) {
+		t.Fatalf("the whole pattern is not under the focused field:\n%s", m.View())
+	}
+	keys(m, "tab")
+	if strings.Contains(strings.Join(strings.Fields(m.View()), ""), pattern) {
+		t.Fatalf("an unfocused field's problem should stay on one line:\n%s", m.View())
+	}
+	keys(m, "ctrl+e")
+	flat = strings.Join(strings.Fields(m.View()), "")
+	if !strings.Contains(flat, "/p:mustmatchthepattern"+pattern) {
+		t.Fatalf("the whole pattern is not in JSON mode's list:\n%s", m.View())
+	}
+}
