@@ -44,6 +44,10 @@ type InvokeOptions struct {
 	DeadlineSet bool
 	// Trace adds the raw exchange and the copy lines (issue 11 §6).
 	Trace bool
+	// Artifacts are --artifact ROOT=RUN:ARTIFACT_ID, as given: artifacts of
+	// earlier runs handed to this one through its read root ROOT
+	// (issue 12 §Handoff).
+	Artifacts []string
 }
 
 // newInvokeCommand builds `modbay invoke`; runF, when non-nil, replaces
@@ -72,12 +76,21 @@ output says what was enforced: a one-line summary, every layer with -v, and
 cannot be fully contained here is refused (outcome not_contained, exit 4) and
 nothing runs; modbay doctor says what this machine lacks.
 
+--artifact ROOT=RUN:ARTIFACT_ID hands an artifact of an earlier run (modbay
+history show RUN lists them) to this one: modbay copies it into a fresh
+read-only directory made for this run alone, under the base name of its
+declared path, and supplies that directory as the read root ROOT, which the
+module must declare in permissions.filesystem_read. The input names the file
+by its path relative to the root (the command prints it); the directory is
+removed when the run ends. Repeat the flag to hand several artifacts.
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
 large, artifact refused, not fully contained under sandbox: require), 5 input
 invalid against the request schema.`,
 		Example: `  modbay invoke notes notes.report --input '{"pattern":"*.md"}'
-  modbay invoke fetch fetch.url --input @req.json --yes --json`,
+  modbay invoke fetch fetch.url --input @req.json --yes --json
+  modbay invoke reader reader.read --artifact inbox=RUN:report --input '{"file":"report.md"}'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ModuleRef, opts.CapabilityID = args[0], args[1]
@@ -94,6 +107,7 @@ invalid against the request schema.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
+	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
 }
@@ -121,10 +135,16 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err := describeNotContained(m); err != nil {
 		return o.refuse(refusalOf(err))
 	}
-	plan, err := e.host.Plan(m, o.CapabilityID, raw)
+	handoff, err := e.handoffFiles(o.Artifacts)
+	if err != nil {
+		return o.refuse(usageRefusal("--artifact: %v", err))
+	}
+	plan, err := e.host.PlanWith(m, o.CapabilityID, raw, runner.PlanOptions{Handoff: handoff})
 	if err != nil {
 		return o.refuse(refusalOf(err))
 	}
+	defer plan.Discard() // a run removes its handoff itself; a refusal here
+	writeHandoff(o.IO.ErrOut, plan.Handoff)
 	if o.Deadline > 0 {
 		plan.Request.DeadlineMS = int(o.Deadline / time.Millisecond)
 	}
@@ -189,6 +209,44 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		return silentExit(code)
 	}
 	return nil
+}
+
+// handoffFiles resolves each --artifact ROOT=RUN:ARTIFACT_ID against the
+// history: the artifact's staged bytes, to be handed to read root ROOT.
+func (e *env) handoffFiles(specs []string) ([]runner.HandoffFile, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	s, err := history.OpenConfig(e.host.Config())
+	if err != nil {
+		return nil, err
+	}
+	var out []runner.HandoffFile
+	for _, spec := range specs {
+		root, refText, ok := strings.Cut(spec, "=")
+		if !ok || root == "" {
+			return nil, fmt.Errorf("%q is not ROOT=RUN:ARTIFACT_ID", spec)
+		}
+		ref, err := history.ParseArtifactRef(refText)
+		if err != nil {
+			return nil, err
+		}
+		f, err := s.HandoffFile(root, ref, e.host.Config().ArtifactsDir())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// writeHandoff says where each handed file was put: the root, the path
+// the input names (relative to the root) and the directory itself.
+func writeHandoff(w io.Writer, files []runner.HandedFile) {
+	for _, f := range files {
+		fmt.Fprintf(w, "handed %s to root %s as %s (%s, read-only, removed when the run ends)\n",
+			clean(f.Origin), clean(f.Root), clean(f.Rel), clean(f.Path))
+	}
 }
 
 // events streams the module's stderr and job progress to stderr when
