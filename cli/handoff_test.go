@@ -47,8 +47,8 @@ func readerDescriptor() map[string]any {
 		"capabilities": []map[string]any{{
 			"id": "reader.read", "title": "Read a handed file", "summary": "Read the file the input names in the inbox root.",
 			"request_schema": "reader.read.request/v1", "result_schema": "", "artifact_schemas": []string{},
-			"effects":     map[string]any{"local": true, "network": false, "external_writes": false, "provider": "local", "cost_known": true},
-			"skills":      []string{}, "long_running": false,
+			"effects": map[string]any{"local": true, "network": false, "external_writes": false, "provider": "local", "cost_known": true},
+			"skills":  []string{}, "long_running": false,
 		}},
 		"request_schemas": map[string]any{"reader.read.request/v1": map[string]any{
 			"type": "object", "required": []string{"file"},
