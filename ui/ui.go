@@ -460,6 +460,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
 		return m.historyAction(a)
+	case actionSend:
+		return m.sendTo(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
 	}
