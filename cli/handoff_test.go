@@ -238,6 +238,18 @@ func TestHandoffNotesReportToReader(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `"origin": "`+produced.RequestID+":"+report.ID+`"`) {
 		t.Fatalf("the record must say what was handed (exit %d):\n%s", code, out)
 	}
+	// A re-run hands the same artifact again, through a fresh directory.
+	code, out, stderr = run(t, "--home", home, "rerun", consumed.RequestID, "--json")
+	if code != ExitOK || !strings.Contains(stderr, "to root inbox as "+name) {
+		t.Fatalf("rerun of a handoff: exit %d\n%s\n%s", code, out, stderr)
+	}
+	var again resultOut
+	if err := json.Unmarshal([]byte(out), &again); err != nil || again.RequestID == consumed.RequestID {
+		t.Fatalf("rerun: %v %s", err, out)
+	}
+	if err := json.Unmarshal(again.Envelope.Result, &rep); err != nil || rep.Digest != report.Digest {
+		t.Fatalf("the re-run got %+v", rep)
+	}
 }
 
 // TestHandoffRefusedArtifactRefs: a bad --artifact is a usage error and

@@ -44,6 +44,10 @@ type InvokeOptions struct {
 	DeadlineSet bool
 	// Trace adds the raw exchange and the copy lines (issue 11 §6).
 	Trace bool
+	// Detach returns as soon as a long-running capability's job handle
+	// arrives: the job is recorded as detached and `modbay jobs wait`
+	// (or the cockpit) polls it (WIRE.md §12).
+	Detach bool
 	// Artifacts are --artifact ROOT=RUN:ARTIFACT_ID, as given: artifacts of
 	// earlier runs handed to this one through its read root ROOT
 	// (issue 12 §Handoff).
@@ -107,6 +111,7 @@ invalid against the request schema.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
+	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
 	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
@@ -132,12 +137,19 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
-	if err := describeNotContained(m); err != nil {
-		return o.refuse(refusalOf(err))
-	}
 	handoff, err := e.handoffFiles(o.Artifacts)
 	if err != nil {
 		return o.refuse(usageRefusal("--artifact: %v", err))
+	}
+	return o.call(ctx, e, m, raw, handoff, history.BeginOptions{Source: history.SourceInvoke})
+}
+
+// call plans and runs capability o.CapabilityID of m with input raw and
+// the files handed to it, recorded with begin (a plain invoke or a
+// re-run), and reports it: what invoke and rerun share.
+func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw json.RawMessage, handoff []runner.HandoffFile, begin history.BeginOptions) error {
+	if err := describeNotContained(m); err != nil {
+		return o.refuse(refusalOf(err))
 	}
 	plan, err := e.host.PlanWith(m, o.CapabilityID, raw, runner.PlanOptions{Handoff: handoff})
 	if err != nil {
@@ -147,6 +159,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	writeHandoff(o.IO.ErrOut, plan.Handoff)
 	if o.Deadline > 0 {
 		plan.Request.DeadlineMS = int(o.Deadline / time.Millisecond)
+	}
+	if o.Detach && (!plan.Capability.LongRunning || plan.Capability.PollCapability == "") {
+		return o.refuse(usageRefusal("--detach: %s %s is not long-running (no poll_capability): there is no job to leave running", cleanID(m.ID), cleanID(plan.Capability.ID)))
 	}
 	if plan.NeedsApproval() && !o.Yes {
 		return o.refuse(&refusal{Outcome: outcomeApprovalRequired, Code: ExitApprovalRequired,
@@ -159,12 +174,29 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		return withCode(ExitHostVerdict, "%v", err)
 	}
 	exchange := runner.NewExchange()
-	rec := e.record(o.IO.ErrOut, plan, history.BeginOptions{Source: history.SourceInvoke, Approved: o.Yes})
-	ro := runner.RunOptions{Approved: true, Events: rec.events(o.events())}
+	begin.Approved = o.Yes
+	rec := e.record(o.IO.ErrOut, plan, begin)
+	runCtx, detach := context.WithCancel(watch.Context())
+	defer detach()
+	events := o.events()
+	if o.Detach {
+		// The handle is recorded first (rec.events), then polling stops:
+		// the run ends detached, the job goes on in the module.
+		next := events
+		events = func(ev runner.Event) {
+			if next != nil {
+				next(ev)
+			}
+			if ev.Job != nil {
+				detach()
+			}
+		}
+	}
+	ro := runner.RunOptions{Approved: true, Events: rec.events(events)}
 	if o.Trace {
 		ro.Record = exchange.Recorder()
 	}
-	res, err := e.host.RunWith(watch.Context(), plan, ro)
+	res, err := e.host.RunWith(runCtx, plan, ro)
 	rec.finish(res, err)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
@@ -187,6 +219,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		r.Enforcement = &res.Enforcement
 		return o.refuse(r)
 	}
+	if o.Detach && res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Code() == modproto.CodeCancelled {
+		return o.writeDetached(res)
+	}
 	switch {
 	case o.Trace && o.JSON:
 		if err := writeJSON(o.IO.Out, struct {
@@ -208,6 +243,30 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if code := resultCode(res); code != ExitOK {
 		return silentExit(code)
 	}
+	return nil
+}
+
+// detachedOut is the --json shape of `invoke --detach`: the run left
+// polling, its job going on in the module.
+type detachedOut struct {
+	RunID    string   `json:"run_id"`
+	Module   string   `json:"module"`
+	JobID    string   `json:"job_id"`
+	State    string   `json:"state"`
+	Percent  *float64 `json:"percent,omitempty"`
+	Detached bool     `json:"detached"`
+}
+
+// writeDetached reports a detached job: its run id alone on stdout (a
+// script reads it), how to follow it on stderr; with --json one object.
+func (o *InvokeOptions) writeDetached(res *runner.Result) error {
+	if o.JSON {
+		return writeJSON(o.IO.Out, detachedOut{RunID: res.RequestID, Module: res.Module, JobID: res.Job.ID,
+			State: res.Job.State, Percent: res.Job.Percent, Detached: true})
+	}
+	fmt.Fprintln(o.IO.Out, res.RequestID)
+	fmt.Fprintf(o.IO.ErrOut, "job %s of %s %s is %s; it goes on in the module. Follow it: modbay jobs wait %s\n",
+		cleanID(res.Job.ID), cleanID(res.Module), cleanID(res.Capability), clean(res.Job.State), res.RequestID)
 	return nil
 }
 
