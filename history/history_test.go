@@ -448,7 +448,7 @@ func TestWithoutRedacted(t *testing.T) {
 
 func TestCommandLine(t *testing.T) {
 	rec := &Record{Module: "notes", Capability: "notes.report", InputRecorded: true,
-		Input: json.RawMessage(`{"title":"it's","token":"` + schema.Mask + `"}`),
+		Input:   json.RawMessage(`{"title":"it's","token":"` + schema.Mask + `"}`),
 		Handoff: []Handed{{Root: "inbox", Rel: "r.md", Origin: "req_1:report"}}}
 	line, ok := rec.CommandLine()
 	want := `modbay invoke notes notes.report --input '{"title":"it'\''s","token":"` + schema.Mask + `"}' --artifact inbox=req_1:report`
