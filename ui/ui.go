@@ -143,6 +143,9 @@ type Model struct {
 	resumeStarted bool
 	// skillSession is the session's active skills (the skills screen).
 	skillSession skills.Session
+	// windowTitle is the terminal window's title ("" leaves it alone):
+	// set when a background run finishes (finishedNotice).
+	windowTitle string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -531,6 +534,7 @@ func (m *Model) View() tea.View {
 	}
 	v := tea.NewView(frame)
 	v.AltScreen = true
+	v.WindowTitle = m.windowTitle
 	return v
 }
 
