@@ -130,7 +130,8 @@ type historyCopiedMsg struct {
 	id  string
 	res clipboard.Result
 }
-func (jobsResumedMsg) isHistoryMsg()   {}
+
+func (jobsResumedMsg) isHistoryMsg() {}
 
 // loadHistory lists the history in the background.
 func (m *Model) loadHistory() tea.Cmd {
