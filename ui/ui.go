@@ -504,6 +504,9 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 		}
 		return m.startRun(ap.Plan(), true)
 	case dialog.ActionDeny:
+		if ap, _ := top.(*dialog.Approval); ap != nil {
+			ap.Plan().Discard() // a handoff's directory, made for a run that will not happen
+		}
 		if f := m.form(); f != nil {
 			f.SetNote("Denied: the call was not run.")
 		}
