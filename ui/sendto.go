@@ -112,7 +112,7 @@ func openSendToScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	s := &sendToScreen{com: m.com, keys: m.keys.SendTo, arg: a, name: runner.HandoffName(a.art.Path),
 		targets: sendTargets(m.modules.modules, a.producer)}
 	s.list = list.New(m.com, m.keys.List, "filter: module, capability, root…",
-		"No module declares a read root (permissions.filesystem_read) to hand a file to.")
+		"No other module declares a read root (permissions.filesystem_read) to hand this file to.")
 	s.showTargets()
 	return s, nil
 }
