@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "example-module" {
 		os.Exit(examples.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == readerMarker {
+		os.Exit(readerMain(os.Args[2:]))
+	}
 	// The hangup tests run the binary as modbay itself, with real
 	// standard streams.
 	if os.Getenv(asModbayEnv) == "1" {

@@ -289,6 +289,9 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	if rec.RerunOf != "" {
 		fmt.Fprintf(w, "re-runs   %s\n", cleanID(rec.RerunOf))
 	}
+	if line, ok := rec.CommandLine(); ok {
+		fmt.Fprintf(w, "repeat    %s\n", clean(line))
+	}
 	switch {
 	case !rec.InputRecorded:
 		fmt.Fprintln(w, "input     not recorded (history.record_inputs is false)")
@@ -301,6 +304,9 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	for _, name := range sortedKeys(rec.Roots) {
 		r := rec.Roots[name]
 		fmt.Fprintf(w, "root      %s %s %s\n", clean(name), r.Mode, clean(r.Path))
+	}
+	for _, h := range rec.Handoff {
+		fmt.Fprintf(w, "handed    %s to root %s as %s\n", clean(h.Origin), clean(h.Root), clean(h.Rel))
 	}
 	if g := rec.Grants; len(g.Network)+len(g.Credentials)+len(g.PaidProviders)+len(g.Subprocess) > 0 || g.Publish {
 		fmt.Fprintf(w, "grants    network %s; credentials %s; paid %s; subprocess %s; publish %v\n",

@@ -44,6 +44,14 @@ type InvokeOptions struct {
 	DeadlineSet bool
 	// Trace adds the raw exchange and the copy lines (issue 11 §6).
 	Trace bool
+	// Detach returns as soon as a long-running capability's job handle
+	// arrives: the job is recorded as detached and `modbay jobs wait`
+	// (or the cockpit) polls it (WIRE.md §12).
+	Detach bool
+	// Artifacts are --artifact ROOT=RUN:ARTIFACT_ID, as given: artifacts of
+	// earlier runs handed to this one through its read root ROOT
+	// (issue 12 §Handoff).
+	Artifacts []string
 }
 
 // newInvokeCommand builds `modbay invoke`; runF, when non-nil, replaces
@@ -72,13 +80,22 @@ output says what was enforced: a one-line summary, every layer with -v, and
 cannot be fully contained here is refused (outcome not_contained, exit 4) and
 nothing runs; modbay doctor says what this machine lacks.
 
+--artifact ROOT=RUN:ARTIFACT_ID hands an artifact of an earlier run (modbay
+history show RUN lists them) to this one: modbay copies it into a fresh
+read-only directory made for this run alone, under the base name of its
+declared path, and supplies that directory as the read root ROOT, which the
+module must declare in permissions.filesystem_read. The input names the file
+by its path relative to the root (the command prints it); the directory is
+removed when the run ends. Repeat the flag to hand several artifacts.
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
 large, artifact refused, not fully contained under sandbox: require), 5 input
 invalid against the request schema (a malformed format such as a date or an
 email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 		Example: `  modbay invoke notes notes.report --input '{"pattern":"*.md"}'
-  modbay invoke fetch fetch.url --input @req.json --yes --json`,
+  modbay invoke fetch fetch.url --input @req.json --yes --json
+  modbay invoke reader reader.read --artifact inbox=RUN:report --input '{"file":"report.md"}'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ModuleRef, opts.CapabilityID = args[0], args[1]
@@ -95,6 +112,8 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
+	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
+	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
 }
@@ -119,15 +138,31 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
+	handoff, err := e.handoffFiles(o.Artifacts)
+	if err != nil {
+		return o.refuse(usageRefusal("--artifact: %v", err))
+	}
+	return o.call(ctx, e, m, raw, handoff, history.BeginOptions{Source: history.SourceInvoke})
+}
+
+// call plans and runs capability o.CapabilityID of m with input raw and
+// the files handed to it, recorded with begin (a plain invoke or a
+// re-run), and reports it: what invoke and rerun share.
+func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw json.RawMessage, handoff []runner.HandoffFile, begin history.BeginOptions) error {
 	if err := describeNotContained(m); err != nil {
 		return o.refuse(refusalOf(err))
 	}
-	plan, err := e.host.Plan(m, o.CapabilityID, raw)
+	plan, err := e.host.PlanWith(m, o.CapabilityID, raw, runner.PlanOptions{Handoff: handoff})
 	if err != nil {
 		return o.refuse(refusalOf(err))
 	}
+	defer plan.Discard() // a run removes its handoff itself; a refusal here
+	writeHandoff(o.IO.ErrOut, plan.Handoff)
 	if o.Deadline > 0 {
 		plan.Request.DeadlineMS = int(o.Deadline / time.Millisecond)
+	}
+	if o.Detach && (!plan.Capability.LongRunning || plan.Capability.PollCapability == "") {
+		return o.refuse(usageRefusal("--detach: %s %s is not long-running (no poll_capability): there is no job to leave running", cleanID(m.ID), cleanID(plan.Capability.ID)))
 	}
 	if plan.NeedsApproval() && !o.Yes {
 		return o.refuse(&refusal{Outcome: outcomeApprovalRequired, Code: ExitApprovalRequired,
@@ -140,12 +175,29 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		return withCode(ExitHostVerdict, "%v", err)
 	}
 	exchange := runner.NewExchange()
-	rec := e.record(o.IO.ErrOut, plan, history.BeginOptions{Source: history.SourceInvoke, Approved: o.Yes})
-	ro := runner.RunOptions{Approved: true, Events: rec.events(o.events())}
+	begin.Approved = o.Yes
+	rec := e.record(o.IO.ErrOut, plan, begin)
+	runCtx, detach := context.WithCancel(watch.Context())
+	defer detach()
+	events := o.events()
+	if o.Detach {
+		// The handle is recorded first (rec.events), then polling stops:
+		// the run ends detached, the job goes on in the module.
+		next := events
+		events = func(ev runner.Event) {
+			if next != nil {
+				next(ev)
+			}
+			if ev.Job != nil {
+				detach()
+			}
+		}
+	}
+	ro := runner.RunOptions{Approved: true, Events: rec.events(events)}
 	if o.Trace {
 		ro.Record = exchange.Recorder()
 	}
-	res, err := e.host.RunWith(watch.Context(), plan, ro)
+	res, err := e.host.RunWith(runCtx, plan, ro)
 	rec.finish(res, err)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
@@ -167,6 +219,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		r := refusalOf(err)
 		r.Enforcement = &res.Enforcement
 		return o.refuse(r)
+	}
+	if o.Detach && res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Code() == modproto.CodeCancelled {
+		return o.writeDetached(res)
 	}
 	switch {
 	case o.Trace && o.JSON:
@@ -190,6 +245,68 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		return silentExit(code)
 	}
 	return nil
+}
+
+// detachedOut is the --json shape of `invoke --detach`: the run left
+// polling, its job going on in the module.
+type detachedOut struct {
+	RunID    string   `json:"run_id"`
+	Module   string   `json:"module"`
+	JobID    string   `json:"job_id"`
+	State    string   `json:"state"`
+	Percent  *float64 `json:"percent,omitempty"`
+	Detached bool     `json:"detached"`
+}
+
+// writeDetached reports a detached job: its run id alone on stdout (a
+// script reads it), how to follow it on stderr; with --json one object.
+func (o *InvokeOptions) writeDetached(res *runner.Result) error {
+	if o.JSON {
+		return writeJSON(o.IO.Out, detachedOut{RunID: res.RequestID, Module: res.Module, JobID: res.Job.ID,
+			State: res.Job.State, Percent: res.Job.Percent, Detached: true})
+	}
+	fmt.Fprintln(o.IO.Out, res.RequestID)
+	fmt.Fprintf(o.IO.ErrOut, "job %s of %s %s is %s; it goes on in the module. Follow it: modbay jobs wait %s\n",
+		cleanID(res.Job.ID), cleanID(res.Module), cleanID(res.Capability), clean(res.Job.State), res.RequestID)
+	return nil
+}
+
+// handoffFiles resolves each --artifact ROOT=RUN:ARTIFACT_ID against the
+// history: the artifact's staged bytes, to be handed to read root ROOT.
+func (e *env) handoffFiles(specs []string) ([]runner.HandoffFile, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	s, err := history.OpenConfig(e.host.Config())
+	if err != nil {
+		return nil, err
+	}
+	var out []runner.HandoffFile
+	for _, spec := range specs {
+		root, refText, ok := strings.Cut(spec, "=")
+		if !ok || root == "" {
+			return nil, fmt.Errorf("%q is not ROOT=RUN:ARTIFACT_ID", spec)
+		}
+		ref, err := history.ParseArtifactRef(refText)
+		if err != nil {
+			return nil, err
+		}
+		f, err := s.HandoffFile(root, ref, e.host.Config().ArtifactsDir())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// writeHandoff says where each handed file was put: the root, the path
+// the input names (relative to the root) and the directory itself.
+func writeHandoff(w io.Writer, files []runner.HandedFile) {
+	for _, f := range files {
+		fmt.Fprintf(w, "handed %s to root %s as %s (%s, read-only, removed when the run ends)\n",
+			clean(f.Origin), clean(f.Root), clean(f.Rel), clean(f.Path))
+	}
 }
 
 // events streams the module's stderr and job progress to stderr when

@@ -76,12 +76,13 @@ func TestParsedOptions(t *testing.T) {
 				t.Errorf("validate = %+v", *v)
 			}
 		}},
-		{[]string{"invoke", "fetch", "fetch.url", "-i", `{"url":"x"}`, "-y", "--json", "-v", "--deadline", "1m30s"}, func(t *testing.T, o any) {
+		{[]string{"invoke", "fetch", "fetch.url", "-i", `{"url":"x"}`, "-y", "--json", "-v", "--deadline", "1m30s",
+			"--artifact", "inbox=r1:report", "--artifact", "inbox=r2:table"}, func(t *testing.T, o any) {
 			want := InvokeOptions{ModuleRef: "fetch", CapabilityID: "fetch.url", Input: `{"url":"x"}`, Yes: true, JSON: true,
-				Verbose: true, Deadline: 90 * time.Second, DeadlineSet: true}
+				Verbose: true, Deadline: 90 * time.Second, DeadlineSet: true, Artifacts: []string{"inbox=r1:report", "inbox=r2:table"}}
 			i := *o.(*InvokeOptions)
 			i.IO, i.G = nil, nil
-			if i != want {
+			if !reflect.DeepEqual(i, want) {
 				t.Errorf("invoke = %+v, want %+v", i, want)
 			}
 		}},

@@ -63,6 +63,9 @@ func buildTrace(h *runner.Host, plan *runner.Plan, moduleRef string, input json.
 		masked, _ = schema.Redact(h, input, schema.RedactMask)
 	}
 	out.Copy.Invoke = runner.InvokeLine(moduleRef, plan.Capability.ID, masked)
+	for _, f := range plan.Handoff {
+		out.Copy.Invoke += " --artifact " + runner.ShellQuote(f.Root+"="+f.Origin)
+	}
 	if len(out.Calls) == 0 || out.Calls[0].Request == "" {
 		return out
 	}

@@ -15,6 +15,7 @@ import (
 	"modbay/config"
 	"modbay/modproto"
 	"modbay/runner"
+	"modbay/schema"
 )
 
 // childEnv names the history directory a child process writes into: the
@@ -442,5 +443,20 @@ func TestWithoutRedacted(t *testing.T) {
 	}
 	if string(WithoutRedacted(in, nil)) != string(in) {
 		t.Error("nothing to remove changed the input")
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	rec := &Record{Module: "notes", Capability: "notes.report", InputRecorded: true,
+		Input:   json.RawMessage(`{"title":"it's","token":"` + schema.Mask + `"}`),
+		Handoff: []Handed{{Root: "inbox", Rel: "r.md", Origin: "req_1:report"}}}
+	line, ok := rec.CommandLine()
+	want := `modbay invoke notes notes.report --input '{"title":"it'\''s","token":"` + schema.Mask + `"}' --artifact inbox=req_1:report`
+	if !ok || line != want {
+		t.Fatalf("got  %s\nwant %s", line, want)
+	}
+	rec.InputRecorded = false
+	if _, ok := rec.CommandLine(); ok {
+		t.Fatal("a run whose input was not recorded has no command line")
 	}
 }

@@ -152,6 +152,19 @@ type Record struct {
 	Job *Job `json:"job,omitempty"`
 	// Cancel is the outcome of stopping the job, when someone did.
 	Cancel *CancelOutcome `json:"cancel,omitempty"`
+	// Handoff lists the artifacts of other runs handed to this one
+	// (issue 12 §Handoff): where each came from and where it was put.
+	Handoff []Handed `json:"handoff,omitempty"`
+}
+
+// Handed is one artifact handed to a run, as recorded: the read root
+// that received it, its path relative to that root, and where it came
+// from ("RUN:ARTIFACT_ID").
+type Handed struct {
+	Root   string `json:"root"`
+	Rel    string `json:"rel"`
+	Origin string `json:"origin"`
+	Digest string `json:"digest,omitempty"`
 }
 
 // Verdict is a host verdict (runner.HostError) as recorded.

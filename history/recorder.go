@@ -66,6 +66,9 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		DeadlineMS: p.Request.DeadlineMS, MaxOutputBytes: p.Request.MaxOutputBytes,
 		Approval: p.Approval, Approved: o.Approved || !p.NeedsApproval(),
 	}
+	for _, f := range p.Handoff {
+		rec.Handoff = append(rec.Handoff, Handed{Root: f.Root, Rel: f.Rel, Origin: f.Origin, Digest: f.Digest})
+	}
 	if s.RecordInputs() {
 		rec.Input, rec.Redacted = RedactedInput(p)
 		rec.InputRecorded = true

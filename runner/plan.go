@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,9 @@ func isBundleRootName(name string) bool {
 	return name == "bundle" || strings.HasSuffix(name, "_bundle")
 }
 
-func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, error) {
+// plan builds the plan of one call (Host.Plan); handoff, when non-empty,
+// is copied into fresh read-only roots of the run (PlanWith).
+func (h *Host) plan(m *Module, capID string, input json.RawMessage, handoff []HandoffFile) (*Plan, error) {
 	if m == nil {
 		return nil, errors.New("plan: no module")
 	}
@@ -65,14 +68,26 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 			req.Input, req.Extra, p.WholeRequest = in, extra, true
 		}
 	}
-	roots, missingRoots, err := h.roots(m)
+	if err := checkHandoff(d, handoff); err != nil {
+		return nil, err
+	}
+	roots, missingRoots, err := h.roots(m, handoffRoots(handoff))
 	if err != nil {
 		return nil, err
+	}
+	if len(handoff) > 0 {
+		hr, placed, dir, err := h.makeHandoff(req.RequestID, handoff)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(roots, hr)
+		p.Handoff, p.handoffDir = placed, dir
 	}
 	// Roots are resolved and opened now; the run checks they still name
 	// these directories and resolves artifacts beneath the handles.
 	p.dirs, roots, err = h.openRoots(roots)
 	if err != nil {
+		removeHandoff(p.handoffDir)
 		return nil, fmt.Errorf("plan %s: %w", capID, err)
 	}
 	req.Roots = roots
@@ -93,8 +108,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 // directory rw (created by openRoots); other read names only where the
 // config maps them (ro). Paths are as configured, not yet resolved: the
 // plan resolves and opens them (openRoots). A root the host cannot supply
-// is absent and named in missing.
-func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
+// is absent and named in missing. The read names in handoff are left out:
+// the run's handoff supplies them (makeHandoff).
+func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Root, []string, error) {
 	perms := m.Descriptor.Permissions
 	roots := map[string]modproto.Root{}
 	var missing []string
@@ -115,7 +131,7 @@ func (h *Host) roots(m *Module) (map[string]modproto.Root, []string, error) {
 		roots[name] = modproto.Root{Path: h.cfg.StateDir(m.ID, name), Mode: modproto.RootReadWrite}
 	}
 	for _, name := range perms.FilesystemRead {
-		if _, done := roots[name]; done || name == "" {
+		if _, done := roots[name]; done || name == "" || handoff[name] {
 			continue // a name both read and written is rw
 		}
 		switch {

@@ -14,6 +14,12 @@ type PlanOptions struct {
 	// a module handles input its own schema refuses. The input must still
 	// be JSON, and a whole-request input (WIRE.md §4) a JSON object.
 	SkipValidation bool
+	// Handoff lists artifacts to hand to the run (issue 12 §Handoff):
+	// each is copied into a fresh read-only directory made for this run
+	// and supplied as the read root it names, which the capability's
+	// module must declare in permissions.filesystem_read. The plan's
+	// Handoff says where each file was put. Errors wrap ErrHandoff.
+	Handoff []HandoffFile
 }
 
 // PlanWith is Plan with options. A request schema that declares no
@@ -21,11 +27,11 @@ type PlanOptions struct {
 // itself (schema.Compile), so without options PlanWith is Plan.
 func (h *Host) PlanWith(m *Module, capID string, input json.RawMessage, opts PlanOptions) (*Plan, error) {
 	if !opts.SkipValidation || m == nil || m.Descriptor == nil {
-		return h.plan(m, capID, input)
+		return h.plan(m, capID, input, opts.Handoff)
 	}
 	c := m.Descriptor.Capability(capID)
 	if c == nil || c.RequestSchema == "" {
-		return h.plan(m, capID, input)
+		return h.plan(m, capID, input, opts.Handoff)
 	}
 	// Plan a copy whose descriptor carries a permissive schema, then hand
 	// back a plan of the real module.
@@ -37,7 +43,7 @@ func (h *Host) PlanWith(m *Module, capID string, input json.RawMessage, opts Pla
 	}
 	dc.RequestSchemas[c.RequestSchema] = permissiveSchema(m.Descriptor.RequestSchemas[c.RequestSchema])
 	mc.Descriptor = &dc
-	p, err := h.plan(&mc, capID, input)
+	p, err := h.plan(&mc, capID, input, opts.Handoff)
 	if p != nil {
 		p.Module = m
 	}

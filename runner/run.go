@@ -15,6 +15,11 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	if p == nil || p.Module == nil || p.Module.Descriptor == nil {
 		return nil, errors.New("run: the plan has no described module")
 	}
+	// The handed files are the run's, polls included: gone when it ends
+	// (or when it is refused: a plan is run once).
+	if p.handoffDir != "" {
+		defer removeHandoff(p.handoffDir)
+	}
 	if p.NeedsApproval() && !opts.Approved {
 		return nil, ErrApprovalRequired
 	}

@@ -168,9 +168,22 @@ type Plan struct {
 	// supply (absent from the request, WIRE.md §4).
 	Missing []string
 
+	// Handoff lists the files handed to the run (PlanOptions.Handoff),
+	// as placed in their fresh read-only roots; removed when Run ends.
+	Handoff []HandedFile
+
 	// dirs holds Request.Roots opened as directories when the plan was
 	// made; nil for a plan built by hand (Run opens them then).
 	dirs rootDirs
+	// handoffDir is the run's handoff directory ("" without a handoff).
+	handoffDir string
+}
+
+// Discard removes what planning made for a run that will not happen (a
+// denied approval): today the handoff directory. Run does it itself.
+func (p *Plan) Discard() {
+	removeHandoff(p.handoffDir)
+	p.handoffDir = ""
 }
 
 // NeedsApproval reports whether the plan requires a person's approval.

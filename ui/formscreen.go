@@ -35,6 +35,9 @@ type formScreen struct {
 	form   *formview.Model
 	module *runner.Module
 	cap    modproto.Capability
+	// handoff is the artifact a send-to hands to this form's runs (nil:
+	// none); it goes with the screen.
+	handoff *formHandoff
 }
 
 // maxSummaryLines is the most lines the capability's summary takes above
@@ -165,6 +168,11 @@ func (f *formScreen) header() string {
 	if b := f.setupBanner(); b != "" {
 		head += "\n" + st.Warning.Render(common.FitHeight(common.Wrap(b, w), maxSummaryLines-1))
 	}
+	if h := f.handoff; h != nil {
+		line := fmt.Sprintf("⇢ hands %s to read root %s as %s (a read-only copy for the run)",
+			render.SanitizeLine(h.file.Origin), render.SanitizeLine(h.file.Root), render.SanitizeLine(h.file.Name))
+		head += "\n" + st.Label.Render(common.FitWidth(common.Wrap(line, w), w))
+	}
 	return head
 }
 
@@ -273,14 +281,18 @@ func (m *Model) submit(input json.RawMessage, unchecked bool) tea.Cmd {
 	if b == nil {
 		return nil
 	}
+	var handoff []runner.HandoffFile
+	if fs, ok := find[*formScreen](m); ok && fs.handoff != nil {
+		handoff = []runner.HandoffFile{fs.handoff.file}
+	}
 	m.planning = true
 	return func() tea.Msg {
 		if up, ok := b.(uncheckedPlanner); ok {
-			p, err := up.PlanWith(mod, capID, input, runner.PlanOptions{SkipValidation: unchecked})
+			p, err := up.PlanWith(mod, capID, input, runner.PlanOptions{SkipValidation: unchecked, Handoff: handoff})
 			return planMsg{seq: seq, plan: p, err: err}
 		}
-		if unchecked {
-			return planMsg{seq: seq, err: errors.New("this backend cannot send an input its schema refuses")}
+		if unchecked || len(handoff) > 0 {
+			return planMsg{seq: seq, err: errors.New("this backend cannot send an input its schema refuses, nor hand a file over")}
 		}
 		p, err := b.Plan(mod, capID, input)
 		return planMsg{seq: seq, plan: p, err: err}

@@ -12,6 +12,7 @@ import (
 	"modbay/history"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/ui/clipboard"
 	"modbay/ui/common"
 	"modbay/ui/list"
 )
@@ -29,6 +30,8 @@ type HistoryKeyMap struct {
 	Pin key.Binding
 	// Rerun opens the run's form with its input as it was.
 	Rerun key.Binding
+	// Copy copies the `modbay invoke` line that repeats the run.
+	Copy key.Binding
 	// Back leaves the history.
 	Back key.Binding
 }
@@ -40,6 +43,7 @@ func defaultHistoryKeys() HistoryKeyMap {
 		Status: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "status filter")),
 		Pin:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
 		Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy as command")),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
@@ -110,6 +114,7 @@ type historyPurpose int
 const (
 	purposeOpen historyPurpose = iota
 	purposeRerun
+	purposeCopy
 )
 
 // historyMsg marks the messages the history routes (historyUpdate).
@@ -118,7 +123,15 @@ type historyMsg interface{ isHistoryMsg() }
 func (historyListedMsg) isHistoryMsg() {}
 func (historyRecordMsg) isHistoryMsg() {}
 func (historyPinnedMsg) isHistoryMsg() {}
-func (jobsResumedMsg) isHistoryMsg()   {}
+func (historyCopiedMsg) isHistoryMsg() {}
+
+// historyCopiedMsg is a finished copy of a run's command line.
+type historyCopiedMsg struct {
+	id  string
+	res clipboard.Result
+}
+
+func (jobsResumedMsg) isHistoryMsg() {}
 
 // loadHistory lists the history in the background.
 func (m *Model) loadHistory() tea.Cmd {
@@ -166,10 +179,17 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 			}
 			return nil
 		}
-		if msg.purpose == purposeRerun {
+		switch msg.purpose {
+		case purposeRerun:
 			return m.rerunRecord(msg.rec)
+		case purposeCopy:
+			return m.copyRecord(msg.rec)
 		}
 		return m.openRecord(msg.rec)
+	case historyCopiedMsg:
+		if hs != nil {
+			hs.note = msg.res.Note("the command that repeats " + msg.id)
+		}
 	case jobsResumedMsg:
 		return m.resumed(msg)
 	}
@@ -264,6 +284,28 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 	return tea.Batch(open, cmd)
 }
 
+// copyRecord copies the `modbay invoke` line that repeats rec (its input
+// as recorded, secret values masked: history.Record.CommandLine) the
+// session's way; the history's note says what became of it once the copy
+// has finished, and claims no more than the way used can know.
+func (m *Model) copyRecord(rec *history.Record) tea.Cmd {
+	hs, _ := find[*historyScreen](m)
+	line, ok := rec.CommandLine()
+	if !ok {
+		if hs != nil {
+			hs.note = "Cannot copy a command: inputs are not recorded (history.record_inputs is false)."
+		}
+		return nil
+	}
+	if hs != nil {
+		hs.note = "Copying the command…"
+	}
+	id := rec.RunID
+	return m.viewerEnv.Clipboard.Copy(render.SanitizeLine(line), func(r clipboard.Result) tea.Msg {
+		return historyCopiedMsg{id: id, res: r}
+	})
+}
+
 // rerunOf is the recorded run the form was prefilled from, so the run it
 // starts is recorded as its re-run.
 type rerunOf struct{ id, module, capability string }
@@ -348,6 +390,10 @@ func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 			s.note = ""
 			return actionHistory{id: sel.RunID, purpose: purposeRerun}, nil
 		}
+	case key.Matches(kp, s.keys.Copy):
+		if sel := s.selected(); sel != nil {
+			return actionHistory{id: sel.RunID, purpose: purposeCopy}, nil
+		}
 	}
 	return nil, nil
 }
@@ -409,6 +455,9 @@ func (s *historyScreen) ShortHelp() []key.Binding {
 	if len(s.sums) > 0 {
 		b = append(b, s.keys.Status)
 	}
+	if s.list.Len() > 0 {
+		b = append(b, s.keys.Copy)
+	}
 	return append(b, s.keys.Back)
 }
 
@@ -428,7 +477,7 @@ func (s *historyScreen) FullHelp() [][]key.Binding {
 	}
 	var own []key.Binding
 	if s.list.Len() > 0 {
-		own = append(own, s.keys.Rerun, s.keys.Pin)
+		own = append(own, s.keys.Rerun, s.keys.Pin, s.keys.Copy)
 	}
 	if len(s.sums) > 0 {
 		own = append(own, s.keys.Status)
@@ -492,6 +541,19 @@ func (it *historyItem) FilterValue() string {
 	return it.filter
 }
 
+// MatchFilter implements list.Matcher: every word of q must occur in the
+// run's fields (FilterValue), in any field and any order, so "notes
+// status:error" finds the failed runs of notes.
+func (it *historyItem) MatchFilter(q string) bool {
+	v := it.FilterValue()
+	for _, tok := range strings.Fields(q) {
+		if !strings.Contains(v, tok) {
+			return false
+		}
+	}
+	return true
+}
+
 // statusGlyph marks a status in a row.
 func statusGlyph(st history.Status) string {
 	switch st {
@@ -514,6 +576,10 @@ func (it *historyItem) Row(sel bool, w int) string {
 	status := string(x.Status)
 	if r := it.s.live(x.RunID); r != nil && !r.done {
 		status = "running"
+		if j := r.job; j != nil && j.Percent != nil {
+			// The job's percent as last polled, live.
+			status = fmt.Sprintf("running %.0f%%", *j.Percent)
+		}
 	}
 	mark := "  "
 	if sel {

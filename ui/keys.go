@@ -19,6 +19,7 @@ type KeyMap struct {
 	Result  ResultKeyMap
 	Viewer  viewer.KeyMap
 	History HistoryKeyMap
+	SendTo  SendToKeyMap
 }
 
 // GlobalKeyMap applies on every screen; the root shows each where it does
@@ -44,7 +45,10 @@ type ResultKeyMap struct {
 	Open             key.Binding
 	Stderr           key.Binding
 	Rerun            key.Binding
-	Back             key.Binding
+	// SendTo hands the selected artifact to a capability of another
+	// module (the send-to screen).
+	SendTo key.Binding
+	Back   key.Binding
 }
 
 // DefaultKeyMap returns the cockpit's bindings.
@@ -80,9 +84,11 @@ func DefaultKeyMap() KeyMap {
 			Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open artifact")),
 			Stderr: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand stderr")),
 			Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+			SendTo: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
 			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
 		Viewer:  viewer.DefaultKeyMap(),
 		History: defaultHistoryKeys(),
+		SendTo:  defaultSendToKeys(),
 	}
 }

@@ -127,6 +127,10 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionPop{}, nil
 	case key.Matches(kp, r.keys.Rerun):
 		return actionRerun{}, nil
+	case key.Matches(kp, r.keys.SendTo):
+		if a, ok := r.SelectedArtifact(); ok {
+			return actionOpen{kind: screenSendTo, arg: sendArg{reqID: r.res.RequestID, producer: r.res.Module, art: a}}, nil
+		}
 	case key.Matches(kp, r.keys.Open):
 		if a, ok := r.SelectedArtifact(); ok {
 			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, art: a, siblings: r.res.Artifacts}}, nil
@@ -205,7 +209,7 @@ func (r *resultView) FullHelp() [][]key.Binding {
 	}
 	var acts []key.Binding
 	if len(r.res.Artifacts) > 0 {
-		acts = append(acts, k.Open)
+		acts = append(acts, k.Open, k.SendTo)
 	}
 	if r.stderrFolds() {
 		acts = append(acts, k.Stderr)

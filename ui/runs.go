@@ -2,11 +2,14 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/modproto"
+	"modbay/render"
 	"modbay/runner"
 )
 
@@ -109,6 +112,7 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	background := !r.done && !m.showsRun(msg.id)
 	r.done = true
 	res := msg.result
 	if res == nil {
@@ -119,6 +123,10 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 		res.Capability = r.plan.Capability.ID
 	}
 	r.result = res
+	var notice tea.Cmd
+	if background && msg.err == nil && reallyFinished(res) {
+		notice = m.finishedNotice(res)
+	}
 	var reload tea.Cmd
 	if _, ok := find[*historyScreen](m); ok && m.history != nil {
 		// The run's record was written before this message was sent: a
@@ -127,10 +135,35 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	}
 	for _, s := range m.stack {
 		if rs, ok := s.(*runScreen); ok && rs.run == r {
-			return tea.Batch(m.replace(rs, screenResult, msg.id), reload)
+			return tea.Batch(m.replace(rs, screenResult, msg.id), reload, notice)
 		}
 	}
-	return reload
+	return tea.Batch(reload, notice)
+}
+
+// bell is the terminal bell (BEL), written as is.
+const bell = "\a"
+
+// reallyFinished reports whether res is the end of the run's work, not a
+// stop of the watching: a cancelled run, a job whose polling stopped
+// before a terminal state (its deadline, a quit) did not finish.
+func reallyFinished(res *runner.Result) bool {
+	if res.Code() == modproto.CodeCancelled {
+		return false
+	}
+	return res.Job == nil || runner.IsTerminalJobState(res.Job.State)
+}
+
+// finishedNotice tells the person a background run finished while they
+// did something else (issue 12): the terminal bell, and the window's
+// title naming the run and how it ended.
+func (m *Model) finishedNotice(res *runner.Result) tea.Cmd {
+	how := "done"
+	if !res.OK() {
+		how = "failed: " + res.Code()
+	}
+	m.windowTitle = render.SanitizeLine(fmt.Sprintf("modbay: %s %s %s", res.Module, res.Capability, how))
+	return tea.Raw(bell)
 }
 
 func errText(err error) string {

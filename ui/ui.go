@@ -158,6 +158,9 @@ type Model struct {
 	resumeStarted bool
 	// skillSession is the session's active skills (the skills screen).
 	skillSession skills.Session
+	// windowTitle is the terminal window's title ("" leaves it alone):
+	// set when a background run finishes (finishedNotice).
+	windowTitle string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -480,6 +483,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
 		return m.historyAction(a)
+	case actionSend:
+		return m.sendTo(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
 	}
@@ -519,6 +524,9 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 		}
 		return m.startRun(ap.Plan(), true)
 	case dialog.ActionDeny:
+		if ap, _ := top.(*dialog.Approval); ap != nil {
+			ap.Plan().Discard() // a handoff's directory, made for a run that will not happen
+		}
 		if f := m.form(); f != nil {
 			f.SetNote("Denied: the call was not run.")
 		}
@@ -549,6 +557,7 @@ func (m *Model) View() tea.View {
 	}
 	v := tea.NewView(frame)
 	v.AltScreen = true
+	v.WindowTitle = m.windowTitle
 	return v
 }
 

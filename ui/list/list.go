@@ -174,13 +174,27 @@ func (l *Model) FilterValue() string { return l.filter.Value() }
 // scroll keys do something.
 func (l *Model) DetailScrolls() bool { return l.detail.above+l.detail.below > 0 }
 
+// Matcher is an Item that decides itself whether it matches the filter
+// text (q: trimmed, lower-case), instead of "its filter value contains q".
+type Matcher interface {
+	MatchFilter(q string) bool
+}
+
 // refilter keeps the items whose filter value contains the filter text,
-// case aside.
+// case aside, or that match it themselves (Matcher).
 func (l *Model) refilter() {
 	q := strings.ToLower(strings.TrimSpace(l.filter.Value()))
 	l.shown = l.shown[:0]
 	for i, it := range l.items {
-		if q == "" || strings.Contains(strings.ToLower(it.FilterValue()), q) {
+		keep := q == ""
+		if !keep {
+			if m, ok := it.(Matcher); ok {
+				keep = m.MatchFilter(q)
+			} else {
+				keep = strings.Contains(strings.ToLower(it.FilterValue()), q)
+			}
+		}
+		if keep {
 			l.shown = append(l.shown, i)
 		}
 	}

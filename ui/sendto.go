@@ -1,0 +1,380 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/form"
+	"modbay/ui/list"
+)
+
+// screenSendTo hands an artifact to a capability of another module
+// (issue 12 §Handoff): pick the capability and the read root that
+// receives the file, then the form field that names it; the form opens
+// prefilled and its run gets a fresh read-only copy of the artifact.
+const screenSendTo screenKind = "sendto"
+
+func init() { register(screenSendTo, openSendToScreen) }
+
+// SendToKeyMap is the send-to screen's own bindings, beside the list's.
+type SendToKeyMap struct {
+	// Back goes from the field picker to the capability picker, and from
+	// there back to the result.
+	Back key.Binding
+}
+
+// defaultSendToKeys are the send-to screen's bindings; the result screen
+// opens it with its SendTo key.
+func defaultSendToKeys() SendToKeyMap {
+	return SendToKeyMap{Back: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))}
+}
+
+// sendArg is what opens the send-to screen: an artifact of run reqID
+// (from module producer).
+type sendArg struct {
+	reqID, producer string
+	art             runner.VerifiedArtifact
+}
+
+// sendTarget is a capability that can receive a handed file: its module
+// declares root in filesystem_read (and does not write it).
+type sendTarget struct {
+	module *runner.Module
+	cap    modproto.Capability
+	root   string
+}
+
+// sendToScreen is the two pickers of a handoff: targets, then fields.
+type sendToScreen struct {
+	com  *common.Common
+	keys SendToKeyMap
+	list *list.Model
+	arg  sendArg
+	// name is the file name the artifact is handed under (the base name
+	// of its declared path).
+	name string
+	// target is the capability picked; nil while picking it.
+	target *sendTarget
+	// targets are every capability that can receive the file.
+	targets []sendTarget
+}
+
+// handoffRoots are the read roots of d a handed file can go to: declared
+// in filesystem_read, neither written (a name both read and written is
+// rw) nor the workspace nor a bundle name (WIRE.md §4).
+func handoffRoots(d *modproto.Descriptor) []string {
+	var out []string
+	for _, r := range d.Permissions.FilesystemRead {
+		if r == "" || r == "workspace" || r == "bundle" || strings.HasSuffix(r, "_bundle") ||
+			slices.Contains(d.Permissions.FilesystemWrite, r) || slices.Contains(out, r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// sendTargets lists, in module order, each capability of a module other
+// than producer that declares a read root a file can be handed to, once
+// per such root. Disabled and broken modules are left out.
+func sendTargets(mods []*runner.Module, producer string) []sendTarget {
+	var out []sendTarget
+	for _, m := range mods {
+		if m.ID == producer || m.Descriptor == nil || m.Status == runner.StatusDisabled || m.Status == runner.StatusBroken {
+			continue
+		}
+		roots := handoffRoots(m.Descriptor)
+		for _, c := range m.Descriptor.Capabilities {
+			for _, r := range roots {
+				out = append(out, sendTarget{module: m, cap: c, root: r})
+			}
+		}
+	}
+	return out
+}
+
+// openSendToScreen opens the capability picker for an artifact (arg:
+// sendArg); nil when the artifact cannot be handed (no usable name).
+func openSendToScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	a, ok := arg.(sendArg)
+	if !ok {
+		return nil, nil
+	}
+	s := &sendToScreen{com: m.com, keys: m.keys.SendTo, arg: a, name: runner.HandoffName(a.art.Path),
+		targets: sendTargets(m.modules.modules, a.producer)}
+	s.list = list.New(m.com, m.keys.List, "filter: module, capability, root…",
+		"No other module declares a read root (permissions.filesystem_read) to hand this file to.")
+	s.showTargets()
+	return s, nil
+}
+
+// showTargets lists the capabilities (the first picker).
+func (s *sendToScreen) showTargets() {
+	s.target = nil
+	items := make([]list.Item, 0, len(s.targets))
+	for i := range s.targets {
+		items = append(items, &targetItem{s: s, t: &s.targets[i]})
+	}
+	s.list.SetItems(items, nil)
+}
+
+// showFields lists the string fields of t's request schema (the second
+// picker), then "none": the person then names the file in the form.
+func (s *sendToScreen) showFields(t *sendTarget) {
+	s.target = t
+	var items []list.Item
+	var raw json.RawMessage
+	if t.cap.RequestSchema != "" {
+		raw = t.module.Descriptor.RequestSchemas[t.cap.RequestSchema]
+	}
+	if f, err := form.Build(raw); err == nil {
+		for _, n := range f.Fields() {
+			if n.Kind == form.KindString && !n.ReadOnly {
+				items = append(items, &fieldItem{s: s, node: n})
+			}
+		}
+	}
+	s.list.SetItems(append(items, &fieldItem{s: s}), nil)
+}
+
+// Kind implements Screen.
+func (s *sendToScreen) Kind() screenKind { return screenSendTo }
+
+// SetSize implements Screen.
+func (s *sendToScreen) SetSize(w, h int) { s.list.SetSize(w, h) }
+
+// Typing implements Screen.
+func (s *sendToScreen) Typing() bool { return s.list.Typing() }
+
+// Crumb implements Screen.
+func (s *sendToScreen) Crumb(bool) string {
+	if s.target != nil {
+		return "send to " + render.SanitizeLine(s.target.cap.ID)
+	}
+	return "send to"
+}
+
+// Update implements Screen: enter on a capability lists its fields;
+// enter on a field opens the form prefilled (actionSend).
+func (s *sendToScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	act, cmd, handled := s.list.Update(msg)
+	if a, ok := act.(list.ActionOpen); ok {
+		switch it := a.Item.(type) {
+		case *targetItem:
+			s.showFields(it.t)
+			return nil, cmd
+		case *fieldItem:
+			field := ""
+			if it.node != nil {
+				field = it.node.Name
+			}
+			return actionSend{target: *s.target, field: field, arg: s.arg, name: s.name}, cmd
+		}
+	}
+	kp, isKey := msg.(tea.KeyPressMsg)
+	if handled || !isKey {
+		return nil, cmd
+	}
+	if key.Matches(kp, s.keys.Back) {
+		if s.target != nil {
+			s.showTargets()
+			return nil, nil
+		}
+		return actionPop{}, nil
+	}
+	return nil, nil
+}
+
+// ShortHelp implements help.KeyMap.
+func (s *sendToScreen) ShortHelp() []key.Binding {
+	b := s.list.ShortHelp()
+	if s.list.Typing() {
+		return b
+	}
+	return append(b, s.keys.Back)
+}
+
+// EssentialHelp is what the help bar keeps at any width.
+func (s *sendToScreen) EssentialHelp() []key.Binding {
+	if s.list.Len() == 0 {
+		return []key.Binding{s.keys.Back}
+	}
+	return append(s.list.EssentialHelp(), s.keys.Back)
+}
+
+// FullHelp implements help.KeyMap.
+func (s *sendToScreen) FullHelp() [][]key.Binding {
+	g := s.list.FullHelp()
+	if s.list.Typing() {
+		return g
+	}
+	return append(g, []key.Binding{s.keys.Back})
+}
+
+// View implements Screen: what is handed, the step, then the picker.
+func (s *sendToScreen) View() string {
+	st := s.com.Styles
+	w, h := s.list.Width(), s.list.Height()
+	what := render.SanitizeLine(common.TitleOr(s.arg.art.Title, s.arg.art.Path))
+	head := []string{st.Title.Render(common.Trunc("Send "+what+" as "+render.SanitizeLine(s.name), w))}
+	step := "1/2 pick the capability and the read root that receives a read-only copy"
+	if s.target != nil {
+		step = fmt.Sprintf("2/2 pick the field of %s that names the file (its path in root %s)",
+			render.SanitizeLine(s.target.cap.ID), render.SanitizeLine(s.target.root))
+	}
+	head = append(head, st.Muted.Render(common.Trunc(step, w)))
+	if f := s.list.FilterView(); f != "" {
+		head = append(head, f)
+	}
+	return strings.Join(append(head, s.list.PaneView(h-len(head))), "\n")
+}
+
+// targetItem is a capability and read root in the first picker.
+type targetItem struct {
+	s *sendToScreen
+	t *sendTarget
+}
+
+// FilterValue implements list.Item.
+func (it *targetItem) FilterValue() string {
+	return it.t.module.ID + " " + it.t.cap.ID + " " + it.t.cap.Title + " root:" + it.t.root
+}
+
+// Row implements list.Item: module › capability → root.
+func (it *targetItem) Row(sel bool, w int) string {
+	st := it.s.com.Styles
+	mark := "  "
+	if sel {
+		mark = "› "
+	}
+	row := mark + render.SanitizeLine(it.t.module.ID) + " › " + render.SanitizeLine(it.t.cap.ID) + st.Muted.Render("  → root "+render.SanitizeLine(it.t.root))
+	if sel {
+		return st.Selected.Render(common.Trunc(row, w))
+	}
+	return common.Trunc(row, w)
+}
+
+// Detail implements list.Item: the capability's summary and what the
+// module will be given.
+func (it *targetItem) Detail(w int) string {
+	st := it.s.com.Styles
+	t := it.t
+	lines := []string{
+		st.Title.Render(render.SanitizeLine(common.TitleOr(t.cap.Title, t.cap.ID))),
+		render.SanitizeLine(t.cap.Summary),
+		"",
+		st.Label.Render("root     ") + render.SanitizeLine(t.root) + " (read-only)",
+		st.Label.Render("file     ") + render.SanitizeLine(it.s.name),
+		"",
+		st.Muted.Render("The run gets a directory of its own holding only this file, read-only, removed when the run ends; the module declares the root in permissions.filesystem_read."),
+	}
+	return common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w)
+}
+
+// fieldItem is a form field in the second picker; node nil is "none".
+type fieldItem struct {
+	s    *sendToScreen
+	node *form.Node
+}
+
+// FilterValue implements list.Item.
+func (it *fieldItem) FilterValue() string {
+	if it.node == nil {
+		return "none"
+	}
+	return it.node.Name + " " + it.node.Schema.Title
+}
+
+// Row implements list.Item: the field's name and title.
+func (it *fieldItem) Row(sel bool, w int) string {
+	st := it.s.com.Styles
+	mark := "  "
+	if sel {
+		mark = "› "
+	}
+	row := mark + st.Muted.Render("(none: name the file in the form)")
+	if it.node != nil {
+		row = mark + render.SanitizeLine(it.node.Name)
+		if t := it.node.Schema.Title; t != "" {
+			row += st.Muted.Render("  " + render.SanitizeLine(t))
+		}
+		if it.node.Required {
+			row += st.Muted.Render("  required")
+		}
+	}
+	if sel {
+		return st.Selected.Render(common.Trunc(row, w))
+	}
+	return common.Trunc(row, w)
+}
+
+// Detail implements list.Item: what the field will hold.
+func (it *fieldItem) Detail(w int) string {
+	st := it.s.com.Styles
+	var lines []string
+	if it.node == nil {
+		lines = []string{"The form opens as it is; the file is " + render.SanitizeLine(it.s.name) + " in root " + render.SanitizeLine(it.s.target.root) + "."}
+	} else {
+		lines = []string{st.Label.Render("field    ") + render.SanitizeLine(it.node.Name),
+			st.Label.Render("gets     ") + render.SanitizeLine(it.s.name)}
+		if d := it.node.Schema.Description; d != "" {
+			lines = append(lines, "", render.SanitizeLine(d))
+		}
+	}
+	return common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w)
+}
+
+// actionSend opens target's form with field set to name, the artifact
+// to be handed to target.root when the form is submitted.
+type actionSend struct {
+	target sendTarget
+	field  string
+	arg    sendArg
+	name   string
+}
+
+func (actionSend) isAction() {}
+
+// formHandoff is what a form opened by a send-to hands to its runs: the
+// artifact's file for the read root, and a line saying so.
+type formHandoff struct {
+	file runner.HandoffFile
+}
+
+// sendTo carries out actionSend: the target's form, prefilled, with the
+// handoff attached to the form screen (so only its runs get it).
+func (m *Model) sendTo(a actionSend) tea.Cmd {
+	open := m.open(screenForm, formArg{module: a.target.module, cap: a.target.cap})
+	fs, ok := m.top().(*formScreen)
+	if !ok {
+		return open
+	}
+	fs.handoff = &formHandoff{file: runner.HandoffFile{Root: a.target.root, Source: a.arg.art.Staged, Name: a.name,
+		Digest: a.arg.art.Digest, Origin: a.arg.reqID + ":" + a.arg.art.ID}}
+	fs.SetSize(fs.w, fs.h)
+	note := fmt.Sprintf("Hands %s to root %s as %s.", render.SanitizeLine(fs.handoff.file.Origin), render.SanitizeLine(a.target.root), render.SanitizeLine(a.name))
+	if a.field == "" {
+		fs.form.SetNote(note)
+		return open
+	}
+	input := fs.form.Value()
+	obj := map[string]json.RawMessage{}
+	_ = json.Unmarshal(input, &obj)
+	v, _ := json.Marshal(a.name)
+	obj[a.field] = v
+	b, _ := json.Marshal(obj)
+	cmd, err := fs.form.LoadInput(b, note+" Field "+render.SanitizeLine(a.field)+" names it.")
+	if err != nil {
+		fs.form.SetNote(note + " (" + render.SanitizeLine(err.Error()) + ")")
+	}
+	return tea.Batch(open, cmd)
+}

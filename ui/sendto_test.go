@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/runner"
+)
+
+func init() {
+	helpStates[screenSendTo] = []helpState{
+		{"targets", func(t *testing.T) *Model { return sendToAt(t, 80, 24) }},
+		{"fields", func(t *testing.T) *Model {
+			m := sendToAt(t, 80, 24)
+			press(m, "enter")
+			return m
+		}},
+	}
+}
+
+// sendToAt opens the send-to screen from a result's artifact (the fake
+// report's quarterly.json), with the fixture modules listed: echo, a copy
+// of fake, declares the read root seed_in.
+func sendToAt(t *testing.T, w, h int) *Model {
+	t.Helper()
+	m := submittedResult(t, "invoke/success-with-artifact.json", w, h)
+	m.Update(modulesMsg{gen: m.gen, modules: testModules(t)})
+	press(m, "t")
+	if m.screen() != screenSendTo {
+		t.Fatalf("t opened %v, want the send-to screen", m.screen())
+	}
+	return m
+}
+
+// testModules are the fixture modules (withModules lists them too).
+func testModules(t *testing.T) []*runner.Module {
+	t.Helper()
+	m, _ := newTest(t, nil, 80, 24)
+	withModules(t, m)
+	return m.modules.modules
+}
+
+func TestGoldenSendTo(t *testing.T) {
+	m := sendToAt(t, 100, 20)
+	golden.RequireEqual(t, []byte(frame(t, m)))
+	t.Run("fields", func(t *testing.T) {
+		m := sendToAt(t, 100, 20)
+		press(m, "enter")
+		golden.RequireEqual(t, []byte(frame(t, m)))
+	})
+}
+
+// planCapture is a backend whose PlanWith records the handoff asked.
+type planCapture struct {
+	fakeBackend
+	mu      sync.Mutex
+	handoff []runner.HandoffFile
+	input   string
+}
+
+func (p *planCapture) PlanWith(m *runner.Module, capID string, input json.RawMessage, opts runner.PlanOptions) (*runner.Plan, error) {
+	p.mu.Lock()
+	p.handoff, p.input = opts.Handoff, string(input)
+	p.mu.Unlock()
+	return &runner.Plan{Module: m, Capability: *m.Descriptor.Capability(capID)}, nil
+}
+
+// TestSendToPrefillsTheFormAndHandsTheArtifact: t on the artifact, the
+// echo module's fake.echo (root seed_in), its field "name": the form
+// opens with name = quarterly.json and says what it hands; submitting
+// plans with the artifact's staged bytes handed to seed_in; the producer
+// itself is not offered; esc goes back a step at a time.
+func TestSendToPrefillsTheFormAndHandsTheArtifact(t *testing.T) {
+	m := sendToAt(t, 100, 30)
+	s := m.top().(*sendToScreen)
+	for _, tg := range s.targets {
+		if tg.module.ID == "fake" {
+			t.Fatalf("the producing module is offered: %+v", tg)
+		}
+	}
+	if !strings.Contains(frame(t, m), "echo › fake.echo") {
+		t.Fatalf("no echo target:\n%s", frame(t, m))
+	}
+	press(m, "enter") // echo › fake.echo → seed_in
+	if s.target == nil || s.target.cap.ID != "fake.echo" || s.target.root != "seed_in" {
+		t.Fatalf("target %+v", s.target)
+	}
+	press(m, "esc")
+	if m.screen() != screenSendTo || s.target != nil {
+		t.Fatal("esc on the fields goes back to the capabilities")
+	}
+	press(m, "enter", "enter") // the field "name"
+	if m.screen() != screenForm {
+		t.Fatalf("screen %v, want the form", m.screen())
+	}
+	out := frame(t, m)
+	if !strings.Contains(out, "hands req_0000000000000000000000000000fake:artifact_quarterly to read root seed_in as") {
+		t.Fatalf("the form must say what it hands:\n%s", out)
+	}
+	if v := string(m.form().Value()); !strings.Contains(v, `"name":"quarterly.json"`) {
+		t.Fatalf("form value %s", v)
+	}
+	b := &planCapture{}
+	m.backend = b
+	h := newHarness(t, m)
+	h.key("ctrl+s")
+	h.until("the plan", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.input != "" })
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.handoff) != 1 {
+		t.Fatalf("handoff %+v", b.handoff)
+	}
+	ho := b.handoff[0]
+	if ho.Root != "seed_in" || ho.Name != "quarterly.json" || !strings.HasSuffix(ho.Source, "/artifacts/6ee6c487e431b6d3f0e1b3e575a50a002ebfb422088db8c2f7c357ae5809dd8b") ||
+		ho.Digest == "" || ho.Origin != "req_0000000000000000000000000000fake:artifact_quarterly" {
+		t.Fatalf("handoff %+v", ho)
+	}
+	if !strings.Contains(b.input, `"name":"quarterly.json"`) {
+		t.Fatalf("input %s", b.input)
+	}
+}
