@@ -43,8 +43,9 @@ const (
 	// level.
 	indent      = 4
 	depthIndent = 2
-	// maxDescLines bounds the focused field's description.
-	maxDescLines = 3
+	// maxDescLines bounds the focused field's description: enough for a
+	// short list its author wrote over several lines.
+	maxDescLines = 6
 	// textAreaMin and textAreaMax bound the height of a multi-line string
 	// field's editor, which grows with its text between them.
 	textAreaMin = 3
@@ -494,6 +495,8 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return ActionSavePreset{Input: m.value}, nil
 	case key.Matches(kp, k.Recall):
 		return nil, m.nextRecall()
+	case key.Matches(kp, k.NextProblem):
+		return nil, m.nextProblem()
 	case key.Matches(kp, k.Next):
 		return nil, m.setFocus(m.focus + 1)
 	case key.Matches(kp, k.Prev):
@@ -609,6 +612,9 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 			m.check()
 			return nil, nil
 		}
+	}
+	if ok, cmd := m.jumpToLetter(n, kp.Text); ok {
+		return nil, cmd
 	}
 	if kp.Text != "" && !key.Matches(kp, k.Toggle) {
 		// Text typed where no text goes is not dropped without a word.
