@@ -116,7 +116,14 @@ type Node struct {
 	Present bool
 	// ReadOnly fields are shown, never sent; Deprecated ones are marked.
 	ReadOnly, Deprecated bool
-	// Placeholder is the first of the schema's examples, as text.
+	// Defaulted is set while the node holds its schema's default, put
+	// there when the form was built (a required field, DefaultRule) and
+	// not edited since: it is sent, and shown as a default, not as typed.
+	// Any edit of the node or inside it (Changed), Clear and a loaded
+	// value reset it.
+	Defaulted bool
+	// Placeholder is the first of the schema's examples, as text: shown
+	// in an empty field as an example ("e.g. …"), never sent.
 	Placeholder string
 
 	// Text is the text of a string, number, integer or JSON node, and of
@@ -280,10 +287,11 @@ func (n *Node) IsMultiline() bool {
 // IsJSONText reports whether the node's text is JSON (a multi-line editor).
 func (n *Node) IsJSONText() bool { return n.Raw || n.Kind == KindJSON }
 
-// Toggle advances a boolean: false ⇄ true, and an optional boolean
-// without a default also passes through unset.
+// Toggle advances a boolean: false ⇄ true, and an optional boolean also
+// passes through unset (left out; with a default, the module's default
+// applies, DefaultRule).
 func (n *Node) Toggle() {
-	tri := !n.Required && n.Schema.Default == nil
+	tri := !n.Required
 	switch n.Bool {
 	case BoolUnset:
 		n.Bool = BoolTrue
@@ -390,11 +398,16 @@ func (f *Form) shape(n *Node, s *Schema) {
 			n.Choice = 0 // a required const has one possible value
 		}
 	}
-	if s.Default != nil && (string(s.Default) != "null" || n.Required) {
+	if s.Default != nil && (n.Required || n.ReadOnly) {
+		// The defaults rule (DefaultRule): a required field starts with
+		// its default, sent and marked as such; an optional one only
+		// shows it (Form.DefaultNotSent); a read-only one shows it and
+		// is never sent.
 		f.load(n, s.Default)
 		if n.Kind == KindObject || n.Kind == KindArray || n.Kind == KindMulti {
-			n.Present = n.Required || n.Present
+			n.Present = true
 		}
+		markDefaulted(n)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/ui/internal/uitest"
 )
@@ -130,5 +132,36 @@ func TestBranchDescriptionShown(t *testing.T) {
 	keys(m, "right")
 	if !strings.Contains(m.View(), "‹ string (A team's slug, as …) ›") || !strings.Contains(m.View(), "A team's slug, as org/team.") {
 		t.Fatalf("the second branch:\n%s", m.View())
+	}
+}
+
+// Issue 9, kind 5: without color, a default that is sent, a default that
+// is not and an example each say what they are.
+func TestGoldenDefaultsWithoutColor(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{
+		"branch":{"type":"string","default":"main"},
+		"depth":{"type":"integer","default":1},
+		"mode":{"enum":["fast","full"],"default":"full"},
+		"owner":{"type":"string","examples":["octocat"]}},
+		"required":["branch","mode"]}`, 100, 12)
+	if !m.com.NoColor {
+		t.Fatal("the test form has color")
+	}
+	v := ansi.Strip(m.View())
+	for _, want := range []string{
+		"branch *  string · (default, sent)",
+		"depth  integer · default 1 (not sent)",
+		"mode *  choice · (default, sent)",
+		"> e.g. octocat",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q:\n%s", want, v)
+		}
+	}
+	golden.RequireEqual(t, []byte(m.View()))
+	keys(m, "end")
+	feed(m, uitest.Type("x")...)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "branch *  string\n") || strings.Contains(v, "branch *  string · (default)") {
+		t.Errorf("an edited default still says default:\n%s", v)
 	}
 }

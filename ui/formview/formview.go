@@ -90,6 +90,8 @@ type Model struct {
 	focus  int
 	inputs map[*form.Node]*textinput.Model
 	areas  map[*form.Node]*textarea.Model
+	// defaultLook holds the inputs drawn with defaultStyles.
+	defaultLook map[*form.Node]bool
 
 	value    json.RawMessage
 	problems form.Problems
@@ -147,6 +149,7 @@ func New(com *common.Common, f *form.Form, validate form.Validator) *Model {
 func (m *Model) resetEditors() {
 	m.inputs = map[*form.Node]*textinput.Model{}
 	m.areas = map[*form.Node]*textarea.Model{}
+	m.defaultLook = map[*form.Node]bool{}
 	m.rows = m.form.Rows()
 	m.gen = m.form.Gen
 }
@@ -165,10 +168,11 @@ func (m *Model) input(n *form.Node) *textinput.Model {
 	} else {
 		in.SetValue(n.Text)
 		// The schema's example: module text, drawn as given by the
-		// editor (it cleans only the value).
-		in.Placeholder = render.SanitizeLine(n.Placeholder)
+		// editor (it cleans only the value), marked as an example.
+		in.Placeholder = examplePlaceholder(n)
 	}
 	in.SetStyles(m.inputStyles())
+	delete(m.defaultLook, n) // a new editor has the ordinary look
 	in.SetWidth(m.editorWidth(n) - 1)
 	m.inputs[n] = &in
 	return &in
@@ -199,7 +203,9 @@ func (m *Model) area(n *form.Node) *textarea.Model {
 		ta.KeyMap.InsertNewline = m.keys.Newline
 		ta.DynamicHeight, ta.MinHeight, ta.MaxHeight = true, textAreaMin, textAreaMax
 	}
-	ta.Placeholder = render.Sanitize(n.Placeholder)
+	if n.Placeholder != "" {
+		ta.Placeholder = "e.g. " + render.Sanitize(n.Placeholder)
+	}
 	ta.SetStyles(m.areaStyles())
 	ta.SetWidth(m.editorWidth(n))
 	ta.SetValue(n.Text)
@@ -217,6 +223,34 @@ func (m *Model) inputStyles() textinput.Styles {
 	return s
 }
 
+// defaultStyles are inputStyles for a field holding its default as built
+// (form.Node.Defaulted): the text muted and italic, apart from typed text
+// (the field's line says "(default)" in words too).
+func (m *Model) defaultStyles() textinput.Styles {
+	s := m.inputStyles()
+	look := m.com.Styles.Muted.Italic(true)
+	if m.com.NoColor {
+		look = s.Focused.Text.Italic(true)
+	}
+	s.Focused.Text, s.Blurred.Text = look, look
+	return s
+}
+
+// lookDefault gives n's input the default look while n holds its default,
+// the ordinary look otherwise; styles are set only when that changes.
+func (m *Model) lookDefault(n *form.Node, in *textinput.Model) {
+	want := n.Defaulted
+	if m.defaultLook[n] == want {
+		return
+	}
+	if want {
+		in.SetStyles(m.defaultStyles())
+	} else {
+		in.SetStyles(m.inputStyles())
+	}
+	m.defaultLook[n] = want
+}
+
 func (m *Model) areaStyles() textarea.Styles {
 	var s textarea.Styles
 	if !m.com.NoColor {
@@ -231,6 +265,7 @@ func (m *Model) applyStyles() {
 	for _, in := range m.inputs {
 		in.SetStyles(m.inputStyles())
 	}
+	clear(m.defaultLook)
 	for _, a := range m.areas {
 		a.SetStyles(m.areaStyles())
 	}

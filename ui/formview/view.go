@@ -157,11 +157,12 @@ func (m *Model) rowLines(i int) []string {
 		in := m.input(n)
 		if n.Kind == form.KindString && !n.Raw {
 			// The empty string shows as "" where an example would.
-			in.Placeholder = render.SanitizeLine(n.Placeholder)
+			in.Placeholder = examplePlaceholder(n)
 			if n.IsEmptyString() && n.Empty {
 				in.Placeholder = `""`
 			}
 		}
+		m.lookDefault(n, in)
 		lines = append(lines, common.Trunc(pad+in.View(), w))
 	default:
 		if e := m.editorLine(n, focused); e != "" {
@@ -228,6 +229,19 @@ func descLines(d string, width int) []string {
 	return out
 }
 
+// maxDefaultShown bounds the cells of a default shown in a field's line.
+const maxDefaultShown = 40
+
+// examplePlaceholder is what an empty text field shows of its schema's
+// example: "e.g. " and the example, so it never reads as a value, with
+// color or without; "" for none.
+func examplePlaceholder(n *form.Node) string {
+	if n.Placeholder == "" {
+		return ""
+	}
+	return "e.g. " + render.SanitizeLine(n.Placeholder)
+}
+
 // sharesParentPointer reports whether n is an entry's value or a union's
 // variant: its problems show once, at its parent.
 func sharesParentPointer(n *form.Node) bool {
@@ -268,6 +282,13 @@ func (m *Model) describe(n *form.Node) string {
 	}
 	if n.Nullable {
 		kind += " | null"
+	}
+	// The defaults rule (form.DefaultRule), in words, so a default reads
+	// apart from a typed value without color.
+	if m.form.DefaultSent(n) {
+		kind += " · (default, sent)"
+	} else if d := m.form.DefaultNotSent(n); d != "" {
+		kind += " · default " + render.SanitizeLine(common.Trunc(d, maxDefaultShown)) + " (not sent)"
 	}
 	if t := n.Schema.Title; t != "" && t != n.Name {
 		parts = append(parts, render.SanitizeLine(t))
