@@ -10,6 +10,11 @@
 // out) or set, possibly to the empty string: ctrl+r sets "" (shown as
 // ""), since deleting the text leaves the field not set. Problems from oneOf/anyOf branches the
 // person did not pick are counted in the summary, never shown at a field.
+// alt+n moves to the next field with a problem (offered only while there
+// are problems); a letter typed on a choice list jumps to the first choice
+// starting with it. A default is shown by the one rule of form.DefaultRule:
+// "(default, sent)" on a required field holding it, "default X (not sent)"
+// on an optional one; an example shows after "e.g.".
 // It returns typed actions to the root model: ActionSubmit with the input,
 // ActionSavePreset, or ActionBack.
 package formview
