@@ -139,6 +139,8 @@ func Pointer(tokens []string) string {
 type Union struct {
 	// Instance is the JSON pointer of the value the union judged.
 	Instance string
+	// Keyword is "oneOf" or "anyOf".
+	Keyword string
 	// Branches are the locations of the failing branches that the
 	// validator reports, each a JSON pointer into the document
 	// ("/properties/shape/oneOf/1"), in its order.
@@ -154,6 +156,27 @@ type Union struct {
 // santhosh-tekuri v6 reports the failures of each branch as causes of the
 // union's error, with a schema location below ".../oneOf/<i>".
 func (h *Compiled) OtherBranches(value json.RawMessage, keep func(u Union) func(loc string) bool) modproto.ValidationErrors {
+	var out modproto.ValidationErrors
+	for _, b := range h.BranchFindings(value, keep) {
+		out = append(out, b.Finding)
+	}
+	return out
+}
+
+// BranchFinding is a finding OtherBranches returns, with the JSON pointer
+// of the value whose union's branch produced it (Union.Instance).
+type BranchFinding struct {
+	// Instance is the pointer of the value the union judged.
+	Instance string
+	// Finding is the leaf finding, as Validate reports it.
+	Finding modproto.ValidationError
+}
+
+// BranchFindings is OtherBranches with each finding's union named, so a
+// caller can treat the findings of one union apart (the form words a
+// union of required-property sets as one "set one of" problem). Nil when
+// value is valid or not JSON.
+func (h *Compiled) BranchFindings(value json.RawMessage, keep func(u Union) func(loc string) bool) []BranchFinding {
 	if h == nil {
 		return nil
 	}
@@ -161,13 +184,13 @@ func (h *Compiled) OtherBranches(value json.RawMessage, keep func(u Union) func(
 	if err != nil || ve == nil {
 		return nil
 	}
-	var out modproto.ValidationErrors
+	var out []BranchFinding
 	hideBranches(ve, keep, &out)
 	return out
 }
 
 // hideBranches walks e, appending to out the leaves of branches not kept.
-func hideBranches(e *jsonschema.ValidationError, keep func(Union) func(string) bool, out *modproto.ValidationErrors) {
+func hideBranches(e *jsonschema.ValidationError, keep func(Union) func(string) bool, out *[]BranchFinding) {
 	kw := ""
 	switch e.ErrorKind.(type) {
 	case *kind.OneOf:
@@ -182,7 +205,7 @@ func hideBranches(e *jsonschema.ValidationError, keep func(Union) func(string) b
 		return
 	}
 	base := fragment(e.SchemaURL) + "/" + kw + "/"
-	u := Union{Instance: Pointer(e.InstanceLocation)}
+	u := Union{Instance: Pointer(e.InstanceLocation), Keyword: kw}
 	for _, c := range e.Causes {
 		if loc, ok := branchLoc(fragment(c.SchemaURL), base); ok {
 			u.Branches = append(u.Branches, loc)
@@ -192,7 +215,11 @@ func hideBranches(e *jsonschema.ValidationError, keep func(Union) func(string) b
 	for _, c := range e.Causes {
 		loc, ok := branchLoc(fragment(c.SchemaURL), base)
 		if ok && kept != nil && !kept(loc) {
-			leaves(c, out)
+			var found modproto.ValidationErrors
+			leaves(c, &found)
+			for _, f := range found {
+				*out = append(*out, BranchFinding{Instance: u.Instance, Finding: f})
+			}
 			continue
 		}
 		hideBranches(c, keep, out)

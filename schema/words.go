@@ -46,6 +46,13 @@ func words(k jsonschema.ErrorKind) string {
 		return "must be less than " + ratText(k.Want) + " (" + ratText(k.Got) + " given)"
 	case *kind.Type:
 		return "must be " + orList(k.Want) + ", not " + article(k.Got)
+	case *kind.OneOf:
+		if len(k.Subschemas) >= 2 {
+			return fmt.Sprintf("fits alternatives %d and %d at once: it must fit exactly one", k.Subschemas[0]+1, k.Subschemas[1]+1)
+		}
+		return "fits none of the alternatives"
+	case *kind.AnyOf:
+		return "fits none of the alternatives"
 	case *kind.AdditionalProperties:
 		return "not a known property: " + quoteAll(k.Properties)
 	}

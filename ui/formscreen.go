@@ -138,6 +138,10 @@ func (f *formScreen) EssentialHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (f *formScreen) FullHelp() [][]key.Binding { return f.form.FullHelp() }
 
+// HelpNotes states the form's defaults rule under its full help
+// (form.DefaultRule).
+func (f *formScreen) HelpNotes() []string { return []string{form.DefaultRule} }
+
 // Update implements Screen.
 func (f *formScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	act, cmd := f.form.Update(msg)

@@ -26,6 +26,7 @@ func (m *Model) helpView() string {
 	var text string
 	if m.fullHelp {
 		text = m.fullHelpView(groups)
+		text = m.withHelpNotes(text)
 	} else {
 		text = m.help.ShortHelpView(m.fitShortHelp(groups[0]))
 	}
@@ -190,6 +191,31 @@ func (m *Model) essentialHelp() []key.Binding {
 		return e.EssentialHelp()
 	}
 	return nil
+}
+
+// helpNotes is a screen whose full help states rules in words under its
+// keys (the form's defaults rule): plain text, not bindings.
+type helpNotes interface{ HelpNotes() []string }
+
+// withHelpNotes adds the focused screen's notes under the full help,
+// wrapped to the width and muted, while they fit the full help's room;
+// a dialog's help has none.
+func (m *Model) withHelpNotes(text string) string {
+	hn, ok := m.top().(helpNotes)
+	if !ok || len(m.dialogs) > 0 {
+		return text
+	}
+	var lines []string
+	for _, n := range hn.HelpNotes() {
+		lines = append(lines, strings.Split(common.Wrap(n, max(m.com.Width, 10)), "\n")...)
+	}
+	if len(lines) == 0 || common.Lines(text)+len(lines) > m.fullHelpRoom() {
+		return text
+	}
+	for i, l := range lines {
+		lines[i] = m.com.Styles.Muted.Render(l)
+	}
+	return text + "\n" + strings.Join(lines, "\n")
 }
 
 // essentials is a screen whose help bar must keep some bindings at any

@@ -122,6 +122,27 @@ func Fill(t testing.TB, f *form.Form) {
 // is required (a root anyOf of {"required": [...]} branches: any one will
 // do).
 func fillRootAnyOf(f *form.Form, _ json.RawMessage) bool {
+	if sets := f.RequiredSets(f.Root); len(sets) > 0 {
+		// The form words such a union as one "set one of" problem: fill
+		// the first set's names.
+		filled := false
+		for _, name := range sets[0] {
+			n, rest := f.Find("/" + name)
+			if rest != "" || n.Required {
+				continue
+			}
+			n.Required = true
+			ok := fillNode(f, n)
+			n.Required = false
+			if ok {
+				f.Changed(n)
+				filled = true
+			}
+		}
+		if filled {
+			return true
+		}
+	}
 	_, p := f.Check(schema.ValidateInput)
 	ptrs := make([]string, 0, len(p.Fields))
 	for ptr := range p.Fields {

@@ -7,10 +7,12 @@ import (
 
 // ---- editing -------------------------------------------------------------
 
-// Changed records an edit of n: its enclosing sections become present
-// (they are sent), and conditionals are applied again. It reports whether
+// Changed records an edit of n: n and its enclosing sections no longer
+// hold a default as built (Node.Defaulted) and become present (they are
+// sent), and conditionals are applied again. It reports whether
 // the tree's shape changed.
 func (f *Form) Changed(n *Node) bool {
+	untouch(n) // edited: no longer the default as built
 	for p := n; p != nil; p = p.Parent {
 		switch p.Kind {
 		case KindObject, KindArray, KindMulti, KindUnion, KindNull:
@@ -295,7 +297,7 @@ func (f *Form) Clear(n *Node) {
 // clear is Clear without applying conditionals (load applies them once
 // the whole value is in).
 func (f *Form) clear(n *Node) {
-	n.Null, n.Raw = false, false
+	n.Null, n.Raw, n.Defaulted = false, false, false
 	switch n.Kind {
 	case KindString, KindNumber, KindInteger, KindJSON:
 		n.Text, n.Empty = "", false

@@ -97,7 +97,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 	if v == nil {
 		return
 	}
-	n.Null, n.Raw, n.Empty = false, false, false
+	n.Null, n.Raw, n.Empty, n.Defaulted = false, false, false, false
 	if string(v) == "null" && n.Nullable {
 		n.Null = true
 		return

@@ -74,8 +74,12 @@ type Option struct {
 // Variant is one branch of a union.
 type Variant struct {
 	// Label names the branch: its title, its const discriminator
-	// ("type = page_id"), the properties it requires, or its type.
+	// ("type = page_id"), the properties it requires, or its type; the
+	// labels of one union are unique (uniqueLabels).
 	Label string
+	// Description is the branch's own description ("" when it has none;
+	// the union's own is the node's).
+	Description string
 	// Schema is the branch merged with the union's own keywords.
 	Schema *Schema
 	// Src is the branch as written (its location decides matches).
@@ -112,7 +116,14 @@ type Node struct {
 	Present bool
 	// ReadOnly fields are shown, never sent; Deprecated ones are marked.
 	ReadOnly, Deprecated bool
-	// Placeholder is the first of the schema's examples, as text.
+	// Defaulted is set while the node holds its schema's default, put
+	// there when the form was built (a required field, DefaultRule) and
+	// not edited since: it is sent, and shown as a default, not as typed.
+	// Any edit of the node or inside it (Changed), Clear and a loaded
+	// value reset it.
+	Defaulted bool
+	// Placeholder is the first of the schema's examples, as text: shown
+	// in an empty field as an example ("e.g. …"), never sent.
 	Placeholder string
 
 	// Text is the text of a string, number, integer or JSON node, and of
@@ -276,10 +287,11 @@ func (n *Node) IsMultiline() bool {
 // IsJSONText reports whether the node's text is JSON (a multi-line editor).
 func (n *Node) IsJSONText() bool { return n.Raw || n.Kind == KindJSON }
 
-// Toggle advances a boolean: false ⇄ true, and an optional boolean
-// without a default also passes through unset.
+// Toggle advances a boolean: false ⇄ true, and an optional boolean also
+// passes through unset (left out; with a default, the module's default
+// applies, DefaultRule).
 func (n *Node) Toggle() {
-	tri := !n.Required && n.Schema.Default == nil
+	tri := !n.Required
 	switch n.Bool {
 	case BoolUnset:
 		n.Bool = BoolTrue
@@ -386,11 +398,16 @@ func (f *Form) shape(n *Node, s *Schema) {
 			n.Choice = 0 // a required const has one possible value
 		}
 	}
-	if s.Default != nil && (string(s.Default) != "null" || n.Required) {
+	if s.Default != nil && (n.Required || n.ReadOnly) {
+		// The defaults rule (DefaultRule): a required field starts with
+		// its default, sent and marked as such; an optional one only
+		// shows it (Form.DefaultNotSent); a read-only one shows it and
+		// is never sent.
 		f.load(n, s.Default)
 		if n.Kind == KindObject || n.Kind == KindArray || n.Kind == KindMulti {
-			n.Present = n.Required || n.Present
+			n.Present = true
 		}
+		markDefaulted(n)
 	}
 }
 
@@ -568,8 +585,9 @@ func (f *Form) classifyUnion(n *Node, s *Schema, branches []*Schema) bool {
 		v := *e
 		merge(&v, &stripped)
 		v.Default = e.Default
-		n.Variants = append(n.Variants, Variant{Label: variantLabel(e, f.doc), Schema: &v, Src: b})
+		n.Variants = append(n.Variants, Variant{Label: variantLabel(e, f.doc), Description: e.Description, Schema: &v, Src: b})
 	}
+	uniqueLabels(n.Variants)
 	return true
 }
 
@@ -580,9 +598,10 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-// variantLabel names a union branch: its title, a const discriminator
-// ("type = page_id"), its required properties ("{new_str}"), its format or
-// its type.
+// variantLabel names a union branch: its title, its const value, a const
+// discriminator property ("type = page_id"), its required properties
+// ("object {new_str}"), its properties ("object {a, b}"), its format,
+// pattern or item type, or its type ("any" for a branch that says none).
 func variantLabel(e *Schema, d *document) string {
 	if e.Title != "" {
 		return e.Title
@@ -602,6 +621,8 @@ func variantLabel(e *Schema, d *document) string {
 	switch {
 	case len(e.Required) > 0:
 		return t + " {" + strings.Join(e.Required, ", ") + "}"
+	case t == "object" && len(e.Props) > 0:
+		return t + " {" + propNames(e.Props, maxLabelProps) + "}"
 	case e.Format != "":
 		return e.Format
 	case e.Pattern != "":
@@ -613,6 +634,95 @@ func variantLabel(e *Schema, d *document) string {
 		return "any"
 	}
 	return t
+}
+
+// maxLabelProps is how many property names a branch label lists before
+// "…": enough to tell branches apart, short enough for the picker.
+const maxLabelProps = 3
+
+// propNames lists up to max property names, then "…".
+func propNames(props []Prop, max int) string {
+	var names []string
+	for i, p := range props {
+		if i == max {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// uniqueLabels makes the labels of a union's branches unique, so the
+// picker never offers "string" twice: a label several branches share gets
+// what tells each apart (its bounds, its description's first words, its
+// properties), and when nothing does, its position ("any #2").
+func uniqueLabels(vs []Variant) {
+	dupes := func() map[string]int {
+		count := map[string]int{}
+		for _, v := range vs {
+			count[v.Label]++
+		}
+		return count
+	}
+	count := dupes()
+	for i := range vs {
+		if count[vs[i].Label] > 1 {
+			if x := distinguish(vs[i].Schema, vs[i].Description); x != "" {
+				vs[i].Label += " (" + x + ")"
+			}
+		}
+	}
+	count = dupes()
+	seen := map[string]int{}
+	for i := range vs {
+		l := vs[i].Label
+		if count[l] > 1 {
+			seen[l]++
+			vs[i].Label = fmt.Sprintf("%s #%d", l, seen[l])
+		}
+	}
+}
+
+// maxLabelWords bounds the description words a branch label borrows.
+const maxLabelWords = 4
+
+// distinguish is a short phrase telling branch s from others of the same
+// label: its length or number bounds, its item count, then the first words
+// of its own description desc; "" when it has none of these.
+func distinguish(s *Schema, desc string) string {
+	var parts []string
+	if s.MinLength != nil {
+		parts = append(parts, fmt.Sprintf("≥%d chars", *s.MinLength))
+	}
+	if s.MaxLength != nil {
+		parts = append(parts, fmt.Sprintf("≤%d chars", *s.MaxLength))
+	}
+	if s.Minimum != "" {
+		parts = append(parts, "≥"+s.Minimum)
+	}
+	if s.Maximum != "" {
+		parts = append(parts, "≤"+s.Maximum)
+	}
+	if s.MinItems != nil {
+		parts = append(parts, fmt.Sprintf("≥%d items", *s.MinItems))
+	}
+	if s.MaxItems != nil {
+		parts = append(parts, fmt.Sprintf("≤%d items", *s.MaxItems))
+	}
+	if len(s.Enum) > 0 {
+		parts = append(parts, fmt.Sprintf("%d values", len(s.Enum)))
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, ", ")
+	}
+	if w := strings.Fields(desc); len(w) > 0 {
+		if len(w) > maxLabelWords {
+			w = append(w[:maxLabelWords], "…")
+		}
+		return strings.Join(w, " ")
+	}
+	return ""
 }
 
 // inferType guesses the type of a schema without "type" from its keywords.

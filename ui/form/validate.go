@@ -2,6 +2,7 @@ package form
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -83,10 +84,15 @@ func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 		p.Root = append(p.Root, "request schema cannot be used: "+err.Error())
 		return value, p
 	}
+	var sets map[string]string
 	if len(remote) > 0 {
 		// Findings from branches not picked go uncounted at any field;
-		// the summary still counts them (Hidden).
-		remote, p.Hidden = withoutFindings(remote, f.otherBranches(value))
+		// the summary still counts them (Hidden). A union of required
+		// sets is one problem at its object instead.
+		var hidden, replaced modproto.ValidationErrors
+		hidden, replaced, sets = f.otherBranches(value)
+		remote, p.Hidden = withoutFindings(remote, hidden)
+		remote, _ = withoutFindings(remote, replaced)
 	}
 	q := f.Place(remote)
 	for ptr, msgs := range q.Fields {
@@ -95,6 +101,14 @@ func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 		}
 	}
 	p.Root = append(p.Root, q.Root...)
+	for _, ptr := range slices.Sorted(maps.Keys(sets)) {
+		n, _ := f.Find(ptr)
+		if n == f.Root && f.Root.Kind == KindObject {
+			p.Root = append(p.Root, sets[ptr])
+			continue
+		}
+		p.add(n.Pointer(), sets[ptr])
+	}
 	return value, p
 }
 

@@ -14,6 +14,11 @@
 // out) or set, possibly to the empty string: ctrl+r sets "" (shown as
 // ""), since deleting the text leaves the field not set. Problems from oneOf/anyOf branches the
 // person did not pick are counted in the summary, never shown at a field.
+// alt+n moves to the next field with a problem (offered only while there
+// are problems); a letter typed on a choice list jumps to the first choice
+// starting with it. A default is shown by the one rule of form.DefaultRule:
+// "(default, sent)" on a required field holding it, "default X (not sent)"
+// on an optional one; an example shows after "e.g.".
 // It returns typed actions to the root model: ActionSubmit with the input,
 // ActionSavePreset, or ActionBack.
 package formview
@@ -47,8 +52,9 @@ const (
 	// level.
 	indent      = 4
 	depthIndent = 2
-	// maxDescLines bounds the focused field's description.
-	maxDescLines = 3
+	// maxDescLines bounds the focused field's description: enough for a
+	// short list its author wrote over several lines.
+	maxDescLines = 6
 	// textAreaMin and textAreaMax bound the height of a multi-line string
 	// field's editor, which grows with its text between them.
 	textAreaMin = 3
@@ -93,6 +99,8 @@ type Model struct {
 	focus  int
 	inputs map[*form.Node]*textinput.Model
 	areas  map[*form.Node]*textarea.Model
+	// defaultLook holds the inputs drawn with defaultStyles.
+	defaultLook map[*form.Node]bool
 
 	value    json.RawMessage
 	problems form.Problems
@@ -150,6 +158,7 @@ func New(com *common.Common, f *form.Form, validate form.Validator) *Model {
 func (m *Model) resetEditors() {
 	m.inputs = map[*form.Node]*textinput.Model{}
 	m.areas = map[*form.Node]*textarea.Model{}
+	m.defaultLook = map[*form.Node]bool{}
 	m.rows = m.form.Rows()
 	m.gen = m.form.Gen
 }
@@ -168,10 +177,11 @@ func (m *Model) input(n *form.Node) *textinput.Model {
 	} else {
 		in.SetValue(editorText(n.Text))
 		// The schema's example: module text, drawn as given by the
-		// editor (it cleans only the value).
-		in.Placeholder = render.SanitizeLine(n.Placeholder)
+		// editor (it cleans only the value), marked as an example.
+		in.Placeholder = examplePlaceholder(n)
 	}
 	in.SetStyles(m.inputStyles())
+	delete(m.defaultLook, n) // a new editor has the ordinary look
 	in.SetWidth(m.editorWidth(n) - 1)
 	m.inputs[n] = &in
 	return &in
@@ -201,7 +211,9 @@ func (m *Model) area(n *form.Node) *textarea.Model {
 		// tab moves on; the editor grows with the text.
 		ta.DynamicHeight, ta.MinHeight, ta.MaxHeight = true, textAreaMin, textAreaMax
 	}
-	ta.Placeholder = render.Sanitize(n.Placeholder)
+	if n.Placeholder != "" {
+		ta.Placeholder = "e.g. " + render.Sanitize(n.Placeholder)
+	}
 	ta.SetStyles(m.areaStyles())
 	ta.SetWidth(m.editorWidth(n))
 	ta.SetValue(editorText(n.Text))
@@ -219,6 +231,34 @@ func (m *Model) inputStyles() textinput.Styles {
 	return s
 }
 
+// defaultStyles are inputStyles for a field holding its default as built
+// (form.Node.Defaulted): the text muted and italic, apart from typed text
+// (the field's line says "(default)" in words too).
+func (m *Model) defaultStyles() textinput.Styles {
+	s := m.inputStyles()
+	look := m.com.Styles.Muted.Italic(true)
+	if m.com.NoColor {
+		look = s.Focused.Text.Italic(true)
+	}
+	s.Focused.Text, s.Blurred.Text = look, look
+	return s
+}
+
+// lookDefault gives n's input the default look while n holds its default,
+// the ordinary look otherwise; styles are set only when that changes.
+func (m *Model) lookDefault(n *form.Node, in *textinput.Model) {
+	want := n.Defaulted
+	if m.defaultLook[n] == want {
+		return
+	}
+	if want {
+		in.SetStyles(m.defaultStyles())
+	} else {
+		in.SetStyles(m.inputStyles())
+	}
+	m.defaultLook[n] = want
+}
+
 func (m *Model) areaStyles() textarea.Styles {
 	var s textarea.Styles
 	if !m.com.NoColor {
@@ -233,6 +273,7 @@ func (m *Model) applyStyles() {
 	for _, in := range m.inputs {
 		in.SetStyles(m.inputStyles())
 	}
+	clear(m.defaultLook)
 	for _, a := range m.areas {
 		a.SetStyles(m.areaStyles())
 	}
@@ -502,6 +543,8 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return ActionSavePreset{Input: m.value}, nil
 	case key.Matches(kp, k.Recall):
 		return nil, m.nextRecall()
+	case key.Matches(kp, k.NextProblem):
+		return nil, m.nextProblem()
 	case key.Matches(kp, k.Next):
 		return nil, m.setFocus(m.focus + 1)
 	case key.Matches(kp, k.Prev):
@@ -619,6 +662,9 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 			m.check()
 			return nil, nil
 		}
+	}
+	if ok, cmd := m.jumpToLetter(n, kp.Text); ok {
+		return nil, cmd
 	}
 	if kp.Text != "" && !key.Matches(kp, k.Toggle) {
 		// Text typed where no text goes is not dropped without a word.

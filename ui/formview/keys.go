@@ -33,6 +33,10 @@ type KeyMap struct {
 	JSON, Editor key.Binding
 	// Recall loads the last input or the next preset; Save saves a preset.
 	Recall, Save key.Binding
+	// NextProblem moves the focus to the next field with a problem
+	// (wrapping), and shows every field's problems; offered only while
+	// there are problems.
+	NextProblem key.Binding
 	// Submit sends the form (twice while invalid: send anyway); Back
 	// leaves it, keeping what was typed.
 	Submit key.Binding
@@ -62,7 +66,10 @@ func DefaultKeyMap() KeyMap {
 		Recall:   key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last/preset")),
 		Save:     key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "save preset")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
-		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		// alt+n: ctrl+n is null and ctrl+e JSON mode; no text editor
+		// binds alt+n.
+		NextProblem: key.NewBinding(key.WithKeys("alt+n"), key.WithHelp("alt+n", "next problem")),
+		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
 
@@ -98,6 +105,9 @@ func (m *Model) ShortHelp() []key.Binding {
 			extra = append(extra, k.Add)
 		}
 	}
+	if m.problems.Count() > 0 {
+		extra = append([]key.Binding{k.NextProblem}, extra...)
+	}
 	return m.fitHelp([]key.Binding{k.Next, k.Submit, k.JSON, k.Back}, extra...)
 }
 
@@ -108,15 +118,20 @@ func (m *Model) fitHelp(must []key.Binding, extra ...key.Binding) []key.Binding 
 	return append(must, extra...)
 }
 
-// FullHelp returns every form binding.
+// FullHelp returns every form binding (next problem only while there are
+// problems).
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
+	last := []key.Binding{k.Submit, k.Back}
+	if m.problems.Count() > 0 && !m.jsonMode {
+		last = []key.Binding{k.NextProblem, k.Submit, k.Back}
+	}
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
 		{k.Toggle, k.Left, k.Right, k.Null, k.Empty, k.Clear},
 		{k.Add, k.MoveUp, k.MoveDown},
 		{k.JSON, k.Editor, k.Recall, k.Save},
-		{k.Submit, k.Back},
+		last,
 	}
 }
 

@@ -2,7 +2,9 @@ package formview
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 
 	"modbay/render"
 	"modbay/ui/common"
@@ -183,11 +185,12 @@ func (m *Model) rowLines(i int) []string {
 		in := m.input(n)
 		if n.Kind == form.KindString && !n.Raw {
 			// The empty string shows as "" where an example would.
-			in.Placeholder = render.SanitizeLine(n.Placeholder)
+			in.Placeholder = examplePlaceholder(n)
 			if n.IsEmptyString() && n.Empty {
 				in.Placeholder = `""`
 			}
 		}
+		m.lookDefault(n, in)
 		lines = append(lines, common.Trunc(pad+in.View(), w))
 	default:
 		if e := m.editorLine(n, focused); e != "" {
@@ -208,13 +211,16 @@ func (m *Model) rowLines(i int) []string {
 		}
 	}
 	if focused {
-		if d := n.Schema.Description; d != "" {
-			desc := strings.Split(common.Wrap(render.SanitizeLine(d), max(w-len(pad), 10)), "\n")
-			if len(desc) > maxDescLines {
-				desc = append(desc[:maxDescLines-1], desc[maxDescLines-1]+" …")
-			}
-			for _, l := range desc {
-				lines = append(lines, common.Trunc(pad+st.Muted.Render(l), w))
+		for _, l := range descLines(n.Schema.Description, max(w-len(pad), 10)) {
+			lines = append(lines, common.Trunc(pad+st.Muted.Render(l), w))
+		}
+		if n.Kind == form.KindUnion && n.Variant >= 0 && n.Variant < len(n.Variants) {
+			// The chosen branch's own description, after the union's.
+			v := n.Variants[n.Variant]
+			if v.Description != "" && v.Description != n.Schema.Description {
+				for _, l := range descLines(v.Description, max(w-len(pad), 10)) {
+					lines = append(lines, common.Trunc(pad+st.Muted.Render(l), w))
+				}
 			}
 		}
 		if n.Kind == form.KindEnum && len(n.Options) > 1 {
@@ -226,6 +232,50 @@ func (m *Model) rowLines(i int) []string {
 		}
 	}
 	return lines
+}
+
+// lineBreakRe splits a description into its lines (CRLF, CR or LF).
+var lineBreakRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\r\n|\r|\n`) })
+
+// descLines lays out a description (module text) in width cells: each of
+// its own lines wrapped on its own, never joined with the next (a list in
+// a description stays a list), runs of blank lines kept as one, at most
+// maxDescLines lines, the last marked "…" when some were left out.
+func descLines(d string, width int) []string {
+	var out []string
+	blank := true // no blank line at the top
+	for _, l := range lineBreakRe().Split(d, -1) {
+		l = strings.TrimRight(render.SanitizeLine(l), " ")
+		if strings.TrimSpace(l) == "" {
+			if !blank {
+				out = append(out, "")
+			}
+			blank = true
+			continue
+		}
+		blank = false
+		out = append(out, strings.Split(common.Wrap(l, width), "\n")...)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	if len(out) > maxDescLines {
+		out = append(out[:maxDescLines-1], out[maxDescLines-1]+" …")
+	}
+	return out
+}
+
+// maxDefaultShown bounds the cells of a default shown in a field's line.
+const maxDefaultShown = 40
+
+// examplePlaceholder is what an empty text field shows of its schema's
+// example: "e.g. " and the example, so it never reads as a value, with
+// color or without; "" for none.
+func examplePlaceholder(n *form.Node) string {
+	if n.Placeholder == "" {
+		return ""
+	}
+	return "e.g. " + render.SanitizeLine(n.Placeholder)
 }
 
 // sharesParentPointer reports whether n is an entry's value or a union's
@@ -269,12 +319,26 @@ func (m *Model) describe(n *form.Node) string {
 	if n.Nullable {
 		kind += " | null"
 	}
+	// The defaults rule (form.DefaultRule), in words, so a default reads
+	// apart from a typed value without color.
+	if m.form.DefaultSent(n) {
+		kind += " · (default, sent)"
+	} else if d := m.form.DefaultNotSent(n); d != "" {
+		kind += " · default " + render.SanitizeLine(common.Trunc(d, maxDefaultShown)) + " (not sent)"
+	}
 	if t := n.Schema.Title; t != "" && t != n.Name {
 		parts = append(parts, render.SanitizeLine(t))
 	}
 	parts = append(parts, kind)
 	if h := n.Hint(); h != "" {
 		parts = append(parts, render.SanitizeLine(h))
+	}
+	if sets := m.form.RequiredSets(n); len(sets) > 0 {
+		alts := make([]string, len(sets))
+		for i, set := range sets {
+			alts[i] = strings.Join(set, " and ")
+		}
+		parts = append(parts, render.SanitizeLine("needs "+strings.Join(alts, " or ")))
 	}
 	if kept := m.form.KeptVariants(n); len(kept) > 0 {
 		parts = append(parts, render.SanitizeLine("also holds "+strings.Join(kept, ", ")+" (not sent)"))
