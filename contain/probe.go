@@ -29,6 +29,10 @@ type Support struct {
 	PIDNSWhy  string `json:"pid_ns_why,omitempty"`
 	NetNS     bool   `json:"net_ns"`
 	NetNSWhy  string `json:"net_ns_why,omitempty"`
+	// MountNS is whether the spawning thread can make a run's read-only
+	// mount namespace (root only: see readOnlyMounts).
+	MountNS    bool   `json:"mount_ns"`
+	MountNSWhy string `json:"mount_ns_why,omitempty"`
 	// Seccomp is whether a seccomp filter can be installed.
 	Seccomp    bool   `json:"seccomp"`
 	SeccompWhy string `json:"seccomp_why,omitempty"`
@@ -64,6 +68,11 @@ func probe() Support {
 		s.SeccompWhy = "kernel without seccomp: " + err.Error()
 	} else {
 		s.Seccomp = true
+	}
+	if err := probeMountNS(); err != nil {
+		s.MountNSWhy = err.Error()
+	} else {
+		s.MountNS = true
 	}
 	// Without root, every other namespace needs a user namespace made in
 	// the same clone.
@@ -148,6 +157,7 @@ func (s Support) Lines() []string {
 		yes(s.UserNS, "user namespace", s.UserNSWhy),
 		yes(s.PIDNS, "pid namespace", s.PIDNSWhy),
 		yes(s.NetNS, "network namespace", s.NetNSWhy),
+		yes(s.MountNS, "mount namespace (read-only outside a run's rw roots)", s.MountNSWhy),
 		yes(s.Seccomp, "seccomp", s.SeccompWhy),
 		"cgroup: not used (a run's processes are contained by its pid namespace; their number is not bounded for root)",
 	}

@@ -73,6 +73,32 @@ func main() {
 			fail(fmt.Errorf("chmod returned, but the setuid bit is not set"))
 		}
 		ok()
+	case "chmod": // change the mode of a file outside the grants (Landlock does not cover it)
+		if err := os.Chmod(arg(2), 0o666); err != nil {
+			fail(err)
+		}
+		if fi, err := os.Stat(arg(2)); err != nil || fi.Mode().Perm() != 0o666 {
+			fail(fmt.Errorf("chmod returned, but the mode is not 0666"))
+		}
+		ok()
+	case "chown": // give a file outside the grants away (as root: to nobody)
+		if err := os.Lchown(arg(2), 65534, 65534); err != nil {
+			fail(err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(arg(2), &st); err != nil || st.Uid != 65534 {
+			fail(fmt.Errorf("chown returned, but the owner is not 65534"))
+		}
+		ok()
+	case "utime": // backdate a file outside the grants
+		old := time.Unix(86400, 0)
+		if err := os.Chtimes(arg(2), old, old); err != nil {
+			fail(err)
+		}
+		if fi, err := os.Stat(arg(2)); err != nil || !fi.ModTime().Equal(old) {
+			fail(fmt.Errorf("utime returned, but the time is not set"))
+		}
+		ok()
 	case "write":
 		f, err := os.OpenFile(arg(2), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
