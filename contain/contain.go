@@ -99,11 +99,16 @@ type Spec struct {
 	// /etc/ssl readable.
 	Network bool
 	// Binaries are the resolved absolute paths of the declared
-	// subprocesses: readable and executable. Execution is not narrowed to
-	// them: the system trees stay executable, so permissions.subprocess is
-	// not binding (a shell-script module needs /bin/sh and whatever its
-	// interpreter chain loads).
+	// subprocesses: readable and executable.
 	Binaries []string
+	// ExecNarrow limits execution (Landlock EXECUTE) to Module, ModuleDir,
+	// Binaries, and what executing them needs: their interpreter chains
+	// (shebangs followed, `#!/usr/bin/env NAME` resolved) and the dynamic
+	// loaders their ELF files name. The system trees stay readable but no
+	// other program in them can be started. The runner sets it for an
+	// invoke granted no subprocess (permissions.subprocess binding);
+	// unset, the system trees stay executable.
+	ExecNarrow bool
 	// Limits are set before the module's first instruction.
 	Limits Limits
 	// Mode is ModeAuto when empty.

@@ -48,6 +48,9 @@ const (
 	// the module runs in its own mount namespace, read-only outside its
 	// rw roots and run directory (root only).
 	FilesystemMountNS = " + mount namespace (read-only outside rw roots)"
+	// FilesystemExecNarrow ends the filesystem layer when execution was
+	// narrowed (Spec.ExecNarrow: no subprocess granted).
+	FilesystemExecNarrow = "; executes only the module, its interpreters and granted binaries"
 )
 
 // metadataText is the Metadata layer for a run with (or without) the
@@ -78,7 +81,8 @@ type Enforcement struct {
 	// Filesystem: "landlock ABI N", followed by FilesystemMountNS when
 	// the module runs in a read-only mount namespace (root), or by "; mount
 	// namespace not enforced (why)" when root could not have one (a gap);
-	// or "not enforced (why)".
+	// or "not enforced (why)"; FilesystemExecNarrow ends it when
+	// execution was narrowed.
 	Filesystem string `json:"filesystem"`
 	// Network: "namespace + no sockets (seccomp)" when both apply, else
 	// NetworkNamespace, NetworkNoSockets, NetworkLandlockTCP, or

@@ -161,10 +161,10 @@ func newWorld(t *testing.T) *world {
 }
 
 // spec is the grants of a hostile run: its own dir, one rw root, no
-// network.
+// network, no subprocess.
 func (w *world) spec(mode Mode) Spec {
 	return Spec{Module: attackExe, ModuleDir: filepath.Dir(attackExe), WriteRoots: []string{w.rwRoot},
-		RunDir: w.runDir, Limits: DefaultLimits, Mode: mode}
+		RunDir: w.runDir, Limits: DefaultLimits, Mode: mode, ExecNarrow: true}
 }
 
 // fileState is one file outside the grants: its bytes and the metadata
@@ -296,6 +296,8 @@ func TestHostile(t *testing.T) {
 		{"chmod", []string{"chmod", filepath.Join(w.outside, "notes.txt")}, false},
 		{"chown", []string{"chown", filepath.Join(w.outside, "notes.txt")}, false},
 		{"utime", []string{"utime", filepath.Join(w.outside, "notes.txt")}, false},
+		// Granted no subprocess, the module can start no other program.
+		{"exec", []string{"exec", "/bin/sh"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

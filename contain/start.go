@@ -208,6 +208,9 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 		// owner and times open: a gap.
 		enf.Filesystem += "; mount namespace " + notEnforced(mountErr.Error())
 	}
+	if llErr == nil && spec.ExecNarrow {
+		enf.Filesystem += FilesystemExecNarrow
+	}
 
 	var signals []string
 	if llErr == nil && ll.scoped {
@@ -329,7 +332,7 @@ func observe(pid int, pl plan, mountNS bool, enf *Enforcement) {
 		}
 	}
 	if mountNS && !ownNamespace(pid, "mnt") {
-		enf.Filesystem = strings.TrimSuffix(enf.Filesystem, FilesystemMountNS) + "; mount namespace " + notEnforced("the child is in the host's")
+		enf.Filesystem = strings.Replace(enf.Filesystem, FilesystemMountNS, "; mount namespace "+notEnforced("the child is in the host's"), 1)
 		enf.Metadata = metadataText(false, enf.UnixSockets == UnixSocketsRefused, enf.UnixSockets)
 	}
 	if pl.netNS {
