@@ -67,8 +67,11 @@ type Limits struct {
 	// CPUSeconds is RLIMIT_CPU, in seconds of CPU time (SIGXCPU, then
 	// SIGKILL at the hard limit).
 	CPUSeconds uint64 `json:"cpu_seconds,omitempty"`
-	// Processes is RLIMIT_NPROC, counted per user by the kernel; it does
-	// not bind root (reported so).
+	// Processes bounds the processes (threads included) the module and
+	// everything it starts may hold at once: a pids cgroup of the run's
+	// own where one can be made (it binds root), else RLIMIT_NPROC,
+	// counted per user by the kernel, which does not bind root (reported
+	// so).
 	Processes uint64 `json:"processes,omitempty"`
 }
 
@@ -116,7 +119,7 @@ type Spec struct {
 }
 
 // limitsText is the Limits as applied, for Enforcement.Limits.
-func limitsText(l Limits, root bool) string {
+func limitsText(l Limits, root, cgroup bool) string {
 	var parts []string
 	if l.OpenFiles > 0 {
 		parts = append(parts, fmt.Sprintf("open files %d", l.OpenFiles))
@@ -129,7 +132,10 @@ func limitsText(l Limits, root bool) string {
 	}
 	if l.Processes > 0 {
 		p := fmt.Sprintf("processes %d", l.Processes)
-		if root {
+		switch {
+		case cgroup:
+			p += " (pids cgroup)"
+		case root:
 			p += " (does not bind root)"
 		}
 		parts = append(parts, p)

@@ -455,3 +455,58 @@ func TestHostileSurvive(t *testing.T) {
 		t.Fatalf("contained, %d process(es) survived the module: %v", len(left), left)
 	}
 }
+
+// TestHostileProcesses: with limits.processes, a module that starts many
+// processes at once is stopped short by its pids cgroup, root included
+// (RLIMIT_NPROC alone does not bind root).
+func TestHostileProcesses(t *testing.T) {
+	s := requireFloor(t)
+	if !s.PidsCgroup {
+		t.Skip("no pids cgroup here: " + s.PidsCgroupWhy)
+	}
+	w := newWorld(t)
+	const n = "40" // lingering Go processes, several threads each
+	start := func(mode Mode, tok string) (string, Enforcement) {
+		cmd := exec.Command(attackExe, "procs", n, tok)
+		cmd.Env = []string{"TMPDIR=" + w.runDir}
+		cmd.Dir = w.runDir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		spec := w.spec(mode)
+		spec.Limits.Processes = 24
+		_, enf, err := Start(cmd, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		return strings.TrimSpace(out.String()), enf
+	}
+	kill := func(tok string) {
+		for _, pid := range survivors(tok) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	tok := "procsoff" + w.token
+	out, _ := start(ModeOff, tok)
+	kill(tok)
+	if out != "ATTACK OK" {
+		t.Fatalf("uncontained, %s processes should start: %s", n, out)
+	}
+	tok = "procson" + w.token
+	out, enf := start(ModeAuto, tok)
+	defer kill(tok)
+	if out == "ATTACK OK" {
+		t.Fatalf("contained, %s processes started under a limit of 24:\n%s", n, enf)
+	}
+	if !strings.Contains(enf.Limits, "processes 24 (pids cgroup)") || !enf.Complete() {
+		t.Errorf("limits: %s; gaps %v", enf.Limits, enf.Gaps)
+	}
+	t.Logf("contained: %.120s", out)
+	deadline := time.Now().Add(3 * time.Second)
+	for len(survivors(tok)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := survivors(tok); len(left) > 0 {
+		t.Fatalf("%d process(es) outlived the module", len(left))
+	}
+}

@@ -119,7 +119,22 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 	enf.Descriptors = descriptors
 	pid := cmd.Process.Pid
 	observe(pid, pl, r.mountNS, &enf)
-	enf.Limits = applyLimits(pid, spec.Limits, sup.Root)
+	cgroupDir := ""
+	if spec.Limits.Processes > 0 && sup.PidsCgroup {
+		dir, err := newPidsGroup(sup.PidsCgroupDir, pid, spec.Limits.Processes)
+		if err == nil {
+			cgroupDir = dir
+		} else if sup.Root {
+			enf.Limits = "; pids cgroup not applied: " + err.Error()
+		}
+	}
+	enf.Limits = applyLimits(pid, spec.Limits, sup.Root, cgroupDir != "") + enf.Limits
+	if cgroupDir != "" {
+		go func() {
+			waitExit(pid)
+			removePidsGroup(cgroupDir)
+		}()
+	}
 	enf.Gaps = gaps(enf)
 	if spec.Mode == ModeRequire && !enf.Complete() {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -358,7 +373,7 @@ func ownNamespace(pid int, kind string) bool {
 }
 
 // applyLimits sets l on pid (soft = hard) and says what was applied.
-func applyLimits(pid int, l Limits, root bool) string {
+func applyLimits(pid int, l Limits, root, cgroup bool) string {
 	set := []struct {
 		res int
 		v   uint64
@@ -380,7 +395,7 @@ func applyLimits(pid int, l Limits, root bool) string {
 			*s.ptr = 0
 		}
 	}
-	txt := limitsText(l, root)
+	txt := limitsText(l, root, cgroup)
 	if len(failed) > 0 {
 		txt += "; not applied: " + strings.Join(failed, ", ")
 	}

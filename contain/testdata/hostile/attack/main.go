@@ -100,6 +100,15 @@ func main() {
 			fail(fmt.Errorf("utime returned, but the time is not set"))
 		}
 		ok()
+	case "procs": // start N lingering copies of itself at once (a fork bomb, bounded)
+		n, _ := strconv.Atoi(arg(2))
+		self, _ := os.Executable()
+		for i := 0; i < n; i++ {
+			if _, err := syscall.ForkExec(self, []string{self, "linger", arg(3)}, &syscall.ProcAttr{}); err != nil {
+				fail(fmt.Errorf("process %d: %w", i+1, err))
+			}
+		}
+		ok()
 	case "exec": // start a shell, though no subprocess was granted
 		if err := exec.Command(arg(2), "-c", "exit 0").Run(); err != nil {
 			fail(err)
