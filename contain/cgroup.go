@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -75,9 +76,17 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// newPidsGroup makes the run's pids cgroup under parent, sets pids.max to
-// max and moves pid (stopped, before its first instruction) into it.
-func newPidsGroup(parent string, pid int, max uint64) (string, error) {
+// pidsParent is pidsHierarchy, found once per process.
+var pidsParent = sync.OnceValues(pidsHierarchy)
+
+// newPidsGroup makes the run's pids cgroup under modbay's own, sets
+// pids.max to max and moves pid (stopped, before its first instruction)
+// into it.
+func newPidsGroup(pid int, max uint64) (string, error) {
+	parent, err := pidsParent()
+	if err != nil {
+		return "", err
+	}
 	dir := filepath.Join(parent, "modbay-run-"+strconv.Itoa(pid))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", err

@@ -34,11 +34,9 @@ type Support struct {
 	MountNS    bool   `json:"mount_ns"`
 	MountNSWhy string `json:"mount_ns_why,omitempty"`
 	// PidsCgroup is whether a run's own pids cgroup can be made (the
-	// processes limit binds root only through it); PidsCgroupDir is the
-	// parent it is made in.
+	// processes limit binds root only through it).
 	PidsCgroup    bool   `json:"pids_cgroup"`
 	PidsCgroupWhy string `json:"pids_cgroup_why,omitempty"`
-	PidsCgroupDir string `json:"-"`
 	// Seccomp is whether a seccomp filter can be installed.
 	Seccomp    bool   `json:"seccomp"`
 	SeccompWhy string `json:"seccomp_why,omitempty"`
@@ -79,7 +77,6 @@ func probe() Support {
 		s.PidsCgroupWhy = err.Error()
 	} else {
 		s.PidsCgroup = true
-		s.PidsCgroupDir, _ = pidsHierarchy()
 	}
 	if err := probeMountNS(); err != nil {
 		s.MountNSWhy = err.Error()

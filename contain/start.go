@@ -121,7 +121,7 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 	observe(pid, pl, r.mountNS, &enf)
 	cgroupDir := ""
 	if spec.Limits.Processes > 0 && sup.PidsCgroup {
-		dir, err := newPidsGroup(sup.PidsCgroupDir, pid, spec.Limits.Processes)
+		dir, err := newPidsGroup(pid, spec.Limits.Processes)
 		if err == nil {
 			cgroupDir = dir
 		} else if sup.Root {
