@@ -60,3 +60,43 @@ func BenchmarkSpawnContainedNoNetNS(b *testing.B) {
 	defer func() { probed = orig }()
 	benchSpawn(b, Spec{})
 }
+
+// BenchmarkSpawnContainedNoMountNS is a contained run as root without the
+// read-only mount namespace: against BenchmarkSpawnContained, what the
+// namespace (unshare, remount, bind back, its teardown) costs.
+func BenchmarkSpawnContainedNoMountNS(b *testing.B) {
+	orig := Probe()
+	probed.MountNS = false
+	defer func() { probed = orig }()
+	benchSpawn(b, Spec{})
+}
+
+// BenchmarkMountNS is the read-only mount namespace alone, on a disposable
+// thread of its own (thread start and exit included, as in a run): one rw
+// path bound back.
+func BenchmarkMountNS(b *testing.B) {
+	if !Probe().MountNS {
+		b.Skip("no mount namespace here: " + Probe().MountNSWhy)
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		res := make(chan error, 1)
+		go onDisposableThread(func() {
+			_, err := readOnlyMounts([]string{dir})
+			res <- err
+		})
+		if err := <-res; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDisposableThread is a disposable thread doing nothing: the part
+// of BenchmarkMountNS that every run pays anyway.
+func BenchmarkDisposableThread(b *testing.B) {
+	for b.Loop() {
+		res := make(chan struct{})
+		go onDisposableThread(func() { close(res) })
+		<-res
+	}
+}

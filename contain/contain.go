@@ -1,15 +1,20 @@
 // Package contain starts a module process contained by the kernel (issue
 // 10): its own session with no controlling terminal, its own PID (and, not
 // granted the network, network) namespace, Landlock confining the
-// filesystem to its grants, a seccomp filter refusing Unix sockets,
-// no_new_privs and no capabilities, every inherited descriptor above 2
-// closed, resource limits set before its first instruction. It records
-// what was applied, layer by layer, as an Enforcement.
+// filesystem to its grants (and execution to itself, its interpreters and
+// its granted binaries when no subprocess is granted), as root a mount
+// namespace read-only outside its rw roots, a seccomp filter refusing Unix
+// sockets, no_new_privs and no capabilities, every inherited descriptor
+// above 2 closed, resource limits (a pids cgroup of its own for the
+// processes limit where one can be made) set before its first
+// instruction. It records what was applied, layer by layer, as an
+// Enforcement.
 //
 // Go cannot run code between fork and exec, so the restrictions are put on
 // one locked OS thread first and the child inherits them at clone: a
 // goroutine locks its thread (and never unlocks it, so the thread dies with
-// the goroutine), sets no_new_privs, drops what root would carry across
+// the goroutine), as root unshares its mount namespace and remounts it
+// read-only but for the rw roots, sets no_new_privs, drops what root would carry across
 // execve, applies Landlock and seccomp to that thread only (no TSYNC, the
 // rest of the host is untouched), and calls cmd.Start from it. The child
 // is started traced, so it stops right after execve: the host checks its
@@ -67,8 +72,11 @@ type Limits struct {
 	// CPUSeconds is RLIMIT_CPU, in seconds of CPU time (SIGXCPU, then
 	// SIGKILL at the hard limit).
 	CPUSeconds uint64 `json:"cpu_seconds,omitempty"`
-	// Processes is RLIMIT_NPROC, counted per user by the kernel; it does
-	// not bind root (reported so).
+	// Processes bounds the processes (threads included) the module and
+	// everything it starts may hold at once: a pids cgroup of the run's
+	// own where one can be made (it binds root), else RLIMIT_NPROC,
+	// counted per user by the kernel, which does not bind root (reported
+	// so).
 	Processes uint64 `json:"processes,omitempty"`
 }
 
@@ -99,11 +107,16 @@ type Spec struct {
 	// /etc/ssl readable.
 	Network bool
 	// Binaries are the resolved absolute paths of the declared
-	// subprocesses: readable and executable. Execution is not narrowed to
-	// them: the system trees stay executable, so permissions.subprocess is
-	// not binding (a shell-script module needs /bin/sh and whatever its
-	// interpreter chain loads).
+	// subprocesses: readable and executable.
 	Binaries []string
+	// ExecNarrow limits execution (Landlock EXECUTE) to Module, ModuleDir,
+	// Binaries, and what executing them needs: their interpreter chains
+	// (shebangs followed, `#!/usr/bin/env NAME` resolved) and the dynamic
+	// loaders their ELF files name. The system trees stay readable but no
+	// other program in them can be started. The runner sets it for an
+	// invoke granted no subprocess (permissions.subprocess binding);
+	// unset, the system trees stay executable.
+	ExecNarrow bool
 	// Limits are set before the module's first instruction.
 	Limits Limits
 	// Mode is ModeAuto when empty.
@@ -111,7 +124,7 @@ type Spec struct {
 }
 
 // limitsText is the Limits as applied, for Enforcement.Limits.
-func limitsText(l Limits, root bool) string {
+func limitsText(l Limits, root, cgroup bool) string {
 	var parts []string
 	if l.OpenFiles > 0 {
 		parts = append(parts, fmt.Sprintf("open files %d", l.OpenFiles))
@@ -124,7 +137,10 @@ func limitsText(l Limits, root bool) string {
 	}
 	if l.Processes > 0 {
 		p := fmt.Sprintf("processes %d", l.Processes)
-		if root {
+		switch {
+		case cgroup:
+			p += " (pids cgroup)"
+		case root:
 			p += " (does not bind root)"
 		}
 		parts = append(parts, p)

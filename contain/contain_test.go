@@ -87,9 +87,13 @@ func TestEnforcementString(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	want := "processes: pid namespace\nfilesystem: landlock ABI " + itoa(Probe().LandlockABI) +
+	fs, meta := "landlock ABI "+itoa(Probe().LandlockABI), MetadataSetuidRefused
+	if Probe().MountNS {
+		fs, meta = fs+FilesystemMountNS, MetadataReadOnly
+	}
+	want := "processes: pid namespace\nfilesystem: " + fs +
 		"\nnetwork: namespace + no sockets (seccomp)\ncapabilities: dropped\nterminal: own session\nsignals: landlock scope + pid namespace" +
-		"\nunix sockets: refused (seccomp)\ndescriptors: closed above 2\nmetadata: " + MetadataSetuidRefused + "\nlimits: open files 64, cpu 5 s"
+		"\nunix sockets: refused (seccomp)\ndescriptors: closed above 2\nmetadata: " + meta + "\nlimits: open files 64, cpu 5 s"
 	if enf.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", enf, want)
 	}
@@ -148,3 +152,29 @@ func TestParseMode(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestRootWithoutMountNSIsAGap: as root, Landlock alone leaves every
+// root-owned file's mode, owner and times open, so a run without its
+// read-only mount namespace is recorded as a filesystem gap (and refused
+// under sandbox: require), with the metadata layer saying what still holds.
+func TestRootWithoutMountNSIsAGap(t *testing.T) {
+	requireFloor(t)
+	if !isRoot() {
+		t.Skip("the mount namespace is made only as root")
+	}
+	dir := t.TempDir()
+	withSupport(t, func(s *Support) { s.MountNS, s.MountNSWhy = false, "test: none" }, func() {
+		cmd := exec.Command("/bin/true")
+		_, enf, err := Start(cmd, Spec{RunDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if enf.Complete() || !strings.Contains(enf.Filesystem, "mount namespace not enforced (test: none)") || enf.Metadata != MetadataSetuidRefused {
+			t.Fatalf("without a mount namespace as root:\n%s\ngaps %v", enf, enf.Gaps)
+		}
+		if _, _, err := Start(exec.Command("/bin/true"), Spec{RunDir: dir, Mode: ModeRequire}); !errors.Is(err, ErrNotContained) {
+			t.Fatalf("require: %v", err)
+		}
+	})
+}

@@ -39,7 +39,34 @@ const (
 	// Landlock does not cover modes and times, so other changes of them
 	// outside the grants are not confined.
 	MetadataSetuidRefused = "setuid/setgid bits refused (seccomp); other mode and time changes outside the grants not confined"
+	// MetadataReadOnly: everything outside the rw roots and the run
+	// directory is mounted read-only in the module's mount namespace, so
+	// chmod, chown, utime and xattr changes there fail (EROFS); seccomp
+	// refuses setuid and setgid bits inside them too.
+	MetadataReadOnly = "mode, owner and time changes outside the rw roots refused (read-only mount namespace); setuid/setgid bits refused (seccomp)"
+	// FilesystemMountNS is appended to the Landlock filesystem layer when
+	// the module runs in its own mount namespace, read-only outside its
+	// rw roots and run directory (root only).
+	FilesystemMountNS = " + mount namespace (read-only outside rw roots)"
+	// FilesystemExecNarrow ends the filesystem layer when execution was
+	// narrowed (Spec.ExecNarrow: no subprocess granted).
+	FilesystemExecNarrow = "; executes only the module, its interpreters and granted binaries"
 )
+
+// metadataText is the Metadata layer for a run with (or without) the
+// read-only mount namespace and the seccomp filter; unixSockets is the
+// filter's own layer, whose why is the same when it is missing.
+func metadataText(mountNS, seccomp bool, unixSockets string) string {
+	switch {
+	case mountNS && seccomp:
+		return MetadataReadOnly
+	case mountNS:
+		return "mode, owner and time changes outside the rw roots refused (read-only mount namespace); setuid/setgid bits inside them " + unixSockets
+	case seccomp:
+		return MetadataSetuidRefused
+	}
+	return unixSockets // the same filter, not installed: the same why
+}
 
 // Enforcement is what was applied to one module process, layer by layer,
 // as observed when it started (issue 10 §Honesty): never what was asked
@@ -51,7 +78,11 @@ type Enforcement struct {
 	Contained bool `json:"contained"`
 	// Processes: ProcessesPIDNamespace or ProcessesGroup.
 	Processes string `json:"processes"`
-	// Filesystem: "landlock ABI N" or "not enforced (why)".
+	// Filesystem: "landlock ABI N", followed by FilesystemMountNS when
+	// the module runs in a read-only mount namespace (root), or by "; mount
+	// namespace not enforced (why)" when root could not have one (a gap);
+	// or "not enforced (why)"; FilesystemExecNarrow ends it when
+	// execution was narrowed.
 	Filesystem string `json:"filesystem"`
 	// Network: "namespace + no sockets (seccomp)" when both apply, else
 	// NetworkNamespace, NetworkNoSockets, NetworkLandlockTCP, or
@@ -71,11 +102,14 @@ type Enforcement struct {
 	UnixSockets string `json:"unix_sockets"`
 	// Descriptors: DescriptorsClosed.
 	Descriptors string `json:"descriptors"`
-	// Metadata: what holds for file modes and times, which Landlock does
-	// not cover: MetadataSetuidRefused (setuid and setgid bits refused by
-	// seccomp; other mode and time changes outside the grants are not
-	// confined) or "not enforced (why)". It is a limit of every machine,
-	// not a gap of this one: it does not make a run incomplete.
+	// Metadata: what holds for file modes, owners and times, which
+	// Landlock does not cover: MetadataReadOnly with the read-only mount
+	// namespace (root); without it MetadataSetuidRefused (setuid and
+	// setgid bits refused by seccomp; other changes outside the grants,
+	// of files the module's user owns, are not confined) or "not enforced
+	// (why)". Not being root, the missing namespace is a limit of the
+	// design, not a gap of this machine: it does not make a run
+	// incomplete (as root, the filesystem layer lists it as a gap).
 	Metadata string `json:"metadata"`
 	// Limits lists the resource limits applied ("open files 1024, cpu
 	// 60 s"), with the ones that do not bind said so; "none" when none.

@@ -161,21 +161,31 @@ func newWorld(t *testing.T) *world {
 }
 
 // spec is the grants of a hostile run: its own dir, one rw root, no
-// network.
+// network, no subprocess.
 func (w *world) spec(mode Mode) Spec {
 	return Spec{Module: attackExe, ModuleDir: filepath.Dir(attackExe), WriteRoots: []string{w.rwRoot},
-		RunDir: w.runDir, Limits: DefaultLimits, Mode: mode}
+		RunDir: w.runDir, Limits: DefaultLimits, Mode: mode, ExecNarrow: true}
 }
 
-// snapshot reads every file outside the grants.
-func (w *world) snapshot(t *testing.T) map[string]string {
+// fileState is one file outside the grants: its bytes and the metadata
+// Landlock does not cover (mode, owner, modification time).
+type fileState struct {
+	data     string
+	mode     os.FileMode
+	uid, gid uint32
+	mtime    time.Time
+}
+
+// snapshot reads every file outside the grants, with its metadata.
+func (w *world) snapshot(t *testing.T) map[string]fileState {
 	t.Helper()
-	m := map[string]string{}
+	m := map[string]fileState{}
 	for _, root := range []string{w.outside, w.home} {
 		_ = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 			if err == nil && fi.Mode().IsRegular() {
 				b, _ := os.ReadFile(p)
-				m[p] = string(b)
+				st := fi.Sys().(*syscall.Stat_t)
+				m[p] = fileState{data: string(b), mode: fi.Mode(), uid: st.Uid, gid: st.Gid, mtime: fi.ModTime()}
 			}
 			return nil
 		})
@@ -281,11 +291,24 @@ func TestHostile(t *testing.T) {
 		{"fd", []string{"fd", strconv.Itoa(inheritedFD), "hunter2"}, false},
 		{"keyring", []string{"keyring", "planted"}, false},
 		{"setuid", []string{"setuid", filepath.Join(w.outside, "notes.txt")}, false},
+		// Landlock does not cover modes, owners and times: as root, the
+		// read-only mount namespace stops them (EROFS).
+		{"chmod", []string{"chmod", filepath.Join(w.outside, "notes.txt")}, false},
+		{"chown", []string{"chown", filepath.Join(w.outside, "notes.txt")}, false},
+		{"utime", []string{"utime", filepath.Join(w.outside, "notes.txt")}, false},
+		// Granted no subprocess, the module can start no other program.
+		{"exec", []string{"exec", "/bin/sh"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "shadow" && !isRoot() {
 				t.Skip("/etc/shadow is unreadable to this user even uncontained")
+			}
+			if (c.name == "chmod" || c.name == "chown" || c.name == "utime") && !isRoot() {
+				// Not root, the user's own files outside the grants stay
+				// open to these (no mount namespace; the enforcement
+				// record says so) and chown is refused anyway.
+				t.Skip("metadata changes are contained by the mount namespace, made only as root")
 			}
 			before := w.snapshot(t)
 			// A contained run marked it close-on-exec; inherited, it is not.
@@ -337,24 +360,49 @@ func TestHostile(t *testing.T) {
 	})
 
 	t.Run("rw root stays writable", func(t *testing.T) {
-		out, _ := run(t, w, ModeAuto, nil, "write", filepath.Join(w.rwRoot, "out.txt"))
+		out, enf := run(t, w, ModeAuto, nil, "write", filepath.Join(w.rwRoot, "out.txt"))
 		if out != "ATTACK OK" {
 			t.Fatalf("a granted rw root must be writable: %s", out)
+		}
+		if isRoot() && (!strings.Contains(enf.Filesystem, FilesystemMountNS) || enf.Metadata != MetadataReadOnly) {
+			t.Errorf("as root, the run should be in a read-only mount namespace:\n%s", enf)
+		}
+		// Modes and times inside the grants stay the module's to change,
+		// in an rw root and in its run directory alike.
+		for _, p := range []string{filepath.Join(w.rwRoot, "out.txt"), filepath.Join(w.runDir, "tmp.txt")} {
+			if err := os.WriteFile(p, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []string{"chmod", "utime"} {
+				if out, _ := run(t, w, ModeAuto, nil, c, p); out != "ATTACK OK" {
+					t.Errorf("%s inside the grants: %s", c, out)
+				}
+			}
 		}
 	})
 }
 
-// restore puts back the files an uncontained attack changed.
-func restore(t *testing.T, snap map[string]string) {
+// restore puts back the files (and their metadata) an uncontained attack
+// changed.
+func restore(t *testing.T, snap map[string]fileState) {
 	t.Helper()
 	for p, s := range snap {
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(s.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, int(s.uid), int(s.gid)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, s.mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, s.mtime, s.mtime); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func equalMaps(a, b map[string]string) bool {
+func equalMaps(a, b map[string]fileState) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -405,5 +453,60 @@ func TestHostileSurvive(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		t.Fatalf("contained, %d process(es) survived the module: %v", len(left), left)
+	}
+}
+
+// TestHostileProcesses: with limits.processes, a module that starts many
+// processes at once is stopped short by its pids cgroup, root included
+// (RLIMIT_NPROC alone does not bind root).
+func TestHostileProcesses(t *testing.T) {
+	s := requireFloor(t)
+	if !s.PidsCgroup {
+		t.Skip("no pids cgroup here: " + s.PidsCgroupWhy)
+	}
+	w := newWorld(t)
+	const n = "40" // lingering Go processes, several threads each
+	start := func(mode Mode, tok string) (string, Enforcement) {
+		cmd := exec.Command(attackExe, "procs", n, tok)
+		cmd.Env = []string{"TMPDIR=" + w.runDir}
+		cmd.Dir = w.runDir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		spec := w.spec(mode)
+		spec.Limits.Processes = 24
+		_, enf, err := Start(cmd, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		return strings.TrimSpace(out.String()), enf
+	}
+	kill := func(tok string) {
+		for _, pid := range survivors(tok) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	tok := "procsoff" + w.token
+	out, _ := start(ModeOff, tok)
+	kill(tok)
+	if out != "ATTACK OK" {
+		t.Fatalf("uncontained, %s processes should start: %s", n, out)
+	}
+	tok = "procson" + w.token
+	out, enf := start(ModeAuto, tok)
+	defer kill(tok)
+	if out == "ATTACK OK" {
+		t.Fatalf("contained, %s processes started under a limit of 24:\n%s", n, enf)
+	}
+	if !strings.Contains(enf.Limits, "processes 24 (pids cgroup)") || !enf.Complete() {
+		t.Errorf("limits: %s; gaps %v", enf.Limits, enf.Gaps)
+	}
+	t.Logf("contained: %.120s", out)
+	deadline := time.Now().Add(3 * time.Second)
+	for len(survivors(tok)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := survivors(tok); len(left) > 0 {
+		t.Fatalf("%d process(es) outlived the module", len(left))
 	}
 }

@@ -29,6 +29,14 @@ type Support struct {
 	PIDNSWhy  string `json:"pid_ns_why,omitempty"`
 	NetNS     bool   `json:"net_ns"`
 	NetNSWhy  string `json:"net_ns_why,omitempty"`
+	// MountNS is whether the spawning thread can make a run's read-only
+	// mount namespace (root only: see readOnlyMounts).
+	MountNS    bool   `json:"mount_ns"`
+	MountNSWhy string `json:"mount_ns_why,omitempty"`
+	// PidsCgroup is whether a run's own pids cgroup can be made (the
+	// processes limit binds root only through it).
+	PidsCgroup    bool   `json:"pids_cgroup"`
+	PidsCgroupWhy string `json:"pids_cgroup_why,omitempty"`
 	// Seccomp is whether a seccomp filter can be installed.
 	Seccomp    bool   `json:"seccomp"`
 	SeccompWhy string `json:"seccomp_why,omitempty"`
@@ -64,6 +72,16 @@ func probe() Support {
 		s.SeccompWhy = "kernel without seccomp: " + err.Error()
 	} else {
 		s.Seccomp = true
+	}
+	if err := probePidsCgroup(); err != nil {
+		s.PidsCgroupWhy = err.Error()
+	} else {
+		s.PidsCgroup = true
+	}
+	if err := probeMountNS(); err != nil {
+		s.MountNSWhy = err.Error()
+	} else {
+		s.MountNS = true
 	}
 	// Without root, every other namespace needs a user namespace made in
 	// the same clone.
@@ -148,7 +166,19 @@ func (s Support) Lines() []string {
 		yes(s.UserNS, "user namespace", s.UserNSWhy),
 		yes(s.PIDNS, "pid namespace", s.PIDNSWhy),
 		yes(s.NetNS, "network namespace", s.NetNSWhy),
+		yes(s.MountNS, "mount namespace (read-only outside a run's rw roots)", s.MountNSWhy),
 		yes(s.Seccomp, "seccomp", s.SeccompWhy),
-		"cgroup: not used (a run's processes are contained by its pid namespace; their number is not bounded for root)",
+		pidsLine(s),
 	}
+}
+
+// pidsLine is the doctor line for the processes limit.
+func pidsLine(s Support) string {
+	if s.PidsCgroup {
+		return "pids cgroup: available (limits.processes binds every run, root included)"
+	}
+	if s.Root {
+		return "pids cgroup: not available (" + s.PidsCgroupWhy + "): limits.processes does not bind root"
+	}
+	return "pids cgroup: not available (" + s.PidsCgroupWhy + "): limits.processes is RLIMIT_NPROC, counted over all of this user's processes"
 }

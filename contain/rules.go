@@ -40,7 +40,11 @@ func (s Spec) rules() []rule {
 			}
 		}
 	}
-	add(accessRX, systemExec...)
+	if s.ExecNarrow {
+		add(accessRO, systemExec...)
+	} else {
+		add(accessRX, systemExec...)
+	}
 	add(accessRO, systemRead...)
 	add(accessRO, machineRead...)
 	if s.Network {
@@ -54,6 +58,13 @@ func (s Spec) rules() []rule {
 	}
 	add(accessRX, dir, s.Module)
 	add(accessRX, s.Binaries...)
+	if s.ExecNarrow {
+		// A rule on a file keeps only file rights: read and execute.
+		add(accessRX, execChain(s.Module)...)
+		for _, b := range s.Binaries {
+			add(accessRX, execChain(b)...)
+		}
+	}
 	add(accessRO, s.ReadRoots...)
 	add(accessRW, s.WriteRoots...)
 	add(accessRW, s.RunDir)

@@ -75,6 +75,9 @@ func planFor(spec Spec, sup Support) plan {
 type started struct {
 	enf Enforcement
 	err error
+	// mountNS is true when the child was started from the thread's own
+	// read-only mount namespace (confirmed by observe).
+	mountNS bool
 }
 
 // Start starts cmd (Path, Args, Env, Dir, Stdin/Stdout/Stderr set; its
@@ -115,8 +118,23 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 	enf := r.enf
 	enf.Descriptors = descriptors
 	pid := cmd.Process.Pid
-	observe(pid, pl, &enf)
-	enf.Limits = applyLimits(pid, spec.Limits, sup.Root)
+	observe(pid, pl, r.mountNS, &enf)
+	cgroupDir := ""
+	if spec.Limits.Processes > 0 && sup.PidsCgroup {
+		dir, err := newPidsGroup(pid, spec.Limits.Processes)
+		if err == nil {
+			cgroupDir = dir
+		} else if sup.Root {
+			enf.Limits = "; pids cgroup not applied: " + err.Error()
+		}
+	}
+	enf.Limits = applyLimits(pid, spec.Limits, sup.Root, cgroupDir != "") + enf.Limits
+	if cgroupDir != "" {
+		go func() {
+			waitExit(pid)
+			removePidsGroup(cgroupDir)
+		}()
+	}
 	enf.Gaps = gaps(enf)
 	if spec.Mode == ModeRequire && !enf.Complete() {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -131,33 +149,49 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 
 // spawn runs on its own locked OS thread: it restricts the thread, starts
 // cmd from it, reports, detaches the stopped child when released (and
-// reports again) and stays parked until the child exits. It never unlocks
-// the restricted thread, so the runtime discards the thread (and its
-// restrictions) when the goroutine returns; the main thread, which the
-// runtime would keep, is never the one restricted.
+// reports again) and stays parked until the child exits.
 func spawn(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
+	onDisposableThread(func() { restrictAndStart(cmd, spec, sup, pl, report, release) })
+}
+
+// onDisposableThread runs f on a locked OS thread other than the main one
+// and never unlocks it, so the runtime discards the thread (with whatever
+// f did to it: namespaces, Landlock, seccomp) when f returns. The main
+// thread, which the runtime would keep, is never the one used: landed
+// there, f starts over on another thread, and this one stays locked to
+// this goroutine until the new goroutine holds its own, so it cannot land
+// here. Call it from a goroutine of its own.
+func onDisposableThread(f func()) {
 	runtime.LockOSThread()
 	if unix.Gettid() == os.Getpid() {
-		// The main thread is never discarded (the runtime parks it for
-		// good instead), so it must stay unrestricted: start over on
-		// another thread. This one stays locked to this goroutine until
-		// the new goroutine holds its own, so it cannot land here.
 		moved := make(chan struct{})
 		go func() {
 			runtime.LockOSThread()
 			close(moved)
-			restrictAndStart(cmd, spec, sup, pl, report, release)
+			f()
 		}()
 		<-moved
 		runtime.UnlockOSThread()
 		return
 	}
-	restrictAndStart(cmd, spec, sup, pl, report, release)
+	f()
 }
 
 // restrictAndStart is spawn on a locked thread other than the main one.
 func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
 	enf := Enforcement{Contained: true, Terminal: TerminalOwnSession, Processes: ProcessesGroup}
+	// Mounts first: a Landlock domain forbids mount changes.
+	mountErr := errors.New(sup.MountNSWhy)
+	if sup.MountNS {
+		entered, err := readOnlyMounts(spec.writablePaths())
+		if err != nil && entered {
+			// Half made, the namespace could hold an rw root read-only:
+			// refuse the run rather than start it wrong.
+			report <- started{enf: enf, err: fmt.Errorf("mount namespace: %w", err)}
+			return
+		}
+		mountErr = err
+	}
 	nnp := setNoNewPrivs()
 	capsErr := error(nil)
 	if sup.Root {
@@ -181,6 +215,17 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 	} else {
 		enf.Filesystem = fmt.Sprintf("landlock ABI %d", ll.abi)
 	}
+	switch {
+	case mountErr == nil:
+		enf.Filesystem += FilesystemMountNS // confirmed by observe
+	case sup.Root:
+		// As root, Landlock alone leaves every root-owned file's mode,
+		// owner and times open: a gap.
+		enf.Filesystem += "; mount namespace " + notEnforced(mountErr.Error())
+	}
+	if llErr == nil && spec.ExecNarrow {
+		enf.Filesystem += FilesystemExecNarrow
+	}
 
 	var signals []string
 	if llErr == nil && ll.scoped {
@@ -203,10 +248,7 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 		}
 	}
 	seccompOn := enf.UnixSockets == UnixSocketsRefused
-	enf.Metadata = MetadataSetuidRefused
-	if !seccompOn {
-		enf.Metadata = enf.UnixSockets // the same filter, not installed: the same why
-	}
+	enf.Metadata = metadataText(mountErr == nil, seccompOn, enf.UnixSockets)
 
 	switch {
 	case spec.Network:
@@ -236,7 +278,7 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 		report <- started{enf: enf, err: errors.New("the module died before its first instruction")}
 		return
 	}
-	report <- started{enf: enf}
+	report <- started{enf: enf, mountNS: mountErr == nil}
 	if <-release {
 		// Until detached, any wait on the child would report its ptrace
 		// stop: Start returns only after this.
@@ -273,8 +315,9 @@ func waitExit(pid int) {
 
 // observe checks in /proc what the stopped child really got and corrects
 // enf: capabilities (none permitted, effective or ambient), the PID
-// namespace (two pids in NSpid), the network namespace (not the host's).
-func observe(pid int, pl plan, enf *Enforcement) {
+// namespace (two pids in NSpid), the network and (with mountNS) mount
+// namespaces (not the host's).
+func observe(pid int, pl plan, mountNS bool, enf *Enforcement) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		enf.Capabilities = "kept (cannot check: " + err.Error() + ")"
@@ -303,10 +346,12 @@ func observe(pid int, pl plan, enf *Enforcement) {
 			enf.Signals = strings.TrimSuffix(strings.TrimSuffix(enf.Signals, "pid namespace"), " + ")
 		}
 	}
+	if mountNS && !ownNamespace(pid, "mnt") {
+		enf.Filesystem = strings.Replace(enf.Filesystem, FilesystemMountNS, "; mount namespace "+notEnforced("the child is in the host's"), 1)
+		enf.Metadata = metadataText(false, enf.UnixSockets == UnixSocketsRefused, enf.UnixSockets)
+	}
 	if pl.netNS {
-		self, err1 := os.Readlink("/proc/self/ns/net")
-		child, err2 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
-		if err1 != nil || err2 != nil || self == child {
+		if !ownNamespace(pid, "net") {
 			if strings.HasSuffix(enf.Network, NetworkNoSockets) {
 				enf.Network = NetworkNoSockets
 			} else {
@@ -319,8 +364,16 @@ func observe(pid int, pl plan, enf *Enforcement) {
 	}
 }
 
+// ownNamespace reports whether pid's namespace of kind ("net", "mnt") is
+// not the host's (the main thread's: /proc/self is the thread group).
+func ownNamespace(pid int, kind string) bool {
+	self, err1 := os.Readlink("/proc/self/ns/" + kind)
+	child, err2 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/" + kind)
+	return err1 == nil && err2 == nil && self != child
+}
+
 // applyLimits sets l on pid (soft = hard) and says what was applied.
-func applyLimits(pid int, l Limits, root bool) string {
+func applyLimits(pid int, l Limits, root, cgroup bool) string {
 	set := []struct {
 		res int
 		v   uint64
@@ -342,7 +395,7 @@ func applyLimits(pid int, l Limits, root bool) string {
 			*s.ptr = 0
 		}
 	}
-	txt := limitsText(l, root)
+	txt := limitsText(l, root, cgroup)
 	if len(failed) > 0 {
 		txt += "; not applied: " + strings.Join(failed, ", ")
 	}
@@ -358,7 +411,7 @@ func gaps(e Enforcement) []string {
 	}
 	for _, l := range e.layers() {
 		name, v := l[0], l[1]
-		if strings.HasPrefix(v, "not enforced") || strings.HasPrefix(v, "kept") ||
+		if strings.Contains(v, "not enforced") || strings.HasPrefix(v, "kept") ||
 			(name == "network" && v == NetworkLandlockTCP) || strings.Contains(v, "not applied") {
 			g = append(g, name+": "+v)
 		}

@@ -39,3 +39,56 @@ func TestInterpretersRun(t *testing.T) {
 		}
 	}
 }
+
+// TestExecNarrow: with execution narrowed (no subprocess granted), a
+// script module runs through its interpreter chain (env included) and may
+// start its declared binaries, but no other program.
+func TestExecNarrow(t *testing.T) {
+	requireFloor(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sh := write("sh-module", "#!/bin/sh\necho x > \"$TMPDIR/f\"\nexec /bin/true\n")
+	cases := []struct {
+		module   string
+		binaries []string
+		ok       bool
+	}{
+		{sh, nil, false},                  // /bin/true was not granted
+		{sh, []string{"/bin/true"}, true}, // now it is
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		py := write("py-module", "#!/usr/bin/env python3\nimport json, os, ssl, tempfile\ntempfile.mkstemp()\n")
+		pySub := write("py-sub", "#!/usr/bin/env -S python3 -I\nimport subprocess\nsubprocess.run(['/bin/echo'])\n")
+		cases = append(cases, struct {
+			module   string
+			binaries []string
+			ok       bool
+		}{py, nil, true}, struct {
+			module   string
+			binaries []string
+			ok       bool
+		}{pySub, nil, false})
+	}
+	for _, c := range cases {
+		run := t.TempDir()
+		cmd := exec.Command(c.module)
+		cmd.Env = []string{"TMPDIR=" + run}
+		cmd.Dir = run
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		_, _, err := Start(cmd, Spec{Module: c.module, ModuleDir: dir, Binaries: c.binaries, RunDir: run, Limits: DefaultLimits, ExecNarrow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		if (err == nil) != c.ok {
+			t.Errorf("%s with %v: exit %v, want ok=%v\n%s", c.module, c.binaries, err, c.ok, out.String())
+		}
+	}
+}

@@ -116,6 +116,10 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	spec.Module, spec.ModuleDir, spec.RunDir = path, filepath.Dir(path), dir
 	spec.Binaries = append(slices.Clone(base.Binaries), path)
 	spec.Network = srv.Network
+	// An MCP server declares no subprocess permission to bind (npx, uvx
+	// and node servers start other programs): the system trees stay
+	// executable.
+	spec.ExecNarrow = false
 	spec.ReadRoots, spec.WriteRoots = nil, nil
 	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
 		if srv.Roots[r] == "rw" {

@@ -19,7 +19,8 @@ var defaultSandbox = contain.ModeAuto
 
 // containSpec is what a module may touch in one run (issue 10): its own
 // directory, the request's roots by mode, its resolved binaries, the
-// network only when granted, and the config's limits and sandbox mode.
+// network only when granted, execution narrowed when no subprocess is
+// granted, and the config's limits and sandbox mode.
 // execute fills in the executable and the per-run directory. req is nil
 // for a describe, which gets no root and no network.
 //
@@ -59,6 +60,11 @@ func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
 		s.Binaries = append(s.Binaries, req.Binaries[name])
 	}
 	s.Network = len(req.Grants.Network) > 0
+	// permissions.subprocess is binding: granted none, the module can
+	// execute only its own directory, its interpreters and the modbay
+	// binary. A describe (before the descriptor is known) keeps the
+	// system trees executable, as does any grant of a subprocess.
+	s.ExecNarrow = len(req.Grants.Subprocess) == 0
 	return s
 }
 

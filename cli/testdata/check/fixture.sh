@@ -10,7 +10,9 @@
 #   bad-digest             reports a wrong artifact digest
 #   no-invalid-request     accepts input its schema refuses
 #   no-unknown-capability  answers internal to a capability it lacks
-# Only shell builtins and absolute paths: a module gets no PATH.
+# Only shell builtins and absolute paths: a module gets no PATH. The
+# programs it starts are declared (permissions.subprocess): granted none,
+# a module could start none.
 fault=${0##*/}
 P='"protocol":"xibodev.module/v1","module":"fixture"'
 X='"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0'
@@ -24,7 +26,7 @@ if [ "$1 $2" = "module describe" ]; then
 "request_schemas":{"fixture.write.request/v1":{"type":"object","required":["name"],"additionalProperties":false,
 "properties":{"name":{"type":"string","minLength":1,"maxLength":8},"tone":{"enum":["plain","loud"]}}}},
 "artifact_schemas":{"fixture.note/v1":{"type":"string"}},
-"permissions":{"filesystem_read":["workspace"],"filesystem_write":["workspace"]}}}'
+"permissions":{"filesystem_read":["workspace"],"filesystem_write":["workspace"],"subprocess":["cut","sed","sha256sum","tr"]}}}'
 	exit 0
 fi
 [ "$1 $2" = "module invoke" ] || { echo "usage: fixture module describe --json | module invoke CAP --input FILE" >&2; exit 2; }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"time"
@@ -71,6 +72,46 @@ func main() {
 		}
 		if fi.Mode()&os.ModeSetuid == 0 {
 			fail(fmt.Errorf("chmod returned, but the setuid bit is not set"))
+		}
+		ok()
+	case "chmod": // change the mode of a file outside the grants (Landlock does not cover it)
+		if err := os.Chmod(arg(2), 0o666); err != nil {
+			fail(err)
+		}
+		if fi, err := os.Stat(arg(2)); err != nil || fi.Mode().Perm() != 0o666 {
+			fail(fmt.Errorf("chmod returned, but the mode is not 0666"))
+		}
+		ok()
+	case "chown": // give a file outside the grants away (as root: to nobody)
+		if err := os.Lchown(arg(2), 65534, 65534); err != nil {
+			fail(err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(arg(2), &st); err != nil || st.Uid != 65534 {
+			fail(fmt.Errorf("chown returned, but the owner is not 65534"))
+		}
+		ok()
+	case "utime": // backdate a file outside the grants
+		old := time.Unix(86400, 0)
+		if err := os.Chtimes(arg(2), old, old); err != nil {
+			fail(err)
+		}
+		if fi, err := os.Stat(arg(2)); err != nil || !fi.ModTime().Equal(old) {
+			fail(fmt.Errorf("utime returned, but the time is not set"))
+		}
+		ok()
+	case "procs": // start N lingering copies of itself at once (a fork bomb, bounded)
+		n, _ := strconv.Atoi(arg(2))
+		self, _ := os.Executable()
+		for i := 0; i < n; i++ {
+			if _, err := syscall.ForkExec(self, []string{self, "linger", arg(3)}, &syscall.ProcAttr{}); err != nil {
+				fail(fmt.Errorf("process %d: %w", i+1, err))
+			}
+		}
+		ok()
+	case "exec": // start a shell, though no subprocess was granted
+		if err := exec.Command(arg(2), "-c", "exit 0").Run(); err != nil {
+			fail(err)
 		}
 		ok()
 	case "write":
