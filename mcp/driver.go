@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"modbay/config"
 	"modbay/contain"
 	"modbay/modproto"
+	"modbay/render"
 	"modbay/runner"
 )
 
@@ -260,6 +262,9 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if s.proc != nil {
+			if status := s.proc.exitedEarly(); status != "" {
+				err = startFailure(status, d.stderr.String())
+			}
 			s.proc.stop()
 		}
 		return nil, err
@@ -421,4 +426,26 @@ func (d *Driver) latest() *inflight {
 		return nil
 	}
 	return d.inflight[len(d.inflight)-1]
+}
+
+// maxStartStderr bounds the stderr line a start failure quotes.
+const maxStartStderr = 200
+
+// startFailure is the error of a stdio server that exited before
+// answering initialize: its exit status and the last line of its stderr
+// (sanitized, bounded), or a hint when it wrote nothing (an npx server
+// without PATH, HOME, a cache or the network ends so; docs/mcp.md).
+func startFailure(status, stderr string) error {
+	last := ""
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
+		last = oneLine(render.SanitizeLine(lines[i]))
+	}
+	if r := []rune(last); len(r) > maxStartStderr {
+		last = string(r[:maxStartStderr]) + "…"
+	}
+	if last == "" {
+		return fmt.Errorf("the server exited (%s) before answering initialize, writing nothing to stderr: check its command, env (PATH, HOME) and network", status)
+	}
+	return fmt.Errorf("the server exited (%s) before answering initialize: %s", status, last)
 }

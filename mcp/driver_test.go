@@ -284,7 +284,7 @@ func TestBrokenServers(t *testing.T) {
 	for _, m := range f.host.Discover(f.ctx) {
 		mods[m.ID] = m
 	}
-	for id, want := range map[string]string{"badcmd": "/nonexistent/mcp-server", "crash": "connect", "both": "both command and url"} {
+	for id, want := range map[string]string{"badcmd": "/nonexistent/mcp-server", "crash": "the server exited (exit status 3) before answering initialize: boom: GITHUB_TOKEN is not set", "both": "both command and url"} {
 		m := mods[id]
 		if m == nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, want) {
 			t.Errorf("%s: %+v, want broken mentioning %q", id, m, want)
