@@ -24,7 +24,16 @@ func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) {
 	}
 	src := mcp.NewSource(cfg, nil)
 	host.AddSource(src)
+	g.mcp = src
 	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
+}
+
+// refreshMCP makes the MCP servers' cached tool lists stale, so the next
+// discovery lists them again (list --refresh, the cockpit's r).
+func (g *globals) refreshMCP() {
+	if g.mcp != nil {
+		g.mcp.Refresh()
+	}
 }
 
 // MCPImportOptions is what `modbay mcp import` was asked to do.

@@ -13,6 +13,7 @@ import (
 	"modbay/config"
 	"modbay/examples"
 	"modbay/history"
+	"modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui"
@@ -33,6 +34,9 @@ type globals struct {
 	// cleanups run when the command ends (the examples' private
 	// directory).
 	cleanups []func()
+	// mcp is the MCP servers' source once env added it (nil without
+	// mcp_servers).
+	mcp *mcp.Source
 }
 
 // env is what a command works with once flags are read: the host and a note
@@ -180,7 +184,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	cfg := e.host.Config()
 	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
-		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
+		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
+		Refresh: o.G.refreshMCP})
 }
 
 // env resolves the home and configuration. When the home has no modules

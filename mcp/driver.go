@@ -60,6 +60,10 @@ type Driver struct {
 	srv config.MCPServer
 	// lookup reads the host variables that env and header values name.
 	lookup func(string) (string, bool)
+	// cacheDir is the home's cache folder holding the server's state
+	// file (cache.go); "" keeps none, and the tool list is never cached.
+	cacheDir string
+	stateMu  sync.Mutex // serializes the state file's read-modify-write
 
 	connMu sync.Mutex // serializes connecting
 
@@ -108,10 +112,6 @@ type session struct {
 
 // Key is KeyPrefix and the config id.
 func (d *Driver) Key() string { return KeyPrefix + d.id }
-
-// Fingerprint is "": a server's tool list is asked for each discovery,
-// never cached.
-func (d *Driver) Fingerprint() (string, error) { return "", nil }
 
 // SetContainment implements runner.Containable: the describe policy gives
 // the sandbox mode, limits and the host's own binary; the server's roots,
@@ -193,6 +193,9 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	}
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
 	go d.watch(s)
+	if ir := s.cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		d.noteVersion(ir.ServerInfo.Version)
+	}
 	return s, nil
 }
 
@@ -303,11 +306,23 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	if s.proc != nil {
 		desc.Enforcement = s.proc.enf
 	}
+	env, err := d.list(ctx, s)
+	if err != nil {
+		desc.Stderr = d.stderr.String()
+		return desc, err
+	}
+	desc.Envelope, err = json.Marshal(env)
+	desc.Stderr = d.stderr.String()
+	return desc, err
+}
+
+// list lists every tool of s (all pages, at most MaxTools+1) and makes
+// the describe envelope; it keeps the tools' outputSchemas for Invoke.
+func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, error) {
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			desc.Stderr = d.stderr.String()
-			return desc, fmt.Errorf("tools/list: %w", err)
+			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 		tools = append(tools, t)
 		if len(tools) > MaxTools {
@@ -318,16 +333,11 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
 	}
-	d.mu.Lock()
-	network := d.srv.Network
-	d.mu.Unlock()
-	env, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), network, d.srv.URL)
+	env, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
 	d.mu.Lock()
 	d.outputs = outputs
 	d.mu.Unlock()
-	desc.Envelope, err = json.Marshal(env)
-	desc.Stderr = d.stderr.String()
-	return desc, err
+	return env, nil
 }
 
 // Invoke calls the tool named by the request's capability with its input
@@ -341,7 +351,9 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	defer func() { rep.Duration = time.Since(started); rep.Stderr = d.stderr.String() }()
 	d.mu.Lock()
 	if !d.haveSpec {
-		d.spec = call.Contain
+		// A module described from the cache: the call's spec carries the
+		// host's sandbox mode and limits.
+		d.spec, d.haveSpec = call.Contain, true
 	}
 	d.mu.Unlock()
 	cctx := ctx
@@ -357,6 +369,18 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	if s.proc != nil {
 		rep.Enforcement = s.proc.enf
+	}
+	// A module described from the cache has not listed its tools in this
+	// process: list them once, for the outputSchemas structuredContent is
+	// checked against.
+	d.mu.Lock()
+	listed := d.outputs != nil
+	d.mu.Unlock()
+	if !listed {
+		if _, err := d.list(cctx, s); err != nil {
+			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+			return rep
+		}
 	}
 	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID}
 	d.mu.Lock()

@@ -71,6 +71,11 @@ type Options struct {
 	// allows (skills.RunScript with its options); nil means running
 	// scripts is off.
 	RunSkillScript func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
+	// Refresh, when set, runs before a rediscovery the person asked for
+	// (r): it makes cached MCP tool lists stale, so the servers are
+	// listed again (mcp.Source.Refresh). It runs in the discovery's
+	// command, never in Update.
+	Refresh func()
 }
 
 // Model is the cockpit's root model.
@@ -215,7 +220,11 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // discover starts discovery generation m.gen+1.
-func (m *Model) discover() tea.Cmd {
+func (m *Model) discover() tea.Cmd { return m.discoverWith(nil) }
+
+// discoverWith starts discovery generation m.gen+1, running before (when
+// set) in the command first.
+func (m *Model) discoverWith(before func()) tea.Cmd {
 	m.gen++
 	gen := m.gen
 	m.modules.discovering = true
@@ -224,6 +233,9 @@ func (m *Model) discover() tea.Cmd {
 		return nil
 	}
 	return tea.Batch(m.spinner.Tick, func() tea.Msg {
+		if before != nil {
+			before()
+		}
 		sd, ok := b.(streamDiscoverer)
 		send := m.send.Load()
 		if !ok || send == nil {
@@ -444,7 +456,7 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionQuit:
 		return tea.Quit
 	case actionRediscover:
-		return m.discover()
+		return m.discoverWith(m.opts.Refresh)
 	case actionSubmit:
 		return m.submit(a.input, a.unchecked)
 	case actionSavePreset:
