@@ -77,6 +77,9 @@ type Driver struct {
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
 	stderr  tail
+	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
+	// none came): the server needs OAuth sign-in.
+	challenge string
 }
 
 var (
@@ -188,7 +191,12 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 		return nil, errors.New("the server's driver is closed")
 	}
 	if err != nil {
-		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: oneLine("connect: " + err.Error())}
+		reason := oneLine("connect: " + err.Error())
+		if d.challenge != "" {
+			// Needs sign-in, not broken: the next use asks again.
+			return nil, errors.New(reason)
+		}
+		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: reason}
 		return nil, errors.New(d.life.Reason)
 	}
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
@@ -251,7 +259,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			}
 			hdr.Set(k, ev)
 		}
-		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{hdr}}, DisableStandaloneSSE: true}
+		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{h: hdr, d: d}}, DisableStandaloneSSE: true}
 	default:
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
@@ -281,8 +289,12 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
-// headerTransport adds the configured headers to every request.
-type headerTransport struct{ h http.Header }
+// headerTransport adds the configured headers to every request and
+// notes an authorization challenge (401 with WWW-Authenticate) on d.
+type headerTransport struct {
+	h http.Header
+	d *Driver
+}
 
 // RoundTrip implements http.RoundTripper.
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -290,7 +302,39 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range t.h {
 		r.Header[k] = slices.Clone(v)
 	}
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		t.d.mu.Lock()
+		t.d.challenge = resp.Header.Get("WWW-Authenticate")
+		if t.d.challenge == "" {
+			t.d.challenge = "(no WWW-Authenticate header)"
+		}
+		t.d.mu.Unlock()
+	}
+	return resp, err
+}
+
+// maxChallenge bounds the WWW-Authenticate value quoted in a reason.
+const maxChallenge = 300
+
+// oauthEnvelope is the describe envelope of a remote server that
+// answered 401: no tools, and one unmet requirement saying it needs OAuth
+// sign-in (issue 14 §Secrets: listed as needs setup; OAuth itself is
+// later work) or a token in headers.
+func oauthEnvelope(id, challenge string) *modproto.Envelope {
+	c := oneLine(render.SanitizeLine(challenge))
+	if r := []rune(c); len(r) > maxChallenge {
+		c = string(r[:maxChallenge]) + "…"
+	}
+	no := false
+	d := &modproto.Descriptor{Module: id, Name: id, Version: "unknown", ProtocolVersions: []string{modproto.ProtocolID},
+		RequestSchemas: map[string]json.RawMessage{}, ResultSchemas: map[string]json.RawMessage{}, ArtifactSchemas: artifactSchemas,
+		Requirements: []modproto.Requirement{{Kind: "config", Name: "OAuth sign-in", Available: &no,
+			Detail: "the server answered 401 and asks for OAuth (WWW-Authenticate: " + c + "); modbay does not sign in with OAuth yet: put a token in the entry's headers (Authorization: Bearer ${TOKEN})"}}}
+	d.Normalize()
+	res, _ := json.Marshal(d)
+	return &modproto.Envelope{Protocol: modproto.ProtocolID, Module: id, Operation: modproto.OperationDescribe,
+		OK: true, Result: res, Warnings: []string{}, Execution: modproto.Execution{Network: true, Artifacts: []modproto.Artifact{}}}
 }
 
 // Describe connects when needed, lists every tool (all pages) and answers
@@ -300,6 +344,13 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	desc := runner.Description{At: time.Now()}
 	s, err := d.connect(ctx)
 	if err != nil {
+		d.mu.Lock()
+		challenge := d.challenge
+		d.mu.Unlock()
+		if challenge != "" {
+			desc.Envelope, err = json.Marshal(oauthEnvelope(d.id, challenge))
+			return desc, err
+		}
 		desc.Stderr = d.stderr.String()
 		return desc, err
 	}

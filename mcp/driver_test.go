@@ -20,7 +20,7 @@ import (
 // fixture is a host in a temporary home whose config names the test
 // server (and any extra entries), sandbox as given.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	host *runner.Host
 	src  *Source
 	ctx  context.Context
@@ -39,7 +39,7 @@ func testServer(t *testing.T) config.MCPServer {
 // hostVars is what the fixture's servers see of "the host's" variables.
 var hostVars = map[string]string{"MCP_TEST_HOST_SECRET": "s3cret", "MCP_TEST_OTHER": "must-not-leak"}
 
-func newFixture(t *testing.T, sandbox string, servers map[string]config.MCPServer) *fixture {
+func newFixture(t testing.TB, sandbox string, servers map[string]config.MCPServer) *fixture {
 	t.Helper()
 	cfg, err := config.Load(t.TempDir())
 	if err != nil {
