@@ -25,9 +25,10 @@ import (
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"
 
-// maxStateBytes bounds a state file read back: anything larger is not
-// one of ours and reads as empty.
-const maxStateBytes = 4 << 10
+// maxStateBytes bounds a state file read back (a version, an epoch and
+// a bounded catalog): anything larger is not one of ours and reads as
+// empty.
+const maxStateBytes = 64 << 10
 
 // listState is what a server's state file holds.
 type listState struct {
@@ -37,6 +38,9 @@ type listState struct {
 	// Epoch counts refreshes and version changes; each makes the cached
 	// tool list stale.
 	Epoch int64 `json:"epoch"`
+	// Catalog is the resources and prompts listed with the tools, shown
+	// with the cached list.
+	Catalog *Catalog `json:"catalog,omitempty"`
 }
 
 // statePath is server id's state file, "" when the driver keeps none
@@ -107,6 +111,15 @@ func (d *Driver) noteVersion(version string) {
 	d.writeState(st)
 }
 
+// keepCatalog stores c with the state, for the cached list.
+func (d *Driver) keepCatalog(c *Catalog) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	st.Catalog = c
+	d.writeState(st)
+}
+
 // Refresh makes the cached tool list stale: the next discovery lists the
 // server's tools again (connecting when it is not connected), as `list
 // --refresh` and the cockpit's rediscover ask.
@@ -129,6 +142,12 @@ func (d *Driver) Fingerprint() (string, error) {
 	d.stateMu.Lock()
 	st := d.readState()
 	d.stateMu.Unlock()
+	// A cached list shows the catalog listed with it.
+	d.mu.Lock()
+	if d.catalog == nil {
+		d.catalog = st.Catalog
+	}
+	d.mu.Unlock()
 	entry, err := json.Marshal(d.srv)
 	if err != nil {
 		return "", err

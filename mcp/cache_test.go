@@ -71,6 +71,9 @@ func TestListCache(t *testing.T) {
 		t.Fatalf("second list: cached=%v %s, %d tools, %d starts; want the cached list, no start",
 			m.Cached, m.Status, len(m.Descriptor.Capabilities), starts(t, startsFile))
 	}
+	if res, _, _ := src.Driver("test").Catalog(); len(res) != 1 {
+		t.Errorf("the cached list's catalog: %q, want the resource listed with it", res)
+	}
 	if !m.DescribedAt.Equal(first) {
 		t.Errorf("cached list dated %v, want its listing time %v", m.DescribedAt, first)
 	}

@@ -77,6 +77,9 @@ type Driver struct {
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
 	stderr  tail
+	// catalog is the server's resources and prompts as last listed (or
+	// read back with the cached tool list); nil before.
+	catalog *Catalog
 	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
 	// none came): the server needs OAuth sign-in.
 	challenge string
@@ -362,6 +365,11 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 		desc.Stderr = d.stderr.String()
 		return desc, err
 	}
+	cat := listCatalog(ctx, s)
+	d.mu.Lock()
+	d.catalog = cat
+	d.mu.Unlock()
+	d.keepCatalog(cat)
 	desc.Envelope, err = json.Marshal(env)
 	desc.Stderr = d.stderr.String()
 	return desc, err

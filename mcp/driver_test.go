@@ -104,6 +104,12 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if e := d.Capability("plain").Effects; !e.Network || !e.ExternalWrites || e.CostKnown {
 		t.Errorf("unannotated effects %+v, want MCP's defaults: network, external writes, cost unknown", e)
 	}
+	// Resources and prompts, read-only, sanitized.
+	res, prompts, problems := f.src.Driver("test").Catalog()
+	if len(res) != 1 || res[0] != "Read me␛[31m — file:///readme.md · text/markdown" ||
+		len(prompts) != 1 || prompts[0] != "review — Reviews a change. (diff*, tone)" || len(problems) != 0 {
+		t.Errorf("catalog: resources %q prompts %q problems %q", res, prompts, problems)
+	}
 	if !strings.Contains(strings.Join(m.Warnings, "\n"), "contradict: annotations say both read-only and destructive") {
 		t.Errorf("warnings %q lack the contradiction", m.Warnings)
 	}

@@ -90,7 +90,11 @@ func TestServerEverything(t *testing.T) {
 	if len(d.Capabilities) < 12 {
 		t.Fatalf("%d tools listed, want at least 12", len(d.Capabilities))
 	}
-	t.Logf("server-everything %s lists %d tools", d.Version, len(d.Capabilities))
+	cres, prompts, problems := f.src.Driver("everything").Catalog()
+	t.Logf("server-everything %s lists %d tools, %d resources, %d prompts", d.Version, len(d.Capabilities), len(cres), len(prompts))
+	if len(cres) == 0 || len(prompts) == 0 || len(problems) != 0 {
+		t.Errorf("catalog: %d resources, %d prompts, problems %q; want both listed", len(cres), len(prompts), problems)
+	}
 
 	// A read-only closed-world tool plans without approval and runs.
 	p, err := f.host.Plan(m, "echo", json.RawMessage(`{"message":"hello everything"}`))

@@ -142,5 +142,13 @@ func serve() error {
 		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
 			return text("?"), nil, nil
 		})
+	s.AddResource(&sdk.Resource{Name: "readme", Title: "Read me\x1b[31m", URI: "file:///readme.md", MIMEType: "text/markdown"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "file:///readme.md", Text: "# hi"}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "review", Description: "Reviews a change.", Arguments: []*sdk.PromptArgument{{Name: "diff", Required: true}, {Name: "tone"}}},
+		func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{}, nil
+		})
 	return s.Run(context.Background(), &sdk.StdioTransport{})
 }
