@@ -254,11 +254,19 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("url names unset host variables: %v", missing)
 		}
+		url, err := expand(url, d.lookup)
+		if err != nil {
+			return nil, fmt.Errorf("url: %w", err)
+		}
 		hdr := http.Header{}
 		for k, v := range d.srv.Headers {
 			ev, missing := config.ExpandVars(v, d.lookup)
 			if len(missing) > 0 {
 				return nil, fmt.Errorf("header %s names unset host variables: %v", k, missing)
+			}
+			ev, err := expand(ev, d.lookup)
+			if err != nil {
+				return nil, fmt.Errorf("header %s: %w", k, err)
 			}
 			hdr.Set(k, ev)
 		}

@@ -106,3 +106,44 @@ func TestRemoteNeedsOAuth(t *testing.T) {
 		t.Errorf("described again: %s: %s", m.Status, m.Reason)
 	}
 }
+
+// TestPromptedInputs: a VS Code ${input:id} is read from its
+// MODBAY_INPUT_ variable when the server starts; without it the server
+// is not started and the reason names the variable to set.
+func TestPromptedInputs(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "in", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, echoOut, error) {
+			return nil, echoOut{Echo: in.Text}, nil
+		})
+	var mu sync.Mutex
+	var auth string
+	url := httpServer(t, s, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			auth = r.Header.Get("Authorization")
+			mu.Unlock()
+			h.ServeHTTP(w, r)
+		})
+	})
+	if got := InputEnv("github-token.v2"); got != "MODBAY_INPUT_GITHUB_TOKEN_V2" {
+		t.Errorf("InputEnv = %q", got)
+	}
+	entry := config.MCPServer{URL: url, Headers: map[string]string{"Authorization": "Bearer ${input:api-key}"}}
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"in": entry})
+	m := f.module("in")
+	if m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "${input:api-key} (set MODBAY_INPUT_API_KEY)") {
+		t.Fatalf("without the input: %s: %s", m.Status, m.Reason)
+	}
+	hostVars["MODBAY_INPUT_API_KEY"] = "k3y"
+	defer delete(hostVars, "MODBAY_INPUT_API_KEY")
+	f = newFixture(t, config.SandboxOff, map[string]config.MCPServer{"in": entry})
+	if m = f.module("in"); m.Status != runner.StatusReady {
+		t.Fatalf("with the input: %s: %s", m.Status, m.Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if auth != "Bearer k3y" {
+		t.Errorf("Authorization %q, want the input's value", auth)
+	}
+}

@@ -92,8 +92,19 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	}
 	var args []string
 	for _, a := range srv.Args {
-		ea, _ := config.ExpandVars(a, lookup)
+		ea, err := expand(a, lookup)
+		if err != nil {
+			return nil, fmt.Errorf("args: %w", err)
+		}
 		args = append(args, ea)
+	}
+	env := map[string]string{}
+	for k, v := range srv.Env {
+		ev, err := expand(v, lookup)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %w", k, err)
+		}
+		env[k] = ev
 	}
 	dir, err := os.MkdirTemp("", "modbay-mcp-"+id+"-")
 	if err != nil {
@@ -109,10 +120,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 			return fail(err)
 		}
 	}
-	env := map[string]string{"TMPDIR": tmp}
-	for k, v := range srv.Env {
-		env[k], _ = config.ExpandVars(v, lookup)
-	}
+	env["TMPDIR"] = tmp
 	cmd := exec.Command(path, args...)
 	cmd.Dir = work
 	if srv.Cwd != "" {
