@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"modbay/modproto"
 	"modbay/runner"
@@ -35,6 +36,13 @@ func TestModuleDetailCatalog(t *testing.T) {
 	}
 	if strings.Contains(out, "\x1b]52") || strings.Contains(out, "\x07") {
 		t.Errorf("a server's escape reached the detail pane:\n%q", out)
+	}
+	// A cached tool list says how old it is.
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	com.Now = func() time.Time { return now }
+	m.Cached, m.DescribedAt = true, now.Add(-3*time.Minute)
+	if out := moduleDetail(com, m, 80); !strings.Contains(out, "as of 3m ago (r lists them again)") {
+		t.Errorf("cached list without its age:\n%s", out)
 	}
 	// A module without a catalog shows neither heading.
 	m.Driver = nil

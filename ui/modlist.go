@@ -407,6 +407,10 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		status += " " + render.SanitizeLine(m.Reason)
 	}
 	b.kvStyled("Status", status)
+	if m.Origin == "mcp" && m.Cached && !m.DescribedAt.IsZero() && com.Now != nil {
+		// An MCP server's tool list read from the cache: how old it is.
+		b.kvStyled("Tools", st.Muted.Render("as of "+age(com.Now(), m.DescribedAt)+" (r lists them again)"))
+	}
 	if d == nil {
 		if m.Stderr != "" {
 			b.heading("Describe stderr")
