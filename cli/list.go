@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"modbay/mcp"
 	"modbay/runner"
 )
 
@@ -24,6 +26,9 @@ type moduleJSON struct {
 	Warnings   []string    `json:"warnings"`
 	Descriptor any         `json:"descriptor,omitempty"`
 	Cached     bool        `json:"cached"`
+	// DescribedAt is when the descriptor was obtained (for a cached one,
+	// when it was cached), RFC 3339.
+	DescribedAt *time.Time `json:"described_at,omitempty"`
 }
 
 // violation is one broken rule in --json output.
@@ -35,6 +40,10 @@ type violation struct {
 func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
 	j := moduleJSON{ID: m.ID, Status: string(m.Status), Reason: m.Reason, Exe: m.Exe, Origin: m.Origin,
 		Violations: []violation{}, Warnings: m.Warnings, Cached: m.Cached}
+	if !m.DescribedAt.IsZero() {
+		t := m.DescribedAt.UTC()
+		j.DescribedAt = &t
+	}
 	if j.Warnings == nil {
 		j.Warnings = []string{}
 	}
@@ -56,6 +65,9 @@ type ListOptions struct {
 	G  *globals
 	// JSON prints the modules as a JSON array.
 	JSON bool
+	// Refresh lists every MCP server's tools again (connecting it)
+	// instead of showing the cached list.
+	Refresh bool
 }
 
 // newListCommand builds `modbay list`; runF, when non-nil, replaces
@@ -66,7 +78,9 @@ func newListCommand(g *globals, runF func(context.Context, *ListOptions) error) 
 		Use:   "list",
 		Short: "List the installed modules with their status",
 		Long: `List every module candidate in the home (and --module paths) with its status:
-ready, needs setup, disabled or broken, and the reason.`,
+ready, needs setup, disabled or broken, and the reason. An MCP server is connected
+only the first time it is listed (or when its config entry or version changed): after
+that its last known tool list is shown with its age; --refresh connects it again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -76,6 +90,7 @@ ready, needs setup, disabled or broken, and the reason.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "connect every MCP server and list its tools again, instead of the cached list")
 	return cmd
 }
 
@@ -85,7 +100,11 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Refresh {
+		o.G.refreshMCP()
+	}
 	mods := e.host.Discover(ctx)
+	now := time.Now()
 	out := o.IO.Out
 	if o.JSON {
 		list := make([]moduleJSON, 0, len(mods))
@@ -104,7 +123,11 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		if m.Descriptor != nil {
 			name, version = m.Descriptor.Name, m.Descriptor.Version
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cleanID(m.ID), m.Status, clean(version), clean(name), clean(m.Reason))
+		reason := clean(m.Reason)
+		if m.Origin == mcp.Origin && m.Cached && reason == "" {
+			reason = mcp.ListedAge(m.DescribedAt, now)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cleanID(m.ID), m.Status, clean(version), clean(name), reason)
 	}
 	return tw.Flush()
 }

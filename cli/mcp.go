@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +26,17 @@ func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) *mcp.Sour
 	}
 	src := mcp.NewSource(cfg, nil)
 	host.AddSource(src)
+	g.mcp = src
 	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
 	return src
+}
+
+// refreshMCP makes the MCP servers' cached tool lists stale, so the next
+// discovery lists them again (list --refresh, the cockpit's r).
+func (g *globals) refreshMCP() {
+	if g.mcp != nil {
+		g.mcp.Refresh()
+	}
 }
 
 // MCPImportOptions is what `modbay mcp import` was asked to do.
@@ -38,9 +49,13 @@ type MCPImportOptions struct {
 	// DryRun lists the servers found and how many would be added, and
 	// writes nothing.
 	DryRun bool
-	// SkipExisting imports the servers whose id config.yaml lacks and
-	// leaves the others; without it an existing id refuses the import.
+	// SkipExisting leaves out, without asking, the servers whose id
+	// config.yaml already has.
 	SkipExisting bool
+	// Force replaces the entries of ids config.yaml already has (for
+	// scripts); without it a terminal is asked for each, and anything else
+	// leaves them out with a message.
+	Force bool
 }
 
 // newMCPCommand is `modbay mcp` and its subcommands.
@@ -54,15 +69,20 @@ func newMCPCommand(g *globals) *cobra.Command {
 Claude Code's .mcp.json and ~/.claude.json, VS Code's .vscode/mcp.json (servers and
 inputs), Cursor's mcp.json — shows what it found and adds the servers to config.yaml's
 mcp_servers. Nothing is run and no variable is expanded. An id config.yaml already has
-is never overwritten: the import is refused unless --skip-existing leaves those out.
-Without FILE, every known location that exists is read.`,
+is never overwritten without asking: on a terminal you are asked for each, --force
+replaces them (for scripts), --skip-existing leaves them out, and otherwise they are
+left out with a message. An env or header value that looks like a secret is written as
+${VAR} when a variable of your environment holds the same value, and flagged when none
+does. Without FILE, every known location that exists is read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			return mcpImportRun(cmd.Context(), o)
 		},
 	}
 	imp.Flags().BoolVar(&o.DryRun, "dry-run", false, "list the servers found and how many would be added to config.yaml; write nothing")
-	imp.Flags().BoolVar(&o.SkipExisting, "skip-existing", false, "leave out servers whose id config.yaml already has")
+	imp.Flags().BoolVar(&o.SkipExisting, "skip-existing", false, "leave out servers whose id config.yaml already has, without asking")
+	imp.Flags().BoolVar(&o.Force, "force", false, "replace the entries of ids config.yaml already has, without asking")
+	imp.MarkFlagsMutuallyExclusive("skip-existing", "force")
 	cmd.AddCommand(imp)
 	return cmd
 }
@@ -126,6 +146,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 				continue
 			}
 			seen[s.ID] = file
+			mcp.ReferenceSecrets(&s, o.IO.Environ())
 			fmt.Fprintf(out, "  %-20s %s %s\n", render.SanitizeLine(s.ID), s.Server.Transport(), render.SanitizeLine(where))
 			for _, n := range s.Notes {
 				fmt.Fprintf(out, "  %-20s note: %s\n", "", render.SanitizeLine(n))
@@ -138,12 +159,15 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return withCode(ExitUsage, "%v", err)
 	}
-	merged, skipped, err := mcp.MergeServers(text, cfg.MCPServers, all, o.SkipExisting)
+	merged, skipped, replaced, err := mcp.MergeServers(text, cfg.MCPServers, all, o.replaceExisting())
 	if err != nil {
 		return withCode(ExitUsage, "%v", err)
 	}
 	for _, id := range skipped {
-		fmt.Fprintf(out, "left out %s: config.yaml already has it\n", render.SanitizeLine(id))
+		fmt.Fprintf(out, "left out %s: config.yaml already has it (--force replaces it)\n", render.SanitizeLine(id))
+	}
+	for _, id := range replaced {
+		fmt.Fprintf(out, "replacing %s: config.yaml's entry gives way to the imported one\n", render.SanitizeLine(id))
 	}
 	added := len(all) - len(skipped)
 	if o.DryRun {
@@ -167,6 +191,26 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 	}
 	fmt.Fprintf(out, "added %d %s to %s\n", added, plural(added, "server", "servers"), path)
 	return nil
+}
+
+// replaceExisting decides, per id config.yaml already has, whether the
+// import replaces it: always with --force, never with --skip-existing or
+// without a terminal to ask on (nil), else the person's answer (y/yes);
+// a dry run never asks and replaces nothing.
+func (o *MCPImportOptions) replaceExisting() func(string) bool {
+	switch {
+	case o.Force:
+		return func(string) bool { return true }
+	case o.SkipExisting || o.DryRun || !o.IO.IsTerminal(o.IO.In) || !o.IO.IsTerminal(o.IO.Out):
+		return nil
+	}
+	in := bufio.NewReader(o.IO.In)
+	return func(id string) bool {
+		fmt.Fprintf(o.IO.Out, "config.yaml already has mcp_servers.%s: replace it with the imported one? [y/N] ", render.SanitizeLine(id))
+		ans, _ := in.ReadString('\n')
+		ans = strings.ToLower(strings.TrimSpace(ans))
+		return ans == "y" || ans == "yes"
+	}
 }
 
 // plural is one or many by n.

@@ -36,6 +36,9 @@ type globals struct {
 	// cleanups run when the command ends (a check's workspace, MCP
 	// sessions).
 	cleanups []func()
+	// mcp is the MCP servers' source once env added it (nil without
+	// mcp_servers).
+	mcp *mcp.Source
 }
 
 // env is what a command works with once flags are read: the host and a note
@@ -186,7 +189,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
-		Reload: o.G.reloader(e)})
+		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP})
 }
 
 // env resolves the home and configuration. When the home has no modules

@@ -38,10 +38,21 @@ type MCPServer struct {
 	// package), and PATH, HOME and an npm cache directory in Env.
 	Network bool `yaml:"network,omitempty"`
 	// Roots maps host directories the stdio server may touch to their
-	// mode, "ro" or "rw"; nothing else of the host's files but the system
-	// trees is reachable when the sandbox applies.
+	// mode, RootRO, RootRW or RootRWX; nothing else of the host's files
+	// but the system trees is reachable when the sandbox applies.
 	Roots map[string]string `yaml:"roots,omitempty"`
 }
+
+// Root modes of an MCP server's roots.
+const (
+	// RootRO is readable (and its directories listable).
+	RootRO = "ro"
+	// RootRW is readable and writable, never executable.
+	RootRW = "rw"
+	// RootRWX is readable, writable and executable: an npm cache an npx
+	// server installs its package into and runs it from.
+	RootRWX = "rwx"
+)
 
 // Transport is "stdio" for a Command, "http" for a URL, "" when the entry
 // names neither or both (CheckMCPServer says why).
@@ -61,7 +72,7 @@ var mcpIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // CheckMCPServer reports what makes the entry id unusable, nil when it is
 // usable: a bad id, neither or both of command and url, stdio-only keys on
-// a remote server, a relative cwd or root, a root mode other than ro/rw.
+// a remote server, a relative cwd or root, a root mode other than ro/rw/rwx.
 func CheckMCPServer(id string, s MCPServer) error {
 	if !mcpIDPattern.MatchString(id) {
 		return fmt.Errorf("mcp_servers: id %q must be 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
@@ -91,8 +102,8 @@ func CheckMCPServer(id string, s MCPServer) error {
 		if !strings.HasPrefix(p, "/") {
 			return fmt.Errorf("mcp_servers.%s: root %q must be absolute", id, p)
 		}
-		if m := s.Roots[p]; m != "ro" && m != "rw" {
-			return fmt.Errorf("mcp_servers.%s: root %s: mode %q is not ro or rw", id, p, m)
+		if m := s.Roots[p]; m != RootRO && m != RootRW && m != RootRWX {
+			return fmt.Errorf("mcp_servers.%s: root %s: mode %q is not ro, rw or rwx", id, p, m)
 		}
 	}
 	return nil

@@ -70,6 +70,7 @@ func TestCheckMCPServer(t *testing.T) {
 		{"x", MCPServer{Command: "a", Headers: map[string]string{"A": "b"}}, "remote"},
 		{"x", MCPServer{Command: "a", Cwd: "rel"}, "absolute"},
 		{"x", MCPServer{Command: "a", Roots: map[string]string{"/d": "rx"}}, "mode"},
+		{"x", MCPServer{Command: "a", Roots: map[string]string{"/d": RootRWX, "/e": RootRO, "/f": RootRW}}, ""},
 		{"x", MCPServer{Command: "a", Roots: map[string]string{"d": "ro"}}, "absolute"},
 	} {
 		err := CheckMCPServer(tc.id, tc.s)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"modbay/config"
 	"modbay/contain"
 	"modbay/modproto"
+	"modbay/render"
 	"modbay/runner"
 )
 
@@ -58,6 +60,10 @@ type Driver struct {
 	srv config.MCPServer
 	// lookup reads the host variables that env and header values name.
 	lookup func(string) (string, bool)
+	// cacheDir is the home's cache folder holding the server's state
+	// file (cache.go); "" keeps none, and the tool list is never cached.
+	cacheDir string
+	stateMu  sync.Mutex // serializes the state file's read-modify-write
 
 	connMu sync.Mutex // serializes connecting
 
@@ -71,6 +77,12 @@ type Driver struct {
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
 	stderr  tail
+	// catalog is the server's resources and prompts as last listed (or
+	// read back with the cached tool list); nil before.
+	catalog *Catalog
+	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
+	// none came): the server needs OAuth sign-in.
+	challenge string
 }
 
 var (
@@ -106,10 +118,6 @@ type session struct {
 
 // Key is KeyPrefix and the config id.
 func (d *Driver) Key() string { return KeyPrefix + d.id }
-
-// Fingerprint is "": a server's tool list is asked for each discovery,
-// never cached.
-func (d *Driver) Fingerprint() (string, error) { return "", nil }
 
 // SetContainment implements runner.Containable: the describe policy gives
 // the sandbox mode, limits and the host's own binary; the server's roots,
@@ -186,11 +194,19 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 		return nil, errors.New("the server's driver is closed")
 	}
 	if err != nil {
-		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: oneLine("connect: " + err.Error())}
+		reason := oneLine("connect: " + err.Error())
+		if d.challenge != "" {
+			// Needs sign-in, not broken: the next use asks again.
+			return nil, errors.New(reason)
+		}
+		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: reason}
 		return nil, errors.New(d.life.Reason)
 	}
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
 	go d.watch(s)
+	if ir := s.cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		d.noteVersion(ir.ServerInfo.Version)
+	}
 	return s, nil
 }
 
@@ -238,15 +254,23 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("url names unset host variables: %v", missing)
 		}
+		url, err := expand(url, d.lookup)
+		if err != nil {
+			return nil, fmt.Errorf("url: %w", err)
+		}
 		hdr := http.Header{}
 		for k, v := range d.srv.Headers {
 			ev, missing := config.ExpandVars(v, d.lookup)
 			if len(missing) > 0 {
 				return nil, fmt.Errorf("header %s names unset host variables: %v", k, missing)
 			}
+			ev, err := expand(ev, d.lookup)
+			if err != nil {
+				return nil, fmt.Errorf("header %s: %w", k, err)
+			}
 			hdr.Set(k, ev)
 		}
-		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{hdr}}, DisableStandaloneSSE: true}
+		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{h: hdr, d: d}}, DisableStandaloneSSE: true}
 	default:
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
@@ -260,6 +284,9 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if s.proc != nil {
+			if status := s.proc.exitedEarly(); status != "" {
+				err = startFailure(status, d.stderr.String())
+			}
 			s.proc.stop()
 		}
 		return nil, err
@@ -273,8 +300,12 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
-// headerTransport adds the configured headers to every request.
-type headerTransport struct{ h http.Header }
+// headerTransport adds the configured headers to every request and
+// notes an authorization challenge (401 with WWW-Authenticate) on d.
+type headerTransport struct {
+	h http.Header
+	d *Driver
+}
 
 // RoundTrip implements http.RoundTripper.
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -282,7 +313,39 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range t.h {
 		r.Header[k] = slices.Clone(v)
 	}
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		t.d.mu.Lock()
+		t.d.challenge = resp.Header.Get("WWW-Authenticate")
+		if t.d.challenge == "" {
+			t.d.challenge = "(no WWW-Authenticate header)"
+		}
+		t.d.mu.Unlock()
+	}
+	return resp, err
+}
+
+// maxChallenge bounds the WWW-Authenticate value quoted in a reason.
+const maxChallenge = 300
+
+// oauthEnvelope is the describe envelope of a remote server that
+// answered 401: no tools, and one unmet requirement saying it needs OAuth
+// sign-in (issue 14 §Secrets: listed as needs setup; OAuth itself is
+// later work) or a token in headers.
+func oauthEnvelope(id, challenge string) *modproto.Envelope {
+	c := oneLine(render.SanitizeLine(challenge))
+	if r := []rune(c); len(r) > maxChallenge {
+		c = string(r[:maxChallenge]) + "…"
+	}
+	no := false
+	d := &modproto.Descriptor{Module: id, Name: id, Version: "unknown", ProtocolVersions: []string{modproto.ProtocolID},
+		RequestSchemas: map[string]json.RawMessage{}, ResultSchemas: map[string]json.RawMessage{}, ArtifactSchemas: artifactSchemas,
+		Requirements: []modproto.Requirement{{Kind: "config", Name: "OAuth sign-in", Available: &no,
+			Detail: "the server answered 401 and asks for OAuth (WWW-Authenticate: " + c + "); modbay does not sign in with OAuth yet: put a token in the entry's headers (Authorization: Bearer ${TOKEN})"}}}
+	d.Normalize()
+	res, _ := json.Marshal(d)
+	return &modproto.Envelope{Protocol: modproto.ProtocolID, Module: id, Operation: modproto.OperationDescribe,
+		OK: true, Result: res, Warnings: []string{}, Execution: modproto.Execution{Network: true, Artifacts: []modproto.Artifact{}}}
 }
 
 // Describe connects when needed, lists every tool (all pages) and answers
@@ -292,17 +355,41 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	desc := runner.Description{At: time.Now()}
 	s, err := d.connect(ctx)
 	if err != nil {
+		d.mu.Lock()
+		challenge := d.challenge
+		d.mu.Unlock()
+		if challenge != "" {
+			desc.Envelope, err = json.Marshal(oauthEnvelope(d.id, challenge))
+			return desc, err
+		}
 		desc.Stderr = d.stderr.String()
 		return desc, err
 	}
 	if s.proc != nil {
 		desc.Enforcement = s.proc.enf
 	}
+	env, err := d.list(ctx, s)
+	if err != nil {
+		desc.Stderr = d.stderr.String()
+		return desc, err
+	}
+	cat := listCatalog(ctx, s)
+	d.mu.Lock()
+	d.catalog = cat
+	d.mu.Unlock()
+	d.keepCatalog(cat)
+	desc.Envelope, err = json.Marshal(env)
+	desc.Stderr = d.stderr.String()
+	return desc, err
+}
+
+// list lists every tool of s (all pages, at most MaxTools+1) and makes
+// the describe envelope; it keeps the tools' outputSchemas for Invoke.
+func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, error) {
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			desc.Stderr = d.stderr.String()
-			return desc, fmt.Errorf("tools/list: %w", err)
+			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 		tools = append(tools, t)
 		if len(tools) > MaxTools {
@@ -313,16 +400,11 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
 	}
-	d.mu.Lock()
-	network := d.srv.Network
-	d.mu.Unlock()
-	env, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), network, d.srv.URL)
+	env, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
 	d.mu.Lock()
 	d.outputs = outputs
 	d.mu.Unlock()
-	desc.Envelope, err = json.Marshal(env)
-	desc.Stderr = d.stderr.String()
-	return desc, err
+	return env, nil
 }
 
 // Invoke calls the tool named by the request's capability with its input
@@ -336,7 +418,9 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	defer func() { rep.Duration = time.Since(started); rep.Stderr = d.stderr.String() }()
 	d.mu.Lock()
 	if !d.haveSpec {
-		d.spec = call.Contain
+		// A module described from the cache: the call's spec carries the
+		// host's sandbox mode and limits.
+		d.spec, d.haveSpec = call.Contain, true
 	}
 	d.mu.Unlock()
 	cctx := ctx
@@ -352,6 +436,18 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	if s.proc != nil {
 		rep.Enforcement = s.proc.enf
+	}
+	// A module described from the cache has not listed its tools in this
+	// process: list them once, for the outputSchemas structuredContent is
+	// checked against.
+	d.mu.Lock()
+	listed := d.outputs != nil
+	d.mu.Unlock()
+	if !listed {
+		if _, err := d.list(cctx, s); err != nil {
+			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+			return rep
+		}
 	}
 	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID}
 	d.mu.Lock()
@@ -421,4 +517,26 @@ func (d *Driver) latest() *inflight {
 		return nil
 	}
 	return d.inflight[len(d.inflight)-1]
+}
+
+// maxStartStderr bounds the stderr line a start failure quotes.
+const maxStartStderr = 200
+
+// startFailure is the error of a stdio server that exited before
+// answering initialize: its exit status and the last line of its stderr
+// (sanitized, bounded), or a hint when it wrote nothing (an npx server
+// without PATH, HOME, a cache or the network ends so; docs/mcp.md).
+func startFailure(status, stderr string) error {
+	last := ""
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
+		last = oneLine(render.SanitizeLine(lines[i]))
+	}
+	if r := []rune(last); len(r) > maxStartStderr {
+		last = string(r[:maxStartStderr]) + "…"
+	}
+	if last == "" {
+		return fmt.Errorf("the server exited (%s) before answering initialize, writing nothing to stderr: check its command, env (PATH, HOME) and network", status)
+	}
+	return fmt.Errorf("the server exited (%s) before answering initialize: %s", status, last)
 }

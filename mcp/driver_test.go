@@ -20,7 +20,7 @@ import (
 // fixture is a host in a temporary home whose config names the test
 // server (and any extra entries), sandbox as given.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	host *runner.Host
 	src  *Source
 	ctx  context.Context
@@ -39,7 +39,7 @@ func testServer(t *testing.T) config.MCPServer {
 // hostVars is what the fixture's servers see of "the host's" variables.
 var hostVars = map[string]string{"MCP_TEST_HOST_SECRET": "s3cret", "MCP_TEST_OTHER": "must-not-leak"}
 
-func newFixture(t *testing.T, sandbox string, servers map[string]config.MCPServer) *fixture {
+func newFixture(t testing.TB, sandbox string, servers map[string]config.MCPServer) *fixture {
 	t.Helper()
 	cfg, err := config.Load(t.TempDir())
 	if err != nil {
@@ -103,6 +103,12 @@ func TestDiscoverAndApproval(t *testing.T) {
 	}
 	if e := d.Capability("plain").Effects; !e.Network || !e.ExternalWrites || e.CostKnown {
 		t.Errorf("unannotated effects %+v, want MCP's defaults: network, external writes, cost unknown", e)
+	}
+	// Resources and prompts, read-only, sanitized.
+	res, prompts, problems := f.src.Driver("test").Catalog()
+	if len(res) != 1 || res[0] != "Read me␛[31m — file:///readme.md · text/markdown" ||
+		len(prompts) != 1 || prompts[0] != "review — Reviews a change. (diff*, tone)" || len(problems) != 0 {
+		t.Errorf("catalog: resources %q prompts %q problems %q", res, prompts, problems)
 	}
 	if !strings.Contains(strings.Join(m.Warnings, "\n"), "contradict: annotations say both read-only and destructive") {
 		t.Errorf("warnings %q lack the contradiction", m.Warnings)
@@ -284,7 +290,7 @@ func TestBrokenServers(t *testing.T) {
 	for _, m := range f.host.Discover(f.ctx) {
 		mods[m.ID] = m
 	}
-	for id, want := range map[string]string{"badcmd": "/nonexistent/mcp-server", "crash": "connect", "both": "both command and url"} {
+	for id, want := range map[string]string{"badcmd": "/nonexistent/mcp-server", "crash": "the server exited (exit status 3) before answering initialize: boom: GITHUB_TOKEN is not set", "both": "both command and url"} {
 		m := mods[id]
 		if m == nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, want) {
 			t.Errorf("%s: %+v, want broken mentioning %q", id, m, want)

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,13 +84,10 @@ func TestMergeServers(t *testing.T) {
 	home := t.TempDir()
 	orig := "# my policy\npolicy:\n  deny_network: true\nmcp_servers:\n  remote:\n    url: https://mine.example/mcp\n"
 	have := map[string]config.MCPServer{"remote": {URL: "https://mine.example/mcp"}}
-	var ee *ErrExists
-	if _, _, err := MergeServers([]byte(orig), have, f.Servers, false); !errors.As(err, &ee) || ee.IDs[0] != "remote" {
-		t.Fatalf("an existing id: %v, want *ErrExists naming remote", err)
-	}
-	out, skipped, err := MergeServers([]byte(orig), have, f.Servers, true)
-	if err != nil || !slices.Equal(skipped, []string{"remote"}) {
-		t.Fatalf("skip existing: %v, skipped %v", err, skipped)
+	// Without a yes, an existing id is left out, never overwritten.
+	out, skipped, replaced, err := MergeServers([]byte(orig), have, f.Servers, nil)
+	if err != nil || !slices.Equal(skipped, []string{"remote"}) || len(replaced) != 0 {
+		t.Fatalf("existing id: %v, skipped %v, replaced %v", err, skipped, replaced)
 	}
 	if !strings.HasPrefix(string(out), "# my policy\npolicy:\n  deny_network: true\nmcp_servers:\n") {
 		t.Errorf("the existing text changed:\n%s", out)
@@ -108,11 +104,62 @@ func TestMergeServers(t *testing.T) {
 		t.Errorf("merged config %+v", c)
 	}
 	// No mcp_servers yet: a block at the end.
-	out, _, err = MergeServers([]byte("sandbox: auto"), nil, f.Servers, false)
+	out, _, _, err = MergeServers([]byte("sandbox: auto"), nil, f.Servers, nil)
 	if err != nil || !strings.HasPrefix(string(out), "sandbox: auto\nmcp_servers:\n  playwright:\n") {
 		t.Errorf("appended: %v\n%s", err, out)
 	}
-	if _, _, err := MergeServers([]byte("mcp_servers: {}\n"), nil, f.Servers, false); err == nil {
+	if _, _, _, err := MergeServers([]byte("mcp_servers: {}\n"), nil, f.Servers, nil); err == nil {
 		t.Error("a one-line mcp_servers was merged into")
+	}
+
+	// Asked and answered yes: the entry is replaced, its comment and the
+	// entries around it kept.
+	orig = "mcp_servers:\n  alpha:\n    command: /bin/a\n  # the old remote\n  remote:\n    url: https://mine.example/mcp\n    headers:\n      X: y\n\n  zeta:\n    command: /bin/z\npolicy:\n  deny_network: true\n"
+	have = map[string]config.MCPServer{"alpha": {Command: "/bin/a"}, "remote": {URL: "https://mine.example/mcp", Headers: map[string]string{"X": "y"}}, "zeta": {Command: "/bin/z"}}
+	var asked []string
+	out, skipped, replaced, err = MergeServers([]byte(orig), have, f.Servers, func(id string) bool { asked = append(asked, id); return true })
+	if err != nil || len(skipped) != 0 || !slices.Equal(replaced, []string{"remote"}) || !slices.Equal(asked, []string{"remote"}) {
+		t.Fatalf("replace: %v, skipped %v, replaced %v, asked %v", err, skipped, replaced, asked)
+	}
+	if err := os.WriteFile(filepath.Join(home, config.FileName), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = config.Load(home); err != nil {
+		t.Fatal(err)
+	}
+	if c.MCPServers["remote"].URL != "https://example.com/mcp" || len(c.MCPServers["remote"].Headers) != 0 ||
+		c.MCPServers["alpha"].Command != "/bin/a" || c.MCPServers["zeta"].Command != "/bin/z" || !c.Policy.DenyNetwork || len(c.MCPServers) != 4 {
+		t.Errorf("replaced config:\n%s", out)
+	}
+	if !strings.Contains(string(out), "# the old remote") {
+		t.Errorf("a comment was lost:\n%s", out)
+	}
+}
+
+func TestReferenceSecrets(t *testing.T) {
+	im := Imported{ID: "gh", Server: config.MCPServer{Command: "gh-mcp",
+		Env: map[string]string{"GITHUB_TOKEN": "ghp_abcdefghijklmnop1234", "API_KEY": "not-in-host-env-0000", "LOG_LEVEL": "debug",
+			"REF": "${ALREADY}", "OPAQUE": "AbCdEf0123456789XyZw99"}}}
+	remote := Imported{ID: "r", Server: config.MCPServer{URL: "https://h/mcp",
+		Headers: map[string]string{"Authorization": "Bearer ghp_abcdefghijklmnop1234", "X-Plain": "hello"}}}
+	environ := []string{"HOME=/root", "GH_TOKEN=ghp_abcdefghijklmnop1234", "OTHER=debug"}
+	ReferenceSecrets(&im, environ)
+	ReferenceSecrets(&remote, environ)
+	env := im.Server.Env
+	if env["GITHUB_TOKEN"] != "${GH_TOKEN}" || env["API_KEY"] != "not-in-host-env-0000" || env["LOG_LEVEL"] != "debug" ||
+		env["REF"] != "${ALREADY}" || env["OPAQUE"] != "AbCdEf0123456789XyZw99" {
+		t.Errorf("env %v", env)
+	}
+	notes := strings.Join(im.Notes, "\n")
+	for _, want := range []string{"env GITHUB_TOKEN: written as ${GH_TOKEN}", "env API_KEY looks like a secret", "env OPAQUE looks like a secret"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "LOG_LEVEL") || strings.Contains(notes, "ghp_") {
+		t.Errorf("notes name a plain value or quote a secret:\n%s", notes)
+	}
+	if h := remote.Server.Headers; h["Authorization"] != "Bearer ${GH_TOKEN}" || h["X-Plain"] != "hello" {
+		t.Errorf("headers %v", h)
 	}
 }

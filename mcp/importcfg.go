@@ -149,7 +149,7 @@ func importOne(name string, s clientServer, inputs map[string]string) Imported {
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(refs)) {
-		im.Notes = append(im.Notes, fmt.Sprintf("uses the prompted input ${input:%s} (%s): provide it before starting", r, inputs[r]))
+		im.Notes = append(im.Notes, fmt.Sprintf("uses the prompted input ${input:%s} (%s): modbay reads it from %s when the server starts and never writes it down", r, inputs[r], InputEnv(r)))
 	}
 	im.Server = srv
 	return im

@@ -30,7 +30,29 @@ type process struct {
 	stdout *os.File // the host's end of the server's stdout
 	dir    string   // the per-session directory, removed by stop
 	exited chan struct{}
-	once   sync.Once
+	// state is the process's exit state, set before exited is closed.
+	state *os.ProcessState
+	once  sync.Once
+}
+
+// startExitWait is how long a failed handshake waits for the server's
+// process to exit, so the failure names its exit status rather than the
+// pipe's EOF.
+const startExitWait = time.Second
+
+// exitedEarly is the exit status of a server that ended before its
+// handshake finished ("exit status 1", "signal: killed"), waiting up to
+// startExitWait for it; "" when it is still running.
+func (p *process) exitedEarly() string {
+	select {
+	case <-p.exited:
+	case <-time.After(startExitWait):
+		return ""
+	}
+	if p.state == nil {
+		return "an unknown status"
+	}
+	return p.state.String()
 }
 
 // transport is the MCP stdio transport over the process's pipes.
@@ -70,8 +92,19 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	}
 	var args []string
 	for _, a := range srv.Args {
-		ea, _ := config.ExpandVars(a, lookup)
+		ea, err := expand(a, lookup)
+		if err != nil {
+			return nil, fmt.Errorf("args: %w", err)
+		}
 		args = append(args, ea)
+	}
+	env := map[string]string{}
+	for k, v := range srv.Env {
+		ev, err := expand(v, lookup)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %w", k, err)
+		}
+		env[k] = ev
 	}
 	dir, err := os.MkdirTemp("", "modbay-mcp-"+id+"-")
 	if err != nil {
@@ -87,10 +120,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 			return fail(err)
 		}
 	}
-	env := map[string]string{"TMPDIR": tmp}
-	for k, v := range srv.Env {
-		env[k], _ = config.ExpandVars(v, lookup)
-	}
+	env["TMPDIR"] = tmp
 	cmd := exec.Command(path, args...)
 	cmd.Dir = work
 	if srv.Cwd != "" {
@@ -122,9 +152,15 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	spec.ExecNarrow = false
 	spec.ReadRoots, spec.WriteRoots = nil, nil
 	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		if srv.Roots[r] == "rw" {
+		switch srv.Roots[r] {
+		case config.RootRW:
 			spec.WriteRoots = append(spec.WriteRoots, r)
-		} else {
+		case config.RootRWX:
+			// Readable and executable as a binary's tree, and writable:
+			// an npm cache an npx server runs its package from.
+			spec.WriteRoots = append(spec.WriteRoots, r)
+			spec.Binaries = append(spec.Binaries, r)
+		default:
 			spec.ReadRoots = append(spec.ReadRoots, r)
 		}
 	}
@@ -142,6 +178,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	p := &process{cmd: cmd, proc: proc, enf: enf, stdin: inW, stdout: outR, dir: dir, exited: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
+		p.state = cmd.ProcessState
 		close(p.exited)
 	}()
 	return p, nil

@@ -64,8 +64,20 @@ type nameIn struct {
 	Name string `json:"name,omitempty"`
 }
 
+// startsEnv names a file the test server appends a line to each time it
+// starts, so a test counts connects.
+const startsEnv = "MODBAY_MCP_TEST_STARTS"
+
 // serve runs the test server on stdio, two tools a page.
 func serve() error {
+	if p := os.Getenv(startsEnv); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(f, "start")
+		f.Close()
+	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "testserver", Title: "Test Server", Version: "0.3.1"}, &sdk.ServerOptions{PageSize: 2})
 	text := func(s string) *sdk.CallToolResult {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
@@ -129,6 +141,14 @@ func serve() error {
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(true)}},
 		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
 			return text("?"), nil, nil
+		})
+	s.AddResource(&sdk.Resource{Name: "readme", Title: "Read me\x1b[31m", URI: "file:///readme.md", MIMEType: "text/markdown"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "file:///readme.md", Text: "# hi"}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "review", Description: "Reviews a change.", Arguments: []*sdk.PromptArgument{{Name: "diff", Required: true}, {Name: "tone"}}},
+		func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{}, nil
 		})
 	return s.Run(context.Background(), &sdk.StdioTransport{})
 }

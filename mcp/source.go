@@ -12,6 +12,8 @@ import (
 // Source is the runner.Source of the configured MCP servers
 // (config.yaml mcp_servers): one candidate per entry, by id, claiming its
 // config id, with effects that are hints (runner.Module.EffectsAreHints).
+// Tool lists are cached in the home (cache.go): a server is connected by
+// a discovery only when never seen, changed or refreshed.
 // Its drivers live as long as the Source: a server is started on first
 // use and stopped by Close.
 type Source struct {
@@ -28,9 +30,11 @@ var _ runner.Source = (*Source)(nil)
 func NewSource(cfg *config.Config, lookup func(string) (string, bool)) *Source {
 	s := &Source{drivers: map[string]*Driver{}, errs: map[string]string{}}
 	s.ids = slices.Sorted(maps.Keys(cfg.MCPServers))
+	pruneStates(cfg.CacheDir(), cfg.MCPServers)
 	for _, id := range s.ids {
 		srv := cfg.MCPServers[id]
 		s.drivers[id] = NewDriver(id, srv, lookup)
+		s.drivers[id].cacheDir = cfg.CacheDir()
 		if err := config.CheckMCPServer(id, srv); err != nil {
 			s.errs[id] = err.Error()
 		}
@@ -49,6 +53,14 @@ func (s *Source) Candidates() []runner.Candidate {
 			Err: s.errs[id], EffectsAreHints: true})
 	}
 	return out
+}
+
+// Refresh makes every server's cached tool list stale (Driver.Refresh):
+// the next discovery lists each again.
+func (s *Source) Refresh() {
+	for _, id := range s.ids {
+		s.drivers[id].Refresh()
+	}
 }
 
 // Driver is server id's driver, nil when there is none.

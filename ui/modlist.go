@@ -415,6 +415,10 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		status += " " + render.SanitizeLine(m.Reason)
 	}
 	b.kvStyled("Status", status)
+	if m.Origin == "mcp" && m.Cached && !m.DescribedAt.IsZero() && com.Now != nil {
+		// An MCP server's tool list read from the cache: how old it is.
+		b.kvStyled("Tools", st.Muted.Render("as of "+age(com.Now(), m.DescribedAt)+" (r lists them again)"))
+	}
 	if d == nil {
 		if m.Stderr != "" {
 			b.heading("Describe stderr")
@@ -429,6 +433,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
+	catalog(&b, m)
 	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		b.heading("Requirements")
 		for _, r := range reqs {
@@ -471,6 +476,37 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	}
 	b.violations(m)
 	return b.String()
+}
+
+// catalogDriver is a driver that lists what its module offers beside
+// its capabilities, read-only: an MCP server's resources and prompts
+// (mcp.Driver.Catalog), as lines, held in memory (no I/O).
+type catalogDriver interface {
+	Catalog() (resources, prompts, problems []string)
+}
+
+// catalog lists m's resources and prompts when its driver has them.
+func catalog(b *detailBuilder, m *runner.Module) {
+	cd, ok := m.Driver.(catalogDriver)
+	if !ok {
+		return
+	}
+	res, prompts, problems := cd.Catalog()
+	for _, sec := range []struct {
+		title string
+		lines []string
+	}{{"Resources", res}, {"Prompts", prompts}} {
+		if len(sec.lines) == 0 {
+			continue
+		}
+		b.heading(fmt.Sprintf("%s (read-only)", sec.title))
+		for _, l := range sec.lines {
+			b.wrapped(b.com.Styles.Text, "• "+render.SanitizeLine(l))
+		}
+	}
+	for _, p := range problems {
+		b.wrapped(b.com.Styles.Warning, "! "+render.SanitizeLine(p))
+	}
 }
 
 // requirementLine draws a requirement as discovery judged it: ✓

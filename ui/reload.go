@@ -44,7 +44,7 @@ type configReloadedMsg struct {
 // rediscovers.
 func (m *Model) reload() tea.Cmd {
 	if m.opts.Reload == nil {
-		return m.discover()
+		return m.discoverWith(m.opts.Refresh)
 	}
 	m.reloadSeq++
 	seq, ctx, reload := m.reloadSeq, m.ctx, m.opts.Reload
@@ -67,7 +67,7 @@ func (m *Model) reloaded(msg configReloadedMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		m.modules.configNote = "config.yaml not reloaded, the previous config stays: " + reloadErrorLine(msg.err)
-		return m.discover()
+		return m.discoverWith(m.opts.Refresh)
 	}
 	r := msg.r
 	m.modules.configNote = ""
@@ -75,7 +75,7 @@ func (m *Model) reloaded(msg configReloadedMsg) tea.Cmd {
 	m.opts.Banner, m.modules.banner = r.Banner, r.Banner
 	m.opts.SkillFolders, m.opts.SkillWritableRoots, m.opts.RunSkillScript = r.SkillFolders, r.SkillWritableRoots, r.RunSkillScript
 	m.layout()
-	return m.discover()
+	return m.discoverWith(m.opts.Refresh)
 }
 
 // reloadErrorLine is err on one line: "<file>:<line>:<column>: <problem>"

@@ -83,6 +83,11 @@ type Options struct {
 	// the previous config, and the module list says why (a
 	// *config.FileError says where). nil: r only rediscovers.
 	Reload func(ctx context.Context) (*Reloaded, error)
+	// Refresh, when set, runs before a rediscovery the person asked for
+	// (r): it makes cached MCP tool lists stale, so the servers are
+	// listed again (mcp.Source.Refresh). It runs in the discovery's
+	// command, never in Update.
+	Refresh func()
 }
 
 // Model is the cockpit's root model.
@@ -236,7 +241,11 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // discover starts discovery generation m.gen+1.
-func (m *Model) discover() tea.Cmd {
+func (m *Model) discover() tea.Cmd { return m.discoverWith(nil) }
+
+// discoverWith starts discovery generation m.gen+1, running before (when
+// set) in the command first.
+func (m *Model) discoverWith(before func()) tea.Cmd {
 	m.gen++
 	gen := m.gen
 	m.modules.discovering = true
@@ -245,6 +254,9 @@ func (m *Model) discover() tea.Cmd {
 		return nil
 	}
 	return tea.Batch(m.spinner.Tick, func() tea.Msg {
+		if before != nil {
+			before()
+		}
 		sd, ok := b.(streamDiscoverer)
 		send := m.send.Load()
 		if !ok || send == nil {

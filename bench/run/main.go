@@ -56,7 +56,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "where to write the results (default: bench/RESULTS.md in the repository)")
 	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else ../shared/corpus beside the repository)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory of generated inputs")
-	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers), for working on the suite")
+	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers, mcp), for working on the suite")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/run:", err)
@@ -106,6 +106,7 @@ func run(o options) error {
 		{"cockpit", s.benchCockpit},
 		{"keystrokes", s.benchKeystrokes},
 		{"viewers", s.benchViewers},
+		{"mcp", s.benchMCP},
 	}
 	for i, st := range steps {
 		if i > 0 && o.only != "" && !slices.Contains(strings.Split(o.only, ","), st.name) {

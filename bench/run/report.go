@@ -19,11 +19,12 @@ const (
 	secCockpit
 	secKeys
 	secViewers
+	secMCP
 	nSections
 )
 
 var sectionTitle = [nSections]string{
-	"Start-up", "Discovery", "Invoke (host overhead)", "Cockpit first frame", "Keystrokes", "Viewers",
+	"Start-up", "Discovery", "Invoke (host overhead)", "Cockpit first frame", "Keystrokes", "Viewers", "MCP",
 }
 
 // row is one measurement: its value (a duration unless valueText is set),

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"modbay/config"
+)
+
+// TestMCPImportExistingIDs: an id config.yaml has is left out with a
+// message when nobody can be asked (no terminal), and replaced with
+// --force.
+func TestMCPImportExistingIDs(t *testing.T) {
+	home := t.TempDir()
+	mine := "mcp_servers:\n  remote:\n    url: https://mine.example/mcp\n"
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"remote":{"url":"https://example.com/mcp"},"local":{"command":"/bin/true"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *config.Config {
+		c, err := config.Load(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	code, out, errb := run(t, "--home", home, "mcp", "import", file)
+	if code != 0 || !strings.Contains(out, "left out remote: config.yaml already has it (--force replaces it)") || !strings.Contains(out, "added 1 server") {
+		t.Fatalf("import without a terminal: exit %d\n%s%s", code, out, errb)
+	}
+	if c := load(); c.MCPServers["remote"].URL != "https://mine.example/mcp" || c.MCPServers["local"].Command != "/bin/true" {
+		t.Errorf("after import: %+v", c.MCPServers)
+	}
+	code, out, errb = run(t, "--home", home, "mcp", "import", "--force", file)
+	if code != 0 || !strings.Contains(out, "replacing remote") {
+		t.Fatalf("import --force: exit %d\n%s%s", code, out, errb)
+	}
+	if c := load(); c.MCPServers["remote"].URL != "https://example.com/mcp" || len(c.MCPServers) != 2 {
+		t.Errorf("after --force: %+v", c.MCPServers)
+	}
+	if code, _, _ := run(t, "--home", home, "mcp", "import", "--force", "--skip-existing", file); code == 0 {
+		t.Error("--force with --skip-existing was accepted")
+	}
+}

@@ -1,0 +1,193 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modbay/config"
+)
+
+// The tool list of a server is not asked for on every list (issue 14
+// §Containment and lifetime): the host's describe cache keeps it under
+// the driver's Fingerprint, which digests the config entry, the server
+// version last seen and a refresh epoch. Those two live in a small state
+// file per server, <home>/cache/mcp/<id>.json (0600): a connect that
+// meets a new server version, or a refresh, bumps the epoch, so the next
+// discovery lists the tools again; otherwise the cached list is shown
+// with its age.
+
+// cacheSubdir is the folder of the state files under the home's cache.
+const cacheSubdir = "mcp"
+
+// maxStateBytes bounds a state file read back (a version, an epoch and
+// a bounded catalog): anything larger is not one of ours and reads as
+// empty.
+const maxStateBytes = 64 << 10
+
+// listState is what a server's state file holds.
+type listState struct {
+	// Version is the server's implementation version when last connected
+	// ("" before the first connect).
+	Version string `json:"version"`
+	// Epoch counts refreshes and version changes; each makes the cached
+	// tool list stale.
+	Epoch int64 `json:"epoch"`
+	// Catalog is the resources and prompts listed with the tools, shown
+	// with the cached list.
+	Catalog *Catalog `json:"catalog,omitempty"`
+}
+
+// statePath is server id's state file, "" when the driver keeps none
+// (no cache folder was given).
+func (d *Driver) statePath() string {
+	if d.cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(d.cacheDir, cacheSubdir, d.id+".json")
+}
+
+// readState reads the state file; a missing or unreadable one is empty.
+func (d *Driver) readState() listState {
+	var st listState
+	p := d.statePath()
+	if p == "" {
+		return st
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	b := make([]byte, maxStateBytes+1)
+	n, _ := f.Read(b)
+	if n > maxStateBytes || json.Unmarshal(b[:n], &st) != nil {
+		return listState{}
+	}
+	return st
+}
+
+// writeState replaces the state file atomically, 0600; a failure only
+// costs a later reconnect.
+func (d *Driver) writeState(st listState) {
+	p := d.statePath()
+	if p == "" {
+		return
+	}
+	b, err := json.Marshal(st)
+	if err != nil || os.MkdirAll(filepath.Dir(p), 0o700) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
+		_ = os.Remove(tmp.Name())
+	}
+}
+
+// noteVersion records the version a connect met: a version other than
+// the one recorded bumps the epoch, so the next discovery lists the tools
+// of the new version.
+func (d *Driver) noteVersion(version string) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	if st.Version == version {
+		return
+	}
+	if st.Version != "" {
+		st.Epoch++
+	}
+	st.Version = version
+	d.writeState(st)
+}
+
+// keepCatalog stores c with the state, for the cached list.
+func (d *Driver) keepCatalog(c *Catalog) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	st.Catalog = c
+	d.writeState(st)
+}
+
+// Refresh makes the cached tool list stale: the next discovery lists the
+// server's tools again (connecting when it is not connected), as `list
+// --refresh` and the cockpit's rediscover ask.
+func (d *Driver) Refresh() {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	st.Epoch++
+	d.writeState(st)
+}
+
+// Fingerprint digests the config entry and the epoch (bumped by a
+// refresh or a new server version): the host caches the tool list under it
+// (runner's describe cache), so a list does not restart every server.
+// It is "" (never cached) for a driver without a cache folder.
+func (d *Driver) Fingerprint() (string, error) {
+	if d.cacheDir == "" {
+		return "", nil
+	}
+	d.stateMu.Lock()
+	st := d.readState()
+	d.stateMu.Unlock()
+	// A cached list shows the catalog listed with it.
+	d.mu.Lock()
+	if d.catalog == nil {
+		d.catalog = st.Catalog
+	}
+	d.mu.Unlock()
+	entry, err := json.Marshal(d.srv)
+	if err != nil {
+		return "", err
+	}
+	// The version is not digested: it is known only after a connect, and
+	// a change of it bumps the epoch.
+	h := sha256.New()
+	h.Write(entry)
+	fmt.Fprintf(h, "\x00epoch %d", st.Epoch)
+	return "mcp-sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// pruneStates removes the state files of servers no longer configured,
+// so the folder holds one small file per configured server at most.
+func pruneStates(cacheDir string, ids map[string]config.MCPServer) {
+	dir := filepath.Join(cacheDir, cacheSubdir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if _, known := ids[id]; ok && !known || strings.HasPrefix(e.Name(), ".tmp-") {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// ListedAge says how old a cached tool list is, for list and the
+// cockpit: "tools as of just now", "tools as of 3 min ago", "… 2 h ago",
+// "… 4 days ago" (at listed, now the clock).
+func ListedAge(at, now time.Time) string {
+	d := now.Sub(at)
+	switch {
+	case d < time.Minute:
+		return "tools as of just now"
+	case d < time.Hour:
+		return fmt.Sprintf("tools as of %d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("tools as of %d h ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("tools as of %d days ago", int(d/(24*time.Hour)))
+}

@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/common"
+)
+
+// catalogFake is a driver with a catalog (as an MCP server's); no other
+// method is called by the detail pane.
+type catalogFake struct {
+	runner.Driver
+	res, prompts, problems []string
+}
+
+func (c catalogFake) Catalog() (resources, prompts, problems []string) {
+	return c.res, c.prompts, c.problems
+}
+
+func TestModuleDetailCatalog(t *testing.T) {
+	com := common.New(true)
+	m := &runner.Module{ID: "srv", Status: runner.StatusReady, Origin: "mcp",
+		Descriptor: &modproto.Descriptor{Module: "srv", Name: "Server", Version: "1"},
+		Driver: catalogFake{res: []string{"Read me — file:///readme.md · text/markdown", "evil \x1b]52;c;AAAA\x07 — x:"},
+			prompts: []string{"review — Reviews a change. (diff*, tone)"}, problems: []string{"prompts/list: boom"}}}
+	out := moduleDetail(com, m, 80)
+	for _, want := range []string{"Resources (read-only)", "• Read me — file:///readme.md · text/markdown",
+		"Prompts (read-only)", "• review — Reviews a change. (diff*, tone)", "! prompts/list: boom"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("detail lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b]52") || strings.Contains(out, "\x07") {
+		t.Errorf("a server's escape reached the detail pane:\n%q", out)
+	}
+	// A cached tool list says how old it is.
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	com.Now = func() time.Time { return now }
+	m.Cached, m.DescribedAt = true, now.Add(-3*time.Minute)
+	if out := moduleDetail(com, m, 80); !strings.Contains(out, "as of 3m ago (r lists them again)") {
+		t.Errorf("cached list without its age:\n%s", out)
+	}
+	// A module without a catalog shows neither heading.
+	m.Driver = nil
+	if out := moduleDetail(com, m, 80); strings.Contains(out, "Resources") || strings.Contains(out, "Prompts") {
+		t.Errorf("catalog headings without a catalog:\n%s", out)
+	}
+}
