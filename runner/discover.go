@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"modbay/modproto"
 	"modbay/schema"
+	"modbay/schemalint"
 )
 
 // discover lists, describes and claims every candidate, sorted by ID.
@@ -244,7 +246,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 // verdictOf is m's verdict as judged now, to cache with its describe.
 func verdictOf(m *Module) *cachedVerdict {
 	return &cachedVerdict{BuildID: buildID(), ID: m.ID, Status: m.Status, Reason: m.Reason,
-		Violations: m.Violations, Warnings: slices.Clone(m.Warnings)}
+		Violations: m.Violations, Warnings: slices.Clone(m.Warnings), Refused: m.Refused}
 }
 
 // applyVerdict restores a cached verdict reached by this build on the
@@ -262,7 +264,7 @@ func applyVerdict(m *Module, stdout []byte, v *cachedVerdict) bool {
 		return false
 	}
 	m.Descriptor, m.ID, m.Status, m.Reason = d, v.ID, v.Status, v.Reason
-	m.Violations, m.Warnings = v.Violations, slices.Clone(v.Warnings)
+	m.Violations, m.Warnings, m.Refused = v.Violations, slices.Clone(v.Warnings), v.Refused
 	return true
 }
 
@@ -295,6 +297,14 @@ func checkRequestSchemas(m *Module) {
 			w := oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err))
 			m.Warnings = append(m.Warnings, w)
 			failed = append(failed, w)
+			continue
+		}
+		if why := unsatisfiable(c.RequestSchema, raw); why != "" {
+			if m.Refused == nil {
+				m.Refused = map[string]string{}
+			}
+			m.Refused[c.ID] = why
+			m.Warnings = append(m.Warnings, oneLine(fmt.Sprintf("capability %s is refused: request schema %q admits no input: %s", c.ID, c.RequestSchema, why)))
 		}
 	}
 	if len(failed) == 0 {
@@ -305,6 +315,21 @@ func checkRequestSchemas(m *Module) {
 		n = fmt.Sprintf("%d request schema errors", len(failed))
 	}
 	setBroken(m, n+": "+failed[0])
+}
+
+// unsatisfiable returns why request schema id admits no input
+// (schemalint.Unsatisfiable), as "at /pointer: message"; "" when some
+// input can satisfy it.
+func unsatisfiable(id string, raw json.RawMessage) string {
+	f, ok := schemalint.Unsatisfiable(id, raw)
+	if !ok {
+		return ""
+	}
+	p := f.Path
+	if p == "" {
+		p = "(root)"
+	}
+	return "at " + p + ": " + f.Message
 }
 
 // judgeDescribe decodes and validates a describe answer into m; false
