@@ -34,7 +34,7 @@ var layers = map[string][]string{
 	"runner":              {"config", "modproto", "schema", "schemalint", "contain"},
 	"runner/runnertest":   {"modproto", "runner"},
 	"history":             {"config", "contain", "modproto", "runner", "schema"},
-	"ui":                  {"config", "contain", "history", "modproto", "render", "runner", "schema", "probe", "skills", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
+	"ui":                  {"config", "contain", "history", "modproto", "render", "runner", "schema", "probe", "skills", "ui/clipboard", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
 	"ui/common":           {"ui/styles"},
 	"ui/clipboard":        {},
 	"ui/styles":           {},
