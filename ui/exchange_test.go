@@ -171,7 +171,9 @@ func TestExchangeOfARealRunCopiesInvokeTraceLines(t *testing.T) {
 	if !strings.Contains(s.note, "Copying the module call") {
 		t.Fatalf("note %q", s.note)
 	}
-	h.until("copy note", func() bool { return strings.HasPrefix(s.note, "Sent to the terminal's clipboard (OSC 52, unconfirmed)") })
+	h.until("copy note", func() bool {
+		return strings.HasPrefix(s.note, "Sent to the terminal's clipboard (OSC 52, unconfirmed)")
+	})
 	if strings.Contains(strings.ToLower(s.note), "copied") {
 		t.Errorf("an unconfirmed OSC 52 write claims a copy: %q", s.note)
 	}
