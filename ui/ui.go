@@ -71,6 +71,11 @@ type Options struct {
 	// allows (skills.RunScript with its options); nil means running
 	// scripts is off.
 	RunSkillScript func(ctx context.Context, dir, loc string) (skills.ScriptResult, error)
+	// Dev is the executable of the one module `modbay dev` opens the
+	// cockpit on: the list shows only it, and it is described again
+	// (the describe cache bypassed) whenever the files of its directory
+	// or its launcher's change (dev.go). "" for the usual cockpit.
+	Dev string
 }
 
 // Model is the cockpit's root model.
@@ -143,6 +148,8 @@ type Model struct {
 	resumeStarted bool
 	// skillSession is the session's active skills (the skills screen).
 	skillSession skills.Session
+	// dev is the dev session's state (Options.Dev); nil otherwise.
+	dev *devState
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -176,6 +183,9 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.runs = map[string]*runView{}
+	if opts.Dev != "" {
+		m.dev = &devState{path: opts.Dev}
+	}
 	m.open(screenModules, nil)
 	m.restyle()
 	m.layout()
@@ -197,6 +207,7 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	m.SetSender(p.Send)
 	_, err := p.Run()
+	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
 	m.inflight.wait()
@@ -222,6 +233,9 @@ func (m *Model) discover() tea.Cmd {
 	b, ctx := m.backend, m.ctx
 	if b == nil {
 		return nil
+	}
+	if m.dev != nil {
+		return tea.Batch(m.spinner.Tick, m.devDiscover(gen))
 	}
 	return tea.Batch(m.spinner.Tick, func() tea.Msg {
 		sd, ok := b.(streamDiscoverer)
@@ -320,6 +334,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case historyMsg:
 		return m, m.historyUpdate(msg)
+	case devLoadedMsg:
+		return m, m.devLoaded(msg)
+	case devChangedMsg:
+		return m, m.devChanged(msg)
+	case devDescribedMsg:
+		m.devDescribed(msg)
+		return m, nil
 	case discoverStartMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.StartDiscovery(msg.total)
@@ -559,7 +580,7 @@ func (m *Model) header() string {
 			crumbs = append(crumbs, c)
 		}
 	}
-	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge(), m.com.Width)
+	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge()+m.devBadge(), m.com.Width)
 }
 
 func moduleName(mod *runner.Module) string {
