@@ -156,6 +156,19 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 	return h.describe(ctx, c, false)
 }
 
+// Changed reports whether m's files changed since m was described: its
+// driver's fingerprint now differs from m.Fingerprint (an edit to the
+// executable or to a file of its directory, a launcher's script). It
+// hashes the executable: call it from a command, not a UI's Update.
+// False when m carries no fingerprint (nothing to compare).
+func (h *Host) Changed(m *Module) bool {
+	if m == nil || m.Fingerprint == "" {
+		return false
+	}
+	fp, err := m.driver().Fingerprint()
+	return err != nil || fp != m.Fingerprint
+}
+
 // describe obtains (or, when useCache, reads from the cache) c's describe
 // envelope through its driver and judges it (WIRE.md §2, §6, §9). A
 // describe that passed is written to the cache either way.
@@ -201,6 +214,9 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		fp, fpErr = c.Driver.Fingerprint()
 	}
 	cacheable := fpErr == nil && fp != ""
+	if cacheable {
+		m.Fingerprint = fp
+	}
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
 	exitCode := 0

@@ -78,6 +78,11 @@ type Module struct {
 	// it came from the describe cache.
 	DescribedAt time.Time
 	Cached      bool
+	// Fingerprint is what the descriptor was described from
+	// (Driver.Fingerprint: for a process module the executable's digest
+	// and its directory's listing); "" when the driver gives none (the
+	// examples). Host.Changed compares it with the files as they are.
+	Fingerprint string
 	// EffectsAreHints is true when the capabilities' effects are derived
 	// from the source's hints, not declared by the module itself (an MCP
 	// server's tool annotations, with MCP's defaults for absent ones).

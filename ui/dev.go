@@ -225,10 +225,10 @@ func (m *Model) replaceModule(old, nu *runner.Module) {
 	mods := slices.Clone(m.modules.modules)
 	if i := slices.Index(mods, old); i >= 0 {
 		mods[i] = nu
-	} else {
-		mods = append(mods, nu)
+		m.modules.SetModules(mods)
+	} else if m.dev != nil && len(mods) == 0 {
+		m.modules.SetModules([]*runner.Module{nu})
 	}
-	m.modules.SetModules(mods)
 	for i, s := range m.stack {
 		if c, ok := s.(*capList); ok && c.module == old {
 			if ns, _ := openCapsScreen(m, nu); ns != nil {

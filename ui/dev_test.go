@@ -45,13 +45,13 @@ func (h *harness) untilWithin(d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// launcherModule writes a module directory dir/<id> whose executable is a
+// launcherModule writes a module directory parent/<id> whose executable is a
 // launcher (exec /bin/sh impl.sh "$@", as an author's exec python3
 // impl.py "$@") and returns the executable's path; writeImpl rewrites
 // impl.sh.
-func launcherModule(t *testing.T, id string) (exe string, writeImpl func(caps, schemas string)) {
+func launcherModule(t *testing.T, parent, id string) (exe string, writeImpl func(caps, schemas string)) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), id)
+	dir := filepath.Join(parent, id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func devCockpit(t *testing.T, exe string) (*Model, *harness, *runner.Host) {
 // a request schema and effects changed. A descriptor made invalid gives
 // the verdict and leaves the screens as they were.
 func TestDevRedescribesWhenImplChanges(t *testing.T) {
-	exe, writeImpl := launcherModule(t, "devmod")
+	exe, writeImpl := launcherModule(t, t.TempDir(), "devmod")
 	writeImpl(devCap("devmod.a", "s", localEffects), schemaV1)
 	m, h, _ := devCockpit(t, exe)
 	if mod := m.modules.modules[0]; mod.Status != runner.StatusReady || len(mod.Descriptor.Capabilities) != 1 {

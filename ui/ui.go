@@ -150,6 +150,8 @@ type Model struct {
 	skillSession skills.Session
 	// dev is the dev session's state (Options.Dev); nil otherwise.
 	dev *devState
+	// rerunSeq numbers r's checks of the module (rerun.go).
+	rerunSeq int
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -341,6 +343,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case devDescribedMsg:
 		m.devDescribed(msg)
 		return m, nil
+	case rerunCheckedMsg:
+		return m, m.rerunAfterCheck(msg)
 	case discoverStartMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.StartDiscovery(msg.total)
@@ -475,7 +479,13 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionRerun:
 		// A fresh plan: a new request id, and approval asked again unless
 		// the session covers it.
-		if m.lastInput != nil && m.popTo(screenForm) {
+		if _, ok := find[*formScreen](m); ok && m.lastInput != nil {
+			// The module is checked first: a re-run never goes out with
+			// a descriptor its files no longer give (rerun.go).
+			if cmd := m.rerunChecked(); cmd != nil {
+				return cmd
+			}
+			m.popTo(screenForm)
 			return m.submit(m.lastInput, m.lastUnchecked)
 		}
 		return m.rerunFromResult()
