@@ -24,6 +24,9 @@ type moduleJSON struct {
 	Warnings   []string    `json:"warnings"`
 	Descriptor any         `json:"descriptor,omitempty"`
 	Cached     bool        `json:"cached"`
+	// Refused maps each capability refused for a request schema no input
+	// satisfies to the finding (runner.Module.Refused).
+	Refused map[string]string `json:"refused,omitempty"`
 }
 
 // violation is one broken rule in --json output.
@@ -34,7 +37,7 @@ type violation struct {
 
 func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
 	j := moduleJSON{ID: m.ID, Status: string(m.Status), Reason: m.Reason, Exe: m.Exe, Origin: m.Origin,
-		Violations: []violation{}, Warnings: m.Warnings, Cached: m.Cached}
+		Violations: []violation{}, Warnings: m.Warnings, Cached: m.Cached, Refused: m.Refused}
 	if j.Warnings == nil {
 		j.Warnings = []string{}
 	}

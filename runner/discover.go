@@ -320,7 +320,6 @@ func checkRequestSchemas(m *Module) {
 				m.Refused = map[string]string{}
 			}
 			m.Refused[c.ID] = why
-			m.Warnings = append(m.Warnings, oneLine(fmt.Sprintf("capability %s is refused: request schema %q admits no input: %s", c.ID, c.RequestSchema, why)))
 		}
 	}
 	if len(failed) == 0 {
