@@ -44,6 +44,10 @@ type exchangeArg struct {
 	requestID string
 	calls     []runner.ExchangeCall
 	copy      runner.CopyLines
+	// makeCopy, when non-nil, builds copy in a command as the screen
+	// opens: it saves the request file the module-call line reads, so
+	// only the runs a person looks at leave one behind.
+	makeCopy func() runner.CopyLines
 }
 
 // exchangeScreen shows a run's raw exchange (issue 11 §6): per call the
@@ -70,7 +74,15 @@ type exchangeCopiedMsg struct {
 	res             clipboard.Result
 }
 
-// openExchangeScreen shows arg (exchangeArg).
+// exchangeCopyMsg carries the copy lines built for the exchange of run
+// requestID (exchangeArg.makeCopy).
+type exchangeCopyMsg struct {
+	requestID string
+	copy      runner.CopyLines
+}
+
+// openExchangeScreen shows arg (exchangeArg), building its copy lines in
+// a command when they are not built yet.
 func openExchangeScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	a, ok := arg.(exchangeArg)
 	if !ok || len(a.calls) == 0 {
@@ -79,7 +91,11 @@ func openExchangeScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	s := &exchangeScreen{com: m.com, keys: m.keys.Exchange, arg: a, clip: m.viewerEnv.Clipboard, vp: viewport.New()}
 	s.vp.KeyMap = viewport.KeyMap{}
 	s.SetSize(m.com.Width, m.com.Height)
-	return s, nil
+	var cmd tea.Cmd
+	if mk, id := a.makeCopy, a.requestID; mk != nil {
+		cmd = func() tea.Msg { return exchangeCopyMsg{requestID: id, copy: mk()} }
+	}
+	return s, cmd
 }
 
 // Kind implements Screen.
@@ -113,6 +129,12 @@ func (s *exchangeScreen) rebuild() {
 // Update implements Screen: scrolling, the two copies, back.
 func (s *exchangeScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch msg := msg.(type) {
+	case exchangeCopyMsg:
+		if msg.requestID == s.arg.requestID {
+			s.arg.copy, s.arg.makeCopy = msg.copy, nil
+			s.rebuild()
+		}
+		return nil, nil
 	case exchangeCopiedMsg:
 		if msg.requestID == s.arg.requestID {
 			s.note = msg.res.Note(msg.what)
@@ -136,7 +158,7 @@ func (s *exchangeScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 			s.vp.GotoTop()
 		case key.Matches(msg, k.Bottom):
 			s.vp.GotoBottom()
-		case key.Matches(msg, k.CopyInvoke):
+		case key.Matches(msg, k.CopyInvoke) && s.arg.copy.Invoke != "":
 			return nil, s.copy(s.arg.copy.Invoke, "the modbay invoke line")
 		case key.Matches(msg, k.CopyCall) && s.arg.copy.ModuleCall != "":
 			return nil, s.copy(s.arg.copy.ModuleCall, "the module call without modbay")
@@ -167,7 +189,9 @@ func (s *exchangeScreen) ShortHelp() []key.Binding {
 	if s.scrolls() {
 		b = append(b, s.keys.Down, s.keys.PageDown)
 	}
-	b = append(b, s.keys.CopyInvoke)
+	if s.arg.copy.Invoke != "" {
+		b = append(b, s.keys.CopyInvoke)
+	}
 	if s.arg.copy.ModuleCall != "" {
 		b = append(b, s.keys.CopyCall)
 	}
@@ -176,7 +200,10 @@ func (s *exchangeScreen) ShortHelp() []key.Binding {
 
 // EssentialHelp keeps the copies at any width.
 func (s *exchangeScreen) EssentialHelp() []key.Binding {
-	b := []key.Binding{s.keys.CopyInvoke}
+	var b []key.Binding
+	if s.arg.copy.Invoke != "" {
+		b = append(b, s.keys.CopyInvoke)
+	}
 	if s.arg.copy.ModuleCall != "" {
 		b = append(b, s.keys.CopyCall)
 	}
@@ -190,7 +217,10 @@ func (s *exchangeScreen) FullHelp() [][]key.Binding {
 	if s.scrolls() {
 		g = append(g, []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom})
 	}
-	acts := []key.Binding{k.CopyInvoke}
+	var acts []key.Binding
+	if s.arg.copy.Invoke != "" {
+		acts = append(acts, k.CopyInvoke)
+	}
 	if s.arg.copy.ModuleCall != "" {
 		acts = append(acts, k.CopyCall)
 	}
@@ -213,6 +243,19 @@ func (s *exchangeScreen) content() string {
 	b := detailBuilder{com: s.com, w: w}
 	cp := s.arg.copy
 	// The copy lines lead: they are what the screen is opened for.
+	if cp.Invoke == "" {
+		b.line(st.Muted.Render("Saving the request file for the copy lines…"))
+	} else {
+		s.copyLines(&b, w)
+	}
+	s.calls(&b)
+	return b.String()
+}
+
+// copyLines writes the two copy lines and the module call's note.
+func (s *exchangeScreen) copyLines(b *detailBuilder, w int) {
+	st := s.com.Styles
+	cp := s.arg.copy
 	b.line(st.Subtitle.Render("Repeat with modbay") + st.Muted.Render(" (c)"))
 	b.block(common.Wrap(render.SanitizeLine(cp.Invoke), w-2), 2)
 	switch {
@@ -223,6 +266,12 @@ func (s *exchangeScreen) content() string {
 	case cp.SaveError != "":
 		b.wrapped(st.Warning, "! the request file could not be saved: "+render.SanitizeLine(cp.SaveError))
 	}
+}
+
+// calls writes each call of the exchange.
+func (s *exchangeScreen) calls(b *detailBuilder) {
+	st := s.com.Styles
+	w := b.w
 	for i, c := range s.arg.calls {
 		b.heading(fmt.Sprintf("Call %d/%d  %s", i+1, len(s.arg.calls), render.SanitizeLine(c.RequestID)))
 		b.kv("argv", strings.Join(quoteAll(c.Argv), " "))
@@ -253,7 +302,6 @@ func (s *exchangeScreen) content() string {
 			b.kvStyled("stderr", st.Muted.Render("empty"))
 		}
 	}
-	return b.String()
 }
 
 // quoteAll quotes each argument for a POSIX shell.

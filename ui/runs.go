@@ -52,7 +52,10 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 		if len(calls) == 0 {
 			return res, nil, err
 		}
-		return res, &exchangeArg{requestID: id, calls: calls, copy: xr.CopyLines(p, runner.ModuleRef(p.Module), planInput(p), calls)}, err
+		// The copy lines are built (and the request file saved) only if
+		// the person opens the exchange (x).
+		mk := func() runner.CopyLines { return xr.CopyLines(p, runner.ModuleRef(p.Module), planInput(p), calls) }
+		return res, &exchangeArg{requestID: id, calls: calls, makeCopy: mk}, err
 	}
 	run := func() tea.Msg {
 		defer cancel()
