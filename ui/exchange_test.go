@@ -141,11 +141,16 @@ func TestExchangeOfARealRunCopiesInvokeTraceLines(t *testing.T) {
 	}
 	h.do(m.startRun(p, true))
 	h.until("result", func() bool { return m.screen() == screenResult })
+	requests := filepath.Join(home, "state", ".requests")
+	if _, err := os.Stat(requests); !os.IsNotExist(err) {
+		t.Fatalf("a request file was saved before the exchange was opened (%v)", err)
+	}
 	h.key("x")
 	s, ok := m.top().(*exchangeScreen)
 	if !ok {
 		t.Fatalf("screen %v after x, want exchange", m.screen())
 	}
+	h.until("the copy lines", func() bool { return s.arg.copy.Invoke != "" })
 	calls := s.arg.calls
 	if len(calls) != 1 || !strings.Contains(string(calls[0].Stdout), "hi e2e") || string(calls[0].Stderr) != "hello from stderr\n" {
 		t.Fatalf("calls %+v", calls)
