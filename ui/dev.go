@@ -471,10 +471,12 @@ func devIgnored(name string) bool {
 }
 
 // loop gathers events until a quiet devDebounce, then hands the names
-// on; a batch not yet taken absorbs the next one.
+// on; a batch not yet taken absorbs the next one. A file created and gone
+// again within the burst (an editor's or sed's temporary) is left out.
 func (d *devWatch) loop() {
 	defer close(d.changes)
 	var names []string
+	created := map[string]string{} // base name → path, created in this burst
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -488,8 +490,12 @@ func (d *devWatch) loop() {
 			if devIgnored(ev.Name) {
 				continue
 			}
-			if b := render.SanitizeLine(filepath.Base(ev.Name)); !slices.Contains(names, b) && len(names) < maxDevNames {
+			b := render.SanitizeLine(filepath.Base(ev.Name))
+			if !slices.Contains(names, b) && len(names) < maxDevNames {
 				names = append(names, b)
+				if ev.Has(fsnotify.Create) {
+					created[b] = ev.Name
+				}
 			}
 			timer.Reset(devDebounce)
 		case _, ok := <-d.w.Errors:
@@ -497,6 +503,15 @@ func (d *devWatch) loop() {
 				return
 			}
 		case <-timer.C:
+			names = slices.DeleteFunc(names, func(n string) bool {
+				p, ok := created[n]
+				_, err := os.Lstat(p)
+				return ok && err != nil
+			})
+			clear(created)
+			if len(names) == 0 {
+				continue
+			}
 			select {
 			case d.changes <- names:
 			case old := <-d.changes:
