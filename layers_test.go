@@ -31,7 +31,7 @@ var layers = map[string][]string{
 	"skills":              {"contain", "modproto"},
 	"probe":               {"modproto", "render"},
 	"render":              {"modproto"},
-	"runner":              {"config", "modproto", "schema", "contain"},
+	"runner":              {"config", "modproto", "schema", "schemalint", "contain"},
 	"runner/runnertest":   {"modproto", "runner"},
 	"history":             {"config", "contain", "modproto", "runner", "schema"},
 	"ui":                  {"config", "contain", "history", "modproto", "render", "runner", "schema", "probe", "skills", "ui/clipboard", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},

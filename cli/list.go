@@ -29,6 +29,9 @@ type moduleJSON struct {
 	// DescribedAt is when the descriptor was obtained (for a cached one,
 	// when it was cached), RFC 3339.
 	DescribedAt *time.Time `json:"described_at,omitempty"`
+	// Refused maps each capability refused for a request schema no input
+	// satisfies to the finding (runner.Module.Refused).
+	Refused map[string]string `json:"refused,omitempty"`
 }
 
 // violation is one broken rule in --json output.
@@ -39,7 +42,7 @@ type violation struct {
 
 func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
 	j := moduleJSON{ID: m.ID, Status: string(m.Status), Reason: m.Reason, Exe: m.Exe, Origin: m.Origin,
-		Violations: []violation{}, Warnings: m.Warnings, Cached: m.Cached}
+		Violations: []violation{}, Warnings: m.Warnings, Cached: m.Cached, Refused: m.Refused}
 	if !m.DescribedAt.IsZero() {
 		t := m.DescribedAt.UTC()
 		j.DescribedAt = &t

@@ -94,6 +94,7 @@ type runHooks struct {
 	describe func(context.Context, *DescribeOptions) error
 	validate func(context.Context, *ValidateOptions) error
 	invoke   func(context.Context, *InvokeOptions) error
+	dev      func(context.Context, *DevOptions) error
 	render   func(context.Context, *RenderOptions) error
 }
 
@@ -150,6 +151,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newDescribeCommand(g, hooks.describe),
 		newValidateCommand(g, hooks.validate),
 		newInvokeCommand(g, hooks.invoke),
+		newDevCommand(g, hooks.dev),
 		newRenderCommand(g, hooks.render),
 		newDoctorCommand(g, nil),
 		newNewCommand(g, nil),

@@ -141,3 +141,30 @@ func TestFirstMistakeMessages(t *testing.T) {
 		t.Errorf("describe crash:\n%s", out)
 	}
 }
+
+// TestInvokeRefusesUnsatisfiableCapability: a capability whose request
+// schema no input satisfies is refused by invoke (the finding and its
+// JSON pointer, exit as a descriptor error, nothing run); the module's
+// other capability still runs.
+func TestInvokeRefusesUnsatisfiableCapability(t *testing.T) {
+	home := t.TempDir()
+	closed := `{"id":"m.closed","title":"Closed","summary":"Never","request_schema":"closed","effects":{"local":true,"provider":"local","cost_known":true}}`
+	schemas := `,"request_schemas":{"closed":{"type":"object","properties":{"a":{"type":"string"}},"required":["b"],"additionalProperties":false}}`
+	exe := rawModule(t, "m", describeWith("m", okCapability+","+closed, schemas), "echo MODULE-RAN >&2; exit 9")
+	code, out, _ := run(t, "--home", home, "validate", exe)
+	if code != ExitOK || !strings.Contains(out, "m: valid (ready); 1 capability refused, no input satisfies its request schema: m.closed") ||
+		strings.Count(out, `requires "b"`) != 1 {
+		t.Fatalf("validate: exit %d\n%s", code, out)
+	}
+	code, out, errOut := run(t, "--home", home, "invoke", exe, "m.closed", "--input", `{"a":"x"}`)
+	if code != ExitHostVerdict || !strings.Contains(out+errOut, `admits no input`) || !strings.Contains(out+errOut, `at (root): requires "b"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "MODULE-RAN") {
+		t.Errorf("the module ran:\n%s%s", out, errOut)
+	}
+	code, out, errOut = run(t, "--home", home, "invoke", exe, "m.go")
+	if strings.Contains(out+errOut, "admits no input") || strings.Contains(out+errOut, "broken") {
+		t.Fatalf("m.go refused (exit %d):\n%s%s", code, out, errOut)
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"modbay/render"
 	"modbay/runner"
-	"modbay/schema"
 )
 
 // traceOut is the --json shape of `invoke --trace` (issue 11 §6): each
@@ -31,18 +30,11 @@ type traceCall struct {
 	Complete bool             `json:"stdout_complete"`
 }
 
-// traceCopy holds the copy lines: the modbay invoke line (secret values
+// traceCopy holds the copy lines (runner.CopyLines, shared with the
+// cockpit's raw exchange): the modbay invoke line (secret values
 // redacted) and the line that makes the module call without modbay, with
 // the request file it reads and the note that it runs uncontained.
-type traceCopy struct {
-	Invoke      string `json:"invoke"`
-	ModuleCall  string `json:"module_call,omitempty"`
-	RequestFile string `json:"request_file,omitempty"`
-	Note        string `json:"note,omitempty"`
-	// SaveError says why the request file could not be saved (no module
-	// call line then).
-	SaveError string `json:"save_error,omitempty"`
-}
+type traceCopy = runner.CopyLines
 
 // buildTrace gathers a run's exchange and copy lines; the first call's
 // request file is saved under the home's state directory (0600).
@@ -56,28 +48,7 @@ func buildTrace(h *runner.Host, plan *runner.Plan, moduleRef string, input json.
 		}
 		out.Calls = append(out.Calls, tc)
 	}
-	d := plan.Module.Descriptor
-	// Secrets stay out of the copied line (AGENTS.md "Redaction").
-	masked := input
-	if h, err := schema.Compile(d.RequestSchemas[plan.Capability.RequestSchema]); err == nil {
-		masked, _ = schema.Redact(h, input, schema.RedactMask)
-	}
-	out.Copy.Invoke = runner.InvokeLine(moduleRef, plan.Capability.ID, masked)
-	for _, f := range plan.Handoff {
-		out.Copy.Invoke += " --artifact " + runner.ShellQuote(f.Root+"="+f.Origin)
-	}
-	if len(out.Calls) == 0 || out.Calls[0].Request == "" {
-		return out
-	}
-	first := out.Calls[0]
-	path, err := h.SaveRequest(first.RequestID, first.ExchangeCall.Request)
-	if err != nil {
-		out.Copy.SaveError = err.Error()
-		return out
-	}
-	out.Copy.RequestFile = path
-	out.Copy.ModuleCall = runner.ModuleCallLine(plan.Module.Exe, plan.Capability.ID, path)
-	out.Copy.Note = runner.ModuleCallNote
+	out.Copy = h.CopyLines(plan, moduleRef, input, x.Calls())
 	return out
 }
 
@@ -90,7 +61,7 @@ func writeTrace(w io.Writer, t traceOut) {
 		fmt.Fprintf(w, "env:      %s\n", clean(strings.Join(c.Env, " ")))
 		fmt.Fprintf(w, "dir:      %s\n", clean(c.Dir))
 		if e := c.Exit; e != nil {
-			fmt.Fprintf(w, "exit:     %s\n", exitWords(e))
+			fmt.Fprintf(w, "exit:     %s\n", clean(e.Words()))
 		}
 		var ts []string
 		for _, p := range []string{runner.PhaseSpawn, runner.PhaseFirstByte, runner.PhaseExit, runner.PhaseVerify, runner.PhaseStage} {
@@ -116,28 +87,6 @@ func writeTrace(w io.Writer, t traceOut) {
 	case t.Copy.SaveError != "":
 		fmt.Fprintf(w, "the request file could not be saved: %s\n", clean(t.Copy.SaveError))
 	}
-}
-
-// exitWords says how a process ended.
-func exitWords(e *runner.ExitFrame) string {
-	var s string
-	switch {
-	case e.SpawnError != "":
-		return "did not start: " + clean(e.SpawnError)
-	case e.Signal != "":
-		s = "killed by " + e.Signal
-	default:
-		s = fmt.Sprintf("status %d", e.Code)
-	}
-	switch {
-	case e.TimedOut:
-		s += " (deadline passed: the host killed the tree)"
-	case e.Cancelled:
-		s += " (cancelled: the host killed the tree)"
-	case e.OutputTooLarge:
-		s += " (stdout over max_output_bytes: the host killed the tree)"
-	}
-	return s
 }
 
 func quoteAll(ss []string) []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -148,6 +149,12 @@ func writeVerdict(out io.Writer, m *runner.Module, valid bool, lint []schemalint
 		})
 	}
 	switch {
+	case valid && len(m.Refused) > 0:
+		// The module stays usable; the capabilities no input can reach
+		// are refused (the schema findings below say why, once).
+		caps := slices.Sorted(maps.Keys(m.Refused))
+		fmt.Fprintf(out, "%s: valid (%s); %s refused, no input satisfies its request schema: %s\n", id, m.Status,
+			count(len(caps), "capability", "capabilities"), clean(strings.Join(caps, ", ")))
 	case valid:
 		fmt.Fprintf(out, "%s: valid (%s)\n", id, m.Status)
 	case len(causes) > 0:

@@ -46,6 +46,7 @@ type cachedVerdict struct {
 	Reason     string                    `json:"reason,omitempty"`
 	Violations modproto.ValidationErrors `json:"violations,omitempty"`
 	Warnings   []string                  `json:"warnings,omitempty"`
+	Refused    map[string]string         `json:"refused,omitempty"`
 }
 
 // describeCacheFile is the cache file of k: <cache>/describe/<sha256 of

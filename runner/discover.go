@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"modbay/modproto"
 	"modbay/schema"
+	"modbay/schemalint"
 )
 
 // discover lists, describes and claims every candidate, sorted by ID.
@@ -154,6 +156,19 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 	return h.describe(ctx, c, false)
 }
 
+// Changed reports whether m's files changed since m was described: its
+// driver's fingerprint now differs from m.Fingerprint (an edit to the
+// executable or to a file of its directory, a launcher's script). It
+// hashes the executable: call it from a command, not a UI's Update.
+// False when m carries no fingerprint (nothing to compare).
+func (h *Host) Changed(m *Module) bool {
+	if m == nil || m.Fingerprint == "" {
+		return false
+	}
+	fp, err := m.driver().Fingerprint()
+	return err != nil || fp != m.Fingerprint
+}
+
 // describe obtains (or, when useCache, reads from the cache) c's describe
 // envelope through its driver and judges it (WIRE.md §2, §6, §9). A
 // describe that passed is written to the cache either way.
@@ -199,6 +214,9 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		fp, fpErr = c.Driver.Fingerprint()
 	}
 	cacheable := fpErr == nil && fp != ""
+	if cacheable {
+		m.Fingerprint = fp
+	}
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
 	exitCode := 0
@@ -244,7 +262,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 // verdictOf is m's verdict as judged now, to cache with its describe.
 func verdictOf(m *Module) *cachedVerdict {
 	return &cachedVerdict{BuildID: buildID(), ID: m.ID, Status: m.Status, Reason: m.Reason,
-		Violations: m.Violations, Warnings: slices.Clone(m.Warnings)}
+		Violations: m.Violations, Warnings: slices.Clone(m.Warnings), Refused: m.Refused}
 }
 
 // applyVerdict restores a cached verdict reached by this build on the
@@ -262,7 +280,7 @@ func applyVerdict(m *Module, stdout []byte, v *cachedVerdict) bool {
 		return false
 	}
 	m.Descriptor, m.ID, m.Status, m.Reason = d, v.ID, v.Status, v.Reason
-	m.Violations, m.Warnings = v.Violations, slices.Clone(v.Warnings)
+	m.Violations, m.Warnings, m.Refused = v.Violations, slices.Clone(v.Warnings), v.Refused
 	return true
 }
 
@@ -295,6 +313,13 @@ func checkRequestSchemas(m *Module) {
 			w := oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err))
 			m.Warnings = append(m.Warnings, w)
 			failed = append(failed, w)
+			continue
+		}
+		if why := unsatisfiable(c.RequestSchema, raw); why != "" {
+			if m.Refused == nil {
+				m.Refused = map[string]string{}
+			}
+			m.Refused[c.ID] = why
 		}
 	}
 	if len(failed) == 0 {
@@ -305,6 +330,21 @@ func checkRequestSchemas(m *Module) {
 		n = fmt.Sprintf("%d request schema errors", len(failed))
 	}
 	setBroken(m, n+": "+failed[0])
+}
+
+// unsatisfiable returns why request schema id admits no input
+// (schemalint.Unsatisfiable), as "at /pointer: message"; "" when some
+// input can satisfy it.
+func unsatisfiable(id string, raw json.RawMessage) string {
+	f, ok := schemalint.Unsatisfiable(id, raw)
+	if !ok {
+		return ""
+	}
+	p := f.Path
+	if p == "" {
+		p = "(root)"
+	}
+	return "at " + p + ": " + f.Message
 }
 
 // judgeDescribe decodes and validates a describe answer into m; false

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"modbay/schema"
 )
 
 // ExchangeStdoutShown bounds the stdout an Exchange keeps for display, in
@@ -107,6 +109,30 @@ func (x *Exchange) record(f Frame) {
 	}
 }
 
+// Words says how a process ended, for a person: "status 3", "killed by
+// SIGKILL (deadline passed: the host killed the tree)", "did not start:
+// …". The spawn error is the host's text; sanitize before display.
+func (e *ExitFrame) Words() string {
+	var s string
+	switch {
+	case e.SpawnError != "":
+		return "did not start: " + e.SpawnError
+	case e.Signal != "":
+		s = "killed by " + e.Signal
+	default:
+		s = fmt.Sprintf("status %d", e.Code)
+	}
+	switch {
+	case e.TimedOut:
+		s += " (deadline passed: the host killed the tree)"
+	case e.Cancelled:
+		s += " (cancelled: the host killed the tree)"
+	case e.OutputTooLarge:
+		s += " (stdout over max_output_bytes: the host killed the tree)"
+	}
+	return s
+}
+
 // Calls returns the calls recorded so far, in order (copies of the
 // records; the byte slices are shared and must not be changed).
 func (x *Exchange) Calls() []ExchangeCall {
@@ -188,6 +214,64 @@ func InvokeLine(module, capability string, input json.RawMessage) string {
 func ModuleCallLine(exe, capability, requestFile string) string {
 	return `cd "$(mktemp -d)" && env -i TMPDIR="$(mktemp -d)" ` + ShellQuote(exe) +
 		" module invoke " + ShellQuote(capability) + " --input " + ShellQuote(requestFile)
+}
+
+// CopyLines are a run's two copy actions (issue 11 §6), built the same
+// way for `modbay invoke --trace` and the cockpit's raw exchange, so the
+// two show the same strings.
+type CopyLines struct {
+	// Invoke is the InvokeLine, secret values masked (schema.Redact).
+	Invoke string `json:"invoke"`
+	// ModuleCall is the ModuleCallLine over RequestFile, the first call's
+	// request file saved by SaveRequest; Note is ModuleCallNote. All
+	// three are empty when no request file was written or it could not
+	// be saved (SaveError says why).
+	ModuleCall  string `json:"module_call,omitempty"`
+	RequestFile string `json:"request_file,omitempty"`
+	Note        string `json:"note,omitempty"`
+	SaveError   string `json:"save_error,omitempty"`
+}
+
+// CopyLines builds the copy lines of plan p run with input (the input as
+// given, before any whole-request split), naming the module as moduleRef
+// (what the person typed; ModuleRef for a module found by discovery),
+// from the recorded calls. It writes the first call's request file under
+// <home>/state/.requests (SaveRequest): call it from a command, never
+// from a UI's Update.
+func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls []ExchangeCall) CopyLines {
+	var out CopyLines
+	masked := input
+	if d := p.Module.Descriptor; d != nil && p.Capability.RequestSchema != "" {
+		// Secrets stay out of the copied line (AGENTS.md "Redaction").
+		if sh, err := schema.Compile(d.RequestSchemas[p.Capability.RequestSchema]); err == nil {
+			masked, _ = schema.Redact(sh, input, schema.RedactMask)
+		}
+	}
+	out.Invoke = InvokeLine(moduleRef, p.Capability.ID, masked)
+	for _, f := range p.Handoff {
+		out.Invoke += " --artifact " + ShellQuote(f.Root+"="+f.Origin)
+	}
+	if len(calls) == 0 || len(calls[0].Request) == 0 || p.Module.Exe == "" {
+		return out
+	}
+	path, err := h.SaveRequest(calls[0].RequestID, calls[0].Request)
+	if err != nil {
+		out.SaveError = err.Error()
+		return out
+	}
+	out.RequestFile = path
+	out.ModuleCall = ModuleCallLine(p.Module.Exe, p.Capability.ID, path)
+	out.Note = ModuleCallNote
+	return out
+}
+
+// ModuleRef is how a copied `modbay invoke` line names m: its id for a
+// module under <home>/modules (found by id), else its executable's path.
+func ModuleRef(m *Module) string {
+	if m.Origin == OriginHome || m.Exe == "" {
+		return m.ID
+	}
+	return m.Exe
 }
 
 // ModuleCallNote is the note shown with a ModuleCallLine.

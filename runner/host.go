@@ -59,10 +59,16 @@ type SchemaError struct {
 	// Schema is the request schema id, Capability the capability's.
 	Schema, Capability string
 	Err                error
+	// Unsatisfiable is set when the schema compiles but admits no input
+	// (Module.Refused): Err is then the finding, with its JSON pointer.
+	Unsatisfiable bool
 }
 
 // Error implements error.
 func (e *SchemaError) Error() string {
+	if e.Unsatisfiable {
+		return fmt.Sprintf("request schema %q of %s admits no input, so %s cannot be invoked: %v", e.Schema, e.Capability, e.Capability, e.Err)
+	}
 	return fmt.Sprintf("request schema %q of %s does not compile: %v", e.Schema, e.Capability, e.Err)
 }
 

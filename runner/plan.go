@@ -40,6 +40,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, handoff []Ha
 	if c == nil {
 		return nil, fmt.Errorf("%w: module %s declares no capability %q", ErrUnknownCapability, m.ID, capID)
 	}
+	if why, ok := m.Refused[capID]; ok {
+		return nil, &SchemaError{Schema: c.RequestSchema, Capability: capID, Err: errors.New(why), Unsatisfiable: true}
+	}
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}

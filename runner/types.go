@@ -60,6 +60,13 @@ type Module struct {
 	// Warnings are non-fatal findings (a drifted skill or overlay file, an
 	// unprobed requirement, describe warnings).
 	Warnings []string
+	// Refused maps a capability id to why no input can satisfy its
+	// request schema (a property required but forbidden by
+	// additionalProperties: false, a $ref cycle through required
+	// properties; schemalint's finding with its JSON pointer). Plan
+	// refuses such a capability with a *SchemaError; the module's other
+	// capabilities stay invokable (issue 11 §3). Nil when none is.
+	Refused map[string]string
 	// Requirements are the descriptor's requirements as modbay judged them
 	// at discovery (WIRE.md §9), in the descriptor's order; nil when not
 	// judged (no descriptor, or a Module built by hand: see
@@ -71,6 +78,11 @@ type Module struct {
 	// it came from the describe cache.
 	DescribedAt time.Time
 	Cached      bool
+	// Fingerprint is what the descriptor was described from
+	// (Driver.Fingerprint: for a process module the executable's digest
+	// and its directory's listing); "" when the driver gives none (the
+	// examples). Host.Changed compares it with the files as they are.
+	Fingerprint string
 	// EffectsAreHints is true when the capabilities' effects are derived
 	// from the source's hints, not declared by the module itself (an MCP
 	// server's tool annotations, with MCP's defaults for absent ones).

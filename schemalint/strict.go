@@ -1,8 +1,10 @@
 package schemalint
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -267,3 +269,62 @@ func sortedNames[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Unsatisfiable reports whether request schema id admits no finite input
+// at all (issue 11 §3: the capability is refused, not only warned about):
+// its root requires a property that additionalProperties: false forbids,
+// directly or through allOf, or reaches a $ref cycle through required
+// properties. It returns the finding that explains it (the first error of
+// rule RuleRequired or RuleCycle, with its JSON pointer). Like the lint it
+// errs towards "satisfiable": a rule only some inputs meet (a then branch,
+// an optional property's subschema) never refuses.
+func Unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
+	var doc any
+	if json.Unmarshal(raw, &doc) != nil {
+		return Finding{}, false
+	}
+	targets := map[string]any{}
+	collectRefs(doc, "", func(_, target string) {
+		if node, ok := lookupPointer(doc, target); ok {
+			targets[target] = node
+		}
+	})
+	// The least solution: a $ref target is satisfiable only when a finite
+	// value meets it.
+	val := map[string]bool{}
+	for t := range targets {
+		val[t] = false
+	}
+	for range len(targets) + 1 {
+		changed := false
+		for t, node := range targets {
+			if v := satisfiable(node, val); v != val[t] {
+				val[t], changed = v, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	findings := Lint(id, raw)
+	if satisfiable(doc, val) {
+		// The root's own allOf branches are as unconditional as its
+		// required list: one that requires a forbidden name refuses.
+		for _, f := range findings {
+			if f.Severity == Error && f.Rule == RuleRequired && rootAllOfRequired.MatchString(f.Path) {
+				return f, true
+			}
+		}
+		return Finding{}, false
+	}
+	for _, f := range findings {
+		if f.Severity == Error && (f.Rule == RuleRequired || f.Rule == RuleCycle) {
+			return f, true
+		}
+	}
+	return Finding{Schema: id, Rule: RuleRequired, Severity: Error, Message: "no input can satisfy this schema"}, true
+}
+
+// rootAllOfRequired matches the pointer of a required list in the root's
+// allOf, at any depth of allOf.
+var rootAllOfRequired = regexp.MustCompile(`^(/allOf/[0-9]+)+/required$`)

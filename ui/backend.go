@@ -29,6 +29,18 @@ type streamDiscoverer interface {
 	DiscoverStream(ctx context.Context, each func(*runner.Module)) []*runner.Module
 }
 
+// exchangeRecorder is a backend that records a run's raw exchange
+// (runner.RunOptions.Record) and builds its copy lines; the cockpit keeps
+// both for the result's raw exchange screen (x). A backend without it
+// runs without recording, and the result offers no x.
+type exchangeRecorder interface {
+	// RunWith runs p with opts (runner.Host.RunWith).
+	RunWith(ctx context.Context, p *runner.Plan, opts runner.RunOptions) (*runner.Result, error)
+	// CopyLines builds the copy lines and saves the request file
+	// (runner.Host.CopyLines): called in the run's command.
+	CopyLines(p *runner.Plan, moduleRef string, input json.RawMessage, calls []runner.ExchangeCall) runner.CopyLines
+}
+
 // Approvals remembers "allow for this session" answers, keyed by module,
 // capability and effects (WIRE.md §11); *runner.SessionApprovals is one.
 type Approvals interface {
@@ -39,5 +51,6 @@ type Approvals interface {
 var (
 	_ Backend          = (*runner.Host)(nil)
 	_ streamDiscoverer = (*runner.Host)(nil)
+	_ exchangeRecorder = (*runner.Host)(nil)
 	_ Approvals        = (*runner.SessionApprovals)(nil)
 )

@@ -67,7 +67,11 @@ func (it *capItem) Row(sel bool, w int) string {
 	if sel {
 		t = st.Selected.Render(t)
 	}
-	return st.Cursor(sel) + t + " " + st.ID.Render(render.SanitizeLine(it.cap.ID))
+	row := st.Cursor(sel) + t + " " + st.ID.Render(render.SanitizeLine(it.cap.ID))
+	if _, refused := it.c.module.Refused[it.cap.ID]; refused {
+		row += " " + st.Error.Render("refused")
+	}
+	return row
 }
 
 // Detail describes the capability.
@@ -169,6 +173,9 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	b := detailBuilder{com: com, w: w}
 	b.line(st.Title.Render(render.SanitizeLine(common.TitleOr(cp.Title, cp.ID))))
 	b.kv("ID", cp.ID)
+	if why, ok := m.Refused[cp.ID]; ok {
+		b.kv("Refused", "its request schema admits no input, "+why)
+	}
 	b.kv("Summary", cp.Summary)
 	b.kv("Effects", strings.Join(render.EffectBadges(cp.Effects, cp.LongRunning), " · "))
 	if cp.LongRunning {

@@ -94,6 +94,9 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if mod.Status == runner.StatusDisabled {
 		fv.SetNote("This module is disabled: it is listed but never run.")
 	}
+	if why, ok := mod.Refused[c.ID]; ok {
+		fv.SetNote("This capability is refused: its request schema admits no input (" + render.SanitizeLine(why) + "). Fix the descriptor.")
+	}
 	m.formModule, m.formCap = mod, c
 	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.loadInputs(mod.ID, c.ID)
 }

@@ -17,9 +17,11 @@ type KeyMap struct {
 	Caps    CapsKeyMap
 	Run     RunKeyMap
 	Result  ResultKeyMap
-	Viewer  viewer.KeyMap
-	History HistoryKeyMap
-	SendTo  SendToKeyMap
+	// Exchange is the raw exchange's (x on a result).
+	Exchange ExchangeKeyMap
+	Viewer   viewer.KeyMap
+	History  HistoryKeyMap
+	SendTo   SendToKeyMap
 }
 
 // GlobalKeyMap applies on every screen; the root shows each where it does
@@ -44,7 +46,9 @@ type ResultKeyMap struct {
 	Top, Bottom      key.Binding
 	Open             key.Binding
 	Stderr           key.Binding
-	Rerun            key.Binding
+	// Exchange opens the run's raw exchange (shown when it was recorded).
+	Exchange key.Binding
+	Rerun    key.Binding
 	// SendTo hands the selected artifact to a capability of another
 	// module (the send-to screen).
 	SendTo key.Binding
@@ -59,7 +63,7 @@ func DefaultKeyMap() KeyMap {
 	pgdown := key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down"))
 	back := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
 	quit := key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit"))
-	return KeyMap{
+	km := KeyMap{
 		Global: GlobalKeyMap{
 			Interrupt:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 			Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
@@ -79,16 +83,19 @@ func DefaultKeyMap() KeyMap {
 		},
 		Result: ResultKeyMap{
 			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
-			Top:    key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "top")),
-			Bottom: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "bottom")),
-			Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open artifact")),
-			Stderr: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand stderr")),
-			Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
-			SendTo: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
-			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
+			Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "top")),
+			Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "bottom")),
+			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open artifact")),
+			Stderr:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand stderr")),
+			Exchange: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw exchange")),
+			Rerun:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+			SendTo:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
+			Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
 		Viewer:  viewer.DefaultKeyMap(),
 		History: defaultHistoryKeys(),
 		SendTo:  defaultSendToKeys(),
 	}
+	km.Exchange = defaultExchangeKeys(km.Result)
+	return km
 }

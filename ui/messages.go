@@ -45,6 +45,9 @@ type (
 		id     string
 		result *runner.Result
 		err    error
+		// exchange is the run's raw exchange, nil when the backend does
+		// not record one.
+		exchange *exchangeArg
 	}
 	// runTickMsg redraws the elapsed time of run id.
 	runTickMsg struct{ id string }

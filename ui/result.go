@@ -35,6 +35,8 @@ type resultView struct {
 	stderrLine int
 	width      int
 	height     int
+	// exchange is the run's raw exchange (x), nil when not recorded.
+	exchange *exchangeArg
 	// rendered keeps the JSON blocks already rendered for one width and
 	// colors: the content is rebuilt on every selection move and stderr
 	// toggle, and a result may be up to a MiB of JSON.
@@ -66,7 +68,9 @@ func openResultScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	default:
 		keys.Back.SetHelp("esc", "back")
 	}
-	return newResultView(m.com, keys, r.plan, r.result, r.stderrTail()), nil
+	rv := newResultView(m.com, keys, r.plan, r.result, r.stderrTail())
+	rv.exchange = r.exchange
+	return rv, nil
 }
 
 // result returns the top-most result screen, or nil.
@@ -131,6 +135,8 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if a, ok := r.SelectedArtifact(); ok {
 			return actionOpen{kind: screenSendTo, arg: sendArg{reqID: r.res.RequestID, producer: r.res.Module, art: a}}, nil
 		}
+	case key.Matches(kp, r.keys.Exchange) && r.exchange != nil:
+		return actionOpen{kind: screenExchange, arg: *r.exchange}, nil
 	case key.Matches(kp, r.keys.Open):
 		if a, ok := r.SelectedArtifact(); ok {
 			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, art: a, siblings: r.res.Artifacts}}, nil
@@ -190,6 +196,9 @@ func (r *resultView) ShortHelp() []key.Binding {
 	if r.stderrFolds() {
 		b = append(b, r.keys.Stderr)
 	}
+	if r.exchange != nil {
+		b = append(b, r.keys.Exchange)
+	}
 	return append(b, r.keys.Rerun, r.keys.Back)
 }
 
@@ -213,6 +222,9 @@ func (r *resultView) FullHelp() [][]key.Binding {
 	}
 	if r.stderrFolds() {
 		acts = append(acts, k.Stderr)
+	}
+	if r.exchange != nil {
+		acts = append(acts, k.Exchange)
 	}
 	return append(groups, append(acts, k.Rerun, k.Back))
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -40,6 +41,25 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 		}
 	}
 	hist, opts := m.history, m.beginOptions(p, approved)
+	xr, _ := b.(exchangeRecorder)
+	// runWith runs the plan, recording its raw exchange when the backend
+	// can (the result's x).
+	runWith := func(ev func(runner.Event)) (*runner.Result, *exchangeArg, error) {
+		if xr == nil {
+			res, err := b.Run(ctx, p, approved, ev)
+			return res, nil, err
+		}
+		x := runner.NewExchange()
+		res, err := xr.RunWith(ctx, p, runner.RunOptions{Approved: approved, Events: ev, Record: x.Recorder()})
+		calls := x.Calls()
+		if len(calls) == 0 {
+			return res, nil, err
+		}
+		// The copy lines are built (and the request file saved) only if
+		// the person opens the exchange (x).
+		mk := func() runner.CopyLines { return xr.CopyLines(p, runner.ModuleRef(p.Module), planInput(p), calls) }
+		return res, &exchangeArg{requestID: id, calls: calls, makeCopy: mk}, err
+	}
 	run := func() tea.Msg {
 		defer cancel()
 		if !m.inflight.enter() {
@@ -50,15 +70,33 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 			// Recorded from its start; a failure to record never stops
 			// the run.
 			if rec, herr := hist.Begin(p, opts); herr == nil {
-				res, err := b.Run(ctx, p, approved, rec.Events(events))
+				res, x, err := runWith(rec.Events(events))
 				rec.Finish(res, err)
-				return runDoneMsg{id: id, result: res, err: err}
+				return runDoneMsg{id: id, result: res, err: err, exchange: x}
 			}
 		}
-		res, err := b.Run(ctx, p, approved, events)
-		return runDoneMsg{id: id, result: res, err: err}
+		res, x, err := runWith(events)
+		return runDoneMsg{id: id, result: res, err: err, exchange: x}
 	}
 	return tea.Batch(open, run, m.tick(id), m.spinner.Tick)
+}
+
+// planInput is the input as the person gave it: the request's input, or
+// for a whole-request schema the value it was split from (its "input"
+// and the top-level values beside it, modproto.SplitWholeRequest).
+func planInput(p *runner.Plan) json.RawMessage {
+	in := p.Request.Input
+	if !p.WholeRequest {
+		return in
+	}
+	obj := map[string]json.RawMessage{"input": in}
+	for k, v := range p.Request.Extra {
+		obj[k] = v
+	}
+	if b, err := json.Marshal(obj); err == nil {
+		return b
+	}
+	return in
 }
 
 // keepRun records r by id, forgetting the oldest finished runs that no
@@ -127,6 +165,7 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	if background && msg.err == nil && reallyFinished(res) {
 		notice = m.finishedNotice(res)
 	}
+	r.exchange = msg.exchange
 	var reload tea.Cmd
 	if _, ok := find[*historyScreen](m); ok && m.history != nil {
 		// The run's record was written before this message was sent: a

@@ -43,6 +43,8 @@ type runView struct {
 	done       bool
 	// result is the run's outcome once done.
 	result *runner.Result
+	// exchange is its raw exchange once done (nil: not recorded).
+	exchange *exchangeArg
 }
 
 func newRunView(com *common.Common, p *runner.Plan, cancel context.CancelFunc) *runView {

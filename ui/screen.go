@@ -56,6 +56,8 @@ const (
 	screenRun     screenKind = "run"
 	screenResult  screenKind = "result"
 	screenViewer  screenKind = "viewer"
+	// screenExchange is a run's raw exchange (issue 11 §6).
+	screenExchange screenKind = "exchange"
 )
 
 // opener builds a screen of its kind for arg, what the action that opens
@@ -66,12 +68,13 @@ type opener func(m *Model, arg any) (Screen, tea.Cmd)
 // registry is every screen the router can open, by kind. Registering a
 // screen is one line here (or one register call).
 var registry = map[screenKind]opener{
-	screenModules: openModulesScreen,
-	screenCaps:    openCapsScreen,
-	screenForm:    openFormScreen,
-	screenRun:     openRunScreen,
-	screenResult:  openResultScreen,
-	screenViewer:  openViewerScreen,
+	screenModules:  openModulesScreen,
+	screenCaps:     openCapsScreen,
+	screenForm:     openFormScreen,
+	screenRun:      openRunScreen,
+	screenResult:   openResultScreen,
+	screenViewer:   openViewerScreen,
+	screenExchange: openExchangeScreen,
 }
 
 // register adds a screen kind to the registry.

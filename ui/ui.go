@@ -88,6 +88,11 @@ type Options struct {
 	// listed again (mcp.Source.Refresh). It runs in the discovery's
 	// command, never in Update.
 	Refresh func()
+	// Dev is the executable of the one module `modbay dev` opens the
+	// cockpit on: the list shows only it, and it is described again
+	// (the describe cache bypassed) whenever the files of its directory
+	// or its launcher's change (dev.go). "" for the usual cockpit.
+	Dev string
 }
 
 // Model is the cockpit's root model.
@@ -166,6 +171,10 @@ type Model struct {
 	// windowTitle is the terminal window's title ("" leaves it alone):
 	// set when a background run finishes (finishedNotice).
 	windowTitle string
+	// dev is the dev session's state (Options.Dev); nil otherwise.
+	dev *devState
+	// rerunSeq numbers r's checks of the module (rerun.go).
+	rerunSeq int
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -202,6 +211,9 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.runs = map[string]*runView{}
+	if opts.Dev != "" {
+		m.dev = &devState{path: opts.Dev}
+	}
 	m.open(screenModules, nil)
 	m.restyle()
 	m.layout()
@@ -223,6 +235,7 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	m.SetSender(p.Send)
 	_, err := p.Run()
+	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
 	m.inflight.wait()
@@ -252,6 +265,9 @@ func (m *Model) discoverWith(before func()) tea.Cmd {
 	b, ctx := m.backend, m.ctx
 	if b == nil {
 		return nil
+	}
+	if m.dev != nil {
+		return tea.Batch(m.spinner.Tick, m.devDiscover(gen))
 	}
 	return tea.Batch(m.spinner.Tick, func() tea.Msg {
 		if before != nil {
@@ -355,6 +371,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.historyUpdate(msg)
 	case configReloadedMsg:
 		return m, m.reloaded(msg)
+	case devLoadedMsg:
+		return m, m.devLoaded(msg)
+	case devChangedMsg:
+		return m, m.devChanged(msg)
+	case devDescribedMsg:
+		m.devDescribed(msg)
+		return m, nil
+	case rerunCheckedMsg:
+		return m, m.rerunAfterCheck(msg)
 	case discoverStartMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.StartDiscovery(msg.total)
@@ -489,7 +514,13 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionRerun:
 		// A fresh plan: a new request id, and approval asked again unless
 		// the session covers it.
-		if m.lastInput != nil && m.popTo(screenForm) {
+		if _, ok := find[*formScreen](m); ok && m.lastInput != nil {
+			// The module is checked first: a re-run never goes out with
+			// a descriptor its files no longer give (rerun.go).
+			if cmd := m.rerunChecked(); cmd != nil {
+				return cmd
+			}
+			m.popTo(screenForm)
 			return m.submit(m.lastInput, m.lastUnchecked)
 		}
 		return m.rerunFromResult()
@@ -600,7 +631,7 @@ func (m *Model) header() string {
 			crumbs = append(crumbs, c)
 		}
 	}
-	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge(), m.com.Width)
+	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge()+m.devBadge(), m.com.Width)
 }
 
 func moduleName(mod *runner.Module) string {
