@@ -96,9 +96,6 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 		args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
 		deadline:  DescribeTimeout,
 		maxStdout: DescribeMaxOutputBytes,
-		// A describe that leaves no process behind skips the /proc scans
-		// (discovery runs many at once).
-		quickSweep: true,
 	})
 	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement, ExitCode: r.exitCode}
 	switch {
