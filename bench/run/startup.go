@@ -149,13 +149,7 @@ func (s *suite) benchStartup() error {
 }
 
 // cpuMedian is the median CPU time of ss, rounded for the table.
-func cpuMedian(ss []sample) string {
-	d := make([]time.Duration, len(ss))
-	for i, s := range ss {
-		d[i] = s.cpu
-	}
-	return ms(median(d))
-}
+func cpuMedian(ss []sample) string { return ms(medianCPU(ss)) }
 
 // initLine is one line of GODEBUG=inittrace=1:
 // "init PKG @T ms, C ms clock, B bytes, A allocs".
