@@ -9,11 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"modbay/config"
 	"modbay/examples"
 	"modbay/modproto"
+	"modbay/runner"
 )
 
 // TestMain lets the test binary stand in for the modbay binary: the example
@@ -348,5 +351,40 @@ func TestInvokeBrokenModuleIsAHostVerdict(t *testing.T) {
 	code, out, _ = run(t, "--home", home, "invoke", "notes", "x", "--deadline", "0", "--json")
 	if code != ExitUsage || !strings.Contains(out, `"outcome": "usage"`) {
 		t.Fatalf("--deadline 0 --json: exit %d %q", code, out)
+	}
+}
+
+// TestExamplesDescribedInProcess: the host answers the built-in examples'
+// describes in this process (Host.DescribeExample); each module, status
+// and descriptor is what describing its launcher (this binary re-executed)
+// gives.
+func TestExamplesDescribedInProcess(t *testing.T) {
+	dirs, cleanup, err := installExamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	cfg, err := config.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	discover := func(inProcess bool) []*runner.Module {
+		h := runner.NewHost(cfg)
+		h.AddExampleModules(dirs...)
+		if inProcess {
+			h.DescribeExample = examples.Describe
+		}
+		return h.Discover(ctx)
+	}
+	launched, here := discover(false), discover(true)
+	if len(here) != len(dirs) || len(launched) != len(here) {
+		t.Fatalf("%d modules in process, %d launched, %d examples", len(here), len(launched), len(dirs))
+	}
+	for i, m := range here {
+		l := launched[i]
+		if m.ID != l.ID || m.Status != l.Status || m.Reason != l.Reason || !reflect.DeepEqual(m.Descriptor, l.Descriptor) || !reflect.DeepEqual(m.Warnings, l.Warnings) {
+			t.Errorf("%s: in process %s %q %v, launched %s %q %v", m.ID, m.Status, m.Reason, m.Warnings, l.Status, l.Reason, l.Warnings)
+		}
 	}
 }

@@ -225,6 +225,8 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 		}
 		g.cleanups = append(g.cleanups, cleanup)
 		e.host.AddExampleModules(dirs...)
+		// Their launchers re-execute this binary: describe them here.
+		e.host.DescribeExample = examples.Describe
 		// Sample notes for the notes example, only in the home's own
 		// default workspace: never into a directory the person chose.
 		if defaultWorkspace {

@@ -220,3 +220,27 @@ func recordProcess(call *Call, r *execResult, request []byte) {
 	}
 	call.Record(Frame{Direction: FrameReceived, Kind: FrameExit, Data: js(x), At: end})
 }
+
+// selfDescribedDriver is a ProcessDriver whose describe is answered in
+// this process (Host.DescribeExample) instead of by starting the
+// executable; invokes, the fingerprint and the lifecycle are the process
+// driver's.
+type selfDescribedDriver struct {
+	*ProcessDriver
+	describe func() []byte
+}
+
+// Describe returns the envelope the describe function gives, bounded as a
+// process's stdout would be; it starts no process (Enforcement is zero).
+func (d *selfDescribedDriver) Describe(ctx context.Context) (Description, error) {
+	desc := Description{At: time.Now()}
+	if ctx.Err() != nil {
+		return desc, errors.New("describe: cancelled")
+	}
+	out := d.describe()
+	if len(out) > DescribeMaxOutputBytes {
+		return desc, fmt.Errorf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes)
+	}
+	desc.Envelope = out
+	return desc, nil
+}
