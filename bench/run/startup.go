@@ -134,7 +134,7 @@ func (s *suite) benchStartup() error {
 		return err
 	}
 	s.rep.add(secStartup, row{what: "`modbay list`, empty home (reused)", value: medianWall(warm), base: base, baseName: "hello world",
-		note: "shows the built-in examples: modbay re-executes itself to describe them; " + fmt.Sprintf("median of %d", n)})
+		note: "shows the built-in examples, described in modbay's own process (their invokes re-execute it); " + fmt.Sprintf("median of %d", n)})
 	i := 0
 	fresh, err := timeRuns(s.reps(10, 3), func() error {
 		i++
