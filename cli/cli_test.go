@@ -9,11 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"modbay/config"
 	"modbay/examples"
 	"modbay/modproto"
+	"modbay/runner"
 )
 
 // TestMain lets the test binary stand in for the modbay binary: the example
@@ -387,6 +390,40 @@ func TestBuiltinExamplesPathsStable(t *testing.T) {
 		}
 		if code, out, _ = run(t, "--home", home, "describe", m.ID); !strings.Contains(out, "executable: "+m.Exe+"\n") {
 			t.Errorf("describe %s (exit %d) does not name %s:\n%s", m.ID, code, m.Exe, out)
+		}
+	}
+}
+
+// TestExamplesDescribedInProcess: the host answers the built-in examples'
+// describes in this process (Host.DescribeExample); each module, status
+// and descriptor is what describing its launcher (this binary re-executed)
+// gives.
+func TestExamplesDescribedInProcess(t *testing.T) {
+	dirs, err := installExamples(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	discover := func(inProcess bool) []*runner.Module {
+		h := runner.NewHost(cfg)
+		h.AddExampleModules(dirs...)
+		if inProcess {
+			h.DescribeExample = examples.Describe
+		}
+		return h.Discover(ctx)
+	}
+	launched, here := discover(false), discover(true)
+	if len(here) != len(dirs) || len(launched) != len(here) {
+		t.Fatalf("%d modules in process, %d launched, %d examples", len(here), len(launched), len(dirs))
+	}
+	for i, m := range here {
+		l := launched[i]
+		if m.ID != l.ID || m.Status != l.Status || m.Reason != l.Reason || !reflect.DeepEqual(m.Descriptor, l.Descriptor) || !reflect.DeepEqual(m.Warnings, l.Warnings) {
+			t.Errorf("%s: in process %s %q %v, launched %s %q %v", m.ID, m.Status, m.Reason, m.Warnings, l.Status, l.Reason, l.Warnings)
 		}
 	}
 }

@@ -252,6 +252,8 @@ func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 			return nil, withCode(ExitUsage, "preparing the example modules: %v", err)
 		}
 		e.host.AddExampleModules(dirs...)
+		// Their launchers re-execute this binary: describe them here.
+		e.host.DescribeExample = examples.Describe
 		// Sample notes for the notes example, only in the home's own
 		// default workspace: never into a directory the person chose.
 		if defaultWorkspace {

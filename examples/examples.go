@@ -25,6 +25,7 @@
 package examples
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,6 +94,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, args, stderr).emit(stdout)
+}
+
+// Describe is the stdout of `example-module <id> module describe --json`
+// (Main's describe), produced in this process: the host answers the
+// examples' describes with it instead of re-executing the binary (issue
+// 15). An unknown id gives the same error envelope Main would print.
+func Describe(id string) []byte {
+	var b bytes.Buffer
+	run(context.Background(), []string{id, "module", modproto.OperationDescribe, "--json"}, io.Discard).emit(&b)
+	return b.Bytes()
 }
 
 // argv is a parsed example-module command line.

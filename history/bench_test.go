@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/runner"
 )
 
 // fillHistory writes n records and their index directly (no fsync per
@@ -51,6 +52,24 @@ func BenchmarkList10000(b *testing.B) {
 		sums, _, err := s.List()
 		if err != nil || len(sums) != 10000 {
 			b.Fatalf("%d %v", len(sums), err)
+		}
+	}
+}
+
+// BenchmarkRecordRun: what recording costs one run, Begin then Finish, in a
+// history of 1 000 runs (the writes, their fsyncs, the index lines and the
+// pruning scan): it is on the critical path of every invoke (issue 15).
+func BenchmarkRecordRun(b *testing.B) {
+	s := fillHistory(b, 1000)
+	b.ResetTimer()
+	for b.Loop() {
+		p := secretPlan(b)
+		run, err := s.Begin(p, BeginOptions{Source: SourceInvoke, Approved: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Module: "vault", Capability: "vault.open"}, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

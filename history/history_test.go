@@ -289,7 +289,7 @@ func TestIndexCompacts(t *testing.T) {
 
 // secretPlan is a plan whose request schema marks "token" writeOnly and
 // "pin" format: password.
-func secretPlan(t *testing.T) *runner.Plan {
+func secretPlan(t testing.TB) *runner.Plan {
 	t.Helper()
 	d := &modproto.Descriptor{Module: "vault", Capabilities: []modproto.Capability{{ID: "vault.open", RequestSchema: "vault.open/v1",
 		LongRunning: true, PollCapability: "vault.poll", CancelCapability: "vault.cancel"}},
@@ -458,5 +458,41 @@ func TestCommandLine(t *testing.T) {
 	rec.InputRecorded = false
 	if _, ok := rec.CommandLine(); ok {
 		t.Fatal("a run whose input was not recorded has no command line")
+	}
+}
+
+// TestBeginWritesFinishPrunes: Begin's record (putRunning) is readable at
+// once and prunes nothing; Finish's durable write prunes beyond max_runs.
+func TestBeginWritesFinishPrunes(t *testing.T) {
+	s := openTest(t, config.History{MaxRuns: 1})
+	if err := s.Put(sampleRecord("req_old", time.Now().Add(-time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{Source: SourceInvoke, Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func() string {
+		sums, warns, err := s.List()
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("list: %v %v", err, warns)
+		}
+		var out []string
+		for _, x := range sums {
+			out = append(out, x.RunID+":"+string(x.Status))
+		}
+		return strings.Join(out, " ")
+	}
+	id := p.Request.RequestID
+	if got, want := ids(), id+":"+string(StatusRunning)+" req_old:"+string(StatusOK); got != want {
+		t.Errorf("after Begin: %q, want %q", got, want)
+	}
+	if _, err := run.Finish(&runner.Result{RequestID: id, Module: "vault", Capability: "vault.open",
+		Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(), id+":"+string(StatusOK); got != want {
+		t.Errorf("after Finish: %q, want %q", got, want)
 	}
 }

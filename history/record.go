@@ -6,7 +6,8 @@
 //
 // One record per run, <home>/history/runs/<run id>.json, where the run id
 // is the request's request_id. Every write is atomic (a temporary file,
-// fsync, rename, fsync of the directory): a process killed during a write
+// fsync, rename, fsync of the directory; a run's first "running" record skips
+// the directory's fsync): a process killed during a write
 // leaves the earlier records as they were, and a record that cannot be
 // read is skipped with a warning. An index (index.tsv, one summary line
 // per write, the last line of an id winning) lists runs without reading

@@ -73,7 +73,7 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		rec.Input, rec.Redacted = RedactedInput(p)
 		rec.InputRecorded = true
 	}
-	if err := s.Put(rec); err != nil {
+	if err := s.putRunning(rec); err != nil {
 		lock.Release()
 		return nil, err
 	}

@@ -143,7 +143,19 @@ func (s *Store) recordPath(id string) string { return filepath.Join(s.dir, runsD
 
 // Put writes rec atomically, adds its line to the index and prunes the
 // oldest runs beyond the limits, all under the history's write lock.
-func (s *Store) Put(rec *Record) error {
+func (s *Store) Put(rec *Record) error { return s.put(rec, true) }
+
+// putRunning writes the record of a run that has just begun: atomic like
+// Put (the record's bytes are synced before the rename, so no reader ever
+// sees a part), but neither the directory nor the index line is synced
+// and nothing is pruned. A power loss may forget a run that was still
+// running, never damage one; Finish's Put makes it durable and prunes.
+// It saves two of the three fsyncs and the pruning scan on every run's
+// critical path (issue 15: host overhead per invoke).
+func (s *Store) putRunning(rec *Record) error { return s.put(rec, false) }
+
+// put is Put; durable false is putRunning.
+func (s *Store) put(rec *Record, durable bool) error {
 	if err := CheckID(rec.RunID); err != nil {
 		return err
 	}
@@ -158,11 +170,14 @@ func (s *Store) Put(rec *Record) error {
 		return err
 	}
 	defer unlock()
-	if err := writeAtomic(s.recordPath(rec.RunID), b); err != nil {
+	if err := writeAtomicSync(s.recordPath(rec.RunID), b, durable); err != nil {
 		return err
 	}
-	if err := s.appendIndex(rec.summary(int64(len(b)))); err != nil {
+	if err := s.appendIndexSync(rec.summary(int64(len(b))), durable); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return s.maintain()
 }
@@ -334,7 +349,11 @@ func (s *Store) readIndex() (byID map[string]Summary, lines int, warns []string)
 // appendIndex adds a summary line to the index (the write lock held). A
 // torn last line left by a killed write is ended first, so the new line
 // stands on its own.
-func (s *Store) appendIndex(sum Summary) error {
+func (s *Store) appendIndex(sum Summary) error { return s.appendIndexSync(sum, true) }
+
+// appendIndexSync is appendIndex; sync false leaves the line to the page
+// cache (putRunning).
+func (s *Store) appendIndexSync(sum Summary, sync bool) error {
 	line := encodeLine(sum)
 	f, err := os.OpenFile(filepath.Join(s.dir, indexName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -350,6 +369,9 @@ func (s *Store) appendIndex(sum Summary) error {
 	line = append(line, '\n')
 	if _, err := f.Write(line); err != nil {
 		return fmt.Errorf("history index: %w", err)
+	}
+	if !sync {
+		return nil
 	}
 	return f.Sync()
 }
@@ -464,7 +486,13 @@ var testHookMidWrite func(path string)
 // the old file or the new one, never a part; a process killed before the
 // rename leaves only a temporary file, which no reader takes for a
 // record. The file is private (0600).
-func writeAtomic(path string, b []byte) error {
+func writeAtomic(path string, b []byte) error { return writeAtomicSync(path, b, true) }
+
+// writeAtomicSync is writeAtomic; syncDir false skips the directory's
+// fsync, so the rename may be lost to a power loss (the file's bytes are
+// still synced before it: the path holds the old file or the whole new
+// one, never a part).
+func writeAtomicSync(path string, b []byte, syncDir bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
 	if err != nil {
@@ -502,6 +530,9 @@ func writeAtomic(path string, b []byte) error {
 		return fmt.Errorf("history: %w", err)
 	}
 	ok = true
+	if !syncDir {
+		return nil
+	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()

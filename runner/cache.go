@@ -26,9 +26,14 @@ type describeCacheKey struct {
 // was, its stderr, the executable's stat-keyed identity record (so the
 // next discovery hashes it only when its stat changed), and modbay's
 // verdict on the descriptor, valid only for the build that reached it.
+//
+// The file is the entry without Stdout as one JSON line, then Stdout's
+// bytes as they were: a warm discovery decodes the small header and hands
+// the stdout to applyVerdict, without scanning it as part of the header
+// (issue 15: warm discovery of 200 modules).
 type describeCacheEntry struct {
 	Key         describeCacheKey `json:"key"`
-	Stdout      json.RawMessage  `json:"stdout"`
+	Stdout      json.RawMessage  `json:"-"`
 	Stderr      string           `json:"stderr"`
 	DescribedAt time.Time        `json:"described_at"`
 	Identity    *exeIdentity     `json:"identity,omitempty"`
@@ -65,10 +70,12 @@ func (h *Host) readDescribeEntry(source string) (describeCacheEntry, bool) {
 	if err != nil {
 		return describeCacheEntry{}, false
 	}
+	header, stdout, _ := bytes.Cut(b, []byte{'\n'})
 	var e describeCacheEntry
-	if json.Unmarshal(b, &e) != nil || e.Key.Source != source || len(e.Stdout) == 0 {
+	if json.Unmarshal(header, &e) != nil || e.Key.Source != source || len(stdout) == 0 {
 		return describeCacheEntry{}, false
 	}
+	e.Stdout = stdout
 	return e, true
 }
 
@@ -78,10 +85,10 @@ func (h *Host) writeDescribeCache(e describeCacheEntry) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	e.Stdout = bytes.TrimSpace(e.Stdout)
-	if enc.Encode(e) != nil {
+	if enc.Encode(e) != nil { // one line: the encoder escapes newlines in strings
 		return
 	}
+	buf.Write(bytes.TrimSpace(e.Stdout))
 	path := h.describeCacheFile(e.Key)
 	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return

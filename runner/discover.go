@@ -267,18 +267,19 @@ func verdictOf(m *Module) *cachedVerdict {
 
 // applyVerdict restores a cached verdict reached by this build on the
 // same describe: the descriptor is decoded, not judged again (no
-// validation, no schema compilation). False when stdout does not decode,
-// and the describe is judged afresh.
+// validation, no schema compilation, and none of the decoders' key checks,
+// which this build ran on these very bytes before caching them). False
+// when stdout does not decode, and the describe is judged afresh.
 func applyVerdict(m *Module, stdout []byte, v *cachedVerdict) bool {
-	env, err := modproto.DecodeEnvelope(stdout)
-	if err != nil || !env.OK {
+	var env struct {
+		OK     bool                 `json:"ok"`
+		Result *modproto.Descriptor `json:"result"`
+	}
+	if json.Unmarshal(stdout, &env) != nil || !env.OK || env.Result == nil {
 		return false
 	}
-	env.Normalize()
-	d, err := modproto.DecodeDescriptor(env.Result)
-	if err != nil {
-		return false
-	}
+	d := env.Result
+	d.Normalize()
 	m.Descriptor, m.ID, m.Status, m.Reason = d, v.ID, v.Status, v.Reason
 	m.Violations, m.Warnings, m.Refused = v.Violations, slices.Clone(v.Warnings), v.Refused
 	return true

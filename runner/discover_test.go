@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +190,11 @@ func TestDescribeCache(t *testing.T) {
 	if m2.Status != StatusReady || m2.Descriptor == nil || !m2.DescribedAt.Equal(m1.DescribedAt) {
 		t.Errorf("cached module %s %v %v", m2.Status, m2.DescribedAt, m1.DescribedAt)
 	}
+	// The cached verdict's descriptor is decoded without the checks the
+	// first describe ran; it must be the same descriptor.
+	if !reflect.DeepEqual(m1.Descriptor, m2.Descriptor) {
+		t.Errorf("cached descriptor differs:\n%+v\n%+v", m1.Descriptor, m2.Descriptor)
+	}
 	entries, _ := os.ReadDir(filepath.Join(f.cfg.CacheDir(), "describe"))
 	if len(entries) != 1 {
 		t.Errorf("cache dir holds %d entries", len(entries))
@@ -309,5 +316,60 @@ func TestRedescribeRefreshesTheCache(t *testing.T) {
 	if !m3.Cached || f.describeCount("fresh") != 2 || !m3.DescribedAt.Equal(m2.DescribedAt) {
 		t.Fatalf("after redescribe: cached %v, describes %d, described at %v (want %v)",
 			m3.Cached, f.describeCount("fresh"), m3.DescribedAt, m2.DescribedAt)
+	}
+}
+
+// TestApplyVerdictDecodesAsTheJudge: a cached verdict's descriptor,
+// decoded without the key checks, is the descriptor the full decoders give
+// (normalized alike: "required": null, absent collections), and a cached
+// stdout that no longer decodes is judged afresh.
+func TestApplyVerdictDecodesAsTheJudge(t *testing.T) {
+	path := filepath.Join("testdata", "wholerequest", "describe.json")
+	stdout, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kitchenDescriptor(t)
+	m := &Module{}
+	if !applyVerdict(m, stdout, &cachedVerdict{ID: "kitchen", Status: StatusReady}) {
+		t.Fatal("a valid cached describe was refused")
+	}
+	if !reflect.DeepEqual(m.Descriptor, want) {
+		t.Errorf("descriptor differs:\n%+v\n%+v", m.Descriptor, want)
+	}
+	if applyVerdict(&Module{}, stdout[:len(stdout)/2], &cachedVerdict{}) {
+		t.Error("a truncated cached describe was applied")
+	}
+}
+
+// TestDescribeCacheOldFormatIsAMiss: an entry in the earlier one-object
+// format (stdout inside the JSON) is a miss: the module is described again
+// and its entry rewritten in the current format.
+func TestDescribeCacheOldFormatIsAMiss(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("old", "good")
+	ctx := ctxGuard(t)
+	m, _ := f.host.Load(ctx, "old")
+	e, ok := f.host.readDescribeEntry(m.Exe)
+	if !ok {
+		t.Fatal("no entry after a describe")
+	}
+	old, err := json.Marshal(struct {
+		describeCacheEntry
+		Stdout json.RawMessage `json:"stdout"`
+	}{e, e.Stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := f.host.describeCacheFile(e.Key)
+	if err := os.WriteFile(path, append(old, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := f.host.Load(ctx, "old"); m.Cached || m.Status != StatusReady || f.describeCount("old") != 2 {
+		t.Fatalf("old entry: cached %v, %s, describes %d", m.Cached, m.Status, f.describeCount("old"))
+	}
+	if m, _ := f.host.Load(ctx, "old"); !m.Cached || f.describeCount("old") != 2 {
+		t.Errorf("rewritten entry: cached %v, describes %d", m.Cached, f.describeCount("old"))
 	}
 }

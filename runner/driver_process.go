@@ -96,9 +96,6 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 		args:      func(string) []string { return []string{"module", modproto.OperationDescribe, "--json"} },
 		deadline:  DescribeTimeout,
 		maxStdout: DescribeMaxOutputBytes,
-		// A describe that leaves no process behind skips the /proc scans
-		// (discovery runs many at once).
-		quickSweep: true,
 	})
 	desc := Description{Stderr: r.stderr, At: time.Now(), Enforcement: r.enforcement, ExitCode: r.exitCode}
 	switch {
@@ -222,4 +219,28 @@ func recordProcess(call *Call, r *execResult, request []byte) {
 		x.SpawnError = r.spawnErr.Error()
 	}
 	call.Record(Frame{Direction: FrameReceived, Kind: FrameExit, Data: js(x), At: end})
+}
+
+// selfDescribedDriver is a ProcessDriver whose describe is answered in
+// this process (Host.DescribeExample) instead of by starting the
+// executable; invokes, the fingerprint and the lifecycle are the process
+// driver's.
+type selfDescribedDriver struct {
+	*ProcessDriver
+	describe func() []byte
+}
+
+// Describe returns the envelope the describe function gives, bounded as a
+// process's stdout would be; it starts no process (Enforcement is zero).
+func (d *selfDescribedDriver) Describe(ctx context.Context) (Description, error) {
+	desc := Description{At: time.Now()}
+	if ctx.Err() != nil {
+		return desc, errors.New("describe: cancelled")
+	}
+	out := d.describe()
+	if len(out) > DescribeMaxOutputBytes {
+		return desc, fmt.Errorf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes)
+	}
+	desc.Envelope = out
+	return desc, nil
 }

@@ -90,6 +90,15 @@ type Host struct {
 	// describe cache (WIRE.md §2 modbay); a describe that passed still
 	// refreshes its entry. The --no-cache flag sets it.
 	NoCache bool
+	// DescribeExample, when set, answers the describe of a built-in
+	// example (id: its module directory's name) in this process instead
+	// of starting its launcher. The launchers re-execute this very binary
+	// (`modbay example-module <id> module describe --json`), so the
+	// envelope is the same bytes, judged the same way, without paying the
+	// binary's library init once per example at every start (issue 15).
+	// Invokes still start the launcher, contained. Set it before the first
+	// call, only for examples that are this binary's.
+	DescribeExample func(id string) []byte
 
 	mu             sync.Mutex
 	flagModules    []string // --module paths, origin "flag"

@@ -33,10 +33,6 @@ type execSpec struct {
 	maxStdout int64
 	onStart   func(pid int)
 	onStderr  func(chunk []byte)
-	// quickSweep skips the /proc scans after a module that exited on its
-	// own when it left no process behind (leftNoOrphans); otherwise the
-	// whole tree is swept as always.
-	quickSweep bool
 	// contain is what the module may touch; execute fills in exe and the
 	// per-run directory (issue 10).
 	contain contain.Spec
@@ -164,7 +160,10 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 			tree.terminate()
 		}
 		<-exited
-		if spec.quickSweep && !res.timedOut && !res.cancelled && !stdout.overflowed() && leftNoOrphans() {
+		// A module that exited on its own and left no process behind (the
+		// subreaper adopted none: leftNoOrphans) needs no /proc scan; any
+		// survivor, or a run killed, gets the whole-tree sweep.
+		if !res.timedOut && !res.cancelled && !stdout.overflowed() && leftNoOrphans() {
 			clean = true
 			return
 		}

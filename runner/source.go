@@ -95,6 +95,9 @@ type pathSource struct {
 	// base resolves relative paths ("" for the working directory).
 	base  string
 	paths []string
+	// describe, when set, answers each candidate's describe in this
+	// process (Host.DescribeExample), given the module's id.
+	describe func(id string) []byte
 }
 
 // Origin is the source's origin.
@@ -104,7 +107,12 @@ func (s pathSource) Origin() string { return s.origin }
 func (s pathSource) Candidates() []Candidate {
 	out := make([]Candidate, 0, len(s.paths))
 	for _, p := range s.paths {
-		out = append(out, pathCandidate(p, s.origin, s.base))
+		c := pathCandidate(p, s.origin, s.base)
+		if pd, ok := c.Driver.(*ProcessDriver); ok && s.describe != nil && c.Err == "" {
+			id, describe := c.Name, s.describe
+			c.Driver = &selfDescribedDriver{ProcessDriver: pd, describe: func() []byte { return describe(id) }}
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -124,12 +132,13 @@ func (h *Host) sources() []Source {
 	flags := slices.Clone(h.flagModules)
 	examples := slices.Clone(h.exampleModules)
 	extra := slices.Clone(h.extraSources)
+	describeExample := h.DescribeExample
 	h.mu.Unlock()
 	return append([]Source{
 		homeSource{dir: h.cfg.ModulesDir()},
 		pathSource{origin: OriginConfig, base: h.cfg.Home, paths: h.cfg.Modules},
 		pathSource{origin: OriginFlag, paths: flags},
-		pathSource{origin: OriginExamples, paths: examples},
+		pathSource{origin: OriginExamples, paths: examples, describe: describeExample},
 	}, extra...)
 }
 

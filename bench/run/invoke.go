@@ -6,22 +6,40 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 // benchInvoke: one `modbay invoke` of the bench module's trivial
-// capability against running the same module directly with the same
-// request file, and the host overhead: the difference less modbay's own
-// start-up (`modbay --help`, measured in this run).
+// capability, with containment off and on, against running the same
+// module directly with the same request file and against modbay's own
+// start-up (`modbay --help`). The four commands are run in interleaved
+// rounds, so a machine whose load changes during the step shifts them
+// alike. Host overhead: invoke (containment off) − direct − start-up;
+// containment cost: invoke (on) − invoke (off). Both are also given in
+// CPU time (the process and its waited-for children), which a busy
+// machine inflates less than the wall clock.
 func (s *suite) benchInvoke() error {
-	home := filepath.Join(s.tmp, "homes", "invoke")
-	dir := filepath.Join(home, "modules", "echo")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	homes := map[string]string{}
+	for _, h := range []struct{ name, config string }{
+		{"off", "sandbox: off\n"},
+		{"on", ""}, // the default: sandbox: auto, as far as the machine allows
+	} {
+		home := filepath.Join(s.tmp, "homes", "invoke-"+h.name)
+		dir := filepath.Join(home, "modules", "echo")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := copyFile(s.exe("benchmod"), filepath.Join(dir, "echo")); err != nil {
+			return err
+		}
+		if h.config != "" {
+			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(h.config), 0o644); err != nil {
+				return err
+			}
+		}
+		homes[h.name] = home
 	}
-	exe := filepath.Join(dir, "echo")
-	if err := copyFile(s.exe("benchmod"), exe); err != nil {
-		return err
-	}
+	exe := filepath.Join(homes["off"], "modules", "echo", "echo")
 	ws := filepath.Join(s.tmp, "invoke-workspace")
 	scratch := filepath.Join(s.tmp, "invoke-scratch")
 	for _, d := range []string{ws, scratch} {
@@ -40,37 +58,64 @@ func (s *suite) benchInvoke() error {
 	if err := os.WriteFile(reqPath, req, 0o600); err != nil {
 		return err
 	}
-	invoke := func() *exec.Cmd {
-		return s.cmdIn(nil, s.exe("modbay"), "invoke", "--home", home, "--workspace", ws, "echo", "bench.echo", "--input", input)
+	invoke := func(home string) func() *exec.Cmd {
+		return func() *exec.Cmd {
+			return s.cmdIn(nil, s.exe("modbay"), "invoke", "--home", home, "--workspace", ws, "echo", "bench.echo", "--input", input)
+		}
 	}
 	direct := func() *exec.Cmd {
 		cmd := exec.Command(exe, "module", "invoke", "bench.echo", "--input", reqPath)
 		cmd.Env, cmd.Dir = []string{"TMPDIR=" + scratch}, scratch
 		return cmd
 	}
-	// Warm: the describe cache filled, the executable in the page cache.
-	if _, err := runOnce(invoke()); err != nil {
-		return err
-	}
-	if out, err := invoke().Output(); err != nil || len(out) == 0 {
-		return fmt.Errorf("modbay invoke printed nothing: %v", err)
+	help := func() *exec.Cmd { return s.cmdIn(nil, s.exe("modbay"), "--help") }
+	// Warm: the describe caches filled, the executables in the page cache.
+	for _, h := range []string{"off", "on"} {
+		if _, err := runOnce(invoke(homes[h])()); err != nil {
+			return err
+		}
+		if out, err := invoke(homes[h])().Output(); err != nil || len(out) == 0 {
+			return fmt.Errorf("modbay invoke (containment %s) printed nothing: %v", h, err)
+		}
 	}
 	n := s.reps(30, 5)
-	viaHost, err := timeRuns(n, nil, invoke)
-	if err != nil {
-		return err
+	kinds := []struct {
+		name string
+		mk   func() *exec.Cmd
+	}{{"off", invoke(homes["off"])}, {"on", invoke(homes["on"])}, {"direct", direct}, {"help", help}}
+	got := map[string][]sample{}
+	for range n {
+		for _, k := range kinds {
+			sm, err := runOnce(k.mk())
+			if err != nil {
+				return err
+			}
+			got[k.name] = append(got[k.name], sm)
+		}
 	}
-	alone, err := timeRuns(n, nil, direct)
-	if err != nil {
-		return err
-	}
-	h, d := medianWall(viaHost), medianWall(alone)
-	s.rep.add(secInvoke, row{what: "`modbay invoke echo bench.echo` (whole command)", value: h, base: d, baseName: "module run directly",
-		note: fmt.Sprintf("median of %d; a home of one module, describe cached", n)})
-	s.rep.add(secInvoke, row{what: "modbay start-up (`modbay --help`, above)", value: s.startup})
-	over := h - d - s.startup
-	s.rep.add(secInvoke, row{what: "host overhead per invoke (start-up excluded)", value: over, budget: 5_000_000, budgetText: "≤ 5 ms",
-		note: "invoke − direct − start-up: discovery of the home, plan, request file, spawn with the host's guarantees, envelope checks, process-tree sweep"})
-	s.rep.note(secInvoke, "Containment cost: not measured here — the containment issue (its own branch) was not merged when this suite was written; add a row that runs the same invoke with containment on and off once it is.")
+	wall := func(k string) time.Duration { return medianWall(got[k]) }
+	cpu := func(k string) time.Duration { return medianCPU(got[k]) }
+	off, on, d, up := wall("off"), wall("on"), wall("direct"), wall("help")
+	how := fmt.Sprintf("median of %d, interleaved with the rows below; a home of one module, describe cached", n)
+	s.rep.add(secInvoke, row{what: "`modbay invoke echo bench.echo`, containment off (whole command)", value: off, base: d, baseName: "module run directly",
+		note: how + "; CPU " + ms(cpu("off")) + " against " + ms(cpu("direct"))})
+	s.rep.add(secInvoke, row{what: "modbay start-up (`modbay --help`, interleaved)", value: up,
+		note: "CPU " + ms(cpu("help"))})
+	s.rep.add(secInvoke, row{what: "host overhead per invoke (start-up and containment excluded)", value: off - d - up, budget: 5_000_000, budgetText: "≤ 5 ms",
+		note: "invoke (off) − direct − start-up, wall; in CPU " + ms(cpu("off")-cpu("direct")-cpu("help")) +
+			". What it holds: discovery of the home (describe cached), plan and input validation, the history record (its fsyncs), request file and run directory, spawn, envelope checks, the exit check for left-behind processes"})
+	s.rep.add(secInvoke, row{what: "`modbay invoke echo bench.echo`, containment on (whole command)", value: on, base: off, baseName: "the same, containment off",
+		note: how + "; CPU " + ms(cpu("on"))})
+	s.rep.add(secInvoke, row{what: "containment cost per invoke", value: on - off, budget: 5_000_000, budgetText: "≤ 5 ms (issue 10)",
+		note: "invoke (on) − invoke (off), wall; in CPU " + ms(cpu("on")-cpu("off")) + ". The kernel's namespaces, Landlock, seccomp and limits, as far as this machine allows (`modbay doctor`)"})
 	return nil
+}
+
+// medianCPU is the median CPU time of ss.
+func medianCPU(ss []sample) time.Duration {
+	d := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		d[i] = s.cpu
+	}
+	return median(d)
 }

@@ -43,8 +43,8 @@ type suite struct {
 	bin  string // built executables
 	env  []string
 	rep  *report
-	// startup is modbay --help's median, subtracted from invoke for the
-	// host overhead.
+	// startup is modbay --help's median (the start-up rows), which the
+	// package-init note compares with.
 	startup time.Duration
 	// pool holds the module executables homes link to, by size.
 	pool map[string][]string

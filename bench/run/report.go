@@ -94,6 +94,8 @@ func (r *report) failed(step string, err error) {
 func ms(d time.Duration) string {
 	f := float64(d) / float64(time.Millisecond)
 	switch {
+	case d < 0: // a difference of medians can be
+		return "−" + ms(-d)
 	case d == 0:
 		return "0"
 	case f < 0.1:

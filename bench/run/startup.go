@@ -134,7 +134,7 @@ func (s *suite) benchStartup() error {
 		return err
 	}
 	s.rep.add(secStartup, row{what: "`modbay list`, empty home (reused)", value: medianWall(warm), base: base, baseName: "hello world",
-		note: "shows the built-in examples: modbay re-executes itself to describe them; " + fmt.Sprintf("median of %d", n)})
+		note: "shows the built-in examples, described in modbay's own process (their invokes re-execute it); " + fmt.Sprintf("median of %d", n)})
 	i := 0
 	fresh, err := timeRuns(s.reps(10, 3), func() error {
 		i++
@@ -149,13 +149,7 @@ func (s *suite) benchStartup() error {
 }
 
 // cpuMedian is the median CPU time of ss, rounded for the table.
-func cpuMedian(ss []sample) string {
-	d := make([]time.Duration, len(ss))
-	for i, s := range ss {
-		d[i] = s.cpu
-	}
-	return ms(median(d))
-}
+func cpuMedian(ss []sample) string { return ms(medianCPU(ss)) }
 
 // initLine is one line of GODEBUG=inittrace=1:
 // "init PKG @T ms, C ms clock, B bytes, A allocs".
