@@ -33,7 +33,11 @@ JSON
 exit 0
 fi
 echo "hello from stderr" >&2
-id=$(/usr/bin/sed -n 's/.*"request_id":"\([^"]*\)".*/\1/p' "$5")
+# Shell builtins only: a module declaring no subprocess may execute
+# nothing but itself and its interpreter (docs/containment.md).
+read -r req < "$5"
+id=${req#*'"request_id":"'}
+id=${id%%'"'*}
 printf '{"protocol":"xibodev.module/v1","module":"tiny","operation":"invoke","request_id":"%s","ok":true,"result":{"greeting":"hi e2e"},"warnings":[],"execution":{"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}' "$id"
 `
 
