@@ -131,30 +131,35 @@ func (l *linter) cycles() {
 	if len(targets) == 0 {
 		return
 	}
-	solve := func(start bool) map[string]bool {
-		val := map[string]bool{}
-		for t := range targets {
-			val[t] = start
-		}
-		for range len(targets) + 1 {
-			changed := false
-			for t, node := range targets {
-				if v := satisfiable(node, val); v != val[t] {
-					val[t], changed = v, true
-				}
-			}
-			if !changed {
-				break
-			}
-		}
-		return val
-	}
-	least, greatest := solve(false), solve(true)
+	least, greatest := solveRefs(targets, false), solveRefs(targets, true)
 	for _, s := range sites {
 		if !least[s.target] && greatest[s.target] {
 			l.add(s.site, RuleCycle, Error, fmt.Sprintf("$ref %q leads back to itself through required properties: no finite input satisfies it", "#"+s.target))
 		}
 	}
+}
+
+// solveRefs computes, for each $ref target (pointer → schema node),
+// whether a finite value satisfies it, by iterating satisfiable from every
+// target set to start until nothing changes (at most len(targets)+1
+// rounds): start false gives the least solution, true the greatest.
+func solveRefs(targets map[string]any, start bool) map[string]bool {
+	val := make(map[string]bool, len(targets))
+	for t := range targets {
+		val[t] = start
+	}
+	for range len(targets) + 1 {
+		changed := false
+		for t, node := range targets {
+			if v := satisfiable(node, val); v != val[t] {
+				val[t], changed = v, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return val
 }
 
 // refSite is a $ref at pointer site naming the local pointer target.
@@ -291,21 +296,7 @@ func Unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
 	})
 	// The least solution: a $ref target is satisfiable only when a finite
 	// value meets it.
-	val := map[string]bool{}
-	for t := range targets {
-		val[t] = false
-	}
-	for range len(targets) + 1 {
-		changed := false
-		for t, node := range targets {
-			if v := satisfiable(node, val); v != val[t] {
-				val[t], changed = v, true
-			}
-		}
-		if !changed {
-			break
-		}
-	}
+	val := solveRefs(targets, false)
 	findings := Lint(id, raw)
 	if satisfiable(doc, val) {
 		// The root's own allOf branches are as unconditional as its
