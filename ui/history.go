@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -262,19 +263,8 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 		notes = append(notes, "Secret fields were not recorded; fill them in: "+render.SanitizeLine(strings.Join(rec.Redacted, ", "))+".")
 	}
 	if c.RequestSchema != "" && m.validate != nil {
-		v, err := m.validate(mod.Descriptor.RequestSchemas[c.RequestSchema], input)
-		switch {
-		case err != nil:
-			notes = append(notes, "Today's schema cannot be read: "+render.SanitizeLine(err.Error()))
-		case len(v) > 0:
-			var d []string
-			for _, e := range v {
-				d = append(d, render.SanitizeLine(e.Error()))
-			}
-			notes = append(notes, "Today's schema differs: "+strings.Join(d, "; ")+".")
-		default:
-			notes = append(notes, "It still fits today's schema.")
-		}
+		notes = append(notes, m.schemaFit(mod.Descriptor.RequestSchemas[c.RequestSchema], input,
+			"Today's schema cannot be read: ", "Today's schema differs: ", "It still fits today's schema."))
 	}
 	cmd, err := f.LoadInput(input, strings.Join(notes, " "))
 	if err != nil {
@@ -784,3 +774,22 @@ func (m *Model) rerunFromResult() tea.Cmd {
 }
 
 var _ jobResumer = (*runner.Host)(nil)
+
+// schemaFit checks an earlier input against a request schema of today
+// (r on a changed module, a re-run from history) and says the outcome in
+// one sanitized sentence: unreadable+why, differs+each problem joined by
+// "; ", or fits. m.validate must be set.
+func (m *Model) schemaFit(sch, input json.RawMessage, unreadable, differs, fits string) string {
+	v, err := m.validate(sch, input)
+	switch {
+	case err != nil:
+		return unreadable + render.SanitizeLine(err.Error()) + "."
+	case len(v) > 0:
+		d := make([]string, 0, len(v))
+		for _, e := range v {
+			d = append(d, render.SanitizeLine(e.Error()))
+		}
+		return differs + strings.Join(d, "; ") + "."
+	}
+	return fits
+}

@@ -97,19 +97,8 @@ func (m *Model) rerunAfterCheck(msg rerunCheckedMsg) tea.Cmd {
 	}
 	notes := []string{"The module changed since this run: " + change + "; nothing ran. The last input is loaded."}
 	if c.RequestSchema != "" && m.validate != nil {
-		v, err := m.validate(nu.Descriptor.RequestSchemas[c.RequestSchema], m.lastInput)
-		switch {
-		case err != nil:
-			notes = append(notes, "The new schema cannot be read: "+render.SanitizeLine(err.Error())+".")
-		case len(v) > 0:
-			var d []string
-			for _, e := range v {
-				d = append(d, render.SanitizeLine(e.Error()))
-			}
-			notes = append(notes, "Against the new schema: "+strings.Join(d, "; ")+".")
-		default:
-			notes = append(notes, "It fits the new schema: submit to run it.")
-		}
+		notes = append(notes, m.schemaFit(nu.Descriptor.RequestSchemas[c.RequestSchema], m.lastInput,
+			"The new schema cannot be read: ", "Against the new schema: ", "It fits the new schema: submit to run it."))
 	}
 	cmd, err := f.LoadInput(m.lastInput, strings.Join(notes, " "))
 	if err != nil {
