@@ -66,7 +66,7 @@ func probe() Support {
 	if err != nil {
 		s.LandlockWhy = err.Error()
 	}
-	if _, ok := seccompProgram(false); !ok {
+	if _, ok := seccompProgram(false, false); !ok {
 		s.SeccompWhy = "no filter for this architecture"
 	} else if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
 		s.SeccompWhy = "kernel without seccomp: " + err.Error()

@@ -45,8 +45,12 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 //     run by root could otherwise make a root-owned binary outside its
 //     grants setuid and hand root to every local user. Other mode and time
 //     changes outside the grants are not confined (Enforcement says so);
+//   - with noExecFD (execution narrowed, Spec.ExecNarrow), memfd_create
+//     fails with ENOSYS and execveat with EACCES: a program written into
+//     an anonymous memory file and executed through its descriptor would
+//     pass Landlock's execute rule, which only sees paths;
 //   - a syscall of another architecture's table kills the process.
-func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
+func seccompProgram(noSockets, noExecFD bool) ([]unix.SockFilter, bool) {
 	if auditArch == 0 {
 		return nil, false
 	}
@@ -96,6 +100,17 @@ func seccompProgram(noSockets bool) ([]unix.SockFilter, bool) {
 		)
 	}
 	prog = append(prog[:11], append(mode, prog[11:]...)...)
+	if noExecFD {
+		// Inserted after the x32 rule (index 5), which the jumps before
+		// it land on or skip to: "nr == X ? ERRNO : next" each.
+		block := []unix.SockFilter{
+			jump(jeq, uint32(unix.SYS_MEMFD_CREATE), 0, 1),
+			stmt(ret, enosys),
+			jump(jeq, uint32(unix.SYS_EXECVEAT), 0, 1),
+			stmt(ret, eacces),
+		}
+		prog = append(prog[:6], append(block, prog[6:]...)...)
+	}
 	return prog, true
 }
 
@@ -115,10 +130,10 @@ func x32Bit() uint32 {
 	return 0xffffffff
 }
 
-// installSeccomp installs seccompProgram(noSockets) on the calling thread only (no TSYNC).
-// no_new_privs must be set.
-func installSeccomp(noSockets bool) error {
-	prog, ok := seccompProgram(noSockets)
+// installSeccomp installs seccompProgram(noSockets, noExecFD) on the
+// calling thread only (no TSYNC). no_new_privs must be set.
+func installSeccomp(noSockets, noExecFD bool) error {
+	prog, ok := seccompProgram(noSockets, noExecFD)
 	if !ok {
 		return errors.New("no seccomp filter for this architecture")
 	}

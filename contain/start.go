@@ -243,7 +243,7 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 	case !sup.Seccomp:
 		enf.UnixSockets = notEnforced(sup.SeccompWhy)
 	default:
-		if err := installSeccomp(!spec.Network); err != nil {
+		if err := installSeccomp(!spec.Network, spec.ExecNarrow); err != nil {
 			enf.UnixSockets = notEnforced("seccomp: " + err.Error())
 		}
 	}

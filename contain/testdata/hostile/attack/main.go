@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -109,6 +111,32 @@ func main() {
 			}
 		}
 		ok()
+	case "ok": // what the memfd case runs: the attack worked if it prints
+		ok()
+	case "memfd":
+		// A program copied into an anonymous memory file and executed
+		// through its descriptor: Landlock's execute rule sees no path.
+		self, err := os.Executable()
+		if err != nil {
+			fail(err)
+		}
+		b, err := os.ReadFile(self)
+		if err != nil {
+			fail(err)
+		}
+		fd, err := unix.MemfdCreate("x", 0)
+		if err != nil {
+			fail(err)
+		}
+		if _, err := unix.Write(fd, b); err != nil {
+			fail(err)
+		}
+		argv, _ := syscall.SlicePtrFromStrings([]string{"attack", "ok"})
+		envv, _ := syscall.SlicePtrFromStrings(os.Environ())
+		empty, _ := unix.BytePtrFromString("")
+		_, _, errno := unix.Syscall6(unix.SYS_EXECVEAT, uintptr(fd), uintptr(unsafe.Pointer(empty)),
+			uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])), unix.AT_EMPTY_PATH, 0)
+		fail(errno)
 	case "exec": // start a shell, though no subprocess was granted
 		if err := exec.Command(arg(2), "-c", "exit 0").Run(); err != nil {
 			fail(err)
