@@ -50,7 +50,10 @@ const (
 	FilesystemMountNS = " + mount namespace (read-only outside rw roots)"
 	// FilesystemExecNarrow ends the filesystem layer when execution was
 	// narrowed (Spec.ExecNarrow: no subprocess granted).
-	FilesystemExecNarrow = "; executes only the module, its interpreters and granted binaries"
+	// It is a narrowing, not a boundary: the dynamic loader, which must be
+	// executable to start any dynamic program, can load and run any
+	// readable program (docs/containment.md).
+	FilesystemExecNarrow = "; execve narrowed to the module, its interpreters and granted binaries (the dynamic loader can still run other readable programs)"
 )
 
 // metadataText is the Metadata layer for a run with (or without) the
