@@ -209,9 +209,11 @@ func (s *elicitScreen) ShortHelp() []key.Binding {
 	return append(s.answers(), s.formKeys(s.form.ShortHelp())...)
 }
 
-// EssentialHelp is what the help bar keeps at any width: the answers.
+// EssentialHelp is what the help bar keeps at any width: accept and
+// cancel (at 40 cells no third binding fits beside the way to the full
+// help; the header names ctrl+d at every width).
 func (s *elicitScreen) EssentialHelp() []key.Binding {
-	return []key.Binding{s.keys.Accept, s.keys.Decline, s.keys.Dismiss}
+	return []key.Binding{s.keys.Accept, s.keys.Dismiss}
 }
 
 // FullHelp implements help.KeyMap.
@@ -257,7 +259,7 @@ func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (s *elicitScreen) View() string { return s.header() + "\n" + s.form.View() }
 
 // header says who asks, the server's message (sanitized, wrapped, cut at
-// maxElicitMessageLines) and that the run waits.
+// maxElicitMessageLines), that the run waits and how to decline.
 func (s *elicitScreen) header() string {
 	st := s.com.Styles
 	w := max(s.w, 1)
@@ -271,6 +273,6 @@ func (s *elicitScreen) header() string {
 		msg = "(no message)"
 	}
 	head += "\n" + common.FitHeight(common.Wrap(msg, w), maxElicitMessageLines)
-	wait := "The run waits for your answer."
+	wait := "The run waits; " + s.keys.Decline.Help().Key + " declines."
 	return head + "\n" + st.Muted.Render(common.FitWidth(wait, w))
 }
