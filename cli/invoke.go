@@ -52,6 +52,30 @@ type InvokeOptions struct {
 	// earlier runs handed to this one through its read root ROOT
 	// (issue 12 §Handoff).
 	Artifacts []string
+	// ElicitInput is --elicit-input as given: "" (ask on a terminal,
+	// else decline), JSON text or @FILE, the answer accepted to every
+	// question the module asks mid-call (an MCP server's elicitation;
+	// docs/mcp.md).
+	ElicitInput string
+	// elicitValue is ElicitInput read (nil when not given).
+	elicitValue json.RawMessage
+}
+
+// readElicitInput reads --elicit-input: JSON text or @FILE; standard
+// input (@-) is where a terminal's answers come from, so it is refused.
+func (o *InvokeOptions) readElicitInput() error {
+	if o.ElicitInput == "" {
+		return nil
+	}
+	if o.ElicitInput == "@-" {
+		return errors.New("@- is not accepted (standard input carries the input or a person's answers): give JSON text or @FILE")
+	}
+	v, err := readInput(o.ElicitInput, nil)
+	if err != nil {
+		return err
+	}
+	o.elicitValue = v
+	return nil
 }
 
 // newInvokeCommand builds `modbay invoke`; runF, when non-nil, replaces
@@ -88,6 +112,14 @@ module must declare in permissions.filesystem_read. The input names the file
 by its path relative to the root (the command prints it); the directory is
 removed when the run ends. Repeat the flag to hand several artifacts.
 
+A module may ask a question in the middle of a call (an MCP server's
+elicitation). On a terminal, modbay asks you in plain prompts on stderr and
+reads your answer from standard input: accept (then each field), decline or
+cancel. Without a terminal it declines and says so on stderr.
+--elicit-input JSON answers every question with accept and that value,
+checked against each question's schema (a value that does not match is
+answered cancel).
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
 large, artifact refused, not fully contained under sandbox: require), 5 input
@@ -113,6 +145,7 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
+	f.StringVar(&opts.ElicitInput, "elicit-input", "", "answer every question the module asks mid-call (an MCP elicitation) with accept and this JSON value (text or @FILE); default: ask on a terminal, else decline")
 	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
@@ -129,6 +162,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	raw, err := readInput(o.Input, o.IO.In)
 	if err != nil {
 		return o.refuse(usageRefusal("--input: %v", err))
+	}
+	if err := o.readElicitInput(); err != nil {
+		return o.refuse(usageRefusal("--elicit-input: %v", err))
 	}
 	e, err := o.G.env(ctx)
 	if err != nil {
@@ -193,7 +229,7 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 			}
 		}
 	}
-	ro := runner.RunOptions{Approved: true, Events: rec.events(events)}
+	ro := runner.RunOptions{Approved: true, Events: rec.events(events), Elicit: o.elicitor(m.ID, o.elicitValue)}
 	if o.Trace {
 		ro.Record = exchange.Recorder()
 	}

@@ -82,7 +82,7 @@ func (h Hints) Effects(transport string) modproto.Effects {
 // effects from annotations) in an ok describe envelope, whose warnings
 // name what was dropped or contradictory. It also returns each tool's
 // outputSchema by name.
-func describeEnvelope(id string, impl *sdk.Implementation, tools []*sdk.Tool, transport string, network bool, endpoint string) (*modproto.Envelope, map[string]json.RawMessage) {
+func describeEnvelope(id string, impl *sdk.Implementation, tools []*sdk.Tool, transport string, network bool, endpoint string) (*modproto.Envelope, *modproto.Descriptor, map[string]json.RawMessage) {
 	d := &modproto.Descriptor{
 		Module: id, Name: id, Version: "unknown", ProtocolVersions: []string{modproto.ProtocolID},
 		RequestSchemas: map[string]json.RawMessage{}, ResultSchemas: map[string]json.RawMessage{},
@@ -136,10 +136,10 @@ func describeEnvelope(id string, impl *sdk.Implementation, tools []*sdk.Tool, tr
 		if in == nil {
 			in = json.RawMessage(`{"type":"object"}`)
 		}
-		c.RequestSchema = schemaKey(t.Name, "input", in, d.RequestSchemas)
+		c.RequestSchema = schemaKey(t.Name, "input", t.InputSchema, in, d.RequestSchemas)
 		d.RequestSchemas[c.RequestSchema] = in
 		if out := schemaOf(t.OutputSchema); out != nil {
-			c.ResultSchema = schemaKey(t.Name, "output", out, d.ResultSchemas)
+			c.ResultSchema = schemaKey(t.Name, "output", t.OutputSchema, out, d.ResultSchemas)
 			d.ResultSchemas[c.ResultSchema] = out
 			outputs[t.Name] = out
 		}
@@ -151,7 +151,7 @@ func describeEnvelope(id string, impl *sdk.Implementation, tools []*sdk.Tool, tr
 		Protocol: modproto.ProtocolID, Module: id, Operation: modproto.OperationDescribe,
 		OK: true, Result: res, Warnings: warnings,
 		Execution: modproto.Execution{Local: transport == "stdio", Network: transport == "http", Artifacts: []modproto.Artifact{}},
-	}, outputs
+	}, d, outputs
 }
 
 // summaryOf is a description on one line, sanitized and bounded.
@@ -177,16 +177,26 @@ func schemaOf(v any) json.RawMessage {
 	return b
 }
 
-// schemaKey is the map key of a tool's schema: "<tool>.<role>", or the
-// schema's own $id when it has one not yet used (WIRE.md §9: a present
-// $id ends in its key).
-func schemaKey(tool, role string, raw json.RawMessage, used map[string]json.RawMessage) string {
-	var head struct {
-		ID string `json:"$id"`
+// schemaKey is the map key of a tool's schema (v as the SDK decoded it,
+// raw its encoding): "<tool>.<role>", or the schema's own $id when it has
+// one not yet used (WIRE.md §9: a present $id ends in its key). The $id
+// is read from the decoded object when the SDK gave one (a scan of the
+// encoding fewer per tool), else from raw.
+func schemaKey(tool, role string, v any, raw json.RawMessage, used map[string]json.RawMessage) string {
+	var id string
+	if obj, ok := v.(map[string]any); ok {
+		id, _ = obj["$id"].(string)
+	} else {
+		var head struct {
+			ID string `json:"$id"`
+		}
+		if json.Unmarshal(raw, &head) == nil {
+			id = head.ID
+		}
 	}
-	if json.Unmarshal(raw, &head) == nil && head.ID != "" {
-		if _, dup := used[head.ID]; !dup {
-			return head.ID
+	if id != "" {
+		if _, dup := used[id]; !dup {
+			return id
 		}
 	}
 	return tool + "." + role

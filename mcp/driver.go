@@ -368,11 +368,14 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	if s.proc != nil {
 		desc.Enforcement = s.proc.enf
 	}
-	env, err := d.list(ctx, s)
+	env, built, err := d.list(ctx, s)
 	if err != nil {
 		desc.Stderr = d.stderr.String()
 		return desc, err
 	}
+	// The host judges the descriptor as built here (runner.BuiltDescribe)
+	// rather than decoding its encoding again.
+	desc.Built = &runner.BuiltDescribe{Envelope: env, Descriptor: built}
 	cat := listCatalog(ctx, s)
 	d.mu.Lock()
 	d.catalog = cat
@@ -384,12 +387,13 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 }
 
 // list lists every tool of s (all pages, at most MaxTools+1) and makes
-// the describe envelope; it keeps the tools' outputSchemas for Invoke.
-func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, error) {
+// the describe envelope and its descriptor; it keeps the tools'
+// outputSchemas for Invoke.
+func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *modproto.Descriptor, error) {
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
+			return nil, nil, fmt.Errorf("tools/list: %w", err)
 		}
 		tools = append(tools, t)
 		if len(tools) > MaxTools {
@@ -400,11 +404,11 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, erro
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
 	}
-	env, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
+	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
 	d.mu.Lock()
 	d.outputs = outputs
 	d.mu.Unlock()
-	return env, nil
+	return env, desc, nil
 }
 
 // Invoke calls the tool named by the request's capability with its input
@@ -444,7 +448,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	listed := d.outputs != nil
 	d.mu.Unlock()
 	if !listed {
-		if _, err := d.list(cctx, s); err != nil {
+		if _, _, err := d.list(cctx, s); err != nil {
 			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
 			return rep
 		}

@@ -219,6 +219,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	}
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
+	var built *BuiltDescribe
 	exitCode := 0
 	if useCache && !h.NoCache && cacheable && haveEntry && entry.Key == key {
 		stdout, m.Stderr, m.DescribedAt, m.Cached = entry.Stdout, entry.Stderr, entry.DescribedAt, true
@@ -233,12 +234,12 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 			setBroken(m, err.Error())
 			return m
 		}
-		stdout = desc.Envelope
+		stdout, built = desc.Envelope, desc.Built
 		exitCode = desc.ExitCode
 	}
 	v := entry.Verdict
 	if !m.Cached || v == nil || v.BuildID != buildID() || !applyVerdict(m, stdout, v) {
-		if !judgeDescribe(m, stdout, c.ID, exitCode) {
+		if !judgeFresh(m, stdout, built, c.ID, exitCode) {
 			return m
 		}
 		checkRequestSchemas(m)

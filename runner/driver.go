@@ -76,6 +76,10 @@ type Description struct {
 	// Enforcement is what containment applied to the describe's process
 	// (issue 10 §Honesty); zero for a driver that starts none.
 	Enforcement contain.Enforcement
+	// Built, if non-nil, is Envelope as the driver built it in memory
+	// (BuiltDescribe): the host judges these values instead of decoding
+	// Envelope again.
+	Built *BuiltDescribe
 }
 
 // Containable is a Driver that starts processes of its own and applies

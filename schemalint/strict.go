@@ -282,8 +282,15 @@ func sortedNames[V any](m map[string]V) []string {
 // properties. It returns the finding that explains it (the first error of
 // rule RuleRequired or RuleCycle, with its JSON pointer). Like the lint it
 // errs towards "satisfiable": a rule only some inputs meet (a then branch,
-// an optional property's subschema) never refuses.
+// an optional property's subschema) never refuses. Answers are
+// remembered by content (unsatisfiableMemo): a list of 200 tools judged
+// again lints none of its unchanged schemas again.
 func Unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
+	return memoUnsatisfiable(id, raw, unsatisfiable)
+}
+
+// unsatisfiable is Unsatisfiable without the memo.
+func unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
 	var doc any
 	if json.Unmarshal(raw, &doc) != nil {
 		return Finding{}, false

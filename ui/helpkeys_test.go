@@ -100,6 +100,11 @@ var helpStates = map[screenKind][]helpState{
 		{"csv", func(t *testing.T) *Model { return viewerOf(t, "text/csv", "a,b\n1,2\n3,4\n") }},
 		{"markdown", func(t *testing.T) *Model { return viewerOf(t, "text/markdown", "# Title\n\nSome *text*.\n") }},
 	},
+	screenElicit: {
+		{"text field", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); return m }},
+		{"typed", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); typeText(m, "main"); press(m, "tab"); return m }},
+		{"json", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); press(m, "ctrl+e"); return m }},
+	},
 	screenProbe: {
 		{"probe", func(t *testing.T) *Model {
 			m, _ := newTest(t, nil, 80, 24)

@@ -22,6 +22,8 @@ type KeyMap struct {
 	Viewer   viewer.KeyMap
 	History  HistoryKeyMap
 	SendTo   SendToKeyMap
+	// Elicit is a module's question mid-run (MCP elicitation).
+	Elicit ElicitKeyMap
 }
 
 // GlobalKeyMap applies on every screen; the root shows each where it does
@@ -95,6 +97,7 @@ func DefaultKeyMap() KeyMap {
 		Viewer:  viewer.DefaultKeyMap(),
 		History: defaultHistoryKeys(),
 		SendTo:  defaultSendToKeys(),
+		Elicit:  defaultElicitKeys(),
 	}
 	km.Exchange = defaultExchangeKeys(km.Result)
 	return km

@@ -50,7 +50,8 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 			return res, nil, err
 		}
 		x := runner.NewExchange()
-		res, err := xr.RunWith(ctx, p, runner.RunOptions{Approved: approved, Events: ev, Record: x.Recorder()})
+		res, err := xr.RunWith(ctx, p, runner.RunOptions{Approved: approved, Events: ev, Record: x.Recorder(),
+			Elicit: m.elicitor(id, p.Module)})
 		calls := x.Calls()
 		if len(calls) == 0 {
 			return res, nil, err

@@ -404,6 +404,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case runDoneMsg:
 		return m, m.finished(msg)
+	case elicitMsg:
+		return m, m.open(screenElicit, msg.q)
+	case elicitGoneMsg:
+		m.elicitGone(msg.q)
+		return m, nil
 	case savedInputsMsg:
 		m.offerInputs(msg)
 		return m, nil

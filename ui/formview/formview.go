@@ -117,6 +117,8 @@ type Model struct {
 	attempted      bool
 	// armed is set after a refused ctrl+s: the next ctrl+s sends anyway.
 	armed bool
+	// strict refuses every invalid submit: no "send anyway" (SetStrict).
+	strict bool
 	// transient is set when note answers one key (a refused add, a hint
 	// about text typed where it cannot go): the next key clears it.
 	transient bool
@@ -317,6 +319,11 @@ func (m *Model) setTransientNote(s string) { m.note, m.noteIsProblem, m.transien
 // SetProblemNote shows a note about the input's problems (e.g. the host
 // refused it); the next edit clears it, since it may no longer hold.
 func (m *Model) SetProblemNote(s string) { m.note, m.noteIsProblem, m.transient = s, true, false }
+
+// SetStrict makes the form refuse an invalid input on every ctrl+s, never
+// offering to send it anyway: for answers the host checks against the
+// schema itself and refuses when invalid (an MCP elicitation's).
+func (m *Model) SetStrict(on bool) { m.strict, m.armed = on, false }
 
 // Note returns the current note.
 func (m *Model) Note() string { return m.note }
@@ -865,7 +872,7 @@ func (m *Model) submit() (Action, tea.Cmd) {
 		return nil, nil
 	}
 	if n := m.problems.Count(); n > 0 {
-		if m.armed {
+		if m.armed && !m.strict {
 			m.armed = false
 			m.SetNote("")
 			return ActionSubmit{Input: m.value, Unchecked: true}, nil
@@ -877,6 +884,9 @@ func (m *Model) submit() (Action, tea.Cmd) {
 			where += fmt.Sprintf("; %d from variants not chosen", h)
 		}
 		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, common.Plural(n, "problem", "problems"), where)
+		if m.strict {
+			m.note = fmt.Sprintf("Not sent: %d %s to fix first (%s).", n, common.Plural(n, "problem", "problems"), where)
+		}
 		// The cursor goes to the first field with a problem (issue 9 kind
 		// 9), unless it is on one already.
 		return nil, m.focusFirstProblem()

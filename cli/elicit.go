@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"modbay/render"
+	"modbay/runner"
+	"modbay/schema"
+)
+
+// maxElicitTries is how many times a terminal prompt asks again for an
+// answer that breaks the question's schema before answering cancel.
+const maxElicitTries = 3
+
+// elicitAsker answers a module's questions in the middle of `modbay
+// invoke` (an MCP server's elicitation/create, runner.Elicitor): with
+// --elicit-input it accepts every question with that value; on a
+// terminal it asks in plain prompts on stderr, reading answers from
+// standard input; otherwise it declines and says so on stderr.
+type elicitAsker struct {
+	// in is where typed answers are read (standard input), errOut where
+	// questions and notes are written (stderr).
+	in     io.Reader
+	errOut io.Writer
+	// terminal is true when both are a terminal (a person can answer).
+	terminal bool
+	// value is --elicit-input's JSON value, nil when not given.
+	value json.RawMessage
+	// from names who asks: the module's id, module text.
+	from string
+	// lines carries standard input line by line once the first prompt
+	// needs it; its goroutine reads until end of input.
+	lines chan string
+}
+
+// elicitor returns the runner.Elicitor of an invoke of module id from.
+func (o *InvokeOptions) elicitor(from string, value json.RawMessage) runner.Elicitor {
+	a := &elicitAsker{in: o.IO.In, errOut: o.IO.ErrOut, value: value, from: from,
+		terminal: o.IO.IsTerminal(o.IO.In) && o.IO.IsTerminal(o.IO.ErrOut)}
+	return a.ask
+}
+
+// ask implements runner.Elicitor (the host bounds the request and checks
+// an accepted answer against the schema again).
+func (a *elicitAsker) ask(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+	w := a.errOut
+	fmt.Fprintf(w, "%s asks mid-call: %s\n", clean(a.from), render.SanitizeLine(e.Message))
+	if a.value != nil {
+		if len(e.Schema) > 0 {
+			v, err := schema.ValidateInput(e.Schema, a.value)
+			if err != nil || len(v) > 0 {
+				fmt.Fprintf(w, "modbay: --elicit-input does not match the question's schema (%s); answered cancel\n", problems(v, err))
+				return runner.ElicitAnswer{Action: runner.ElicitCancel}, nil
+			}
+		}
+		fmt.Fprintln(w, "modbay: answered accept with --elicit-input")
+		return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: a.value}, nil
+	}
+	if !a.terminal {
+		fmt.Fprintln(w, "modbay: declined: no terminal to ask on (pass --elicit-input JSON to answer it)")
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	for {
+		line, ok := a.prompt(ctx, "answer? [a]ccept, [d]ecline, [c]ancel: ")
+		switch {
+		case !ok:
+			return runner.ElicitAnswer{Action: runner.ElicitCancel}, ctx.Err()
+		case line == "a" || line == "accept":
+			return a.accept(ctx, e)
+		case line == "d" || line == "decline":
+			return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+		case line == "c" || line == "cancel":
+			return runner.ElicitAnswer{Action: runner.ElicitCancel}, nil
+		}
+	}
+}
+
+// accept asks for the answer field by field (MCP asks for a flat object of
+// strings, numbers, booleans and choices; any other field is typed as
+// JSON), checks it against the schema and asks again, at most
+// maxElicitTries times, while it breaks it.
+func (a *elicitAsker) accept(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+	cancel := runner.ElicitAnswer{Action: runner.ElicitCancel}
+	fields := elicitFields(e.Schema)
+	for range maxElicitTries {
+		var buf bytes.Buffer
+		buf.WriteByte('{')
+		for _, f := range fields {
+			v, ok, err := a.field(ctx, f)
+			if err != nil {
+				return cancel, err
+			}
+			if !ok {
+				continue
+			}
+			if buf.Len() > 1 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(f.name)
+			buf.Write(k)
+			buf.WriteByte(':')
+			buf.Write(v)
+		}
+		buf.WriteByte('}')
+		content := json.RawMessage(buf.Bytes())
+		if len(e.Schema) == 0 {
+			return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: content}, nil
+		}
+		v, err := schema.ValidateInput(e.Schema, content)
+		if err == nil && len(v) == 0 {
+			return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: content}, nil
+		}
+		fmt.Fprintf(a.errOut, "modbay: that answer does not match the question's schema (%s)\n", problems(v, err))
+	}
+	fmt.Fprintln(a.errOut, "modbay: answered cancel")
+	return cancel, nil
+}
+
+// field asks for one field: its JSON value, or ok false when left out
+// (an empty line on an optional field). A value that does not read as
+// its type is asked again.
+func (a *elicitAsker) field(ctx context.Context, f elicitField) (json.RawMessage, bool, error) {
+	for {
+		line, ok := a.prompt(ctx, f.prompt())
+		if !ok {
+			return nil, false, ctx.Err()
+		}
+		if line == "" && !f.required {
+			return nil, false, nil
+		}
+		if v, ok := f.read(line); ok {
+			return v, true, nil
+		}
+		fmt.Fprintf(a.errOut, "modbay: not a %s\n", f.kind())
+	}
+}
+
+// prompt writes p to stderr and reads one line from standard input,
+// trimmed; false at end of input or when ctx ends first.
+func (a *elicitAsker) prompt(ctx context.Context, p string) (string, bool) {
+	if a.lines == nil {
+		// The reader's goroutine lives until standard input ends: a read
+		// cannot be interrupted, and the process ends with the invoke.
+		a.lines = make(chan string)
+		go func(lines chan<- string) {
+			sc := bufio.NewScanner(a.in)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}(a.lines)
+	}
+	io.WriteString(a.errOut, p)
+	select {
+	case l, ok := <-a.lines:
+		return strings.TrimSpace(l), ok
+	case <-ctx.Done():
+		fmt.Fprintln(a.errOut)
+		return "", false
+	}
+}
+
+// problems is a schema check's outcome as one line.
+func problems(v interface{ Error() string }, err error) string {
+	if err != nil {
+		return clean(err.Error())
+	}
+	return clean(v.Error())
+}
+
+// elicitField is one property of a question's schema, as a prompt.
+type elicitField struct {
+	name, title, desc, typ string
+	enum                   []json.RawMessage
+	required               bool
+}
+
+// elicitFields lists the properties of an object schema in the order the
+// schema gives them; a schema that is not a JSON object with properties
+// asks for none.
+func elicitFields(raw json.RawMessage) []elicitField {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	var props map[string]struct {
+		Type        any               `json:"type"`
+		Title       string            `json:"title"`
+		Description string            `json:"description"`
+		Enum        []json.RawMessage `json:"enum"`
+	}
+	if json.Unmarshal(s.Properties, &props) != nil {
+		return nil
+	}
+	var out []elicitField
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		name, _ := t.(string)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return out
+		}
+		p := props[name]
+		typ, _ := p.Type.(string)
+		f := elicitField{name: name, title: p.Title, desc: p.Description, typ: typ, enum: p.Enum}
+		for _, r := range s.Required {
+			f.required = f.required || r == name
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// kind names what the field reads, for its prompt.
+func (f elicitField) kind() string {
+	switch {
+	case len(f.enum) > 0:
+		return "choice"
+	case f.typ == "string" || f.typ == "number" || f.typ == "integer" || f.typ == "boolean":
+		return f.typ
+	}
+	return "JSON value"
+}
+
+// prompt is the field's question: name, title, description, kind, its
+// choices and whether an empty line leaves it out (module text, sanitized).
+func (f elicitField) prompt() string {
+	var b strings.Builder
+	b.WriteString(clean(f.name))
+	if f.title != "" && f.title != f.name {
+		b.WriteString(" (" + clean(f.title) + ")")
+	}
+	if f.desc != "" {
+		b.WriteString(": " + clean(f.desc))
+	}
+	b.WriteString(" [" + f.kind())
+	if len(f.enum) > 0 {
+		var cs []string
+		for _, c := range f.enum {
+			cs = append(cs, clean(choiceText(c)))
+		}
+		b.WriteString(": " + strings.Join(cs, ", "))
+	}
+	if f.typ == "boolean" {
+		b.WriteString(" y/n")
+	}
+	if !f.required {
+		b.WriteString(", empty leaves it out")
+	}
+	b.WriteString("]: ")
+	return b.String()
+}
+
+// choiceText is a choice as typed: a string's text, else its JSON.
+func choiceText(c json.RawMessage) string {
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return s
+	}
+	return string(c)
+}
+
+// read turns a typed line into the field's JSON value.
+func (f elicitField) read(line string) (json.RawMessage, bool) {
+	if len(f.enum) > 0 {
+		for _, c := range f.enum {
+			if choiceText(c) == line {
+				return c, true
+			}
+		}
+		return nil, false
+	}
+	switch f.typ {
+	case "string":
+		b, _ := json.Marshal(line)
+		return b, true
+	case "boolean":
+		switch strings.ToLower(line) {
+		case "y", "yes", "true":
+			return json.RawMessage(`true`), true
+		case "n", "no", "false":
+			return json.RawMessage(`false`), true
+		}
+		return nil, false
+	case "integer":
+		if _, err := strconv.ParseInt(line, 10, 64); err != nil {
+			return nil, false
+		}
+		return json.RawMessage(line), true
+	case "number":
+		if _, err := strconv.ParseFloat(line, 64); err != nil || !json.Valid([]byte(line)) {
+			return nil, false
+		}
+		return json.RawMessage(line), true
+	}
+	if !json.Valid([]byte(line)) {
+		return nil, false
+	}
+	return json.RawMessage(line), true
+}

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"modbay/modproto"
+)
+
+// BuiltDescribe is a describe answer a driver built in the host's own
+// memory from values it decoded itself (an MCP server's tools, which the
+// SDK decoded and the mcp driver turned into a descriptor, every module
+// string sanitized and bounded there): the envelope and its descriptor as
+// Go values. The driver's Description.Envelope is still their json.Marshal
+// encoding (what the describe cache keeps).
+//
+// The host judges it without decoding Envelope again: the decoders'
+// duplicate-key, unknown-key and JSON-type scans look for what a module's
+// own bytes may hold, and json.Marshal of these values writes none of
+// it. Every other check runs as for a process's answer: the envelope's
+// rules (ValidateEnvelope), the descriptor's (ValidateDescriptor, the
+// shape warnings), the module id, the size of the encoding
+// (DescribeMaxOutputBytes), and then, as for any describe, the
+// request schemas' compilation and satisfiability (checkRequestSchemas).
+type BuiltDescribe struct {
+	// Envelope is the describe envelope; its Result is Descriptor encoded.
+	Envelope *modproto.Envelope
+	// Descriptor is the envelope's result, normalized.
+	Descriptor *modproto.Descriptor
+}
+
+// judgeFresh judges a describe that was just run: a driver's built
+// answer through judgeBuilt, its encoding bounded by
+// DescribeMaxOutputBytes as a process's stdout is; anything else (bytes a
+// module wrote) through judgeDescribe.
+func judgeFresh(m *Module, stdout []byte, built *BuiltDescribe, expectID string, exitCode int) bool {
+	if built == nil || built.Envelope == nil || built.Descriptor == nil {
+		return judgeDescribe(m, stdout, expectID, exitCode)
+	}
+	if len(stdout) > DescribeMaxOutputBytes {
+		setBroken(m, fmt.Sprintf("describe: the answer exceeds %d bytes", DescribeMaxOutputBytes))
+		return false
+	}
+	return judgeBuilt(m, built, expectID)
+}
+
+// judgeBuilt is judgeDescribe for a BuiltDescribe: the same verdicts and
+// reasons, without decoding bytes the host wrote itself.
+func judgeBuilt(m *Module, b *BuiltDescribe, expectID string) bool {
+	env := b.Envelope
+	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
+		m.Violations = v
+		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
+		return false
+	}
+	env.Normalize()
+	for _, w := range env.Warnings {
+		m.Warnings = append(m.Warnings, "describe warning: "+w)
+	}
+	if !env.OK {
+		setBroken(m, fmt.Sprintf("describe failed: %s: %s", env.Error.Code, env.Error.Message))
+		return false
+	}
+	d := b.Descriptor
+	d.Normalize()
+	m.Descriptor = d
+	for _, w := range modproto.CheckDescriptorShape(d) {
+		m.Warnings = append(m.Warnings, "descriptor: "+w.Error())
+	}
+	v := modproto.ValidateDescriptor(d)
+	switch {
+	case expectID != "" && d.Module != expectID:
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the module was discovered as %q", d.Module, expectID)})
+	case expectID == "" && d.Module != env.Module:
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, env.Module)})
+	}
+	if expectID == "" && strings.TrimSpace(d.Module) != "" {
+		m.ID = d.Module
+	}
+	if len(v) > 0 {
+		m.Violations = v
+		setBroken(m, "descriptor breaks its rules (docs/modules.md#the-descriptor): "+summarize(v))
+		return false
+	}
+	m.Status = StatusReady
+	return true
+}

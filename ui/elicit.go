@@ -1,0 +1,278 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/form"
+	"modbay/ui/formview"
+)
+
+// screenElicit is a module's question to the person in the middle of a
+// run (an MCP server's elicitation/create): a form built from the schema
+// the server asked for, answered accept, decline or cancel (issue 14
+// §Human in the loop).
+const screenElicit screenKind = "elicit"
+
+func init() { register(screenElicit, openElicitScreen) }
+
+// maxElicitMessageLines bounds the server's message above the form; past
+// it the message is cut with "…" (a question to a person is short).
+const maxElicitMessageLines = 6
+
+// noContentSchema is the form of a question that asks for no content,
+// only a decision: an object with no fields.
+var noContentSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// ElicitKeyMap is the question screen's bindings; the form's own keys
+// (formview.KeyMap) edit the answer.
+type ElicitKeyMap struct {
+	// Accept sends the answer, refused while it breaks the schema.
+	Accept key.Binding
+	// Decline tells the server the person will not answer.
+	Decline key.Binding
+	// Dismiss answers cancel: the question is dismissed without a decision.
+	Dismiss key.Binding
+	// CancelRun cancels the run itself (the question is answered cancel).
+	CancelRun key.Binding
+}
+
+// defaultElicitKeys returns the question screen's bindings. ctrl+d, which
+// a text field otherwise reads as "delete forward" (delete still does),
+// declines; esc, the form's "back", dismisses.
+func defaultElicitKeys() ElicitKeyMap {
+	return ElicitKeyMap{
+		Accept:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept (send answer)")),
+		Decline:   key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "decline")),
+		Dismiss:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (dismiss)")),
+		CancelRun: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
+	}
+}
+
+// elicitQuestion is one question in flight: asked from a run's goroutine
+// (the Elicitor blocks on answer), answered once from the UI.
+type elicitQuestion struct {
+	// runID is the asking run's request id.
+	runID string
+	// from is who asks: the module's name and id, module text.
+	from string
+	// e is the request as the host passed it (bounded, JSON checked).
+	e runner.Elicitation
+	// answer receives the person's answer (buffered: one).
+	answer chan runner.ElicitAnswer
+	once   sync.Once
+}
+
+// reply answers the question; only the first answer counts.
+func (q *elicitQuestion) reply(a runner.ElicitAnswer) {
+	q.once.Do(func() { q.answer <- a })
+}
+
+// Messages of a question's life.
+type (
+	// elicitMsg opens the question screen.
+	elicitMsg struct{ q *elicitQuestion }
+	// elicitGoneMsg closes it: the run ended or was cancelled first.
+	elicitGoneMsg struct{ q *elicitQuestion }
+)
+
+// elicitor is the runner.Elicitor of run runID of module mod: it shows
+// the question (elicitMsg) and blocks until the person answers or the run
+// ends (ctx: cancel, and the screen is closed). Without a program to
+// show it on, it declines.
+func (m *Model) elicitor(runID string, mod *runner.Module) runner.Elicitor {
+	from := ""
+	if mod != nil {
+		from = mod.ID
+		if d := mod.Descriptor; d != nil && d.Name != "" && d.Name != mod.ID {
+			from = d.Name + " (" + mod.ID + ")"
+		}
+	}
+	return func(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+		send := m.send.Load()
+		if send == nil {
+			return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+		}
+		q := &elicitQuestion{runID: runID, from: from, e: e, answer: make(chan runner.ElicitAnswer, 1)}
+		(*send)(elicitMsg{q: q})
+		select {
+		case a := <-q.answer:
+			return a, nil
+		case <-ctx.Done():
+			(*send)(elicitGoneMsg{q: q})
+			return runner.ElicitAnswer{Action: runner.ElicitCancel}, ctx.Err()
+		}
+	}
+}
+
+// elicitGone closes q's screen wherever it is on the stack.
+func (m *Model) elicitGone(q *elicitQuestion) {
+	i := slices.IndexFunc(m.stack, func(s Screen) bool {
+		es, ok := s.(*elicitScreen)
+		return ok && es.q == q
+	})
+	if i > 0 {
+		m.stack = slices.Delete(m.stack, i, i+1)
+		m.layout()
+	}
+}
+
+// elicitScreen asks the person a module's question: who asks, the
+// message, and the form of the answer.
+type elicitScreen struct {
+	w, h int
+	com  *common.Common
+	keys ElicitKeyMap
+	q    *elicitQuestion
+	form *formview.Model
+	// run is the asking run (nil once forgotten): ctrl+c cancels it.
+	run *runView
+}
+
+// openElicitScreen shows question arg (*elicitQuestion) with a form built
+// from its schema by the form engine; a schema the engine cannot read
+// falls back to JSON editing, and the host still checks the answer.
+func openElicitScreen(m *Model, arg any) (Screen, tea.Cmd) {
+	q, ok := arg.(*elicitQuestion)
+	if !ok || q == nil {
+		return nil, nil
+	}
+	sch := q.e.Schema
+	if len(sch) == 0 {
+		sch = noContentSchema
+	}
+	f, err := form.Build(sch)
+	if err != nil {
+		f, _ = form.Build(nil)
+	}
+	fv := formview.New(m.com, f, m.validate)
+	fv.SetStrict(true)
+	if err != nil {
+		fv.SetNote("The requested schema cannot be read (" + render.SanitizeLine(err.Error()) + "); answer in JSON.")
+	}
+	return &elicitScreen{com: m.com, keys: m.keys.Elicit, q: q, form: fv, run: m.runs[q.runID]}, nil
+}
+
+// Kind implements Screen.
+func (s *elicitScreen) Kind() screenKind { return screenElicit }
+
+// SetSize implements Screen: the form gets what the header leaves.
+func (s *elicitScreen) SetSize(w, h int) {
+	s.w, s.h = w, h
+	s.form.SetSize(w, max(h-common.Lines(s.header()), 1))
+}
+
+// Typing implements Screen.
+func (s *elicitScreen) Typing() bool { return s.form.Typing() }
+
+// questionIsText marks the answer's form as a place where "?" is text.
+func (s *elicitScreen) questionIsText() {}
+
+// Crumb implements Screen.
+func (s *elicitScreen) Crumb(bool) string { return "question" }
+
+// cancellable reports whether ctrl+c cancels the asking run.
+func (s *elicitScreen) cancellable() bool {
+	return s.run != nil && !s.run.done && !s.run.cancelling
+}
+
+// formKeys are the form's bindings the question screen shows: all but
+// its submit and back (accept and dismiss here) and the presets (an
+// answer has none).
+func (s *elicitScreen) formKeys(bs []key.Binding) []key.Binding {
+	fk := formview.DefaultKeyMap()
+	drop := []key.Binding{fk.Submit, fk.Back, fk.Recall, fk.Save}
+	return slices.DeleteFunc(slices.Clone(bs), func(b key.Binding) bool {
+		return slices.ContainsFunc(drop, func(d key.Binding) bool { return slices.Equal(d.Keys(), b.Keys()) })
+	})
+}
+
+// answers are the bindings that answer the question, shown first.
+func (s *elicitScreen) answers() []key.Binding {
+	b := []key.Binding{s.keys.Accept, s.keys.Decline, s.keys.Dismiss}
+	if s.cancellable() {
+		b = append(b, s.keys.CancelRun)
+	}
+	return b
+}
+
+// ShortHelp implements help.KeyMap.
+func (s *elicitScreen) ShortHelp() []key.Binding {
+	return append(s.answers(), s.formKeys(s.form.ShortHelp())...)
+}
+
+// EssentialHelp is what the help bar keeps at any width: accept and
+// cancel (at 40 cells no third binding fits beside the way to the full
+// help; the header names ctrl+d at every width).
+func (s *elicitScreen) EssentialHelp() []key.Binding {
+	return []key.Binding{s.keys.Accept, s.keys.Dismiss}
+}
+
+// FullHelp implements help.KeyMap.
+func (s *elicitScreen) FullHelp() [][]key.Binding {
+	groups := [][]key.Binding{s.answers()}
+	for _, g := range s.form.FullHelp() {
+		if g = s.formKeys(g); len(g) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// Update implements Screen: the answer keys answer and close the screen;
+// every other key edits the answer.
+func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if kp, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(kp, s.keys.Decline):
+			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitDecline})
+			return actionPop{}, nil
+		case key.Matches(kp, s.keys.Dismiss):
+			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitCancel})
+			return actionPop{}, nil
+		case key.Matches(kp, s.keys.CancelRun) && s.cancellable():
+			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitCancel})
+			s.run.cancelling = true
+			s.run.cancel()
+			return actionPop{}, nil
+		case key.Matches(kp, formview.DefaultKeyMap().Recall, formview.DefaultKeyMap().Save):
+			return nil, nil // an answer has no presets
+		}
+	}
+	act, cmd := s.form.Update(msg)
+	if a, ok := act.(formview.ActionSubmit); ok && !a.Unchecked {
+		s.q.reply(runner.ElicitAnswer{Action: runner.ElicitAccept, Content: a.Input})
+		return actionPop{}, cmd
+	}
+	return nil, cmd
+}
+
+// View implements Screen: who asks and what, then the answer's form.
+func (s *elicitScreen) View() string { return s.header() + "\n" + s.form.View() }
+
+// header says who asks, the server's message (sanitized, wrapped, cut at
+// maxElicitMessageLines), that the run waits and how to decline.
+func (s *elicitScreen) header() string {
+	st := s.com.Styles
+	w := max(s.w, 1)
+	who := "? " + render.SanitizeLine(s.q.from) + " asks, mid-run"
+	if s.run != nil {
+		who += " of " + render.SanitizeLine(common.TitleOr(s.run.plan.Capability.Title, s.run.plan.Capability.ID))
+	}
+	head := st.Label.Render(common.FitWidth(who, w))
+	msg := render.Sanitize(s.q.e.Message)
+	if msg == "" {
+		msg = "(no message)"
+	}
+	head += "\n" + common.FitHeight(common.Wrap(msg, w), maxElicitMessageLines)
+	wait := "The run waits; " + s.keys.Decline.Help().Key + " declines."
+	return head + "\n" + st.Muted.Render(common.FitWidth(wait, w))
+}
