@@ -72,3 +72,21 @@ func TestCapDetailHintsApproval(t *testing.T) {
 		t.Errorf("a module's pane says the MCP rule:\n%s", out)
 	}
 }
+
+// TestModuleDetailWorkspace: the permissions pane names the workspace
+// root every module run gets read-write (WIRE.md §4), not only the
+// requested Write list; an MCP server's pane does not.
+func TestModuleDetailWorkspace(t *testing.T) {
+	com := common.New(true)
+	m := &runner.Module{ID: "m", Status: runner.StatusReady,
+		Descriptor: &modproto.Descriptor{Module: "m", Name: "M", Version: "1",
+			Permissions: modproto.Permissions{FilesystemWrite: []string{"output"}}}}
+	out := moduleDetail(com, m, 100)
+	if !strings.Contains(out[strings.Index(out, "Permissions"):], "rw, always supplied") {
+		t.Errorf("permissions pane without the workspace:\n%s", out)
+	}
+	m.Origin = "mcp"
+	if out := moduleDetail(com, m, 100); strings.Contains(out, "always supplied") {
+		t.Errorf("an MCP server's pane claims the workspace:\n%s", out)
+	}
+}

@@ -455,6 +455,12 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	}
 	b.heading("Permissions")
 	p := d.Permissions
+	if m.Origin != "mcp" {
+		// Not requested but real: every module run gets the workspace
+		// root read-write (WIRE.md §4, roots), so what a module may write
+		// is not only its Write list.
+		b.kv("Workspace", "rw, always supplied (the person's working folder)")
+	}
 	b.kv("Read", listOrNone(p.FilesystemRead))
 	b.kv("Write", listOrNone(p.FilesystemWrite))
 	b.kv("Network", listOrNone(p.Network))
