@@ -83,7 +83,17 @@ func writeModule(w io.Writer, m *runner.Module) {
 	if m.Reason != "" {
 		fmt.Fprintf(w, " — %s", clean(m.Reason))
 	}
-	fmt.Fprintf(w, "\n  executable: %s\n", clean(m.Exe))
+	if ld, ok := m.Driver.(*mcp.Driver); ok && m.Exe == "" {
+		// A server has no executable of its own: how it is reached.
+		l := ld.Launch()
+		if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+			fmt.Fprintf(w, "\n  url:        %s\n", clean(l))
+		} else {
+			fmt.Fprintf(w, "\n  command:    %s\n", clean(l))
+		}
+	} else {
+		fmt.Fprintf(w, "\n  executable: %s\n", clean(m.Exe))
+	}
 	for _, v := range m.Violations {
 		fmt.Fprintf(w, "  violation:  %s\n", clean(v.Error()))
 	}

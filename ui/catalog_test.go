@@ -90,3 +90,29 @@ func TestModuleDetailWorkspace(t *testing.T) {
 		t.Errorf("an MCP server's pane claims the workspace:\n%s", out)
 	}
 }
+
+// launchFake is a driver reached without an executable (as an MCP
+// server's).
+type launchFake struct {
+	runner.Driver
+	launch string
+}
+
+func (l launchFake) Launch() string { return l.launch }
+
+// TestModuleDetailLaunch: a server's pane shows its command or URL,
+// sanitized, where a process module shows its executable.
+func TestModuleDetailLaunch(t *testing.T) {
+	com := common.New(true)
+	m := &runner.Module{ID: "srv", Status: runner.StatusReady, Origin: "mcp",
+		Descriptor: &modproto.Descriptor{Module: "srv", Name: "Server", Version: "1"},
+		Driver:     launchFake{launch: "npx -y srv\x1b]52;c;AAAA\x07"}}
+	out := moduleDetail(com, m, 100)
+	if !strings.Contains(out, "Command     npx -y srv") || strings.Contains(out, "Executable") || strings.Contains(out, "\x1b]52") {
+		t.Errorf("stdio server:\n%q", out)
+	}
+	m.Driver = launchFake{launch: "https://mcp.example.com/mcp"}
+	if out := moduleDetail(com, m, 100); !strings.Contains(out, "URL         https://mcp.example.com/mcp") {
+		t.Errorf("remote server:\n%s", out)
+	}
+}
