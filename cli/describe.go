@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
 )
@@ -82,7 +83,17 @@ func writeModule(w io.Writer, m *runner.Module) {
 	if m.Reason != "" {
 		fmt.Fprintf(w, " — %s", clean(m.Reason))
 	}
-	fmt.Fprintf(w, "\n  executable: %s\n", clean(m.Exe))
+	if ld, ok := m.Driver.(*mcp.Driver); ok && m.Exe == "" {
+		// A server has no executable of its own: how it is reached.
+		l := ld.Launch()
+		if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+			fmt.Fprintf(w, "\n  url:        %s\n", clean(l))
+		} else {
+			fmt.Fprintf(w, "\n  command:    %s\n", clean(l))
+		}
+	} else {
+		fmt.Fprintf(w, "\n  executable: %s\n", clean(m.Exe))
+	}
 	for _, v := range m.Violations {
 		fmt.Fprintf(w, "  violation:  %s\n", clean(v.Error()))
 	}
@@ -131,6 +142,12 @@ func writeModule(w io.Writer, m *runner.Module) {
 			fmt.Fprintf(w, "  %-16s %s\n", name+":", clean(strings.Join(v, ", ")))
 		}
 	}
+	if m.Origin != mcp.Origin {
+		// Not requested but real: every module run gets the workspace
+		// root read-write (WIRE.md §4), so a person reading what a
+		// module may write is told.
+		fmt.Fprintf(w, "  %-16s %s\n", "workspace:", workspaceRootWords)
+	}
 	perm("read roots", p.FilesystemRead)
 	perm("write roots", p.FilesystemWrite)
 	perm("network", p.Network)
@@ -153,6 +170,11 @@ func writeModule(w io.Writer, m *runner.Module) {
 		}
 	}
 }
+
+// workspaceRootWords is how describe and the cockpit's permissions pane
+// name the workspace root, which the host supplies read-write to every
+// module run whether or not the module requests it (WIRE.md §4, roots).
+const workspaceRootWords = "rw, always supplied (the person's working folder)"
 
 // requirementWords says how a requirement stands (WIRE.md §9): met (by
 // which path, when the host resolved it), needs setup (and why the host

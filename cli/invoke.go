@@ -90,9 +90,12 @@ the host's guarantees (empty environment but TMPDIR, scratch working directory,
 declared roots only, deadline killing the whole process tree, output ceiling),
 check the envelope and every artifact, and stage the artifacts.
 
-A call that may reach the network, write outside, use a paid provider, publish,
-be granted credentials or cost an unknown amount needs approval: pass --yes to
-give it. Without --yes such a call is refused and nothing runs.
+A module's call that may reach the network, write outside, use a paid provider,
+publish, be granted credentials or cost an unknown amount needs approval. An MCP
+tool has no cost declaration, so its unknown cost alone does not ask: its
+annotations decide (docs/mcp.md), and a tool that is read-only and stays in a
+closed world runs at once. Pass --yes to give the approval; without --yes a call
+that needs it is refused and nothing runs.
 
 Run without a terminal (ssh host modbay invoke …, a pipe), the run is
 cancelled and its process tree killed as soon as the output's connection

@@ -28,6 +28,19 @@ type traceCall struct {
 	Stderr   string           `json:"stderr"`
 	Timings  map[string]int64 `json:"timings_us"`
 	Complete bool             `json:"stdout_complete"`
+	// Messages are a session call's JSON-RPC messages (an MCP server's),
+	// each as a JSON string; none for a process call.
+	Messages []traceMessage `json:"messages,omitempty"`
+}
+
+// traceMessage is one JSON-RPC message of a session call: its direction,
+// time from the call's first message in microseconds, size and the bytes
+// kept (runner.ExchangeStdoutShown at most) as a string.
+type traceMessage struct {
+	Direction runner.FrameDirection `json:"direction"`
+	AtUS      int64                 `json:"at_us"`
+	Bytes     int                   `json:"bytes"`
+	Data      string                `json:"data"`
 }
 
 // traceCopy holds the copy lines (runner.CopyLines, shared with the
@@ -39,16 +52,24 @@ type traceCopy = runner.CopyLines
 // buildTrace gathers a run's exchange and copy lines; the first call's
 // request file is saved under the home's state directory (0600).
 func buildTrace(h *runner.Host, plan *runner.Plan, moduleRef string, input json.RawMessage, x *runner.Exchange) traceOut {
-	out := traceOut{Calls: []traceCall{}}
-	for _, c := range x.Calls() {
+	return traceOut{Calls: traceCalls(x.Calls()), Copy: h.CopyLines(plan, moduleRef, input, x.Calls())}
+}
+
+// traceCalls is each recorded call in its trace shape.
+func traceCalls(calls []runner.ExchangeCall) []traceCall {
+	out := []traceCall{}
+	for _, c := range calls {
 		tc := traceCall{ExchangeCall: c, Request: string(c.Request), Stdout: string(c.Stdout), Stderr: string(c.Stderr),
 			Timings: map[string]int64{}, Complete: len(c.Stdout) == c.StdoutBytes}
 		for _, t := range c.Timings() {
 			tc.Timings[t.Phase] = t.Duration.Microseconds()
 		}
-		out.Calls = append(out.Calls, tc)
+		for _, m := range c.Messages {
+			tc.Messages = append(tc.Messages, traceMessage{Direction: m.Direction, AtUS: m.At.Sub(c.Messages[0].At).Microseconds(),
+				Bytes: m.Bytes, Data: string(m.Data)})
+		}
+		out = append(out, tc)
 	}
-	out.Copy = h.CopyLines(plan, moduleRef, input, x.Calls())
 	return out
 }
 
@@ -57,6 +78,10 @@ func buildTrace(h *runner.Host, plan *runner.Plan, moduleRef string, input json.
 func writeTrace(w io.Writer, t traceOut) {
 	for i, c := range t.Calls {
 		fmt.Fprintf(w, "\n── raw exchange %d/%d  %s\n", i+1, len(t.Calls), c.RequestID)
+		if len(c.Messages) > 0 && len(c.Argv) == 0 && c.Exit == nil {
+			writeSession(w, c)
+			continue
+		}
 		fmt.Fprintf(w, "argv:     %s\n", clean(strings.Join(quoteAll(c.Argv), " ")))
 		fmt.Fprintf(w, "env:      %s\n", clean(strings.Join(c.Env, " ")))
 		fmt.Fprintf(w, "dir:      %s\n", clean(c.Dir))
@@ -86,6 +111,30 @@ func writeTrace(w io.Writer, t traceOut) {
 		fmt.Fprintf(w, "the module call without modbay (%s):\n  %s\n", t.Copy.Note, clean(t.Copy.ModuleCall))
 	case t.Copy.SaveError != "":
 		fmt.Fprintf(w, "the request file could not be saved: %s\n", clean(t.Copy.SaveError))
+	}
+}
+
+// writeSession prints a session call's JSON-RPC messages (an MCP
+// server's; there is no argv, environment or exit), each sanitized.
+func writeSession(w io.Writer, c traceCall) {
+	n := len(c.Messages) + c.MessagesDropped
+	fmt.Fprintf(w, "session:  JSON-RPC, %s (no process call)\n", count(n, "message", "messages"))
+	for _, m := range c.Messages {
+		dir := "→ sent"
+		if m.Direction == runner.FrameReceived {
+			dir = "← received"
+		}
+		head := fmt.Sprintf("%s +%s (%s", dir, time.Duration(m.AtUS)*time.Microsecond, render.HumanBytes(int64(m.Bytes)))
+		if len(m.Data) < m.Bytes {
+			head += fmt.Sprintf(", first %s shown", render.HumanBytes(int64(len(m.Data))))
+		}
+		fmt.Fprintf(w, "%s):\n%s\n", head, indent(render.Sanitize(strings.TrimRight(m.Data, "\n"))))
+	}
+	if c.MessagesDropped > 0 {
+		fmt.Fprintf(w, "%s not kept\n", count(c.MessagesDropped, "later message", "later messages"))
+	}
+	if c.Stderr != "" {
+		fmt.Fprintf(w, "stderr:\n%s\n", indent(render.Sanitize(strings.TrimRight(c.Stderr, "\n"))))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -118,6 +119,31 @@ type session struct {
 
 // Key is KeyPrefix and the config id.
 func (d *Driver) Key() string { return KeyPrefix + d.id }
+
+// Launch says how the server is reached, for describe and the cockpit's
+// detail pane where a process module shows its executable: a stdio
+// server's command and arguments as configured (${NAME} references
+// unexpanded, each shell-quoted), or a remote server's URL without its
+// user information, query and fragment (where credentials hide). The
+// caller sanitizes it before the terminal.
+func (d *Driver) Launch() string {
+	if d.srv.Transport() == "http" {
+		u, err := url.Parse(d.srv.URL)
+		if err != nil {
+			return "(an unparsable URL)"
+		}
+		u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+		return u.String()
+	}
+	if d.srv.Command == "" {
+		return ""
+	}
+	words := []string{runner.ShellQuote(d.srv.Command)}
+	for _, a := range d.srv.Args {
+		words = append(words, runner.ShellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
 
 // SetContainment implements runner.Containable: the describe policy gives
 // the sandbox mode, limits and the host's own binary; the server's roots,

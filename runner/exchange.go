@@ -21,7 +21,7 @@ const ExchangeStdoutShown = 64 << 10
 // Exchange is the raw exchange of one run, built frame by frame from a
 // Recorder (RunOptions.Record): for each process call (a job's polls are
 // calls too) what was sent and what came back, exactly, with the time each
-// phase ended. It is safe for concurrent use.
+// phase ended; for a session call (an MCP server) its JSON-RPC messages. It is safe for concurrent use.
 type Exchange struct {
 	mu    sync.Mutex
 	calls []*ExchangeCall
@@ -50,6 +50,30 @@ type ExchangeCall struct {
 	Exit *ExitFrame `json:"exit,omitempty"`
 	// Phases are the phases' ends in the order they happened.
 	Phases []PhaseMark `json:"-"`
+	// Messages are the JSON-RPC messages of a session call (an MCP
+	// server's tools/call and what came with it), in the order recorded;
+	// none for a process call. At most ExchangeMessagesKept are kept,
+	// each cut to ExchangeStdoutShown bytes; MessagesDropped counts the
+	// rest.
+	Messages        []ExchangeMessage `json:"messages,omitempty"`
+	MessagesDropped int               `json:"messages_dropped,omitempty"`
+}
+
+// ExchangeMessagesKept bounds the JSON-RPC messages an ExchangeCall keeps:
+// a chatty server (progress, log lines) must not make the host hold an
+// unbounded list for display.
+const ExchangeMessagesKept = 256
+
+// ExchangeMessage is one JSON-RPC message of a session call (FrameJSONRPC).
+// Data is raw module bytes: sanitize before display.
+type ExchangeMessage struct {
+	// At is when it was sent or received; Direction which way it went.
+	At        time.Time      `json:"at"`
+	Direction FrameDirection `json:"direction"`
+	// Data is the message as encoded, its first ExchangeStdoutShown
+	// bytes; Bytes its whole length.
+	Data  []byte `json:"-"`
+	Bytes int    `json:"bytes"`
 }
 
 // PhaseMark is the end of one phase of a call.
@@ -106,6 +130,13 @@ func (x *Exchange) record(f Frame) {
 		}
 	case FramePhase:
 		c.Phases = append(c.Phases, PhaseMark{Name: string(f.Data), At: f.At})
+	case FrameJSONRPC:
+		if len(c.Messages) >= ExchangeMessagesKept {
+			c.MessagesDropped++
+			break
+		}
+		c.Messages = append(c.Messages, ExchangeMessage{At: f.At, Direction: f.Direction,
+			Data: f.Data[:min(len(f.Data), ExchangeStdoutShown)], Bytes: len(f.Data)})
 	}
 }
 
@@ -142,6 +173,7 @@ func (x *Exchange) Calls() []ExchangeCall {
 	for i, c := range x.calls {
 		out[i] = *c
 		out[i].Phases = append([]PhaseMark(nil), c.Phases...)
+		out[i].Messages = append([]ExchangeMessage(nil), c.Messages...)
 	}
 	return out
 }

@@ -74,3 +74,32 @@ func TestInvokeLine(t *testing.T) {
 		t.Fatalf("%s", got)
 	}
 }
+
+// TestExchangeKeepsJSONRPCMessages: a session call's JSON-RPC frames (an
+// MCP driver's FrameJSONRPC) are kept in order with their direction,
+// each cut to ExchangeStdoutShown, at most ExchangeMessagesKept of them.
+func TestExchangeKeepsJSONRPCMessages(t *testing.T) {
+	x := NewExchange()
+	rec := x.Recorder()
+	const id = "req_00000000000000000000000000000001"
+	rec(Frame{RequestID: id, Direction: FrameSent, Kind: FrameJSONRPC, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)})
+	big := append([]byte(`{"jsonrpc":"2.0","id":1,"result":"`), make([]byte, ExchangeStdoutShown)...)
+	rec(Frame{RequestID: id, Direction: FrameReceived, Kind: FrameJSONRPC, Data: big})
+	for range ExchangeMessagesKept {
+		rec(Frame{RequestID: id, Direction: FrameReceived, Kind: FrameJSONRPC, Data: []byte(`{}`)})
+	}
+	calls := x.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	ms := calls[0].Messages
+	if len(ms) != ExchangeMessagesKept || calls[0].MessagesDropped != 2 {
+		t.Fatalf("%d messages kept, %d dropped", len(ms), calls[0].MessagesDropped)
+	}
+	if ms[0].Direction != FrameSent || string(ms[0].Data) != `{"jsonrpc":"2.0","id":1,"method":"tools/call"}` {
+		t.Errorf("first message %+v", ms[0])
+	}
+	if ms[1].Direction != FrameReceived || len(ms[1].Data) != ExchangeStdoutShown || ms[1].Bytes != len(big) {
+		t.Errorf("second message: %d bytes kept of %d", len(ms[1].Data), ms[1].Bytes)
+	}
+}

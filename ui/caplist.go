@@ -178,6 +178,9 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	}
 	b.kv("Summary", cp.Summary)
 	b.kv("Effects", strings.Join(render.EffectBadges(cp.Effects, cp.LongRunning), " · "))
+	if m.EffectsAreHints {
+		b.kv("Approval", hintsApproval(cp.Effects))
+	}
 	if cp.LongRunning {
 		b.kv("Polled by", cp.PollCapability)
 	}
@@ -214,4 +217,16 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	b.line("")
 	b.line(st.Muted.Render("enter opens the form"))
 	return b.String()
+}
+
+// hintsApproval says whether a call of an MCP tool asks before it runs,
+// by WIRE.md §11's rule for MCP tools: its annotations (e, with MCP's
+// defaults for absent ones) decide, and its unknown cost alone never
+// asks (docs/mcp.md).
+func hintsApproval(e modproto.Effects) string {
+	const why = "the server's annotations decide; an MCP tool's unknown cost alone does not ask"
+	if e.Network || e.ExternalWrites {
+		return "asks before it runs (" + why + ")"
+	}
+	return "runs at once: read-only, closed world (" + why + ")"
 }

@@ -85,7 +85,7 @@ type exchangeCopyMsg struct {
 // a command when they are not built yet.
 func openExchangeScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	a, ok := arg.(exchangeArg)
-	if !ok || len(a.calls) == 0 {
+	if !ok || !recorded(a.calls) {
 		return nil, nil
 	}
 	s := &exchangeScreen{com: m.com, keys: m.keys.Exchange, arg: a, clip: m.viewerEnv.Clipboard, vp: viewport.New()}
@@ -274,6 +274,10 @@ func (s *exchangeScreen) calls(b *detailBuilder) {
 	w := b.w
 	for i, c := range s.arg.calls {
 		b.heading(fmt.Sprintf("Call %d/%d  %s", i+1, len(s.arg.calls), render.SanitizeLine(c.RequestID)))
+		if sessionCall(c) {
+			s.messages(b, c)
+			continue
+		}
 		b.kv("argv", strings.Join(quoteAll(c.Argv), " "))
 		b.kv("dir", c.Dir)
 		b.kv("env", strings.Join(c.Env, " "))
@@ -301,6 +305,53 @@ func (s *exchangeScreen) calls(b *detailBuilder) {
 		} else {
 			b.kvStyled("stderr", st.Muted.Render("empty"))
 		}
+	}
+}
+
+// sessionCall reports whether c was a call over a session (an MCP
+// server's JSON-RPC), not a process call: it has messages and no argv or
+// exit.
+func sessionCall(c runner.ExchangeCall) bool {
+	return len(c.Messages) > 0 && len(c.Argv) == 0 && c.Exit == nil
+}
+
+// recorded reports whether calls hold anything the exchange screen can
+// show: a process call's argv, request or exit, or a session's messages.
+// The result offers x only then, never for a blank screen.
+func recorded(calls []runner.ExchangeCall) bool {
+	for _, c := range calls {
+		if len(c.Argv) > 0 || len(c.Request) > 0 || c.Exit != nil || len(c.Messages) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// messages writes a session call's JSON-RPC messages, each with its
+// direction, time from the first and size, the bytes sanitized.
+func (s *exchangeScreen) messages(b *detailBuilder, c runner.ExchangeCall) {
+	st := s.com.Styles
+	n := len(c.Messages) + c.MessagesDropped
+	b.kvStyled("session", st.Muted.Render(fmt.Sprintf("JSON-RPC, %d %s (no process call: argv, env and exit do not apply)", n, common.Plural(n, "message", "messages"))))
+	t0 := c.Messages[0].At
+	for _, msg := range c.Messages {
+		dir := "→ sent"
+		if msg.Direction == runner.FrameReceived {
+			dir = "← received"
+		}
+		head := fmt.Sprintf("%s +%s, %s", dir, msg.At.Sub(t0).Round(10_000), render.HumanBytes(int64(msg.Bytes)))
+		if len(msg.Data) < msg.Bytes {
+			head += fmt.Sprintf(" (first %s shown)", render.HumanBytes(int64(len(msg.Data))))
+		}
+		b.line(st.Label.Render(head))
+		b.block(common.Wrap(cleanBlock(strings.TrimRight(string(msg.Data), "\n")), b.w-2), 2)
+	}
+	if c.MessagesDropped > 0 {
+		b.wrapped(st.Warning, fmt.Sprintf("! %d later %s not kept", c.MessagesDropped, common.Plural(c.MessagesDropped, "message", "messages")))
+	}
+	if se := strings.TrimRight(string(c.Stderr), "\n"); se != "" {
+		b.kvStyled("stderr", st.Muted.Render(render.HumanBytes(int64(len(c.Stderr)))))
+		b.block(common.Wrap(cleanBlock(se), b.w-2), 2)
 	}
 }
 

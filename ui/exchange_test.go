@@ -183,3 +183,41 @@ func TestExchangeOfARealRunCopiesInvokeTraceLines(t *testing.T) {
 		t.Errorf("an unconfirmed OSC 52 write claims a copy: %q", s.note)
 	}
 }
+
+// TestExchangeOfASessionCall: an MCP call's raw exchange shows its
+// JSON-RPC messages (sent and received, sanitized), not blank argv, env
+// and stdout; a call with nothing recorded opens no screen.
+func TestExchangeOfASessionCall(t *testing.T) {
+	m := submittedResult(t, "invoke/success-with-artifact.json", 120, 40)
+	at := uitest.Epoch
+	id := m.run().id
+	c := runner.ExchangeCall{RequestID: id, Messages: []runner.ExchangeMessage{
+		{At: at, Direction: runner.FrameSent, Data: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`), Bytes: 71},
+		{At: at.Add(4 * time.Millisecond), Direction: runner.FrameReceived, Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi` + "\x1b[31m" + `"}]}}`), Bytes: 70},
+	}}
+	x := exchangeArg{requestID: id, calls: []runner.ExchangeCall{c}, copy: runner.CopyLines{Invoke: runner.InvokeLine("srv", "echo", nil)}}
+	m.run().exchange, m.result().exchange = &x, &x
+	press(m, "x")
+	if m.screen() != screenExchange {
+		t.Fatalf("screen %v after x, want exchange", m.screen())
+	}
+	out := frame(t, m)
+	for _, want := range []string{"JSON-RPC, 2 messages", "→ sent +0s", `"method":"tools/call"`, "← received +4ms", `"text":"hi`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the session exchange lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"argv    ", "stdout  ", "\x1b[31m"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the session exchange shows %q:\n%s", not, out)
+		}
+	}
+	// Frames of no kind the screen shows: nothing to open.
+	empty := []runner.ExchangeCall{{RequestID: id}}
+	if recorded(empty) {
+		t.Error("an empty call counted as recorded")
+	}
+	if s, _ := openExchangeScreen(m, exchangeArg{requestID: id, calls: empty}); s != nil {
+		t.Error("a blank exchange screen opened")
+	}
+}

@@ -409,7 +409,11 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.kv("Version", d.Version)
 	}
 	b.kv("ID", m.ID)
-	b.kv("Executable", m.Exe)
+	if k, v, ok := launchOf(m); ok {
+		b.kv(k, v)
+	} else {
+		b.kv("Executable", m.Exe)
+	}
 	status := statusBadge(com, m.Status)
 	if m.Reason != "" {
 		status += " " + render.SanitizeLine(m.Reason)
@@ -455,6 +459,12 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	}
 	b.heading("Permissions")
 	p := d.Permissions
+	if m.Origin != "mcp" {
+		// Not requested but real: every module run gets the workspace
+		// root read-write (WIRE.md §4, roots), so what a module may write
+		// is not only its Write list.
+		b.kv("Workspace", "rw, always supplied (the person's working folder)")
+	}
 	b.kv("Read", listOrNone(p.FilesystemRead))
 	b.kv("Write", listOrNone(p.FilesystemWrite))
 	b.kv("Network", listOrNone(p.Network))
@@ -476,6 +486,28 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	}
 	b.violations(m)
 	return b.String()
+}
+
+// launchDriver is a driver reached without an executable of its own
+// (mcp.Driver.Launch): it says how, a stdio server's command line or a
+// remote server's URL.
+type launchDriver interface {
+	Launch() string
+}
+
+// launchOf is what stands for m's executable when m has none: ("Command",
+// line) for a stdio server, ("URL", url) for a remote one; ok is false
+// for a process module (or a driver that cannot say).
+func launchOf(m *runner.Module) (label, value string, ok bool) {
+	ld, isLaunch := m.Driver.(launchDriver)
+	if m.Exe != "" || !isLaunch {
+		return "", "", false
+	}
+	v := ld.Launch()
+	if strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "http://") {
+		return "URL", v, true
+	}
+	return "Command", v, true
 }
 
 // catalogDriver is a driver that lists what its module offers beside

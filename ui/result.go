@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
@@ -313,9 +314,12 @@ func (r *resultView) content() string {
 	}
 	meta := []string{st.ID.Render(render.SanitizeLine(capID))}
 	if res.Duration > 0 {
-		meta = append(meta, fmt.Sprintf("%.1fs", res.Duration.Seconds()))
+		meta = append(meta, callDuration(res.Duration))
 	}
-	if res.Host == nil || res.ExitCode != 0 {
+	// An exit code belongs to a process call; a call over a session (an
+	// MCP server's tools/call) has none, and "exit -1" on a success would
+	// only say that no process exited.
+	if r.processCall() && (res.Host == nil || res.ExitCode != 0) {
 		meta = append(meta, fmt.Sprintf("exit %d", res.ExitCode))
 	}
 	if env != nil {
@@ -480,14 +484,51 @@ func longestLine(lines []string) int {
 	return n
 }
 
-// effects writes the declared-versus-actual table and the costs.
+// processCall reports whether the run was a process call (WIRE.md §3),
+// which has an exit code: false for a module whose driver speaks over a
+// session (an MCP server: no Exe, a driver of its own).
+func (r *resultView) processCall() bool {
+	m := r.plan.Module
+	return m == nil || m.Exe != "" || m.Driver == nil
+}
+
+// callDuration is how long a call took, for the result's header: tenths
+// of a second from a tenth up, whole milliseconds below (a fast call, as
+// an MCP tool's often is, is never "0.0s").
+func callDuration(d time.Duration) string {
+	switch {
+	case d >= 100*time.Millisecond:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Millisecond:
+		return "<1 ms"
+	default:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+}
+
+// notReported is the actual column of an effect the module did not
+// report itself.
+const notReported = "not reported"
+
+// effects writes the declared-versus-actual table and the costs. For a
+// module whose effects are hints (an MCP server's tool annotations) the
+// execution block is the host's, not the server's: the actual column
+// says "not reported" rather than a "no" no one stated.
 func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 	st := r.com.Styles
 	d := r.plan.Capability.Effects
+	hints := r.plan.Module != nil && r.plan.Module.EffectsAreHints
 	b.heading("Effects")
 	const c1, c2 = 16, 10
-	b.line(st.Label.Render(fmt.Sprintf("%-*s%-*s%s", c1, "", c2, "declared", "actual")))
+	head := "declared"
+	if hints {
+		head = "annotated"
+	}
+	b.line(st.Label.Render(fmt.Sprintf("%-*s%-*s%s", c1, "", c2, head, "actual")))
 	row := func(name, decl, act string, differs bool) {
+		if hints {
+			act, differs = st.Muted.Render(notReported), false
+		}
 		line := fmt.Sprintf("%-*s%-*s%s", c1, name, c2, decl, act)
 		if differs {
 			line += " " + st.Warning.Render("≠")
@@ -499,6 +540,9 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 	row("external writes", yesNo(d.ExternalWrites), yesNo(x.ExternalWrites), x.ExternalWrites && !d.ExternalWrites)
 	row("provider", common.OrDash(render.SanitizeLine(d.Provider)), common.OrDash(render.SanitizeLine(x.Provider)), providerDiffers(d.Provider, x.Provider))
 	row("cost", costKnown(d.CostKnown), "", false)
+	if hints {
+		b.wrapped(st.Muted, "An MCP server reports no execution: the effects are its tool's annotations (with MCP's defaults), the server's hints, not what it did.")
+	}
 	b.heading("Cost")
 	b.kv("Estimated", render.Cost(x.EstimatedCost))
 	b.kv("Actual", render.Cost(x.ActualCost))

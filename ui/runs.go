@@ -53,7 +53,7 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 		res, err := xr.RunWith(ctx, p, runner.RunOptions{Approved: approved, Events: ev, Record: x.Recorder(),
 			Elicit: m.elicitor(id, p.Module)})
 		calls := x.Calls()
-		if len(calls) == 0 {
+		if !recorded(calls) {
 			return res, nil, err
 		}
 		// The copy lines are built (and the request file saved) only if

@@ -229,10 +229,22 @@ func (a *Approval) View(width, height int) string {
 	var roots []string
 	for _, n := range slices.Sorted(maps.Keys(p.Request.Roots)) {
 		r := p.Request.Roots[n]
-		roots = append(roots, fmt.Sprintf("%s %s %s", render.SanitizeLine(n), render.SanitizeLine(r.Mode), render.SanitizeLine(r.Path)))
+		line := fmt.Sprintf("%s %s %s", render.SanitizeLine(n), render.SanitizeLine(r.Mode), render.SanitizeLine(r.Path))
+		if n == WorkspaceRoot {
+			// Said as describe and the permissions pane say it: not
+			// requested, supplied to every run (WIRE.md §4).
+			line += " (always supplied)"
+		}
+		roots = append(roots, line)
 	}
 	if len(roots) == 0 {
 		roots = []string{"(none)"}
+	}
+	if p.Module != nil && p.Module.EffectsAreHints {
+		// An MCP server is one process across calls: what it may touch
+		// is its config entry's, fixed when it started, not this call's
+		// request roots (which it never receives).
+		roots = []string{"the server's own: its config entry's roots, fixed when it started"}
 	}
 	list("Roots", roots)
 	var bins []string
@@ -319,6 +331,10 @@ func label(title, id string) string {
 	}
 	return t + " (" + i + ")"
 }
+
+// WorkspaceRoot is the root every module run gets read-write whether or
+// not the module requests it (WIRE.md §4, roots).
+const WorkspaceRoot = "workspace"
 
 // CostEstimate says what is known of a call's cost before it runs. The
 // protocol only says whether a numeric cost will be known; an unknown cost

@@ -214,3 +214,21 @@ func TestApprovalInputExpandsAndMasks(t *testing.T) {
 		t.Fatalf("i did not fold the input again:\n%s", v)
 	}
 }
+
+// TestApprovalRootsSayWhatIsSupplied: the workspace root is marked as
+// always supplied, as describe and the permissions pane say; an MCP
+// server's call does not list request roots the server never receives.
+func TestApprovalRootsSayWhatIsSupplied(t *testing.T) {
+	a, _ := newTestApproval(t)
+	view := strings.Join(strings.Fields(strings.ReplaceAll(a.View(120, 40), "│", "")), " ")
+	if !strings.Contains(view, "workspace rw /home/u/.local/share/modbay/workspace (always supplied)") {
+		t.Errorf("workspace not marked:\n%s", a.View(120, 40))
+	}
+	mod := *a.plan.Module
+	mod.EffectsAreHints = true
+	a.plan.Module = &mod
+	view = strings.Join(strings.Fields(strings.ReplaceAll(a.View(120, 40), "│", "")), " ")
+	if strings.Contains(view, "workspace rw") || !strings.Contains(view, "the server's own: its config entry's roots") {
+		t.Errorf("an MCP call's roots:\n%s", a.View(120, 40))
+	}
+}
