@@ -297,6 +297,22 @@ func TestBundleFiles(t *testing.T) {
 	if _, err := f.host.OverlayPath(m, "o1"); !errors.Is(err, ErrContentRefused) {
 		t.Errorf("escaping overlay served: %v", err)
 	}
+	// Nothing changed since: the bundle verdict cached with the describe
+	// is replayed, the same warnings without hashing the files again.
+	again := f.load("bundle")
+	if !again.Cached || strings.Join(again.Warnings, "\n") != joined {
+		t.Errorf("cached bundle verdict: cached %v, warnings %q, want %q", again.Cached, again.Warnings, m.Warnings)
+	}
+	// A skill fixed with the same size and an older mtime is still seen:
+	// the listing holds the mtime in nanoseconds.
+	if err := os.WriteFile(filepath.Join(dir, "skills", "s1", "SKILL.md"), []byte(skillContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, "skills", "s1", "SKILL.md"), old, old)
+	if fixed := f.load("bundle"); strings.Contains(strings.Join(fixed.Warnings, "\n"), "skill s1") {
+		t.Errorf("a fixed skill still refused: %q", fixed.Warnings)
+	}
 }
 
 // TestRedescribeRefreshesTheCache: a Redescribe bypasses the cache and
