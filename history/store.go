@@ -173,9 +173,9 @@ const (
 // Put (the record's bytes are synced before the rename, so no reader ever
 // sees a part), but neither the directory nor the index line is synced
 // and nothing is pruned. A power loss may forget a run that was still
-// running, never damage one; Finish's write makes it durable and prunes.
-// It saves two of the three fsyncs and the pruning scan on every run's
-// critical path (issue 15: host overhead per invoke).
+// running, never damage one; Finish's write (writeFinal) makes it durable
+// and prunes when due. It saves two of the three fsyncs and the pruning
+// scan on every run's critical path (issue 15: host overhead per invoke).
 func (s *Store) putRunning(rec *Record) error { return s.put(rec, writeRunning) }
 
 // putFinal is Finish's write (writeFinal).
