@@ -73,3 +73,22 @@ func BenchmarkRecordRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecordRunAtLimit is BenchmarkRecordRun in a history at its
+// max_runs (the default thousand): the steady state of a history in use,
+// where every run makes one more than the limit.
+func BenchmarkRecordRunAtLimit(b *testing.B) {
+	s := fillHistory(b, 1000)
+	s.limits = config.History{MaxRuns: 1000}
+	b.ResetTimer()
+	for b.Loop() {
+		p := secretPlan(b)
+		run, err := s.Begin(p, BeginOptions{Source: SourceInvoke, Approved: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Module: "vault", Capability: "vault.open"}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -496,3 +496,105 @@ func TestBeginWritesFinishPrunes(t *testing.T) {
 		t.Errorf("after Finish: %q, want %q", got, want)
 	}
 }
+
+// TestFinalIndexLineLost: Finish leaves its index line to the page cache
+// (writeFinal); a power loss that drops it leaves Begin's "running" line,
+// and the history reads the record instead, through listing and
+// maintenance alike.
+func TestFinalIndexLineLost(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{Source: SourceInvoke, Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(s.Dir(), indexName)
+	fi, err := os.Stat(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Module: "vault", Capability: "vault.open",
+		Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(idx, fi.Size()); err != nil { // Finish's line lost
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		sums, warns, err := s.List()
+		if err != nil || len(warns) > 0 || len(sums) != 1 || sums[0].Status != StatusOK || sums[0].Bytes == 0 {
+			t.Fatalf("%s: %+v %v %v", when, sums, warns, err)
+		}
+	}
+	check("after the loss")
+	s.mustMaintain(t)
+	check("after maintenance")
+	b, _ := os.ReadFile(idx)
+	if n := strings.Count(string(b), "\n"); n != 1 || !strings.Contains(string(b), "\t"+string(StatusOK)+"\t") {
+		t.Errorf("compacted index does not hold the record's summary: %q", b)
+	}
+}
+
+func (s *Store) mustMaintain(t *testing.T) {
+	t.Helper()
+	unlock, err := s.lockWrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if err := s.maintain(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPruneSlack: the history grows at most pruneSlack beyond max_runs
+// before it is pruned back to max_runs; a record the index does not know
+// (a writer killed before its line) is counted once the record of the
+// last maintenance is gone, and so is every run when it is damaged.
+func TestPruneSlack(t *testing.T) {
+	const limit = 64 // slack 2
+	s := openTest(t, config.History{MaxRuns: limit})
+	base := time.Now().Add(-time.Hour)
+	count := func() int {
+		ids, _, err := s.recordIDs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids)
+	}
+	sawPrune := false
+	for i := range limit + 10 {
+		if err := s.Put(sampleRecord(fmt.Sprintf("req_s%03d", i), base.Add(time.Duration(i)*time.Second))); err != nil {
+			t.Fatal(err)
+		}
+		n := count()
+		if n > limit+int(pruneSlack(limit)) {
+			t.Fatalf("after %d puts %d runs are kept, more than %d + slack", i+1, n, limit)
+		}
+		if i >= limit && n == limit {
+			sawPrune = true
+		}
+	}
+	if !sawPrune {
+		t.Error("never pruned back to the limit")
+	}
+	for _, damage := range []func(){
+		func() { os.Remove(filepath.Join(s.Dir(), maintName)) },
+		func() { os.WriteFile(filepath.Join(s.Dir(), maintName), []byte("garbage"), 0o600) },
+	} {
+		for i := range int(pruneSlack(limit)) + 1 { // records without index lines
+			r := sampleRecord(fmt.Sprintf("req_k%03d_%d", i, count()), time.Now())
+			b, _ := json.Marshal(r)
+			if err := os.WriteFile(s.recordPath(r.RunID), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		damage()
+		if err := s.Put(sampleRecord(fmt.Sprintf("req_z%d", count()), time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != limit {
+			t.Errorf("%d runs kept after a full maintenance, want %d", n, limit)
+		}
+	}
+}

@@ -209,7 +209,7 @@ func (r *Run) Finish(res *runner.Result, err error) (*Record, error) {
 	if res.Job != nil {
 		r.rec.Job = r.jobOf(res.Job)
 	}
-	return r.rec, r.s.Put(r.rec)
+	return r.rec, r.s.putFinal(r.rec)
 }
 
 func errText(err error) string {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"modbay/config"
@@ -21,6 +22,8 @@ const (
 	runsDir   = "runs"
 	locksDir  = "locks"
 	indexName = "index.tsv"
+	// maintName records the last maintenance (maintainDue).
+	maintName = "maintained"
 	lockName  = "lock"
 	// tmpPrefix starts a record being written; such files are never read
 	// as records, and ones older than staleTmpAge are removed.
@@ -141,21 +144,45 @@ func (s *Store) RecordInputs() bool { return s.limits.Inputs() }
 
 func (s *Store) recordPath(id string) string { return filepath.Join(s.dir, runsDir, id+".json") }
 
-// Put writes rec atomically, adds its line to the index and prunes the
-// oldest runs beyond the limits, all under the history's write lock.
-func (s *Store) Put(rec *Record) error { return s.put(rec, true) }
+// Put writes rec atomically and durably (record, directory and index line
+// synced), adds its line to the index and prunes the oldest runs beyond
+// the limits when due (maintainDue), all under the history's write lock.
+func (s *Store) Put(rec *Record) error { return s.put(rec, writeDurable) }
+
+// writeMode is how durable a record write is.
+type writeMode int
+
+const (
+	// writeDurable syncs the record, its directory and the index line.
+	writeDurable writeMode = iota
+	// writeFinal syncs the record and its directory but leaves the index
+	// line to the page cache: Finish, the last write of a run, whose
+	// earlier index line (Begin's, an event's, Resume's) always says
+	// running. The rule that makes this safe: the records are the truth
+	// and the index a summary of them, so an index line that says running
+	// for a run no process holds is checked against the record (summaries).
+	// A power loss that drops Finish's line leaves that stale "running"
+	// line or none, and either way the record is read. One fsync less on
+	// every run's critical path (issue 15: host overhead per invoke).
+	writeFinal
+	// writeRunning syncs only the record's bytes (putRunning).
+	writeRunning
+)
 
 // putRunning writes the record of a run that has just begun: atomic like
 // Put (the record's bytes are synced before the rename, so no reader ever
 // sees a part), but neither the directory nor the index line is synced
 // and nothing is pruned. A power loss may forget a run that was still
-// running, never damage one; Finish's Put makes it durable and prunes.
-// It saves two of the three fsyncs and the pruning scan on every run's
-// critical path (issue 15: host overhead per invoke).
-func (s *Store) putRunning(rec *Record) error { return s.put(rec, false) }
+// running, never damage one; Finish's write (writeFinal) makes it durable
+// and prunes when due. It saves two of the three fsyncs and the pruning
+// scan on every run's critical path (issue 15: host overhead per invoke).
+func (s *Store) putRunning(rec *Record) error { return s.put(rec, writeRunning) }
 
-// put is Put; durable false is putRunning.
-func (s *Store) put(rec *Record, durable bool) error {
+// putFinal is Finish's write (writeFinal).
+func (s *Store) putFinal(rec *Record) error { return s.put(rec, writeFinal) }
+
+// put writes rec in mode.
+func (s *Store) put(rec *Record, mode writeMode) error {
 	if err := CheckID(rec.RunID); err != nil {
 		return err
 	}
@@ -170,13 +197,14 @@ func (s *Store) put(rec *Record, durable bool) error {
 		return err
 	}
 	defer unlock()
-	if err := writeAtomicSync(s.recordPath(rec.RunID), b, durable); err != nil {
+	if err := writeAtomicSync(s.recordPath(rec.RunID), b, mode != writeRunning); err != nil {
 		return err
 	}
-	if err := s.appendIndexSync(rec.summary(int64(len(b))), durable); err != nil {
+	idx, err := s.appendIndexSync(rec.summary(int64(len(b))), mode == writeDurable)
+	if err != nil {
 		return err
 	}
-	if !durable {
+	if mode == writeRunning || !s.maintainDue(idx) {
 		return nil
 	}
 	return s.maintain()
@@ -272,13 +300,35 @@ func (s *Store) List() ([]Summary, []string, error) {
 		return nil, nil, err
 	}
 	byID, _, warns := s.readIndex()
-	out := make([]Summary, 0, len(onDisk))
+	out, bad, _ := s.summaries(onDisk, byID)
+	for _, err := range bad {
+		warns = append(warns, err.Error())
+	}
+	for i := range out {
+		if out[i].Status == StatusRunning && !s.Held(out[i].RunID) {
+			out[i].Status = StatusInterrupted
+		}
+	}
+	SortNewestFirst(out)
+	return out, warns, nil
+}
+
+// summaries resolves the summary of each run on disk: its index line,
+// unless there is none or it says running while no process holds the run
+// (a run interrupted, or one whose final line a power loss dropped:
+// writeFinal), in which case the record itself is read. Records that
+// cannot be read are returned as errors, not summaries; stale counts the
+// runs whose index line was missing or disagreed with the record.
+func (s *Store) summaries(onDisk map[string]bool, byID map[string]Summary) (out []Summary, bad []error, stale int) {
+	out = make([]Summary, 0, len(onDisk))
 	for id := range onDisk {
 		sum, ok := byID[id]
-		if !ok {
+		if !ok || sum.Status == StatusRunning && !s.Held(id) {
 			rec, err := s.read(id)
 			if err != nil {
-				warns = append(warns, err.Error())
+				if !errors.Is(err, ErrNotFound) {
+					bad = append(bad, err)
+				}
 				continue
 			}
 			fi, _ := os.Stat(s.recordPath(id))
@@ -286,15 +336,14 @@ func (s *Store) List() ([]Summary, []string, error) {
 			if fi != nil {
 				n = fi.Size()
 			}
+			if !ok || rec.Status != sum.Status {
+				stale++
+			}
 			sum = rec.summary(n)
-		}
-		if sum.Status == StatusRunning && !s.Held(id) {
-			sum.Status = StatusInterrupted
 		}
 		out = append(out, sum)
 	}
-	SortNewestFirst(out)
-	return out, warns, nil
+	return out, bad, stale
 }
 
 // SortNewestFirst orders summaries by start time, newest first (ties by
@@ -346,39 +395,159 @@ func (s *Store) readIndex() (byID map[string]Summary, lines int, warns []string)
 	return byID, lines, warns
 }
 
-// appendIndex adds a summary line to the index (the write lock held). A
-// torn last line left by a killed write is ended first, so the new line
-// stands on its own.
-func (s *Store) appendIndex(sum Summary) error { return s.appendIndexSync(sum, true) }
+// appendIndex adds a summary line to the index, synced (the write lock
+// held).
+func (s *Store) appendIndex(sum Summary) error {
+	_, err := s.appendIndexSync(sum, true)
+	return err
+}
 
-// appendIndexSync is appendIndex; sync false leaves the line to the page
-// cache (putRunning).
-func (s *Store) appendIndexSync(sum Summary, sync bool) error {
+// indexState is where the index stands after a write: its inode and size
+// in bytes (maintainDue reads what was appended since the last
+// maintenance from there).
+type indexState struct {
+	ino  uint64
+	size int64
+}
+
+// appendIndexSync adds a summary line to the index (the write lock held)
+// and returns the index's state after it; sync false leaves the line to
+// the page cache (writeRunning, writeFinal). A torn last line left by a
+// killed write is ended first, so the new line stands on its own.
+func (s *Store) appendIndexSync(sum Summary, sync bool) (indexState, error) {
 	line := encodeLine(sum)
 	f, err := os.OpenFile(filepath.Join(s.dir, indexName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("history index: %w", err)
+		return indexState{}, fmt.Errorf("history index: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
+	var st indexState
+	if fi, err := f.Stat(); err == nil {
+		st.size = fi.Size()
+		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+			st.ino = sys.Ino
+		}
+		if st.size > 0 {
+			last := make([]byte, 1)
+			if _, err := f.ReadAt(last, st.size-1); err == nil && last[0] != '\n' {
+				line = append([]byte{'\n'}, line...)
+			}
 		}
 	}
 	line = append(line, '\n')
 	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("history index: %w", err)
+		return indexState{}, fmt.Errorf("history index: %w", err)
 	}
+	st.size += int64(len(line))
 	if !sync {
-		return nil
+		return st, nil
 	}
-	return f.Sync()
+	return st, f.Sync()
+}
+
+// maintenance is what the last maintain left, kept in maintName so the
+// next writes can tell cheaply whether pruning or compaction is due: the
+// index's inode and size then, the runs on disk and their bytes after
+// pruning, and the index's lines after compaction.
+type maintenance struct {
+	index       indexState
+	runs, lines int
+	bytes       int64
+}
+
+// maintainDue reports whether a write that left the index at idx must
+// run maintain. The rule (issue 15: no scan of the whole history on every
+// run): maintain runs when there is no usable record of the last one
+// (maintName missing, damaged, or naming another index file or a larger
+// one), when the runs and bytes it counted plus every run and byte the
+// index lines appended since name could exceed the limits by more than
+// pruneSlack, or when those lines could make the index due for
+// compaction. Otherwise only the lines appended since are read. A record
+// written without its index line (a writer killed between the two) is
+// counted at the next full maintain; stale temporary files are removed
+// then too.
+func (s *Store) maintainDue(idx indexState) bool {
+	m, ok := s.readMaintenance()
+	if !ok || m.index.ino != idx.ino || m.index.size > idx.size || idx.size-m.index.size > maxTailBytes {
+		return true
+	}
+	f, err := os.Open(filepath.Join(s.dir, indexName))
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	tail := make([]byte, idx.size-m.index.size)
+	if _, err := f.ReadAt(tail, m.index.size); err != nil {
+		return true
+	}
+	runs, bytesTotal, lines := m.runs, m.bytes, m.lines
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(tail), "\n") {
+		if line == "" {
+			continue
+		}
+		lines++
+		sum, err := decodeLine(line)
+		if err != nil {
+			return true
+		}
+		if !seen[sum.RunID] {
+			seen[sum.RunID] = true
+			runs++
+		}
+		bytesTotal += sum.Bytes
+	}
+	maxRuns, maxBytes := s.limits.Runs(), s.limits.Bytes()
+	return maxRuns > 0 && int64(runs) > int64(maxRuns)+pruneSlack(int64(maxRuns)) ||
+		maxBytes > 0 && bytesTotal > maxBytes+pruneSlack(maxBytes) ||
+		lines > 2*m.runs+compactSlack
+}
+
+// maxTailBytes bounds the index read by maintainDue; more appended since
+// the last maintenance runs maintain instead.
+const maxTailBytes = 1 << 20
+
+// pruneSlack is how far beyond a limit (max_runs, max_bytes) the history
+// may grow before it is pruned back to the limit: 1/32 of it (31 runs of
+// the default thousand), so pruning scans the history once in many runs
+// rather than on every one; nothing for limits under 32.
+func pruneSlack(limit int64) int64 { return limit / 32 }
+
+// readMaintenance reads maintName; ok false when it is missing or does
+// not parse.
+func (s *Store) readMaintenance() (m maintenance, ok bool) {
+	b, err := os.ReadFile(filepath.Join(s.dir, maintName))
+	if err != nil {
+		return m, false
+	}
+	_, err = fmt.Sscanf(string(b), "%d %d %d %d %d\n", &m.index.ino, &m.index.size, &m.runs, &m.bytes, &m.lines)
+	return m, err == nil && m.index.size >= 0 && m.runs >= 0 && m.lines >= 0
+}
+
+// writeMaintenance records m (the write lock held). It is written in
+// place without a sync: a lost or torn file only makes the next write run
+// maintain.
+func (s *Store) writeMaintenance(m maintenance) {
+	line := fmt.Sprintf("%d %d %d %d %d\n", m.index.ino, m.index.size, m.runs, m.bytes, m.lines)
+	os.WriteFile(filepath.Join(s.dir, maintName), []byte(line), 0o600)
+}
+
+// statIndex is the index's current state.
+func (s *Store) statIndex() (indexState, bool) {
+	fi, err := os.Stat(filepath.Join(s.dir, indexName))
+	if err != nil {
+		return indexState{}, false
+	}
+	sys, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return indexState{}, false
+	}
+	return indexState{ino: sys.Ino, size: fi.Size()}, true
 }
 
 // maintain prunes runs beyond the limits, compacts the index when it has
-// grown well past the runs it lists, and removes stale temporary files
-// (the write lock held).
+// grown well past the runs it lists or disagrees with a record, removes stale temporary files (the
+// write lock held), and records what it left (maintainDue).
 func (s *Store) maintain() error {
 	onDisk, tmps, err := s.recordIDs()
 	if err != nil {
@@ -391,32 +560,30 @@ func (s *Store) maintain() error {
 		}
 	}
 	byID, lines, _ := s.readIndex()
-	var live []Summary
-	for id := range onDisk {
-		sum, ok := byID[id]
-		if !ok {
-			rec, err := s.read(id)
-			if err != nil {
-				continue // damaged: neither pruned nor listed
-			}
-			fi, _ := os.Stat(s.recordPath(id))
-			if fi != nil {
-				sum = rec.summary(fi.Size())
-			}
+	live, _, stale := s.summaries(onDisk, byID) // damaged records: neither pruned nor listed
+	before := len(live)
+	live = s.prune(live)
+	if len(live) < before || stale > 0 || lines > 2*len(live)+compactSlack {
+		if err := s.compact(live); err != nil {
+			return err
 		}
-		live = append(live, sum)
+		lines = len(live)
 	}
-	pruned := s.prune(live)
-	if pruned > 0 || lines > 2*len(live)+compactSlack {
-		return s.compact(onDisk)
+	m := maintenance{runs: len(live), lines: lines}
+	for _, l := range live {
+		m.bytes += l.Bytes
+	}
+	if st, ok := s.statIndex(); ok {
+		m.index = st
+		s.writeMaintenance(m)
 	}
 	return nil
 }
 
 // prune removes the oldest runs beyond max_runs and max_bytes; pinned runs
 // and runs not finished (running, detached jobs) are never pruned. It
-// returns how many it removed.
-func (s *Store) prune(live []Summary) int {
+// returns the runs kept.
+func (s *Store) prune(live []Summary) []Summary {
 	maxRuns, maxBytes := s.limits.Runs(), s.limits.Bytes()
 	var total int64
 	for _, l := range live {
@@ -424,52 +591,30 @@ func (s *Store) prune(live []Summary) int {
 	}
 	count := len(live)
 	if (maxRuns == 0 || count <= maxRuns) && (maxBytes == 0 || total <= maxBytes) {
-		return 0
+		return live
 	}
 	SortNewestFirst(live)
-	removed := 0
+	kept := live[:0:0]
 	for i := len(live) - 1; i >= 0; i-- {
-		if (maxRuns == 0 || count <= maxRuns) && (maxBytes == 0 || total <= maxBytes) {
-			break
-		}
 		l := live[i]
-		if l.Pinned || l.Status == StatusRunning || l.Status == StatusDetached {
-			continue
-		}
-		if os.Remove(s.recordPath(l.RunID)) == nil {
+		over := (maxRuns != 0 && count > maxRuns) || (maxBytes != 0 && total > maxBytes)
+		if over && !l.Pinned && l.Status != StatusRunning && l.Status != StatusDetached && os.Remove(s.recordPath(l.RunID)) == nil {
 			count--
 			total -= l.Bytes
-			removed++
+			continue
 		}
+		kept = append(kept, l)
 	}
-	return removed
+	return kept
 }
 
-// compact rewrites the index with one line per run on disk (the write
-// lock held), atomically.
-func (s *Store) compact(onDisk map[string]bool) error {
-	byID, _, _ := s.readIndex()
+// compact rewrites the index with one line per run kept (the write lock
+// held), atomically.
+func (s *Store) compact(live []Summary) error {
+	live = slices.Clone(live)
+	slices.SortFunc(live, func(a, b Summary) int { return strings.Compare(a.RunID, b.RunID) })
 	var buf bytes.Buffer
-	ids := make([]string, 0, len(onDisk))
-	for id := range onDisk {
-		if _, err := os.Stat(s.recordPath(id)); err == nil {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		sum, ok := byID[id]
-		if !ok {
-			rec, err := s.read(id)
-			if err != nil {
-				continue
-			}
-			fi, _ := os.Stat(s.recordPath(id))
-			if fi == nil {
-				continue
-			}
-			sum = rec.summary(fi.Size())
-		}
+	for _, sum := range live {
 		buf.Write(encodeLine(sum))
 		buf.WriteByte('\n')
 	}

@@ -52,6 +52,15 @@ type cachedVerdict struct {
 	Violations modproto.ValidationErrors `json:"violations,omitempty"`
 	Warnings   []string                  `json:"warnings,omitempty"`
 	Refused    map[string]string         `json:"refused,omitempty"`
+	// Bundle is the bundle check's verdict, when the fingerprint covers
+	// the bundle's files (bundleCovered).
+	Bundle *bundleVerdict `json:"bundle,omitempty"`
+}
+
+// bundleVerdict is what checkBundle found: the warnings it added (none
+// when every skill and overlay file matched its digest).
+type bundleVerdict struct {
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // describeCacheFile is the cache file of k: <cache>/describe/<sha256 of

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -238,13 +239,31 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		exitCode = desc.ExitCode
 	}
 	v := entry.Verdict
+	fresh := false // v is not the entry's verdict as stored
 	if !m.Cached || v == nil || v.BuildID != buildID() || !applyVerdict(m, stdout, v) {
 		if !judgeFresh(m, stdout, built, c.ID, exitCode) {
 			return m
 		}
 		checkRequestSchemas(m)
-		v = verdictOf(m)
-	} else if ident == nil || entry.Identity == nil || *ident == *entry.Identity {
+		v, fresh = verdictOf(m), true
+	}
+	// The bundle check hashes every skill and overlay file; its verdict is
+	// cached with the describe when the fingerprint covers those files
+	// (bundleCovered), and replayed while it matches.
+	covered := cacheable && bundleCovered(c, fp, m.Descriptor)
+	if covered && !fresh && v.Bundle != nil {
+		m.Warnings = append(m.Warnings, v.Bundle.Warnings...)
+	} else {
+		before := len(m.Warnings)
+		checkBundle(m)
+		if covered {
+			if !fresh {
+				v = cloneVerdict(v)
+			}
+			v.Bundle, fresh = &bundleVerdict{Warnings: slices.Clone(m.Warnings[before:])}, true
+		}
+	}
+	if !fresh && (ident == nil || entry.Identity == nil || *ident == *entry.Identity) {
 		cacheable = false // the entry is as it would be written
 	}
 	if cacheable {
@@ -255,9 +274,55 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		h.writeDescribeCache(describeCacheEntry{Key: key, Stdout: stdout, Stderr: m.Stderr,
 			DescribedAt: m.DescribedAt, Identity: ident, Verdict: v})
 	}
-	checkBundle(m)
 	checkRequirements(m, h.resolveBinary)
 	return m
+}
+
+// cloneVerdict is a shallow copy of v (the entry read from the cache is
+// not changed in place).
+func cloneVerdict(v *cachedVerdict) *cachedVerdict {
+	c := *v
+	return &c
+}
+
+// bundleCovered reports whether fp, a process driver's fingerprint of the
+// candidate, covers every skill and overlay file d names, so that a cached
+// bundle verdict still holds while fp matches: the executable sits in its
+// module directory (the listing of path, size and mtime is in fp), the
+// listing was not cut at maxDirEntries, and no named path goes through a
+// directory the listing skips.
+func bundleCovered(c Candidate, fp string, d *modproto.Descriptor) bool {
+	if d == nil || !listsModuleDir(c.Dir, c.Exe) {
+		return false
+	}
+	_, files, ok := strings.Cut(fp, " dir files=")
+	if !ok {
+		return false
+	}
+	n, _, _ := strings.Cut(files, " ")
+	if k, err := strconv.Atoi(n); err != nil || k >= maxDirEntries {
+		return false
+	}
+	skipped := func(rel string) bool {
+		parts := strings.Split(rel, "/")
+		for _, p := range parts[:len(parts)-1] {
+			if strings.HasPrefix(p, ".") || skippedDirs[p] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, o := range d.AgentOverlays {
+		if skipped(o.Path) {
+			return false
+		}
+	}
+	for _, s := range d.Skills {
+		if skipped(s.Path) {
+			return false
+		}
+	}
+	return true
 }
 
 // verdictOf is m's verdict as judged now, to cache with its describe.

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -297,6 +298,22 @@ func TestBundleFiles(t *testing.T) {
 	if _, err := f.host.OverlayPath(m, "o1"); !errors.Is(err, ErrContentRefused) {
 		t.Errorf("escaping overlay served: %v", err)
 	}
+	// Nothing changed since: the bundle verdict cached with the describe
+	// is replayed, the same warnings without hashing the files again.
+	again := f.load("bundle")
+	if !again.Cached || strings.Join(again.Warnings, "\n") != joined {
+		t.Errorf("cached bundle verdict: cached %v, warnings %q, want %q", again.Cached, again.Warnings, m.Warnings)
+	}
+	// A skill fixed with the same size and an older mtime is still seen:
+	// the listing holds the mtime in nanoseconds.
+	if err := os.WriteFile(filepath.Join(dir, "skills", "s1", "SKILL.md"), []byte(skillContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, "skills", "s1", "SKILL.md"), old, old)
+	if fixed := f.load("bundle"); strings.Contains(strings.Join(fixed.Warnings, "\n"), "skill s1") {
+		t.Errorf("a fixed skill still refused: %q", fixed.Warnings)
+	}
 }
 
 // TestRedescribeRefreshesTheCache: a Redescribe bypasses the cache and
@@ -371,5 +388,40 @@ func TestDescribeCacheOldFormatIsAMiss(t *testing.T) {
 	}
 	if m, _ := f.host.Load(ctx, "old"); !m.Cached || f.describeCount("old") != 2 {
 		t.Errorf("rewritten entry: cached %v, describes %d", m.Cached, f.describeCount("old"))
+	}
+}
+
+// TestDirListingDigestMatchesWalkDir: the descriptor-relative listing
+// hashes what filepath.WalkDir's walk does (same order, skips, symlinks
+// listed as themselves, the executable left out, the bound).
+func TestDirListingDigestMatchesWalkDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mod")
+	for _, p := range []string{"mod", "b/z.txt", "b/a/x", "a.txt", ".git/HEAD", "node_modules/p/i.js", "c/.hidden/y", "c/.f", "Z"} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("b", filepath.Join(dir, "link-dir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/nonexistent", filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "mod")
+	got, want := dirListingDigest(dir, exe), walkListingDigest(dir, exe)
+	if got != want || !strings.HasPrefix(got, "files=7 ") {
+		t.Fatalf("listing %s, WalkDir's %s (want 7 files)", got, want)
+	}
+	for i := range maxDirEntries + 5 {
+		if err := os.WriteFile(filepath.Join(dir, "b", fmt.Sprintf("f%04d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := dirListingDigest(dir, exe), walkListingDigest(dir, exe); got != want || !strings.HasPrefix(got, fmt.Sprintf("files=%d ", maxDirEntries)) {
+		t.Fatalf("bounded listing %s, WalkDir's %s", got, want)
 	}
 }

@@ -77,10 +77,17 @@ func (d *ProcessDriver) fingerprintSince(prev *exeIdentity) (string, *exeIdentit
 		return "", nil, err
 	}
 	fp := id.SHA256
-	if d.Dir != "" && filepath.Dir(d.Exe) == d.Dir && filepath.Base(d.Dir) == filepath.Base(d.Exe) {
+	if listsModuleDir(d.Dir, d.Exe) {
 		fp += " dir " + dirListingDigest(d.Dir, d.Exe)
 	}
 	return fp, &id, nil
+}
+
+// listsModuleDir reports whether a process driver's fingerprint of exe
+// includes the listing of its module directory dir: exe is
+// <dir>/<basename of dir>, the layout of a home's module.
+func listsModuleDir(dir, exe string) bool {
+	return dir != "" && filepath.Dir(exe) == dir && filepath.Base(dir) == filepath.Base(exe)
 }
 
 // Describe runs `<exe> module describe --json` within DescribeTimeout and

@@ -10,9 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"modbay/modproto"
 )
@@ -96,6 +100,89 @@ var skippedDirs = map[string]bool{"node_modules": true, "venv": true, ".venv": t
 // beside a launcher (a script it runs) changes it, so the launcher's
 // describe is not served stale. An unreadable directory lists as empty.
 func dirListingDigest(dir, exe string) string {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return walkListingDigest(dir, exe)
+	}
+	h := sha256.New()
+	n := 0
+	line := make([]byte, 0, 256)
+	// walk lists the directory open as d, whose path relative to dir is
+	// rel ("" for dir itself), in the order and with the skips of
+	// filepath.WalkDir (the same digest as walkListingDigest), but each
+	// entry is stat'ed relative to its directory's descriptor: no path is
+	// resolved from the root again (issue 15: warm discovery).
+	var walk func(d *os.File, rel string) bool
+	walk = func(d *os.File, rel string) bool {
+		ents, err := d.ReadDir(-1)
+		if err != nil {
+			return true
+		}
+		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		fd := int(d.Fd())
+		for _, e := range ents {
+			if n >= maxDirEntries {
+				return false
+			}
+			name := e.Name()
+			p := name
+			if rel != "" {
+				p = rel + "/" + name
+			}
+			if e.IsDir() {
+				if strings.HasPrefix(name, ".") || skippedDirs[name] {
+					continue
+				}
+				sub, err := openDirAt(fd, name)
+				if err != nil {
+					continue
+				}
+				more := walk(sub, p)
+				sub.Close()
+				if !more {
+					return false
+				}
+				continue
+			}
+			if filepath.Join(dir, p) == exe {
+				continue
+			}
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				continue
+			}
+			line = append(line[:0], p...)
+			line = append(line, 0)
+			line = strconv.AppendInt(line, st.Size, 10)
+			line = append(line, 0)
+			line = strconv.AppendInt(line, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
+			line = append(line, '\n')
+			h.Write(line)
+			n++
+		}
+		return true
+	}
+	if d, err := os.Open(dir); err == nil {
+		walk(d, "")
+		d.Close()
+	}
+	return fmt.Sprintf("files=%d sha256:%s", n, hex.EncodeToString(h.Sum(nil)))
+}
+
+// openDirAt opens the directory name beneath the directory open as fd,
+// not following a symlink.
+func openDirAt(fd int, name string) (*os.File, error) {
+	sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(sub), name), nil
+}
+
+// walkListingDigest is dirListingDigest through filepath.WalkDir, for a
+// module directory that is not a plain directory (WalkDir then lists the
+// symlink itself); it is also the reference the descriptor-relative walk
+// is tested against.
+func walkListingDigest(dir, exe string) string {
 	h := sha256.New()
 	n := 0
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
