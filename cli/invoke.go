@@ -526,8 +526,9 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 			if title == "" {
 				title = a.Path
 			}
-			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
-				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), clean(a.Staged))
+			// The id is what --artifact ROOT=RUN:ARTIFACT_ID names.
+			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    id %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
+				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), cleanID(a.ID), clean(a.Staged))
 		}
 	}
 	if r.Job != nil {
