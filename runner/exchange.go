@@ -266,9 +266,11 @@ func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls
 }
 
 // ModuleRef is how a copied `modbay invoke` line names m: its id for a
-// module under <home>/modules (found by id), else its executable's path.
+// module under <home>/modules or a built-in example (found by id; an
+// example's launcher lives in a directory that goes stale, and history's
+// lines name it by id too), else its executable's path.
 func ModuleRef(m *Module) string {
-	if m.Origin == OriginHome || m.Exe == "" {
+	if m.Origin == OriginHome || m.Origin == OriginExamples || m.Exe == "" {
 		return m.ID
 	}
 	return m.Exe

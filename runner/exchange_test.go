@@ -74,3 +74,23 @@ func TestInvokeLine(t *testing.T) {
 		t.Fatalf("%s", got)
 	}
 }
+
+// TestModuleRefNamesExamplesByID: a copied invoke line names a module
+// under <home>/modules and a built-in example by id (an example's
+// launcher lives in a directory that goes stale), anything else by its
+// executable.
+func TestModuleRefNamesExamplesByID(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m    Module
+		want string
+	}{
+		{Module{ID: "notes", Origin: OriginExamples, Exe: "/home/u/.local/share/modbay/examples/k/notes/notes"}, "notes"},
+		{Module{ID: "mine", Origin: OriginHome, Exe: "/home/u/.local/share/modbay/modules/mine/mine"}, "mine"},
+		{Module{ID: "flagged", Origin: OriginFlag, Exe: "/src/flagged/flagged"}, "/src/flagged/flagged"},
+	} {
+		if got := ModuleRef(&c.m); got != c.want {
+			t.Errorf("ModuleRef(%s from %s) = %q, want %q", c.m.ID, c.m.Origin, got, c.want)
+		}
+	}
+}
