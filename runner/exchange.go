@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -262,7 +263,22 @@ func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls
 	out.RequestFile = path
 	out.ModuleCall = ModuleCallLine(p.Module.Exe, p.Capability.ID, path)
 	out.Note = ModuleCallNote
+	if len(p.Handoff) > 0 {
+		roots := make([]string, len(p.Handoff))
+		for i, f := range p.Handoff {
+			roots[i] = f.Root
+		}
+		out.Note += "; " + HandoffGoneNote(roots)
+	}
 	return out
+}
+
+// HandoffGoneNote is what ModuleCallNote adds for a run that was handed
+// artifacts (PlanOptions.Handoff): the read roots named (as given) point
+// at the run's handoff directory, removed when the run ended.
+func HandoffGoneNote(roots []string) string {
+	return "the handoff directory it names for read root " + strings.Join(slices.Compact(slices.Sorted(slices.Values(roots))), ", ") +
+		" was removed when the run ended: put a copy of the handed file there, or edit the request file's roots, before running it"
 }
 
 // ModuleRef is how a copied `modbay invoke` line names m: its id for a
