@@ -53,10 +53,17 @@ func TestInvokeIsRecorded(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `input     {"pattern":"*.md"}`) || !strings.Contains(out, "artifacts (verified") || !strings.Contains(out, "contained") {
 		t.Errorf("show: exit %d\n%s", code, out)
 	}
+	shown := out
 	code, out, _ = run(t, "--home", home, "history", "show", id, "--json")
 	var rec history.Record
 	if code != ExitOK || json.Unmarshal([]byte(out), &rec) != nil || rec.RunID != id || len(rec.Artifacts) == 0 || rec.Roots["workspace"].Path == "" {
 		t.Errorf("show --json: exit %d %+v", code, rec)
+	}
+	// Each artifact's id, what --artifact ROOT=RUN:ARTIFACT_ID names.
+	for _, a := range rec.Artifacts {
+		if !strings.Contains(shown, "id "+a.ID+"\n") {
+			t.Errorf("show does not list artifact id %q:\n%s", a.ID, shown)
+		}
 	}
 	if code, _, _ := run(t, "--home", home, "history", "show", "req_missing"); code != ExitUsage {
 		t.Errorf("show of a missing run: exit %d", code)

@@ -145,7 +145,7 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 	f.StringVarP(&opts.Input, "input", "i", "", "the input: JSON text, @FILE, or @- for standard input (default {})")
 	f.BoolVarP(&opts.Yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr and job progress while it runs; list the containment layers")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr (each line after \"│ \") and job progress while it runs; list the containment layers")
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
 	f.StringVar(&opts.ElicitInput, "elicit-input", "", "answer every question the module asks mid-call (an MCP elicitation) with accept and this JSON value (text or @FILE); default: ask on a terminal, else decline")
@@ -348,18 +348,35 @@ func writeHandoff(w io.Writer, files []runner.HandedFile) {
 	}
 }
 
-// events streams the module's stderr and job progress to stderr when
-// verbose, sanitized; nil otherwise.
+// moduleStderrPrefix starts each line of the module's stderr that
+// --verbose streams, so no module line passes for one of modbay's own
+// ("ok …", "containment: complete").
+const moduleStderrPrefix = "│ "
+
+// events streams the module's stderr (each line after
+// moduleStderrPrefix) and job progress to stderr when verbose, sanitized;
+// nil otherwise.
 func (o *InvokeOptions) events() func(runner.Event) {
 	if !o.Verbose {
 		return nil
 	}
 	w := o.IO.ErrOut
+	atLineStart := true // stderr arrives in chunks, not lines
 	return func(ev runner.Event) {
 		if len(ev.Stderr) > 0 {
-			io.WriteString(w, render.Sanitize(string(ev.Stderr)))
+			for line := range strings.Lines(render.Sanitize(string(ev.Stderr))) {
+				if atLineStart {
+					io.WriteString(w, moduleStderrPrefix)
+				}
+				io.WriteString(w, line)
+				atLineStart = strings.HasSuffix(line, "\n")
+			}
 		}
 		if j := ev.Job; j != nil {
+			if !atLineStart {
+				io.WriteString(w, "\n")
+				atLineStart = true
+			}
 			fmt.Fprintf(w, "job %s: %s %s\n", cleanID(j.ID), clean(j.State), clean(j.Detail))
 		}
 	}
@@ -565,8 +582,9 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 			if title == "" {
 				title = a.Path
 			}
-			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
-				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), clean(a.Staged))
+			// The id is what --artifact ROOT=RUN:ARTIFACT_ID names.
+			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    id %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
+				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), cleanID(a.ID), clean(a.Staged))
 		}
 	}
 	if r.Job != nil {

@@ -141,6 +141,11 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 			if s.Server.Transport() == "stdio" {
 				where = s.Server.Command
 			}
+			if s.ID == "" {
+				// A name of dots or symbols only ("..") leaves no id.
+				fmt.Fprintf(out, "  %-20s skipped: the name gives no usable id (letters, digits, '-', '_', '.')\n", render.SanitizeLine(s.Name))
+				continue
+			}
 			if prev, dup := seen[s.ID]; dup {
 				fmt.Fprintf(out, "  %-20s skipped: %s already names it\n", render.SanitizeLine(s.ID), render.SanitizeLine(prev))
 				continue

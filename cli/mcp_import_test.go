@@ -47,3 +47,24 @@ func TestMCPImportExistingIDs(t *testing.T) {
 		t.Error("--force with --skip-existing was accepted")
 	}
 }
+
+// TestMCPImportSkipsANameWithoutAnID: a server named ".." gives no id; it
+// is left out with a message, never written as an empty id.
+func TestMCPImportSkipsANameWithoutAnID(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"..":{"command":"/bin/false"},"local":{"command":"/bin/true"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(t, "--home", home, "mcp", "import", file)
+	if code != 0 || !strings.Contains(out, "..                   skipped: the name gives no usable id") || !strings.Contains(out, "added 1 server") {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errb)
+	}
+	c, err := config.Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.MCPServers[""]; ok || len(c.MCPServers) != 1 || c.MCPServers["local"].Command != "/bin/true" {
+		t.Fatalf("mcp_servers after import: %+v", c.MCPServers)
+	}
+}

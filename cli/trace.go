@@ -108,7 +108,7 @@ func writeTrace(w io.Writer, t traceOut) {
 	fmt.Fprintf(w, "\nrepeat with modbay:\n  %s\n", clean(t.Copy.Invoke))
 	switch {
 	case t.Copy.ModuleCall != "":
-		fmt.Fprintf(w, "the module call without modbay (%s):\n  %s\n", t.Copy.Note, clean(t.Copy.ModuleCall))
+		fmt.Fprintf(w, "the module call without modbay (%s):\n  %s\n", clean(t.Copy.Note), clean(t.Copy.ModuleCall))
 	case t.Copy.SaveError != "":
 		fmt.Fprintf(w, "the request file could not be saved: %s\n", clean(t.Copy.SaveError))
 	}

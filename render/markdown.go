@@ -66,7 +66,7 @@ func Markdown(src []byte, o Options) (string, error) {
 	if m := cfg.Document.Margin; m != nil {
 		textWidth -= int(*m)
 	}
-	out := untruncateHrefs(hangListItems(buf.String(), textWidth))
+	out := safeHyperlinks(untruncateHrefs(hangListItems(buf.String(), textWidth)))
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.

@@ -238,6 +238,48 @@ func untruncateHrefs(out string) string {
 	})
 }
 
+// osc8Re matches an OSC 8 hyperlink sequence as glamour writes it: the
+// opening one ("ESC ]8;id=…;URL BEL") with its URL, or the closing one
+// (empty URL); ST (ESC \) ends it as BEL does.
+var osc8Re = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\x1b\\]8;[^;\x07\x1b]*;([^\x07\x1b]*)(?:\x07|\x1b\\\\)")
+})
+
+// hyperlinkSchemes are the URL schemes a rendered link may open: a module's
+// document must not hand the terminal a javascript:, file: or custom-scheme
+// link to click.
+var hyperlinkSchemes = []string{"http://", "https://", "mailto:"}
+
+// safeHyperlinks removes the OSC 8 hyperlink around any link whose URL is
+// not http, https or mailto (hyperlinkSchemes), with its closing sequence;
+// the link's text and the address glamour prints beside it stay, as
+// plain text.
+func safeHyperlinks(out string) string {
+	if !strings.Contains(out, "\x1b]8;") {
+		return out
+	}
+	dropClose := false
+	return osc8Re().ReplaceAllStringFunc(out, func(m string) string {
+		url := osc8Re().FindStringSubmatch(m)[1]
+		if url == "" { // a closing sequence
+			if dropClose {
+				dropClose = false
+				return ""
+			}
+			return m
+		}
+		lower := strings.ToLower(url)
+		for _, s := range hyperlinkSchemes {
+			if strings.HasPrefix(lower, s) {
+				dropClose = false
+				return m
+			}
+		}
+		dropClose = true
+		return ""
+	})
+}
+
 // fitLinesIndented is fitLines for markdown: a line wider than width cells
 // is broken at the width, and its continuation lines start at the line's
 // own indent (the document margin, a list's or a code block's), so a long

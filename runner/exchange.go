@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -294,13 +295,30 @@ func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls
 	out.RequestFile = path
 	out.ModuleCall = ModuleCallLine(p.Module.Exe, p.Capability.ID, path)
 	out.Note = ModuleCallNote
+	if len(p.Handoff) > 0 {
+		roots := make([]string, len(p.Handoff))
+		for i, f := range p.Handoff {
+			roots[i] = f.Root
+		}
+		out.Note += "; " + HandoffGoneNote(roots)
+	}
 	return out
 }
 
+// HandoffGoneNote is what ModuleCallNote adds for a run that was handed
+// artifacts (PlanOptions.Handoff): the read roots named (as given) point
+// at the run's handoff directory, removed when the run ended.
+func HandoffGoneNote(roots []string) string {
+	return "the handoff directory it names for read root " + strings.Join(slices.Compact(slices.Sorted(slices.Values(roots))), ", ") +
+		" was removed when the run ended: put a copy of the handed file there, or edit the request file's roots, before running it"
+}
+
 // ModuleRef is how a copied `modbay invoke` line names m: its id for a
-// module under <home>/modules (found by id), else its executable's path.
+// module under <home>/modules or a built-in example (found by id; an
+// example's launcher lives in a directory that goes stale, and history's
+// lines name it by id too), else its executable's path.
 func ModuleRef(m *Module) string {
-	if m.Origin == OriginHome || m.Exe == "" {
+	if m.Origin == OriginHome || m.Origin == OriginExamples || m.Exe == "" {
 		return m.ID
 	}
 	return m.Exe

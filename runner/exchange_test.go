@@ -103,3 +103,55 @@ func TestExchangeKeepsJSONRPCMessages(t *testing.T) {
 		t.Errorf("second message: %d bytes kept of %d", len(ms[1].Data), ms[1].Bytes)
 	}
 }
+
+// TestModuleRefNamesExamplesByID: a copied invoke line names a module
+// under <home>/modules and a built-in example by id (an example's
+// launcher lives in a directory that goes stale), anything else by its
+// executable.
+func TestModuleRefNamesExamplesByID(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m    Module
+		want string
+	}{
+		{Module{ID: "notes", Origin: OriginExamples, Exe: "/home/u/.local/share/modbay/examples/k/notes/notes"}, "notes"},
+		{Module{ID: "mine", Origin: OriginHome, Exe: "/home/u/.local/share/modbay/modules/mine/mine"}, "mine"},
+		{Module{ID: "flagged", Origin: OriginFlag, Exe: "/src/flagged/flagged"}, "/src/flagged/flagged"},
+	} {
+		if got := ModuleRef(&c.m); got != c.want {
+			t.Errorf("ModuleRef(%s from %s) = %q, want %q", c.m.ID, c.m.Origin, got, c.want)
+		}
+	}
+}
+
+// TestCopyLinesOfAHandoffRunSayTheHandoffIsGone: the m line of a run that
+// was handed an artifact names the run's handoff directory, removed when
+// the run ended; the note says so, and the c line hands it again.
+func TestCopyLinesOfAHandoffRunSayTheHandoffIsGone(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("echo", "good")
+	m := f.load("echo")
+	src, digest := handoffSource(t, "# report\n")
+	p, err := f.host.PlanWith(m, "t.echo", []byte(`{"name":"ada"}`), PlanOptions{Handoff: []HandoffFile{
+		{Root: "corpus", Source: src, Name: "report.md", Digest: digest, Origin: "r1:report"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := NewExchange()
+	if res, err := f.host.RunWith(ctxGuard(t), p, RunOptions{Approved: true, Record: x.Recorder()}); err != nil || !res.OK() {
+		t.Fatalf("%v %+v", err, res)
+	}
+	cp := f.host.CopyLines(p, ModuleRef(m), json.RawMessage(`{"name":"ada"}`), x.Calls())
+	if cp.ModuleCall == "" || !strings.Contains(cp.Invoke, "--artifact corpus=r1:report") {
+		t.Fatalf("copy lines %+v", cp)
+	}
+	if !strings.HasPrefix(cp.Note, ModuleCallNote) || !strings.Contains(cp.Note, "handoff directory it names for read root corpus was removed when the run ended") {
+		t.Fatalf("note %q", cp.Note)
+	}
+	plain := f.host.CopyLines(&Plan{Module: m, Capability: p.Capability}, ModuleRef(m), json.RawMessage(`{"name":"ada"}`), x.Calls())
+	if plain.Note != ModuleCallNote {
+		t.Fatalf("a run handed nothing has note %q", plain.Note)
+	}
+}

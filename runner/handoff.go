@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"modbay/modproto"
 )
@@ -80,10 +82,17 @@ type HandedFile struct {
 // or "" when that is unusable as a file name ("", ".", "..").
 func HandoffName(declared string) string {
 	n := path.Base(strings.ReplaceAll(declared, `\`, "/"))
-	if !safeRootName(n) || n == "" || n == "/" {
+	if !safeRootName(n) || n == "" || n == "/" || !printableName(n) {
 		return ""
 	}
 	return n
+}
+
+// printableName reports whether a handed file's name is valid UTF-8 with
+// no control character (a newline, an escape): a name the module reads
+// and the screen prints as it is.
+func printableName(name string) bool {
+	return utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsControl) < 0
 }
 
 // checkHandoff refuses files that cannot be handed to capability c of d
@@ -106,7 +115,7 @@ func checkHandoff(d *modproto.Descriptor, files []HandoffFile) error {
 			return fmt.Errorf("%w: root %q names the module's own directory (a bundle root)", ErrHandoff, f.Root)
 		case !safeRootName(f.Root):
 			return fmt.Errorf("%w: root %q is not a usable directory name", ErrHandoff, f.Root)
-		case f.Name == "" || !safeRootName(f.Name):
+		case f.Name == "" || !safeRootName(f.Name) || !printableName(f.Name):
 			return fmt.Errorf("%w: %q is not a usable file name", ErrHandoff, f.Name)
 		case !filepath.IsAbs(f.Source):
 			return fmt.Errorf("%w: source %q is not absolute", ErrHandoff, f.Source)

@@ -91,6 +91,9 @@ func TestHandoffRefusals(t *testing.T) {
 		"bundle":        {{Root: "t_bundle", Source: src, Name: "a"}},
 		"dotdot":        {{Root: "corpus", Source: src, Name: ".."}},
 		"slash":         {{Root: "corpus", Source: src, Name: "a/b"}},
+		"newline":       {{Root: "corpus", Source: src, Name: "a\nok b", Digest: digest}},
+		"escape":        {{Root: "corpus", Source: src, Name: "a\x1b[2Jb", Digest: digest}},
+		"not utf-8":     {{Root: "corpus", Source: src, Name: "a\xffb", Digest: digest}},
 		"twice":         {{Root: "corpus", Source: src, Name: "a"}, {Root: "corpus", Source: src, Name: "a"}},
 		"digest":        {{Root: "corpus", Source: src, Name: "a", Digest: modproto.Digest([]byte("y"))}},
 		"not a file":    {{Root: "corpus", Source: filepath.Dir(src), Name: "a", Digest: digest}},
@@ -108,7 +111,7 @@ func TestHandoffRefusals(t *testing.T) {
 }
 
 func TestHandoffName(t *testing.T) {
-	for in, want := range map[string]string{"reports/r.md": "r.md", "r.md": "r.md", `a\b.txt`: "b.txt", "..": "", ".": "", "": "", "a/": "a"} {
+	for in, want := range map[string]string{"reports/a\nb.md": "", "reports/r.md": "r.md", "r.md": "r.md", `a\b.txt`: "b.txt", "..": "", ".": "", "": "", "a/": "a"} {
 		if got := HandoffName(in); got != want {
 			t.Errorf("HandoffName(%q) = %q, want %q", in, got, want)
 		}

@@ -156,7 +156,7 @@ func (h *Host) Load(ctx context.Context, ref string) (*Module, error) { return h
 // ErrBroken, ErrUnknownCapability (wrapped), *InputError, or a schema that
 // does not compile (naming the schema).
 func (h *Host) Plan(m *Module, capID string, input json.RawMessage) (*Plan, error) {
-	return h.plan(m, capID, input, nil)
+	return h.plan(m, capID, input, PlanOptions{})
 }
 
 // Run executes the plan (WIRE.md §3, §5–§8, §12). approved tells whether a

@@ -127,7 +127,7 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 		if remaining <= 0 {
 			return stop(modproto.CodeHostTimeout, fmt.Sprintf("job %s did not finish within deadline_ms (%d)", job.ID, p.Request.DeadlineMS))
 		}
-		pp, err := h.plan(m, p.Capability.PollCapability, input, nil)
+		pp, err := h.plan(m, p.Capability.PollCapability, input, PlanOptions{})
 		if err != nil {
 			return stop(modproto.CodeHostProtocolViolation, fmt.Sprintf("cannot poll job %s with %s: %v", job.ID, p.Capability.PollCapability, err))
 		}

@@ -23,9 +23,12 @@ func isBundleRootName(name string) bool {
 	return name == "bundle" || strings.HasSuffix(name, "_bundle")
 }
 
-// plan builds the plan of one call (Host.Plan); handoff, when non-empty,
-// is copied into fresh read-only roots of the run (PlanWith).
-func (h *Host) plan(m *Module, capID string, input json.RawMessage, handoff []HandoffFile) (*Plan, error) {
+// plan builds the plan of one call (Host.Plan); opts.Handoff, when
+// non-empty, is copied into fresh read-only roots of the run, and
+// opts.SkipValidation leaves every check of the input against the request
+// schema out, number findings included (PlanWith).
+func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOptions) (*Plan, error) {
+	handoff := opts.Handoff
 	if m == nil {
 		return nil, errors.New("plan: no module")
 	}
@@ -60,8 +63,10 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, handoff []Ha
 	}
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
-		if err := validateRequest(c, schema, input); err != nil {
-			return nil, err
+		if !opts.SkipValidation {
+			if err := validateRequest(c, schema, input); err != nil {
+				return nil, err
+			}
 		}
 		if modproto.IsWholeRequestSchema(schema) {
 			in, extra, err := modproto.SplitWholeRequest(input)

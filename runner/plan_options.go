@@ -1,11 +1,6 @@
 package runner
 
-import (
-	"encoding/json"
-	"maps"
-
-	"modbay/modproto"
-)
+import "encoding/json"
 
 // PlanOptions adjust how PlanWith checks the input.
 type PlanOptions struct {
@@ -24,46 +19,9 @@ type PlanOptions struct {
 
 // PlanWith is Plan with options. A request schema that declares no
 // "$schema" and compiles only as draft-07 is read as draft-07 by Plan
-// itself (schema.Compile), so without options PlanWith is Plan.
+// itself (schema.Compile), so without options PlanWith is Plan. With
+// SkipValidation the input is sent exactly as given: no schema finding
+// stops it, a number no reader can hold (schema.NumberProblem) included.
 func (h *Host) PlanWith(m *Module, capID string, input json.RawMessage, opts PlanOptions) (*Plan, error) {
-	if !opts.SkipValidation || m == nil || m.Descriptor == nil {
-		return h.plan(m, capID, input, opts.Handoff)
-	}
-	c := m.Descriptor.Capability(capID)
-	if c == nil || c.RequestSchema == "" {
-		return h.plan(m, capID, input, opts.Handoff)
-	}
-	// Plan a copy whose descriptor carries a permissive schema, then hand
-	// back a plan of the real module.
-	mc := *m
-	dc := *m.Descriptor
-	dc.RequestSchemas = maps.Clone(m.Descriptor.RequestSchemas)
-	if dc.RequestSchemas == nil {
-		dc.RequestSchemas = map[string]json.RawMessage{}
-	}
-	dc.RequestSchemas[c.RequestSchema] = permissiveSchema(m.Descriptor.RequestSchemas[c.RequestSchema])
-	mc.Descriptor = &dc
-	p, err := h.plan(&mc, capID, input, opts.Handoff)
-	if p != nil {
-		p.Module = m
-	}
-	return p, err
-}
-
-// permissiveSchema accepts any input while keeping what IsWholeRequestSchema
-// reads: the top-level property names (each accepting anything).
-func permissiveSchema(schema json.RawMessage) json.RawMessage {
-	if !modproto.IsWholeRequestSchema(schema) {
-		return json.RawMessage(`true`)
-	}
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(schema, &s)
-	props := make(map[string]bool, len(s.Properties))
-	for k := range s.Properties {
-		props[k] = true
-	}
-	b, _ := json.Marshal(map[string]any{"properties": props})
-	return b
+	return h.plan(m, capID, input, opts)
 }

@@ -71,3 +71,22 @@ func TestPlanWithReadsUndeclaredDraft07(t *testing.T) {
 		t.Fatalf("invalid draft-07 input: err %v, want *InputError", err)
 	}
 }
+
+// A number no reader can hold is a finding like any other: Plan refuses
+// it, "send anyway" sends it exactly as typed.
+func TestPlanWithSkipValidationSendsANumberNoReaderCanHold(t *testing.T) {
+	t.Parallel()
+	h, m := optionsModule(t, `{"type":"object","properties":{"n":{"type":"number"}}}`)
+	in := json.RawMessage(`{"n":1e999}`)
+	var ie *InputError
+	if _, err := h.Plan(m, "c", in); !errors.As(err, &ie) {
+		t.Fatalf("checked plan: err %v, want *InputError", err)
+	}
+	p, err := h.PlanWith(m, "c", in, PlanOptions{SkipValidation: true})
+	if err != nil {
+		t.Fatalf("send anyway: %v", err)
+	}
+	if string(p.Request.Input) != string(in) {
+		t.Fatalf("input %s, want %s", p.Request.Input, in)
+	}
+}

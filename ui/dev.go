@@ -266,7 +266,8 @@ func (m *Model) devBadge() string {
 		return st.Muted.Render(" · ") + st.Error.Render("dev: descriptor invalid (esc to the list)")
 	case len(m.dev.changes) > 0:
 		n := len(m.dev.changes)
-		return st.Muted.Render(" · ") + st.Warning.Render(fmt.Sprintf("dev: %d descriptor %s", n, plural(n, "change", "changes")))
+		// The changes of the last describe, not a running total.
+		return st.Muted.Render(" · ") + st.Warning.Render(fmt.Sprintf("dev: %d descriptor %s in the last describe", n, plural(n, "change", "changes")))
 	}
 	return ""
 }
@@ -280,8 +281,9 @@ func plural(n int, one, many string) string {
 
 // descriptorChanges lists, in words, how descriptor b differs from a:
 // capabilities added and removed, and for each kept capability its
-// request schema, effects, long_running, title and summary; then the
-// module's version, permissions and requirements. At most maxDevChanges
+// request schema, effects, long_running, cancel_capability, skills,
+// title and summary; then the module's name, version, permissions,
+// requirements, skills and agent overlays. At most maxDevChanges
 // entries (the last says how many more). Module strings are sanitized.
 func descriptorChanges(a, b *modproto.Descriptor) []string {
 	if a == nil || b == nil {
@@ -316,12 +318,21 @@ func descriptorChanges(a, b *modproto.Descriptor) []string {
 		if ca.LongRunning != cb.LongRunning || ca.PollCapability != cb.PollCapability {
 			out = append(out, id(ca.ID)+": long_running changed")
 		}
+		if ca.CancelCapability != cb.CancelCapability {
+			out = append(out, id(ca.ID)+": cancel_capability changed")
+		}
+		if !slices.Equal(ca.Skills, cb.Skills) {
+			out = append(out, id(ca.ID)+": skills changed")
+		}
 		if !slices.Equal(ca.ArtifactSchemas, cb.ArtifactSchemas) {
 			out = append(out, id(ca.ID)+": artifact schemas changed")
 		}
 		if ca.Title != cb.Title || ca.Summary != cb.Summary {
 			out = append(out, id(ca.ID)+": title or summary changed")
 		}
+	}
+	if a.Name != b.Name {
+		out = append(out, "name "+id(a.Name)+" → "+id(b.Name))
 	}
 	if a.Version != b.Version {
 		out = append(out, "version "+id(a.Version)+" → "+id(b.Version))
@@ -331,6 +342,12 @@ func descriptorChanges(a, b *modproto.Descriptor) []string {
 	}
 	if !sameValue(a.Requirements, b.Requirements) {
 		out = append(out, "requirements changed")
+	}
+	if !sameValue(a.Skills, b.Skills) {
+		out = append(out, "skills changed")
+	}
+	if !sameValue(a.AgentOverlays, b.AgentOverlays) {
+		out = append(out, "agent overlays changed")
 	}
 	if len(out) > maxDevChanges {
 		more := len(out) - maxDevChanges + 1

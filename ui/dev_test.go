@@ -152,7 +152,7 @@ func TestDevRedescribesWhenImplChanges(t *testing.T) {
 	if c, ok := m.top().(*capList); !ok || c.module != mod || len(c.list.Items()) != 2 {
 		t.Errorf("the capability list does not show the new descriptor")
 	}
-	if hdr := ansi.Strip(m.header()); !strings.Contains(hdr, "dev: 3 descriptor changes") {
+	if hdr := ansi.Strip(m.header()); !strings.Contains(hdr, "dev: 3 descriptor changes in the last describe") {
 		t.Errorf("header %q", hdr)
 	}
 
@@ -182,6 +182,16 @@ func TestDescriptorChanges(t *testing.T) {
 	b := &modproto.Descriptor{Version: "2\x1b[31m", Capabilities: []modproto.Capability{{ID: "x", Title: "T"}, {ID: "new"}}}
 	got := strings.Join(descriptorChanges(a, b), "; ")
 	if got != "capability new added; capability gone removed; x: title or summary changed; version 1 → 2␛[31m" {
+		t.Fatalf("changes %q", got)
+	}
+	// Name, skills, agent overlays and cancel_capability count too.
+	c := &modproto.Descriptor{Name: "A", Version: "1", Capabilities: []modproto.Capability{{ID: "x"}}}
+	d := &modproto.Descriptor{Name: "B\x1b[2J", Version: "1",
+		Capabilities:  []modproto.Capability{{ID: "x", CancelCapability: "x.cancel", Skills: []string{"s"}}},
+		Skills:        []modproto.Skill{{ID: "s", Path: "s/SKILL.md"}},
+		AgentOverlays: []modproto.Overlay{{ID: "o", Path: "o.md"}}}
+	got = strings.Join(descriptorChanges(c, d), "; ")
+	if got != "x: cancel_capability changed; x: skills changed; name A → B␛[2J; skills changed; agent overlays changed" {
 		t.Fatalf("changes %q", got)
 	}
 	var many []modproto.Capability

@@ -262,7 +262,7 @@ func (s *exchangeScreen) copyLines(b *detailBuilder, w int) {
 	case cp.ModuleCall != "":
 		b.line(st.Subtitle.Render("The module call without modbay") + st.Muted.Render(" (m)"))
 		b.block(common.Wrap(render.SanitizeLine(cp.ModuleCall), w-2), 2)
-		b.wrapped(st.Warning, "! "+cp.Note)
+		b.wrapped(st.Warning, "! "+render.SanitizeLine(cp.Note))
 	case cp.SaveError != "":
 		b.wrapped(st.Warning, "! the request file could not be saved: "+render.SanitizeLine(cp.SaveError))
 	}

@@ -138,3 +138,14 @@ func TestApprovalAtSmallSizeScrollsAndKeepsTheChoices(t *testing.T) {
 		}
 	}
 }
+
+// TestFormFullHelpNamesTheLetterJump: ctrl+g in a form lists every key
+// the README gives it, a letter jumping to a choice included.
+func TestFormFullHelpNamesTheLetterJump(t *testing.T) {
+	m, _ := newTest(t, nil, 160, 40)
+	openForm(t, m, 0)
+	press(m, "ctrl+g")
+	if out := frame(t, m); !strings.Contains(out, "a letter") || !strings.Contains(out, "jumps to a choice") {
+		t.Fatalf("the form's full help does not say a letter jumps to a choice:\n%s", out)
+	}
+}

@@ -45,6 +45,10 @@ type moduleList struct {
 	// configNote says why the last r kept the previous config.yaml ("":
 	// it was taken, or r was not pressed).
 	configNote string
+	// keep is the id of the module the person had selected when a
+	// discovery emptied the list (StartDiscovery): the cursor goes back
+	// to it when it is listed again, unless the person moved it since.
+	keep string
 	// cols are the row columns for the rows being drawn (list layout).
 	cols columns
 	// laidOut is what cols were fitted to: layout runs on every frame,
@@ -166,8 +170,13 @@ func (l *moduleList) layout(shown []list.Item, w int) {
 }
 
 // setModules lists mods (in the order given), keeping the selection on the
-// module it was on, found by ID and source identity (Key).
+// module it was on, found by ID and source identity (Key), else by ID
+// alone (and on the module kept across a discovery, keep).
 func (l *moduleList) setModules(mods []*runner.Module) {
+	want := l.keep
+	if sel := l.Selected(); want == "" && sel != nil && l.list.Moved() {
+		want = sel.ID
+	}
 	l.modules = mods
 	// A module keeps its item while it stays listed, so the detail
 	// cache (keyed by item) survives other modules arriving.
@@ -187,11 +196,23 @@ func (l *moduleList) setModules(mods []*runner.Module) {
 		x, y := a.(*moduleItem).m, b.(*moduleItem).m
 		return x.ID == y.ID && x.Key == y.Key
 	})
+	// The same id from another source identity (a reloaded host) is
+	// still the module the person was on.
+	if want == "" {
+		return
+	}
+	if sel := l.Selected(); sel != nil && sel.ID == want ||
+		l.list.SelectWhere(func(it list.Item) bool { return it.(*moduleItem).m.ID == want }) {
+		l.keep = ""
+	}
 }
 
 // StartDiscovery empties the list for a discovery of total modules, which
 // then arrive one by one through AddModule.
 func (l *moduleList) StartDiscovery(total int) {
+	if sel := l.Selected(); sel != nil && l.list.Moved() {
+		l.keep = sel.ID
+	}
 	l.setModules(nil)
 	l.pending = total
 }
@@ -214,6 +235,7 @@ func (l *moduleList) AddModule(m *runner.Module) {
 // SetModules replaces the list, keeping the selected module when present.
 func (l *moduleList) SetModules(mods []*runner.Module) {
 	l.setModules(mods)
+	l.keep = ""
 	l.discovering = false
 	l.pending = -1
 }
@@ -246,6 +268,9 @@ func (l *moduleList) Crumb(top bool) string {
 
 // Update implements Screen.
 func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		l.keep = "" // the person's own move wins
+	}
 	act, cmd, handled := l.list.Update(msg)
 	if a, ok := act.(list.ActionOpen); ok {
 		return actionOpen{kind: screenCaps, arg: a.Item.(*moduleItem).m}, cmd

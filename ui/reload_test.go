@@ -108,3 +108,48 @@ func TestReloadBrokenConfigKeepsPrevious(t *testing.T) {
 		t.Errorf("a good reload should clear the note:\n%s", out)
 	}
 }
+
+// TestReloadKeepsTheSelectedModule: after r, whose discovery empties the
+// list and lists the modules again one by one from a new host (each
+// module a new value, its source identity possibly new), the cursor is on
+// the module id it was on, not on the first module.
+func TestReloadKeepsTheSelectedModule(t *testing.T) {
+	mods := uitest.Modules(t)
+	if len(mods) < 3 {
+		t.Fatalf("%d fixture modules, want 3 or more", len(mods))
+	}
+	m, _ := newTest(t, &listBackend{fakeBackend: &fakeBackend{}, mods: mods}, 200, 30)
+	pump(m, m.discover())
+	press(m, "down", "down")
+	want := m.modules.Selected().ID
+	fresh := func(keySuffix string) []*runner.Module {
+		out := make([]*runner.Module, len(mods))
+		for i, mod := range mods {
+			c := *mod
+			c.Key += keySuffix
+			out[i] = &c
+		}
+		return out
+	}
+	// A streamed discovery: emptied, then module by module.
+	m.gen++
+	m.modules.discovering = true
+	m.Update(discoverStartMsg{gen: m.gen, total: len(mods)})
+	if len(m.modules.list.Items()) != 0 {
+		t.Fatal("a streamed discovery starts from an empty list")
+	}
+	next := fresh("")
+	for _, mod := range next {
+		m.Update(moduleFoundMsg{gen: m.gen, module: mod})
+	}
+	m.Update(modulesMsg{gen: m.gen, modules: next})
+	if got := m.modules.Selected().ID; got != want {
+		t.Fatalf("after a streamed rediscovery the cursor is on %s, want %s", got, want)
+	}
+	// All at once, from a host whose source identities differ.
+	m.gen++
+	m.Update(modulesMsg{gen: m.gen, modules: fresh("/new")})
+	if got := m.modules.Selected().ID; got != want {
+		t.Fatalf("after a rediscovery with new keys the cursor is on %s, want %s", got, want)
+	}
+}

@@ -30,12 +30,18 @@ type SendToKeyMap struct {
 	// Back goes from the field picker to the capability picker, and from
 	// there back to the result.
 	Back key.Binding
+	// Quit quits, as on the other lists (never while the filter takes
+	// the keys).
+	Quit key.Binding
 }
 
 // defaultSendToKeys are the send-to screen's bindings; the result screen
 // opens it with its SendTo key.
 func defaultSendToKeys() SendToKeyMap {
-	return SendToKeyMap{Back: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))}
+	return SendToKeyMap{
+		Back: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Quit: key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+	}
 }
 
 // sendArg is what opens the send-to screen: an artifact of run reqID
@@ -112,7 +118,7 @@ func openSendToScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	s := &sendToScreen{com: m.com, keys: m.keys.SendTo, arg: a, name: runner.HandoffName(a.art.Path),
 		targets: sendTargets(m.modules.modules, a.producer)}
 	s.list = list.New(m.com, m.keys.List, "filter: module, capability, root…",
-		"No other module declares a read root (permissions.filesystem_read) to hand this file to.")
+		"No other module declares a read root other than workspace (a name in permissions.filesystem_read it does not also write, nor bundle) to hand this file to.")
 	s.showTargets()
 	return s, nil
 }
@@ -191,6 +197,9 @@ func (s *sendToScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 		return actionPop{}, nil
 	}
+	if key.Matches(kp, s.keys.Quit) {
+		return actionQuit{}, nil
+	}
 	return nil, nil
 }
 
@@ -200,7 +209,7 @@ func (s *sendToScreen) ShortHelp() []key.Binding {
 	if s.list.Typing() {
 		return b
 	}
-	return append(b, s.keys.Back)
+	return append(b, s.keys.Back, s.keys.Quit)
 }
 
 // EssentialHelp is what the help bar keeps at any width.
@@ -217,7 +226,7 @@ func (s *sendToScreen) FullHelp() [][]key.Binding {
 	if s.list.Typing() {
 		return g
 	}
-	return append(g, []key.Binding{s.keys.Back})
+	return append(g, []key.Binding{s.keys.Back, s.keys.Quit})
 }
 
 // View implements Screen: what is handed, the step, then the picker.

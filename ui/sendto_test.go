@@ -123,3 +123,35 @@ func TestSendToPrefillsTheFormAndHandsTheArtifact(t *testing.T) {
 		t.Fatalf("input %s", b.input)
 	}
 }
+
+// TestSendToSaysWhatRootIsNeeded: a module declaring only the workspace
+// as a read root cannot take a handed file; the empty list says what is
+// needed (a read root other than workspace), and q quits like the other
+// lists.
+func TestSendToSaysWhatRootIsNeeded(t *testing.T) {
+	m := submittedResult(t, "invoke/success-with-artifact.json", 60, 24) // narrow: no pane beside the list
+	var mods []*runner.Module
+	for _, mod := range testModules(t) {
+		if mod.Descriptor == nil {
+			continue
+		}
+		c := *mod
+		d := *mod.Descriptor
+		d.Permissions.FilesystemRead = []string{"workspace"}
+		d.Permissions.FilesystemWrite = nil
+		c.Descriptor = &d
+		mods = append(mods, &c)
+	}
+	m.Update(modulesMsg{gen: m.gen, modules: mods})
+	press(m, "t")
+	if m.screen() != screenSendTo {
+		t.Fatalf("t opened %v", m.screen())
+	}
+	out := frame(t, m)
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "read root other than workspace") || strings.Contains(flat, "No other module declares a read root (") {
+		t.Fatalf("the empty send-to list does not say a read root other than workspace is needed:\n%s", out)
+	}
+	if act, _ := m.top().Update(keyPress("q")); act != (actionQuit{}) {
+		t.Fatalf("q on the send-to list: %#v, want quit", act)
+	}
+}

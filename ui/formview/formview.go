@@ -868,7 +868,8 @@ func (m *Model) submit() (Action, tea.Cmd) {
 	m.check()
 	m.attempted = true
 	if m.jsonMode && m.jsonErr != "" {
-		m.SetProblemNote("Not submitted: the JSON does not parse (" + m.jsonErr + ").")
+		// The ✗ line under the text already says what and where.
+		m.SetProblemNote("Not submitted: the JSON does not parse (the ✗ line says where).")
 		return nil, nil
 	}
 	if n := m.problems.Count(); n > 0 {

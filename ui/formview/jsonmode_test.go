@@ -8,7 +8,7 @@ import (
 )
 
 // Issue 9, kind 6: JSON mode says what is wrong with invalid JSON in plain
-// words, with where; ctrl+s repeats it.
+// words, with where; ctrl+s refuses, pointing at it without repeating it.
 func TestJSONModeSaysStringsNeedQuotes(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 100, 20)
 	keys(m, "ctrl+e")
@@ -18,8 +18,12 @@ func TestJSONModeSaysStringsNeedQuotes(t *testing.T) {
 	if !strings.Contains(m.View(), want) {
 		t.Fatalf("JSON mode does not say %q:\n%s", want, m.View())
 	}
-	if a := keys(m, "ctrl+s"); a != nil || !strings.Contains(m.Note(), want) {
+	if a := keys(m, "ctrl+s"); a != nil || !strings.Contains(m.Note(), "Not submitted: the JSON does not parse") {
 		t.Fatalf("ctrl+s: %+v, note %q", a, m.Note())
+	}
+	// Said once: the ✗ line, not again in the note.
+	if n := strings.Count(m.View(), "strings need quotes"); n != 1 {
+		t.Fatalf("after ctrl+s the problem is said %d times:\n%s", n, m.View())
 	}
 	keys(m, "ctrl+e")
 	if !m.JSONMode() || !strings.Contains(m.Note(), "strings need quotes") {

@@ -20,6 +20,10 @@ type KeyMap struct {
 	// Right cycle a choice or a variant.
 	Toggle      key.Binding
 	Left, Right key.Binding
+	// Letter is for help only: a letter or digit typed on a choice list
+	// jumps to the first choice starting with it (again: the next one;
+	// jumpToLetter), and types text in a text field.
+	Letter key.Binding
 	// Null toggles null on a nullable field; Clear leaves a field out (or
 	// removes a list item or entry); Add adds an item or entry.
 	Null, Clear, Add key.Binding
@@ -55,6 +59,7 @@ func DefaultKeyMap() KeyMap {
 		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
 		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
 		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
+		Letter:   key.NewBinding(key.WithKeys(letterKeys()...), key.WithHelp("a letter", "jumps to a choice")),
 		Null:     key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
 		Clear:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "clear/remove")),
 		Empty:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", `"" empty string`)),
@@ -71,6 +76,18 @@ func DefaultKeyMap() KeyMap {
 		NextProblem: key.NewBinding(key.WithKeys("alt+n"), key.WithHelp("alt+n", "next problem")),
 		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
+}
+
+// letterKeys are the keys Letter names: a to z and 0 to 9.
+func letterKeys() []string {
+	var out []string
+	for c := 'a'; c <= 'z'; c++ {
+		out = append(out, string(c))
+	}
+	for c := '0'; c <= '9'; c++ {
+		out = append(out, string(c))
+	}
+	return out
 }
 
 // ---- help ----------------------------------------------------------------
@@ -128,7 +145,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	}
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
-		{k.Toggle, k.Left, k.Right, k.Null, k.Empty, k.Clear},
+		{k.Toggle, k.Left, k.Right, k.Letter, k.Null, k.Empty, k.Clear},
 		{k.Add, k.MoveUp, k.MoveDown},
 		{k.JSON, k.Editor, k.Recall, k.Save},
 		last,

@@ -141,6 +141,24 @@ func (l *Model) SetItems(items []Item, same func(a, b Item) bool) {
 	}
 }
 
+// Moved reports whether the person has moved the cursor (SetItems then
+// keeps it on its item).
+func (l *Model) Moved() bool { return l.moved }
+
+// SelectWhere puts the cursor on the first shown item match accepts, as
+// if the person had moved it there; false (cursor unchanged) when none
+// does.
+func (l *Model) SelectWhere(match func(Item) bool) bool {
+	for i, idx := range l.shown {
+		if match(l.items[idx]) {
+			l.moved = true
+			l.move(i)
+			return true
+		}
+	}
+	return false
+}
+
 // SetSize sets the list's area in cells.
 func (l *Model) SetSize(w, h int) {
 	l.width, l.height = w, h
