@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ const (
 // moduleIDPattern is what `modbay new` accepts as an id: it becomes a
 // directory, a file and a capability prefix, so letters, digits, dots,
 // dashes and underscores, starting with a letter, at most 64.
-var moduleIDPattern = regexp.MustCompile(`^[a-z][a-z0-9._-]{0,63}$`)
+var moduleIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9._-]{0,63}$`) })
 
 // NewOptions is what `modbay new` was asked to do.
 type NewOptions struct {
@@ -121,7 +122,7 @@ guide to every rule it follows: docs/modules.md.`,
 // newRun writes the module's files; it refuses a bad id or language, and
 // a directory that exists and is not empty (nothing is overwritten).
 func newRun(_ context.Context, o *NewOptions) error {
-	if !moduleIDPattern.MatchString(o.ID) {
+	if !moduleIDPattern().MatchString(o.ID) {
 		return withCode(ExitUsage, "module id %q: use lower-case letters, digits, '.', '-' or '_', starting with a letter (at most 64)", o.ID)
 	}
 	files := scaffold(o.ID, o.Lang)

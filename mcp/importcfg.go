@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"modbay/config"
 )
@@ -64,7 +65,7 @@ type clientServer struct {
 }
 
 // idUnsafe matches what an mcp_servers id may not hold.
-var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var idUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // ParseClientConfig reads a client's MCP configuration (Claude Desktop,
 // Claude Code .mcp.json or ~/.claude.json, VS Code .vscode/mcp.json,
@@ -119,7 +120,7 @@ func ParseClientConfig(data []byte) (*Found, error) {
 
 // importOne converts one entry.
 func importOne(name string, s clientServer, inputs map[string]string) Imported {
-	id := strings.Trim(idUnsafe.ReplaceAllString(name, "-"), "-.")
+	id := strings.Trim(idUnsafe().ReplaceAllString(name, "-"), "-.")
 	if len(id) > 64 {
 		id = id[:64]
 	}
@@ -144,7 +145,7 @@ func importOne(name string, s clientServer, inputs map[string]string) Imported {
 	}
 	refs := map[string]bool{}
 	for _, v := range append(append(slices.Collect(maps.Values(s.Env)), slices.Collect(maps.Values(s.Headers))...), s.Args...) {
-		for _, m := range inputRef.FindAllStringSubmatch(v, -1) {
+		for _, m := range inputRef().FindAllStringSubmatch(v, -1) {
 			refs[m[1]] = true
 		}
 	}
@@ -156,4 +157,4 @@ func importOne(name string, s clientServer, inputs map[string]string) Imported {
 }
 
 // inputRef matches VS Code's ${input:id}.
-var inputRef = regexp.MustCompile(`\$\{input:([^}]+)\}`)
+var inputRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{input:([^}]+)\}`) })

@@ -6,17 +6,20 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // secretName matches env and header names that usually hold a secret.
-var secretName = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|private[_-]?key|credential|auth)`)
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|private[_-]?key|credential|auth)`)
+})
 
 // minSecretLen is the shortest value taken for a secret by its shape
 // alone (a long run of letters, digits and token punctuation).
 const minSecretLen = 20
 
 // secretShape matches a value shaped like a token.
-var secretShape = regexp.MustCompile(`^[A-Za-z0-9_\-\.+/=:]+$`)
+var secretShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_\-\.+/=:]+$`) })
 
 // looksSecret reports whether env or header name's value v looks like a
 // secret written literally: a ${...} reference is not one.
@@ -24,10 +27,10 @@ func looksSecret(name, v string) bool {
 	if v == "" || strings.Contains(v, "${") {
 		return false
 	}
-	if secretName.MatchString(name) {
+	if secretName().MatchString(name) {
 		return true
 	}
-	return len(v) >= minSecretLen && secretShape.MatchString(v) && strings.ContainsAny(v, "0123456789") &&
+	return len(v) >= minSecretLen && secretShape().MatchString(v) && strings.ContainsAny(v, "0123456789") &&
 		strings.ContainsAny(strings.ToLower(v), "abcdefghijklmnopqrstuvwxyz")
 }
 

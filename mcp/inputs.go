@@ -36,8 +36,8 @@ func InputEnv(id string) string {
 func expand(v string, lookup func(string) (string, bool)) (string, error) {
 	out, _ := config.ExpandVars(v, lookup)
 	var missing []string
-	out = inputRef.ReplaceAllStringFunc(out, func(ref string) string {
-		id := inputRef.FindStringSubmatch(ref)[1]
+	out = inputRef().ReplaceAllStringFunc(out, func(ref string) string {
+		id := inputRef().FindStringSubmatch(ref)[1]
 		if val, ok := lookup(InputEnv(id)); ok {
 			return val
 		}
