@@ -56,6 +56,9 @@ func (s *suite) benchCockpit() error {
 			base: base, baseName: "hello world on the same pty", budget: 100 * time.Millisecond, budgetText: "≤ 100 ms warm",
 			note: fmt.Sprintf("median of %d; the real binary on a %d×%d pty read by bench/run, until a module id appears in its output (escape sequences stripped); its first byte came at %s", n, cols, rows, ms(median(firsts)))})
 	}
+	s.rep.note(secCockpit, "Why: the first byte comes after the process has started, and start-up alone (see Start-up: `modbay --help`, "+
+		"mostly the libraries' package init, chroma's lexers and styles above all, which glamour links and no option leaves out; "+
+		"bench/STARTUP.md) is most of it; the list follows the first byte within a few ms. Not done: a second, smaller binary.")
 	home, err := s.warmHome("sleep", "small", maxModules)
 	if err != nil {
 		return err

@@ -78,7 +78,12 @@ func (s *suite) benchKeystrokes() error {
 	} else {
 		budget("table viewer, 100 000 rows: ↓", "BenchmarkScrollCSV100kRows", "ui/viewer/bench_test.go, 120×40", r["BenchmarkScrollCSV100kRows"])
 	}
-	s.rep.note(secKeys, "History screen (10 000 runs): not measured — the history issue is not merged yet.")
+	if r, err := s.goBench("./ui/", "^BenchmarkHistory(Open|Filter)10000$", vt, nil); err != nil {
+		errs = append(errs, err.Error())
+	} else {
+		budget("history screen, 10 000 runs: open (first frame)", "BenchmarkHistoryOpen10000", "ui/history_bench_test.go, 120×40 (issue 12: open and filter under 100 ms)", r["BenchmarkHistoryOpen10000"])
+		budget("history screen, 10 000 runs: one filter keystroke", "BenchmarkHistoryFilter10000", "ui/history_bench_test.go, every press refilters all 10 000", r["BenchmarkHistoryFilter10000"])
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
