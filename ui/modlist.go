@@ -360,6 +360,7 @@ const (
 	// columns worth showing (cells); maxNameCol keeps one long name from
 	// pushing the ids and reasons off the row.
 	minNameCol   = 8
+	minIDCol     = 16
 	maxNameCol   = 28
 	minReasonCol = 16
 	// cursorWidth is the "› " marker before each row.
@@ -383,7 +384,10 @@ func tableColumns(w, badge int, names, ids []string) columns {
 	}
 	gap := len(colGap)
 	left := w - cursorWidth - badge - gap
-	c.name = max(min(widest(names), maxNameCol, left), min(minNameCol, max(left, 0)))
+	// The id is what a person types on the command line: the name gives
+	// way (down to minNameCol) so that ids up to minIDCol cells stay whole.
+	wantID := min(widest(ids), minIDCol)
+	c.name = max(min(widest(names), maxNameCol, left-wantID-gap), min(minNameCol, max(left, 0)))
 	left -= c.name + gap
 	if left > 0 {
 		c.id = min(widest(ids), left)

@@ -61,3 +61,18 @@ func TestModuleDetailScrollsFromTheList(t *testing.T) {
 		t.Fatalf("new selection does not show its detail from the top:\n%s", out)
 	}
 }
+
+// TestTableColumnsKeepIDsWhole: in a narrow list pane the name gives way
+// (down to minNameCol) so that ids up to minIDCol cells are not cut: the
+// id is what a person types on the command line (a tester saw "fe…").
+func TestTableColumnsKeepIDsWhole(t *testing.T) {
+	names := []string{"Web fetch", "Workspace notes", "Render farm (long-running)", "Media transcode"}
+	ids := []string{"fetch", "notes", "render-farm", "transcode"}
+	c := tableColumns(48, 13, names, ids)
+	if c.id < len("render-farm") {
+		t.Fatalf("id column %d cells cuts render-farm (name %d)", c.id, c.name)
+	}
+	if c.name < minNameCol {
+		t.Fatalf("name column %d below %d", c.name, minNameCol)
+	}
+}
