@@ -427,3 +427,25 @@ func TestExamplesDescribedInProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleFoundByIDBesideInstalledModules: a home with a module of its
+// own hides the built-in examples from the list (without --examples), yet
+// `modbay invoke notes …` — the line modbay copies to repeat a run of an
+// example — still finds the example by id.
+func TestExampleFoundByIDBesideInstalledModules(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "modules", "mine")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mine"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "--home", home, "list"); strings.Contains(out, "notes") {
+		t.Fatalf("the examples are listed beside an installed module (exit %d):\n%s", code, out)
+	}
+	code, out, stderr := run(t, "--home", home, "invoke", "notes", "notes.report", "--input", "{}")
+	if code != ExitOK || !strings.Contains(out, "ok") {
+		t.Fatalf("invoke notes beside an installed module: exit %d\n%s\n%s", code, out, stderr)
+	}
+}

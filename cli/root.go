@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,6 +50,9 @@ type env struct {
 	banner string
 	// mcp is the source of the config's mcp_servers (nil: none).
 	mcp *mcp.Source
+	// examples is whether the built-in examples are among the host's
+	// modules (an empty home, or --examples).
+	examples bool
 }
 
 // Execute runs the modbay command line with args (without the program name)
@@ -254,6 +259,7 @@ func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 		e.host.AddExampleModules(dirs...)
 		// Their launchers re-execute this binary: describe them here.
 		e.host.DescribeExample = examples.Describe
+		e.examples = true
 		// Sample notes for the notes example, only in the home's own
 		// default workspace: never into a directory the person chose.
 		if defaultWorkspace {
@@ -328,8 +334,23 @@ func installExamples(home string) ([]string, error) {
 
 // load finds a module by id or executable path, mapping "not found" to a
 // usage error.
+//
+// A built-in example's id that no installed module has finds the example
+// even when the home has modules (which hides the examples without
+// --examples): the lines modbay copies and prints to repeat a run name
+// examples by id, and must work as pasted.
 func (e *env) load(ctx context.Context, ref string) (*runner.Module, error) {
 	m, err := e.host.Load(ctx, ref)
+	if errors.Is(err, runner.ErrNotFound) && !e.examples && slices.Contains(examples.IDs(), ref) {
+		dirs, ierr := installExamples(e.host.Config().Home)
+		if ierr != nil {
+			return nil, withCode(ExitUsage, "preparing the example modules: %v", ierr)
+		}
+		e.host.AddExampleModules(dirs...)
+		e.host.DescribeExample = examples.Describe
+		e.examples = true
+		m, err = e.host.Load(ctx, ref)
+	}
 	if err != nil {
 		return nil, withCode(ExitUsage, "%v", err)
 	}
