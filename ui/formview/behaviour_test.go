@@ -69,6 +69,10 @@ func TestJSONModeShowsExactlyTheInputAndSwitchesBack(t *testing.T) {
 	if !m.JSONMode() || !strings.Contains(m.Note(), "Still in JSON mode") {
 		t.Fatalf("invalid JSON left JSON mode; note %q", m.Note())
 	}
+	// The parse problem is said once, on the ✗ line, not again in the note.
+	if strings.Contains(m.Note(), "not valid JSON") {
+		t.Fatalf("the note repeats the ✗ line: %q", m.Note())
+	}
 	m.jsonArea.SetValue(`{"name": "Bea", "n": 2.50}`)
 	keys(m, "ctrl+e")
 	if m.JSONMode() {

@@ -29,8 +29,9 @@ func (m *Model) updateJSON(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return m.submit()
 	case key.Matches(kp, m.keys.JSON):
 		m.escArmed = false
-		if err := m.leaveJSON(); err != nil {
-			m.setTransientNote("Still in JSON mode: " + err.Error())
+		if m.leaveJSON() != nil {
+			// The ✗ line already says what does not parse and where.
+			m.setTransientNote("Still in JSON mode: the JSON does not parse (the ✗ line says where).")
 			return nil, nil
 		}
 		return nil, m.setFocus(m.focus)
