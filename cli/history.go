@@ -292,6 +292,11 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	if line, ok := rec.CommandLine(); ok {
 		fmt.Fprintf(w, "repeat    %s\n", clean(line))
 	}
+	if rec.SentUnchecked {
+		// modbay invoke refuses such an input (exit 5): say why the
+		// repeat line may be refused.
+		fmt.Fprintln(w, "sent      anyway, not checked against the request schema (the repeat line checks it)")
+	}
 	switch {
 	case !rec.InputRecorded:
 		fmt.Fprintln(w, "input     not recorded (history.record_inputs is false)")

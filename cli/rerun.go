@@ -87,6 +87,9 @@ func rerunRun(ctx context.Context, o *RerunOptions) error {
 		if len(rec.Redacted) > 0 {
 			fmt.Fprintf(w, "  secret fields were not recorded and are left out: %s (pass them with --input)\n", clean(strings.Join(rec.Redacted, ", ")))
 		}
+		if rec.SentUnchecked {
+			fmt.Fprintln(w, "  that run was sent anyway, without checking its input against the request schema; a re-run checks it")
+		}
 	}
 	if m.Descriptor != nil {
 		if c := m.Descriptor.Capability(rec.Capability); c != nil && c.RequestSchema != "" {

@@ -598,3 +598,25 @@ func TestPruneSlack(t *testing.T) {
 		}
 	}
 }
+
+// TestSentUncheckedIsRecorded: an input the person sent anyway, not
+// checked against the request schema (runner.Plan.Unchecked), is recorded
+// as such, so history show and rerun can say why its repeat line is
+// refused.
+func TestSentUncheckedIsRecorded(t *testing.T) {
+	s := openTest(t, config.History{})
+	for _, unchecked := range []bool{false, true} {
+		p := secretPlan(t)
+		p.Unchecked = unchecked
+		if _, err := s.Begin(p, BeginOptions{Source: SourceCockpit, Approved: true}); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := s.Get(p.Request.RequestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.SentUnchecked != unchecked {
+			t.Errorf("plan unchecked %v, record says %v", unchecked, rec.SentUnchecked)
+		}
+	}
+}

@@ -156,6 +156,9 @@ type Record struct {
 	// Handoff lists the artifacts of other runs handed to this one
 	// (issue 12 §Handoff): where each came from and where it was put.
 	Handoff []Handed `json:"handoff,omitempty"`
+	// SentUnchecked is true when the person sent the input anyway, not
+	// checked against the request schema (runner.Plan.Unchecked).
+	SentUnchecked bool `json:"sent_unchecked,omitempty"`
 }
 
 // Handed is one artifact handed to a run, as recorded: the read root

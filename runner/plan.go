@@ -52,7 +52,7 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	if !json.Valid(input) {
 		return nil, fmt.Errorf("input for %s is not valid JSON", capID)
 	}
-	p := &Plan{Module: m, Capability: *c}
+	p := &Plan{Module: m, Capability: *c, Unchecked: opts.SkipValidation && c.RequestSchema != ""}
 	req := modproto.Request{
 		Protocol:       modproto.ProtocolID,
 		Capability:     capID,

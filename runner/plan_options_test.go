@@ -89,4 +89,7 @@ func TestPlanWithSkipValidationSendsANumberNoReaderCanHold(t *testing.T) {
 	if string(p.Request.Input) != string(in) {
 		t.Fatalf("input %s, want %s", p.Request.Input, in)
 	}
+	if !p.Unchecked {
+		t.Error("a plan sent anyway is not marked Unchecked (history would not say so)")
+	}
 }

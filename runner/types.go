@@ -184,6 +184,11 @@ type Plan struct {
 	// as placed in their fresh read-only roots; removed when Run ends.
 	Handoff []HandedFile
 
+	// Unchecked is true when the input was sent anyway, without checking
+	// it against the request schema (PlanOptions.SkipValidation: the
+	// person's "send anyway"); history records it and screens say so.
+	Unchecked bool
+
 	// dirs holds Request.Roots opened as directories when the plan was
 	// made; nil for a plan built by hand (Run opens them then).
 	dirs rootDirs
