@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"strings"
 
 	"modbay/modproto"
 )
@@ -48,40 +47,10 @@ func judgeFresh(m *Module, stdout []byte, built *BuiltDescribe, expectID string,
 // reasons, without decoding bytes the host wrote itself.
 func judgeBuilt(m *Module, b *BuiltDescribe, expectID string) bool {
 	env := b.Envelope
-	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
-		m.Violations = v
-		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
-		return false
-	}
-	env.Normalize()
-	for _, w := range env.Warnings {
-		m.Warnings = append(m.Warnings, "describe warning: "+w)
-	}
-	if !env.OK {
-		setBroken(m, fmt.Sprintf("describe failed: %s: %s", env.Error.Code, env.Error.Message))
+	if !acceptDescribeEnvelope(m, env, expectID, nil) {
 		return false
 	}
 	d := b.Descriptor
 	d.Normalize()
-	m.Descriptor = d
-	for _, w := range modproto.CheckDescriptorShape(d) {
-		m.Warnings = append(m.Warnings, "descriptor: "+w.Error())
-	}
-	v := modproto.ValidateDescriptor(d)
-	switch {
-	case expectID != "" && d.Module != expectID:
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the module was discovered as %q", d.Module, expectID)})
-	case expectID == "" && d.Module != env.Module:
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, env.Module)})
-	}
-	if expectID == "" && strings.TrimSpace(d.Module) != "" {
-		m.ID = d.Module
-	}
-	if len(v) > 0 {
-		m.Violations = v
-		setBroken(m, "descriptor breaks its rules (docs/modules.md#the-descriptor): "+summarize(v))
-		return false
-	}
-	m.Status = StatusReady
-	return true
+	return acceptDescriptor(m, d, env.Module, expectID, nil, nil)
 }

@@ -428,22 +428,9 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 		}
 		return false
 	}
-	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
-		m.Violations = v
-		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
-		return false
-	}
 	// Strict keys (issue 11 §3): an unknown envelope key is a warning.
 	_, envWarns := modproto.CheckEnvelopeKeys(stdout)
-	for _, w := range envWarns {
-		m.Warnings = append(m.Warnings, "envelope: "+w.Error())
-	}
-	env.Normalize()
-	for _, w := range env.Warnings {
-		m.Warnings = append(m.Warnings, "describe warning: "+w)
-	}
-	if !env.OK {
-		setBroken(m, fmt.Sprintf("describe failed: %s: %s", env.Error.Code, env.Error.Message))
+	if !acceptDescribeEnvelope(m, env, expectID, envWarns) {
 		return false
 	}
 	// Strict keys: unknown keys in effects and permissions, and values of
@@ -459,6 +446,39 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 		}
 		return false
 	}
+	return acceptDescriptor(m, d, env.Module, expectID, keyErrs, keyWarns)
+}
+
+// acceptDescribeEnvelope is the envelope half of judging a describe
+// answer, the same for decoded bytes (judgeDescribe) and a driver's built
+// answer (judgeBuilt): the envelope's rules (WIRE.md §5), its key
+// warnings (keyWarns, nil when none were scanned), its own warnings, and
+// ok. false means m is broken.
+func acceptDescribeEnvelope(m *Module, env *modproto.Envelope, expectID string, keyWarns modproto.ValidationErrors) bool {
+	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
+		m.Violations = v
+		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
+		return false
+	}
+	for _, w := range keyWarns {
+		m.Warnings = append(m.Warnings, "envelope: "+w.Error())
+	}
+	env.Normalize()
+	for _, w := range env.Warnings {
+		m.Warnings = append(m.Warnings, "describe warning: "+w)
+	}
+	if !env.OK {
+		setBroken(m, fmt.Sprintf("describe failed: %s: %s", env.Error.Code, env.Error.Message))
+		return false
+	}
+	return true
+}
+
+// acceptDescriptor is the descriptor half: d becomes m's descriptor, with
+// its key warnings and shape warnings; its rules (ValidateDescriptor plus
+// keyErrs) and its module id (expectID, or for an extra the envelope's
+// envModule, whose id m then takes) decide ready or broken.
+func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID string, keyErrs, keyWarns modproto.ValidationErrors) bool {
 	m.Descriptor = d
 	for _, w := range append(keyWarns, modproto.CheckDescriptorShape(d)...) {
 		m.Warnings = append(m.Warnings, "descriptor: "+w.Error())
@@ -467,8 +487,8 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 	switch {
 	case expectID != "" && d.Module != expectID:
 		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the module was discovered as %q", d.Module, expectID)})
-	case expectID == "" && d.Module != env.Module:
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, env.Module)})
+	case expectID == "" && d.Module != envModule:
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, envModule)})
 	}
 	if expectID == "" && strings.TrimSpace(d.Module) != "" {
 		m.ID = d.Module
