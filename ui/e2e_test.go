@@ -41,10 +41,9 @@ id=${id%%'"'*}
 printf '{"protocol":"xibodev.module/v1","module":"tiny","operation":"invoke","request_id":"%s","ok":true,"result":{"greeting":"hi e2e"},"warnings":[],"execution":{"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}' "$id"
 `
 
-func TestEndToEndWithRealModule(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/sed"); err != nil {
-		t.Skip("needs /usr/bin/sed for the test module")
-	}
+// tinyHome is a home whose modules/ holds tinyModule as "tiny".
+func tinyHome(t *testing.T) string {
+	t.Helper()
 	home := t.TempDir()
 	dir := filepath.Join(home, "modules", "tiny")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -53,7 +52,11 @@ func TestEndToEndWithRealModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "tiny"), []byte(tinyModule), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(home)
+	return home
+}
+
+func TestEndToEndWithRealModule(t *testing.T) {
+	cfg, err := config.Load(tinyHome(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,17 +108,7 @@ func TestResultOffersXOnlyWithAnExchange(t *testing.T) {
 // module named as invoke names it); a copy goes through ui/clipboard and
 // says only what the clipboard did.
 func TestExchangeOfARealRunCopiesInvokeTraceLines(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/sed"); err != nil {
-		t.Skip("needs /usr/bin/sed for the test module")
-	}
-	home := t.TempDir()
-	dir := filepath.Join(home, "modules", "tiny")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tiny"), []byte(tinyModule), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home := tinyHome(t)
 	cfg, err := config.Load(home)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -389,27 +388,10 @@ func (h *harness) key(k string) {
 	h.do(cmd)
 }
 
-// until feeds messages until cond holds.
+// until feeds messages until cond holds (within 5 s).
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(5 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-h.msgs:
-			switch msg := msg.(type) {
-			case tea.BatchMsg:
-				for _, c := range msg {
-					h.do(c)
-				}
-			case spinner.TickMsg, runTickMsg:
-			default:
-				_, cmd := h.m.Update(msg)
-				h.do(cmd)
-			}
-		case <-deadline:
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	h.untilWithin(5*time.Second, what, cond)
 }
 
 func TestFlowApproveRunResultRerun(t *testing.T) {
