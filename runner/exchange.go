@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -58,12 +59,19 @@ type ExchangeCall struct {
 	// rest.
 	Messages        []ExchangeMessage `json:"messages,omitempty"`
 	MessagesDropped int               `json:"messages_dropped,omitempty"`
+	// messageBytes is the Data kept over Messages (ExchangeMessageBytesKept).
+	messageBytes int
 }
 
 // ExchangeMessagesKept bounds the JSON-RPC messages an ExchangeCall keeps:
 // a chatty server (progress, log lines) must not make the host hold an
 // unbounded list for display.
 const ExchangeMessagesKept = 256
+
+// ExchangeMessageBytesKept bounds the bytes of Data kept over a call's
+// Messages (1 MiB): 256 messages of 64 KiB each would be 16 MiB per call,
+// and the cockpit keeps the exchange of its last runs.
+const ExchangeMessageBytesKept = 1 << 20
 
 // ExchangeMessage is one JSON-RPC message of a session call (FrameJSONRPC).
 // Data is raw module bytes: sanitize before display.
@@ -132,12 +140,15 @@ func (x *Exchange) record(f Frame) {
 	case FramePhase:
 		c.Phases = append(c.Phases, PhaseMark{Name: string(f.Data), At: f.At})
 	case FrameJSONRPC:
-		if len(c.Messages) >= ExchangeMessagesKept {
+		n := min(len(f.Data), ExchangeStdoutShown)
+		if len(c.Messages) >= ExchangeMessagesKept || c.messageBytes+n > ExchangeMessageBytesKept {
 			c.MessagesDropped++
 			break
 		}
+		// A copy: the frame's buffer may be a whole large message.
+		c.messageBytes += n
 		c.Messages = append(c.Messages, ExchangeMessage{At: f.At, Direction: f.Direction,
-			Data: f.Data[:min(len(f.Data), ExchangeStdoutShown)], Bytes: len(f.Data)})
+			Data: bytes.Clone(f.Data[:n]), Bytes: len(f.Data)})
 	}
 }
 

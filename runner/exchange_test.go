@@ -155,3 +155,26 @@ func TestCopyLinesOfAHandoffRunSayTheHandoffIsGone(t *testing.T) {
 		t.Fatalf("a run handed nothing has note %q", plain.Note)
 	}
 }
+
+// TestExchangeBoundsJSONRPCBytes: a call keeps at most
+// ExchangeMessageBytesKept bytes of its messages' data, whatever their
+// count; the rest are counted as dropped, and kept data does not hold on
+// to the recorder's buffers.
+func TestExchangeBoundsJSONRPCBytes(t *testing.T) {
+	x := NewExchange()
+	rec := x.Recorder()
+	const id = "req_00000000000000000000000000000002"
+	per := ExchangeMessageBytesKept / ExchangeStdoutShown
+	buf := make([]byte, 2*ExchangeStdoutShown)
+	for range per + 4 {
+		rec(Frame{RequestID: id, Direction: FrameReceived, Kind: FrameJSONRPC, Data: buf})
+	}
+	c := x.Calls()[0]
+	if len(c.Messages) != per || c.MessagesDropped != 4 {
+		t.Fatalf("%d kept, %d dropped; want %d and 4", len(c.Messages), c.MessagesDropped, per)
+	}
+	buf[0] = 'x'
+	if c.Messages[0].Data[0] == 'x' {
+		t.Error("a kept message shares the frame's buffer")
+	}
+}
