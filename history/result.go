@@ -71,5 +71,6 @@ func (r *Record) Plan(mod *runner.Module) *runner.Plan {
 		Input: r.Input, Roots: r.Roots, Grants: r.Grants, Binaries: r.Binaries,
 		DeadlineMS: r.DeadlineMS, MaxOutputBytes: r.MaxOutputBytes}
 	p.Approval = r.Approval
+	p.Unchecked = r.SentUnchecked
 	return p
 }

@@ -335,6 +335,11 @@ func (r *resultView) content() string {
 			meta = append(meta, st.Warning.Render(fmt.Sprintf("containment: %d %s", n, common.Plural(n, "gap", "gaps"))))
 		}
 	}
+	if r.plan != nil && r.plan.Unchecked {
+		// The person chose "send anyway": the input did not fit the
+		// request schema, and a repeat of it through invoke is refused.
+		meta = append(meta, st.Warning.Render("sent anyway, not checked against its schema"))
+	}
 	// The status badge leads; the rest wraps under it rather than being
 	// cut (the cost is a verdict too).
 	for _, l := range strings.Split(common.Wrap(badge+"  "+strings.Join(meta, st.Muted.Render(" · ")), w), "\n") {

@@ -80,6 +80,11 @@ func TestSendAnywaySendsANumberNoReaderCanHold(t *testing.T) {
 	if m.screen() != screenResult {
 		t.Fatalf("send anyway did not run: %q", m.form().Note())
 	}
+	// The result says the input was sent unchecked (its repeat through
+	// invoke would be refused).
+	if v := m.View().Content; !strings.Contains(v, "sent anyway, not checked against its schema") {
+		t.Errorf("the result does not say the input was sent anyway:\n%s", v)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if string(got) != `{"n":1e999}` {
