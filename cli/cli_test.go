@@ -338,7 +338,7 @@ func TestDeadlineMustBePositive(t *testing.T) {
 }
 
 // TestInvokeBrokenModuleIsAHostVerdict: a module whose descriptor breaks
-// WIRE.md §9 is refused like validate refuses it (exit 4), never "usage".
+// docs/protocol.md §9 is refused like validate refuses it (exit 4), never "usage".
 func TestInvokeBrokenModuleIsAHostVerdict(t *testing.T) {
 	exe := scriptModule(t, modproto.Descriptor{Module: "idless", Name: "Bad id", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
 		Capabilities:   []modproto.Capability{{ID: "x.run", Title: "Run", Summary: "s", RequestSchema: "x.request/v1", Effects: localEffects}},

@@ -144,7 +144,7 @@ func writeModule(w io.Writer, m *runner.Module) {
 	}
 	if m.Origin != mcp.Origin {
 		// Not requested but real: every module run gets the workspace
-		// root read-write (WIRE.md §4), so a person reading what a
+		// root read-write (docs/protocol.md §4), so a person reading what a
 		// module may write is told.
 		fmt.Fprintf(w, "  %-16s %s\n", "workspace:", workspaceRootWords)
 	}
@@ -173,10 +173,10 @@ func writeModule(w io.Writer, m *runner.Module) {
 
 // workspaceRootWords is how describe and the cockpit's permissions pane
 // name the workspace root, which the host supplies read-write to every
-// module run whether or not the module requests it (WIRE.md §4, roots).
+// module run whether or not the module requests it (docs/protocol.md §4, roots).
 const workspaceRootWords = "rw, always supplied (the person's working folder)"
 
-// requirementWords says how a requirement stands (WIRE.md §9): met (by
+// requirementWords says how a requirement stands (docs/protocol.md §9): met (by
 // which path, when the host resolved it), needs setup (and why the host
 // could not resolve it), or not probed by the module.
 func requirementWords(r runner.RequirementState) string {

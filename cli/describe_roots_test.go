@@ -13,7 +13,7 @@ import (
 
 // TestDescribeWorkspaceAlwaysSupplied: describe's permissions name the
 // workspace root the host supplies read-write to every module run
-// (WIRE.md §4), beside what the module requests; an MCP server, whose
+// (docs/protocol.md §4), beside what the module requests; an MCP server, whose
 // roots come from its config entry, gets no such line.
 func TestDescribeWorkspaceAlwaysSupplied(t *testing.T) {
 	d := &modproto.Descriptor{Module: "m", Name: "M", Version: "1",

@@ -17,7 +17,7 @@ const (
 	// ExitUsage: bad flags or arguments, or a module/file that is not there.
 	ExitUsage = 2
 	// ExitApprovalRequired: the call needs approval and --yes was not given;
-	// nothing ran (WIRE.md §11).
+	// nothing ran (docs/protocol.md §11).
 	ExitApprovalRequired = 3
 	// ExitHostVerdict: the host refused the run or the module (spawn failed,
 	// invalid JSON, protocol violation, timeout, output too large, artifact

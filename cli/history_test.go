@@ -148,7 +148,7 @@ func TestJobsResumeAfterPollingStopped(t *testing.T) {
 }
 
 // cancelModule is a long-running module whose job never ends by itself
-// and which declares cancel_capability (WIRE.md §12).
+// and which declares cancel_capability (docs/protocol.md §12).
 func cancelModule(t *testing.T) string {
 	caps := []modproto.Capability{
 		{ID: "j.start", Title: "Start", Summary: "Starts a job", Effects: localEffects, LongRunning: true, PollCapability: "j.poll", CancelCapability: "j.cancel"},

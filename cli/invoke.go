@@ -32,7 +32,7 @@ type InvokeOptions struct {
 	ModuleRef, CapabilityID string
 	// Input is --input as given: "" ({}), JSON text, @FILE or @-.
 	Input string
-	// Yes approves a call that needs approval (WIRE.md §11).
+	// Yes approves a call that needs approval (docs/protocol.md §11).
 	Yes bool
 	// JSON prints every outcome, refusals too, as JSON on stdout.
 	JSON bool
@@ -46,7 +46,7 @@ type InvokeOptions struct {
 	Trace bool
 	// Detach returns as soon as a long-running capability's job handle
 	// arrives: the job is recorded as detached and `modbay jobs wait`
-	// (or the cockpit) polls it (WIRE.md §12).
+	// (or the cockpit) polls it (docs/protocol.md §12).
 	Detach bool
 	// Artifacts are --artifact ROOT=RUN:ARTIFACT_ID, as given: artifacts of
 	// earlier runs handed to this one through its read root ROOT

@@ -6,7 +6,7 @@ import (
 )
 
 // TestInvokeHelpApprovalRule checks that invoke's help states the
-// approval rule of both sources (WIRE.md §11): a module's unknown cost
+// approval rule of both sources (docs/protocol.md §11): a module's unknown cost
 // asks, an MCP tool's does not (its annotations decide).
 func TestInvokeHelpApprovalRule(t *testing.T) {
 	cmd := newInvokeCommand(&globals{}, nil)

@@ -24,7 +24,7 @@ func newJobsCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jobs",
 		Short: "List long-running jobs still in flight; wait for one or cancel it",
-		Long: `A long-running capability returns a job handle and modbay polls it (WIRE.md §12).
+		Long: `A long-running capability returns a job handle and modbay polls it (docs/protocol.md §12).
 When the polling stops before the job ends (ctrl+c, the cockpit quit, the host was
 killed), the job goes on in the module and its handle stays in the history:
 "modbay jobs wait RUN" polls it again to its end (one poller per job, whichever
@@ -198,7 +198,7 @@ func recordExit(rec *history.Record) error {
 }
 
 // jobsCancel cancels job run id through its capability's
-// cancel_capability (WIRE.md §12), recording the outcome; without one it
+// cancel_capability (docs/protocol.md §12), recording the outcome; without one it
 // says that modbay can only stop watching and the job goes on.
 func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	s, e, rec, err := g.jobRecord(ctx, id)

@@ -14,7 +14,7 @@ import (
 
 // TestMappedBinaryMakesTranscodeReady: with binaries:
 // {ffmpeg-modbay-example: /bin/true} the transcode example is ready in
-// list and describe, and describe says which path satisfied it (WIRE.md
+// list and describe, and describe says which path satisfied it (docs/protocol.md
 // §9); without the mapping it needs setup, and its unprobed requirement
 // is never called missing.
 func TestMappedBinaryMakesTranscodeReady(t *testing.T) {

@@ -19,19 +19,19 @@ const FileName = "config.yaml"
 // Config is the host's configuration: paths and policy. The zero value of
 // every policy field is the conservative choice.
 type Config struct {
-	// Home is the absolute modbay home (WIRE.md §2).
+	// Home is the absolute modbay home (docs/protocol.md §2).
 	Home string `yaml:"-"`
 	// Workspace is the absolute path supplied as the "workspace" root (rw);
-	// <home>/workspace unless set here or with --workspace (WIRE.md §4).
+	// <home>/workspace unless set here or with --workspace (docs/protocol.md §4).
 	Workspace string `yaml:"workspace"`
 	// Modules lists extra module executables outside the home, by absolute
-	// path (WIRE.md §2, modbay); --module adds to it.
+	// path (docs/protocol.md §2, modbay); --module adds to it.
 	Modules []string `yaml:"modules"`
 	// Roots maps read root names (other than bundle names) to host paths;
-	// a read root not mapped here is not supplied (WIRE.md §4).
+	// a read root not mapped here is not supplied (docs/protocol.md §4).
 	Roots map[string]string `yaml:"roots"`
 	// Binaries maps subprocess names to absolute paths, consulted before
-	// the host's PATH (WIRE.md §4).
+	// the host's PATH (docs/protocol.md §4).
 	Binaries map[string]string `yaml:"binaries"`
 	// Policy is what the host allows at most; grants never exceed it.
 	Policy Policy `yaml:"policy"`
@@ -53,7 +53,7 @@ type Config struct {
 	// MCPServers maps an id (the module id it is listed under) to an MCP
 	// server: stdio or remote (issue 14). An unusable entry
 	// (CheckMCPServer) does not fail the load: its server is listed broken
-	// with the reason, like any broken module (WIRE.md §2).
+	// with the reason, like any broken module (docs/protocol.md §2).
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 	// Skills says where skill folders are found beyond the project's and
 	// the home's, and whether their scripts may run (docs/skills.md).
@@ -89,7 +89,7 @@ type Limits struct {
 	Processes uint64 `yaml:"processes"`
 }
 
-// Policy is the host's ceiling on grants (WIRE.md §4: grants are what the
+// Policy is the host's ceiling on grants (docs/protocol.md §4: grants are what the
 // module declared and policy allows and the person approved).
 type Policy struct {
 	// DenyNetwork withholds every network grant.
@@ -101,7 +101,7 @@ type Policy struct {
 	Credentials []string `yaml:"credentials"`
 	// Publish allows a publish grant; false by default.
 	Publish bool `yaml:"publish"`
-	// PreApproved lists calls that need no approval dialog (WIRE.md §11).
+	// PreApproved lists calls that need no approval dialog (docs/protocol.md §11).
 	PreApproved []PreApproval `yaml:"pre_approved"`
 }
 
@@ -124,7 +124,7 @@ func (p Policy) Covers(module, capability string) bool {
 
 // ResolveHome returns the absolute home directory: flag when non-empty, else
 // $MODBAY_HOME, else $FACET_STUDIO_HOME, else $XDG_DATA_HOME/modbay, else
-// ~/.local/share/modbay (WIRE.md §2).
+// ~/.local/share/modbay (docs/protocol.md §2).
 func ResolveHome(flag string) (string, error) {
 	for _, v := range []string{flag, os.Getenv("MODBAY_HOME"), os.Getenv("FACET_STUDIO_HOME")} {
 		if v != "" {
@@ -250,20 +250,20 @@ func keyLine(b []byte, key string) int {
 	return 0
 }
 
-// ModulesDir is <home>/modules, where modules are discovered (WIRE.md §2).
+// ModulesDir is <home>/modules, where modules are discovered (docs/protocol.md §2).
 func (c *Config) ModulesDir() string { return filepath.Join(c.Home, "modules") }
 
 // StateDir is <home>/state/<module>/<root>, the directory backing a write
-// root other than workspace (WIRE.md §4).
+// root other than workspace (docs/protocol.md §4).
 func (c *Config) StateDir(module, root string) string {
 	return filepath.Join(c.Home, "state", module, root)
 }
 
 // ArtifactsDir is <home>/artifacts, the content-addressed artifact store
-// (WIRE.md §8).
+// (docs/protocol.md §8).
 func (c *Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }
 
-// CacheDir is <home>/cache, where describe results are cached (WIRE.md §2).
+// CacheDir is <home>/cache, where describe results are cached (docs/protocol.md §2).
 func (c *Config) CacheDir() string { return filepath.Join(c.Home, "cache") }
 
 // decodeYAML decodes b into c strictly (unknown keys are errors). The YAML

@@ -38,7 +38,7 @@ const (
 )
 
 // UnknownCapability is the capability id a check calls to see the module
-// answer unknown_capability (WIRE.md §5's module codes).
+// answer unknown_capability (docs/protocol.md §5's module codes).
 const UnknownCapability = "modbay.check.no-such-capability"
 
 // DefaultDeadline bounds each call of a check (its polls included, for a
@@ -90,7 +90,7 @@ func (r *Report) Count(s Status) int {
 
 // Options are what a check was asked beyond the module.
 type Options struct {
-	// Yes approves the calls that need approval (WIRE.md §11); without
+	// Yes approves the calls that need approval (docs/protocol.md §11); without
 	// it their capabilities are skipped.
 	Yes bool
 	// Deadline bounds each call; 0 is DefaultDeadline.
@@ -104,7 +104,7 @@ type Options struct {
 // (the same descriptor?), the validator's verdict, then for each
 // capability every case Generate makes (those needing approval only with
 // opts.Yes), then one unknown capability. Calls run through the host's
-// own Plan and Run, so every rule of WIRE.md §5–§8 judges them; the roots
+// own Plan and Run, so every rule of docs/protocol.md §5–§8 judges them; the roots
 // are the host's (the caller points the workspace at a temporary
 // directory). The error is non-nil only when ref names no module.
 func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Report, error) {
@@ -314,7 +314,7 @@ func judge(res *runner.Result, valid bool) (Status, string) {
 		return Fail, "accepted an input its schema refuses: the answer is an invalid_request error"
 	}
 	if len(res.EffectWarnings) > 0 {
-		return Fail, "the execution differs from the declared effects (WIRE.md §7): " + res.EffectWarnings.Error()
+		return Fail, "the execution differs from the declared effects (docs/protocol.md §7): " + res.EffectWarnings.Error()
 	}
 	d := fmt.Sprintf("ok, %d artifacts verified", len(res.Artifacts))
 	if j := res.Job; j != nil {
@@ -328,7 +328,7 @@ func judge(res *runner.Result, valid bool) (Status, string) {
 
 // judgeUnknown gives the unknown capability's run its verdict: an error
 // envelope with code unknown_capability passes, even though the host
-// refuses the capability itself (WIRE.md §7: it is not declared).
+// refuses the capability itself (docs/protocol.md §7: it is not declared).
 func judgeUnknown(res *runner.Result) (Status, string) {
 	env := res.Envelope
 	if env != nil && !env.OK && env.Error != nil && env.Error.Code == modproto.CodeUnknownCapability {

@@ -23,7 +23,7 @@ const (
 	// are small JSON documents, and a runaway file must not exhaust memory.
 	maxRequestBytes = 16 << 20
 	// deadlineMargin is kept back from deadline_ms so the module can still
-	// print its timeout envelope before the host kills it (WIRE.md §3);
+	// print its timeout envelope before the host kills it (docs/protocol.md §3);
 	// at most a tenth of the deadline.
 	deadlineMargin = 500 * time.Millisecond
 	// stepPause is the pause after each progress line, so the cockpit's
@@ -42,7 +42,7 @@ func runBudget(deadlineMS int) time.Duration {
 	return d - min(deadlineMargin, d/10)
 }
 
-// readRequest reads and decodes the request file at path (WIRE.md §4). On a
+// readRequest reads and decodes the request file at path (docs/protocol.md §4). On a
 // decode failure it still returns what it could read of the request, so the
 // error envelope can echo the request id.
 func readRequest(path string) (*modproto.Request, *modError) {
@@ -93,7 +93,7 @@ type call struct {
 // newCall prepares a call of c. Its execution starts as "ran as declared,
 // used nothing yet": local and provider as declared, no network, no
 // external writes, and costs 0 when the capability's cost is known, else
-// null (unknown is never 0, WIRE.md §6).
+// null (unknown is never 0, docs/protocol.md §6).
 func newCall(ctx context.Context, m *module, c *capability, req *modproto.Request, stderr io.Writer) *call {
 	e := c.decl.Effects
 	x := modproto.Execution{Local: e.Local, Provider: e.Provider, Artifacts: []modproto.Artifact{}}
@@ -131,7 +131,7 @@ func (c *call) progress(format string, a ...any) {
 	}
 }
 
-// warn adds a warning to the envelope (WIRE.md §6: shown, never fatal).
+// warn adds a warning to the envelope (docs/protocol.md §6: shown, never fatal).
 func (c *call) warn(format string, a ...any) {
 	c.warnings = append(c.warnings, fmt.Sprintf(format, a...))
 }
@@ -139,7 +139,7 @@ func (c *call) warn(format string, a ...any) {
 // root returns the absolute path of the root name the host supplied; when
 // write is true the root must be mode rw. An absent root, or one that is
 // not a directory, is missing_root; a read-only root asked for writing is
-// permission_denied (WIRE.md §4, §8).
+// permission_denied (docs/protocol.md §4, §8).
 func (c *call) root(name string, write bool) (string, error) {
 	r, ok := c.req.Roots[name]
 	if !ok {
@@ -197,7 +197,7 @@ type artifactFile struct {
 
 // writeArtifact writes a.data to a.rel under root a.root (atomically: temp
 // file then rename, mode 0644) and appends the artifact to the execution
-// with the exact byte count and digest (WIRE.md §8). Directories on the way
+// with the exact byte count and digest (docs/protocol.md §8). Directories on the way
 // are created; one that is a symlink or not a directory is refused with
 // path_outside_root, so a hostile workspace cannot redirect the write.
 func (c *call) writeArtifact(a artifactFile) error {

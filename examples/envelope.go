@@ -11,7 +11,7 @@ import (
 	"modbay/modproto"
 )
 
-// Error codes the examples send beyond the protocol's own list; WIRE.md §5
+// Error codes the examples send beyond the protocol's own list; docs/protocol.md §5
 // says hosts show them as they are, not retryable unless marked so.
 const (
 	// codeMissingRoot: a root the capability needs was not supplied, or is
@@ -22,7 +22,7 @@ const (
 	codeUnknownJob = "unknown_job"
 )
 
-// modError is a module failure as the envelope carries it (WIRE.md §6):
+// modError is a module failure as the envelope carries it (docs/protocol.md §6):
 // a stable code to route on, a human message, whether retrying unchanged
 // could succeed, and an object of details. Handlers return it; any other
 // error becomes code internal.
@@ -122,7 +122,7 @@ func (r *reply) fail(e *modError) {
 // emit normalizes and prints the envelope as one JSON object and a newline,
 // and returns Main's exit status. An envelope larger than the request's
 // max_output_bytes is replaced by an internal error saying so, because the
-// host would kill the run unread (WIRE.md §3).
+// host would kill the run unread (docs/protocol.md §3).
 func (r *reply) emit(w io.Writer) int {
 	r.env.Normalize()
 	b, err := marshal(r.env)
@@ -170,5 +170,5 @@ func marshalIndent(v any) ([]byte, error) {
 }
 
 // cost returns a pointer to a known cost v; nil is the unknown cost, and
-// the two are never turned into each other (WIRE.md §6).
+// the two are never turned into each other (docs/protocol.md §6).
 func cost(v float64) *float64 { return &v }

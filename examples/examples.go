@@ -1,5 +1,5 @@
 // Package examples holds modbay's built-in example modules: real modules
-// speaking xibodev.module/v1 (WIRE.md), run by re-executing the modbay
+// speaking xibodev.module/v1 (docs/protocol.md), run by re-executing the modbay
 // binary as
 //
 //	modbay example-module <id> module describe --json
@@ -7,7 +7,7 @@
 //
 // so they cross exactly the same wire as any third-party module: argv in,
 // one envelope out on stdout, progress lines on stderr, artifacts as files
-// under the roots the host supplied (WIRE.md §3, §4, §6, §8).
+// under the roots the host supplied (docs/protocol.md §3, §4, §6, §8).
 //
 // The examples are:
 //
@@ -18,7 +18,7 @@
 //   - transcode: needs a binary that is never installed, to show "needs
 //     setup" and missing_requirement.
 //   - render-farm: a long-running job polled to completion, with job state
-//     in a host-supplied write root (WIRE.md §12).
+//     in a host-supplied write root (docs/protocol.md §12).
 //
 // InstallDemoHome lays them out in a modbay home, with launchers, bundle
 // files (README, skills, agent overlays) and a seeded workspace.
@@ -41,7 +41,7 @@ import (
 )
 
 // Exit statuses of Main. The host never decides an outcome on them
-// (WIRE.md §3); they help a person running an example by hand.
+// (docs/protocol.md §3); they help a person running an example by hand.
 const (
 	// ExitOK is returned when the envelope printed has ok true.
 	ExitOK = 0
@@ -56,7 +56,7 @@ var registry = sync.OnceValue(func() []*module {
 
 // IDs returns the example module ids, in demo order: "notes", "fetch",
 // "transcode", "render-farm". Each id is the module's directory name under
-// <home>/modules and its descriptor's module field (WIRE.md §2).
+// <home>/modules and its descriptor's module field (docs/protocol.md §2).
 func IDs() []string {
 	ids := make([]string, len(registry()))
 	for i, m := range registry() {
@@ -83,7 +83,7 @@ func lookup(id string) *module {
 // where <id> may also be a launcher's path, <dir>/<id>/<id> (its base name
 // is the id), as the kernel passes it to a shebang launcher.
 //
-// It always prints exactly one envelope to stdout (WIRE.md §6): protocol
+// It always prints exactly one envelope to stdout (docs/protocol.md §6): protocol
 // exact, module = id, operation = the verb (invoke when argv names none),
 // request_id echoed verbatim from the request file on invoke, execution
 // always present. Bad argv or an unreadable request file gives error code
@@ -115,7 +115,7 @@ type argv struct {
 }
 
 // parseArgs reads args (after `example-module`) as the command lines of
-// WIRE.md §3. It returns the parsed argv even on error, so the envelope can
+// docs/protocol.md §3. It returns the parsed argv even on error, so the envelope can
 // carry the id and verb it did recognize.
 func parseArgs(args []string) (argv, error) {
 	var a argv

@@ -22,7 +22,7 @@ func TestIDs(t *testing.T) {
 	}
 }
 
-// TestDescribe checks every example's descriptor: valid (WIRE.md §9) with
+// TestDescribe checks every example's descriptor: valid (docs/protocol.md §9) with
 // zero violations, module == id, schemas that compile as JSON Schema
 // 2020-12, and skills and overlays whose digests match the embedded bundle.
 func TestDescribe(t *testing.T) {
@@ -54,7 +54,7 @@ func TestDescribe(t *testing.T) {
 			if len(d.Skills) == 0 || len(d.AgentOverlays) == 0 {
 				t.Errorf("every example ships a skill and an overlay")
 			}
-			// Lists are [] and maps {}, never null (WIRE.md §9).
+			// Lists are [] and maps {}, never null (docs/protocol.md §9).
 			r := runMain(t, id, "module", "describe", "--json")
 			if bytes.Contains(r.env.Result, []byte("null")) {
 				t.Errorf("descriptor has a null: %s", r.env.Result)
@@ -167,7 +167,7 @@ func checkSkillFrontMatter(t *testing.T, id, rel string) {
 }
 
 // TestArgv checks that bad command lines still print one envelope with the
-// right error code (WIRE.md §3, §5).
+// right error code (docs/protocol.md §3, §5).
 func TestArgv(t *testing.T) {
 	req := modproto.Request{Protocol: modproto.ProtocolID, Capability: "notes.echo", RequestID: "req_0000000000000000000000000000fake"}
 	b, _ := json.Marshal(req)
@@ -277,7 +277,7 @@ func TestRunSuffix(t *testing.T) {
 
 // TestNoExampleSchemaLooksWholeRequest: a request schema with a property
 // named like a host-owned key or "input" is taken for a whole-request
-// schema (WIRE.md §4) and its values are placed at the request root; the
+// schema (docs/protocol.md §4) and its values are placed at the request root; the
 // examples describe Input only, so none may look like that.
 func TestNoExampleSchemaLooksWholeRequest(t *testing.T) {
 	for _, id := range IDs() {

@@ -43,7 +43,7 @@ type mainResult struct {
 }
 
 // runMain calls Main with args and decodes stdout as exactly one envelope
-// (WIRE.md §5 outcomes 5–6).
+// (docs/protocol.md §5 outcomes 5–6).
 func runMain(t *testing.T, args ...string) mainResult {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -141,7 +141,7 @@ func (f *fixture) write(rel, content string) {
 }
 
 // invoke writes the request file (mode 0600, as the host does) and runs
-// Main. It checks what the host checks: the envelope rules (WIRE.md §6),
+// Main. It checks what the host checks: the envelope rules (docs/protocol.md §6),
 // the declared-effects hard failures (§7) and every artifact against the
 // files on disk (§8).
 func (f *fixture) invoke() mainResult {
@@ -177,7 +177,7 @@ func (f *fixture) invokeCap(capID string) mainResult {
 	return r
 }
 
-// checkArtifact verifies one artifact as the host does (WIRE.md §8): its
+// checkArtifact verifies one artifact as the host does (docs/protocol.md §8): its
 // root was supplied rw, its path stays inside it (after symlinks), the
 // file is regular, and bytes and digest match.
 func (f *fixture) checkArtifact(a modproto.Artifact) {

@@ -9,7 +9,7 @@ import (
 
 // input reads a capability's input object field by field, applying the
 // request schema's defaults and checks. The host validates input against
-// the schema before running (WIRE.md §4), but a module never trusts that:
+// the schema before running (docs/protocol.md §4), but a module never trusts that:
 // the first broken field becomes an invalid_request error whose details
 // name the field and the schema. A JSON null counts as absent.
 type input struct {

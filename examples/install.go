@@ -34,7 +34,7 @@ const (
 // File modes InstallDemoHome uses.
 const (
 	dirMode      fs.FileMode = 0o755
-	launcherMode fs.FileMode = 0o755 // a module executable needs an execute bit (WIRE.md §2)
+	launcherMode fs.FileMode = 0o755 // a module executable needs an execute bit (docs/protocol.md §2)
 	fileMode     fs.FileMode = 0o644
 )
 
@@ -81,7 +81,7 @@ const maxShebangLine = 127
 //
 // so the kernel runs `<exe> example-module <launcher path> <host's args>`
 // itself: no shell starts, and the example sees exactly the environment the
-// host gave (WIRE.md §3: only TMPDIR; a shell adds PWD, bash also SHLVL and
+// host gave (docs/protocol.md §3: only TMPDIR; a shell adds PWD, bash also SHLVL and
 // _). Main takes the launcher path's base name as the id. When exe cannot
 // be an interpreter (whitespace or a control character in it, or a line
 // past maxShebangLine) it falls back to a /bin/sh script that unsets PWD and
@@ -102,7 +102,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// InstallDemoHome lays the examples out in the modbay home (WIRE.md §2):
+// InstallDemoHome lays the examples out in the modbay home (docs/protocol.md §2):
 //
 //   - <home>/modules/<id>/<id>: a launcher (mode 0755, see launcher) that
 //     runs `<exe> example-module`; rewritten on every call, because exe

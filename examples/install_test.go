@@ -28,7 +28,7 @@ func testExe(t *testing.T) string {
 	return exe
 }
 
-// runLauncher runs a module executable the way the host does (WIRE.md §3):
+// runLauncher runs a module executable the way the host does (docs/protocol.md §3):
 // absolute path, a scratch working directory, an environment of only
 // TMPDIR, a deadline.
 func runLauncher(t *testing.T, launcher string, args ...string) (*modproto.Envelope, string) {
@@ -177,7 +177,7 @@ func TestInstallDemoHomeIdempotent(t *testing.T) {
 }
 
 // TestLauncherEnvironmentExact checks that a launcher adds nothing to
-// the environment the host gives a module (WIRE.md §3: only TMPDIR): the
+// the environment the host gives a module (docs/protocol.md §3: only TMPDIR): the
 // process behind it (the test binary's envProbeID, see TestMain) reports
 // its environment, which must be the host's exactly. A /bin/sh launcher
 // added PWD (dash) or PWD, SHLVL and _ (bash).

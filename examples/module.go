@@ -10,17 +10,17 @@ import (
 	"modbay/modproto"
 )
 
-// Descriptor constants shared by every example (WIRE.md §9).
+// Descriptor constants shared by every example (docs/protocol.md §9).
 const (
 	// exampleVersion is every example's own release version.
 	exampleVersion = "0.1.0"
 	// providerLocal is the provider of work done on this machine, which
-	// WIRE.md §7 exempts from the provider comparison.
+	// docs/protocol.md §7 exempts from the provider comparison.
 	providerLocal = "local"
 	// schemaDialect is the JSON Schema dialect of every schema document.
 	schemaDialect = "https://json-schema.org/draft/2020-12/schema"
 	// schemaIDPrefix starts every schema's $id; the map key follows, so the
-	// $id ends in its key as WIRE.md §9 requires.
+	// $id ends in its key as docs/protocol.md §9 requires.
 	schemaIDPrefix = "urn:modbay:example:"
 )
 
@@ -57,7 +57,7 @@ type bundleDoc struct {
 
 // descriptor builds m's normalized descriptor. Skill and overlay digests and
 // token estimates come from the same embedded bytes InstallDemoHome writes,
-// so they always match the installed files (WIRE.md §9).
+// so they always match the installed files (docs/protocol.md §9).
 func (m *module) descriptor() *modproto.Descriptor {
 	d := &modproto.Descriptor{
 		Module:           m.id,

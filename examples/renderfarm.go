@@ -31,7 +31,7 @@ const (
 	kindFarmTimeline = "farm.timeline/v1"
 )
 
-// Job states reported by farm.jobs.status (terminal: succeeded, WIRE.md
+// Job states reported by farm.jobs.status (terminal: succeeded, docs/protocol.md
 // §12).
 const (
 	jobRunning   = "running"
@@ -48,7 +48,7 @@ const (
 	// default 12 frames finish about 3 s after the start, and tests use 1.
 	farmFrameDuration = 250 * time.Millisecond
 	// farmJobsRoot is the write root holding job state: the host supplies
-	// it as <home>/state/render-farm/jobs (WIRE.md §4).
+	// it as <home>/state/render-farm/jobs (docs/protocol.md §4).
 	farmJobsRoot = "jobs"
 	// renderFarmRendersDir is where finished jobs' artifacts go, under the
 	// workspace.

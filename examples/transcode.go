@@ -28,10 +28,10 @@ const (
 const (
 	// transcodeBinary is the subprocess transcode.video needs. No such
 	// program exists: the example shows "needs setup" until a person maps
-	// the name under binaries: in config.yaml (WIRE.md §4).
+	// the name under binaries: in config.yaml (docs/protocol.md §4).
 	transcodeBinary = "ffmpeg-modbay-example"
 	// transcodeProfile is a config requirement the module does not probe,
-	// to show "not probed" (WIRE.md §9).
+	// to show "not probed" (docs/protocol.md §9).
 	transcodeProfile       = "transcode.profile"
 	transcodeDefaultFormat = "mp4"
 	transcodeDefaultHeight = 720
@@ -47,7 +47,7 @@ const (
 )
 
 // transcodeFormats maps each output format to its media type and
-// presentation (WIRE.md §10).
+// presentation (docs/protocol.md §10).
 var transcodeFormats = map[string]struct{ mediaType, presentation string }{
 	"mp4":  {"video/mp4", "video"},
 	"webm": {"video/webm", "video"},

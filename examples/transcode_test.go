@@ -13,7 +13,7 @@ import (
 
 // TestTranscodeRequirements checks the descriptor's requirements on the
 // wire: the binary probed and unavailable ("needs setup"), the config
-// entry with no "available" key at all ("not probed", WIRE.md §9).
+// entry with no "available" key at all ("not probed", docs/protocol.md §9).
 func TestTranscodeRequirements(t *testing.T) {
 	r := runMain(t, "transcode", "module", "describe", "--json")
 	var raw struct {

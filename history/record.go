@@ -53,7 +53,7 @@ const (
 	// StatusError: the module answered with an error (or its job ended
 	// failed).
 	StatusError Status = "error"
-	// StatusFailed: a host verdict (WIRE.md §5: spawn, invalid JSON,
+	// StatusFailed: a host verdict (docs/protocol.md §5: spawn, invalid JSON,
 	// protocol violation, timeout, output too large, artifact refused).
 	StatusFailed Status = "failed"
 	// StatusCancelled: the person cancelled the run, or its job ended
@@ -117,7 +117,7 @@ type Record struct {
 	// Redacted lists the JSON pointers of the secret fields not stored.
 	Redacted []string `json:"redacted,omitempty"`
 	// Roots, Grants, Binaries, DeadlineMS and MaxOutputBytes are the
-	// request's (WIRE.md §4).
+	// request's (docs/protocol.md §4).
 	Roots          map[string]modproto.Root `json:"roots"`
 	Grants         modproto.Grants          `json:"grants"`
 	Binaries       map[string]string        `json:"binaries,omitempty"`
@@ -137,7 +137,7 @@ type Record struct {
 	Stdout string `json:"stdout,omitempty"`
 	// Host is the host's verdict, nil when the module's answer stood.
 	Host *Verdict `json:"host_verdict,omitempty"`
-	// EffectWarnings are WIRE.md §7 warnings, "path: detail".
+	// EffectWarnings are docs/protocol.md §7 warnings, "path: detail".
 	EffectWarnings []string `json:"effect_warnings,omitempty"`
 	// Enforcement is what containment applied (runner.Result.Enforcement).
 	Enforcement *contain.Enforcement `json:"enforcement,omitempty"`
@@ -147,9 +147,9 @@ type Record struct {
 	StderrCut  bool   `json:"stderr_cut,omitempty"`
 	ExitCode   int    `json:"exit_code"`
 	// Artifacts reference the verified artifacts staged read-only in the
-	// artifact store (WIRE.md §8); the store keeps the bytes.
+	// artifact store (docs/protocol.md §8); the store keeps the bytes.
 	Artifacts []Artifact `json:"artifacts,omitempty"`
-	// Job is a long-running job's handle and last state (WIRE.md §12).
+	// Job is a long-running job's handle and last state (docs/protocol.md §12).
 	Job *Job `json:"job,omitempty"`
 	// Cancel is the outcome of stopping the job, when someone did.
 	Cancel *CancelOutcome `json:"cancel,omitempty"`
@@ -186,11 +186,11 @@ type Artifact struct {
 	Staged string `json:"staged"`
 	// Size is the measured size in bytes.
 	Size int64 `json:"size"`
-	// Presentation is the resolved rendering primitive (WIRE.md §10).
+	// Presentation is the resolved rendering primitive (docs/protocol.md §10).
 	Presentation string `json:"resolved_presentation"`
 }
 
-// Job is a long-running job as recorded (WIRE.md §12).
+// Job is a long-running job as recorded (docs/protocol.md §12).
 type Job struct {
 	// ID is the handle's job_id.
 	ID    string `json:"job_id"`
@@ -207,7 +207,7 @@ type Job struct {
 	Updated time.Time `json:"updated"`
 }
 
-// Terminal reports whether the job's last state ends it (WIRE.md §12).
+// Terminal reports whether the job's last state ends it (docs/protocol.md §12).
 func (j *Job) Terminal() bool { return j != nil && runner.IsTerminalJobState(j.State) }
 
 // CancelOutcome records an attempt to stop a job.

@@ -43,7 +43,7 @@ type Run struct {
 	mu   sync.Mutex
 	rec  *Record
 	done bool
-	// pollCap and cancelCap are the capability's (WIRE.md §12), recorded
+	// pollCap and cancelCap are the capability's (docs/protocol.md §12), recorded
 	// with the job once its handle arrives.
 	pollCap, cancelCap string
 }
@@ -81,7 +81,7 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 }
 
 // FormInput is the input a person gave for p: the request's input, or for
-// a whole-request schema (WIRE.md §4) the object the input and the extra
+// a whole-request schema (docs/protocol.md §4) the object the input and the extra
 // root fields were split from.
 func FormInput(p *runner.Plan) json.RawMessage {
 	if !p.WholeRequest {

@@ -32,7 +32,7 @@ const (
 	KindLink     = "mcp.resource_link"
 )
 
-// artifactSchemas describe the content-block kinds (WIRE.md §9: each a
+// artifactSchemas describe the content-block kinds (docs/protocol.md §9: each a
 // JSON object).
 var artifactSchemas = map[string]json.RawMessage{
 	KindText:     json.RawMessage(`{"description":"an MCP text content block"}`),
@@ -46,7 +46,7 @@ var artifactSchemas = map[string]json.RawMessage{
 var kinds = []string{KindText, KindImage, KindAudio, KindResource, KindLink}
 
 // Hints are a tool's annotations with MCP's defaults applied to absent
-// ones (WIRE.md §11, MCP tools): readOnlyHint false, destructiveHint
+// ones (docs/protocol.md §11, MCP tools): readOnlyHint false, destructiveHint
 // true, openWorldHint true.
 type Hints struct {
 	ReadOnly, Destructive, OpenWorld bool
@@ -179,7 +179,7 @@ func schemaOf(v any) json.RawMessage {
 
 // schemaKey is the map key of a tool's schema (v as the SDK decoded it,
 // raw its encoding): "<tool>.<role>", or the schema's own $id when it has
-// one not yet used (WIRE.md §9: a present $id ends in its key). The $id
+// one not yet used (docs/protocol.md §9: a present $id ends in its key). The $id
 // is read from the decoded object when the SDK gave one (a scan of the
 // encoding fewer per tool), else from raw.
 func schemaKey(tool, role string, v any, raw json.RawMessage, used map[string]json.RawMessage) string {

@@ -113,7 +113,7 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Warnings, "\n"), "contradict: annotations say both read-only and destructive") {
 		t.Errorf("warnings %q lack the contradiction", m.Warnings)
 	}
-	// WIRE.md §11, MCP tools: read-only closed world runs at once, an
+	// docs/protocol.md §11, MCP tools: read-only closed world runs at once, an
 	// unannotated tool asks.
 	p, err := f.host.Plan(m, "echo", json.RawMessage(`{"text":"hi"}`))
 	if err != nil || p.NeedsApproval() {

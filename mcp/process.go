@@ -186,7 +186,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 
 // resolveCommand is the absolute path of a server's command: itself when
 // absolute, else looked up in the PATH its env sets, else in the host's
-// PATH (the host resolves binaries, WIRE.md §4).
+// PATH (the host resolves binaries, docs/protocol.md §4).
 func resolveCommand(command string, env map[string]string, lookup func(string) (string, bool)) (string, error) {
 	if filepath.IsAbs(command) {
 		return command, nil

@@ -1,22 +1,22 @@
 package modproto
 
 // ProtocolID is the protocol a descriptor's protocol_versions must contain
-// (WIRE.md §1).
+// (docs/protocol.md §1).
 const ProtocolID = "xibodev.module/v1"
 
-// Verbs, as they appear in Envelope.Operation and argv (WIRE.md §1, §3).
+// Verbs, as they appear in Envelope.Operation and argv (docs/protocol.md §1, §3).
 const (
 	OperationDescribe = "describe"
 	OperationInvoke   = "invoke"
 )
 
-// Root modes (WIRE.md §4).
+// Root modes (docs/protocol.md §4).
 const (
 	RootReadOnly  = "ro"
 	RootReadWrite = "rw"
 )
 
-// Defaults the host applies to a request (WIRE.md §4).
+// Defaults the host applies to a request (docs/protocol.md §4).
 const (
 	// DefaultDeadlineMS is the invoke deadline when none is configured: 3 min.
 	DefaultDeadlineMS = 180_000
@@ -24,7 +24,7 @@ const (
 	DefaultMaxOutputBytes = 1 << 20
 )
 
-// Module error codes defined by the protocol (WIRE.md §5). Real modules also
+// Module error codes defined by the protocol (docs/protocol.md §5). Real modules also
 // send others (consent_required, unknown_job, ...); show them as they are.
 const (
 	CodeUnsupportedProtocol = "unsupported_protocol"
@@ -40,7 +40,7 @@ const (
 )
 
 // Host outcome codes, produced by the host rather than the module
-// (WIRE.md §5). CodeCancelled and CodePathOutsideRoot are shared with
+// (docs/protocol.md §5). CodeCancelled and CodePathOutsideRoot are shared with
 // modules.
 const (
 	CodeHostSpawnFailed       = "host.spawn_failed"
@@ -50,7 +50,7 @@ const (
 	CodeHostProtocolViolation = "host.protocol_violation"
 )
 
-// KnownCodes lists the protocol's module error codes in WIRE.md order.
+// KnownCodes lists the protocol's module error codes in docs/protocol.md order.
 var KnownCodes = []string{
 	CodeUnsupportedProtocol, CodeUnknownCapability, CodeInvalidRequest,
 	CodeMissingRequirement, CodePermissionDenied, CodePathOutsideRoot,
@@ -58,14 +58,14 @@ var KnownCodes = []string{
 }
 
 // hostOwnedKeys are the request keys the host owns; Extra never overrides
-// them (WIRE.md §4).
+// them (docs/protocol.md §4).
 var hostOwnedKeys = []string{
 	"protocol", "capability", "request_id", "input", "roots", "grants",
 	"binaries", "deadline_ms", "max_output_bytes",
 }
 
 // IsHostOwnedKey reports whether name is a request key owned by the host
-// (WIRE.md §4), which Extra can never set.
+// (docs/protocol.md §4), which Extra can never set.
 func IsHostOwnedKey(name string) bool {
 	for _, k := range hostOwnedKeys {
 		if k == name {

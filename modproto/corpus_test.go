@@ -33,7 +33,7 @@ func jsonFiles(t testing.TB, dir string) []string {
 
 // TestCorpusEnvelopes sweeps every envelope in the corpus (facet's and
 // facet-studio's, including the legacy ones): each decodes and keeps the
-// rules of WIRE.md §6 (echoing its own request id); every descriptor keeps
+// rules of docs/protocol.md §6 (echoing its own request id); every descriptor keeps
 // §9.
 func TestCorpusEnvelopes(t *testing.T) {
 	n := 0

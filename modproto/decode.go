@@ -9,7 +9,7 @@ import (
 
 // DecodeError is a failure to read a module's stdout as one envelope. Code
 // is CodeHostInvalidJSON (not one JSON object, empty included) or
-// CodeHostProtocolViolation (non-whitespace after the envelope), WIRE.md §5
+// CodeHostProtocolViolation (non-whitespace after the envelope), docs/protocol.md §5
 // outcomes 5 and 6.
 type DecodeError struct {
 	Code   string
@@ -68,7 +68,7 @@ func (e *Envelope) rawKind(key string) byte {
 }
 
 // DecodeEnvelope reads stdout as exactly one JSON object envelope
-// (WIRE.md §5 outcomes 5–6). Empty output, malformed JSON or a non-object is
+// (docs/protocol.md §5 outcomes 5–6). Empty output, malformed JSON or a non-object is
 // a *DecodeError with CodeHostInvalidJSON; anything but whitespace after
 // the object, or an object naming a key twice or in two cases (see
 // CheckDuplicateEnvelopeKeys), is a *DecodeError with CodeHostProtocolViolation. The
@@ -98,19 +98,19 @@ func DecodeEnvelope(stdout []byte) (*Envelope, error) {
 			Detail: fmt.Sprintf("%d bytes of non-whitespace after the envelope", len(rest)), Offset: end}
 	}
 	if err := CheckDuplicateEnvelopeKeys(raw); err != nil {
-		return nil, &DecodeError{Code: CodeHostProtocolViolation, Detail: "envelope breaks WIRE.md §6 (one name per key): " + err.Error(), Offset: lead}
+		return nil, &DecodeError{Code: CodeHostProtocolViolation, Detail: "envelope breaks docs/protocol.md §6 (one name per key): " + err.Error(), Offset: lead}
 	}
 	var env Envelope
 	if err := json.Unmarshal(raw, &env); err != nil {
 		// One JSON object, but a field of the wrong type: the envelope
-		// breaks the rules of WIRE.md §6 rather than not being JSON.
+		// breaks the rules of docs/protocol.md §6 rather than not being JSON.
 		return nil, &DecodeError{Code: CodeHostProtocolViolation, Detail: "envelope has a field of the wrong type: " + err.Error(), Offset: lead}
 	}
 	return &env, nil
 }
 
 // DecodeDescriptor reads a describe envelope's result as a Descriptor and
-// normalizes it (WIRE.md §9: normalize before validating). The result must
+// normalizes it (docs/protocol.md §9: normalize before validating). The result must
 // be a JSON object naming each key once (CheckDuplicateDescriptorKeys; the error
 // wraps a *DuplicateKeyError).
 func DecodeDescriptor(result json.RawMessage) (*Descriptor, error) {
@@ -119,7 +119,7 @@ func DecodeDescriptor(result json.RawMessage) (*Descriptor, error) {
 		return nil, errors.New("describe result is not a JSON object")
 	}
 	if err := CheckDuplicateDescriptorKeys(t); err != nil {
-		return nil, fmt.Errorf("describe result breaks WIRE.md §9 (one name per key): %w", err)
+		return nil, fmt.Errorf("describe result breaks docs/protocol.md §9 (one name per key): %w", err)
 	}
 	var d Descriptor
 	if err := json.Unmarshal(t, &d); err != nil {
@@ -133,7 +133,7 @@ func DecodeDescriptor(result json.RawMessage) (*Descriptor, error) {
 type errorAlias Error
 
 // UnmarshalJSON decodes an error and records whether "details" was a JSON
-// object, as WIRE.md §6 requires.
+// object, as docs/protocol.md §6 requires.
 func (e *Error) UnmarshalJSON(data []byte) error {
 	var seen map[string]json.RawMessage
 	if err := json.Unmarshal(data, &seen); err != nil {

@@ -10,18 +10,18 @@ import (
 	"sync"
 )
 
-// digestPattern is WIRE.md §1's digest: "sha256:" + 64 lowercase hex.
+// digestPattern is docs/protocol.md §1's digest: "sha256:" + 64 lowercase hex.
 var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
-// requestIDPattern is WIRE.md §1's request id: "req_" + 32 lowercase hex.
+// requestIDPattern is docs/protocol.md §1's request id: "req_" + 32 lowercase hex.
 var requestIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^req_[0-9a-f]{32}$`) })
 
 // ValidDigest reports whether s is "sha256:" followed by 64 lowercase hex
-// characters (WIRE.md §1).
+// characters (docs/protocol.md §1).
 func ValidDigest(s string) bool { return digestPattern().MatchString(s) }
 
 // ValidRequestID reports whether s has the host request-id shape "req_" + 32
-// lowercase hex (WIRE.md §1).
+// lowercase hex (docs/protocol.md §1).
 func ValidRequestID(s string) bool { return requestIDPattern().MatchString(s) }
 
 // Digest returns the protocol digest of b: "sha256:<64 lowercase hex>".
@@ -42,7 +42,7 @@ func DigestReader(r io.Reader) (digest string, n int64, err error) {
 }
 
 // NewRequestID returns a fresh request id: "req_" + 32 lowercase hex from 16
-// random bytes (WIRE.md §1).
+// random bytes (docs/protocol.md §1).
 func NewRequestID() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -53,7 +53,7 @@ func NewRequestID() string {
 
 // IsRelativePath reports whether p is a relative, non-empty path in the
 // protocol's sense: not "/…", not "\…", not a drive path "C:\…" or "C:/…"
-// (WIRE.md §6).
+// (docs/protocol.md §6).
 func IsRelativePath(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return false

@@ -22,7 +22,7 @@ const MaxKeyDepth = 512
 // decoder keeps the last exact duplicate and matches struct fields without
 // regard to case, so such a document can say one thing to a reader and
 // another to the host; the host refuses it (I-JSON, RFC 7493 §2.3: names
-// must be unique; modbay reads WIRE.md §6 and §9 under that rule).
+// must be unique; modbay reads docs/protocol.md §6 and §9 under that rule).
 type DuplicateKeyError struct {
 	// Path is where the object sits, as in ValidationError ("execution",
 	// "capabilities[2].effects"; "" for the top level).
@@ -78,7 +78,7 @@ func CheckDuplicateEnvelopeKeys(data []byte) error { return checkKeys(data, enve
 
 // CheckDuplicateDescriptorKeys is CheckDuplicateEnvelopeKeys for a descriptor (a describe
 // envelope's result): case variants are allowed only inside the schema
-// maps (WIRE.md §9).
+// maps (docs/protocol.md §9).
 func CheckDuplicateDescriptorKeys(data []byte) error { return checkKeys(data, descriptorKeyRules) }
 
 // checkKeys walks data token by token (encoding/json Decoder.Token), with

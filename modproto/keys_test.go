@@ -85,7 +85,7 @@ func TestDescriptorDuplicateKeys(t *testing.T) {
 		if c.refused != errors.As(err, &dk) {
 			t.Errorf("%s: refused=%v, want %v (err %v)", c.in, err != nil, c.refused, err)
 		}
-		if c.refused && (err == nil || !strings.Contains(err.Error(), "WIRE.md §9")) {
+		if c.refused && (err == nil || !strings.Contains(err.Error(), "docs/protocol.md §9")) {
 			t.Errorf("%s: error %v does not cite the rule", c.in, err)
 		}
 	}

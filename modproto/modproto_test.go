@@ -170,7 +170,7 @@ func TestFacetErrorFixturesKeepTheirCodes(t *testing.T) {
 }
 
 // TestUnknownCostStaysNull: a null cost decodes as unknown and marshals
-// back as null; a 0 cost stays 0, not unknown (WIRE.md §6).
+// back as null; a 0 cost stays 0, not unknown (docs/protocol.md §6).
 func TestUnknownCostStaysNull(t *testing.T) {
 	env, err := DecodeEnvelope(readTestdata(t, "estimate-unknown-cost.json"))
 	if err != nil {

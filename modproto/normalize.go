@@ -3,7 +3,7 @@ package modproto
 import "encoding/json"
 
 // Normalize replaces every nil list with [] and every nil map with {}, so the
-// descriptor validates and marshals as WIRE.md §9 requires. Costs and other
+// descriptor validates and marshals as docs/protocol.md §9 requires. Costs and other
 // values are untouched.
 func (d *Descriptor) Normalize() {
 	d.ProtocolVersions = nonNilStrings(d.ProtocolVersions)
@@ -72,7 +72,7 @@ func (e *Envelope) Normalize() {
 
 // Normalize fills the request's empty collections ({} and [], never null),
 // an absent input with {}, and zero bounds with the protocol defaults
-// (WIRE.md §4).
+// (docs/protocol.md §4).
 func (r *Request) Normalize() {
 	if r.Protocol == "" {
 		r.Protocol = ProtocolID

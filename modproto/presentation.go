@@ -3,7 +3,7 @@ package modproto
 import "strings"
 
 // Presentation primitives: the values of an artifact's `presentation` hint
-// and of ResolvePresentation (WIRE.md §10; Artifact.Presentation). The host
+// and of ResolvePresentation (docs/protocol.md §10; Artifact.Presentation). The host
 // owns a viewer for each; a module can only pick one, never supply its own.
 // This is the one place their names are spelled: render, the viewers and
 // the CLI use these constants.
@@ -24,7 +24,7 @@ const (
 )
 
 // Presentations is the closed set of rendering primitives a host owns and an
-// artifact's presentation hint may name (WIRE.md §10), in the spec's order.
+// artifact's presentation hint may name (docs/protocol.md §10), in the spec's order.
 var Presentations = []string{
 	PresentationVideo, PresentationAudio, PresentationImage, PresentationImageGrid,
 	PresentationTimeline, PresentationDocument, PresentationDiagram, PresentationSlides,
@@ -33,7 +33,7 @@ var Presentations = []string{
 }
 
 // IsKnownPresentation reports whether hint is exactly one of Presentations.
-// Hints are compared as sent (case-sensitive): WIRE.md §10 normalizes only
+// Hints are compared as sent (case-sensitive): docs/protocol.md §10 normalizes only
 // the media type, and a module cannot invent a renderer by spelling.
 func IsKnownPresentation(hint string) bool {
 	for _, p := range Presentations {
@@ -44,7 +44,7 @@ func IsKnownPresentation(hint string) bool {
 	return false
 }
 
-// documentMediaTypes are pdf, epub, doc, docx and rtf (WIRE.md §10), with the
+// documentMediaTypes are pdf, epub, doc, docx and rtf (docs/protocol.md §10), with the
 // legacy aliases real producers still send for pdf and rtf.
 var documentMediaTypes = map[string]bool{
 	"application/pdf":      true,
@@ -56,14 +56,14 @@ var documentMediaTypes = map[string]bool{
 	"text/rtf":        true,
 }
 
-// slideMediaTypes are ppt and pptx (WIRE.md §10).
+// slideMediaTypes are ppt and pptx (docs/protocol.md §10).
 var slideMediaTypes = map[string]bool{
 	"application/vnd.ms-powerpoint":                                             true,
 	"application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
 }
 
 // ResolvePresentation picks the rendering primitive for an artifact
-// (WIRE.md §10). A hint naming a known primitive wins; any other hint is
+// (docs/protocol.md §10). A hint naming a known primitive wins; any other hint is
 // ignored. Otherwise the media type decides, with parameters after ";"
 // dropped, spaces trimmed and lower-cased, first match winning: video/*
 // video; audio/* audio; image/svg+xml diagram; image/* image;

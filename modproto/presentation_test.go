@@ -49,7 +49,7 @@ func TestResolvePresentation(t *testing.T) {
 }
 
 // TestPresentationsAreTheSpecs: the one list of presentation names is
-// WIRE.md §10's, in its order, each once.
+// docs/protocol.md §10's, in its order, each once.
 func TestPresentationsAreTheSpecs(t *testing.T) {
 	want := []string{"video", "audio", "image", "image_grid", "timeline", "document",
 		"diagram", "slides", "table", "markdown", "text", "json", "download"}

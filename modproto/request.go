@@ -23,7 +23,7 @@ type requestWire struct {
 
 // MarshalJSON writes the request as one object: the host-owned keys, then
 // each Extra key (sorted) that is not host-owned. A host-owned name in Extra
-// is dropped: the host always wins (WIRE.md §4). Empty maps and lists are
+// is dropped: the host always wins (docs/protocol.md §4). Empty maps and lists are
 // written as {} and [].
 func (r Request) MarshalJSON() ([]byte, error) {
 	n := r

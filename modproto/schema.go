@@ -7,7 +7,7 @@ import (
 
 // IsWholeRequestSchema reports whether a capability's request schema
 // describes the whole request body rather than Input: its top-level
-// properties include a host-owned name or "input" (WIRE.md §4, as facet
+// properties include a host-owned name or "input" (docs/protocol.md §4, as facet
 // does). The host then places form values at the request root through Extra
 // and the "input" property as Input.
 func IsWholeRequestSchema(schema json.RawMessage) bool {
@@ -32,7 +32,7 @@ func IsWholeRequestSchema(schema json.RawMessage) bool {
 // SplitWholeRequest turns a value filled against a whole-request schema into
 // the request's Input and Extra: "input" becomes Input (or {} when absent),
 // host-owned keys are dropped (the host always wins), every other key goes
-// to Extra (WIRE.md §4). value must be a JSON object.
+// to Extra (docs/protocol.md §4). value must be a JSON object.
 func SplitWholeRequest(value json.RawMessage) (input json.RawMessage, extra map[string]json.RawMessage, err error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(value, &m); err != nil {

@@ -41,7 +41,7 @@ type shape struct {
 	// effects and permissions, which decide what a call is approved for.
 	strict bool
 	// quiet are extra keys real modules send that are kept and shown,
-	// never reported (requirements' "required" and "for", WIRE.md §9).
+	// never reported (requirements' "required" and "for", docs/protocol.md §9).
 	quiet map[string]bool
 }
 
@@ -73,7 +73,7 @@ var permissionsShape = &shape{kind: kindObject, strict: true, fields: map[string
 }}
 
 // capabilityShape is Capability, with cancel_capability (modbay's
-// extension beside poll_capability, WIRE.md §12) known.
+// extension beside poll_capability, docs/protocol.md §12) known.
 var capabilityShape = obj(map[string]*shape{
 	"id": shString, "title": shString, "summary": shString,
 	"request_schema": shString, "result_schema": shString, "artifact_schemas": shStrings,
@@ -121,7 +121,7 @@ var envelopeShape = obj(map[string]*shape{
 // wrong JSON type) and warnings (an unknown key anywhere else), each at the
 // key's path (e.g. `capabilities[0].effects.netwrok`) and, when one is
 // close, naming the known key meant. Unknown keys in requirements entries
-// named "required" and "for" are kept and not reported (WIRE.md §9). The
+// named "required" and "for" are kept and not reported (docs/protocol.md §9). The
 // contents of schema maps are not walked here (see package schemalint).
 func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
 	w := &keyWalker{}

@@ -3,17 +3,17 @@
 // modbay's own; every other package builds on it.
 //
 // The types mirror shared/spec/modproto.go.txt field for field, with the same
-// JSON names. Where WIRE.md and a comment in that file differ, WIRE.md stands.
+// JSON names. Where docs/protocol.md and a comment in that file differ, docs/protocol.md stands.
 package modproto
 
 import "encoding/json"
 
 // Descriptor is what `module describe --json` returns as the envelope's
 // result: a module's identity, capabilities, schemas, knowledge and needs.
-// WIRE.md §9 lists the rules it must satisfy (see ValidateDescriptor).
+// docs/protocol.md §9 lists the rules it must satisfy (see ValidateDescriptor).
 type Descriptor struct {
 	// Module is the stable module id; it must equal the directory id the
-	// module was discovered under (WIRE.md §2).
+	// module was discovered under (docs/protocol.md §2).
 	Module string `json:"module"`
 	// Name is the human-readable display name.
 	Name string `json:"name"`
@@ -47,25 +47,28 @@ type Capability struct {
 	Summary string `json:"summary"`
 	// RequestSchema and ResultSchema are ids into the descriptor's schema
 	// maps; empty means "no schema". RequestSchema describes Request.Input,
-	// except for whole-request schemas (WIRE.md §4).
+	// except for whole-request schemas (docs/protocol.md §4).
 	RequestSchema string `json:"request_schema"`
 	ResultSchema  string `json:"result_schema"`
 	// ArtifactSchemas lists the artifact kinds this capability may produce;
-	// an artifact of any other kind is a hard failure (WIRE.md §7).
+	// an artifact of any other kind is a hard failure (docs/protocol.md §7).
 	ArtifactSchemas []string `json:"artifact_schemas"`
 	// Effects is what invoking does, declared before running; it drives
-	// approval (WIRE.md §11).
+	// approval (docs/protocol.md §11).
 	Effects Effects `json:"effects"`
 	// Skills lists skill ids relevant to this capability.
 	Skills []string `json:"skills"`
 	// LongRunning marks a capability that may return a job handle, polled by
-	// PollCapability (WIRE.md §9: LongRunning ⇔ PollCapability set).
+	// PollCapability (docs/protocol.md §9: LongRunning ⇔ PollCapability set).
 	LongRunning    bool   `json:"long_running"`
 	PollCapability string `json:"poll_capability,omitempty"`
-	// CancelCapability, a modbay extension (WIRE.md §12), names the
+	// CancelCapability, a modbay extension (docs/protocol.md §12), names the
 	// capability that cancels a job of this one: input {"job_id": ...},
 	// answering like a poll. Empty: stopping a job only stops watching it.
 	CancelCapability string `json:"cancel_capability,omitempty"`
+	// Hidden, a modbay extension (docs/protocol.md §17), keeps a capability
+	// out of the forms and the agent tool list; it stays invocable.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Effects declares what a capability does. CostKnown means only "a numeric
@@ -79,7 +82,7 @@ type Effects struct {
 }
 
 // Envelope is the one JSON object a module prints on stdout for describe and
-// invoke. WIRE.md §6 lists its rules (see ValidateEnvelope).
+// invoke. docs/protocol.md §6 lists its rules (see ValidateEnvelope).
 type Envelope struct {
 	Protocol string `json:"protocol"`
 	Module   string `json:"module"`
@@ -126,10 +129,10 @@ type Execution struct {
 	ExternalWrites bool   `json:"external_writes"`
 	Provider       string `json:"provider"`
 	// EstimatedCost and ActualCost: nil means unknown, 0 means free. The two
-	// are never turned into each other (WIRE.md §6).
+	// are never turned into each other (docs/protocol.md §6).
 	EstimatedCost *float64 `json:"estimated_cost"`
 	ActualCost    *float64 `json:"actual_cost"`
-	// Artifacts point at produced files (WIRE.md §8).
+	// Artifacts point at produced files (docs/protocol.md §8).
 	Artifacts []Artifact `json:"artifacts"`
 }
 
@@ -142,7 +145,7 @@ type Artifact struct {
 	// run, mode rw).
 	Path string `json:"path"`
 	Root string `json:"root"`
-	// Presentation optionally names a rendering primitive (WIRE.md §10).
+	// Presentation optionally names a rendering primitive (docs/protocol.md §10).
 	Presentation string `json:"presentation,omitempty"`
 	// MediaType, Bytes and Digest ("sha256:<64 lowercase hex>") let the host
 	// render, budget and verify. Bytes 0 means "not stated".
@@ -162,7 +165,7 @@ type Grants struct {
 }
 
 // Normalizer is implemented by every type whose nil lists and maps must be
-// sent as [] and {} (WIRE.md §4, §9).
+// sent as [] and {} (docs/protocol.md §4, §9).
 type Normalizer interface {
 	Normalize()
 }
@@ -191,7 +194,7 @@ type Permissions struct {
 }
 
 // Request is what the host writes to the request file of an invoke
-// (WIRE.md §4). Extra is flattened at the JSON root; host-owned keys win.
+// (docs/protocol.md §4). Extra is flattened at the JSON root; host-owned keys win.
 type Request struct {
 	Protocol   string `json:"protocol"`
 	Capability string `json:"capability"`
@@ -221,7 +224,7 @@ type Requirement struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	// Available is the module's own probe result; nil means the module did
-	// not probe it (WIRE.md §9: say so, don't call it missing).
+	// not probe it (docs/protocol.md §9: say so, don't call it missing).
 	Available *bool `json:"available,omitempty"`
 	// Detail says what is missing and how to satisfy it.
 	Detail string `json:"detail,omitempty"`

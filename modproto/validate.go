@@ -12,10 +12,10 @@ import (
 )
 
 // versionSuffix matches a trailing "/vN" that the $id rule ignores
-// (WIRE.md §9).
+// (docs/protocol.md §9).
 var versionSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/v[0-9]+$`) })
 
-// ValidateDescriptor checks every rule of WIRE.md §9 that can be checked
+// ValidateDescriptor checks every rule of docs/protocol.md §9 that can be checked
 // without the module's files, and returns all violations (nil when valid).
 // Normalize d first. Overlay and skill file digests are checked by the
 // runner, which knows the module directory.
@@ -110,7 +110,7 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 }
 
 // checkSchemaDoc returns why schema document raw under map key k breaks
-// WIRE.md §9, or "".
+// docs/protocol.md §9, or "".
 func checkSchemaDoc(k string, raw json.RawMessage) string {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || t[0] != '{' {
@@ -134,7 +134,7 @@ func checkSchemaDoc(k string, raw json.RawMessage) string {
 }
 
 // checkBundlePath enforces that an overlay or skill path is relative and
-// stays inside the module directory (WIRE.md §9).
+// stays inside the module directory (docs/protocol.md §9).
 func checkBundlePath(errs *ValidationErrors, p, file string) {
 	if !IsRelativePath(file) {
 		*errs = append(*errs, ValidationError{p + ".path", fmt.Sprintf("must be a relative path inside the module directory (got %q)", file)})
@@ -146,11 +146,11 @@ func checkBundlePath(errs *ValidationErrors, p, file string) {
 	}
 }
 
-// ValidateEnvelope checks the rules of WIRE.md §6 for an envelope produced
+// ValidateEnvelope checks the rules of docs/protocol.md §6 for an envelope produced
 // by operation op. For invoke, requestID is the id the host sent and must be
 // echoed verbatim; for describe it is ignored. moduleID, when non-empty, is
 // the id the module was discovered under and must equal env.Module
-// (WIRE.md §5 outcome 7). All violations are returned; nil means valid.
+// (docs/protocol.md §5 outcome 7). All violations are returned; nil means valid.
 func ValidateEnvelope(env *Envelope, op, requestID, moduleID string) ValidationErrors {
 	var errs ValidationErrors
 	add := func(p, f string, a ...any) { errs = append(errs, ValidationError{p, fmt.Sprintf(f, a...)}) }
@@ -223,7 +223,7 @@ func ValidateEnvelope(env *Envelope, op, requestID, moduleID string) ValidationE
 }
 
 // CheckExecutionAgainstDeclared compares what an invocation of capability
-// capID reports it did with what the descriptor declared (WIRE.md §7).
+// capID reports it did with what the descriptor declared (docs/protocol.md §7).
 // violations are hard failures (an undeclared capability; an artifact kind
 // not in the capability's artifact_schemas); warnings are shown but not
 // fatal (undeclared network or external writes, a different provider, an
@@ -256,7 +256,7 @@ func CheckExecutionAgainstDeclared(d *Descriptor, capID string, x *Execution) (v
 	return violations, warnings
 }
 
-// providerExempt reports the provider pairs WIRE.md §7 exempts: a reported
+// providerExempt reports the provider pairs docs/protocol.md §7 exempts: a reported
 // "" or "local", or a declared "" or "varies".
 func providerExempt(reported, declared string) bool {
 	return reported == "" || reported == "local" || declared == "" || declared == "varies"

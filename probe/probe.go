@@ -93,7 +93,7 @@ func (t Tools) DocText(ctx context.Context, path string, head []byte) (string, e
 	return render.SanitizeText(strings.ToValidUTF8(string(out), "\uFFFD")), nil
 }
 
-// Fill runs the probe a presentation wants (WIRE.md §10: video and audio
+// Fill runs the probe a presentation wants (docs/protocol.md §10: video and audio
 // get ffprobe's facts, a document pdftotext's text) and records what it
 // found in meta.Probe or meta.DocText; head is the file's first bytes. A
 // missing program or a failed probe leaves meta as it was: the viewers then

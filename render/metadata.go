@@ -42,7 +42,7 @@ type Meta struct {
 	Path string
 	// Bytes is the file size; 0 means not known.
 	Bytes int64
-	// Verified says the runner checked the file's digest and size (WIRE.md §8).
+	// Verified says the runner checked the file's digest and size (docs/protocol.md §8).
 	Verified bool
 	// Probe is what a media prober (ffprobe) reported for a video or audio
 	// file, when the caller ran one; render never runs programs.

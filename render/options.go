@@ -9,7 +9,7 @@
 // contains no ESC byte at all, and otherwise the only escape sequences are the
 // styling this package (or glamour) adds.
 //
-// The presentation primitive is chosen by [Resolve] (WIRE.md §10) and
+// The presentation primitive is chosen by [Resolve] (docs/protocol.md §10) and
 // [Artifact] dispatches on it.
 package render
 

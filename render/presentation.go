@@ -6,7 +6,7 @@ import (
 	"modbay/modproto"
 )
 
-// Resolve picks the presentation primitive for an artifact, per WIRE.md §10;
+// Resolve picks the presentation primitive for an artifact, per docs/protocol.md §10;
 // it is modproto.ResolvePresentation, the one implementation of the rule.
 //
 // A presentation hint that is exactly one of the known primitives

@@ -13,7 +13,7 @@ import (
 )
 
 // Artifact renders an artifact's bytes for the terminal, non-interactively,
-// choosing the viewer by [Resolve](m.Presentation, m.MediaType) (WIRE.md §10).
+// choosing the viewer by [Resolve](m.Presentation, m.MediaType) (docs/protocol.md §10).
 // It is what `modbay render` prints and what the cockpit's viewers show
 // before any interaction:
 //

@@ -102,7 +102,7 @@ func (w TableWarning) String() string {
 
 // ParseTable reads a table from CSV, TSV or JSON bytes.
 //
-// JSON is used when the media type resolves to json (WIRE.md §10) or, unless
+// JSON is used when the media type resolves to json (docs/protocol.md §10) or, unless
 // the media type is text/csv or text/tab-separated-values, when the first
 // non-blank byte is '[' or '{'. A JSON array of objects gives one row per
 // object and the union of their keys as columns, in first-seen order; an

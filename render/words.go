@@ -46,7 +46,7 @@ func ShortDigest(d string) string {
 // bill to pay.
 const MaxPlausibleCost = 1e6
 
-// Cost words a cost in US dollars (WIRE.md §6: unknown is never shown as
+// Cost words a cost in US dollars (docs/protocol.md §6: unknown is never shown as
 // free, and free is never shown as unknown):
 //   - nil is "unknown", 0 is "free ($0.00)";
 //   - from a cent, two decimals ("$1.50"); under a cent, four ("$0.0042");

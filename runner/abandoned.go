@@ -14,7 +14,7 @@ import (
 // modules' trees; they are orphaned with their per-run directory left in
 // the temp dir. Every run therefore records its host in that directory, and
 // a new host sweeps runs whose host is gone: it kills every process still
-// carrying such a run's TMPDIR and removes the directory (WIRE.md §3: no
+// carrying such a run's TMPDIR and removes the directory (docs/protocol.md §3: no
 // module process outlives its run).
 
 // runOwnerFile, inside a per-run directory, holds "<host pid> <host start

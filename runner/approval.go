@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// SessionApprovals remembers "allow for this session" answers (WIRE.md
+// SessionApprovals remembers "allow for this session" answers (docs/protocol.md
 // §11), keyed by ApprovalKey: module, capability, declared effects and
 // the approval reasons, so a changed descriptor must be approved again.
 // The zero value is ready; it is safe for concurrent use.

@@ -17,14 +17,14 @@ import (
 	"modbay/modproto"
 )
 
-// artifactFailure is one artifact that failed WIRE.md §8; confinement
+// artifactFailure is one artifact that failed docs/protocol.md §8; confinement
 // failures make the run path_outside_root, the others a protocol violation.
 type artifactFailure struct {
 	confinement bool
 	v           modproto.ValidationError
 }
 
-// verifyArtifacts checks and stages every artifact (WIRE.md §8), each
+// verifyArtifacts checks and stages every artifact (docs/protocol.md §8), each
 // resolved beneath its root's handle in dirs (opened when the run was
 // planned), never by path again; started is when the module started (for
 // the hard-link rule, checkLinks). It returns the verified artifacts, or
@@ -123,7 +123,7 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, dirs rootDirs, sta
 }
 
 // openFlags open a file for hashing without following a final symlink and
-// without blocking on a FIFO or device (WIRE.md §8: never open one).
+// without blocking on a FIFO or device (docs/protocol.md §8: never open one).
 const openFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
 // openBeneath opens rel beneath the directory handle dir with
@@ -215,7 +215,7 @@ type digestMismatch struct{ got string }
 func (e *digestMismatch) Error() string { return "digest mismatch: file hashes to " + e.got }
 
 // stage copies r into the content-addressed store while hashing it:
-// <artifacts>/sha256/<first 2 hex>/<64 hex>, mode 0444 (WIRE.md §8). The
+// <artifacts>/sha256/<first 2 hex>/<64 hex>, mode 0444 (docs/protocol.md §8). The
 // copy goes to a temp file in the store and is renamed into place only
 // when its hash equals want, over any file already there (an existing
 // store file is never trusted, issue 10). It returns the staged path and the bytes read.

@@ -15,7 +15,7 @@ import (
 // describeCacheKey identifies one exact thing described: the driver's
 // source identity (Driver.Key: an executable's absolute path) and its
 // fingerprint (Driver.Fingerprint: for an executable its sha256 and, for a
-// module directory, the listing of the files beside it; WIRE.md §2
+// module directory, the listing of the files beside it; docs/protocol.md §2
 // modbay).
 type describeCacheKey struct {
 	Source      string `json:"source"`
@@ -42,7 +42,7 @@ type describeCacheEntry struct {
 
 // cachedVerdict is modbay's own verdict on a described descriptor
 // (envelope and descriptor validation, request schema compilation;
-// WIRE.md §2 modbay), cached with it and trusted only by the same build:
+// docs/protocol.md §2 modbay), cached with it and trusted only by the same build:
 // a new modbay re-judges every cached describe.
 type cachedVerdict struct {
 	BuildID    string                    `json:"build_id"`

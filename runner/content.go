@@ -57,7 +57,7 @@ func blockArtifacts(blocks []ContentBlock) []modproto.Artifact {
 // stageBlocks writes each block's data into a fresh per-run directory (a
 // "modbay-run-*" directory recording its host, so a crash leaves nothing
 // the next host does not sweep) as arts[i].Path, then verifies and stages
-// them exactly as module files (WIRE.md §8) under ContentRoot. Failure
+// them exactly as module files (docs/protocol.md §8) under ContentRoot. Failure
 // paths are numbered from offset, after the module's own artifacts. The
 // directory is removed before it returns, so Source is cleared.
 func (h *Host) stageBlocks(blocks []ContentBlock, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {

@@ -42,7 +42,7 @@ func CompareModules(a, b *Module) int {
 // discoverOrdered describes every candidate in parallel (bounded) and
 // returns them in claim order: the sources in order (the home's modules
 // by name, cfg.Modules, --module paths, the examples, added sources). The first module to claim an id keeps
-// it; a later one is broken (WIRE.md §2). done is describeAll's.
+// it; a later one is broken (docs/protocol.md §2). done is describeAll's.
 func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*Module {
 	cands := h.candidates()
 	return claimIDs(cands, h.describeAll(ctx, cands, done))
@@ -55,7 +55,7 @@ func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*
 func describeParallel() int { return max(describesPerCPU*runtime.NumCPU(), minDescribeParallel) }
 
 // describesPerCPU and minDescribeParallel bound the describes run at once
-// (WIRE.md §2 modbay: 4 × the CPU count, at least 8): a describe mostly
+// (docs/protocol.md §2 modbay: 4 × the CPU count, at least 8): a describe mostly
 // waits on its process, so the CPU count alone leaves the machine idle.
 const (
 	describesPerCPU     = 4
@@ -87,7 +87,7 @@ func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int
 
 // claimIDs applies the id claims to mods, described from cands in claim
 // order: the first module to claim an id keeps it; a later one is broken
-// (WIRE.md §2). An extra without a descriptor claims nothing.
+// (docs/protocol.md §2). An extra without a descriptor claims nothing.
 func claimIDs(cands []Candidate, mods []*Module) []*Module {
 	claimed := map[string]string{}
 	for i, m := range mods {
@@ -105,7 +105,7 @@ func claimIDs(cands []Candidate, mods []*Module) []*Module {
 }
 
 // isExecutableFile reports whether p is a regular file with an execute bit,
-// following a symlink only to a regular file (WIRE.md §2).
+// following a symlink only to a regular file (docs/protocol.md §2).
 func isExecutableFile(p string) bool {
 	fi, err := os.Stat(p) // follows symlinks: the target must be regular
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
@@ -140,7 +140,7 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 }
 
 // Redescribe describes m again through its driver, bypassing the describe
-// cache (WIRE.md §2 modbay) and refreshing its entry, and returns a fresh
+// cache (docs/protocol.md §2 modbay) and refreshing its entry, and returns a fresh
 // Module. Use it after a person fixed a requirement: the cache is keyed on
 // the source identity, and a module's own probes can change without it.
 func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
@@ -171,7 +171,7 @@ func (h *Host) Changed(m *Module) bool {
 }
 
 // describe obtains (or, when useCache, reads from the cache) c's describe
-// envelope through its driver and judges it (WIRE.md §2, §6, §9). A
+// envelope through its driver and judges it (docs/protocol.md §2, §6, §9). A
 // describe that passed is written to the cache either way.
 func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module {
 	m := &Module{ID: c.ID, Exe: c.Exe, Dir: c.Dir, Origin: c.Origin, Driver: c.Driver, name: c.Name, EffectsAreHints: c.EffectsAreHints}
@@ -451,7 +451,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 
 // acceptDescribeEnvelope is the envelope half of judging a describe
 // answer, the same for decoded bytes (judgeDescribe) and a driver's built
-// answer (judgeBuilt): the envelope's rules (WIRE.md §5), its key
+// answer (judgeBuilt): the envelope's rules (docs/protocol.md §5), its key
 // warnings (keyWarns, nil when none were scanned), its own warnings, and
 // ok. false means m is broken.
 func acceptDescribeEnvelope(m *Module, env *modproto.Envelope, expectID string, keyWarns modproto.ValidationErrors) bool {
@@ -503,7 +503,7 @@ func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID str
 }
 
 // checkBundle verifies every overlay and skill file against its digest
-// (WIRE.md §9); a missing, escaping or drifted file is a warning, and its
+// (docs/protocol.md §9); a missing, escaping or drifted file is a warning, and its
 // content is refused (SkillPath and OverlayPath fail for it).
 func checkBundle(m *Module) {
 	for _, o := range m.Descriptor.AgentOverlays {
@@ -519,7 +519,7 @@ func checkBundle(m *Module) {
 }
 
 // checkRequirements judges each requirement into m.Requirements and
-// the status (WIRE.md §9): a requirement of kind binary naming a binary
+// the status (docs/protocol.md §9): a requirement of kind binary naming a binary
 // the descriptor declares in permissions.subprocess follows the host's
 // resolution (resolve: config binaries, then PATH), whatever the module's
 // own probe said; any other follows the module's probe, and one that
@@ -577,7 +577,7 @@ func checkRequirements(m *Module, resolve func(string) (string, string, string))
 
 // SkillPath returns the absolute, confined path of skill id's file in m's
 // bundle, only when the file is inside the module directory (lexically and
-// after symlinks) and matches its declared digest (WIRE.md §9). Otherwise
+// after symlinks) and matches its declared digest (docs/protocol.md §9). Otherwise
 // the error wraps ErrContentRefused; an undeclared id is a plain error.
 func (h *Host) SkillPath(m *Module, id string) (string, error) {
 	if m == nil || m.Descriptor == nil {

@@ -9,7 +9,7 @@ import "context"
 //
 // each runs on the describe's goroutine, concurrently with other calls, so
 // it must be safe for concurrent use (tea.Program.Send is). It receives a
-// copy made before the id claims (WIRE.md §2) are applied: a module that
+// copy made before the id claims (docs/protocol.md §2) are applied: a module that
 // loses its id to one earlier in claim order is broken only in the
 // returned slice, which is the authoritative list.
 func (h *Host) DiscoverStream(ctx context.Context, each func(*Module)) []*Module {

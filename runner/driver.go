@@ -28,14 +28,14 @@ type Driver interface {
 	Key() string
 
 	// Fingerprint identifies exactly what Describe would describe now, for
-	// the describe cache (WIRE.md §2 modbay): a process gives its
+	// the describe cache (docs/protocol.md §2 modbay): a process gives its
 	// executable's sha256 and, in its own module directory, the listing
 	// of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached
 	// this time. It runs nothing.
 	Fingerprint() (string, error)
 
-	// Describe obtains the module's describe envelope (WIRE.md §6, §9) as
+	// Describe obtains the module's describe envelope (docs/protocol.md §6, §9) as
 	// the raw bytes of one xibodev.module/v1 envelope; Host decodes and
 	// judges them. The error, when non-nil, is the one-line reason the
 	// module is broken ("describe: no answer within 10s ..."); Description
@@ -71,7 +71,7 @@ type Description struct {
 	At time.Time
 	// ExitCode is the describe process's exit code; 0 when it exited
 	// cleanly or the driver starts no process, -1 when it did not exit.
-	// Recorded to explain a crash, never decisive (WIRE.md §3).
+	// Recorded to explain a crash, never decisive (docs/protocol.md §3).
 	ExitCode int
 	// Enforcement is what containment applied to the describe's process
 	// (issue 10 §Honesty); zero for a driver that starts none.
@@ -96,7 +96,7 @@ type Containable interface {
 // planned and the channels back to the person. Host builds it; a driver
 // only reads it and calls its methods, each safe for concurrent use.
 type Call struct {
-	// Request is the request exactly as planned and approved (WIRE.md §4).
+	// Request is the request exactly as planned and approved (docs/protocol.md §4).
 	Request modproto.Request
 	// Encoded is Request as JSON, encoded once by the host: the bytes a
 	// process reads from --input.
@@ -164,12 +164,12 @@ func (c *Call) Record(f Frame) {
 func (c *Call) Recording() bool { return c.record != nil }
 
 // Reply is what a Driver brings back from one call, before Host judges it
-// in WIRE.md §5 order. Results have one shape whatever their origin: an
+// in docs/protocol.md §5 order. Results have one shape whatever their origin: an
 // envelope whose artifacts name files under the run's roots (a process),
 // plus content blocks the host writes into a run directory and verifies
 // and stages like files (an MCP server's inline content).
 type Reply struct {
-	// Envelope is the raw invoke envelope (WIRE.md §6) as received: a
+	// Envelope is the raw invoke envelope (docs/protocol.md §6) as received: a
 	// process's stdout, kept up to max_output_bytes. Host decodes it.
 	Envelope []byte
 	// Blocks are artifacts received inline; see ContentBlock.
@@ -179,7 +179,7 @@ type Reply struct {
 	Stderr          string
 	StderrTruncated bool
 	// ExitCode is the process's exit code, -1 when there was no process or
-	// it did not exit; it is recorded, never decisive (WIRE.md §3).
+	// it did not exit; it is recorded, never decisive (docs/protocol.md §3).
 	ExitCode int
 	// Started is when the call began; Duration how long it took.
 	Started  time.Time
@@ -206,7 +206,7 @@ const ContentRoot = "content"
 // block: text, an image, an embedded resource) rather than as a file under
 // a root. Host writes Data into a fresh run directory under ContentRoot,
 // adds the block to the envelope's execution.artifacts, and from there
-// judges it exactly like a file: WIRE.md §6 fields, §7 kinds, §8
+// judges it exactly like a file: docs/protocol.md §6 fields, §7 kinds, §8
 // confinement, size, digest and staging.
 type ContentBlock struct {
 	// Artifact describes the block: ID, Kind (one of the capability's
@@ -314,9 +314,9 @@ const (
 	PhaseFirstByte = "first_byte"
 	// PhaseExit: the process exited (or was killed).
 	PhaseExit = "exit"
-	// PhaseVerify: the host decoded and judged the envelope (WIRE.md §5–§7).
+	// PhaseVerify: the host decoded and judged the envelope (docs/protocol.md §5–§7).
 	PhaseVerify = "verify"
-	// PhaseStage: every artifact was confined, hashed and staged (WIRE.md
+	// PhaseStage: every artifact was confined, hashed and staged (docs/protocol.md
 	// §8; hashing streams while staging, so the two are one phase).
 	PhaseStage = "stage"
 )

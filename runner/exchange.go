@@ -218,7 +218,7 @@ func (h *Host) requestsDir() string { return filepath.Join(h.cfg.Home, "state", 
 // outlives the run, <home>/state/.requests/<request id>.json with mode
 // 0600, and returns its path: the file the module-call copy line
 // (ModuleCallLine) names. The request id must be the host's own
-// (WIRE.md §1: req_ and 32 hex), so it is a safe file name.
+// (docs/protocol.md §1: req_ and 32 hex), so it is a safe file name.
 func (h *Host) SaveRequest(requestID string, request []byte) (string, error) {
 	if !requestIDPattern.MatchString(requestID) {
 		return "", fmt.Errorf("request id %q is not the host's", requestID)
@@ -235,7 +235,7 @@ func (h *Host) SaveRequest(requestID string, request []byte) (string, error) {
 	return path, nil
 }
 
-// requestIDPattern is WIRE.md §1's request id.
+// requestIDPattern is docs/protocol.md §1's request id.
 var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
 
 // InvokeLine is the `modbay invoke` command line that repeats a call:
@@ -251,7 +251,7 @@ func InvokeLine(module, capability string, input json.RawMessage) string {
 
 // ModuleCallLine is a shell command that makes the module call exactly as
 // modbay made it, without modbay: the empty environment but a fresh
-// TMPDIR, a fresh working directory, the executable and argv of WIRE.md
+// TMPDIR, a fresh working directory, the executable and argv of docs/protocol.md
 // §3 with requestFile (a saved copy, SaveRequest). It runs WITHOUT
 // modbay's containment (no namespaces, Landlock, seccomp or limits) and
 // with the roots named in the request file: say so wherever it is shown.

@@ -153,7 +153,7 @@ func fakeDescribe(behaviour, id, aux string) int {
 		d["requirements"] = []map[string]any{{"kind": "env", "name": "API_KEY"}}
 	case "mapped_binary":
 		// Declared binaries the module cannot see (it gets no PATH): the
-		// host's resolution decides, whatever the probe said (WIRE.md §9).
+		// host's resolution decides, whatever the probe said (docs/protocol.md §9).
 		d["requirements"] = []map[string]any{
 			{"kind": "binary", "name": "mapped", "available": false, "detail": "map it under binaries:"},
 			{"kind": "binary", "name": "nosuchbinary-modbay-xyz", "available": true},

@@ -51,7 +51,7 @@ var ErrHandoff = errors.New("handoff refused")
 // into the handoff root as Name.
 type HandoffFile struct {
 	// Root is the read root name the consumer declares in
-	// permissions.filesystem_read (WIRE.md §4) that receives the file.
+	// permissions.filesystem_read (docs/protocol.md §4) that receives the file.
 	Root string
 	// Source is the absolute path of the bytes to hand (read, never
 	// handed itself).
@@ -78,7 +78,7 @@ type HandedFile struct {
 }
 
 // HandoffName is the file name an artifact declared at path declared
-// (relative, "/"-separated, WIRE.md §6) is handed under: its base name,
+// (relative, "/"-separated, docs/protocol.md §6) is handed under: its base name,
 // or "" when that is unusable as a file name ("", ".", "..").
 func HandoffName(declared string) string {
 	n := path.Base(strings.ReplaceAll(declared, `\`, "/"))

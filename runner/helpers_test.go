@@ -195,7 +195,7 @@ func wantHost(t *testing.T, res *Result, code string) {
 
 // kitchenDescriptor loads testdata/wholerequest/describe.json, our own
 // descriptor of a module ("kitchen") whose run capability takes the whole
-// request (WIRE.md §4): a tool beside input, network, external writes,
+// request (docs/protocol.md §4): a tool beside input, network, external writes,
 // three paid providers, unknown cost, a project_root read and written, a
 // whole-request poll capability, "required": null, draft-07 and 2020-12
 // schemas with local $refs.

@@ -25,7 +25,7 @@ func (s hintSource) Candidates() []runner.Candidate {
 	return out
 }
 
-// TestApprovalEffectsAreHints checks WIRE.md §11's rule for MCP tools: an
+// TestApprovalEffectsAreHints checks docs/protocol.md §11's rule for MCP tools: an
 // unknown cost does not by itself ask when effects are hints; open world
 // and not read-only ask, and the reasons say the annotations are the
 // server's hints. The same descriptor from an ordinary source asks for

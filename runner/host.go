@@ -14,14 +14,14 @@ import (
 )
 
 // ErrApprovalRequired is returned by Run when the plan needs approval and
-// none was given; nothing was started (WIRE.md §11).
+// none was given; nothing was started (docs/protocol.md §11).
 var ErrApprovalRequired = errors.New("approval required: the call was not run")
 
 // ErrDisabled is returned by Plan for a disabled module.
 var ErrDisabled = errors.New("module is disabled")
 
 // ErrBroken is returned (wrapped) by Plan for a module whose describe failed
-// or whose descriptor breaks WIRE.md §9: it is listed, never invoked.
+// or whose descriptor breaks docs/protocol.md §9: it is listed, never invoked.
 var ErrBroken = errors.New("module is broken")
 
 // ErrUnknownCapability is returned (wrapped) by Plan when the descriptor
@@ -33,7 +33,7 @@ var ErrNotFound = errors.New("module not found")
 
 // ErrContentRefused is returned (wrapped) by SkillPath and OverlayPath when
 // a bundle file is missing, escapes the module directory or does not match
-// its declared digest (WIRE.md §9: a drifted file is refused).
+// its declared digest (docs/protocol.md §9: a drifted file is refused).
 var ErrContentRefused = errors.New("content refused")
 
 // InputError is returned by Plan when the input does not validate against
@@ -82,12 +82,12 @@ type Host struct {
 
 	// PollInterval is the first wait between polls of a long-running job
 	// and PollMaxInterval the longest; each wait doubles the previous one
-	// (WIRE.md §12). NewHost sets DefaultPollInterval and
+	// (docs/protocol.md §12). NewHost sets DefaultPollInterval and
 	// DefaultPollMaxInterval; tests shrink them.
 	PollInterval    time.Duration
 	PollMaxInterval time.Duration
 	// NoCache makes every describe run afresh, never read from the
-	// describe cache (WIRE.md §2 modbay); a describe that passed still
+	// describe cache (docs/protocol.md §2 modbay); a describe that passed still
 	// refreshes its entry. The --no-cache flag sets it.
 	NoCache bool
 	// DescribeExample, when set, answers the describe of a built-in
@@ -117,7 +117,7 @@ func NewHost(cfg *config.Config) *Host {
 func (h *Host) Config() *config.Config { return h.cfg }
 
 // AddFlagModules adds module executables given on the command line
-// (--module PATH, WIRE.md §2 modbay). Each is an executable or a module
+// (--module PATH, docs/protocol.md §2 modbay). Each is an executable or a module
 // directory holding <dir>/<basename of dir>; relative paths are made
 // absolute against the host's working directory. Discover lists them with
 // Origin "flag", after the home's modules and cfg.Modules.
@@ -137,7 +137,7 @@ func (h *Host) AddExampleModules(dirs ...string) {
 	h.exampleModules = append(h.exampleModules, dirs...)
 }
 
-// Discover finds every module candidate (WIRE.md §2) and describes them in
+// Discover finds every module candidate (docs/protocol.md §2) and describes them in
 // parallel (cached); broken candidates are returned with their reason,
 // never as an error. Sorted by ID.
 func (h *Host) Discover(ctx context.Context) []*Module { return h.discover(ctx) }
@@ -151,7 +151,7 @@ func (h *Host) Load(ctx context.Context, ref string) (*Module, error) { return h
 // Plan builds the request for capability capID of m with input (a JSON
 // value; nil means {}), validates input against the request schema
 // (*InputError), computes roots, binaries, the grants approval would give,
-// and whether approval is needed (WIRE.md §4, §11). It creates the state
+// and whether approval is needed (docs/protocol.md §4, §11). It creates the state
 // directories backing the module's write roots. Errors: ErrDisabled,
 // ErrBroken, ErrUnknownCapability (wrapped), *InputError, or a schema that
 // does not compile (naming the schema).
@@ -159,7 +159,7 @@ func (h *Host) Plan(m *Module, capID string, input json.RawMessage) (*Plan, erro
 	return h.plan(m, capID, input, PlanOptions{})
 }
 
-// Run executes the plan (WIRE.md §3, §5–§8, §12). approved tells whether a
+// Run executes the plan (docs/protocol.md §3, §5–§8, §12). approved tells whether a
 // person (or --yes, or policy) approved it; a plan that needs approval and
 // is not approved returns ErrApprovalRequired and starts nothing. events, if
 // non-nil, receives live stderr and job progress (called from the run's
@@ -174,7 +174,7 @@ func (h *Host) Run(ctx context.Context, p *Plan, approved bool, events func(Even
 // RunOptions are what a caller gives a run beyond its plan.
 type RunOptions struct {
 	// Approved tells whether a person (or --yes, or policy) approved the
-	// plan (WIRE.md §11).
+	// plan (docs/protocol.md §11).
 	Approved bool
 	// Events, if non-nil, receives live events (stderr, progress, log
 	// lines, the pid, job polls), called from the run's goroutines.

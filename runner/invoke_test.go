@@ -141,7 +141,7 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 	}
 }
 
-// TestRunOutcomes covers the module's lies, WIRE.md §5 outcomes 5–9.
+// TestRunOutcomes covers the module's lies, docs/protocol.md §5 outcomes 5–9.
 func TestRunOutcomes(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -10,13 +10,13 @@ import (
 	"modbay/modproto"
 )
 
-// terminalJobStates end polling (WIRE.md §12).
+// terminalJobStates end polling (docs/protocol.md §12).
 var terminalJobStates = map[string]bool{
 	"succeeded": true, "failed": true, "cancelled": true, "completed": true, "error": true,
 }
 
 // IsTerminalJobState reports whether state ends a long-running job
-// (WIRE.md §12: succeeded, failed, cancelled, completed, error).
+// (docs/protocol.md §12: succeeded, failed, cancelled, completed, error).
 func IsTerminalJobState(state string) bool { return terminalJobStates[state] }
 
 // parseJob reads a job handle or status from a result: job_id (with state,
@@ -61,7 +61,7 @@ func jsonString(raw json.RawMessage) string {
 
 // pollingStopped is the detail of a run cancelled after its job handle
 // arrived: the host stops polling, but nothing stops the job itself (that
-// takes the capability's cancel_capability, WIRE.md §12), so the detail
+// takes the capability's cancel_capability, docs/protocol.md §12), so the detail
 // says it goes on.
 func pollingStopped(jobID string) string {
 	return fmt.Sprintf("polling stopped; job %s continues in the module", jobID)
@@ -70,7 +70,7 @@ func pollingStopped(jobID string) string {
 // pollJob polls the capability's poll_capability with {"job_id": ...}
 // until a terminal state or an error envelope, backing off from
 // h.PollInterval to h.PollMaxInterval, within the original deadline
-// (WIRE.md §12). Each poll is a normal run in the same sandbox; the
+// (docs/protocol.md §12). Each poll is a normal run in the same sandbox; the
 // original approval covers it. The returned Result carries the final
 // reply's envelope and artifacts (kinds checked against the original
 // capability), the last JobStatus, and the original request id.

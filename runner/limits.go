@@ -5,7 +5,7 @@ import "time"
 // Limits the host enforces on every module process. Each is a constant so
 // the guarantees are the same on every machine and visible in one place.
 const (
-	// DescribeTimeout bounds `module describe --json` (WIRE.md §3): a
+	// DescribeTimeout bounds `module describe --json` (docs/protocol.md §3): a
 	// descriptor is static data, so 10 s is generous even for a cold start.
 	DescribeTimeout = 10 * time.Second
 
@@ -14,13 +14,13 @@ const (
 	// schema the module knows (facet's is 231 KB) and no request can set it.
 	DescribeMaxOutputBytes = 16 << 20
 
-	// StderrCap is how much of a run's stderr is kept, in bytes (WIRE.md §3:
+	// StderrCap is how much of a run's stderr is kept, in bytes (docs/protocol.md §3:
 	// "kept up to 64 KiB"). The rest is read and discarded so the module
 	// never blocks on a full pipe.
 	StderrCap = 64 << 10
 
 	// KillGrace is how long the process tree gets between SIGTERM and
-	// SIGKILL (WIRE.md §3 "polite SIGTERM, SIGKILL after a short grace"):
+	// SIGKILL (docs/protocol.md §3 "polite SIGTERM, SIGKILL after a short grace"):
 	// long enough to flush a file, short enough that a hung module does not
 	// hold the person up.
 	KillGrace = 500 * time.Millisecond
@@ -31,7 +31,7 @@ const (
 	PipeDrainGrace = time.Second
 
 	// DefaultPollInterval and DefaultPollMaxInterval bound the back-off
-	// between polls of a long-running job (WIRE.md §12: 1 s to 10 s).
+	// between polls of a long-running job (docs/protocol.md §12: 1 s to 10 s).
 	DefaultPollInterval    = time.Second
 	DefaultPollMaxInterval = 10 * time.Second
 )

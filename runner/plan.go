@@ -14,11 +14,11 @@ import (
 	"modbay/modproto"
 )
 
-// rootWorkspace is the root every run gets, rw (WIRE.md §4).
+// rootWorkspace is the root every run gets, rw (docs/protocol.md §4).
 const rootWorkspace = "workspace"
 
 // isBundleRootName reports whether a read root name asks for the module's
-// own directory (WIRE.md §4: "bundle" or ending in "_bundle").
+// own directory (docs/protocol.md §4: "bundle" or ending in "_bundle").
 func isBundleRootName(name string) bool {
 	return name == "bundle" || strings.HasSuffix(name, "_bundle")
 }
@@ -111,7 +111,7 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	return p, nil
 }
 
-// roots computes the roots of a run of m (WIRE.md §4): workspace rw always;
+// roots computes the roots of a run of m (docs/protocol.md §4): workspace rw always;
 // bundle names the module directory ro; every other write name its state
 // directory rw (created by openRoots); other read names only where the
 // config maps them (ro). Paths are as configured, not yet resolved: the
@@ -184,7 +184,7 @@ func canonical(p string) string {
 	return abs
 }
 
-// binaries resolves each declared subprocess name (WIRE.md §4) with
+// binaries resolves each declared subprocess name (docs/protocol.md §4) with
 // resolveBinary. Unresolved names are absent and listed in missing.
 func (h *Host) binaries(names []string) (map[string]string, []string) {
 	out := map[string]string{}
@@ -208,7 +208,7 @@ const (
 	BinaryViaPATH   = "PATH"
 )
 
-// resolveBinary resolves one declared subprocess name (WIRE.md §4, §9):
+// resolveBinary resolves one declared subprocess name (docs/protocol.md §4, §9):
 // the config's binaries map first, then the host's PATH, to the absolute
 // path of an executable file. It returns the path and where it was found
 // (BinaryViaConfig or BinaryViaPATH), or "" and why not.
@@ -233,7 +233,7 @@ func (h *Host) resolveBinary(name string) (path, via, problem string) {
 }
 
 // grants computes what a run of c gets if approved: declared ∩ policy
-// (WIRE.md §4). Network hosts only when c declares network; paid providers
+// (docs/protocol.md §4). Network hosts only when c declares network; paid providers
 // only when c's provider is one of them or "varies"; credentials as the
 // policy lists them; publish when the policy allows it; subprocess names
 // that resolved.
@@ -267,9 +267,9 @@ func (h *Host) grants(d *modproto.Descriptor, c *modproto.Capability, bins map[s
 }
 
 // approvalReasons lists why a call of c needs a person's approval
-// (WIRE.md §11), one human reason each; empty means none. hints is
+// (docs/protocol.md §11), one human reason each; empty means none. hints is
 // Module.EffectsAreHints: the effects come from an MCP server's tool
-// annotations, so an unknown cost alone does not ask (WIRE.md §11, MCP
+// annotations, so an unknown cost alone does not ask (docs/protocol.md §11, MCP
 // tools) and each reason names the hint it rests on and says it is the
 // server's.
 func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants, hints bool) []string {

@@ -7,7 +7,7 @@ type PlanOptions struct {
 	// SkipValidation plans the call without validating the input against
 	// the request schema: a person's deliberate "send anyway", to see how
 	// a module handles input its own schema refuses. The input must still
-	// be JSON, and a whole-request input (WIRE.md §4) a JSON object.
+	// be JSON, and a whole-request input (docs/protocol.md §4) a JSON object.
 	SkipValidation bool
 	// Handoff lists artifacts to hand to the run (issue 12 §Handoff):
 	// each is copied into a fresh read-only directory made for this run

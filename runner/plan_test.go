@@ -226,14 +226,14 @@ func TestSessionApprovals(t *testing.T) {
 }
 
 // TestPlanWholeRequest: a capability whose request schema is the whole
-// request (WIRE.md §4) gets its input and extra keys split, host-owned keys
+// request (docs/protocol.md §4) gets its input and extra keys split, host-owned keys
 // dropped, approval reasons for every effect, grants from the permissions
 // and its root mapped; its schemas compile offline whatever their draft.
 func TestPlanWholeRequest(t *testing.T) {
 	t.Parallel()
 	d := kitchenDescriptor(t)
 	if v := modproto.ValidateDescriptor(d); len(v) > 0 {
-		t.Fatalf("the kitchen fixture breaks WIRE.md §9: %v", v)
+		t.Fatalf("the kitchen fixture breaks docs/protocol.md §9: %v", v)
 	}
 	cfg, _ := config.Load(t.TempDir())
 	h := NewHost(cfg)
@@ -319,7 +319,7 @@ func TestCorpusFacetDescriptorPlans(t *testing.T) {
 	t.Parallel()
 	d := corpusFacetDescriptor(t)
 	if v := modproto.ValidateDescriptor(d); len(v) > 0 {
-		t.Fatalf("the facet fixture breaks WIRE.md §9: %v", v)
+		t.Fatalf("the facet fixture breaks docs/protocol.md §9: %v", v)
 	}
 	cfg, _ := config.Load(t.TempDir())
 	m := stubModule(t, "xibodev.facet", d)

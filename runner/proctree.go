@@ -106,7 +106,7 @@ func environHas(pid int, match func([]byte) bool) bool {
 }
 
 // procTree tracks every process that belongs to one run, so that all of
-// them die when the run is killed or over (WIRE.md §3). A process belongs
+// them die when the run is killed or over (docs/protocol.md §3). A process belongs
 // to the run when it is the module, is in the module's process group, is a
 // descendant of a process already known (the ppid chain, which catches a
 // grandchild that called setsid while its parent lives), or carries the

@@ -13,7 +13,7 @@ import (
 // The host makes itself a child subreaper (Linux PR_SET_CHILD_SUBREAPER):
 // a process a module double-forks away from its tree, with a new session
 // and a scrubbed environment, is then reparented to the host instead of to
-// init, so the host still finds it and kills it with the run (WIRE.md §3:
+// init, so the host still finds it and kills it with the run (docs/protocol.md §3:
 // the whole process tree dies). Without this, such a process escapes every
 // other test (process group, ppid chain, TMPDIR marker).
 var (

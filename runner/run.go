@@ -54,7 +54,7 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 }
 
 // invoke sends one request through m's driver and judges the reply in
-// WIRE.md §5 order, the same for every driver. kinds, when non-nil,
+// docs/protocol.md §5 order, the same for every driver. kinds, when non-nil,
 // replaces the capability's artifact_schemas for the §7 check (a job's
 // poll reply carries the artifacts of the capability that started it).
 // eventID is the request id events are reported under; dirs are the

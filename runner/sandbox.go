@@ -19,7 +19,7 @@ import (
 )
 
 // execSpec is one module process to run with the host's guarantees
-// (WIRE.md §3): scratch cwd, TMPDIR-only environment, process group,
+// (docs/protocol.md §3): scratch cwd, TMPDIR-only environment, process group,
 // deadline, stdout ceiling, capped stderr, whole-tree kill.
 type execSpec struct {
 	exe string
@@ -104,7 +104,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	res.argv = spec.args(reqPath)
 	cmd := exec.Command(spec.exe, res.argv...)
 	cmd.Dir = work
-	// Only TMPDIR: no PATH, no HOME, nothing inherited (WIRE.md §3).
+	// Only TMPDIR: no PATH, no HOME, nothing inherited (docs/protocol.md §3).
 	cmd.Env = []string{"TMPDIR=" + tmp}
 	res.env, res.dir = cmd.Env, work
 	cmd.Stdout = stdout
@@ -169,7 +169,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		}
 		tree.sweep()
 	}()
-	_ = cmd.Wait() // the exit code is recorded, never decisive (WIRE.md §3)
+	_ = cmd.Wait() // the exit code is recorded, never decisive (docs/protocol.md §3)
 	<-supervised
 	liveRoots.Delete(pid)
 	if !clean {

@@ -8,7 +8,7 @@ import (
 )
 
 // validateRequest validates input against the request schema raw that
-// capability c names (WIRE.md §4), read as package schema reads every
+// capability c names (docs/protocol.md §4), read as package schema reads every
 // schema (its compile is cached by content and shared with the form).
 // The error is a *SchemaError when raw cannot be used, an *InputError
 // listing the violations when input breaks it, or one wrapping

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Source yields module candidates for discovery (WIRE.md §2): the home's
+// Source yields module candidates for discovery (docs/protocol.md §2): the home's
 // modules directory, the configured extras, the --module paths, the
 // built-in examples, and later the configured MCP servers. Discovery
 // iterates the host's sources in order and describes what they yield; the
@@ -39,7 +39,7 @@ type Candidate struct {
 	Dir string
 	// Origin is the yielding source's Origin.
 	Origin string
-	// Disabled is true when the module is disabled (WIRE.md §2:
+	// Disabled is true when the module is disabled (docs/protocol.md §2:
 	// <dir>/.disabled exists): described, listed, never invoked.
 	Disabled bool
 	// Err, when set, makes the candidate broken without describing it.
@@ -65,7 +65,7 @@ const (
 	OriginExamples = "examples"
 )
 
-// disabledMarker is the file that disables a module dir (WIRE.md §2).
+// disabledMarker is the file that disables a module dir (docs/protocol.md §2).
 const disabledMarker = ".disabled"
 
 // homeSource yields the modules of one <home>/modules directory, by name.

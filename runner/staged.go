@@ -33,7 +33,7 @@ const (
 var stagedNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // StagedType is how an artifact was described when its bytes were staged
-// (WIRE.md §8, §10): the module's media type and presentation hint, as
+// (docs/protocol.md §8, §10): the module's media type and presentation hint, as
 // sent, with its title and kind. The store keeps one per (media type,
 // presentation) beside the bytes, because identical bytes may be staged
 // by different runs under different types. Every field is module text:

@@ -14,7 +14,7 @@ import (
 // TestDeclaredBinaryFollowsTheHost: a binary requirement whose name the
 // descriptor declares in permissions.subprocess follows the host's
 // resolution (config binaries, then PATH), whatever the module's probe
-// said, and says which path satisfied it (WIRE.md §9). An omitted
+// said, and says which path satisfied it (docs/protocol.md §9). An omitted
 // available is "not probed", never missing.
 func TestDeclaredBinaryFollowsTheHost(t *testing.T) {
 	t.Parallel()
@@ -89,7 +89,7 @@ func (f *fixture) load2(id string) *Module {
 
 // TestCachedVerdictIsKeyedOnTheBuild: a warm discovery reads modbay's
 // verdict from the cache without judging again, and only a verdict
-// reached by this build (WIRE.md §2 modbay).
+// reached by this build (docs/protocol.md §2 modbay).
 func TestCachedVerdictIsKeyedOnTheBuild(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -152,7 +152,7 @@ func TestIdentityWithoutReading(t *testing.T) {
 
 // TestEditsBesideTheLauncher: the cache key covers the module directory's
 // files, so an edit beside a launcher is seen (a script it runs); package
-// caches and dot-directories are not listed (WIRE.md §2 modbay).
+// caches and dot-directories are not listed (docs/protocol.md §2 modbay).
 func TestEditsBesideTheLauncher(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -204,7 +204,7 @@ func TestNotExecutableIsListedWithTheFix(t *testing.T) {
 	}
 }
 
-// TestDescribeParallelBound: 4 × the CPU count, at least 8 (WIRE.md §2).
+// TestDescribeParallelBound: 4 × the CPU count, at least 8 (docs/protocol.md §2).
 func TestDescribeParallelBound(t *testing.T) {
 	if got, want := describeParallel(), max(4*runtime.NumCPU(), 8); got != want {
 		t.Fatalf("describeParallel = %d, want %d", got, want)

@@ -1,5 +1,5 @@
 // Package runner finds modules, describes and validates them, plans and
-// runs invocations with the host's guarantees (WIRE.md §2–§8, §11, §12), and
+// runs invocations with the host's guarantees (docs/protocol.md §2–§8, §11, §12), and
 // verifies and stages their artifacts. It never draws: the UI and the CLI
 // render what it returns.
 package runner
@@ -12,7 +12,7 @@ import (
 	"modbay/modproto"
 )
 
-// Status is a discovered module's state in the cockpit (WIRE.md §2, §9).
+// Status is a discovered module's state in the cockpit (docs/protocol.md §2, §9).
 type Status string
 
 // Module statuses.
@@ -24,7 +24,7 @@ const (
 	// StatusDisabled: <home>/modules/<id>/.disabled exists; listed, never
 	// invoked.
 	StatusDisabled Status = "disabled"
-	// StatusBroken: describe failed or the descriptor breaks WIRE.md §9.
+	// StatusBroken: describe failed or the descriptor breaks docs/protocol.md §9.
 	StatusBroken Status = "broken"
 )
 
@@ -55,7 +55,7 @@ type Module struct {
 	// Status and Reason: Reason explains a non-ready status in one line.
 	Status Status
 	Reason string
-	// Violations are the descriptor's WIRE.md §9 violations.
+	// Violations are the descriptor's docs/protocol.md §9 violations.
 	Violations modproto.ValidationErrors
 	// Warnings are non-fatal findings (a drifted skill or overlay file, an
 	// unprobed requirement, describe warnings).
@@ -68,7 +68,7 @@ type Module struct {
 	// capabilities stay invokable (issue 11 §3). Nil when none is.
 	Refused map[string]string
 	// Requirements are the descriptor's requirements as modbay judged them
-	// at discovery (WIRE.md §9), in the descriptor's order; nil when not
+	// at discovery (docs/protocol.md §9), in the descriptor's order; nil when not
 	// judged (no descriptor, or a Module built by hand: see
 	// RequirementStates).
 	Requirements []RequirementState
@@ -86,7 +86,7 @@ type Module struct {
 	// EffectsAreHints is true when the capabilities' effects are derived
 	// from the source's hints, not declared by the module itself (an MCP
 	// server's tool annotations, with MCP's defaults for absent ones).
-	// Approval then follows WIRE.md §11's rule for MCP tools: an unknown
+	// Approval then follows docs/protocol.md §11's rule for MCP tools: an unknown
 	// cost does not by itself ask, and each reason says the effect is
 	// the server's hint.
 	EffectsAreHints bool
@@ -100,7 +100,7 @@ type Module struct {
 }
 
 // RequirementKindBinary is the requirement kind the host resolves itself
-// when the descriptor declares the name in permissions.subprocess (WIRE.md
+// when the descriptor declares the name in permissions.subprocess (docs/protocol.md
 // §9).
 const RequirementKindBinary = "binary"
 
@@ -113,12 +113,12 @@ const (
 	// module probed it unavailable: the module needs setup.
 	RequirementMissing = "missing"
 	// RequirementNotProbed: the module omitted available; never called
-	// missing (WIRE.md §9).
+	// missing (docs/protocol.md §9).
 	RequirementNotProbed = "not probed"
 )
 
 // RequirementState is one descriptor requirement with modbay's judgement
-// of it (WIRE.md §9).
+// of it (docs/protocol.md §9).
 type RequirementState struct {
 	modproto.Requirement
 	// State is RequirementMet, RequirementMissing or RequirementNotProbed.
@@ -164,7 +164,7 @@ func (m *Module) driver() Driver {
 
 // Plan is everything a call will do, computed before anything runs: the
 // request as it will be written, and whether a person must approve it
-// (WIRE.md §4, §11). The approval dialog shows a Plan.
+// (docs/protocol.md §4, §11). The approval dialog shows a Plan.
 type Plan struct {
 	Module     *Module
 	Capability modproto.Capability
@@ -177,7 +177,7 @@ type Plan struct {
 	// Approval lists why approval is needed; empty means it is not.
 	Approval []string
 	// Missing lists declared read roots and binaries the host could not
-	// supply (absent from the request, WIRE.md §4).
+	// supply (absent from the request, docs/protocol.md §4).
 	Missing []string
 
 	// Handoff lists the files handed to the run (PlanOptions.Handoff),
@@ -206,7 +206,7 @@ func (p *Plan) Discard() {
 // NeedsApproval reports whether the plan requires a person's approval.
 func (p *Plan) NeedsApproval() bool { return len(p.Approval) > 0 }
 
-// HostError is a host verdict on a run (WIRE.md §5): Code is one of the
+// HostError is a host verdict on a run (docs/protocol.md §5): Code is one of the
 // modproto host codes, CodeCancelled or CodePathOutsideRoot.
 type HostError struct {
 	Code   string
@@ -218,7 +218,7 @@ type HostError struct {
 // Error implements error.
 func (e *HostError) Error() string { return e.Code + ": " + e.Detail }
 
-// VerifiedArtifact is an artifact that passed WIRE.md §8 and was staged
+// VerifiedArtifact is an artifact that passed docs/protocol.md §8 and was staged
 // read-only into the content-addressed store.
 type VerifiedArtifact struct {
 	modproto.Artifact
@@ -229,7 +229,7 @@ type VerifiedArtifact struct {
 	Staged string
 	// Size is the measured size in bytes.
 	Size int64
-	// Presentation is the resolved rendering primitive (WIRE.md §10).
+	// Presentation is the resolved rendering primitive (docs/protocol.md §10).
 	Presentation string
 }
 
@@ -243,7 +243,7 @@ type Result struct {
 	Capability string
 	Envelope   *modproto.Envelope
 	Host       *HostError
-	// EffectWarnings are WIRE.md §7 warnings (declared versus actual).
+	// EffectWarnings are docs/protocol.md §7 warnings (declared versus actual).
 	EffectWarnings modproto.ValidationErrors
 	// Artifacts are the verified, staged artifacts (empty when Host is set).
 	Artifacts []VerifiedArtifact
@@ -256,7 +256,7 @@ type Result struct {
 	Started         time.Time
 	Duration        time.Duration
 	// Job is set when a long-running capability returned a job handle and
-	// the final state after polling (WIRE.md §12).
+	// the final state after polling (docs/protocol.md §12).
 	Job *JobStatus
 	// Enforcement is what containment applied to the module process,
 	// layer by layer (issue 10 §Honesty); for a polled job, the last
@@ -284,7 +284,7 @@ func (r *Result) Code() string {
 	return ""
 }
 
-// JobStatus is a long-running job's state as last polled (WIRE.md §12).
+// JobStatus is a long-running job's state as last polled (docs/protocol.md §12).
 type JobStatus struct {
 	// ID is the job handle's job_id.
 	ID string

@@ -1,6 +1,6 @@
 // Package schema is modbay's one owner of JSON Schema
 // (santhosh-tekuri/jsonschema/v6): every schema a module sends (a
-// descriptor's request_schemas, WIRE.md §4) is compiled here, into a
+// descriptor's request_schemas, docs/protocol.md §4) is compiled here, into a
 // Compiled handle that the runner (Plan), the form (ui/form) and the lint
 // (schemalint) share, and every validation error is reported here, as
 // findings located by JSON pointers with their rule in English and never

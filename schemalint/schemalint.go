@@ -5,7 +5,7 @@
 // Schema keyword (with the keyword meant), $ref cycles no finite input
 // satisfies, and constructs
 // that common model-provider tool APIs reject. `modbay validate` prints
-// its findings; it never changes whether a module is valid under WIRE.md.
+// its findings; it never changes whether a module is valid under docs/protocol.md.
 //
 // Which provider constructs are flagged, and why: a module's request
 // schema is often handed to a model as a tool's parameters, and the

@@ -22,7 +22,7 @@ const (
 var ErrDrifted = errors.New("digest mismatch")
 
 // DriftError is a module document whose bytes do not match its declared
-// digest (WIRE.md §9): it is refused, and both digests are shown.
+// digest (docs/protocol.md §9): it is refused, and both digests are shown.
 type DriftError struct {
 	Path     string
 	Declared string

@@ -42,7 +42,7 @@ type exchangeRecorder interface {
 }
 
 // Approvals remembers "allow for this session" answers, keyed by module,
-// capability and effects (WIRE.md §11); *runner.SessionApprovals is one.
+// capability and effects (docs/protocol.md §11); *runner.SessionApprovals is one.
 type Approvals interface {
 	Allow(p *runner.Plan)
 	Covers(p *runner.Plan) bool

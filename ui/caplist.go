@@ -220,7 +220,7 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 }
 
 // hintsApproval says whether a call of an MCP tool asks before it runs,
-// by WIRE.md §11's rule for MCP tools: its annotations (e, with MCP's
+// by docs/protocol.md §11's rule for MCP tools: its annotations (e, with MCP's
 // defaults for absent ones) decide, and its unknown cost alone never
 // asks (docs/mcp.md).
 func hintsApproval(e modproto.Effects) string {

@@ -52,7 +52,7 @@ func TestModuleDetailCatalog(t *testing.T) {
 }
 
 // TestCapDetailHintsApproval checks the capability pane's approval words
-// for an MCP tool (WIRE.md §11, MCP tools): "cost unknown" never claims
+// for an MCP tool (docs/protocol.md §11, MCP tools): "cost unknown" never claims
 // approval; the annotations decide. A process module's pane has no such
 // line.
 func TestCapDetailHintsApproval(t *testing.T) {
@@ -74,7 +74,7 @@ func TestCapDetailHintsApproval(t *testing.T) {
 }
 
 // TestModuleDetailWorkspace: the permissions pane names the workspace
-// root every module run gets read-write (WIRE.md §4), not only the
+// root every module run gets read-write (docs/protocol.md §4), not only the
 // requested Write list; an MCP server's pane does not.
 func TestModuleDetailWorkspace(t *testing.T) {
 	com := common.New(true)

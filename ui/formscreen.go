@@ -46,7 +46,7 @@ type formScreen struct {
 const maxSummaryLines = 3
 
 // setupBanner is the line the form screen shows while the form's module
-// needs setup: a call would only fail (WIRE.md §9), so the form says so
+// needs setup: a call would only fail (docs/protocol.md §9), so the form says so
 // before anyone submits it; "" otherwise.
 func (f *formScreen) setupBanner() string {
 	if f.module == nil || f.module.Status != runner.StatusNeedsSetup {

@@ -490,7 +490,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	p := d.Permissions
 	if m.Origin != "mcp" {
 		// Not requested but real: every module run gets the workspace
-		// root read-write (WIRE.md §4, roots), so what a module may write
+		// root read-write (docs/protocol.md §4, roots), so what a module may write
 		// is not only its Write list.
 		b.kv("Workspace", "rw, always supplied (the person's working folder)")
 	}
@@ -571,7 +571,7 @@ func catalog(b *detailBuilder, m *runner.Module) {
 }
 
 // requirementLine draws a requirement as discovery judged it: ✓
-// available, ✗ needs setup, or not probed (WIRE.md §9: never call an
+// available, ✗ needs setup, or not probed (docs/protocol.md §9: never call an
 // unprobed requirement missing).
 func requirementLine(com *common.Common, r runner.RequirementState) string {
 	st := com.Styles

@@ -489,7 +489,7 @@ func longestLine(lines []string) int {
 	return n
 }
 
-// processCall reports whether the run was a process call (WIRE.md §3),
+// processCall reports whether the run was a process call (docs/protocol.md §3),
 // which has an exit code: false for a module whose driver speaks over a
 // session (an MCP server: no Exe, a driver of its own).
 func (r *resultView) processCall() bool {
@@ -640,7 +640,7 @@ func (r *resultView) json(block string, w int, raw func() []byte) string {
 	return out
 }
 
-// providerDiffers applies WIRE.md §7: a reported "" or "local", or a
+// providerDiffers applies docs/protocol.md §7: a reported "" or "local", or a
 // declared "" or "varies", is not a difference.
 func providerDiffers(declared, reported string) bool {
 	if reported == "" || reported == "local" || declared == "" || declared == "varies" {

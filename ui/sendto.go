@@ -76,7 +76,7 @@ type sendToScreen struct {
 
 // handoffRoots are the read roots of d a handed file can go to: declared
 // in filesystem_read, neither written (a name both read and written is
-// rw) nor the workspace nor a bundle name (WIRE.md §4).
+// rw) nor the workspace nor a bundle name (docs/protocol.md §4).
 func handoffRoots(d *modproto.Descriptor) []string {
 	var out []string
 	for _, r := range d.Permissions.FilesystemRead {

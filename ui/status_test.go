@@ -9,7 +9,7 @@ import (
 )
 
 // TestDetailShowsTheResolvedBinary: the cockpit's detail shows how
-// discovery judged each requirement (WIRE.md §9): a declared binary the
+// discovery judged each requirement (docs/protocol.md §9): a declared binary the
 // host resolved through config binaries is available, with its path, and
 // the status is the one list shows.
 func TestDetailShowsTheResolvedBinary(t *testing.T) {

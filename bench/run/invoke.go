@@ -48,7 +48,7 @@ func (s *suite) benchInvoke() error {
 		}
 	}
 	input := `{"text":"hello"}`
-	// The request modbay would write (WIRE.md §4), for the direct run.
+	// The request modbay would write (docs/protocol.md §4), for the direct run.
 	req, _ := json.Marshal(map[string]any{
 		"protocol": "xibodev.module/v1", "capability": "bench.echo", "request_id": "req_00000000000000000000000000000001",
 		"input": json.RawMessage(input), "roots": map[string]any{"workspace": map[string]string{"path": ws, "mode": "rw"}},

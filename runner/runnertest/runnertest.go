@@ -140,7 +140,7 @@ func (d *Driver) Describes() int {
 
 // OK is an ok invoke envelope answering req from module with result (any
 // JSON-encodable value) and file artifacts arts, executed locally with no
-// other effect (WIRE.md §6).
+// other effect (docs/protocol.md §6).
 func OK(req modproto.Request, module string, result any, arts ...modproto.Artifact) []byte {
 	res, err := json.Marshal(result)
 	if err != nil {

@@ -51,7 +51,7 @@ func DefaultApprovalKeyMap() ApprovalKeyMap {
 	}
 }
 
-// Approval asks a person to approve a planned call (WIRE.md §11): it shows
+// Approval asks a person to approve a planned call (docs/protocol.md §11): it shows
 // why, every effect, the provider and cost, the roots, binaries and grants
 // the call would receive, and what the host could not supply.
 type Approval struct {
@@ -232,7 +232,7 @@ func (a *Approval) View(width, height int) string {
 		line := fmt.Sprintf("%s %s %s", render.SanitizeLine(n), render.SanitizeLine(r.Mode), render.SanitizeLine(r.Path))
 		if n == WorkspaceRoot {
 			// Said as describe and the permissions pane say it: not
-			// requested, supplied to every run (WIRE.md §4).
+			// requested, supplied to every run (docs/protocol.md §4).
 			line += " (always supplied)"
 		}
 		roots = append(roots, line)
@@ -333,12 +333,12 @@ func label(title, id string) string {
 }
 
 // WorkspaceRoot is the root every module run gets read-write whether or
-// not the module requests it (WIRE.md §4, roots).
+// not the module requests it (docs/protocol.md §4, roots).
 const WorkspaceRoot = "workspace"
 
 // CostEstimate says what is known of a call's cost before it runs. The
 // protocol only says whether a numeric cost will be known; an unknown cost
-// is "unknown", never "0" or "free" (WIRE.md §6).
+// is "unknown", never "0" or "free" (docs/protocol.md §6).
 func CostEstimate(e modproto.Effects) string {
 	if e.CostKnown {
 		return "known (the module reports it with the result)"

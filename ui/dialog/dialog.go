@@ -18,7 +18,7 @@ type Action interface{ isAction() }
 // Scope is how far an approval reaches.
 type Scope int
 
-// Approval scopes (WIRE.md §11).
+// Approval scopes (docs/protocol.md §11).
 const (
 	// ScopeOnce approves this one call.
 	ScopeOnce Scope = iota

@@ -1,5 +1,5 @@
 // Package viewer is the cockpit's artifact viewer: one widget per
-// presentation primitive (WIRE.md §10) under a shared header that says what
+// presentation primitive (docs/protocol.md §10) under a shared header that says what
 // the file is (title, kind, media type, size, short digest, verified).
 //
 // The Model is a plain struct with SetSize/Update/View, as every child of the
@@ -213,7 +213,7 @@ func New(com *common.Common, keys KeyMap, env Env, reqID string, a runner.Verifi
 
 // NewFile returns a viewer for the file at path described by meta (its
 // presentation chosen by render.Resolve(meta.Presentation,
-// meta.MediaType), WIRE.md §10), outside any run: a skill's SKILL.md, a
+// meta.MediaType), docs/protocol.md §10), outside any run: a skill's SKILL.md, a
 // history record. The header says "verified" only when meta.Verified and
 // the bytes read hash to meta.Digest; a
 // missing meta.Title is the file's name. saveDir is the default save
@@ -255,7 +255,7 @@ func (m *Model) SaveDir() string { return m.saveDir }
 // SaveBase is the directory a relative save path is resolved against.
 func (m *Model) SaveBase() string { return m.baseDir }
 
-// Presentation is the resolved primitive (WIRE.md §10).
+// Presentation is the resolved primitive (docs/protocol.md §10).
 func (m *Model) Presentation() string { return m.pres }
 
 // SetSize sets the area below the cockpit's header line.

@@ -1,8 +1,8 @@
 // Command benchmod is the module bench/run installs by the hundred: a real
-// executable speaking xibodev.module/v1 (WIRE.md §3) whose describe costs
+// executable speaking xibodev.module/v1 (docs/protocol.md §3) whose describe costs
 // what its id says. A module gets no environment but TMPDIR and a fixed
-// argv (WIRE.md §3), so the behaviour is read from the executable's own
-// name, which is the module id (WIRE.md §2: <home>/modules/<id>/<id>):
+// argv (docs/protocol.md §3), so the behaviour is read from the executable's own
+// name, which is the module id (docs/protocol.md §2: <home>/modules/<id>/<id>):
 //
 //	sleep-NNN  describe sleeps 20 ms (a describe that mostly waits)
 //	burn-NNN   describe burns 20 ms of CPU time (user + system, this process)
@@ -24,7 +24,7 @@ import (
 	"time"
 )
 
-// protocolID is WIRE.md §1's ProtocolID.
+// protocolID is docs/protocol.md §1's ProtocolID.
 const protocolID = "xibodev.module/v1"
 
 // describeCost is how long a sleeper sleeps and a burner burns.
@@ -100,7 +100,7 @@ func invoke(id, capability, requestPath string) int {
 	return 0
 }
 
-// envelope is a WIRE.md §6 envelope with the fields of outcome merged in.
+// envelope is a docs/protocol.md §6 envelope with the fields of outcome merged in.
 func envelope(id, operation, requestID string, outcome map[string]any) map[string]any {
 	env := map[string]any{
 		"protocol": protocolID, "module": id, "operation": operation, "request_id": requestID,
@@ -114,7 +114,7 @@ func envelope(id, operation, requestID string, outcome map[string]any) map[strin
 	return env
 }
 
-// descriptor is the module's descriptor (WIRE.md §9): one local, free
+// descriptor is the module's descriptor (docs/protocol.md §9): one local, free
 // capability.
 func descriptor(id string) map[string]any {
 	return map[string]any{

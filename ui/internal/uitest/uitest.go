@@ -125,7 +125,7 @@ func Read(t testing.TB, rel string) []byte {
 // union inside an array of objects), "log-lookup" (nullable anyOf with a
 // null default, patterns), "recipe-update" (large: $defs and $refs, a
 // oneOf of twelve block kinds, nested arrays; the benchmarks' schema) and
-// "whole-request" (a schema of the whole request, WIRE.md §4).
+// "whole-request" (a schema of the whole request, docs/protocol.md §4).
 func Schema(t testing.TB, name string) []byte {
 	t.Helper()
 	return Read(t, "schemas/"+name+".json")

@@ -9,7 +9,7 @@ import (
 )
 
 // TestFixturesKeepTheWire: the project's own fixtures are what a module
-// would really send: the describe envelope keeps WIRE.md §6 and its
+// would really send: the describe envelope keeps docs/protocol.md §6 and its
 // descriptor §9; each invoke envelope keeps §6 for the request id Plan
 // sends; the success's artifact is declared (§7) and its digest and size
 // are those of the artifact bytes kept beside it; the failure's effects go
