@@ -2,11 +2,11 @@ package render
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	_ "image/gif"  // GIF decoder for DecodeImage.
