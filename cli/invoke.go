@@ -610,7 +610,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 		if e := env.Error; e != nil && r.Host == nil {
 			fmt.Fprintf(w, "message:   %s\nretryable: %v\n", clean(e.Message), e.Retryable)
 			if len(e.Details) > 0 {
-				b, _ := json.MarshalIndent(e.Details, "", "  ")
+				b, _ := modproto.EncodeJSONIndent(e.Details, "  ")
 				fmt.Fprintf(w, "details:\n%s\n", indent(render.Sanitize(string(b))))
 			}
 		}

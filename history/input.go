@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/json"
+	"modbay/modproto"
 	"strconv"
 	"strings"
 )
@@ -25,7 +26,7 @@ func WithoutRedacted(input json.RawMessage, paths []string) json.RawMessage {
 		}
 		v = remove(v, strings.Split(p[1:], "/"))
 	}
-	b, err := json.Marshal(v)
+	b, err := modproto.EncodeJSON(v)
 	if err != nil {
 		return input
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/modproto"
 )
 
 // Names under the history directory.
@@ -187,7 +188,7 @@ func (s *Store) put(rec *Record, mode writeMode) error {
 		return err
 	}
 	rec.Version = RecordVersion
-	b, err := json.Marshal(rec)
+	b, err := modproto.EncodeJSON(rec)
 	if err != nil {
 		return fmt.Errorf("history: encode %s: %w", rec.RunID, err)
 	}
@@ -273,7 +274,7 @@ func (s *Store) Update(id string, change func(*Record) error) (*Record, error) {
 	if err := change(rec); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(rec)
+	b, err := modproto.EncodeJSON(rec)
 	if err != nil {
 		return nil, err
 	}

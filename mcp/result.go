@@ -112,7 +112,7 @@ func replyOf(module string, req modproto.Request, raw json.RawMessage, outputSch
 		}
 		env.OK, env.Result = true, result
 	}
-	out, err := json.Marshal(env)
+	out, err := modproto.EncodeJSON(env)
 	if err != nil {
 		return nil, nil, &runner.HostError{Code: CodeMCPError, Detail: "the tools/call result: " + oneLine(err.Error())}
 	}

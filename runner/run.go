@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -61,7 +60,7 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 // request's roots as opened when the run was planned, beneath which its
 // artifacts are resolved.
 func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs rootDirs, kinds []string, eventID string, opts RunOptions) (*Result, error) {
-	reqBytes, err := json.Marshal(req)
+	reqBytes, err := modproto.EncodeJSON(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}

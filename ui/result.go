@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -377,7 +376,7 @@ func (r *resultView) content() string {
 		if len(e.Details) > 0 {
 			b.kvStyled("Details", "")
 			b.block(r.json("details", w-2, func() []byte {
-				raw, _ := json.Marshal(e.Details)
+				raw, _ := modproto.EncodeJSON(e.Details)
 				return raw
 			}), 2)
 		}

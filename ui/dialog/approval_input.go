@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/schema"
@@ -39,7 +40,7 @@ func newApprovalInput(p *runner.Plan) approvalInput {
 		if len(in) > 0 {
 			whole["input"] = in
 		}
-		in, _ = json.Marshal(whole)
+		in, _ = modproto.EncodeJSON(whole)
 	}
 	if len(bytes.TrimSpace(in)) == 0 {
 		in = json.RawMessage(`{}`)
