@@ -27,3 +27,27 @@ func TestDecodeImageBadAncillaryCRC(t *testing.T) {
 		t.Error("a PNG with a bad IHDR CRC decoded")
 	}
 }
+
+// TestTagCharactersInert: Unicode tag characters (invisible ASCII) and
+// zero width spaces show as <U+XXXX> in text, JSON and table views.
+func TestTagCharactersInert(t *testing.T) {
+	for _, c := range []struct{ file, pres string }{{"tags.txt", "text"}, {"tags.json", "json"}, {"tags.csv", "table"}} {
+		src, err := os.ReadFile("testdata/fidelity/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Artifact(src, Meta{Presentation: c.pres}, Options{Width: 200, NoColor: true})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		for _, r := range out {
+			if r >= 0xE0000 && r <= 0xE007F || r == 0x200B {
+				t.Errorf("%s: %U reaches the terminal:\n%s", c.file, r, out)
+				break
+			}
+		}
+		if !strings.Contains(out, "visible<U+E0069><U+E0067>") {
+			t.Errorf("%s: the tag characters are not shown:\n%s", c.file, out)
+		}
+	}
+}
