@@ -491,7 +491,9 @@ type resultOut struct {
 	Envelope       *modproto.Envelope `json:"envelope,omitempty"`
 	EffectWarnings []violation        `json:"effect_warnings"`
 	Artifacts      []artifactOut      `json:"artifacts"`
-	Stderr         string             `json:"stderr"`
+	// Refused are the reported artifacts that failed verification.
+	Refused []refusedOut `json:"refused_artifacts"`
+	Stderr  string       `json:"stderr"`
 	// StderrTruncated is true when the module wrote more stderr than the
 	// host keeps (runner.StderrCap): Stderr is then its first part only.
 	StderrTruncated bool              `json:"stderr_truncated"`
@@ -508,6 +510,11 @@ type hostOut struct {
 	Code       string      `json:"code"`
 	Detail     string      `json:"detail"`
 	Violations []violation `json:"violations"`
+}
+
+type refusedOut struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 type artifactOut struct {
@@ -563,7 +570,7 @@ func inlineText(a runner.VerifiedArtifact) (text string, truncated, ok bool) {
 
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
-		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
+		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
 		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
 	if recorded(r.Enforcement) {
 		e := enforcementJSON(r.Enforcement)
@@ -577,6 +584,9 @@ func resultJSON(r *runner.Result) resultOut {
 	}
 	for _, v := range r.EffectWarnings {
 		o.EffectWarnings = append(o.EffectWarnings, violation{v.Path, v.Detail})
+	}
+	for _, f := range r.Refused {
+		o.Refused = append(o.Refused, refusedOut{f.ID, f.Reason})
 	}
 	for _, a := range r.Artifacts {
 		out := artifactOut{Artifact: a.Artifact, Staged: a.Staged, Size: a.Size, Presentation: a.Presentation}
@@ -644,6 +654,12 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 					fmt.Fprintf(w, "    … the first %s only; the whole artifact is %s\n", render.HumanBytes(maxInlineText), clean(a.Staged))
 				}
 			}
+		}
+	}
+	if len(r.Refused) > 0 {
+		fmt.Fprintln(w, "artifacts refused:")
+		for _, f := range r.Refused {
+			fmt.Fprintf(w, "  %s: %s\n", cleanID(f.ID), clean(f.Reason))
 		}
 	}
 	if r.Job != nil {
