@@ -51,3 +51,25 @@ func TestTagCharactersInert(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeSpanEntitiesLiteral: entities inside inline code are shown as
+// typed (CommonMark §6.1); outside code they are decoded.
+func TestCodeSpanEntitiesLiteral(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/codespan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range fidelityWidths {
+		out, err := Markdown(src, Options{Width: w, NoColor: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat := strings.Join(strings.Fields(out), " ")
+		if !strings.Contains(flat, "Use &gt; and a &amp; b here, and & outside.") {
+			t.Errorf("width %d: %q", w, flat)
+		}
+	}
+}
+
+// fidelityWidths are the widths every fidelity input is checked at.
+var fidelityWidths = []int{40, 79, 80, 81, 120}

@@ -84,6 +84,8 @@ func sentinelSource(src string) string {
 //     soft line break becomes a space here, so only hard breaks stay
 //     line breaks (and a soft break inside a list item no longer cuts
 //     the line either);
+//   - a code span's entities are decoded ("`&gt;`" shows ">"); they are
+//     kept literal, as CommonMark §6.1 has them;
 //   - list items' text is marked with sentinels for hangListItems.
 type structureTransformer struct{}
 
@@ -120,7 +122,7 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 	if space >= 0 && m.src != nil {
 		space += len(sentinels)
 	}
-	var brs, soft, hard, items []ast.Node
+	var brs, soft, hard, items, spans []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -128,6 +130,8 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 		switch n.Kind() {
 		case ast.KindListItem:
 			items = append(items, n)
+		case ast.KindCodeSpan:
+			spans = append(spans, n)
 		case ast.KindText:
 			t := n.(*ast.Text)
 			switch {
@@ -149,6 +153,15 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 		n.(*ast.Text).SetSoftLineBreak(false)
 		sp := ast.NewTextSegment(text.NewSegment(space, space+1))
 		n.Parent().InsertAfter(n.Parent(), n, sp)
+	}
+	for _, n := range spans {
+		// Glamour decodes entities in a code span's text (html.
+		// UnescapeString), which CommonMark §6.1 keeps literal: "&gt;"
+		// showed as ">". Its text is given &-escaped, so the decoding
+		// gives back what was typed.
+		lit := strings.ReplaceAll(string(n.Text(src)), "&", "&amp;")
+		n.RemoveChildren(n)
+		n.AppendChild(n, ast.NewString([]byte(lit)))
 	}
 	for _, n := range hard {
 		// The line ends after the break sentinel.
