@@ -73,3 +73,60 @@ func TestCodeSpanEntitiesLiteral(t *testing.T) {
 
 // fidelityWidths are the widths every fidelity input is checked at.
 var fidelityWidths = []int{40, 79, 80, 81, 120}
+
+// TestCodeBlockLinesWhole: a long code line is soft-wrapped at spaces,
+// its tokens whole and its continuations under its own indent, at every
+// width; no token is lost or changed.
+func TestCodeBlockLinesWhole(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/codeblock.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := strings.Fields("./configure --enable-shared --with-something-long --prefix=/usr/local --libdir=/usr/local/lib64 --sysconfdir=/etc")
+	for _, w := range fidelityWidths {
+		out, err := Markdown(src, Options{Width: w, NoColor: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) > 0 && strings.HasPrefix(f[0], "-") || strings.Contains(l, "./configure") {
+				if !strings.HasPrefix(l, "      ") {
+					t.Errorf("width %d: %q leaves the block's indent", w, l)
+				}
+				got = append(got, f...)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tokens, " ") {
+			t.Errorf("width %d: code tokens %q, want %q:\n%s", w, got, tokens, out)
+		}
+	}
+}
+
+// TestBlockquoteBarsEveryLine: every wrapped line of a blockquote keeps
+// its bar, at every width.
+func TestBlockquoteBarsEveryLine(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/codeblock.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range fidelityWidths {
+		out, _ := Markdown(src, Options{Width: w, NoColor: true})
+		_, quote, _ := strings.Cut(out, "```")
+		_, quote, _ = strings.Cut(out, "/etc")
+		var words []string
+		for _, l := range strings.Split(quote, "\n")[1:] {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if !strings.HasPrefix(strings.TrimLeft(l, " "), "| ") {
+				t.Errorf("width %d: %q has no quote bar:\n%s", w, l, out)
+			}
+			words = append(words, strings.Fields(strings.TrimPrefix(strings.TrimLeft(l, " "), "| "))...)
+		}
+		if want := "A quoted line that is long enough to wrap at every one of the widths we try, even at one hundred and twenty columns wide."; strings.Join(words, " ") != want {
+			t.Errorf("width %d: quote %q", w, strings.Join(words, " "))
+		}
+	}
+}
