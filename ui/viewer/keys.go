@@ -63,6 +63,9 @@ type ArtifactKeyMap struct {
 	// Copy puts the saved (or staged) path on the clipboard: through tmux
 	// inside tmux, else with OSC 52 (package clipboard).
 	Copy key.Binding
+	// Source toggles between the rendering and the file's own text (for
+	// media and binary files: what the file is and a hex head).
+	Source key.Binding
 	// Back leaves the viewer.
 	Back key.Binding
 }
@@ -114,10 +117,11 @@ func DefaultKeyMap() KeyMap {
 			Open: b("enter", "open", "enter"),
 		},
 		Artifact: ArtifactKeyMap{
-			Save: b("s", "save a copy", "s"),
-			Open: b("o", "open", "o"),
-			Copy: b("y", "copy file path", "y"),
-			Back: b("esc", "back", "esc"),
+			Save:   b("s", "save a copy", "s"),
+			Open:   b("o", "open", "o"),
+			Copy:   b("y", "copy file path", "y"),
+			Source: b("v", "source/rendered", "v"),
+			Back:   b("esc", "back", "esc"),
 		},
 	}
 }

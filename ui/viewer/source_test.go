@@ -1,0 +1,48 @@
+package viewer
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestSourceView: v toggles every viewer between its rendering and the
+// file's own text; a binary file's source says what it is, in hex.
+func TestSourceView(t *testing.T) {
+	md := "# Title\n\n**bold** and `&gt;` and __init__\n"
+	f := open(t, "r.md", []byte(md), "text/markdown", "markdown", 80, 20, false)
+	if strings.Contains(f.frame(), "__init__") {
+		t.Fatalf("the rendering shows the source already:\n%s", f.frame())
+	}
+	f.key("v")
+	fr := f.frame()
+	for _, want := range []string{"1 # Title", "3 **bold** and `&gt;` and __init__"} {
+		if !strings.Contains(fr, want) {
+			t.Errorf("source view lacks %q:\n%s", want, fr)
+		}
+	}
+	f.key("v")
+	if strings.Contains(f.frame(), "__init__") {
+		t.Errorf("v again does not return to the rendering:\n%s", f.frame())
+	}
+
+	js := `{"z":1,"a":"x & <y>"}`
+	f = open(t, "r.json", []byte(js), "application/json", "json", 80, 20, false)
+	f.key("v")
+	if !strings.Contains(f.frame(), `1 {"z":1,"a":"x & <y>"}`) {
+		t.Errorf("JSON source view:\n%s", f.frame())
+	}
+
+	png, err := os.ReadFile("../../render/testdata/badcrc.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f = open(t, "i.png", png, "image/png", "image", 100, 20, false)
+	f.key("v")
+	fr = f.frame()
+	for _, want := range []string{"Type:   image/png", "Digest: sha256:", "00000000  89 50 4e 47"} {
+		if !strings.Contains(fr, want) {
+			t.Errorf("image source view lacks %q:\n%s", want, fr)
+		}
+	}
+}
