@@ -187,9 +187,9 @@ type Model struct {
 	source   body
 	// showSource: the source view (key v) is shown.
 	showSource bool
-	loading     bool
-	err         error
-	note        string
+	loading    bool
+	err        error
+	note       string
 	// encoding is the text encoding the file was decoded from (shown in
 	// the header), "" for UTF-8.
 	encoding string
