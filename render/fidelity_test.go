@@ -130,3 +130,32 @@ func TestBlockquoteBarsEveryLine(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONKeysWhole: deep JSON at narrow widths never splits a key; the
+// text is the same at every width.
+func TestJSONKeysWhole(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/deep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range fidelityWidths {
+		for _, color := range []bool{false, true} {
+			out, err := JSON(src, Options{Width: w, NoColor: !color, Dark: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := stripForTest(out)
+			if !strings.Contains(plain, `"key_that_is_long": "value"`) {
+				t.Errorf("width %d color %v: the key is split:\n%s", w, color, plain)
+			}
+			for _, l := range strings.Split(plain, "\n") {
+				if cellWidth(l) > w {
+					t.Errorf("width %d: line %q is wider", w, l)
+				}
+			}
+			if got := strings.Join(strings.Fields(plain), ""); got != strings.Join(strings.Fields(string(src)), "") {
+				t.Errorf("width %d: text changed: %s", w, got)
+			}
+		}
+	}
+}
