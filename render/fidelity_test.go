@@ -159,3 +159,28 @@ func TestJSONKeysWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestTSVAmbiguousQuoting: a TSV whose quoted cell spans lines says so,
+// and reads as CSV on request.
+func TestTSVAmbiguousQuoting(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/multiline.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	td, err := ParseTable(src, "text/tab-separated-values")
+	if err != nil || !strings.Contains(td.Ambiguous, "read as TSV (no quoting), it is 4 rows; read as CSV, 3") {
+		t.Fatalf("ambiguity %q, %v", td.Ambiguous, err)
+	}
+	out, _ := Table(src, "text/tab-separated-values", Options{Width: 80, NoColor: true})
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "ambiguous quoting:") {
+		t.Errorf("the table does not say its quoting is ambiguous:\n%s", out)
+	}
+	csv, err := ParseTable(src, "text/csv")
+	if err != nil || len(csv.Rows) != 2 || csv.Rows[0][1] != "first line\nsecond line" {
+		t.Errorf("as CSV: %q, %v", csv.Rows, err)
+	}
+	// Quotes closed on their line are not ambiguous.
+	if td, _ := ParseTable([]byte("a\tb\n\"x\"\t1\n"), "text/tab-separated-values"); td.Ambiguous != "" {
+		t.Errorf("closed quotes: %q", td.Ambiguous)
+	}
+}

@@ -84,6 +84,10 @@ type TableData struct {
 	Warnings []TableWarning
 	// Skipped counts every record left out, described in Warnings or not.
 	Skipped int
+	// Ambiguous says why TSV quoting is ambiguous (a '"' cell spanning
+	// lines reads as one cell in CSV, as a row of its own in TSV); "" when
+	// it is not. ParseTable(src, "text/csv") reads it as CSV.
+	Ambiguous string
 }
 
 // TableWarning is one malformed record that ParseTable left out.
@@ -162,7 +166,51 @@ func parseTSV(src []byte) (*TableData, error) {
 	if len(records) == 0 {
 		return td, nil
 	}
-	return fromRecords(td, records), nil
+	td = fromRecords(td, records)
+	td.Ambiguous = tsvAmbiguity(src, records)
+	return td, nil
+}
+
+// tsvAmbiguity says why a TSV file's quoting is ambiguous, "" when it is
+// not: a field opens a '"' its line does not close, and read as CSV (tab
+// separated) the file parses whole with that quoted cell spanning lines
+// and every record as wide as the first — TSV has no quoting, so the
+// cell's lines are rows of their own there, misaligned.
+func tsvAmbiguity(src []byte, records [][]string) string {
+	open := -1
+	for i, rec := range records {
+		for _, f := range rec {
+			if strings.HasPrefix(f, `"`) && (len(f) == 1 || !strings.HasSuffix(f, `"`)) {
+				open = i
+				break
+			}
+		}
+		if open >= 0 {
+			break
+		}
+	}
+	if open < 0 {
+		return ""
+	}
+	r := newCSVReader(src, '\t')
+	var n, width int
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || (n > 0 && len(rec) != width) {
+			return ""
+		}
+		if n == 0 {
+			width = len(rec)
+		}
+		n++
+	}
+	if n >= len(records) {
+		return ""
+	}
+	return fmt.Sprintf("record %d opens a quoted cell that spans lines: read as TSV (no quoting), it is %d rows; read as CSV, %d", open+1, len(records), n)
 }
 
 // sniffDelimiter picks the candidate delimiter whose records, over the first
@@ -661,6 +709,9 @@ func renderTable(td *TableData, o Options) string {
 	}
 	if td.Skipped > 0 {
 		notes = append(notes, fmt.Sprintf("%d malformed %s skipped", td.Skipped, plural(td.Skipped, "record", "records")))
+	}
+	if td.Ambiguous != "" {
+		notes = append(notes, "ambiguous quoting: "+td.Ambiguous+" (--media-type text/csv reads it so)")
 	}
 	if len(notes) > 0 {
 		b.WriteString(o.style(p.muted).Render(ansi.Wrap(strings.Join(notes, ", "), width, "")))

@@ -36,6 +36,8 @@ type SearchKeyMap struct {
 // TableKeyMap sorts, filters and opens rows.
 type TableKeyMap struct {
 	Sort, Filter, Detail, Close key.Binding
+	// AsCSV reads a TSV whose quoting is ambiguous as CSV (and back).
+	AsCSV key.Binding
 }
 
 // TreeKeyMap expands and collapses the JSON tree; on a leaf, Value opens
@@ -98,6 +100,7 @@ func DefaultKeyMap() KeyMap {
 			Filter: b("/", "filter rows", "/"),
 			Detail: b("enter", "row detail", "enter"),
 			Close:  b("esc", "close", "esc"),
+			AsCSV:  b("C", "read as CSV/TSV", "C"),
 		},
 		Tree: TreeKeyMap{
 			Toggle:      b("enter", "expand/collapse", "enter", "tab"),

@@ -46,3 +46,25 @@ func TestSourceView(t *testing.T) {
 		}
 	}
 }
+
+// TestTableAmbiguousTSV: a TSV with a quoted cell spanning lines says so
+// and C reads it as CSV (and back).
+func TestTableAmbiguousTSV(t *testing.T) {
+	src, err := os.ReadFile("../../render/testdata/fidelity/multiline.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, "m.tsv", src, "text/tab-separated-values", "table", 100, 20, false)
+	tb := f.m.body.(*table)
+	if len(tb.td.Rows) != 3 || !strings.Contains(f.m.Note(), "Ambiguous quoting") || !strings.Contains(f.frame(), "C: read as CSV") {
+		t.Fatalf("TSV: %d rows, note %q:\n%s", len(tb.td.Rows), f.m.Note(), f.frame())
+	}
+	f.key("C")
+	if tb := f.m.body.(*table); len(tb.td.Rows) != 2 || tb.td.Rows[0][1] != "first line\nsecond line" || !strings.Contains(f.frame(), "read as CSV") {
+		t.Fatalf("as CSV: %q:\n%s", tb.td.Rows, f.frame())
+	}
+	f.key("C")
+	if tb := f.m.body.(*table); len(tb.td.Rows) != 3 {
+		t.Errorf("back as TSV: %d rows", len(tb.td.Rows))
+	}
+}
