@@ -1,6 +1,7 @@
 package render
 
 import (
+	"modbay/cellwidth"
 	"os"
 	"strings"
 	"testing"
@@ -182,5 +183,26 @@ func TestTSVAmbiguousQuoting(t *testing.T) {
 	// Quotes closed on their line are not ambiguous.
 	if td, _ := ParseTable([]byte("a\tb\n\"x\"\t1\n"), "text/tab-separated-values"); td.Ambiguous != "" {
 		t.Errorf("closed quotes: %q", td.Ambiguous)
+	}
+}
+
+// TestHalfwidthKanaWidths: a cell of halfwidth kana with sound marks is
+// measured as terminals draw it: every table line fits and a cut cell
+// ends in "…", the next column still shown.
+func TestHalfwidthKanaWidths(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/kana.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{30, 40} {
+		out, _ := Table(src, "text/tab-separated-values", Options{Width: w, NoColor: true})
+		for _, l := range strings.Split(out, "\n") {
+			if cw := cellwidth.String(l); cw > w {
+				t.Errorf("width %d: %q is %d cells on screen", w, l, cw)
+			}
+		}
+		if !strings.Contains(out, "…") || !strings.Contains(out, "after") {
+			t.Errorf("width %d: the cut is not marked or the next column is lost:\n%s", w, out)
+		}
 	}
 }

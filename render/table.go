@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 
+	"modbay/cellwidth"
 	"modbay/modproto"
 )
 
@@ -639,7 +640,7 @@ func renderTable(td *TableData, o Options) string {
 	// Sanitize every shown cell once, cut to the widest a column can be.
 	maxCell := width - 2*cellPadding - 2*columnBorderCells
 	cell := func(s string) string {
-		return ansi.Truncate(SanitizeCell(s), maxCell, ellipsis)
+		return cellwidth.Truncate(SanitizeCell(s), maxCell, ellipsis)
 	}
 	header := make([]string, ncols)
 	natural := make([]int, ncols)
@@ -660,12 +661,12 @@ func renderTable(td *TableData, o Options) string {
 	shownCols := len(widths)
 	header = header[:shownCols]
 	for j, w := range widths {
-		header[j] = ansi.Truncate(header[j], w, ellipsis)
+		header[j] = cellwidth.Truncate(header[j], w, ellipsis)
 	}
 	for i := range rows {
 		rows[i] = rows[i][:shownCols]
 		for j, w := range widths {
-			rows[i][j] = ansi.Truncate(rows[i][j], w, ellipsis)
+			rows[i][j] = cellwidth.Truncate(rows[i][j], w, ellipsis)
 		}
 	}
 
@@ -691,7 +692,7 @@ func renderTable(td *TableData, o Options) string {
 
 	var b strings.Builder
 	for _, line := range td.Preamble {
-		b.WriteString(ansi.Truncate(SanitizeLine(line), width, ellipsis))
+		b.WriteString(cellwidth.Truncate(SanitizeLine(line), width, ellipsis))
 		b.WriteByte('\n')
 	}
 	b.WriteString(t.String())

@@ -242,7 +242,7 @@ func cellText(c string, limit int) int {
 	if len(c) <= limit && isPlainASCII(c) {
 		return len(c)
 	}
-	return min(ansi.StringWidth(cell(c)), limit)
+	return min(common.Width(cell(c)), limit)
 }
 
 // isPlainASCII reports whether s is printable ASCII (its width is its length).
@@ -448,18 +448,18 @@ func (t *table) openDetail() {
 	st := t.com.Styles
 	keyW := 0
 	for _, h := range t.td.Header {
-		keyW = max(keyW, min(ansi.StringWidth(render.SanitizeLine(h)), 24))
+		keyW = max(keyW, min(common.Width(render.SanitizeLine(h)), 24))
 	}
 	var lines []string
 	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, len(t.td.Rows))), "")
 	valW := max(t.w-keyW-2, 10)
 	for j, h := range t.td.Header {
-		name := ansi.Truncate(render.SanitizeLine(h), keyW, "…")
+		name := common.TruncTail(render.SanitizeLine(h), keyW, "…")
 		wrapped := strings.Split(ansi.Wrap(render.SanitizeText(row[j]), valW, ""), "\n")
 		for k, w := range wrapped {
 			label := strings.Repeat(" ", keyW)
 			if k == 0 {
-				label = name + strings.Repeat(" ", keyW-ansi.StringWidth(name))
+				label = name + strings.Repeat(" ", keyW-common.Width(name))
 			}
 			lines = append(lines, st.Label.Render(label)+"  "+w)
 		}
@@ -489,8 +489,8 @@ func (t *table) View() string {
 				b.WriteString(sep)
 			}
 			w := widths[k]
-			c := ansi.Truncate(cells(j, w), w, "…")
-			c += strings.Repeat(" ", max(0, w-ansi.StringWidth(c)))
+			c := common.TruncTail(cells(j, w), w, "…")
+			c += strings.Repeat(" ", max(0, w-common.Width(c)))
 			b.WriteString(style(j, c))
 		}
 		return ansiTrunc(b.String(), t.w)
@@ -506,7 +506,7 @@ func (t *table) View() string {
 			return mark[1:] // the indicator alone
 		}
 		// The name is cut, never the indicator.
-		return ansi.Truncate(h, w-sortMarkCells, "…") + mark
+		return common.TruncTail(h, w-sortMarkCells, "…") + mark
 	}
 	b.WriteString(line(hdr, func(j int, s string) string {
 		if j == t.col {
@@ -586,14 +586,14 @@ func (t *table) HelpKeys() []key.Binding {
 
 // ansiTrunc cuts styled s to w cells.
 func ansiTrunc(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
+	if common.Width(s) <= w {
 		return s
 	}
 	// Truncate and StringWidth can disagree by a cell on some grapheme
 	// clusters (keycap emoji); cut further until the line truly fits.
-	out := ansi.Truncate(s, w, "…")
-	for k := w - 1; k > 0 && ansi.StringWidth(out) > w; k-- {
-		out = ansi.Truncate(s, k, "…")
+	out := common.TruncTail(s, w, "…")
+	for k := w - 1; k > 0 && common.Width(out) > w; k-- {
+		out = common.TruncTail(s, k, "…")
 	}
 	return out
 }
