@@ -68,6 +68,8 @@ type ArtifactKeyMap struct {
 	// Source toggles between the rendering and the file's own text (for
 	// media and binary files: what the file is and a hex head).
 	Source key.Binding
+	// Markdown shows plain text rendered as markdown (and back).
+	Markdown key.Binding
 	// Back leaves the viewer.
 	Back key.Binding
 }
@@ -120,11 +122,12 @@ func DefaultKeyMap() KeyMap {
 			Open: b("enter", "open", "enter"),
 		},
 		Artifact: ArtifactKeyMap{
-			Save:   b("s", "save a copy", "s"),
-			Open:   b("o", "open", "o"),
-			Copy:   b("y", "copy file path", "y"),
-			Source: b("v", "source/rendered", "v"),
-			Back:   b("esc", "back", "esc"),
+			Save:     b("s", "save a copy", "s"),
+			Open:     b("o", "open", "o"),
+			Copy:     b("y", "copy file path", "y"),
+			Source:   b("v", "source/rendered", "v"),
+			Markdown: b("m", "as markdown/text", "m"),
+			Back:     b("esc", "back", "esc"),
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
 	"strings"
 
@@ -43,6 +44,9 @@ type loadInput struct {
 	checked bool
 	// source is set by load: the file's source view (sourceBody).
 	source body
+	// alt is set by load: plain text rendered as markdown, offered for
+	// text/plain (an MCP server's text is plain unless it says otherwise).
+	alt body
 }
 
 // ErrChanged is a staged artifact whose bytes no longer hash to the digest
@@ -116,6 +120,9 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	case modproto.PresentationText:
 		if !textual {
 			return binaryBody(in, meta)
+		}
+		if mt, _, _ := mime.ParseMediaType(meta.MediaType); mt == "text/plain" {
+			inp.alt = newMarkdown(in, src)
 		}
 		return newText(in, src), "", nil
 	case modproto.PresentationTable:

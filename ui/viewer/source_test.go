@@ -68,3 +68,21 @@ func TestTableAmbiguousTSV(t *testing.T) {
 		t.Errorf("back as TSV: %d rows", len(tb.td.Rows))
 	}
 }
+
+// TestPlainTextAsMarkdown: plain text (an MCP tool's text) is shown as
+// sent; m renders it as markdown, and m again goes back.
+func TestPlainTextAsMarkdown(t *testing.T) {
+	src := []byte("[FILE] a.txt\n[FILE] b.png\nkey: value\n__init__\n")
+	f := open(t, "c.txt", src, "text/plain", "", 80, 20, false)
+	if fr := f.frame(); !strings.Contains(fr, "[FILE] a.txt") || !strings.Contains(fr, "__init__") || !strings.Contains(fr, "[FILE] b.png") {
+		t.Fatalf("plain text not as sent:\n%s", fr)
+	}
+	f.key("m")
+	if fr := f.frame(); strings.Contains(fr, "__init__") || !strings.Contains(fr, "**init**") {
+		t.Errorf("m does not render markdown:\n%s", fr)
+	}
+	f.key("m")
+	if fr := f.frame(); !strings.Contains(fr, "__init__") {
+		t.Errorf("m again does not return to the text:\n%s", fr)
+	}
+}

@@ -110,6 +110,8 @@ type loadedMsg struct {
 	checked bool
 	// source is the file's source view (sourceBody).
 	source body
+	// alt is the other rendering offered (markdown for plain text).
+	alt body
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -187,9 +189,12 @@ type Model struct {
 	source   body
 	// showSource: the source view (key v) is shown.
 	showSource bool
-	loading    bool
-	err        error
-	note       string
+	// alt is the other rendering offered for the file (plain text as
+	// markdown, key m), swapped with rendered by toggleAlt.
+	alt     body
+	loading bool
+	err     error
+	note    string
 	// encoding is the text encoding the file was decoded from (shown in
 	// the header), "" for UTF-8.
 	encoding string
@@ -314,7 +319,7 @@ func (m *Model) Load() tea.Cmd {
 	}
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked, source: in.source}
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked, source: in.source, alt: in.alt}
 	}
 }
 
@@ -336,7 +341,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if msg.note != "" {
 			m.note = msg.note
 		}
-		m.rendered, m.source = msg.body, msg.source
+		m.rendered, m.source, m.alt = msg.body, msg.source, msg.alt
 		m.body = m.rendered
 		if m.showSource && m.source != nil {
 			m.body = m.source
@@ -395,6 +400,14 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return ActionBack{}, nil
 	case key.Matches(kp, k.Source) && m.source != nil:
 		return nil, m.toggleSource()
+	case key.Matches(kp, k.Markdown) && m.alt != nil && !m.showSource:
+		m.rendered, m.alt = m.alt, m.rendered
+		m.body = m.rendered
+		m.body.SetSize(m.width, max(m.height-headerLines, 1))
+		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
+			return nil, s.Start()
+		}
+		return nil, nil
 	case key.Matches(kp, k.Save):
 		return ActionAskSaveDir{Dir: m.saveDir, Base: m.baseDir}, nil
 	case key.Matches(kp, k.Open):
@@ -618,6 +631,9 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.source != nil {
 		b = append(b, k.Source)
 	}
+	if m.alt != nil && !m.showSource {
+		b = append(b, k.Markdown)
+	}
 	b = append(b, k.Save)
 	if m.env.LocalDisplay {
 		b = append(b, k.Open)
@@ -658,6 +674,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 	}
 	k := m.keys.Artifact
 	art := []key.Binding{k.Save, k.Open, k.Copy, k.Back}
+	if m.alt != nil && !m.showSource {
+		art = append([]key.Binding{k.Markdown}, art...)
+	}
 	if m.source != nil {
 		art = append([]key.Binding{k.Source}, art...)
 	}
