@@ -628,7 +628,11 @@ func (m *Model) ShortHelp() []key.Binding {
 		b = b[:min(len(b), maxShortHelpBody)]
 	}
 	k := m.keys.Artifact
-	if m.source != nil {
+	switch {
+	case m.showSource:
+		// The way back to the rendering leads the bar.
+		b = append([]key.Binding{k.Source}, b...)
+	case m.source != nil:
 		b = append(b, k.Source)
 	}
 	if m.alt != nil && !m.showSource {
