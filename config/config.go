@@ -263,7 +263,7 @@ func (c *Config) StateDir(module, root string) string {
 // (docs/protocol.md §8).
 func (c *Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }
 
-// CacheDir is <home>/cache, where describe results are cached (docs/protocol.md §2).
+// CacheDir is <home>/cache, where describe results are cached (docs/protocol.md §18).
 func (c *Config) CacheDir() string { return filepath.Join(c.Home, "cache") }
 
 // decodeYAML decodes b into c strictly (unknown keys are errors). The YAML

@@ -147,7 +147,7 @@ func (f *fixture) addLargeModules(n int) {
 
 // BenchmarkDiscoverCachedLarge: warm discovery of 10 modules of 20 MB
 // each, every describe cached: the identity check is all that is left
-// (docs/protocol.md §2: no hashing when the executable's stat is unchanged).
+// (docs/protocol.md §18: no hashing when the executable's stat is unchanged).
 func BenchmarkDiscoverCachedLarge(b *testing.B) {
 	f := newFixture(b)
 	f.addLargeModules(10)

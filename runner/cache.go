@@ -42,7 +42,7 @@ type describeCacheEntry struct {
 
 // cachedVerdict is modbay's own verdict on a described descriptor
 // (envelope and descriptor validation, request schema compilation;
-// docs/protocol.md §2 modbay), cached with it and trusted only by the same build:
+// docs/protocol.md §18), cached with it and trusted only by the same build:
 // a new modbay re-judges every cached describe.
 type cachedVerdict struct {
 	BuildID    string                    `json:"build_id"`

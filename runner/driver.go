@@ -28,7 +28,7 @@ type Driver interface {
 	Key() string
 
 	// Fingerprint identifies exactly what Describe would describe now, for
-	// the describe cache (docs/protocol.md §2 modbay): a process gives its
+	// the describe cache (docs/protocol.md §18): a process gives its
 	// executable's sha256 and, in its own module directory, the listing
 	// of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached

@@ -87,7 +87,7 @@ type Host struct {
 	PollInterval    time.Duration
 	PollMaxInterval time.Duration
 	// NoCache makes every describe run afresh, never read from the
-	// describe cache (docs/protocol.md §2 modbay); a describe that passed still
+	// describe cache (docs/protocol.md §18); a describe that passed still
 	// refreshes its entry. The --no-cache flag sets it.
 	NoCache bool
 	// DescribeExample, when set, answers the describe of a built-in
