@@ -29,7 +29,7 @@ type CheckOptions struct {
 	JSON bool
 }
 
-// newCheckCommand builds `modbay check` (issue 11 §4).
+// newCheckCommand builds `modbay check`.
 func newCheckCommand(g *globals) *cobra.Command {
 	opts := &CheckOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{

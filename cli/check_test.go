@@ -27,7 +27,7 @@ func installFixture(t *testing.T, fault string) string {
 }
 
 // TestCheckNamesEachDeliberateFault: each fault a new author makes is a
-// fixture, and the checklist has the line that names it (issue 11 §4);
+// fixture, and the checklist has the line that names it;
 // the well-behaved fixture passes with exit 0.
 func TestCheckNamesEachDeliberateFault(t *testing.T) {
 	t.Parallel()

@@ -48,10 +48,10 @@ type Config struct {
 	Sandbox string `yaml:"sandbox"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
-	// History bounds the run history under <home>/history (issue 12).
+	// History bounds the run history under <home>/history.
 	History History `yaml:"history"`
 	// MCPServers maps an id (the module id it is listed under) to an MCP
-	// server: stdio or remote (issue 14). An unusable entry
+	// server: stdio or remote. An unusable entry
 	// (CheckMCPServer) does not fail the load: its server is listed broken
 	// with the reason, like any broken module (docs/protocol.md §2).
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`

@@ -2,7 +2,7 @@
 // invoke`'s, re-runs, and the polls of a long-running job, grouped under
 // the run that started it) under <home>/history, so a run's result, its
 // input and its artifacts can be come back to after the screen that showed
-// them is gone (issue 12).
+// them is gone.
 //
 // One record per run, <home>/history/runs/<run id>.json, where the run id
 // is the request's request_id. Every write is atomic (a temporary file,
@@ -153,8 +153,8 @@ type Record struct {
 	Job *Job `json:"job,omitempty"`
 	// Cancel is the outcome of stopping the job, when someone did.
 	Cancel *CancelOutcome `json:"cancel,omitempty"`
-	// Handoff lists the artifacts of other runs handed to this one
-	// (issue 12 §Handoff): where each came from and where it was put.
+	// Handoff lists the artifacts of other runs handed to this one:
+	// where each came from and where it was put.
 	Handoff []Handed `json:"handoff,omitempty"`
 	// SentUnchecked is true when the person sent the input anyway, not
 	// checked against the request schema (runner.Plan.Unchecked).

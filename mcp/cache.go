@@ -13,8 +13,7 @@ import (
 	"modbay/config"
 )
 
-// The tool list of a server is not asked for on every list (issue 14
-// §Containment and lifetime): the host's describe cache keeps it under
+// The tool list of a server is not asked for on every list: the host's describe cache keeps it under
 // the driver's Fingerprint, which digests the config entry, the server
 // version last seen and a refresh epoch. Those two live in a small state
 // file per server, <home>/cache/mcp/<id>.json (0600): a connect that

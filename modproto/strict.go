@@ -9,8 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the strict key walk behind `modbay validate` (issue 11
-// §3): the raw JSON of a describe envelope or a descriptor is walked
+// This file holds the strict key walk behind `modbay validate`: the raw JSON of a describe envelope or a descriptor is walked
 // against the field sets of the protocol's types, so a misspelled key
 // (which encoding/json drops without a word) is reported with the closest
 // known name, and a value of the wrong JSON type is reported with the

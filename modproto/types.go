@@ -2,8 +2,8 @@
 // constants, normalization, validation and decoding. It imports nothing of
 // modbay's own; every other package builds on it.
 //
-// The types mirror shared/spec/modproto.go.txt field for field, with the same
-// JSON names. Where docs/protocol.md and a comment in that file differ, docs/protocol.md stands.
+// The types carry the protocol's JSON names field for field; docs/protocol.md
+// states the rules they obey.
 package modproto
 
 import "encoding/json"

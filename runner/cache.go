@@ -30,7 +30,7 @@ type describeCacheKey struct {
 // The file is the entry without Stdout as one JSON line, then Stdout's
 // bytes as they were: a warm discovery decodes the small header and hands
 // the stdout to applyVerdict, without scanning it as part of the header
-// (issue 15: warm discovery of 200 modules).
+// (warm discovery of 200 modules).
 type describeCacheEntry struct {
 	Key         describeCacheKey `json:"key"`
 	Stdout      json.RawMessage  `json:"-"`

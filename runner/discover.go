@@ -428,7 +428,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 		}
 		return false
 	}
-	// Strict keys (issue 11 §3): an unknown envelope key is a warning.
+	// Strict keys: an unknown envelope key is a warning.
 	_, envWarns := modproto.CheckEnvelopeKeys(stdout)
 	if !acceptDescribeEnvelope(m, env, expectID, envWarns) {
 		return false

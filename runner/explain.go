@@ -10,7 +10,7 @@ import (
 )
 
 // Limits of the explanations given to a module's author when its stdout is
-// not an envelope (issue 11 §7).
+// not an envelope.
 const (
 	// noiseQuoteRunes bounds the quote of what stdout started with: enough
 	// to recognise a log line, short enough for one line.

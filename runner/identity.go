@@ -110,7 +110,7 @@ func dirListingDigest(dir, exe string) string {
 	// rel ("" for dir itself), in the order and with the skips of
 	// filepath.WalkDir (the same digest as walkListingDigest), but each
 	// entry is stat'ed relative to its directory's descriptor: no path is
-	// resolved from the root again (issue 15: warm discovery).
+	// resolved from the root again (warm discovery).
 	var walk func(d *os.File, rel string) bool
 	walk = func(d *os.File, rel string) bool {
 		ents, err := d.ReadDir(-1)

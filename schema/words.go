@@ -10,7 +10,7 @@ import (
 )
 
 // words says a validation error in plain words, with the keyword's meaning
-// rather than its name (issue 9, kind 6): "at most 128 characters (130
+// rather than its name: "at most 128 characters (130
 // typed)", "at least 1 item", "must match the pattern ^[a-z]+$" (the whole
 // pattern), numbers as written ("1e999", never 1×10⁹⁹⁹). "missing
 // property 'x'" keeps the validator's words (the form reads the names out

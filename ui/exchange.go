@@ -50,7 +50,7 @@ type exchangeArg struct {
 	makeCopy func() runner.CopyLines
 }
 
-// exchangeScreen shows a run's raw exchange (issue 11 §6): per call the
+// exchangeScreen shows a run's raw exchange: per call the
 // argv, environment, working directory, the request file as written,
 // stdout as received (its first 64 KiB), stderr, how the process ended
 // and the phases' timings, every module byte sanitized; then the two copy

@@ -21,7 +21,7 @@ import (
 type ModulesKeyMap struct {
 	// Rediscover runs discovery again.
 	Rediscover key.Binding
-	// Skills opens the skills screen (issue 13).
+	// Skills opens the skills screen.
 	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
 	Quit key.Binding

@@ -326,7 +326,7 @@ func (r *resultView) content() string {
 		meta = append(meta, "cost "+render.Cost(env.Execution.ActualCost))
 	}
 	// A weaker containment is said at the top, never only far below
-	// (issue 10 §Honesty: never silently weaker).
+	// (never silently weaker).
 	if e := res.Enforcement; e.Processes != "" && !e.Complete() {
 		if !e.Contained {
 			meta = append(meta, st.Warning.Render("not contained"))
@@ -414,7 +414,7 @@ func (r *resultView) content() string {
 				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 			}
 			// The verdict leads the line, so a narrow view cuts the
-			// media type and digest before it (issue 8 §4).
+			// media type and digest before it.
 			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
 				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
 			}, " · ")))
@@ -558,7 +558,7 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 const containmentLabelWidth = 14
 
 // containment writes what containment applied to the module process,
-// layer by layer, as applied (issue 10 §Honesty): each layer not enforced
+// layer by layer, as applied: each layer not enforced
 // in warning style with why, and a refusal by sandbox: require said so.
 // Nothing when no process was started (no enforcement was recorded).
 func (r *resultView) containment(b *detailBuilder) {

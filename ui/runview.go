@@ -108,7 +108,7 @@ type RunKeyMap struct {
 	Cancel key.Binding
 	// Background leaves the run screen of a long-running job: the job
 	// goes on polling in the background (the header counts it) and the
-	// history reopens it (issue 12).
+	// history reopens it.
 	Background key.Binding
 }
 

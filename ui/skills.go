@@ -21,7 +21,7 @@ import (
 )
 
 // screenSkills lists the modules' skills and overlays and the skill
-// folders' skills (issue 13; docs/skills.md).
+// folders' skills (docs/skills.md).
 const screenSkills screenKind = "skills"
 
 func init() { register(screenSkills, openSkillsScreen) }

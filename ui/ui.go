@@ -61,7 +61,7 @@ type Options struct {
 	// model built by New with GlyphsAuto draws Unicode.
 	Glyphs styles.Glyphs
 	// History records every run and backs the history screen; nil
-	// records nothing (issue 12).
+	// records nothing.
 	History *history.Store
 	// SkillFolders are where the skills screen looks for skill folders;
 	// a skill inside one of SkillWritableRoots (the modules' writable

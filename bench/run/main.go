@@ -1,4 +1,4 @@
-// Command run is modbay's benchmark suite (issue 15): one command that
+// Command run is modbay's benchmark suite: one command that
 // builds what it needs, generates its own inputs in a temporary directory,
 // measures each cost beside a baseline taken in the same run, and writes
 // bench/RESULTS.md with the ratio and the budget line each cost answers to.

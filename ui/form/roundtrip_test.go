@@ -17,7 +17,7 @@ import (
 	"modbay/ui/internal/uitest"
 )
 
-// The round-trip property (issue 9, kind 1): any JSON value loaded into a
+// The round-trip property: any JSON value loaded into a
 // form (SetValue, as leaving JSON mode does) and built back (Value) is the
 // same JSON value: object key order may differ, numbers compare by exact
 // decimal value, and nothing is lost or added. It is checked over every
@@ -419,7 +419,7 @@ func checkRoundTrips(t testing.TB, raw json.RawMessage, rt roundTrip, tried tall
 	return diffs
 }
 
-// oneVerdict checks the one-verdict property (issue 9, kind 2) for v: JSON
+// oneVerdict checks the one-verdict property for v: JSON
 // mode (CheckValue) lists the same problems as the form once v is loaded
 // (SetValue, then Check), and the form finds none exactly when the
 // validator the runner and invoke use finds none. It returns "" when that

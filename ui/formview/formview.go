@@ -888,8 +888,8 @@ func (m *Model) submit() (Action, tea.Cmd) {
 		if m.strict {
 			m.note = fmt.Sprintf("Not sent: %d %s to fix first (%s).", n, common.Plural(n, "problem", "problems"), where)
 		}
-		// The cursor goes to the first field with a problem (issue 9 kind
-		// 9), unless it is on one already.
+		// The cursor goes to the first field with a problem, unless
+		// it is on one already.
 		return nil, m.focusFirstProblem()
 	}
 	m.SetNote("")

@@ -308,7 +308,7 @@ func TestNoNewlineInFormattedText(t *testing.T) {
 }
 
 // TestRefusedSubmitFocusesTheFirstProblem: a refused ctrl+s moves the
-// cursor to the first field with a problem (issue 9, finding the problem).
+// cursor to the first field with a problem.
 func TestRefusedSubmitFocusesTheFirstProblem(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","required":["b"],"properties":{
 	  "a":{"type":"string"},"b":{"type":"string"},"c":{"type":"integer","minimum":5}}}`, 80, 30)
