@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// What a clone cannot follow: the protocol reference kept beside the
+// repository, the folder beside it, and a tracker number. The patterns are
+// split so this file does not match itself.
+var (
+	citeSpecFile = regexp.MustCompile(`WIRE` + `\.md`)
+	citeShared   = regexp.MustCompile(`\.\./` + `shared`)
+	citeIssue    = regexp.MustCompile(`\b[Ii]ssues? #?` + `[0-9]+`)
+)
+
+// sharedAllowed are the files that may name the folder beside the
+// repository: the ones that look for the corpus there.
+var sharedAllowed = map[string]bool{
+	".ci/run":                                true,
+	"internal/testcorpus/testcorpus.go":      true,
+	"internal/testcorpus/testcorpus_test.go": true,
+}
+
+// maxCitationScan bounds the files read: larger ones are data, not prose.
+const maxCitationScan = 4 << 20
+
+// TestNoOutsideCitations reads every text file of the repository and fails
+// on a citation a clone cannot follow: code, help texts and docs cite
+// docs/protocol.md §N instead, and history belongs in commit messages.
+func TestNoOutsideCitations(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && strings.HasPrefix(name, ".") && name != ".ci" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() > maxCitationScan {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.IndexByte(data, 0) >= 0 {
+			return nil // binary
+		}
+		rel := filepath.ToSlash(path)
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			switch {
+			case citeSpecFile.Match(line):
+				t.Errorf("%s:%d cites a spec file outside the repository; cite docs/protocol.md §N", rel, i+1)
+			case citeShared.Match(line) && !sharedAllowed[rel]:
+				t.Errorf("%s:%d names the folder beside the repository, which a clone does not have", rel, i+1)
+			case citeIssue.Match(line):
+				t.Errorf("%s:%d cites a tracker number (%s); say the rule, keep history in commit messages", rel, i+1, citeIssue.Find(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
