@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -306,7 +307,7 @@ func writeRecord(w io.Writer, rec *history.Record) {
 			fmt.Fprintf(w, "          secret fields not stored: %s\n", clean(strings.Join(rec.Redacted, ", ")))
 		}
 	}
-	for _, name := range sortedKeys(rec.Roots) {
+	for _, name := range slices.Sorted(maps.Keys(rec.Roots)) {
 		r := rec.Roots[name]
 		fmt.Fprintf(w, "root      %s %s %s\n", clean(name), r.Mode, clean(r.Path))
 	}
@@ -348,16 +349,6 @@ func writeRecord(w io.Writer, rec *history.Record) {
 		}
 	}
 	writeResult(w, rec.Result(), true, false)
-}
-
-// sortedKeys lists m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // newHistoryExportCommand builds `modbay history export RUN [DIR]`.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"modbay/config"
+	"modbay/internal/words"
 	"modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
@@ -135,7 +136,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 		if err != nil {
 			return withCode(ExitUsage, "%s: %v", file, err)
 		}
-		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), plural(len(f.Servers), "server", "servers"))
+		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), words.Plural(len(f.Servers), "server", "servers"))
 		for _, s := range f.Servers {
 			where := s.Server.URL
 			if s.Server.Transport() == "stdio" {
@@ -176,7 +177,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 	}
 	added := len(all) - len(skipped)
 	if o.DryRun {
-		fmt.Fprintf(out, "dry run: would add %d %s to %s\n", added, plural(added, "server", "servers"), path)
+		fmt.Fprintf(out, "dry run: would add %d %s to %s\n", added, words.Plural(added, "server", "servers"), path)
 		return nil
 	}
 	if added == 0 {
@@ -194,7 +195,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 		_ = os.Remove(tmp)
 		return withCode(ExitUsage, "%v", err)
 	}
-	fmt.Fprintf(out, "added %d %s to %s\n", added, plural(added, "server", "servers"), path)
+	fmt.Fprintf(out, "added %d %s to %s\n", added, words.Plural(added, "server", "servers"), path)
 	return nil
 }
 
@@ -216,12 +217,4 @@ func (o *MCPImportOptions) replaceExisting() func(string) bool {
 		ans = strings.ToLower(strings.TrimSpace(ans))
 		return ans == "y" || ans == "yes"
 	}
-}
-
-// plural is one or many by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

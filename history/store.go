@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/words"
 )
 
 // Names under the history directory.
@@ -390,7 +391,7 @@ func (s *Store) readIndex() (byID map[string]Summary, lines int, warns []string)
 		byID[sum.RunID] = sum
 	}
 	if damaged > 0 {
-		warns = append(warns, fmt.Sprintf("%d damaged history index %s skipped", damaged, plural(damaged, "line", "lines")))
+		warns = append(warns, fmt.Sprintf("%d damaged history index %s skipped", damaged, words.Plural(damaged, "line", "lines")))
 	}
 	return byID, lines, warns
 }
@@ -683,12 +684,4 @@ func writeAtomicSync(path string, b []byte, syncDir bool) error {
 		d.Close()
 	}
 	return nil
-}
-
-// plural is one or many by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -35,6 +35,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/ui/common"
@@ -884,9 +885,9 @@ func (m *Model) submit() (Action, tea.Cmd) {
 		if h := m.problems.Hidden; h > 0 {
 			where += fmt.Sprintf("; %d from variants not chosen", h)
 		}
-		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, common.Plural(n, "problem", "problems"), where)
+		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, words.Plural(n, "problem", "problems"), where)
 		if m.strict {
-			m.note = fmt.Sprintf("Not sent: %d %s to fix first (%s).", n, common.Plural(n, "problem", "problems"), where)
+			m.note = fmt.Sprintf("Not sent: %d %s to fix first (%s).", n, words.Plural(n, "problem", "problems"), where)
 		}
 		// The cursor goes to the first field with a problem, unless
 		// it is on one already.
