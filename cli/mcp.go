@@ -59,8 +59,9 @@ type MCPImportOptions struct {
 	Force bool
 }
 
-// newMCPCommand is `modbay mcp` and its subcommands.
-func newMCPCommand(g *globals) *cobra.Command {
+// newMCPCommand is `modbay mcp` and its subcommands; importF, when
+// non-nil, replaces mcpImportRun.
+func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers as modules (config.yaml mcp_servers)", Args: cobra.NoArgs}
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
@@ -77,6 +78,9 @@ ${VAR} when a variable of your environment holds the same value, and flagged whe
 does. Without FILE, every known location that exists is read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
+			if importF != nil {
+				return importF(cmd.Context(), o)
+			}
 			return mcpImportRun(cmd.Context(), o)
 		},
 	}
