@@ -16,6 +16,9 @@ var (
 	citeSpecFile = regexp.MustCompile(`WIRE` + `\.md`)
 	citeShared   = regexp.MustCompile(`\.\./` + `shared`)
 	citeIssue    = regexp.MustCompile(`\b[Ii]ssues? #?` + `[0-9]+`)
+	// A tracker number broken over two comment lines: "(issue" then "// 10)".
+	citeIssueEnd  = regexp.MustCompile(`\b[Ii]ssues?\s*$`)
+	citeIssueNext = regexp.MustCompile(`^\s*(//|#)?\s*#?[0-9]+\b`)
 )
 
 // sharedAllowed are the files that may name the folder beside the
@@ -58,7 +61,8 @@ func TestNoOutsideCitations(t *testing.T) {
 			return nil // binary
 		}
 		rel := filepath.ToSlash(path)
-		for i, line := range bytes.Split(data, []byte("\n")) {
+		lines := bytes.Split(data, []byte("\n"))
+		for i, line := range lines {
 			switch {
 			case citeSpecFile.Match(line):
 				t.Errorf("%s:%d cites a spec file outside the repository; cite docs/protocol.md §N", rel, i+1)
@@ -66,6 +70,8 @@ func TestNoOutsideCitations(t *testing.T) {
 				t.Errorf("%s:%d names the folder beside the repository, which a clone does not have", rel, i+1)
 			case citeIssue.Match(line):
 				t.Errorf("%s:%d cites a tracker number (%s); say the rule, keep history in commit messages", rel, i+1, citeIssue.Find(line))
+			case citeIssueEnd.Match(line) && i+1 < len(lines) && citeIssueNext.Match(lines[i+1]):
+				t.Errorf("%s:%d cites a tracker number across two lines; say the rule, keep history in commit messages", rel, i+1)
 			}
 		}
 		return nil

@@ -18,8 +18,8 @@ import (
 	"modbay/runner"
 )
 
-// addMCPServers adds cfg's mcp_servers to host as a module source (issue
-// 14), returned (nil when there are none), and stops every server it
+// addMCPServers adds cfg's mcp_servers to host as a module source,
+// returned (nil when there are none), and stops every server it
 // started when the command ends: no server process outlives a command.
 func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) *mcp.Source {
 	if len(cfg.MCPServers) == 0 {

@@ -40,8 +40,8 @@ type Config struct {
 	DeadlineMS int `yaml:"deadline_ms"`
 	// MaxOutputBytes overrides the stdout ceiling in bytes (0: 1 MiB).
 	MaxOutputBytes int `yaml:"max_output_bytes"`
-	// Sandbox is how much kernel containment module runs demand (issue
-	// 10): SandboxAuto ("" too) contains each run as far as the machine
+	// Sandbox is how much kernel containment module runs demand:
+	// SandboxAuto ("" too) contains each run as far as the machine
 	// allows and records what was not enforced; SandboxRequire refuses to
 	// run a module that cannot be fully contained; SandboxOff runs modules
 	// as plain processes.

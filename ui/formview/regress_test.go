@@ -167,8 +167,8 @@ func TestNewlinesInStringFields(t *testing.T) {
 	if title.Text != "a\ncb" {
 		t.Fatalf("title text %q", title.Text)
 	}
-	// In a multi-line field enter, ctrl+j and alt+enter break lines (issue
-	// 9, kind 8); tab moves on.
+	// In a multi-line field enter, ctrl+j and alt+enter break lines;
+	// tab moves on.
 	keys(m, "tab")
 	feed(m, uitest.Type("# Hi")...)
 	keys(m, "ctrl+j")
