@@ -21,6 +21,9 @@ var (
 	citeIssueNext = regexp.MustCompile(`^\s*(//|#)?\s*#?[0-9]+\b`)
 )
 
+// citeSection is a citation of the protocol document's section N.
+var citeSection = regexp.MustCompile(`docs/protocol\.md §([0-9]+)`)
+
 // sharedAllowed are the files that may name the folder beside the
 // repository: the ones that look for the corpus there.
 var sharedAllowed = map[string]bool{
@@ -34,9 +37,14 @@ const maxCitationScan = 4 << 20
 
 // TestNoOutsideCitations reads every text file of the repository and fails
 // on a citation a clone cannot follow: code, help texts and docs cite
-// docs/protocol.md §N instead, and history belongs in commit messages.
+// docs/protocol.md §N instead (a section that exists), and history belongs
+// in commit messages.
 func TestNoOutsideCitations(t *testing.T) {
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+	proto, err := os.ReadFile("docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -63,6 +71,11 @@ func TestNoOutsideCitations(t *testing.T) {
 		rel := filepath.ToSlash(path)
 		lines := bytes.Split(data, []byte("\n"))
 		for i, line := range lines {
+			for _, m := range citeSection.FindAllSubmatch(line, -1) {
+				if !bytes.Contains(proto, []byte("\n## "+string(m[1])+". ")) {
+					t.Errorf("%s:%d cites docs/protocol.md §%s, which has no such section", rel, i+1, m[1])
+				}
+			}
 			switch {
 			case citeSpecFile.Match(line):
 				t.Errorf("%s:%d cites a spec file outside the repository; cite docs/protocol.md §N", rel, i+1)
