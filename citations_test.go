@@ -13,7 +13,7 @@ import (
 // repository, the folder beside it, and a tracker number. The patterns are
 // split so this file does not match itself.
 var (
-	citeSpecFile = regexp.MustCompile(`WIRE` + `\.md`)
+	citeSpecFile = regexp.MustCompile(`\b(WIRE|SKILLS)` + `\.md|modproto\.go` + `\.txt|skills-spec\.go|tool-plugin\.d`)
 	citeShared   = regexp.MustCompile(`\.\./` + `shared`)
 	citeIssue    = regexp.MustCompile(`\b[Ii]ssues? #?` + `[0-9]+`)
 	// A tracker number broken over two comment lines: "(issue" then "// 10)".
