@@ -1,9 +1,7 @@
-// Package modproto holds the xibodev.module/v1 wire protocol: its types, its
-// constants, normalization, validation and decoding. It imports nothing of
+// Package modproto holds the xibodev.module/v1 wire protocol: its types
+// (with the protocol's JSON names), constants, normalization, validation
+// and decoding, as docs/protocol.md states them. It imports nothing of
 // modbay's own; every other package builds on it.
-//
-// The types carry the protocol's JSON names field for field; docs/protocol.md
-// states the rules they obey.
 package modproto
 
 import "encoding/json"
