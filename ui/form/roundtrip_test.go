@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"modbay/internal/jsonptr"
 	"modbay/schema"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
@@ -211,7 +212,7 @@ func walkPointers(x any, ptr string, fn func(string)) {
 	switch x := x.(type) {
 	case map[string]any:
 		for k, v := range x {
-			walkPointers(v, ptr+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), fn)
+			walkPointers(v, ptr+"/"+jsonptr.Escape(k), fn)
 		}
 	case []any:
 		for i, v := range x {
@@ -233,7 +234,7 @@ func setAt(raw json.RawMessage, ptr string, v json.RawMessage) (json.RawMessage,
 	}
 	toks := strings.Split(ptr[1:], "/")
 	for i := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
+		toks[i] = jsonptr.Unescape(toks[i])
 	}
 	cur := root
 	for i, tok := range toks {
