@@ -21,6 +21,11 @@ var (
 	citeIssueNext = regexp.MustCompile(`^\s*(//|#)?\s*#?[0-9]+\b`)
 )
 
+// citeNamedSection is a section cited by a made-up name (a section sign
+// before a capital): docs cite a section of docs/ by its heading, and the
+// protocol by number.
+var citeNamedSection = regexp.MustCompile(`§[A-Z][a-z]+`)
+
 // citeSection is a citation of the protocol document's section N.
 var citeSection = regexp.MustCompile(`docs/protocol\.md §([0-9]+)`)
 
@@ -77,6 +82,8 @@ func TestNoOutsideCitations(t *testing.T) {
 				}
 			}
 			switch {
+			case citeNamedSection.Match(line):
+				t.Errorf("%s:%d cites %s, a section no document here has by that name; quote the heading", rel, i+1, citeNamedSection.Find(line))
 			case citeSpecFile.Match(line):
 				t.Errorf("%s:%d cites a spec file outside the repository; cite docs/protocol.md §N", rel, i+1)
 			case citeShared.Match(line) && !sharedAllowed[rel]:
