@@ -2,7 +2,6 @@ package form_test
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,12 +52,21 @@ func corpus(t testing.TB) map[string]json.RawMessage {
 	return out
 }
 
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // TestCorpusBuildsAndFills builds a form for every real schema, fills its
 // required fields through the form model only (as a person would: typing
 // text, picking choices, adding items) and checks the value validates.
 func TestCorpusBuildsAndFills(t *testing.T) {
 	schemas := corpus(t)
-	for _, name := range slices.Sorted(maps.Keys(schemas)) {
+	for _, name := range sortedKeys(schemas) {
 		t.Run(name, func(t *testing.T) {
 			f, err := form.Build(schemas[name])
 			if err != nil {

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -482,7 +480,7 @@ func ownSchemas(t testing.TB) map[string]json.RawMessage {
 
 func runRoundTrips(t *testing.T, schemas map[string]json.RawMessage) {
 	total := tally{}
-	for _, name := range slices.Sorted(maps.Keys(schemas)) {
+	for _, name := range sortedKeys(schemas) {
 		t.Run(name, func(t *testing.T) {
 			tried := tally{}
 			diffs := checkRoundTrips(t, schemas[name], formRoundTrip, tried, true)
