@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"modbay/cellwidth"
+	"modbay/internal/words"
 	"modbay/modproto"
 )
 
@@ -709,7 +710,7 @@ func renderTable(td *TableData, o Options) string {
 		}
 	}
 	if td.Skipped > 0 {
-		notes = append(notes, fmt.Sprintf("%d malformed %s skipped", td.Skipped, plural(td.Skipped, "record", "records")))
+		notes = append(notes, fmt.Sprintf("%d malformed %s skipped", td.Skipped, words.Plural(td.Skipped, "record", "records")))
 	}
 	if td.Ambiguous != "" {
 		notes = append(notes, "ambiguous quoting: "+td.Ambiguous+" (--media-type text/csv reads it so)")
@@ -782,12 +783,4 @@ func columnWidths(natural []int, width int) []int {
 		}
 	}
 	return out
-}
-
-// plural returns one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -84,7 +85,7 @@ func (in approvalInput) lines(w int, expanded bool) (out []string, cut bool) {
 	for i, k := range orderedKeys(in.raw) {
 		if i == inputCompactMembers {
 			rest := len(members) - i
-			out = append(out, common.Trunc(fmt.Sprintf("… %d more %s", rest, common.Plural(rest, "field", "fields")), w))
+			out = append(out, common.Trunc(fmt.Sprintf("… %d more %s", rest, words.Plural(rest, "field", "fields")), w))
 			return out, true
 		}
 		var b bytes.Buffer
