@@ -89,6 +89,12 @@ type Compiled struct {
 	// validated again (the form's Check and its branch filter judge one
 	// value twice); guarded by mu.
 	last validation
+	// parsed is the document read as a Doc (Doc, once).
+	parsed struct {
+		once sync.Once
+		d    *Doc
+		err  error
+	}
 	// doc is the document decoded, for Redact (read once, on first use).
 	doc struct {
 		once sync.Once

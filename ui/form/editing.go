@@ -83,12 +83,12 @@ func (f *Form) activeSchema(n *Node) *Schema {
 			branch = base.Then
 		}
 		if branch != nil {
-			merge(&s, f.doc.effective(branch))
+			merge(&s, f.doc.Effective(branch))
 		}
 	}
 	for _, d := range base.DepSchemas {
 		if f.hasValue(n, d.Name) {
-			merge(&s, f.doc.effective(d.Schema))
+			merge(&s, f.doc.Effective(d.Schema))
 		}
 	}
 	return &s

@@ -354,7 +354,7 @@ func constsFit(f *Form, s *Schema, v json.RawMessage) bool {
 		return true
 	}
 	for _, p := range s.Props {
-		if cv, ok := f.doc.effective(p.Schema).constValue(); ok {
+		if cv, ok := f.doc.Effective(p.Schema).ConstValue(); ok {
 			if got, present := m[p.Name]; present && !jsonEqual(got, cv) {
 				return false
 			}
