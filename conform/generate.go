@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -376,9 +377,9 @@ func bound(incl, excl string, step float64, integer bool) (float64, bool) {
 	if x, err := strconv.ParseFloat(incl, 64); err == nil {
 		if integer {
 			if step > 0 {
-				return float64(int64(x + 0.999999)), true
+				return math.Ceil(x), true
 			}
-			return float64(int64(x)), true
+			return math.Floor(x), true
 		}
 		return x, true
 	}

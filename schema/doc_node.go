@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -417,8 +418,8 @@ func (d *Doc) readDependencies(s *Node, v json.RawMessage, loc string) error {
 }
 
 // Merge adds src's keywords into dst (allOf semantics, approximated for
-// display: both sets of properties and requirements, the tighter of the
-// first-given bounds; dst's annotations win).
+// display: both sets of properties and requirements, the tighter of each
+// bound, as the validator applies both; dst's annotations win).
 func Merge(dst, src *Node) {
 	if src == nil {
 		return
@@ -475,9 +476,9 @@ func Merge(dst, src *Node) {
 	if len(dst.Prefix) == 0 {
 		dst.Prefix = src.Prefix
 	}
-	firstI(&dst.MinItems, src.MinItems)
-	firstI(&dst.MaxItems, src.MaxItems)
-	firstI(&dst.MinProps, src.MinProps)
+	tighterI(&dst.MinItems, src.MinItems, +1)
+	tighterI(&dst.MaxItems, src.MaxItems, -1)
+	tighterI(&dst.MinProps, src.MinProps, +1)
 	dst.UniqueItems = dst.UniqueItems || src.UniqueItems
 	if dst.Enum == nil {
 		dst.Enum, dst.EnumNames = src.Enum, src.EnumNames
@@ -507,13 +508,13 @@ func Merge(dst, src *Node) {
 	dst.ReadOnly = dst.ReadOnly || src.ReadOnly
 	dst.WriteOnly = dst.WriteOnly || src.WriteOnly
 	dst.Deprecated = dst.Deprecated || src.Deprecated
-	firstStr(&dst.Minimum, src.Minimum)
-	firstStr(&dst.Maximum, src.Maximum)
-	firstStr(&dst.ExclusiveMinimum, src.ExclusiveMinimum)
-	firstStr(&dst.ExclusiveMaximum, src.ExclusiveMaximum)
+	tighterNum(&dst.Minimum, src.Minimum, +1)
+	tighterNum(&dst.Maximum, src.Maximum, -1)
+	tighterNum(&dst.ExclusiveMinimum, src.ExclusiveMinimum, +1)
+	tighterNum(&dst.ExclusiveMaximum, src.ExclusiveMaximum, -1)
 	firstStr(&dst.MultipleOf, src.MultipleOf)
-	firstI(&dst.MinLength, src.MinLength)
-	firstI(&dst.MaxLength, src.MaxLength)
+	tighterI(&dst.MinLength, src.MinLength, +1)
+	tighterI(&dst.MaxLength, src.MaxLength, -1)
 	firstStr(&dst.Pattern, src.Pattern)
 	firstStr(&dst.Format, src.Format)
 	firstStr(&dst.ContentMediaType, src.ContentMediaType)
@@ -521,6 +522,31 @@ func Merge(dst, src *Node) {
 
 func firstS(dst **Node, src *Node) {
 	if *dst == nil {
+		*dst = src
+	}
+}
+
+// tighterI keeps the tighter of two count bounds: the larger for a lower
+// bound (dir +1), the smaller for an upper one (-1).
+func tighterI(dst **int, src *int, dir int) {
+	if src != nil && (*dst == nil || (*src-**dst)*dir > 0) {
+		*dst = src
+	}
+}
+
+// tighterNum keeps the tighter of two number bounds as written (exact
+// text, compared exactly), as tighterI.
+func tighterNum(dst *string, src string, dir int) {
+	if src == "" {
+		return
+	}
+	if *dst == "" {
+		*dst = src
+		return
+	}
+	a, okA := new(big.Rat).SetString(*dst)
+	b, okB := new(big.Rat).SetString(src)
+	if okA && okB && b.Cmp(a)*dir > 0 {
 		*dst = src
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -60,6 +61,9 @@ const (
 	RuleRef      = "ref"
 	RuleRequired = "required"
 	RuleProvider = "provider"
+	// RuleBounds: a lower bound above its upper bound (after $ref and
+	// allOf are merged), so no value of the field is valid.
+	RuleBounds = "bounds"
 )
 
 // Finding is one problem in one schema.
@@ -197,6 +201,7 @@ func (l *linter) node(n *schema.Node) {
 		l.ref(n)
 	}
 	l.keywords(n)
+	l.bounds(n)
 	l.forbiddenRequired(n)
 	if n.Has("properties") {
 		closed := n.AdditionalFalse && !n.Has("patternProperties")
@@ -221,6 +226,55 @@ func (l *linter) node(n *schema.Node) {
 		l.mark("format:" + f)
 		l.add(path+"/format", RuleProvider, Warning, fmt.Sprintf("format %q is outside OpenAI strict mode's list", f))
 	}
+}
+
+// bounds warns when n's bounds, with its $ref and allOf merged
+// (schema.Doc.Effective), leave no value: minimum above maximum, and the
+// same for lengths and item counts. A schema that only refers to another
+// is not reported again: the one it names is.
+func (l *linter) bounds(n *schema.Node) {
+	own := len(n.AllOf) > 0 || slices.ContainsFunc(n.Keywords, func(k string) bool { return boundKeywords[k] })
+	if !own {
+		return
+	}
+	e := l.doc.Effective(n)
+	lo, loX := e.Minimum, false
+	if e.ExclusiveMinimum != "" && (lo == "" || cmpNum(e.ExclusiveMinimum, lo) >= 0) {
+		lo, loX = e.ExclusiveMinimum, true
+	}
+	hi, hiX := e.Maximum, false
+	if e.ExclusiveMaximum != "" && (hi == "" || cmpNum(e.ExclusiveMaximum, hi) <= 0) {
+		hi, hiX = e.ExclusiveMaximum, true
+	}
+	if lo != "" && hi != "" {
+		if c := cmpNum(lo, hi); c > 0 || (c == 0 && (loX || hiX)) {
+			l.add(n.Loc, RuleBounds, Warning, fmt.Sprintf("lower bound %s is not below upper bound %s: no number is valid", lo, hi))
+		}
+	}
+	count := func(lo, hi *int, what string) {
+		if lo != nil && hi != nil && *lo > *hi {
+			l.add(n.Loc, RuleBounds, Warning, fmt.Sprintf("at least %d %s and at most %d: no value is valid", *lo, what, *hi))
+		}
+	}
+	count(e.MinLength, e.MaxLength, "characters")
+	count(e.MinItems, e.MaxItems, "items")
+}
+
+// boundKeywords are the keywords bounds compares.
+var boundKeywords = map[string]bool{
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
+	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
+}
+
+// cmpNum compares two JSON numbers as written, exactly; 0 when either is
+// not a number.
+func cmpNum(a, b string) int {
+	x, okX := new(big.Rat).SetString(a)
+	y, okY := new(big.Rat).SetString(b)
+	if !okX || !okY {
+		return 0
+	}
+	return x.Cmp(y)
 }
 
 // property returns the schema of property name of n, nil when n declares
