@@ -189,9 +189,13 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		byName := map[string]*Node{}
 		for _, c := range n.Children {
 			if c.ReadOnly {
-				// A read-only field keeps showing its default and is never
-				// sent: a loaded value for it becomes an entry, so it is
-				// neither lost nor hidden.
+				// An optional read-only field keeps showing its default and
+				// is never sent: a loaded value for it becomes an entry, so
+				// it is neither lost nor hidden. A required one holds it.
+				if c.Required {
+					c.Held = nil
+					byName[c.Name] = c
+				}
 				continue
 			}
 			f.clear(c)
@@ -199,6 +203,10 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		}
 		for _, k := range keys {
 			if c, ok := byName[k]; ok {
+				if c.ReadOnly {
+					c.hold(m[k])
+					continue
+				}
 				f.load(c, m[k])
 				continue
 			}
@@ -276,7 +284,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 func (f *Form) placeKeys(n *Node, keys []string, m map[string]json.RawMessage, loaded map[string]*Node) {
 	props := map[string]*Node{}
 	for _, c := range n.Children {
-		if !c.ReadOnly {
+		if !c.ReadOnly || c.Required {
 			props[c.Name] = c
 		}
 	}
@@ -284,6 +292,9 @@ func (f *Form) placeKeys(n *Node, keys []string, m map[string]json.RawMessage, l
 		c, isProp := props[k]
 		switch {
 		case isProp && loaded[k] == c:
+		case isProp && c.ReadOnly:
+			c.hold(m[k])
+			n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == k })
 		case isProp:
 			f.load(c, m[k])
 			n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == k })
@@ -404,4 +415,13 @@ func jsonEqual(a, b json.RawMessage) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return bytes.Equal(xb, yb)
+}
+
+// hold keeps v as read-only field n's value (Held), unless it is the value
+// n sends anyway (its const or default).
+func (n *Node) hold(v json.RawMessage) {
+	n.Held = nil
+	if d := n.readOnlyValue(); d == nil || !jsonEqual(d, v) {
+		n.Held = compact(v)
+	}
 }

@@ -116,8 +116,14 @@ type Node struct {
 	// absent again, so a value loaded without a required field comes back
 	// without it, marked "required".
 	Present bool
-	// ReadOnly fields are shown, never sent; Deprecated ones are marked.
+	// ReadOnly fields are shown and cannot be edited; an optional one is
+	// never sent, a required one is sent with its const or default (or
+	// Held), and one with neither has a problem (DefaultRule).
+	// Deprecated ones are marked.
 	ReadOnly, Deprecated bool
+	// Held is a required read-only field's value as loaded (from JSON
+	// mode, a recalled input): sent in place of its default.
+	Held json.RawMessage
 	// Defaulted is set while the node holds its schema's default, put
 	// there when the form was built (a required field, DefaultRule) and
 	// not edited since: it is sent, and shown as a default, not as typed.
@@ -225,9 +231,13 @@ func (n *Node) IsText() bool {
 	return false
 }
 
-// ReadOnlyText is what a read-only field shows: its const, else its
-// default, else its text; "" when it has none. It is never sent.
+// ReadOnlyText is what a read-only field shows: its value as loaded
+// (Held), else its const, else its default, else its text; "" when it has
+// none.
 func (n *Node) ReadOnlyText() string {
+	if n.Held != nil {
+		return label(n.Held)
+	}
 	if cv, ok := n.Schema.ConstValue(); ok {
 		return label(cv)
 	}
@@ -403,8 +413,8 @@ func (f *Form) shape(n *Node, s *Schema) {
 	if s.Default != nil && (n.Required || n.ReadOnly) {
 		// The defaults rule (DefaultRule): a required field starts with
 		// its default, sent and marked as such; an optional one only
-		// shows it (Form.DefaultNotSent); a read-only one shows it and
-		// is never sent.
+		// shows it (Form.DefaultNotSent); a read-only one shows it, sent
+		// when required.
 		f.load(n, s.Default)
 		if n.Kind == KindObject || n.Kind == KindArray || n.Kind == KindMulti {
 			n.Present = true

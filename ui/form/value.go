@@ -17,11 +17,14 @@ var numberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // Problem messages the form finds itself, before the schema is consulted.
 const (
-	MsgRequired   = "required"
-	MsgNotNumber  = "not a number (e.g. 3, -1.5, 2e3)"
-	MsgNotInteger = "not an integer (e.g. 3, -12)"
-	MsgBadJSON    = "not valid JSON"
-	MsgDupKey     = "key appears twice"
+	MsgRequired = "required"
+	// MsgReadOnlyRequired: a required read-only field without a const or
+	// default; nothing a person types in the form can send it.
+	MsgReadOnlyRequired = "required but read-only, with no default: the form cannot fill it (JSON mode can)"
+	MsgNotNumber        = "not a number (e.g. 3, -1.5, 2e3)"
+	MsgNotInteger       = "not an integer (e.g. 3, -12)"
+	MsgBadJSON          = "not valid JSON"
+	MsgDupKey           = "key appears twice"
 )
 
 // problemSink collects local problems by JSON pointer; nil discards them.
@@ -39,6 +42,13 @@ func (p problemSink) add(ptr, msg string) {
 // ptr, n's pointer.
 func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, bool) {
 	if n.ReadOnly && n.Parent != nil {
+		if !n.Required {
+			return nil, false
+		}
+		if v := n.readOnlyValue(); v != nil {
+			return v, true
+		}
+		probs.add(ptr, MsgReadOnlyRequired)
 		return nil, false
 	}
 	if n.Null {

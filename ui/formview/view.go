@@ -346,7 +346,12 @@ func (m *Model) describe(n *form.Node) string {
 	if n.Deprecated {
 		parts = append(parts, "deprecated")
 	}
-	if n.ReadOnly {
+	switch {
+	case m.form.ReadOnlySent(n):
+		parts = append(parts, "read-only, sent")
+	case n.ReadOnly && n.Required && n.Parent != nil:
+		parts = append(parts, "read-only, no default · "+m.keys.JSON.Help().Key+": JSON mode")
+	case n.ReadOnly:
 		parts = append(parts, "read-only, not sent")
 	}
 	return strings.Join(parts, " · ")

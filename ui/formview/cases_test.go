@@ -1,0 +1,120 @@
+package formview
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/ui/internal/uitest"
+)
+
+// formCase is one schema under testdata/forms filled by keyboard: load
+// (when set) goes in through JSON mode first, then keys are pressed ("=x"
+// types x), and the form must send want with problems as listed. Its
+// frame is the test's golden, and the form survives form → JSON mode →
+// form with the same value and the same frame.
+type formCase struct {
+	name     string
+	load     string
+	keys     []string
+	want     string
+	problems map[string]string // pointer → substring of its problem
+	shows    []string          // substrings of the frame
+}
+
+var formCases = []formCase{
+	{name: "readonly-default", keys: []string{"tab", "=Ada"}, want: `{"id":"rec_123","name":"Ada"}`,
+		shows: []string{"read-only, sent", "(default, sent)"}},
+	{name: "readonly-no-default", keys: []string{"tab", "=Ada"}, want: `{"name":"Ada"}`,
+		problems: map[string]string{"/id": "the form cannot fill it"}, shows: []string{"read-only, no default · ctrl+e: JSON mode", "the form cannot fill it"}},
+	{name: "readonly-no-default", load: `{"id":"rec_9","name":"Ada"}`, want: `{"id":"rec_9","name":"Ada"}`,
+		shows: []string{"rec_9", "read-only, sent"}},
+}
+
+// TestFormCases runs formCases.
+func TestFormCases(t *testing.T) {
+	for _, c := range formCases {
+		name := c.name
+		if c.load != "" {
+			name += "-loaded"
+		}
+		t.Run(name, func(t *testing.T) {
+			schema, err := os.ReadFile(filepath.Join("testdata", "forms", c.name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := newSchemaForm(t, string(schema), 100, 24)
+			if c.load != "" {
+				keys(m, "ctrl+e")
+				m.jsonArea.SetValue(c.load)
+				keys(m, "ctrl+e")
+				if m.JSONMode() {
+					t.Fatalf("JSON mode kept: %s", m.Note())
+				}
+			}
+			for _, k := range c.keys {
+				if text, ok := strings.CutPrefix(k, "="); ok {
+					feed(m, uitest.Type(text)...)
+					continue
+				}
+				keys(m, k)
+			}
+			checkCase(t, m, c)
+			roundTrip(t, m, c)
+			frame := m.View()
+			for _, s := range c.shows {
+				if !strings.Contains(frame, s) {
+					t.Errorf("the frame lacks %q:\n%s", s, frame)
+				}
+			}
+			golden.RequireEqual(t, []byte(frame))
+
+			roundTrip(t, m, c)
+			if back := m.View(); back != frame {
+				t.Errorf("form → JSON mode → form changed the frame:\n%s\nwas\n%s", back, frame)
+			}
+		})
+	}
+}
+
+// roundTrip goes form → JSON mode → form: JSON mode holds the value the
+// form sends, and the form sends it again.
+func roundTrip(t *testing.T, m *Model, c formCase) {
+	t.Helper()
+	keys(m, "ctrl+e")
+	var got, want any
+	if json.Unmarshal([]byte(m.jsonArea.Value()), &got) != nil || json.Unmarshal([]byte(c.want), &want) != nil || !jsonSame(got, want) {
+		t.Errorf("JSON mode holds %s, want %s", m.jsonArea.Value(), c.want)
+	}
+	keys(m, "ctrl+e")
+	if m.JSONMode() {
+		t.Fatalf("JSON mode kept: %s", m.Note())
+	}
+	checkCase(t, m, c)
+}
+
+func checkCase(t *testing.T, m *Model, c formCase) {
+	t.Helper()
+	if got := string(m.Value()); got != c.want {
+		t.Errorf("sends %s, want %s", got, c.want)
+	}
+	p := m.Problems()
+	if p.Count() != len(c.problems) {
+		t.Errorf("%d problems %v, want %v", p.Count(), p.Fields, c.problems)
+	}
+	for ptr, msg := range c.problems {
+		if !strings.Contains(strings.Join(p.Fields[ptr], "; "), msg) {
+			t.Errorf("%s: problems %q, want %q", ptr, p.Fields[ptr], msg)
+		}
+	}
+}
+
+func jsonSame(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
