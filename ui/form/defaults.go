@@ -81,8 +81,8 @@ func (n *Node) readOnlyValue() json.RawMessage {
 	return n.Schema.Default
 }
 
-// ReadOnlySent reports whether read-only field n is sent (required, with a
-// value to send): a view says "read-only, sent" rather than "not sent".
+// ReadOnlySent reports whether read-only field n is sent (a value loaded
+// into it, or required with a value to send): a view says "read-only, sent" rather than "not sent".
 func (f *Form) ReadOnlySent(n *Node) bool {
-	return n.ReadOnly && n.Parent != nil && n.Required && n.readOnlyValue() != nil
+	return n.ReadOnly && n.Parent != nil && (n.Held != nil || (n.Required && n.readOnlyValue() != nil))
 }

@@ -259,7 +259,7 @@ func (f *Form) pickVariant(n *Node, i int) {
 		}
 		n.alt[n.Variant] = n.Children[0]
 	}
-	n.Variant = i
+	n.Variant, n.Fits = i, nil
 	if i < 0 {
 		n.Children = nil
 		return

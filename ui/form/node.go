@@ -116,14 +116,19 @@ type Node struct {
 	// absent again, so a value loaded without a required field comes back
 	// without it, marked "required".
 	Present bool
-	// ReadOnly fields are shown and cannot be edited; an optional one is
-	// never sent, a required one is sent with its const or default (or
-	// Held), and one with neither has a problem (DefaultRule).
+	// ReadOnly fields are shown and cannot be edited; one is sent when it
+	// holds a loaded value (Held) or is required, with its const or
+	// default; a required one with neither has a problem (DefaultRule).
 	// Deprecated ones are marked.
 	ReadOnly, Deprecated bool
-	// Held is a required read-only field's value as loaded (from JSON
-	// mode, a recalled input): sent in place of its default.
+	// Held is a read-only field's value as loaded (from JSON mode, a
+	// recalled input): sent, in place of its default. A required field
+	// loaded with its own default holds nothing.
 	Held json.RawMessage
+	// Fits are the labels of the union branches a loaded value fits
+	// equally well (two or more): the first is chosen, and the choice is
+	// flagged until the person picks one. Nil otherwise.
+	Fits []string
 	// Defaulted is set while the node holds its schema's default, put
 	// there when the form was built (a required field, DefaultRule) and
 	// not edited since: it is sent, and shown as a default, not as typed.

@@ -42,6 +42,9 @@ func (p problemSink) add(ptr, msg string) {
 // ptr, n's pointer.
 func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, bool) {
 	if n.ReadOnly && n.Parent != nil {
+		if n.Held != nil {
+			return n.Held, true
+		}
 		if !n.Required {
 			return nil, false
 		}

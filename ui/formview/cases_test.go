@@ -24,6 +24,7 @@ type formCase struct {
 	want     string
 	problems map[string]string // pointer → substring of its problem
 	shows    []string          // substrings of the frame
+	hides    []string          // substrings the frame must not have
 }
 
 var formCases = []formCase{
@@ -33,6 +34,12 @@ var formCases = []formCase{
 		problems: map[string]string{"/id": "the form cannot fill it"}, shows: []string{"read-only, no default · ctrl+e: JSON mode", "the form cannot fill it"}},
 	{name: "readonly-no-default", load: `{"id":"rec_9","name":"Ada"}`, want: `{"id":"rec_9","name":"Ada"}`,
 		shows: []string{"rec_9", "read-only, sent"}},
+	{name: "oneof-shared-keys", load: `{"choice":{"lorem":"second"}}`, want: `{"choice":{"lorem":"second"}}`,
+		shows: []string{"second", "read-only, sent"}, hides: []string{"entry", "alike"}},
+	{name: "oneof-ambiguous", load: `{"target":{"name":"x"}}`, want: `{"target":{"name":"x"}}`,
+		shows: []string{"the value fits by name and by label alike: pick one"}},
+	{name: "oneof-discriminated", load: `{"shape":{"kind":"square","side":2}}`, want: `{"shape":{"kind":"square","side":2}}`,
+		shows: []string{"square"}, hides: []string{"alike", "fits alternatives", "entry", "entries"}},
 }
 
 // TestFormCases runs formCases.
@@ -69,6 +76,11 @@ func TestFormCases(t *testing.T) {
 			for _, s := range c.shows {
 				if !strings.Contains(frame, s) {
 					t.Errorf("the frame lacks %q:\n%s", s, frame)
+				}
+			}
+			for _, s := range c.hides {
+				if strings.Contains(frame, s) {
+					t.Errorf("the frame has %q:\n%s", s, frame)
 				}
 			}
 			golden.RequireEqual(t, []byte(frame))

@@ -340,6 +340,9 @@ func (m *Model) describe(n *form.Node) string {
 		}
 		parts = append(parts, render.SanitizeLine("needs "+strings.Join(alts, " or ")))
 	}
+	if len(n.Fits) > 1 {
+		parts = append(parts, render.SanitizeLine("the value fits "+strings.Join(n.Fits, " and ")+" alike: pick one"))
+	}
 	if kept := m.form.KeptVariants(n); len(kept) > 0 {
 		parts = append(parts, render.SanitizeLine("also holds "+strings.Join(kept, ", ")+" (not sent)"))
 	}
