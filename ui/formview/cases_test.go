@@ -40,6 +40,14 @@ var formCases = []formCase{
 		shows: []string{"the value fits by name and by label alike: pick one"}},
 	{name: "oneof-discriminated", load: `{"shape":{"kind":"square","side":2}}`, want: `{"shape":{"kind":"square","side":2}}`,
 		shows: []string{"square"}, hides: []string{"alike", "fits alternatives", "entry", "entries"}},
+	{name: "dependencies-oneof", keys: []string{"right", "right", "tab", "=3"}, want: `{"pets":"Yes: One","age":3}`,
+		shows: []string{"How old is your pet?"}, hides: []string{"rid of any"}},
+	{name: "dependencies-oneof", load: `{"pets":"Yes: More than one","rehome":true}`, want: `{"pets":"Yes: More than one","rehome":true}`,
+		shows: []string{"Do you want to get rid of any?"}, hides: []string{"How old", "entry"}},
+	{name: "dependent-schemas-anyof", keys: []string{"right", "tab", "=a.txt"}, want: `{"mode":"file","path":"a.txt"}`,
+		hides: []string{"url"}},
+	{name: "pattern-properties", keys: []string{"ctrl+a", "=n_count", "tab", "=5", "ctrl+a", "=s_label", "tab", "=hi"}, want: `{"n_count":5,"s_label":"hi"}`,
+		hides: []string{"JSON"}},
 }
 
 // TestFormCases runs formCases.
