@@ -48,6 +48,8 @@ var formCases = []formCase{
 		hides: []string{"url"}},
 	{name: "pattern-properties", keys: []string{"ctrl+a", "=n_count", "tab", "=5", "ctrl+a", "=s_label", "tab", "=hi"}, want: `{"n_count":5,"s_label":"hi"}`,
 		hides: []string{"JSON"}},
+	{name: "integer-notes", keys: []string{"=12", "tab", "=5", "tab", "=2024-01-02T03:04:05Z"}, want: `{"thread":12,"limit":5,"since":"2024-01-02T03:04:05Z"}`,
+		shows: []string{"modbay: integers are exact to ±2^53", "≥ 1 · ≤ 100", "modbay checks date-time (YYYY-MM-DDThh:mm:ssZ)"}, hides: []string{"9007199254740991"}},
 }
 
 // TestFormCases runs formCases.

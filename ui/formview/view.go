@@ -333,6 +333,9 @@ func (m *Model) describe(n *form.Node) string {
 	if h := n.Hint(); h != "" {
 		parts = append(parts, render.SanitizeLine(h))
 	}
+	for _, note := range n.Notes() {
+		parts = append(parts, render.SanitizeLine(note))
+	}
 	if sets := m.form.RequiredSets(n); len(sets) > 0 {
 		alts := make([]string, len(sets))
 		for i, set := range sets {
