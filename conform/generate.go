@@ -146,6 +146,9 @@ func (g *gen) value(s *schema.Node, md mode, depth int) (any, error) {
 	if s.Const != nil {
 		return data(s.Const), nil
 	}
+	if s.ReadOnly && s.Default != nil {
+		return data(s.Default), nil // what a form sends: no one edits it
+	}
 	if md == modeFull && len(s.Examples) > 0 {
 		return data(s.Examples[0]), nil
 	}
@@ -228,6 +231,9 @@ func (g *gen) object(s *schema.Node, md mode, depth int) (any, error) {
 		req := slices.Contains(s.Required, p.Name)
 		if !req && md != modeFull && !(md == modeDefaults && g.doc.Effective(p.Schema).Default != nil) {
 			continue
+		}
+		if !req && g.doc.Effective(p.Schema).ReadOnly {
+			continue // an optional read-only field is never sent (the form's rule)
 		}
 		v, err := g.value(p.Schema, md, depth+1)
 		if err != nil {
