@@ -422,7 +422,7 @@ func (f *Form) KeptVariants(n *Node) []string {
 		if i == n.Variant || i >= len(n.Variants) {
 			continue
 		}
-		if v, ok := f.value(c, nil, ""); ok && holdsInput(v) {
+		if v, ok := f.value(c, nil, ""); ok && holdsInput(v) && !f.asBuilt(n, i, v) {
 			idx = append(idx, i)
 		}
 	}
@@ -432,6 +432,16 @@ func (f *Form) KeptVariants(n *Node) []string {
 		out[k] = n.Variants[i].Label
 	}
 	return out
+}
+
+// asBuilt reports whether v is what variant i of union n holds when built
+// afresh (its consts and required defaults): nothing typed.
+func (f *Form) asBuilt(n *Node, i int, v json.RawMessage) bool {
+	vr := n.Variants[i]
+	c := &Node{Parent: n, Required: true, Choice: -1, Variant: -1, src: vr.Src}
+	f.shape(c, vr.Schema)
+	fresh, ok := f.value(c, nil, "")
+	return ok && jsonEqual(fresh, v)
 }
 
 // holdsInput reports whether a variant's value holds something beyond an

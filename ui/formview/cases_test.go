@@ -39,7 +39,7 @@ var formCases = []formCase{
 	{name: "oneof-ambiguous", load: `{"target":{"name":"x"}}`, want: `{"target":{"name":"x"}}`,
 		shows: []string{"the value fits by name and by label alike: pick one"}},
 	{name: "oneof-discriminated", load: `{"shape":{"kind":"square","side":2}}`, want: `{"shape":{"kind":"square","side":2}}`,
-		shows: []string{"square"}, hides: []string{"alike", "fits alternatives", "entry", "entries"}},
+		shows: []string{"square"}, hides: []string{"alike", "fits alternatives", "entry", "entries", "also holds"}},
 	{name: "dependencies-oneof", keys: []string{"right", "right", "tab", "=3"}, want: `{"pets":"Yes: One","age":3}`,
 		shows: []string{"How old is your pet?"}, hides: []string{"rid of any"}},
 	{name: "dependencies-oneof", load: `{"pets":"Yes: More than one","rehome":true}`, want: `{"pets":"Yes: More than one","rehome":true}`,
