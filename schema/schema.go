@@ -18,6 +18,10 @@
 // reports the numbers no reader can hold (number.go): 1e999, 1e-400, and
 // under "type": "integer" a value past 2^53.
 //
+// The structure of a document (subschemas, references resolved, property
+// order as written) is read once, as a Doc (doc.go): the form, the
+// conformance generator and the lint all read that, never the raw maps.
+//
 // Compiled schemas are cached by content (whitespace around the document
 // aside), so the runner's compile of a capability's request schema at
 // describe time is the handle the form builds on and validates against on

@@ -10,7 +10,7 @@ import (
 	"modbay/schema"
 )
 
-// Rules added by strict validation (issue 11 §3).
+// Rules added by strict validation.
 const (
 	// RuleKeyword: a key in a schema object that is no JSON Schema keyword
 	// (a typo such as "minimun" is ignored by every validator, so the
@@ -232,7 +232,7 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool) boo
 }
 
 // Unsatisfiable reports whether request schema id admits no finite input
-// at all (issue 11 §3: the capability is refused, not only warned about):
+// at all (the capability is refused, not only warned about):
 // its root requires a property that additionalProperties: false forbids,
 // directly or through allOf, or reaches a $ref cycle through required
 // properties. It returns the finding that explains it (the first error of
