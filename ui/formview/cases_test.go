@@ -50,6 +50,8 @@ var formCases = []formCase{
 		hides: []string{"JSON"}},
 	{name: "integer-notes", keys: []string{"=12", "tab", "=5", "tab", "=2024-01-02T03:04:05Z"}, want: `{"thread":12,"limit":5,"since":"2024-01-02T03:04:05Z"}`,
 		shows: []string{"modbay: integers are exact to ±2^53", "≥ 1 · ≤ 100", "modbay checks date-time (YYYY-MM-DDThh:mm:ssZ)"}, hides: []string{"9007199254740991"}},
+	{name: "edit-file", keys: []string{"=notes.md", "tab", "ctrl+a", "tab", "=a", "tab", "=b"}, want: `{"path":"notes.md","edits":[{"oldText":"a","newText":"b"}]}`,
+		shows: []string{"path *", "edits *", "dryRun"}},
 }
 
 // TestFormCases runs formCases.
