@@ -451,7 +451,9 @@ func Merge(dst, src *Node) {
 			if q.Name == p.Name {
 				found = true
 				if q.Schema != p.Schema {
+					// dst's slice may be a shared Node's: write a copy.
 					m := &Node{Loc: q.Schema.Loc, AllOf: []*Node{q.Schema, p.Schema}}
+					dst.Props = slices.Clone(dst.Props)
 					dst.Props[i] = Prop{Name: q.Name, Schema: m}
 				}
 			}

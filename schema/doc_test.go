@@ -98,3 +98,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeLeavesSharedNodesAlone: merging into a copy of a node never
+// writes into the node's own slices (Docs are shared by every reader of
+// a compiled schema).
+func TestMergeLeavesSharedNodesAlone(t *testing.T) {
+	d, err := Parse(json.RawMessage(`{"properties":{"a":{"type":"string"}},"allOf":[{"properties":{"a":{"minLength":1}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := d.Root()
+	before := root.Props[0].Schema
+	cp := *root
+	Merge(&cp, root.AllOf[0])
+	if root.Props[0].Schema != before {
+		t.Errorf("Merge rewrote the shared node's property %+v", root.Props[0].Schema)
+	}
+	if cp.Props[0].Schema == before || len(cp.Props[0].Schema.AllOf) != 2 {
+		t.Errorf("the copy did not get both schemas: %+v", cp.Props[0].Schema)
+	}
+}
