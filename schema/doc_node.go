@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"modbay/internal/jsonptr"
 )
 
 // Node is one JSON Schema object (or boolean schema) as modbay reads it:
@@ -176,7 +178,7 @@ func (d *Doc) parse(raw json.RawMessage, loc string) (*Node, error) {
 		if isNull(m[k]) {
 			return nil, nil
 		}
-		return d.parse(m[k], loc+"/"+pointerEscaper.Replace(k))
+		return d.parse(m[k], loc+"/"+jsonptr.Escape(k))
 	}
 	subs := func(k string) ([]*Node, error) {
 		var list []json.RawMessage
@@ -203,7 +205,7 @@ func (d *Doc) parse(raw json.RawMessage, loc string) (*Node, error) {
 		}
 		out := make([]Prop, 0, len(names))
 		for _, n := range names {
-			c, err := d.parse(pm[n], loc+"/"+k+"/"+pointerEscaper.Replace(n))
+			c, err := d.parse(pm[n], loc+"/"+k+"/"+jsonptr.Escape(n))
 			if err != nil {
 				return nil, err
 			}
@@ -408,7 +410,7 @@ func (d *Doc) readDependencies(s *Node, v json.RawMessage, loc string) error {
 			}
 			continue
 		}
-		c, err := d.parse(t, loc+"/dependencies/"+pointerEscaper.Replace(n))
+		c, err := d.parse(t, loc+"/dependencies/"+jsonptr.Escape(n))
 		if err != nil {
 			return err
 		}

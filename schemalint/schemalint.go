@@ -42,6 +42,7 @@ import (
 	"sort"
 	"strings"
 
+	"modbay/internal/jsonptr"
 	"modbay/schema"
 )
 
@@ -300,7 +301,7 @@ func (l *linter) ref(n *schema.Node) {
 }
 
 // escape is a JSON pointer reference token (RFC 6901).
-func escape(tok string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok) }
+func escape(tok string) string { return jsonptr.Escape(tok) }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -2,7 +2,7 @@ package form
 
 import "encoding/json"
 
-// ---- defaults ------------------------------------------------------------
+// ---- defaults ------------------------------------------
 
 // DefaultRule is the one rule the form applies to a schema's "default",
 // as a view states it (the form screen's full help, the README):

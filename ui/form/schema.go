@@ -1,8 +1,7 @@
 package form
 
 import (
-	"strings"
-
+	"modbay/internal/jsonptr"
 	"modbay/schema"
 )
 
@@ -26,17 +25,8 @@ const (
 // merge adds src's keywords into dst (schema.Merge).
 func merge(dst, src *Schema) { schema.Merge(dst, src) }
 
-// pointerEscaper and pointerUnescaper turn a name into a JSON pointer
-// reference token and back (RFC 6901 §3, §4). Built once: every keystroke
-// escapes each field's name (a Replacer built per call was a third of a
-// keystroke's time).
-var (
-	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
-	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-)
-
 // escape is a JSON pointer reference token (RFC 6901).
-func escape(tok string) string { return pointerEscaper.Replace(tok) }
+func escape(tok string) string { return jsonptr.Escape(tok) }
 
 // unescape reverses escape.
-func unescape(tok string) string { return pointerUnescaper.Replace(tok) }
+func unescape(tok string) string { return jsonptr.Unescape(tok) }
