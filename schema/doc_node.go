@@ -74,8 +74,8 @@ type Node struct {
 	Minimum, Maximum, ExclusiveMinimum, ExclusiveMaximum, MultipleOf string
 	MinLength, MaxLength                                             *int
 	Pattern, Format                                                  string
-	// ContentMediaType is a string's media type ("text/markdown"); a
-	// text/* type makes the field a multi-line editor.
+	// ContentMediaType is a string's media type ("text/markdown"; the
+	// form edits a text/* one over several lines).
 	ContentMediaType string
 
 	// ID is "$id" as written; Base is the absolute URL of the resource the
@@ -380,6 +380,8 @@ func (d *Doc) parse(raw json.RawMessage, loc string) (*Node, error) {
 	return s, nil
 }
 
+// readDepRequired reads "dependentRequired" (a name → names object);
+// entries that are not lists of names are skipped.
 func (s *Node) readDepRequired(v json.RawMessage) error {
 	names, m, err := ObjectKeys(v)
 	if err != nil {
