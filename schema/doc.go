@@ -32,8 +32,8 @@ type Doc struct {
 	base         string
 
 	mu sync.Mutex
-	// merged caches Effective by the node it was computed from; guarded
-	// by mu.
+	// merged caches Effective by the document node it was computed from
+	// (at most one entry per node); guarded by mu.
 	merged map[*Node]*Node
 }
 
@@ -189,7 +189,11 @@ func (d *Doc) Effective(s *Node) *Node {
 	}
 	w := &flattening{d: d, on: map[*Node]bool{}}
 	e := w.flatten(s, 0)
-	d.merged[s] = e
+	// Only the document's own nodes are remembered: a reader's merged
+	// copies come and go, and the Doc lives as long as its compile.
+	if d.byLoc[s.Loc] == s {
+		d.merged[s] = e
+	}
 	return e
 }
 

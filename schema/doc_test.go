@@ -118,3 +118,22 @@ func TestMergeLeavesSharedNodesAlone(t *testing.T) {
 		t.Errorf("the copy did not get both schemas: %+v", cp.Props[0].Schema)
 	}
 }
+
+// TestEffectiveRemembersOnlyTheDocsNodes: a reader's copies of nodes are
+// merged but not remembered, so a shared Doc does not grow per keystroke.
+func TestEffectiveRemembersOnlyTheDocsNodes(t *testing.T) {
+	d, err := Parse(json.RawMessage(`{"$ref":"#/$defs/a","$defs":{"a":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Effective(d.Root())
+	for range 100 {
+		cp := *d.Root()
+		if e := d.Effective(&cp); !slices.Equal(e.Types, []string{"string"}) {
+			t.Fatalf("copy merged to %+v", e)
+		}
+	}
+	if len(d.merged) != 1 {
+		t.Errorf("%d merged entries, want 1 (the root)", len(d.merged))
+	}
+}
