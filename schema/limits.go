@@ -1,6 +1,7 @@
 package schema
 
-// Bounds on reading a schema document (Parse, Doc.Effective, Doc.Target).
+// Bounds on reading a schema document (Parse, Doc.Effective, Doc.Target,
+// and the lint's walk of references).
 // A request schema is module input, so every walk over it is bounded here,
 // in one place; a document past a bound is refused, never walked further.
 const (
@@ -18,4 +19,9 @@ const (
 	// merging $refs and allOf: a few allOf of refs to allOf nest to 2^n
 	// visits otherwise.
 	MaxMergeVisits = 4096
+	// MaxSolveVisits bounds the schemas the lint visits deciding which
+	// $ref targets a finite value can satisfy (rounds × targets × their
+	// subschemas, quadratic in a long chain): past it every target counts
+	// as satisfiable, the answer that refuses nothing.
+	MaxSolveVisits = 1 << 20
 )

@@ -117,7 +117,11 @@ func (l *linter) cycles() {
 	if len(targets) == 0 {
 		return
 	}
-	least, greatest := solveRefs(l.doc, targets, false), solveRefs(l.doc, targets, true)
+	least, okL := solveRefs(l.doc, targets, false)
+	greatest, okG := solveRefs(l.doc, targets, true)
+	if !okL || !okG {
+		return // unsolved within the bound: no finding rather than a wrong one
+	}
 	for _, s := range sites {
 		t := l.doc.Target(s)
 		if !least[t] && greatest[t] {
@@ -154,33 +158,43 @@ func refTargets(doc *schema.Doc, sites *[]*schema.Node) []*schema.Node {
 // solveRefs computes, for each $ref target, whether a finite value
 // satisfies it, by iterating satisfiable from every target set to start
 // until nothing changes (at most len(targets)+1 rounds): start false gives
-// the least solution, true the greatest.
-func solveRefs(doc *schema.Doc, targets []*schema.Node, start bool) map[*schema.Node]bool {
+// the least solution, true the greatest. Past schema.MaxSolveVisits it
+// stops, every target satisfiable, and reports false.
+func solveRefs(doc *schema.Doc, targets []*schema.Node, start bool) (map[*schema.Node]bool, bool) {
 	val := make(map[*schema.Node]bool, len(targets))
 	for _, t := range targets {
 		val[t] = start
 	}
+	visits := 0
 	for range len(targets) + 1 {
 		changed := false
 		for _, t := range targets {
-			if v := satisfiable(doc, t, val); v != val[t] {
+			if v := satisfiable(doc, t, val, &visits); v != val[t] {
 				val[t], changed = v, true
 			}
+		}
+		if visits > schema.MaxSolveVisits {
+			for _, t := range targets {
+				val[t] = true // unsolved: refuse nothing
+			}
+			return val, false
 		}
 		if !changed {
 			break
 		}
 	}
-	return val
+	return val, true
 }
 
 // satisfiable tells whether some finite value can meet schema n, given
-// val, the current assumption about each $ref target. It is an
+// val, the current assumption about each $ref target, counting the
+// schemas it visits in visits (past schema.MaxSolveVisits: satisfiable). It is an
 // approximation that errs towards "satisfiable": only false schemas,
 // required properties, allOf, anyOf/oneOf and non-empty arrays are
 // followed.
-func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool) bool {
-	if n == nil {
+func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, visits *int) bool {
+	*visits++
+	if n == nil || *visits > schema.MaxSolveVisits {
 		return true
 	}
 	if n.Bool != nil {
@@ -192,7 +206,7 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool) boo
 		}
 	}
 	for _, s := range n.AllOf {
-		if !satisfiable(doc, s, val) {
+		if !satisfiable(doc, s, val, visits) {
 			return false
 		}
 	}
@@ -202,7 +216,7 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool) boo
 		}
 		ok := false
 		for _, s := range list {
-			if satisfiable(doc, s, val) {
+			if satisfiable(doc, s, val, visits) {
 				ok = true
 				break
 			}
@@ -213,7 +227,7 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool) boo
 	}
 	for _, name := range n.Required {
 		if p := property(n, name); p != nil {
-			if !satisfiable(doc, p, val) {
+			if !satisfiable(doc, p, val, visits) {
 				return false
 			}
 			continue
@@ -221,11 +235,11 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool) boo
 		if n.Has("patternProperties") {
 			continue
 		}
-		if n.AdditionalFalse || (n.Additional != nil && !satisfiable(doc, n.Additional, val)) {
+		if n.AdditionalFalse || (n.Additional != nil && !satisfiable(doc, n.Additional, val, visits)) {
 			return false
 		}
 	}
-	if n.MinItems != nil && *n.MinItems > 0 && n.Items != nil && n.Items.Bool == nil && !satisfiable(doc, n.Items, val) {
+	if n.MinItems != nil && *n.MinItems > 0 && n.Items != nil && n.Items.Bool == nil && !satisfiable(doc, n.Items, val, visits) {
 		return false
 	}
 	return true
@@ -254,9 +268,10 @@ func unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
 	targets := refTargets(doc, nil)
 	// The least solution: a $ref target is satisfiable only when a finite
 	// value meets it.
-	val := solveRefs(doc, targets, false)
+	val, _ := solveRefs(doc, targets, false)
 	findings := Lint(id, raw)
-	if satisfiable(doc, doc.Root(), val) {
+	visits := 0
+	if satisfiable(doc, doc.Root(), val, &visits) {
 		// The root's own allOf branches are as unconditional as its
 		// required list: one that requires a forbidden name refuses.
 		for _, f := range findings {
