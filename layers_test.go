@@ -20,7 +20,7 @@ var layers = map[string][]string{
 	".":                   {"cli"},
 	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform"},
 	"conform":             {"modproto", "schema", "schemalint", "runner"},
-	"config":              {},
+	"config":              {"modproto"},
 	"contain":             {},
 	"examples":            {"modproto"},
 	"internal/testcorpus": {},

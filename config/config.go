@@ -253,12 +253,6 @@ func keyLine(b []byte, key string) int {
 // ModulesDir is <home>/modules, where modules are discovered (docs/protocol.md §2).
 func (c *Config) ModulesDir() string { return filepath.Join(c.Home, "modules") }
 
-// StateDir is <home>/state/<module>/<root>, the directory backing a write
-// root other than workspace (docs/protocol.md §4).
-func (c *Config) StateDir(module, root string) string {
-	return filepath.Join(c.Home, "state", module, root)
-}
-
 // ArtifactsDir is <home>/artifacts, the content-addressed artifact store
 // (docs/protocol.md §8).
 func (c *Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }

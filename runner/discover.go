@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"modbay/config"
 	"modbay/modproto"
 	"modbay/schema"
 	"modbay/schemalint"
@@ -148,6 +149,9 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 	if c.Name == "" {
 		c.Name = filepath.Base(m.Exe)
 	}
+	if m.Origin == OriginConfig || m.Origin == OriginFlag {
+		c.ID = filepath.Base(m.Exe) // the host's name for it, as pathCandidate gives
+	}
 	if m.Origin == OriginHome {
 		c.ID = m.ID
 		c.Disabled = exists(filepath.Join(m.Dir, disabledMarker)) && m.Dir != h.cfg.ModulesDir()
@@ -274,8 +278,23 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		h.writeDescribeCache(describeCacheEntry{Key: key, Stdout: stdout, Stderr: m.Stderr,
 			DescribedAt: m.DescribedAt, Identity: ident, Verdict: v})
 	}
+	m.StateKey = stateKey(m)
 	checkRequirements(m, h.resolveBinary)
 	return m
+}
+
+// stateKey is the host-derived key of m's state directory
+// (Module.StateKey, docs/protocol.md §13): a module loaded by path is keyed
+// on its resolved executable path, every other on its host-given id; ""
+// when the id breaks the grammar.
+func stateKey(m *Module) string {
+	if !modproto.ValidModuleID(m.ID) {
+		return ""
+	}
+	if m.Origin == OriginConfig || m.Origin == OriginFlag {
+		return config.PathStateKey(m.ID, canonical(m.Exe))
+	}
+	return m.ID
 }
 
 // cloneVerdict is a shallow copy of v (the entry read from the cache is
@@ -455,7 +474,11 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 // warnings (keyWarns, nil when none were scanned), its own warnings, and
 // ok. false means m is broken.
 func acceptDescribeEnvelope(m *Module, env *modproto.Envelope, expectID string, keyWarns modproto.ValidationErrors) bool {
-	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
+	v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", "")
+	if expectID != "" && env.Module != "" && env.Module != expectID {
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", env.Module, idRule(m, expectID))})
+	}
+	if len(v) > 0 {
 		m.Violations = v
 		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
 		return false
@@ -486,7 +509,7 @@ func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID str
 	v := append(modproto.ValidateDescriptor(d), keyErrs...)
 	switch {
 	case expectID != "" && d.Module != expectID:
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the module was discovered as %q", d.Module, expectID)})
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", d.Module, idRule(m, expectID))})
 	case expectID == "" && d.Module != envModule:
 		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, envModule)})
 	}
@@ -500,6 +523,18 @@ func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID str
 	}
 	m.Status = StatusReady
 	return true
+}
+
+// idRule is the rule a descriptor's module id must keep for m, whose host
+// id is expectID (docs/protocol.md §13), as the second half of a refusal.
+func idRule(m *Module, expectID string) string {
+	switch m.Origin {
+	case OriginConfig, OriginFlag:
+		return fmt.Sprintf("a module loaded by path must declare the id its executable is named, %q (docs/protocol.md §13)", expectID)
+	case OriginHome, OriginExamples:
+		return fmt.Sprintf("an installed module must declare the name of its directory, %q (docs/protocol.md §13)", expectID)
+	}
+	return fmt.Sprintf("the module was discovered as %q", expectID)
 }
 
 // checkBundle verifies every overlay and skill file against its digest

@@ -18,7 +18,7 @@ import (
 
 // stubModule is a described module without an executable, for plans.
 func stubModule(t *testing.T, id string, d *modproto.Descriptor) *Module {
-	return &Module{ID: id, Exe: "/nonexistent/" + id, Dir: t.TempDir(), Origin: OriginHome, Descriptor: d, Status: StatusReady}
+	return &Module{ID: id, StateKey: id, Exe: "/nonexistent/" + id, Dir: t.TempDir(), Origin: OriginHome, Descriptor: d, Status: StatusReady}
 }
 
 func TestPlanRootsAndBinaries(t *testing.T) {
@@ -39,9 +39,9 @@ func TestPlanRootsAndBinaries(t *testing.T) {
 		"bundle":    {Path: m.Dir, Mode: "ro"},
 		"t_bundle":  {Path: m.Dir, Mode: "ro"},
 		"corpus":    {Path: corpusDir, Mode: "ro"},
-		"out":       {Path: f.cfg.StateDir("planner", "out"), Mode: "rw"},
-		"jobs":      {Path: f.cfg.StateDir("planner", "jobs"), Mode: "rw"},
-		"shared":    {Path: f.cfg.StateDir("planner", "shared"), Mode: "rw"}, // read and write: rw
+		"out":       {Path: f.stateDir("planner", "out"), Mode: "rw"},
+		"jobs":      {Path: f.stateDir("planner", "jobs"), Mode: "rw"},
+		"shared":    {Path: f.stateDir("planner", "shared"), Mode: "rw"}, // read and write: rw
 	}
 	if len(r) != len(want) {
 		t.Errorf("roots %v", r)

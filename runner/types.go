@@ -31,9 +31,10 @@ const (
 // Module is one discovered module candidate, whatever its status.
 type Module struct {
 	// ID is the directory id under <home>/modules, or a bare executable's
-	// name there. For an extra (cfg.Modules, --module) it is the
-	// descriptor's module once described, the executable's base name
-	// until then or when describe failed.
+	// name there; for a module loaded by path (cfg.Modules, --module,
+	// invoke PATH) its executable's base name, which its descriptor must
+	// declare (docs/protocol.md §13). The host decides it; the module only
+	// agrees.
 	ID string
 	// Key is the module's source identity (Driver.Key): for a process
 	// module the absolute path of its executable, for an MCP server its
@@ -41,6 +42,13 @@ type Module struct {
 	// so it keys the describe cache, breaks ties in the list's order
 	// (CompareModules) and keys the cockpit's drafts.
 	Key string
+	// StateKey names the module's state directory, <home>/state/<StateKey>
+	// (docs/protocol.md §13), derived by the host, never taken from the
+	// module: the id for an installed module (its directory's name), an
+	// example or an MCP server; config.PathStateKey (id and a digest of
+	// the resolved executable path) for a module loaded by path. "" for a
+	// module never described: it gets no state root.
+	StateKey string
 	// Exe is the absolute path of the executable of a process module, ""
 	// for other drivers. It is shown to the person, never used as identity.
 	Exe string

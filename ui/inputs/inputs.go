@@ -1,6 +1,6 @@
 // Package inputs remembers what a person sent to each capability: the last
 // input and named presets, one JSON file per capability under
-// <home>/state/.modbay/inputs/<module>/<capability>.json. It does file I/O
+// <home>/inputs/<module>/<capability>.json. It does file I/O
 // and nothing else; the cockpit calls it from tea.Cmds, never in Update.
 package inputs
 
@@ -45,7 +45,7 @@ type Preset struct {
 
 // Store is the directory the files live in.
 type Store struct {
-	// Dir is <home>/state/.modbay/inputs; empty disables the store.
+	// Dir is <home>/inputs; empty disables the store.
 	Dir string
 }
 
