@@ -206,7 +206,7 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 	if plan.NeedsApproval() && !o.Yes {
 		return o.refuse(&refusal{Outcome: outcomeApprovalRequired, Code: ExitApprovalRequired,
 			Message: fmt.Sprintf("%s %s needs approval; nothing ran (pass --yes)", m.ID, plan.Capability.ID),
-			Reasons: plan.Approval, Err: runner.ErrApprovalRequired,
+			Reasons: withAskedAgain(plan), Err: runner.ErrApprovalRequired,
 			subject: cleanID(m.ID) + " " + cleanID(plan.Capability.ID)})
 	}
 	watch, err := watchHangup(ctx, map[string]any{"stdout": o.IO.Out, "stderr": o.IO.ErrOut})
@@ -600,3 +600,12 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// withAskedAgain is plan's approval reasons, led by why it is asked again
+// when it was approved before (runner.Plan.AskedAgain).
+func withAskedAgain(plan *runner.Plan) []string {
+	if plan.AskedAgain == "" {
+		return plan.Approval
+	}
+	return append([]string{plan.AskedAgain}, plan.Approval...)
+}

@@ -232,7 +232,7 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	}
 	if plan.NeedsApproval() && !yes {
 		fmt.Fprintf(g.io.ErrOut, "%s %s needs approval; nothing ran:\n", cleanID(m.ID), cleanID(cancelCap))
-		for _, r := range plan.Approval {
+		for _, r := range withAskedAgain(plan) {
 			fmt.Fprintf(g.io.ErrOut, "  - %s\n", clean(r))
 		}
 		fmt.Fprintln(g.io.ErrOut, "Pass --yes to approve this call.")

@@ -140,3 +140,8 @@ func migrateDir(from, to string) error {
 	_ = os.Remove(from) // left when something unmovable stayed
 	return nil
 }
+
+// ApprovedEffectsFile is <home>/approved-effects.json: the declared
+// effects of each pre-approved capability as of its last approved run, so
+// a module that changes them is asked again (docs/protocol.md §11).
+func (c *Config) ApprovedEffectsFile() string { return filepath.Join(c.Home, "approved-effects.json") }

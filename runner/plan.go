@@ -108,9 +108,14 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	req.Grants = h.grants(d, c, bins)
 	req.Normalize()
 	p.Request = req
-	if !h.cfg.Policy.Covers(m.ID, capID) {
+	covered, why, record := h.preApproved(m, c)
+	if !covered {
 		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints)
+		if len(p.Approval) > 0 {
+			p.AskedAgain = why
+		}
 	}
+	p.approvedEffects = record
 	return p, nil
 }
 

@@ -26,6 +26,10 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	if p.Module.Status == StatusDisabled {
 		return nil, fmt.Errorf("%w: %s", ErrDisabled, p.Module.ID)
 	}
+	// An approved run of a pre-approved capability records its effects: a
+	// later change is asked again (docs/protocol.md §11). A record that
+	// cannot be written only means the next change is not noticed.
+	_ = h.recordApprovedEffects(p)
 	// Every root must still be the directory opened at plan time (a state
 	// directory removed since is made again); a plan built by hand has its
 	// roots opened now.

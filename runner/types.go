@@ -184,6 +184,11 @@ type Plan struct {
 	WholeRequest bool
 	// Approval lists why approval is needed; empty means it is not.
 	Approval []string
+	// AskedAgain, when set, is why a call that was approved before is
+	// asked again, one line (docs/protocol.md §11): a pre_approved entry or
+	// a session approval named this module's id but not this module, or
+	// its declared effects changed. Not part of ApprovalKey.
+	AskedAgain string
 	// Missing lists declared read roots and binaries the host could not
 	// supply (absent from the request, docs/protocol.md §4).
 	Missing []string
@@ -202,6 +207,9 @@ type Plan struct {
 	dirs rootDirs
 	// handoffDir is the run's handoff directory ("" without a handoff).
 	handoffDir string
+	// approvedEffects is the capability's declared effects (JSON) to
+	// record as pre-approved when the run starts ("" for none).
+	approvedEffects string
 }
 
 // Discard removes what planning made for a run that will not happen (a

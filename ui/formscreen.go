@@ -332,6 +332,9 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	f.SetNote("")
 	remember := m.saveInput("", m.lastInput)
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
+		if why := m.approvals.Why(msg.plan); why != "" && msg.plan.AskedAgain == "" {
+			msg.plan.AskedAgain = why
+		}
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 		// Its "(wait…)" must go when the grace ends, even if nothing
 		// else redraws the screen then.
