@@ -177,6 +177,9 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
+	if n := runner.ShadowNote(m); n != "" {
+		fmt.Fprintln(o.IO.ErrOut, clean(n))
+	}
 	handoff, err := e.handoffFiles(o.Artifacts)
 	if err != nil {
 		return o.refuse(usageRefusal("--artifact: %v", err))

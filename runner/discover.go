@@ -87,22 +87,52 @@ func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int
 }
 
 // claimIDs applies the id claims to mods, described from cands in claim
-// order: the first module to claim an id keeps it; a later one is broken
+// order: a --module path claims first (the path the person typed wins for
+// the command, said in its Shadows and the shadowed module's reason),
+// then the first module to claim an id keeps it; a later one is broken
 // (docs/protocol.md §2). An extra without a descriptor claims nothing.
 func claimIDs(cands []Candidate, mods []*Module) []*Module {
-	claimed := map[string]string{}
-	for i, m := range mods {
+	claimed := map[string]*Module{}
+	claim := func(i int, m *Module) {
 		if cands[i].ID == "" && m.Descriptor == nil {
-			continue // nothing was claimed: the descriptor decides an extra's id
+			return // nothing was claimed: the descriptor decides an extra's id
 		}
-		if by, dup := claimed[m.ID]; dup {
+		by, dup := claimed[m.ID]
+		switch {
+		case !dup:
+			claimed[m.ID] = m
+		case by.Origin == OriginFlag && m.Origin != OriginFlag:
+			if by.Shadows == "" {
+				by.Shadows = m.Key
+				by.Warnings = append(by.Warnings, ShadowNote(by))
+			}
 			m.Status = StatusBroken
-			m.Reason = fmt.Sprintf("id %q already claimed by %s", m.ID, by)
-			continue
+			m.Reason = fmt.Sprintf("id %q is taken by --module %s for this command (the path wins)", m.ID, by.Key)
+		default:
+			m.Status = StatusBroken
+			m.Reason = fmt.Sprintf("id %q already claimed by %s", m.ID, by.Key)
 		}
-		claimed[m.ID] = m.Key
+	}
+	for i, m := range mods {
+		if m.Origin == OriginFlag {
+			claim(i, m)
+		}
+	}
+	for i, m := range mods {
+		if m.Origin != OriginFlag {
+			claim(i, m)
+		}
 	}
 	return mods
+}
+
+// ShadowNote is the one line that says a --module path runs instead of
+// the module m.Shadows names under the same id; "" when it shadows none.
+func ShadowNote(m *Module) string {
+	if m == nil || m.Shadows == "" {
+		return ""
+	}
+	return fmt.Sprintf("note: %s runs as %s for this command, not %s (a --module path wins over the module it shadows)", m.Exe, m.ID, m.Shadows)
 }
 
 // isExecutableFile reports whether p is a regular file with an execute bit,
@@ -128,6 +158,21 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, c.Err)
 		}
 		return h.describe(ctx, c, true), nil
+	}
+	// A --module path named ref wins for this command (its id is its
+	// executable's name, known without describing it).
+	h.mu.Lock()
+	flags := slices.Clone(h.flagModules)
+	h.mu.Unlock()
+	for _, p := range flags {
+		if c := pathCandidate(p, OriginFlag, ""); c.ID == ref {
+			m := h.describe(ctx, c, true)
+			if hc, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
+				m.Shadows = hc.Exe
+				m.Warnings = append(m.Warnings, ShadowNote(m))
+			}
+			return m, nil
+		}
 	}
 	if c, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
 		return h.describe(ctx, c, true), nil

@@ -49,6 +49,11 @@ type Module struct {
 	// the resolved executable path) for a module loaded by path. "" for a
 	// module never described: it gets no state root.
 	StateKey string
+	// Shadows, for a --module path, is the source identity (Key) of the
+	// module it runs instead of under the same id (an installed one, a
+	// configured extra, an example); "" when it shadows none. ShadowNote
+	// says it in one line.
+	Shadows string
 	// Exe is the absolute path of the executable of a process module, ""
 	// for other drivers. It is shown to the person, never used as identity.
 	Exe string
