@@ -276,7 +276,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	}
 	if !m.Cached {
 		if cd, ok := c.Driver.(Containable); ok {
-			cd.SetContainment(h.containSpec(c.Dir, nil))
+			cd.SetContainment(h.containSpec(h.ownDir(c.Exe, c.Dir), nil))
 		}
 		desc, err := c.Driver.Describe(ctx)
 		m.Stderr, m.DescribedAt = desc.Stderr, desc.At

@@ -152,10 +152,10 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 			continue // a name both read and written is rw
 		}
 		switch {
-		case isBundleRootName(name) && filepath.Clean(m.Dir) == filepath.Clean(h.cfg.ModulesDir()):
-			// A bare executable in <home>/modules has no bundle directory of
-			// its own; its directory holds every other module.
-			missing = append(missing, fmt.Sprintf("read root %s (a bare executable has no bundle directory)", name))
+		case isBundleRootName(name) && h.ownDir(m.Exe, m.Dir) == "":
+			// A loose executable (a bare one in <home>/modules, one in /tmp)
+			// has no bundle directory of its own; its folder holds others'.
+			missing = append(missing, fmt.Sprintf("read root %s (a loose executable has no bundle directory: docs/protocol.md §13)", name))
 		case isBundleRootName(name):
 			roots[name] = modproto.Root{Path: canonical(m.Dir), Mode: modproto.RootReadOnly}
 		case h.cfg.Roots[name] != "":

@@ -80,7 +80,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 		res.Started, res.Stderr = time.Now(), st.StderrTail
 		return hostErr(modproto.CodeHostSpawnFailed, "cannot call "+m.ID+": "+lifecycleReason(st), nil), nil
 	}
-	call := &Call{Request: req, Encoded: reqBytes, Contain: h.containSpec(m.Dir, &req), eventID: eventID, events: opts.Events, record: opts.Record}
+	call := &Call{Request: req, Encoded: reqBytes, Contain: h.moduleContainSpec(m, &req), eventID: eventID, events: opts.Events, record: opts.Record}
 	call.elicit = hostElicitor(opts.Elicit)
 	r := drv.Invoke(ctx, call)
 	res.Stdout = r.Envelope
