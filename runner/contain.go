@@ -85,17 +85,24 @@ var hostExecutable = sync.OnceValue(func() string {
 // shares (the filesystem's top, the temporary directory, a user's home,
 // the modbay home and its modules folder); "" for a loose executable,
 // which gets only the file itself and its declared bundle files.
+//
+// The folder is judged and returned with its symlinks resolved: one named
+// after the module that is a symlink to /tmp is /tmp, not its own.
 func OwnDir(exe, dir string, shared ...string) string {
 	if exe == "" || dir == "" {
 		return dir
 	}
 	exe, dir = filepath.Clean(exe), filepath.Clean(dir)
-	if filepath.Dir(exe) != dir || filepath.Base(dir) != filepath.Base(exe) || filepath.Dir(dir) == "/" {
+	name := filepath.Base(exe)
+	if filepath.Dir(exe) != dir || filepath.Base(dir) != name {
+		return ""
+	}
+	if dir = canonical(dir); filepath.Base(dir) != name || filepath.Dir(dir) == "/" {
 		return ""
 	}
 	userHome, _ := os.UserHomeDir()
 	for _, s := range append([]string{os.TempDir(), userHome}, shared...) {
-		if s != "" && (canonical(s) == canonical(dir)) {
+		if s != "" && canonical(s) == dir {
 			return ""
 		}
 	}

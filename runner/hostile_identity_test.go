@@ -226,3 +226,33 @@ func TestHostileLooseExecutableReadsNeighbour(t *testing.T) {
 		t.Errorf("a module in its own folder could not read it: %q", b)
 	}
 }
+
+// TestHostileOwnDirSymlink: a folder named after the module that is a
+// symlink to a shared folder is not a folder of its own.
+func TestHostileOwnDirSymlink(t *testing.T) {
+	t.Parallel()
+	shared := t.TempDir()
+	exe := filepath.Join(shared, "peek")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "peek")
+	if err := os.Symlink(shared, link); err != nil {
+		t.Fatal(err)
+	}
+	if d := OwnDir(filepath.Join(link, "peek"), link); d != "" {
+		t.Errorf("a symlink to a shared folder was granted as the module's own: %s", d)
+	}
+	own := filepath.Join(t.TempDir(), "peek")
+	if err := os.Mkdir(own, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if d := OwnDir(filepath.Join(own, "peek"), own); d != canonical(own) {
+		t.Errorf("own folder: %q", d)
+	}
+	for _, dir := range []string{"/", "/tmp", os.TempDir()} {
+		if d := OwnDir(filepath.Join(dir, filepath.Base(dir)), dir); d != "" {
+			t.Errorf("%s was granted as a module's own folder", dir)
+		}
+	}
+}

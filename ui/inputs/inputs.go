@@ -58,12 +58,12 @@ func (s Store) path(module, capability string) (string, error) {
 	return filepath.Join(s.Dir, safeName(module), safeName(capability)+".json"), nil
 }
 
-// safeName keeps letters, digits, '.', '-' and '_' and replaces the rest,
+// safeName keeps letters, digits, '.', '-', '_' and '@' (a state key's) and replaces the rest,
 // so an id never escapes the store ("." and ".." become "_").
 func safeName(id string) string {
 	b := []byte(id)
 	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '@'
 		if !ok {
 			b[i] = '_'
 		}
