@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"modbay/config"
+	"modbay/modproto"
 )
 
 // hostile is one configuration of testdata/hostile/module.sh: what the
@@ -254,5 +255,21 @@ func TestHostileOwnDirSymlink(t *testing.T) {
 		if d := OwnDir(filepath.Join(dir, filepath.Base(dir)), dir); d != "" {
 			t.Errorf("%s was granted as a module's own folder", dir)
 		}
+	}
+}
+
+// TestStateRootElsewhereIsRefused: a plan whose write root is not at
+// <home>/state/<key>/<name> never starts, so no record of it says its
+// containment was complete.
+func TestStateRootElsewhereIsRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := kitchenDescriptor(t)
+	d.Permissions.FilesystemWrite = []string{"out"}
+	m := stubModule(t, "kitchen", d)
+	p := &Plan{Module: m, Capability: d.Capabilities[0]}
+	p.Request.Roots = map[string]modproto.Root{"out": {Path: t.TempDir(), Mode: modproto.RootReadWrite}}
+	if _, err := f.host.Run(ctxGuard(t), p, true, nil); err == nil || !strings.Contains(err.Error(), "docs/protocol.md §13") {
+		t.Fatalf("a write root outside the state layout: err %v", err)
 	}
 }

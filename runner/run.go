@@ -35,6 +35,9 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	// roots opened now.
 	if p.dirs == nil {
 		dirs, roots, err := h.openRoots(p.Request.Roots)
+		if err == nil {
+			err = h.checkStateRoots(p.Module, roots)
+		}
 		if err != nil {
 			return nil, err
 		}
