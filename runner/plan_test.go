@@ -223,6 +223,18 @@ func TestSessionApprovals(t *testing.T) {
 	if s.Covers(other) {
 		t.Error("another module is covered")
 	}
+	if w := s.Why(changed); !strings.Contains(w, "effects changed") {
+		t.Errorf("why for changed effects: %q", w)
+	}
+	// Another executable claiming the same id is asked again, saying so.
+	impostor := plan()
+	impostor.Module = &Module{ID: "m", Key: "/tmp/m/m", Exe: "/tmp/m/m", Descriptor: d}
+	if s.Covers(impostor) || !strings.Contains(s.Why(impostor), "another executable claims m") {
+		t.Errorf("an impostor: covered %v, why %q", s.Covers(impostor), s.Why(impostor))
+	}
+	if w := s.Why(plan()); w != "" {
+		t.Errorf("a covered call says %q", w)
+	}
 }
 
 // TestPlanWholeRequest: a capability whose request schema is the whole
