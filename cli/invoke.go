@@ -178,7 +178,7 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 		return o.refuse(usageRefusal("%v", err))
 	}
 	if n := runner.ShadowNote(m); n != "" {
-		fmt.Fprintln(o.IO.ErrOut, clean(n))
+		fmt.Fprintln(o.IO.ErrOut, "note: "+clean(n))
 	}
 	handoff, err := e.handoffFiles(o.Artifacts)
 	if err != nil {

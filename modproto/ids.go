@@ -62,7 +62,11 @@ func validName(s string, max int, dots bool) bool {
 	return true
 }
 
-// clip bounds a module-supplied string quoted in an error (80 bytes).
+// ClipID bounds a module-supplied id quoted in an error or a reason (80
+// bytes and "…"), so a megabyte id never becomes a megabyte message.
+func ClipID(s string) string { return clip(s) }
+
+// clip is ClipID.
 func clip(s string) string {
 	const max = 80
 	if len(s) > max {

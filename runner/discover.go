@@ -132,7 +132,7 @@ func ShadowNote(m *Module) string {
 	if m == nil || m.Shadows == "" {
 		return ""
 	}
-	return fmt.Sprintf("note: %s runs as %s for this command, not %s (a --module path wins over the module it shadows)", m.Exe, m.ID, m.Shadows)
+	return fmt.Sprintf("%s runs as %s for this command, not %s (a --module path wins over the module it shadows)", m.Exe, m.ID, m.Shadows)
 }
 
 // isExecutableFile reports whether p is a regular file with an execute bit,
@@ -521,7 +521,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 func acceptDescribeEnvelope(m *Module, env *modproto.Envelope, expectID string, keyWarns modproto.ValidationErrors) bool {
 	v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", "")
 	if expectID != "" && env.Module != "" && env.Module != expectID {
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", env.Module, idRule(m, expectID))})
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", modproto.ClipID(env.Module), idRule(m, expectID))})
 	}
 	if len(v) > 0 {
 		m.Violations = v
@@ -554,7 +554,7 @@ func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID str
 	v := append(modproto.ValidateDescriptor(d), keyErrs...)
 	switch {
 	case expectID != "" && d.Module != expectID:
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", d.Module, idRule(m, expectID))})
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", modproto.ClipID(d.Module), idRule(m, expectID))})
 	case expectID == "" && d.Module != envModule:
 		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, envModule)})
 	}
