@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/modproto"
 )
 
 // The tool list of a server is not asked for on every list (issue 14
@@ -44,9 +45,10 @@ type listState struct {
 }
 
 // statePath is server id's state file, "" when the driver keeps none
-// (no cache folder was given).
+// (no cache folder was given, or an id outside the grammar of
+// docs/protocol.md §13, which never names a file).
 func (d *Driver) statePath() string {
-	if d.cacheDir == "" {
+	if d.cacheDir == "" || !modproto.ValidModuleID(d.id) {
 		return ""
 	}
 	return filepath.Join(d.cacheDir, cacheSubdir, d.id+".json")

@@ -25,3 +25,17 @@ func TestToolNamesKeepTheIDGrammar(t *testing.T) {
 		t.Errorf("%d warnings, want 4: %q", n, env.Warnings)
 	}
 }
+
+// TestStatePathKeepsTheGrammar: an mcp_servers id outside the grammar
+// never names the server's cache file.
+func TestStatePathKeepsTheGrammar(t *testing.T) {
+	for _, id := range []string{"../../x", ".hidden", "a/b"} {
+		d := &Driver{id: id, cacheDir: t.TempDir()}
+		if p := d.statePath(); p != "" {
+			t.Errorf("id %q names %s", id, p)
+		}
+	}
+	if d := (&Driver{id: "srv", cacheDir: "/c"}); d.statePath() == "" {
+		t.Error("a valid id has no state file")
+	}
+}
