@@ -80,3 +80,36 @@ func TestMigrateLayout(t *testing.T) {
 		t.Errorf("requests dir: %v %v", fi, err)
 	}
 }
+
+// TestPreApprovedForms: each pre_approved entry names a module one way;
+// an entry that names none, mixes module with path or digest, or gives a
+// relative path or a malformed digest is a config error at policy.
+func TestPreApprovedForms(t *testing.T) {
+	digest := "sha256:" + strings.Repeat("a", 64)
+	for _, c := range []struct {
+		entry string
+		ok    bool
+	}{
+		{"{module: notes}", true},
+		{"{path: /opt/x/x, capability: x.run}", true},
+		{"{path: /opt/x/x, digest: \"" + digest + "\"}", true},
+		{"{digest: \"" + digest + "\"}", true},
+		{"{capability: x.run}", false},
+		{"{module: notes, path: /opt/x/x}", false},
+		{"{module: ../..}", false},
+		{"{path: x/x}", false},
+		{"{digest: sha256:abc}", false},
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, FileName), []byte("policy:\n  pre_approved:\n    - "+c.entry+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(home)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err %v, want ok %v", c.entry, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "policy.pre_approved[0]") {
+			t.Errorf("%s: the error does not say where: %v", c.entry, err)
+		}
+	}
+}

@@ -273,3 +273,47 @@ func TestStateRootElsewhereIsRefused(t *testing.T) {
 		t.Fatalf("a write root outside the state layout: err %v", err)
 	}
 }
+
+// TestPreApprovedByPathAndDigest: path: covers the module loaded from that
+// executable and digest: only while its bytes match; a changed digest is
+// asked again, saying so.
+func TestPreApprovedByPathAndDigest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	exe := hostile{id: "notes", network: `"api.example"`, action: "mark", target: "x"}.
+		install(t, filepath.Join(t.TempDir(), "notes", "notes"))
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := modproto.Digest(b)
+	plan := func() *Plan {
+		t.Helper()
+		m, err := f.host.Load(ctxGuard(t), exe)
+		if err != nil || m.Status != StatusReady {
+			t.Fatalf("load: %v %s", err, m.Reason)
+		}
+		p, err := f.host.Plan(m, "h.run", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if !plan().NeedsApproval() {
+		t.Fatal("a network call needs no approval without pre_approved")
+	}
+	for _, a := range []config.PreApproval{{Path: exe}, {Path: exe, Digest: sum}, {Digest: sum}} {
+		f.cfg.Policy.PreApproved = []config.PreApproval{a}
+		if p := plan(); p.NeedsApproval() {
+			t.Errorf("%+v does not cover the module: %v", a, p.Approval)
+		}
+	}
+	f.cfg.Policy.PreApproved = []config.PreApproval{{Path: exe, Digest: "sha256:" + strings.Repeat("0", 64)}}
+	if p := plan(); !p.NeedsApproval() || !strings.Contains(p.AskedAgain, "its bytes are now "+sum) {
+		t.Errorf("another digest: approval %v, why %q", p.Approval, p.AskedAgain)
+	}
+	f.cfg.Policy.PreApproved = []config.PreApproval{{Path: filepath.Join(t.TempDir(), "notes", "notes")}}
+	if p := plan(); !p.NeedsApproval() {
+		t.Error("a path: entry for another executable covers this one")
+	}
+}
