@@ -194,7 +194,7 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 	if c.Name == "" {
 		c.Name = filepath.Base(m.Exe)
 	}
-	if m.Origin == OriginConfig || m.Origin == OriginFlag {
+	if m.Origin == OriginConfig || m.Origin == OriginFlag || m.Origin == OriginExamples {
 		c.ID = filepath.Base(m.Exe) // the host's name for it, as pathCandidate gives
 	}
 	if m.Origin == OriginHome {
