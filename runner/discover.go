@@ -90,12 +90,14 @@ func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int
 // order: a --module path claims first (the path the person typed wins for
 // the command, said in its Shadows and the shadowed module's reason),
 // then the first module to claim an id keeps it; a later one is broken
-// (docs/protocol.md §2). An extra without a descriptor claims nothing.
+// (docs/protocol.md §2). A module loaded by path without a descriptor claims
+// nothing.
 func claimIDs(cands []Candidate, mods []*Module) []*Module {
 	claimed := map[string]*Module{}
 	claim := func(i int, m *Module) {
-		if cands[i].ID == "" && m.Descriptor == nil {
-			return // nothing was claimed: the descriptor decides an extra's id
+		byPath := m.Origin == OriginConfig || m.Origin == OriginFlag || m.Origin == OriginExamples
+		if m.Descriptor == nil && (cands[i].ID == "" || byPath) {
+			return // a path that did not describe claims nothing
 		}
 		by, dup := claimed[m.ID]
 		switch {
