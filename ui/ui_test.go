@@ -650,3 +650,38 @@ func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
 		t.Fatal("after the answer, the form does not take keys")
 	}
 }
+
+// TestFlowSessionApprovalAsksAnotherExecutable: "allow for this session"
+// covers the module it was given for; the same id from another executable
+// opens the approval again, and it says why.
+func TestFlowSessionApprovalAsksAnotherExecutable(t *testing.T) {
+	mod := uitest.Module(t)
+	impostor := false
+	fb := &fakeBackend{}
+	fb.plan = func(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		p := uitest.Plan(t, m)
+		if impostor {
+			other := *p.Module
+			other.Key, other.Exe = "/tmp/elsewhere/fake", "/tmp/elsewhere/fake"
+			p.Module = &other
+		}
+		return p, nil
+	}
+	fb.result = uitest.Result(t, uitest.Plan(t, mod), "invoke/success-with-artifact.json")
+	m, clock := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openForm(t, m, 1)
+	typeText(m, "Q1")
+	h.key("ctrl+s")
+	h.until("approval dialog", func() bool { return len(m.dialogs) == 1 })
+	clock.Advance(dialog.GracePeriod)
+	h.key("s")
+	h.until("result", func() bool { return m.screen() == screenResult })
+	impostor = true
+	h.key("r")
+	h.until("approval dialog again", func() bool { return len(m.dialogs) == 1 })
+	ap, ok := m.dialogs[0].(*dialog.Approval)
+	if !ok || !strings.Contains(ap.Plan().AskedAgain, "another executable claims") {
+		t.Fatalf("the approval does not say why it asks again: %#v", m.dialogs[0])
+	}
+}
