@@ -11,7 +11,7 @@ import (
 	"modbay/modproto"
 )
 
-// MCPServer is one entry of config.yaml's mcp_servers (issue 14): a stdio
+// MCPServer is one entry of config.yaml's mcp_servers: a stdio
 // server the host starts ({command, args, env, cwd}) or a remote one it
 // reaches over streamable HTTP ({url, headers}); exactly one of Command
 // and URL is set. String values may name the host's variables as
