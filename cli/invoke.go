@@ -179,6 +179,11 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if n := runner.ShadowNote(m); n != "" {
 		fmt.Fprintln(o.IO.ErrOut, "note: "+clean(n))
 	}
+	if m.Origin == runner.OriginFlag {
+		// Repeat lines name a module loaded by path by its path: by id
+		// they would run an installed module of that id (docs/protocol.md §13).
+		o.ModuleRef = m.Exe
+	}
 	handoff, err := e.handoffFiles(o.Artifacts)
 	if err != nil {
 		return o.refuse(usageRefusal("--artifact: %v", err))

@@ -105,6 +105,9 @@ func TestRerunOfAPathModuleRunsThatPath(t *testing.T) {
 		t.Fatalf("invoke: %d %s %s", code, out, stderr)
 	}
 	id := historyOf(t, home)[0].RunID
+	if _, out, _ := run(t, "--home", home, "history", "show", id); !strings.Contains(out, "repeat    modbay invoke "+path+" fixture.write") {
+		t.Errorf("the repeat line does not name the path:\n%s", out)
+	}
 	if code, out, stderr := run(t, "--home", home, "rerun", id); code != ExitOK {
 		t.Fatalf("rerun: %d %s %s", code, out, stderr)
 	}
