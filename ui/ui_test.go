@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/history"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -682,5 +683,29 @@ func TestFlowSessionApprovalAsksAnotherExecutable(t *testing.T) {
 	ap, ok := m.dialogs[0].(*dialog.Approval)
 	if !ok || !strings.Contains(ap.Plan().AskedAgain, "another executable claims") {
 		t.Fatalf("the approval does not say why it asks again: %#v", m.dialogs[0])
+	}
+}
+
+// TestRecordFindsTheExecutableItRan: a recorded run is reopened, re-run
+// and resumed with the module whose executable it ran, never another
+// module claiming its id (docs/protocol.md §13); an example by id.
+func TestRecordFindsTheExecutableItRan(t *testing.T) {
+	m, _ := newTest(t, &fakeBackend{}, 100, 30)
+	installed := &runner.Module{ID: "notes", Exe: "/h/modules/notes/notes", Origin: runner.OriginHome, Status: runner.StatusBroken}
+	path := &runner.Module{ID: "notes", Exe: "/src/notes/notes", Origin: runner.OriginFlag, Status: runner.StatusReady}
+	example := &runner.Module{ID: "text", Exe: "/h/examples/k2/text/text", Origin: runner.OriginExamples, Status: runner.StatusReady}
+	m.modules.modules = []*runner.Module{installed, path, example}
+	for _, c := range []struct {
+		rec  history.Record
+		want *runner.Module
+	}{
+		{history.Record{Module: "notes", ModuleExe: "/h/modules/notes/notes"}, installed},
+		{history.Record{Module: "notes", ModuleExe: "/src/notes/notes"}, path},
+		{history.Record{Module: "notes", ModuleExe: "/tmp/gone/notes"}, nil},
+		{history.Record{Module: "text", ModuleExe: "/h/examples/k1/text/text"}, example},
+	} {
+		if got := m.moduleForRecord(&c.rec); got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.rec.ModuleExe, got, c.want)
+		}
 	}
 }
