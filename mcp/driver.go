@@ -106,6 +106,11 @@ type inflight struct {
 	call  *runner.Call
 	ctx   context.Context
 	token string
+	// rpcID is the JSON-RPC id of the call's tools/call request and result
+	// its result as the server sent it (nil until it arrives); both under
+	// Driver.mu (noteCall, noteResult).
+	rpcID  any
+	result json.RawMessage
 }
 
 // session is one connected MCP session and, for stdio, its process.
@@ -490,12 +495,21 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}()
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
-	res, err := s.cs.CallTool(cctx, params)
-	if err != nil {
+	// The result is read as the server sent it (noteResult), not as the
+	// SDK decoded it: one block the SDK cannot decode (URL-safe base64)
+	// fails its whole result, and its types drop fields and add others.
+	_, err = s.cs.CallTool(cctx, params)
+	d.mu.Lock()
+	raw := f.result
+	d.mu.Unlock()
+	if raw == nil {
+		if err == nil {
+			err = errors.New("no result was recorded for the call")
+		}
 		rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 
