@@ -100,23 +100,68 @@ func (s *suite) cmdIn(extraEnv []string, name string, args ...string) *exec.Cmd 
 	return cmd
 }
 
+// interleaved runs the commands of mks in rounds (ABC ABC …), n rounds,
+// prep before each round (untimed), so a load that changes during the
+// step shifts them alike; out[k] are mks[k]'s samples, in round order.
+func interleaved(n int, prep func(round int) error, mks ...func() *exec.Cmd) ([][]sample, error) {
+	out := make([][]sample, len(mks))
+	for r := range n {
+		if prep != nil {
+			if err := prep(r); err != nil {
+				return nil, err
+			}
+		}
+		for k, mk := range mks {
+			sm, err := runOnce(mk())
+			if err != nil {
+				return nil, err
+			}
+			out[k] = append(out[k], sm)
+		}
+	}
+	return out, nil
+}
+
+// pairRatio is the median over rounds of a's wall over b's (samples from
+// the same rounds of interleaved).
+func pairRatio(a, b []sample) float64 {
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		if b[i].wall > 0 {
+			rs = append(rs, float64(a[i].wall)/float64(b[i].wall))
+		}
+	}
+	return medianF(rs)
+}
+
+// pairDiff is the median over rounds of a's wall minus b's.
+func pairDiff(a, b []sample) time.Duration {
+	var ds []time.Duration
+	for i := range min(len(a), len(b)) {
+		ds = append(ds, a[i].wall-b[i].wall)
+	}
+	return median(ds)
+}
+
+// medianF is the median of f (0 for none).
+func medianF(f []float64) float64 {
+	if len(f) == 0 {
+		return 0
+	}
+	f = slices.Clone(f)
+	slices.Sort(f)
+	if len(f)%2 == 1 {
+		return f[len(f)/2]
+	}
+	return (f[len(f)/2-1] + f[len(f)/2]) / 2
+}
+
 // benchStartup: modbay --help and modbay list (empty home) against the
-// hello-world program, all started the same way.
+// hello-world program, each interleaved with it.
 func (s *suite) benchStartup() error {
 	n := s.reps(30, 5)
-	hello, err := timeRuns(n, nil, func() *exec.Cmd { return s.cmdIn(nil, s.exe("hello")) })
-	if err != nil {
-		return err
-	}
-	help, err := timeRuns(n, nil, func() *exec.Cmd { return s.cmdIn(nil, s.exe("modbay"), "--help") })
-	if err != nil {
-		return err
-	}
-	s.startup = medianWall(help)
-	base := medianWall(hello)
-	s.rep.add(secStartup, row{what: "`modbay --help`", value: medianWall(help), base: base, baseName: "hello world",
-		note: fmt.Sprintf("median of %d; CPU %s", n, cpuMedian(help))})
-
+	hello := func() *exec.Cmd { return s.cmdIn(nil, s.exe("hello")) }
+	helpCmd := func() *exec.Cmd { return s.cmdIn(nil, s.exe("modbay"), "--help") }
 	// An empty home: the same one each time (after the first run it holds
 	// what modbay leaves there), and a fresh one each time.
 	empty := filepath.Join(s.tmp, "empty-home")
@@ -129,22 +174,27 @@ func (s *suite) benchStartup() error {
 	if _, err := runOnce(list(empty)()); err != nil {
 		return err
 	}
-	warm, err := timeRuns(n, nil, list(empty))
+	got, err := interleaved(n, nil, hello, helpCmd, list(empty))
 	if err != nil {
 		return err
 	}
-	s.rep.add(secStartup, row{what: "`modbay list`, empty home (reused)", value: medianWall(warm), base: base, baseName: "hello world",
-		note: "shows the built-in examples, described in modbay's own process (their invokes re-execute it); " + fmt.Sprintf("median of %d", n)})
-	i := 0
-	fresh, err := timeRuns(s.reps(10, 3), func() error {
-		i++
-		return os.MkdirAll(filepath.Join(s.tmp, fmt.Sprintf("fresh-home-%d", i)), 0o755)
-	}, func() *exec.Cmd { return list(filepath.Join(s.tmp, fmt.Sprintf("fresh-home-%d", i)))() })
+	hs, help, warm := got[0], got[1], got[2]
+	s.startup = medianWall(help)
+	how := fmt.Sprintf("median of %d, interleaved with hello world", n)
+	s.rep.add(secStartup, row{what: "`modbay --help`", value: medianWall(help), base: medianWall(hs), baseName: "hello world",
+		pairRatio: pairRatio(help, hs), note: how + "; CPU " + cpuMedian(help)})
+	s.rep.add(secStartup, row{what: "`modbay list`, empty home (reused)", value: medianWall(warm), base: medianWall(hs), baseName: "hello world",
+		pairRatio: pairRatio(warm, hs), note: "shows the built-in examples, described in modbay's own process (their invokes re-execute it); " + how})
+	fresh := ""
+	got, err = interleaved(s.reps(10, 3), func(r int) error {
+		fresh = filepath.Join(s.tmp, fmt.Sprintf("fresh-home-%d", r))
+		return os.MkdirAll(fresh, 0o755)
+	}, hello, func() *exec.Cmd { return list(fresh)() })
 	if err != nil {
 		return err
 	}
-	s.rep.add(secStartup, row{what: "`modbay list`, empty home (new each run)", value: medianWall(fresh), base: base, baseName: "hello world",
-		note: "first run in a home: examples described cold, workspace seeded"})
+	s.rep.add(secStartup, row{what: "`modbay list`, empty home (new each run)", value: medianWall(got[1]), base: medianWall(got[0]), baseName: "hello world",
+		pairRatio: pairRatio(got[1], got[0]), note: fmt.Sprintf("first run in a home: examples described cold, workspace seeded; median of %d, interleaved", len(got[1]))})
 	return nil
 }
 
