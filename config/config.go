@@ -46,6 +46,9 @@ type Config struct {
 	// run a module that cannot be fully contained; SandboxOff runs modules
 	// as plain processes.
 	Sandbox string `yaml:"sandbox"`
+	// DescribeParallel bounds the describes discovery runs at once (0:
+	// the default, docs/protocol.md §2; at most MaxDescribeParallel).
+	DescribeParallel int `yaml:"describe_parallel"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
 	// History bounds the run history under <home>/history (issue 12).
@@ -68,6 +71,10 @@ type Skills struct {
 	// Scripts enables running skill scripts (contained); off by default.
 	Scripts bool `yaml:"scripts"`
 }
+
+// MaxDescribeParallel is the largest describe_parallel: each describe is
+// a process of its own, with its descriptors and memory.
+const MaxDescribeParallel = 256
 
 // Sandbox values.
 const (
@@ -162,6 +169,10 @@ func Load(home string) (*Config, error) {
 	default:
 		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "sandbox"),
 			Msg: fmt.Sprintf("sandbox: %q is not one of auto, require, off", c.Sandbox)}
+	}
+	if c.DescribeParallel < 0 || c.DescribeParallel > MaxDescribeParallel {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "describe_parallel"),
+			Msg: fmt.Sprintf("describe_parallel: %d is not between 1 and %d (or 0: the default)", c.DescribeParallel, MaxDescribeParallel)}
 	}
 	c.Home = home
 	if c.Workspace == "" {
