@@ -29,6 +29,9 @@ type Support struct {
 // Probe reports that containment is Linux-only.
 func Probe() Support { return Support{Root: isRoot()} }
 
+// UseProbeCache does nothing off Linux: there is nothing to probe.
+func UseProbeCache(path, config string) {}
+
 // Lines is the support for `modbay doctor`.
 func (s Support) Lines() []string {
 	return []string{"containment: not available on " + runtime.GOOS + " (Linux only)"}
