@@ -40,12 +40,17 @@ func (s Support) Lines() []string {
 // Start starts cmd in its own process group; nothing else is enforced off
 // Linux, and ModeRequire refuses.
 func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
+	return StartHooked(cmd, spec, Hooks{})
+}
+
+// StartHooked is Start, calling the hooks around the fork.
+func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, error) {
 	enf := off("not Linux")
 	if spec.Mode == ModeRequire {
 		return nil, enf, fmt.Errorf("%w: not Linux", ErrNotContained)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := hooks.start(cmd); err != nil {
 		return nil, enf, err
 	}
 	enf.Contained = false
