@@ -113,10 +113,11 @@ func (s *suite) benchInvoke() error {
 		note: "invoke (on) − invoke (off), wall; in CPU " + ms(cpu("on")-cpu("off")) + ". The kernel's namespaces, Landlock, seccomp and limits, as far as this machine allows (`modbay doctor`)"})
 	s.rep.note(secInvoke, fmt.Sprintf("Why: the host overhead is what a one-shot command does besides starting: the history record "+
 		"(three fsyncs: the running record's bytes, then the final record and its directory; durable by design), discovery of the home, "+
-		"planning, the run directory and the envelope checks (in CPU %s). The containment row compares two whole commands, so it holds what a "+
-		"one-shot invoke pays once per process: the support probe (trial clones into user, pid and network namespaces, a mount namespace, a "+
-		"pids cgroup: 15–17 ms) and the first contained spawn's warm-up; a run in a process that has contained one before (the cockpit) "+
-		"costs ≈ +2.7 ms (`go test ./contain -bench Spawn`, docs/containment.md \"What it costs\"). Not done: the probe's answer kept per boot.",
+		"planning, the per-run directory (three directories and two files on this machine's ext4 /tmp), the Landlock rules (a path opened per rule) "+
+		"and the envelope checks (in CPU %s). The containment row compares two whole commands: the support probe's answer is kept per boot "+
+		"(<home>/cache/contain-probe.json, docs/containment.md \"What it costs\"), so what is left is the contained spawn itself. "+
+		"What would close the rest: the history record written once at the end for a run that ends within the command (one fsync instead of three), "+
+		"and one run directory instead of three.",
 		ms(cpu("off")-cpu("direct")-cpu("help"))))
 	return nil
 }

@@ -65,6 +65,11 @@ type initItem struct {
 	name  string
 	d     time.Duration
 	share float64
+	// ir and irShare are the instructions counted by callgrind (0: not
+	// counted); target is what the library's init should be, and why.
+	ir      int64
+	irShare float64
+	target  string
 }
 
 // report collects the run's measurements and writes RESULTS.md.
@@ -213,9 +218,13 @@ func (r *report) markdown() string {
 			w("%s\n\n", n)
 		}
 		if sec == secStartup && len(r.initLibs) > 0 {
-			w("### Package init by library (`GODEBUG=inittrace=1 modbay --help`)\n\n| library | init (clock) | share |\n| --- | --- | --- |\n")
+			w("### Package init by library (`GODEBUG=inittrace=1 modbay --help`; instructions: callgrind)\n\n| library | init (clock) | share | instructions | share | target |\n| --- | --- | --- | --- | --- | --- |\n")
 			for _, it := range r.initLibs {
-				w("| %s | %s | %.0f%% |\n", it.name, ms(it.d), it.share*100)
+				ir, irs := "", ""
+				if it.ir > 0 {
+					ir, irs = fmt.Sprintf("%.2f M", float64(it.ir)/1e6), fmt.Sprintf("%.0f%%", it.irShare*100)
+				}
+				w("| %s | %s | %.0f%% | %s | %s | %s |\n", it.name, ms(it.d), it.share*100, ir, irs, it.target)
 			}
 			w("\nThe ten slowest packages:\n\n| package | init (clock) | share |\n| --- | --- | --- |\n")
 			for _, it := range r.initPkgs {
