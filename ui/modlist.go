@@ -245,22 +245,28 @@ func (l *moduleList) StartDiscovery(total int) {
 	l.pending = total
 }
 
-// AddModule lists one module as soon as its describe finished, in ID
+// AddModules lists modules as soon as their describes finished, in ID
 // order, keeping the selection. It inserts into the list's own slices
 // (StartDiscovery began them): the other modules' items are kept as they
 // are, not rebuilt, so a streamed discovery costs the same per module at
 // any count.
-func (l *moduleList) AddModule(m *runner.Module) {
-	i, _ := slices.BinarySearchFunc(l.modules, m, runner.CompareModules)
+func (l *moduleList) AddModules(mods []*runner.Module) {
+	if len(mods) == 0 {
+		return
+	}
 	if !l.owned { // another's slice (SetModules): copied before writing
 		l.modules, l.owned = slices.Clone(l.modules), true
 	}
-	l.modules = slices.Insert(l.modules, i, m)
-	items := slices.Insert(l.list.Items(), i, list.Item(&moduleItem{l: l, m: m}))
-	l.placeItems(items)
-	if l.pending > 0 {
-		l.pending--
+	items := l.list.Items()
+	for _, m := range mods {
+		i, _ := slices.BinarySearchFunc(l.modules, m, runner.CompareModules)
+		l.modules = slices.Insert(l.modules, i, m)
+		items = slices.Insert(items, i, list.Item(&moduleItem{l: l, m: m}))
+		if l.pending > 0 {
+			l.pending--
+		}
 	}
+	l.placeItems(items)
 }
 
 // SetModules replaces the list, keeping the selected module when present.
