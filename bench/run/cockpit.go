@@ -111,6 +111,11 @@ func (s *suite) benchCockpit() error {
 			verdict: withinF(g, 1.25, func(f float64) string { return fmt.Sprintf("%.2f×", f) }),
 			note:    fmt.Sprintf("differences of the medians above; warm `list --json`: %s, then %s", ms(l1), ms(l2))})
 	}
+	s.rep.note(secCockpit, "Why: the cockpit runs the same warm discovery as `list --json` and streams it to the list in batches of a frame "+
+		"(the program draws after every message); what it adds is its start-up beyond the command's (the terminal set-up and the first frames) "+
+		"and one frame per batch. On a shared machine the sizes' medians can come out of order (a larger home faster than a smaller one); "+
+		"the per-pair ratios are the reading to trust, and ui's BenchmarkModuleListStream (200, 1600, 3200) is the in-process check that the "+
+		"list's own cost per module is flat.")
 	home, err := s.warmHome("sleep", "small", maxModules)
 	if err != nil {
 		return err
@@ -158,6 +163,10 @@ func (s *suite) keystrokeBytes(home string) error {
 		s.rep.skip(secKeys, "↓ to first output byte, against `less`", err.Error())
 		return nil
 	}
+	s.rep.note(secKeys, "Why (↓ to the first byte): the cockpit's renderer (Bubble Tea) writes a changed frame on its ticker, 120 times a second "+
+		"(its most), not as soon as the update is done, so the answer to a key waits for the next tick (0–8.3 ms); less writes as soon as it has "+
+		"read the key. What would close it: a renderer that flushes right after an update caused by input — not an option of Bubble Tea v2 (a "+
+		"patch to its renderer). Not done.")
 	s.rep.add(secKeys, row{what: "module list, 200 modules: ↓ to the first byte on the terminal", value: median(lat),
 		base: median(lessLat), baseName: "`less` on the same list (`modbay list` output), ↓", budgetText: "≤ 2× less",
 		verdict: withinF(float64(median(lat)), 2*float64(median(lessLat)), func(f float64) string { return ms(time.Duration(f)) }),

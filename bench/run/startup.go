@@ -275,6 +275,8 @@ func (s *suite) benchInit() error {
 	allIr, libIr, why := s.callgrindInit(names)
 	if why != "" {
 		s.rep.note(secStartup, "Instruction counts: not measured — "+why+".")
+	} else {
+		s.rep.note(secStartup, initIrNote)
 	}
 	for _, l := range libs {
 		if l.name == "modbay" {
@@ -370,6 +372,14 @@ func (s *suite) callgrindInit(libs []string) (all int64, per map[string]int64, w
 	}
 	return all, per, ""
 }
+
+// initIrNote says what the instruction columns are.
+const initIrNote = "Instructions: the total (every package's init, inside runtime.doInit1) repeats within a few per cent from run to run; " +
+	"a library's count is a lower bound, since callgrind's --toggle-collect turns collection off inside any nested function that also " +
+	"matches the library's pattern (closures named pkg.init.funcN, map initialisers), so read the clock for the shares and the instructions " +
+	"for a change's effect on the whole. Choice: nothing taken out of the start path — the costliest init is chroma's (glamour's code " +
+	"highlighting), which Go cannot defer without replacing glamour; jsonschema's meta-schemas and goldmark's and bluemonday's tables are the " +
+	"same case (libraries whose init is theirs); modbay's own is under its 1 ms target."
 
 // callgrindLibs is how many libraries get an instruction count.
 const callgrindLibs = 10
