@@ -234,10 +234,7 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	// process tree, so no module process outlives the cockpit.
 	runCtx, cancelRuns := context.WithCancel(ctx)
 	m.ctx = runCtx
-	// The renderer writes a changed frame on its ticker, so a keystroke's
-	// answer waits for the next tick: at renderFPS (Bubble Tea's most),
-	// half as long as at its default of 60.
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(renderFPS))
+	p := tea.NewProgram(m, tea.WithContext(ctx))
 	m.SetSender(p.Send)
 	_, err := p.Run()
 	m.closeDev()
@@ -310,10 +307,6 @@ func (m *Model) discoverWith(before func()) tea.Cmd {
 		return modulesMsg{gen: gen, modules: mods}
 	})
 }
-
-// renderFPS is how often the renderer may write a frame (Bubble Tea's
-// largest): a keystroke waits for the next frame, 4 ms at the median.
-const renderFPS = 120
 
 // foundBatchDelay is how long modules found by a streamed discovery are
 // gathered before the list shows them: about a frame.
