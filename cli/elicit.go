@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/schema"
@@ -103,7 +104,7 @@ func (a *elicitAsker) accept(ctx context.Context, e runner.Elicitation) (runner.
 			if buf.Len() > 1 {
 				buf.WriteByte(',')
 			}
-			k, _ := json.Marshal(f.name)
+			k, _ := modproto.EncodeJSON(f.name)
 			buf.Write(k)
 			buf.WriteByte(':')
 			buf.Write(v)
@@ -289,7 +290,7 @@ func (f elicitField) read(line string) (json.RawMessage, bool) {
 	}
 	switch f.typ {
 	case "string":
-		b, _ := json.Marshal(line)
+		b, _ := modproto.EncodeJSON(line)
 		return b, true
 	case "boolean":
 		switch strings.ToLower(line) {

@@ -2,6 +2,8 @@ package history
 
 import (
 	"encoding/json"
+	"modbay/internal/jsonptr"
+	"modbay/modproto"
 	"strconv"
 	"strings"
 )
@@ -25,7 +27,7 @@ func WithoutRedacted(input json.RawMessage, paths []string) json.RawMessage {
 		}
 		v = remove(v, strings.Split(p[1:], "/"))
 	}
-	b, err := json.Marshal(v)
+	b, err := modproto.EncodeJSON(v)
 	if err != nil {
 		return input
 	}
@@ -35,7 +37,7 @@ func WithoutRedacted(input json.RawMessage, paths []string) json.RawMessage {
 // remove deletes the value at tokens (unescaped JSON pointer tokens)
 // beneath v.
 func remove(v any, tokens []string) any {
-	tok := strings.ReplaceAll(strings.ReplaceAll(tokens[0], "~1", "/"), "~0", "~")
+	tok := jsonptr.Unescape(tokens[0])
 	switch c := v.(type) {
 	case map[string]any:
 		if len(tokens) == 1 {

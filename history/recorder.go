@@ -7,10 +7,10 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"modbay/internal/jsonptr"
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
@@ -146,7 +146,7 @@ func maskedPaths(orig, masked any, at string, out []string) []string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			tok := strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+			tok := jsonptr.Escape(k)
 			out = maskedPaths(o[k], m[k], at+"/"+tok, out)
 		}
 	case []any:
@@ -280,14 +280,14 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 	rec.Code = res.Code()
 	rec.ExitCode = res.ExitCode
 	if res.Envelope != nil {
-		if b, err := json.Marshal(res.Envelope); err == nil {
+		if b, err := modproto.EncodeJSON(res.Envelope); err == nil {
 			rec.Envelope = b
 		}
 	} else if len(res.Stdout) > 0 {
 		rec.Stdout = string(res.Stdout[:min(len(res.Stdout), StdoutKeepBytes)])
 	}
 	if res.HandleEnvelope != nil {
-		if b, err := json.Marshal(res.HandleEnvelope); err == nil {
+		if b, err := modproto.EncodeJSON(res.HandleEnvelope); err == nil {
 			rec.HandleEnvelope = b
 		}
 	}

@@ -1,4 +1,4 @@
-// Package mcp makes MCP servers modules (issue 14): each configured server
+// Package mcp makes MCP servers modules: each configured server
 // (config.yaml mcp_servers) is a module driven through runner.Driver, each
 // of its tools a capability, so planning, approval, grants, envelope and
 // artifact checks and staging stay the host's, whatever the source (as
@@ -106,6 +106,11 @@ type inflight struct {
 	call  *runner.Call
 	ctx   context.Context
 	token string
+	// rpcID is the JSON-RPC id of the call's tools/call request and result
+	// its result as the server sent it (nil until it arrives); both under
+	// Driver.mu (noteCall, noteResult).
+	rpcID  any
+	result json.RawMessage
 }
 
 // session is one connected MCP session and, for stdio, its process.
@@ -356,8 +361,8 @@ const maxChallenge = 300
 
 // oauthEnvelope is the describe envelope of a remote server that
 // answered 401: no tools, and one unmet requirement saying it needs OAuth
-// sign-in (issue 14 §Secrets: listed as needs setup; OAuth itself is
-// later work) or a token in headers.
+// sign-in (listed as needs setup; modbay does not sign in itself) or a
+// token in headers.
 func oauthEnvelope(id, challenge string) *modproto.Envelope {
 	c := oneLine(render.SanitizeLine(challenge))
 	if r := []rune(c); len(r) > maxChallenge {
@@ -490,12 +495,21 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}()
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
-	res, err := s.cs.CallTool(cctx, params)
-	if err != nil {
+	// The result is read as the server sent it (noteResult), not as the
+	// SDK decoded it: one block the SDK cannot decode (URL-safe base64)
+	// fails its whole result, and its types drop fields and add others.
+	_, err = s.cs.CallTool(cctx, params)
+	d.mu.Lock()
+	raw := f.result
+	d.mu.Unlock()
+	if raw == nil {
+		if err == nil {
+			err = errors.New("no result was recorded for the call")
+		}
 		rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 

@@ -123,6 +123,9 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, err
 	}
 	c.d.record(runner.FrameReceived, m)
+	if r, ok := m.(*jsonrpc.Response); ok {
+		c.d.noteResult(r)
+	}
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
 		case "notifications/progress":
@@ -139,6 +142,9 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		c.d.noteCall(r)
+	}
 	return c.Connection.Write(ctx, m)
 }
 

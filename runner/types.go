@@ -65,7 +65,7 @@ type Module struct {
 	// additionalProperties: false, a $ref cycle through required
 	// properties; schemalint's finding with its JSON pointer). Plan
 	// refuses such a capability with a *SchemaError; the module's other
-	// capabilities stay invokable (issue 11 §3). Nil when none is.
+	// capabilities stay invokable. Nil when none is.
 	Refused map[string]string
 	// Requirements are the descriptor's requirements as modbay judged them
 	// at discovery (docs/protocol.md §9), in the descriptor's order; nil when not
@@ -245,8 +245,14 @@ type Result struct {
 	Host       *HostError
 	// EffectWarnings are docs/protocol.md §7 warnings (declared versus actual).
 	EffectWarnings modproto.ValidationErrors
-	// Artifacts are the verified, staged artifacts (empty when Host is set).
+	// Artifacts are the verified, staged artifacts: all of them on
+	// success; with Host set, those that passed when others were refused
+	// (Refused), else none.
 	Artifacts []VerifiedArtifact
+	// Refused are the reported artifacts that failed verification
+	// (docs/protocol.md §8), in execution.artifacts order; their failure
+	// is Host's verdict.
+	Refused []RefusedArtifact
 	// Stdout is kept only up to the ceiling; Stderr up to StderrCap.
 	Stdout []byte
 	Stderr string
@@ -259,7 +265,7 @@ type Result struct {
 	// the final state after polling (docs/protocol.md §12).
 	Job *JobStatus
 	// Enforcement is what containment applied to the module process,
-	// layer by layer (issue 10 §Honesty); for a polled job, the last
+	// layer by layer; for a polled job, the last
 	// run's (the final poll, or the handle's when none was polled).
 	Enforcement contain.Enforcement
 	// HandleEnvelope is set when Job was polled: the envelope of the call
@@ -267,6 +273,14 @@ type Result struct {
 	// cost). Envelope, Artifacts, Stdout and Stderr are then the final
 	// poll's, while RequestID stays the original request's id.
 	HandleEnvelope *modproto.Envelope
+}
+
+// RefusedArtifact is a reported artifact the host refused, and why.
+type RefusedArtifact struct {
+	// ID is the artifact's id as reported (module text: sanitize).
+	ID string
+	// Reason is the rule it broke, one line.
+	Reason string
 }
 
 // OK reports whether the run succeeded: no host verdict and ok: true.

@@ -17,8 +17,8 @@ import (
 	"modbay/ui/list"
 )
 
-// screenSendTo hands an artifact to a capability of another module
-// (issue 12 §Handoff): pick the capability and the read root that
+// screenSendTo hands an artifact to a capability of another module:
+// pick the capability and the read root that
 // receives the file, then the form field that names it; the form opens
 // prefilled and its run gets a fresh read-only copy of the artifact.
 const screenSendTo screenKind = "sendto"
@@ -378,9 +378,9 @@ func (m *Model) sendTo(a actionSend) tea.Cmd {
 	input := fs.form.Value()
 	obj := map[string]json.RawMessage{}
 	_ = json.Unmarshal(input, &obj)
-	v, _ := json.Marshal(a.name)
+	v, _ := modproto.EncodeJSON(a.name)
 	obj[a.field] = v
-	b, _ := json.Marshal(obj)
+	b, _ := modproto.EncodeJSON(obj)
 	cmd, err := fs.form.LoadInput(b, note+" Field "+render.SanitizeLine(a.field)+" names it.")
 	if err != nil {
 		fs.form.SetNote(note + " (" + render.SanitizeLine(err.Error()) + ")")

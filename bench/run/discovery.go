@@ -80,7 +80,7 @@ func copyFile(src, dst string) error {
 }
 
 // makeHome lays out <home>/modules/<kind>-NNN/<kind>-NNN for the first n
-// files of the pool of size ("small" or "20 MB"; docs/protocol.md §2), once; it
+// files of the pool of size ("small" or "20 MB"; docs/protocol.md §18), once; it
 // returns the home and the module executables.
 func (s *suite) makeHome(kind, size string, n int) (string, []string, error) {
 	small, big, err := s.pools()
@@ -160,7 +160,7 @@ func (s *suite) benchDiscovery() error {
 	}
 	why := "Why: every value is a whole `modbay list`, start-up included. Describes run 32 at a time (docs/protocol.md §2), so describes that wait " +
 		"overlap like the floor's; what the floor does not pay is the host's own work per describe, on 2 cores: hashing the executable on first sight " +
-		"(docs/protocol.md §2; a 20 MB executable is 20 MB of sha256), the per-run directory, the contained spawn (namespaces, Landlock, seccomp, the checks in /proc) " +
+		"(docs/protocol.md §18; a 20 MB executable is 20 MB of sha256), the per-run directory, the contained spawn (namespaces, Landlock, seccomp, the checks in /proc) " +
 		"and the describe cache entry."
 	if len(note) > 0 {
 		why += " Missed at " + fmt.Sprint(maxModules) + " modules: " + strings.Join(note, "; ") + " (CPU cold − CPU floor, over n). " +

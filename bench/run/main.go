@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"modbay/internal/testcorpus"
 )
 
 // options are the command line.
@@ -63,7 +65,7 @@ func main() {
 	var o options
 	flag.BoolVar(&o.quick, "quick", false, "few repetitions: a smoke test, not numbers for the record")
 	flag.StringVar(&o.out, "out", "", "where to write the results (default: bench/RESULTS.md in the repository)")
-	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else ../shared/corpus beside the repository)")
+	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else where internal/testcorpus looks)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory of generated inputs")
 	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers, mcp), for working on the suite")
 	flag.DurationVar(&o.loadWait, "load-wait", 10*time.Minute, "wait up to this long for a 1-minute load below 1.0 before measuring (0: do not wait); RESULTS.md says when it could not")
@@ -85,10 +87,9 @@ func run(o options) error {
 		o.out = filepath.Join(root, "bench", "RESULTS.md")
 	}
 	if o.corpus == "" {
-		o.corpus = os.Getenv("MODBAY_CORPUS")
-	}
-	if o.corpus == "" {
-		o.corpus = filepath.Join(filepath.Dir(root), "shared", "corpus")
+		if o.corpus, err = testcorpus.Root(); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "modbay-bench-")
 	if err != nil {

@@ -175,7 +175,7 @@ func (r *report) markdown() string {
 	if l1, l2 := load1(r.loadStart), load1(loadavg()); max(l1, l2) >= 1.5 {
 		w("> **Warning: the machine was busy** (1-minute load %.1f at the start, %.1f at the end, on %d cores): other work competed for the CPUs and every number here is inflated. Run again on an idle machine.\n\n", l1, l2, runtime.NumCPU())
 	}
-	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A measurement and its baseline run interleaved (ABAB…); a ratio marked \"per pair\" is the median of the ratios of each pair, otherwise value / baseline. A budget line quotes the issue that set it.\n\n")
+	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A measurement and its baseline run interleaved (ABAB…); a ratio marked \"per pair\" is the median of the ratios of each pair, otherwise value / baseline. A budget is the bound the project holds that row to.\n\n")
 	if len(r.failures) > 0 {
 		w("## Measurements that failed\n\n")
 		for _, f := range r.failures {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"modbay/internal/words"
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/schema"
@@ -39,7 +41,7 @@ func newApprovalInput(p *runner.Plan) approvalInput {
 		if len(in) > 0 {
 			whole["input"] = in
 		}
-		in, _ = json.Marshal(whole)
+		in, _ = modproto.EncodeJSON(whole)
 	}
 	if len(bytes.TrimSpace(in)) == 0 {
 		in = json.RawMessage(`{}`)
@@ -83,7 +85,7 @@ func (in approvalInput) lines(w int, expanded bool) (out []string, cut bool) {
 	for i, k := range orderedKeys(in.raw) {
 		if i == inputCompactMembers {
 			rest := len(members) - i
-			out = append(out, common.Trunc(fmt.Sprintf("… %d more %s", rest, common.Plural(rest, "field", "fields")), w))
+			out = append(out, common.Trunc(fmt.Sprintf("… %d more %s", rest, words.Plural(rest, "field", "fields")), w))
 			return out, true
 		}
 		var b bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"modbay/modproto"
 	"modbay/schema"
 )
 
@@ -64,7 +65,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 			return missing()
 		}
 		probs.add(ptr, formatProblem(n.Schema.Format, n.Text))
-		b, _ := json.Marshal(n.Text)
+		b, _ := modproto.EncodeJSON(n.Text)
 		return b, true
 	case KindNumber, KindInteger:
 		s := strings.TrimSpace(n.Text)
@@ -76,7 +77,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 			// so JSON mode, a switch back and "send anyway" all keep it,
 			// and the schema's type error lands at this field.
 			probs.add(ptr, notNumber(n.Kind))
-			b, _ := json.Marshal(n.Text)
+			b, _ := modproto.EncodeJSON(n.Text)
 			return b, true
 		}
 		if n.Kind == KindInteger && !integral(s) {
@@ -204,7 +205,7 @@ func (f *Form) objectValue(n *Node, probs problemSink, ptr string) json.RawMessa
 		if k > 0 {
 			buf.WriteByte(',')
 		}
-		kb, _ := json.Marshal(name)
+		kb, _ := modproto.EncodeJSON(name)
 		buf.Write(kb)
 		buf.WriteByte(':')
 		buf.Write(v)
