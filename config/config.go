@@ -48,6 +48,9 @@ type Config struct {
 	// run a module that cannot be fully contained; SandboxOff runs modules
 	// as plain processes.
 	Sandbox string `yaml:"sandbox"`
+	// DescribeParallel bounds the describes discovery runs at once (0:
+	// the default, docs/protocol.md §2; at most MaxDescribeParallel).
+	DescribeParallel int `yaml:"describe_parallel"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
 	// History bounds the run history under <home>/history.
@@ -70,6 +73,10 @@ type Skills struct {
 	// Scripts enables running skill scripts (contained); off by default.
 	Scripts bool `yaml:"scripts"`
 }
+
+// MaxDescribeParallel is the largest describe_parallel: each describe is
+// a process of its own, with its descriptors and memory.
+const MaxDescribeParallel = 256
 
 // Sandbox values.
 const (
@@ -190,6 +197,10 @@ func Load(home string) (*Config, error) {
 			return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "policy"),
 				Msg: fmt.Sprintf("policy.pre_approved[%d]: %v", i, err)}
 		}
+	}
+	if c.DescribeParallel < 0 || c.DescribeParallel > MaxDescribeParallel {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "describe_parallel"),
+			Msg: fmt.Sprintf("describe_parallel: %d is not between 1 and %d (or 0: the default)", c.DescribeParallel, MaxDescribeParallel)}
 	}
 	c.Home = home
 	if c.Workspace == "" {

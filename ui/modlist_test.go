@@ -66,9 +66,9 @@ func TestModuleDetailScrollsFromTheList(t *testing.T) {
 // (down to minNameCol) so that ids up to minIDCol cells are not cut: the
 // id is what a person types on the command line (a tester saw "fe…").
 func TestTableColumnsKeepIDsWhole(t *testing.T) {
-	names := []string{"Web fetch", "Workspace notes", "Render farm (long-running)", "Media transcode"}
-	ids := []string{"fetch", "notes", "render-farm", "transcode"}
-	c := tableColumns(48, 13, names, ids)
+	// The widest of "Web fetch", "Workspace notes", "Render farm
+	// (long-running)", "Media transcode", and of their ids.
+	c := tableColumns(48, 13, len("Render farm (long-running)"), len("render-farm"))
 	if c.id < len("render-farm") {
 		t.Fatalf("id column %d cells cuts render-farm (name %d)", c.id, c.name)
 	}
