@@ -179,8 +179,9 @@ func sameDescriptor(a, b *runner.Module) Item {
 	return it
 }
 
-// validateItems is the validator's verdict: fail when the module is
-// refused, a warning per finding (the runner's warnings, the schema lint
+// validateItems is the validator's verdict: fail when the module or a
+// capability is refused (the findings in that capability's schema that
+// explain it fail too), a warning per other finding (the runner's warnings, the schema lint
 // but for its model-provider subset notes), pass otherwise.
 func validateItems(m *runner.Module) []Item {
 	if m.Status == runner.StatusBroken {
@@ -195,14 +196,29 @@ func validateItems(m *runner.Module) []Item {
 		return []Item{{Status: Fail, Name: "validate", Detail: d}}
 	}
 	var out []Item
+	refusedSchemas := map[string]bool{}
+	for _, c := range m.Descriptor.Capabilities {
+		if why, ok := m.Refused[c.ID]; ok {
+			refusedSchemas[c.RequestSchema] = true
+			out = append(out, Item{Status: Fail, Name: "validate", Capability: c.ID,
+				Detail: fmt.Sprintf("capability %s is refused: no input satisfies request schema %s (%s)", c.ID, c.RequestSchema, why)})
+		}
+	}
 	for _, w := range m.Warnings {
 		out = append(out, Item{Status: Warn, Name: "validate", Detail: w})
 	}
 	for _, id := range slices.Sorted(maps.Keys(m.Descriptor.RequestSchemas)) {
 		for _, f := range schemalint.Lint(id, m.Descriptor.RequestSchemas[id]) {
-			if f.Rule != schemalint.RuleProvider {
-				out = append(out, Item{Status: Warn, Name: "validate", Detail: f.String()})
+			if f.Rule == schemalint.RuleProvider {
+				continue
 			}
+			// A finding in a refused capability's schema explains the
+			// refusal: it is an error.
+			st := Warn
+			if refusedSchemas[id] && (f.Rule == schemalint.RuleRequired || f.Rule == schemalint.RuleCycle || f.Rule == schemalint.RuleKeyword) {
+				st, f.Severity = Fail, schemalint.Error
+			}
+			out = append(out, Item{Status: st, Name: "validate", Detail: f.String()})
 		}
 	}
 	if len(out) == 0 {
@@ -277,6 +293,15 @@ func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case
 		it.Status, it.Detail = judgeUnknown(res)
 	} else {
 		it.Status, it.Detail = judge(res, cs.Valid)
+	}
+	if res.LikelyCause != "" && it.Status != Pass {
+		// An error a valid input meets because of something the host can
+		// see (a refused write, a missing program) is no perhaps: it fails.
+		if it.Status == Warn && cs.Valid && res.Envelope != nil && res.Envelope.Error != nil && res.Envelope.Error.Code == modproto.CodeInternal {
+			it.Status = Fail
+			it.Detail = fmt.Sprintf("answered internal to a valid input: %s", res.Envelope.Error.Message)
+		}
+		it.Detail += "; " + res.LikelyCause
 	}
 	return it
 }
