@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,13 +28,15 @@ type CheckOptions struct {
 	Yes bool
 	// JSON prints the checklist as JSON.
 	JSON bool
+	// Deadline bounds each call, its polls included.
+	Deadline time.Duration
 }
 
 // newCheckCommand builds `modbay check` (issue 11 §4).
 func newCheckCommand(g *globals) *cobra.Command {
 	opts := &CheckOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
-		Use:   "check MODULE|PATH",
+		Use:   "check MODULE|PATH [--yes] [--json] [--deadline D]",
 		Short: "Run a module's conformance checklist: describes, verdict and generated calls",
 		Long: `Describe the module twice (the same descriptor?), take the validator's verdict,
 then call every capability with inputs generated from its request schema: the
@@ -43,14 +46,18 @@ input the schema refuses, and one capability the module does not have.
 
 Calls run as invoke runs them, with a temporary workspace (removed after; pass
 --workspace to use a directory of your own). Capabilities that need approval
-run only with --yes. A long-running capability is polled to completion.
+run only with --yes. A long-running capability is polled to completion. Each
+call, its polls included, has --deadline (default 60s) as its deadline_ms, or
+the capability's own when that is shorter.
 
 Each line is pass, warn, fail or skipped, with the input used:
   fail     a protocol violation, a crash, a refused artifact, a wrong effect,
            invalid input not answered invalid_request, an unknown capability
            not answered unknown_capability
   warn     an error envelope for a generated valid input (it may be valid yet
-           meaningless), a validator finding, a descriptor that changes
+           meaningless), a validator finding, a descriptor that changes;
+           an internal error with a cause the host can see (a write outside
+           the rw roots, a missing program) fails, naming it
   skipped  an input modbay cannot generate (a pattern or format), or approval
 
 Exit status: 0 nothing failed, 4 something failed, 2 usage.`,
@@ -64,6 +71,7 @@ Exit status: 0 nothing failed, 4 something failed, 2 usage.`,
 	}
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "also run the capabilities that need approval (network, writes, cost, credentials)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the checklist as JSON")
+	cmd.Flags().DurationVar(&opts.Deadline, "deadline", conform.DefaultDeadline, "bound each call (its polls included), e.g. 90s or 5m")
 	return cmd
 }
 
@@ -79,11 +87,14 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 		o.G.cleanups = append(o.G.cleanups, func() { runner.RemoveTree(ws) })
 		o.G.workspace = ws
 	}
+	if o.Deadline <= 0 {
+		return withCode(ExitUsage, "--deadline must be positive, got %s", o.Deadline)
+	}
 	e, err := o.G.env(ctx)
 	if err != nil {
 		return err
 	}
-	rep, err := conform.Check(ctx, e.host, o.Ref, conform.Options{Yes: o.Yes})
+	rep, err := conform.Check(ctx, e.host, o.Ref, conform.Options{Yes: o.Yes, Deadline: o.Deadline})
 	if err != nil {
 		if errors.Is(err, runner.ErrNotFound) {
 			return withCode(ExitUsage, "%v", err)
