@@ -288,3 +288,25 @@ func TestCheckDeadlineFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeShowsJobLinks: describe names the poll and cancel links both
+// ways and marks the job capabilities hidden; invoke still runs a hidden
+// capability (docs/protocol.md §17).
+func TestDescribeShowsJobLinks(t *testing.T) {
+	t.Parallel()
+	exe := installScript(t, "jobs.sh", "jobs")
+	home := t.TempDir()
+	_, out, _ := run(t, "describe", "--home", home, exe)
+	for _, w := range []string{"polled by: jobs.poll", "cancelled by: jobs.cancel", "polls the jobs of: jobs.start",
+		"cancels the jobs of: jobs.start", "jobs.poll — Poll a job (hidden: no form, no agent tool; docs/protocol.md §17)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "jobs.start — Start a job (hidden") {
+		t.Errorf("jobs.start is marked hidden:\n%s", out)
+	}
+	if code, out, errOut := run(t, "invoke", "--home", home, exe, "jobs.cancel", "--input", `{"job_id":"job-1"}`); code != ExitOK || !strings.Contains(out, "cancelled") {
+		t.Fatalf("invoke of a hidden capability: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -5,21 +5,18 @@
 # picks the one deliberate fault:
 #   jobs        none
 #   done-state  the poll answers "state":"done", not a job state
-#   shown       as jobs, but poll and cancel say "hidden": false
 # Only shell builtins: a module gets no PATH.
 fault=${0##*/}
 P='"protocol":"xibodev.module/v1","module":"jobs"'
 X='"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0'
 E='"effects":{"local":true,"network":false,"external_writes":false,"provider":"local","cost_known":true}'
-H=
-[ "$fault" = shown ] && H='"hidden":false,'
 if [ "$1 $2" = "module describe" ]; then
 	printf '%s\n' '{'"$P"',"operation":"describe","request_id":"","ok":true,"warnings":[],"execution":{'"$X"',"artifacts":[]},
 "result":{"module":"jobs","name":"Jobs fixture","version":"1.0.0","protocol_versions":["xibodev.module/v1"],
 "capabilities":[
 {"id":"jobs.start","title":"Start a job","summary":"Start a job that ends at the first poll.","request_schema":"jobs.start.request/v1","long_running":true,"poll_capability":"jobs.poll","cancel_capability":"jobs.cancel",'"$E"'},
-{"id":"jobs.poll","title":"Poll a job","summary":"Say how a job is going.",'"$H"'"request_schema":"jobs.job.request/v1",'"$E"'},
-{"id":"jobs.cancel","title":"Cancel a job","summary":"Stop a job.",'"$H"'"request_schema":"jobs.job.request/v1",'"$E"'}],
+{"id":"jobs.poll","title":"Poll a job","summary":"Say how a job is going.","request_schema":"jobs.job.request/v1",'"$E"'},
+{"id":"jobs.cancel","title":"Cancel a job","summary":"Stop a job.","request_schema":"jobs.job.request/v1",'"$E"'}],
 "request_schemas":{"jobs.start.request/v1":{"type":"object","additionalProperties":false,"properties":{}},
 "jobs.job.request/v1":{"type":"object","required":["job_id"],"properties":{"job_id":{"type":"string","minLength":1}}}},
 "permissions":{"filesystem_read":[],"filesystem_write":[]}}}'
