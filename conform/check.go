@@ -61,6 +61,11 @@ type Item struct {
 	// Result is the run's outcome, when one ran (not encoded: the CLI
 	// reports from it).
 	Result *runner.Result `json:"-"`
+	// valid says whether Input is one the schema accepts; plan is the
+	// capability the call was planned as (the unknown capability is
+	// planned as a real one): what a fixture needs to send it again.
+	valid bool
+	plan  string
 }
 
 // Report is a module's checklist, in the order it was run.
@@ -69,6 +74,8 @@ type Report struct {
 	Module string `json:"module"`
 	// Items are the checklist's lines.
 	Items []Item `json:"items"`
+	// descriptor is the module's as checked (nil when describe failed).
+	descriptor *modproto.Descriptor
 }
 
 // Failed reports whether any item failed: `modbay check` exits non-zero
@@ -123,6 +130,7 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 		return rep, nil
 	}
 	rep.Module = m1.ID
+	rep.descriptor = m1.Descriptor
 	add(Item{Status: Pass, Name: "describe", Detail: fmt.Sprintf("%s %s, %d capabilities", m1.Descriptor.Name, m1.Descriptor.Version, len(m1.Descriptor.Capabilities))})
 	m2 := h.Redescribe(ctx, m1)
 	add(sameDescriptor(m1, m2))
@@ -258,7 +266,7 @@ func (c *checker) capability(ctx context.Context, cp modproto.Capability) []Item
 // call plans and runs one case of capability planID, sending it as
 // capability sendID (the unknown capability is planned as a real one).
 func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case) Item {
-	it := Item{Name: name, Capability: sendID, Input: cs.Input}
+	it := Item{Name: name, Capability: sendID, Input: cs.Input, valid: cs.Valid, plan: planID}
 	p, err := c.h.PlanWith(c.m, planID, cs.Input, runner.PlanOptions{SkipValidation: !cs.Valid})
 	if err != nil {
 		var ie *runner.InputError
