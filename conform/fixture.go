@@ -419,7 +419,7 @@ type ReplayOptions struct {
 	// not count (a timestamp): a pointer ignores its whole subtree.
 	Ignore []string
 	// Inputs maps a capability to an object merged into each recorded
-	// input of it: the secret values a fixture leaves out.
+	// input of it that withheld secret values: the values left out.
 	Inputs map[string]json.RawMessage
 }
 
@@ -478,9 +478,11 @@ func Replay(ctx context.Context, h *runner.Host, ref string, f *Fixture, opts Re
 		if fc.Skipped != "" {
 			continue
 		}
-		in, err := mergeInput(fc.Input, opts.Inputs[fc.Capability])
-		if err != nil {
-			return nil, fmt.Errorf("--input for %s: %w", fc.Capability, err)
+		in := fc.Input
+		if fc.Withheld > 0 {
+			if in, err = mergeInput(fc.Input, opts.Inputs[fc.Capability]); err != nil {
+				return nil, fmt.Errorf("--input for %s: %w", fc.Capability, err)
+			}
 		}
 		plan := fc.Capability
 		if fc.Plan != "" {
