@@ -43,8 +43,9 @@ type CheckOptions struct {
 	Inputs []string
 }
 
-// newCheckCommand builds `modbay check` (issue 11 §4).
-func newCheckCommand(g *globals) *cobra.Command {
+// newCheckCommand builds `modbay check`; runF, when non-nil, replaces
+// checkRun.
+func newCheckCommand(g *globals, runF func(context.Context, *CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "check MODULE|PATH [--yes] [--json] [--deadline D] [--record DIR | --replay DIR]",
@@ -90,6 +91,9 @@ Exit status: 0 nothing failed (a replay: no difference), 4 something failed,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return checkRun(cmd.Context(), opts)
 		},
 	}

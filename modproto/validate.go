@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -90,7 +91,7 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		name string
 		m    map[string]json.RawMessage
 	}{{"request_schemas", d.RequestSchemas}, {"result_schemas", d.ResultSchemas}, {"artifact_schemas", d.ArtifactSchemas}} {
-		for _, k := range sortedKeys(m.m) {
+		for _, k := range slices.Sorted(maps.Keys(m.m)) {
 			p := fmt.Sprintf("%s[%q]", m.name, k)
 			if msg := checkSchemaDoc(k, m.m[k]); msg != "" {
 				add(p, "%s", msg)
@@ -276,16 +277,6 @@ func (d *Descriptor) Capability(id string) *Capability {
 	}
 	return nil
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // QuoteList writes ss for a person: each quoted, comma-separated ("a",
 // "b"), or "none" when empty — never Go's %v or %q list style.
 func QuoteList(ss []string) string {
