@@ -277,6 +277,7 @@ func (d *Descriptor) Capability(id string) *Capability {
 	}
 	return nil
 }
+
 // QuoteList writes ss for a person: each quoted, comma-separated ("a",
 // "b"), or "none" when empty — never Go's %v or %q list style.
 func QuoteList(ss []string) string {
