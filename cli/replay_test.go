@@ -125,3 +125,30 @@ func TestReplayRefusesWithheldSecrets(t *testing.T) {
 		t.Fatalf("with --input: exit %d\n%s%s (%s)", code, out, errOut, p)
 	}
 }
+
+// TestHistoryExportFixture: a run exported with --fixture replays with no
+// difference against the same workspace, and differs once the workspace's
+// notes change (the run's result counts them).
+func TestHistoryExportFixture(t *testing.T) {
+	home := demo(t)
+	if code, out, errOut := run(t, "--home", home, "invoke", "notes", "notes.report", "--input", `{"pattern":"*.md"}`); code != ExitOK {
+		t.Fatalf("invoke: %d %s %s", code, out, errOut)
+	}
+	id := historyOf(t, home)[0].RunID
+	dir := filepath.Join(t.TempDir(), "bug")
+	code, out, errOut := run(t, "--home", home, "history", "export", id, dir, "--fixture")
+	if code != ExitOK || !strings.Contains(out, "fixture.json (replay: modbay check notes --replay ") {
+		t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
+	}
+	ws := filepath.Join(home, "workspace")
+	if code, out, errOut := run(t, "--home", home, "--workspace", ws, "check", "notes", "--replay", dir); code != ExitOK {
+		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "zz-new.md"), []byte("# new\nmore words here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "--home", home, "--workspace", ws, "check", "notes", "--replay", dir)
+	if code != ExitReplayDiff || !strings.Contains(out, "/envelope/result/files: recorded ") {
+		t.Fatalf("replay after a change: exit %d\n%s", code, out)
+	}
+}
