@@ -62,7 +62,8 @@ type scaffoldFile struct {
 func scaffold(id, lang string) []scaffoldFile {
 	switch lang {
 	case LangPython:
-		return []scaffoldFile{{id, "templates/python/module.py", 0o755}, {"README.md", "templates/README.md.tmpl", 0o644}}
+		return []scaffoldFile{{id, "templates/python/module.py", 0o755}, {"modbay_module.py", "templates/python/modbay_module.py", 0o644},
+			{"README.md", "templates/README.md.tmpl", 0o644}}
 	case LangSh:
 		return []scaffoldFile{{id, "templates/sh/module.sh", 0o755}, {"README.md", "templates/README.md.tmpl", 0o644}}
 	case LangGo:
@@ -90,7 +91,7 @@ func renderTemplate(name, id, lang string) (string, error) {
 	s := string(b)
 	if strings.HasSuffix(name, "README.md.tmpl") {
 		layout := map[string]string{
-			LangPython: "`MODULE_ID` is the executable (Python 3, standard library only).",
+			LangPython: "`MODULE_ID` is the executable (Python 3, standard library only); `modbay_module.py` beside it writes the protocol's side.",
 			LangSh:     "`MODULE_ID` is the executable (POSIX sh; it calls `jq` and `sha256sum`, declared as binaries).",
 			LangGo:     "`main.go` is the source, `modkit/` the protocol's side (standard library only); build the executable `MODULE_ID` with `go build -o MODULE_ID .`.",
 		}[lang]
