@@ -51,7 +51,14 @@ const (
 	PlaceholderRequestID = "<request_id>"
 	PlaceholderRunID     = "<run_id>"
 	PlaceholderJobID     = "<job_id>"
+	// PlaceholderSecret stands for a withheld input value a module echoed
+	// (in its result, an artifact or stderr): a fixture never holds it.
+	PlaceholderSecret = "<secret>"
 )
+
+// minSecretLen is the shortest secret value replaced where it is echoed:
+// a shorter one would match ordinary text.
+const minSecretLen = 4
 
 // requestIDRE matches the host's request ids (modproto.NewRequestID) and
 // run ids as they appear inside a module's strings.
@@ -147,6 +154,8 @@ type normalizer struct {
 	paths [][2]string
 	// ids are runs of a request id's hex, longest first.
 	ids []string
+	// secrets are the withheld string values of the run's input.
+	secrets []string
 }
 
 // newNormalizer builds the replacements for paths (absolute path →
@@ -165,7 +174,7 @@ func newNormalizer(paths map[string]string) *normalizer {
 // forRun is n that also replaces the hex of each request id (and every
 // run of it down to minIDFragment characters) with PlaceholderRequestID.
 func (n *normalizer) forRun(ids ...string) *normalizer {
-	out := &normalizer{paths: slices.Clone(n.paths)}
+	out := &normalizer{paths: slices.Clone(n.paths), secrets: n.secrets}
 	for _, id := range ids {
 		hex, ok := strings.CutPrefix(id, "req_")
 		if !ok || len(hex) < minIDFragment {
@@ -183,6 +192,9 @@ func (n *normalizer) forRun(ids ...string) *normalizer {
 
 // str normalizes one string.
 func (n *normalizer) str(s string) string {
+	for _, sec := range n.secrets {
+		s = strings.ReplaceAll(s, sec, PlaceholderSecret)
+	}
 	for _, p := range n.paths {
 		s = strings.ReplaceAll(s, p[0], p[1])
 	}
@@ -317,16 +329,21 @@ func NewFixture(rep *Report, paths map[string]string) *Fixture {
 			continue
 		}
 		in, withheld := it.Input, 0
+		cn := n
 		if h := requestHandle(rep.descriptor, it.plan); h != nil && it.plan == it.Capability {
 			in, withheld = schema.Redact(h, it.Input, schema.RedactOmit)
+			if withheld > 0 {
+				masked, _ := schema.Redact(h, it.Input, schema.RedactMask)
+				cn = n.withSecrets(secretValues(it.Input, masked))
+			}
 		}
 		c := FixtureCase{Name: it.Name, Capability: it.Capability, Input: in, Withheld: withheld, Valid: it.valid,
-			Outcome: n.outcomeOf(it.Result, it.Detail)}
+			Outcome: cn.outcomeOf(it.Result, it.Detail)}
 		if it.plan != it.Capability {
 			c.Plan = it.plan
 		}
 		if it.Result != nil {
-			c.Stderr = n.str(boundTail(it.Result.Stderr, maxFixtureStderr))
+			c.Stderr = cn.str(boundTail(it.Result.Stderr, maxFixtureStderr))
 		}
 		f.Cases = append(f.Cases, c)
 	}
@@ -386,6 +403,79 @@ func removePointer(raw json.RawMessage, ptr string) (json.RawMessage, error) {
 		}
 	}
 	return json.Marshal(v)
+}
+
+// withSecrets is n that also replaces each of secrets (those at least
+// minSecretLen long) with PlaceholderSecret, longest first.
+func (n *normalizer) withSecrets(secrets []string) *normalizer {
+	out := *n
+	out.secrets = slices.Clone(n.secrets)
+	for _, s := range secrets {
+		if len(s) >= minSecretLen {
+			out.secrets = append(out.secrets, s)
+		}
+	}
+	slices.SortFunc(out.secrets, func(a, b string) int { return len(b) - len(a) })
+	return &out
+}
+
+// secretValues are the string leaves of input that masked (the same input
+// through schema.Redact with RedactMask) replaced with schema.Mask.
+func secretValues(input, masked json.RawMessage) []string {
+	var a, b any
+	if decodeNumbers(input, &a) != nil || decodeNumbers(masked, &b) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(x, y any)
+	walk = func(x, y any) {
+		switch t := x.(type) {
+		case map[string]any:
+			if u, ok := y.(map[string]any); ok {
+				for k := range t {
+					walk(t[k], u[k])
+				}
+			}
+		case []any:
+			if u, ok := y.([]any); ok && len(u) == len(t) {
+				for i := range t {
+					walk(t[i], u[i])
+				}
+			}
+		case string:
+			if y == schema.Mask && t != schema.Mask {
+				out = append(out, t)
+			}
+		}
+	}
+	walk(a, b)
+	return out
+}
+
+// stringLeaves are the string values anywhere in raw.
+func stringLeaves(raw json.RawMessage) []string {
+	var v any
+	if decodeNumbers(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for _, y := range t {
+				walk(y)
+			}
+		case []any:
+			for _, y := range t {
+				walk(y)
+			}
+		case string:
+			out = append(out, t)
+		}
+	}
+	walk(v)
+	return out
 }
 
 // requestHandle compiles capability capID's request schema, nil when it
@@ -556,7 +646,13 @@ func Replay(ctx context.Context, h *runner.Host, ref string, f *Fixture, opts Re
 			now = n.outcomeOf(nil, "the module no longer declares capability "+plan)
 		} else {
 			it := c.call(ctx, fc.Name, plan, fc.Capability, Case{Kind: kind, Name: fc.Name, Input: in, Valid: fc.Valid})
-			now = n.outcomeOf(it.Result, it.Detail)
+			cn := n
+			if fc.Withheld > 0 {
+				// The secrets given now are hidden where echoed, as the
+				// recorded ones were.
+				cn = n.withSecrets(stringLeaves(opts.Inputs[fc.Capability]))
+			}
+			now = cn.outcomeOf(it.Result, it.Detail)
 		}
 		rep.Diffs = append(rep.Diffs, diffOutcomes(fc, now, opts.Ignore)...)
 	}

@@ -1,9 +1,14 @@
 package conform
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"modbay/modproto"
+	"modbay/runner"
 )
 
 // TestNormalizerPlaceholders: what varies between two runs of the same
@@ -41,5 +46,22 @@ func TestDiffOutcomesIgnore(t *testing.T) {
 	}
 	if len(got) != 2 || got["/envelope/result/a"] != "1 → 2" || got["/envelope/result/list/1"] != " → 2" {
 		t.Fatalf("diffs %q", got)
+	}
+}
+
+// TestFixtureHoldsNoSecrets: a writeOnly value is left out of the recorded
+// input and replaced where the module echoed it (result, stderr).
+func TestFixtureHoldsNoSecrets(t *testing.T) {
+	d := &modproto.Descriptor{Capabilities: []modproto.Capability{{ID: "m.c", RequestSchema: "s"}},
+		RequestSchemas: map[string]json.RawMessage{"s": json.RawMessage(`{"type":"object","properties":{"token":{"type":"string","writeOnly":true},"n":{"type":"integer"}}}`)}}
+	res := &runner.Result{RequestID: "req_0123456789abcdef0123456789abcdef", Stderr: "using s3cretvalue\n",
+		Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{"echo":"s3cretvalue"}`)}}
+	rep := &Report{Module: "m", descriptor: d, Items: []Item{{Status: Pass, Name: "m.c minimal", Capability: "m.c", plan: "m.c", valid: true,
+		Input: json.RawMessage(`{"token":"s3cretvalue","n":1}`), Result: res}}}
+	f := NewFixture(rep, nil)
+	raw, _ := json.Marshal(f)
+	if strings.Contains(string(raw), "s3cretvalue") || f.Cases[0].Withheld != 1 || string(f.Cases[0].Input) != `{"n":1}` ||
+		!strings.Contains(string(f.Cases[0].Outcome), `"echo":"\u003csecret\u003e"`) || f.Cases[0].Stderr != "using <secret>\n" {
+		t.Fatalf("fixture %s", raw)
 	}
 }
