@@ -188,7 +188,7 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	if cp.LongRunning {
 		b.kv("Polled by", cp.PollCapability)
 		if cp.CancelCapability != "" {
-			b.kv("Cancelled by", cp.CancelCapability)
+			b.kv("Cancel with", cp.CancelCapability)
 		}
 	}
 	if len(cp.ArtifactSchemas) > 0 {
