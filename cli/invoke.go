@@ -507,6 +507,9 @@ type resultOut struct {
 	ExitCode        int               `json:"exit_code"`
 	DurationMS      int64             `json:"duration_ms"`
 	Job             *runner.JobStatus `json:"job,omitempty"`
+	// LikelyCause is a cause of the failure the host can see, inferred
+	// from the module's own words (runner.LikelyCause).
+	LikelyCause string `json:"likely_cause,omitempty"`
 	// Enforcement is what containment applied to the module process,
 	// layer by layer, as observed when it started;
 	// absent when no process was started.
@@ -578,7 +581,7 @@ func inlineText(a runner.VerifiedArtifact) (text string, truncated, ok bool) {
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
-		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
+		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause}
 	if recorded(r.Enforcement) {
 		e := enforcementJSON(r.Enforcement)
 		o.Enforcement = &e
@@ -671,6 +674,9 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	}
 	if r.Job != nil {
 		fmt.Fprintf(w, "job %s: %s after %s\n", cleanID(r.Job.ID), clean(r.Job.State), count(r.Job.Polls, "poll", "polls"))
+	}
+	if r.LikelyCause != "" {
+		fmt.Fprintf(w, "cause:     %s\n", clean(r.LikelyCause))
 	}
 	if showStderr && !r.OK() && strings.TrimSpace(r.Stderr) != "" {
 		head := "stderr:"

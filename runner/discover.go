@@ -491,7 +491,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
-			setBroken(m, "describe: "+de.Code+": "+explainDecode(de, stdout, m.Stderr, exitCode))
+			setBroken(m, "describe: "+decodeCode(de, stdout, exitCode)+": "+explainDecode(de, stdout, m.Stderr, exitCode))
 		} else {
 			setBroken(m, "describe: "+err.Error())
 		}

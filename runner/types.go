@@ -294,6 +294,11 @@ type Result struct {
 	// cost). Envelope, Artifacts, Stdout and Stderr are then the final
 	// poll's, while RequestID stays the original request's id.
 	HandleEnvelope *modproto.Envelope
+	// LikelyCause, on a failed run, is a cause the host can see, inferred
+	// from the module's own words (LikelyCause: a write containment likely
+	// refused, a missing program); "" when nothing suggests one. Module
+	// text: sanitize to show.
+	LikelyCause string
 }
 
 // RefusedArtifact is a reported artifact the host refused, and why.

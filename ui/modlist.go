@@ -491,8 +491,13 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.violations(m)
 		return b.String()
 	}
-	b.heading(fmt.Sprintf("Capabilities (%d)", len(d.Capabilities)))
-	for _, c := range d.Capabilities {
+	listed := d.Listed()
+	head := fmt.Sprintf("Capabilities (%d)", len(listed))
+	if n := len(d.Capabilities) - len(listed); n > 0 {
+		head = fmt.Sprintf("Capabilities (%d + %d hidden)", len(listed), n)
+	}
+	b.heading(head)
+	for _, c := range listed {
 		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(common.TitleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))

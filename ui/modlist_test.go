@@ -35,7 +35,7 @@ func TestModuleDetailScrollsFromTheList(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 24)
 	withModules(t, m)
 	out := frame(t, m)
-	if !strings.Contains(out, "↓ 28 more lines (pgdn)") || strings.Contains(out, "Permissions") {
+	if !strings.Contains(out, "↓ 25 more lines (pgdn)") || strings.Contains(out, "Permissions") {
 		t.Fatalf("detail does not say that more is below:\n%s", out)
 	}
 	seen := ""

@@ -382,8 +382,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case devChangedMsg:
 		return m, m.devChanged(msg)
 	case devDescribedMsg:
-		m.devDescribed(msg)
-		return m, nil
+		return m, m.devDescribed(msg)
 	case rerunCheckedMsg:
 		return m, m.rerunAfterCheck(msg)
 	case discoverStartMsg:
