@@ -18,13 +18,14 @@ import (
 // test, so every new package is placed in the graph on purpose.
 var layers = map[string][]string{
 	".":                   {"cli"},
-	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform"},
+	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform", "gateway"},
 	"conform":             {"modproto", "schema", "schemalint", "runner"},
 	"config":              {},
 	"contain":             {},
 	"examples":            {"modproto"},
 	"internal/testcorpus": {},
 	"mcp":                 {"config", "contain", "modproto", "render", "runner", "schema"},
+	"gateway":             {"config", "history", "mcp", "modproto", "render", "runner"},
 	"modproto":            {},
 	"schema":              {"modproto"},
 	"schemalint":          {"schema", "modproto"},
