@@ -286,16 +286,16 @@ type follower struct {
 	token any
 	bound time.Duration
 
-	mu       sync.Mutex
-	timer    *time.Timer
-	started  bool
-	due      bool
-	fired    bool
+	mu      sync.Mutex
+	timer   *time.Timer
+	started bool
+	due     bool
+	fired   bool
 	// firstPolls and lastPolls are the job's poll counts when following
 	// began and at the last event.
 	firstPolls, lastPolls int
-	progress float64
-	detach   func()
+	progress              float64
+	detach                func()
 }
 
 func newFollower(req *mcp.CallToolRequest, bound time.Duration) *follower {
