@@ -237,7 +237,7 @@ func InputSchema(doc json.RawMessage) map[string]any {
 	if modproto.IsWholeRequestSchema(doc) {
 		if props, ok := out["properties"].(map[string]any); ok {
 			for k := range props {
-				if modproto.IsHostOwnedKey(k) {
+				if hostSet(k) {
 					delete(props, k)
 				}
 			}
@@ -245,7 +245,7 @@ func InputSchema(doc json.RawMessage) map[string]any {
 		if req, ok := out["required"].([]any); ok {
 			out["required"] = slices.DeleteFunc(req, func(v any) bool {
 				s, _ := v.(string)
-				return modproto.IsHostOwnedKey(s)
+				return hostSet(s)
 			})
 		}
 	}
@@ -255,6 +255,11 @@ func InputSchema(doc json.RawMessage) map[string]any {
 	delete(out, "$schema")
 	return out
 }
+
+// hostSet reports whether the host sets request key k itself: every
+// host-owned key but "input", which SplitWholeRequest takes from the
+// value given (docs/protocol.md §4).
+func hostSet(k string) bool { return k != "input" && modproto.IsHostOwnedKey(k) }
 
 // OutputSchema is a result schema as outputSchema, or nil unless its root
 // is an object (MCP requires an object there).
