@@ -27,6 +27,12 @@ import (
 // binary as modbay) and connects the SDK's client to it over stdio.
 func serveSession(t *testing.T, home string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return serveSessionAt(t, home, opts, nil, args...)
+}
+
+// serveSessionAt is serveSession with session options (a protocol version).
+func serveSessionAt(t *testing.T, home string, opts *mcp.ClientOptions, so *mcp.ClientSessionOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +44,7 @@ func serveSession(t *testing.T, home string, opts *mcp.ClientOptions, args ...st
 	client := mcp.NewClient(&mcp.Implementation{Name: "test\x1b[31mclient", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, so)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 	}
@@ -573,5 +579,70 @@ func TestMCPServeProxiedMCPServer(t *testing.T) {
 	}
 	if res.IsError || !strings.Contains(textOf(res)+fmt.Sprint(res.StructuredContent), "through modbay") {
 		t.Errorf("echo through the gateway: %s %v", textOf(res), res.StructuredContent)
+	}
+}
+
+// An older client gets the question as elicitation/create; "allow for
+// this session" is not asked again in that session.
+func TestMCPServeSessionApprovalOlderProtocol(t *testing.T) {
+	home := demo(t)
+	writeConfig(t, home, "mcp_serve:\n  approve_by_elicitation: true\n")
+	asked := 0
+	cs := serveSessionAt(t, home, approvalClient("allow for this session", &asked), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	for range 2 {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("asked %d times, want once for the session", asked)
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	for _, r := range runs {
+		if rec := recordOf(t, home, r.RunID); !rec.Approved || rec.Enforcement == nil {
+			t.Errorf("run %s: approved %v, ran %v", r.RunID, rec.Approved, rec.Enforcement != nil)
+		}
+	}
+}
+
+// Standard input closing ends the server; a job it was following goes on
+// in the module and is recorded detached, before the process exits.
+func TestMCPServeStdinCloseLeavesJobDetached(t *testing.T) {
+	home := demo(t)
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "--home", home, "mcp", "serve")
+	cmd.Env = append(os.Environ(), asModbayEnv+"=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"farm_render","arguments":{"frames":40},"_meta":{"progressToken":"p"}}}`,
+	}, "\n")+"\n")
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "notifications/progress") {
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() {
+		for sc.Scan() {
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(8 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("serve did not end when its standard input closed")
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 || runs[0].Status != history.StatusDetached {
+		t.Fatalf("runs %+v: want one detached", runs)
 	}
 }
