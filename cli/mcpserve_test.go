@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -608,9 +609,16 @@ func TestMCPServeSessionApprovalOlderProtocol(t *testing.T) {
 	}
 }
 
-// Standard input closing ends the server; a job it was following goes on
-// in the module and is recorded detached, before the process exits.
+// Standard input closing, or SIGTERM, ends the server; a job it was
+// following goes on in the module and is recorded detached, before the
+// process exits.
 func TestMCPServeStdinCloseLeavesJobDetached(t *testing.T) {
+	for _, how := range []string{"stdin", "sigterm"} {
+		t.Run(how, func(t *testing.T) { serveEnds(t, how) })
+	}
+}
+
+func serveEnds(t *testing.T, how string) {
 	home := demo(t)
 	self, _ := os.Executable()
 	cmd := exec.Command(self, "--home", home, "mcp", "serve")
@@ -628,7 +636,11 @@ func TestMCPServeStdinCloseLeavesJobDetached(t *testing.T) {
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() && !strings.Contains(sc.Text(), "notifications/progress") {
 	}
-	stdin.Close()
+	if how == "stdin" {
+		stdin.Close()
+	} else {
+		cmd.Process.Signal(syscall.SIGTERM)
+	}
 	done := make(chan error, 1)
 	go func() {
 		for sc.Scan() {
@@ -639,7 +651,7 @@ func TestMCPServeStdinCloseLeavesJobDetached(t *testing.T) {
 	case <-done:
 	case <-time.After(8 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("serve did not end when its standard input closed")
+		t.Fatalf("serve did not end (%s)", how)
 	}
 	runs := runsOf(t, home)
 	if len(runs) != 1 || runs[0].Status != history.StatusDetached {

@@ -28,6 +28,10 @@ const KindBusy = "busy"
 // tool call (docs/gateway.md "Approvals").
 const approvalInput = "modbay_approval"
 
+// maxPending bounds the approval questions a session may leave
+// unanswered (a client that never retries the call).
+const maxPending = 256
+
 // Approval answers of the elicitation form.
 const (
 	answerOnce    = "allow once"
@@ -179,6 +183,9 @@ func (s *Server) approve(req *mcp.CallToolRequest, st *session, e *entry, plan *
 	if !asked {
 		state := newState()
 		st.mu.Lock()
+		if len(st.pending) >= maxPending {
+			clear(st.pending) // questions never answered: the oldest go with the rest
+		}
 		st.pending[state] = callKey(req)
 		st.mu.Unlock()
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalInput: approvalForm(e, plan)}, RequestState: state}, ""

@@ -167,6 +167,10 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
 		stop := s.watch(ctx)
 		defer stop()
 	}
+	// ctx ending (SIGTERM) stops every call at once: the SDK waits for the
+	// calls in flight before Run returns.
+	stop := context.AfterFunc(ctx, s.cancel)
+	defer stop()
 	err := s.srv.Run(ctx, t)
 	s.Shutdown()
 	if errors.Is(err, context.Canceled) {
