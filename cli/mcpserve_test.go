@@ -455,7 +455,7 @@ func TestMCPServeBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(textOf(res), "busy") || res.Meta["modbay/kind"] != "busy" {
+	if !res.IsError || !strings.Contains(textOf(res), "busy") || res.Meta["modbay/kind"] != "not_run" || res.Meta["modbay/code"] != "busy" {
 		t.Errorf("over the bound: %s", textOf(res))
 	}
 	<-done

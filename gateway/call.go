@@ -20,9 +20,10 @@ import (
 	"modbay/runner"
 )
 
-// KindBusy is the failure kind of a call refused because the serve
-// process already runs its bound of calls (docs/gateway.md "Load").
-const KindBusy = "busy"
+// CodeBusy is the error code of a call refused because the serve process
+// already runs its bound of calls (docs/gateway.md "Load and faults"); its
+// kind is not_run (docs/protocol.md §15).
+const CodeBusy = "busy"
 
 // approvalInput is the id of the approval question in a multi-round-trip
 // tool call (docs/gateway.md "Approvals").
@@ -49,7 +50,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		select {
 		case s.sem <- struct{}{}:
 		default:
-			return toolError(KindBusy, "", fmt.Sprintf("busy: this modbay serve process already runs %d calls (mcp_serve.max_concurrent); nothing ran, try again when one ends", cap(s.sem))), nil
+			return toolError(string(modproto.KindNotRun), CodeBusy, fmt.Sprintf("busy: this modbay serve process already runs %d calls (mcp_serve.max_concurrent); nothing ran, try again when one ends", cap(s.sem))), nil
 		}
 		defer func() { <-s.sem }()
 		if !s.begin() {
@@ -336,8 +337,12 @@ func toolError(kind, code, msg string) *mcp.CallToolResult {
 	if code != "" {
 		sc["code"] = code
 	}
+	meta := mcp.Meta{MetaKind: kind}
+	if code != "" {
+		meta[MetaCode] = code
+	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: sc, Meta: mcp.Meta{MetaKind: kind}}
+		StructuredContent: sc, Meta: meta}
 }
 
 func jsonOf(v any) (string, error) {

@@ -43,6 +43,7 @@ const (
 	MetaServer     = "modbay/server"
 	MetaTool       = "modbay/tool"
 	MetaKind       = "modbay/kind"
+	MetaCode       = "modbay/code"
 	MetaRun        = "modbay/run"
 )
 

@@ -165,7 +165,7 @@ func burst(ctx context.Context, cs *mcp.ClientSession, input any, k int) (ok, bu
 				other++
 			case !res.IsError:
 				ok++
-			case res.Meta["modbay/kind"] == "busy":
+			case res.Meta["modbay/code"] == "busy":
 				busy++
 			default:
 				other++
