@@ -581,6 +581,14 @@ func TestMCPServeProxiedMCPServer(t *testing.T) {
 	if res.IsError || !strings.Contains(textOf(res)+fmt.Sprint(res.StructuredContent), "through modbay") {
 		t.Errorf("echo through the gateway: %s %v", textOf(res), res.StructuredContent)
 	}
+	// An image the server returns is verified, staged and given as image content.
+	img, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "everything_get-tiny-image", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(img.Content, func(c mcp.Content) bool { ic, ok := c.(*mcp.ImageContent); return ok && len(ic.Data) > 0 }) {
+		t.Errorf("no image content from get-tiny-image: %s", textOf(img))
+	}
 }
 
 // An older client gets the question as elicitation/create; "allow for
@@ -656,5 +664,41 @@ func serveEnds(t *testing.T, how string) {
 	runs := runsOf(t, home)
 	if len(runs) != 1 || runs[0].Status != history.StatusDetached {
 		t.Fatalf("runs %+v: want one detached", runs)
+	}
+}
+
+// An earlier call's artifact URI named in an input field is handed over,
+// read-only, as invoke --artifact does.
+func TestMCPServeArtifactHandoff(t *testing.T) {
+	needContainment(t)
+	home := demo(t)
+	installReader(t, home)
+	cs := serveSession(t, home, nil)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes_report", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("notes_report: %v %s", err, textOf(res))
+	}
+	var report string
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok && strings.HasSuffix(l.URI, "/report") {
+			report = l.URI
+		}
+	}
+	if report == "" {
+		t.Fatalf("no report link in %s", textOf(res))
+	}
+	got, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "reader_read", Arguments: map[string]any{"file": report}})
+	if err != nil || got.IsError {
+		t.Fatalf("reader_read: %v %s", err, textOf(got))
+	}
+	rep, _ := got.StructuredContent.(map[string]any)
+	if rep["bytes"] == float64(0) || !strings.HasPrefix(fmt.Sprint(rep["write"]), "refused") {
+		t.Errorf("handed report: %v", rep)
+	}
+	// A URI no call of this session returned is refused; nothing runs.
+	bad, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "reader_read", Arguments: map[string]any{"file": "modbay://runs/req_1/report"}})
+	if err != nil || !bad.IsError || !strings.Contains(textOf(bad), "not an artifact of this session") {
+		t.Errorf("foreign URI: %v %s", err, textOf(bad))
 	}
 }
