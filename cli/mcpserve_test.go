@@ -702,3 +702,25 @@ func TestMCPServeArtifactHandoff(t *testing.T) {
 		t.Errorf("foreign URI: %v %s", err, textOf(bad))
 	}
 }
+
+func TestMCPServeToolFilters(t *testing.T) {
+	home := demo(t)
+	writeConfig(t, home, "mcp_serve:\n  exclude: [\"fetch.*\"]\n")
+	names := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for n := range listTools(t, cs) {
+			if !strings.HasPrefix(n, "modbay_job_") {
+				out = append(out, n)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := names(serveSession(t, home, nil)); !slices.Equal(got, []string{"farm_render", "notes_echo", "notes_report"}) {
+		t.Errorf("config exclude: %v", got)
+	}
+	// Flags replace the config's lists.
+	if got := names(serveSession(t, home, nil, "--tools", "notes_*", "--exclude", "*_echo")); !slices.Equal(got, []string{"notes_report"}) {
+		t.Errorf("--tools/--exclude: %v", got)
+	}
+}
