@@ -251,6 +251,12 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) *session {
 			st.client = clientName(ip.ClientInfo.Name)
 		}
 		s.sessions[ss] = st
+		go func() { // the session's state goes with it
+			_ = ss.Wait()
+			s.mu.Lock()
+			delete(s.sessions, ss)
+			s.mu.Unlock()
+		}()
 	}
 	return st
 }
