@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/internal/jsonptr"
 	mcpsrc "modbay/mcp"
 	"modbay/modproto"
 	"modbay/render"
@@ -325,7 +326,7 @@ func resolvePointer(root map[string]any, ref string) (any, bool) {
 		if tok == "" {
 			continue
 		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = jsonptr.Unescape(tok)
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil, false

@@ -18,7 +18,7 @@ const maxWordQuoted = 24
 
 // jsonProblem says why raw is not one JSON value, in plain words, with
 // where (line and column, counted from 1, columns in characters) when the
-// decoder says (issue 9, kind 6): a bare word is "strings need quotes", a
+// decoder says: a bare word is "strings need quotes", a
 // trailing comma, a missing comma, single quotes and an early end each get
 // their own words; anything else keeps the decoder's.
 func jsonProblem(raw []byte) string {
