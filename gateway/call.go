@@ -53,27 +53,26 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			return toolError(string(modproto.KindNotRun), CodeBusy, fmt.Sprintf("busy: this modbay serve process already runs %d calls (mcp_serve.max_concurrent); nothing ran, try again when one ends", cap(s.sem))), nil
 		}
 		defer func() { <-s.sem }()
-		if !s.begin() {
-			return toolError(string(modproto.KindNotRun), "", "modbay is shutting down; nothing ran"), nil
-		}
-		defer s.runs.Done()
-		runCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		stop := context.AfterFunc(s.base, cancel)
-		defer stop()
-		return s.call(runCtx, req, e), nil
+		return s.inFlight(ctx, func(ctx context.Context) *mcp.CallToolResult { return s.call(ctx, req, e) }), nil
 	}
 }
 
-// begin counts a call in flight unless the server is shutting down.
-func (s *Server) begin() bool {
+// inFlight runs do as a call in flight: counted (Shutdown waits for it)
+// and stopped when the server shuts down; refused once it is.
+func (s *Server) inFlight(ctx context.Context, do func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.base.Err() != nil {
-		return false
+		s.mu.Unlock()
+		return toolError(string(modproto.KindNotRun), "", "modbay is shutting down; nothing ran")
 	}
 	s.runs.Add(1)
-	return true
+	s.mu.Unlock()
+	defer s.runs.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.base, cancel)
+	defer stop()
+	return do(ctx)
 }
 
 // call runs one tool call as `modbay invoke` does: validate and plan,

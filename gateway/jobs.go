@@ -62,15 +62,7 @@ func (s *Server) jobTool(do func(context.Context, *mcp.CallToolRequest, *session
 		if err != nil {
 			return toolError(string(modproto.KindNotFound), "unknown_job", render.SanitizeLine(err.Error())), nil
 		}
-		if !s.begin() {
-			return toolError(string(modproto.KindNotRun), "", "modbay is shutting down; nothing ran"), nil
-		}
-		defer s.runs.Done()
-		runCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		stop := context.AfterFunc(s.base, cancel)
-		defer stop()
-		return do(runCtx, req, st, rec), nil
+		return s.inFlight(ctx, func(ctx context.Context) *mcp.CallToolResult { return do(ctx, req, st, rec) }), nil
 	}
 }
 
