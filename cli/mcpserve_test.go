@@ -227,6 +227,11 @@ func TestMCPServeApprovalRefusedWithoutOptIn(t *testing.T) {
 	if asked != 0 {
 		t.Errorf("the client was asked %d times without mcp_serve.approve_by_elicitation", asked)
 	}
+	// fetch_url has an outputSchema, which clients check structuredContent
+	// against even on errors (the TypeScript SDK does): an error has none.
+	if res.StructuredContent != nil || res.Meta["modbay/kind"] != "authz" {
+		t.Errorf("refusal: structuredContent %v, meta %v", res.StructuredContent, res.Meta)
+	}
 	runs := runsOf(t, home)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs recorded, want 1 (not run)", len(runs))

@@ -326,22 +326,18 @@ func (s *Server) elicitor(req *mcp.CallToolRequest, st *session) runner.Elicitor
 }
 
 // toolError is an isError result carrying the failure kind (docs/protocol.md
-// §15) in _meta and in its structured content.
+// §15) and the code in _meta and its text. It has no structuredContent:
+// clients check that against the tool's outputSchema even on errors.
 func toolError(kind, code, msg string) *mcp.CallToolResult {
 	text := "error (" + kind + "): " + msg
 	if code != "" {
 		text = "error " + code + " (" + kind + "): " + msg
 	}
-	sc := map[string]any{"kind": kind, "message": msg}
-	if code != "" {
-		sc["code"] = code
-	}
 	meta := mcp.Meta{MetaKind: kind}
 	if code != "" {
 		meta[MetaCode] = code
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: sc, Meta: meta}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, Meta: meta}
 }
 
 func jsonOf(v any) (string, error) {
