@@ -9,8 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/config"
 	"modbay/gateway"
 	"modbay/history"
+	"modbay/runner"
 )
 
 // MCPServeOptions is what `modbay mcp serve` was asked to do.
@@ -73,6 +75,22 @@ func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 		return err
 	}
 	hist, _ := history.OpenConfig(e.host.Config()) // nil: nothing recorded
-	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow, Version: "dev"})
+	cur := e
+	// A changed config.yaml builds the host again, as the cockpit's
+	// reload does (MCP servers kept when their entries did not change).
+	reload := func() (*runner.Host, error) {
+		cfg, err := config.Load(cur.host.Config().Home)
+		if err != nil {
+			return nil, err
+		}
+		next, err := o.G.envFor(cfg, cur)
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+		return next.host, nil
+	}
+	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow,
+		Version: "dev", Reload: reload})
 	return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
 }

@@ -729,3 +729,29 @@ func TestMCPServeToolFilters(t *testing.T) {
 		t.Errorf("--tools/--exclude: %v", got)
 	}
 }
+
+// A changed config.yaml is read again: a policy that now pre-approves
+// fetch.url lets it run without a question.
+func TestMCPServeReloadsConfig(t *testing.T) {
+	home := demo(t)
+	cs := serveSession(t, home, nil)
+	call := func() *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if !strings.Contains(textOf(call()), "Approval required") {
+		t.Fatal("fetch_url ran before the policy pre-approved it")
+	}
+	writeConfig(t, home, "policy:\n  pre_approved:\n    - module: fetch\n")
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if !strings.Contains(textOf(call()), "Approval required") {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Error("the changed policy was not read")
+}

@@ -91,7 +91,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	if err != nil {
 		return toolError(string(modproto.KindValidation), "", err.Error())
 	}
-	host := s.opts.Host
+	host := s.host()
 	plan, err := host.PlanWith(e.module, e.cap.ID, args, runner.PlanOptions{Handoff: handoff})
 	if err != nil {
 		return planError(err)

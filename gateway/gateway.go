@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/config"
 	"modbay/history"
 	"modbay/render"
 	"modbay/runner"
@@ -53,8 +54,13 @@ type Options struct {
 	Follow time.Duration
 	// Version is modbay's version, told to clients.
 	Version string
-	// Discover lists the modules to serve; nil: Host.Discover.
+	// Discover lists the modules to serve; nil: the current host's
+	// Discover.
 	Discover func(context.Context) []*runner.Module
+	// Reload, if non-nil, builds the host again from config.yaml as it now
+	// is; it is called when the file changes (a config that does not load
+	// keeps the current host).
+	Reload func() (*runner.Host, error)
 }
 
 // Server is one `modbay mcp serve` process's MCP server.
@@ -62,6 +68,9 @@ type Server struct {
 	opts Options
 	srv  *mcp.Server
 	sem  chan struct{}
+
+	hostMu sync.Mutex
+	cur    *runner.Host
 
 	mu       sync.Mutex
 	tools    map[string]*entry
@@ -93,11 +102,11 @@ func New(opts Options) *Server {
 	if opts.Follow <= 0 {
 		opts.Follow = DefaultFollow
 	}
-	if opts.Discover == nil {
-		opts.Discover = opts.Host.Discover
-	}
 	s := &Server{opts: opts, sem: make(chan struct{}, opts.MaxConcurrent), tools: map[string]*entry{},
-		sessions: map[*mcp.ServerSession]*session{}}
+		sessions: map[*mcp.ServerSession]*session{}, cur: opts.Host}
+	if s.opts.Discover == nil {
+		s.opts.Discover = func(ctx context.Context) []*runner.Module { return s.host().Discover(ctx) }
+	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
@@ -107,6 +116,27 @@ func New(opts Options) *Server {
 		Description: "An artifact of a call this session made (verified and staged by modbay)."}, s.readResource)
 	s.addJobTools()
 	return s
+}
+
+// host is the host calls run on: Options.Host, or the last Reload's.
+func (s *Server) host() *runner.Host {
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
+	return s.cur
+}
+
+// reload replaces the host with Options.Reload's, when it gives one.
+func (s *Server) reload() {
+	if s.opts.Reload == nil {
+		return
+	}
+	h, err := s.opts.Reload()
+	if err != nil || h == nil {
+		return // the current host stays; modbay list says what is wrong
+	}
+	s.hostMu.Lock()
+	s.cur = h
+	s.hostMu.Unlock()
 }
 
 // MCP is the underlying SDK server (tests connect to it in memory).
@@ -186,19 +216,22 @@ func (s *Server) Shutdown() {
 }
 
 // watch refreshes the catalogue, debounced, when <home>/modules (or a
-// module directory in it) or config.yaml changes; the returned function
+// module directory in it) or config.yaml changes (the host is built
+// again from a changed config.yaml, Options.Reload); the returned function
 // stops watching. A home that cannot be watched is served as listed.
 func (s *Server) watch(ctx context.Context) func() {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return func() {}
 	}
-	cfg := s.opts.Host.Config()
+	cfg := s.host().Config()
+	configFile := filepath.Join(cfg.Home, config.FileName)
 	_ = w.Add(cfg.Home)
 	_ = w.Add(cfg.ModulesDir())
 	done := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
+		reload := false
 		for {
 			select {
 			case <-done:
@@ -212,10 +245,15 @@ func (s *Server) watch(ctx context.Context) func() {
 				if filepath.Dir(ev.Name) == cfg.ModulesDir() && ev.Op&fsnotify.Create != 0 {
 					_ = w.Add(ev.Name) // a new module's directory: watch its files too
 				}
+				reload = reload || ev.Name == configFile
 				timer = time.After(refreshDebounce)
 			case <-w.Errors:
 			case <-timer:
 				timer = nil
+				if reload {
+					reload = false
+					s.reload()
+				}
 				s.Refresh(ctx)
 			}
 		}

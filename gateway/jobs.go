@@ -103,9 +103,9 @@ func (s *Server) jobWait(ctx context.Context, req *mcp.CallToolRequest, st *sess
 	if err != nil {
 		return toolError(string(modproto.KindConflict), "", render.SanitizeLine(err.Error()))
 	}
-	m, err := s.opts.Host.Load(ctx, rec.Module)
+	m, err := s.host().Load(ctx, rec.Module)
 	if err != nil && rec.ModuleExe != "" {
-		m, err = s.opts.Host.Load(ctx, rec.ModuleExe)
+		m, err = s.host().Load(ctx, rec.ModuleExe)
 	}
 	if err != nil {
 		_, _ = run.Finish(nil, err)
@@ -116,7 +116,7 @@ func (s *Server) jobWait(ctx context.Context, req *mcp.CallToolRequest, st *sess
 	defer detach()
 	f.detach = detach
 	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
-	res, err := s.opts.Host.ResumeJob(runCtx, m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(f.event)})
+	res, err := s.host().ResumeJob(runCtx, m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(f.event)})
 	_, _ = run.Finish(res, err)
 	if err != nil {
 		return toolError(string(modproto.KindSystem), "", render.SanitizeLine(err.Error()))
@@ -131,7 +131,7 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 	if !rec.Resumable() {
 		return toolError(string(modproto.KindConflict), "", fmt.Sprintf("run %s is not a job in flight (status %s)", rec.RunID, rec.Status))
 	}
-	m, err := s.opts.Host.Load(ctx, rec.Module)
+	m, err := s.host().Load(ctx, rec.Module)
 	if err != nil {
 		return toolError(string(modproto.KindNotFound), "", render.SanitizeLine(err.Error()))
 	}
@@ -148,7 +148,7 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 			render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability), render.SanitizeLine(rec.Job.ID)))
 	}
 	input, _ := json.Marshal(map[string]string{"job_id": rec.Job.ID})
-	plan, err := s.opts.Host.Plan(m, cancelCap, input)
+	plan, err := s.host().Plan(m, cancelCap, input)
 	if err != nil {
 		return planError(err)
 	}
@@ -156,7 +156,7 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 		e := &entry{module: m, cap: plan.Capability}
 		return approvalRequired(e, plan, s.opts.ApproveByElicitation)
 	}
-	res, err := s.opts.Host.Run(ctx, plan, true, nil)
+	res, err := s.host().Run(ctx, plan, true, nil)
 	if err != nil {
 		return toolError(string(modproto.KindNotRun), "", render.SanitizeLine(err.Error()))
 	}
