@@ -354,7 +354,8 @@ func writeHandoff(w io.Writer, files []runner.HandedFile) {
 const moduleStderrPrefix = "│ "
 
 // events streams the module's stderr (each line after
-// moduleStderrPrefix) and job progress to stderr when verbose, sanitized;
+// moduleStderrPrefix), job progress, progress reports and log messages
+// (an MCP server's notifications) to stderr when verbose, sanitized;
 // nil otherwise.
 func (o *InvokeOptions) events() func(runner.Event) {
 	if !o.Verbose {
@@ -372,12 +373,25 @@ func (o *InvokeOptions) events() func(runner.Event) {
 				atLineStart = strings.HasSuffix(line, "\n")
 			}
 		}
+		if ev.Job == nil && ev.Progress == nil && ev.Log == nil {
+			return
+		}
+		if !atLineStart {
+			io.WriteString(w, "\n")
+			atLineStart = true
+		}
 		if j := ev.Job; j != nil {
-			if !atLineStart {
-				io.WriteString(w, "\n")
-				atLineStart = true
-			}
 			fmt.Fprintf(w, "job %s: %s %s\n", cleanID(j.ID), clean(j.State), clean(j.Detail))
+		}
+		if p := ev.Progress; p != nil {
+			pct := ""
+			if p.Percent != nil {
+				pct = fmt.Sprintf(" %.0f%%", *p.Percent)
+			}
+			fmt.Fprintf(w, "progress%s %s\n", pct, clean(p.Message))
+		}
+		if l := ev.Log; l != nil {
+			fmt.Fprintf(w, "log %s: %s\n", clean(l.Level), clean(l.Text))
 		}
 	}
 }

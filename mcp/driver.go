@@ -78,6 +78,15 @@ type Driver struct {
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
 	stderr  tail
+	// gen counts the server processes started; stderr keeps only the
+	// current one's lines.
+	gen int
+	// logs are the server's last MaxKeptLogs log messages, during calls
+	// and between them.
+	logs []LogEntry
+	// logLevel is the level asked for with logging/setLevel ("" is
+	// DefaultLogLevel); kept across restarts.
+	logLevel string
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
@@ -106,6 +115,10 @@ type inflight struct {
 	call  *runner.Call
 	ctx   context.Context
 	token string
+	// cancelSent is closed once notifications/cancelled for this call
+	// was written, so the exchange holds it before the call returns.
+	cancelSent chan struct{}
+	cancelOnce sync.Once
 }
 
 // session is one connected MCP session and, for stdio, its process.
@@ -184,6 +197,24 @@ func (d *Driver) Close() error {
 	return nil
 }
 
+// ended reports whether the session is over or its process exited.
+func (s *session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+	}
+	if s.proc == nil {
+		return false
+	}
+	select {
+	case <-s.proc.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // close ends the session and its process.
 func (s *session) close() error {
 	err := s.cs.Close()
@@ -207,8 +238,12 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 		return nil, errors.New("the server's driver is closed")
 	case life.State == runner.LifecycleBroken:
 		return nil, errors.New(life.Reason)
-	case s != nil:
+	case s != nil && !s.ended():
 		return s, nil
+	case s != nil:
+		// The server exited and watch has yet to notice: let it, then
+		// start the server again.
+		<-s.done
 	}
 	s, err := d.dial(ctx)
 	d.mu.Lock()
@@ -269,7 +304,12 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		if !have {
 			spec = contain.Spec{Limits: contain.DefaultLimits}
 		}
-		p, err := startProcess(d.id, d.srv, spec, d.lookup, d.onStderr)
+		d.mu.Lock()
+		d.gen++
+		gen := d.gen
+		d.stderr.Reset()
+		d.mu.Unlock()
+		p, err := startProcess(d.id, d.srv, spec, d.lookup, func(b []byte) { d.onStderr(gen, b) })
 		if err != nil {
 			return nil, err
 		}
@@ -321,7 +361,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
-		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"})
+		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(d.LogLevel())})
 	}
 	return s, nil
 }
@@ -461,7 +501,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	s, err := d.connect(cctx)
 	if err != nil {
-		rep.Failure = ctxFailure(ctx, cctx, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
 		return rep
 	}
 	if s.proc != nil {
@@ -475,11 +515,11 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	d.mu.Unlock()
 	if !listed {
 		if _, _, err := d.list(cctx, s); err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(s, err))
 			return rep
 		}
 	}
-	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID}
+	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID, cancelSent: make(chan struct{})}
 	d.mu.Lock()
 	d.inflight = append(d.inflight, f)
 	d.mu.Unlock()
@@ -492,7 +532,15 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	params.SetProgressToken(f.token)
 	res, err := s.cs.CallTool(cctx, params)
 	if err != nil {
-		rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+		if cctx.Err() != nil {
+			// The SDK sends notifications/cancelled in the background:
+			// wait a moment for it, so the raw exchange holds it.
+			select {
+			case <-f.cancelSent:
+			case <-time.After(cancelRecordWait):
+			}
+		}
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(s, err))
 		return rep
 	}
 	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
@@ -507,21 +555,57 @@ func (d *Driver) outputSchema(tool string) json.RawMessage {
 	return d.outputs[tool]
 }
 
+// cancelRecordWait bounds how long a cancelled or timed-out call waits
+// for the SDK to write its notifications/cancelled.
+const cancelRecordWait = 200 * time.Millisecond
+
+// CodeServerExited is the host verdict of a call whose stdio server
+// exited before answering it (docs/protocol.md §15).
+const CodeServerExited = "host.server_exited"
+
 // ctxFailure is the verdict of a call that ended with ctx (the caller's)
-// or cctx (with the deadline) done: cancelled or timed out; otherwise f.
-func ctxFailure(ctx, cctx context.Context, f *runner.HostError) *runner.HostError {
+// or cctx (with the deadline of deadlineMS, 0 for none) done: cancelled
+// or timed out; otherwise f.
+func ctxFailure(ctx, cctx context.Context, deadlineMS int, f *runner.HostError) *runner.HostError {
 	switch {
 	case ctx.Err() != nil:
 		return &runner.HostError{Code: modproto.CodeCancelled, Detail: "the call was cancelled (notifications/cancelled sent to the server)"}
 	case cctx.Err() != nil:
-		return &runner.HostError{Code: modproto.CodeHostTimeout, Detail: "the call passed its deadline (notifications/cancelled sent to the server)"}
+		return &runner.HostError{Code: modproto.CodeHostTimeout, Detail: deadlineDetail(deadlineMS)}
 	}
 	return f
 }
 
-// onStderr keeps the server's stderr tail and reports each chunk to the
-// calls in flight.
-func (d *Driver) onStderr(chunk []byte) {
+// deadlineDetail says which limit a timed-out call passed and where it is
+// set.
+func deadlineDetail(ms int) string {
+	return fmt.Sprintf("the call passed its deadline of %s (set with invoke --deadline, or deadline_ms in config.yaml); notifications/cancelled sent to the server",
+		time.Duration(ms)*time.Millisecond)
+}
+
+// sessionFailure is the verdict of a request on s that failed with err: a
+// JSON-RPC error as callFailure says; when the server's process exited
+// meanwhile, CodeServerExited with its exit status and the stderr lines
+// that explain it.
+func (d *Driver) sessionFailure(s *session, err error) *runner.HostError {
+	if s.proc != nil {
+		if status := s.proc.exitedEarly(); status != "" {
+			return &runner.HostError{Code: CodeServerExited, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}
+		}
+	}
+	return callFailure(err)
+}
+
+// onStderr keeps the stderr tail of server process gen (a chunk of an
+// earlier process is dropped) and reports each chunk to the calls in
+// flight.
+func (d *Driver) onStderr(gen int, chunk []byte) {
+	d.mu.Lock()
+	current := gen == d.gen
+	d.mu.Unlock()
+	if !current {
+		return
+	}
 	d.stderr.Write(chunk)
 	for _, f := range d.calls() {
 		if f.call.Listening() {
@@ -549,24 +633,83 @@ func (d *Driver) latest() *inflight {
 	return d.inflight[len(d.inflight)-1]
 }
 
-// maxStartStderr bounds the stderr line a start failure quotes.
-const maxStartStderr = 200
+// maxStartStderr bounds the stderr a start or exit failure quotes, in
+// runes.
+const maxStartStderr = 300
 
 // startFailure is the error of a stdio server that exited before
-// answering initialize: its exit status and the last line of its stderr
-// (sanitized, bounded), or a hint when it wrote nothing (an npx server
-// without PATH, HOME, a cache or the network ends so; docs/mcp.md).
+// answering initialize (exitFailure); a hint when it wrote nothing (an
+// npx server without PATH, HOME, a cache or the network ends so;
+// docs/mcp.md).
 func startFailure(status, stderr string) error {
-	last := ""
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
-		last = oneLine(render.SanitizeLine(lines[i]))
+	return exitFailure("before answering initialize", status, stderr)
+}
+
+// exitFailure says a stdio server exited (status) when, quoting the
+// stderr lines that explain it (explainingLines), sanitized and bounded.
+func exitFailure(when, status, stderr string) error {
+	why := explainingLines(stderr)
+	if r := []rune(why); len(r) > maxStartStderr {
+		why = string(r[:maxStartStderr]) + "…"
 	}
-	if r := []rune(last); len(r) > maxStartStderr {
-		last = string(r[:maxStartStderr]) + "…"
+	if why == "" {
+		return fmt.Errorf("the server exited (%s) %s, writing nothing to stderr: check its command, env (PATH, HOME) and network", status, when)
 	}
-	if last == "" {
-		return fmt.Errorf("the server exited (%s) before answering initialize, writing nothing to stderr: check its command, env (PATH, HOME) and network", status)
+	return fmt.Errorf("the server exited (%s) %s: %s", status, when, why)
+}
+
+// errorPrefixes start a stderr line that states an error, in lower case
+// ("Error: no database", "ModuleNotFoundError: …", "panic: …").
+var errorPrefixes = []string{"error", "panic:", "fatal", "uncaught", "exception"}
+
+// errorWords mark a line that may state one when no line starts so.
+var errorWords = []string{"error", "panic", "fatal", "exception", "cannot", "not found", "denied", "failed"}
+
+// explainingLines picks from a crashed server's stderr the lines that
+// explain it, joined with " · ": the line stating the error (a node
+// stack's "Error: …", Python's closing "…Error: …", Go's "panic: …"),
+// then the last line when it differs (runtimes end with a version banner
+// such as "Node.js v20.20.2" or a frame that says nothing alone).
+// Sanitized, one line each.
+func explainingLines(stderr string) string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = oneLine(render.SanitizeLine(l)); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	return fmt.Errorf("the server exited (%s) before answering initialize: %s", status, last)
+	if len(lines) == 0 {
+		return ""
+	}
+	last := lines[len(lines)-1]
+	states := func(l string) bool {
+		low := strings.ToLower(l)
+		word, _, ok := strings.Cut(low, ":")
+		return ok && !strings.Contains(word, " ") && slices.ContainsFunc(errorPrefixes, func(p string) bool {
+			return strings.HasPrefix(word, strings.TrimSuffix(p, ":")) || strings.HasSuffix(word, "error") || strings.HasSuffix(word, "exception")
+		})
+	}
+	first := ""
+	if i := slices.IndexFunc(lines, states); i >= 0 {
+		first = lines[i]
+		if strings.HasPrefix(strings.ToLower(lines[0]), "traceback") {
+			// Python names the exception last.
+			for _, l := range lines[i:] {
+				if states(l) {
+					first = l
+				}
+			}
+		}
+	} else if i := slices.IndexFunc(lines, func(l string) bool {
+		low := strings.ToLower(l)
+		return slices.ContainsFunc(errorWords, func(w string) bool { return strings.Contains(low, w) })
+	}); i >= 0 {
+		first = lines[i]
+	}
+	switch {
+	case first == "" || first == last:
+		return last
+	default:
+		return first + " · " + last
+	}
 }

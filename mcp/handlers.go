@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,13 +39,13 @@ func (d *Driver) progress(raw json.RawMessage) {
 	}
 }
 
-// log reports a notifications/message to the newest call in flight (the
-// stderr pane shows it); one outside any call is dropped. Like progress,
-// it runs on the session's reader.
+// log keeps a notifications/message in the server's log (Driver.Logs)
+// and reports it to the newest call in flight (the run view shows it);
+// one between calls is kept only. Like progress, it runs on the session's
+// reader.
 func (d *Driver) log(raw json.RawMessage) {
 	var p sdk.LoggingMessageParams
-	f := d.latest()
-	if f == nil || json.Unmarshal(raw, &p) != nil {
+	if json.Unmarshal(raw, &p) != nil {
 		return
 	}
 	text, ok := p.Data.(string)
@@ -53,7 +56,80 @@ func (d *Driver) log(raw json.RawMessage) {
 	if p.Logger != "" {
 		text = p.Logger + ": " + text
 	}
-	f.call.Emit(runner.Event{Log: &runner.LogLine{Level: string(p.Level), Text: text}})
+	if r := []rune(text); len(r) > maxLogText {
+		text = string(r[:maxLogText]) + "…"
+	}
+	e := LogEntry{At: time.Now(), Level: string(p.Level), Text: text}
+	d.mu.Lock()
+	d.logs = append(d.logs, e)
+	if over := len(d.logs) - MaxKeptLogs; over > 0 {
+		d.logs = slices.Delete(d.logs, 0, over)
+	}
+	d.mu.Unlock()
+	if f := d.latest(); f != nil {
+		f.call.Emit(runner.Event{Log: &runner.LogLine{Level: e.Level, Text: e.Text}})
+	}
+}
+
+// MaxKeptLogs bounds the log messages a driver keeps of its server.
+const MaxKeptLogs = 500
+
+// maxLogText bounds one kept log message, in runes.
+const maxLogText = 4096
+
+// LogEntry is one log message a server sent (MCP notifications/message).
+type LogEntry struct {
+	At time.Time
+	// Level is the server's level name as sent ("info", "error", ...).
+	Level string
+	// Text is "logger: data" (data as JSON unless a string); raw,
+	// sanitize to show.
+	Text string
+}
+
+// Logs is a copy of the server's last MaxKeptLogs log messages, oldest
+// first, during calls and between them, across restarts.
+func (d *Driver) Logs() []LogEntry {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.logs)
+}
+
+// LogLevels are MCP's log levels (RFC 5424's), least severe first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// DefaultLogLevel is the level asked for when none was set.
+const DefaultLogLevel = "info"
+
+// LogLevel is the level the server is asked to log at (SetLogLevel).
+func (d *Driver) LogLevel() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.logLevel == "" {
+		return DefaultLogLevel
+	}
+	return d.logLevel
+}
+
+// SetLogLevel asks the server to send log messages at level and above
+// (logging/setLevel) and keeps the level for its later sessions. With no
+// live session it is only kept; a server without the logging capability
+// is not asked. The error is an unknown level or the server's answer.
+func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
+	if !slices.Contains(LogLevels, level) {
+		return fmt.Errorf("log level %q is not one of %s", level, strings.Join(LogLevels, ", "))
+	}
+	d.mu.Lock()
+	d.logLevel = level
+	s := d.sess
+	d.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
+		return nil
+	}
+	return s.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(level)})
 }
 
 // elicit answers an elicitation/create through the newest call in
@@ -139,7 +215,15 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
-	return c.Connection.Write(ctx, m)
+	err := c.Connection.Write(ctx, m)
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
+		for _, f := range c.d.calls() {
+			if f.ctx.Err() != nil {
+				f.cancelOnce.Do(func() { close(f.cancelSent) })
+			}
+		}
+	}
+	return err
 }
 
 // record encodes m once for every call in flight that records.

@@ -232,6 +232,13 @@ func (t *tail) Write(b []byte) {
 	}
 }
 
+// Reset forgets what was kept: a new process's tail starts empty.
+func (t *tail) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = nil
+}
+
 // String is the tail kept.
 func (t *tail) String() string {
 	t.mu.Lock()

@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"modbay/config"
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// TestCrashMidCallSaysExited: a server that exits mid-call is reported as
+// exited, with its status and the stderr line that explains it (node's
+// "Error: …", not its closing version banner); the next call starts a new
+// process whose stderr holds none of the crashed one's lines.
+func TestCrashMidCallSaysExited(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	res := f.run(m, "crash", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != CodeServerExited {
+		t.Fatalf("crash: %+v, want %s", res.Host, CodeServerExited)
+	}
+	for _, want := range []string{"exit status 7", "before answering the call", "Error: no database at /data"} {
+		if !strings.Contains(res.Host.Detail, want) {
+			t.Errorf("crash detail %q lacks %q", res.Host.Detail, want)
+		}
+	}
+	if k := modproto.KindOf(res.Host.Code); k != modproto.KindSystem {
+		t.Errorf("kind of %s = %s", res.Host.Code, k)
+	}
+	res = f.run(m, "echo", `{"text":"again"}`, runner.RunOptions{})
+	if !res.OK() {
+		t.Fatalf("after the crash: %+v", res.Host)
+	}
+	if strings.Contains(res.Stderr, "no database") {
+		t.Errorf("the new process's stderr holds the crashed one's lines: %q", res.Stderr)
+	}
+}
+
+// TestDeadlineNamesLimit: a call past its deadline returns at the
+// deadline, says which limit and where it is set, and its raw exchange
+// holds the notifications/cancelled sent.
+func TestDeadlineNamesLimit(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	p, err := f.host.Plan(m, "progress", json.RawMessage(`{"name":"hang"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Request.DeadlineMS = 300
+	var mu sync.Mutex
+	var frames [][]byte
+	started := time.Now()
+	res, err := f.host.RunWith(f.ctx, p, runner.RunOptions{Approved: true, Record: func(fr runner.Frame) {
+		mu.Lock()
+		frames = append(frames, fr.Data)
+		mu.Unlock()
+	}})
+	took := time.Since(started)
+	if err != nil || res.Host == nil || res.Host.Code != modproto.CodeHostTimeout {
+		t.Fatalf("hang: %v %+v", err, res)
+	}
+	if !strings.Contains(res.Host.Detail, "deadline of 300ms") || !strings.Contains(res.Host.Detail, "--deadline") {
+		t.Errorf("timeout detail %q names neither the limit nor the flag", res.Host.Detail)
+	}
+	// Generous, not a timing assertion: the call must not wait on
+	// anything past its deadline (the 2 s stop grace, a reconnect).
+	if took > 1500*time.Millisecond {
+		t.Errorf("a 300 ms deadline returned after %s", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices0(frames, []byte(`"notifications/cancelled"`)) {
+		t.Errorf("the exchange lacks notifications/cancelled: %d frames", len(frames))
+	}
+}
+
+func slices0(frames [][]byte, sub []byte) bool {
+	for _, b := range frames {
+		if bytes.Contains(b, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLogsKeptAndLevel: log messages are kept between calls (bounded),
+// and the level set with SetLogLevel is asked of the server and kept
+// when it restarts.
+func TestLogsKeptAndLevel(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	d := f.src.Driver("test")
+	if res := f.run(m, "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	if logs := d.Logs(); len(logs) != 1 || logs[0].Level != "info" || logs[0].Text != "half way" {
+		t.Fatalf("kept logs %+v, want the info message only (debug is below the default level)", logs)
+	}
+	if err := d.SetLogLevel(f.ctx, "loud"); err == nil {
+		t.Error("an unknown level was accepted")
+	}
+	if err := d.SetLogLevel(f.ctx, "debug"); err != nil {
+		t.Fatal(err)
+	}
+	// The crash restarts the server: the level holds in the new session.
+	_ = f.run(m, "crash", `{}`, runner.RunOptions{})
+	if res := f.run(m, "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	var texts []string
+	for _, l := range d.Logs() {
+		texts = append(texts, l.Level+" "+l.Text)
+	}
+	if got := strings.Join(texts, ","); got != "info half way,debug detail,info half way" {
+		t.Errorf("kept logs %q", got)
+	}
+}
+
+func TestExplainingLines(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n\nNode.js v20.20.2\n",
+			"Error: Cannot find module '/x/index.js' · Node.js v20.20.2"},
+		{"Traceback (most recent call last):\n  File \"/s/server.py\", line 1, in <module>\n    import mcp\nModuleNotFoundError: No module named 'mcp'\n",
+			"ModuleNotFoundError: No module named 'mcp'"},
+		{"panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.main()\n", "panic: runtime error: index out of range · main.main()"},
+		{"listening\nbye\n", "bye"},
+		{"\x1b[31mfatal: no token\x1b[0m\n", "␛[31mfatal: no token␛[0m"},
+		{"", ""},
+	} {
+		if got := explainingLines(tc.stderr); got != tc.want {
+			t.Errorf("explainingLines(%q) = %q, want %q", tc.stderr, got, tc.want)
+		}
+	}
+}
