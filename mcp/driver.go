@@ -96,9 +96,23 @@ type Driver struct {
 }
 
 var (
-	_ runner.Driver      = (*Driver)(nil)
-	_ runner.Containable = (*Driver)(nil)
+	_ runner.Driver       = (*Driver)(nil)
+	_ runner.Containable  = (*Driver)(nil)
+	_ runner.ReplyLimiter = (*Driver)(nil)
 )
+
+// ReplyLimit implements runner.ReplyLimiter: the entry's
+// limits.max_output_bytes, else the config's max_output_bytes (hostMax),
+// else config.MCPDefaultMaxOutputBytes (docs/protocol.md §14).
+func (d *Driver) ReplyLimit(hostMax int) int {
+	switch {
+	case d.srv.Limits.MaxOutputBytes > 0:
+		return d.srv.Limits.MaxOutputBytes
+	case hostMax > 0:
+		return hostMax
+	}
+	return config.MCPDefaultMaxOutputBytes
+}
 
 // NewDriver returns the driver of server id, not yet connected (its
 // status is starting until the first use). lookup resolves ${NAME} in

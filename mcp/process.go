@@ -146,6 +146,12 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	spec.Module, spec.ModuleDir, spec.RunDir = path, filepath.Dir(path), dir
 	spec.Binaries = append(slices.Clone(base.Binaries), path)
 	spec.Network = srv.Network
+	if l := srv.Limits.Limits; l != (config.Limits{}) {
+		spec.Limits = contain.Limits{OpenFiles: l.OpenFiles, AddressSpace: l.AddressSpaceMB << 20, CPUSeconds: l.CPUSeconds, Processes: l.Processes}
+		if spec.Limits.OpenFiles == 0 {
+			spec.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
+		}
+	}
 	// An MCP server declares no subprocess permission to bind (npx, uvx
 	// and node servers start other programs): the system trees stay
 	// executable.

@@ -137,3 +137,21 @@ func TestExplainingLines(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyLimit: a 900 KiB reply fits MCP's default ceiling; an entry's
+// limits.max_output_bytes bounds it and the verdict names the limit.
+func TestReplyLimit(t *testing.T) {
+	small := testServer(t)
+	small.Limits.MaxOutputBytes = 512 << 10
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t), "small": small})
+	if res := f.run(f.module("test"), "big", `{"kb":900}`, runner.RunOptions{}); !res.OK() {
+		t.Errorf("a 900 KiB reply under the default ceiling: %+v", res.Host)
+	}
+	res := f.run(f.module("small"), "big", `{"kb":900}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != modproto.CodeHostOutputTooLarge || !strings.Contains(res.Host.Detail, "(524288)") {
+		t.Errorf("a 900 KiB reply over a 512 KiB entry limit: %+v", res.Host)
+	}
+	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", Limits: config.MCPLimits{MaxOutputBytes: 32 << 20}}); err == nil {
+		t.Error("a limit past one MCP message's size was accepted")
+	}
+}

@@ -92,6 +92,13 @@ type Containable interface {
 	SetContainment(describe contain.Spec)
 }
 
+// ReplyLimiter is a driver whose module sets its own reply ceiling (an MCP
+// server's entry, docs/protocol.md §14): ReplyLimit is the request's
+// max_output_bytes given the config's (hostMax, 0 when unset).
+type ReplyLimiter interface {
+	ReplyLimit(hostMax int) int
+}
+
 // Call is one invocation as Host hands it to a Driver: the request as
 // planned and the channels back to the person. Host builds it; a driver
 // only reads it and calls its methods, each safe for concurrent use.

@@ -61,6 +61,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 		DeadlineMS:     h.cfg.DeadlineMS,
 		MaxOutputBytes: h.cfg.MaxOutputBytes,
 	}
+	if rl, ok := m.Driver.(ReplyLimiter); ok {
+		req.MaxOutputBytes = rl.ReplyLimit(h.cfg.MaxOutputBytes)
+	}
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
 		if !opts.SkipValidation {
