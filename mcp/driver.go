@@ -45,6 +45,9 @@ const ProtocolVersion = "2025-11-25"
 // broken.
 const ConnectTimeout = 60 * time.Second
 
+// connectTimeout is ConnectTimeout, shortened by tests.
+var connectTimeout = ConnectTimeout
+
 // clientName and clientVersion are what modbay tells servers it is.
 const (
 	clientName    = "modbay"
@@ -259,6 +262,14 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 		// start the server again.
 		<-s.done
 	}
+	if why := d.heldBack(time.Now()); why != "" {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.life.State != runner.LifecycleClosed {
+			d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: why}
+		}
+		return nil, errors.New(why)
+	}
 	s, err := d.dial(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -275,8 +286,13 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 			return nil, errors.New(reason)
 		}
 		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: reason}
+		if ctx.Err() == nil {
+			// A failure of the server's, not a caller that gave up.
+			d.noteConnect(reason, time.Now())
+		}
 		return nil, errors.New(d.life.Reason)
 	}
+	d.noteConnect("", time.Now())
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
 	go d.watch(s)
 	if ir := s.cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
@@ -306,7 +322,7 @@ func (d *Driver) watch(s *session) {
 // dial starts (stdio) or reaches (http) the server and runs the MCP
 // handshake, within ConnectTimeout.
 func (d *Driver) dial(ctx context.Context) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	s := &session{done: make(chan struct{})}
 	var t sdk.Transport
@@ -363,8 +379,14 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	})
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
+		timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil
+		if timedOut {
+			err = fmt.Errorf("the server did not answer initialize within %s", connectTimeout)
+		}
 		if s.proc != nil {
-			if status := s.proc.exitedEarly(); status != "" {
+			// A server that timed out exits once its stdin closes: that
+			// exit explains nothing.
+			if status := s.proc.exitedEarly(); status != "" && !timedOut {
 				err = startFailure(status, d.stderr.String())
 			}
 			s.proc.stop()

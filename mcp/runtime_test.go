@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -153,5 +154,49 @@ func TestReplyLimit(t *testing.T) {
 	}
 	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", Limits: config.MCPLimits{MaxOutputBytes: 32 << 20}}); err == nil {
 		t.Error("a limit past one MCP message's size was accepted")
+	}
+}
+
+// TestNeverAnsweringHeldBack: a server that never answers initialize is
+// remembered as broken across hosts (the state file), so the next command
+// does not wait for it again; a refresh tries it at once.
+func TestNeverAnsweringHeldBack(t *testing.T) {
+	hang := testServer(t)
+	hang.Env = map[string]string{serverEnv: serverHang}
+	home := t.TempDir()
+	host := func() (*runner.Host, *Source) {
+		cfg, err := config.Load(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Sandbox, cfg.MCPServers = config.SandboxOff, map[string]config.MCPServer{"hang": hang}
+		h := runner.NewHost(cfg)
+		src := NewSource(cfg, nil)
+		h.AddSource(src)
+		t.Cleanup(func() { _ = src.Close() })
+		return h, src
+	}
+	h, _ := host()
+	// The caller's own deadline would not count: the connect fails on
+	// its own timeout here, shortened for the test.
+	defer func(d time.Duration) { connectTimeout = d }(connectTimeout)
+	connectTimeout = 300 * time.Millisecond
+	ctx := context.Background()
+	m, err := h.Load(ctx, "hang")
+	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "did not answer initialize within 300ms") {
+		t.Fatalf("first load: %v %+v", err, m)
+	}
+	h, src := host()
+	started := time.Now()
+	m, err = h.Load(ctx, "hang")
+	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "not started again until") {
+		t.Fatalf("second load: %v %+v", err, m)
+	}
+	if took := time.Since(started); took > connectTimeout {
+		t.Errorf("the held-back server was tried again (%s)", took)
+	}
+	src.Refresh()
+	if m, _ = h.Load(ctx, "hang"); strings.Contains(m.Reason, "not started again") {
+		t.Errorf("after a refresh the server is still held back: %s", m.Reason)
 	}
 }
