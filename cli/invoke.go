@@ -480,8 +480,8 @@ func readInput(s string, stdin io.Reader) (json.RawMessage, error) {
 	if len(b) > maxInputFileBytes {
 		return nil, fmt.Errorf("larger than %d bytes", maxInputFileBytes)
 	}
-	if !json.Valid(b) {
-		return nil, errors.New("not valid JSON")
+	if why := modproto.JSONProblem(b); why != "" {
+		return nil, errors.New(why)
 	}
 	return json.RawMessage(b), nil
 }

@@ -49,8 +49,8 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	if !json.Valid(input) {
-		return nil, fmt.Errorf("input for %s is not valid JSON", capID)
+	if why := modproto.JSONProblem(input); why != "" {
+		return nil, fmt.Errorf("input for %s: %s", capID, why)
 	}
 	p := &Plan{Module: m, Capability: *c, Unchecked: opts.SkipValidation && c.RequestSchema != ""}
 	req := modproto.Request{

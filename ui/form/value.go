@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"modbay/modproto"
 	"modbay/schema"
 )
 
@@ -20,7 +21,7 @@ const (
 	MsgRequired   = "required"
 	MsgNotNumber  = "not a number (e.g. 3, -1.5, 2e3)"
 	MsgNotInteger = "not an integer (e.g. 3, -12)"
-	MsgBadJSON    = "not valid JSON"
+	MsgBadJSON    = modproto.MsgBadJSON
 	MsgDupKey     = "key appears twice"
 )
 
@@ -189,7 +190,7 @@ func jsonText(n *Node, probs problemSink, ptr string, missing func() (json.RawMe
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(s)); err != nil {
-		probs.add(ptr, jsonProblem([]byte(s)))
+		probs.add(ptr, modproto.JSONProblem([]byte(s)))
 		return nil, false
 	}
 	return buf.Bytes(), true
