@@ -87,6 +87,9 @@ type Driver struct {
 	// logs are the server's last MaxKeptLogs log messages, during calls
 	// and between them.
 	logs []LogEntry
+	// stripped maps an elicitation's requested schema without its
+	// defaults (compact JSON) to the schema as sent (withoutDefaults).
+	stripped map[string]json.RawMessage
 	// logLevel is the level asked for with logging/setLevel ("" is
 	// DefaultLogLevel); kept across restarts.
 	logLevel string

@@ -90,9 +90,9 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if d.Name != "Test Server" || d.Version != "0.3.1" {
 		t.Errorf("name %q version %q, want the implementation info", d.Name, d.Version)
 	}
-	// Two tools a page: all ten come through pagination.
-	if len(d.Capabilities) != 10 {
-		t.Fatalf("%d capabilities, want 10: %+v", len(d.Capabilities), d.Capabilities)
+	// Two tools a page: all eleven come through pagination.
+	if len(d.Capabilities) != 11 {
+		t.Fatalf("%d capabilities, want 11: %+v", len(d.Capabilities), d.Capabilities)
 	}
 	echo := d.Capability("echo")
 	if echo.Title != "Echo" || echo.Summary != "Echoes its text. Read-only, closed world." || echo.ResultSchema == "" {

@@ -152,7 +152,7 @@ func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		if err != nil {
 			return &sdk.ElicitResult{Action: string(runner.ElicitDecline)}, nil
 		}
-		e.Schema = b
+		e.Schema = d.originalSchema(b)
 	}
 	ans, err := f.call.Elicit(ctx, e)
 	if err != nil || ans.Action != runner.ElicitAccept {
@@ -167,6 +167,78 @@ func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		return &sdk.ElicitResult{Action: string(runner.ElicitCancel)}, nil
 	}
 	return &sdk.ElicitResult{Action: string(runner.ElicitAccept), Content: content}, nil
+}
+
+// maxStrippedSchemas bounds the requested schemas kept with their
+// defaults while their question is open.
+const maxStrippedSchemas = 16
+
+// withoutDefaults is an elicitation/create's params with every "default"
+// taken out of its requestedSchema's properties, the schema as sent kept
+// for the question (originalSchema). The SDK fills an accepted answer's
+// missing fields from the schema's defaults; the answer must hold only
+// what the person set (a default shown, not sent, is the server's to
+// apply). Params it cannot read are returned as they came.
+func (d *Driver) withoutDefaults(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p["requestedSchema"] == nil {
+		return params
+	}
+	var schema map[string]any
+	if json.Unmarshal(p["requestedSchema"], &schema) != nil {
+		return params
+	}
+	props, _ := schema["properties"].(map[string]any)
+	stripped := false
+	for _, v := range props {
+		if prop, ok := v.(map[string]any); ok {
+			if _, has := prop["default"]; has {
+				delete(prop, "default")
+				stripped = true
+			}
+		}
+	}
+	if !stripped {
+		return params
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return params
+	}
+	orig := p["requestedSchema"]
+	p["requestedSchema"] = b
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	// The handler sees the schema as the SDK re-encodes it: key it so.
+	var canon any
+	_ = json.Unmarshal(b, &canon)
+	key, _ := json.Marshal(canon)
+	d.mu.Lock()
+	if d.stripped == nil || len(d.stripped) >= maxStrippedSchemas {
+		d.stripped = map[string]json.RawMessage{}
+	}
+	d.stripped[string(key)] = slices.Clone(orig)
+	d.mu.Unlock()
+	return out
+}
+
+// originalSchema is the requested schema as the server sent it, defaults
+// included, for the question whose schema withoutDefaults stripped to
+// stripped (itself when none was).
+func (d *Driver) originalSchema(stripped []byte) json.RawMessage {
+	var canon any
+	if json.Unmarshal(stripped, &canon) != nil {
+		return stripped
+	}
+	key, _ := json.Marshal(canon)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if orig, ok := d.stripped[string(key)]; ok {
+		return orig
+	}
+	return stripped
 }
 
 // recordingTransport hands every JSON-RPC message of the session to the
@@ -199,6 +271,9 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, err
 	}
 	c.d.record(runner.FrameReceived, m)
+	if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() && r.Method == "elicitation/create" {
+		r.Params = c.d.withoutDefaults(r.Params)
+	}
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
 		case "notifications/progress":

@@ -200,3 +200,38 @@ func TestNeverAnsweringHeldBack(t *testing.T) {
 		t.Errorf("after a refresh the server is still held back: %s", m.Reason)
 	}
 }
+
+// TestElicitDefaultsNotSent: an accepted answer holds only the fields the
+// person set (the answer on the wire; the test server's SDK fills in
+// defaults on its side); the defaults are shown with the question, kept
+// in its schema.
+func TestElicitDefaultsNotSent(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	var asked runner.Elicitation
+	var mu sync.Mutex
+	var answer []byte
+	res := f.run(f.module("test"), "askdefaults", `{}`, runner.RunOptions{
+		Elicit: func(_ context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+			asked = e
+			return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: json.RawMessage(`{"count":7}`)}, nil
+		},
+		Record: func(fr runner.Frame) {
+			mu.Lock()
+			defer mu.Unlock()
+			if fr.Direction == runner.FrameSent && bytes.Contains(fr.Data, []byte(`"action":"accept"`)) {
+				answer = fr.Data
+			}
+		},
+	})
+	if !res.OK() {
+		t.Fatalf("askdefaults: %+v", res.Host)
+	}
+	if !bytes.Contains(asked.Schema, []byte(`"default":"Dear Sir"`)) {
+		t.Errorf("the question's schema lost its defaults: %s", asked.Schema)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !bytes.Contains(answer, []byte(`"content":{"count":7}`)) || bytes.Contains(answer, []byte("Dear Sir")) {
+		t.Errorf("the answer sent is %s, want only what was set", answer)
+	}
+}

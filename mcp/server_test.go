@@ -7,6 +7,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -140,6 +141,19 @@ func serve() error {
 				out = strings.ToUpper(out)
 			}
 			return text(out), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "askdefaults", Description: "Asks with defaults; returns the answer's content as JSON.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ nameIn) (*sdk.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Details?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{
+					"firstLine": map[string]any{"type": "string", "default": "Dear Sir"},
+					"count":     map[string]any{"type": "integer", "default": 42}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			b, _ := json.Marshal(res.Content)
+			return text(string(b)), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Lists its environment.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
