@@ -29,7 +29,7 @@ const cacheSubdir = "mcp"
 // maxStateBytes bounds a state file read back (a version, an epoch and
 // a bounded catalog): anything larger is not one of ours and reads as
 // empty.
-const maxStateBytes = 64 << 10
+const maxStateBytes = 256 << 10
 
 // listState is what a server's state file holds.
 type listState struct {
@@ -42,6 +42,9 @@ type listState struct {
 	// Catalog is the resources and prompts listed with the tools, shown
 	// with the cached list.
 	Catalog *Catalog `json:"catalog,omitempty"`
+	// Hints are the tools' annotations as given, by tool name, for the
+	// approval of a cached list's tools.
+	Hints map[string]runner.ToolHints `json:"hints,omitempty"`
 	// Broken is the last failed connect, while it holds this entry back
 	// (brokenBackoff); nil after a connect that worked or a refresh.
 	Broken *brokenState `json:"broken,omitempty"`
@@ -181,6 +184,16 @@ func (d *Driver) noteVersion(version string) {
 	d.writeState(st)
 }
 
+// keepHints stores the tools' annotations with the state, for the cached
+// list.
+func (d *Driver) keepHints(h map[string]runner.ToolHints) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	st.Hints = h
+	d.writeState(st)
+}
+
 // keepCatalog stores c with the state, for the cached list.
 func (d *Driver) keepCatalog(c *Catalog) {
 	d.stateMu.Lock()
@@ -223,6 +236,9 @@ func (d *Driver) Fingerprint() (string, error) {
 	d.mu.Lock()
 	if d.catalog == nil {
 		d.catalog = st.Catalog
+	}
+	if d.hints == nil {
+		d.hints = st.Hints
 	}
 	d.mu.Unlock()
 	entry, err := json.Marshal(d.srv)

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -90,6 +91,9 @@ type Driver struct {
 	// stripped maps an elicitation's requested schema without its
 	// defaults (compact JSON) to the schema as sent (withoutDefaults).
 	stripped map[string]json.RawMessage
+	// hints are the tools' annotations as given, by tool name (from the
+	// last list, or the state file with the cached list).
+	hints map[string]runner.ToolHints
 	// logLevel is the level asked for with logging/setLevel ("" is
 	// DefaultLogLevel); kept across restarts.
 	logLevel string
@@ -105,7 +109,55 @@ var (
 	_ runner.Driver       = (*Driver)(nil)
 	_ runner.Containable  = (*Driver)(nil)
 	_ runner.ReplyLimiter = (*Driver)(nil)
+	_ runner.HintedDriver = (*Driver)(nil)
+	_ runner.ServerRooted = (*Driver)(nil)
 )
+
+// Hints implements runner.HintedDriver: tool's annotations as the server
+// last listed them (kept with the cached list), absent ones nil.
+func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h, ok := d.hints[tool]
+	return h, ok
+}
+
+// ServerRoots implements runner.ServerRooted: a stdio server's roots
+// and cwd (rw) by path, as its entry states them; none for a remote one.
+func (d *Driver) ServerRoots() map[string]string {
+	out := map[string]string{}
+	if d.srv.Transport() != "stdio" {
+		return out
+	}
+	maps.Copy(out, d.srv.Roots)
+	if d.srv.Cwd != "" && out[d.srv.Cwd] == "" {
+		out[d.srv.Cwd] = config.RootRW
+	}
+	return out
+}
+
+// givenHints are the annotations each tool gave, by name.
+func givenHints(tools []*sdk.Tool) map[string]runner.ToolHints {
+	out := map[string]runner.ToolHints{}
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		var h runner.ToolHints
+		if a := t.Annotations; a != nil {
+			// readOnlyHint is a plain bool in the SDK: false reads as
+			// absent, which MCP's default makes the same.
+			if a.ReadOnlyHint {
+				h.ReadOnly = ptrTo(true)
+			}
+			h.Destructive, h.OpenWorld = a.DestructiveHint, a.OpenWorldHint
+		}
+		out[t.Name] = h
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // ReplyLimit implements runner.ReplyLimiter: the entry's
 // limits.max_output_bytes, else the config's max_output_bytes (hostMax),
@@ -510,9 +562,11 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 		impl = ir.ServerInfo
 	}
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
+	hints := givenHints(tools)
 	d.mu.Lock()
-	d.outputs = outputs
+	d.outputs, d.hints = outputs, hints
 	d.mu.Unlock()
+	d.keepHints(hints)
 	return env, desc, nil
 }
 

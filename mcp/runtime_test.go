@@ -235,3 +235,20 @@ func TestElicitDefaultsNotSent(t *testing.T) {
 		t.Errorf("the answer sent is %s, want only what was set", answer)
 	}
 }
+
+// TestPlanServerRoots: an MCP call's plan carries the server's own
+// folders (its roots and cwd), which history and the dialog show.
+func TestPlanServerRoots(t *testing.T) {
+	srv := testServer(t)
+	dir := t.TempDir()
+	srv.Roots, srv.Cwd = map[string]string{"/usr/share": config.RootRO}, dir
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	p, err := f.host.Plan(f.module("test"), "echo", json.RawMessage(`{"text":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]modproto.Root{"server": {Path: dir, Mode: "rw"}, "server2": {Path: "/usr/share", Mode: "ro"}}
+	if len(p.ServerRoots) != 2 || p.ServerRoots["server"] != want["server"] || p.ServerRoots["server2"] != want["server2"] {
+		t.Errorf("server roots %+v, want %+v", p.ServerRoots, want)
+	}
+}

@@ -155,6 +155,11 @@ func serve() error {
 			b, _ := json.Marshal(res.Content)
 			return text(string(b)), nil, nil
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "wipe", Description: "Deletes everything, it says.",
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			return text("wiped"), nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Lists its environment.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
 		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {

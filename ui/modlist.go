@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -494,8 +495,24 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		// is not only its Write list.
 		b.kv("Workspace", "rw, always supplied (the person's working folder)")
 	}
-	b.kv("Read", listOrNone(p.FilesystemRead))
-	b.kv("Write", listOrNone(p.FilesystemWrite))
+	if sr, ok := m.Driver.(runner.ServerRooted); ok {
+		// An MCP server touches its config entry's folders, not
+		// declared roots.
+		var read, write []string
+		roots := sr.ServerRoots()
+		for _, path := range slices.Sorted(maps.Keys(roots)) {
+			if roots[path] == "ro" {
+				read = append(read, render.SanitizeLine(path))
+			} else {
+				write = append(write, render.SanitizeLine(path)+" ("+render.SanitizeLine(roots[path])+")")
+			}
+		}
+		b.kv("Read", listOrNone(read)+" (the server's roots, from its config entry)")
+		b.kv("Write", listOrNone(write))
+	} else {
+		b.kv("Read", listOrNone(p.FilesystemRead))
+		b.kv("Write", listOrNone(p.FilesystemWrite))
+	}
 	b.kv("Network", listOrNone(p.Network))
 	b.kv("Credentials", listOrNone(p.Credentials))
 	b.kv("Paid", listOrNone(p.PaidProviders))
