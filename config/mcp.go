@@ -45,7 +45,13 @@ type MCPServer struct {
 	// Limits bound the server: its reply size, and a stdio server's
 	// process limits (docs/protocol.md §14).
 	Limits MCPLimits `yaml:"limits,omitempty"`
+	// LogLevel is the level the server is asked to log at
+	// (logging/setLevel): one of MCPLogLevels, "" for info.
+	LogLevel string `yaml:"log_level,omitempty"`
 }
+
+// MCPLogLevels are MCP's log levels (RFC 5424's), least severe first.
+var MCPLogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // MCPLimits are an MCP server entry's `limits:`.
 type MCPLimits struct {
@@ -143,6 +149,9 @@ func CheckMCPServer(id string, s MCPServer) error {
 	}
 	if n := s.Limits.MaxOutputBytes; n < 0 || n > MCPMaxOutputBytes {
 		return fmt.Errorf("mcp_servers.%s: limits.max_output_bytes %d is not between 0 and %d (the most one MCP message may hold)", id, n, MCPMaxOutputBytes)
+	}
+	if s.LogLevel != "" && !slices.Contains(MCPLogLevels, s.LogLevel) {
+		return fmt.Errorf("mcp_servers.%s: log_level %q is not one of %s", id, s.LogLevel, strings.Join(MCPLogLevels, ", "))
 	}
 	for _, p := range slices.Sorted(mapKeys(s.Roots)) {
 		if !strings.HasPrefix(p, "/") {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/config"
 	"modbay/runner"
 )
 
@@ -95,20 +96,37 @@ func (d *Driver) Logs() []LogEntry {
 	return slices.Clone(d.logs)
 }
 
-// LogLevels are MCP's log levels (RFC 5424's), least severe first.
-var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+// LogLines is the server's last n log messages as lines, oldest first:
+// "15:04:05 level text", raw (sanitize to show). It does no I/O.
+func (d *Driver) LogLines(n int) []string {
+	logs := d.Logs()
+	logs = logs[max(len(logs)-n, 0):]
+	out := make([]string, len(logs))
+	for i, e := range logs {
+		out[i] = e.At.Local().Format("15:04:05") + " " + e.Level + " " + e.Text
+	}
+	return out
+}
 
-// DefaultLogLevel is the level asked for when none was set.
+// LogLevels are MCP's log levels (RFC 5424's), least severe first.
+var LogLevels = config.MCPLogLevels
+
+// DefaultLogLevel is the level asked for when neither SetLogLevel nor the
+// entry's log_level set one.
 const DefaultLogLevel = "info"
 
-// LogLevel is the level the server is asked to log at (SetLogLevel).
+// LogLevel is the level the server is asked to log at: SetLogLevel's,
+// else the entry's log_level, else DefaultLogLevel.
 func (d *Driver) LogLevel() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.logLevel == "" {
-		return DefaultLogLevel
+	switch {
+	case d.logLevel != "":
+		return d.logLevel
+	case d.srv.LogLevel != "":
+		return d.srv.LogLevel
 	}
-	return d.logLevel
+	return DefaultLogLevel
 }
 
 // SetLogLevel asks the server to send log messages at level and above

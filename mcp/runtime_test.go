@@ -252,3 +252,19 @@ func TestPlanServerRoots(t *testing.T) {
 		t.Errorf("server roots %+v, want %+v", p.ServerRoots, want)
 	}
 }
+
+// TestLogLevelFromEntry: the entry's log_level is asked of the server.
+func TestLogLevelFromEntry(t *testing.T) {
+	srv := testServer(t)
+	srv.LogLevel = "debug"
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	if res := f.run(f.module("test"), "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	if logs := f.src.Driver("test").LogLines(10); len(logs) != 2 || !strings.HasSuffix(logs[0], " debug detail") {
+		t.Errorf("log lines %q, want the debug message too", logs)
+	}
+	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", LogLevel: "loud"}); err == nil {
+		t.Error("an unknown log_level was accepted")
+	}
+}

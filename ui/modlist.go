@@ -468,6 +468,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
 	catalog(&b, m)
+	serverLog(&b, m)
 	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		b.heading("Requirements")
 		for _, r := range reqs {
@@ -561,6 +562,36 @@ func launchOf(m *runner.Module) (label, value string, ok bool) {
 // (mcp.Driver.Catalog), as lines, held in memory (no I/O).
 type catalogDriver interface {
 	Catalog() (resources, prompts, problems []string)
+}
+
+// logDriver is a driver that keeps its server's log messages between
+// calls (mcp.Driver): the last n as lines, raw, and the level asked for.
+// Neither does I/O.
+type logDriver interface {
+	LogLines(n int) []string
+	LogLevel() string
+}
+
+// serverLogLines is how many of a server's log messages the detail pane
+// shows.
+const serverLogLines = 12
+
+// serverLog shows the newest log messages of m's server, kept between
+// calls, with the level they were asked at.
+func serverLog(b *detailBuilder, m *runner.Module) {
+	ld, ok := m.Driver.(logDriver)
+	if !ok {
+		return
+	}
+	lines := ld.LogLines(serverLogLines)
+	b.heading("Log (level " + render.SanitizeLine(ld.LogLevel()) + " and above)")
+	if len(lines) == 0 {
+		b.line(b.com.Styles.Muted.Render("no log messages yet"))
+		return
+	}
+	for _, l := range lines {
+		b.wrapped(b.com.Styles.Text, render.SanitizeLine(l))
+	}
 }
 
 // catalog lists m's resources and prompts when its driver has them.
