@@ -135,6 +135,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 		if err != nil {
 			return withCode(ExitUsage, "%s: %v", file, err)
 		}
+		f.Place(file)
 		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), plural(len(f.Servers), "server", "servers"))
 		for _, s := range f.Servers {
 			where := s.Server.URL
