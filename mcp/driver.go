@@ -94,6 +94,9 @@ type Driver struct {
 	// hints are the tools' annotations as given, by tool name (from the
 	// last list, or the state file with the cached list).
 	hints map[string]runner.ToolHints
+	// interp is the interpreter the command's version manager resolved
+	// to when the server last started (nil: none).
+	interp *Interpreter
 	// logLevel is the level asked for with logging/setLevel ("" is
 	// DefaultLogLevel); kept across restarts.
 	logLevel string
@@ -226,6 +229,12 @@ func (d *Driver) Launch() string {
 	words := []string{runner.ShellQuote(d.srv.Command)}
 	for _, a := range d.srv.Args {
 		words = append(words, runner.ShellQuote(a))
+	}
+	d.mu.Lock()
+	in := d.interp
+	d.mu.Unlock()
+	if in != nil {
+		words = append(words, "("+in.Manager+" runs "+in.Path+"; granted read and execute of "+strings.Join(in.Trees, ", ")+", nothing else of the home)")
 	}
 	return strings.Join(words, " ")
 }
@@ -400,6 +409,9 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		}
 		s.proc = p
 		t = p.transport()
+		d.mu.Lock()
+		d.interp = p.interp
+		d.mu.Unlock()
 	case "http":
 		url, missing := config.ExpandVars(d.srv.URL, d.lookup)
 		if len(missing) > 0 {
