@@ -50,7 +50,7 @@ func TestResolveInterpreter(t *testing.T) {
 	noEnv := func(string) string { return "" }
 	for _, tc := range []struct {
 		command, dir, mgr, path string
-		trees               []string
+		trees                   []string
 	}{
 		{".pyenv/shims/python", home, "pyenv", ".pyenv/versions/3.12.1/bin/python", []string{".pyenv/versions/3.12.1"}},
 		{".pyenv/shims/python", proj, "pyenv", ".pyenv/versions/3.11.7/bin/python", []string{".pyenv/versions/3.11.7"}},
