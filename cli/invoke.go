@@ -397,7 +397,11 @@ func (o *InvokeOptions) events() func(runner.Event) {
 			if p.Percent != nil {
 				pct = fmt.Sprintf(" %.0f%%", *p.Percent)
 			}
-			fmt.Fprintf(w, "progress%s %s\n", pct, clean(p.Message))
+			msg := ""
+			if p.Message != "" {
+				msg = " " + clean(p.Message)
+			}
+			fmt.Fprintf(w, "progress%s%s\n", pct, msg)
 		}
 		if l := ev.Log; l != nil {
 			fmt.Fprintf(w, "log %s: %s\n", clean(l.Level), clean(l.Text))
