@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"modbay/config"
 )
 
 // Interpreter is what a stdio server's command runs when it is a version
@@ -202,4 +204,26 @@ func readSmall(file string) string {
 	b := make([]byte, maxVersionFile)
 	n, _ := f.Read(b)
 	return string(b[:n])
+}
+
+// InterpreterOf is what server srv's command resolves to through a
+// version manager, as it would when the server starts (lookup reads the
+// host's variables its entry names): ok is false for a command no manager
+// owns, or one that cannot be found. It reads files only.
+func InterpreterOf(srv config.MCPServer, lookup func(string) (string, bool)) (Interpreter, bool) {
+	if srv.Transport() != "stdio" {
+		return Interpreter{}, false
+	}
+	if lookup == nil {
+		lookup = config.HostLookup
+	}
+	path, err := resolveCommand(srv.Command, srv.Env, lookup)
+	if err != nil {
+		return Interpreter{}, false
+	}
+	env := map[string]string{}
+	for k, v := range srv.Env {
+		env[k], _ = config.ExpandVars(v, lookup)
+	}
+	return serverInterpreter(path, srv, env, lookup)
 }
