@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -22,6 +24,9 @@ import (
 type ModulesKeyMap struct {
 	// Rediscover runs discovery again.
 	Rediscover key.Binding
+	// LogLevel asks the selected MCP server for its next log level
+	// (logging/setLevel), kept for its later sessions.
+	LogLevel key.Binding
 	// Skills opens the skills screen (issue 13).
 	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
@@ -283,6 +288,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, l.keys.Rediscover):
 		return actionRediscover{}, nil
+	case key.Matches(kp, l.keys.LogLevel) && l.levelDriver() != nil:
+		return nil, nextLogLevel(l.levelDriver())
 	case key.Matches(kp, openHistoryKey):
 		return actionOpen{kind: screenHistory}, nil
 	case key.Matches(kp, l.keys.Skills):
@@ -299,7 +306,53 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	if l.list.Typing() {
 		return b
 	}
-	return append(b, l.keys.Rediscover, l.keys.Quit)
+	b = append(b, l.keys.Rediscover)
+	if l.levelDriver() != nil {
+		b = append(b, l.keys.LogLevel)
+	}
+	return append(b, l.keys.Quit)
+}
+
+// levelDriver is the selected module's driver when it takes a log level
+// (an MCP server), else nil.
+func (l *moduleList) levelDriver() logLeveler {
+	m := l.Selected()
+	if m == nil {
+		return nil
+	}
+	ld, _ := m.Driver.(logLeveler)
+	return ld
+}
+
+// logLeveler is a driver whose server's log level can be set
+// (mcp.Driver): SetLogLevel asks the server (I/O: run it in a tea.Cmd).
+type logLeveler interface {
+	LogLevel() string
+	SetLogLevel(ctx context.Context, level string) error
+}
+
+// logLevels are MCP's levels in the order L steps through them.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevelTimeout bounds asking a server for its level.
+const logLevelTimeout = 5 * time.Second
+
+// logLevelMsg is the outcome of asking a server for a log level.
+type logLevelMsg struct {
+	level string
+	err   error
+}
+
+// nextLogLevel asks ld's server for the level after its current one,
+// in a command (the server answers over its session).
+func nextLogLevel(ld logLeveler) tea.Cmd {
+	i := slices.Index(logLevels, ld.LogLevel())
+	next := logLevels[(i+1)%len(logLevels)]
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
+		defer cancel()
+		return logLevelMsg{level: next, err: ld.SetLogLevel(ctx, next)}
+	}
 }
 
 // EssentialHelp is what the help bar keeps at any width: open and quit
@@ -314,7 +367,11 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 	if l.list.Typing() {
 		return g
 	}
-	return append(g, []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills, l.keys.Quit})
+	keys := []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills}
+	if l.levelDriver() != nil {
+		keys = append(keys, l.keys.LogLevel)
+	}
+	return append(g, append(keys, l.keys.Quit))
 }
 
 // View implements Screen: the banner, the filter, discovery's progress,

@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"charm.land/bubbles/v2/key"
 
 	"modbay/runner"
 	"modbay/ui/internal/uitest"
@@ -51,5 +55,47 @@ func TestModuleDetailShowsServerLog(t *testing.T) {
 		if !strings.Contains(d, want) {
 			t.Errorf("the detail lacks %q:\n%s", want, d)
 		}
+	}
+}
+
+// levelFake is a driver taking a log level, as mcp.Driver does.
+type levelFake struct {
+	runner.Driver
+	level *string
+}
+
+func (f levelFake) LogLevel() string { return *f.level }
+func (f levelFake) SetLogLevel(_ context.Context, l string) error {
+	*f.level = l
+	return nil
+}
+
+// TestLogLevelKey: L on an MCP server asks it for the next log level, in
+// a command; on a module without a server log it is not offered.
+func TestLogLevelKey(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.Update(modulesMsg{gen: m.gen, modules: uitest.Modules(t)})
+	l, ok := m.top().(*moduleList)
+	if !ok {
+		t.Fatalf("top screen %T", m.top())
+	}
+	if slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "L" }) {
+		t.Error("L offered for a module without a server log level")
+	}
+	level := "info"
+	sel := l.Selected()
+	if sel == nil {
+		t.Fatal("no module selected")
+	}
+	sel.Driver = levelFake{level: &level}
+	if !slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "L" }) {
+		t.Error("L not offered for an MCP server")
+	}
+	_, cmd := l.Update(uitest.Key("L"))
+	if cmd == nil {
+		t.Fatal("L gave no command")
+	}
+	if msg := cmd(); msg.(logLevelMsg).level != "notice" || level != "notice" {
+		t.Errorf("L asked for %+v (level now %s), want notice after info", msg, level)
 	}
 }

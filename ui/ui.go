@@ -369,6 +369,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case historyMsg:
 		return m, m.historyUpdate(msg)
+	case logLevelMsg:
+		// The detail pane reads the level from the driver: drawing again
+		// shows it.
+		return m, nil
 	case configReloadedMsg:
 		return m, m.reloaded(msg)
 	case devLoadedMsg:
