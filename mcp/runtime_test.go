@@ -149,7 +149,7 @@ func TestReplyLimit(t *testing.T) {
 		t.Errorf("a 900 KiB reply under the default ceiling: %+v", res.Host)
 	}
 	res := f.run(f.module("small"), "big", `{"kb":900}`, runner.RunOptions{})
-	if res.Host == nil || res.Host.Code != modproto.CodeHostOutputTooLarge || !strings.Contains(res.Host.Detail, "(524288)") {
+	if res.Host == nil || res.Host.Code != modproto.CodeHostOutputTooLarge || !strings.Contains(res.Host.Detail, "(524288; set with limits.max_output_bytes in the server's mcp_servers entry") {
 		t.Errorf("a 900 KiB reply over a 512 KiB entry limit: %+v", res.Host)
 	}
 	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", Limits: config.MCPLimits{MaxOutputBytes: 32 << 20}}); err == nil {
