@@ -211,7 +211,7 @@ func flagURLCredentials(im *Imported) {
 // recipe (docs/mcp.md, npx servers).
 func npxRecipe(im *Imported) {
 	s := im.Server
-	if filepath.Base(s.Command) != "npx" {
+	if !IsNpx(s) {
 		return
 	}
 	pkg := ""
@@ -227,4 +227,29 @@ func npxRecipe(im *Imported) {
 	im.Notes = append(im.Notes, "npx needs, just to start, the network and an npm cache it can write and run programs from; neither is granted here. "+
 		"Either add network: true, env PATH, HOME and npm_config_cache, and that cache as an rwx root, or install it once: "+
 		"npm install --prefix ~/mcp/"+im.ID+" "+pkg+" and make command node with args naming its entry point under ~/mcp/"+im.ID+"/node_modules (docs/mcp.md)")
+}
+
+// IsNpx reports whether srv is started with npx.
+func IsNpx(srv config.MCPServer) bool { return filepath.Base(srv.Command) == "npx" }
+
+// GrantNpxStart gives npx server im what npx needs just to start, as the
+// person agreed: the network for the server's life, PATH and HOME from the
+// host, and the npm cache under home (npm_config_cache) as an rwx root.
+func GrantNpxStart(im *Imported, home string) {
+	s := &im.Server
+	cache := filepath.Join(home, ".npm")
+	s.Network = true
+	if s.Env == nil {
+		s.Env = map[string]string{}
+	}
+	for k, v := range map[string]string{"PATH": "${PATH}", "HOME": "${HOME}", "npm_config_cache": cache} {
+		if _, set := s.Env[k]; !set {
+			s.Env[k] = v
+		}
+	}
+	if s.Roots == nil {
+		s.Roots = map[string]string{}
+	}
+	s.Roots[cache] = config.RootRWX
+	im.Notes = append(im.Notes, "granted, as you answered: network: true, env PATH, HOME and npm_config_cache, and "+cache+" as an rwx root")
 }
