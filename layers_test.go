@@ -24,6 +24,8 @@ var layers = map[string][]string{
 	"contain":             {},
 	"examples":            {"modproto"},
 	"internal/testcorpus": {},
+	"internal/jsonptr":    {},
+	"internal/words":      {},
 	"mcp":                 {"config", "contain", "modproto", "render", "runner", "schema"},
 	"modproto":            {},
 	"schema":              {"modproto"},
@@ -46,6 +48,10 @@ var layers = map[string][]string{
 	"ui/viewer":           {"modproto", "probe", "render", "runner", "ui/clipboard", "ui/common", "ui/styles"},
 	"ui/internal/uitest":  {"contain", "modproto", "runner", "schema"},
 }
+
+// leaves are packages every package may import: small helpers that import
+// nothing of ours.
+var leaves = []string{"internal/jsonptr", "internal/words"}
 
 // TestLayers reads every non-test Go file of the module and checks its
 // imports of modbay packages against layers (AGENTS.md "What may import
@@ -83,7 +89,7 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			dep := strings.TrimPrefix(strings.TrimPrefix(p, mod), "/")
-			if !slices.Contains(allowed, dep) {
+			if !slices.Contains(allowed, dep) && (!slices.Contains(leaves, dep) || slices.Contains(leaves, pkg)) {
 				t.Errorf("%s imports %s, which %s may not import (AGENTS.md: what may import what)", path, p, pkg)
 			}
 		}

@@ -29,8 +29,9 @@ type CheckOptions struct {
 	JSON bool
 }
 
-// newCheckCommand builds `modbay check` (issue 11 §4).
-func newCheckCommand(g *globals) *cobra.Command {
+// newCheckCommand builds `modbay check`; runF, when non-nil, replaces
+// checkRun.
+func newCheckCommand(g *globals, runF func(context.Context, *CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "check MODULE|PATH",
@@ -59,6 +60,9 @@ Exit status: 0 nothing failed, 4 something failed, 2 usage.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return checkRun(cmd.Context(), opts)
 		},
 	}

@@ -27,7 +27,7 @@ func installFixture(t *testing.T, fault string) string {
 }
 
 // TestCheckNamesEachDeliberateFault: each fault a new author makes is a
-// fixture, and the checklist has the line that names it (issue 11 §4);
+// fixture, and the checklist has the line that names it;
 // the well-behaved fixture passes with exit 0.
 func TestCheckNamesEachDeliberateFault(t *testing.T) {
 	t.Parallel()
@@ -153,7 +153,7 @@ func TestInvokeTrace(t *testing.T) {
 
 // TestLauncherEditIsSeen: a module run through a launcher (`exec sh
 // impl.sh`) is described afresh after impl.sh changes, since the describe
-// cache keys on the module directory's files (docs/protocol.md §2 modbay); without
+// cache keys on the module directory's files (docs/protocol.md §18); without
 // a change the cache answers, and --no-cache bypasses it. "cached" in
 // validate --json says which it was.
 func TestLauncherEditIsSeen(t *testing.T) {

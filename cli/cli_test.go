@@ -67,7 +67,7 @@ func countLaunches(t *testing.T, home, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The module is contained (issue 10): it can write only its rw roots,
+	// The module is contained: it can write only its rw roots,
 	// so the log lives in the workspace, which every invoke here is
 	// granted (a describe's line is refused and not counted).
 	log := filepath.Join(home, "workspace", ".launches")

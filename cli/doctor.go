@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -124,7 +126,7 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	}
 	rep.RequireWouldRun = rep.Full
 	rep.Verdict = doctorVerdict(rep)
-	for _, id := range sortedKeys(cfg.MCPServers) {
+	for _, id := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
 		if in, ok := mcp.InterpreterOf(cfg.MCPServers[id], nil); ok {
 			rep.Interpreters = append(rep.Interpreters, fmt.Sprintf("mcp server %s: %s runs %s; the sandbox grants read and execute of %s (its install tree), nothing else of the home",
 				id, in.Manager, in.Path, strings.Join(in.Trees, ", ")))

@@ -1,7 +1,7 @@
 package cli
 
 // This file holds "reader", a purpose-built consumer module for the
-// handoff tests (issue 12 §Handoff): it declares the read root "inbox",
+// handoff tests: it declares the read root "inbox",
 // reads the file its input names there, tries to change it, and reports
 // what it saw and what was refused. The test binary stands in for it
 // through a launcher, as it does for the examples.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,8 +69,40 @@ type HistoryOptions struct {
 	JSON                       bool
 }
 
-// newHistoryCommand builds `modbay history` and its subcommands.
-func newHistoryCommand(g *globals) *cobra.Command {
+// HistoryRunOptions is what `modbay history show|export|pin RUN` was asked
+// to do.
+type HistoryRunOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Command is the subcommand: show, export or pin.
+	Command string
+	// RunID is the run named; Dir is export's folder (DIR or --dir, ""
+	// for ./modbay-RUN).
+	RunID, Dir string
+	// JSON (show) and Off (pin) are the flags.
+	JSON, Off bool
+}
+
+// historyRunRun runs the subcommand o names.
+func historyRunRun(ctx context.Context, o *HistoryRunOptions) error {
+	switch o.Command {
+	case "export":
+		return historyExportRun(ctx, o)
+	case "pin":
+		return historyPinRun(ctx, o)
+	}
+	return historyShowRun(ctx, o)
+}
+
+// newHistoryCommand builds `modbay history` and its subcommands; listF and
+// runF, when non-nil, replace historyList and historyRunRun.
+func newHistoryCommand(g *globals, listF func(context.Context, *HistoryOptions) error, runF func(context.Context, *HistoryRunOptions) error) *cobra.Command {
+	if listF == nil {
+		listF = historyList
+	}
+	if runF == nil {
+		runF = historyRunRun
+	}
 	opts := &HistoryOptions{IO: g.io, G: g}
 	cmd := &cobra.Command{
 		Use:   "history",
@@ -84,7 +117,7 @@ max_bytes, record_inputs); pinned runs are never pruned.`,
   modbay history show req_0123…
   modbay history export req_0123… ./bug-report`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return historyList(cmd.Context(), opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return listF(cmd.Context(), opts) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Module, "module", "", "only runs of this module")
@@ -92,7 +125,7 @@ max_bytes, record_inputs); pinned runs are never pruned.`,
 	f.StringVar(&opts.Status, "status", "", "only runs with this status ("+statusNames()+")")
 	f.IntVar(&opts.Limit, "limit", 0, "print at most N runs")
 	f.BoolVar(&opts.JSON, "json", false, "print the runs as JSON")
-	cmd.AddCommand(newHistoryShowCommand(g), newHistoryExportCommand(g), newHistoryPinCommand(g))
+	cmd.AddCommand(newHistoryShowCommand(g, runF), newHistoryExportCommand(g, runF), newHistoryPinCommand(g, runF))
 	return cmd
 }
 
@@ -252,30 +285,36 @@ func historyGet(s *history.Store, id string) (*history.Record, error) {
 }
 
 // newHistoryShowCommand builds `modbay history show RUN`.
-func newHistoryShowCommand(g *globals) *cobra.Command {
-	var asJSON bool
+func newHistoryShowCommand(g *globals, runF func(context.Context, *HistoryRunOptions) error) *cobra.Command {
+	opts := &HistoryRunOptions{IO: g.io, G: g, Command: "show"}
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show one recorded run: input, verdict, job, artifacts",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, _, err := g.openHistory(cmd.Context())
-			if err != nil {
-				return err
-			}
-			rec, err := historyGet(s, args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, rec)
-			}
-			writeRecord(g.io.Out, rec)
-			return nil
+			opts.RunID = args[0]
+			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole record as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the whole record as JSON")
 	return cmd
+}
+
+// historyShowRun prints run o.RunID's record.
+func historyShowRun(ctx context.Context, o *HistoryRunOptions) error {
+	s, _, err := o.G.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	rec, err := historyGet(s, o.RunID)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, rec)
+	}
+	writeRecord(o.IO.Out, rec)
+	return nil
 }
 
 // writeRecord prints a human account of a recorded run: what was asked,
@@ -306,7 +345,7 @@ func writeRecord(w io.Writer, rec *history.Record) {
 			fmt.Fprintf(w, "          secret fields not stored: %s\n", clean(strings.Join(rec.Redacted, ", ")))
 		}
 	}
-	for _, name := range sortedKeys(rec.Roots) {
+	for _, name := range slices.Sorted(maps.Keys(rec.Roots)) {
 		r := rec.Roots[name]
 		fmt.Fprintf(w, "root      %s %s %s\n", clean(name), r.Mode, clean(r.Path))
 	}
@@ -350,19 +389,9 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	writeResult(w, rec.Result(), true, false)
 }
 
-// sortedKeys lists m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // newHistoryExportCommand builds `modbay history export RUN [DIR]`.
-func newHistoryExportCommand(g *globals) *cobra.Command {
-	var dir string
+func newHistoryExportCommand(g *globals, runF func(context.Context, *HistoryRunOptions) error) *cobra.Command {
+	opts := &HistoryRunOptions{IO: g.io, G: g, Command: "export"}
 	cmd := &cobra.Command{
 		Use:   "export RUN [DIR]",
 		Short: "Write a run's record, request, envelope, stderr and artifacts into a folder",
@@ -372,67 +401,82 @@ declared file name) into DIR (default ./modbay-RUN): a folder to attach to a bug
 report.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, e, err := g.openHistory(cmd.Context())
-			if err != nil {
-				return err
+			opts.RunID = args[0]
+			if len(args) == 2 {
+				if opts.Dir != "" {
+					return withCode(ExitUsage, "give the directory once: as DIR or --dir")
+				}
+				opts.Dir = args[1]
 			}
-			rec, err := historyGet(s, args[0])
-			if err != nil {
-				return err
-			}
-			switch {
-			case len(args) == 2 && dir != "":
-				return withCode(ExitUsage, "give the directory once: as DIR or --dir")
-			case len(args) == 2:
-				dir = args[1]
-			case dir == "":
-				dir = "modbay-" + rec.RunID
-			}
-			ex, err := history.Export(rec, dir, e.host.Config().ArtifactsDir())
-			if err != nil {
-				return withCode(ExitHostVerdict, "export: %v", err)
-			}
-			abs, _ := filepath.Abs(ex.Dir)
-			fmt.Fprintf(g.io.Out, "exported %s to %s:\n", rec.RunID, clean(abs))
-			for _, f := range ex.Files {
-				fmt.Fprintf(g.io.Out, "  %s\n", clean(f))
-			}
-			for _, m := range ex.Missing {
-				fmt.Fprintf(g.io.ErrOut, "modbay: warning: artifact not exported: %s\n", clean(m))
-			}
-			return nil
+			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "the folder to write (default ./modbay-RUN)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the folder to write (default ./modbay-RUN)")
 	return cmd
 }
 
+// historyExportRun writes run o.RunID's files into o.Dir (./modbay-RUN
+// when empty).
+func historyExportRun(ctx context.Context, o *HistoryRunOptions) error {
+	s, e, err := o.G.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	rec, err := historyGet(s, o.RunID)
+	if err != nil {
+		return err
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = "modbay-" + rec.RunID
+	}
+	ex, err := history.Export(rec, dir, e.host.Config().ArtifactsDir())
+	if err != nil {
+		return withCode(ExitHostVerdict, "export: %v", err)
+	}
+	abs, _ := filepath.Abs(ex.Dir)
+	fmt.Fprintf(o.IO.Out, "exported %s to %s:\n", rec.RunID, clean(abs))
+	for _, f := range ex.Files {
+		fmt.Fprintf(o.IO.Out, "  %s\n", clean(f))
+	}
+	for _, m := range ex.Missing {
+		fmt.Fprintf(o.IO.ErrOut, "modbay: warning: artifact not exported: %s\n", clean(m))
+	}
+	return nil
+}
+
 // newHistoryPinCommand builds `modbay history pin RUN [--off]`.
-func newHistoryPinCommand(g *globals) *cobra.Command {
-	var off bool
+func newHistoryPinCommand(g *globals, runF func(context.Context, *HistoryRunOptions) error) *cobra.Command {
+	opts := &HistoryRunOptions{IO: g.io, G: g, Command: "pin"}
 	cmd := &cobra.Command{
 		Use:   "pin RUN",
 		Short: "Pin a run so pruning never removes it (--off unpins)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, _, err := g.openHistory(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if _, err := historyGet(s, args[0]); err != nil {
-				return err
-			}
-			if err := s.Pin(args[0], !off); err != nil {
-				return withCode(ExitHostVerdict, "%v", err)
-			}
-			word := "pinned"
-			if off {
-				word = "unpinned"
-			}
-			fmt.Fprintf(g.io.Out, "%s %s\n", word, args[0])
-			return nil
+			opts.RunID = args[0]
+			return runF(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&off, "off", false, "unpin")
+	cmd.Flags().BoolVar(&opts.Off, "off", false, "unpin")
 	return cmd
+}
+
+// historyPinRun pins run o.RunID, or unpins it with o.Off.
+func historyPinRun(ctx context.Context, o *HistoryRunOptions) error {
+	s, _, err := o.G.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := historyGet(s, o.RunID); err != nil {
+		return err
+	}
+	if err := s.Pin(o.RunID, !o.Off); err != nil {
+		return withCode(ExitHostVerdict, "%v", err)
+	}
+	word := "pinned"
+	if o.Off {
+		word = "unpinned"
+	}
+	fmt.Fprintf(o.IO.Out, "%s %s\n", word, o.RunID)
+	return nil
 }

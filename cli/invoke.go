@@ -42,7 +42,7 @@ type InvokeOptions struct {
 	// Deadline overrides the request's deadline_ms when DeadlineSet.
 	Deadline    time.Duration
 	DeadlineSet bool
-	// Trace adds the raw exchange and the copy lines (issue 11 §6).
+	// Trace adds the raw exchange and the copy lines.
 	Trace bool
 	// Refresh lists an MCP server's tools again and tries a server held
 	// back after failed connects at once (docs/mcp.md).
@@ -52,8 +52,7 @@ type InvokeOptions struct {
 	// (or the cockpit) polls it (docs/protocol.md §12).
 	Detach bool
 	// Artifacts are --artifact ROOT=RUN:ARTIFACT_ID, as given: artifacts of
-	// earlier runs handed to this one through its read root ROOT
-	// (issue 12 §Handoff).
+	// earlier runs handed to this one through its read root ROOT.
 	Artifacts []string
 	// ElicitInput is --elicit-input as given: "" (ask on a terminal,
 	// else decline), JSON text or @FILE, the answer accepted to every
@@ -523,7 +522,7 @@ type resultOut struct {
 	DurationMS      int64             `json:"duration_ms"`
 	Job             *runner.JobStatus `json:"job,omitempty"`
 	// Enforcement is what containment applied to the module process,
-	// layer by layer, as observed when it started (issue 10 §Honesty);
+	// layer by layer, as observed when it started;
 	// absent when no process was started.
 	Enforcement *enforcementOut `json:"enforcement,omitempty"`
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 9, kind 7: invoke refuses a number no reader can hold as it
+// Invoke refuses a number no reader can hold as it
 // refuses any invalid input (exit 5, nothing ran), naming the number as
 // typed; there is no flag past it, as for a malformed format.
 func TestInvokeRefusesNumbersNoReaderHolds(t *testing.T) {

@@ -17,10 +17,44 @@ import (
 // job another process polls.
 const jobWatchInterval = time.Second
 
-// newJobsCommand builds `modbay jobs [list|wait RUN|cancel RUN]`.
-func newJobsCommand(g *globals) *cobra.Command {
-	var asJSON bool
-	list := func(cmd *cobra.Command, _ []string) error { return jobsList(cmd.Context(), g, asJSON) }
+// JobsOptions is what `modbay jobs …` was asked to do.
+type JobsOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Command is the subcommand: list, wait or cancel.
+	Command string
+	// RunID is the run whose job wait or cancel names.
+	RunID string
+	// JSON (list), Verbose (wait) and Yes (cancel) are the flags.
+	JSON, Verbose, Yes bool
+}
+
+// jobsRun runs the subcommand o names.
+func jobsRun(ctx context.Context, o *JobsOptions) error {
+	switch o.Command {
+	case "wait":
+		return jobsWait(ctx, o.G, o.RunID, o.Verbose)
+	case "cancel":
+		return jobsCancel(ctx, o.G, o.RunID, o.Yes)
+	}
+	return jobsList(ctx, o.G, o.JSON)
+}
+
+// newJobsCommand builds `modbay jobs [list|wait RUN|cancel RUN]`; runF,
+// when non-nil, replaces jobsRun.
+func newJobsCommand(g *globals, runF func(context.Context, *JobsOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = jobsRun
+	}
+	opts := &JobsOptions{IO: g.io, G: g}
+	run := func(cmd *cobra.Command, command string, args []string) error {
+		opts.Command = command
+		if len(args) > 0 {
+			opts.RunID = args[0]
+		}
+		return runF(cmd.Context(), opts)
+	}
+	list := func(cmd *cobra.Command, args []string) error { return run(cmd, "list", args) }
 	cmd := &cobra.Command{
 		Use:   "jobs",
 		Short: "List long-running jobs still in flight; wait for one or cancel it",
@@ -33,29 +67,23 @@ cancel_capability when it declares one; without it, modbay can only stop watchin
 		Args: cobra.NoArgs,
 		RunE: list,
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the jobs as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the jobs as JSON")
 	ls := &cobra.Command{Use: "list", Short: "List the jobs in flight", Args: cobra.NoArgs, RunE: list}
-	ls.Flags().BoolVar(&asJSON, "json", false, "print the jobs as JSON")
-	var verbose bool
+	ls.Flags().BoolVar(&opts.JSON, "json", false, "print the jobs as JSON")
 	wait := &cobra.Command{
 		Use:   "wait RUN",
 		Short: "Poll a job to its end (or watch the process that polls it) and print its result",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return jobsWait(cmd.Context(), g, args[0], verbose)
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return run(cmd, "wait", args) },
 	}
-	wait.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each poll's state")
-	var yes bool
+	wait.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print each poll's state")
 	cancel := &cobra.Command{
 		Use:   "cancel RUN",
 		Short: "Cancel a job through its capability's cancel_capability",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return jobsCancel(cmd.Context(), g, args[0], yes)
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return run(cmd, "cancel", args) },
 	}
-	cancel.Flags().BoolVarP(&yes, "yes", "y", false, "approve the cancel call when it needs approval")
+	cancel.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve the cancel call when it needs approval")
 	cmd.AddCommand(ls, wait, cancel)
 	return cmd
 }

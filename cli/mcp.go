@@ -12,13 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"modbay/config"
+	"modbay/internal/words"
 	"modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
 )
 
-// addMCPServers adds cfg's mcp_servers to host as a module source (issue
-// 14), returned (nil when there are none), and stops every server it
+// addMCPServers adds cfg's mcp_servers to host as a module source,
+// returned (nil when there are none), and stops every server it
 // started when the command ends: no server process outlives a command.
 func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) *mcp.Source {
 	if len(cfg.MCPServers) == 0 {
@@ -88,8 +89,9 @@ func (o *MCPImportOptions) askNpxStart(s *mcp.Imported) {
 	}
 }
 
-// newMCPCommand is `modbay mcp` and its subcommands.
-func newMCPCommand(g *globals) *cobra.Command {
+// newMCPCommand is `modbay mcp` and its subcommands; importF, when
+// non-nil, replaces mcpImportRun.
+func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers as modules (config.yaml mcp_servers)", Args: cobra.NoArgs}
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
@@ -106,6 +108,9 @@ ${VAR} when a variable of your environment holds the same value, and flagged whe
 does. Without FILE, every known location that exists is read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
+			if importF != nil {
+				return importF(cmd.Context(), o)
+			}
 			return mcpImportRun(cmd.Context(), o)
 		},
 	}
@@ -166,7 +171,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 			return withCode(ExitUsage, "%s: %v", file, err)
 		}
 		f.Place(file)
-		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), plural(len(f.Servers), "server", "servers"))
+		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), words.Plural(len(f.Servers), "server", "servers"))
 		for _, s := range f.Servers {
 			where := s.Server.URL
 			if s.Server.Transport() == "stdio" {
@@ -208,7 +213,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 	}
 	added := len(all) - len(skipped)
 	if o.DryRun {
-		fmt.Fprintf(out, "dry run: would add %d %s to %s\n", added, plural(added, "server", "servers"), path)
+		fmt.Fprintf(out, "dry run: would add %d %s to %s\n", added, words.Plural(added, "server", "servers"), path)
 		return nil
 	}
 	if added == 0 {
@@ -226,7 +231,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 		_ = os.Remove(tmp)
 		return withCode(ExitUsage, "%v", err)
 	}
-	fmt.Fprintf(out, "added %d %s to %s\n", added, plural(added, "server", "servers"), path)
+	fmt.Fprintf(out, "added %d %s to %s\n", added, words.Plural(added, "server", "servers"), path)
 	return nil
 }
 
@@ -247,12 +252,4 @@ func (o *MCPImportOptions) replaceExisting() func(string) bool {
 		ans = strings.ToLower(strings.TrimSpace(ans))
 		return ans == "y" || ans == "yes"
 	}
-}
-
-// plural is one or many by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -215,7 +215,7 @@ func TestNewPythonRunsContained(t *testing.T) {
 }
 
 // TestNewTemplatesPassCheck: each template, as written, passes `modbay
-// check` (issue 11: "modbay new templates pass check in tests"): nothing
+// check` ("modbay new templates pass check in tests"): nothing
 // fails, including the invalid input and the unknown capability.
 func TestNewTemplatesPassCheck(t *testing.T) {
 	t.Parallel()

@@ -43,12 +43,22 @@ func TestParsedOptions(t *testing.T) {
 	var got any
 	capture := func(o any) error { got = o; return errNotRun }
 	hooks := &runHooks{
-		cockpit:  func(_ context.Context, o *CockpitOptions) error { return capture(o) },
-		list:     func(_ context.Context, o *ListOptions) error { return capture(o) },
-		describe: func(_ context.Context, o *DescribeOptions) error { return capture(o) },
-		validate: func(_ context.Context, o *ValidateOptions) error { return capture(o) },
-		invoke:   func(_ context.Context, o *InvokeOptions) error { return capture(o) },
-		render:   func(_ context.Context, o *RenderOptions) error { return capture(o) },
+		cockpit:    func(_ context.Context, o *CockpitOptions) error { return capture(o) },
+		list:       func(_ context.Context, o *ListOptions) error { return capture(o) },
+		describe:   func(_ context.Context, o *DescribeOptions) error { return capture(o) },
+		validate:   func(_ context.Context, o *ValidateOptions) error { return capture(o) },
+		invoke:     func(_ context.Context, o *InvokeOptions) error { return capture(o) },
+		render:     func(_ context.Context, o *RenderOptions) error { return capture(o) },
+		dev:        func(_ context.Context, o *DevOptions) error { return capture(o) },
+		doctor:     func(_ context.Context, o *DoctorOptions) error { return capture(o) },
+		new:        func(_ context.Context, o *NewOptions) error { return capture(o) },
+		check:      func(_ context.Context, o *CheckOptions) error { return capture(o) },
+		rerun:      func(_ context.Context, o *RerunOptions) error { return capture(o) },
+		mcpImport:  func(_ context.Context, o *MCPImportOptions) error { return capture(o) },
+		history:    func(_ context.Context, o *HistoryOptions) error { return capture(o) },
+		historyRun: func(_ context.Context, o *HistoryRunOptions) error { return capture(o) },
+		jobs:       func(_ context.Context, o *JobsOptions) error { return capture(o) },
+		skills:     func(_ context.Context, o *SkillsOptions) error { return capture(o) },
 	}
 	for _, tt := range []struct {
 		args  []string
@@ -108,6 +118,116 @@ func TestParsedOptions(t *testing.T) {
 		{[]string{"render", "x.md"}, func(t *testing.T, o any) {
 			if r := o.(*RenderOptions); r.Width != 80 || !r.Dark || r.ForceColor {
 				t.Errorf("render defaults = %+v", *r)
+			}
+		}},
+		{[]string{"dev", "./mod/mod"}, func(t *testing.T, o any) {
+			if _, ok := o.(*DevOptions); !ok {
+				t.Errorf("dev = %T", o)
+			}
+		}},
+		{[]string{"doctor", "--json"}, func(t *testing.T, o any) {
+			if d := o.(*DoctorOptions); !d.JSON {
+				t.Errorf("doctor = %+v", *d)
+			}
+		}},
+		{[]string{"new", "mymod", "--lang", "sh", "--dir", "/tmp/x"}, func(t *testing.T, o any) {
+			if n := o.(*NewOptions); n.ID != "mymod" || n.Lang != LangSh || n.Dir != "/tmp/x" {
+				t.Errorf("new = %+v", *n)
+			}
+		}},
+		{[]string{"new", "mymod"}, func(t *testing.T, o any) {
+			if n := o.(*NewOptions); n.Lang != LangPython || n.Dir != "" {
+				t.Errorf("new defaults = %+v", *n)
+			}
+		}},
+		{[]string{"check", "notes", "-y", "--json"}, func(t *testing.T, o any) {
+			if c := o.(*CheckOptions); c.Ref != "notes" || !c.Yes || !c.JSON {
+				t.Errorf("check = %+v", *c)
+			}
+		}},
+		{[]string{"rerun", "req_1", "-i", "{}", "--yes", "--detach"}, func(t *testing.T, o any) {
+			r := o.(*RerunOptions)
+			if r.RunID != "req_1" || r.Invoke.Input != "{}" || !r.Invoke.Yes || !r.Invoke.Detach || r.Invoke.JSON {
+				t.Errorf("rerun = %+v, invoke %+v", *r, *r.Invoke)
+			}
+		}},
+		{[]string{"mcp", "import", "a.json", "b.json", "--dry-run", "--force"}, func(t *testing.T, o any) {
+			m := o.(*MCPImportOptions)
+			if !reflect.DeepEqual(m.Files, []string{"a.json", "b.json"}) || !m.DryRun || !m.Force || m.SkipExisting {
+				t.Errorf("mcp import = %+v", *m)
+			}
+		}},
+		{[]string{"history", "--module", "notes", "--capability", "notes.echo", "--status", "ok", "--limit", "5", "--json"}, func(t *testing.T, o any) {
+			h := o.(*HistoryOptions)
+			if h.Module != "notes" || h.Capability != "notes.echo" || h.Status != "ok" || h.Limit != 5 || !h.JSON {
+				t.Errorf("history = %+v", *h)
+			}
+		}},
+		{[]string{"history", "show", "req_1", "--json"}, func(t *testing.T, o any) {
+			if h := o.(*HistoryRunOptions); h.Command != "show" || h.RunID != "req_1" || !h.JSON {
+				t.Errorf("history show = %+v", *h)
+			}
+		}},
+		{[]string{"history", "export", "req_1", "out"}, func(t *testing.T, o any) {
+			if h := o.(*HistoryRunOptions); h.Command != "export" || h.RunID != "req_1" || h.Dir != "out" {
+				t.Errorf("history export = %+v", *h)
+			}
+		}},
+		{[]string{"history", "export", "req_1", "--dir", "out2"}, func(t *testing.T, o any) {
+			if h := o.(*HistoryRunOptions); h.Dir != "out2" {
+				t.Errorf("history export --dir = %+v", *h)
+			}
+		}},
+		{[]string{"history", "pin", "req_1", "--off"}, func(t *testing.T, o any) {
+			if h := o.(*HistoryRunOptions); h.Command != "pin" || h.RunID != "req_1" || !h.Off {
+				t.Errorf("history pin = %+v", *h)
+			}
+		}},
+		{[]string{"jobs", "--json"}, func(t *testing.T, o any) {
+			if j := o.(*JobsOptions); j.Command != "list" || !j.JSON {
+				t.Errorf("jobs = %+v", *j)
+			}
+		}},
+		{[]string{"jobs", "wait", "req_1", "-v"}, func(t *testing.T, o any) {
+			if j := o.(*JobsOptions); j.Command != "wait" || j.RunID != "req_1" || !j.Verbose {
+				t.Errorf("jobs wait = %+v", *j)
+			}
+		}},
+		{[]string{"jobs", "cancel", "req_1", "-y"}, func(t *testing.T, o any) {
+			if j := o.(*JobsOptions); j.Command != "cancel" || j.RunID != "req_1" || !j.Yes {
+				t.Errorf("jobs cancel = %+v", *j)
+			}
+		}},
+		{[]string{"skills", "--json"}, func(t *testing.T, o any) {
+			if k := o.(*SkillsOptions); k.Command != "list" || !k.JSON || k.Dirs != nil {
+				t.Errorf("skills = %+v", *k)
+			}
+		}},
+		{[]string{"skills", "list", "d1", "d2"}, func(t *testing.T, o any) {
+			if k := o.(*SkillsOptions); k.Command != "list" || !reflect.DeepEqual(k.Dirs, []string{"d1", "d2"}) {
+				t.Errorf("skills list = %+v", *k)
+			}
+		}},
+		{[]string{"skills", "show", "s1", "--arg", "a=1", "--arg", "b=2"}, func(t *testing.T, o any) {
+			if k := o.(*SkillsOptions); k.Command != "show" || k.Name != "s1" || !reflect.DeepEqual(k.Args, []string{"a=1", "b=2"}) {
+				t.Errorf("skills show = %+v", *k)
+			}
+		}},
+		{[]string{"skills", "check", "dir", "--json"}, func(t *testing.T, o any) {
+			if k := o.(*SkillsOptions); k.Command != "check" || !reflect.DeepEqual(k.Dirs, []string{"dir"}) || !k.JSON {
+				t.Errorf("skills check = %+v", *k)
+			}
+		}},
+		{[]string{"skills", "run", "s1", "go.sh", "--", "x", "-y"}, func(t *testing.T, o any) {
+			k := o.(*SkillsOptions)
+			if k.Command != "run" || k.Name != "s1" || k.Script != "go.sh" || !reflect.DeepEqual(k.ScriptArgs, []string{"x", "-y"}) {
+				t.Errorf("skills run = %+v", *k)
+			}
+		}},
+		{[]string{"skills", "prompt", "--load", "s1", "--arg", "a=1", "-o", "out.md"}, func(t *testing.T, o any) {
+			k := o.(*SkillsOptions)
+			if k.Command != "prompt" || !reflect.DeepEqual(k.Load, []string{"s1"}) || !reflect.DeepEqual(k.Args, []string{"a=1"}) || k.Output != "out.md" {
+				t.Errorf("skills prompt = %+v", *k)
 			}
 		}},
 	} {

@@ -19,7 +19,7 @@ const (
 	outcomeApprovalRequired = "approval_required"
 	outcomeNotRun           = "not_run"
 	// outcomeNotContained: config says sandbox: require and the module
-	// could not be fully contained on this machine (issue 10 §Honesty).
+	// could not be fully contained on this machine.
 	outcomeNotContained = "not_contained"
 )
 

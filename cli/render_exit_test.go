@@ -11,8 +11,7 @@ import (
 	"testing"
 )
 
-// TestRenderExitCodeFollowsWhatWasShown is the bug report's case (issue 8
-// §5): a CSV whose preamble is malformed shows its table, so render exits
+// TestRenderExitCodeFollowsWhatWasShown is this case: a CSV whose preamble is malformed shows its table, so render exits
 // 0 and reports the problem on stderr; 4 is kept for a file of which
 // nothing could be shown (an image that does not decode).
 func TestRenderExitCodeFollowsWhatWasShown(t *testing.T) {

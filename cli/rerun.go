@@ -21,8 +21,9 @@ type RerunOptions struct {
 	RunID string
 }
 
-// newRerunCommand builds `modbay rerun RUN`.
-func newRerunCommand(g *globals) *cobra.Command {
+// newRerunCommand builds `modbay rerun RUN`; runF, when non-nil, replaces
+// rerunRun.
+func newRerunCommand(g *globals, runF func(context.Context, *RerunOptions) error) *cobra.Command {
 	inv := &InvokeOptions{IO: g.io, G: g}
 	opts := &RerunOptions{Invoke: inv}
 	cmd := &cobra.Command{
@@ -41,6 +42,9 @@ re-run of RUN. Exit status as for modbay invoke.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return rerunRun(cmd.Context(), opts)
 		},
 	}

@@ -94,13 +94,26 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 // command's options, and checks them without running anything. A nil
 // field runs the command for real.
 type runHooks struct {
-	cockpit  func(context.Context, *CockpitOptions) error
-	list     func(context.Context, *ListOptions) error
-	describe func(context.Context, *DescribeOptions) error
-	validate func(context.Context, *ValidateOptions) error
-	invoke   func(context.Context, *InvokeOptions) error
-	dev      func(context.Context, *DevOptions) error
-	render   func(context.Context, *RenderOptions) error
+	cockpit   func(context.Context, *CockpitOptions) error
+	list      func(context.Context, *ListOptions) error
+	describe  func(context.Context, *DescribeOptions) error
+	validate  func(context.Context, *ValidateOptions) error
+	invoke    func(context.Context, *InvokeOptions) error
+	dev       func(context.Context, *DevOptions) error
+	render    func(context.Context, *RenderOptions) error
+	doctor    func(context.Context, *DoctorOptions) error
+	new       func(context.Context, *NewOptions) error
+	check     func(context.Context, *CheckOptions) error
+	rerun     func(context.Context, *RerunOptions) error
+	mcpImport func(context.Context, *MCPImportOptions) error
+	// history is the list; the subcommands share historyRun, told apart
+	// by HistoryRunOptions.Command.
+	history    func(context.Context, *HistoryOptions) error
+	historyRun func(context.Context, *HistoryRunOptions) error
+	// jobs is the list and every subcommand, told apart by JobsOptions.Command.
+	jobs func(context.Context, *JobsOptions) error
+	// skills is the list and every subcommand, told apart by SkillsOptions.Command.
+	skills func(context.Context, *SkillsOptions) error
 }
 
 // CockpitOptions is what `modbay` without a command was asked to do: open
@@ -158,13 +171,13 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newInvokeCommand(g, hooks.invoke),
 		newDevCommand(g, hooks.dev),
 		newRenderCommand(g, hooks.render),
-		newDoctorCommand(g, nil),
-		newNewCommand(g, nil),
-		newHistoryCommand(g), newJobsCommand(g), newRerunCommand(g),
+		newDoctorCommand(g, hooks.doctor),
+		newNewCommand(g, hooks.new),
+		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
 		newExampleModuleCommand(),
-		newCheckCommand(g),
-		newMCPCommand(g),
-		newSkillsCommand(g),
+		newCheckCommand(g, hooks.check),
+		newMCPCommand(g, hooks.mcpImport),
+		newSkillsCommand(g, hooks.skills),
 	)
 	return root, g
 }

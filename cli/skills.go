@@ -22,6 +22,8 @@ import (
 type SkillsOptions struct {
 	IO *ioStreams
 	G  *globals
+	// Command is the subcommand: list, show, check, run or prompt.
+	Command string
 	// JSON prints JSON.
 	JSON bool
 	// Dirs are the folders `skills list DIR…` names (only these are
@@ -42,9 +44,16 @@ type SkillsOptions struct {
 }
 
 // newSkillsCommand builds `modbay skills` (list), `skills list`, `skills
-// show` (alias render), `skills check` (alias validate) and `skills run`.
-func newSkillsCommand(g *globals) *cobra.Command {
-	list := &SkillsOptions{IO: g.io, G: g}
+// show` (alias render), `skills check` (alias validate), `skills run` and
+// `skills prompt`; runF, when non-nil, replaces every run function.
+func newSkillsCommand(g *globals, runF func(context.Context, *SkillsOptions) error) *cobra.Command {
+	do := func(ctx context.Context, o *SkillsOptions, f func(context.Context, *SkillsOptions) error) error {
+		if runF != nil {
+			return runF(ctx, o)
+		}
+		return f(ctx, o)
+	}
+	list := &SkillsOptions{IO: g.io, G: g, Command: "list"}
 	cmd := &cobra.Command{
 		Use:   "skills",
 		Short: "List, show, check and run Agent Skills and module skills",
@@ -52,22 +61,22 @@ func newSkillsCommand(g *globals) *cobra.Command {
 config's skills.dirs and --skills DIR) and the skills and agent overlays that
 modules declare. Without a subcommand, lists them all (docs/skills.md).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return skillsListRun(cmd.Context(), list) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return do(cmd.Context(), list, skillsListRun) },
 	}
 	cmd.Flags().BoolVar(&list.JSON, "json", false, "print JSON")
 
-	listDirs := &SkillsOptions{IO: g.io, G: g}
+	listDirs := &SkillsOptions{IO: g.io, G: g, Command: "list"}
 	listCmd := &cobra.Command{
 		Use:   "list [DIR...]",
 		Short: "List skills: every source, or only the folders named",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			listDirs.Dirs = args
-			return skillsListRun(cmd.Context(), listDirs)
+			return do(cmd.Context(), listDirs, skillsListRun)
 		},
 	}
 	listCmd.Flags().BoolVar(&listDirs.JSON, "json", false, "print JSON")
 
-	show := &SkillsOptions{IO: g.io, G: g}
+	show := &SkillsOptions{IO: g.io, G: g, Command: "show"}
 	showCmd := &cobra.Command{
 		Use:     "show NAME|DIR",
 		Aliases: []string{"render"},
@@ -75,13 +84,13 @@ modules declare. Without a subcommand, lists them all (docs/skills.md).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			show.Name = args[0]
-			return skillsShowRun(cmd.Context(), show)
+			return do(cmd.Context(), show, skillsShowRun)
 		},
 	}
 	showCmd.Flags().BoolVar(&show.JSON, "json", false, "print JSON")
 	showCmd.Flags().StringArrayVar(&show.Args, "arg", nil, "argument `name=value` (repeatable)")
 
-	check := &SkillsOptions{IO: g.io, G: g}
+	check := &SkillsOptions{IO: g.io, G: g, Command: "check"}
 	checkCmd := &cobra.Command{
 		Use:     "check DIR",
 		Aliases: []string{"validate"},
@@ -89,28 +98,28 @@ modules declare. Without a subcommand, lists them all (docs/skills.md).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			check.Dirs = args
-			return skillsCheckRun(cmd.Context(), check)
+			return do(cmd.Context(), check, skillsCheckRun)
 		},
 	}
 	checkCmd.Flags().BoolVar(&check.JSON, "json", false, "print JSON")
 
-	run := &SkillsOptions{IO: g.io, G: g}
+	run := &SkillsOptions{IO: g.io, G: g, Command: "run"}
 	runCmd := &cobra.Command{
 		Use:   "run NAME|DIR SCRIPT [-- ARGS...]",
 		Short: "Run a skill's script contained (needs skills.scripts: true in config.yaml)",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run.Name, run.Script, run.ScriptArgs = args[0], args[1], args[2:]
-			return skillsRunRun(cmd.Context(), run)
+			return do(cmd.Context(), run, skillsRunRun)
 		},
 	}
 	runCmd.Flags().BoolVar(&run.JSON, "json", false, "print JSON")
-	prompt := &SkillsOptions{IO: g.io, G: g}
+	prompt := &SkillsOptions{IO: g.io, G: g, Command: "prompt"}
 	promptCmd := &cobra.Command{
 		Use:   "prompt [--load NAME]... [--arg k=v]... [-o FILE]",
 		Short: "Print what the agent sees: the catalog of available skills and the loaded skills' text",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return skillsPromptRun(cmd.Context(), prompt) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return do(cmd.Context(), prompt, skillsPromptRun) },
 	}
 	promptCmd.Flags().StringArrayVar(&prompt.Load, "load", nil, "load the skill `NAME` (a listed name, <module>/<id> or a folder; repeatable)")
 	promptCmd.Flags().StringArrayVar(&prompt.Args, "arg", nil, "argument `name=value` for the loaded skills (repeatable)")

@@ -96,7 +96,7 @@ func TestValidateZeroCapabilitiesAndSchemaTypo(t *testing.T) {
 }
 
 // TestFirstMistakeMessages: the messages for the first mistakes of a
-// module author (issue 11 §7), from real script modules run contained.
+// module author, from real script modules run contained.
 func TestFirstMistakeMessages(t *testing.T) {
 	cases := []struct {
 		name, invoke string

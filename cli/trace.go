@@ -11,7 +11,7 @@ import (
 	"modbay/runner"
 )
 
-// traceOut is the --json shape of `invoke --trace` (issue 11 §6): each
+// traceOut is the --json shape of `invoke --trace`: each
 // process call's raw exchange and the two copy lines.
 type traceOut struct {
 	Calls []traceCall `json:"calls"`

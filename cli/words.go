@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode"
 
+	"modbay/internal/words"
 	"modbay/render"
-	"modbay/ui/common"
 )
 
 // clean makes a module-supplied string safe for one line of a terminal.
@@ -49,5 +49,5 @@ func invisible(r rune) bool {
 
 // count writes n with the word that fits it: "1 poll", "2 polls".
 func count(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, common.Plural(n, one, many))
+	return fmt.Sprintf("%d %s", n, words.Plural(n, one, many))
 }

@@ -40,18 +40,18 @@ type Config struct {
 	DeadlineMS int `yaml:"deadline_ms"`
 	// MaxOutputBytes overrides the stdout ceiling in bytes (0: 1 MiB).
 	MaxOutputBytes int `yaml:"max_output_bytes"`
-	// Sandbox is how much kernel containment module runs demand (issue
-	// 10): SandboxAuto ("" too) contains each run as far as the machine
+	// Sandbox is how much kernel containment module runs demand:
+	// SandboxAuto ("" too) contains each run as far as the machine
 	// allows and records what was not enforced; SandboxRequire refuses to
 	// run a module that cannot be fully contained; SandboxOff runs modules
 	// as plain processes.
 	Sandbox string `yaml:"sandbox"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
-	// History bounds the run history under <home>/history (issue 12).
+	// History bounds the run history under <home>/history.
 	History History `yaml:"history"`
 	// MCPServers maps an id (the module id it is listed under) to an MCP
-	// server: stdio or remote (issue 14). An unusable entry
+	// server: stdio or remote. An unusable entry
 	// (CheckMCPServer) does not fail the load: its server is listed broken
 	// with the reason, like any broken module (docs/protocol.md §2).
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
@@ -263,7 +263,7 @@ func (c *Config) StateDir(module, root string) string {
 // (docs/protocol.md §8).
 func (c *Config) ArtifactsDir() string { return filepath.Join(c.Home, "artifacts") }
 
-// CacheDir is <home>/cache, where describe results are cached (docs/protocol.md §2).
+// CacheDir is <home>/cache, where describe results are cached (docs/protocol.md §18).
 func (c *Config) CacheDir() string { return filepath.Join(c.Home, "cache") }
 
 // decodeYAML decodes b into c strictly (unknown keys are errors). The YAML

@@ -13,7 +13,7 @@ const (
 )
 
 // History is the `history:` section of config.yaml: how much of the run
-// history <home>/history keeps (issue 12). The oldest runs beyond either
+// history <home>/history keeps. The oldest runs beyond either
 // bound are pruned; pinned runs and jobs still in flight never are.
 type History struct {
 	// MaxRuns is the most runs kept (0: DefaultHistoryMaxRuns; -1: no
@@ -54,5 +54,5 @@ func (h History) Bytes() int64 {
 // Inputs reports whether inputs are recorded (RecordInputs, default true).
 func (h History) Inputs() bool { return h.RecordInputs == nil || *h.RecordInputs }
 
-// HistoryDir is <home>/history, where every run is recorded (issue 12).
+// HistoryDir is <home>/history, where every run is recorded.
 func (c *Config) HistoryDir() string { return filepath.Join(c.Home, "history") }

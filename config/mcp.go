@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// MCPServer is one entry of config.yaml's mcp_servers (issue 14): a stdio
+// MCPServer is one entry of config.yaml's mcp_servers: a stdio
 // server the host starts ({command, args, env, cwd}) or a remote one it
 // reaches over streamable HTTP ({url, headers}); exactly one of Command
 // and URL is set. String values may name the host's variables as
@@ -102,7 +102,7 @@ func (s MCPServer) Transport() string {
 // module id, a cache key and a state directory name): 1–64 ASCII letters,
 // digits, '.', '_' or '-', starting with a letter or digit. A plain loop,
 // not a regexp: `{0,63}` compiled at package init cost ~0.8 ms and 900
-// allocations on every start (issue 15's init budget).
+// allocations on every start (start-up time is budgeted).
 func validMCPID(id string) bool {
 	if id == "" || len(id) > 64 {
 		return false

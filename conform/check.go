@@ -20,7 +20,7 @@ import (
 // Status is an item's verdict on the checklist.
 type Status string
 
-// Checklist verdicts (issue 11 §4).
+// Checklist verdicts.
 const (
 	// Pass: the module did what the protocol asks.
 	Pass Status = "pass"
@@ -357,7 +357,7 @@ func (c *checker) unknownCapability(ctx context.Context) Item {
 	return Item{Status: Skipped, Name: name, Capability: UnknownCapability, Detail: "every capability needs approval: pass --yes"}
 }
 
-// judge gives a run of a generated input its verdict (issue 11 §4).
+// judge gives a run of a generated input its verdict.
 func judge(res *runner.Result, valid bool) (Status, string) {
 	if res.Host != nil {
 		return Fail, hostDetail(res)

@@ -1,5 +1,5 @@
 // Package conform is modbay's conformance run of a module (`modbay
-// check`, issue 11 §4): inputs generated from a capability's request
+// check`): inputs generated from a capability's request
 // schema (Generate), and the checklist of a module's describes, verdict
 // and invokes judged by the host's own rules (Check).
 //

@@ -35,7 +35,7 @@ func benchSpawn(b *testing.B, spec Spec) {
 // BenchmarkSpawnPlain is the uncontained baseline: a process group only.
 func BenchmarkSpawnPlain(b *testing.B) { benchSpawn(b, Spec{Mode: ModeOff}) }
 
-// BenchmarkSpawnContained is what every module run pays (issue 10 budget:
+// BenchmarkSpawnContained is what every module run pays (budget:
 // at most 5 ms over BenchmarkSpawnPlain).
 func BenchmarkSpawnContained(b *testing.B) { benchSpawn(b, Spec{}) }
 

@@ -1,27 +1,8 @@
-// Package contain starts a module process contained by the kernel (issue
-// 10): its own session with no controlling terminal, its own PID (and, not
-// granted the network, network) namespace, Landlock confining the
-// filesystem to its grants (and execution to itself, its interpreters and
-// its granted binaries when no subprocess is granted), as root a mount
-// namespace read-only outside its rw roots, a seccomp filter refusing Unix
-// sockets, no_new_privs and no capabilities, every inherited descriptor
-// above 2 closed, resource limits (a pids cgroup of its own for the
-// processes limit where one can be made) set before its first
-// instruction. It records what was applied, layer by layer, as an
-// Enforcement.
-//
-// Go cannot run code between fork and exec, so the restrictions are put on
-// one locked OS thread first and the child inherits them at clone: a
-// goroutine locks its thread (and never unlocks it, so the thread dies with
-// the goroutine), as root unshares its mount namespace and remounts it
-// read-only but for the rw roots, sets no_new_privs, drops what root would carry across
-// execve, applies Landlock and seccomp to that thread only (no TSYNC, the
-// rest of the host is untouched), and calls cmd.Start from it. The child
-// is started traced, so it stops right after execve: the host checks its
-// capabilities and namespaces in /proc, applies the resource limits, and
-// only then lets it run. The thread stays parked until the module exits,
-// so the parent-death signal (which follows the creating thread) fires
-// only if the host itself dies.
+// Package contain starts a module process contained by the kernel (its own
+// session and PID and network namespaces, Landlock, a read-only mount
+// namespace as root, seccomp, no_new_privs, resource limits) and records
+// what was applied, layer by layer, as an Enforcement. docs/containment.md
+// says how, and why from one locked OS thread.
 package contain
 
 import (

@@ -72,7 +72,7 @@ func metadataText(mountNS, seccomp bool, unixSockets string) string {
 }
 
 // Enforcement is what was applied to one module process, layer by layer,
-// as observed when it started (issue 10 §Honesty): never what was asked
+// as observed when it started: never what was asked
 // for. Every field is a short phrase for the screen and for
 // `invoke --json`.
 type Enforcement struct {

@@ -28,8 +28,7 @@ var machineRead = []string{"/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/pro
 var networkRead = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf", "/etc/ssl/certs", "/etc/ca-certificates",
 	"/etc/pki/tls/certs", "/etc/ca-certificates.conf"}
 
-// rules builds the Landlock allowlist of spec (design note: containment.md
-// §Exec allowlist). /tmp, /run, /proc, /sys, /dev/tty, the person's home
+// rules builds the Landlock allowlist of spec (docs/containment.md). /tmp, /run, /proc, /sys, /dev/tty, the person's home
 // and modbay's home state are in no rule.
 func (s Spec) rules() []rule {
 	var rs []rule

@@ -1,27 +1,8 @@
-// Package examples holds modbay's built-in example modules: real modules
-// speaking xibodev.module/v1 (docs/protocol.md), run by re-executing the modbay
-// binary as
-//
-//	modbay example-module <id> module describe --json
-//	modbay example-module <id> module invoke <capability> --input <abs request file>
-//
-// so they cross exactly the same wire as any third-party module: argv in,
-// one envelope out on stdout, progress lines on stderr, artifacts as files
-// under the roots the host supplied (docs/protocol.md §3, §4, §6, §8).
-//
-// The examples are:
-//
-//   - notes: summarizes markdown files of the workspace into a report, a
-//     CSV table and a JSON summary (local, free).
-//   - fetch: fetches one URL over HTTP into the workspace (network, unknown
-//     cost).
-//   - transcode: needs a binary that is never installed, to show "needs
-//     setup" and missing_requirement.
-//   - render-farm: a long-running job polled to completion, with job state
-//     in a host-supplied write root (docs/protocol.md §12).
-//
-// InstallDemoHome lays them out in a modbay home, with launchers, bundle
-// files (README, skills, agent overlays) and a seeded workspace.
+// Package examples holds modbay's built-in example modules (notes, fetch,
+// transcode, render-farm): real modules run by re-executing the modbay
+// binary as `modbay example-module <id> module …`, so they cross the same
+// wire as any module (docs/protocol.md §3, §4, §6, §8). InstallDemoHome lays
+// them out in a home with launchers, bundle files and a seeded workspace.
 package examples
 
 import (
@@ -98,8 +79,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // Describe is the stdout of `example-module <id> module describe --json`
 // (Main's describe), produced in this process: the host answers the
-// examples' describes with it instead of re-executing the binary (issue
-// 15). An unknown id gives the same error envelope Main would print.
+// examples' describes with it instead of re-executing the binary
+// (start-up stays fast). An unknown id gives the same error envelope Main would print.
 func Describe(id string) []byte {
 	var b bytes.Buffer
 	run(context.Background(), []string{id, "module", modproto.OperationDescribe, "--json"}, io.Discard).emit(&b)

@@ -133,7 +133,7 @@ func checkBundleDoc(t *testing.T, id, rel, digest string, tokens int) {
 	}
 }
 
-// checkSkillFrontMatter checks a SKILL.md's front matter (SKILLS.md): name
+// checkSkillFrontMatter checks a SKILL.md's front matter (docs/skills.md "SKILL.md"): name
 // equal to its folder, lowercase letters, digits and -, and a description.
 func checkSkillFrontMatter(t *testing.T, id, rel string) {
 	t.Helper()

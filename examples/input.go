@@ -3,6 +3,7 @@ package examples
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 )
@@ -31,7 +32,7 @@ func parseInput(raw json.RawMessage, schema string, allowed []string) (*input, e
 		return nil, invalidField(schema, "input", nil, "input must be a JSON object")
 	}
 	if allowed != nil {
-		for _, k := range sortedKeys(in.fields) {
+		for _, k := range slices.Sorted(maps.Keys(in.fields)) {
 			if !slices.Contains(allowed, k) {
 				return nil, invalidField(schema, k, map[string]any{"allowed": allowed}, "unknown input field %q (allowed: %q)", k, allowed)
 			}
@@ -131,14 +132,4 @@ func (in *input) check() error {
 		return in.err
 	}
 	return nil
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

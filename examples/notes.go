@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 )
 
@@ -593,7 +594,7 @@ func notesMarkdown(title, pattern, requestID string, files []noteStats, t noteTo
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(cleanText(title)))
 	fmt.Fprintf(&b, "%d %s matching %s in the workspace: **%d** words, **%d** lines, %s.\n\n",
-		t.Files, plural(t.Files, "file", "files"), mdCode(pattern), t.Words, t.Lines, humanBytes(t.Bytes))
+		t.Files, words.Plural(t.Files, "file", "files"), mdCode(pattern), t.Words, t.Lines, humanBytes(t.Bytes))
 	b.WriteString("## Files\n\n")
 	if len(files) == 0 {
 		b.WriteString("_No file matched._\n")
@@ -603,8 +604,8 @@ func notesMarkdown(title, pattern, requestID string, files []noteStats, t noteTo
 		if f.FirstHeading != "" {
 			heading = "first heading *" + mdEscape(f.FirstHeading) + "*"
 		}
-		fmt.Fprintf(&b, "- %s: %d %s, %d %s, %s\n", mdCode(f.Path), f.Words, plural(f.Words, "word", "words"),
-			f.Lines, plural(f.Lines, "line", "lines"), heading)
+		fmt.Fprintf(&b, "- %s: %d %s, %d %s, %s\n", mdCode(f.Path), f.Words, words.Plural(f.Words, "word", "words"),
+			f.Lines, words.Plural(f.Lines, "line", "lines"), heading)
 	}
 	if table {
 		b.WriteString("\n## Table\n\n")
@@ -649,7 +650,7 @@ func runNotesEcho(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	c.progress("echoing %d input %s", len(in.fields), plural(len(in.fields), "field", "fields"))
+	c.progress("echoing %d input %s", len(in.fields), words.Plural(len(in.fields), "field", "fields"))
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")

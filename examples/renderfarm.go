@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 )
 
@@ -312,7 +313,7 @@ func runFarmStatus(c *call) (any, error) {
 		return nil, err
 	}
 	result["state"], result["percent"] = jobSucceeded, 100
-	result["detail"] = fmt.Sprintf("rendered %d %s of %s", job.Frames, plural(job.Frames, "frame", "frames"), job.Scene)
+	result["detail"] = fmt.Sprintf("rendered %d %s of %s", job.Frames, words.Plural(job.Frames, "frame", "frames"), job.Scene)
 	return result, nil
 }
 
@@ -342,7 +343,7 @@ func farmTimeline(j *farmJob) ([]byte, error) {
 func farmLog(j *farmJob) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Render log: %s\n\n", j.Scene)
-	fmt.Fprintf(&b, "Job `%s` rendered **%d %s** of the *%s* scene in %s.\n\n", j.JobID, j.Frames, plural(j.Frames, "frame", "frames"), j.Scene, j.duration())
+	fmt.Fprintf(&b, "Job `%s` rendered **%d %s** of the *%s* scene in %s.\n\n", j.JobID, j.Frames, words.Plural(j.Frames, "frame", "frames"), j.Scene, j.duration())
 	b.WriteString("## Settings\n\n| Setting | Value |\n| --- | --- |\n")
 	fmt.Fprintf(&b, "| Scene | %s |\n| Frames | %d |\n| Time per frame | %d ms |\n| Started | %s |\n\n",
 		j.Scene, j.Frames, j.FrameMS, j.StartedAt.Format(time.RFC3339))

@@ -2,6 +2,7 @@ package examples
 
 import (
 	"fmt"
+	"modbay/internal/words"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,19 +70,11 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// plural picks the singular for n == 1.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // humanBytes formats n as "812 bytes", "3.4 KiB" or "1.2 MiB".
 func humanBytes(n int64) string {
 	switch {
 	case n < 1024:
-		return fmt.Sprintf("%d %s", n, plural(int(n), "byte", "bytes"))
+		return fmt.Sprintf("%d %s", n, words.Plural(int(n), "byte", "bytes"))
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	default:

@@ -58,7 +58,7 @@ func BenchmarkList10000(b *testing.B) {
 
 // BenchmarkRecordRun: what recording costs one run, Begin then Finish, in a
 // history of 1 000 runs (the writes, their fsyncs, the index lines and the
-// pruning scan): it is on the critical path of every invoke (issue 15).
+// pruning scan): it is on the critical path of every invoke.
 func BenchmarkRecordRun(b *testing.B) {
 	s := fillHistory(b, 1000)
 	b.ResetTimer()

@@ -4,8 +4,8 @@ import (
 	"modbay/runner"
 )
 
-// CommandLine is the `modbay invoke` line that repeats a recorded run
-// (issue 12 "copy as command"): runner.InvokeLine, the line invoke
+// CommandLine is the `modbay invoke` line that repeats a recorded run ("copy as command"):
+// runner.InvokeLine, the line invoke
 // --trace prints, with the input as recorded, whose secret values were
 // masked when it was written (RedactedInput, the one redaction rule), and
 // an --artifact ROOT=RUN:ARTIFACT_ID for each artifact handed to the run.

@@ -31,8 +31,7 @@ func ParseArtifactRef(s string) (ArtifactRef, error) {
 }
 
 // HandoffFile finds the artifact ref names in the history and returns it
-// as a file to hand to read root root of another run (issue 12
-// §Handoff): its staged bytes, which must lie in artifactsDir (the
+// as a file to hand to read root root of another run: its staged bytes, which must lie in artifactsDir (the
 // home's store; a record naming anything else is refused), under the
 // base name of its declared path, with its digest to check the copy.
 // Errors: ErrNotFound or ErrBadID (wrapped), a *DamagedError, or a run

@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/json"
+	"modbay/internal/jsonptr"
 	"strconv"
 	"strings"
 )
@@ -35,7 +36,7 @@ func WithoutRedacted(input json.RawMessage, paths []string) json.RawMessage {
 // remove deletes the value at tokens (unescaped JSON pointer tokens)
 // beneath v.
 func remove(v any, tokens []string) any {
-	tok := strings.ReplaceAll(strings.ReplaceAll(tokens[0], "~1", "/"), "~0", "~")
+	tok := jsonptr.Unescape(tokens[0])
 	switch c := v.(type) {
 	case map[string]any:
 		if len(tokens) == 1 {

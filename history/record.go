@@ -1,23 +1,7 @@
-// Package history records every run modbay makes (the cockpit's, `modbay
-// invoke`'s, re-runs, and the polls of a long-running job, grouped under
-// the run that started it) under <home>/history, so a run's result, its
-// input and its artifacts can be come back to after the screen that showed
-// them is gone (issue 12).
-//
-// One record per run, <home>/history/runs/<run id>.json, where the run id
-// is the request's request_id. Every write is atomic (a temporary file,
-// fsync, rename, fsync of the directory; a run's first "running" record skips
-// the directory's fsync): a process killed during a write
-// leaves the earlier records as they were, and a record that cannot be
-// read is skipped with a warning. An index (index.tsv, one summary line
-// per write, the last line of an id winning) lists runs without reading
-// every record; it is rebuilt from the records where it falls short.
-// Several modbay processes may share a home: writers take an exclusive
-// flock on <home>/history/lock, and the process running or polling a run
-// holds <home>/history/locks/<run id>.lock, so a job has one poller.
-// Files are private (0600, directories 0700); values of fields the
-// request schema marks writeOnly or format: password are never written
-// (schema.Redact).
+// Package history records every run modbay makes under <home>/history (one
+// record per run, atomic writes, an index, flock across processes, one
+// poller per job, secrets never written), so a run can be come back to
+// after its screen is gone. docs/internals.md "History" gives the rules.
 package history
 
 import (
@@ -153,8 +137,8 @@ type Record struct {
 	Job *Job `json:"job,omitempty"`
 	// Cancel is the outcome of stopping the job, when someone did.
 	Cancel *CancelOutcome `json:"cancel,omitempty"`
-	// Handoff lists the artifacts of other runs handed to this one
-	// (issue 12 §Handoff): where each came from and where it was put.
+	// Handoff lists the artifacts of other runs handed to this one:
+	// where each came from and where it was put.
 	Handoff []Handed `json:"handoff,omitempty"`
 	// SentUnchecked is true when the person sent the input anyway, not
 	// checked against the request schema (runner.Plan.Unchecked).

@@ -7,10 +7,10 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"modbay/internal/jsonptr"
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
@@ -151,7 +151,7 @@ func maskedPaths(orig, masked any, at string, out []string) []string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			tok := strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+			tok := jsonptr.Escape(k)
 			out = maskedPaths(o[k], m[k], at+"/"+tok, out)
 		}
 	case []any:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/words"
 )
 
 // Names under the history directory.
@@ -163,7 +164,7 @@ const (
 	// for a run no process holds is checked against the record (summaries).
 	// A power loss that drops Finish's line leaves that stale "running"
 	// line or none, and either way the record is read. One fsync less on
-	// every run's critical path (issue 15: host overhead per invoke).
+	// every run's critical path (host overhead per invoke).
 	writeFinal
 	// writeRunning syncs only the record's bytes (putRunning).
 	writeRunning
@@ -175,7 +176,7 @@ const (
 // and nothing is pruned. A power loss may forget a run that was still
 // running, never damage one; Finish's write (writeFinal) makes it durable
 // and prunes when due. It saves two of the three fsyncs and the pruning
-// scan on every run's critical path (issue 15: host overhead per invoke).
+// scan on every run's critical path (host overhead per invoke).
 func (s *Store) putRunning(rec *Record) error { return s.put(rec, writeRunning) }
 
 // putFinal is Finish's write (writeFinal).
@@ -390,7 +391,7 @@ func (s *Store) readIndex() (byID map[string]Summary, lines int, warns []string)
 		byID[sum.RunID] = sum
 	}
 	if damaged > 0 {
-		warns = append(warns, fmt.Sprintf("%d damaged history index %s skipped", damaged, plural(damaged, "line", "lines")))
+		warns = append(warns, fmt.Sprintf("%d damaged history index %s skipped", damaged, words.Plural(damaged, "line", "lines")))
 	}
 	return byID, lines, warns
 }
@@ -456,7 +457,7 @@ type maintenance struct {
 }
 
 // maintainDue reports whether a write that left the index at idx must
-// run maintain. The rule (issue 15: no scan of the whole history on every
+// run maintain. The rule (no scan of the whole history on every
 // run): maintain runs when there is no usable record of the last one
 // (maintName missing, damaged, or naming another index file or a larger
 // one), when the runs and bytes it counted plus every run and byte the
@@ -683,12 +684,4 @@ func writeAtomicSync(path string, b []byte, syncDir bool) error {
 		d.Close()
 	}
 	return nil
-}
-
-// plural is one or many by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/words"
 	"modbay/runner"
 )
 
-// The tool list of a server is not asked for on every list (issue 14
-// §Containment and lifetime): the host's describe cache keeps it under
+// The tool list of a server is not asked for on every list: the host's describe cache keeps it under
 // the driver's Fingerprint, which digests the config entry, the server
 // version last seen and a refresh epoch. Those two live in a small state
 // file per server, <home>/cache/mcp/<id>.json (0600): a connect that
@@ -270,17 +270,5 @@ func pruneStates(cacheDir string, ids map[string]config.MCPServer) {
 }
 
 // ListedAge says how old a cached tool list is, for list and the
-// cockpit: "tools as of just now", "tools as of 3 min ago", "… 2 h ago",
-// "… 4 days ago" (at listed, now the clock).
-func ListedAge(at, now time.Time) string {
-	d := now.Sub(at)
-	switch {
-	case d < time.Minute:
-		return "tools as of just now"
-	case d < time.Hour:
-		return fmt.Sprintf("tools as of %d min ago", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("tools as of %d h ago", int(d/time.Hour))
-	}
-	return fmt.Sprintf("tools as of %d days ago", int(d/(24*time.Hour)))
-}
+// cockpit: "tools as of " and words.Ago ("just now", "3m ago", ...).
+func ListedAge(at, now time.Time) string { return "tools as of " + words.Ago(now, at) }

@@ -80,7 +80,7 @@ func TestListCache(t *testing.T) {
 	if !m.DescribedAt.Equal(first) {
 		t.Errorf("cached list dated %v, want its listing time %v", m.DescribedAt, first)
 	}
-	if got := ListedAge(m.DescribedAt, m.DescribedAt.Add(3*time.Minute+10*time.Second)); got != "tools as of 3 min ago" {
+	if got := ListedAge(m.DescribedAt, m.DescribedAt.Add(3*time.Minute+10*time.Second)); got != "tools as of 3m ago" {
 		t.Errorf("ListedAge = %q", got)
 	}
 	fi, err := os.Stat(filepath.Join(home, "cache", cacheSubdir, "test.json"))

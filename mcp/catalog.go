@@ -17,7 +17,7 @@ const MaxCatalog = 50
 const maxCatalogLine = 160
 
 // Catalog is what a server offers beside its tools, shown read-only in
-// the cockpit's detail pane (issue 14 §Cockpit and CLI): one line per
+// the cockpit's detail pane: one line per
 // resource ("name — uri · media type") and per prompt ("name — description
 // (arguments)"), sanitized and bounded (MaxCatalog, maxCatalogLine).
 // More says how many more the server listed past the bound.

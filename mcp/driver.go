@@ -1,4 +1,4 @@
-// Package mcp makes MCP servers modules (issue 14): each configured server
+// Package mcp makes MCP servers modules: each configured server
 // (config.yaml mcp_servers) is a module driven through runner.Driver, each
 // of its tools a capability, so planning, approval, grants, envelope and
 // artifact checks and staging stay the host's, whatever the source (as
@@ -499,8 +499,8 @@ const maxChallenge = 300
 
 // oauthEnvelope is the describe envelope of a remote server that
 // answered 401: no tools, and one unmet requirement saying it needs OAuth
-// sign-in (issue 14 §Secrets: listed as needs setup; OAuth itself is
-// later work) or a token in headers.
+// sign-in (listed as needs setup; modbay does not sign in itself) or a
+// token in headers.
 func oauthEnvelope(id, challenge string) *modproto.Envelope {
 	c := oneLine(render.SanitizeLine(challenge))
 	if r := []rune(c); len(r) > maxChallenge {

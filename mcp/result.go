@@ -29,7 +29,7 @@ const CodeMCPError = "host.mcp_error"
 const maxErrorMessage = 500
 
 // replyOf turns a tools/call result into an invoke envelope answering req
-// and its content blocks (issue 14 §Results as artifacts): each content
+// and its content blocks: each content
 // block becomes a ContentBlock the host verifies and stages — text as
 // markdown (JSON text as json), images and audio by their media type,
 // embedded resources by theirs, resource links as a JSON record of the

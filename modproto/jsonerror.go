@@ -22,7 +22,8 @@ const MsgBadJSON = "not valid JSON"
 // JSONProblem says why raw is not one JSON value, in plain words, with
 // where (line and column, counted from 1, columns in characters) when the
 // decoder says; "" when raw is one. Every JSON input a person types (a
-// form field, invoke --input, --elicit-input) is judged by it: a bare word is "strings need quotes", a
+// form field, invoke --input, --elicit-input) is judged by it: a bare
+// word is "strings need quotes", a
 // trailing comma, a missing comma, single quotes and an early end each get
 // their own words; anything else keeps the decoder's.
 func JSONProblem(raw []byte) string {

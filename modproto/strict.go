@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
 
-// This file holds the strict key walk behind `modbay validate` (issue 11
-// §3): the raw JSON of a describe envelope or a descriptor is walked
+// This file holds the strict key walk behind `modbay validate`: the raw JSON of a describe envelope or a descriptor is walked
 // against the field sets of the protocol's types, so a misspelled key
 // (which encoding/json drops without a word) is reported with the closest
 // known name, and a value of the wrong JSON type is reported with the
@@ -187,7 +188,7 @@ func (w *keyWalker) walk(raw []byte, sh *shape, p string) {
 		if json.Unmarshal(raw, &m) != nil {
 			return
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			w.walk(bytes.TrimSpace(m[k]), sh.elem, fmt.Sprintf("%s[%q]", p, k))
 		}
 	case kindObject:
@@ -195,7 +196,7 @@ func (w *keyWalker) walk(raw []byte, sh *shape, p string) {
 		if json.Unmarshal(raw, &m) != nil {
 			return
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			kp := joinPath(p, k)
 			f, known := sh.fields[k]
 			if known {
@@ -375,7 +376,7 @@ func CheckDescriptorShape(d *Descriptor) (warns ValidationErrors) {
 	for _, c := range d.Capabilities {
 		used[c.RequestSchema] = true
 	}
-	for _, k := range sortedKeys(d.RequestSchemas) {
+	for _, k := range slices.Sorted(maps.Keys(d.RequestSchemas)) {
 		if !used[k] {
 			warns = append(warns, ValidationError{fmt.Sprintf("request_schemas[%q]", k), "no capability's request_schema references it"})
 		}

@@ -1,9 +1,7 @@
-// Package modproto holds the xibodev.module/v1 wire protocol: its types, its
-// constants, normalization, validation and decoding. It imports nothing of
+// Package modproto holds the xibodev.module/v1 wire protocol: its types
+// (with the protocol's JSON names), constants, normalization, validation
+// and decoding, as docs/protocol.md states them. It imports nothing of
 // modbay's own; every other package builds on it.
-//
-// The types mirror shared/spec/modproto.go.txt field for field, with the same
-// JSON names. Where docs/protocol.md and a comment in that file differ, docs/protocol.md stands.
 package modproto
 
 import "encoding/json"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -85,7 +86,7 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		name string
 		m    map[string]json.RawMessage
 	}{{"request_schemas", d.RequestSchemas}, {"result_schemas", d.ResultSchemas}, {"artifact_schemas", d.ArtifactSchemas}} {
-		for _, k := range sortedKeys(m.m) {
+		for _, k := range slices.Sorted(maps.Keys(m.m)) {
 			p := fmt.Sprintf("%s[%q]", m.name, k)
 			if msg := checkSchemaDoc(k, m.m[k]); msg != "" {
 				add(p, "%s", msg)
@@ -270,13 +271,4 @@ func (d *Descriptor) Capability(id string) *Capability {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

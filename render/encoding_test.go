@@ -65,7 +65,7 @@ func TestDecodeText(t *testing.T) {
 	}
 }
 
-// TestArtifactUTF16CSV is the bug report's case (issue 8 §5): a CSV saved
+// TestArtifactUTF16CSV is the bug report's case: a CSV saved
 // as "Unicode text" (UTF-16LE with a BOM) showed a NUL in every cell; text
 // in UTF-16 was called binary.
 func TestArtifactUTF16CSV(t *testing.T) {

@@ -57,7 +57,7 @@ func sameText(t *testing.T, whole, chunked string) {
 	}
 }
 
-// TestMarkdownChunkedReferenceLinks is the bug report's case (issue 8 §5):
+// TestMarkdownChunkedReferenceLinks is the bug report's case:
 // reference-style link definitions at the end of a long file are shown
 // literally ("[install guide][install]") in every chunk but the last.
 func TestMarkdownChunkedReferenceLinks(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestMarkdownStructure pins block structure glamour's own renderer loses
-// (issue 8 §5): each case is rendered without color at 60 columns and the
+// TestMarkdownStructure pins block structure glamour's own renderer loses:
+// each case is rendered without color at 60 columns and the
 // lines that must appear (trailing spaces dropped) are checked in order.
 func TestMarkdownStructure(t *testing.T) {
 	long := "https://example.com/a/very/long/path/that/goes/on/and/on/for/a/while/index.html"

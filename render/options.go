@@ -1,16 +1,8 @@
-// Package render turns artifact bytes into terminal text.
-//
-// Every function here is pure: its output depends only on the bytes, the
-// [Options] (width and theme) and the artifact's metadata. Nothing runs a
-// module, reads a file or touches the network; the caller reads the verified
-// artifact and hands its bytes in. All text that came from a module passes
-// through [Sanitize] before it reaches the output, so no escape sequence from
-// an artifact can act on the terminal: with [Options.NoColor] the output
-// contains no ESC byte at all, and otherwise the only escape sequences are the
-// styling this package (or glamour) adds.
-//
-// The presentation primitive is chosen by [Resolve] (docs/protocol.md §10) and
-// [Artifact] dispatches on it.
+// Package render turns artifact bytes into terminal text with pure
+// functions of (bytes, [Options], metadata): nothing here runs a module,
+// reads a file or touches the network, and every module byte passes
+// [Sanitize] (with [Options.NoColor] the output holds no ESC byte). [Artifact]
+// dispatches on the primitive [Resolve] picks (docs/protocol.md §10).
 package render
 
 import (

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 )
 
@@ -660,7 +661,7 @@ func renderTable(td *TableData, o Options) string {
 		}
 	}
 	if td.Skipped > 0 {
-		notes = append(notes, fmt.Sprintf("%d malformed %s skipped", td.Skipped, plural(td.Skipped, "record", "records")))
+		notes = append(notes, fmt.Sprintf("%d malformed %s skipped", td.Skipped, words.Plural(td.Skipped, "record", "records")))
 	}
 	if len(notes) > 0 {
 		b.WriteString(o.style(p.muted).Render(ansi.Wrap(strings.Join(notes, ", "), width, "")))
@@ -730,12 +731,4 @@ func columnWidths(natural []int, width int) []int {
 		}
 	}
 	return out
-}
-
-// plural returns one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"modbay/internal/words"
 	"sort"
 	"strings"
 	"time"
@@ -293,7 +294,7 @@ func renderTimeline(td *TimelineData, o Options) string {
 	if !td.Origin.IsZero() {
 		sub = append(sub, "started "+td.Origin.UTC().Format("2006-01-02 15:04:05Z"))
 	}
-	sub = append(sub, fmt.Sprintf("%d %s", len(td.Events), plural(len(td.Events), "event", "events")),
+	sub = append(sub, fmt.Sprintf("%d %s", len(td.Events), words.Plural(len(td.Events), "event", "events")),
 		"total "+FormatDuration(td.Total, td.Unit))
 	b.WriteString(ansi.Wrap(o.style(p.muted).Render(strings.Join(sub, " · ")), width, ""))
 	b.WriteString("\n\n")

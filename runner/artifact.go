@@ -218,7 +218,7 @@ func (e *digestMismatch) Error() string { return "digest mismatch: file hashes t
 // <artifacts>/sha256/<first 2 hex>/<64 hex>, mode 0444 (docs/protocol.md §8). The
 // copy goes to a temp file in the store and is renamed into place only
 // when its hash equals want, over any file already there (an existing
-// store file is never trusted, issue 10). It returns the staged path and the bytes read.
+// store file is never trusted). It returns the staged path and the bytes read.
 func (h *Host) stage(r io.Reader, want string) (string, int64, error) {
 	store := h.cfg.ArtifactsDir()
 	tmpDir := filepath.Join(store, "tmp")

@@ -78,7 +78,7 @@ func BenchmarkInvokeEcho(b *testing.B) {
 // TMPDIR-only environment and scratch working directory, its stdout read
 // whole. BenchmarkInvokeEcho minus this is the host's overhead per invoke
 // (plan, request file, spawn bookkeeping, envelope and artifact checks,
-// the sweep), start-up and containment excluded (issue 15: ≤ 5 ms).
+// the sweep), start-up and containment excluded (≤ 5 ms).
 func BenchmarkInvokeEchoDirect(b *testing.B) {
 	f := newFixture(b)
 	f.addModule("bench", "good")
@@ -128,7 +128,7 @@ func BenchmarkValidateInput(b *testing.B) {
 }
 
 // largeExeSize is the size of a "real" module executable in the discovery
-// benchmarks: Go and Rust modules are 10–40 MB (issue 15).
+// benchmarks: Go and Rust modules are 10–40 MB.
 const largeExeSize = 20 << 20
 
 // addLargeModules installs n modules whose launchers are padded to
@@ -147,7 +147,7 @@ func (f *fixture) addLargeModules(n int) {
 
 // BenchmarkDiscoverCachedLarge: warm discovery of 10 modules of 20 MB
 // each, every describe cached: the identity check is all that is left
-// (docs/protocol.md §2: no hashing when the executable's stat is unchanged).
+// (docs/protocol.md §18: no hashing when the executable's stat is unchanged).
 func BenchmarkDiscoverCachedLarge(b *testing.B) {
 	f := newFixture(b)
 	f.addLargeModules(10)
@@ -206,7 +206,7 @@ func reportHostCPU(b *testing.B) {
 }
 
 // BenchmarkDiscoverWarm200: warm discovery of 200 modules, every describe
-// cached (issue 15: ≤ 50 ms for 200 modules, start-up excluded here): the
+// cached (≤ 50 ms for 200 modules, start-up excluded here): the
 // candidates' walk, each module's identity and bundle check, the cache
 // entries read and decoded, the claim order.
 func BenchmarkDiscoverWarm200(b *testing.B) {

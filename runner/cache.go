@@ -30,7 +30,7 @@ type describeCacheKey struct {
 // The file is the entry without Stdout as one JSON line, then Stdout's
 // bytes as they were: a warm discovery decodes the small header and hands
 // the stdout to applyVerdict, without scanning it as part of the header
-// (issue 15: warm discovery of 200 modules).
+// (warm discovery of 200 modules).
 type describeCacheEntry struct {
 	Key         describeCacheKey `json:"key"`
 	Stdout      json.RawMessage  `json:"-"`
@@ -42,7 +42,7 @@ type describeCacheEntry struct {
 
 // cachedVerdict is modbay's own verdict on a described descriptor
 // (envelope and descriptor validation, request schema compilation;
-// docs/protocol.md §2 modbay), cached with it and trusted only by the same build:
+// docs/protocol.md §18), cached with it and trusted only by the same build:
 // a new modbay re-judges every cached describe.
 type cachedVerdict struct {
 	BuildID    string                    `json:"build_id"`

@@ -17,7 +17,7 @@ import (
 // namespace would renumber; contain_test.go runs fakes contained.
 var defaultSandbox = contain.ModeAuto
 
-// containSpec is what a module may touch in one run (issue 10): its own
+// containSpec is what a module may touch in one run: its own
 // directory, the request's roots by mode, its resolved binaries, the
 // network only when granted, execution narrowed when no subprocess is
 // granted, and the config's limits and sandbox mode.

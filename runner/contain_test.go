@@ -92,8 +92,8 @@ func TestContainedDeadlineKillsTheTree(t *testing.T) {
 }
 
 // BenchmarkInvokeEchoContained is BenchmarkInvokeEcho contained (sandbox:
-// auto): the difference is what containment costs per run (issue 10
-// budget: at most 5 ms).
+// auto): the difference is what containment costs per run (budget:
+// at most 5 ms).
 func BenchmarkInvokeEchoContained(b *testing.B) {
 	f := newFixture(b)
 	f.cfg.Sandbox = config.SandboxAuto

@@ -149,7 +149,7 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 }
 
 // Redescribe describes m again through its driver, bypassing the describe
-// cache (docs/protocol.md §2 modbay) and refreshing its entry, and returns a fresh
+// cache (docs/protocol.md §18) and refreshing its entry, and returns a fresh
 // Module. Use it after a person fixed a requirement: the cache is keyed on
 // the source identity, and a module's own probes can change without it.
 func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
@@ -437,7 +437,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 		}
 		return false
 	}
-	// Strict keys (issue 11 §3): an unknown envelope key is a warning.
+	// Strict keys: an unknown envelope key is a warning.
 	_, envWarns := modproto.CheckEnvelopeKeys(stdout)
 	if !acceptDescribeEnvelope(m, env, expectID, envWarns) {
 		return false
@@ -460,7 +460,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 
 // acceptDescribeEnvelope is the envelope half of judging a describe
 // answer, the same for decoded bytes (judgeDescribe) and a driver's built
-// answer (judgeBuilt): the envelope's rules (docs/protocol.md §5), its key
+// answer (judgeBuilt): the envelope's rules (docs/protocol.md §6), its key
 // warnings (keyWarns, nil when none were scanned), its own warnings, and
 // ok. false means m is broken.
 func acceptDescribeEnvelope(m *Module, env *modproto.Envelope, expectID string, keyWarns modproto.ValidationErrors) bool {

@@ -210,7 +210,7 @@ func TestDescribeCache(t *testing.T) {
 		t.Errorf("after a change: cached %v, describes %d", m.Cached, f.describeCount("cached"))
 	}
 	// Same bytes, new mtime: hashed again, still a hit (the key is the
-	// sha256; docs/protocol.md §2), and the identity record follows the new stat.
+	// sha256; docs/protocol.md §18), and the identity record follows the new stat.
 	later := time.Now().Add(time.Hour)
 	if err := os.Chtimes(exe, later, later); err != nil {
 		t.Fatal(err)

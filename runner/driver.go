@@ -28,7 +28,7 @@ type Driver interface {
 	Key() string
 
 	// Fingerprint identifies exactly what Describe would describe now, for
-	// the describe cache (docs/protocol.md §2 modbay): a process gives its
+	// the describe cache (docs/protocol.md §18): a process gives its
 	// executable's sha256 and, in its own module directory, the listing
 	// of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached
@@ -73,8 +73,8 @@ type Description struct {
 	// cleanly or the driver starts no process, -1 when it did not exit.
 	// Recorded to explain a crash, never decisive (docs/protocol.md §3).
 	ExitCode int
-	// Enforcement is what containment applied to the describe's process
-	// (issue 10 §Honesty); zero for a driver that starts none.
+	// Enforcement is what containment applied to the describe's process,
+	// as observed when it started; zero for a driver that starts none.
 	Enforcement contain.Enforcement
 	// Built, if non-nil, is Envelope as the driver built it in memory
 	// (BuiltDescribe): the host judges these values instead of decoding
@@ -131,7 +131,7 @@ type Call struct {
 	Encoded []byte
 	// Contain is the host's containment policy for this call: the
 	// request's roots by mode, the resolved binaries, the network only
-	// when granted, limits and sandbox mode (issue 10). A driver that
+	// when granted, limits and sandbox mode. A driver that
 	// starts processes applies it to every one of them.
 	Contain contain.Spec
 
@@ -329,7 +329,7 @@ const (
 	FramePhase = "phase"
 )
 
-// Phases of a call, as FramePhase frames name them (issue 11 §6). Each
+// Phases of a call, as FramePhase frames name them. Each
 // frame marks the moment the phase ended; PhaseStart marks the call's
 // start, from which the first phase is measured.
 const (

@@ -23,7 +23,7 @@ type ProcessDriver struct {
 	Exe string
 	// Dir is the module's bundle directory; when the executable lives in
 	// its own module directory (<dir>/<name>/<name>), the files beside it
-	// are part of the fingerprint (docs/protocol.md §2 modbay). "" for none.
+	// are part of the fingerprint (docs/protocol.md §18). "" for none.
 	Dir string
 	// Uncached keeps describes out of the describe cache (Fingerprint
 	// returns ""): the built-in examples, whose launchers live in a
@@ -51,7 +51,7 @@ func (d *ProcessDriver) Key() string { return d.Exe }
 
 // Fingerprint is the executable's sha256 (hashing it whole) and, for an
 // executable in its own module directory, the listing of the files beside
-// it (docs/protocol.md §2 modbay); "" when Uncached.
+// it (docs/protocol.md §18); "" when Uncached.
 func (d *ProcessDriver) Fingerprint() (string, error) {
 	fp, _, err := d.fingerprintSince(nil)
 	return fp, err
@@ -59,7 +59,7 @@ func (d *ProcessDriver) Fingerprint() (string, error) {
 
 // identityFingerprinter is a driver whose fingerprint can reuse the
 // stat-keyed identity record of its previous describe, so that discovery
-// reads an unchanged executable not at all (docs/protocol.md §2 modbay).
+// reads an unchanged executable not at all (docs/protocol.md §18).
 type identityFingerprinter interface {
 	// fingerprintSince is Fingerprint, hashing the executable only when
 	// its stat differs from prev (nil: always), and the identity record

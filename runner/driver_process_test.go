@@ -46,7 +46,7 @@ func TestProcessDriverIdentityAndRecord(t *testing.T) {
 			t.Errorf("frame %s under %q", kinds[i], fr.RequestID)
 		}
 	}
-	// The process's frames (issue 11 §6), then the host's phases.
+	// The process's frames, then the host's phases.
 	want := []string{"sent phase", "sent argv", "sent env", "sent dir", "sent request", "received phase", "received phase",
 		"received phase", "received stdout", "received stderr", "received exit", "received phase", "received phase"}
 	if !slices.Equal(kinds, want) {

@@ -16,7 +16,7 @@ import (
 )
 
 // ExchangeStdoutShown bounds the stdout an Exchange keeps for display, in
-// bytes (issue 11 §6: the first 64 KiB; the envelope itself is judged
+// bytes (the first 64 KiB; the envelope itself is judged
 // whole by the host).
 const ExchangeStdoutShown = 64 << 10
 
@@ -260,7 +260,7 @@ func ModuleCallLine(exe, capability, requestFile string) string {
 		" module invoke " + ShellQuote(capability) + " --input " + ShellQuote(requestFile)
 }
 
-// CopyLines are a run's two copy actions (issue 11 §6), built the same
+// CopyLines are a run's two copy actions, built the same
 // way for `modbay invoke --trace` and the cockpit's raw exchange, so the
 // two show the same strings.
 type CopyLines struct {

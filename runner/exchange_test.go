@@ -11,7 +11,7 @@ import (
 // TestExchangeRecordsTheProcessCall: a run's raw exchange holds the argv
 // with the real request path, the environment (TMPDIR only), the working
 // directory, the request file's bytes as written, stdout as received, the
-// exit and every phase's timing (issue 11 §6).
+// exit and every phase's timing.
 func TestExchangeRecordsTheProcessCall(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

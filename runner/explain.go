@@ -10,7 +10,7 @@ import (
 )
 
 // Limits of the explanations given to a module's author when its stdout is
-// not an envelope (issue 11 §7).
+// not an envelope.
 const (
 	// noiseQuoteRunes bounds the quote of what stdout started with: enough
 	// to recognise a log line, short enough for one line.
@@ -31,7 +31,7 @@ const (
 //   - a field of the wrong JSON type: the field, the type expected and
 //     what was sent (modproto.WrongTypeDetail), never a Go type name.
 //
-// The code is left as it was: docs/protocol.md §5 says the exit code never decides
+// The code is left as it was: docs/protocol.md §3 says the exit code never decides
 // the outcome. Anything else keeps de's own detail.
 func explainDecode(de *modproto.DecodeError, stdout []byte, stderr string, exitCode int) string {
 	trimmed := bytes.TrimLeft(stdout, " \t\r\n")

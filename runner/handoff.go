@@ -18,7 +18,7 @@ import (
 	"modbay/modproto"
 )
 
-// Handoff directories (issue 12 §Handoff): one fresh directory per run
+// Handoff directories: one fresh directory per run
 // under <home>/handoff/<request id>/<root name>, holding copies of the
 // handed artifacts and nothing else, never the shared artifact store.
 const (
@@ -46,7 +46,7 @@ const (
 // does not match its digest. Nothing was run.
 var ErrHandoff = errors.New("handoff refused")
 
-// HandoffFile is one artifact handed to a run (issue 12 §Handoff): the
+// HandoffFile is one artifact handed to a run: the
 // bytes at Source (a staged artifact, <home>/artifacts/<sha256>) copied
 // into the handoff root as Name.
 type HandoffFile struct {

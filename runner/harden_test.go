@@ -11,7 +11,7 @@ import (
 	"modbay/modproto"
 )
 
-// The host side of issue 10: each misdeed below is done by a real module
+// The host side of containment: each misdeed below is done by a real module
 // process (the fake's t.art modes) against a default home, where the
 // workspace is <home>/workspace and the secret lives in <home>/outside.
 

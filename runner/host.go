@@ -87,7 +87,7 @@ type Host struct {
 	PollInterval    time.Duration
 	PollMaxInterval time.Duration
 	// NoCache makes every describe run afresh, never read from the
-	// describe cache (docs/protocol.md §2 modbay); a describe that passed still
+	// describe cache (docs/protocol.md §18); a describe that passed still
 	// refreshes its entry. The --no-cache flag sets it.
 	NoCache bool
 	// DescribeExample, when set, answers the describe of a built-in
@@ -95,7 +95,7 @@ type Host struct {
 	// of starting its launcher. The launchers re-execute this very binary
 	// (`modbay example-module <id> module describe --json`), so the
 	// envelope is the same bytes, judged the same way, without paying the
-	// binary's library init once per example at every start (issue 15).
+	// binary's library init once per example at every start.
 	// Invokes still start the launcher, contained. Set it before the first
 	// call, only for examples that are this binary's.
 	DescribeExample func(id string) []byte

@@ -22,7 +22,7 @@ import (
 )
 
 // exeIdentity is an executable's stat-keyed identity record, kept in its
-// describe cache entry (docs/protocol.md §2 modbay): the sha256 is recomputed only
+// describe cache entry (docs/protocol.md §18): the sha256 is recomputed only
 // when the device, inode, size, mtime or ctime (nanoseconds) changed, so a
 // warm discovery never reads an unchanged executable.
 type exeIdentity struct {
@@ -83,13 +83,13 @@ func identify(exe string, prev *exeIdentity) (exeIdentity, error) {
 }
 
 // maxDirEntries bounds the module directory listing in the describe cache
-// key (docs/protocol.md §2 modbay): enough for any launcher's sources, bounded for a
+// key (docs/protocol.md §18): enough for any launcher's sources, bounded for a
 // module directory that holds a whole tree.
 const maxDirEntries = 1000
 
 // skippedDirs are directories whose contents never enter the listing:
 // package caches and virtual environments change without the module
-// changing, and can be huge (docs/protocol.md §2 modbay). Dot-directories are
+// changing, and can be huge (docs/protocol.md §18). Dot-directories are
 // skipped as well.
 var skippedDirs = map[string]bool{"node_modules": true, "venv": true, ".venv": true, "__pycache__": true}
 
@@ -110,7 +110,7 @@ func dirListingDigest(dir, exe string) string {
 	// rel ("" for dir itself), in the order and with the skips of
 	// filepath.WalkDir (the same digest as walkListingDigest), but each
 	// entry is stat'ed relative to its directory's descriptor: no path is
-	// resolved from the root again (issue 15: warm discovery).
+	// resolved from the root again (warm discovery).
 	var walk func(d *os.File, rel string) bool
 	walk = func(d *os.File, rel string) bool {
 		ents, err := d.ReadDir(-1)
@@ -214,7 +214,7 @@ func walkListingDigest(dir, exe string) string {
 }
 
 // buildID identifies this modbay binary, for the verdict cached with each
-// describe (docs/protocol.md §2 modbay: modbay's own verdict is keyed also on its
+// describe (docs/protocol.md §18: modbay's own verdict is keyed also on its
 // build id, so a new modbay re-judges every cached descriptor). It is the
 // Go build id from the executable's ELF note, read once; where that cannot
 // be read, the module build info with the executable's size and mtime.

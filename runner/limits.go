@@ -14,14 +14,13 @@ const (
 	// schema the module knows (facet's is 231 KB) and no request can set it.
 	DescribeMaxOutputBytes = 16 << 20
 
-	// StderrCap is how much of a run's stderr is kept, in bytes (docs/protocol.md §3:
-	// "kept up to 64 KiB"). The rest is read and discarded so the module
+	// StderrCap is how much of a run's stderr is kept, in bytes
+	// (docs/protocol.md §3). The rest is read and discarded so the module
 	// never blocks on a full pipe.
 	StderrCap = 64 << 10
 
 	// KillGrace is how long the process tree gets between SIGTERM and
-	// SIGKILL (docs/protocol.md §3 "polite SIGTERM, SIGKILL after a short grace"):
-	// long enough to flush a file, short enough that a hung module does not
+	// SIGKILL (docs/protocol.md §3): long enough to flush a file, short enough that a hung module does not
 	// hold the person up.
 	KillGrace = 500 * time.Millisecond
 

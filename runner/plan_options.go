@@ -9,7 +9,7 @@ type PlanOptions struct {
 	// a module handles input its own schema refuses. The input must still
 	// be JSON, and a whole-request input (docs/protocol.md §4) a JSON object.
 	SkipValidation bool
-	// Handoff lists artifacts to hand to the run (issue 12 §Handoff):
+	// Handoff lists artifacts to hand to the run:
 	// each is copied into a fresh read-only directory made for this run
 	// and supplied as the read root it names, which the capability's
 	// module must declare in permissions.filesystem_read. The plan's

@@ -10,7 +10,7 @@ import (
 
 // ResumeJob polls again a job that capability capID of m started in an
 // earlier run (request requestID), whose polling stopped before a terminal
-// state: a quit cockpit, ctrl+c, a host that died (docs/protocol.md §12, issue 12).
+// state: a quit cockpit, ctrl+c, a host that died (docs/protocol.md §12).
 // job is its handle and last known state; its Polls count on. The polls
 // get a fresh budget of the configured deadline (deadline_ms), since the
 // job went on meanwhile; the original approval covers them, as it covers

@@ -16,7 +16,7 @@ import (
 // ErrRootSymlink is a root path a module could have written (inside the
 // home's state or workspace, or inside a rw root) that is, or passes
 // through, a symlink: refused when the run is planned and again when it
-// starts (issue 10: a module that swaps its rw root, or <home>/workspace,
+// starts (a module that swaps its rw root, or <home>/workspace,
 // for a symlink must not redirect where the next run reads or writes).
 var ErrRootSymlink = errors.New("a directory a module can write must not be a symlink")
 
@@ -235,7 +235,7 @@ const coarseClockSlack = 50 * time.Millisecond
 // itself was born during the run (statx birth time at or after started):
 // a hard link is how a module under containment would make a file it may
 // not read (~/.ssh/id_ed25519, another module's output) appear inside its
-// rw root for the host to stage and show (issue 10). Where the filesystem
+// rw root for the host to stage and show. Where the filesystem
 // keeps no birth time every file with more than one link is refused.
 func checkLinks(f *os.File, started time.Time) error {
 	var sx unix.Statx_t

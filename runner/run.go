@@ -122,7 +122,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	if len(viol) > 0 {
 		return hostErr(modproto.CodeHostProtocolViolation, "the execution breaks what the capability declared (docs/modules.md#effects-and-approval): "+summarize(viol), viol), nil
 	}
-	// The host's own phases close the raw exchange (issue 11 §6): verify
+	// The host's own phases close the raw exchange: verify
 	// ends once the envelope is judged, stage once the artifacts are.
 	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseVerify)})
 	arts, fails := h.verifyArtifacts(req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)

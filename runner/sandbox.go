@@ -34,7 +34,7 @@ type execSpec struct {
 	onStart   func(pid int)
 	onStderr  func(chunk []byte)
 	// contain is what the module may touch; execute fills in exe and the
-	// per-run directory (issue 10).
+	// per-run directory.
 	contain contain.Spec
 }
 

@@ -89,7 +89,7 @@ func (f *fixture) load2(id string) *Module {
 
 // TestCachedVerdictIsKeyedOnTheBuild: a warm discovery reads modbay's
 // verdict from the cache without judging again, and only a verdict
-// reached by this build (docs/protocol.md §2 modbay).
+// reached by this build (docs/protocol.md §18).
 func TestCachedVerdictIsKeyedOnTheBuild(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -152,7 +152,7 @@ func TestIdentityWithoutReading(t *testing.T) {
 
 // TestEditsBesideTheLauncher: the cache key covers the module directory's
 // files, so an edit beside a launcher is seen (a script it runs); package
-// caches and dot-directories are not listed (docs/protocol.md §2 modbay).
+// caches and dot-directories are not listed (docs/protocol.md §18).
 func TestEditsBesideTheLauncher(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -65,7 +65,7 @@ type Module struct {
 	// additionalProperties: false, a $ref cycle through required
 	// properties; schemalint's finding with its JSON pointer). Plan
 	// refuses such a capability with a *SchemaError; the module's other
-	// capabilities stay invokable (issue 11 §3). Nil when none is.
+	// capabilities stay invokable. Nil when none is.
 	Refused map[string]string
 	// Requirements are the descriptor's requirements as modbay judged them
 	// at discovery (docs/protocol.md §9), in the descriptor's order; nil when not
@@ -274,7 +274,7 @@ type Result struct {
 	// the final state after polling (docs/protocol.md §12).
 	Job *JobStatus
 	// Enforcement is what containment applied to the module process,
-	// layer by layer (issue 10 §Honesty); for a polled job, the last
+	// layer by layer; for a polled job, the last
 	// run's (the final poll, or the handle's when none was polled).
 	Enforcement contain.Enforcement
 	// HandleEnvelope is set when Job was polled: the envelope of the call

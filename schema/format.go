@@ -14,7 +14,7 @@ import (
 )
 
 // The formats modbay checks, one checker for the form, JSON mode, the
-// runner and invoke (issue 9, "one verdict"): every draft asserts them
+// runner and invoke: every draft asserts them
 // (2020-12 reads "format" as an annotation by default; modbay asserts it,
 // so what the form flags the runner refuses, and "send anyway" is the one
 // way past). Formats not listed here are annotations only.

@@ -8,7 +8,7 @@ import (
 	"modbay/modproto"
 )
 
-// Issue 9, kind 2: formats modbay knows are asserted by the one validator
+// Formats modbay knows are asserted by the one validator
 // (the runner's, so invoke exits 5) under every draft, in plain words;
 // formats it does not check are annotations under every draft.
 func TestFormatsAssertedUnderEveryDraft(t *testing.T) {
@@ -28,7 +28,7 @@ func TestFormatsAssertedUnderEveryDraft(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 6: the keyword's meaning in plain words, numbers as
+// The keyword's meaning in plain words, numbers as
 // written.
 func TestMessagesInPlainWords(t *testing.T) {
 	sch := json.RawMessage(`{"type":"object","properties":{

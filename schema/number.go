@@ -12,7 +12,7 @@ import (
 	"modbay/modproto"
 )
 
-// Numbers no reader can hold (issue 9, kind 7). JSON puts no bound on a
+// Numbers no reader can hold. JSON puts no bound on a
 // number, but the module reading the input does: nearly every JSON reader
 // (JavaScript, Python's float, Go's float64) holds a number as an IEEE 754
 // double, so "1e999" arrives as Infinity, "1e-400" as 0, and an integer

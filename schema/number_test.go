@@ -7,7 +7,7 @@ import (
 	"modbay/schema"
 )
 
-// Issue 9, kind 7: a number no reader can hold is named, as typed.
+// A number no reader can hold is named, as typed.
 func TestNumberProblem(t *testing.T) {
 	for _, c := range []struct {
 		s       string

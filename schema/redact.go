@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"modbay/internal/jsonptr"
 	"modbay/modproto"
 )
 
@@ -248,7 +249,7 @@ func (r *redactor) at(location string) any {
 		return nil
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = jsonptr.Unescape(tok)
 		switch n := node.(type) {
 		case map[string]any:
 			node = n[tok]

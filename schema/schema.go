@@ -1,27 +1,8 @@
-// Package schema is modbay's one owner of JSON Schema
-// (santhosh-tekuri/jsonschema/v6): every schema a module sends (a
-// descriptor's request_schemas, docs/protocol.md §4) is compiled here, into a
-// Compiled handle that the runner (Plan), the form (ui/form) and the lint
-// (schemalint) share, and every validation error is reported here, as
-// findings located by JSON pointers with their rule in English and never
-// an internal schema URL.
-//
-// How a schema is read, the same everywhere: the draft is taken from
-// "$schema" (draft 7, 2019-09 and 2020-12 honoured); a schema that
-// declares none is read as 2020-12, or as draft-07 when only that
-// compiles (schemas in the wild are written against either). Keywords a
-// Go encoder wrote as null where the draft wants an array or an object
-// ("required": null, as facet sends) are read as absent
-// (DropNullKeywords). No $ref is ever loaded from the network or the disk
-// (RefusingLoader): only the schema's own fragments and the drafts'
-// metaschemas resolve. Beyond the schema's own rules, every validation
-// reports the numbers no reader can hold (number.go): 1e999, 1e-400, and
-// under "type": "integer" a value past 2^53.
-//
-// Compiled schemas are cached by content (whitespace around the document
-// aside), so the runner's compile of a capability's request schema at
-// describe time is the handle the form builds on and validates against on
-// every keystroke: no schema is compiled twice.
+// Package schema is modbay's one owner of JSON Schema: every schema a
+// module sends (docs/protocol.md §4) is compiled here into a cached Compiled
+// handle shared by the runner, the form and the lint, and every validation
+// error is reported here as findings at JSON pointers, in plain words.
+// docs/internals.md "Schemas" says how a schema is read.
 package schema
 
 import (

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"modbay/internal/jsonptr"
 	"modbay/modproto"
 )
 
@@ -111,7 +112,7 @@ func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
 	if len(e.Causes) == 0 {
 		*out = append(*out, modproto.ValidationError{
 			Path:   Pointer(e.InstanceLocation),
-			Detail: words(e.ErrorKind),
+			Detail: kindWords(e.ErrorKind),
 		})
 		return
 	}
@@ -120,19 +121,9 @@ func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
 	}
 }
 
-// pointerEscaper escapes one RFC 6901 reference token.
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
 // Pointer renders reference tokens (property names, item indexes) as an
 // RFC 6901 JSON pointer: "" for none, "/a~1b/0" for ["a/b", "0"].
-func Pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(pointerEscaper.Replace(t))
-	}
-	return b.String()
-}
+func Pointer(tokens []string) string { return jsonptr.Join(tokens) }
 
 // Union is a oneOf or anyOf that refused a value, as OtherBranches shows
 // it to the caller deciding which branches to keep.

@@ -3,37 +3,38 @@ package schema
 import (
 	"fmt"
 	"math/big"
+	"modbay/internal/words"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
-// words says a validation error in plain words, with the keyword's meaning
-// rather than its name (issue 9, kind 6): "at most 128 characters (130
+// kindWords says a validation error in plain words, with the keyword's meaning
+// rather than its name: "at most 128 characters (130
 // typed)", "at least 1 item", "must match the pattern ^[a-z]+$" (the whole
 // pattern), numbers as written ("1e999", never 1×10⁹⁹⁹). "missing
 // property 'x'" keeps the validator's words (the form reads the names out
 // of it). Kinds not listed keep the validator's English.
-func words(k jsonschema.ErrorKind) string {
+func kindWords(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Format:
 		if w, ok := formatWords(k.Err); ok {
 			return w
 		}
 	case *kind.MaxLength:
-		return fmt.Sprintf("at most %s (%d typed)", plural(k.Want, "character", "characters"), k.Got)
+		return fmt.Sprintf("at most %s (%d typed)", words.Count(k.Want, "character", "characters"), k.Got)
 	case *kind.MinLength:
 		if k.Want == 1 && k.Got == 0 {
 			return "must not be empty"
 		}
-		return fmt.Sprintf("at least %s (%d typed)", plural(k.Want, "character", "characters"), k.Got)
+		return fmt.Sprintf("at least %s (%d typed)", words.Count(k.Want, "character", "characters"), k.Got)
 	case *kind.MinItems:
-		return fmt.Sprintf("at least %s (%d given)", plural(k.Want, "item", "items"), k.Got)
+		return fmt.Sprintf("at least %s (%d given)", words.Count(k.Want, "item", "items"), k.Got)
 	case *kind.MaxItems:
-		return fmt.Sprintf("at most %s (%d given)", plural(k.Want, "item", "items"), k.Got)
+		return fmt.Sprintf("at most %s (%d given)", words.Count(k.Want, "item", "items"), k.Got)
 	case *kind.MinProperties:
-		return fmt.Sprintf("at least %s (%d given)", plural(k.Want, "entry", "entries"), k.Got)
+		return fmt.Sprintf("at least %s (%d given)", words.Count(k.Want, "entry", "entries"), k.Got)
 	case *kind.Pattern:
 		return "must match the pattern " + k.Want
 	case *kind.Minimum:
@@ -57,13 +58,6 @@ func words(k jsonschema.ErrorKind) string {
 		return "not a known property: " + quoteAll(k.Properties)
 	}
 	return k.LocalizedString(errorPrinter())
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // ratText prints an exact number as a decimal, never in float notation:

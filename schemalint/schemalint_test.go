@@ -68,7 +68,7 @@ func TestCorpusHasNoErrors(t *testing.T) {
 	}
 }
 
-// TestStrictRules: one case per strict-validate rule (issue 11 §3), each
+// TestStrictRules: one case per strict-validate rule, each
 // at its JSON pointer.
 func TestStrictRules(t *testing.T) {
 	cases := []struct {

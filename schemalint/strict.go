@@ -11,7 +11,7 @@ import (
 	"modbay/modproto"
 )
 
-// Rules added by strict validation (issue 11 §3).
+// Rules added by strict validation.
 const (
 	// RuleKeyword: a key in a schema object that is no JSON Schema keyword
 	// (a typo such as "minimun" is ignored by every validator, so the
@@ -276,7 +276,7 @@ func sortedNames[V any](m map[string]V) []string {
 }
 
 // Unsatisfiable reports whether request schema id admits no finite input
-// at all (issue 11 §3: the capability is refused, not only warned about):
+// at all (the capability is refused, not only warned about):
 // its root requires a property that additionalProperties: false forbids,
 // directly or through allOf, or reaches a $ref cycle through required
 // properties. It returns the finding that explains it (the first error of

@@ -3,7 +3,7 @@
 # color by the same fixtures as the golden tests (ui/viewer TestScreenshotFrames)
 # and rendered with charmbracelet/freeze.
 # Needs freeze (go install github.com/charmbracelet/freeze@v0.2.2) and the
-# shared corpus (../shared/corpus beside the repository, or MODBAY_CORPUS):
+# shared corpus (MODBAY_CORPUS, else where internal/testcorpus looks):
 # three of the frames show real corpus files, so a missing corpus fails here.
 # Usage: screenshots/viewers.sh   (from anywhere; writes next to this script)
 set -euo pipefail

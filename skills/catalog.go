@@ -47,7 +47,7 @@ func ProjectRoot(dir string) string {
 }
 
 // Folders lists where skills are looked for, in precedence order
-// (docs/skills.md §Where): <project>/.agents/skills for the project of
+// (docs/skills.md "Where skills are found"): <project>/.agents/skills for the project of
 // cwd, <userHome>/.agents/skills, then configDirs, then flagDirs. Relative
 // paths are made absolute against cwd; empty cwd or userHome skip theirs;
 // a path listed twice is kept once, at its first place.

@@ -24,7 +24,7 @@ type Key struct {
 }
 
 // Record is one indexed skill folder (the runtime's skill index record,
-// docs/skills.md §Index): what its SKILL.md declares, its resources,
+// docs/skills.md "The index record"): what its SKILL.md declares, its resources,
 // warnings and digest. A skill that cannot be used has Err set and only
 // Key, Name and Location filled.
 type Record struct {

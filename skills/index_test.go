@@ -99,7 +99,7 @@ func TestIndexSymlinkedSkillFile(t *testing.T) {
 
 // BenchmarkIndex1000 indexes 1 000 skill folders (each with a SKILL.md of
 // ~1 KB and three resources), files in the OS cache after the first run
-// (issue 13: under 1 s).
+// (under 1 s).
 func BenchmarkIndex1000(b *testing.B) {
 	top := b.TempDir()
 	body := strings.Repeat("Some guidance for the agent. ", 30)

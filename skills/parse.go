@@ -14,7 +14,7 @@ import (
 )
 
 // ErrUnusable is wrapped by every error that makes a SKILL.md unusable
-// (docs/skills.md §Leniency): too big, not UTF-8, a NUL byte, no
+// (docs/skills.md "Strict in checking, lenient in showing"): too big, not UTF-8, a NUL byte, no
 // frontmatter, YAML that does not parse or is not a mapping, no
 // description.
 var ErrUnusable = errors.New("unusable SKILL.md")
@@ -62,7 +62,7 @@ func (p *Parsed) Warnings() []string {
 }
 
 // knownKeys are the frontmatter keys modbay interprets; every other key is
-// kept in Raw and reported as unknown (docs/skills.md §Frontmatter).
+// kept in Raw and reported as unknown (docs/skills.md "Keys modbay interprets").
 var knownKeys = map[string]bool{
 	"name": true, "description": true, "license": true, "compatibility": true,
 	"metadata": true, "allowed-tools": true, "insert": true, "arguments": true,

@@ -12,8 +12,8 @@ func fm(lines ...string) []byte {
 	return []byte("---\n" + strings.Join(lines, "\n") + "\n---\nBody\n")
 }
 
-// TestParseRules pins one case per rule of docs/skills.md §Frontmatter and
-// §Limits: the warning it gives (by a fragment) and whether it is strict,
+// TestParseRules pins one case per rule of docs/skills.md "SKILL.md" and
+// its limits: the warning it gives (by a fragment) and whether it is strict,
 // or that the file is unusable.
 func TestParseRules(t *testing.T) {
 	const desc = "description: Does a thing."

@@ -8,7 +8,7 @@ import (
 )
 
 // RenderResult is a body rendered with arguments (docs/skills.md
-// §Rendering).
+// "Rendering with arguments").
 type RenderResult struct {
 	// Text is the body with every declared argument's placeholders
 	// replaced.
@@ -26,7 +26,7 @@ type RenderResult struct {
 }
 
 // Render replaces the placeholders of body for the declared arguments
-// args, with values (docs/skills.md §Rendering):
+// args, with values (docs/skills.md "Rendering with arguments"):
 //
 //   - $name, {{name}} and {{ name }} (spaces or tabs inside the braces)
 //     become the argument's value: values[name], else its default, else "";

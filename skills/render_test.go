@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestRenderRules: one case per rule of docs/skills.md §Rendering.
+// TestRenderRules: one case per rule of docs/skills.md "Rendering with arguments".
 func TestRenderRules(t *testing.T) {
 	args := []Argument{{Name: "topic"}, {Name: "tone", Default: "plain"}, {Name: "who"}}
 	cases := []struct {

@@ -18,7 +18,7 @@ import (
 	"modbay/contain"
 )
 
-// Script limits (docs/skills.md §Scripts).
+// Script limits (docs/skills.md "Resources and scripts").
 const (
 	// DefaultScriptTimeout is a script's deadline when none is given.
 	DefaultScriptTimeout = 60 * time.Second

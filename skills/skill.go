@@ -5,7 +5,7 @@
 // It never draws: callers sanitize every string before a terminal.
 package skills
 
-// Limits of SKILL.md and of a skill folder (docs/skills.md §Limits).
+// Limits of SKILL.md and of a skill folder (docs/skills.md "SKILL.md").
 const (
 	// MaxFileBytes is the largest SKILL.md read: 2 MiB. A bigger file is
 	// unusable; nothing beyond it is read.

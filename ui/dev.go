@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/fsnotify/fsnotify"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -267,16 +268,9 @@ func (m *Model) devBadge() string {
 	case len(m.dev.changes) > 0:
 		n := len(m.dev.changes)
 		// The changes of the last describe, not a running total.
-		return st.Muted.Render(" · ") + st.Warning.Render(fmt.Sprintf("dev: %d descriptor %s in the last describe", n, plural(n, "change", "changes")))
+		return st.Muted.Render(" · ") + st.Warning.Render(fmt.Sprintf("dev: %d descriptor %s in the last describe", n, words.Plural(n, "change", "changes")))
 	}
 	return ""
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // descriptorChanges lists, in words, how descriptor b differs from a:

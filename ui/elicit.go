@@ -18,8 +18,7 @@ import (
 
 // screenElicit is a module's question to the person in the middle of a
 // run (an MCP server's elicitation/create): a form built from the schema
-// the server asked for, answered accept, decline or cancel (issue 14
-// §Human in the loop).
+// the server asked for, answered accept, decline or cancel.
 const screenElicit screenKind = "elicit"
 
 func init() { register(screenElicit, openElicitScreen) }

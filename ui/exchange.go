@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/clipboard"
@@ -50,7 +51,7 @@ type exchangeArg struct {
 	makeCopy func() runner.CopyLines
 }
 
-// exchangeScreen shows a run's raw exchange (issue 11 §6): per call the
+// exchangeScreen shows a run's raw exchange: per call the
 // argv, environment, working directory, the request file as written,
 // stdout as received (its first 64 KiB), stderr, how the process ended
 // and the phases' timings, every module byte sanitized; then the two copy
@@ -332,7 +333,7 @@ func recorded(calls []runner.ExchangeCall) bool {
 func (s *exchangeScreen) messages(b *detailBuilder, c runner.ExchangeCall) {
 	st := s.com.Styles
 	n := len(c.Messages) + c.MessagesDropped
-	b.kvStyled("session", st.Muted.Render(fmt.Sprintf("JSON-RPC, %d %s (no process call: argv, env and exit do not apply)", n, common.Plural(n, "message", "messages"))))
+	b.kvStyled("session", st.Muted.Render(fmt.Sprintf("JSON-RPC, %d %s (no process call: argv, env and exit do not apply)", n, words.Plural(n, "message", "messages"))))
 	t0 := c.Messages[0].At
 	for _, msg := range c.Messages {
 		dir := "→ sent"
@@ -347,7 +348,7 @@ func (s *exchangeScreen) messages(b *detailBuilder, c runner.ExchangeCall) {
 		b.block(common.Wrap(cleanBlock(strings.TrimRight(string(msg.Data), "\n")), b.w-2), 2)
 	}
 	if c.MessagesDropped > 0 {
-		b.wrapped(st.Warning, fmt.Sprintf("! %d later %s not kept", c.MessagesDropped, common.Plural(c.MessagesDropped, "message", "messages")))
+		b.wrapped(st.Warning, fmt.Sprintf("! %d later %s not kept", c.MessagesDropped, words.Plural(c.MessagesDropped, "message", "messages")))
 	}
 	if se := strings.TrimRight(string(c.Stderr), "\n"); se != "" {
 		b.kvStyled("stderr", st.Muted.Render(render.HumanBytes(int64(len(c.Stderr)))))

@@ -24,7 +24,7 @@ func atSmall(t *testing.T, st helpState) *Model {
 
 // TestGoldenSmall draws every registered screen, in each of its help
 // states, at 40×12, with the help bar and with the full help open: a
-// screen added to the registry later is drawn here too (issue 8 §4).
+// screen added to the registry later is drawn here too.
 func TestGoldenSmall(t *testing.T) {
 	for _, kind := range registeredKinds() {
 		states, ok := helpStates[kind]

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -350,7 +351,7 @@ func (m *Model) inputSaved(msg inputSavedMsg) tea.Cmd {
 			note := "Saved preset " + msg.name + "."
 			if msg.withheld > 0 {
 				note = fmt.Sprintf("Saved preset %s without its %d secret %s (password, write-only): type %s again after loading it.",
-					msg.name, msg.withheld, common.Plural(msg.withheld, "value", "values"), common.Plural(msg.withheld, "it", "them"))
+					msg.name, msg.withheld, words.Plural(msg.withheld, "value", "values"), words.Plural(msg.withheld, "it", "them"))
 			}
 			f.SetNote(note)
 		}

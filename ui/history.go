@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/history"
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/clipboard"
@@ -487,7 +488,7 @@ func (s *historyScreen) View() string {
 	if !s.loaded {
 		return st.Muted.Render("Reading the history…")
 	}
-	head := fmt.Sprintf("%d %s recorded", len(s.sums), common.Plural(len(s.sums), "run", "runs"))
+	head := fmt.Sprintf("%d %s recorded", len(s.sums), words.Plural(len(s.sums), "run", "runs"))
 	if s.status != "" {
 		head += " · status " + string(s.status)
 	}
@@ -579,7 +580,7 @@ func (it *historyItem) Row(sel bool, w int) string {
 	if x.Pinned {
 		pin = "*"
 	}
-	when := age(it.s.com.Now(), x.Started)
+	when := words.Ago(it.s.com.Now(), x.Started)
 	row := fmt.Sprintf("%s%s%s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when,
 		render.SanitizeLine(x.Module), render.SanitizeLine(x.Capability))
 	if status != string(history.StatusOK) {
@@ -628,23 +629,6 @@ func (it *historyItem) Detail(w int) string {
 	}
 	lines = append(lines, "", st.Muted.Render("enter opens the result and its artifacts; r re-runs it"))
 	return common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w)
-}
-
-// age says how long ago t was, in one short word: "now", "5m ago", "3h
-// ago", "12d ago", or the date past a year.
-func age(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	case d < 365*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	}
-	return t.UTC().Format("2006-01-02")
 }
 
 func codeSuffix(x *history.Summary) string {
@@ -760,7 +744,7 @@ func (m *Model) jobsBadge() string {
 	if n == 0 {
 		return ""
 	}
-	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d %s in background", n, common.Plural(n, "job", "jobs")))
+	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d %s in background", n, words.Plural(n, "job", "jobs")))
 }
 
 // rerunFromResult re-runs the result on top from its record, when no

@@ -29,7 +29,7 @@ func summaries10k() []history.Summary {
 
 // BenchmarkHistoryOpen10000 is the history screen over 10 000 runs once
 // listed (history.BenchmarkList10000 measures the listing): showing them
-// and drawing the first frame (issue 12: open and filter under 100 ms).
+// and drawing the first frame (open and filter under 100 ms).
 func BenchmarkHistoryOpen10000(b *testing.B) {
 	sums := summaries10k()
 	m, _ := newTest(&testing.T{}, nil, 120, 40)

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -27,7 +28,7 @@ type ModulesKeyMap struct {
 	// LogLevel asks the selected MCP server for its next log level
 	// (logging/setLevel), kept for its later sessions.
 	LogLevel key.Binding
-	// Skills opens the skills screen (issue 13).
+	// Skills opens the skills screen.
 	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
 	Quit key.Binding
@@ -269,7 +270,7 @@ func (l *moduleList) Crumb(top bool) string {
 		return ""
 	}
 	n := len(l.modules)
-	return l.com.Styles.Muted.Render(fmt.Sprintf("%d %s", n, common.Plural(n, "module", "modules")))
+	return l.com.Styles.Muted.Render(fmt.Sprintf("%d %s", n, words.Plural(n, "module", "modules")))
 }
 
 // Update implements Screen.
@@ -508,7 +509,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	b.kvStyled("Status", status)
 	if m.Origin == "mcp" && m.Cached && !m.DescribedAt.IsZero() && com.Now != nil {
 		// An MCP server's tool list read from the cache: how old it is.
-		b.kvStyled("Tools", st.Muted.Render("as of "+age(com.Now(), m.DescribedAt)+" (r lists them again)"))
+		b.kvStyled("Tools", st.Muted.Render("as of "+words.Ago(com.Now(), m.DescribedAt)+" (r lists them again)"))
 	}
 	if d == nil {
 		if m.Stderr != "" {
@@ -693,7 +694,7 @@ func requirementLine(com *common.Common, r runner.RequirementState) string {
 
 // tokens is a skill's or overlay's size, "(1 token)", "(120 tokens)".
 func tokens(n int) string {
-	return fmt.Sprintf("(%d %s)", n, common.Plural(n, "token", "tokens"))
+	return fmt.Sprintf("(%d %s)", n, words.Plural(n, "token", "tokens"))
 }
 
 func listOrNone(v []string) string {

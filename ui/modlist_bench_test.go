@@ -13,8 +13,8 @@ import (
 // BenchmarkModuleList200Keystroke is one navigation keystroke on the
 // module list of 200 ready modules at 120×40, colored: the root model's
 // Update of ↓ (↑ on the way back) and the View of the whole screen, as the
-// program runs them per key. bench/run reports it against the budget of
-// issue 15 (any keystroke's Update + View ≤ 4 ms).
+// program runs them per key. bench/run reports it against its budget
+// (any keystroke's Update + View ≤ 4 ms).
 func BenchmarkModuleList200Keystroke(b *testing.B) {
 	m := newModel(nil, "/bench/workspace", Options{})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/contain"
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -246,7 +247,7 @@ func (r *resultView) View() string {
 	pos := fmt.Sprintf("lines %d–%d of %d", top+1, min(top+r.vp.Height(), total), total)
 	var line string
 	if below > 0 {
-		line = st.Warning.Render(fmt.Sprintf("↓ %d more %s", below, common.Plural(below, "line", "lines"))) +
+		line = st.Warning.Render(fmt.Sprintf("↓ %d more %s", below, words.Plural(below, "line", "lines"))) +
 			st.Muted.Render(" · "+pos+" · pgdn/end")
 	} else {
 		line = st.Muted.Render("end · " + pos + " · pgup/home")
@@ -326,13 +327,13 @@ func (r *resultView) content() string {
 		meta = append(meta, "cost "+render.Cost(env.Execution.ActualCost))
 	}
 	// A weaker containment is said at the top, never only far below
-	// (issue 10 §Honesty: never silently weaker).
+	// (never silently weaker).
 	if e := res.Enforcement; e.Processes != "" && !e.Complete() {
 		if !e.Contained {
 			meta = append(meta, st.Warning.Render("not contained"))
 		} else {
 			n := len(e.Gaps)
-			meta = append(meta, st.Warning.Render(fmt.Sprintf("containment: %d %s", n, common.Plural(n, "gap", "gaps"))))
+			meta = append(meta, st.Warning.Render(fmt.Sprintf("containment: %d %s", n, words.Plural(n, "gap", "gaps"))))
 		}
 	}
 	if r.plan != nil && r.plan.Unchecked {
@@ -350,7 +351,7 @@ func (r *resultView) content() string {
 		if j.Percent != nil {
 			job = append(job, fmt.Sprintf("%.0f%%", *j.Percent))
 		}
-		job = append(job, fmt.Sprintf("%d %s", j.Polls, common.Plural(j.Polls, "poll", "polls")))
+		job = append(job, fmt.Sprintf("%d %s", j.Polls, words.Plural(j.Polls, "poll", "polls")))
 		if res.Capability != "" && res.Capability != capID {
 			job = append(job, "polled with "+st.ID.Render(render.SanitizeLine(res.Capability)))
 		}
@@ -414,7 +415,7 @@ func (r *resultView) content() string {
 				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 			}
 			// The verdict leads the line, so a narrow view cuts the
-			// media type and digest before it (issue 8 §4).
+			// media type and digest before it.
 			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
 				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
 			}, " · ")))
@@ -422,7 +423,7 @@ func (r *resultView) content() string {
 		if env != nil && res.Host != nil && len(env.Execution.Artifacts) > len(res.Artifacts) {
 			n := len(env.Execution.Artifacts) - len(res.Artifacts)
 			b.wrapped(st.Warning, fmt.Sprintf("%d reported %s not verified and %s not shown.", n,
-				common.Plural(n, "artifact was", "artifacts were"), common.Plural(n, "is", "are")))
+				words.Plural(n, "artifact was", "artifacts were"), words.Plural(n, "is", "are")))
 		}
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
@@ -448,7 +449,7 @@ func (r *resultView) content() string {
 	r.stderrLine = -1
 	if se := r.stderr(); se != "" {
 		lines := strings.Split(strings.TrimRight(cleanBlock(se), "\n"), "\n")
-		label := fmt.Sprintf("Stderr (%d %s", len(lines), common.Plural(len(lines), "line", "lines"))
+		label := fmt.Sprintf("Stderr (%d %s", len(lines), words.Plural(len(lines), "line", "lines"))
 		if res.StderrTruncated {
 			label += ", truncated"
 		}
@@ -461,7 +462,7 @@ func (r *resultView) content() string {
 			if len(lines) > stderrCollapsed {
 				shown = lines[len(lines)-stderrCollapsed:]
 				n := len(lines) - stderrCollapsed
-				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier %s (e expands)", n, common.Plural(n, "line", "lines"))))
+				b.line(st.Muted.Render(fmt.Sprintf("… %d earlier %s (e expands)", n, words.Plural(n, "line", "lines"))))
 			} else if longestLine(lines) > w {
 				b.line(st.Muted.Render("(e wraps the long lines)"))
 			}
@@ -558,7 +559,7 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 const containmentLabelWidth = 14
 
 // containment writes what containment applied to the module process,
-// layer by layer, as applied (issue 10 §Honesty): each layer not enforced
+// layer by layer, as applied: each layer not enforced
 // in warning style with why, and a refusal by sandbox: require said so.
 // Nothing when no process was started (no enforcement was recorded).
 func (r *resultView) containment(b *detailBuilder) {
@@ -573,7 +574,7 @@ func (r *resultView) containment(b *detailBuilder) {
 		state = st.Warning.Render("none")
 	case !e.Complete():
 		n := len(e.Gaps)
-		state = st.Warning.Render(fmt.Sprintf("%d %s", n, common.Plural(n, "gap", "gaps")))
+		state = st.Warning.Render(fmt.Sprintf("%d %s", n, words.Plural(n, "gap", "gaps")))
 	}
 	b.lines = append(b.lines, "", st.Subtitle.Render("Containment")+st.Muted.Render(" · ")+state)
 	if refusedUncontained(r.res) {

@@ -195,7 +195,7 @@ func reallyFinished(res *runner.Result) bool {
 }
 
 // finishedNotice tells the person a background run finished while they
-// did something else (issue 12): the terminal bell, and the window's
+// did something else: the terminal bell, and the window's
 // title naming the run and how it ended.
 func (m *Model) finishedNotice(res *runner.Result) tea.Cmd {
 	how := "done"

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -126,7 +127,7 @@ type RunKeyMap struct {
 	Cancel key.Binding
 	// Background leaves the run screen of a long-running job: the job
 	// goes on polling in the background (the header counts it) and the
-	// history reopens it (issue 12).
+	// history reopens it.
 	Background key.Binding
 }
 
@@ -265,7 +266,7 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		if j.Detail != "" {
 			lines = append(lines, st.Muted.Render(render.SanitizeLine(j.Detail)))
 		}
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d %s", j.Polls, common.Plural(j.Polls, "poll", "polls"))))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d %s", j.Polls, words.Plural(j.Polls, "poll", "polls"))))
 	}
 	switch j := r.job; {
 	case j != nil && r.cancelling:

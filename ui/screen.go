@@ -56,7 +56,7 @@ const (
 	screenRun     screenKind = "run"
 	screenResult  screenKind = "result"
 	screenViewer  screenKind = "viewer"
-	// screenExchange is a run's raw exchange (issue 11 §6).
+	// screenExchange is a run's raw exchange.
 	screenExchange screenKind = "exchange"
 )
 

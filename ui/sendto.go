@@ -17,8 +17,8 @@ import (
 	"modbay/ui/list"
 )
 
-// screenSendTo hands an artifact to a capability of another module
-// (issue 12 §Handoff): pick the capability and the read root that
+// screenSendTo hands an artifact to a capability of another module:
+// pick the capability and the read root that
 // receives the file, then the form field that names it; the form opens
 // prefilled and its run gets a fresh read-only copy of the artifact.
 const screenSendTo screenKind = "sendto"

@@ -17,7 +17,7 @@ import (
 
 // screenSkillArgs is a skill's arguments as a form (built by the form
 // engine from the declared arguments) above the body rendered with them,
-// updated on every key (issue 13).
+// updated on every key.
 const screenSkillArgs screenKind = "skill arguments"
 
 func init() { register(screenSkillArgs, openSkillArgsScreen) }

@@ -21,7 +21,7 @@ import (
 )
 
 // screenSkillResources lists a skill folder's resources; enter previews
-// one through the artifact viewers (issue 13).
+// one through the artifact viewers.
 const screenSkillResources screenKind = "skill resources"
 
 func init() { register(screenSkillResources, openSkillResourcesScreen) }

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/skills"
@@ -21,7 +22,7 @@ import (
 )
 
 // screenSkills lists the modules' skills and overlays and the skill
-// folders' skills (issue 13; docs/skills.md).
+// folders' skills (docs/skills.md).
 const screenSkills screenKind = "skills"
 
 func init() { register(screenSkills, openSkillsScreen) }
@@ -247,7 +248,7 @@ func recordStatus(com *common.Common, r skills.Record) string {
 	case !r.Usable():
 		return st.Error.Render("✗ unusable")
 	case n > 0:
-		return st.Warning.Render(fmt.Sprintf("! %d %s", n, common.Plural(n, "warning", "warnings")))
+		return st.Warning.Render(fmt.Sprintf("! %d %s", n, words.Plural(n, "warning", "warnings")))
 	}
 	return st.Muted.Render(skills.TokenText(0, r.Bytes))
 }
@@ -630,7 +631,7 @@ func (s *skillsScreen) View() string {
 	}
 	var top []string
 	if h := s.session.Handles(); len(h) > 0 {
-		top = append(top, st.Success.Render(common.Trunc(fmt.Sprintf("● %d active %s · %s", len(h), common.Plural(len(h), "skill", "skills"), s.session.TokenTotal()), w)))
+		top = append(top, st.Success.Render(common.Trunc(fmt.Sprintf("● %d active %s · %s", len(h), words.Plural(len(h), "skill", "skills"), s.session.TokenTotal()), w)))
 	}
 	if s.note != "" {
 		top = append(top, st.Error.Render(common.Trunc("✗ "+render.SanitizeLine(s.note), w)))

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -56,29 +57,33 @@ func TestEscEscBacksOutTwice(t *testing.T) {
 
 // The approval dialog's "(wait…)" goes at the end of the grace period
 // without another key: opening the dialog schedules a message for then.
+// It runs in a synctest bubble, whose clock moves only when every
+// goroutine waits, so the schedule is checked exactly, whatever the load.
 func TestApprovalGraceEndRedraws(t *testing.T) {
-	m, clock := newTest(t, nil, 80, 24)
-	openForm(t, m, 1)
-	typeText(m, "Quarterly")
-	press(m, "ctrl+s")
-	_, cmd := m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
-	if len(m.dialogs) != 1 || !strings.Contains(m.View().Content, "(wait…)") {
-		t.Fatal("approval dialog with (wait…) did not open")
-	}
-	start := time.Now()
-	got := waitFor(t, cmd, func(msg tea.Msg) bool { _, ok := msg.(graceEndMsg); return ok })
-	if !got {
-		t.Fatal("opening the approval dialog scheduled no redraw for the end of its grace")
-	}
-	if d := time.Since(start); d < dialog.GracePeriod-50*time.Millisecond {
-		t.Errorf("redraw came after %v, before the grace (%v) ended", d, dialog.GracePeriod)
-	}
-	clock.Advance(dialog.GracePeriod)
-	m.com.Now = clock.Now
-	m.Update(graceEndMsg{})
-	if out := m.View().Content; strings.Contains(out, "(wait…)") {
-		t.Errorf("(wait…) still shown after the grace:\n%s", ansi.Strip(out))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m, clock := newTest(t, nil, 80, 24)
+		openForm(t, m, 1)
+		typeText(m, "Quarterly")
+		press(m, "ctrl+s")
+		_, cmd := m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+		if len(m.dialogs) != 1 || !strings.Contains(m.View().Content, "(wait…)") {
+			t.Fatal("approval dialog with (wait…) did not open")
+		}
+		start := time.Now()
+		got := waitFor(t, cmd, func(msg tea.Msg) bool { _, ok := msg.(graceEndMsg); return ok })
+		if !got {
+			t.Fatal("opening the approval dialog scheduled no redraw for the end of its grace")
+		}
+		if d := time.Since(start); d != dialog.GracePeriod {
+			t.Errorf("redraw came after %v, want the grace period (%v)", d, dialog.GracePeriod)
+		}
+		clock.Advance(dialog.GracePeriod)
+		m.com.Now = clock.Now
+		m.Update(graceEndMsg{})
+		if out := m.View().Content; strings.Contains(out, "(wait…)") {
+			t.Errorf("(wait…) still shown after the grace:\n%s", ansi.Strip(out))
+		}
+	})
 }
 
 // waitFor runs cmd (and the commands of a batch) and reports whether one

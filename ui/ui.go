@@ -1,25 +1,7 @@
-// Package ui is modbay's interactive cockpit, a Bubble Tea program: the
-// module list, a capability's form, the approval dialog, the run and result
-// views and the artifact viewer (after charmbracelet/crush internal/ui).
-//
-// One root Model owns the screen and routes every message in one switch.
-// Every screen meets one contract (Screen: SetSize, Update returning an
-// Action and a command, View, its key map as the single source of its
-// help, Typing, a breadcrumb) and sits on a stack: esc pops, and a new
-// screen is one line in the registry (screen.go). Screens answer with
-// actions and the root, the only router, carries them out; it alone fits
-// the help bar to the width. Dialogs sit on a stack of their own and answer
-// with typed actions. Runs are kept by request id (Model.runs), so a run
-// outlives its screen and several may be in flight.
-//
-// Nothing in Update does I/O: discovery, planning, runs, file reads and
-// renders are tea.Cmds whose results come back as messages carrying the id
-// of the run (or the generation) that produced them, so a stale answer is
-// recognised and dropped.
-//
-// Files: ui.go the root and its routing, screen.go the contract, stack and
-// registry, messages.go the background messages, help.go the help bar,
-// runs.go and rungroup.go the runs, then one file per screen.
+// Package ui is modbay's interactive cockpit, a Bubble Tea program: one
+// root Model routes every message; screens meet one contract (Screen) and
+// sit on a stack; nothing in Update does I/O. docs/internals.md "The
+// cockpit" says how, and which file holds what.
 package ui
 
 import (
@@ -61,7 +43,7 @@ type Options struct {
 	// model built by New with GlyphsAuto draws Unicode.
 	Glyphs styles.Glyphs
 	// History records every run and backs the history screen; nil
-	// records nothing (issue 12).
+	// records nothing.
 	History *history.Store
 	// SkillFolders are where the skills screen looks for skill folders;
 	// a skill inside one of SkillWritableRoots (the modules' writable

@@ -512,8 +512,7 @@ func TestFormValidatesWithRunnerSchema(t *testing.T) {
 	typeText(m, "hello")
 	press(m, "tab")
 	typeText(m, "99999999999999999999")
-	// Kept as typed, and flagged: most readers lose its digits (issue 9,
-	// kind 7), so sending it takes a second ctrl+s.
+	// Kept as typed, and flagged: most readers lose its digits, so sending it takes a second ctrl+s.
 	if p := m.form().Problems(); p.Count() != 1 || len(p.At("/repeat")) != 1 {
 		t.Fatalf("an integer past 2^53: problems %#v", p)
 	}

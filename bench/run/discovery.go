@@ -79,7 +79,7 @@ func copyFile(src, dst string) error {
 }
 
 // makeHome lays out <home>/modules/<kind>-NNN/<kind>-NNN for the first n
-// files of the pool of size ("small" or "20 MB"; docs/protocol.md §2), once; it
+// files of the pool of size ("small" or "20 MB"; docs/protocol.md §18), once; it
 // returns the home and the module executables.
 func (s *suite) makeHome(kind, size string, n int) (string, []string, error) {
 	small, big, err := s.pools()
@@ -139,7 +139,7 @@ func (s *suite) benchDiscovery() error {
 		"Cold, each describe is a contained run (the support probe once, then ≈ 4 ms of host CPU per describe: spawn, run directory, "+
 		"cache write) and docs/protocol.md §2 bounds describes at 4 × the CPU count, at least 8 (8 here): 200 describes that wait 20 ms take at least "+
 		"25 rounds × 20 ms = 500 ms however idle the machine, against a floor that assumes no bound; the 20 MB rows add hashing each "+
-		"executable once (docs/protocol.md §2 asks for it on a first sight). Warm, the rest is stat calls, the module directories' listings and "+
+		"executable once (docs/protocol.md §18 asks for it on a first sight). Warm, the rest is stat calls, the module directories' listings and "+
 		"decoding the cached descriptors (`go test ./runner -bench DiscoverWarm200`).")
 	return nil
 }

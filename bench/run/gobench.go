@@ -81,7 +81,7 @@ func (s *suite) benchKeystrokes() error {
 	if r, err := s.goBench("./ui/", "^BenchmarkHistory(Open|Filter)10000$", vt, nil); err != nil {
 		errs = append(errs, err.Error())
 	} else {
-		budget("history screen, 10 000 runs: open (first frame)", "BenchmarkHistoryOpen10000", "ui/history_bench_test.go, 120×40 (issue 12: open and filter under 100 ms)", r["BenchmarkHistoryOpen10000"])
+		budget("history screen, 10 000 runs: open (first frame)", "BenchmarkHistoryOpen10000", "ui/history_bench_test.go, 120×40 (open and filter under 100 ms)", r["BenchmarkHistoryOpen10000"])
 		budget("history screen, 10 000 runs: one filter keystroke", "BenchmarkHistoryFilter10000", "ui/history_bench_test.go, every press refilters all 10 000", r["BenchmarkHistoryFilter10000"])
 	}
 	if len(errs) > 0 {
@@ -129,13 +129,13 @@ func (s *suite) benchViewers() error {
 		{"markdown, 1 MB", "Markdown1MB", files[2], "text/markdown"},
 	} {
 		open, scroll := r["BenchmarkOpen"+v.bench], r["BenchmarkScroll"+v.bench]
-		s.rep.add(secViewers, row{what: v.what + ": first frame", value: nsop(open), budget: 500 * time.Millisecond, budgetText: "< 500 ms (issue 4)",
+		s.rep.add(secViewers, row{what: v.what + ": first frame", value: nsop(open), budget: 500 * time.Millisecond, budgetText: "< 500 ms",
 			note: "`BenchmarkOpen" + v.bench + "`: read, parse/index, first frame"})
 		s.rep.add(secViewers, row{what: v.what + ": one scroll step", value: nsop(scroll), budget: 4 * time.Millisecond, budgetText: "≤ 4 ms (Update + View)",
 			note: "`BenchmarkScroll" + v.bench + "`: ↓ and the redraw"})
 		if held, ok := open["x-file"]; ok {
 			s.rep.add(secViewers, row{what: v.what + ": live heap held", valueText: fmt.Sprintf("%.1f× the file (%.1f MB)", held, open["heapMB"]),
-				budgetText: "< 5× (issue 4)", verdict: withinF(held, 5, func(f float64) string { return fmt.Sprintf("%.1f file sizes", f) }),
+				budgetText: "< 5×", verdict: withinF(held, 5, func(f float64) string { return fmt.Sprintf("%.1f file sizes", f) }),
 				note: "after GC, the open viewer (the benchmark's metric)"})
 		}
 		cmd := exec.Command(s.exe("viewerpeak"), v.file, v.mt)
@@ -153,7 +153,7 @@ func (s *suite) benchViewers() error {
 		}
 		x := float64(pk.Peak-pk.Before) / float64(pk.File)
 		s.rep.add(secViewers, row{what: v.what + ": peak memory", valueText: fmt.Sprintf("%.1f× the file (%.1f MB over a %.1f MB file)", x, float64(pk.Peak-pk.Before)/(1<<20), float64(pk.File)/(1<<20)),
-			budgetText: "< 5× (issue 4)", verdict: withinF(x, 5, func(f float64) string { return fmt.Sprintf("%.1f file sizes", f) }),
+			budgetText: "< 5×", verdict: withinF(x, 5, func(f float64) string { return fmt.Sprintf("%.1f file sizes", f) }),
 			note: "bench/internal/viewerpeak: VmHWM after first frame + scroll − VmRSS before, in a fresh process"})
 	}
 	return nil

@@ -106,7 +106,7 @@ func (s *suite) benchInvoke() error {
 			". What it holds: discovery of the home (describe cached), plan and input validation, the history record (its fsyncs), request file and run directory, spawn, envelope checks, the exit check for left-behind processes"})
 	s.rep.add(secInvoke, row{what: "`modbay invoke echo bench.echo`, containment on (whole command)", value: on, base: off, baseName: "the same, containment off",
 		note: how + "; CPU " + ms(cpu("on"))})
-	s.rep.add(secInvoke, row{what: "containment cost per invoke", value: on - off, budget: 5_000_000, budgetText: "≤ 5 ms (issue 10)",
+	s.rep.add(secInvoke, row{what: "containment cost per invoke", value: on - off, budget: 5_000_000, budgetText: "≤ 5 ms",
 		note: "invoke (on) − invoke (off), wall; in CPU " + ms(cpu("on")-cpu("off")) + ". The kernel's namespaces, Landlock, seccomp and limits, as far as this machine allows (`modbay doctor`)"})
 	s.rep.note(secInvoke, fmt.Sprintf("Why: the host overhead is what a one-shot command does besides starting: the history record "+
 		"(three fsyncs: the running record's bytes, then the final record and its directory; durable by design), discovery of the home, "+

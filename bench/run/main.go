@@ -1,4 +1,4 @@
-// Command run is modbay's benchmark suite (issue 15): one command that
+// Command run is modbay's benchmark suite: one command that
 // builds what it needs, generates its own inputs in a temporary directory,
 // measures each cost beside a baseline taken in the same run, and writes
 // bench/RESULTS.md with the ratio and the budget line each cost answers to.
@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"modbay/internal/testcorpus"
 )
 
 // options are the command line.
@@ -54,7 +56,7 @@ func main() {
 	var o options
 	flag.BoolVar(&o.quick, "quick", false, "few repetitions: a smoke test, not numbers for the record")
 	flag.StringVar(&o.out, "out", "", "where to write the results (default: bench/RESULTS.md in the repository)")
-	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else ../shared/corpus beside the repository)")
+	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else where internal/testcorpus looks)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory of generated inputs")
 	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers, mcp), for working on the suite")
 	flag.Parse()
@@ -74,10 +76,9 @@ func run(o options) error {
 		o.out = filepath.Join(root, "bench", "RESULTS.md")
 	}
 	if o.corpus == "" {
-		o.corpus = os.Getenv("MODBAY_CORPUS")
-	}
-	if o.corpus == "" {
-		o.corpus = filepath.Join(filepath.Dir(root), "shared", "corpus")
+		if o.corpus, err = testcorpus.Root(); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "modbay-bench-")
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The MCP section (issue 14): listing a 200-tool MCP server and opening
+// The MCP section: listing a 200-tool MCP server and opening
 // one tool's form once connected (Go benchmark, budget 200 ms), and the
 // whole commands — connect and list, one call — against the MCP
 // project's inspector CLI doing the same to the same server.

@@ -28,8 +28,8 @@ var sectionTitle = [nSections]string{
 }
 
 // row is one measurement: its value (a duration unless valueText is set),
-// the baseline measured in the same run (if any), and the budget line of
-// issue 15 it answers to (if any).
+// the baseline measured in the same run (if any), and the budget it
+// answers to (if any).
 type row struct {
 	what      string
 	value     time.Duration
@@ -137,7 +137,7 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# modbay benchmark results\n\n")
-	w("Written by `go run ./bench/run%s` (issue 15). Every baseline was measured in the same run, on the same machine.\n\n", map[bool]string{true: " --quick", false: ""}[r.quick])
+	w("Written by `go run ./bench/run%s`. Every baseline was measured in the same run, on the same machine.\n\n", map[bool]string{true: " --quick", false: ""}[r.quick])
 	if r.quick {
 		w("> **--quick run**: few repetitions, a smoke test of the suite. These numbers are not for the record.\n\n")
 	}
@@ -154,7 +154,7 @@ func (r *report) markdown() string {
 	if l1, l2 := load1(r.loadStart), load1(loadavg()); max(l1, l2) >= 1.5 {
 		w("> **Warning: the machine was busy** (1-minute load %.1f at the start, %.1f at the end, on %d cores): other work competed for the CPUs and every number here is inflated. Run again on an idle machine.\n\n", l1, l2, runtime.NumCPU())
 	}
-	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A ratio is value / baseline. A budget line quotes issue 15.\n\n")
+	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A ratio is value / baseline. A budget is the bound the project holds that row to.\n\n")
 	if len(r.failures) > 0 {
 		w("## Measurements that failed\n\n")
 		for _, f := range r.failures {

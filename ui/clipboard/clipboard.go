@@ -1,14 +1,8 @@
-// Package clipboard puts text on the clipboard the way the terminal the
-// cockpit runs in can take it, and reports which way was used, so a note
-// never claims more than happened.
-//
-// Inside tmux ($TMUX set) a bare OSC 52 is dropped under tmux's default
-// `set-clipboard external`, so the text goes to tmux itself: `tmux
-// load-buffer -w -`, the text on stdin (never a shell, never an argument),
-// which fills tmux's paste buffer and, where tmux is allowed to, forwards
-// it to the outer terminal's clipboard. Elsewhere the text is sent as OSC
-// 52, which terminals do not acknowledge: the note says it was sent, not
-// that it arrived.
+// Package clipboard puts text on the clipboard the way the terminal can
+// take it and says which way was used: inside tmux through `tmux
+// load-buffer -w -` (the text on stdin, never a shell or an argument),
+// elsewhere as OSC 52, which no terminal acknowledges, so the note says
+// "sent", never "arrived".
 package clipboard
 
 import (

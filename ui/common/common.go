@@ -114,14 +114,6 @@ func BlockWidth(block string) int {
 	return w
 }
 
-// Plural is one or many by n ("1 line", "2 lines").
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // TitleOr is title, or fallback (an id) when title is blank.
 func TitleOr(title, fallback string) string {
 	if strings.TrimSpace(title) != "" {

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -213,7 +214,7 @@ func (a *Approval) View(width, height int) string {
 		in = append(in, st.Muted.Render(common.Trunc("i shows the whole input", inner-keyW)))
 	}
 	if a.input.masked > 0 {
-		in = append(in, st.Muted.Render(common.Trunc(fmt.Sprintf("%d secret %s masked", a.input.masked, common.Plural(a.input.masked, "value", "values")), inner-keyW)))
+		in = append(in, st.Muted.Render(common.Trunc(fmt.Sprintf("%d secret %s masked", a.input.masked, words.Plural(a.input.masked, "value", "values")), inner-keyW)))
 	}
 	for i, l := range in {
 		lab := strings.Repeat(" ", keyW)
@@ -338,7 +339,7 @@ func (a *Approval) scroll(body []string, room, inner int) string {
 	case below > 0 && a.offset > 0:
 		marker = fmt.Sprintf("↓ %d more below, ↑ %d above (j/k, pgdn/pgup scroll)", below, a.offset)
 	case below > 0:
-		marker = fmt.Sprintf("↓ %d more %s (j/↓ scrolls)", below, common.Plural(below, "line", "lines"))
+		marker = fmt.Sprintf("↓ %d more %s (j/↓ scrolls)", below, words.Plural(below, "line", "lines"))
 	default:
 		marker = fmt.Sprintf("↑ %d more above (end of details; k/↑ scrolls back)", a.offset)
 	}

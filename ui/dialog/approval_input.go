@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/schema"
@@ -83,7 +84,7 @@ func (in approvalInput) lines(w int, expanded bool) (out []string, cut bool) {
 	for i, k := range orderedKeys(in.raw) {
 		if i == inputCompactMembers {
 			rest := len(members) - i
-			out = append(out, common.Trunc(fmt.Sprintf("… %d more %s", rest, common.Plural(rest, "field", "fields")), w))
+			out = append(out, common.Trunc(fmt.Sprintf("… %d more %s", rest, words.Plural(rest, "field", "fields")), w))
 			return out, true
 		}
 		var b bytes.Buffer

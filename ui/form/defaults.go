@@ -1,6 +1,6 @@
 package form
 
-// ---- defaults (issue 9, kind 5) ------------------------------------------
+// ---- defaults ------------------------------------------
 
 // DefaultRule is the one rule the form applies to a schema's "default",
 // as a view states it (the form screen's full help, the README):

@@ -8,7 +8,7 @@ import (
 	"modbay/ui/form"
 )
 
-// Issue 9, kind 5: one rule for defaults (form.DefaultRule).
+// One rule for defaults (form.DefaultRule).
 const defaultsSchema = `{"type":"object","properties":{
 	"branch":{"type":"string","default":"main"},
 	"depth":{"type":"integer","default":1},

@@ -1,37 +1,7 @@
 // Package form turns a capability's request JSON Schema into a tree of
-// fields and the fields back into the JSON value sent as the request's
-// input, with no widgets involved: the form screen (ui/formview) draws the
-// tree and edits its nodes, and this package decides what they mean.
-//
-// Schemas of drafts 7, 2019-09 and 2020-12 are read ($schema honoured; a
-// schema without one is read as 2020-12, or as draft-07 when only that
-// compiles). Properties keep the author's order (read from the raw bytes:
-// Go maps lose it). $ref and $defs/definitions resolve inside the document
-// (recursive schemas are built when opened), allOf is merged, oneOf/anyOf
-// become variant pickers (or selects, when every branch is a const),
-// if/then/else and dependentRequired/dependentSchemas apply live as values
-// change. Every value the form sends is one the person can see: omitted
-// optional fields are not sent, readOnly fields are shown and never sent,
-// a loaded value that does not fit a widget is kept as JSON text, and text
-// typed in a number field that is not a JSON number ("abc", "007") is sent
-// as that text, a JSON string, with its problem at the field.
-//
-// A list item or map entry is never dropped, since it is on screen: an
-// empty string item is the empty string "" (valid for type string; a
-// minLength then flags it at the item), and any other item left empty (a
-// number, a boolean or a choice not made) is sent as null with "required"
-// at the item, and null loads back into such an item as empty. JSON mode,
-// switching back and "send anyway" thus all keep the item where it was.
-//
-// Loading a value and building it back is the identity (the round-trip
-// property, roundtrip_test.go, over every schema we have): a string field
-// has an empty-string state distinct from not set (Node.Empty, SetEmpty);
-// a required field absent from a loaded value stays absent and is marked
-// "required" (a new form prefills required booleans, lists, sections and
-// unions, but a loaded value is taken as it is); a union takes a value in
-// the branch whose widget holds it, and the branches not chosen keep what
-// they held (KeptVariants names them); a key a conditional moves, or the
-// empty key, is kept as an entry.
+// fields, and the fields back into the JSON value sent as the request's
+// input; it draws nothing (ui/formview does). docs/internals.md "Forms"
+// states the rules: drafts, order, unions, what is sent, the round trip.
 package form
 
 import (

@@ -107,7 +107,7 @@ func TestNumbersStayAsTyped(t *testing.T) {
 	set(f, node(t, f, "/big"), "9007199254740993")
 	set(f, node(t, f, "/whole"), "2.0")
 	want := `{"x":1.0,"big":9007199254740993,"whole":2.0}`
-	// Sent as typed; an integer past 2^53 is flagged (issue 9, kind 7)
+	// Sent as typed; an integer past 2^53 is flagged
 	// for the person to confirm, never rounded.
 	if got, local := f.Value(); string(got) != want || len(local) != 1 || len(local["/big"]) != 1 {
 		t.Fatalf("value %s %v, want %s with a problem at /big", got, local, want)

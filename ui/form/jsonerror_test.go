@@ -7,7 +7,7 @@ import (
 	"modbay/ui/form"
 )
 
-// Issue 9, kind 6: invalid JSON is said in plain words, with where.
+// Invalid JSON is said in plain words, with where.
 func TestJSONErrorInPlainWords(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"a": hello}`, `not valid JSON — strings need quotes: write "hello", not hello (line 1, column 7)`},

@@ -7,7 +7,7 @@ import (
 	modschema "modbay/schema"
 )
 
-// Issue 9, kind 7: a number no reader can hold is flagged at its field,
+// A number no reader can hold is flagged at its field,
 // with or without a validator, and still sent exactly as typed (so "send
 // anyway" sends what the person wrote, never a rounded number).
 func TestNumbersNoReaderHolds(t *testing.T) {

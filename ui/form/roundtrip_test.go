@@ -12,12 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"modbay/internal/jsonptr"
 	"modbay/schema"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
 )
 
-// The round-trip property (issue 9, kind 1): any JSON value loaded into a
+// The round-trip property: any JSON value loaded into a
 // form (SetValue, as leaving JSON mode does) and built back (Value) is the
 // same JSON value: object key order may differ, numbers compare by exact
 // decimal value, and nothing is lost or added. It is checked over every
@@ -209,7 +210,7 @@ func walkPointers(x any, ptr string, fn func(string)) {
 	switch x := x.(type) {
 	case map[string]any:
 		for k, v := range x {
-			walkPointers(v, ptr+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), fn)
+			walkPointers(v, ptr+"/"+jsonptr.Escape(k), fn)
 		}
 	case []any:
 		for i, v := range x {
@@ -231,7 +232,7 @@ func setAt(raw json.RawMessage, ptr string, v json.RawMessage) (json.RawMessage,
 	}
 	toks := strings.Split(ptr[1:], "/")
 	for i := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
+		toks[i] = jsonptr.Unescape(toks[i])
 	}
 	cur := root
 	for i, tok := range toks {
@@ -419,7 +420,7 @@ func checkRoundTrips(t testing.TB, raw json.RawMessage, rt roundTrip, tried tall
 	return diffs
 }
 
-// oneVerdict checks the one-verdict property (issue 9, kind 2) for v: JSON
+// oneVerdict checks the one-verdict property for v: JSON
 // mode (CheckValue) lists the same problems as the form once v is loaded
 // (SetValue, then Check), and the form finds none exactly when the
 // validator the runner and invoke use finds none. It returns "" when that

@@ -9,7 +9,7 @@ import (
 	"modbay/ui/form"
 )
 
-// Issue 9, kind 4: the findings of branches not chosen stay with them.
+// The findings of branches not chosen stay with them.
 
 // notionParent is Notion's page parent as its API describes it: a oneOf
 // of objects told apart by the property each requires.

@@ -9,7 +9,7 @@ import (
 	"modbay/ui/form"
 )
 
-// ---- finding the problem (issue 9, kind 9) --------------------------------
+// ---- finding the problem --------------------------------
 
 // hasProblemRow reports whether row i's field has a problem of its own
 // (a union's variant and an entry's value show theirs at the parent).

@@ -26,7 +26,7 @@ func helpHas(m *Model, desc string) (bar, full bool) {
 	return bar, full
 }
 
-// Issue 9, kind 9: alt+n goes to the next field with a problem, wrapping,
+// Alt+n goes to the next field with a problem, wrapping,
 // and is offered only while there are problems.
 func TestNextProblemKey(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{
@@ -67,7 +67,7 @@ func TestNextProblemKey(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 9: a choice list jumps by typed letters: the first option
+// A choice list jumps by typed letters: the first option
 // starting with the letter, the same letter again the next one.
 func TestChoiceListsJumpByLetter(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{
@@ -107,7 +107,7 @@ func TestChoiceListsJumpByLetter(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 9: a multi-line description keeps its lines.
+// A multi-line description keeps its lines.
 func TestMultiLineDescriptionKeepsItsLines(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"mode":{"type":"string",
 		"description":"How to match:\n- exact: the whole name\n- prefix: the start\n\n\nCase is ignored."}}}`, 80, 20)
@@ -119,7 +119,7 @@ func TestMultiLineDescriptionKeepsItsLines(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 4: the chosen branch's own description shows under its
+// The chosen branch's own description shows under its
 // picker, and labels tell the branches apart.
 func TestBranchDescriptionShown(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"who":{"description":"Whom to notify.","anyOf":[
@@ -135,7 +135,7 @@ func TestBranchDescriptionShown(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 5: without color, a default that is sent, a default that
+// Without color, a default that is sent, a default that
 // is not and an example each say what they are.
 func TestGoldenDefaultsWithoutColor(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{

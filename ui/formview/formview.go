@@ -1,26 +1,7 @@
 // Package formview is the capability form screen: it draws a form.Form as
-// rows (text inputs, toggles, selects, multi-selects, variant pickers,
-// collapsible sections, lists and key/value entries), validates the input
-// on every change and shows each problem under its field, with a summary
-// line. A JSON mode (ctrl+e) shows exactly the input to be sent and edits
-// it; ctrl+o edits it in $EDITOR. A string field takes a newline with
-// ctrl+j (alt+enter) and is then edited over several lines; fields whose
-// schema announces long text (form.Node.IsMultiline) start that way. In a
-// multi-line field enter breaks the line and tab moves on; in a one-line
-// field enter moves on. A bracketed paste goes into the focused field as
-// pasted, tabs and line breaks kept, and never moves the focus (text.go
-// says what a one-line field does with several lines); backspace, delete
-// and the arrows act on one grapheme cluster. A string field is either not set (left
-// out) or set, possibly to the empty string: ctrl+r sets "" (shown as
-// ""), since deleting the text leaves the field not set. Problems from oneOf/anyOf branches the
-// person did not pick are counted in the summary, never shown at a field.
-// alt+n moves to the next field with a problem (offered only while there
-// are problems); a letter typed on a choice list jumps to the first choice
-// starting with it. A default is shown by the one rule of form.DefaultRule:
-// "(default, sent)" on a required field holding it, "default X (not sent)"
-// on an optional one; an example shows after "e.g.".
-// It returns typed actions to the root model: ActionSubmit with the input,
-// ActionSavePreset, or ActionBack.
+// rows, validates on every change, shows each problem under its field and
+// answers the root with typed actions (ActionSubmit, ActionSavePreset,
+// ActionBack). docs/internals.md "Forms" lists its editing rules.
 package formview
 
 import (
@@ -35,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/ui/common"
@@ -884,12 +866,12 @@ func (m *Model) submit() (Action, tea.Cmd) {
 		if h := m.problems.Hidden; h > 0 {
 			where += fmt.Sprintf("; %d from variants not chosen", h)
 		}
-		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, common.Plural(n, "problem", "problems"), where)
+		m.note = fmt.Sprintf("Not submitted: %d %s to fix first (%s). ctrl+s again sends it anyway, invalid.", n, words.Plural(n, "problem", "problems"), where)
 		if m.strict {
-			m.note = fmt.Sprintf("Not sent: %d %s to fix first (%s).", n, common.Plural(n, "problem", "problems"), where)
+			m.note = fmt.Sprintf("Not sent: %d %s to fix first (%s).", n, words.Plural(n, "problem", "problems"), where)
 		}
-		// The cursor goes to the first field with a problem (issue 9 kind
-		// 9), unless it is on one already.
+		// The cursor goes to the first field with a problem, unless
+		// it is on one already.
 		return nil, m.focusFirstProblem()
 	}
 	m.SetNote("")

@@ -85,8 +85,7 @@ func TestSubmitSendsOrderedValue(t *testing.T) {
 	feed(m, uitest.Key("tab"), uitest.Key("backspace"))
 	feed(m, uitest.Type("12345678901234567890")...)
 	feed(m, uitest.Key("tab"), uitest.Key("space"), uitest.Key("tab"), uitest.Key("right"), uitest.Key("right"))
-	// An integer past 2^53 loses digits in most readers (issue 9, kind
-	// 7): the first ctrl+s says so, the second sends it exactly as typed.
+	// An integer past 2^53 loses digits in most readers: the first ctrl+s says so, the second sends it exactly as typed.
 	if a := feed(m, uitest.Key("ctrl+s")); a != nil || !strings.Contains(m.View(), "loses digits") {
 		t.Fatalf("the first ctrl+s returned %#v\n%s", a, m.View())
 	}

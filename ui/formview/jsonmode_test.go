@@ -7,7 +7,7 @@ import (
 	"modbay/ui/internal/uitest"
 )
 
-// Issue 9, kind 6: JSON mode says what is wrong with invalid JSON in plain
+// JSON mode says what is wrong with invalid JSON in plain
 // words, with where; ctrl+s refuses, pointing at it without repeating it.
 func TestJSONModeSaysStringsNeedQuotes(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 100, 20)

@@ -7,7 +7,7 @@ import (
 	"modbay/ui/internal/uitest"
 )
 
-// Issue 9, kind 7: 1e999 typed in the form or in JSON mode is a problem
+// 1e999 typed in the form or in JSON mode is a problem
 // the person confirms (ctrl+s twice: send anyway), with one count in both
 // views, and what is sent is the number exactly as typed.
 func TestNumberNoReaderHoldsIsConfirmedBeforeSending(t *testing.T) {

@@ -18,7 +18,7 @@ const pasteSchema = `{"type":"object","properties":{
 
 func paste(m *Model, s string) { m.Update(tea.PasteMsg{Content: s}) }
 
-// Issue 9, kind 8: a bracketed paste keeps tabs and line breaks in a
+// A bracketed paste keeps tabs and line breaks in a
 // multi-line field ("\r\n" and "\r" are line breaks) and leaves the focus
 // where it is; the tab stays through later keys.
 func TestPasteKeepsTabsAndNewlinesInAMultiLineField(t *testing.T) {

@@ -167,8 +167,8 @@ func TestNewlinesInStringFields(t *testing.T) {
 	if title.Text != "a\ncb" {
 		t.Fatalf("title text %q", title.Text)
 	}
-	// In a multi-line field enter, ctrl+j and alt+enter break lines (issue
-	// 9, kind 8); tab moves on.
+	// In a multi-line field enter, ctrl+j and alt+enter break lines;
+	// tab moves on.
 	keys(m, "tab")
 	feed(m, uitest.Type("# Hi")...)
 	keys(m, "ctrl+j")
@@ -308,7 +308,7 @@ func TestNoNewlineInFormattedText(t *testing.T) {
 }
 
 // TestRefusedSubmitFocusesTheFirstProblem: a refused ctrl+s moves the
-// cursor to the first field with a problem (issue 9, finding the problem).
+// cursor to the first field with a problem.
 func TestRefusedSubmitFocusesTheFirstProblem(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","required":["b"],"properties":{
 	  "a":{"type":"string"},"b":{"type":"string"},"c":{"type":"integer","minimum":5}}}`, 80, 30)

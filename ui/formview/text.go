@@ -20,7 +20,7 @@ import (
 // both into a space), so a value holding them would change the moment a key
 // touched its field. The form's editors show each as a visible stand-in
 // (tabMark, crMark) and the node holds the real character: what is typed
-// or pasted is what is sent (issue 9, kinds 1 and 8). A stand-in typed
+// or pasted is what is sent. A stand-in typed
 // literally reads as the character it stands for.
 const (
 	tabMark = '␉' // U+2409 SYMBOL FOR HORIZONTAL TABULATION

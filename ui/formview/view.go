@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/ui/common"
 	"modbay/ui/form"
@@ -102,7 +103,7 @@ func (m *Model) footer() []string {
 		if h := m.problems.Hidden; h > 0 {
 			hidden = fmt.Sprintf(" (%d from variants not chosen)", h)
 		}
-		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, common.Plural(n, "problem", "problems"), hidden), m.width)))
+		foot = append(foot, st.Muted.Render(common.Trunc(fmt.Sprintf("%d %s%s; ctrl+s submits once the input is valid.", n, words.Plural(n, "problem", "problems"), hidden), m.width)))
 	}
 	return foot
 }
@@ -300,10 +301,10 @@ func (m *Model) describe(n *form.Node) string {
 			kind += " · not sent"
 		}
 		if n.HasMap {
-			kind += fmt.Sprintf(" · %d %s", len(n.Entries), common.Plural(len(n.Entries), "entry", "entries"))
+			kind += fmt.Sprintf(" · %d %s", len(n.Entries), words.Plural(len(n.Entries), "entry", "entries"))
 		}
 	case form.KindArray:
-		kind += fmt.Sprintf(" · %d %s", len(n.Children), common.Plural(len(n.Children), "item", "items"))
+		kind += fmt.Sprintf(" · %d %s", len(n.Children), words.Plural(len(n.Children), "item", "items"))
 		if !n.Required && !n.Present && len(n.Children) == 0 {
 			kind += " · not sent"
 		}
@@ -375,7 +376,7 @@ func (m *Model) editorLine(n *form.Node, focused bool) string {
 		}
 		pos := fmt.Sprintf("  %d/%d", n.Choice+1, len(n.Options))
 		if n.Choice < 0 {
-			pos = fmt.Sprintf("  %d %s", len(n.Options), common.Plural(len(n.Options), "choice", "choices"))
+			pos = fmt.Sprintf("  %d %s", len(n.Options), words.Plural(len(n.Options), "choice", "choices"))
 		}
 		return m.selected("‹ "+cur+" ›", focused) + st.Muted.Render(pos)
 	case form.KindMulti:

@@ -1,11 +1,8 @@
-// Package list is the cockpit's one list component: a filter ("/"), a
-// cursor, scrolling, and a split pane with the selected item's detail,
-// built once per selection and width (after charmbracelet/crush
-// internal/ui/list/filterable.go). The module list and the capability list
-// use it; history, jobs and skills lists will.
-//
-// Items give a filter value, a row and a detail. The list never sanitizes:
-// an item's Row and Detail return text already made safe for the terminal.
+// Package list is the cockpit's one list component (after
+// charmbracelet/crush internal/ui/list): a filter ("/"), a cursor,
+// scrolling and a split pane with the selected item's detail. Items give a
+// filter value, a row and a detail, already sanitized: the list never
+// sanitizes.
 package list
 
 import (

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"modbay/internal/words"
 	"modbay/ui/common"
 )
 
@@ -233,11 +234,11 @@ func (d *detailScroll) view(com *common.Common, detail string, h int) string {
 	d.above, d.below = d.off, max(len(lines)-d.off-show, 0)
 	var out []string
 	if d.above > 0 {
-		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d more %s (pgup)", d.above, common.Plural(d.above, "line", "lines"))))
+		out = append(out, st.Muted.Render(fmt.Sprintf("↑ %d more %s (pgup)", d.above, words.Plural(d.above, "line", "lines"))))
 	}
 	out = append(out, lines[d.off:d.off+show]...)
 	if d.below > 0 {
-		out = append(out, st.Warning.Render(fmt.Sprintf("↓ %d more %s (pgdn)", d.below, common.Plural(d.below, "line", "lines"))))
+		out = append(out, st.Warning.Render(fmt.Sprintf("↓ %d more %s (pgdn)", d.below, words.Plural(d.below, "line", "lines"))))
 	}
 	return strings.Join(out, "\n")
 }

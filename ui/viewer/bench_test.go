@@ -16,7 +16,7 @@ import (
 	"modbay/ui/common"
 )
 
-// Benchmarks for the targets of issue 4: open and first frame of a
+// Benchmarks for the viewers' budgets: open and first frame of a
 // 100 000-row CSV, a 20 MB JSON file and a 1 MB markdown file, and one
 // scroll step of each, with the heap the open viewer holds. Run with
 //

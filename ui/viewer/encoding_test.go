@@ -19,7 +19,7 @@ func utf16LE(s string) []byte {
 }
 
 // TestUTF16ArtifactsAreDecoded opens a UTF-16 CSV in the table viewer and
-// UTF-16 text in the text viewer (issue 8 §5): the cells and lines show
+// UTF-16 text in the text viewer: the cells and lines show
 // their characters, the header names the encoding, nothing is called
 // binary and no NUL reaches the screen.
 func TestUTF16ArtifactsAreDecoded(t *testing.T) {

@@ -37,12 +37,12 @@ type loadInput struct {
 	// (render.DecodeText), "" for UTF-8.
 	encoding string
 	// checked is set by load when the bytes it read hash to meta.Digest
-	// (issue 10: the header says "verified" only then).
+	// (the header says "verified" only then).
 	checked bool
 }
 
 // ErrChanged is a staged artifact whose bytes no longer hash to the digest
-// verified when it was staged (issue 10).
+// verified when it was staged.
 var ErrChanged = errors.New("changed since it was verified")
 
 // checkBytes returns an error wrapping ErrChanged unless src hashes to

@@ -26,8 +26,8 @@ func openFile(t *testing.T, meta render.Meta, path string, w, h int) *fixture {
 	return f
 }
 
-// TestNewFileOpensFilesOutsideARun: a SKILL.md and a history record (issue
-// 7 §4) open from render metadata and a path in the same viewers as
+// TestNewFileOpensFilesOutsideARun: a SKILL.md and a history record
+// open from render metadata and a path in the same viewers as
 // artifacts, without a run, a request id or a verified artifact; the
 // header does not claim "verified" for them, and a saved copy keeps the
 // file's name.

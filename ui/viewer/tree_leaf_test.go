@@ -9,7 +9,7 @@ import (
 	"modbay/ui/internal/uitest"
 )
 
-// TestTreeLeafWholeValue is the bug report's case (issue 8 §5): a long
+// TestTreeLeafWholeValue is the bug report's case: a long
 // string leaf was cut with "…" and enter did nothing on it. Enter opens
 // the whole value, wrapped to the width; esc closes it.
 func TestTreeLeafWholeValue(t *testing.T) {

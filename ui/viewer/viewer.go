@@ -1,14 +1,8 @@
 // Package viewer is the cockpit's artifact viewer: one widget per
-// presentation primitive (docs/protocol.md §10) under a shared header that says what
-// the file is (title, kind, media type, size, short digest, verified).
-//
-// The Model is a plain struct with SetSize/Update/View, as every child of the
-// root model. Nothing in Update reads a file, runs a program or renders
-// markdown: the file is read, parsed and prepared in a tea.Cmd (load), and the
-// slow renders (glamour, slides) run in Cmds whose messages carry the
-// generation that asked for them, so a stale render is dropped. Every byte
-// from the artifact reaches the screen through the render package, which
-// sanitizes it.
+// presentation primitive (docs/protocol.md §10) under a header saying what
+// the file is. Files are read and rendered in tea.Cmds whose messages carry
+// the generation that asked, so a stale render is dropped; every byte
+// reaches the screen through the render package, which sanitizes it.
 package viewer
 
 import (

@@ -7,7 +7,7 @@ import (
 	"modbay/ui/internal/uitest"
 )
 
-// Issue 9: the empty string survives JSON mode, shows as "", and ctrl+r
+// The empty string survives JSON mode, shows as "", and ctrl+r
 // enters it from the keyboard.
 func TestEmptyStringThroughJSONModeAndCtrlR(t *testing.T) {
 	const schema = `{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]}`
@@ -46,7 +46,7 @@ func TestEmptyStringThroughJSONModeAndCtrlR(t *testing.T) {
 	}
 }
 
-// Issue 9: a branch's data that is not sent is named at its picker.
+// A branch's data that is not sent is named at its picker.
 func TestKeptVariantShownAtThePicker(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"shape":{"oneOf":[
 		{"title":"circle","type":"object","properties":{"r":{"type":"number"}},"required":["r"]},
@@ -59,7 +59,7 @@ func TestKeptVariantShownAtThePicker(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 2: JSON mode and the form give one verdict on formats,
+// JSON mode and the form give one verdict on formats,
 // with the same count, and ctrl+s in JSON mode is refused first.
 func TestOneVerdictOnFormatsInJSONModeAndForm(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"e":{"type":"string","format":"email"},"d":{"type":"string","format":"date"}}}`, 100, 20)
@@ -87,7 +87,7 @@ func TestOneVerdictOnFormatsInJSONModeAndForm(t *testing.T) {
 	}
 }
 
-// Issue 9, kind 3: a free-form object under a union takes entries, as it
+// A free-form object under a union takes entries, as it
 // does on its own.
 func TestFreeFormObjectUnderAUnionIsReachable(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"x":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]}},"required":["x"]}`, 100, 20)

@@ -9,7 +9,7 @@ import (
 	"modbay/ui/form"
 )
 
-// Regression tests for issue 9's examples: what is typed is what is sent.
+// Regression tests: what is typed is what is sent.
 
 // The empty string is a value, distinct from not set: loaded, it stays.
 func TestEmptyStringLoadedIsKept(t *testing.T) {
