@@ -620,7 +620,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	d.mu.Unlock()
 	if !listed {
 		if _, _, err := d.list(cctx, s); err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(s, err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 			return rep
 		}
 	}
@@ -645,7 +645,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 			case <-time.After(cancelRecordWait):
 			}
 		}
-		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(s, err))
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
 	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
@@ -692,7 +692,12 @@ func deadlineDetail(ms int) string {
 // JSON-RPC error as callFailure says; when the server's process exited
 // meanwhile, CodeServerExited with its exit status and the stderr lines
 // that explain it.
-func (d *Driver) sessionFailure(s *session, err error) *runner.HostError {
+func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *runner.HostError {
+	if ctx.Err() != nil {
+		// Cancelled or past its deadline (ctxFailure says which): waiting
+		// for an exit would overrun it.
+		return callFailure(err)
+	}
 	if s.proc != nil {
 		if status := s.proc.exitedEarly(); status != "" {
 			return &runner.HostError{Code: CodeServerExited, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}

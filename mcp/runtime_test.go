@@ -69,8 +69,9 @@ func TestDeadlineNamesLimit(t *testing.T) {
 		t.Errorf("timeout detail %q names neither the limit nor the flag", res.Host.Detail)
 	}
 	// Generous, not a timing assertion: the call must not wait on
-	// anything past its deadline (the 2 s stop grace, a reconnect).
-	if took > 1500*time.Millisecond {
+	// anything past its deadline (startExitWait for an exit, the stop
+	// grace, a reconnect).
+	if took > 300*time.Millisecond+startExitWait*6/10 {
 		t.Errorf("a 300 ms deadline returned after %s", took)
 	}
 	mu.Lock()
@@ -266,5 +267,39 @@ func TestLogLevelFromEntry(t *testing.T) {
 	}
 	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", LogLevel: "loud"}); err == nil {
 		t.Error("an unknown log_level was accepted")
+	}
+}
+
+// TestCancelRecorded: a call the person cancels keeps the
+// notifications/cancelled sent in its raw exchange.
+func TestCancelRecorded(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	p, err := f.host.Plan(m, "progress", json.RawMessage(`{"name":"hang"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var frames [][]byte
+	res, err := f.host.RunWith(ctx, p, runner.RunOptions{Approved: true,
+		Events: func(e runner.Event) {
+			if e.Log != nil {
+				cancel()
+			}
+		},
+		Record: func(fr runner.Frame) {
+			mu.Lock()
+			frames = append(frames, fr.Data)
+			mu.Unlock()
+		}})
+	if err != nil || res.Host == nil || res.Host.Code != modproto.CodeCancelled {
+		t.Fatalf("cancelled: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices0(frames, []byte(`"notifications/cancelled"`)) {
+		t.Errorf("the exchange lacks notifications/cancelled: %d frames", len(frames))
 	}
 }
