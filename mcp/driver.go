@@ -81,7 +81,10 @@ type Driver struct {
 	// outputs are the tools' outputSchemas from the last Describe, by
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
-	stderr  tail
+	// listed holds, while list runs, the tools' schemas as the server
+	// wrote them, by tool name (keepToolSchemas); nil otherwise.
+	listed map[string]toolSchemas
+	stderr tail
 	// gen counts the server processes started; stderr keeps only the
 	// current one's lines.
 	gen int
@@ -194,6 +197,11 @@ type inflight struct {
 	// was written, so the exchange holds it before the call returns.
 	cancelSent chan struct{}
 	cancelOnce sync.Once
+	// rpcID is the JSON-RPC id of the call's tools/call request and result
+	// its result as the server sent it (nil until it arrives); both under
+	// Driver.mu (noteCall, noteResult).
+	rpcID  any
+	result json.RawMessage
 }
 
 // session is one connected MCP session and, for stdio, its process.
@@ -559,6 +567,14 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 // the describe envelope and its descriptor; it keeps the tools'
 // outputSchemas for Invoke.
 func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *modproto.Descriptor, error) {
+	d.mu.Lock()
+	d.listed = map[string]toolSchemas{}
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.listed = nil
+		d.mu.Unlock()
+	}()
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
@@ -569,6 +585,19 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 			break
 		}
 	}
+	// The schemas as written, in the server's property order.
+	d.mu.Lock()
+	for _, t := range tools {
+		if raw, ok := d.listed[t.Name]; ok {
+			if len(raw.in) > 0 {
+				t.InputSchema = raw.in
+			}
+			if len(raw.out) > 0 {
+				t.OutputSchema = raw.out
+			}
+		}
+	}
+	d.mu.Unlock()
 	var impl *sdk.Implementation
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
@@ -635,8 +664,17 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}()
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
-	res, err := s.cs.CallTool(cctx, params)
-	if err != nil {
+	// The result is read as the server sent it (noteResult), not as the
+	// SDK decoded it: one block the SDK cannot decode (URL-safe base64)
+	// fails its whole result, and its types drop fields and add others.
+	_, err = s.cs.CallTool(cctx, params)
+	d.mu.Lock()
+	raw := f.result
+	d.mu.Unlock()
+	if raw == nil {
+		if err == nil {
+			err = errors.New("no result was recorded for the call")
+		}
 		if cctx.Err() != nil {
 			// The SDK sends notifications/cancelled in the background:
 			// wait a moment for it, so the raw exchange holds it.
@@ -648,7 +686,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 
@@ -663,10 +701,6 @@ func (d *Driver) outputSchema(tool string) json.RawMessage {
 // cancelRecordWait bounds how long a cancelled or timed-out call waits
 // for the SDK to write its notifications/cancelled.
 const cancelRecordWait = 200 * time.Millisecond
-
-// CodeServerExited is the host verdict of a call whose stdio server
-// exited before answering it (docs/protocol.md §15).
-const CodeServerExited = "host.server_exited"
 
 // ctxFailure is the verdict of a call that ended with ctx (the caller's)
 // or cctx (with the deadline of deadlineMS, 0 for none) done: cancelled
@@ -690,7 +724,7 @@ func deadlineDetail(ms int) string {
 
 // sessionFailure is the verdict of a request on s that failed with err: a
 // JSON-RPC error as callFailure says; when the server's process exited
-// meanwhile, CodeServerExited with its exit status and the stderr lines
+// meanwhile, CodeSessionFailed with its exit status and the stderr lines
 // that explain it.
 func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *runner.HostError {
 	if ctx.Err() != nil {
@@ -700,7 +734,7 @@ func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *run
 	}
 	if s.proc != nil {
 		if status := s.proc.exitedEarly(); status != "" {
-			return &runner.HostError{Code: CodeServerExited, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}
+			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}
 		}
 	}
 	return callFailure(err)

@@ -22,8 +22,8 @@ func TestCrashMidCallSaysExited(t *testing.T) {
 	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
 	m := f.module("test")
 	res := f.run(m, "crash", `{}`, runner.RunOptions{})
-	if res.Host == nil || res.Host.Code != CodeServerExited {
-		t.Fatalf("crash: %+v, want %s", res.Host, CodeServerExited)
+	if res.Host == nil || res.Host.Code != CodeSessionFailed {
+		t.Fatalf("crash: %+v, want %s", res.Host, CodeSessionFailed)
 	}
 	for _, want := range []string{"exit status 7", "before answering the call", "Error: no database at /data"} {
 		if !strings.Contains(res.Host.Detail, want) {

@@ -51,10 +51,8 @@ var failureKinds = map[string]FailureKind{
 	CodeHostInvalidJSON:       KindSystem,
 	CodeHostProtocolViolation: KindSystem,
 	"host.not_started":        KindNotRun,
-	// An MCP server's: a JSON-RPC error answer, and a stdio server that
-	// exited before answering.
-	"host.mcp_error":     KindSystem,
-	"host.server_exited": KindSystem,
+	// An MCP server's JSON-RPC error answer.
+	"host.mcp_error": KindSystem,
 }
 
 // KindOf returns the failure kind of an error code (docs/protocol.md §15);
