@@ -69,6 +69,11 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		DeadlineMS: p.Request.DeadlineMS, MaxOutputBytes: p.Request.MaxOutputBytes,
 		Approval: p.Approval, Approved: o.Approved || !p.NeedsApproval(), ApprovedBy: o.ApprovedBy, Client: o.Client,
 	}
+	if p.ServerRoots != nil {
+		// What the module touched: an MCP server's own folders, not the
+		// request's roots it never received.
+		rec.Roots = p.ServerRoots
+	}
 	for _, f := range p.Handoff {
 		rec.Handoff = append(rec.Handoff, Handed{Root: f.Root, Rel: f.Rel, Origin: f.Origin, Digest: f.Digest})
 	}
