@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/history"
-	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
 	"modbay/skills"
@@ -112,25 +110,9 @@ type Model struct {
 	// is taken.
 	reloadSeq int
 
-	// formModule and formCap are the capability the person prepares: the
-	// last form opened. Planning and the input memory route on them.
-	formModule *runner.Module
-	formCap    modproto.Capability
-	// drafts keeps every capability's form for the session (draftKey).
-	drafts  map[string]formDraft
-	planSeq int
-	// planning is set while a submitted input is being planned: keys
-	// pressed then (an "a" meant for the approval dialog about to open)
-	// must not edit the form that was submitted.
-	planning  bool
-	lastInput json.RawMessage
-	// inputs remembers last inputs and presets; presetPrompt is set while
-	// the prompt open on the stack asks for a preset's name.
-	inputs       inputs.Store
-	presetPrompt bool
-	presetInput  json.RawMessage
-	// lastUnchecked is true when lastInput was sent anyway, invalid.
-	lastUnchecked bool
+	// flow is the submit flow: the form prepared, its drafts, the plan
+	// in flight and the last input (submit.go).
+	flow submitFlow
 
 	dialogs []dialog.Dialog
 	// runs are the runs of this session by request id, in flight or done:
@@ -142,11 +124,9 @@ type Model struct {
 	// viewerEnv is what the artifact viewers know about the terminal and
 	// the machine (local display, ffprobe, image protocol), read once.
 	viewerEnv viewer.Env
-	// history records runs (nil: none); rerunOf is the recorded run the
-	// form was last prefilled from; resumeStarted is set once the jobs
-	// the history left unpolled were taken over (history.go).
+	// history records runs (nil: none); resumeStarted is set once the
+	// jobs the history left unpolled were taken over (resume.go).
 	history       *history.Store
-	rerunOf       rerunOf
 	resumeStarted bool
 	// skillSession is the session's active skills (the skills screen).
 	skillSession skills.Session
@@ -155,8 +135,6 @@ type Model struct {
 	windowTitle string
 	// dev is the dev session's state (Options.Dev); nil otherwise.
 	dev *devState
-	// rerunSeq numbers r's checks of the module (rerun.go).
-	rerunSeq int
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -172,7 +150,7 @@ func New(host *runner.Host, opts Options) *Model {
 	}
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
-		m.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
+		m.flow.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -292,9 +270,7 @@ func (m *Model) restyle() {
 	} else {
 		m.spinner.Style = m.com.Styles.Title
 	}
-	for _, d := range m.drafts {
-		d.form.Restyle()
-	}
+	m.flow.restyle()
 }
 
 // bodyHeight is the height left for the screen between the header line and
@@ -471,7 +447,7 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.planning && m.screen() == screenForm {
+	if m.flow.planning && m.screen() == screenForm {
 		// The input was submitted and its plan (then perhaps an approval
 		// dialog) is on its way: a key now answers nothing and changes
 		// nothing, as in the dialog's grace period.
@@ -495,20 +471,20 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionSubmit:
 		return m.submit(a.input, a.unchecked)
 	case actionSavePreset:
-		m.presetInput = a.input
-		m.presetPrompt = true
+		m.flow.presetInput = a.input
+		m.flow.presetPrompt = true
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save this input as preset named", ""))
 	case actionRerun:
 		// A fresh plan: a new request id, and approval asked again unless
 		// the session covers it.
-		if _, ok := find[*formScreen](m); ok && m.lastInput != nil {
+		if _, ok := find[*formScreen](m); ok && m.flow.lastInput != nil {
 			// The module is checked first: a re-run never goes out with
 			// a descriptor its files no longer give (rerun.go).
 			if cmd := m.rerunChecked(); cmd != nil {
 				return cmd
 			}
 			m.popTo(screenForm)
-			return m.submit(m.lastInput, m.lastUnchecked)
+			return m.submit(m.flow.lastInput, m.flow.lastUnchecked)
 		}
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
@@ -536,10 +512,10 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
-	if m.presetPrompt && top.ID() == "prompt" {
-		m.presetPrompt = false
+	if m.flow.presetPrompt && top.ID() == "prompt" {
+		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
-			return m.saveInput(a.Value, m.presetInput)
+			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())
 		}
 		return nil
 	}
