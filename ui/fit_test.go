@@ -3,9 +3,10 @@ package ui
 import (
 	"slices"
 
-	"charm.land/bubbles/v2/key"
 	"strings"
 	"testing"
+
+	"charm.land/bubbles/v2/key"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"

@@ -12,7 +12,6 @@ import (
 	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/runner"
-	"modbay/schema"
 	"modbay/ui/dialog"
 	"modbay/ui/formview"
 	"modbay/ui/inputs"
@@ -47,6 +46,9 @@ type submitFlow struct {
 	rerunOf rerunOf
 	// rerunSeq numbers r's checks of the module (rerun.go).
 	rerunSeq int
+	// kept holds the draftKeys of the drafts this session wrote to the
+	// input store and has not sent since (drafts.go).
+	kept map[string]bool
 }
 
 // prepares reports whether the form last opened is capability capID of
@@ -69,7 +71,7 @@ func (f *submitFlow) keepDraft(mod *runner.Module, c modproto.Capability, schema
 	if f.drafts == nil {
 		f.drafts = map[string]formDraft{}
 	}
-	f.drafts[draftKey(mod, c)] = formDraft{schema: string(schema), form: fv}
+	f.drafts[draftKey(mod, c)] = formDraft{schema: string(schema), form: fv, module: mod, cap: c}
 }
 
 // restyle applies the current styles to every kept form.
@@ -96,6 +98,9 @@ type formDraft struct {
 	// changed its schema since gets a fresh form.
 	schema string
 	form   *formview.Model
+	// module and cap are whose form it is.
+	module *runner.Module
+	cap    modproto.Capability
 }
 
 // draftKey names a capability's draft: module id, source identity and
@@ -122,6 +127,9 @@ func (m *Model) offerInputs(msg savedInputsMsg) {
 		return
 	}
 	var r []formview.Recall
+	if msg.saved.Draft != nil {
+		r = append(r, formview.Recall{Name: "kept draft", Input: msg.saved.Draft})
+	}
 	if msg.saved.Last != nil {
 		r = append(r, formview.Recall{Name: "last input", Input: msg.saved.Last})
 	}
@@ -138,13 +146,9 @@ func (f *submitFlow) saveInput(name string, input json.RawMessage, now time.Time
 		return nil
 	}
 	st, mod, capID := f.inputs, f.module.ID, f.cap.ID
-	// What goes to disk has its secrets left out (the one redaction rule,
-	// schema.Redact): loading it back leaves those fields to be typed.
-	var h *schema.Compiled
-	if d := f.module.Descriptor; d != nil && f.cap.RequestSchema != "" {
-		h, _ = schema.Compile(d.RequestSchemas[f.cap.RequestSchema])
-	}
-	input, withheld := schema.Redact(h, input, schema.RedactOmit)
+	// What goes to disk has its secrets left out: loading it back leaves
+	// those fields to be typed.
+	input, withheld := redactForStore(f.module, f.cap, input)
 	return func() tea.Msg {
 		if input == nil {
 			return inputSavedMsg{module: mod, capability: capID, name: name, withheld: withheld}
@@ -223,6 +227,8 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	}
 	f.SetNote("")
 	remember := m.flow.saveInput("", m.flow.lastInput, m.com.Now())
+	f.MarkClean() // what was typed is the last input now (ctrl+l)
+	delete(m.flow.kept, draftKey(m.flow.module, m.flow.cap))
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 		// Its "(wait…)" must go when the grace ends, even if nothing

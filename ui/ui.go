@@ -7,6 +7,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,6 +136,12 @@ type Model struct {
 	windowTitle string
 	// dev is the dev session's state (Options.Dev); nil otherwise.
 	dev *devState
+	// quitArmed is set by a ctrl+c that kept a form's draft instead of
+	// quitting: the next key, if ctrl+c, quits (drafts.go).
+	quitArmed bool
+	// exitNote is the line Run prints once the screen is gone: the drafts
+	// kept on quitting ("" when none).
+	exitNote string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -195,6 +202,9 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	m.SetSender(p.Send)
 	_, err := p.Run()
+	if m.exitNote != "" {
+		fmt.Fprintln(os.Stderr, m.exitNote)
+	}
 	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
@@ -372,6 +382,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case inputSavedMsg:
 		return m, m.inputSaved(msg)
+	case draftsKeptMsg:
+		m.draftsKept(msg)
+		return m, nil
 	case viewer.Msg:
 		if v, ok := find[*viewerScreen](m); ok {
 			act, cmd := v.Update(msg)
@@ -424,11 +437,13 @@ func (m *Model) typing() bool {
 // focused screen.
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
+	armed := m.quitArmed
+	m.quitArmed = false
 	switch {
 	case key.Matches(kp, g.Interrupt) && !m.keyMsgIsFocus(kp):
 		// ctrl+c quits unless what has focus binds it (a run in flight
-		// cancels instead).
-		return tea.Quit
+		// cancels instead); over typed input, it keeps it first.
+		return m.interrupt(armed)
 	case key.Matches(kp, g.HelpAnywhere):
 		m.toggleHelp(false)
 		return nil
@@ -465,7 +480,7 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionPop:
 		m.pop()
 	case actionQuit:
-		return tea.Quit
+		return m.quit()
 	case actionRediscover:
 		return m.reload()
 	case actionSubmit:
