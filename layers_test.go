@@ -21,7 +21,7 @@ var layers = map[string][]string{
 	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform"},
 	"conform":             {"modproto", "schema", "schemalint", "runner"},
 	"cellwidth":           {},
-	"config":              {},
+	"config":              {"modproto"},
 	"contain":             {},
 	"examples":            {"modproto"},
 	"internal/testcorpus": {},

@@ -115,7 +115,7 @@ func TestInvokeTrace(t *testing.T) {
 	}
 	for _, want := range []string{"argv:     module invoke fixture.write --input /", "env:      TMPDIR=", "exit:     status 0",
 		"timings:  spawn ", "request file (", `"input":{"name":"x"}`, "stdout (", "repeat with modbay:\n  modbay invoke " + exe + ` fixture.write --input '{"name":"x"}'`,
-		"without modbay's containment", `env -i TMPDIR="$(mktemp -d)" ` + exe + " module invoke fixture.write --input " + filepath.Join(home, "state", ".requests")} {
+		"without modbay's containment", `env -i TMPDIR="$(mktemp -d)" ` + exe + " module invoke fixture.write --input " + filepath.Join(home, "requests")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
@@ -208,5 +208,29 @@ func TestLauncherEditIsSeen(t *testing.T) {
 	}
 	if v, cached := validate(); v != "1.0.1" || cached {
 		t.Fatalf("after editing impl.sh: %s cached %v", v, cached)
+	}
+}
+
+// TestValidateAndCheckRefuseAClaimedID: a module loaded by path that
+// declares an id other than its executable's name ("../..") is refused by
+// validate and check with exit 4, naming the rule; nothing runs.
+func TestValidateAndCheckRefuseAClaimedID(t *testing.T) {
+	t.Parallel()
+	exe := filepath.Join(t.TempDir(), "climber", "climber")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `#!/bin/sh
+printf '%s\n' '{"protocol":"xibodev.module/v1","module":"../..","operation":"describe","request_id":"","ok":true,"warnings":[],"execution":{"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]},"result":{"module":"../..","name":"C","version":"1","protocol_versions":["xibodev.module/v1"],"capabilities":[{"id":"c.run","summary":"s","effects":{"local":true,"network":false,"external_writes":false,"provider":"local","cost_known":true}}],"permissions":{"filesystem_write":["etc"]}}}'
+`
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	for _, cmd := range [][]string{{"validate", exe}, {"check", exe}, {"invoke", exe, "c.run"}} {
+		code, out, errOut := run(t, append([]string{"--home", home}, cmd...)...)
+		if code != ExitHostVerdict || !strings.Contains(out+errOut, `must declare the id its executable is named, "climber" (docs/protocol.md §13)`) {
+			t.Errorf("%s: exit %d\n%s%s", cmd[0], code, out, errOut)
+		}
 	}
 }

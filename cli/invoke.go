@@ -179,6 +179,14 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
+	if n := runner.ShadowNote(m); n != "" {
+		fmt.Fprintln(o.IO.ErrOut, "note: "+clean(n))
+	}
+	if m.Origin == runner.OriginFlag {
+		// Repeat lines name a module loaded by path by its path: by id
+		// they would run an installed module of that id (docs/protocol.md §13).
+		o.ModuleRef = m.Exe
+	}
 	handoff, err := e.handoffFiles(o.Artifacts)
 	if err != nil {
 		return o.refuse(usageRefusal("--artifact: %v", err))
@@ -208,7 +216,7 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 	if plan.NeedsApproval() && !o.Yes {
 		return o.refuse(&refusal{Outcome: outcomeApprovalRequired, Code: ExitApprovalRequired,
 			Message: fmt.Sprintf("%s %s needs approval; nothing ran (pass --yes)", m.ID, plan.Capability.ID),
-			Reasons: plan.Approval, Err: runner.ErrApprovalRequired,
+			Reasons: withAskedAgain(plan), Err: runner.ErrApprovalRequired,
 			subject: cleanID(m.ID) + " " + cleanID(plan.Capability.ID)})
 	}
 	watch, err := watchHangup(ctx, map[string]any{"stdout": o.IO.Out, "stderr": o.IO.ErrOut})
@@ -677,3 +685,12 @@ func indent(s string) string { return indentBy("  ", s) }
 
 // indentBy is s with every line prefixed by p.
 func indentBy(p, s string) string { return p + strings.ReplaceAll(s, "\n", "\n"+p) }
+
+// withAskedAgain is plan's approval reasons, led by why it is asked again
+// when it was approved before (runner.Plan.AskedAgain).
+func withAskedAgain(plan *runner.Plan) []string {
+	if plan.AskedAgain == "" {
+		return plan.Approval
+	}
+	return append([]string{plan.AskedAgain}, plan.Approval...)
+}

@@ -157,6 +157,6 @@ func newRun(_ context.Context, o *NewOptions) error {
 		fmt.Fprintf(out, "build it:  (cd %s && go build -o %s main.go)\n", dir, o.ID)
 	}
 	fmt.Fprintf(out, "check it:  modbay validate %s   (then: modbay check %s, a conformance run)\n", exe, exe)
-	fmt.Fprintf(out, "run it:    modbay --module %s invoke %s %s.report --input '{\"title\": \"Hello\"}'\n", exe, o.ID, o.ID)
+	fmt.Fprintf(out, "run it:    modbay invoke %s %s.report --input '{\"title\": \"Hello\"}'\n", exe, o.ID)
 	return nil
 }

@@ -73,7 +73,7 @@ func TestNewTemplatesWork(t *testing.T) {
 			if len(res.Artifacts) != 2 || !strings.Contains(out, `"hello.report.markdown/v1"`) || !strings.Contains(out, `"text/csv"`) {
 				t.Errorf("artifacts:\n%s", out)
 			}
-			md, _ := filepath.Glob(filepath.Join(home, "state", "hello", "output", "req_*report.md"))
+			md, _ := filepath.Glob(filepath.Join(home, "state", "hello@*", "output", "req_*report.md"))
 			if len(md) != 1 {
 				t.Fatalf("report.md not under the output root: %v", md)
 			}

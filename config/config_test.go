@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 	if c.Workspace != filepath.Join(home, "ws") || c.Roots["seed_in"] != "/data/seeds" {
 		t.Fatalf("parsed %+v", c)
 	}
-	if !c.Policy.Covers("net", "fetch") || c.Policy.Covers("net", "other") {
+	if a := c.Policy.PreApproved; len(a) != 1 || a[0].Module != "net" || !a[0].CoversCapability("fetch") || a[0].CoversCapability("other") {
 		t.Fatal("pre-approval mismatch")
 	}
 	if err := os.WriteFile(filepath.Join(home, FileName), []byte("polcy:\n  deny_network: true\n"), 0o600); err != nil {

@@ -71,9 +71,10 @@ var DefaultLimits = Limits{OpenFiles: 1024}
 // Spec is what one module process may touch. Paths are absolute; a path
 // that does not exist is left out of the rules (and so stays denied).
 type Spec struct {
-	// Module is the executable; ModuleDir its bundle directory. Both are
-	// readable and executable (a bare executable's directory is its
-	// ModuleDir).
+	// Module is the executable; ModuleDir its bundle directory, a folder
+	// of its own. Both are readable and executable. A loose executable
+	// (in a folder it shares) has no ModuleDir: it gets the file itself,
+	// never its neighbours (docs/protocol.md §13).
 	Module, ModuleDir string
 	// ReadRoots are readable (the request's ro roots).
 	ReadRoots []string

@@ -12,6 +12,7 @@ import (
 
 	"modbay/config"
 	"modbay/internal/words"
+	"modbay/modproto"
 )
 
 // The tool list of a server is not asked for on every list: the host's describe cache keeps it under
@@ -21,6 +22,12 @@ import (
 // meets a new server version, or a refresh, bumps the epoch, so the next
 // discovery lists the tools again; otherwise the cached list is shown
 // with its age.
+
+// listFormat is the version of a cached tool list's encoding, digested
+// into the Fingerprint so a list cached by an older modbay is listed
+// again. 2: tool schemas kept as the server wrote them (property order),
+// not re-encoded from Go maps (sorted).
+const listFormat = 2
 
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"
@@ -44,9 +51,10 @@ type listState struct {
 }
 
 // statePath is server id's state file, "" when the driver keeps none
-// (no cache folder was given).
+// (no cache folder was given, or an id outside the grammar of
+// docs/protocol.md §13, which never names a file).
 func (d *Driver) statePath() string {
-	if d.cacheDir == "" {
+	if d.cacheDir == "" || !modproto.ValidModuleID(d.id) {
 		return ""
 	}
 	return filepath.Join(d.cacheDir, cacheSubdir, d.id+".json")
@@ -156,7 +164,7 @@ func (d *Driver) Fingerprint() (string, error) {
 	// a change of it bumps the epoch.
 	h := sha256.New()
 	h.Write(entry)
-	fmt.Fprintf(h, "\x00epoch %d", st.Epoch)
+	fmt.Fprintf(h, "\x00epoch %d\x00format %d", st.Epoch, listFormat)
 	return "mcp-sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 

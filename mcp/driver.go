@@ -77,7 +77,10 @@ type Driver struct {
 	// outputs are the tools' outputSchemas from the last Describe, by
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
-	stderr  tail
+	// listed holds, while list runs, the tools' schemas as the server
+	// wrote them, by tool name (keepToolSchemas); nil otherwise.
+	listed map[string]toolSchemas
+	stderr tail
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
@@ -421,6 +424,14 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 // the describe envelope and its descriptor; it keeps the tools'
 // outputSchemas for Invoke.
 func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *modproto.Descriptor, error) {
+	d.mu.Lock()
+	d.listed = map[string]toolSchemas{}
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.listed = nil
+		d.mu.Unlock()
+	}()
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
@@ -431,6 +442,19 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 			break
 		}
 	}
+	// The schemas as written, in the server's property order.
+	d.mu.Lock()
+	for _, t := range tools {
+		if raw, ok := d.listed[t.Name]; ok {
+			if len(raw.in) > 0 {
+				t.InputSchema = raw.in
+			}
+			if len(raw.out) > 0 {
+				t.OutputSchema = raw.out
+			}
+		}
+	}
+	d.mu.Unlock()
 	var impl *sdk.Implementation
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo

@@ -125,6 +125,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	c.d.record(runner.FrameReceived, m)
 	if r, ok := m.(*jsonrpc.Response); ok {
 		c.d.noteResult(r)
+		c.d.keepToolSchemas(r.Result)
 	}
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
@@ -163,5 +164,40 @@ func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
 			data = b
 		}
 		f.call.Record(runner.Frame{Direction: dir, Kind: runner.FrameJSONRPC, Data: data})
+	}
+}
+
+// toolSchemas are one tool's schemas as the server wrote them.
+type toolSchemas struct{ in, out json.RawMessage }
+
+// keepToolSchemas keeps, while list runs, each tool's inputSchema and
+// outputSchema bytes from a tools/list result: the SDK decodes them into
+// Go maps, which lose the order the server wrote properties in, and a
+// form shows them in that order. A result that is not a tool list adds
+// nothing.
+func (d *Driver) keepToolSchemas(result json.RawMessage) {
+	d.mu.Lock()
+	listing := d.listed != nil
+	d.mu.Unlock()
+	if !listing || len(result) == 0 {
+		return
+	}
+	var page struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &page) != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range page.Tools {
+		if d.listed == nil || len(d.listed) > MaxTools {
+			return
+		}
+		d.listed[t.Name] = toolSchemas{in: t.InputSchema, out: t.OutputSchema}
 	}
 }

@@ -25,6 +25,8 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 	add := func(p, f string, a ...any) { errs = append(errs, ValidationError{p, fmt.Sprintf(f, a...)}) }
 	if strings.TrimSpace(d.Module) == "" {
 		add("module", "must be non-empty")
+	} else if !ValidModuleID(d.Module) {
+		add("module", "%q breaks the id grammar: %s", clip(d.Module), ModuleIDRule)
 	}
 	if strings.TrimSpace(d.Name) == "" {
 		add("name", "must be non-empty")
@@ -44,6 +46,8 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		p := fmt.Sprintf("capabilities[%d]", i)
 		if c.ID == "" {
 			add(p+".id", "must be non-empty")
+		} else if !ValidCapabilityID(c.ID) {
+			add(p+".id", "%q breaks the id grammar: %s", clip(c.ID), CapabilityIDRule)
 		} else if j, dup := seen[c.ID]; dup {
 			add(p+".id", "duplicates capabilities[%d].id %q", j, c.ID)
 		} else {
@@ -80,6 +84,16 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 			add(p+".cancel_capability", "set but long_running is false")
 		case c.CancelCapability != "" && !ids[c.CancelCapability]:
 			add(p+".cancel_capability", "%q is not a declared capability", c.CancelCapability)
+		}
+	}
+	for _, r := range []struct {
+		key   string
+		names []string
+	}{{"permissions.filesystem_read", d.Permissions.FilesystemRead}, {"permissions.filesystem_write", d.Permissions.FilesystemWrite}} {
+		for i, n := range r.names {
+			if !ValidRootName(n) {
+				add(fmt.Sprintf("%s[%d]", r.key, i), "%q breaks the root name grammar: %s", clip(n), RootNameRule)
+			}
 		}
 	}
 	for _, m := range []struct {

@@ -25,11 +25,18 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	if p.Module.Status == StatusDisabled {
 		return nil, fmt.Errorf("%w: %s", ErrDisabled, p.Module.ID)
 	}
+	// An approved run of a pre-approved capability records its effects: a
+	// later change is asked again (docs/protocol.md §11). A record that
+	// cannot be written only means the next change is not noticed.
+	_ = h.recordApprovedEffects(p)
 	// Every root must still be the directory opened at plan time (a state
 	// directory removed since is made again); a plan built by hand has its
 	// roots opened now.
 	if p.dirs == nil {
 		dirs, roots, err := h.openRoots(p.Request.Roots)
+		if err == nil {
+			err = h.checkStateRoots(p.Module, roots)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +82,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 		res.Started, res.Stderr = time.Now(), st.StderrTail
 		return hostErr(modproto.CodeHostSpawnFailed, "cannot call "+m.ID+": "+lifecycleReason(st), nil), nil
 	}
-	call := &Call{Request: req, Encoded: reqBytes, Contain: h.containSpec(m.Dir, &req), eventID: eventID, events: opts.Events, record: opts.Record}
+	call := &Call{Request: req, Encoded: reqBytes, Contain: h.moduleContainSpec(m, &req), eventID: eventID, events: opts.Events, record: opts.Record}
 	call.elicit = hostElicitor(opts.Elicit)
 	r := drv.Invoke(ctx, call)
 	res.Stdout = r.Envelope

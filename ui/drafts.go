@@ -72,7 +72,7 @@ func (f *submitFlow) keepDrafts(ds []formDraft, now time.Time, onQuit bool) tea.
 		in, _ := redactForStore(d.module, d.cap, d.form.Draft())
 		d.form.MarkClean()
 		if in != nil {
-			ws = append(ws, write{draftKey(d.module, d.cap), d.module.ID, d.cap.ID, in})
+			ws = append(ws, write{draftKey(d.module, d.cap), inputsKey(d.module), d.cap.ID, in})
 		}
 	}
 	st := f.inputs

@@ -90,7 +90,7 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		fv.SetNote("This capability is refused: its request schema admits no input (" + render.SanitizeLine(why) + "). Fix the descriptor.")
 	}
 	m.flow.module, m.flow.cap = mod, c
-	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.flow.loadInputs(mod.ID, c.ID)
+	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.flow.loadInputs(inputsKey(mod), c.ID)
 }
 
 // form returns the form of the top-most form screen, or nil.

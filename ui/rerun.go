@@ -130,7 +130,7 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 		}
 		return nil
 	}
-	mod := m.moduleByID(rec.Module)
+	mod := m.moduleForRecord(rec)
 	if mod == nil || mod.Descriptor == nil {
 		return say(fmt.Sprintf("Cannot re-run: module %s is not installed now.", render.SanitizeLine(rec.Module)))
 	}

@@ -56,7 +56,7 @@ func (m *Model) resumed(msg jobsResumedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, run := range msg.runs {
 		rec := run.Record()
-		mod := m.moduleByID(rec.Module)
+		mod := m.moduleForRecord(&rec)
 		if mod == nil || jr == nil || rec.Job == nil {
 			run.Abandon()
 			continue

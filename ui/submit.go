@@ -52,9 +52,9 @@ type submitFlow struct {
 }
 
 // prepares reports whether the form last opened is capability capID of
-// module modID.
+// the module whose inputsKey is modID.
 func (f *submitFlow) prepares(modID, capID string) bool {
-	return f.module != nil && f.module.ID == modID && f.cap.ID == capID
+	return f.module != nil && inputsKey(f.module) == modID && f.cap.ID == capID
 }
 
 // draft is the kept form of (mod, c) when it was built from schema.
@@ -109,6 +109,17 @@ func draftKey(mod *runner.Module, c modproto.Capability) string {
 	return mod.ID + "\x00" + mod.Key + "\x00" + c.ID
 }
 
+// inputsKey names a module in the input store: its state key, which the
+// host derives (docs/protocol.md §13), so a module loaded by path that claims
+// an installed module's id never sees that module's inputs; the id for a
+// module never described.
+func inputsKey(mod *runner.Module) string {
+	if mod.StateKey != "" {
+		return mod.StateKey
+	}
+	return mod.ID
+}
+
 // loadInputs reads what the input store remembers for a capability.
 func (f *submitFlow) loadInputs(module, capability string) tea.Cmd {
 	if f.inputs.Dir == "" {
@@ -145,7 +156,7 @@ func (f *submitFlow) saveInput(name string, input json.RawMessage, now time.Time
 	if f.inputs.Dir == "" || f.module == nil {
 		return nil
 	}
-	st, mod, capID := f.inputs, f.module.ID, f.cap.ID
+	st, mod, capID := f.inputs, inputsKey(f.module), f.cap.ID
 	// What goes to disk has its secrets left out: loading it back leaves
 	// those fields to be typed.
 	input, withheld := redactForStore(f.module, f.cap, input)
@@ -230,6 +241,9 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	f.MarkClean() // what was typed is the last input now (ctrl+l)
 	delete(m.flow.kept, draftKey(m.flow.module, m.flow.cap))
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
+		if why := m.approvals.Why(msg.plan); why != "" && msg.plan.AskedAgain == "" {
+			msg.plan.AskedAgain = why
+		}
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 		// Its "(wait…)" must go when the grace ends, even if nothing
 		// else redraws the screen then.

@@ -157,7 +157,7 @@ func New(host *runner.Host, opts Options) *Model {
 	}
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
-		m.flow.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
+		m.flow.inputs = inputs.Store{Dir: host.Config().InputsDir()}
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}

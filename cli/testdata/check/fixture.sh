@@ -13,13 +13,15 @@
 # Only shell builtins and absolute paths: a module gets no PATH. The
 # programs it starts are declared (permissions.subprocess): granted none,
 # a module could start none.
-fault=${0##*/}
-P='"protocol":"xibodev.module/v1","module":"fixture"'
+fault=${0##*/} # also its module id: a module loaded by path is named for its file
+# Run by a launcher as <dir>/impl.sh, it is the module of its directory.
+[ "$fault" = impl.sh ] && { d=${0%/*}; fault=${d##*/}; }
+P='"protocol":"xibodev.module/v1","module":"'"$fault"'"'
 X='"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0'
 
 if [ "$1 $2" = "module describe" ]; then
 	printf '%s\n' '{'"$P"',"operation":"describe","request_id":"","ok":true,"warnings":[],"execution":{'"$X"',"artifacts":[]},
-"result":{"module":"fixture","name":"Check fixture","version":"1.0.0","protocol_versions":["xibodev.module/v1"],
+"result":{"module":"'"$fault"'","name":"Check fixture","version":"1.0.0","protocol_versions":["xibodev.module/v1"],
 "capabilities":[{"id":"fixture.write","title":"Write a note","summary":"Write a markdown note named after the input.",
 "request_schema":"fixture.write.request/v1","artifact_schemas":["fixture.note/v1"],
 "effects":{"local":true,"network":false,"external_writes":false,"provider":"local","cost_known":true}}],
