@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -25,6 +26,7 @@ import (
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
+	"modbay/ui/formview"
 	"modbay/ui/inputs"
 	"modbay/ui/styles"
 	"modbay/ui/viewer"
@@ -139,6 +141,12 @@ type Model struct {
 	// quitArmed is set by a ctrl+c that kept a form's draft instead of
 	// quitting: the next key, if ctrl+c, quits (drafts.go).
 	quitArmed bool
+	// approvalClosed is when the last approval dialog was answered and
+	// approvalForm the form it was opened over: keys within
+	// dialog.GracePeriod of the answer (typed ahead for the dialog) never
+	// reach that form.
+	approvalClosed time.Time
+	approvalForm   *formview.Model
 	// exitNote is the line Run prints once the screen is gone: the drafts
 	// kept on quitting ("" when none).
 	exitNote string
@@ -462,14 +470,22 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.flow.planning && m.screen() == screenForm {
+	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
-		// dialog) is on its way: a key now answers nothing and changes
-		// nothing, as in the dialog's grace period.
+		// dialog) is on its way, or the dialog was just answered: a key
+		// now was typed for the dialog, and changes nothing, as in the
+		// dialog's grace period.
 		return nil
 	}
 	act, cmd := m.top().Update(kp)
 	return tea.Batch(cmd, m.act(act))
+}
+
+// justAnswered reports whether the form on top is the one an approval
+// dialog was answered over, less than dialog.GracePeriod ago.
+func (m *Model) justAnswered() bool {
+	f := m.form()
+	return f != nil && f == m.approvalForm && m.com.Now().Sub(m.approvalClosed) < dialog.GracePeriod
 }
 
 // act carries out what the focused screen asked.
@@ -527,6 +543,9 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	if top.ID() == "approval" {
+		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
+	}
 	if m.flow.presetPrompt && top.ID() == "prompt" {
 		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {

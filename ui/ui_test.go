@@ -539,6 +539,7 @@ func TestRecallsReloadAfterSubmitAndPresetSave(t *testing.T) {
 	clock.Advance(dialog.GracePeriod)
 	h.key("esc")
 	h.until("approval closed", func() bool { return len(m.dialogs) == 0 })
+	clock.Advance(dialog.GracePeriod) // keys just after the answer are the dialog's
 	h.key("ctrl+p")
 	typeText(m, "mine")
 	h.key("enter")
@@ -622,8 +623,9 @@ func TestSavedInputsLeaveSecretsOut(t *testing.T) {
 }
 
 // TestKeysWhilePlanningDoNotEditTheForm: a key pressed between ctrl+s and
-// the approval dialog (meant for the dialog: "a" allow) must not reach the
-// submitted form, so the next submit sends what was approved.
+// the approval dialog (meant for the dialog: "a" allow), or just after
+// the answer (a second "d" deny), must not reach the submitted form, so
+// the next submit sends what was approved.
 func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
 	fb := &fakeBackend{}
 	fb.plan = func(mod *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
@@ -644,7 +646,12 @@ func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
 		t.Fatal("approval dialog did not open")
 	}
 	clock.Advance(time.Second) // past the dialog's grace
-	press(m, "esc")            // deny: the form takes keys again
+	press(m, "esc")            // deny
+	typeText(m, "d")           // typed ahead for the dialog: never the form's
+	if after := m.form().Value(); string(after) != string(before) {
+		t.Fatalf("a key just after the answer edited the form: %s, was %s", after, before)
+	}
+	clock.Advance(dialog.GracePeriod) // then the form takes keys again
 	typeText(m, "!")
 	if after := m.form().Value(); string(after) == string(before) {
 		t.Fatal("after the answer, the form does not take keys")
