@@ -64,9 +64,22 @@ func needTmux(t *testing.T) {
 // start opens the cockpit in a detached 80×24 tmux session with home.
 func start(t *testing.T, bin, home string) *term {
 	t.Helper()
+	return startCmd(t, fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 %s", home, bin))
+}
+
+// startHeld opens the cockpit with home and the environment env
+// ("NAME=value …") in a detached 80×24 tmux session that stays open after
+// modbay exits, showing what it printed then and "[exited N]".
+func startHeld(t *testing.T, bin, home, env string) *term {
+	t.Helper()
+	return startCmd(t, fmt.Sprintf(`env MODBAY_HOME=%s %s %s; echo "[exited $?]"; sleep 60`, home, env, bin))
+}
+
+// startCmd runs shell command line in a detached 80×24 tmux session.
+func startCmd(t *testing.T, line string) *term {
+	t.Helper()
 	session := fmt.Sprintf("modbay-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
-	cmd := tmuxCommand("new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-		fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 %s", home, bin))
+	cmd := tmuxCommand("new-session", "-d", "-s", session, "-x", "80", "-y", "24", line)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
@@ -294,4 +307,34 @@ func TestCockpitCancelKillsTheRun(t *testing.T) {
 	if s := tm.screen(); !strings.Contains(s, "modbay") {
 		t.Fatalf("the cockpit quit instead of cancelling the run:\n%s", s)
 	}
+}
+
+// TestCockpitCtrlCKeepsTheDraft: ctrl+c in a form with typed input keeps
+// it and says a second ctrl+c quits; the second quits and modbay says the
+// draft is kept; the next cockpit on the home offers it to ctrl+l.
+func TestCockpitCtrlCKeepsTheDraft(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	home := t.TempDir()
+	tm := startHeld(t, bin, home, "NO_COLOR=1")
+	tm.waitDiscovered("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("url")
+	tm.typeText("https://example.invalid/kept-draft")
+	tm.keys("C-c")
+	tm.waitFor("ctrl+c again quits; the draft is kept")
+	tm.keys("C-c")
+	tm.waitFor("1 draft kept: ctrl+l in its form recalls it.", "[exited 0]")
+
+	tm = start(t, bin, home)
+	tm.waitDiscovered("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("kept draft available")
+	tm.keys("C-l")
+	tm.waitFor("example.invalid/kept-draft")
+	tm.keys("Escape", "Escape", "q")
 }

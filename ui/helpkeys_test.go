@@ -122,8 +122,8 @@ func submittedResult(t *testing.T, rel string, w, h int) *Model {
 	openForm(t, m, 1)
 	typeText(m, "Quarterly")
 	press(m, "ctrl+s")
-	p := uitest.Plan(t, m.formModule)
-	m.Update(planMsg{seq: m.planSeq, plan: p})
+	p := uitest.Plan(t, m.flow.module)
+	m.Update(planMsg{seq: m.flow.planSeq, plan: p})
 	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) }
 	press(m, "a")
 	if m.screen() != screenRun {

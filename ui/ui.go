@@ -6,8 +6,8 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +21,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/history"
-	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
 	"modbay/skills"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
+	"modbay/ui/formview"
 	"modbay/ui/inputs"
 	"modbay/ui/styles"
 	"modbay/ui/viewer"
@@ -114,25 +114,9 @@ type Model struct {
 	// is taken.
 	reloadSeq int
 
-	// formModule and formCap are the capability the person prepares: the
-	// last form opened. Planning and the input memory route on them.
-	formModule *runner.Module
-	formCap    modproto.Capability
-	// drafts keeps every capability's form for the session (draftKey).
-	drafts  map[string]formDraft
-	planSeq int
-	// planning is set while a submitted input is being planned: keys
-	// pressed then (an "a" meant for the approval dialog about to open)
-	// must not edit the form that was submitted.
-	planning  bool
-	lastInput json.RawMessage
-	// inputs remembers last inputs and presets; presetPrompt is set while
-	// the prompt open on the stack asks for a preset's name.
-	inputs       inputs.Store
-	presetPrompt bool
-	presetInput  json.RawMessage
-	// lastUnchecked is true when lastInput was sent anyway, invalid.
-	lastUnchecked bool
+	// flow is the submit flow: the form prepared, its drafts, the plan
+	// in flight and the last input (submit.go).
+	flow submitFlow
 
 	dialogs []dialog.Dialog
 	// runs are the runs of this session by request id, in flight or done:
@@ -144,11 +128,9 @@ type Model struct {
 	// viewerEnv is what the artifact viewers know about the terminal and
 	// the machine (local display, ffprobe, image protocol), read once.
 	viewerEnv viewer.Env
-	// history records runs (nil: none); rerunOf is the recorded run the
-	// form was last prefilled from; resumeStarted is set once the jobs
-	// the history left unpolled were taken over (history.go).
+	// history records runs (nil: none); resumeStarted is set once the
+	// jobs the history left unpolled were taken over (resume.go).
 	history       *history.Store
-	rerunOf       rerunOf
 	resumeStarted bool
 	// skillSession is the session's active skills (the skills screen).
 	skillSession skills.Session
@@ -157,8 +139,18 @@ type Model struct {
 	windowTitle string
 	// dev is the dev session's state (Options.Dev); nil otherwise.
 	dev *devState
-	// rerunSeq numbers r's checks of the module (rerun.go).
-	rerunSeq int
+	// quitArmed is set by a ctrl+c that kept a form's draft instead of
+	// quitting: the next key, if ctrl+c, quits (drafts.go).
+	quitArmed bool
+	// approvalClosed is when the last approval dialog was answered and
+	// approvalForm the form it was opened over: keys within
+	// dialog.GracePeriod of the answer (typed ahead for the dialog) never
+	// reach that form.
+	approvalClosed time.Time
+	approvalForm   *formview.Model
+	// exitNote is the line Run prints once the screen is gone: the drafts
+	// kept on quitting ("" when none).
+	exitNote string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -174,7 +166,7 @@ func New(host *runner.Host, opts Options) *Model {
 	}
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
-		m.inputs = inputs.Store{Dir: host.Config().InputsDir()}
+		m.flow.inputs = inputs.Store{Dir: host.Config().InputsDir()}
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -219,6 +211,9 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	m.SetSender(p.Send)
 	_, err := p.Run()
+	if m.exitNote != "" {
+		fmt.Fprintln(os.Stderr, m.exitNote)
+	}
 	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
@@ -316,9 +311,7 @@ func (m *Model) restyle() {
 	} else {
 		m.spinner.Style = m.com.Styles.Title
 	}
-	for _, d := range m.drafts {
-		d.form.Restyle()
-	}
+	m.flow.restyle()
 }
 
 // bodyHeight is the height left for the screen between the header line and
@@ -427,6 +420,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case inputSavedMsg:
 		return m, m.inputSaved(msg)
+	case draftsKeptMsg:
+		m.draftsKept(msg)
+		return m, nil
 	case viewer.Msg:
 		if v, ok := find[*viewerScreen](m); ok {
 			act, cmd := v.Update(msg)
@@ -479,11 +475,13 @@ func (m *Model) typing() bool {
 // focused screen.
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
+	armed := m.quitArmed
+	m.quitArmed = false
 	switch {
 	case key.Matches(kp, g.Interrupt) && !m.keyMsgIsFocus(kp):
 		// ctrl+c quits unless what has focus binds it (a run in flight
-		// cancels instead).
-		return tea.Quit
+		// cancels instead); over typed input, it keeps it first.
+		return m.interrupt(armed)
 	case key.Matches(kp, g.HelpAnywhere):
 		m.toggleHelp(false)
 		return nil
@@ -502,14 +500,22 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.planning && m.screen() == screenForm {
+	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
-		// dialog) is on its way: a key now answers nothing and changes
-		// nothing, as in the dialog's grace period.
+		// dialog) is on its way, or the dialog was just answered: a key
+		// now was typed for the dialog, and changes nothing, as in the
+		// dialog's grace period.
 		return nil
 	}
 	act, cmd := m.top().Update(kp)
 	return tea.Batch(cmd, m.act(act))
+}
+
+// justAnswered reports whether the form on top is the one an approval
+// dialog was answered over, less than dialog.GracePeriod ago.
+func (m *Model) justAnswered() bool {
+	f := m.form()
+	return f != nil && f == m.approvalForm && m.com.Now().Sub(m.approvalClosed) < dialog.GracePeriod
 }
 
 // act carries out what the focused screen asked.
@@ -520,26 +526,26 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionPop:
 		m.pop()
 	case actionQuit:
-		return tea.Quit
+		return m.quit()
 	case actionRediscover:
 		return m.reload()
 	case actionSubmit:
 		return m.submit(a.input, a.unchecked)
 	case actionSavePreset:
-		m.presetInput = a.input
-		m.presetPrompt = true
+		m.flow.presetInput = a.input
+		m.flow.presetPrompt = true
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save this input as preset named", ""))
 	case actionRerun:
 		// A fresh plan: a new request id, and approval asked again unless
 		// the session covers it.
-		if _, ok := find[*formScreen](m); ok && m.lastInput != nil {
+		if _, ok := find[*formScreen](m); ok && m.flow.lastInput != nil {
 			// The module is checked first: a re-run never goes out with
 			// a descriptor its files no longer give (rerun.go).
 			if cmd := m.rerunChecked(); cmd != nil {
 				return cmd
 			}
 			m.popTo(screenForm)
-			return m.submit(m.lastInput, m.lastUnchecked)
+			return m.submit(m.flow.lastInput, m.flow.lastUnchecked)
 		}
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
@@ -567,10 +573,13 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
-	if m.presetPrompt && top.ID() == "prompt" {
-		m.presetPrompt = false
+	if top.ID() == "approval" {
+		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
+	}
+	if m.flow.presetPrompt && top.ID() == "prompt" {
+		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
-			return m.saveInput(a.Value, m.presetInput)
+			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())
 		}
 		return nil
 	}
