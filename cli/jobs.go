@@ -112,7 +112,7 @@ func jobsList(ctx context.Context, g *globals, asJSON bool) error {
 	for _, x := range jobs {
 		who := "polled by a modbay process"
 		if x.Status != history.StatusRunning {
-			who = "not polled: modbay jobs wait " + x.RunID
+			who = "not polled: " + g.repeat().Line("jobs", "wait", x.RunID)
 		}
 		pct := ""
 		if x.JobPercent != nil {
@@ -193,7 +193,7 @@ func resumeJob(ctx context.Context, g *globals, e *env, s *history.Store, run *h
 	}
 	writeResult(g.io.Out, res, true, false)
 	if final.Status == history.StatusDetached {
-		fmt.Fprintf(g.io.ErrOut, "polling stopped; the job goes on (modbay jobs wait %s resumes it)\n", rec.RunID)
+		fmt.Fprintf(g.io.ErrOut, "polling stopped; the job goes on (%s resumes it)\n", clean(g.repeat().Line("jobs", "wait", rec.RunID)))
 	}
 	if code := resultCode(res); code != ExitOK {
 		return silentExit(code)
