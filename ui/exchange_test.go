@@ -149,7 +149,7 @@ func TestExchangeOfARealRunCopiesInvokeTraceLines(t *testing.T) {
 	if s.arg.copy != want {
 		t.Fatalf("copy lines\n%+v\nwant (invoke --trace's)\n%+v", s.arg.copy, want)
 	}
-	if want.Invoke != `modbay invoke tiny tiny.hello --input '{"name":"Ada"}'` || !strings.Contains(want.ModuleCall, "env -i TMPDIR=") {
+	if want.Invoke != "modbay --home "+host.Config().Home+` invoke tiny tiny.hello --input '{"name":"Ada"}'` || !strings.Contains(want.ModuleCall, "env -i TMPDIR=") {
 		t.Fatalf("copy lines %+v", want)
 	}
 	saved, err := os.ReadFile(want.RequestFile)
