@@ -29,11 +29,16 @@ func CancelCapability(m *runner.Module, rec *Record) string {
 	return ""
 }
 
+// Planner plans a call (runner.Host.Plan).
+type Planner interface {
+	Plan(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error)
+}
+
 // PlanCancel plans the call that cancels rec's job through m's
 // cancel_capability with {"job_id": ...} on h, to be approved and run like
 // any call (docs/protocol.md §16). Without a cancel_capability it records
 // that only watching could stop and returns ErrNoCancel.
-func (s *Store) PlanCancel(h *runner.Host, m *runner.Module, rec *Record) (*runner.Plan, error) {
+func (s *Store) PlanCancel(h Planner, m *runner.Module, rec *Record) (*runner.Plan, error) {
 	if rec.Job == nil {
 		return nil, fmt.Errorf("run %s has no job", rec.RunID)
 	}

@@ -105,6 +105,17 @@ var helpStates = map[screenKind][]helpState{
 		{"typed", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); typeText(m, "main"); press(m, "tab"); return m }},
 		{"json", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); press(m, "ctrl+e"); return m }},
 	},
+	screenActivity: {
+		{"jobs and runs", func(t *testing.T) *Model { return activityAt(t, nil, 100, 30) }},
+		{"empty", func(t *testing.T) *Model { m, _ := newTest(t, nil, 80, 24); withModules(t, m); press(m, "A"); return m }},
+		{"cancel offered", func(t *testing.T) *Model {
+			m := historyModel(t, nil, 100, 30, seedHistory)
+			withCancel(t, m)
+			_, cmd := m.Update(uitest.Key("A"))
+			runCmd(m, cmd)
+			return m
+		}},
+	},
 	screenProbe: {
 		{"probe", func(t *testing.T) *Model {
 			m, _ := newTest(t, nil, 80, 24)

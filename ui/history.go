@@ -192,6 +192,8 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 		}
 	case jobsResumedMsg:
 		return m.resumed(msg)
+	default:
+		return m.activityUpdate(msg)
 	}
 	return nil
 }

@@ -119,6 +119,8 @@ type Model struct {
 	flow submitFlow
 
 	dialogs []dialog.Dialog
+	// confirmYes is what y on the confirmation dialog on the stack does.
+	confirmYes func() tea.Cmd
 	// runs are the runs of this session by request id, in flight or done:
 	// a run outlives its screen, and its events and result are routed by
 	// id. runOrder is their ids oldest first, lastRun the newest.
@@ -500,6 +502,9 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
+	if m.opensActivity() && key.Matches(kp, openActivityKey) {
+		return m.open(screenActivity, nil)
+	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
 		// dialog) is on its way, or the dialog was just answered: a key
@@ -550,6 +555,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
 		return m.historyAction(a)
+	case actionOpenRun, actionCancelJob:
+		return m.activityAction(a)
 	case actionSend:
 		return m.sendTo(a)
 	case actionAskSaveDir:
@@ -575,6 +582,14 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
 	if top.ID() == "approval" {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
+	}
+	if top.ID() == "confirm" {
+		yes := m.confirmYes
+		m.confirmYes = nil
+		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
+			return yes()
+		}
+		return nil
 	}
 	if m.flow.presetPrompt && top.ID() == "prompt" {
 		m.flow.presetPrompt = false
