@@ -121,4 +121,3 @@ func CancelState(res *runner.Result) string {
 	}
 	return top.State
 }
-

@@ -139,4 +139,3 @@ func helpKeys(m *Model) []string {
 	}
 	return out
 }
-
