@@ -258,6 +258,52 @@ func TestHostileOwnDirSymlink(t *testing.T) {
 	}
 }
 
+// TestHostileFolderHoldingTheHome: an executable named after a folder
+// that holds the modbay home (/srv/srv with the home at /srv/modbay, or
+// ~/.local/share/share) was granted that folder as its own and read the
+// home through it: the saved request files of earlier runs, another
+// module's .env. A folder holding a shared one is not a folder of its own.
+func TestHostileFolderHoldingTheHome(t *testing.T) {
+	t.Parallel()
+	f := containedFixture(t)
+	outer := filepath.Dir(f.cfg.Home)
+	name := filepath.Base(outer)
+	if !modproto.ValidModuleID(name) {
+		t.Skipf("temp folder %q is not a module id", name)
+	}
+	saved := filepath.Join(f.cfg.RequestsDir(), "req_00000000000000000000000000000000.json")
+	if err := os.MkdirAll(filepath.Dir(saved), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(saved, []byte(`{"input":{"api_key":"SECRET-KEY"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exe := hostile{id: name, action: "read", target: saved}.install(t, filepath.Join(outer, name))
+	m, err := f.attempt(exe)
+	if err != nil || m.Status != StatusReady {
+		t.Fatalf("the module no longer runs: %v %s %s", err, m.Status, m.Reason)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.cfg.Workspace, "stolen.txt")); strings.Contains(string(b), "SECRET-KEY") {
+		t.Fatal("a module whose folder holds the home read a saved request file")
+	}
+	for _, s := range []string{f.cfg.Home, f.cfg.ModulesDir(), f.cfg.Workspace} {
+		if d := OwnDir(exe, outer, s); d != "" {
+			t.Errorf("%s, holding %s, was granted as a module's own folder", d, s)
+		}
+	}
+	// A folder anyone may write to is nobody's own.
+	open := filepath.Join(t.TempDir(), "peek")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if d := OwnDir(filepath.Join(open, "peek"), open); d != "" {
+		t.Errorf("a world-writable folder was granted as a module's own: %s", d)
+	}
+}
+
 // TestStateRootElsewhereIsRefused: a plan whose write root is not at
 // <home>/state/<key>/<name> never starts, so no record of it says its
 // containment was complete.
