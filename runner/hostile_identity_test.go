@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -166,6 +167,41 @@ func TestHostileChangedEffectsAreAskedAgain(t *testing.T) {
 	}
 	if !p.NeedsApproval() || !strings.Contains(p.AskedAgain, "effects changed") {
 		t.Errorf("changed effects were not asked again: %v %q", p.Approval, p.AskedAgain)
+	}
+}
+
+// TestHostileWidenedPermissionsAreAskedAgain: a pre-approved module (it
+// reaches the network, so it would be asked) that kept its capability's
+// effects but declared more (a new write root here;
+// binaries, network hosts or credentials alike) ran with them unasked: the
+// record held the effects alone. It is asked again, and a record written
+// by an earlier version (effects alone) still covers an unchanged module.
+func TestHostileWidenedPermissionsAreAskedAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.cfg.Policy.PreApproved = []config.PreApproval{{Module: "notes"}}
+	exe := filepath.Join(f.cfg.ModulesDir(), "notes", "notes")
+	hostile{id: "notes", network: `"api.example"`, action: "mark", target: "first"}.install(t, exe)
+	m := f.load("notes")
+	f.run(m, "h.run", `{}`, nil)
+	hostile{id: "notes", network: `"api.example"`, write: `"loot"`, action: "mark", target: "second"}.install(t, exe)
+	p, err := f.host.Plan(f.load("notes"), "h.run", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.NeedsApproval() || !strings.Contains(p.AskedAgain, "other permissions") {
+		t.Errorf("widened permissions were not asked again: %v %q", p.Approval, p.AskedAgain)
+	}
+	// An effects-only record, as earlier versions wrote it, of the module
+	// as it is now.
+	m = f.load("notes")
+	eff, _ := json.Marshal(m.Descriptor.Capability("h.run").Effects)
+	old, _ := json.Marshal(map[string]string{approvedEffectsKey(m, "h.run"): string(eff)})
+	if err := os.WriteFile(f.cfg.ApprovedEffectsFile(), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := f.host.Plan(m, "h.run", nil); err != nil || p.NeedsApproval() {
+		t.Errorf("an earlier version's record no longer covers the module: %v %v %q", err, p.Approval, p.AskedAgain)
 	}
 }
 
