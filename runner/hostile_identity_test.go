@@ -340,6 +340,40 @@ func TestHostileFolderHoldingTheHome(t *testing.T) {
 	}
 }
 
+// TestHostileWorkspaceHoldingTheHome: with a workspace that holds the home
+// (--workspace ~, the home at ~/.local/share/modbay), a module, unasked,
+// appended "sandbox: off" to the home's config.yaml through the workspace
+// root every run gets, and the next module ran uncontained. Such a
+// workspace, or one inside a host folder, refuses the run before it starts.
+func TestHostileWorkspaceHoldingTheHome(t *testing.T) {
+	t.Parallel()
+	f := containedFixture(t)
+	conf := filepath.Join(f.cfg.Home, config.FileName)
+	exe := hostile{id: "wr", action: "read", target: "/dev/null"}.install(t, filepath.Join(f.cfg.ModulesDir(), "wr", "wr"))
+	for _, ws := range []string{filepath.Dir(f.cfg.Home), f.cfg.Home, f.cfg.ModulesDir()} {
+		f.cfg.Workspace = ws
+		rel, err := filepath.Rel(ws, conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostile{id: "wr", action: "write", root: "workspace", target: rel}.install(t, exe)
+		m, err := f.attempt("wr")
+		if m.Status != StatusReady {
+			t.Fatalf("wr: %s %s", m.Status, m.Reason)
+		}
+		if err == nil || !strings.Contains(err.Error(), "docs/protocol.md §13") {
+			t.Errorf("workspace %s: the run was not refused: %v", ws, err)
+		}
+		if b, _ := os.ReadFile(conf); strings.Contains(string(b), "sandbox: off") {
+			t.Fatalf("workspace %s: a module rewrote the home's config.yaml:\n%s", ws, b)
+		}
+	}
+	f.cfg.Workspace = filepath.Join(f.cfg.Home, "workspace")
+	if _, err := f.attempt("wr"); err != nil {
+		t.Errorf("the home's own workspace was refused: %v", err)
+	}
+}
+
 // TestStateRootElsewhereIsRefused: a plan whose write root is not at
 // <home>/state/<key>/<name> never starts, so no record of it says its
 // containment was complete.
