@@ -243,6 +243,25 @@ func TestMCPServeApprovalRefusedWithoutOptIn(t *testing.T) {
 	}
 }
 
+// TestMCPServeApprovalAdvicePathLoaded: the refusal of a module loaded
+// by path told the person to pre-approve it by module:, which never covers
+// one loaded by path (docs/protocol.md §11); it names its executable.
+func TestMCPServeApprovalAdvicePathLoaded(t *testing.T) {
+	home := t.TempDir()
+	exe := scriptModule(t, modproto.Descriptor{Module: "netty", Name: "Netty", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "netty.get", Title: "Get", Summary: "Reaches the network.",
+			Effects: modproto.Effects{Local: true, Network: true, Provider: "local", CostKnown: true}}},
+		Permissions: modproto.Permissions{Network: []string{"api.example"}}}, `exit 1`)
+	cs := serveSession(t, home, nil, "--module", exe)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "netty_get"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(res); !res.IsError || !strings.Contains(text, fmt.Sprintf("{path: %q, capability: netty.get}", exe)) {
+		t.Errorf("the advice does not name the executable:\n%s", text)
+	}
+}
+
 func TestMCPServeApprovalByElicitation(t *testing.T) {
 	for _, tc := range []struct {
 		decision string
