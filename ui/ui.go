@@ -19,6 +19,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"modbay/history"
 	"modbay/runner"
@@ -40,6 +41,10 @@ type Options struct {
 	Banner string
 	// NoColor turns every color off (NO_COLOR); bold and reverse remain.
 	NoColor bool
+	// Profile is the terminal's colour profile, what the renderer reduces
+	// every colour to (none under vt100, 16, 256 or true colour); nil lets
+	// Bubble Tea read it from the environment.
+	Profile *colorprofile.Profile
 	// Glyphs is the glyph set: Unicode, ASCII, or (GlyphsAuto) what the
 	// environment says (styles.DetectGlyphs) when the cockpit runs; a
 	// model built by New with GlyphsAuto draws Unicode.
@@ -211,7 +216,11 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	// process tree, so no module process outlives the cockpit.
 	runCtx, cancelRuns := context.WithCancel(ctx)
 	m.ctx = runCtx
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Profile != nil {
+		popts = append(popts, tea.WithColorProfile(*opts.Profile))
+	}
+	p := tea.NewProgram(m, popts...)
 	m.SetSender(p.Send)
 	_, err := p.Run()
 	if m.exitNote != "" {
