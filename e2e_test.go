@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -337,4 +338,33 @@ func TestCockpitCtrlCKeepsTheDraft(t *testing.T) {
 	tm.keys("C-l")
 	tm.waitFor("example.invalid/kept-draft")
 	tm.keys("Escape", "Escape", "q")
+}
+
+// TestCockpitVT100HasNoColour: under TERM=vt100 the cockpit sends no
+// colour, as modbay render does; with a colour terminal it does.
+func TestCockpitVT100HasNoColour(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	colours := func(env string) string {
+		tm := startHeld(t, bin, t.TempDir(), env)
+		tm.waitDiscovered("Web fetch")
+		out, _ := tmuxCommand("capture-pane", "-p", "-e", "-t", tm.session).Output()
+		tm.keys("q")
+		var found []string
+		for _, sgr := range regexp.MustCompile(`\x1b\[([0-9;]*)m`).FindAllStringSubmatch(string(out), -1) {
+			for _, p := range strings.Split(sgr[1], ";") {
+				// 39 and 49 reset to the default colours.
+				if n, err := strconv.Atoi(p); err == nil && n != 39 && n != 49 && (n >= 30 && n <= 48 || n >= 90 && n <= 107) {
+					found = append(found, sgr[0])
+				}
+			}
+		}
+		return strings.Join(found, " ")
+	}
+	if c := colours("TERM=xterm-256color"); c == "" {
+		t.Fatal("no colour under xterm-256color either: the check sees nothing")
+	}
+	if c := colours("TERM=vt100"); c != "" {
+		t.Fatalf("colour codes under TERM=vt100: %q", c)
+	}
 }

@@ -233,7 +233,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	}
 	cfg := e.host.Config()
 	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
+	profile, noColor := o.IO.cockpitColors(o.G.noColor)
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP})
 }

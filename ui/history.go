@@ -404,6 +404,9 @@ func (s *historyScreen) ShortHelp() []key.Binding {
 	if s.list.Len() > 0 {
 		b = append(b, s.keys.Copy)
 	}
+	if s.list.FilterValue() != "" {
+		return b // esc clears the filter first
+	}
 	return append(b, s.keys.Back)
 }
 
@@ -428,7 +431,11 @@ func (s *historyScreen) FullHelp() [][]key.Binding {
 	if len(s.sums) > 0 {
 		own = append(own, s.keys.Status)
 	}
-	return append(g, append(own, s.keys.Back))
+	if s.list.FilterValue() == "" {
+		// Else esc clears the filter first (the list's group says so).
+		own = append(own, s.keys.Back)
+	}
+	return append(g, own)
 }
 
 // View implements Screen: the status filter and the warnings, the

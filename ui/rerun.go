@@ -82,7 +82,7 @@ func (m *Model) rerunAfterCheck(msg rerunCheckedMsg) tea.Cmd {
 	m.replaceModule(old, nu)
 	if change == "" {
 		// The module changed, this capability did not: run it with the
-		// new descriptor (m.formModule is now nu).
+		// new descriptor (m.flow.module is now nu).
 		return m.submit(m.flow.lastInput, m.flow.lastUnchecked)
 	}
 	c := nu.Descriptor.Capability(capID)

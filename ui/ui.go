@@ -19,6 +19,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"modbay/history"
 	"modbay/runner"
@@ -40,6 +41,10 @@ type Options struct {
 	Banner string
 	// NoColor turns every color off (NO_COLOR); bold and reverse remain.
 	NoColor bool
+	// Profile is the terminal's colour profile, what the renderer reduces
+	// every colour to (none under vt100, 16, 256 or true colour); nil lets
+	// Bubble Tea read it from the environment.
+	Profile *colorprofile.Profile
 	// Glyphs is the glyph set: Unicode, ASCII, or (GlyphsAuto) what the
 	// environment says (styles.DetectGlyphs) when the cockpit runs; a
 	// model built by New with GlyphsAuto draws Unicode.
@@ -150,6 +155,9 @@ type Model struct {
 	// reach that form.
 	approvalClosed time.Time
 	approvalForm   *formview.Model
+	// disambiguated is set when the terminal reports keys by its
+	// keyboard protocol, so esc never merges with the next key.
+	disambiguated bool
 	// exitNote is the line Run prints once the screen is gone: the drafts
 	// kept on quitting ("" when none).
 	exitNote string
@@ -210,7 +218,11 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	// process tree, so no module process outlives the cockpit.
 	runCtx, cancelRuns := context.WithCancel(ctx)
 	m.ctx = runCtx
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Profile != nil {
+		popts = append(popts, tea.WithColorProfile(*opts.Profile))
+	}
+	p := tea.NewProgram(m, popts...)
 	m.SetSender(p.Send)
 	_, err := p.Run()
 	if m.exitNote != "" {
@@ -435,23 +447,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
 		return m, nil
+	case tea.KeyboardEnhancementsMsg:
+		m.disambiguated = msg.SupportsKeyDisambiguation()
+		return m, nil
 	case tea.KeyPressMsg:
-		if isAltEsc(msg) {
-			// Two esc presses close together (or arriving in one read
-			// over SSH) reach the program as alt+esc: back out twice.
-			esc := tea.KeyPressMsg{Code: tea.KeyEscape}
-			return m, tea.Batch(m.key(esc), m.key(esc))
+		if esc, next, ok := splitEscape(msg, m.disambiguated); ok {
+			// esc and a key close together (two esc presses: back out
+			// twice) reached the program as alt+key (escape.go).
+			return m, tea.Batch(m.key(esc), m.key(next))
 		}
 		return m, m.key(msg)
 	}
 	return m, m.forward(msg)
-}
-
-// isAltEsc reports whether kp is what a terminal sends for esc pressed
-// twice in quick succession: ESC ESC, which the input reader decodes as
-// alt+esc (ESC as the alt prefix of the second).
-func isAltEsc(kp tea.KeyPressMsg) bool {
-	return kp.Code == tea.KeyEscape && kp.Mod == tea.ModAlt
 }
 
 // forward hands other messages (cursor blinks, pastes, an editor's end)

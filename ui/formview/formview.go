@@ -576,6 +576,9 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		}
 		m.form.Gen++
 		return nil, m.edited(n)
+	case key.Matches(kp, k.Null):
+		m.setTransientNote("ctrl+n sets a field to null: this field's schema does not allow null.")
+		return nil, nil
 	case key.Matches(kp, k.Empty):
 		if !m.form.SetEmpty(n) {
 			m.setTransientNote(`ctrl+r sets a text field to the empty string "": this field is not one.`)
