@@ -543,8 +543,12 @@ func (it *historyItem) Row(sel bool, w int) string {
 		pin = "*"
 	}
 	when := words.Ago(it.s.com.Now(), x.Started)
-	row := fmt.Sprintf("%s%s%s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when,
-		render.SanitizeLine(x.Module), render.SanitizeLine(x.Capability))
+	row := fmt.Sprintf("%s%s%s %7s %7s  ", mark, pin, statusGlyph(x.Status), when, rowDuration(x))
+	if w >= historyIDColumnWidth {
+		// The run id's start (the detail has it whole).
+		row += common.Trunc(x.RunID, 13) + "  "
+	}
+	row += render.SanitizeLine(x.Module) + " › " + render.SanitizeLine(x.Capability)
 	if status != string(history.StatusOK) {
 		row += "  " + status
 	}
@@ -553,6 +557,27 @@ func (it *historyItem) Row(sel bool, w int) string {
 		return st.Selected.Render(row)
 	}
 	return row
+}
+
+// historyIDColumnWidth is the narrowest list that shows the run id column.
+const historyIDColumnWidth = 64
+
+// rowDuration is a row's duration column: how long the run took ("…"
+// while it runs), in at most 7 cells.
+func rowDuration(x *history.Summary) string {
+	if x.Status == history.StatusRunning {
+		return "…"
+	}
+	d := time.Duration(x.DurationMS) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // tookLine is the detail's duration line: how long the run took, or, while it

@@ -494,6 +494,9 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(kp, g.HelpAnywhere):
 		m.toggleHelp(false)
 		return nil
+	case key.Matches(kp, g.Suspend):
+		// Runs in flight go on; fg brings the cockpit back as it was.
+		return tea.Suspend
 	case key.Matches(kp, g.Help) && (!m.typing() || m.fullHelp && m.helpByQuestion):
 		// "?" is text in a field; it opens help only where keys are not
 		// text, and closes the help it opened wherever the focus went.
