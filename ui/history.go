@@ -543,14 +543,14 @@ func (it *historyItem) Row(sel bool, w int) string {
 		pin = "*"
 	}
 	when := words.Ago(it.s.com.Now(), x.Started)
-	row := fmt.Sprintf("%s%s%s %7s %7s  ", mark, pin, statusGlyph(x.Status), when, rowDuration(x))
-	if w >= historyIDColumnWidth {
-		// The run id's start (the detail has it whole).
-		row += common.Trunc(x.RunID, 13) + "  "
-	}
-	row += render.SanitizeLine(x.Module) + " › " + render.SanitizeLine(x.Capability)
+	row := fmt.Sprintf("%s%s%s %7s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when, rowDuration(x),
+		render.SanitizeLine(x.Module), render.SanitizeLine(x.Capability))
 	if status != string(history.StatusOK) {
 		row += "  " + status
+	}
+	if id := "  " + x.RunID; common.Width(row)+len(id) <= w {
+		// The run id where it fits, whole: what history show and rm take.
+		row += id
 	}
 	row = common.Trunc(row, w)
 	if sel {
@@ -558,9 +558,6 @@ func (it *historyItem) Row(sel bool, w int) string {
 	}
 	return row
 }
-
-// historyIDColumnWidth is the narrowest list that shows the run id column.
-const historyIDColumnWidth = 64
 
 // rowDuration is a row's duration column: how long the run took ("…"
 // while it runs), in at most 7 cells.
