@@ -368,3 +368,44 @@ func TestCockpitVT100HasNoColour(t *testing.T) {
 		t.Fatalf("colour codes under TERM=vt100: %q", c)
 	}
 }
+
+// TestCockpitActivityAndRepeatLine: A opens the activity view with the
+// run just made; the history's c copies the line that repeats it, which,
+// run as copied from another directory with another HOME, runs again in
+// the same home and workspace.
+func TestCockpitActivityAndRepeatLine(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+	tm := startCmd(t, fmt.Sprintf("NO_COLOR=1 %s --home %s --workspace %s", bin, home, ws))
+	tm.waitDiscovered("Workspace notes")
+	tm.keys("j")
+	tm.waitSelected("Workspace notes")
+	tm.keys("Enter")
+	tm.waitFor("Summarize notes", "notes.report")
+	tm.keys("Enter")
+	tm.waitFor("pattern", "max_files")
+	tm.keys("C-s")
+	tm.waitFor("Notes report", "verified")
+	tm.keys("Escape", "Escape", "Escape")
+	tm.waitFor("Workspace notes", "4 modules")
+	tm.keys("A")
+	tm.waitFor("activity", "1 finished in the last", "notes.report")
+	tm.keys("Escape", "H")
+	tm.waitFor("1 run recorded")
+	tm.keys("c")
+	tm.waitFor("Copied")
+	buf, err := tmuxCommand("show-buffer").Output()
+	if err != nil {
+		t.Fatalf("tmux show-buffer: %v", err)
+	}
+	line := string(buf)
+	if !strings.Contains(line, "--home "+home) || !strings.Contains(line, "--workspace "+ws) {
+		t.Fatalf("the copied line %q does not name the home and the workspace", line)
+	}
+	runPrinted(t, bin, line)
+	if runs := historyRuns(t, bin, home); len(runs) != 2 {
+		t.Fatalf("the copied line did not run in the cockpit's home: %d runs", len(runs))
+	}
+	tm.keys("Escape", "q")
+}
