@@ -84,8 +84,8 @@ type HistoryRunOptions struct {
 	RunID, Dir string
 	// Fixture makes export also write the run as a replay fixture.
 	Fixture bool
-	// JSON (show) and Off (pin) are the flags.
-	JSON, Off bool
+	// JSON (show), Off (pin) and Pinned (rm) are the flags.
+	JSON, Off, Pinned bool
 }
 
 // historyRunRun runs the subcommand o names.
@@ -95,6 +95,8 @@ func historyRunRun(ctx context.Context, o *HistoryRunOptions) error {
 		return historyExportRun(ctx, o)
 	case "pin":
 		return historyPinRun(ctx, o)
+	case "rm":
+		return historyRmRun(ctx, o)
 	}
 	return historyShowRun(ctx, o)
 }
@@ -130,7 +132,7 @@ max_bytes, record_inputs); pinned runs are never pruned.`,
 	f.StringVar(&opts.Status, "status", "", "only runs with this status ("+statusNames()+")")
 	f.IntVar(&opts.Limit, "limit", 0, "print at most N runs")
 	f.BoolVar(&opts.JSON, "json", false, "print the runs as JSON")
-	cmd.AddCommand(newHistoryShowCommand(g, runF), newHistoryExportCommand(g, runF), newHistoryPinCommand(g, runF))
+	cmd.AddCommand(newHistoryShowCommand(g, runF), newHistoryExportCommand(g, runF), newHistoryPinCommand(g, runF), newHistoryRmCommand(g, runF))
 	return cmd
 }
 
@@ -532,4 +534,54 @@ func historyPinRun(ctx context.Context, o *HistoryRunOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "%s %s\n", word, o.RunID)
 	return nil
+}
+
+// newHistoryRmCommand builds `modbay history rm RUN [--pinned]`.
+func newHistoryRmCommand(g *globals, runF func(context.Context, *HistoryRunOptions) error) *cobra.Command {
+	opts := &HistoryRunOptions{IO: g.io, G: g, Command: "rm"}
+	cmd := &cobra.Command{
+		Use:   "rm RUN",
+		Short: "Delete a run from the history and free its artifacts no other run keeps",
+		Long: `Delete RUN's record from the history, and remove from the artifact store
+the staged artifacts no other recorded run references. A pinned run is
+deleted only with --pinned; a run being recorded or polled never is.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.RunID = args[0]
+			return runF(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Pinned, "pinned", false, "delete the run even when it is pinned")
+	return cmd
+}
+
+// historyRmRun deletes run o.RunID (history.Store.Delete).
+func historyRmRun(ctx context.Context, o *HistoryRunOptions) error {
+	s, _, err := o.G.openHistory(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := historyGet(s, o.RunID); err != nil {
+		return err
+	}
+	d, err := s.Delete(o.RunID, o.Pinned)
+	if errors.Is(err, history.ErrPinned) {
+		return withCode(ExitUsage, "run %s is pinned: pass --pinned to delete it anyway", o.RunID)
+	}
+	if err != nil {
+		return withCode(ExitHostVerdict, "%v", err)
+	}
+	fmt.Fprintf(o.IO.Out, "deleted %s; freed %s (%s)\n", o.RunID, count(d.Artifacts, "artifact", "artifacts"), humanBytes(d.Bytes))
+	return nil
+}
+
+// humanBytes is n bytes in B, KiB or MiB.
+func humanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,5 +190,45 @@ func TestJobsCancelThroughCancelCapability(t *testing.T) {
 	// The record's words are the cancel's: the job no longer goes on.
 	if strings.Contains(out, "continues in the module") || strings.Contains(out, "goes on") || !strings.Contains(out, "cancelled through j.cancel") {
 		t.Errorf("after jobs cancel, show must say the job was cancelled, not that it goes on:\n%s", out)
+	}
+}
+
+// TestHistoryRm: rm deletes a run's record and frees the staged artifacts
+// no other kept run references; a pinned run only with --pinned.
+func TestHistoryRm(t *testing.T) {
+	home := demo(t)
+	for range 2 {
+		if code, out, errOut := run(t, "--home", home, "invoke", "notes", "notes.report", "--input", `{}`); code != ExitOK {
+			t.Fatalf("invoke: %d %s %s", code, out, errOut)
+		}
+	}
+	runs := historyOf(t, home)
+	staged, _ := filepath.Glob(filepath.Join(home, "artifacts", "sha256", "*", "*"))
+	if len(runs) != 2 || len(staged) == 0 {
+		t.Fatalf("runs %d, staged %v", len(runs), staged)
+	}
+	// Deleting one run frees only what the other does not reference.
+	if code, out, errOut := run(t, "--home", home, "history", "rm", runs[1].RunID); code != ExitOK || !strings.Contains(out, "deleted "+runs[1].RunID) {
+		t.Fatalf("rm: %d %s %s", code, out, errOut)
+	}
+	_, out, _ := run(t, "--home", home, "history", "show", runs[0].RunID, "--json")
+	var kept history.Record
+	if err := json.Unmarshal([]byte(out), &kept); err != nil || len(kept.Artifacts) == 0 {
+		t.Fatalf("show --json: %v %s", err, out)
+	}
+	for _, a := range kept.Artifacts {
+		if _, err := os.Stat(a.Staged); err != nil {
+			t.Errorf("an artifact the kept run references was removed: %v", err)
+		}
+	}
+	run(t, "--home", home, "history", "pin", runs[0].RunID)
+	if code, _, errOut := run(t, "--home", home, "history", "rm", runs[0].RunID); code != ExitUsage || !strings.Contains(errOut, "--pinned") {
+		t.Fatalf("rm of a pinned run: %d %s", code, errOut)
+	}
+	if code, out, errOut := run(t, "--home", home, "history", "rm", runs[0].RunID, "--pinned"); code != ExitOK || !strings.Contains(out, "freed "+strconv.Itoa(len(kept.Artifacts))+" artifact") {
+		t.Fatalf("rm --pinned: %d %s %s", code, out, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(home, "artifacts", "sha256", "*", "*")); len(left) != 0 || len(historyOf(t, home)) != 0 {
+		t.Fatalf("after deleting every run: staged %v, runs %d", left, len(historyOf(t, home)))
 	}
 }

@@ -183,6 +183,11 @@ func TestParsedOptions(t *testing.T) {
 				t.Errorf("history pin = %+v", *h)
 			}
 		}},
+		{[]string{"history", "rm", "req_1", "--pinned"}, func(t *testing.T, o any) {
+			if h := o.(*HistoryRunOptions); h.Command != "rm" || h.RunID != "req_1" || !h.Pinned {
+				t.Errorf("history rm = %+v", *h)
+			}
+		}},
 		{[]string{"jobs", "--json"}, func(t *testing.T, o any) {
 			if j := o.(*JobsOptions); j.Command != "list" || !j.JSON {
 				t.Errorf("jobs = %+v", *j)

@@ -123,6 +123,9 @@ type Store struct {
 	// repeat are the flags of the lines that repeat its runs
 	// (runner.GlobalsOf the configuration it was opened with).
 	repeat runner.Globals
+	// artifacts is the home's artifact store (Delete frees what only a
+	// deleted run referenced); "" when opened without a configuration.
+	artifacts string
 	// now is the clock (tests replace it).
 	now func() time.Time
 }
@@ -145,6 +148,7 @@ func OpenConfig(cfg *config.Config) (*Store, error) {
 		return nil, err
 	}
 	s.repeat = runner.GlobalsOf(cfg)
+	s.artifacts = cfg.ArtifactsDir()
 	return s, nil
 }
 
