@@ -14,6 +14,7 @@ import (
 	"modbay/runner"
 	"modbay/ui/clipboard"
 	"modbay/ui/common"
+	"modbay/ui/dialog"
 	"modbay/ui/list"
 )
 
@@ -32,6 +33,9 @@ type HistoryKeyMap struct {
 	Rerun key.Binding
 	// Copy copies the `modbay invoke` line that repeats the run.
 	Copy key.Binding
+	// Delete deletes the run and frees its artifacts no other run keeps
+	// (a pinned run after asking).
+	Delete key.Binding
 	// Back leaves the history.
 	Back key.Binding
 }
@@ -44,6 +48,7 @@ func defaultHistoryKeys() HistoryKeyMap {
 		Pin:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
 		Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
 		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy as command")),
+		Delete: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete run")),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
@@ -186,6 +191,16 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 			return m.copyRecord(msg.rec)
 		}
 		return m.openRecord(msg.rec)
+	case historyDeletedMsg:
+		if hs == nil {
+			return nil
+		}
+		if msg.err != nil {
+			hs.note = "Not deleted: " + msg.err.Error()
+			return nil
+		}
+		hs.note = fmt.Sprintf("Deleted %s; freed %s (%d bytes).", msg.id, words.Count(msg.d.Artifacts, "artifact", "artifacts"), msg.d.Bytes)
+		return m.loadHistory()
 	case historyCopiedMsg:
 		if hs != nil {
 			hs.note = msg.res.Note("the command that repeats " + msg.id)
@@ -340,6 +355,10 @@ func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if sel := s.selected(); sel != nil {
 			return actionHistory{id: sel.RunID, purpose: purposeCopy}, nil
 		}
+	case key.Matches(kp, s.keys.Delete):
+		if sel := s.selected(); sel != nil {
+			return actionDeleteRun{id: sel.RunID, pinned: sel.Pinned}, nil
+		}
 	}
 	return nil, nil
 }
@@ -369,7 +388,35 @@ type (
 		id     string
 		pinned bool
 	}
+	// actionDeleteRun deletes a run (pinned: after asking).
+	actionDeleteRun struct {
+		id     string
+		pinned bool
+	}
 )
+
+func (actionDeleteRun) isAction() {}
+
+// historyDeletedMsg reports a deletion.
+type historyDeletedMsg struct {
+	id  string
+	d   *history.Deleted
+	err error
+}
+
+func (historyDeletedMsg) isHistoryMsg() {}
+
+// deleteRun deletes run id in the background (history.Store.Delete).
+func (m *Model) deleteRun(id string, pinned bool) tea.Cmd {
+	s := m.history
+	if s == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		d, err := s.Delete(id, pinned)
+		return historyDeletedMsg{id: id, d: d, err: err}
+	}
+}
 
 func (actionHistory) isAction() {}
 func (actionPin) isAction()     {}
@@ -379,6 +426,13 @@ func (m *Model) historyAction(a Action) tea.Cmd {
 	switch a := a.(type) {
 	case actionHistory:
 		return m.readRecord(a.id, a.purpose)
+	case actionDeleteRun:
+		if !a.pinned {
+			return m.deleteRun(a.id, false)
+		}
+		m.confirmYes = func() tea.Cmd { return m.deleteRun(a.id, true) }
+		m.dialogs = append(m.dialogs, dialog.NewConfirm(m.com, "Delete pinned run "+a.id+"?", "delete it",
+			"It is pinned: pruning never removes it. Deleting removes its record and the artifacts no other run keeps; this cannot be undone."))
 	case actionPin:
 		s := m.history
 		if s == nil {
@@ -426,7 +480,7 @@ func (s *historyScreen) FullHelp() [][]key.Binding {
 	}
 	var own []key.Binding
 	if s.list.Len() > 0 {
-		own = append(own, s.keys.Rerun, s.keys.Pin, s.keys.Copy)
+		own = append(own, s.keys.Rerun, s.keys.Pin, s.keys.Copy, s.keys.Delete)
 	}
 	if len(s.sums) > 0 {
 		own = append(own, s.keys.Status)

@@ -320,3 +320,32 @@ func TestHistoryColumns(t *testing.T) {
 		t.Errorf("wide list lacks the duration and run id columns:\n%s", wide)
 	}
 }
+
+// TestHistoryDelete: D deletes the selected run at once; a pinned one
+// only after asking, and n keeps it.
+func TestHistoryDelete(t *testing.T) {
+	m := historyAt(t, 100, 20, seedHistory)
+	_, cmd := m.Update(uitest.Key("D"))
+	runCmd(m, runCmd(m, cmd))
+	if _, err := m.history.Get("req_00000000000000000000000000000001"); err == nil {
+		t.Fatal("D did not delete the run")
+	}
+	if out := frame(t, m); !strings.Contains(out, "2 runs recorded") || !strings.Contains(out, "Deleted req_00000000000000000000000000000001") {
+		t.Errorf("after D:\n%s", out)
+	}
+	press(m, "down") // the pinned job
+	_, cmd = m.Update(uitest.Key("D"))
+	if cmd != nil || len(m.dialogs) != 1 || m.dialogs[0].ID() != "confirm" {
+		t.Fatalf("D on a pinned run did not ask: dialogs %d", len(m.dialogs))
+	}
+	press(m, "n")
+	if _, err := m.history.Get("req_00000000000000000000000000000003"); err != nil {
+		t.Fatal("n deleted the pinned run")
+	}
+	m.Update(uitest.Key("D"))
+	_, cmd = m.Update(uitest.Key("y"))
+	runCmd(m, runCmd(m, cmd))
+	if _, err := m.history.Get("req_00000000000000000000000000000003"); err == nil {
+		t.Fatal("y did not delete the pinned run")
+	}
+}

@@ -563,7 +563,7 @@ func (m *Model) act(a Action) tea.Cmd {
 			return m.submit(m.flow.lastInput, m.flow.lastUnchecked)
 		}
 		return m.rerunFromResult()
-	case actionHistory, actionPin:
+	case actionHistory, actionPin, actionDeleteRun:
 		return m.historyAction(a)
 	case actionOpenRun, actionCancelJob:
 		return m.activityAction(a)
