@@ -370,3 +370,20 @@ func (r *Run) Abandon() {
 	r.done = true
 	r.lock.Release()
 }
+
+// DeniedDetail is the verdict of a call whose approval was denied.
+const DeniedDetail = "not run: denied"
+
+// RecordDenied records p as a call that was not run because its approval
+// was denied: a run with the verdict host.not_started (docs/protocol.md
+// §15 kind not_run) and DeniedDetail, approved false.
+func (s *Store) RecordDenied(p *runner.Plan, o BeginOptions) error {
+	o.Approved = false
+	run, err := s.Begin(p, o)
+	if err != nil {
+		return err
+	}
+	_, err = run.Finish(&runner.Result{RequestID: p.Request.RequestID, Module: p.Module.ID, Capability: p.Capability.ID,
+		Host: &runner.HostError{Code: "host.not_started", Detail: DeniedDetail}}, nil)
+	return err
+}

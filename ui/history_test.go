@@ -349,3 +349,29 @@ func TestHistoryDelete(t *testing.T) {
 		t.Fatal("y did not delete the pinned run")
 	}
 }
+
+// TestDeniedApprovalIsRecorded: a call denied at the approval dialog is
+// in the history as not run: denied, not approved.
+func TestDeniedApprovalIsRecorded(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	s, err := history.Open(filepath.Join(t.TempDir(), "history"), config.History{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.history, m.resumeStarted = s, true
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	press(m, "ctrl+s")
+	p := uitest.Plan(t, m.flow.module)
+	m.Update(planMsg{seq: m.flow.planSeq, plan: p})
+	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) }
+	_, cmd := m.Update(uitest.Key("d"))
+	if cmd == nil {
+		t.Fatal("deny recorded nothing")
+	}
+	cmd()
+	rec, err := m.history.Get(p.Request.RequestID)
+	if err != nil || rec.Approved || rec.Host == nil || rec.Host.Detail != history.DeniedDetail {
+		t.Fatalf("denied call recorded as %+v (%v)", rec, err)
+	}
+}

@@ -619,13 +619,16 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 		}
 		return m.startRun(ap.Plan(), true)
 	case dialog.ActionDeny:
+		var record tea.Cmd
 		if ap, _ := top.(*dialog.Approval); ap != nil {
+			record = m.recordDenied(ap.Plan())
 			ap.Plan().Discard() // a handoff's directory, made for a run that will not happen
 		}
 		if f := m.form(); f != nil {
 			f.SetNote("Denied: the call was not run.")
 		}
 		m.popTo(screenForm)
+		return record
 	case dialog.ActionSubmitText:
 		if v, ok := find[*viewerScreen](m); ok {
 			return v.v.Save(a.Value)
@@ -691,4 +694,18 @@ func moduleName(mod *runner.Module) string {
 		return mod.Descriptor.Name
 	}
 	return mod.ID
+}
+
+// recordDenied records a denied call in the history as not run (its
+// verdict history.DeniedDetail), so the history says what was refused.
+func (m *Model) recordDenied(p *runner.Plan) tea.Cmd {
+	s := m.history
+	if s == nil || p == nil || p.Module == nil {
+		return nil
+	}
+	o := m.flow.beginOptions(p, false)
+	return func() tea.Msg {
+		_ = s.RecordDenied(p, o)
+		return nil
+	}
 }
