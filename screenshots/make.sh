@@ -43,4 +43,7 @@ keys C-s; sleep 0.3; shot approval
 
 start
 keys j j j; shot needs-setup
+
+start
+keys j Enter Enter C-s; sleep 1.5; keys Escape Escape Escape A; sleep 0.5; shot activity
 tmux kill-session -t "$session"

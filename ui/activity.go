@@ -437,7 +437,14 @@ func (a *historyActivity) activity(now time.Time) []activityEntry {
 		if !inFlight && (x.Status == history.StatusRunning || now.Sub(x.Started.Add(took)) > activityRecent) {
 			continue
 		}
-		e := activityEntry{Source: "history (" + x.Source + ")", RunID: x.RunID, Module: x.Module, Capability: x.Capability,
+		name := x.Module
+		for _, mod := range a.m.modules.modules {
+			if mod.ID == x.Module {
+				name = moduleName(mod) // as this cockpit's own runs are named
+				break
+			}
+		}
+		e := activityEntry{Source: "history (" + x.Source + ")", RunID: x.RunID, Module: name, Capability: x.Capability,
 			Phase: phaseFinished, Status: string(x.Status), Started: x.Started, Took: took, JobID: x.JobID, Percent: x.JobPercent}
 		if inFlight {
 			e.Phase, e.Took = phaseRunning, 0

@@ -51,7 +51,7 @@ func activityAt(t *testing.T, b Backend, w, h int) *Model {
 func TestActivityFromEveryList(t *testing.T) {
 	m := activityAt(t, nil, 100, 20)
 	out := frame(t, m)
-	job, recent := strings.Index(out, "fake › fake.slow"), strings.Index(out, "fake › fake.report")
+	job, recent := strings.Index(out, "Fake Module › fake.slow"), strings.Index(out, "Fake Module › fake.report")
 	if job < 0 || recent < 0 || job > recent || strings.Contains(out, "fake.echo") {
 		t.Errorf("want the job in flight first, the run of 5 min ago after, not the one of 2 h ago:\n%s", out)
 	}
