@@ -25,3 +25,36 @@ const (
 	// as satisfiable, the answer that refuses nothing.
 	MaxSolveVisits = 1 << 20
 )
+
+// Bounds on the work compiling and validating do on a module's schema and
+// a person's input (docs/protocol.md §14). A bound that is hit is a
+// *BoundError naming it; the work stops there.
+const (
+	// MaxNumberDigits bounds the digits of one number, in a schema or an
+	// input: a double holds 17 significant digits, so a longer number is
+	// either a mistake or an attack on big.Rat arithmetic.
+	MaxNumberDigits = 1000
+	// MaxNumberExponent bounds the exponent of one number written with
+	// "e": a double reaches 1e308 and 5e-324; "1e10000000" would make
+	// every comparison build a 33-million-bit integer.
+	MaxNumberExponent = 1000
+	// MaxSchemaExpansion bounds the subschemas one validation visits for a
+	// value with each property once (refs, allOf, anyOf, oneOf, not,
+	// if/then/else and property subschemas expanded, counted before
+	// compiling): a few kilobytes of refs that double at each level reach
+	// 2^40 otherwise. The largest request schema in the test corpora
+	// expands to about 5,000.
+	MaxSchemaExpansion = 200000
+	// MaxPatternInsts bounds the compiled program of one "pattern" or
+	// "patternProperties" regex (RE2 instructions): an email regex takes
+	// a few hundred; one of 100,000 states is an attack on every match.
+	MaxPatternInsts = 20000
+	// MaxValidateSteps bounds the subschema evaluations of one validation
+	// (about a second of work): a valid 1 MB input against a real schema
+	// takes tens of thousands.
+	MaxValidateSteps = 2000000
+	// MaxMatchCost bounds one validation's regex work, in program
+	// instructions × bytes matched, summed (about a second of work): a
+	// 100-instruction pattern against 1 MB is 1e8.
+	MaxMatchCost = 1 << 30
+)

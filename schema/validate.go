@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,9 +46,17 @@ func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.Vali
 // location as a JSON pointer ("" for the root, "/items/0/name"), Detail
 // the broken rule in English, with any value the schema marks secret
 // masked (Redact); sorted by Path, nil when valid. The error is
-// non-nil only when input is not JSON (wrapping ErrInputNotJSON).
+// non-nil when input is not JSON (wrapping ErrInputNotJSON) or the
+// validation hit a bound of limits.go (a *BoundError): then nothing was
+// judged.
 func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, error) {
-	ve, rng, err := h.validate(input)
+	return h.ValidateContext(nil, input)
+}
+
+// ValidateContext is Validate stopped by ctx (nil for none): the error
+// wraps ErrCancelled when ctx ends first.
+func (h *Compiled) ValidateContext(ctx context.Context, input json.RawMessage) (modproto.ValidationErrors, error) {
+	ve, rng, err := h.validate(ctx, input)
 	if err != nil || ve == nil && len(rng) == 0 {
 		return nil, err
 	}
@@ -66,7 +75,7 @@ func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, e
 // validate returns the validator's error tree for input, nil when valid,
 // and the numbers in input no reader can hold (numberRange); the last
 // input's outcome is reused.
-func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
+func (h *Compiled) validate(ctx context.Context, input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage(`{}`)
 	}
@@ -83,9 +92,15 @@ func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError,
 	inst, uerr := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if uerr != nil {
 		err = fmt.Errorf("%w: %v", ErrInputNotJSON, uerr)
-	} else {
-		err = h.root.Validate(inst)
+	} else if err = checkNumbers(inst, nil, "input at "); err == nil {
+		if merr := h.metered(ctx, func() { err = h.root.Validate(inst) }); merr != nil {
+			err = merr
+		}
 		numberRange(inst, nil, &rng)
+	}
+	if errors.Is(err, ErrCancelled) {
+		ve, err := outcome(err)
+		return ve, nil, err // a cancelled validation is not the input's outcome
 	}
 	h.mu.Lock()
 	h.last = validation{input: bytes.Clone(input), err: err, rng: rng}
@@ -171,7 +186,7 @@ func (h *Compiled) BranchFindings(value json.RawMessage, keep func(u Union) func
 	if h == nil {
 		return nil
 	}
-	ve, _, err := h.validate(value)
+	ve, _, err := h.validate(nil, value)
 	if err != nil || ve == nil {
 		return nil
 	}

@@ -1,0 +1,101 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostileSchema reads testdata/hostile/name.json.
+func hostileSchema(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "hostile", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// wantBound fails unless err is a *BoundError naming bound.
+func wantBound(t *testing.T, err error, bound string) {
+	t.Helper()
+	var be *BoundError
+	if !errors.As(err, &be) || be.Bound != bound {
+		t.Fatalf("error %v, want the bound %s", err, bound)
+	}
+	if !strings.Contains(err.Error(), bound) {
+		t.Fatalf("error %q does not name %s", err, bound)
+	}
+}
+
+// TestHostileSchemasRefused: the schemas that hung or crashed the host
+// are refused at Compile, naming the bound, in well under a second.
+func TestHostileSchemasRefused(t *testing.T) {
+	for name, bound := range map[string]string{
+		"refs-doubling":   "MaxSchemaExpansion",
+		"multipleof-huge": "MaxNumberExponent",
+		"pattern-states":  "MaxPatternInsts",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Compile(hostileSchema(t, name))
+			wantBound(t, err, bound)
+		})
+	}
+}
+
+// doubling returns a schema whose refs double n times under "items".
+func doubling(n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"array","items":{"$ref":"#/$defs/d0"},"$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `"d%d":{"type":"string"}}}`, n)
+	return json.RawMessage(b.String())
+}
+
+// TestValidationBounded: a schema under the expansion bound still cannot
+// make one validation run long: steps, regex work and huge numbers in
+// the input each stop it with their bound, and a cancelled context stops
+// it too.
+func TestValidationBounded(t *testing.T) {
+	h, err := Compile(doubling(14))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := "[" + strings.Repeat(`"a",`, 199) + `"a"]`
+	_, err = h.Validate(json.RawMessage(items))
+	wantBound(t, err, "MaxValidateSteps")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.ValidateContext(ctx, json.RawMessage(`["b"]`)); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("cancelled validation: %v", err)
+	}
+	if v, err := h.Validate(json.RawMessage(`["b"]`)); err != nil || v != nil {
+		t.Fatalf("a small value after a cancelled one: %v %v", v, err)
+	}
+
+	pat := `{"properties":{"t":{"pattern":"^` + strings.Repeat(`(?:[a-z]?){1000}`, 9) + `z$"}}}`
+	h, err = Compile(json.RawMessage(pat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Validate(json.RawMessage(`{"t":"` + strings.Repeat("a", 200000) + `"}`))
+	wantBound(t, err, "MaxMatchCost")
+
+	h, err = Compile(json.RawMessage(`{"properties":{"n":{"minimum":0,"multipleOf":3}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Validate(json.RawMessage(`{"n":1e10000000}`))
+	wantBound(t, err, "MaxNumberExponent")
+	if h.Matches("", json.RawMessage(`{"n":1e10000000}`)) {
+		t.Fatal("a number past the bound matched")
+	}
+}
