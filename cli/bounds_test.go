@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"modbay/modproto"
+)
+
+// schemaModule writes a module whose one capability b.run takes the
+// request schema raw and whose invoke prints nothing.
+func schemaModule(t *testing.T, id string, raw json.RawMessage) string {
+	t.Helper()
+	return scriptModule(t, modproto.Descriptor{Module: id, Name: "Bounds", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities:   []modproto.Capability{{ID: "b.run", Title: "Run", Summary: "s", RequestSchema: "b.request/v1", Effects: localEffects}},
+		RequestSchemas: map[string]json.RawMessage{"b.request/v1": raw}}, "exit 1")
+}
+
+// TestHostileSchemaModules: a module whose request schema would panic
+// or hang the validator is listed broken with the bound it passed, and
+// an input whose validation passes a bound is a host verdict naming it;
+// modbay never crashes or hangs on either.
+func TestHostileSchemaModules(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "schema", "testdata", "hostile", "multipleof-huge.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := schemaModule(t, "huge", raw)
+	home := t.TempDir()
+	code, out, _ := run(t, "--home", home, "--module", exe, "list", "--json")
+	if code != ExitOK || !strings.Contains(out, "MaxNumberExponent") {
+		t.Fatalf("list: exit %d %s", code, out)
+	}
+	code, out, _ = run(t, "--home", home, "--module", exe, "invoke", "huge", "b.run", "--json", "--input", `{"n":3}`)
+	if code != ExitHostVerdict || !strings.Contains(out, `"outcome": "broken"`) || !strings.Contains(out, "MaxNumberExponent") {
+		t.Fatalf("invoke: exit %d %s", code, out)
+	}
+
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"xs":{"type":"array","items":{"$ref":"#/$defs/d0"}}},"$defs":{`)
+	for i := range 14 {
+		fmt.Fprintf(&b, `"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	b.WriteString(`"d14":{"type":"string"}}}`)
+	exe = schemaModule(t, "costly", json.RawMessage(b.String()))
+	input := `{"xs":[` + strings.Repeat(`"a",`, 199) + `"a"]}`
+	code, out, _ = run(t, "--home", home, "--module", exe, "invoke", "costly", "b.run", "--json", "--input", input)
+	if code != ExitHostVerdict || !strings.Contains(out, `"outcome": "bound"`) || !strings.Contains(out, "MaxValidateSteps") {
+		t.Fatalf("invoke past MaxValidateSteps: exit %d %s", code, out)
+	}
+}
