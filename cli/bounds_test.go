@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,5 +54,21 @@ func TestHostileSchemaModules(t *testing.T) {
 	code, out, _ = run(t, "--home", home, "--module", exe, "invoke", "costly", "b.run", "--json", "--input", input)
 	if code != ExitHostVerdict || !strings.Contains(out, `"outcome": "bound"`) || !strings.Contains(out, "MaxValidateSteps") {
 		t.Fatalf("invoke past MaxValidateSteps: exit %d %s", code, out)
+	}
+}
+
+// TestCrashHasItsOwnCode: a panic in modbay, or a cockpit that crashed
+// (Bubble Tea caught the panic and restored the terminal), exits
+// ExitCrash with the reason on stderr, never the usage code.
+func TestCrashHasItsOwnCode(t *testing.T) {
+	ios, _, errb := fakeStreams(true)
+	hooks := &runHooks{list: func(context.Context, *ListOptions) error { panic("boom \x1b[2J") }}
+	if code := execute(context.Background(), []string{"list"}, ios, hooks); code != ExitCrash || !strings.Contains(errb.String(), "internal error: boom") || strings.Contains(errb.String(), "\x1b[2J") {
+		t.Fatalf("panic: exit %d, stderr %q", code, errb.String())
+	}
+	ios, _, _ = fakeStreams(true)
+	hooks = &runHooks{cockpit: func(context.Context, *CockpitOptions) error { return fmt.Errorf("cockpit: %w", tea.ErrProgramPanic) }}
+	if code := execute(context.Background(), nil, ios, hooks); code != ExitCrash {
+		t.Fatalf("cockpit panic: exit %d", code)
 	}
 }

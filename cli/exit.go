@@ -26,6 +26,9 @@ const (
 	// ExitInputInvalid: the input does not validate against the request
 	// schema; nothing ran.
 	ExitInputInvalid = 5
+	// ExitCrash: modbay itself failed (a panic it caught, the terminal
+	// restored): a bug in modbay, never a verdict on the module.
+	ExitCrash = 6
 )
 
 // exitError carries an exit code out of a command's RunE.
