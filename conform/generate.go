@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -295,7 +294,7 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 		return n >= minLen && (maxLen < 0 || n <= maxLen)
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
+		re, _, err := schema.CompilePattern(s.Pattern)
 		if err != nil {
 			return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q (not a Go regular expression)", s.Pattern)}
 		}

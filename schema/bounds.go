@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -268,4 +269,14 @@ func (h *Compiled) metered(ctx context.Context, f func()) (err error) {
 	}
 	f()
 	return nil
+}
+
+// Rat reads the JSON number text s exactly, as big.Rat.SetString does,
+// refusing (false) one past MaxNumberDigits or MaxNumberExponent: every
+// exact reading of a number a module or a person wrote goes through here.
+func Rat(s string) (*big.Rat, bool) {
+	if CheckNumber(s, "") != nil {
+		return nil, false
+	}
+	return new(big.Rat).SetString(s)
 }
