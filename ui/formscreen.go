@@ -68,29 +68,32 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		return nil, nil
 	}
 	mod, c := a.module, a.cap
-	var schema json.RawMessage
+	var raw json.RawMessage
 	if c.RequestSchema != "" && mod.Descriptor != nil {
-		schema = mod.Descriptor.RequestSchemas[c.RequestSchema]
+		raw = mod.Descriptor.RequestSchemas[c.RequestSchema]
 	}
 	var fv *formview.Model
 	dk := draftKey(mod, c)
-	if d, ok := m.drafts[dk]; ok && d.schema == string(schema) {
+	if d, ok := m.drafts[dk]; ok && d.schema == string(raw) {
 		// Coming back: the form exactly as left (values, focus, mode).
 		fv = d.form
 		fv.Restyle()
 	} else {
-		f, err := form.Build(schema)
+		f, err := form.Build(raw)
 		if err != nil {
 			f, _ = form.Build(nil)
 		}
 		fv = formview.New(m.com, f, m.validate)
-		if err != nil {
-			fv.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
+		switch {
+		case schema.IsBound(err):
+			fv.SetNote("The request schema is too costly for a form (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
+		case err != nil:
+			fv.SetNote("The request schema cannot be read (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
 		}
 		if m.drafts == nil {
 			m.drafts = map[string]formDraft{}
 		}
-		m.drafts[dk] = formDraft{schema: string(schema), form: fv}
+		m.drafts[dk] = formDraft{schema: string(raw), form: fv}
 	}
 	if mod.Status == runner.StatusDisabled {
 		fv.SetNote("This module is disabled: it is listed but never run.")
