@@ -72,3 +72,59 @@ func TestCrashHasItsOwnCode(t *testing.T) {
 		t.Fatalf("cockpit panic: exit %d", code)
 	}
 }
+
+// TestSecretEchoMasked: a module that sends back the secret it was given
+// (a writeOnly field) has it masked, visibly, in what invoke prints, the
+// history record and its export; the input was masked already.
+func TestSecretEchoMasked(t *testing.T) {
+	// Its text goes into the module itself: containment lets a module
+	// read nothing of the repository.
+	script, err := os.ReadFile(filepath.Join("testdata", "hostile", "echo.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := scriptModule(t, modproto.Descriptor{Module: "leaky", Name: "Leaky", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "l.call", Title: "Call", Summary: "s", RequestSchema: "l.request/v1", Effects: localEffects}},
+		RequestSchemas: map[string]json.RawMessage{"l.request/v1": json.RawMessage(
+			`{"type":"object","properties":{"api_key":{"type":"string","writeOnly":true},"q":{"type":"string"}}}`)}},
+		"\n"+strings.TrimSpace(string(script)))
+	home := t.TempDir()
+	const secret = "sk-live-4242&<x>"
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "leaky", "l.call", "--json", "--trace",
+		"--input", `{"api_key":"`+secret+`","q":"hello"}`)
+	if code != ExitOK {
+		t.Fatalf("invoke: exit %d %s %s", code, out, errb)
+	}
+	label := "‹masked: writeOnly /api_key›"
+	if strings.Contains(out+errb, "sk-live-4242") || !strings.Contains(out, label) {
+		t.Fatalf("invoke output shows the secret or no mask:\n%s\n%s", out, errb)
+	}
+	filepath.Walk(filepath.Join(home, "history"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "sk-live-4242") {
+				t.Errorf("%s holds the secret", p)
+			}
+		}
+		return nil
+	})
+	runs, _ := filepath.Glob(filepath.Join(home, "history", "runs", "*.json"))
+	if len(runs) != 1 {
+		t.Fatalf("%d runs recorded", len(runs))
+	}
+	dir := filepath.Join(t.TempDir(), "export")
+	id := strings.TrimSuffix(filepath.Base(runs[0]), ".json")
+	if code, out, errb = run(t, "--home", home, "history", "export", id, dir); code != ExitOK {
+		t.Fatalf("history export: exit %d %s %s", code, out, errb)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "envelope.json")); !strings.Contains(string(b), label) {
+		t.Fatalf("the export's envelope does not show the mask: %s", b)
+	}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "sk-live-4242") {
+				t.Errorf("export %s holds the secret", p)
+			}
+		}
+		return nil
+	})
+}

@@ -11,6 +11,15 @@ import (
 )
 
 func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
+	echoes := planEchoes(p)
+	res, err := h.runEchoing(ctx, p, maskingOptions(opts, echoes))
+	maskResult(res, echoes)
+	return res, err
+}
+
+// runEchoing is run before the secrets of the input are masked in what
+// came back.
+func (h *Host) runEchoing(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
 	if p == nil || p.Module == nil || p.Module.Descriptor == nil {
 		return nil, errors.New("run: the plan has no described module")
 	}
