@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"modbay/config"
 	"modbay/modproto"
 )
 
@@ -127,4 +128,14 @@ func TestSecretEchoMasked(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestDescribeShowsServerCwd: describe says an MCP server's cwd is
+// read-only unless its roots list it.
+func TestDescribeShowsServerCwd(t *testing.T) {
+	var b strings.Builder
+	writeServerFiles(&b, config.MCPServer{Command: "/bin/srv", Cwd: "/p/proj", Roots: map[string]string{"/p/cache": "rwx"}})
+	if !strings.Contains(b.String(), "/p/proj — read-only") || !strings.Contains(b.String(), "/p/cache — rwx") {
+		t.Fatalf("describe:\n%s", b.String())
+	}
 }
