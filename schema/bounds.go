@@ -173,6 +173,8 @@ func patternBound(n int) error {
 type meter struct {
 	ctx          context.Context
 	steps, match int64
+	// insts counts the pattern instructions compiled (a compile's).
+	insts int64
 	// pattern is the bound a pattern compile hit, kept for the compile's
 	// error (the compiler words it as its own).
 	pattern error
@@ -231,6 +233,12 @@ func useMeter(c *jsonschema.Compiler, m *meter) {
 	})
 	c.UseRegexpEngine(func(p string) (jsonschema.Regexp, error) {
 		re, insts, err := CompilePattern(p)
+		if err == nil {
+			if m.insts += int64(insts); m.insts > MaxSchemaPatternInsts {
+				err = &BoundError{Bound: "MaxSchemaPatternInsts", Limit: MaxSchemaPatternInsts,
+					Detail: fmt.Sprintf("the schema's patterns compile to more than %d instructions in all", MaxSchemaPatternInsts)}
+			}
+		}
 		if IsBound(err) {
 			m.pattern = err
 		}
@@ -279,4 +287,55 @@ func Rat(s string) (*big.Rat, bool) {
 		return nil, false
 	}
 	return new(big.Rat).SetString(s)
+}
+
+// checkPatterns compiles every regex of a decoded schema document (each
+// "pattern" string, each "patternProperties" name) before the compiler
+// sees them, against MaxPatternInsts each and MaxSchemaPatternInsts in
+// all: the compiler's own check of the document compiles them again,
+// unbounded.
+func checkPatterns(doc any) error {
+	var total int64
+	var walk func(v any) error
+	check := func(p string) error {
+		_, n, err := CompilePattern(p)
+		if IsBound(err) {
+			return err
+		}
+		if total += int64(n); total > MaxSchemaPatternInsts {
+			return &BoundError{Bound: "MaxSchemaPatternInsts", Limit: MaxSchemaPatternInsts,
+				Detail: fmt.Sprintf("the schema's patterns compile to more than %d instructions in all", MaxSchemaPatternInsts)}
+		}
+		return nil // a pattern that does not parse is the compiler's to report
+	}
+	walk = func(v any) error {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && k == "pattern" {
+					if err := check(s); err != nil {
+						return err
+					}
+				}
+				if m, ok := c.(map[string]any); ok && k == "patternProperties" {
+					for p := range m {
+						if err := check(p); err != nil {
+							return err
+						}
+					}
+				}
+				if err := walk(c); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, c := range x {
+				if err := walk(c); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(doc)
 }

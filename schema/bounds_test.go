@@ -48,6 +48,20 @@ func TestHostileSchemasRefused(t *testing.T) {
 	}
 }
 
+// TestManyPatternsRefused: many patterns, each under MaxPatternInsts,
+// are refused together before the compiler compiles them all (2,000 of
+// them took 12 s).
+func TestManyPatternsRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"properties":{`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, `"p%d":{"pattern":"^(?:a?){1000}(?:b?){1000}$"},`, i)
+	}
+	b.WriteString(`"last":{}}}`)
+	_, err := Compile(json.RawMessage(b.String()))
+	wantBound(t, err, "MaxSchemaPatternInsts")
+}
+
 // doubling returns a schema whose refs double n times under "items".
 func doubling(n int) json.RawMessage {
 	var b strings.Builder

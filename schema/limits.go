@@ -49,6 +49,11 @@ const (
 	// "patternProperties" regex (RE2 instructions): an email regex takes
 	// a few hundred; one of 100,000 states is an attack on every match.
 	MaxPatternInsts = 20000
+	// MaxSchemaPatternInsts bounds the RE2 instructions of all the
+	// patterns one compile makes (each counted as often as it is
+	// compiled): 2,000 patterns of 4,000 instructions each took 12 s and
+	// gigabytes before it.
+	MaxSchemaPatternInsts = 500000
 	// MaxValidateSteps bounds the subschema evaluations of one validation
 	// (about 0.6 s of work): a valid 1 MB input against a real schema
 	// takes tens of thousands.

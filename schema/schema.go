@@ -140,6 +140,9 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 	if err := checkNumbers(doc, nil, "the schema at "); err != nil {
 		return nil, err
 	}
+	if err := checkPatterns(doc); err != nil {
+		return nil, err
+	}
 	if d, err := Parse(raw); err == nil {
 		if n := Expansion(d); n > MaxSchemaExpansion {
 			return nil, &BoundError{Bound: "MaxSchemaExpansion", Limit: MaxSchemaExpansion,
