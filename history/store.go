@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"modbay/config"
-	"modbay/runner"
 	"modbay/internal/words"
 	"modbay/modproto"
+	"modbay/runner"
 )
 
 // Names under the history directory.
