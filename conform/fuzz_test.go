@@ -34,3 +34,17 @@ func FuzzGenerate(f *testing.F) {
 		}
 	})
 }
+
+// TestHugeCountsSkipped: a schema asking for a billion items or
+// characters is a skipped case, never a billion-item input.
+func TestHugeCountsSkipped(t *testing.T) {
+	h, err := schema.Compile(json.RawMessage(`{"type":"object","required":["xs","s"],"properties":{"xs":{"type":"array","minItems":1000000000},"s":{"type":"string","minLength":2000000000,"maxLength":2000000001},"t":{"type":"string","pattern":"^a+$","minLength":2000000000}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Generate(h) {
+		if len(c.Input) > 1<<22 {
+			t.Fatalf("case %s made %d bytes", c.Name, len(c.Input))
+		}
+	}
+}

@@ -67,4 +67,10 @@ const (
 	// opens in JSON mode with a note, since every keystroke re-checks the
 	// fields and their branches.
 	MaxFormExpansion = 20000
+	// MaxBuildItems and MaxBuildString bound what the form and `modbay
+	// check` make to satisfy a schema's minItems (or maxItems) and
+	// minLength (or maxLength): past them the form opens in JSON mode and
+	// check skips the case ("minItems": 1e9 would fill the memory).
+	MaxBuildItems  = 1000
+	MaxBuildString = 1 << 20
 )

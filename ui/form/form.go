@@ -62,6 +62,12 @@ func Build(raw json.RawMessage) (*Form, error) {
 		return nil, &schema.BoundError{Bound: "MaxFormExpansion", Limit: schema.MaxFormExpansion,
 			Detail: fmt.Sprintf("request schema is too costly for a form: it expands to %d subschemas", n)}
 	}
+	for _, n := range doc.Nodes() {
+		if n.MinItems != nil && *n.MinItems > schema.MaxBuildItems {
+			return nil, &schema.BoundError{Bound: "MaxBuildItems", Limit: schema.MaxBuildItems,
+				Detail: fmt.Sprintf("request schema at %s asks for at least %d items", n.Loc, *n.MinItems)}
+		}
+	}
 	return build(comp, doc)
 }
 

@@ -62,3 +62,12 @@ func TestHostileSchemaForms(t *testing.T) {
 		t.Errorf("an expansion past the form's bound: %v", err)
 	}
 }
+
+// TestHugeMinItemsIsJSONMode: a required array of a billion items opens
+// in JSON mode, naming the bound, instead of building a billion fields.
+func TestHugeMinItemsIsJSONMode(t *testing.T) {
+	_, err := Build([]byte(`{"type":"object","required":["xs"],"properties":{"xs":{"type":"array","minItems":1000000000}}}`))
+	if !strings.Contains(fmt.Sprint(err), "MaxBuildItems") {
+		t.Fatalf("Build: %v", err)
+	}
+}
