@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -408,9 +409,11 @@ func Echoes(h *Compiled, input json.RawMessage) []Echo {
 	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}, whys: map[string]string{}}
 	r.value([]*jsonschema.Schema{h.root}, v, 0)
 	var out []Echo
-	for p, vals := range r.secrets {
-		for _, s := range vals {
-			if len([]rune(s)) >= MinEchoLen {
+	seen := map[string]bool{} // a value repeated is searched once
+	for _, p := range slices.Sorted(maps.Keys(r.secrets)) {
+		for _, s := range r.secrets[p] {
+			if len([]rune(s)) >= MinEchoLen && !seen[s] {
+				seen[s] = true
 				out = append(out, Echo{Pointer: p, Why: r.whys[p], Value: s})
 			}
 		}
