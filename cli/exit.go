@@ -26,9 +26,13 @@ const (
 	// ExitInputInvalid: the input does not validate against the request
 	// schema; nothing ran.
 	ExitInputInvalid = 5
+	// ExitReplayDiff: `check --replay` found the module's outcomes differ
+	// from its fixture (docs/protocol.md §15).
+	ExitReplayDiff = 6
 	// ExitCrash: modbay itself failed (a panic it caught, the terminal
-	// restored): a bug in modbay, never a verdict on the module.
-	ExitCrash = 6
+	// restored): a bug in modbay, never a verdict on the module (70, the
+	// sysexits EX_SOFTWARE).
+	ExitCrash = 70
 )
 
 // exitError carries an exit code out of a command's RunE.

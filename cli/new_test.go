@@ -25,7 +25,7 @@ func newModule(t *testing.T, id, lang string) string {
 		if err != nil {
 			t.Skip("no go toolchain on PATH: the go template is not built")
 		}
-		cmd := exec.Command(gobin, "build", "-o", id, "main.go")
+		cmd := exec.Command(gobin, "build", "-o", id, ".")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,7 +36,11 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		add("version", "must be non-empty")
 	}
 	if !slices.Contains(d.ProtocolVersions, ProtocolID) {
-		add("protocol_versions", "must contain %q (got %q)", ProtocolID, d.ProtocolVersions)
+		if len(d.ProtocolVersions) == 0 {
+			add("protocol_versions", "is missing or empty; it must list %q (docs/protocol.md §9)", ProtocolID)
+		} else {
+			add("protocol_versions", "must contain %q (got %s; docs/protocol.md §9)", ProtocolID, QuoteList(d.ProtocolVersions))
+		}
 	}
 	ids := map[string]bool{}
 	for _, c := range d.Capabilities {
@@ -252,7 +257,7 @@ func CheckExecutionAgainstDeclared(d *Descriptor, capID string, x *Execution) (v
 	for i, a := range x.Artifacts {
 		if !slices.Contains(c.ArtifactSchemas, a.Kind) {
 			violations = append(violations, ValidationError{fmt.Sprintf("execution.artifacts[%d].kind", i),
-				fmt.Sprintf("%q is not among capability %q's artifact_schemas %q", a.Kind, capID, c.ArtifactSchemas)})
+				fmt.Sprintf("%q is not among capability %q's artifact_schemas (%s): declare it there or send one of those (docs/protocol.md §7)", a.Kind, capID, QuoteList(c.ArtifactSchemas))})
 		}
 	}
 	e := c.Effects
@@ -285,4 +290,17 @@ func (d *Descriptor) Capability(id string) *Capability {
 		}
 	}
 	return nil
+}
+
+// QuoteList writes ss for a person: each quoted, comma-separated ("a",
+// "b"), or "none" when empty — never Go's %v or %q list style.
+func QuoteList(ss []string) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }

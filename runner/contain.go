@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +18,25 @@ import (
 // sweeps they test (process group, ppid, environment marker), which a PID
 // namespace would renumber; contain_test.go runs fakes contained.
 var defaultSandbox = contain.ModeAuto
+
+// ProbeCacheFile is where, under the home's cache directory, the
+// containment support probe's answer is kept for the rest of the boot
+// (contain.UseProbeCache).
+const ProbeCacheFile = "contain-probe.json"
+
+// useProbeCache keeps the support probe's answer in the home of the first
+// host of the process with one, keyed on its config as loaded (and, in
+// contain, the boot, kernel, user and executable).
+func useProbeCache(cfg *config.Config) {
+	if cfg == nil || cfg.Home == "" {
+		return
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return
+	}
+	contain.UseProbeCache(filepath.Join(cfg.CacheDir(), ProbeCacheFile), modproto.Digest(b))
+}
 
 // containSpec is what a module may touch in one run: its own
 // directory, the request's roots by mode, its resolved binaries, the

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,26 +48,30 @@ func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*
 	return claimIDs(cands, h.describeAll(ctx, cands, done))
 }
 
-// describeParallel bounds the describes run at once: describesPerCPU × the
-// CPU count, but at least minDescribeParallel, since a describe mostly
-// waits on its process and one that hangs (up to DescribeTimeout) must not
-// hold back the rest.
-func describeParallel() int { return max(describesPerCPU*runtime.NumCPU(), minDescribeParallel) }
+// describeParallel bounds the describes run at once: the config's
+// describe_parallel, else DefaultDescribeParallel (docs/protocol.md §2).
+func (h *Host) describeParallel() int {
+	if h.cfg != nil && h.cfg.DescribeParallel > 0 {
+		return h.cfg.DescribeParallel
+	}
+	return DefaultDescribeParallel
+}
 
-// describesPerCPU and minDescribeParallel bound the describes run at once
-// (docs/protocol.md §2 modbay: 4 × the CPU count, at least 8): a describe mostly
-// waits on its process, so the CPU count alone leaves the machine idle.
-const (
-	describesPerCPU     = 4
-	minDescribeParallel = 8
-)
+// DefaultDescribeParallel is how many describes run at once unless the
+// config says otherwise (docs/protocol.md §2). Not a multiple of the CPU
+// count: a describe mostly waits on its process (which the kernel
+// schedules like any other), so describes that wait need no CPU each,
+// and describes that burn CPU take the same total CPU however many run at
+// once; the bound only keeps the processes and descriptors alive at one
+// time in reason.
+const DefaultDescribeParallel = 32
 
 // describeAll describes cands in parallel, in candidate order. done, when
 // set, is called with each candidate's index and module as its describe
 // finishes, from the goroutine that ran it.
 func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int, *Module)) []*Module {
 	mods := make([]*Module, len(cands))
-	sem := make(chan struct{}, describeParallel())
+	sem := make(chan struct{}, h.describeParallel())
 	var wg sync.WaitGroup
 	for i, c := range cands {
 		wg.Add(1)
@@ -179,7 +182,16 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 	if c, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
 		return h.describe(ctx, c, true), nil
 	}
-	for _, m := range h.discoverOrdered(ctx, nil) {
+	// Only the candidates that may become ref are described: those that
+	// claim it and those that claim nothing (an extra's descriptor names
+	// its id). A server of another id is never started for this one.
+	var cands []Candidate
+	for _, c := range h.candidates() {
+		if c.ID == "" || c.ID == ref {
+			cands = append(cands, c)
+		}
+	}
+	for _, m := range claimIDs(cands, h.describeAll(ctx, cands, nil)) {
 		if m.ID == ref {
 			return m, nil
 		}
@@ -496,7 +508,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
-			setBroken(m, "describe: "+de.Code+": "+explainDecode(de, stdout, m.Stderr, exitCode))
+			setBroken(m, "describe: "+decodeCode(de, stdout, exitCode)+": "+explainDecode(de, stdout, m.Stderr, exitCode))
 		} else {
 			setBroken(m, "describe: "+err.Error())
 		}

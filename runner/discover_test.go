@@ -108,7 +108,7 @@ func TestDiscoverCandidates(t *testing.T) {
 		}
 	}
 	if m := got["broken"]; len(m) == 1 {
-		if !strings.Contains(m[0].Reason, "host.invalid_json") || !strings.Contains(m[0].Stderr, "something went wrong") {
+		if !strings.Contains(m[0].Reason, "host.no_envelope") || !strings.Contains(m[0].Stderr, "something went wrong") {
 			t.Errorf("broken: reason %q stderr %q", m[0].Reason, m[0].Stderr)
 		}
 		if _, err := f.host.Plan(m[0], "t.echo", nil); !errors.Is(err, ErrBroken) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"modbay/modproto"
 	"modbay/schema"
 )
 
@@ -47,7 +48,7 @@ func JSONError(raw []byte) error {
 	if json.Valid(raw) {
 		return nil
 	}
-	return errors.New(jsonProblem(raw))
+	return errors.New(modproto.JSONProblem(raw))
 }
 
 // chosen is a union's state before SetValue: its chosen variant and the
