@@ -60,7 +60,7 @@ func Build(raw json.RawMessage) (*Form, error) {
 	}
 	if n := schema.Expansion(doc); n > schema.MaxFormExpansion {
 		return nil, &schema.BoundError{Bound: "MaxFormExpansion", Limit: schema.MaxFormExpansion,
-			Detail: fmt.Sprintf("request schema is too costly for a form: it expands to %d subschemas", n)}
+			Detail: fmt.Sprintf("the schema expands to %d subschemas per value", n)}
 	}
 	for _, n := range doc.Nodes() {
 		if n.MinItems != nil && *n.MinItems > schema.MaxBuildItems {
@@ -90,7 +90,7 @@ func build(comp *schema.Compiled, doc *schema.Doc) (f *Form, err error) {
 	f.refreshAll()
 	if v, _ := f.Value(); v != nil {
 		if _, err := comp.Validate(v); schema.IsBound(err) {
-			return nil, fmt.Errorf("request schema is too costly for a form: %w", err)
+			return nil, fmt.Errorf("checking its defaults: %w", err)
 		}
 	}
 	return f, nil
