@@ -113,3 +113,22 @@ func TestValidationBounded(t *testing.T) {
 		t.Fatal("a number past the bound matched")
 	}
 }
+
+// TestRedactBounded: masking an input weighs at most MaxValidateSteps
+// subschemas; what is left past that is withheld, never walked.
+func TestRedactBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"array","items":{"anyOf":[`)
+	for i := range 3000 {
+		fmt.Fprintf(&b, `{"type":"string","minLength":%d},`, i)
+	}
+	b.WriteString(`{}]}}`)
+	h, err := Compile(json.RawMessage(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := "[" + strings.Repeat(`"a",`, 999) + `"a"]`
+	if _, n := Redact(h, json.RawMessage(input), RedactMask); n == 0 {
+		t.Fatal("nothing withheld past the bound: the walk went on")
+	}
+}

@@ -170,6 +170,9 @@ type redactor struct {
 	// whys, when not nil, collects why each secret value is one, by its
 	// JSON pointer (Echoes).
 	whys map[string]string
+	// work counts the subschemas weighed so far (bounded like a
+	// validation).
+	work int
 	// path is the JSON pointer of the value being walked.
 	path []string
 }
@@ -178,13 +181,16 @@ type redactor struct {
 // it; drop reports that v itself is secret and RedactOmit should drop it.
 func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) {
 	set := closure(at)
-	if depth > redactMaxDepth || r.secret(set) {
+	r.work += len(set)
+	// Past MaxValidateSteps subschemas weighed, every value left is
+	// withheld: the conservative answer, and the walk stays bounded.
+	if depth > redactMaxDepth || r.work > MaxValidateSteps || r.secret(set) {
 		r.n++
 		if r.secrets != nil {
 			p := Pointer(r.path)
 			r.secrets[p] = scalars(v, r.secrets[p])
 			if r.whys != nil {
-				r.whys[p] = cmp.Or(r.why(set), "nested past the redaction depth")
+				r.whys[p] = cmp.Or(r.why(set), "past the redaction bound")
 			}
 		}
 		return Mask, r.how == RedactOmit
