@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +12,7 @@ import (
 	"time"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // sparse writes a file of size bytes that holds no data (one hole) at
@@ -104,5 +108,27 @@ func TestStagingBounded(t *testing.T) {
 	}
 	if tmps, _ := os.ReadDir(filepath.Join(f.cfg.ArtifactsDir(), "tmp")); len(tmps) != 0 {
 		t.Fatalf("a stopped staging left %d temporary files", len(tmps))
+	}
+}
+
+// TestPlanValidationStopsWithItsContext: the input's validation stops
+// when the plan's context ends (invoke's signals and --deadline), and a
+// validation past a bound is an error naming it.
+func TestPlanValidationStopsWithItsContext(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"array","items":{"$ref":"#/$defs/d0"},"$defs":{`)
+	for i := range 14 {
+		fmt.Fprintf(&b, `"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	b.WriteString(`"d14":{"type":"string"}}}`)
+	c := &modproto.Capability{ID: "b.run", RequestSchema: "b/v1"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := validateRequest(ctx, c, json.RawMessage(b.String()), json.RawMessage(`["a"]`)); !errors.Is(err, schema.ErrCancelled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	big := "[" + strings.Repeat(`"a",`, 199) + `"a"]`
+	if err := validateRequest(nil, c, json.RawMessage(b.String()), json.RawMessage(big)); !schema.IsBound(err) || !strings.Contains(err.Error(), "MaxValidateSteps") {
+		t.Fatalf("past the bound: %v", err)
 	}
 }
