@@ -173,6 +173,8 @@ func patternBound(n int) error {
 type meter struct {
 	ctx          context.Context
 	steps, match int64
+	// maxSteps and maxMatch are this validation's bounds (budget).
+	maxSteps, maxMatch int64
 	// insts counts the pattern instructions compiled (a compile's).
 	insts int64
 	// pattern is the bound a pattern compile hit, kept for the compile's
@@ -186,9 +188,13 @@ type stop struct{ err error }
 // step counts one subschema evaluation.
 func (m *meter) step() {
 	m.steps++
-	if m.steps > MaxValidateSteps {
-		panic(stop{&BoundError{Bound: "MaxValidateSteps", Limit: MaxValidateSteps,
-			Detail: fmt.Sprintf("validation visited more than %d subschemas", MaxValidateSteps)}})
+	if m.steps > m.maxSteps {
+		name := "MaxValidateSteps"
+		if m.maxSteps == MaxFormValidateSteps {
+			name = "MaxFormValidateSteps"
+		}
+		panic(stop{&BoundError{Bound: name, Limit: m.maxSteps,
+			Detail: fmt.Sprintf("validation visited more than %d subschemas", m.maxSteps)}})
 	}
 	if m.steps&1023 == 0 && m.ctx != nil && m.ctx.Err() != nil {
 		panic(stop{fmt.Errorf("%w: %v", ErrCancelled, context.Cause(m.ctx))})
@@ -198,8 +204,12 @@ func (m *meter) step() {
 // charge counts one regex match of n bytes by a program of insts.
 func (m *meter) charge(insts, n int) {
 	m.match += int64(insts) * int64(n+1)
-	if m.match > MaxMatchCost {
-		panic(stop{&BoundError{Bound: "MaxMatchCost", Limit: MaxMatchCost,
+	if m.match > m.maxMatch {
+		name := "MaxMatchCost"
+		if m.maxMatch == MaxFormMatchCost {
+			name = "MaxFormMatchCost"
+		}
+		panic(stop{&BoundError{Bound: name, Limit: m.maxMatch,
 			Detail: "validation's pattern matching passed its bound"}})
 	}
 	m.step()
@@ -260,9 +270,23 @@ func (e stepExt) Validate(*jsonschema.ValidatorContext, any) { e.m.step() }
 // that is not the meter's is returned as an error too: nothing a schema
 // holds may crash the host.
 func (h *Compiled) metered(ctx context.Context, f func()) (err error) {
+	return h.meteredWithin(ctx, fullBudget, f)
+}
+
+// budget is what one validation may spend: MaxValidateSteps and
+// MaxMatchCost, or the form's smaller bounds.
+type budget struct{ steps, match int64 }
+
+var (
+	fullBudget = budget{MaxValidateSteps, MaxMatchCost}
+	formBudget = budget{MaxFormValidateSteps, MaxFormMatchCost}
+)
+
+// meteredWithin is metered under budget b.
+func (h *Compiled) meteredWithin(ctx context.Context, b budget, f func()) (err error) {
 	h.vmu.Lock()
 	defer h.vmu.Unlock()
-	*h.meter = meter{ctx: ctx}
+	*h.meter = meter{ctx: ctx, maxSteps: b.steps, maxMatch: b.match}
 	defer func() {
 		if r := recover(); r != nil {
 			if s, ok := r.(stop); ok {

@@ -132,3 +132,15 @@ func TestRedactBounded(t *testing.T) {
 		t.Fatal("nothing withheld past the bound: the walk went on")
 	}
 }
+
+// TestFormBudget: the form's check stops at its smaller bound, and the
+// run's check of the same input, after it, still judges it in full.
+func TestFormBudget(t *testing.T) {
+	raw := doubling(9) // 1,500 subschemas per item
+	items := "[" + strings.Repeat(`"a",`, 99) + `"a"]`
+	_, err := ValidateForm(raw, json.RawMessage(items))
+	wantBound(t, err, "MaxFormValidateSteps")
+	if v, err := ValidateInput(raw, json.RawMessage(items)); err != nil || v != nil {
+		t.Fatalf("the full check after the form's: %v %v", v, err)
+	}
+}

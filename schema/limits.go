@@ -62,6 +62,13 @@ const (
 	// instructions × bytes matched, summed (at most about 0.3 s): a
 	// 100-instruction pattern against 600 KB; about 5 ns each.
 	MaxMatchCost = 1 << 26
+	// MaxFormValidateSteps and MaxFormMatchCost are MaxValidateSteps and
+	// MaxMatchCost for the checks the cockpit's form runs as the person
+	// types (ValidateForm, Matches): about 60 ms, so a keystroke never
+	// waits on a hostile schema. Past them the form says so; the run's
+	// own check, with the full bounds, judges the input when it is sent.
+	MaxFormValidateSteps = 100000
+	MaxFormMatchCost     = 1 << 23
 	// MaxFormExpansion bounds the expansion (MaxSchemaExpansion's count)
 	// of a schema the cockpit builds form fields for: past it the form
 	// opens in JSON mode with a note, since every keystroke re-checks the

@@ -261,7 +261,8 @@ func (h *Compiled) sub(loc string) *jsonschema.Schema {
 // Matches reports whether value (JSON) is valid against the subschema at
 // loc (a JSON pointer into the document, "" for the root, as a form reads
 // an "if" or a oneOf branch). A subschema that does not compile, a value
-// that is not JSON, or a validation past a bound matches nothing.
+// that is not JSON, or a validation past the form's bounds
+// (MaxFormValidateSteps) matches nothing.
 func (h *Compiled) Matches(loc string, value json.RawMessage) bool {
 	if h == nil {
 		return false
@@ -271,7 +272,7 @@ func (h *Compiled) Matches(loc string, value json.RawMessage) bool {
 		return false
 	}
 	ok := false
-	if err := h.metered(nil, func() {
+	if err := h.meteredWithin(nil, formBudget, func() {
 		if sch := h.sub(loc); sch != nil {
 			ok = sch.Validate(inst) == nil
 		}

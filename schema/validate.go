@@ -56,7 +56,24 @@ func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, e
 // ValidateContext is Validate stopped by ctx (nil for none): the error
 // wraps ErrCancelled when ctx ends first.
 func (h *Compiled) ValidateContext(ctx context.Context, input json.RawMessage) (modproto.ValidationErrors, error) {
-	ve, rng, err := h.validate(ctx, input)
+	return h.validateWithin(ctx, fullBudget, input)
+}
+
+// ValidateForm is ValidateInput for the cockpit's form, as the person
+// types: bounded by MaxFormValidateSteps and MaxFormMatchCost, so a
+// keystroke never waits long (the error is then a *BoundError naming
+// them; the run's check uses the full bounds).
+func ValidateForm(schema json.RawMessage, input json.RawMessage) (modproto.ValidationErrors, error) {
+	h, err := Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return h.validateWithin(nil, formBudget, input)
+}
+
+// validateWithin is Validate under ctx and budget b.
+func (h *Compiled) validateWithin(ctx context.Context, b budget, input json.RawMessage) (modproto.ValidationErrors, error) {
+	ve, rng, err := h.validate(ctx, b, input)
 	if err != nil || ve == nil && len(rng) == 0 {
 		return nil, err
 	}
@@ -75,7 +92,7 @@ func (h *Compiled) ValidateContext(ctx context.Context, input json.RawMessage) (
 // validate returns the validator's error tree for input, nil when valid,
 // and the numbers in input no reader can hold (numberRange); the last
 // input's outcome is reused.
-func (h *Compiled) validate(ctx context.Context, input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
+func (h *Compiled) validate(ctx context.Context, b budget, input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage(`{}`)
 	}
@@ -93,14 +110,15 @@ func (h *Compiled) validate(ctx context.Context, input json.RawMessage) (*jsonsc
 	if uerr != nil {
 		err = fmt.Errorf("%w: %v", ErrInputNotJSON, uerr)
 	} else if err = checkNumbers(inst, nil, "input at "); err == nil {
-		if merr := h.metered(ctx, func() { err = h.root.Validate(inst) }); merr != nil {
+		if merr := h.meteredWithin(ctx, b, func() { err = h.root.Validate(inst) }); merr != nil {
 			err = merr
 		}
 		numberRange(inst, nil, &rng)
 	}
-	if errors.Is(err, ErrCancelled) {
+	if errors.Is(err, ErrCancelled) || IsBound(err) {
+		// Not the input's outcome: another context or budget may judge it.
 		ve, err := outcome(err)
-		return ve, nil, err // a cancelled validation is not the input's outcome
+		return ve, nil, err
 	}
 	h.mu.Lock()
 	h.last = validation{input: bytes.Clone(input), err: err, rng: rng}
@@ -186,7 +204,7 @@ func (h *Compiled) BranchFindings(value json.RawMessage, keep func(u Union) func
 	if h == nil {
 		return nil
 	}
-	ve, _, err := h.validate(nil, value)
+	ve, _, err := h.validate(nil, formBudget, value)
 	if err != nil || ve == nil {
 		return nil
 	}

@@ -188,7 +188,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	com.ASCII = opts.Glyphs == styles.GlyphsASCII
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
-		validate: schema.ValidateInput, approvals: &runner.SessionApprovals{},
+		validate: schema.ValidateForm, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
 		keys: DefaultKeyMap(), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,

@@ -89,7 +89,7 @@ func build(comp *schema.Compiled, doc *schema.Doc) (f *Form, err error) {
 	}
 	f.refreshAll()
 	if v, _ := f.Value(); v != nil {
-		if _, err := comp.Validate(v); schema.IsBound(err) {
+		if _, err := schema.ValidateForm(comp.Source(), v); schema.IsBound(err) {
 			return nil, fmt.Errorf("checking its defaults: %w", err)
 		}
 	}
