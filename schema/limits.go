@@ -78,6 +78,10 @@ const (
 	// check` make to satisfy a schema's minItems (or maxItems) and
 	// minLength (or maxLength): past them the form opens in JSON mode and
 	// check skips the case ("minItems": 1e9 would fill the memory).
-	MaxBuildItems  = 1000
+	MaxBuildItems = 1000
+	// MaxFormEnum bounds the members of one enum the form offers as a
+	// choice: past it the form opens in JSON mode (a 300,000-member enum
+	// took a second to build, matched against on every change).
+	MaxFormEnum    = 5000
 	MaxBuildString = 1 << 20
 )

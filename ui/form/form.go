@@ -63,6 +63,10 @@ func Build(raw json.RawMessage) (*Form, error) {
 			Detail: fmt.Sprintf("the schema expands to %d subschemas per value", n)}
 	}
 	for _, n := range doc.Nodes() {
+		if len(n.Enum) > schema.MaxFormEnum {
+			return nil, &schema.BoundError{Bound: "MaxFormEnum", Limit: schema.MaxFormEnum,
+				Detail: fmt.Sprintf("request schema at %s lists %d choices", n.Loc, len(n.Enum))}
+		}
 		if n.MinItems != nil && *n.MinItems > schema.MaxBuildItems {
 			return nil, &schema.BoundError{Bound: "MaxBuildItems", Limit: schema.MaxBuildItems,
 				Detail: fmt.Sprintf("request schema at %s asks for at least %d items", n.Loc, *n.MinItems)}

@@ -63,11 +63,17 @@ func TestHostileSchemaForms(t *testing.T) {
 	}
 }
 
-// TestHugeMinItemsIsJSONMode: a required array of a billion items opens
-// in JSON mode, naming the bound, instead of building a billion fields.
+// TestHugeMinItemsIsJSONMode: a required array of a billion items, or
+// an enum of thousands, opens in JSON mode, naming the bound, instead of
+// building a billion fields.
 func TestHugeMinItemsIsJSONMode(t *testing.T) {
 	_, err := Build([]byte(`{"type":"object","required":["xs"],"properties":{"xs":{"type":"array","minItems":1000000000}}}`))
 	if !strings.Contains(fmt.Sprint(err), "MaxBuildItems") {
 		t.Fatalf("Build: %v", err)
+	}
+	members := strings.Repeat(`"v",`, 6000)
+	_, err = Build([]byte(`{"properties":{"x":{"enum":[` + members + `"w"]}}}`))
+	if !strings.Contains(fmt.Sprint(err), "MaxFormEnum") {
+		t.Fatalf("Build of a 6,000-member enum: %v", err)
 	}
 }
