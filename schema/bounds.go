@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -53,9 +54,8 @@ func CheckNumber(s, where string) error {
 			Detail: fmt.Sprintf("%s: a number of %d digits", where, digits)}
 	}
 	if hasExp {
-		exp = strings.TrimLeft(exp, "+-")
-		exp = strings.TrimLeft(exp, "0")
-		if len(exp) > 4 || len(exp) == 4 && exp > fmt.Sprint(MaxNumberExponent) {
+		exp = strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")
+		if n, err := strconv.Atoi(exp); len(exp) > 9 || err == nil && n > MaxNumberExponent {
 			return &BoundError{Bound: "MaxNumberExponent", Limit: MaxNumberExponent,
 				Detail: fmt.Sprintf("%s: a number with exponent %s", where, clip(exp))}
 		}

@@ -144,3 +144,15 @@ func TestFormBudget(t *testing.T) {
 		t.Fatalf("the full check after the form's: %v %v", v, err)
 	}
 }
+
+// TestCheckNumber: the exponent and digit bounds, at their edges.
+func TestCheckNumber(t *testing.T) {
+	for s, bad := range map[string]bool{
+		"1e1000": false, "1e1001": true, "-2.5E-1000": false, "1e-1001": true, "1e+0001000": false,
+		"1e99999999999999999999": true, strings.Repeat("9", 1000): false, strings.Repeat("9", 1001): true, "0.5": false,
+	} {
+		if got := CheckNumber(s, "x") != nil; got != bad {
+			t.Errorf("CheckNumber(%.30s): refused %v, want %v", s, got, bad)
+		}
+	}
+}
