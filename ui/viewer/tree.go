@@ -60,8 +60,11 @@ type tree struct {
 	cur, top int
 	search   searchBox
 	status   string
-	w, h     int
-	styles   treeStyles
+	// nodes is how many values the document holds (render.JSONCount),
+	// counted when expand all first stops at its bound; 0 until then.
+	nodes  int
+	w, h   int
+	styles treeStyles
 	// detail shows the whole value of a leaf (enter on a string, number,
 	// true, false or null), wrapped; nil when closed.
 	detail *pager
@@ -368,7 +371,11 @@ func (t *tree) expandAll() {
 	t.rebuild()
 	t.status = "expanded all"
 	if capped {
-		t.status = fmt.Sprintf("expanded %d rows (the limit); expand deeper nodes one by one", len(t.rows))
+		if t.nodes == 0 {
+			t.nodes = render.JSONCount(t.src)
+		}
+		t.status = fmt.Sprintf("expanded %d of %d nodes (the bound is %d rows); expand deeper nodes one by one",
+			len(t.rows), t.nodes, maxExpandAllRows)
 	}
 }
 

@@ -995,3 +995,17 @@ func TestTamperedStagedFileIsNotVerified(t *testing.T) {
 		t.Fatalf("an intact file (err %v):\n%s", f.m.Err(), out)
 	}
 }
+
+// TestTreeExpandAllBound: expand all stops before the tree would show
+// more than maxExpandAllRows rows and says how far it got of how many.
+func TestTreeExpandAllBound(t *testing.T) {
+	half := strings.TrimSuffix(strings.Repeat("0,", maxExpandAllRows*3/4), ",")
+	src := `{"a":[` + half + `],"b":[` + half + `]}`
+	f := open(t, "big.json", []byte(src), "application/json", "", 120, 10, false)
+	tr := f.m.body.(*tree)
+	f.key("e")
+	want := fmt.Sprintf("expanded %d of %d nodes (the bound is %d rows)", 3+maxExpandAllRows*3/4, 3+2*(maxExpandAllRows*3/4), maxExpandAllRows)
+	if len(tr.rows) > maxExpandAllRows || !strings.Contains(f.frame(), want) {
+		t.Fatalf("expand all: %d rows, footer:\n%s\nwant %q", len(tr.rows), f.frame(), want)
+	}
+}
