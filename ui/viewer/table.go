@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -69,8 +70,8 @@ type table struct {
 	natural []int
 	// headerW is each header's width in cells.
 	headerW []int
-	order   []int // rows shown, as indexes into td.Rows
-	cur     int   // index into order
+	order   []int32 // rows shown, as indexes into td.Rows (a file holds under 2³¹)
+	cur     int     // index into order
 	top     int
 	col     int // column cursor
 	left    int // first visible column
@@ -81,7 +82,7 @@ type table struct {
 	w, h    int
 	// src is the file, kept when its TSV quoting is ambiguous (for
 	// AsCSV); asCSV: it is read as CSV now; ambiguous is the reason.
-	src       []byte
+	src       string
 	media     string
 	asCSV     bool
 	ambiguous string
@@ -90,7 +91,8 @@ type table struct {
 // newTable parses src and measures its columns; it runs in the load Cmd.
 // A file that does not parse as a table at all is shown as text.
 func newTable(in loadInput, src []byte) (body, string, error) {
-	td, err := render.ParseTable(src, in.meta.MediaType)
+	text := ownedString(src)
+	td, err := render.ParseTableString(text, in.meta.MediaType)
 	if len(td.Header) == 0 {
 		if render.IsBinary(src) {
 			return binaryBody(in, in.meta)
@@ -106,11 +108,17 @@ func newTable(in loadInput, src []byte) (body, string, error) {
 		note = fmt.Sprintf("Parsed %d rows; %s", len(td.Rows), err.Error())
 	}
 	if td.Ambiguous != "" {
-		t.src, t.media, t.ambiguous = src, in.meta.MediaType, td.Ambiguous
+		t.src, t.media, t.ambiguous = text, in.meta.MediaType, td.Ambiguous
 		note = "Ambiguous quoting: " + td.Ambiguous + ". C reads it as CSV."
 	}
 	return t, note, nil
 }
+
+// ownedString is src as a string, without a copy: the table's cells are
+// substrings of it (render.ParseTableString), so the file is held once.
+// It is sound because the viewer owns src (the buffer load read, or
+// decoded) and nothing writes to it after load.
+func ownedString(src []byte) string { return unsafe.String(unsafe.SliceData(src), len(src)) }
 
 // setData shows td (parsed with err): every row in source order, columns
 // measured anew.
@@ -122,9 +130,9 @@ func (t *table) setData(td *render.TableData, err error) {
 	for j, h := range td.Header {
 		t.headerW[j] = cellText(h, maxMeasureCells)
 	}
-	t.order = make([]int, len(td.Rows))
+	t.order = make([]int32, len(td.Rows))
 	for i := range t.order {
-		t.order[i] = i
+		t.order[i] = int32(i)
 	}
 	t.measureSample()
 	t.measureVisible()
@@ -147,7 +155,7 @@ func (t *table) measureSample() {
 	}
 	head := t.order[:min(len(t.order), widthSampleRows)]
 	tail := t.order[max(len(head), len(t.order)-widthSampleTail):]
-	for _, part := range [][]int{head, tail} {
+	for _, part := range [][]int32{head, tail} {
 		for _, i := range part {
 			t.widen(t.td.Rows[i], 0, len(t.natural))
 		}
@@ -358,14 +366,14 @@ func (t *table) Update(msg tea.Msg) (bool, tea.Cmd) {
 		return true, t.filter.Open()
 	case key.Matches(kp, t.keys.Table.Detail):
 		t.openDetail()
-	case key.Matches(kp, t.keys.Table.AsCSV) && t.src != nil:
+	case key.Matches(kp, t.keys.Table.AsCSV) && t.src != "":
 		// Parsed in a Cmd: a table can be large.
 		src, media, asCSV := t.src, t.media, !t.asCSV
 		if asCSV {
 			media = "text/csv"
 		}
 		return true, func() tea.Msg {
-			td, err := render.ParseTable(src, media)
+			td, err := render.ParseTableString(src, media)
 			return tableReadMsg{t: t, asCSV: asCSV, td: td, err: err}
 		}
 	case key.Matches(kp, t.keys.Table.Close) && t.filter.query != "":
@@ -399,7 +407,7 @@ func (t *table) apply() {
 	t.order = t.order[:0]
 	for i, row := range rows {
 		if q == "" || rowContains(row, q) {
-			t.order = append(t.order, i)
+			t.order = append(t.order, int32(i))
 		}
 	}
 	if t.sortCol >= 0 {
@@ -414,7 +422,7 @@ func (t *table) apply() {
 			}
 			nums[i] = f
 		}
-		slices.SortStableFunc(t.order, func(a, b int) int {
+		slices.SortStableFunc(t.order, func(a, b int32) int {
 			var c int
 			if numeric {
 				c = cmp.Compare(nums[a], nums[b])
@@ -557,7 +565,7 @@ func (t *table) footer() string {
 	switch {
 	case t.asCSV:
 		parts = append(parts, "read as CSV (C: as TSV)")
-	case t.src != nil:
+	case t.src != "":
 		parts = append(parts, "ambiguous quoting (C: read as CSV)")
 	}
 	out := st.Muted.Render(strings.Join(parts, " · "))
@@ -578,7 +586,7 @@ func (t *table) HelpKeys() []key.Binding {
 		return []key.Binding{k.Search.Accept, k.Search.Cancel}
 	}
 	keys := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.Left, k.Scroll.Right, k.Table.Sort, k.Table.Filter, k.Table.Detail}
-	if t.src != nil {
+	if t.src != "" {
 		keys = append(keys, k.Table.AsCSV)
 	}
 	return keys
