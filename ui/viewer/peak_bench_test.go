@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // BenchmarkOpenPeak measures the peak heap of opening a table (CSV) and a
@@ -42,16 +44,38 @@ func BenchmarkOpenPeak(b *testing.B) {
 	}
 }
 
-// peakSampleEvery is how often the heap is sampled while a viewer opens.
-const peakSampleEvery = 200 * time.Microsecond
+// BenchmarkExpandAllPeak measures the peak heap of expand all (e) on a
+// JSON document of 2, 20 and 60 MiB, open at its first frame: what the
+// bound (maxExpandAllRows) lets it cost, over the file's size.
+//
+//	go test ./ui/viewer -run '^$' -bench '^BenchmarkExpandAllPeak$' -benchtime 1x
+func BenchmarkExpandAllPeak(b *testing.B) {
+	for _, mib := range []int{2, 20, 60} {
+		b.Run(fmt.Sprintf("%dMB", mib), func(b *testing.B) {
+			path, size := peakFile(b, "json", mib)
+			var peak, held float64
+			var rows int
+			for b.Loop() {
+				m := benchViewer(path, "application/json", size)
+				firstFrame(b, m)
+				p, h := measurePeak(func() {
+					m.Update(tea.KeyPressMsg{Code: 'e', Text: "e"})
+					_ = m.View()
+				})
+				peak, held = max(peak, p), max(held, h)
+				rows = len(m.body.(*tree).rows)
+				runtime.KeepAlive(m)
+			}
+			b.ReportMetric(peak/float64(size), "peak-x")
+			b.ReportMetric(held/float64(size), "held-x")
+			b.ReportMetric(float64(rows), "rows")
+		})
+	}
+}
 
-// openPeak opens path in a 120×40 viewer, draws the first frame, and
-// returns the peak heap above the heap before, and the live heap the
-// viewer holds after a collection, in bytes.
-func openPeak(b *testing.B, path, media string, size int64) (peak, held float64) {
-	// The digest is computed (and cached) first, so its hashing is not in
-	// the measurement.
-	benchViewer(path, media, size)
+// measurePeak runs f and returns the peak heap while it ran above the heap
+// before, and what f left live after a collection, in bytes.
+func measurePeak(f func()) (peak, held float64) {
 	runtime.GC()
 	base := heapObjects()
 	var before runtime.MemStats
@@ -71,15 +95,32 @@ func openPeak(b *testing.B, path, media string, size int64) (peak, held float64)
 			}
 		}
 	}()
-	m := benchViewer(path, media, size)
-	firstFrame(b, m)
+	f()
 	close(stop)
 	hi := <-done
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(m)
 	return float64(hi) - float64(base), float64(after.HeapAlloc) - float64(before.HeapAlloc)
+}
+
+// peakSampleEvery is how often the heap is sampled while a viewer opens.
+const peakSampleEvery = 200 * time.Microsecond
+
+// openPeak opens path in a 120×40 viewer, draws the first frame, and
+// returns the peak heap above the heap before, and the live heap the
+// viewer holds after a collection, in bytes.
+func openPeak(b *testing.B, path, media string, size int64) (peak, held float64) {
+	// The digest is computed (and cached) first, so its hashing is not in
+	// the measurement.
+	benchViewer(path, media, size)
+	var m *Model
+	peak, held = measurePeak(func() {
+		m = benchViewer(path, media, size)
+		firstFrame(b, m)
+	})
+	runtime.KeepAlive(m)
+	return peak, held
 }
 
 // heapObjects is the bytes of heap objects, live or not yet swept.

@@ -346,27 +346,32 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 }
 
 // expandAll opens containers breadth-first until the tree shows
-// maxExpandAllRows rows.
+// maxExpandAllRows rows: the rows of containers already open count, and a
+// container is opened only when all its members fit.
 func (t *tree) expandAll() {
-	queue := append([]render.JSONNode(nil), t.roots...)
+	queue := make([]*render.JSONNode, 0, len(t.roots))
+	for i := range t.roots {
+		queue = append(queue, &t.roots[i])
+	}
 	rows := len(t.roots)
 	capped := false
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
+	for head := 0; head < len(queue); head++ {
+		n := queue[head]
 		if !n.IsContainer() {
 			continue
 		}
+		k := t.kids(*n)
 		if !t.open[n.Start] {
-			k := t.kids(n)
 			if rows+len(k) > maxExpandAllRows {
 				capped = true
 				break
 			}
 			t.open[n.Start] = true
-			rows += len(k)
 		}
-		queue = append(queue, t.kids(n)...)
+		rows += len(k)
+		for i := range k {
+			queue = append(queue, &k[i])
+		}
 	}
 	t.rebuild()
 	t.status = "expanded all"

@@ -1008,4 +1008,12 @@ func TestTreeExpandAllBound(t *testing.T) {
 	if len(tr.rows) > maxExpandAllRows || !strings.Contains(f.frame(), want) {
 		t.Fatalf("expand all: %d rows, footer:\n%s\nwant %q", len(tr.rows), f.frame(), want)
 	}
+	// The rows of the root, open from the start, count toward the bound.
+	many := strings.TrimSuffix(strings.Repeat("[0],", maxExpandAllRows*3/4), ",")
+	f = open(t, "many.json", []byte("["+many+"]"), "application/json", "", 120, 10, false)
+	tr = f.m.body.(*tree)
+	f.key("e")
+	if len(tr.rows) > maxExpandAllRows || !strings.Contains(f.frame(), "(the bound is") {
+		t.Fatalf("expand all under an open root: %d rows, footer:\n%s", len(tr.rows), f.frame())
+	}
 }
