@@ -263,3 +263,15 @@ func BenchmarkMarkdown1MBRevisit(b *testing.B) {
 		b.Fatal("the first chunk was not rendered again")
 	}
 }
+
+// BenchmarkSourceJSON20MB is the time to build the 20 MB document's text
+// source view (v), which loadSource does the first time it is asked for.
+func BenchmarkSourceJSON20MB(b *testing.B) {
+	benchSetup(b)
+	m := benchViewer(benchFiles.json, "application/json", benchFiles.jsonN)
+	for b.Loop() {
+		if _, err := loadSource(m.input()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
