@@ -40,7 +40,7 @@ func parseDelimited(s, mediaType string) (*TableData, bool) {
 		return parseTSVString(s), true
 	}
 	delim := sniffDelimiterFrom(func() io.Reader { return strings.NewReader(s) })
-	if delim >= 0x80 || strings.IndexByte(s, '\r') >= 0 {
+	if delim >= 0x80 {
 		return nil, false
 	}
 	nrec, ncells, ok := scanCSV(s, byte(delim), nil)
@@ -61,8 +61,8 @@ func parseDelimited(s, mediaType string) (*TableData, bool) {
 }
 
 // scanCSV reads s as encoding/csv does with delimiter d (RFC 4180, strict
-// quotes, any field count, empty lines skipped), for s without '\r': it
-// calls emit with each record's fields (substrings of s, reused by the
+// quotes, any field count, empty lines skipped, a line's "\r\n" read as
+// "\n" and a '\r' ending the text dropped): it calls emit with each record's fields (substrings of s, reused by the
 // next call; nil emit only counts) and returns how many records and cells
 // there were; ok is false where encoding/csv would report an error (a
 // bare or extraneous quote, a quoted field left open).
@@ -70,8 +70,12 @@ func scanCSV(s string, d byte, emit func([]string)) (records, cells int, ok bool
 	var fields []string
 	p := 0
 	for p < len(s) {
-		if s[p] == '\n' { // an empty line
+		switch {
+		case s[p] == '\n': // an empty line
 			p++
+			continue
+		case s[p] == '\r' && (p+1 == len(s) || s[p+1] == '\n'):
+			p += 2
 			continue
 		}
 		fields = fields[:0]
@@ -88,6 +92,9 @@ func scanCSV(s string, d byte, emit func([]string)) (records, cells int, ok bool
 					e++
 				}
 				f = s[p:e]
+				if (e == len(s) || s[e] == '\n') && strings.HasSuffix(f, "\r") {
+					f = f[:len(f)-1] // the line's "\r\n", or a '\r' ending the text
+				}
 				if strings.IndexByte(f, '"') >= 0 {
 					return records, cells, false // a bare quote
 				}
@@ -105,10 +112,11 @@ func scanCSV(s string, d byte, emit func([]string)) (records, cells int, ok bool
 }
 
 // quotedField reads the quoted field opening at s[p]: its text (a copy
-// only when it holds an escaped quote, and only when decode), the offset
-// after it and its delimiter or newline, and whether that ended the
-// record; ok is false for an unterminated field or a quote followed by
-// anything but a quote, d, a newline or the end.
+// only when it holds an escaped quote or a "\r\n", read as "\n", and
+// only when decode), the offset after it and its delimiter or newline, and
+// whether that ended the record; ok is false for an unterminated field or
+// a quote followed by anything but a quote, d, a newline (or "\r\n") or
+// the end (or a '\r' ending the text).
 func quotedField(s string, p int, d byte, decode bool) (f string, next int, end, ok bool) {
 	start := p + 1
 	var b []byte // the text with escaped quotes, when there are any
@@ -130,6 +138,9 @@ func quotedField(s string, p int, d byte, decode bool) (f string, next int, end,
 		if b != nil {
 			f = string(append(b, f...))
 		}
+		if decode && strings.Contains(f, "\r\n") {
+			f = strings.ReplaceAll(f, "\r\n", "\n")
+		}
 		switch {
 		case q == len(s):
 			return f, q, true, true
@@ -137,6 +148,10 @@ func quotedField(s string, p int, d byte, decode bool) (f string, next int, end,
 			return f, q + 1, false, true
 		case s[q] == '\n':
 			return f, q + 1, true, true
+		case s[q] == '\r' && q+1 == len(s):
+			return f, q + 1, true, true
+		case s[q] == '\r' && s[q+1] == '\n':
+			return f, q + 2, true, true
 		}
 		return "", 0, false, false
 	}

@@ -12,7 +12,7 @@ var tableStringSeeds = []string{
 	"a,b\n1,2\n", "a,b\n1,2", "a,b,\n1,2,\n", "\n\na,b\n\n1,2\n\n", "a;b\n\"x\ny\";2\n",
 	"a,b\n\"x\"\"y\",\"\"\n", "a,b\n\"open,1\n", "a,b\nx\"y,2\n", "a,b\n\"x\"y,2\n", "a,b\n\"x\"",
 	"a\tb\n1\t\"2\"\n", "a|b|c\n1|2|3\n", "h\n\"\"\"\"\n", "a,b\r\n1,2\r\n", "\xEF\xBB\xBFa,b\n1,2\n",
-	"x,y\n\"\xff\",\xfe\n", "id,note\n1,\"a note\nwith a newline\"\n2,\"b\"\n", "[1,2]", "{\"a\":1}\n{\"a\":2}\n", "",
+	"x,y\n\"\xff\",\xfe\n", "a,b\r\n\r\n1,\"x\r\ny\"\r\n2,3\r", "a,b\r\n1,\"q\"\r", "a\r,b\n\rx,y\n\r", "a,b\n1,\"x\"\"\r\n\"\r\n", "a,b\n\"x\"\ry\n", "id,note\n1,\"a note\nwith a newline\"\n2,\"b\"\n", "[1,2]", "{\"a\":1}\n{\"a\":2}\n", "",
 }
 
 // TestParseTableStringAgrees: ParseTableString reads every seed as
@@ -25,8 +25,10 @@ func TestParseTableStringAgrees(t *testing.T) {
 	}
 	// The in-place path is the one taken for a plain CSV, quoted newlines
 	// and escaped quotes included.
-	if _, ok := parseDelimited("id,note\n1,\"a note\nwith a newline\"\n2,\"say \"\"hi\"\"\"\n", "text/csv"); !ok {
-		t.Error("a plain CSV did not take the in-place path")
+	for _, s := range []string{"id,note\n1,\"a note\nwith a newline\"\n2,\"say \"\"hi\"\"\"\n", "id,note\r\n1,\"x\r\ny\"\r\n"} {
+		if _, ok := parseDelimited(s, "text/csv"); !ok {
+			t.Errorf("%q did not take the in-place path", s)
+		}
 	}
 }
 
