@@ -392,8 +392,12 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 		m.sourceLater = false
 		if msg.err != nil {
-			// The rendering stays; the status line says why the source did not.
+			// The rendering stays; the status line says why the source did
+			// not, and the header no longer calls a changed file verified.
 			m.err = fmt.Errorf("source view: %w", msg.err)
+			if errors.Is(msg.err, ErrChanged) {
+				m.verified = false
+			}
 			m.showSource = false
 			m.body = m.rendered
 		} else {

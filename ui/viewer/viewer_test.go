@@ -1017,3 +1017,28 @@ func TestTreeExpandAllBound(t *testing.T) {
 		t.Fatalf("expand all under an open root: %d rows, footer:\n%s", len(tr.rows), f.frame())
 	}
 }
+
+// TestSourceViewRechecksTheFile: the text source view is read when v is
+// first pressed, and bytes changed since the file was verified are not
+// shown there either: the rendering stays and the header says so.
+func TestSourceViewRechecksTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.json")
+	honest := []byte(`{"a":1}`)
+	if err := os.WriteFile(path, honest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := openPath(t, path, int64(len(honest)), modproto.Digest(honest), "application/json", "json", 80, 12, false, nil)
+	if !strings.Contains(f.frame(), "verified ✓") {
+		t.Fatalf("not verified at open:\n%s", f.frame())
+	}
+	if err := os.WriteFile(path, []byte(`{"a":2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.key("v")
+	out := f.frame()
+	if !errors.Is(f.m.Err(), ErrChanged) || strings.Contains(out, `{"a":2}`) || strings.Contains(out, "verified ✓") ||
+		!strings.Contains(out, "changed since it was verified") || f.m.body != f.m.rendered {
+		t.Fatalf("v on a changed file (err %v):\n%s", f.m.Err(), out)
+	}
+}
