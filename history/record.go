@@ -53,6 +53,9 @@ const (
 	SourceCockpit = "cockpit"
 	SourceInvoke  = "invoke"
 	SourceRerun   = "rerun"
+	// SourceMCPServe is a call an MCP client made through `modbay mcp
+	// serve` (docs/gateway.md); Record.Client names the client.
+	SourceMCPServe = "mcp serve"
 )
 
 // Bounds of what a record keeps.
@@ -78,6 +81,11 @@ type Record struct {
 	// ModuleExe is the module's executable when it has one, so a later
 	// process can find a module given by path (--module).
 	ModuleExe string `json:"module_exe,omitempty"`
+	// ModuleRef is how the line that repeats the run names the module
+	// (runner.ModuleRef): a module loaded by path by its path, so the line
+	// never runs an installed module that has its id (docs/protocol.md §13);
+	// "" in records written before it, which name the module by id.
+	ModuleRef string `json:"module_ref,omitempty"`
 	// Source is SourceCockpit, SourceInvoke or SourceRerun; RerunOf the
 	// run a re-run repeats.
 	Source  string `json:"source"`
@@ -111,6 +119,12 @@ type Record struct {
 	// Approved says it was given.
 	Approval []string `json:"approval,omitempty"`
 	Approved bool     `json:"approved"`
+	// ApprovedBy says who gave the approval when it was not the person
+	// at modbay's own prompt ("<client>'s elicitation"); "" otherwise.
+	ApprovedBy string `json:"approved_by,omitempty"`
+	// Client is the MCP client as it declared itself (sanitized and
+	// bounded by the gateway), for SourceMCPServe; "" otherwise.
+	Client string `json:"client,omitempty"`
 
 	// Envelope is the module's (final) envelope as the host judged it;
 	// HandleEnvelope the envelope that returned a job's handle.

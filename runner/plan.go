@@ -49,8 +49,8 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	if !json.Valid(input) {
-		return nil, fmt.Errorf("input for %s is not valid JSON", capID)
+	if why := modproto.JSONProblem(input); why != "" {
+		return nil, fmt.Errorf("input for %s: %s", capID, why)
 	}
 	p := &Plan{Module: m, Capability: *c, Unchecked: opts.SkipValidation && c.RequestSchema != ""}
 	req := modproto.Request{
@@ -60,6 +60,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 		Input:          input,
 		DeadlineMS:     h.cfg.DeadlineMS,
 		MaxOutputBytes: h.cfg.MaxOutputBytes,
+	}
+	if rl, ok := m.Driver.(ReplyLimiter); ok {
+		req.MaxOutputBytes = rl.ReplyLimit(h.cfg.MaxOutputBytes)
 	}
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
@@ -94,6 +97,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	// Roots are resolved and opened now; the run checks they still name
 	// these directories and resolves artifacts beneath the handles.
 	p.dirs, roots, err = h.openRoots(roots)
+	if err == nil {
+		err = h.checkStateRoots(m, roots)
+	}
 	if err != nil {
 		removeHandoff(p.handoffDir)
 		return nil, fmt.Errorf("plan %s: %w", capID, err)
@@ -105,9 +111,34 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	req.Grants = h.grants(d, c, bins)
 	req.Normalize()
 	p.Request = req
-	if !h.cfg.Policy.Covers(m.ID, capID) {
-		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints)
+	if sr, ok := m.Driver.(ServerRooted); ok {
+		p.ServerRoots = map[string]modproto.Root{}
+		for i, path := range slices.Sorted(maps.Keys(sr.ServerRoots())) {
+			name := "server"
+			if i > 0 {
+				name = fmt.Sprintf("server%d", i+1)
+			}
+			p.ServerRoots[name] = modproto.Root{Path: path, Mode: sr.ServerRoots()[path]}
+		}
 	}
+	var hints *ToolHints
+	if hd, ok := m.Driver.(HintedDriver); ok && m.EffectsAreHints {
+		if th, ok := hd.Hints(capID); ok {
+			hints = &th
+		}
+	}
+	p.Destructive = hints != nil && hints.Destructive != nil && *hints.Destructive && c.Effects.ExternalWrites
+	if m.EffectsAreHints && c.Effects.Network && c.Effects.Local && len(d.Permissions.Network) == 0 {
+		p.NoNetwork = "the tool may reach the network, but its server was started without it (no network: true in its mcp_servers entry in config.yaml): it runs without the network; add network: true to grant it"
+	}
+	covered, why, record := h.preApproved(m, c)
+	if !covered {
+		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints, hints)
+		if len(p.Approval) > 0 {
+			p.AskedAgain = why
+		}
+	}
+	p.approvedEffects = record
 	return p, nil
 }
 
@@ -131,22 +162,23 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 		if name == rootWorkspace || name == "" {
 			continue
 		}
-		if !safeRootName(name) {
-			missing = append(missing, fmt.Sprintf("write root %q (not a usable directory name)", name))
-			continue
+		// Made and opened beneath the home, without symlinks, by openRoots;
+		// StateDir refuses a key or name outside the grammar.
+		p, err := h.cfg.StateDir(m.StateKey, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("write root %s: %w", name, err)
 		}
-		// Made and opened beneath the home, without symlinks, by openRoots.
-		roots[name] = modproto.Root{Path: h.cfg.StateDir(m.ID, name), Mode: modproto.RootReadWrite}
+		roots[name] = modproto.Root{Path: p, Mode: modproto.RootReadWrite}
 	}
 	for _, name := range perms.FilesystemRead {
 		if _, done := roots[name]; done || name == "" || handoff[name] {
 			continue // a name both read and written is rw
 		}
 		switch {
-		case isBundleRootName(name) && filepath.Clean(m.Dir) == filepath.Clean(h.cfg.ModulesDir()):
-			// A bare executable in <home>/modules has no bundle directory of
-			// its own; its directory holds every other module.
-			missing = append(missing, fmt.Sprintf("read root %s (a bare executable has no bundle directory)", name))
+		case isBundleRootName(name) && h.ownDir(m.Exe, m.Dir) == "":
+			// A loose executable (a bare one in <home>/modules, one in /tmp)
+			// has no bundle directory of its own; its folder holds others'.
+			missing = append(missing, fmt.Sprintf("read root %s (a loose executable has no bundle directory: docs/protocol.md §13)", name))
 		case isBundleRootName(name):
 			roots[name] = modproto.Root{Path: canonical(m.Dir), Mode: modproto.RootReadOnly}
 		case h.cfg.Roots[name] != "":
@@ -166,10 +198,23 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 	return roots, missing, nil
 }
 
-// safeRootName reports whether a write root name can name a directory
-// under <home>/state/<id>/ without escaping it.
-func safeRootName(name string) bool {
-	return name != "." && name != ".." && !strings.ContainsAny(name, `/\`+"\x00")
+// checkStateRoots refuses a run whose state roots, as resolved, are not
+// where docs/protocol.md §13 puts them: each write root but workspace at
+// <home>/state/<state key>/<name>, the home's symlinks resolved. The
+// grammar keeps them there; this says so before anything runs, so no
+// record of a run calls its containment complete over a root elsewhere.
+func (h *Host) checkStateRoots(m *Module, roots map[string]modproto.Root) error {
+	base := filepath.Join(canonical(h.cfg.Home), "state", m.StateKey)
+	for _, name := range m.Descriptor.Permissions.FilesystemWrite {
+		r, ok := roots[name]
+		if name == rootWorkspace || !ok || r.Mode != modproto.RootReadWrite {
+			continue
+		}
+		if want := filepath.Join(base, name); r.Path != want {
+			return fmt.Errorf("write root %s resolved to %s, not %s (docs/protocol.md §13); refused", name, r.Path, want)
+		}
+	}
+	return nil
 }
 
 // canonical is p absolute, clean and with symlinks resolved when it exists.
@@ -272,18 +317,37 @@ func (h *Host) grants(d *modproto.Descriptor, c *modproto.Capability, bins map[s
 // annotations, so an unknown cost alone does not ask (docs/protocol.md §11, MCP
 // tools) and each reason names the hint it rests on and says it is the
 // server's.
-func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants, hints bool) []string {
+func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants, hints bool, given *ToolHints) []string {
 	var r []string
 	e := c.Effects
+	if given == nil {
+		given = &ToolHints{}
+	}
+	// A hint the server gave is told apart from MCP's default for one
+	// it left out.
+	said := func(name string, v *bool, def string) string {
+		if v == nil {
+			return "no " + name + " given: MCP's default is " + def
+		}
+		return fmt.Sprintf("the server's %s: %v", name, *v)
+	}
+	const notGuarantees = "; annotations are the server's hints, not guarantees"
 	switch {
+	case e.Network && hints && e.Local && len(d.Permissions.Network) == 0:
+		// A stdio server started without the network cannot reach it:
+		// nothing to approve (Plan.NoNetwork says how to grant it).
 	case e.Network && hints:
-		r = append(r, "may reach the network (open world: the server's openWorldHint, or none given; annotations are the server's hints, not guarantees)")
+		r = append(r, "may reach the network ("+said("openWorldHint", given.OpenWorld, "open world")+notGuarantees+")")
 	case e.Network:
 		r = append(r, "reaches the network")
 	}
 	switch {
+	case e.ExternalWrites && hints && given.Destructive != nil && *given.Destructive:
+		r = append(r, "may delete or overwrite data (the server's destructiveHint: true; "+said("readOnlyHint", given.ReadOnly, "not read-only")+notGuarantees+")")
+	case e.ExternalWrites && hints && given.Destructive != nil:
+		r = append(r, "may write outside, adding only (the server's destructiveHint: false; "+said("readOnlyHint", given.ReadOnly, "not read-only")+notGuarantees+")")
 	case e.ExternalWrites && hints:
-		r = append(r, "may write outside (not read-only: the server's readOnlyHint, or none given; annotations are the server's hints, not guarantees)")
+		r = append(r, "may write outside ("+said("readOnlyHint", given.ReadOnly, "not read-only")+"; no destructiveHint given: MCP's default is destructive"+notGuarantees+")")
 	case e.ExternalWrites:
 		r = append(r, "writes outside (external_writes)")
 	}

@@ -43,8 +43,12 @@ func openCapsScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		list: list.New(m.com, m.keys.List, "filter by title or id", "No capability matches the filter.")}
 	var items []list.Item
 	if mod.Descriptor != nil {
+		// Hidden capabilities (a job's poll and cancel) are no form; the
+		// host still invokes them (docs/protocol.md §17).
 		for i := range mod.Descriptor.Capabilities {
-			items = append(items, &capItem{c: c, cap: &mod.Descriptor.Capabilities[i]})
+			if !mod.Descriptor.Capabilities[i].Hidden {
+				items = append(items, &capItem{c: c, cap: &mod.Descriptor.Capabilities[i]})
+			}
 		}
 	}
 	c.list.SetItems(items, nil)
@@ -183,6 +187,9 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	}
 	if cp.LongRunning {
 		b.kv("Polled by", cp.PollCapability)
+		if cp.CancelCapability != "" {
+			b.kv("Cancel with", cp.CancelCapability)
+		}
 	}
 	if len(cp.ArtifactSchemas) > 0 {
 		b.kv("Artifacts", strings.Join(cp.ArtifactSchemas, ", "))

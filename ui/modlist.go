@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -22,6 +25,9 @@ import (
 type ModulesKeyMap struct {
 	// Rediscover runs discovery again.
 	Rediscover key.Binding
+	// LogLevel asks the selected MCP server for its next log level
+	// (logging/setLevel), kept for its later sessions.
+	LogLevel key.Binding
 	// Skills opens the skills screen.
 	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
@@ -55,6 +61,9 @@ type moduleList struct {
 	// laidOut is what cols were fitted to: layout runs on every frame,
 	// and measures every module shown only when that changed.
 	laidOut layoutKey
+	// owned is whether modules is the list's own slice (AddModule's),
+	// which it may insert into, rather than one SetModules was given.
+	owned bool
 }
 
 // layoutKey is what the columns are fitted to: the modules shown, in
@@ -93,6 +102,23 @@ type moduleItem struct {
 	// redraws every visible row, and most of them did not change.
 	row    string
 	rowKey rowKey
+	// measured is what nameW and idW (the sanitized name's and id's
+	// widths in cells) were measured from: layout measures a module once,
+	// not on every frame.
+	measured   shownModule
+	nameW, idW int
+}
+
+// widths are the module's name and id widths in cells, measured again
+// only when its id or descriptor changed.
+func (it *moduleItem) widths() (name, id int) {
+	key := shownModule{m: it.m, id: it.m.ID, desc: it.m.Descriptor}
+	if it.measured != key {
+		it.measured = key
+		it.nameW = common.Width(render.SanitizeLine(moduleName(it.m)))
+		it.idW = common.Width(render.SanitizeLine(it.m.ID))
+	}
+	return it.nameW, it.idW
 }
 
 // rowKey is everything a module's row is drawn from.
@@ -161,23 +187,18 @@ func (l *moduleList) layout(shown []list.Item, w int) {
 		return
 	}
 	l.laidOut = key
-	var names, ids []string
+	var nameW, idW int
 	for _, it := range shown {
-		m := it.(*moduleItem).m
-		names = append(names, render.SanitizeLine(moduleName(m)))
-		ids = append(ids, render.SanitizeLine(m.ID))
+		n, i := it.(*moduleItem).widths()
+		nameW, idW = max(nameW, n), max(idW, i)
 	}
-	l.cols = tableColumns(w, badgeWidth(l.com), names, ids)
+	l.cols = tableColumns(w, badgeWidth(l.com), nameW, idW)
 }
 
 // setModules lists mods (in the order given), keeping the selection on the
 // module it was on, found by ID and source identity (Key), else by ID
 // alone (and on the module kept across a discovery, keep).
 func (l *moduleList) setModules(mods []*runner.Module) {
-	want := l.keep
-	if sel := l.Selected(); want == "" && sel != nil && l.list.Moved() {
-		want = sel.ID
-	}
 	l.modules = mods
 	// A module keeps its item while it stays listed, so the detail
 	// cache (keyed by item) survives other modules arriving.
@@ -192,6 +213,19 @@ func (l *moduleList) setModules(mods []*runner.Module) {
 		} else {
 			items[i] = &moduleItem{l: l, m: m}
 		}
+	}
+	l.owned = false
+	l.placeItems(items)
+}
+
+// placeItems gives the list items (one per l.modules, in order), keeping
+// the selection on the module it was on, found by ID and source identity
+// (Key), else by ID alone (and on the module kept across a discovery,
+// keep).
+func (l *moduleList) placeItems(items []list.Item) {
+	want := l.keep
+	if sel := l.Selected(); want == "" && sel != nil && l.list.Moved() {
+		want = sel.ID
 	}
 	l.list.SetItems(items, func(a, b list.Item) bool {
 		x, y := a.(*moduleItem).m, b.(*moduleItem).m
@@ -218,19 +252,28 @@ func (l *moduleList) StartDiscovery(total int) {
 	l.pending = total
 }
 
-// AddModule lists one module as soon as its describe finished, in ID
-// order, keeping the selection.
-func (l *moduleList) AddModule(m *runner.Module) {
-	i, _ := slices.BinarySearchFunc(l.modules, m, func(a, b *runner.Module) int {
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	l.setModules(slices.Insert(slices.Clone(l.modules), i, m))
-	if l.pending > 0 {
-		l.pending--
+// AddModules lists modules as soon as their describes finished, in ID
+// order, keeping the selection. It inserts into the list's own slices
+// (StartDiscovery began them): the other modules' items are kept as they
+// are, not rebuilt, so a streamed discovery costs the same per module at
+// any count.
+func (l *moduleList) AddModules(mods []*runner.Module) {
+	if len(mods) == 0 {
+		return
 	}
+	if !l.owned { // another's slice (SetModules): copied before writing
+		l.modules, l.owned = slices.Clone(l.modules), true
+	}
+	items := l.list.Items()
+	for _, m := range mods {
+		i, _ := slices.BinarySearchFunc(l.modules, m, runner.CompareModules)
+		l.modules = slices.Insert(l.modules, i, m)
+		items = slices.Insert(items, i, list.Item(&moduleItem{l: l, m: m}))
+		if l.pending > 0 {
+			l.pending--
+		}
+	}
+	l.placeItems(items)
 }
 
 // SetModules replaces the list, keeping the selected module when present.
@@ -283,6 +326,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, l.keys.Rediscover):
 		return actionRediscover{}, nil
+	case key.Matches(kp, l.keys.LogLevel) && l.levelDriver() != nil:
+		return nil, nextLogLevel(l.levelDriver())
 	case key.Matches(kp, openHistoryKey):
 		return actionOpen{kind: screenHistory}, nil
 	case key.Matches(kp, l.keys.Skills):
@@ -299,7 +344,53 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	if l.list.Typing() {
 		return b
 	}
-	return append(b, l.keys.Rediscover, l.keys.Quit)
+	b = append(b, l.keys.Rediscover)
+	if l.levelDriver() != nil {
+		b = append(b, l.keys.LogLevel)
+	}
+	return append(b, l.keys.Quit)
+}
+
+// levelDriver is the selected module's driver when it takes a log level
+// (an MCP server), else nil.
+func (l *moduleList) levelDriver() logLeveler {
+	m := l.Selected()
+	if m == nil {
+		return nil
+	}
+	ld, _ := m.Driver.(logLeveler)
+	return ld
+}
+
+// logLeveler is a driver whose server's log level can be set
+// (mcp.Driver): SetLogLevel asks the server (I/O: run it in a tea.Cmd).
+type logLeveler interface {
+	LogLevel() string
+	SetLogLevel(ctx context.Context, level string) error
+}
+
+// logLevels are MCP's levels in the order L steps through them.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevelTimeout bounds asking a server for its level.
+const logLevelTimeout = 5 * time.Second
+
+// logLevelMsg is the outcome of asking a server for a log level.
+type logLevelMsg struct {
+	level string
+	err   error
+}
+
+// nextLogLevel asks ld's server for the level after its current one,
+// in a command (the server answers over its session).
+func nextLogLevel(ld logLeveler) tea.Cmd {
+	i := slices.Index(logLevels, ld.LogLevel())
+	next := logLevels[(i+1)%len(logLevels)]
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
+		defer cancel()
+		return logLevelMsg{level: next, err: ld.SetLogLevel(ctx, next)}
+	}
 }
 
 // EssentialHelp is what the help bar keeps at any width: open and quit
@@ -314,7 +405,11 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 	if l.list.Typing() {
 		return g
 	}
-	return append(g, []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills, l.keys.Quit})
+	keys := []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills}
+	if l.levelDriver() != nil {
+		keys = append(keys, l.keys.LogLevel)
+	}
+	return append(g, append(keys, l.keys.Quit))
 }
 
 // View implements Screen: the banner, the filter, discovery's progress,
@@ -374,24 +469,17 @@ type columns struct{ badge, name, id, reason int }
 // tableColumns fits the columns into w cells: the badge is fixed, the name
 // and id as wide as their longest (within bounds), and the reason takes
 // what is left when there is enough of it.
-func tableColumns(w, badge int, names, ids []string) columns {
+func tableColumns(w, badge, nameW, idW int) columns {
 	c := columns{badge: badge}
-	widest := func(v []string) int {
-		n := 0
-		for _, s := range v {
-			n = max(n, common.Width(s))
-		}
-		return n
-	}
 	gap := len(colGap)
 	left := w - cursorWidth - badge - gap
 	// The id is what a person types on the command line: the name gives
 	// way (down to minNameCol) so that ids up to minIDCol cells stay whole.
-	wantID := min(widest(ids), minIDCol)
-	c.name = max(min(widest(names), maxNameCol, left-wantID-gap), min(minNameCol, max(left, 0)))
+	wantID := min(idW, minIDCol)
+	c.name = max(min(nameW, maxNameCol, left-wantID-gap), min(minNameCol, max(left, 0)))
 	left -= c.name + gap
 	if left > 0 {
-		c.id = min(widest(ids), left)
+		c.id = min(idW, left)
 		left -= c.id + gap
 	}
 	if left >= minReasonCol {
@@ -461,13 +549,19 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.violations(m)
 		return b.String()
 	}
-	b.heading(fmt.Sprintf("Capabilities (%d)", len(d.Capabilities)))
-	for _, c := range d.Capabilities {
+	listed := d.Listed()
+	head := fmt.Sprintf("Capabilities (%d)", len(listed))
+	if n := len(d.Capabilities) - len(listed); n > 0 {
+		head = fmt.Sprintf("Capabilities (%d + %d hidden)", len(listed), n)
+	}
+	b.heading(head)
+	for _, c := range listed {
 		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(common.TitleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
 	catalog(&b, m)
+	serverLog(&b, m)
 	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		b.heading("Requirements")
 		for _, r := range reqs {
@@ -495,8 +589,24 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		// is not only its Write list.
 		b.kv("Workspace", "rw, always supplied (the person's working folder)")
 	}
-	b.kv("Read", listOrNone(p.FilesystemRead))
-	b.kv("Write", listOrNone(p.FilesystemWrite))
+	if sr, ok := m.Driver.(runner.ServerRooted); ok {
+		// An MCP server touches its config entry's folders, not
+		// declared roots.
+		var read, write []string
+		roots := sr.ServerRoots()
+		for _, path := range slices.Sorted(maps.Keys(roots)) {
+			if roots[path] == "ro" {
+				read = append(read, render.SanitizeLine(path))
+			} else {
+				write = append(write, render.SanitizeLine(path)+" ("+render.SanitizeLine(roots[path])+")")
+			}
+		}
+		b.kv("Read", listOrNone(read)+" (the server's roots, from its config entry)")
+		b.kv("Write", listOrNone(write))
+	} else {
+		b.kv("Read", listOrNone(p.FilesystemRead))
+		b.kv("Write", listOrNone(p.FilesystemWrite))
+	}
 	b.kv("Network", listOrNone(p.Network))
 	b.kv("Credentials", listOrNone(p.Credentials))
 	b.kv("Paid", listOrNone(p.PaidProviders))
@@ -545,6 +655,36 @@ func launchOf(m *runner.Module) (label, value string, ok bool) {
 // (mcp.Driver.Catalog), as lines, held in memory (no I/O).
 type catalogDriver interface {
 	Catalog() (resources, prompts, problems []string)
+}
+
+// logDriver is a driver that keeps its server's log messages between
+// calls (mcp.Driver): the last n as lines, raw, and the level asked for.
+// Neither does I/O.
+type logDriver interface {
+	LogLines(n int) []string
+	LogLevel() string
+}
+
+// serverLogLines is how many of a server's log messages the detail pane
+// shows.
+const serverLogLines = 12
+
+// serverLog shows the newest log messages of m's server, kept between
+// calls, with the level they were asked at.
+func serverLog(b *detailBuilder, m *runner.Module) {
+	ld, ok := m.Driver.(logDriver)
+	if !ok {
+		return
+	}
+	lines := ld.LogLines(serverLogLines)
+	b.heading("Log (level " + render.SanitizeLine(ld.LogLevel()) + " and above)")
+	if len(lines) == 0 {
+		b.line(b.com.Styles.Muted.Render("no log messages yet"))
+		return
+	}
+	for _, l := range lines {
+		b.wrapped(b.com.Styles.Text, render.SanitizeLine(l))
+	}
 }
 
 // catalog lists m's resources and prompts when its driver has them.

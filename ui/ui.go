@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -172,7 +174,7 @@ func New(host *runner.Host, opts Options) *Model {
 	}
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
-		m.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
+		m.inputs = inputs.Store{Dir: host.Config().InputsDir()}
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -265,15 +267,37 @@ func (m *Model) discoverWith(before func()) tea.Cmd {
 		if !ok || send == nil {
 			return modulesMsg{gen: gen, modules: b.Discover(ctx)}
 		}
-		// Modules show as their describes finish; a hanging one only
-		// keeps "describing 1 more…" on screen.
+		// Modules show as their describes finish, gathered for
+		// foundBatchDelay: the program draws the whole screen after
+		// every message, so a warm discovery of thousands is a few
+		// batches, not a frame per module. A hanging describe only keeps
+		// "describing 1 more…" on screen.
 		(*send)(discoverStartMsg{gen: gen, total: sd.CountCandidates()})
+		var mu sync.Mutex
+		var batch []*runner.Module
+		flush := func() {
+			mu.Lock()
+			b := batch
+			batch = nil
+			mu.Unlock()
+			(*send)(moduleFoundMsg{gen: gen, modules: b})
+		}
 		mods := sd.DiscoverStream(ctx, func(mod *runner.Module) {
-			(*send)(moduleFoundMsg{gen: gen, module: mod})
+			mu.Lock()
+			batch = append(batch, mod)
+			first := len(batch) == 1
+			mu.Unlock()
+			if first {
+				time.AfterFunc(foundBatchDelay, flush)
+			}
 		})
 		return modulesMsg{gen: gen, modules: mods}
 	})
 }
+
+// foundBatchDelay is how long modules found by a streamed discovery are
+// gathered before the list shows them: about a frame.
+const foundBatchDelay = 16 * time.Millisecond
 
 // spinning reports whether a spinner is on screen: discovery or a run in
 // progress.
@@ -356,6 +380,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case historyMsg:
 		return m, m.historyUpdate(msg)
+	case logLevelMsg:
+		// The detail pane reads the level from the driver.
+		m.modules.list.InvalidateDetail()
+		return m, nil
 	case configReloadedMsg:
 		return m, m.reloaded(msg)
 	case devLoadedMsg:
@@ -363,8 +391,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case devChangedMsg:
 		return m, m.devChanged(msg)
 	case devDescribedMsg:
-		m.devDescribed(msg)
-		return m, nil
+		return m, m.devDescribed(msg)
 	case rerunCheckedMsg:
 		return m, m.rerunAfterCheck(msg)
 	case discoverStartMsg:
@@ -374,7 +401,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case moduleFoundMsg:
 		if msg.gen == m.gen && m.modules.discovering {
-			m.modules.AddModule(msg.module)
+			m.modules.AddModules(msg.modules)
 		}
 		return m, nil
 	case planMsg:
@@ -382,6 +409,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runEventMsg:
 		if r, ok := m.runs[msg.id]; ok {
 			r.event(msg.ev)
+		}
+		if msg.ev.Log != nil {
+			// The server's log in its detail pane grew.
+			m.modules.list.InvalidateDetail()
 		}
 		return m, nil
 	case runTickMsg:
