@@ -73,7 +73,8 @@ type TableData struct {
 	// Header names the columns. Every row has exactly len(Header) cells.
 	Header []string
 	// Rows are the data rows, in source order, padded with "" where a source
-	// row was short.
+	// row was short; nil for a table read in place (ParseTableString), whose
+	// rows Row cuts out of the text. Len and Row serve both.
 	Rows [][]string
 	// Preamble holds the CSV records found before the header (metadata lines
 	// such as the World Bank's "Data Source"), each one's non-empty fields
@@ -90,6 +91,8 @@ type TableData struct {
 	// lines reads as one cell in CSV, as a row of its own in TSV); "" when
 	// it is not. ParseTable(src, "text/csv") reads it as CSV.
 	Ambiguous string
+	// lazy is the text and row starts of a table read in place.
+	lazy *lazyRows
 }
 
 // TableWarning is one malformed record that ParseTable left out.

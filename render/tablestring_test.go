@@ -37,6 +37,7 @@ func agree(t *testing.T, src []byte, mt string) {
 	t.Helper()
 	want, werr := ParseTable(src, mt)
 	got, gerr := ParseTableString(string(src), mt)
+	got = materialize(got)
 	if !reflect.DeepEqual(got, want) || (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
 		t.Fatalf("%q as %q:\nParseTableString %+v, %v\nParseTable       %+v, %v", src, mt, got, gerr, want, werr)
 	}
@@ -52,4 +53,18 @@ func FuzzTableString(f *testing.F) {
 		f.Add(src[:min(len(src), fuzzSeedBytes)], "")
 	}
 	f.Fuzz(func(t *testing.T, src []byte, mediaType string) { agree(t, src, mediaType) })
+}
+
+// materialize is td with its rows in Rows, as ParseTable returns them.
+func materialize(td *TableData) *TableData {
+	if td.lazy == nil {
+		return td
+	}
+	c := *td
+	c.lazy = nil
+	c.Rows = make([][]string, 0, td.Len())
+	for i := range td.Len() {
+		c.Rows = append(c.Rows, td.Row(i))
+	}
+	return &c
 }

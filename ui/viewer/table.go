@@ -70,7 +70,7 @@ type table struct {
 	natural []int
 	// headerW is each header's width in cells.
 	headerW []int
-	order   []int32 // rows shown, as indexes into td.Rows (a file holds under 2³¹)
+	order   []int32 // rows shown, as indexes of td.Row (a file holds under 2³¹)
 	cur     int     // index into order
 	top     int
 	col     int // column cursor
@@ -105,7 +105,7 @@ func newTable(in loadInput, src []byte) (body, string, error) {
 	t.setData(td, err)
 	note := ""
 	if err != nil {
-		note = fmt.Sprintf("Parsed %d rows; %s", len(td.Rows), err.Error())
+		note = fmt.Sprintf("Parsed %d rows; %s", td.Len(), err.Error())
 	}
 	if td.Ambiguous != "" {
 		t.src, t.media, t.ambiguous = text, in.meta.MediaType, td.Ambiguous
@@ -130,7 +130,7 @@ func (t *table) setData(td *render.TableData, err error) {
 	for j, h := range td.Header {
 		t.headerW[j] = cellText(h, maxMeasureCells)
 	}
-	t.order = make([]int32, len(td.Rows))
+	t.order = make([]int32, td.Len())
 	for i := range t.order {
 		t.order[i] = int32(i)
 	}
@@ -157,7 +157,7 @@ func (t *table) measureSample() {
 	tail := t.order[max(len(head), len(t.order)-widthSampleTail):]
 	for _, part := range [][]int32{head, tail} {
 		for _, i := range part {
-			t.widen(t.td.Rows[i], 0, len(t.natural))
+			t.widen(t.td.Row(int(i)), 0, len(t.natural))
 		}
 	}
 }
@@ -173,7 +173,7 @@ func (t *table) measureVisible() {
 	to := min(len(t.natural), t.left+t.w/(1+columnGap)+1)
 	end := min(len(t.order), t.top+t.rowsH())
 	for k := t.top; k < end; k++ {
-		t.widen(t.td.Rows[t.order[k]], t.left, to)
+		t.widen(t.td.Row(int(t.order[k])), t.left, to)
 	}
 }
 
@@ -402,21 +402,27 @@ func (t *table) sortBy(j int) {
 // apply rebuilds the shown rows: filtered by the query (case-insensitive,
 // any cell), then sorted. Numbers compare as numbers when both cells are.
 func (t *table) apply() {
-	rows := t.td.Rows
+	n := t.td.Len()
 	q := strings.ToLower(t.filter.query)
 	t.order = t.order[:0]
-	for i, row := range rows {
-		if q == "" || rowContains(row, q) {
+	for i := range n {
+		if q == "" || rowContains(t.td.Row(i), q) {
 			t.order = append(t.order, int32(i))
 		}
 	}
 	if t.sortCol >= 0 {
 		j, dir := t.sortCol, t.sortDir
-		nums := make([]float64, len(rows))
+		// The sorted column's cells, cut out once (Row may cut each row
+		// out of the text anew).
+		col := make([]string, n)
+		for _, i := range t.order {
+			col[i] = t.td.Row(int(i))[j]
+		}
+		nums := make([]float64, n)
 		numeric := true
 		for _, i := range t.order {
-			f, err := strconv.ParseFloat(strings.TrimSpace(rows[i][j]), 64)
-			if err != nil && rows[i][j] != "" {
+			f, err := strconv.ParseFloat(strings.TrimSpace(col[i]), 64)
+			if err != nil && col[i] != "" {
 				numeric = false
 				break
 			}
@@ -427,7 +433,7 @@ func (t *table) apply() {
 			if numeric {
 				c = cmp.Compare(nums[a], nums[b])
 			} else {
-				c = strings.Compare(rows[a][j], rows[b][j])
+				c = strings.Compare(col[a], col[b])
 			}
 			return c * dir
 		})
@@ -452,14 +458,14 @@ func (t *table) openDetail() {
 		return
 	}
 	i := t.order[t.cur]
-	row := t.td.Rows[i]
+	row := t.td.Row(int(i))
 	st := t.com.Styles
 	keyW := 0
 	for _, h := range t.td.Header {
 		keyW = max(keyW, min(common.Width(render.SanitizeLine(h)), 24))
 	}
 	var lines []string
-	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, len(t.td.Rows))), "")
+	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, t.td.Len())), "")
 	valW := max(t.w-keyW-2, 10)
 	for j, h := range t.td.Header {
 		name := common.TruncTail(render.SanitizeLine(h), keyW, "…")
@@ -527,7 +533,7 @@ func (t *table) View() string {
 	b.WriteByte('\n')
 	end := min(len(t.order), t.top+t.rowsH())
 	for k := t.top; k < end; k++ {
-		row := t.td.Rows[t.order[k]]
+		row := t.td.Row(int(t.order[k]))
 		sel := k == t.cur
 		b.WriteString(line(func(j, _ int) string { return cell(row[j]) }, func(j int, s string) string {
 			if sel {
@@ -552,8 +558,8 @@ func (t *table) footer() string {
 	}
 	st := t.com.Styles
 	pos := fmt.Sprintf("row %d of %d", min(t.cur+1, len(t.order)), len(t.order))
-	if len(t.order) != len(t.td.Rows) {
-		pos += fmt.Sprintf(" (filtered from %d)", len(t.td.Rows))
+	if len(t.order) != t.td.Len() {
+		pos += fmt.Sprintf(" (filtered from %d)", t.td.Len())
 	}
 	parts := []string{pos, fmt.Sprintf("col %d of %d", t.col+1, len(t.td.Header))}
 	if t.filter.query != "" {

@@ -336,11 +336,11 @@ func TestTableSortFilterDetailScroll(t *testing.T) {
 	f := open(t, "t.csv", []byte(src), "text/csv", "", 60, 12, false)
 	tb := f.m.body.(*table)
 	f.key("right", "S") // sort by qty ascending, numerically
-	if got := tb.td.Rows[tb.order[0]][0]; got != "a" {
+	if got := tb.td.Row(int(tb.order[0]))[0]; got != "a" {
 		t.Fatalf("first after numeric sort = %q, want a", got)
 	}
 	f.key("S")
-	if got := tb.td.Rows[tb.order[0]][0]; got != "c" {
+	if got := tb.td.Row(int(tb.order[0]))[0]; got != "c" {
 		t.Fatalf("first after descending sort = %q, want c", got)
 	}
 	f.key("/")
@@ -349,7 +349,7 @@ func TestTableSortFilterDetailScroll(t *testing.T) {
 	}
 	f.typeText("lim")
 	f.key("enter")
-	if len(tb.order) != 1 || tb.td.Rows[tb.order[0]][2] != "Lima" {
+	if len(tb.order) != 1 || tb.td.Row(int(tb.order[0]))[2] != "Lima" {
 		t.Fatalf("filter lim: %v", tb.order)
 	}
 	f.key("enter")
