@@ -28,7 +28,7 @@ const cacheSubdir = "mcp"
 // maxStateBytes bounds a state file read back (a version, an epoch and
 // a bounded catalog): anything larger is not one of ours and reads as
 // empty.
-const maxStateBytes = 64 << 10
+const maxStateBytes = 512 << 10
 
 // listState is what a server's state file holds.
 type listState struct {

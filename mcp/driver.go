@@ -81,6 +81,9 @@ type Driver struct {
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
+	// surf is what is kept of the server's resources, prompts and
+	// announced changes (surface.go).
+	surf surfaceState
 	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
 	// none came): the server needs OAuth sign-in.
 	challenge string
@@ -300,13 +303,15 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	default:
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{
+	opts := &sdk.ClientOptions{
 		// No roots, no sampling: modbay offers neither.
 		Capabilities: &sdk.ClientCapabilities{},
 		// Progress and log messages are taken on the reader
 		// (recordingConn), in order with the answers.
 		ElicitationHandler: d.elicit,
-	})
+	}
+	d.changeHandlers(opts)
+	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, opts)
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if s.proc != nil {
@@ -416,6 +421,9 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 // the describe envelope and its descriptor; it keeps the tools'
 // outputSchemas for Invoke.
 func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *modproto.Descriptor, error) {
+	d.surf.mu.Lock()
+	d.surf.taskTools = nil
+	d.surf.mu.Unlock()
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
@@ -430,7 +438,10 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
 	}
+	tools, needTasks := d.withoutTaskTools(tools)
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
+	env.Warnings = append(env.Warnings, needTasks...)
+	d.addSurface(ctx, s, desc, env)
 	d.mu.Lock()
 	d.outputs = outputs
 	d.mu.Unlock()
@@ -488,6 +499,14 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })
 		d.mu.Unlock()
 	}()
+	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request); ok {
+		if err != nil {
+			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+			return rep
+		}
+		rep.Envelope, rep.Blocks = env, blocks
+		return rep
+	}
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
 	res, err := s.cs.CallTool(cctx, params)

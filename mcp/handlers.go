@@ -123,6 +123,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, err
 	}
 	c.d.record(runner.FrameReceived, m)
+	c.d.noteTaskTools(m)
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
 		case "notifications/progress":
