@@ -63,7 +63,10 @@ with its variables as input).`,
 each content is checked and staged as an artifact, text is printed, and the run is kept in
 the history like any invoke. Exit codes are invoke's.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error { read.Server, read.URI = args[0], args[1]; return do(c, read) },
+		RunE: func(c *cobra.Command, args []string) error {
+			read.Server, read.URI = args[0], args[1]
+			return do(c, read)
+		},
 	}
 	readCmd.Flags().BoolVar(&read.JSON, "json", false, "print the outcome as JSON")
 	readCmd.Flags().BoolVarP(&read.Yes, "yes", "y", false, "approve the call if it needs approval")
@@ -86,7 +89,10 @@ prompts/get/NAME capability: the arguments are checked against the prompt's, eac
 is checked and staged as an artifact, text is printed, and the run is kept in the history.
 Exit codes are invoke's.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error { prompt.Server, prompt.Prompt = args[0], args[1]; return do(c, prompt) },
+		RunE: func(c *cobra.Command, args []string) error {
+			prompt.Server, prompt.Prompt = args[0], args[1]
+			return do(c, prompt)
+		},
 	}
 	promptCmd.Flags().StringArrayVar(&prompt.Args, "arg", nil, "argument `name=value` (repeatable)")
 	promptCmd.Flags().BoolVar(&prompt.JSON, "json", false, "print the outcome as JSON")
