@@ -96,7 +96,9 @@ func main() {
 		})
 	empty := json.RawMessage(`{"type":"object"}`)
 	ro := &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
-	ok := func(s string) *sdk.CallToolResult { return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}} }
+	ok := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
 	server.AddTool(&sdk.Tool{Name: "add-tool", InputSchema: empty, Annotations: ro}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		n := added.Add(1)
 		server.AddTool(&sdk.Tool{Name: fmt.Sprintf("added-%d", n), InputSchema: empty, Annotations: ro},
