@@ -303,15 +303,13 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	default:
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
-	opts := &sdk.ClientOptions{
+	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{
 		// No roots, no sampling: modbay offers neither.
 		Capabilities: &sdk.ClientCapabilities{},
 		// Progress and log messages are taken on the reader
 		// (recordingConn), in order with the answers.
 		ElicitationHandler: d.elicit,
-	}
-	d.changeHandlers(opts)
-	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, opts)
+	})
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if s.proc != nil {

@@ -23,6 +23,11 @@ func TestServerEverythingSurface(t *testing.T) {
 		t.Fatalf("server-everything: %s: %s\n%s", m.Status, m.Reason, m.Stderr)
 	}
 	d := f.src.Driver("everything")
+	// The tools it adds once initialized (a list_changed before its first
+	// tools/list answer) are in that answer: the list stays cached.
+	if again := f.module("everything"); !again.Cached {
+		t.Error("a list_changed sent while starting made the cached list stale")
+	}
 	if m.Descriptor.Capability("simulate-research-query") != nil ||
 		!slices.ContainsFunc(m.Warnings, func(w string) bool { return strings.Contains(w, "simulate-research-query "+NeedsTasks) }) {
 		t.Errorf("the task tool is offered or not named: %q", m.Warnings)
@@ -94,8 +99,8 @@ func TestServerEverythingSurface(t *testing.T) {
 	f.run(m, "toggle-subscriber-updates", `{}`, runner.RunOptions{})
 	select {
 	case c := <-changes:
-		if on, u := d.Subscribed(c.URI); !on || u.Count == 0 {
-			t.Errorf("update of %s: subscribed %v, %+v", c.URI, on, u)
+		if on, n, _ := d.Subscribed(c.URI); !on || n == 0 {
+			t.Errorf("update of %s: subscribed %v, %d updates", c.URI, on, n)
 		}
 	case <-time.After(15 * time.Second):
 		t.Error("no resource update within 15 s")

@@ -114,6 +114,8 @@ func (t *recordingTransport) Connect(ctx context.Context) (sdk.Connection, error
 type recordingConn struct {
 	sdk.Connection
 	d *Driver
+	// lists follows list requests and list_changed (listchanged.go).
+	lists listTracker
 }
 
 // Read implements sdk.Connection.
@@ -124,6 +126,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	c.d.record(runner.FrameReceived, m)
 	c.d.noteTaskTools(m)
+	c.lists.received(c.d, m)
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
 		case "notifications/progress":
@@ -140,6 +143,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
+	c.lists.sent(m)
 	return c.Connection.Write(ctx, m)
 }
 

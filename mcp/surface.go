@@ -513,15 +513,16 @@ func (d *Driver) Unsubscribe(ctx context.Context, uri string) error {
 }
 
 // Subscribed reports whether the live session holds a subscription to
-// uri, and its updates so far.
-func (d *Driver) Subscribed(uri string) (bool, Update) {
+// uri, how many updates of it came and when the last did.
+func (d *Driver) Subscribed(uri string) (on bool, updates int, last time.Time) {
 	d.mu.Lock()
 	cur := d.sess
 	d.mu.Unlock()
 	d.surf.mu.Lock()
 	defer d.surf.mu.Unlock()
 	s := d.surf.subs[uri]
-	return s != nil && s == cur && !s.over(), d.surf.updates[uri]
+	u := d.surf.updates[uri]
+	return s != nil && s == cur && !s.over(), u.Count, u.Last
 }
 
 // Watch calls f with every change the server announces (list_changed,
@@ -582,19 +583,6 @@ func (d *Driver) resourceUpdated(uri string) {
 	d.surf.updates[uri] = u
 	d.surf.mu.Unlock()
 	d.announce(runner.Change{Kind: runner.ChangeResource, URI: uri})
-}
-
-// changeHandlers sets the client's list_changed and resource update
-// handlers on o.
-func (d *Driver) changeHandlers(o *sdk.ClientOptions) {
-	o.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { d.listChanged(runner.ChangeTools) }
-	o.PromptListChangedHandler = func(context.Context, *sdk.PromptListChangedRequest) { d.listChanged(runner.ChangePrompts) }
-	o.ResourceListChangedHandler = func(context.Context, *sdk.ResourceListChangedRequest) { d.listChanged(runner.ChangeResources) }
-	o.ResourceUpdatedHandler = func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
-		if r != nil && r.Params != nil {
-			d.resourceUpdated(r.Params.URI)
-		}
-	}
 }
 
 // Completes reports whether capability capID (a prompt's or a

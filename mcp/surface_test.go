@@ -207,13 +207,13 @@ func TestSurfaceChanges(t *testing.T) {
 	if c := wait(runner.ChangeResource); c.URI != "test://text/hello" {
 		t.Errorf("update of %q", c.URI)
 	}
-	if on, u := d.Subscribed("test://text/hello"); !on || u.Count != 1 {
-		t.Errorf("subscribed %v, updates %+v", on, u)
+	if on, n, _ := d.Subscribed("test://text/hello"); !on || n != 1 {
+		t.Errorf("subscribed %v, updates %d", on, n)
 	}
 	if err := d.Unsubscribe(f.ctx, "test://text/hello"); err != nil {
 		t.Fatal(err)
 	}
-	if on, _ := d.Subscribed("test://text/hello"); on {
+	if on, _, _ := d.Subscribed("test://text/hello"); on {
 		t.Error("still subscribed after Unsubscribe")
 	}
 }
