@@ -655,3 +655,23 @@ func (s *session) over() bool {
 		return false
 	}
 }
+
+// ReadCapability is the id of the capability that reads a resource by
+// URI (CapRead), for the cockpit's resources view and resource links.
+func (d *Driver) ReadCapability() string { return CapRead }
+
+// LinkKind is the artifact kind of a resource link (KindLink): its
+// staged record's "uri" is read with ReadCapability.
+func (d *Driver) LinkKind() string { return KindLink }
+
+// SurfaceKind says what hidden capability capID stands for: "template"
+// (a resource template), "prompt", or "" (anything else).
+func (d *Driver) SurfaceKind(capID string) string {
+	switch {
+	case strings.HasPrefix(capID, TemplatePrefix):
+		return "template"
+	case strings.HasPrefix(capID, PromptPrefix):
+		return "prompt"
+	}
+	return ""
+}

@@ -22,6 +22,9 @@ type CapsKeyMap struct {
 	Back key.Binding
 	// Quit quits (never while the filter takes the keys).
 	Quit key.Binding
+	// Surface opens an MCP server's resources and prompts (offered only
+	// for a server that has some).
+	Surface key.Binding
 }
 
 // capList lists one module's capabilities with the selected one's detail,
@@ -112,6 +115,8 @@ func (c *capList) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionPop{}, nil
 	case key.Matches(kp, c.keys.Quit):
 		return actionQuit{}, nil
+	case key.Matches(kp, c.keys.Surface) && hasSurface(c.module):
+		return actionOpen{kind: screenSurface, arg: c.module}, nil
 	}
 	return nil, nil
 }
@@ -127,6 +132,9 @@ func (c *capList) ShortHelp() []key.Binding {
 	}
 	if c.list.DetailScrolls() {
 		b = append(b, c.list.KeyMap().DetailDown)
+	}
+	if hasSurface(c.module) {
+		b = append(b, c.keys.Surface)
 	}
 	return append(b, c.keys.Quit)
 }
@@ -144,6 +152,9 @@ func (c *capList) FullHelp() [][]key.Binding {
 	var own []key.Binding
 	if c.list.FilterValue() == "" {
 		own = append(own, c.keys.Back)
+	}
+	if hasSurface(c.module) {
+		own = append(own, c.keys.Surface)
 	}
 	return append(g, append(own, c.keys.Quit))
 }
