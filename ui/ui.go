@@ -105,8 +105,8 @@ type Model struct {
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack   []Screen
-	gen     int
+	stack []Screen
+	gen   int
 	// watched are the drivers whose announced changes are followed
 	// (surface.go), once each.
 	watched map[changeWatcher]bool
