@@ -175,7 +175,10 @@ func TestSurfaceView(t *testing.T) {
 		}
 	}
 	h.key("s")
-	h.until("the subscription", func() bool { on, _, _ := f.Subscribed("test://a"); return on && strings.Contains(ansi.Strip(frame(t, m)), "Subscribed") })
+	h.until("the subscription", func() bool {
+		on, _, _ := f.Subscribed("test://a")
+		return on && strings.Contains(ansi.Strip(frame(t, m)), "Subscribed")
+	})
 	f.announce(runner.Change{Kind: runner.ChangeResource, URI: "test://a"})
 	h.until("the update counted", func() bool { return strings.Contains(ansi.Strip(frame(t, m)), "● 1 update") })
 	h.key("enter")
