@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/schema"
@@ -103,7 +105,7 @@ func (a *elicitAsker) accept(ctx context.Context, e runner.Elicitation) (runner.
 			if buf.Len() > 1 {
 				buf.WriteByte(',')
 			}
-			k, _ := json.Marshal(f.name)
+			k, _ := modproto.EncodeJSON(f.name)
 			buf.Write(k)
 			buf.WriteByte(':')
 			buf.Write(v)
@@ -183,45 +185,20 @@ type elicitField struct {
 }
 
 // elicitFields lists the properties of an object schema in the order the
-// schema gives them; a schema that is not a JSON object with properties
-// asks for none.
+// schema gives them (schema.Doc, references resolved); a schema that is
+// not a JSON object with properties asks for none.
 func elicitFields(raw json.RawMessage) []elicitField {
-	var s struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
-	}
-	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+	d, err := schema.Parse(raw)
+	if err != nil {
 		return nil
 	}
-	var props map[string]struct {
-		Type        any               `json:"type"`
-		Title       string            `json:"title"`
-		Description string            `json:"description"`
-		Enum        []json.RawMessage `json:"enum"`
-	}
-	if json.Unmarshal(s.Properties, &props) != nil {
-		return nil
-	}
+	root := d.Effective(d.Root())
 	var out []elicitField
-	dec := json.NewDecoder(bytes.NewReader(s.Properties))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		name, _ := t.(string)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return out
-		}
-		p := props[name]
-		typ, _ := p.Type.(string)
-		f := elicitField{name: name, title: p.Title, desc: p.Description, typ: typ, enum: p.Enum}
-		for _, r := range s.Required {
-			f.required = f.required || r == name
+	for _, p := range root.Props {
+		e := d.Effective(p.Schema)
+		f := elicitField{name: p.Name, title: e.Title, desc: e.Description, enum: e.Enum, required: slices.Contains(root.Required, p.Name)}
+		if len(e.Types) == 1 {
+			f.typ = e.Types[0]
 		}
 		out = append(out, f)
 	}
@@ -289,7 +266,7 @@ func (f elicitField) read(line string) (json.RawMessage, bool) {
 	}
 	switch f.typ {
 	case "string":
-		b, _ := json.Marshal(line)
+		b, _ := modproto.EncodeJSON(line)
 		return b, true
 	case "boolean":
 		switch strings.ToLower(line) {

@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"modbay/history"
+	"modbay/mcp"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -487,7 +490,9 @@ type resultOut struct {
 	Envelope       *modproto.Envelope `json:"envelope,omitempty"`
 	EffectWarnings []violation        `json:"effect_warnings"`
 	Artifacts      []artifactOut      `json:"artifacts"`
-	Stderr         string             `json:"stderr"`
+	// Refused are the reported artifacts that failed verification.
+	Refused []refusedOut `json:"refused_artifacts"`
+	Stderr  string       `json:"stderr"`
 	// StderrTruncated is true when the module wrote more stderr than the
 	// host keeps (runner.StderrCap): Stderr is then its first part only.
 	StderrTruncated bool              `json:"stderr_truncated"`
@@ -506,16 +511,65 @@ type hostOut struct {
 	Violations []violation `json:"violations"`
 }
 
+type refusedOut struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
 type artifactOut struct {
 	modproto.Artifact
 	Staged       string `json:"staged"`
 	Size         int64  `json:"size"`
 	Presentation string `json:"resolved_presentation"`
+	// Text is an MCP text block's text, its first maxInlineText bytes
+	// when Truncated (the whole of it is at Staged).
+	Text      *string `json:"text,omitempty"`
+	Truncated bool    `json:"truncated,omitempty"`
+}
+
+// maxInlineText bounds the text of an artifact printed inline by
+// invoke (and carried in --json for an MCP text block): 64 KiB, past
+// which the staged file's path says where the whole of it is.
+const maxInlineText = 64 << 10
+
+// inlineText is the text of artifact a when invoke shows it inline: an
+// MCP text block, or a text/* artifact, its first maxInlineText bytes
+// (cut at a rune boundary) and whether that is not all of it; ok is
+// false for any other artifact or one that cannot be read.
+func inlineText(a runner.VerifiedArtifact) (text string, truncated, ok bool) {
+	mt, _, _ := mime.ParseMediaType(a.MediaType)
+	if a.Kind != mcp.KindText && !strings.HasPrefix(mt, "text/") {
+		return "", false, false
+	}
+	f, err := os.Open(a.Staged)
+	if err != nil {
+		return "", false, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxInlineText+1))
+	if err != nil {
+		return "", false, false
+	}
+	if len(b) > maxInlineText {
+		b, truncated = b[:maxInlineText], true
+		// Drop a rune the cut split.
+		i := len(b) - 1
+		for i > 0 && len(b)-i < utf8.UTFMax && !utf8.RuneStart(b[i]) {
+			i--
+		}
+		if !utf8.FullRune(b[i:]) {
+			b = b[:i]
+		}
+	}
+	if !utf8.Valid(b) {
+		return "", false, false
+	}
+	return string(b), truncated, true
 }
 
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
-		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
+		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
 		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
 	if recorded(r.Enforcement) {
 		e := enforcementJSON(r.Enforcement)
@@ -530,8 +584,17 @@ func resultJSON(r *runner.Result) resultOut {
 	for _, v := range r.EffectWarnings {
 		o.EffectWarnings = append(o.EffectWarnings, violation{v.Path, v.Detail})
 	}
+	for _, f := range r.Refused {
+		o.Refused = append(o.Refused, refusedOut{f.ID, f.Reason})
+	}
 	for _, a := range r.Artifacts {
-		o.Artifacts = append(o.Artifacts, artifactOut{a.Artifact, a.Staged, a.Size, a.Presentation})
+		out := artifactOut{Artifact: a.Artifact, Staged: a.Staged, Size: a.Size, Presentation: a.Presentation}
+		if a.Kind == mcp.KindText {
+			if t, cut, ok := inlineText(a); ok {
+				out.Text, out.Truncated = &t, cut
+			}
+		}
+		o.Artifacts = append(o.Artifacts, out)
 	}
 	return o
 }
@@ -556,7 +619,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 		if e := env.Error; e != nil && r.Host == nil {
 			fmt.Fprintf(w, "message:   %s\nretryable: %v\n", clean(e.Message), e.Retryable)
 			if len(e.Details) > 0 {
-				b, _ := json.MarshalIndent(e.Details, "", "  ")
+				b, _ := modproto.EncodeJSONIndent(e.Details, "  ")
 				fmt.Fprintf(w, "details:\n%s\n", indent(render.Sanitize(string(b))))
 			}
 		}
@@ -584,6 +647,18 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 			// The id is what --artifact ROOT=RUN:ARTIFACT_ID names.
 			fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n    id %s\n    %s\n", clean(title), clean(a.MediaType), a.Presentation,
 				render.HumanBytes(a.Size), render.ShortDigest(a.Digest), cleanID(a.ID), clean(a.Staged))
+			if t, cut, ok := inlineText(a); ok && t != "" {
+				fmt.Fprintf(w, "    text:\n%s\n", indentBy("      ", strings.TrimRight(render.Sanitize(t), "\n")))
+				if cut {
+					fmt.Fprintf(w, "    … the first %s only; the whole artifact is %s\n", render.HumanBytes(maxInlineText), clean(a.Staged))
+				}
+			}
+		}
+	}
+	if len(r.Refused) > 0 {
+		fmt.Fprintln(w, "artifacts refused:")
+		for _, f := range r.Refused {
+			fmt.Fprintf(w, "  %s: %s\n", cleanID(f.ID), clean(f.Reason))
 		}
 	}
 	if r.Job != nil {
@@ -598,4 +673,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	}
 }
 
-func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+func indent(s string) string { return indentBy("  ", s) }
+
+// indentBy is s with every line prefixed by p.
+func indentBy(p, s string) string { return p + strings.ReplaceAll(s, "\n", "\n"+p) }

@@ -3,11 +3,12 @@
 // schema (Generate), and the checklist of a module's describes, verdict
 // and invokes judged by the host's own rules (Check).
 //
-// The generator reads the schema document for the keywords that shape a
+// The generator reads the schema package's document (schema.Doc, the one
+// the form and the lint read: references and anchors resolved, allOf
+// merged, properties in the author's order) for the keywords that shape a
 // value (type, properties, required, enum, const, default, examples,
-// minimum/maximum, minLength/maxLength, minItems, items, $ref to the
-// document's own fragments, allOf/anyOf/oneOf) and then asks the schema
-// package's compiled handle whether each value is what it claims: every
+// bounds, items, anyOf/oneOf), and then asks the compiled handle whether
+// each value is what it claims: every
 // valid case validates and every invalid case does not, or the case is
 // skipped with the reason. It never guesses a regular expression: a
 // pattern none of its few candidates match is skipped and listed.
@@ -17,9 +18,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"modbay/schema"
@@ -64,9 +67,9 @@ type Case struct {
 	Skip string
 }
 
-// maxRefDepth bounds $ref and nesting while generating: a recursive schema
-// is followed this deep, then its optional parts are left out.
-const maxRefDepth = 8
+// maxValueDepth bounds nesting while generating: a recursive schema is
+// followed this deep, then its optional parts are left out.
+const maxValueDepth = 8
 
 // maxBoundaryCases bounds the boundary cases of one schema: a schema with
 // dozens of bounded properties must not make a check run for minutes.
@@ -85,32 +88,28 @@ func Generate(h *schema.Compiled) []Case {
 		return []Case{{Kind: KindMinimal, Name: "minimal", Input: json.RawMessage(`{}`), Valid: true},
 			{Kind: KindInvalid, Name: "invalid", Skip: "the capability has no request schema: every input is valid"}}
 	}
-	var doc any
-	if err := json.Unmarshal(h.Source(), &doc); err != nil {
-		return []Case{{Kind: KindMinimal, Name: "minimal", Skip: "the schema is not JSON"}}
+	doc, err := h.Doc()
+	if err != nil {
+		return []Case{{Kind: KindMinimal, Name: "minimal", Skip: err.Error()}}
 	}
 	g := &gen{doc: doc}
 	var cases []Case
 	add := func(kind CaseKind, name string, v any, err error) {
 		cases = append(cases, g.check(h, kind, name, v, err))
 	}
-	root := g.resolve(doc, 0)
-	if m, ok := root.(map[string]any); ok {
-		if ex, ok := m["examples"].([]any); ok {
-			for i, e := range ex {
-				add(KindExample, fmt.Sprintf("example %d", i+1), e, nil)
-			}
-		}
-		if d, ok := m["default"]; ok {
-			add(KindDefault, "default", d, nil)
-		}
+	root := doc.Effective(doc.Root())
+	for i, e := range root.Examples {
+		add(KindExample, fmt.Sprintf("example %d", i+1), data(e), nil)
 	}
-	if v, err := g.value(doc, modeDefaults, 0); err == nil && g.usedDefault {
+	if root.Default != nil {
+		add(KindDefault, "default", data(root.Default), nil)
+	}
+	if v, err := g.value(doc.Root(), modeDefaults, 0); err == nil && g.usedDefault {
 		add(KindDefault, "defaults filled in", v, nil)
 	}
-	minimal, err := g.value(doc, modeMinimal, 0)
+	minimal, err := g.value(doc.Root(), modeMinimal, 0)
 	add(KindMinimal, "minimal", minimal, err)
-	full, err := g.value(doc, modeFull, 0)
+	full, err := g.value(doc.Root(), modeFull, 0)
 	add(KindFull, "every optional field set", full, err)
 	if err == nil || minimal != nil {
 		for _, b := range g.boundaries(root, minimal) {
@@ -119,6 +118,400 @@ func Generate(h *schema.Compiled) []Case {
 	}
 	cases = append(cases, g.invalid(h, root, minimal))
 	return dedupe(cases)
+}
+
+// data decodes a JSON value the document holds (const, default, an
+// example); nil when it is not JSON, which the document never keeps.
+func data(raw json.RawMessage) any {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	return v
+}
+
+// value generates one value of schema s for mode.
+func (g *gen) value(s *schema.Node, md mode, depth int) (any, error) {
+	if depth > maxValueDepth {
+		return nil, &cannotGenerate{"a value this deep (the schema recurses)"}
+	}
+	if s == nil {
+		return map[string]any{}, nil
+	}
+	s = g.doc.Effective(s)
+	if s.Bool != nil {
+		if !*s.Bool {
+			return nil, &cannotGenerate{"a value for a schema that is false"}
+		}
+		return map[string]any{}, nil
+	}
+	if s.Const != nil {
+		return data(s.Const), nil
+	}
+	if s.ReadOnly && s.Default != nil {
+		return data(s.Default), nil // what a form sends: no one edits it
+	}
+	if md == modeFull && len(s.Examples) > 0 {
+		return data(s.Examples[0]), nil
+	}
+	if md != modeMinimal && s.Default != nil {
+		if md == modeDefaults {
+			g.usedDefault = true
+		}
+		return data(s.Default), nil
+	}
+	if len(s.Enum) > 0 {
+		return data(s.Enum[0]), nil
+	}
+	for _, alts := range [][]*schema.Node{s.OneOf, s.AnyOf} {
+		if len(alts) > 0 {
+			// The first branch, merged with the keywords beside the list.
+			base := *s
+			base.OneOf, base.AnyOf = nil, nil
+			schema.Merge(&base, g.doc.Effective(alts[0]))
+			return g.value(&base, md, depth+1)
+		}
+	}
+	switch typeOf(s) {
+	case "object":
+		return g.object(s, md, depth)
+	case "array":
+		return g.array(s, md, depth)
+	case "string":
+		return g.str(s, md)
+	case "integer":
+		return number(s, md, true), nil
+	case "number":
+		return number(s, md, false), nil
+	case "boolean":
+		return md == modeFull, nil
+	case "null":
+		return nil, nil
+	}
+	return map[string]any{}, nil
+}
+
+// typeOf is the type to generate for s: its "type" (the first non-null
+// one of a list), else what its keywords imply.
+func typeOf(s *schema.Node) string {
+	for _, t := range s.Types {
+		if t != "null" {
+			return t
+		}
+	}
+	if len(s.Types) > 0 {
+		return "null"
+	}
+	switch {
+	case len(s.Props) > 0 || len(s.Required) > 0 || s.Additional != nil || s.AdditionalFalse:
+		return "object"
+	case s.Items != nil || s.MinItems != nil || len(s.Prefix) > 0:
+		return "array"
+	case s.MinLength != nil || s.MaxLength != nil || s.Pattern != "" || s.Format != "":
+		return "string"
+	case s.Minimum != "" || s.Maximum != "" || s.ExclusiveMinimum != "" || s.ExclusiveMaximum != "" || s.MultipleOf != "":
+		return "number"
+	}
+	return ""
+}
+
+// property returns the schema of property n of s, nil when s declares none.
+func property(s *schema.Node, n string) *schema.Node {
+	for _, p := range s.Props {
+		if p.Name == n {
+			return p.Schema
+		}
+	}
+	return nil
+}
+
+// object generates an object: required properties always, the others
+// in modeFull (a required name without a property schema gets "").
+func (g *gen) object(s *schema.Node, md mode, depth int) (any, error) {
+	out := map[string]any{}
+	for _, p := range s.Props {
+		req := slices.Contains(s.Required, p.Name)
+		if !req && md != modeFull && !(md == modeDefaults && g.doc.Effective(p.Schema).Default != nil) {
+			continue
+		}
+		if !req && g.doc.Effective(p.Schema).ReadOnly {
+			continue // an optional read-only field is never sent (the form's rule)
+		}
+		v, err := g.value(p.Schema, md, depth+1)
+		if err != nil {
+			if !req {
+				continue
+			}
+			return nil, fmt.Errorf("/%s: %w", p.Name, err)
+		}
+		out[p.Name] = v
+	}
+	for _, n := range s.Required {
+		if _, ok := out[n]; !ok && property(s, n) == nil {
+			out[n] = ""
+		}
+	}
+	if s.MinProps != nil {
+		for i := 0; len(out) < *s.MinProps && i < len(s.Props); i++ {
+			p := s.Props[i]
+			if _, ok := out[p.Name]; !ok {
+				if v, err := g.value(p.Schema, md, depth+1); err == nil {
+					out[p.Name] = v
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// array generates minItems items (one in modeFull when minItems is 0).
+func (g *gen) array(s *schema.Node, md mode, depth int) (any, error) {
+	n := 0
+	if s.MinItems != nil {
+		n = *s.MinItems
+	}
+	if md == modeFull && n == 0 && (s.MaxItems == nil || *s.MaxItems >= 1) {
+		n = 1
+	}
+	out := []any{}
+	for i := 0; i < n; i++ {
+		item := s.Items
+		if i < len(s.Prefix) {
+			item = s.Prefix[i]
+		}
+		v, err := g.value(item, md, depth+1)
+		if err != nil {
+			return nil, fmt.Errorf("/%d: %w", i, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// str generates a string: a format sample, a pattern candidate, or "a"
+// repeated to minLength ("abc"-long in modeFull).
+func (g *gen) str(s *schema.Node, md mode) (any, error) {
+	minLen, maxLen := intOr(s.MinLength, 0), intOr(s.MaxLength, -1)
+	fits := func(v string) bool {
+		n := len([]rune(v))
+		return n >= minLen && (maxLen < 0 || n <= maxLen)
+	}
+	if s.Pattern != "" {
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil {
+			return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q (not a Go regular expression)", s.Pattern)}
+		}
+		cands := patternCandidates
+		if formatSamples[s.Format] != "" {
+			cands = append([]string{formatSamples[s.Format]}, cands...)
+		}
+		for _, c := range cands {
+			if re.MatchString(c) && fits(c) {
+				return c, nil
+			}
+		}
+		if v := strings.Repeat("a", max(minLen, 1)); re.MatchString(v) && fits(v) {
+			return v, nil
+		}
+		return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q", s.Pattern)}
+	}
+	if s.Format != "" {
+		v, known := formatSamples[s.Format]
+		if !known {
+			return nil, &cannotGenerate{fmt.Sprintf("a string of format %q", s.Format)}
+		}
+		if fits(v) {
+			return v, nil
+		}
+	}
+	n := minLen
+	if md == modeFull && n < 3 {
+		n = 3
+	}
+	if maxLen >= 0 && n > maxLen {
+		n = maxLen
+	}
+	return strings.Repeat("a", n), nil
+}
+
+// intOr is *p when it is a non-negative integer keyword, def otherwise.
+func intOr(p *int, def int) int {
+	if p != nil && *p >= 0 {
+		return *p
+	}
+	return def
+}
+
+// number generates 0 moved inside the bounds (1 more in modeFull when
+// the upper bound allows it); integer gives a whole number; multipleOf is
+// honoured.
+func number(s *schema.Node, md mode, integer bool) any {
+	lo, hasLo := bound(s.Minimum, s.ExclusiveMinimum, +1, integer)
+	hi, hasHi := bound(s.Maximum, s.ExclusiveMaximum, -1, integer)
+	v := 0.0
+	if md == modeFull {
+		v = 1
+	}
+	if hasLo && v < lo {
+		v = lo
+	}
+	if hasHi && v > hi {
+		v = hi
+	}
+	if mo, err := strconv.ParseFloat(s.MultipleOf, 64); err == nil && mo > 0 {
+		k := float64(int64(v / mo))
+		if k*mo < v {
+			k++
+		}
+		v = k * mo
+	}
+	if integer {
+		return int64(v)
+	}
+	return v
+}
+
+// bound reads an inclusive bound and its exclusive form (numbers as
+// written), returning the closest allowed value; step is +1 for a lower
+// bound, -1 for an upper one.
+func bound(incl, excl string, step float64, integer bool) (float64, bool) {
+	delta := step
+	if !integer {
+		delta = step / 1000
+	}
+	if x, err := strconv.ParseFloat(excl, 64); err == nil {
+		return x + delta, true
+	}
+	if x, err := strconv.ParseFloat(incl, 64); err == nil {
+		if integer {
+			if step > 0 {
+				return math.Ceil(x), true
+			}
+			return math.Floor(x), true
+		}
+		return x, true
+	}
+	return 0, false
+}
+
+// boundary is one boundary value of a top-level property.
+type boundary struct {
+	name  string
+	value any
+}
+
+// boundaries returns the minimal input with one top-level property at each
+// of its bounds or enum members, in property order.
+func (g *gen) boundaries(root *schema.Node, minimal any) []boundary {
+	base, ok := minimal.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []boundary
+	with := func(n, label string, v any) {
+		if len(out) >= maxBoundaryCases {
+			return
+		}
+		cp := maps.Clone(base)
+		cp[n] = v
+		out = append(out, boundary{fmt.Sprintf("boundary /%s %s", n, label), cp})
+	}
+	for _, prop := range root.Props {
+		n, p := prop.Name, g.doc.Effective(prop.Schema)
+		if p.Bool != nil {
+			continue
+		}
+		if len(p.Enum) > 0 {
+			for i, x := range p.Enum[:min(len(p.Enum), maxEnumMembers)] {
+				with(n, fmt.Sprintf("enum member %d %s", i+1, x), data(x))
+			}
+			continue
+		}
+		switch t := typeOf(p); t {
+		case "integer", "number":
+			if lo, ok := bound(p.Minimum, p.ExclusiveMinimum, +1, t == "integer"); ok {
+				with(n, "minimum "+fmtNum(lo, t == "integer"), numOf(lo, t == "integer"))
+			}
+			if hi, ok := bound(p.Maximum, p.ExclusiveMaximum, -1, t == "integer"); ok {
+				with(n, "maximum "+fmtNum(hi, t == "integer"), numOf(hi, t == "integer"))
+			}
+		case "string":
+			if p.Pattern != "" || p.Format != "" {
+				continue
+			}
+			if p.MinLength != nil && *p.MinLength >= 0 {
+				with(n, fmt.Sprintf("minLength %d", *p.MinLength), strings.Repeat("a", *p.MinLength))
+			}
+			if p.MaxLength != nil && *p.MaxLength >= 0 {
+				with(n, fmt.Sprintf("maxLength %d", *p.MaxLength), strings.Repeat("a", *p.MaxLength))
+			}
+		case "array":
+			if mx := intOr(p.MaxItems, -1); mx >= 1 {
+				if item, err := g.value(p.Items, modeMinimal, 1); err == nil {
+					with(n, fmt.Sprintf("maxItems %d", mx), slices.Repeat([]any{item}, mx))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// invalid returns one input the schema refuses: a property of the wrong
+// type, the required ones left out, or a value of another type; skipped
+// when the schema accepts every candidate.
+func (g *gen) invalid(h *schema.Compiled, root *schema.Node, minimal any) Case {
+	type cand struct {
+		name  string
+		value any
+	}
+	var cands []cand
+	base, _ := minimal.(map[string]any)
+	props := slices.Clone(root.Props)
+	// Required properties first: a module must check those.
+	sort.SliceStable(props, func(i, j int) bool {
+		return slices.Contains(root.Required, props[i].Name) && !slices.Contains(root.Required, props[j].Name)
+	})
+	for _, p := range props {
+		cp := maps.Clone(base)
+		if cp == nil {
+			cp = map[string]any{}
+		}
+		cp[p.Name] = wrongType(g.doc.Effective(p.Schema))
+		b, _ := json.Marshal(cp[p.Name])
+		cands = append(cands, cand{fmt.Sprintf("invalid: /%s is %s", p.Name, b), cp})
+	}
+	if len(root.Required) > 0 {
+		cands = append(cands, cand{"invalid: required properties left out", map[string]any{}})
+	}
+	if root.AdditionalFalse {
+		cp := maps.Clone(base)
+		if cp == nil {
+			cp = map[string]any{}
+		}
+		cp["modbay_check_unknown"] = true
+		cands = append(cands, cand{"invalid: an undeclared property", cp})
+	}
+	cands = append(cands, cand{"invalid: a number instead of an object", 42}, cand{"invalid: a string", "modbay check"})
+	for _, c := range cands {
+		b, _ := json.Marshal(c.value)
+		if viol, err := h.Validate(b); err == nil && len(viol) > 0 {
+			return Case{Kind: KindInvalid, Name: c.name, Input: b}
+		}
+	}
+	return Case{Kind: KindInvalid, Name: "invalid", Skip: "the schema accepts every input modbay tried"}
+}
+
+// wrongType returns a value whose JSON type the property schema p does not
+// allow (a number for a string, a string otherwise).
+func wrongType(p *schema.Node) any {
+	switch typeOf(p) {
+	case "string":
+		return 12345
+	case "":
+		if len(p.Enum) > 0 && p.Enum[0][0] == '"' {
+			return "modbay-not-a-member"
+		}
+		return []any{[]any{}}
+	}
+	return "modbay-wrong-type"
 }
 
 // check turns a generated value into a Case, skipping it when generation
@@ -178,7 +571,7 @@ const (
 
 // gen generates values from one schema document.
 type gen struct {
-	doc any
+	doc *schema.Doc
 	// usedDefault is set when a modeDefaults value used a "default".
 	usedDefault bool
 }
@@ -187,278 +580,6 @@ type gen struct {
 type cannotGenerate struct{ what string }
 
 func (e *cannotGenerate) Error() string { return "cannot generate " + e.what }
-
-// resolve follows a local $ref ("#/…") chain from s; anything else is
-// returned as is.
-func (g *gen) resolve(s any, depth int) any {
-	for i := 0; i < maxRefDepth; i++ {
-		m, ok := s.(map[string]any)
-		if !ok {
-			return s
-		}
-		ref, ok := m["$ref"].(string)
-		if !ok || !strings.HasPrefix(ref, "#") {
-			return s
-		}
-		target := g.pointer(strings.TrimPrefix(ref, "#"))
-		if target == nil {
-			return s
-		}
-		// Sibling keywords of a $ref (2019-09 on) apply too.
-		if len(m) > 1 {
-			if tm, ok := target.(map[string]any); ok {
-				merged := maps.Clone(tm)
-				for k, v := range m {
-					if k != "$ref" {
-						merged[k] = v
-					}
-				}
-				target = merged
-			}
-		}
-		s = target
-	}
-	return s
-}
-
-// pointer returns the document's value at JSON pointer p, nil when absent.
-func (g *gen) pointer(p string) any {
-	cur := g.doc
-	if p == "" || p == "/" {
-		return cur
-	}
-	for _, tok := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if cur, ok = m[tok]; !ok {
-			return nil
-		}
-	}
-	return cur
-}
-
-// value generates one value of schema s for mode.
-func (g *gen) value(s any, md mode, depth int) (any, error) {
-	if depth > maxRefDepth {
-		return nil, &cannotGenerate{"a value this deep (the schema recurses)"}
-	}
-	s = g.resolve(s, depth)
-	if b, ok := s.(bool); ok {
-		if !b {
-			return nil, &cannotGenerate{"a value for a schema that is false"}
-		}
-		return map[string]any{}, nil
-	}
-	m, ok := s.(map[string]any)
-	if !ok {
-		return map[string]any{}, nil
-	}
-	if c, ok := m["const"]; ok {
-		return c, nil
-	}
-	if md == modeFull {
-		if ex, ok := m["examples"].([]any); ok && len(ex) > 0 {
-			return ex[0], nil
-		}
-	}
-	if md != modeMinimal {
-		if d, ok := m["default"]; ok {
-			if md == modeDefaults {
-				g.usedDefault = true
-			}
-			return d, nil
-		}
-	}
-	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
-		return e[0], nil
-	}
-	if all, ok := m["allOf"].([]any); ok && len(all) > 0 {
-		return g.value(mergeAll(m, all, g, depth), md, depth+1)
-	}
-	for _, k := range []string{"oneOf", "anyOf"} {
-		if alts, ok := m[k].([]any); ok && len(alts) > 0 {
-			base := maps.Clone(m)
-			delete(base, k)
-			return g.value(mergeAll(base, alts[:1], g, depth), md, depth+1)
-		}
-	}
-	switch typeOf(m) {
-	case "object":
-		return g.object(m, md, depth)
-	case "array":
-		return g.array(m, md, depth)
-	case "string":
-		return g.str(m, md)
-	case "integer":
-		return number(m, md, true), nil
-	case "number":
-		return number(m, md, false), nil
-	case "boolean":
-		return md == modeFull, nil
-	case "null":
-		return nil, nil
-	}
-	return map[string]any{}, nil
-}
-
-// mergeAll merges the subschemas subs into base (properties and required
-// united, other keywords from the later one): good enough to generate a
-// candidate, which the compiled handle then judges.
-func mergeAll(base map[string]any, subs []any, g *gen, depth int) map[string]any {
-	out := maps.Clone(base)
-	delete(out, "allOf")
-	props := map[string]any{}
-	if p, ok := out["properties"].(map[string]any); ok {
-		maps.Copy(props, p)
-	}
-	req, _ := out["required"].([]any)
-	req = slices.Clone(req)
-	for _, s := range subs {
-		sm, ok := g.resolve(s, depth).(map[string]any)
-		if !ok {
-			continue
-		}
-		for k, v := range sm {
-			switch k {
-			case "properties":
-				if p, ok := v.(map[string]any); ok {
-					maps.Copy(props, p)
-				}
-			case "required":
-				if r, ok := v.([]any); ok {
-					req = append(req, r...)
-				}
-			default:
-				out[k] = v
-			}
-		}
-	}
-	if len(props) > 0 {
-		out["properties"] = props
-	}
-	if len(req) > 0 {
-		out["required"] = req
-	}
-	return out
-}
-
-// typeOf is the type to generate for m: its "type" (the first non-null
-// one of a list), else what its keywords imply.
-func typeOf(m map[string]any) string {
-	switch t := m["type"].(type) {
-	case string:
-		return t
-	case []any:
-		for _, x := range t {
-			if s, ok := x.(string); ok && s != "null" {
-				return s
-			}
-		}
-		if len(t) > 0 {
-			return "null"
-		}
-	}
-	switch {
-	case m["properties"] != nil || m["required"] != nil || m["additionalProperties"] != nil:
-		return "object"
-	case m["items"] != nil || m["minItems"] != nil || m["prefixItems"] != nil:
-		return "array"
-	case m["minLength"] != nil || m["maxLength"] != nil || m["pattern"] != nil || m["format"] != nil:
-		return "string"
-	case m["minimum"] != nil || m["maximum"] != nil || m["exclusiveMinimum"] != nil || m["exclusiveMaximum"] != nil || m["multipleOf"] != nil:
-		return "number"
-	}
-	return ""
-}
-
-// properties returns m's property names, sorted, and its required set.
-func properties(m map[string]any) ([]string, map[string]any, map[string]bool) {
-	props, _ := m["properties"].(map[string]any)
-	req := map[string]bool{}
-	if r, ok := m["required"].([]any); ok {
-		for _, x := range r {
-			if s, ok := x.(string); ok {
-				req[s] = true
-			}
-		}
-	}
-	names := slices.Sorted(maps.Keys(props))
-	return names, props, req
-}
-
-// object generates an object: required properties always, the others
-// in modeFull (a required name without a property schema gets "").
-func (g *gen) object(m map[string]any, md mode, depth int) (any, error) {
-	names, props, req := properties(m)
-	out := map[string]any{}
-	for _, n := range names {
-		if !req[n] && md != modeFull && !(md == modeDefaults && hasDefault(g.resolve(props[n], depth))) {
-			continue
-		}
-		v, err := g.value(props[n], md, depth+1)
-		if err != nil {
-			if !req[n] {
-				continue
-			}
-			return nil, fmt.Errorf("/%s: %w", n, err)
-		}
-		out[n] = v
-	}
-	for n := range req {
-		if _, ok := out[n]; !ok {
-			if _, declared := props[n]; !declared {
-				out[n] = ""
-			}
-		}
-	}
-	if mp, ok := m["minProperties"].(float64); ok {
-		for i := 0; len(out) < int(mp) && i < len(names); i++ {
-			if _, ok := out[names[i]]; !ok {
-				if v, err := g.value(props[names[i]], md, depth+1); err == nil {
-					out[names[i]] = v
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-// hasDefault reports whether schema s has a "default".
-func hasDefault(s any) bool {
-	m, ok := s.(map[string]any)
-	_, has := m["default"]
-	return ok && has
-}
-
-// array generates minItems items (one in modeFull when minItems is 0).
-func (g *gen) array(m map[string]any, md mode, depth int) (any, error) {
-	n := 0
-	if mi, ok := m["minItems"].(float64); ok {
-		n = int(mi)
-	}
-	if md == modeFull && n == 0 {
-		if mx, ok := m["maxItems"].(float64); !ok || mx >= 1 {
-			n = 1
-		}
-	}
-	out := []any{}
-	prefix, _ := m["prefixItems"].([]any)
-	for i := 0; i < n; i++ {
-		item := m["items"]
-		if i < len(prefix) {
-			item = prefix[i]
-		}
-		v, err := g.value(item, md, depth+1)
-		if err != nil {
-			return nil, fmt.Errorf("/%d: %w", i, err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
 
 // formatSamples are values of the string formats modbay can make.
 var formatSamples = map[string]string{
@@ -479,181 +600,6 @@ var formatSamples = map[string]string{
 var patternCandidates = []string{"a", "abc", "a1", "1", "123", "A", "ABC", "a-b", "a_b", "abc123", "example.com",
 	"2024-01-02", "https://example.com/", "author@example.com", "*.md", "notes.md", "#ff0000", "v1.0.0", "x"}
 
-// str generates a string: a format sample, a pattern candidate, or "a"
-// repeated to minLength ("abc"-long in modeFull).
-func (g *gen) str(m map[string]any, md mode) (any, error) {
-	minLen, maxLen := intKeyword(m, "minLength", 0), intKeyword(m, "maxLength", -1)
-	fits := func(s string) bool {
-		n := len([]rune(s))
-		return n >= minLen && (maxLen < 0 || n <= maxLen)
-	}
-	if p, ok := m["pattern"].(string); ok {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q (not a Go regular expression)", p)}
-		}
-		cands := patternCandidates
-		if f, ok := m["format"].(string); ok && formatSamples[f] != "" {
-			cands = append([]string{formatSamples[f]}, cands...)
-		}
-		for _, c := range cands {
-			if re.MatchString(c) && fits(c) {
-				return c, nil
-			}
-		}
-		if s := strings.Repeat("a", max(minLen, 1)); re.MatchString(s) && fits(s) {
-			return s, nil
-		}
-		return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q", p)}
-	}
-	if f, ok := m["format"].(string); ok {
-		s, known := formatSamples[f]
-		if !known {
-			return nil, &cannotGenerate{fmt.Sprintf("a string of format %q", f)}
-		}
-		if fits(s) {
-			return s, nil
-		}
-	}
-	n := minLen
-	if md == modeFull && n < 3 {
-		n = 3
-	}
-	if maxLen >= 0 && n > maxLen {
-		n = maxLen
-	}
-	return strings.Repeat("a", n), nil
-}
-
-// intKeyword reads a non-negative integer keyword, def when absent.
-func intKeyword(m map[string]any, k string, def int) int {
-	if f, ok := m[k].(float64); ok && f >= 0 {
-		return int(f)
-	}
-	return def
-}
-
-// number generates 0 moved inside the bounds (1 more in modeFull when
-// the upper bound allows it); integer gives a whole number; multipleOf is
-// honoured.
-func number(m map[string]any, md mode, integer bool) any {
-	lo, hasLo := bound(m, "minimum", "exclusiveMinimum", +1, integer)
-	hi, hasHi := bound(m, "maximum", "exclusiveMaximum", -1, integer)
-	v := 0.0
-	if md == modeFull {
-		v = 1
-	}
-	if hasLo && v < lo {
-		v = lo
-	}
-	if hasHi && v > hi {
-		v = hi
-	}
-	if mo, ok := m["multipleOf"].(float64); ok && mo > 0 {
-		k := float64(int64(v / mo))
-		if k*mo < v {
-			k++
-		}
-		v = k * mo
-	}
-	if integer {
-		return int64(v)
-	}
-	return v
-}
-
-// bound reads an inclusive bound and its exclusive form (a number from
-// draft 6 on, a boolean beside the inclusive one in draft 4), returning
-// the closest allowed value; step is +1 for a lower bound, -1 for an
-// upper one.
-func bound(m map[string]any, incl, excl string, step float64, integer bool) (float64, bool) {
-	delta := step
-	if !integer {
-		delta = step / 1000
-	}
-	if x, ok := m[excl].(float64); ok {
-		return x + delta, true
-	}
-	if x, ok := m[incl].(float64); ok {
-		if b, ok := m[excl].(bool); ok && b {
-			return x + delta, true
-		}
-		if integer {
-			if step > 0 {
-				return float64(int64(x + 0.999999)), true
-			}
-			return float64(int64(x)), true
-		}
-		return x, true
-	}
-	return 0, false
-}
-
-// boundary is one boundary value of a top-level property.
-type boundary struct {
-	name  string
-	value any
-}
-
-// boundaries returns the minimal input with one top-level property at each
-// of its bounds or enum members, in property order.
-func (g *gen) boundaries(root any, minimal any) []boundary {
-	m, ok := root.(map[string]any)
-	base, okBase := minimal.(map[string]any)
-	if !ok || !okBase {
-		return nil
-	}
-	names, props, _ := properties(m)
-	var out []boundary
-	with := func(n, label string, v any) {
-		if len(out) >= maxBoundaryCases {
-			return
-		}
-		cp := maps.Clone(base)
-		cp[n] = v
-		out = append(out, boundary{fmt.Sprintf("boundary /%s %s", n, label), cp})
-	}
-	for _, n := range names {
-		p, ok := g.resolve(props[n], 0).(map[string]any)
-		if !ok {
-			continue
-		}
-		if e, ok := p["enum"].([]any); ok {
-			for i, x := range e[:min(len(e), maxEnumMembers)] {
-				b, _ := json.Marshal(x)
-				with(n, fmt.Sprintf("enum member %d %s", i+1, b), x)
-			}
-			continue
-		}
-		switch t := typeOf(p); t {
-		case "integer", "number":
-			if lo, ok := bound(p, "minimum", "exclusiveMinimum", +1, t == "integer"); ok {
-				with(n, "minimum "+fmtNum(lo, t == "integer"), numOf(lo, t == "integer"))
-			}
-			if hi, ok := bound(p, "maximum", "exclusiveMaximum", -1, t == "integer"); ok {
-				with(n, "maximum "+fmtNum(hi, t == "integer"), numOf(hi, t == "integer"))
-			}
-		case "string":
-			if p["pattern"] != nil || p["format"] != nil {
-				continue
-			}
-			if mn := intKeyword(p, "minLength", -1); mn >= 0 {
-				with(n, fmt.Sprintf("minLength %d", mn), strings.Repeat("a", mn))
-			}
-			if mx := intKeyword(p, "maxLength", -1); mx >= 0 {
-				with(n, fmt.Sprintf("maxLength %d", mx), strings.Repeat("a", mx))
-			}
-		case "array":
-			if mx := intKeyword(p, "maxItems", -1); mx >= 1 {
-				if item, err := g.value(p["items"], modeMinimal, 1); err == nil {
-					with(n, fmt.Sprintf("maxItems %d", mx), slices.Repeat([]any{item}, mx))
-				}
-			}
-		}
-	}
-	return out
-}
-
 func numOf(x float64, integer bool) any {
 	if integer {
 		return int64(x)
@@ -666,67 +612,4 @@ func fmtNum(x float64, integer bool) string {
 		return fmt.Sprint(int64(x))
 	}
 	return fmt.Sprint(x)
-}
-
-// invalid returns one input the schema refuses: a property of the wrong
-// type, the required ones left out, or a value of another type; skipped
-// when the schema accepts every candidate.
-func (g *gen) invalid(h *schema.Compiled, root any, minimal any) Case {
-	type cand struct {
-		name  string
-		value any
-	}
-	var cands []cand
-	if m, ok := root.(map[string]any); ok {
-		names, props, req := properties(m)
-		base, _ := minimal.(map[string]any)
-		// Required properties first: a module must check those.
-		sort.SliceStable(names, func(i, j int) bool { return req[names[i]] && !req[names[j]] })
-		for _, n := range names {
-			p, _ := g.resolve(props[n], 0).(map[string]any)
-			cp := maps.Clone(base)
-			if cp == nil {
-				cp = map[string]any{}
-			}
-			cp[n] = wrongType(p)
-			b, _ := json.Marshal(cp[n])
-			cands = append(cands, cand{fmt.Sprintf("invalid: /%s is %s", n, b), cp})
-		}
-		if len(req) > 0 {
-			cands = append(cands, cand{"invalid: required properties left out", map[string]any{}})
-		}
-		if m["additionalProperties"] == false {
-			cp := maps.Clone(base)
-			if cp == nil {
-				cp = map[string]any{}
-			}
-			cp["modbay_check_unknown"] = true
-			cands = append(cands, cand{"invalid: an undeclared property", cp})
-		}
-	}
-	cands = append(cands, cand{"invalid: a number instead of an object", 42}, cand{"invalid: a string", "modbay check"})
-	for _, c := range cands {
-		b, _ := json.Marshal(c.value)
-		if viol, err := h.Validate(b); err == nil && len(viol) > 0 {
-			return Case{Kind: KindInvalid, Name: c.name, Input: b}
-		}
-	}
-	return Case{Kind: KindInvalid, Name: "invalid", Skip: "the schema accepts every input modbay tried"}
-}
-
-// wrongType returns a value whose JSON type the property schema p does not
-// allow (a number for a string, a string otherwise).
-func wrongType(p map[string]any) any {
-	switch typeOf(p) {
-	case "string":
-		return 12345
-	case "":
-		if e, ok := p["enum"].([]any); ok && len(e) > 0 {
-			if _, isStr := e[0].(string); isStr {
-				return "modbay-not-a-member"
-			}
-		}
-		return []any{[]any{}}
-	}
-	return "modbay-wrong-type"
 }

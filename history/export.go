@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,21 +45,22 @@ func Export(rec *Record, dir, artifactsDir string) (*Exported, error) {
 		out.Files = append(out.Files, name)
 		return nil
 	}
-	whole, _ := json.MarshalIndent(rec, "", "  ")
+	whole, _ := modproto.EncodeJSONIndent(rec, "  ")
 	if err := write("record.json", append(whole, '\n')); err != nil {
 		return nil, err
 	}
 	req := rec.Plan(nil).Request
 	req.Normalize()
-	rb, _ := json.MarshalIndent(req, "", "  ")
+	rb, _ := modproto.EncodeJSONIndent(req, "  ")
 	if err := write("request.json", append(rb, '\n')); err != nil {
 		return nil, err
 	}
 	if len(rec.Envelope) > 0 {
-		var v any
+		// Indented as sent: its keys in the module's order.
 		eb := rec.Envelope
-		if json.Unmarshal(rec.Envelope, &v) == nil {
-			eb, _ = json.MarshalIndent(v, "", "  ")
+		var ib bytes.Buffer
+		if json.Indent(&ib, rec.Envelope, "", "  ") == nil {
+			eb = ib.Bytes()
 		}
 		if err := write("envelope.json", append(eb, '\n')); err != nil {
 			return nil, err

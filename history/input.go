@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/json"
 	"modbay/internal/jsonptr"
+	"modbay/modproto"
 	"strconv"
 	"strings"
 )
@@ -26,7 +27,7 @@ func WithoutRedacted(input json.RawMessage, paths []string) json.RawMessage {
 		}
 		v = remove(v, strings.Split(p[1:], "/"))
 	}
-	b, err := json.Marshal(v)
+	b, err := modproto.EncodeJSON(v)
 	if err != nil {
 		return input
 	}

@@ -280,14 +280,14 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 	rec.Code = res.Code()
 	rec.ExitCode = res.ExitCode
 	if res.Envelope != nil {
-		if b, err := json.Marshal(res.Envelope); err == nil {
+		if b, err := modproto.EncodeJSON(res.Envelope); err == nil {
 			rec.Envelope = b
 		}
 	} else if len(res.Stdout) > 0 {
 		rec.Stdout = string(res.Stdout[:min(len(res.Stdout), StdoutKeepBytes)])
 	}
 	if res.HandleEnvelope != nil {
-		if b, err := json.Marshal(res.HandleEnvelope); err == nil {
+		if b, err := modproto.EncodeJSON(res.HandleEnvelope); err == nil {
 			rec.HandleEnvelope = b
 		}
 	}

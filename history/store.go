@@ -16,6 +16,7 @@ import (
 
 	"modbay/config"
 	"modbay/internal/words"
+	"modbay/modproto"
 )
 
 // Names under the history directory.
@@ -188,7 +189,7 @@ func (s *Store) put(rec *Record, mode writeMode) error {
 		return err
 	}
 	rec.Version = RecordVersion
-	b, err := json.Marshal(rec)
+	b, err := modproto.EncodeJSON(rec)
 	if err != nil {
 		return fmt.Errorf("history: encode %s: %w", rec.RunID, err)
 	}
@@ -274,7 +275,7 @@ func (s *Store) Update(id string, change func(*Record) error) (*Record, error) {
 	if err := change(rec); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(rec)
+	b, err := modproto.EncodeJSON(rec)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,12 @@ import (
 // discovery lists the tools again; otherwise the cached list is shown
 // with its age.
 
+// listFormat is the version of a cached tool list's encoding, digested
+// into the Fingerprint so a list cached by an older modbay is listed
+// again. 2: tool schemas kept as the server wrote them (property order),
+// not re-encoded from Go maps (sorted).
+const listFormat = 2
+
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"
 
@@ -156,7 +162,7 @@ func (d *Driver) Fingerprint() (string, error) {
 	// a change of it bumps the epoch.
 	h := sha256.New()
 	h.Write(entry)
-	fmt.Fprintf(h, "\x00epoch %d", st.Epoch)
+	fmt.Fprintf(h, "\x00epoch %d\x00format %d", st.Epoch, listFormat)
 	return "mcp-sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -77,7 +77,10 @@ type Driver struct {
 	// outputs are the tools' outputSchemas from the last Describe, by
 	// tool name, to check structuredContent against.
 	outputs map[string]json.RawMessage
-	stderr  tail
+	// listed holds, while list runs, the tools' schemas as the server
+	// wrote them, by tool name (keepToolSchemas); nil otherwise.
+	listed map[string]toolSchemas
+	stderr tail
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
@@ -109,6 +112,11 @@ type inflight struct {
 	call  *runner.Call
 	ctx   context.Context
 	token string
+	// rpcID is the JSON-RPC id of the call's tools/call request and result
+	// its result as the server sent it (nil until it arrives); both under
+	// Driver.mu (noteCall, noteResult).
+	rpcID  any
+	result json.RawMessage
 }
 
 // session is one connected MCP session and, for stdio, its process.
@@ -422,6 +430,14 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	d.surf.mu.Lock()
 	d.surf.taskTools = nil
 	d.surf.mu.Unlock()
+	d.mu.Lock()
+	d.listed = map[string]toolSchemas{}
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.listed = nil
+		d.mu.Unlock()
+	}()
 	var tools []*sdk.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
@@ -432,6 +448,19 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 			break
 		}
 	}
+	// The schemas as written, in the server's property order.
+	d.mu.Lock()
+	for _, t := range tools {
+		if raw, ok := d.listed[t.Name]; ok {
+			if len(raw.in) > 0 {
+				t.InputSchema = raw.in
+			}
+			if len(raw.out) > 0 {
+				t.OutputSchema = raw.out
+			}
+		}
+	}
+	d.mu.Unlock()
 	var impl *sdk.Implementation
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
@@ -507,12 +536,21 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
-	res, err := s.cs.CallTool(cctx, params)
-	if err != nil {
+	// The result is read as the server sent it (noteResult), not as the
+	// SDK decoded it: one block the SDK cannot decode (URL-safe base64)
+	// fails its whole result, and its types drop fields and add others.
+	_, err = s.cs.CallTool(cctx, params)
+	d.mu.Lock()
+	raw := f.result
+	d.mu.Unlock()
+	if raw == nil {
+		if err == nil {
+			err = errors.New("no result was recorded for the call")
+		}
 		rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks = replyOf(d.id, call.Request, res, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 

@@ -106,9 +106,3 @@ func TestServerEverythingSurface(t *testing.T) {
 		t.Error("no resource update within 15 s")
 	}
 }
-
-// quote is s as a JSON string.
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}

@@ -125,6 +125,10 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, err
 	}
 	c.d.record(runner.FrameReceived, m)
+	if r, ok := m.(*jsonrpc.Response); ok {
+		c.d.noteResult(r)
+		c.d.keepToolSchemas(r.Result)
+	}
 	c.d.noteTaskTools(m)
 	c.lists.received(c.d, m)
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
@@ -143,6 +147,9 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		c.d.noteCall(r)
+	}
 	c.lists.sent(m)
 	return c.Connection.Write(ctx, m)
 }
@@ -162,5 +169,40 @@ func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
 			data = b
 		}
 		f.call.Record(runner.Frame{Direction: dir, Kind: runner.FrameJSONRPC, Data: data})
+	}
+}
+
+// toolSchemas are one tool's schemas as the server wrote them.
+type toolSchemas struct{ in, out json.RawMessage }
+
+// keepToolSchemas keeps, while list runs, each tool's inputSchema and
+// outputSchema bytes from a tools/list result: the SDK decodes them into
+// Go maps, which lose the order the server wrote properties in, and a
+// form shows them in that order. A result that is not a tool list adds
+// nothing.
+func (d *Driver) keepToolSchemas(result json.RawMessage) {
+	d.mu.Lock()
+	listing := d.listed != nil
+	d.mu.Unlock()
+	if !listing || len(result) == 0 {
+		return
+	}
+	var page struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &page) != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range page.Tools {
+		if d.listed == nil || len(d.listed) > MaxTools {
+			return
+		}
+		d.listed[t.Name] = toolSchemas{in: t.InputSchema, out: t.OutputSchema}
 	}
 }

@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case serverRaw:
+		if err := serveRaw(); err != nil {
+			fmt.Fprintln(os.Stderr, "raw test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)

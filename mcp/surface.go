@@ -352,12 +352,17 @@ func (d *Driver) read(ctx context.Context, s *session, req modproto.Request, uri
 		if c == nil {
 			continue
 		}
-		b, _ := blockOf(i, &sdk.EmbeddedResource{Resource: c})
-		if b == nil {
+		raw, err := json.Marshal(&sdk.EmbeddedResource{Resource: c})
+		if err != nil {
 			continue
 		}
-		blocks = append(blocks, *b)
-		listed = append(listed, content{URI: c.URI, MIMEType: c.MIMEType, Artifact: b.Artifact.ID})
+		j := blockOf(i, raw)
+		env.Warnings = append(env.Warnings, j.warnings...)
+		if j.block == nil {
+			continue
+		}
+		blocks = append(blocks, *j.block)
+		listed = append(listed, content{URI: c.URI, MIMEType: c.MIMEType, Artifact: j.block.Artifact.ID})
 	}
 	if len(listed) == 0 {
 		env.Warnings = append(env.Warnings, "the server sent no contents")
@@ -381,17 +386,25 @@ func promptReply(module string, req modproto.Request, res *sdk.GetPromptResult) 
 	msgs := []message{}
 	var blocks []runner.ContentBlock
 	for i, m := range res.Messages {
-		if m == nil {
+		if m == nil || m.Content == nil {
 			continue
 		}
-		b, typ := blockOf(i, m.Content)
-		if b == nil {
-			env.Warnings = append(env.Warnings, fmt.Sprintf("message %d: content type %s is not shown", i, typ))
-			msgs = append(msgs, message{Role: string(m.Role), Type: typ})
+		raw, err := json.Marshal(m.Content)
+		if err != nil {
 			continue
 		}
-		blocks = append(blocks, *b)
-		msgs = append(msgs, message{Role: string(m.Role), Type: typ, Artifact: b.Artifact.ID})
+		var head struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(raw, &head)
+		j := blockOf(i, raw)
+		env.Warnings = append(env.Warnings, j.warnings...)
+		if j.block == nil {
+			msgs = append(msgs, message{Role: string(m.Role), Type: head.Type})
+			continue
+		}
+		blocks = append(blocks, *j.block)
+		msgs = append(msgs, message{Role: string(m.Role), Type: head.Type, Artifact: j.block.Artifact.ID})
 	}
 	env.OK = true
 	env.Result, _ = json.Marshal(map[string]any{"description": res.Description, "messages": msgs})

@@ -261,3 +261,14 @@ func TestSurfaceRefusals(t *testing.T) {
 		t.Error("a tool's call was taken for a resource or prompt")
 	}
 }
+
+// tools counts d's capabilities that are tools (not hidden).
+func tools(d *modproto.Descriptor) int {
+	n := 0
+	for _, c := range d.Capabilities {
+		if !c.Hidden {
+			n++
+		}
+	}
+	return n
+}

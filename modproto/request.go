@@ -29,7 +29,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	n := r
 	n.Normalize()
 	n.Grants.Normalize()
-	base, err := json.Marshal(requestWire{
+	base, err := EncodeJSON(requestWire{
 		Protocol: n.Protocol, Capability: n.Capability, RequestID: n.RequestID,
 		Input: n.Input, Roots: n.Roots, Grants: n.Grants, Binaries: n.Binaries,
 		DeadlineMS: n.DeadlineMS, MaxOutputBytes: n.MaxOutputBytes,
@@ -54,11 +54,13 @@ func (r Request) MarshalJSON() ([]byte, error) {
 		if !json.Valid(v) {
 			return nil, fmt.Errorf("request extra %q: value is not valid JSON", k)
 		}
-		kb, _ := json.Marshal(k)
+		kb, _ := EncodeJSON(k)
 		buf.WriteByte(',')
 		buf.Write(kb)
 		buf.WriteByte(':')
-		buf.Write(v)
+		if err := json.Compact(&buf, v); err != nil {
+			return nil, fmt.Errorf("request extra %q: %w", k, err)
+		}
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil

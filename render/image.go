@@ -3,8 +3,10 @@ package render
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	_ "image/gif"  // GIF decoder for DecodeImage.
@@ -37,6 +39,9 @@ type ImageInfo struct {
 	Format string
 	// Width and Height are in pixels, as the header declares them.
 	Width, Height int
+	// Note says what DecodeImage forgave to decode the image as browsers
+	// do (PNG ancillary chunks with a bad CRC, skipped); "" when nothing.
+	Note string
 }
 
 // ImageConfig reads an image's format and declared size without decoding it.
@@ -61,10 +66,48 @@ func DecodeImage(src []byte) (image.Image, ImageInfo, error) {
 		return nil, info, fmt.Errorf("image: %d×%d pixels: %w (limit %d)", info.Width, info.Height, ErrImageTooLarge, MaxImagePixels)
 	}
 	img, _, err := image.Decode(bytes.NewReader(src))
+	if err != nil && info.Format == "png" {
+		if fixed, skipped := skipBadAncillary(src); len(skipped) > 0 {
+			if img, _, err2 := image.Decode(bytes.NewReader(fixed)); err2 == nil {
+				info.Note = fmt.Sprintf("PNG chunk %s has a bad CRC: skipped, as browsers do", strings.Join(skipped, ", "))
+				return img, info, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, info, fmt.Errorf("image: %w", err)
 	}
 	return img, info, nil
+}
+
+// skipBadAncillary is PNG src without its ancillary chunks (a lower-case
+// first letter: text, gamma, time…) whose CRC is wrong, and their types;
+// critical chunks are kept whatever their CRC. A malformed chunk list
+// stops the walk and keeps the rest as it is.
+func skipBadAncillary(src []byte) ([]byte, []string) {
+	const sig = 8
+	if len(src) < sig {
+		return src, nil
+	}
+	out := append([]byte(nil), src[:sig]...)
+	var skipped []string
+	i := sig
+	for i+12 <= len(src) {
+		n := int(binary.BigEndian.Uint32(src[i:]))
+		end := i + 12 + n
+		if n < 0 || end > len(src) || end < i {
+			break
+		}
+		typ := src[i+4 : i+8]
+		crc := binary.BigEndian.Uint32(src[end-4:])
+		if typ[0]&0x20 != 0 && crc32.ChecksumIEEE(src[i+4:end-4]) != crc {
+			skipped = append(skipped, SanitizeLine(string(typ)))
+		} else {
+			out = append(out, src[i:end]...)
+		}
+		i = end
+	}
+	return append(out, src[i:]...), skipped
 }
 
 // FitCells returns the size in cells (columns, rows) of img scaled to fit in

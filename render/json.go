@@ -146,7 +146,18 @@ type jsonToken struct {
 func colorJSON(s string, o Options) string {
 	width := o.width()
 	if o.NoColor {
-		return fitLines(s, width)
+		if !widerThan(s, width) {
+			return s
+		}
+		var b strings.Builder
+		for line := range strings.Lines(s) {
+			body, nl := strings.CutSuffix(line, "\n")
+			b.WriteString(strings.Join(jsonPieces(body, width), "\n"))
+			if nl {
+				b.WriteByte('\n')
+			}
+		}
+		return b.String()
 	}
 	p := o.colors()
 	var wraps [jsonNull + 1][2]string
@@ -170,11 +181,10 @@ func colorJSON(s string, o Options) string {
 	b.Grow(len(s) * 2)
 	for line := range strings.Lines(s) {
 		body, nl := strings.CutSuffix(line, "\n")
+		pieces := jsonPieces(body, width)
+		// A line made shallower for its key is lexed as shown.
+		body = strings.Join(pieces, "")
 		toks := lexJSONLine(body)
-		pieces := []string{body}
-		if cellWidth(body) > width {
-			pieces = strings.Split(ansi.Hardwrap(body, width, true), "\n")
-		}
 		if strings.Join(pieces, "") != body {
 			// Hardwrap dropped or added bytes; color first, then wrap.
 			var lb strings.Builder
@@ -199,6 +209,71 @@ func colorJSON(s string, o Options) string {
 		}
 	}
 	return b.String()
+}
+
+// jsonPieces breaks an indented JSON line wider than width cells into
+// lines of at most width (a string value continues at the line's
+// start), never inside its key: a line whose key would not fit at its
+// depth is drawn shallower (by as little as lets it, or its key, fit),
+// its value after the key. A key wider than width is cut like any text.
+func jsonPieces(body string, width int) []string {
+	if cellWidth(body) <= width {
+		return []string{body}
+	}
+	rest := strings.TrimLeft(body, " ")
+	ind := len(body) - len(rest)
+	if end := jsonKeyEnd(rest); end > 0 {
+		if kw := cellWidth(rest[:end]); kw <= width {
+			// Shallower by as little as lets the whole line fit, else
+			// its key.
+			if rw := cellWidth(rest); rw <= width {
+				ind = min(ind, width-rw)
+			} else {
+				ind = min(ind, width-kw)
+			}
+			line := strings.Repeat(" ", ind) + rest
+			head := line[:ind+end]
+			if cellWidth(line) <= width {
+				return []string{line}
+			}
+			out := []string{head}
+			if tail := line[ind+end:]; tail != "" {
+				// The value follows the key on its line as far as it fits.
+				room := width - cellWidth(head)
+				first := ansi.Cut(tail, 0, room)
+				out[0] += first
+				if r := tail[len(first):]; r != "" {
+					out = append(out, strings.Split(ansi.Hardwrap(r, width, true), "\n")...)
+				}
+			}
+			return out
+		}
+	}
+	return strings.Split(ansi.Hardwrap(body, width, true), "\n")
+}
+
+// jsonKeyEnd is the length of the key, colon and space line starts with
+// (`"key": `), 0 when it does not start with a key.
+func jsonKeyEnd(line string) int {
+	if !strings.HasPrefix(line, `"`) {
+		return 0
+	}
+	for i := 1; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '"':
+			rest := line[i+1:]
+			if strings.HasPrefix(rest, ": ") {
+				return i + 3
+			}
+			if strings.HasPrefix(rest, ":") {
+				return i + 2
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // styleWrap returns the escape sequences st puts before and after a piece of

@@ -23,6 +23,9 @@ const (
 	// a larger one is shown as plain Text. Glamour renders about 0.2 MB/s
 	// (BenchmarkMarkdown1MB), so this keeps a render near ten seconds.
 	MaxMarkdownBytes = 2 << 20
+	// glamourChromaTheme is the name glamour registers its styles' code
+	// block colors under with chroma (glamour v2 ansi/codeblock.go).
+	glamourChromaTheme = "charm"
 )
 
 // Markdown renders a markdown document (GitHub-flavoured, via glamour) for a
@@ -55,7 +58,8 @@ func Markdown(src []byte, o Options) (string, error) {
 	if !ok {
 		return Text(src, o), fmt.Errorf("markdown: no glamour style %q", style)
 	}
-	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true})
+	var codes codeBlocks
+	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true}, &codes)
 	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(in), &buf); err != nil {
@@ -66,7 +70,17 @@ func Markdown(src []byte, o Options) (string, error) {
 	if m := cfg.Document.Margin; m != nil {
 		textWidth -= int(*m)
 	}
-	out := safeHyperlinks(untruncateHrefs(hangListItems(buf.String(), textWidth)))
+	// Code blocks are drawn by modbay (codeBlocks.fill), highlighted with
+	// the theme glamour registered with chroma when it rendered their
+	// placeholders.
+	theme := ""
+	if !o.NoColor {
+		theme = cfg.CodeBlock.Theme
+		if cfg.CodeBlock.Chroma != nil {
+			theme = glamourChromaTheme
+		}
+	}
+	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(quoteBars(buf.String(), codes.quotes), width, theme), textWidth)))
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.

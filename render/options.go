@@ -7,6 +7,7 @@ package render
 
 import (
 	"image/color"
+	"modbay/cellwidth"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -80,7 +81,7 @@ func (o Options) style(c color.Color) lipgloss.Style {
 
 // cellWidth is the width of s in terminal cells (escape sequences count zero).
 func cellWidth(s string) int {
-	return ansi.StringWidth(s)
+	return cellwidth.String(s)
 }
 
 // widerThan reports whether a line of s is wider than width cells.

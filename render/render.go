@@ -131,6 +131,9 @@ func artifact(src []byte, pres string, m Meta, o Options) (string, error) {
 		}
 		w, h := FitCells(info.Width, info.Height, o.width(), imageRows)
 		head := fmt.Sprintf("%s image, %d×%d pixels", strings.ToUpper(info.Format), info.Width, info.Height)
+		if info.Note != "" {
+			head += " · " + info.Note
+		}
 		return o.style(o.colors().muted).Render(head) + "\n" + HalfBlocks(img, w, h, o), nil
 	case modproto.PresentationVideo, modproto.PresentationAudio:
 		note := "No prober (ffprobe) was available: type and size only."

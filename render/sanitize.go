@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -49,6 +50,11 @@ const (
 //     U+2066–U+2069; the "Trojan Source" set, CVE-2021-42574) become U+FFFD:
 //     they are invisible yet reorder what a person reads. Implicit marks
 //     (U+200E, U+200F, U+061C) are kept; they cannot hide text.
+//   - the invisible format characters that can hide text or split a word
+//     unseen — Unicode tag characters (U+E0000–U+E007F, which spell
+//     invisible ASCII), zero width space U+200B, word joiner and invisible
+//     operators U+2060–U+2064, and U+FEFF — show as "<U+XXXX>". The joiners
+//     U+200C and U+200D are kept: scripts and emoji need them.
 //
 // Sanitize never drops a character silently; everything removed leaves a
 // visible stand-in.
@@ -121,6 +127,8 @@ func sanitize(s string, oneLine bool) string {
 			b.WriteByte(byte(r - c1Base + c1ToFe))
 		case isBidiControl(r):
 			b.WriteRune(bidiGlyph)
+		case isInvisibleFormat(r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteString(s[i-size : i])
 		}
@@ -142,7 +150,7 @@ func isClean(s string, oneLine bool) bool {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size <= 1) || (r >= c1Base && r <= c1Last) || isBidiControl(r) {
+		if (r == utf8.RuneError && size <= 1) || (r >= c1Base && r <= c1Last) || isBidiControl(r) || isInvisibleFormat(r) {
 			return false
 		}
 		i += size
@@ -155,6 +163,12 @@ func isClean(s string, oneLine bool) bool {
 // (U+202A–U+202E) and LRI, RLI, FSI, PDI (U+2066–U+2069).
 func isBidiControl(r rune) bool {
 	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// isInvisibleFormat reports whether r is a format character Sanitize
+// shows as "<U+XXXX>": a tag character, U+200B, U+2060–U+2064, U+FEFF.
+func isInvisibleFormat(r rune) bool {
+	return (r >= 0xE0000 && r <= 0xE007F) || r == '\u200B' || (r >= '\u2060' && r <= '\u2064') || r == '\uFEFF'
 }
 
 // expandTabs replaces each '\t' in s with spaces up to the next multiple of

@@ -26,12 +26,12 @@ const glamourPriority = 1000
 // own (the same extensions: GFM, definition lists, heading ids), so that
 // structureTransformer can repair the AST before glamour's ANSI renderer
 // walks it. Glamour exposes no hook for AST transformers.
-func newMarkdownConverter(o ansi.Options) goldmark.Markdown {
+func newMarkdownConverter(o ansi.Options, codes *codeBlocks) goldmark.Markdown {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.DefinitionList),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(structureTransformer{}, 0)),
+			parser.WithASTTransformers(util.Prioritized(structureTransformer{codes: codes}, 0)),
 		),
 	)
 	md.SetRenderer(renderer.NewRenderer(renderer.WithNodeRenderers(
@@ -54,17 +54,18 @@ const (
 	sentBlock  = "\uE001" // the start of a later text block of the item
 	sentEnd    = "\uE002" // the end of a text block of a list item
 	sentBreak  = "\uE003" // a hard line break (the line ends here)
+	sentCode   = "\uE004" // a code block's place: codeBlocks.fill draws it
 	// sentinels prefixes the source as its own first paragraph, which the
 	// transformer removes: text nodes for the marks point into it.
-	sentinels = sentItem + sentBlock + sentEnd + sentBreak + "\n\n"
+	sentinels = sentItem + sentBlock + sentEnd + sentBreak + sentCode + "\n\n"
 	sentWidth = len(sentItem)
 )
 
 // sentinelSource prepends the sentinel paragraph to src after replacing
 // any sentinel character src holds with U+FFFD.
 func sentinelSource(src string) string {
-	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak) {
-		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD").Replace(src)
+	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak+sentCode) {
+		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD", sentCode, "\uFFFD").Replace(src)
 	}
 	return sentinels + src
 }
@@ -84,8 +85,19 @@ func sentinelSource(src string) string {
 //     soft line break becomes a space here, so only hard breaks stay
 //     line breaks (and a soft break inside a list item no longer cuts
 //     the line either);
+//   - a code span's entities are decoded ("`&gt;`" shows ">"); they are
+//     kept literal, as CommonMark §6.1 has them;
+//   - a code block's lines are hard-wrapped inside tokens by glamour's
+//     document wrap ("--prefix" into "-" / "-prefix") and lose their
+//     indent; glamour has no option to leave them be, so each block is
+//     taken out (codeBlocks) and drawn by modbay in its place;
 //   - list items' text is marked with sentinels for hangListItems.
-type structureTransformer struct{}
+type structureTransformer struct {
+	// codes receives each code block's text, in document order; the block
+	// is left to glamour as one sentCode line (nil: code blocks are left
+	// to glamour whole).
+	codes *codeBlocks
+}
 
 // marks are the text nodes of the sentinel paragraph, by sentinel; nil
 // when the source does not start with it.
@@ -109,7 +121,7 @@ func (m marks) hardBreak() ast.Node {
 }
 
 // Transform implements parser.ASTTransformer.
-func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+func (st structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	src := reader.Source()
 	var m marks
 	if first := doc.FirstChild(); first != nil && bytes.HasPrefix(src, []byte(sentinels)) && first.Kind() == ast.KindParagraph {
@@ -120,7 +132,7 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 	if space >= 0 && m.src != nil {
 		space += len(sentinels)
 	}
-	var brs, soft, hard, items []ast.Node
+	var brs, soft, hard, items, spans, code []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -128,6 +140,14 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 		switch n.Kind() {
 		case ast.KindListItem:
 			items = append(items, n)
+		case ast.KindCodeSpan:
+			spans = append(spans, n)
+		case ast.KindCodeBlock, ast.KindFencedCodeBlock:
+			code = append(code, n)
+		case ast.KindBlockquote:
+			if st.codes != nil {
+				st.codes.quotes = true
+			}
 		case ast.KindText:
 			t := n.(*ast.Text)
 			switch {
@@ -149,6 +169,34 @@ func (structureTransformer) Transform(doc *ast.Document, reader text.Reader, _ p
 		n.(*ast.Text).SetSoftLineBreak(false)
 		sp := ast.NewTextSegment(text.NewSegment(space, space+1))
 		n.Parent().InsertAfter(n.Parent(), n, sp)
+	}
+	for _, n := range spans {
+		// Glamour decodes entities in a code span's text (html.
+		// UnescapeString), which CommonMark §6.1 keeps literal: "&gt;"
+		// showed as ">". Its text is given &-escaped, so the decoding
+		// gives back what was typed.
+		lit := strings.ReplaceAll(string(n.Text(src)), "&", "&amp;")
+		n.RemoveChildren(n)
+		n.AppendChild(n, ast.NewString([]byte(lit)))
+	}
+	if st.codes != nil && m.src != nil {
+		i := strings.Index(sentinels, sentCode)
+		for _, n := range code {
+			var b bytes.Buffer
+			lines := n.Lines()
+			for j := 0; j < lines.Len(); j++ {
+				seg := lines.At(j)
+				b.Write(seg.Value(src))
+			}
+			lang := ""
+			if f, ok := n.(*ast.FencedCodeBlock); ok {
+				lang = string(f.Language(src))
+			}
+			st.codes.blocks = append(st.codes.blocks, codeBlock{lang: lang, text: b.String()})
+			cb := ast.NewCodeBlock()
+			cb.Lines().Append(text.NewSegment(i, i+sentWidth+1)) // with its "\n", as a code line ends
+			n.Parent().ReplaceChild(n.Parent(), n, cb)
+		}
 	}
 	for _, n := range hard {
 		// The line ends after the break sentinel.
@@ -380,7 +428,7 @@ func sgrLen(s string) int {
 
 // dropSentinels removes every sentinel character from s.
 func dropSentinels(s string) string {
-	for _, c := range []string{sentItem, sentBlock, sentEnd, sentBreak} {
+	for _, c := range []string{sentItem, sentBlock, sentEnd, sentBreak, sentCode} {
 		s = strings.ReplaceAll(s, c, "")
 	}
 	return s

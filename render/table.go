@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 
+	"modbay/cellwidth"
 	"modbay/internal/words"
 	"modbay/modproto"
 )
@@ -85,6 +86,10 @@ type TableData struct {
 	Warnings []TableWarning
 	// Skipped counts every record left out, described in Warnings or not.
 	Skipped int
+	// Ambiguous says why TSV quoting is ambiguous (a '"' cell spanning
+	// lines reads as one cell in CSV, as a row of its own in TSV); "" when
+	// it is not. ParseTable(src, "text/csv") reads it as CSV.
+	Ambiguous string
 }
 
 // TableWarning is one malformed record that ParseTable left out.
@@ -163,7 +168,51 @@ func parseTSV(src []byte) (*TableData, error) {
 	if len(records) == 0 {
 		return td, nil
 	}
-	return fromRecords(td, records), nil
+	td = fromRecords(td, records)
+	td.Ambiguous = tsvAmbiguity(src, records)
+	return td, nil
+}
+
+// tsvAmbiguity says why a TSV file's quoting is ambiguous, "" when it is
+// not: a field opens a '"' its line does not close, and read as CSV (tab
+// separated) the file parses whole with that quoted cell spanning lines
+// and every record as wide as the first — TSV has no quoting, so the
+// cell's lines are rows of their own there, misaligned.
+func tsvAmbiguity(src []byte, records [][]string) string {
+	open := -1
+	for i, rec := range records {
+		for _, f := range rec {
+			if strings.HasPrefix(f, `"`) && (len(f) == 1 || !strings.HasSuffix(f, `"`)) {
+				open = i
+				break
+			}
+		}
+		if open >= 0 {
+			break
+		}
+	}
+	if open < 0 {
+		return ""
+	}
+	r := newCSVReader(src, '\t')
+	var n, width int
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || (n > 0 && len(rec) != width) {
+			return ""
+		}
+		if n == 0 {
+			width = len(rec)
+		}
+		n++
+	}
+	if n >= len(records) {
+		return ""
+	}
+	return fmt.Sprintf("record %d opens a quoted cell that spans lines: read as TSV (no quoting), it is %d rows; read as CSV, %d", open+1, len(records), n)
 }
 
 // sniffDelimiter picks the candidate delimiter whose records, over the first
@@ -592,7 +641,7 @@ func renderTable(td *TableData, o Options) string {
 	// Sanitize every shown cell once, cut to the widest a column can be.
 	maxCell := width - 2*cellPadding - 2*columnBorderCells
 	cell := func(s string) string {
-		return ansi.Truncate(SanitizeCell(s), maxCell, ellipsis)
+		return cellwidth.Truncate(SanitizeCell(s), maxCell, ellipsis)
 	}
 	header := make([]string, ncols)
 	natural := make([]int, ncols)
@@ -613,12 +662,12 @@ func renderTable(td *TableData, o Options) string {
 	shownCols := len(widths)
 	header = header[:shownCols]
 	for j, w := range widths {
-		header[j] = ansi.Truncate(header[j], w, ellipsis)
+		header[j] = cellwidth.Truncate(header[j], w, ellipsis)
 	}
 	for i := range rows {
 		rows[i] = rows[i][:shownCols]
 		for j, w := range widths {
-			rows[i][j] = ansi.Truncate(rows[i][j], w, ellipsis)
+			rows[i][j] = cellwidth.Truncate(rows[i][j], w, ellipsis)
 		}
 	}
 
@@ -644,7 +693,7 @@ func renderTable(td *TableData, o Options) string {
 
 	var b strings.Builder
 	for _, line := range td.Preamble {
-		b.WriteString(ansi.Truncate(SanitizeLine(line), width, ellipsis))
+		b.WriteString(cellwidth.Truncate(SanitizeLine(line), width, ellipsis))
 		b.WriteByte('\n')
 	}
 	b.WriteString(t.String())
@@ -662,6 +711,9 @@ func renderTable(td *TableData, o Options) string {
 	}
 	if td.Skipped > 0 {
 		notes = append(notes, fmt.Sprintf("%d malformed %s skipped", td.Skipped, words.Plural(td.Skipped, "record", "records")))
+	}
+	if td.Ambiguous != "" {
+		notes = append(notes, "ambiguous quoting: "+td.Ambiguous+" (--media-type text/csv reads it so)")
 	}
 	if len(notes) > 0 {
 		b.WriteString(o.style(p.muted).Render(ansi.Wrap(strings.Join(notes, ", "), width, "")))

@@ -21,31 +21,31 @@ import (
 // failures make the run path_outside_root, the others a protocol violation.
 type artifactFailure struct {
 	confinement bool
-	v           modproto.ValidationError
+	// index is the artifact's place in execution.artifacts.
+	index int
+	v     modproto.ValidationError
 }
 
 // verifyArtifacts checks and stages every artifact (docs/protocol.md §8), each
 // resolved beneath its root's handle in dirs (opened when the run was
 // planned), never by path again; started is when the module started (for
-// the hard-link rule, checkLinks). It returns the verified artifacts, or
-// the failures (all of them) when any failed; failure paths number arts
-// from offset in execution.artifacts.
+// the hard-link rule, checkLinks). It returns the verified artifacts and
+// the failures of the others: one bad artifact does not hide the good
+// ones; failure paths number arts from offset in execution.artifacts.
 func (h *Host) verifyArtifacts(roots map[string]modproto.Root, dirs rootDirs, started time.Time, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	out := []VerifiedArtifact{}
 	var fails []artifactFailure
 	for i, a := range arts {
 		va, f := h.verifyArtifact(roots, dirs, started, a)
 		if f != nil {
+			f.index = offset + i
 			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", offset+i)
 			fails = append(fails, *f)
 			continue
 		}
 		out = append(out, va)
 	}
-	if len(fails) > 0 {
-		return nil, fails
-	}
-	return out, nil
+	return out, fails
 }
 
 // verifyArtifact confines, opens, measures, hashes and stages one artifact.

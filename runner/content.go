@@ -62,7 +62,7 @@ func blockArtifacts(blocks []ContentBlock) []modproto.Artifact {
 // directory is removed before it returns, so Source is cleared.
 func (h *Host) stageBlocks(blocks []ContentBlock, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	fail := func(i int, confinement bool, f string, args ...any) []artifactFailure {
-		return []artifactFailure{{confinement: confinement, v: modproto.ValidationError{
+		return []artifactFailure{{confinement: confinement, index: offset + i, v: modproto.ValidationError{
 			Path: fmt.Sprintf("execution.artifacts[%d]", offset+i), Detail: fmt.Sprintf(f, args...)}}}
 	}
 	dir, err := os.MkdirTemp("", "modbay-run-")

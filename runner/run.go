@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -61,7 +60,7 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 // request's roots as opened when the run was planned, beneath which its
 // artifacts are resolved.
 func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs rootDirs, kinds []string, eventID string, opts RunOptions) (*Result, error) {
-	reqBytes, err := json.Marshal(req)
+	reqBytes, err := modproto.EncodeJSON(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
@@ -122,17 +121,25 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	// ends once the envelope is judged, stage once the artifacts are.
 	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseVerify)})
 	arts, fails := h.verifyArtifacts(req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
-	if len(fails) == 0 && len(r.Blocks) > 0 {
-		var blockArts []VerifiedArtifact
-		blockArts, fails = h.stageBlocks(r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
-		arts = append(arts, blockArts...)
+	if len(r.Blocks) > 0 {
+		blockArts, blockFails := h.stageBlocks(r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
+		arts, fails = append(arts, blockArts...), append(fails, blockFails...)
 	}
 	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseStage)})
+	// The verified artifacts stay listed (and open) beside the refused
+	// ones, whose failure is still the run's verdict (docs/protocol.md §8).
+	res.Artifacts = arts
 	if len(fails) > 0 {
+		for _, f := range fails {
+			id := ""
+			if f.index < len(env.Execution.Artifacts) {
+				id = env.Execution.Artifacts[f.index].ID
+			}
+			res.Refused = append(res.Refused, RefusedArtifact{ID: id, Reason: f.v.Detail})
+		}
 		code, v := failureCode(fails)
 		return hostErr(code, detailOf(v), v), nil
 	}
-	res.Artifacts = arts
 	return res, nil
 }
 

@@ -377,13 +377,18 @@ func TestSeamContentBlockChecks(t *testing.T) {
 		max    int
 		code   string
 		detail string
+		good   string // the id verified beside a refused one
+		whole  bool   // refused before any artifact is judged
 	}{
 		{name: "fine", blocks: []runner.ContentBlock{block(nil), block(func(b *runner.ContentBlock) { b.Artifact.ID = "h" })}},
 		{name: "undeclared kind", blocks: []runner.ContentBlock{block(func(b *runner.ContentBlock) { b.Artifact.Kind = "other" })},
-			code: modproto.CodeHostProtocolViolation, detail: "artifact_schemas"},
+			code: modproto.CodeHostProtocolViolation, detail: "artifact_schemas", whole: true},
 		{name: "wrong digest", blocks: []runner.ContentBlock{block(func(b *runner.ContentBlock) {
 			b.Artifact.Digest = "sha256:" + strings.Repeat("0", 64)
 		})}, code: modproto.CodeHostProtocolViolation, detail: "hashes to"},
+		{name: "one wrong digest among good", blocks: []runner.ContentBlock{block(nil), block(func(b *runner.ContentBlock) {
+			b.Artifact.ID, b.Data, b.Artifact.Digest = "h", []byte("ho"), "sha256:"+strings.Repeat("0", 64)
+		})}, code: modproto.CodeHostProtocolViolation, detail: "hashes to", good: "g"},
 		{name: "wrong size", blocks: []runner.ContentBlock{block(func(b *runner.ContentBlock) { b.Artifact.Bytes = 7 })},
 			code: modproto.CodeHostProtocolViolation, detail: "bytes is 7"},
 		{name: "escaping path", blocks: []runner.ContentBlock{block(func(b *runner.ContentBlock) { b.Artifact.Path = "../out.txt" })},
@@ -393,10 +398,10 @@ func TestSeamContentBlockChecks(t *testing.T) {
 			block(func(b *runner.ContentBlock) { b.Artifact.ID, b.Artifact.Path = "h", "same" })},
 			code: modproto.CodeHostProtocolViolation, detail: "already has path"},
 		{name: "over the ceiling", blocks: []runner.ContentBlock{block(func(b *runner.ContentBlock) { b.Data = make([]byte, 4096) })},
-			max: 2048, code: modproto.CodeHostOutputTooLarge, detail: "max_output_bytes"},
+			max: 2048, code: modproto.CodeHostOutputTooLarge, detail: "max_output_bytes", whole: true},
 		{name: "file naming the content root", file: &modproto.Artifact{ID: "f", Kind: "greeting", Root: runner.ContentRoot,
 			Path: "block-0", MediaType: "text/plain", Digest: "sha256:" + strings.Repeat("a", 64)},
-			blocks: []runner.ContentBlock{block(nil)}, code: modproto.CodePathOutsideRoot, detail: "execution.artifacts[0]: artifact \"f\": root \"content\" was not supplied"},
+			blocks: []runner.ContentBlock{block(nil)}, code: modproto.CodePathOutsideRoot, detail: "execution.artifacts[0]: artifact \"f\": root \"content\" was not supplied", good: "g"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -425,11 +430,26 @@ func TestSeamContentBlockChecks(t *testing.T) {
 				}
 				return
 			}
-			if !strings.Contains(res.Host.Detail, tc.detail) || len(res.Artifacts) != 0 {
-				t.Errorf("detail %q, want it to say %q; artifacts %v", res.Host.Detail, tc.detail, res.Artifacts)
+			if !strings.Contains(res.Host.Detail, tc.detail) {
+				t.Errorf("detail %q, want it to say %q", res.Host.Detail, tc.detail)
 			}
-			if entries, _ := os.ReadDir(filepath.Join(s.cfg.ArtifactsDir(), "sha256")); len(entries) != 0 {
-				t.Errorf("a refused block was staged: %v", entries)
+			// One bad artifact does not hide the good ones: the refused are
+			// listed with their reason, the verified still staged.
+			if !tc.whole && (len(res.Refused) == 0 || res.Refused[0].Reason == "") {
+				t.Errorf("refused %+v, want the failed artifact listed with its reason", res.Refused)
+			}
+			for _, a := range res.Artifacts {
+				for _, f := range res.Refused {
+					if a.ID == f.ID {
+						t.Errorf("artifact %q is both verified and refused", a.ID)
+					}
+				}
+			}
+			if tc.good != "" && (len(res.Artifacts) != 1 || res.Artifacts[0].ID != tc.good) {
+				t.Errorf("artifacts %+v, want %q verified beside the refused", res.Artifacts, tc.good)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(s.cfg.ArtifactsDir(), "sha256")); len(entries) != len(res.Artifacts) {
+				t.Errorf("staged %v, want only the verified %v", entries, res.Artifacts)
 			}
 		})
 	}

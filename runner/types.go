@@ -245,8 +245,14 @@ type Result struct {
 	Host       *HostError
 	// EffectWarnings are docs/protocol.md §7 warnings (declared versus actual).
 	EffectWarnings modproto.ValidationErrors
-	// Artifacts are the verified, staged artifacts (empty when Host is set).
+	// Artifacts are the verified, staged artifacts: all of them on
+	// success; with Host set, those that passed when others were refused
+	// (Refused), else none.
 	Artifacts []VerifiedArtifact
+	// Refused are the reported artifacts that failed verification
+	// (docs/protocol.md §8), in execution.artifacts order; their failure
+	// is Host's verdict.
+	Refused []RefusedArtifact
 	// Stdout is kept only up to the ceiling; Stderr up to StderrCap.
 	Stdout []byte
 	Stderr string
@@ -267,6 +273,14 @@ type Result struct {
 	// cost). Envelope, Artifacts, Stdout and Stderr are then the final
 	// poll's, while RequestID stays the original request's id.
 	HandleEnvelope *modproto.Envelope
+}
+
+// RefusedArtifact is a reported artifact the host refused, and why.
+type RefusedArtifact struct {
+	// ID is the artifact's id as reported (module text: sanitize).
+	ID string
+	// Reason is the rule it broke, one line.
+	Reason string
 }
 
 // OK reports whether the run succeeded: no host verdict and ok: true.

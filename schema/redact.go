@@ -79,7 +79,7 @@ func Redact(h *Compiled, input json.RawMessage, how Redaction) (json.RawMessage,
 	case drop && how == RedactOmit:
 		return nil, r.n
 	}
-	b, err := json.Marshal(out)
+	b, err := modproto.EncodeJSON(out)
 	if err != nil {
 		return maskJSON(), max(r.n, 1)
 	}

@@ -101,3 +101,16 @@ func TestValidateMasksSecretsInFindings(t *testing.T) {
 		t.Errorf("findings %s", got)
 	}
 }
+
+// TestRedactKeepsTextAsTyped: a redacted input (what the approval dialog,
+// presets and copied commands show) keeps & < > as typed.
+func TestRedactKeepsTextAsTyped(t *testing.T) {
+	h, err := Compile(json.RawMessage(`{"properties":{"pw":{"format":"password"},"url":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, n := Redact(h, json.RawMessage(`{"url":"https://e.com/?a=1&b=<2>","pw":"x"}`), RedactMask)
+	if n != 1 || !strings.Contains(string(out), `"url":"https://e.com/?a=1&b=<2>"`) {
+		t.Errorf("redacted %s (%d masked): want the URL as typed", out, n)
+	}
+}

@@ -2,7 +2,9 @@
 // module sends (docs/protocol.md §4) is compiled here into a cached Compiled
 // handle shared by the runner, the form and the lint, and every validation
 // error is reported here as findings at JSON pointers, in plain words.
-// docs/internals.md "Schemas" says how a schema is read.
+// A document's structure is read once, as a Doc (doc.go), which the form,
+// check and the lint read. docs/internals.md "Schemas" says how a schema is
+// read.
 package schema
 
 import (
@@ -70,6 +72,12 @@ type Compiled struct {
 	// validated again (the form's Check and its branch filter judge one
 	// value twice); guarded by mu.
 	last validation
+	// parsed is the document read as a Doc (Doc, once).
+	parsed struct {
+		once sync.Once
+		d    *Doc
+		err  error
+	}
 	// doc is the document decoded, for Redact (read once, on first use).
 	doc struct {
 		once sync.Once

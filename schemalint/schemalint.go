@@ -29,15 +29,20 @@
 //     hostname, ipv4, ipv6, uuid.
 //
 // Provider findings are warnings: the module works in modbay regardless.
+// The lint reads the schema as the form and the conformance generator do
+// (schema.Doc): a $ref resolves, or fails to, the same way in all three.
 package schemalint
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
+	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
+	"modbay/internal/jsonptr"
 	"modbay/schema"
 )
 
@@ -57,6 +62,9 @@ const (
 	RuleRef      = "ref"
 	RuleRequired = "required"
 	RuleProvider = "provider"
+	// RuleBounds: a lower bound above its upper bound (after $ref and
+	// allOf are merged), so no value of the field is valid.
+	RuleBounds = "bounds"
 )
 
 // Finding is one problem in one schema.
@@ -98,32 +106,36 @@ var strictFormats = map[string]bool{
 // then by path.
 func Lint(id string, raw json.RawMessage) []Finding {
 	l := &linter{id: id}
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
 		l.add("", RuleCompile, Error, "not JSON: "+err.Error())
 		return l.out
 	}
-	l.compile(raw)
-	root, _ := doc.(map[string]any)
-	if root == nil {
-		if _, ok := doc.(bool); !ok {
-			l.add("", RuleCompile, Error, "a schema must be an object or a boolean")
+	compiled := l.compile(raw)
+	doc, err := schema.Parse(raw)
+	if err != nil {
+		if compiled {
+			l.add("", RuleCompile, Error, "cannot be read: "+oneLine(err.Error()))
 		}
 		return l.sorted()
 	}
+	root := doc.Root()
+	if root.Bool != nil {
+		return l.sorted()
+	}
 	l.doc = doc
-	l.ids = map[string]bool{}
-	collectIDs(doc, l.ids)
 	l.top(root)
-	l.walk(doc, "")
+	for _, n := range doc.Nodes() {
+		l.node(n)
+	}
 	l.cycles()
 	return l.sorted()
 }
 
 type linter struct {
 	id   string
-	doc  any
-	ids  map[string]bool
+	doc  *schema.Doc
 	out  []Finding
 	seen map[string]bool // provider keyword findings, one per keyword
 }
@@ -144,27 +156,29 @@ func (l *linter) sorted() []Finding {
 
 // compile compiles the schema as the runner and the form do (package
 // schema: 2020-12 unless it says otherwise, draft-07 when that fails and
-// it declares nothing), warning when only draft-07 makes it compile.
-func (l *linter) compile(raw json.RawMessage) {
+// it declares nothing), warning when only draft-07 makes it compile. It
+// reports whether the schema compiled.
+func (l *linter) compile(raw json.RawMessage) bool {
 	h, err := schema.Compile(raw)
 	if err != nil {
 		// The schema package calls the document "the schema"; a person
 		// knows it by its id, given with every finding.
 		l.add("", RuleCompile, Error, "does not compile: "+oneLine(err.Error()))
-		return
+		return false
 	}
 	if h.Fallback() {
 		l.add("", RuleDraft, Warning, `declares no "$schema" and only compiles as draft-07: add "$schema": "http://json-schema.org/draft-07/schema#"`)
 	}
+	return true
 }
 
 // top checks the provider rules for the root.
-func (l *linter) top(root map[string]any) {
-	if t, _ := root["type"].(string); t != "object" {
+func (l *linter) top(root *schema.Node) {
+	if !slices.Equal(root.Types, []string{"object"}) {
 		l.add("", RuleProvider, Warning, `top-level "type" is not "object": tool APIs take one object of named parameters`)
 	}
 	for _, k := range []string{"oneOf", "anyOf", "allOf", "enum", "not"} {
-		if _, ok := root[k]; ok {
+		if root.Has(k) {
 			l.add("", RuleProvider, Warning, fmt.Sprintf("top-level %q: tool APIs reject it at the root of parameters", k))
 			l.mark(k)
 		}
@@ -178,162 +192,116 @@ func (l *linter) mark(k string) {
 	l.seen[k] = true
 }
 
-// walk visits every subschema.
-func (l *linter) walk(node any, path string) {
-	m, ok := node.(map[string]any)
-	if !ok {
+// node checks one subschema (Lint visits every one, in document order).
+func (l *linter) node(n *schema.Node) {
+	if n.Bool != nil {
 		return
 	}
-	if ref, ok := m["$ref"].(string); ok {
-		l.ref(ref, path)
+	path := n.Loc
+	if n.Ref != "" {
+		l.ref(n)
 	}
-	l.keywords(m, path)
-	l.forbiddenRequired(m, path)
-	if props, ok := m["properties"].(map[string]any); ok {
-		if req, ok := m["required"].([]any); ok {
-			_, patterns := m["patternProperties"]
-			closed := m["additionalProperties"] == false && !patterns
-			for _, r := range req {
-				name, _ := r.(string)
-				if _, ok := props[name]; ok {
-					continue
-				}
-				if closed {
-					l.add(path, RuleRequired, Error, fmt.Sprintf("requires %q, which additionalProperties: false forbids: no input can be valid", name))
-				} else {
-					l.add(path, RuleRequired, Warning, fmt.Sprintf("requires %q, which is not in properties", name))
-				}
+	l.keywords(n)
+	l.bounds(n)
+	l.forbiddenRequired(n)
+	if n.Has("properties") {
+		closed := n.AdditionalFalse && !n.Has("patternProperties")
+		for _, name := range n.Required {
+			if property(n, name) != nil {
+				continue
+			}
+			if closed {
+				l.add(path, RuleRequired, Error, fmt.Sprintf("requires %q, which additionalProperties: false forbids: no input can be valid", name))
+			} else {
+				l.add(path, RuleRequired, Warning, fmt.Sprintf("requires %q, which is not in properties", name))
 			}
 		}
 	}
 	for _, k := range strictUnsupported {
-		if _, ok := m[k]; ok && !l.seen[k] {
+		if n.Has(k) && !l.seen[k] {
 			l.mark(k)
 			l.add(path, RuleProvider, Warning, fmt.Sprintf("%q is outside OpenAI strict mode's subset", k))
 		}
 	}
-	if f, ok := m["format"].(string); ok && !strictFormats[f] && !l.seen["format:"+f] {
+	if f := n.Format; f != "" && !strictFormats[f] && !l.seen["format:"+f] {
 		l.mark("format:" + f)
 		l.add(path+"/format", RuleProvider, Warning, fmt.Sprintf("format %q is outside OpenAI strict mode's list", f))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := m[k]
-		switch k {
-		case "const", "enum", "default", "examples", "example", "required", "dependentRequired", "$vocabulary":
-			continue
-		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-			if sub, ok := v.(map[string]any); ok {
-				names := make([]string, 0, len(sub))
-				for n := range sub {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				for _, n := range names {
-					l.walk(sub[n], path+"/"+k+"/"+escape(n))
-				}
-			}
-			continue
-		}
-		if !keywordSet[k] {
-			continue // not a keyword: its value is data, not a schema
-		}
-		switch x := v.(type) {
-		case map[string]any:
-			l.walk(x, path+"/"+escape(k))
-		case []any:
-			for i, s := range x {
-				l.walk(s, fmt.Sprintf("%s/%s/%d", path, escape(k), i))
-			}
-		}
-	}
 }
 
-// ref checks one $ref: it must name something in this document.
-func (l *linter) ref(ref, path string) {
-	base, frag, _ := strings.Cut(ref, "#")
-	if base != "" {
-		if u, err := url.Parse(base); err == nil && u.IsAbs() && !l.ids[strings.TrimSuffix(base, "#")] {
-			l.add(path, RuleRef, Error, fmt.Sprintf("$ref %q is remote: modbay never loads it, and no tool API fetches it", ref))
-			return
-		}
-		if !l.ids[base] {
-			l.add(path, RuleRef, Error, fmt.Sprintf("$ref %q names no $id in this document", ref))
-		}
+// bounds warns when n's bounds, with its $ref and allOf merged
+// (schema.Doc.Effective), leave no value: minimum above maximum, and the
+// same for lengths and item counts. A schema that only refers to another
+// is not reported again: the one it names is.
+func (l *linter) bounds(n *schema.Node) {
+	own := len(n.AllOf) > 0 || slices.ContainsFunc(n.Keywords, func(k string) bool { return boundKeywords[k] })
+	if !own {
 		return
 	}
-	if frag == "" || !strings.HasPrefix(frag, "/") {
-		if frag != "" && !l.ids["#"+frag] {
-			l.add(path, RuleRef, Error, fmt.Sprintf("$ref %q names no $anchor in this document", ref))
+	e := l.doc.Effective(n)
+	lo, loX := e.Minimum, false
+	if e.ExclusiveMinimum != "" && (lo == "" || cmpNum(e.ExclusiveMinimum, lo) >= 0) {
+		lo, loX = e.ExclusiveMinimum, true
+	}
+	hi, hiX := e.Maximum, false
+	if e.ExclusiveMaximum != "" && (hi == "" || cmpNum(e.ExclusiveMaximum, hi) <= 0) {
+		hi, hiX = e.ExclusiveMaximum, true
+	}
+	if lo != "" && hi != "" {
+		if c := cmpNum(lo, hi); c > 0 || (c == 0 && (loX || hiX)) {
+			l.add(n.Loc, RuleBounds, Warning, fmt.Sprintf("lower bound %s is not below upper bound %s: no number is valid", lo, hi))
 		}
-		return
 	}
-	frag, _ = url.PathUnescape(frag)
-	if _, ok := lookup(l.doc, frag); !ok {
-		l.add(path, RuleRef, Error, fmt.Sprintf("$ref %q resolves to nothing", ref))
+	count := func(lo, hi *int, what string) {
+		if lo != nil && hi != nil && *lo > *hi {
+			l.add(n.Loc, RuleBounds, Warning, fmt.Sprintf("at least %d %s and at most %d: no value is valid", *lo, what, *hi))
+		}
 	}
+	count(e.MinLength, e.MaxLength, "characters")
+	count(e.MinItems, e.MaxItems, "items")
 }
 
-// lookup follows a JSON pointer into doc.
-func lookup(doc any, ptr string) (any, bool) {
-	cur := doc
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = pointerUnescaper.Replace(tok)
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			cur = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+// boundKeywords are the keywords bounds compares.
+var boundKeywords = map[string]bool{
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
+	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
 }
 
-// collectIDs records every $id and $anchor ("#name") in doc.
-func collectIDs(node any, ids map[string]bool) {
-	switch x := node.(type) {
-	case map[string]any:
-		if id, ok := x["$id"].(string); ok {
-			ids[strings.TrimSuffix(id, "#")] = true
-		}
-		if a, ok := x["$anchor"].(string); ok {
-			ids["#"+a] = true
-		}
-		for k, v := range x {
-			if k != "const" && k != "enum" && k != "default" && k != "examples" {
-				collectIDs(v, ids)
-			}
-		}
-	case []any:
-		for _, v := range x {
-			collectIDs(v, ids)
-		}
+// cmpNum compares two JSON numbers as written, exactly; 0 when either is
+// not a number.
+func cmpNum(a, b string) int {
+	x, okX := new(big.Rat).SetString(a)
+	y, okY := new(big.Rat).SetString(b)
+	if !okX || !okY {
+		return 0
 	}
+	return x.Cmp(y)
 }
 
-// pointerEscaper and pointerUnescaper turn a name into a JSON pointer
-// reference token and back (RFC 6901), built once.
-var (
-	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
-	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-)
+// property returns the schema of property name of n, nil when n declares
+// none.
+func property(n *schema.Node, name string) *schema.Node {
+	for _, p := range n.Props {
+		if p.Name == name {
+			return p.Schema
+		}
+	}
+	return nil
+}
+
+// ref checks n's $ref: it must name something in this document.
+func (l *linter) ref(n *schema.Node) {
+	_, err := l.doc.Resolve(n, n.Ref)
+	switch {
+	case errors.Is(err, schema.ErrRemoteRef):
+		l.add(n.Loc, RuleRef, Error, fmt.Sprintf("$ref %q is remote: modbay never loads it, and no tool API fetches it", n.Ref))
+	case err != nil:
+		l.add(n.Loc, RuleRef, Error, fmt.Sprintf("$ref %q %s", n.Ref, err))
+	}
+}
 
 // escape is a JSON pointer reference token (RFC 6901).
-func escape(tok string) string { return pointerEscaper.Replace(tok) }
+func escape(tok string) string { return jsonptr.Escape(tok) }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

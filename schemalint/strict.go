@@ -3,12 +3,11 @@ package schemalint
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // Rules added by strict validation.
@@ -51,10 +50,10 @@ var keywordSet = func() map[string]bool {
 	return m
 }()
 
-// keywords reports every key of schema object m that is no JSON Schema
+// keywords reports every key of schema object n that is no JSON Schema
 // keyword, at its pointer, with the closest keyword when one is near.
-func (l *linter) keywords(m map[string]any, path string) {
-	for _, k := range sortedNames(m) {
+func (l *linter) keywords(n *schema.Node) {
+	for _, k := range n.Keywords {
 		if keywordSet[k] || tolerated[k] || strings.HasPrefix(k, "x-") {
 			continue
 		}
@@ -62,53 +61,46 @@ func (l *linter) keywords(m map[string]any, path string) {
 		if s := modproto.Closest(k, knownKeywords); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		l.add(path+"/"+escape(k), RuleKeyword, Warning, msg)
+		l.add(n.Loc+"/"+escape(k), RuleKeyword, Warning, msg)
 	}
 }
 
 // forbiddenRequired reports names that additionalProperties: false (with
-// no patternProperties) forbids in schema object m but that m requires
+// no patternProperties) forbids in schema n but that n requires
 // indirectly: through "then" or "else", through "allOf" (nested too), or
 // through "dependentRequired". Each is at the pointer of the list that
-// requires it; direct "required" is checked in walk.
-func (l *linter) forbiddenRequired(m map[string]any, path string) {
-	_, patterns := m["patternProperties"]
-	if m["additionalProperties"] != false || patterns {
+// requires it; direct "required" is checked in node.
+func (l *linter) forbiddenRequired(n *schema.Node) {
+	if !n.AdditionalFalse || n.Has("patternProperties") {
 		return
 	}
-	props, _ := m["properties"].(map[string]any)
-	check := func(req any, at, when string) {
-		list, _ := req.([]any)
-		for _, r := range list {
-			name, _ := r.(string)
-			if _, ok := props[name]; !ok {
+	check := func(req []string, at, when string) {
+		for _, name := range req {
+			if property(n, name) == nil {
 				l.add(at, RuleRequired, Error, fmt.Sprintf("requires %q %s, which additionalProperties: false forbids: no such input can be valid", name, when))
 			}
 		}
 	}
-	for _, branch := range []string{"then", "else"} {
-		if b, ok := m[branch].(map[string]any); ok {
-			check(b["required"], path+"/"+branch+"/required", "when \"if\" "+map[string]string{"then": "matches", "else": "does not match"}[branch])
+	if n.Then != nil {
+		check(n.Then.Required, n.Then.Loc+"/required", `when "if" matches`)
+	}
+	if n.Else != nil {
+		check(n.Else.Required, n.Else.Loc+"/required", `when "if" does not match`)
+	}
+	var allOf func(s *schema.Node)
+	allOf = func(s *schema.Node) {
+		for _, a := range s.AllOf {
+			check(a.Required, a.Loc+"/required", "through allOf")
+			allOf(a)
 		}
 	}
-	var allOf func(node map[string]any, at string)
-	allOf = func(node map[string]any, at string) {
-		list, _ := node["allOf"].([]any)
-		for i, s := range list {
-			sm, ok := s.(map[string]any)
-			if !ok {
-				continue
-			}
-			p := fmt.Sprintf("%s/allOf/%d", at, i)
-			check(sm["required"], p+"/required", "through allOf")
-			allOf(sm, p)
-		}
+	allOf(n)
+	kw := "dependentRequired"
+	if !n.Has(kw) {
+		kw = "dependencies"
 	}
-	allOf(m, path)
-	if dr, ok := m["dependentRequired"].(map[string]any); ok {
-		for _, k := range sortedNames(dr) {
-			check(dr[k], path+"/dependentRequired/"+escape(k), fmt.Sprintf("whenever %q is given", k))
-		}
+	for _, d := range n.DepRequired {
+		check(d.Req, n.Loc+"/"+kw+"/"+escape(d.Name), fmt.Sprintf("whenever %q is given", d.Name))
 	}
 }
 
@@ -120,159 +112,137 @@ func (l *linter) forbiddenRequired(m map[string]any, path string) {
 // only because of the cycle (a target false in both is unsatisfiable for a
 // reason reported elsewhere, such as a forbidden required property).
 func (l *linter) cycles() {
-	targets := map[string]any{}
-	var sites []refSite
-	collectRefs(l.doc, "", func(site, target string) {
-		if node, ok := lookupPointer(l.doc, target); ok {
-			targets[target] = node
-			sites = append(sites, refSite{site, target})
-		}
-	})
+	var sites []*schema.Node
+	targets := refTargets(l.doc, &sites)
 	if len(targets) == 0 {
 		return
 	}
-	least, greatest := solveRefs(targets, false), solveRefs(targets, true)
+	least, okL := solveRefs(l.doc, targets, false)
+	greatest, okG := solveRefs(l.doc, targets, true)
+	if !okL || !okG {
+		return // unsolved within the bound: no finding rather than a wrong one
+	}
 	for _, s := range sites {
-		if !least[s.target] && greatest[s.target] {
-			l.add(s.site, RuleCycle, Error, fmt.Sprintf("$ref %q leads back to itself through required properties: no finite input satisfies it", "#"+s.target))
+		t := l.doc.Target(s)
+		if !least[t] && greatest[t] {
+			l.add(s.Loc, RuleCycle, Error, fmt.Sprintf("$ref %q leads back to itself through required properties: no finite input satisfies it", s.Ref))
 		}
 	}
 }
 
-// solveRefs computes, for each $ref target (pointer → schema node),
-// whether a finite value satisfies it, by iterating satisfiable from every
-// target set to start until nothing changes (at most len(targets)+1
-// rounds): start false gives the least solution, true the greatest.
-func solveRefs(targets map[string]any, start bool) map[string]bool {
-	val := make(map[string]bool, len(targets))
-	for t := range targets {
+// refTargets returns every schema a $ref of doc names (the document's own
+// resolution: pointers, anchors, $ids), appending the referring schemas
+// to sites when it is not nil.
+func refTargets(doc *schema.Doc, sites *[]*schema.Node) []*schema.Node {
+	var out []*schema.Node
+	seen := map[*schema.Node]bool{}
+	for _, n := range doc.Nodes() {
+		if n.Ref == "" {
+			continue
+		}
+		t := doc.Target(n)
+		if t == nil {
+			continue
+		}
+		if sites != nil {
+			*sites = append(*sites, n)
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// solveRefs computes, for each $ref target, whether a finite value
+// satisfies it, by iterating satisfiable from every target set to start
+// until nothing changes (at most len(targets)+1 rounds): start false gives
+// the least solution, true the greatest. Past schema.MaxSolveVisits it
+// stops, every target satisfiable, and reports false.
+func solveRefs(doc *schema.Doc, targets []*schema.Node, start bool) (map[*schema.Node]bool, bool) {
+	val := make(map[*schema.Node]bool, len(targets))
+	for _, t := range targets {
 		val[t] = start
 	}
+	visits := 0
 	for range len(targets) + 1 {
 		changed := false
-		for t, node := range targets {
-			if v := satisfiable(node, val); v != val[t] {
+		for _, t := range targets {
+			if v := satisfiable(doc, t, val, &visits); v != val[t] {
 				val[t], changed = v, true
 			}
+		}
+		if visits > schema.MaxSolveVisits {
+			for _, t := range targets {
+				val[t] = true // unsolved: refuse nothing
+			}
+			return val, false
 		}
 		if !changed {
 			break
 		}
 	}
-	return val
+	return val, true
 }
 
-// refSite is a $ref at pointer site naming the local pointer target.
-type refSite struct{ site, target string }
-
-// collectRefs calls f for every local $ref ("#" or "#/…") in doc, with
-// the pointer of the schema holding it and the pointer it names.
-func collectRefs(node any, path string, f func(site, target string)) {
-	switch x := node.(type) {
-	case map[string]any:
-		if ref, ok := x["$ref"].(string); ok {
-			if frag, ok := strings.CutPrefix(ref, "#"); ok && (frag == "" || strings.HasPrefix(frag, "/")) {
-				if u, err := url.PathUnescape(frag); err == nil {
-					f(path, u)
-				}
-			}
-		}
-		for _, k := range sortedNames(x) {
-			switch k {
-			case "const", "enum", "default", "examples", "example", "required", "dependentRequired":
-				continue
-			}
-			collectRefs(x[k], path+"/"+escape(k), f)
-		}
-	case []any:
-		for i, v := range x {
-			collectRefs(v, fmt.Sprintf("%s/%d", path, i), f)
-		}
-	}
-}
-
-// lookupPointer is lookup, with "" naming the whole document.
-func lookupPointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	return lookup(doc, ptr)
-}
-
-// satisfiable tells whether some finite value can meet schema node, given
-// val, the current assumption about each $ref target. It is an
+// satisfiable tells whether some finite value can meet schema n, given
+// val, the current assumption about each $ref target, counting the
+// schemas it visits in visits (past schema.MaxSolveVisits: satisfiable). It is an
 // approximation that errs towards "satisfiable": only false schemas,
 // required properties, allOf, anyOf/oneOf and non-empty arrays are
 // followed.
-func satisfiable(node any, val map[string]bool) bool {
-	switch x := node.(type) {
-	case bool:
-		return x
-	case map[string]any:
-		if ref, ok := x["$ref"].(string); ok {
-			if frag, ok := strings.CutPrefix(ref, "#"); ok {
-				if u, err := url.PathUnescape(frag); err == nil {
-					if v, known := val[u]; known && !v {
-						return false
-					}
-				}
-			}
-		}
-		if list, ok := x["allOf"].([]any); ok {
-			for _, s := range list {
-				if !satisfiable(s, val) {
-					return false
-				}
-			}
-		}
-		for _, k := range []string{"anyOf", "oneOf"} {
-			if list, ok := x[k].([]any); ok && len(list) > 0 {
-				any := false
-				for _, s := range list {
-					if satisfiable(s, val) {
-						any = true
-						break
-					}
-				}
-				if !any {
-					return false
-				}
-			}
-		}
-		props, _ := x["properties"].(map[string]any)
-		req, _ := x["required"].([]any)
-		for _, r := range req {
-			name, _ := r.(string)
-			if p, ok := props[name]; ok {
-				if !satisfiable(p, val) {
-					return false
-				}
-				continue
-			}
-			if _, ok := x["patternProperties"]; ok {
-				continue
-			}
-			if ap, ok := x["additionalProperties"]; ok && !satisfiable(ap, val) {
-				return false
-			}
-		}
-		if n, ok := x["minItems"].(float64); ok && n > 0 {
-			if items, ok := x["items"].(map[string]any); ok && !satisfiable(items, val) {
-				return false
-			}
-		}
+func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, visits *int) bool {
+	*visits++
+	if n == nil || *visits > schema.MaxSolveVisits {
 		return true
 	}
-	return true
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+	if n.Bool != nil {
+		return *n.Bool
 	}
-	sort.Strings(out)
-	return out
+	if n.Ref != "" {
+		if v, known := val[doc.Target(n)]; known && !v {
+			return false
+		}
+	}
+	for _, s := range n.AllOf {
+		if !satisfiable(doc, s, val, visits) {
+			return false
+		}
+	}
+	for _, list := range [][]*schema.Node{n.AnyOf, n.OneOf} {
+		if len(list) == 0 {
+			continue
+		}
+		ok := false
+		for _, s := range list {
+			if satisfiable(doc, s, val, visits) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	for _, name := range n.Required {
+		if p := property(n, name); p != nil {
+			if !satisfiable(doc, p, val, visits) {
+				return false
+			}
+			continue
+		}
+		if n.Has("patternProperties") {
+			continue
+		}
+		if n.AdditionalFalse || (n.Additional != nil && !satisfiable(doc, n.Additional, val, visits)) {
+			return false
+		}
+	}
+	if n.MinItems != nil && *n.MinItems > 0 && n.Items != nil && n.Items.Bool == nil && !satisfiable(doc, n.Items, val, visits) {
+		return false
+	}
+	return true
 }
 
 // Unsatisfiable reports whether request schema id admits no finite input
@@ -291,21 +261,17 @@ func Unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
 
 // unsatisfiable is Unsatisfiable without the memo.
 func unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
-	var doc any
-	if json.Unmarshal(raw, &doc) != nil {
+	doc, err := schema.Parse(raw)
+	if err != nil {
 		return Finding{}, false
 	}
-	targets := map[string]any{}
-	collectRefs(doc, "", func(_, target string) {
-		if node, ok := lookupPointer(doc, target); ok {
-			targets[target] = node
-		}
-	})
+	targets := refTargets(doc, nil)
 	// The least solution: a $ref target is satisfiable only when a finite
 	// value meets it.
-	val := solveRefs(targets, false)
+	val, _ := solveRefs(doc, targets, false)
 	findings := Lint(id, raw)
-	if satisfiable(doc, val) {
+	visits := 0
+	if satisfiable(doc, doc.Root(), val, &visits) {
 		// The root's own allOf branches are as unconditional as its
 		// required list: one that requires a forbidden name refuses.
 		for _, f := range findings {

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -390,7 +389,7 @@ func (r *resultView) content() string {
 		if len(e.Details) > 0 {
 			b.kvStyled("Details", "")
 			b.block(r.json("details", w-2, func() []byte {
-				raw, _ := json.Marshal(e.Details)
+				raw, _ := modproto.EncodeJSON(e.Details)
 				return raw
 			}), 2)
 		}
@@ -409,7 +408,11 @@ func (r *resultView) content() string {
 	}
 	r.artLines = r.artLines[:0]
 	if len(res.Artifacts) > 0 || (env != nil && len(env.Execution.Artifacts) > 0) {
-		b.heading(fmt.Sprintf("Artifacts (%d)", len(res.Artifacts)))
+		head := fmt.Sprintf("Artifacts (%d)", len(res.Artifacts))
+		if len(res.Refused) > 0 {
+			head = fmt.Sprintf("Artifacts (%d verified, %d refused)", len(res.Artifacts), len(res.Refused))
+		}
+		b.heading(head)
 		for i, a := range res.Artifacts {
 			r.artLines = append(r.artLines, len(b.lines))
 			sel := i == r.selected
@@ -438,7 +441,11 @@ func (r *resultView) content() string {
 				}
 			}
 		}
-		if env != nil && res.Host != nil && len(env.Execution.Artifacts) > len(res.Artifacts) {
+		for _, f := range res.Refused {
+			b.line(st.Cursor(false) + render.SanitizeLine(f.ID))
+			b.wrapped(st.Warning, "    ✗ refused: "+render.SanitizeLine(f.Reason))
+		}
+		if env != nil && res.Host != nil && len(res.Refused) == 0 && len(env.Execution.Artifacts) > len(res.Artifacts) {
 			n := len(env.Execution.Artifacts) - len(res.Artifacts)
 			b.wrapped(st.Warning, fmt.Sprintf("%d reported %s not verified and %s not shown.", n,
 				words.Plural(n, "artifact was", "artifacts were"), words.Plural(n, "is", "are")))

@@ -94,7 +94,7 @@ func planInput(p *runner.Plan) json.RawMessage {
 	for k, v := range p.Request.Extra {
 		obj[k] = v
 	}
-	if b, err := json.Marshal(obj); err == nil {
+	if b, err := modproto.EncodeJSON(obj); err == nil {
 		return b
 	}
 	return in

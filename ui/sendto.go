@@ -378,9 +378,9 @@ func (m *Model) sendTo(a actionSend) tea.Cmd {
 	input := fs.form.Value()
 	obj := map[string]json.RawMessage{}
 	_ = json.Unmarshal(input, &obj)
-	v, _ := json.Marshal(a.name)
+	v, _ := modproto.EncodeJSON(a.name)
 	obj[a.field] = v
-	b, _ := json.Marshal(obj)
+	b, _ := modproto.EncodeJSON(obj)
 	cmd, err := fs.form.LoadInput(b, note+" Field "+render.SanitizeLine(a.field)+" names it.")
 	if err != nil {
 		fs.form.SetNote(note + " (" + render.SanitizeLine(err.Error()) + ")")

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/skills"
 	"modbay/ui/common"
@@ -62,8 +63,8 @@ func argumentsSchema(args []skills.Argument) json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(name)
-		v, _ := json.Marshal(props[name])
+		k, _ := modproto.EncodeJSON(name)
+		v, _ := modproto.EncodeJSON(props[name])
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(v)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"modbay/cellwidth"
 	"modbay/ui/styles"
 )
 
@@ -58,11 +59,11 @@ func Trunc(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, Ellipsis)
+	return cellwidth.Truncate(s, w, Ellipsis)
 }
+
+// TruncTail cuts s to at most w cells, ending in tail when cut.
+func TruncTail(s string, w int, tail string) string { return cellwidth.Truncate(s, w, tail) }
 
 // FitWidth truncates every line of block to w cells.
 func FitWidth(block string, w int) string {
@@ -103,7 +104,7 @@ func Wrap(s string, w int) string {
 }
 
 // Width is the display width of s in cells, ignoring ANSI styling.
-func Width(s string) int { return ansi.StringWidth(s) }
+func Width(s string) int { return cellwidth.String(s) }
 
 // BlockWidth is the cells the widest line of a multi-line block takes.
 func BlockWidth(block string) int {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"modbay/internal/words"
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/schema"
@@ -40,7 +41,7 @@ func newApprovalInput(p *runner.Plan) approvalInput {
 		if len(in) > 0 {
 			whole["input"] = in
 		}
-		in, _ = json.Marshal(whole)
+		in, _ = modproto.EncodeJSON(whole)
 	}
 	if len(bytes.TrimSpace(in)) == 0 {
 		in = json.RawMessage(`{}`)

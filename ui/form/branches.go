@@ -57,14 +57,14 @@ func (f *Form) otherBranches(value json.RawMessage) (hidden, replaced modproto.V
 func (f *Form) requiredSets(u schema.Union) (string, bool) {
 	var alts []string
 	for _, loc := range u.Branches {
-		s := f.doc.byLoc[loc]
+		s := f.doc.At(loc)
 		if s == nil {
 			return "", false
 		}
-		e := f.doc.effective(s)
+		e := f.doc.Effective(s)
 		switch {
-		case e.isNullOnly():
-		case e.onlyRequires():
+		case e.IsNullOnly():
+		case onlyRequires(e):
 			alts = append(alts, strings.Join(e.Required, " and "))
 		default:
 			return "", false
@@ -109,8 +109,8 @@ func (f *Form) keptBranch(u schema.Union) func(loc string) bool {
 	}
 	if n.Nullable && !n.Null {
 		return func(loc string) bool {
-			s := f.doc.byLoc[loc]
-			return s == nil || !f.doc.effective(s).isNullOnly()
+			s := f.doc.At(loc)
+			return s == nil || !f.doc.Effective(s).IsNullOnly()
 		}
 	}
 	return nil
@@ -149,10 +149,10 @@ next:
 	for _, branches := range [][]*Schema{n.Schema.OneOf, n.Schema.AnyOf} {
 		var sets [][]string
 		for _, b := range branches {
-			e := f.doc.effective(b)
+			e := f.doc.Effective(b)
 			switch {
-			case e.isNullOnly():
-			case e.onlyRequires():
+			case e.IsNullOnly():
+			case onlyRequires(e):
 				sets = append(sets, e.Required)
 			default:
 				continue next
@@ -167,6 +167,6 @@ next:
 
 // onlyRequires reports whether s says nothing but "required": a branch of
 // a union of required sets.
-func (s *Schema) onlyRequires() bool {
-	return len(s.Required) > 0 && !s.isStructural() && s.Not == nil && s.If == nil && s.MinProps == nil
+func onlyRequires(s *Schema) bool {
+	return len(s.Required) > 0 && !s.IsStructural() && s.Not == nil && s.If == nil && s.MinProps == nil
 }

@@ -1,6 +1,7 @@
 package form
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -83,15 +84,75 @@ func (f *Form) activeSchema(n *Node) *Schema {
 			branch = base.Then
 		}
 		if branch != nil {
-			merge(&s, f.doc.effective(branch))
+			merge(&s, f.doc.Effective(branch))
 		}
 	}
 	for _, d := range base.DepSchemas {
-		if f.hasValue(n, d.Name) {
-			merge(&s, f.doc.effective(d.Schema))
+		v, ok := f.propValue(n, d.Name)
+		if !ok {
+			continue
+		}
+		e := f.doc.Effective(d.Schema)
+		plain := *e
+		plain.OneOf, plain.AnyOf = nil, nil
+		merge(&s, &plain)
+		// A oneOf/anyOf of a dependent schema: the branch the trigger's
+		// value selects gives its fields (the trigger keeps its own).
+		for _, list := range [][]*Schema{e.OneOf, e.AnyOf} {
+			if b := f.dependentBranch(list, d.Name, v); b != nil {
+				own := *b
+				own.Props = slices.DeleteFunc(slices.Clone(b.Props), func(p Prop) bool { return p.Name == d.Name })
+				merge(&s, &own)
+			}
 		}
 	}
 	return &s
+}
+
+// dependentBranch returns the branch of a dependent schema's oneOf/anyOf
+// list (effective) that trigger's value v selects: the first whose schema
+// for trigger admits v (its const or enum, else the validator), else the
+// first branch that does not mention trigger; nil for none.
+func (f *Form) dependentBranch(list []*Schema, trigger string, v json.RawMessage) *Schema {
+	var fallback *Schema
+	for _, b := range list {
+		e := f.doc.Effective(b)
+		i := slices.IndexFunc(e.Props, func(p Prop) bool { return p.Name == trigger })
+		if i < 0 {
+			if fallback == nil {
+				fallback = e
+			}
+			continue
+		}
+		ps := f.doc.Effective(e.Props[i].Schema)
+		switch {
+		case ps.Const != nil || len(ps.Enum) > 0:
+			if (ps.Const != nil && jsonEqual(ps.Const, v)) || slices.ContainsFunc(ps.Enum, func(x json.RawMessage) bool { return jsonEqual(x, v) }) {
+				return e
+			}
+		case f.comp.Matches(e.Props[i].Schema.Loc, v):
+			return e
+		}
+	}
+	return fallback
+}
+
+// propValue is the value of n's property name (a field, or an entry of
+// that key) and whether it has one.
+func (f *Form) propValue(n *Node, name string) (json.RawMessage, bool) {
+	for _, c := range n.Children {
+		if c.Name == name {
+			v, _ := f.value(c, nil, "")
+			return v, v != nil
+		}
+	}
+	for _, e := range n.Entries {
+		if e.Key == name {
+			v, _ := f.value(e.Children[0], nil, "")
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // Expand builds a lazy (recursive) section's fields and opens it.
@@ -169,9 +230,13 @@ func (f *Form) Rekey(e *Node) {
 	}
 	want := f.entrySchema(e.Parent, e.Key)
 	if old := e.Children[0]; old.src != want {
-		v, ok := f.value(old, nil, "")
+		// A value slot left empty sends null only to hold its place: the
+		// new widget starts empty, not as JSON holding that null.
+		probs := problemSink{}
+		v, ok := f.value(old, probs, "v")
+		empty := slices.Contains(probs["v"], MsgRequired)
 		nv := f.newNode("", want, e, true)
-		if ok {
+		if ok && !empty {
 			f.load(nv, v)
 		}
 		e.Children[0] = nv
@@ -259,7 +324,7 @@ func (f *Form) pickVariant(n *Node, i int) {
 		}
 		n.alt[n.Variant] = n.Children[0]
 	}
-	n.Variant = i
+	n.Variant, n.Fits = i, nil
 	if i < 0 {
 		n.Children = nil
 		return
@@ -357,7 +422,7 @@ func (f *Form) KeptVariants(n *Node) []string {
 		if i == n.Variant || i >= len(n.Variants) {
 			continue
 		}
-		if v, ok := f.value(c, nil, ""); ok && holdsInput(v) {
+		if v, ok := f.value(c, nil, ""); ok && holdsInput(v) && !f.asBuilt(n, i, v) {
 			idx = append(idx, i)
 		}
 	}
@@ -367,6 +432,16 @@ func (f *Form) KeptVariants(n *Node) []string {
 		out[k] = n.Variants[i].Label
 	}
 	return out
+}
+
+// asBuilt reports whether v is what variant i of union n holds when built
+// afresh (its consts and required defaults): nothing typed.
+func (f *Form) asBuilt(n *Node, i int, v json.RawMessage) bool {
+	vr := n.Variants[i]
+	c := &Node{Parent: n, Required: true, Choice: -1, Variant: -1, src: vr.Src}
+	f.shape(c, vr.Schema)
+	fresh, ok := f.value(c, nil, "")
+	return ok && jsonEqual(fresh, v)
 }
 
 // holdsInput reports whether a variant's value holds something beyond an

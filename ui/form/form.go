@@ -28,7 +28,7 @@ type Form struct {
 	// conditionals applied), so a view knows to rebuild its rows.
 	Gen int
 
-	doc *document
+	doc *schema.Doc
 	// comp is the request schema compiled (package schema), shared with
 	// the runner and every other reader of the same bytes; nil for none.
 	comp *schema.Compiled
@@ -43,7 +43,7 @@ func Build(raw json.RawMessage) (*Form, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		f := &Form{Draft: Draft2020}
-		f.doc = newDocument()
+		f.doc = schema.EmptyDoc()
 		f.Root = &Node{Kind: KindJSON, Required: true, Choice: -1, Variant: -1, Text: "{}", Schema: &Schema{}}
 		return f, nil
 	}
@@ -54,12 +54,12 @@ func Build(raw json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
-	doc, err := parseDocument(t)
+	doc, err := comp.Doc()
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
 	f := &Form{Schema: comp.Declared(), Draft: comp.Draft(), doc: doc, comp: comp}
-	f.Root = f.newNode("", doc.root, nil, true)
+	f.Root = f.newNode("", doc.Root(), nil, true)
 	f.Root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.Text == "" {
 		f.Root.Text = "{}"

@@ -133,12 +133,17 @@ func TestConstraintHints(t *testing.T) {
 	for ptr, want := range map[string]string{
 		"/n": "> 0 · ≤ 20 · multiple of 0.5",
 		"/s": "1–280 chars · pattern ^[a-z]+$",
-		"/d": "date YYYY-MM-DD",
+		"/d": "",
 		"/l": "1–3 items · unique",
 	} {
 		if got := node(t, f, ptr).Hint(); got != want {
 			t.Errorf("%s hint %q, want %q", ptr, got, want)
 		}
+	}
+	// The shape modbay checks a format against is modbay's note, not the
+	// schema's hint.
+	if got := node(t, f, "/d").Notes(); len(got) != 1 || got[0] != "modbay checks date (YYYY-MM-DD)" {
+		t.Errorf("/d notes %q", got)
 	}
 	set(f, node(t, f, "/n"), "0")
 	if p := check(t, f); len(p.At("/n")) == 0 {

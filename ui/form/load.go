@@ -56,6 +56,8 @@ type chosen struct {
 	index int
 	value json.RawMessage
 	alt   map[int]*Node
+	// fits is the union's Fits: a flagged choice stays flagged.
+	fits []string
 }
 
 // chosenVariants records every union's chosen variant and value by
@@ -75,7 +77,7 @@ func (f *Form) chosenVariants() map[string]chosen {
 			if n.Variant >= 0 && len(n.Children) > 0 {
 				c.alt[n.Variant] = n.Children[0]
 				if v, ok := f.value(n, nil, ""); ok && !n.Children[0].Raw {
-					c.index, c.value = n.Variant, compact(v)
+					c.index, c.value, c.fits = n.Variant, compact(v), n.Fits
 				}
 			}
 			out[n.Pointer()] = c
@@ -189,9 +191,10 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		byName := map[string]*Node{}
 		for _, c := range n.Children {
 			if c.ReadOnly {
-				// A read-only field keeps showing its default and is never
-				// sent: a loaded value for it becomes an entry, so it is
-				// neither lost nor hidden.
+				// A read-only field holds a loaded value (Held) and sends
+				// it, so it is neither lost nor shown twice.
+				c.Held = nil
+				byName[c.Name] = c
 				continue
 			}
 			f.clear(c)
@@ -199,6 +202,10 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 		}
 		for _, k := range keys {
 			if c, ok := byName[k]; ok {
+				if c.ReadOnly {
+					c.hold(m[k])
+					continue
+				}
 				f.load(c, m[k])
 				continue
 			}
@@ -223,12 +230,13 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 			f.load(f.addItem(n), it)
 		}
 	case KindUnion:
-		i := f.matchVariant(n, v)
+		i, fits := f.matchVariant(n, v)
 		p, had := f.prefer[n.Pointer()]
 		if had && p.index >= 0 && p.index < len(n.Variants) && bytes.Equal(p.value, v) {
-			i = p.index // the value this variant produced goes back into it
+			i, fits = p.index, p.fits // the value this variant produced goes back into it
 		}
 		f.pickVariant(n, i)
+		n.Fits = fits
 		n.Present = true
 		f.load(n.Children[0], v)
 		n.Children[0].Present = true
@@ -238,6 +246,7 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 			for j := range n.Variants {
 				if j != i && f.fitsVariant(n, j, v) {
 					f.pickVariant(n, j)
+					n.Fits = nil
 					f.load(n.Children[0], v)
 					n.Children[0].Present = true
 					break
@@ -276,14 +285,15 @@ func (f *Form) load(n *Node, v json.RawMessage) {
 func (f *Form) placeKeys(n *Node, keys []string, m map[string]json.RawMessage, loaded map[string]*Node) {
 	props := map[string]*Node{}
 	for _, c := range n.Children {
-		if !c.ReadOnly {
-			props[c.Name] = c
-		}
+		props[c.Name] = c
 	}
 	for _, k := range keys {
 		c, isProp := props[k]
 		switch {
 		case isProp && loaded[k] == c:
+		case isProp && c.ReadOnly:
+			c.hold(m[k])
+			n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == k })
 		case isProp:
 			f.load(c, m[k])
 			n.Entries = slices.DeleteFunc(n.Entries, func(e *Node) bool { return e.Key == k })
@@ -307,28 +317,95 @@ func (f *Form) fitsVariant(n *Node, j int, v json.RawMessage) bool {
 	return !c.Raw
 }
 
-// matchVariant picks the union branch a value belongs to: the first that
-// validates it, else the first whose type and const discriminators fit,
-// else the first.
-func (f *Form) matchVariant(n *Node, v json.RawMessage) int {
+// matchVariant picks the union branch a value fits best and returns the
+// labels of the branches it fits as well as that one (nil when one fits
+// best). A branch of a type list fits by the value's JSON type. Otherwise
+// each branch is scored, in this order: its consts (a const the value
+// contradicts rules the branch out), its required keys present, the
+// value's type, the compiled schema's verdict, the value's keys it
+// declares, then its defaults the value equals (branches that differ only
+// by read-only defaults). With no fitting branch, the first.
+func (f *Form) matchVariant(n *Node, v json.RawMessage) (int, []string) {
 	jt := jsonType(v)
 	for i, vr := range n.Variants {
+		if vr.Type != "" && (vr.Type == jt || (vr.Type == "number" && jt == "integer")) {
+			return i, nil
+		}
+	}
+	best, bestScore := 0, []int(nil)
+	var tied []int
+	for i, vr := range n.Variants {
 		if vr.Type != "" {
-			if vr.Type == jt || (vr.Type == "number" && jt == "integer") {
-				return i
-			}
 			continue
 		}
-		if f.comp.Matches(vr.Src.Loc, v) {
-			return i
+		sc := f.variantScore(vr, v, jt)
+		if sc == nil {
+			continue
+		}
+		switch c := slices.Compare(sc, bestScore); {
+		case bestScore == nil || c > 0:
+			best, bestScore, tied = i, sc, []int{i}
+		case c == 0:
+			tied = append(tied, i)
 		}
 	}
-	for i, vr := range n.Variants {
-		if typeFits(vr.Schema, jt) && constsFit(f, vr.Schema, v) {
-			return i
+	if len(tied) < 2 {
+		return best, nil
+	}
+	labels := make([]string, len(tied))
+	for k, i := range tied {
+		labels[k] = n.Variants[i].Label
+	}
+	return best, labels
+}
+
+// variantScore scores how well v (of JSON type jt) fits branch vr, higher
+// is better, compared element by element (matchVariant's order); nil when
+// a const of the branch contradicts v.
+func (f *Form) variantScore(vr Variant, v json.RawMessage, jt string) []int {
+	s := vr.Schema
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	consts, defaults, required, declared := 0, 0, 1, 0
+	if cv, ok := s.ConstValue(); ok {
+		if !jsonEqual(cv, v) {
+			return nil
+		}
+		consts++
+	}
+	if s.Default != nil && jsonEqual(s.Default, v) {
+		defaults++
+	}
+	if keys, m, err := objectKeys(v); err == nil && jt == "object" {
+		for _, p := range s.Props {
+			e := f.doc.Effective(p.Schema)
+			got, present := m[p.Name]
+			if cv, ok := e.ConstValue(); ok && present {
+				if !jsonEqual(got, cv) {
+					return nil
+				}
+				consts++
+			}
+			if present && e.Default != nil && jsonEqual(got, e.Default) {
+				defaults++
+			}
+		}
+		for _, r := range s.Required {
+			if _, ok := m[r]; !ok {
+				required = 0
+			}
+		}
+		for _, k := range keys {
+			if slices.ContainsFunc(s.Props, func(p Prop) bool { return p.Name == k }) {
+				declared++
+			}
 		}
 	}
-	return 0
+	return []int{consts, required, b2i(typeFits(s, jt)), b2i(f.comp.Matches(vr.Src.Loc, v)), declared, defaults}
 }
 
 func typeFits(s *Schema, jt string) bool {
@@ -354,7 +431,7 @@ func constsFit(f *Form, s *Schema, v json.RawMessage) bool {
 		return true
 	}
 	for _, p := range s.Props {
-		if cv, ok := f.doc.effective(p.Schema).constValue(); ok {
+		if cv, ok := f.doc.Effective(p.Schema).ConstValue(); ok {
 			if got, present := m[p.Name]; present && !jsonEqual(got, cv) {
 				return false
 			}
@@ -404,4 +481,13 @@ func jsonEqual(a, b json.RawMessage) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return bytes.Equal(xb, yb)
+}
+
+// hold keeps v as read-only field n's value (Held), unless n is required
+// and v is the value it sends anyway (its const or default).
+func (n *Node) hold(v json.RawMessage) {
+	n.Held = nil
+	if d := n.readOnlyValue(); !n.Required || d == nil || !jsonEqual(d, v) {
+		n.Held = compact(v)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"modbay/schema"
 )
 
 // Kind is how a node is edited and encoded.
@@ -114,8 +116,19 @@ type Node struct {
 	// absent again, so a value loaded without a required field comes back
 	// without it, marked "required".
 	Present bool
-	// ReadOnly fields are shown, never sent; Deprecated ones are marked.
+	// ReadOnly fields are shown and cannot be edited; one is sent when it
+	// holds a loaded value (Held) or is required, with its const or
+	// default; a required one with neither has a problem (DefaultRule).
+	// Deprecated ones are marked.
 	ReadOnly, Deprecated bool
+	// Held is a read-only field's value as loaded (from JSON mode, a
+	// recalled input): sent, in place of its default. A required field
+	// loaded with its own default holds nothing.
+	Held json.RawMessage
+	// Fits are the labels of the union branches a loaded value fits
+	// equally well (two or more): the first is chosen, and the choice is
+	// flagged until the person picks one. Nil otherwise.
+	Fits []string
 	// Defaulted is set while the node holds its schema's default, put
 	// there when the form was built (a required field, DefaultRule) and
 	// not edited since: it is sent, and shown as a default, not as typed.
@@ -223,10 +236,14 @@ func (n *Node) IsText() bool {
 	return false
 }
 
-// ReadOnlyText is what a read-only field shows: its const, else its
-// default, else its text; "" when it has none. It is never sent.
+// ReadOnlyText is what a read-only field shows: its value as loaded
+// (Held), else its const, else its default, else its text; "" when it has
+// none.
 func (n *Node) ReadOnlyText() string {
-	if cv, ok := n.Schema.constValue(); ok {
+	if n.Held != nil {
+		return label(n.Held)
+	}
+	if cv, ok := n.Schema.ConstValue(); ok {
 		return label(cv)
 	}
 	if d := n.Schema.Default; d != nil {
@@ -338,7 +355,7 @@ func (f *Form) newNode(name string, src *Schema, parent *Node, required bool) *N
 	if src == nil {
 		src = &Schema{}
 	}
-	f.shape(n, f.doc.effective(src))
+	f.shape(n, f.doc.Effective(src))
 	return n
 }
 
@@ -346,7 +363,7 @@ func (f *Form) newNode(name string, src *Schema, parent *Node, required bool) *N
 // it again would never end, so it is built when the person opens it.
 func recursive(n *Node, src *Schema) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
-		if p.src == src && src != nil && (src.Ref != "" || len(src.AllOf) > 0 || len(src.Props) > 0) {
+		if p.src == src && src != nil && (src.Ref != "" || src.DynamicRef != "" || len(src.AllOf) > 0 || len(src.Props) > 0) {
 			return true
 		}
 	}
@@ -401,8 +418,8 @@ func (f *Form) shape(n *Node, s *Schema) {
 	if s.Default != nil && (n.Required || n.ReadOnly) {
 		// The defaults rule (DefaultRule): a required field starts with
 		// its default, sent and marked as such; an optional one only
-		// shows it (Form.DefaultNotSent); a read-only one shows it and
-		// is never sent.
+		// shows it (Form.DefaultNotSent); a read-only one shows it, sent
+		// when required.
 		f.load(n, s.Default)
 		if n.Kind == KindObject || n.Kind == KindArray || n.Kind == KindMulti {
 			n.Present = true
@@ -424,7 +441,7 @@ func (f *Form) classify(n *Node, s *Schema) {
 		n.Kind = KindJSON
 		return
 	}
-	if cv, ok := s.constValue(); ok {
+	if cv, ok := s.ConstValue(); ok {
 		n.Kind = KindEnum
 		n.Options = []Option{{Value: cv, Label: label(cv)}}
 		return
@@ -517,8 +534,8 @@ func unionOf(s *Schema) []*Schema {
 func (f *Form) classifyUnion(n *Node, s *Schema, branches []*Schema) bool {
 	var rest []*Schema
 	for _, b := range branches {
-		e := f.doc.effective(b)
-		if e.isNullOnly() {
+		e := f.doc.Effective(b)
+		if e.IsNullOnly() {
 			n.Nullable = true
 			continue
 		}
@@ -531,13 +548,13 @@ func (f *Form) classifyUnion(n *Node, s *Schema, branches []*Schema) bool {
 	}
 	structural := false
 	for _, b := range rest {
-		if b.isStructural() {
+		if b.IsStructural() {
 			structural = true
 		}
 	}
 	switch {
 	case len(rest) == 0:
-		if len(stripped.Types) == 0 && !stripped.isStructural() {
+		if len(stripped.Types) == 0 && !stripped.IsStructural() {
 			n.Kind, n.Nullable = KindNull, false
 			return true
 		}
@@ -549,15 +566,15 @@ func (f *Form) classifyUnion(n *Node, s *Schema, branches []*Schema) bool {
 	}
 	allConst := true
 	for _, b := range rest {
-		if _, ok := f.doc.effective(b).constValue(); !ok {
+		if _, ok := f.doc.Effective(b).ConstValue(); !ok {
 			allConst = false
 		}
 	}
 	if allConst {
 		n.Kind = KindEnum
 		for _, b := range rest {
-			e := f.doc.effective(b)
-			cv, _ := e.constValue()
+			e := f.doc.Effective(b)
+			cv, _ := e.ConstValue()
 			l := label(cv)
 			if e.Title != "" {
 				l = e.Title
@@ -567,7 +584,7 @@ func (f *Form) classifyUnion(n *Node, s *Schema, branches []*Schema) bool {
 		return true
 	}
 	if len(rest) == 1 {
-		m := *f.doc.effective(rest[0])
+		m := *f.doc.Effective(rest[0])
 		merge(&m, &stripped)
 		m.Title, m.Description = firstNonEmpty(s.Title, m.Title), firstNonEmpty(s.Description, m.Description)
 		if m.Default == nil {
@@ -581,7 +598,7 @@ func (f *Form) classifyUnion(n *Node, s *Schema, branches []*Schema) bool {
 	}
 	n.Kind = KindUnion
 	for _, b := range rest {
-		e := f.doc.effective(b)
+		e := f.doc.Effective(b)
 		v := *e
 		merge(&v, &stripped)
 		v.Default = e.Default
@@ -602,15 +619,15 @@ func firstNonEmpty(a, b string) string {
 // discriminator property ("type = page_id"), its required properties
 // ("object {new_str}"), its properties ("object {a, b}"), its format,
 // pattern or item type, or its type ("any" for a branch that says none).
-func variantLabel(e *Schema, d *document) string {
+func variantLabel(e *Schema, d *schema.Doc) string {
 	if e.Title != "" {
 		return e.Title
 	}
-	if cv, ok := e.constValue(); ok {
+	if cv, ok := e.ConstValue(); ok {
 		return "= " + string(cv)
 	}
 	for _, p := range e.Props {
-		if cv, ok := d.effective(p.Schema).constValue(); ok {
+		if cv, ok := d.Effective(p.Schema).ConstValue(); ok {
 			return p.Name + " = " + label(cv)
 		}
 	}
@@ -628,7 +645,7 @@ func variantLabel(e *Schema, d *document) string {
 	case e.Pattern != "":
 		return t + " matching " + e.Pattern
 	case t == "array" && e.Items != nil:
-		it := d.effective(e.Items)
+		it := d.Effective(e.Items)
 		return "list of " + firstNonEmpty(strings.Join(it.Types, "|"), inferType(it))
 	case t == "":
 		return "any"
@@ -746,7 +763,7 @@ func (f *Form) itemOptions(s *Schema) []Option {
 	if s.Items == nil || len(s.Prefix) > 0 {
 		return nil
 	}
-	it := f.doc.effective(s.Items)
+	it := f.doc.Effective(s.Items)
 	if len(it.Enum) > 0 {
 		out := make([]Option, len(it.Enum))
 		for i, e := range it.Enum {
@@ -764,8 +781,8 @@ func (f *Form) itemOptions(s *Schema) []Option {
 	}
 	var out []Option
 	for _, b := range branches {
-		e := f.doc.effective(b)
-		cv, ok := e.constValue()
+		e := f.doc.Effective(b)
+		cv, ok := e.ConstValue()
 		if !ok {
 			return nil
 		}

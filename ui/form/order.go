@@ -3,40 +3,14 @@ package form
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+
+	"modbay/schema"
 )
 
-// objectKeys returns the keys of a JSON object in the order they appear
-// in the bytes (a repeated key counts once, where it first appears) and
-// the values by key (the last value of a repeated key, as encoding/json
-// reads it). Go maps lose the order; forms show fields in the author's.
+// objectKeys returns a JSON object's keys in order and its values
+// (schema.ObjectKeys).
 func objectKeys(raw json.RawMessage) ([]string, map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, nil, errors.New("not a JSON object")
-	}
-	var keys []string
-	m := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, err
-		}
-		if _, seen := m[k]; !seen {
-			keys = append(keys, k)
-		}
-		m[k] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, nil, err
-	}
-	return keys, m, nil
+	return schema.ObjectKeys(raw)
 }
 
 // compact returns raw as compact JSON, or nil when empty or invalid.

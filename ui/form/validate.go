@@ -173,7 +173,11 @@ func (f *Form) Place(errs modproto.ValidationErrors) Problems {
 				for _, name := range names {
 					for _, c := range in.Children {
 						if c.Name == name {
-							p.add(c.Pointer(), MsgRequired)
+							msg := MsgRequired
+							if c.ReadOnly {
+								msg = MsgReadOnlyRequired // says why it is missing
+							}
+							p.add(c.Pointer(), msg)
 							placed = true
 						}
 					}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"modbay/modproto"
 	"modbay/schema"
 )
 
@@ -17,11 +18,14 @@ var numberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // Problem messages the form finds itself, before the schema is consulted.
 const (
-	MsgRequired   = "required"
-	MsgNotNumber  = "not a number (e.g. 3, -1.5, 2e3)"
-	MsgNotInteger = "not an integer (e.g. 3, -12)"
-	MsgBadJSON    = "not valid JSON"
-	MsgDupKey     = "key appears twice"
+	MsgRequired = "required"
+	// MsgReadOnlyRequired: a required read-only field without a const or
+	// default; nothing a person types in the form can send it.
+	MsgReadOnlyRequired = "required but read-only, with no default: the form cannot fill it (JSON mode can)"
+	MsgNotNumber        = "not a number (e.g. 3, -1.5, 2e3)"
+	MsgNotInteger       = "not an integer (e.g. 3, -12)"
+	MsgBadJSON          = "not valid JSON"
+	MsgDupKey           = "key appears twice"
 )
 
 // problemSink collects local problems by JSON pointer; nil discards them.
@@ -39,6 +43,16 @@ func (p problemSink) add(ptr, msg string) {
 // ptr, n's pointer.
 func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, bool) {
 	if n.ReadOnly && n.Parent != nil {
+		if n.Held != nil {
+			return n.Held, true
+		}
+		if !n.Required {
+			return nil, false
+		}
+		if v := n.readOnlyValue(); v != nil {
+			return v, true
+		}
+		probs.add(ptr, MsgReadOnlyRequired)
 		return nil, false
 	}
 	if n.Null {
@@ -64,7 +78,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 			return missing()
 		}
 		probs.add(ptr, formatProblem(n.Schema.Format, n.Text))
-		b, _ := json.Marshal(n.Text)
+		b, _ := modproto.EncodeJSON(n.Text)
 		return b, true
 	case KindNumber, KindInteger:
 		s := strings.TrimSpace(n.Text)
@@ -76,7 +90,7 @@ func (f *Form) value(n *Node, probs problemSink, ptr string) (json.RawMessage, b
 			// so JSON mode, a switch back and "send anyway" all keep it,
 			// and the schema's type error lands at this field.
 			probs.add(ptr, notNumber(n.Kind))
-			b, _ := json.Marshal(n.Text)
+			b, _ := modproto.EncodeJSON(n.Text)
 			return b, true
 		}
 		if n.Kind == KindInteger && !integral(s) {
@@ -204,7 +218,7 @@ func (f *Form) objectValue(n *Node, probs problemSink, ptr string) json.RawMessa
 		if k > 0 {
 			buf.WriteByte(',')
 		}
-		kb, _ := json.Marshal(name)
+		kb, _ := modproto.EncodeJSON(name)
 		buf.Write(kb)
 		buf.WriteByte(':')
 		buf.Write(v)
@@ -280,8 +294,21 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // JSON mode and invoke refuse.
 func formatProblem(format, s string) string { return schema.FormatProblem(format, s) }
 
-// Hint summarises a node's constraints for display: bounds, lengths,
-// pattern, format, item counts; "" when none.
+// safeIntegerBound is the bound schema generators (zod's .int(), many
+// OpenAPI tools) write on every integer: ±(2^53−1), the safe-integer
+// range. It restates the reader's limit, not the author's: the form shows
+// it as that note (Notes), not as a bound.
+const safeIntegerBound = "9007199254740991"
+
+// safeBound reports whether bound b (as written) is the safe-integer
+// marker on an integer field.
+func (n *Node) safeBound(b string) bool {
+	return n.Kind == KindInteger && strings.TrimPrefix(b, "-") == safeIntegerBound
+}
+
+// Hint summarises the constraints the schema declares, for display:
+// bounds, lengths, pattern, format, item counts; "" when none. modbay's
+// own rules are Notes, never here.
 func (n *Node) Hint() string {
 	s := n.Schema
 	if s == nil {
@@ -292,13 +319,13 @@ func (n *Node) Hint() string {
 	switch {
 	case s.ExclusiveMinimum != "":
 		add("> " + s.ExclusiveMinimum)
-	case s.Minimum != "":
+	case s.Minimum != "" && !n.safeBound(s.Minimum):
 		add("≥ " + s.Minimum)
 	}
 	switch {
 	case s.ExclusiveMaximum != "":
 		add("< " + s.ExclusiveMaximum)
-	case s.Maximum != "":
+	case s.Maximum != "" && !n.safeBound(s.Maximum):
 		add("≤ " + s.Maximum)
 	}
 	if s.MultipleOf != "" {
@@ -325,12 +352,8 @@ func (n *Node) Hint() string {
 			add("unique")
 		}
 	}
-	if s.Format != "" {
-		if fh := schema.FormatHints[s.Format]; fh != "" {
-			add(s.Format + " " + fh)
-		} else {
-			add(s.Format)
-		}
+	if s.Format != "" && (schema.FormatHints[s.Format] == "" || !n.IsText()) {
+		add(s.Format) // one modbay checks is its note
 	}
 	if s.Pattern != "" {
 		add("pattern " + s.Pattern)
@@ -339,4 +362,23 @@ func (n *Node) Hint() string {
 		add("keys match " + s.PropertyNames.Pattern)
 	}
 	return strings.Join(h, " · ")
+}
+
+// Notes are modbay's own rules that apply to the field, in words that say
+// they are modbay's (a view shows them apart from the schema's Hint): the
+// format modbay checks, with its shape; an integer's exact range, when the
+// schema states only the safe-integer marker or declares wider integers.
+func (n *Node) Notes() []string {
+	s := n.Schema
+	if s == nil {
+		return nil
+	}
+	var out []string
+	if fh := schema.FormatHints[s.Format]; fh != "" && n.IsText() {
+		out = append(out, "modbay checks "+s.Format+" ("+fh+")")
+	}
+	if n.Kind == KindInteger && (n.safeBound(s.Minimum) || n.safeBound(s.Maximum)) {
+		out = append(out, "modbay: integers are exact to ±2^53")
+	}
+	return out
 }

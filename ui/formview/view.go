@@ -334,6 +334,9 @@ func (m *Model) describe(n *form.Node) string {
 	if h := n.Hint(); h != "" {
 		parts = append(parts, render.SanitizeLine(h))
 	}
+	for _, note := range n.Notes() {
+		parts = append(parts, render.SanitizeLine(note))
+	}
 	if sets := m.form.RequiredSets(n); len(sets) > 0 {
 		alts := make([]string, len(sets))
 		for i, set := range sets {
@@ -341,13 +344,21 @@ func (m *Model) describe(n *form.Node) string {
 		}
 		parts = append(parts, render.SanitizeLine("needs "+strings.Join(alts, " or ")))
 	}
+	if len(n.Fits) > 1 {
+		parts = append(parts, render.SanitizeLine("the value fits "+strings.Join(n.Fits, " and ")+" alike: pick one"))
+	}
 	if kept := m.form.KeptVariants(n); len(kept) > 0 {
 		parts = append(parts, render.SanitizeLine("also holds "+strings.Join(kept, ", ")+" (not sent)"))
 	}
 	if n.Deprecated {
 		parts = append(parts, "deprecated")
 	}
-	if n.ReadOnly {
+	switch {
+	case m.form.ReadOnlySent(n):
+		parts = append(parts, "read-only, sent")
+	case n.ReadOnly && n.Required && n.Parent != nil:
+		parts = append(parts, "read-only, no default · "+m.keys.JSON.Help().Key+": JSON mode")
+	case n.ReadOnly:
 		parts = append(parts, "read-only, not sent")
 	}
 	return strings.Join(parts, " · ")

@@ -68,7 +68,11 @@ func (p *picture) HelpKeys() []key.Binding { return nil }
 // View draws the dimensions line and the image, centered.
 func (p *picture) View() string {
 	st := p.com.Styles
-	head := st.Muted.Render(fmt.Sprintf("%s · %d×%d pixels", strings.ToUpper(p.info.Format), p.info.Width, p.info.Height))
+	headText := fmt.Sprintf("%s · %d×%d pixels", strings.ToUpper(p.info.Format), p.info.Width, p.info.Height)
+	if p.info.Note != "" {
+		headText += " · " + p.info.Note
+	}
+	head := st.Muted.Render(headText)
 	cw, ch := render.FitCells(p.info.Width, p.info.Height, p.w, max(p.h-1, 1))
 	if cw != p.cacheW || ch != p.cacheH || p.dark != p.com.Dark {
 		p.cache = render.HalfBlocks(p.img, cw, ch, render.Options{Dark: p.com.Dark, NoColor: p.com.NoColor})

@@ -36,6 +36,8 @@ type SearchKeyMap struct {
 // TableKeyMap sorts, filters and opens rows.
 type TableKeyMap struct {
 	Sort, Filter, Detail, Close key.Binding
+	// AsCSV reads a TSV whose quoting is ambiguous as CSV (and back).
+	AsCSV key.Binding
 }
 
 // TreeKeyMap expands and collapses the JSON tree; on a leaf, Value opens
@@ -63,6 +65,11 @@ type ArtifactKeyMap struct {
 	// Copy puts the saved (or staged) path on the clipboard: through tmux
 	// inside tmux, else with OSC 52 (package clipboard).
 	Copy key.Binding
+	// Source toggles between the rendering and the file's own text (for
+	// media and binary files: what the file is and a hex head).
+	Source key.Binding
+	// Markdown shows plain text rendered as markdown (and back).
+	Markdown key.Binding
 	// Back leaves the viewer.
 	Back key.Binding
 }
@@ -95,6 +102,7 @@ func DefaultKeyMap() KeyMap {
 			Filter: b("/", "filter rows", "/"),
 			Detail: b("enter", "row detail", "enter"),
 			Close:  b("esc", "close", "esc"),
+			AsCSV:  b("C", "read as CSV/TSV", "C"),
 		},
 		Tree: TreeKeyMap{
 			Toggle:      b("enter", "expand/collapse", "enter", "tab"),
@@ -114,10 +122,12 @@ func DefaultKeyMap() KeyMap {
 			Open: b("enter", "open", "enter"),
 		},
 		Artifact: ArtifactKeyMap{
-			Save: b("s", "save a copy", "s"),
-			Open: b("o", "open", "o"),
-			Copy: b("y", "copy file path", "y"),
-			Back: b("esc", "back", "esc"),
+			Save:     b("s", "save a copy", "s"),
+			Open:     b("o", "open", "o"),
+			Copy:     b("y", "copy file path", "y"),
+			Source:   b("v", "source/rendered", "v"),
+			Markdown: b("m", "as markdown/text", "m"),
+			Back:     b("esc", "back", "esc"),
 		},
 	}
 }

@@ -3,11 +3,14 @@ package viewer
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -39,6 +42,11 @@ type loadInput struct {
 	// checked is set by load when the bytes it read hash to meta.Digest
 	// (the header says "verified" only then).
 	checked bool
+	// source is set by load: the file's source view (sourceBody).
+	source body
+	// alt is set by load: plain text rendered as markdown, offered for
+	// text/plain (an MCP server's text is plain unless it says otherwise).
+	alt body
 }
 
 // ErrChanged is a staged artifact whose bytes no longer hash to the digest
@@ -66,15 +74,18 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	meta := in.meta
 	switch in.pres {
 	case modproto.PresentationDownload:
+		inp.source = headSource(in, meta)
 		return metadataBody(in, meta), "", nil
 	case modproto.PresentationImageGrid:
 		return newGrid(in), "", nil
 	case modproto.PresentationVideo, modproto.PresentationAudio:
 		in.env.Probe.Fill(ctx, in.pres, in.path, nil, &meta)
+		inp.source = headSource(in, meta)
 		return newStatic(in, func(o render.Options) string { out, _ := render.Artifact([]byte{0}, meta, o); return out }), "", nil
 	}
 	if meta.Bytes > MaxViewBytes {
 		note := fmt.Sprintf("Over %s: offered as a download, not loaded.", render.HumanBytes(MaxViewBytes))
+		inp.source = headSource(in, meta)
 		return metadataBody(in, meta), note, nil
 	}
 	// One byte over the bound, so a file grown since staging cannot hash
@@ -98,6 +109,7 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 		// the header names the encoding.
 		src, inp.encoding = render.DecodeText(src)
 	}
+	inp.source = sourceBody(in, meta, src)
 	textual := !render.IsBinary(src)
 	switch in.pres {
 	case modproto.PresentationMarkdown:
@@ -108,6 +120,9 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	case modproto.PresentationText:
 		if !textual {
 			return binaryBody(in, meta)
+		}
+		if mt, _, _ := mime.ParseMediaType(meta.MediaType); mt == "text/plain" {
+			inp.alt = newMarkdown(in, src)
 		}
 		return newText(in, src), "", nil
 	case modproto.PresentationTable:
@@ -130,6 +145,41 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	out, err := render.Artifact(src, meta, in.opts)
 	b := newStaticFrom(in, out, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out })
 	return b, "", err
+}
+
+// sourceHexBytes is how much of a binary file the source view shows
+// as hex: sixteen rows of sixteen bytes.
+const sourceHexBytes = 256
+
+// sourceBody is the source view of a file read as src (key v): text as
+// the file has it (sanitized, with line numbers and search), whatever the
+// presentation; a binary file (an image, audio, an archive) as what it is
+// — media type, size, digest — and a hex head of its first bytes.
+func sourceBody(in loadInput, meta render.Meta, src []byte) body {
+	if !render.IsBinary(src) {
+		return newText(in, src)
+	}
+	return hexSource(in, meta.MediaType, int64(len(src)), modproto.Digest(src), src[:min(len(src), sourceHexBytes)])
+}
+
+// headSource is the source view of a file the viewer does not read
+// whole (a download offer, video, audio, a file over MaxViewBytes): its
+// type, size and digest as staged, and a hex head of its first bytes;
+// nil when even those cannot be read.
+func headSource(in loadInput, meta render.Meta) body {
+	head, err := readCapped(in.path, sourceHexBytes)
+	if err != nil {
+		return nil
+	}
+	return hexSource(in, meta.MediaType, meta.Bytes, meta.Digest, head)
+}
+
+// hexSource says what a binary file is and shows head in hex.
+func hexSource(in loadInput, media string, size int64, digest string, head []byte) body {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Type:   %s\nSize:   %s (%d bytes)\nDigest: %s\n\nThe first %d bytes:\n%s",
+		render.SanitizeLine(media), render.HumanBytes(size), size, render.SanitizeLine(digest), len(head), hex.Dump(head))
+	return newText(in, []byte(b.String()))
 }
 
 // metadataBody is a download offer: what the file is, without its

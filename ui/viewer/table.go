@@ -79,6 +79,12 @@ type table struct {
 	filter  searchBox
 	detail  *pager
 	w, h    int
+	// src is the file, kept when its TSV quoting is ambiguous (for
+	// AsCSV); asCSV: it is read as CSV now; ambiguous is the reason.
+	src       []byte
+	media     string
+	asCSV     bool
+	ambiguous string
 }
 
 // newTable parses src and measures its columns; it runs in the load Cmd.
@@ -91,8 +97,26 @@ func newTable(in loadInput, src []byte) (body, string, error) {
 		}
 		return newText(in, src), "Not a table: shown as text.", err
 	}
-	t := &table{com: in.com, keys: in.keys, td: td, err: err, sortCol: -1,
+	t := &table{com: in.com, keys: in.keys, sortCol: -1,
 		filter: newSearchBox(in.com, in.keys.Search, "filter: ")}
+	t.w, t.h = in.w, in.h
+	t.setData(td, err)
+	note := ""
+	if err != nil {
+		note = fmt.Sprintf("Parsed %d rows; %s", len(td.Rows), err.Error())
+	}
+	if td.Ambiguous != "" {
+		t.src, t.media, t.ambiguous = src, in.meta.MediaType, td.Ambiguous
+		note = "Ambiguous quoting: " + td.Ambiguous + ". C reads it as CSV."
+	}
+	return t, note, nil
+}
+
+// setData shows td (parsed with err): every row in source order, columns
+// measured anew.
+func (t *table) setData(td *render.TableData, err error) {
+	t.td, t.err = td, err
+	t.sortCol, t.sortDir, t.cur, t.top, t.col, t.left = -1, 0, 0, 0, 0, 0
 	t.natural = make([]int, len(td.Header))
 	t.headerW = make([]int, len(td.Header))
 	for j, h := range td.Header {
@@ -103,13 +127,16 @@ func newTable(in loadInput, src []byte) (body, string, error) {
 		t.order[i] = i
 	}
 	t.measureSample()
-	t.w, t.h = in.w, in.h
 	t.measureVisible()
-	note := ""
-	if err != nil {
-		note = fmt.Sprintf("Parsed %d rows; %s", len(td.Rows), err.Error())
-	}
-	return t, note, nil
+}
+
+// tableReadMsg is the table's file read again, as CSV or as TSV (AsCSV).
+type tableReadMsg struct {
+	tag
+	t     *table
+	asCSV bool
+	td    *render.TableData
+	err   error
 }
 
 // measureSample resets the natural widths to the header and a sample of
@@ -215,7 +242,7 @@ func cellText(c string, limit int) int {
 	if len(c) <= limit && isPlainASCII(c) {
 		return len(c)
 	}
-	return min(ansi.StringWidth(cell(c)), limit)
+	return min(common.Width(cell(c)), limit)
 }
 
 // isPlainASCII reports whether s is printable ASCII (its width is its length).
@@ -288,6 +315,11 @@ func (t *table) Typing() bool {
 
 // Update handles the table's keys.
 func (t *table) Update(msg tea.Msg) (bool, tea.Cmd) {
+	if m, ok := msg.(tableReadMsg); ok && m.t == t {
+		t.asCSV = m.asCSV
+		t.setData(m.td, m.err)
+		return true, nil
+	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return false, nil
@@ -326,6 +358,16 @@ func (t *table) Update(msg tea.Msg) (bool, tea.Cmd) {
 		return true, t.filter.Open()
 	case key.Matches(kp, t.keys.Table.Detail):
 		t.openDetail()
+	case key.Matches(kp, t.keys.Table.AsCSV) && t.src != nil:
+		// Parsed in a Cmd: a table can be large.
+		src, media, asCSV := t.src, t.media, !t.asCSV
+		if asCSV {
+			media = "text/csv"
+		}
+		return true, func() tea.Msg {
+			td, err := render.ParseTable(src, media)
+			return tableReadMsg{t: t, asCSV: asCSV, td: td, err: err}
+		}
 	case key.Matches(kp, t.keys.Table.Close) && t.filter.query != "":
 		t.filter.query = ""
 		t.apply()
@@ -406,18 +448,18 @@ func (t *table) openDetail() {
 	st := t.com.Styles
 	keyW := 0
 	for _, h := range t.td.Header {
-		keyW = max(keyW, min(ansi.StringWidth(render.SanitizeLine(h)), 24))
+		keyW = max(keyW, min(common.Width(render.SanitizeLine(h)), 24))
 	}
 	var lines []string
 	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, len(t.td.Rows))), "")
 	valW := max(t.w-keyW-2, 10)
 	for j, h := range t.td.Header {
-		name := ansi.Truncate(render.SanitizeLine(h), keyW, "…")
+		name := common.TruncTail(render.SanitizeLine(h), keyW, "…")
 		wrapped := strings.Split(ansi.Wrap(render.SanitizeText(row[j]), valW, ""), "\n")
 		for k, w := range wrapped {
 			label := strings.Repeat(" ", keyW)
 			if k == 0 {
-				label = name + strings.Repeat(" ", keyW-ansi.StringWidth(name))
+				label = name + strings.Repeat(" ", keyW-common.Width(name))
 			}
 			lines = append(lines, st.Label.Render(label)+"  "+w)
 		}
@@ -447,8 +489,8 @@ func (t *table) View() string {
 				b.WriteString(sep)
 			}
 			w := widths[k]
-			c := ansi.Truncate(cells(j, w), w, "…")
-			c += strings.Repeat(" ", max(0, w-ansi.StringWidth(c)))
+			c := common.TruncTail(cells(j, w), w, "…")
+			c += strings.Repeat(" ", max(0, w-common.Width(c)))
 			b.WriteString(style(j, c))
 		}
 		return ansiTrunc(b.String(), t.w)
@@ -464,7 +506,7 @@ func (t *table) View() string {
 			return mark[1:] // the indicator alone
 		}
 		// The name is cut, never the indicator.
-		return ansi.Truncate(h, w-sortMarkCells, "…") + mark
+		return common.TruncTail(h, w-sortMarkCells, "…") + mark
 	}
 	b.WriteString(line(hdr, func(j int, s string) string {
 		if j == t.col {
@@ -512,6 +554,12 @@ func (t *table) footer() string {
 	if len(t.td.Preamble) > 0 {
 		parts = append(parts, "preamble: "+render.SanitizeLine(t.td.Preamble[0]))
 	}
+	switch {
+	case t.asCSV:
+		parts = append(parts, "read as CSV (C: as TSV)")
+	case t.src != nil:
+		parts = append(parts, "ambiguous quoting (C: read as CSV)")
+	}
 	out := st.Muted.Render(strings.Join(parts, " · "))
 	if t.td.Skipped > 0 {
 		w := t.td.Warnings[0]
@@ -529,19 +577,23 @@ func (t *table) HelpKeys() []key.Binding {
 	case t.filter.open:
 		return []key.Binding{k.Search.Accept, k.Search.Cancel}
 	}
-	return []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.Left, k.Scroll.Right, k.Table.Sort, k.Table.Filter, k.Table.Detail}
+	keys := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.Left, k.Scroll.Right, k.Table.Sort, k.Table.Filter, k.Table.Detail}
+	if t.src != nil {
+		keys = append(keys, k.Table.AsCSV)
+	}
+	return keys
 }
 
 // ansiTrunc cuts styled s to w cells.
 func ansiTrunc(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
+	if common.Width(s) <= w {
 		return s
 	}
 	// Truncate and StringWidth can disagree by a cell on some grapheme
 	// clusters (keycap emoji); cut further until the line truly fits.
-	out := ansi.Truncate(s, w, "…")
-	for k := w - 1; k > 0 && ansi.StringWidth(out) > w; k-- {
-		out = ansi.Truncate(s, k, "…")
+	out := common.TruncTail(s, w, "…")
+	for k := w - 1; k > 0 && common.Width(out) > w; k-- {
+		out = common.TruncTail(s, k, "…")
 	}
 	return out
 }

@@ -102,6 +102,10 @@ type loadedMsg struct {
 	encoding string
 	// checked: the bytes shown hashed to the artifact's digest.
 	checked bool
+	// source is the file's source view (sourceBody).
+	source body
+	// alt is the other rendering offered (markdown for plain text).
+	alt body
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -173,10 +177,18 @@ type Model struct {
 	siblings    []runner.VerifiedArtifact
 	pres        string
 	gen         int
-	body        body
-	loading     bool
-	err         error
-	note        string
+	// body is the body shown: rendered, or source when showSource.
+	body     body
+	rendered body
+	source   body
+	// showSource: the source view (key v) is shown.
+	showSource bool
+	// alt is the other rendering offered for the file (plain text as
+	// markdown, key m), swapped with rendered by toggleAlt.
+	alt     body
+	loading bool
+	err     error
+	note    string
 	// encoding is the text encoding the file was decoded from (shown in
 	// the header), "" for UTF-8.
 	encoding string
@@ -301,7 +313,7 @@ func (m *Model) Load() tea.Cmd {
 	}
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked}
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked, source: in.source, alt: in.alt}
 	}
 }
 
@@ -323,7 +335,11 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if msg.note != "" {
 			m.note = msg.note
 		}
-		m.body = msg.body
+		m.rendered, m.source, m.alt = msg.body, msg.source, msg.alt
+		m.body = m.rendered
+		if m.showSource && m.source != nil {
+			m.body = m.source
+		}
 		if m.body == nil {
 			return nil, nil
 		}
@@ -376,6 +392,16 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, k.Back):
 		return ActionBack{}, nil
+	case key.Matches(kp, k.Source) && m.source != nil:
+		return nil, m.toggleSource()
+	case key.Matches(kp, k.Markdown) && m.alt != nil && !m.showSource:
+		m.rendered, m.alt = m.alt, m.rendered
+		m.body = m.rendered
+		m.body.SetSize(m.width, max(m.height-headerLines, 1))
+		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
+			return nil, s.Start()
+		}
+		return nil, nil
 	case key.Matches(kp, k.Save):
 		return ActionAskSaveDir{Dir: m.saveDir, Base: m.baseDir}, nil
 	case key.Matches(kp, k.Open):
@@ -388,6 +414,25 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return nil, m.copy(p, "the path "+p)
 	}
 	return nil, nil
+}
+
+// toggleSource switches between the rendering and the source view; the
+// body switched to takes the current size (and re-renders when it
+// depends on the width).
+func (m *Model) toggleSource() tea.Cmd {
+	m.showSource = !m.showSource
+	m.body = m.rendered
+	if m.showSource {
+		m.body = m.source
+	}
+	if m.body == nil {
+		return nil
+	}
+	m.body.SetSize(m.width, max(m.height-headerLines, 1))
+	if !m.showSource {
+		return m.Reflow()
+	}
+	return nil
 }
 
 // open starts the system opener on the staged file, or explains why not.
@@ -577,6 +622,16 @@ func (m *Model) ShortHelp() []key.Binding {
 		b = b[:min(len(b), maxShortHelpBody)]
 	}
 	k := m.keys.Artifact
+	switch {
+	case m.showSource:
+		// The way back to the rendering leads the bar.
+		b = append([]key.Binding{k.Source}, b...)
+	case m.source != nil:
+		b = append(b, k.Source)
+	}
+	if m.alt != nil && !m.showSource {
+		b = append(b, k.Markdown)
+	}
 	b = append(b, k.Save)
 	if m.env.LocalDisplay {
 		b = append(b, k.Open)
@@ -616,5 +671,12 @@ func (m *Model) FullHelp() [][]key.Binding {
 		groups = append(groups, m.body.HelpKeys())
 	}
 	k := m.keys.Artifact
-	return append(groups, m.unshadowed(k.Save, k.Open, k.Copy, k.Back))
+	art := []key.Binding{k.Save, k.Open, k.Copy, k.Back}
+	if m.alt != nil && !m.showSource {
+		art = append([]key.Binding{k.Markdown}, art...)
+	}
+	if m.source != nil {
+		art = append([]key.Binding{k.Source}, art...)
+	}
+	return append(groups, m.unshadowed(art...))
 }

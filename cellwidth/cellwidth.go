@@ -1,0 +1,53 @@
+// Package cellwidth measures text in terminal cells as xterm and tmux
+// draw it, the reference modbay lays out against. Both measure each code
+// point with wcwidth; the grapheme-cluster width of
+// github.com/charmbracelet/x/ansi agrees with them except where a
+// grapheme extender is drawn as a cell of its own: the halfwidth
+// katakana voiced and semi-voiced sound marks U+FF9E and U+FF9F (East
+// Asian Width H), which extend the preceding kana in Unicode's grapheme
+// rules (so "ｶﾞ" measures 1) yet take one cell each on screen (2).
+package cellwidth
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// soundMarks are the extenders terminals draw one cell wide.
+const soundMarks = "\uFF9E\uFF9F"
+
+// String is the width of s in cells, ignoring ANSI escape sequences.
+func String(s string) int {
+	w := ansi.StringWidth(s)
+	if !strings.ContainsAny(s, soundMarks) {
+		return w
+	}
+	return w + extenders(ansi.Strip(s))
+}
+
+// extenders counts the sound marks of plain that follow another rune on
+// their line: those the grapheme width counted as 0 cells.
+func extenders(plain string) int {
+	n, prev := 0, '\n'
+	for _, r := range plain {
+		if (r == '\uFF9E' || r == '\uFF9F') && prev != '\n' {
+			n++
+		}
+		prev = r
+	}
+	return n
+}
+
+// Truncate cuts s (which may hold ANSI styling) to at most w cells as
+// String measures them, ending in tail when cut.
+func Truncate(s string, w int, tail string) string {
+	if String(s) <= w {
+		return s
+	}
+	out := ansi.Truncate(s, w, tail)
+	for k := w - 1; k > 0 && String(out) > w; k-- {
+		out = ansi.Truncate(s, k, tail)
+	}
+	return out
+}

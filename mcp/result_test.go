@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"modbay/config"
+	"modbay/runner"
+)
+
+// TestContentAsSent runs results of testdata/content through a real
+// stdio server: text byte for byte as text/plain, blocks judged one by
+// one, every field the server sent kept and none invented.
+func TestContentAsSent(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	m := f.module("raw")
+
+	res := f.run(m, "listing", `{}`, runner.RunOptions{})
+	if !res.OK() || len(res.Artifacts) != 1 {
+		t.Fatalf("listing: host %+v, %d artifacts", res.Host, len(res.Artifacts))
+	}
+	a := res.Artifacts[0]
+	want := "[FILE] a.txt\n[FILE] grad.png\n[DIR] sub\nkey: value\nother: thing\n<b>bold</b> <script>x</script> __init__ `&gt;`\n"
+	if b, _ := os.ReadFile(a.Staged); string(b) != want || a.MediaType != "text/plain" || a.Presentation == "markdown" {
+		t.Errorf("listing staged %q as %s (%s), want the text as sent, text/plain", b, a.MediaType, a.Presentation)
+	}
+
+	res = f.run(m, "mixed", `{}`, runner.RunOptions{})
+	if !res.OK() {
+		t.Fatalf("mixed: host %+v envelope %+v", res.Host, res.Envelope)
+	}
+	if len(res.Artifacts) != 4 {
+		t.Fatalf("mixed: %d artifacts %+v, want text, two images and the link", len(res.Artifacts), res.Artifacts)
+	}
+	png := testdataPNG(t)
+	for _, i := range []int{1, 2} {
+		if b, _ := os.ReadFile(res.Artifacts[i].Staged); string(b) != string(png) || res.Artifacts[i].MediaType != "image/png" {
+			t.Errorf("image %d staged as %s differs from the server's bytes", i, res.Artifacts[i].MediaType)
+		}
+	}
+	link, _ := os.ReadFile(res.Artifacts[3].Staged)
+	if string(link) != `{"type":"resource_link","uri":"file:///srv/a.txt","name":"a.txt","description":"the first file"}` {
+		t.Errorf("link staged as %s, want the block as sent", link)
+	}
+	warn := strings.Join(res.Envelope.Warnings, "\n")
+	for _, w := range []string{"content block 1 (image): URL-safe base64", "content block 2 (image): sent as a data: URL",
+		"content block 3 (image): the data is not base64", `content block 5 (hologram): type "hologram" is not shown`} {
+		if !strings.Contains(warn, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warn)
+		}
+	}
+	// The result keeps each block's fields in the order sent, and _meta.
+	got := string(res.Envelope.Result)
+	for _, w := range []string{
+		`{"type":"text","annotations":{"audience":["user"],"priority":0.5},"_meta":{"z":1,"a":2},"artifact":"content-0"}`,
+		`{"type":"image","mimeType":"image/png","refused":"the data is not base64:`,
+		`{"type":"resource_link","uri":"file:///srv/a.txt","name":"a.txt","description":"the first file","artifact":"content-4"}`,
+		`"_meta":{"trace":"t-1","b":true}}`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("result lacks %s:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, `"size":null`) || strings.Contains(got, `"title":""`) {
+		t.Errorf("result invents fields: %s", got)
+	}
+
+	res = f.run(m, "mislabeled", `{}`, runner.RunOptions{})
+	if !res.OK() || len(res.Artifacts) != 1 || res.Artifacts[0].MediaType != "image/png" ||
+		!strings.Contains(strings.Join(res.Envelope.Warnings, "\n"), "declared image/jpeg, its bytes are image/png") {
+		t.Errorf("mislabeled: %+v %+v", res.Host, res.Artifacts)
+	}
+}
+
+// testdataPNG is the PNG the content fixtures carry, from mislabeled.json.
+func testdataPNG(t *testing.T) []byte {
+	b, err := os.ReadFile("testdata/content/mislabeled.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Content []struct {
+			Data string `json:"data"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	d, _, _, err := decodeData(r.Content[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestSessionFailedIsNotSpawn: a server that started, answered and then
+// exited mid-call is a failed session, not a spawn failure.
+func TestSessionFailedIsNotSpawn(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	res := f.run(f.module("raw"), "exit", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != CodeSessionFailed {
+		t.Fatalf("exit mid-call: host %+v, want %s", res.Host, CodeSessionFailed)
+	}
+}

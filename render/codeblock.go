@@ -1,0 +1,172 @@
+package render
+
+import (
+	"strings"
+
+	"github.com/alecthomas/chroma/v2/quick"
+	xansi "github.com/charmbracelet/x/ansi"
+)
+
+// codeBlock is one code block taken out of a markdown document: its
+// language (the fence's info word, "" for none) and its text as written.
+type codeBlock struct {
+	lang, text string
+}
+
+// codeBlocks collects a document's code blocks, in order, for fill, and
+// whether it has a blockquote (for quoteBars).
+type codeBlocks struct {
+	blocks []codeBlock
+	quotes bool
+}
+
+// fill draws the code blocks into out, glamour's rendering, where the
+// structure transformer left one sentCode line each: every line of the
+// k-th block under that line's prefix (margins, quote bars, list
+// indent), highlighted with chroma theme when theme is not "". A line
+// wider than width is soft-wrapped at spaces, its continuations under
+// the line's own indent, so a command copied from it keeps its tokens
+// whole; only a token wider than the space left is cut (by
+// fitLinesIndented after).
+func (c *codeBlocks) fill(out string, width int, theme string) string {
+	if c == nil || len(c.blocks) == 0 || !strings.Contains(out, sentCode) {
+		return out
+	}
+	var b strings.Builder
+	k := 0
+	for line := range strings.Lines(out) {
+		i := strings.Index(line, sentCode)
+		if i < 0 || k >= len(c.blocks) {
+			b.WriteString(line)
+			continue
+		}
+		prefix, suffix := line[:i], strings.TrimRight(line[i+len(sentCode):], "\n")
+		blk := c.blocks[k]
+		k++
+		code := strings.TrimSuffix(blk.text, "\n")
+		shown := code
+		if theme != "" {
+			var hb strings.Builder
+			if quick.Highlight(&hb, code, blk.lang, "terminal256", theme) == nil {
+				shown = hb.String()
+			}
+		}
+		plain := strings.Split(code, "\n")
+		styled := strings.Split(shown, "\n")
+		if len(styled) != len(plain) {
+			styled = plain
+		}
+		avail := width - cellWidth(xansi.Strip(prefix))
+		for j, p := range plain {
+			for _, piece := range softWrap(styled[j], p, avail) {
+				b.WriteString(prefix + piece + suffix + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// softWrap cuts code line styled (plain without its escapes) into pieces
+// of at most avail cells at spaces, each continuation led by the line's
+// own indent; a line that fits, or with no space to break at, is one
+// piece.
+func softWrap(styled, plain string, avail int) []string {
+	if avail <= 0 || cellWidth(plain) <= avail {
+		return []string{styled}
+	}
+	indent := plain[:len(plain)-len(strings.TrimLeft(plain, " \t"))]
+	if cellWidth(indent) > avail/2 {
+		indent = ""
+	}
+	runes := []rune(plain)
+	// pos[i] is the cell where rune i starts (xansi.Cut counts cells).
+	pos := make([]int, len(runes)+1)
+	for i, r := range runes {
+		pos[i+1] = pos[i] + cellWidth(string(r))
+	}
+	n, skip := len(runes), len([]rune(indent))
+	var pieces []string
+	start, lim := 0, avail
+	for start < n {
+		if pos[n]-pos[start] <= lim {
+			pieces = append(pieces, xansi.Cut(styled, pos[start], pos[n]))
+			break
+		}
+		// After the last space within lim cells of start, past the indent.
+		cut := -1
+		for i := start; i < n && pos[i+1]-pos[start] <= lim; i++ {
+			if runes[i] == ' ' && i >= skip && i > start {
+				cut = i + 1
+			}
+		}
+		if cut < 0 {
+			// No space to break at: the rest is one piece.
+			pieces = append(pieces, xansi.Cut(styled, pos[start], pos[n]))
+			break
+		}
+		pieces = append(pieces, xansi.Cut(styled, pos[start], pos[cut]))
+		start, lim = cut, avail-cellWidth(indent)
+	}
+	for i := 1; i < len(pieces); i++ {
+		pieces[i] = indent + pieces[i]
+	}
+	return pieces
+}
+
+// quoteBars gives back its bar to a line glamour's document wrap split
+// off a quoted line. Glamour wraps a quote's text one cell too wide (it
+// counts the two-cell bar "| " as an indent of one), so the document's
+// own wrap then cuts such a line and leaves its last words on a line
+// with no bar — at some widths only (80 among them). Glamour has no
+// option for it; this post-pass prefixes such a line, one that follows a
+// quoted line directly and is not one itself, with that line's margin
+// and bars. The bar's text is the cell-exact head of the line before.
+// Only quotes at the document's margin are seen (a table row with an
+// empty first cell also starts with spaces and a bar).
+func quoteBars(out string, quotes bool) string {
+	if !quotes {
+		return out
+	}
+	lines := strings.Split(out, "\n")
+	prev := 0 // the cells of the previous line's margin and bars; 0: not quoted
+	for i, l := range lines {
+		plain := xansi.Strip(l)
+		p := quotePrefix(plain)
+		switch {
+		case p > 0:
+			prev = p
+		case prev > 0 && strings.TrimSpace(plain) != "":
+			margin := len(plain) - len(strings.TrimLeft(plain, " "))
+			lines[i] = xansi.Cut(lines[i-1], 0, prev) + xansi.TruncateLeft(l, margin, "")
+		default:
+			prev = 0
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// documentMargin is the left margin of glamour's styles' documents.
+const documentMargin = "  "
+
+// quotePrefix is the width in cells of plain's margin and quote bars
+// ("  | | "), 0 when it has none right after the document's margin.
+func quotePrefix(plain string) int {
+	rest, ok := strings.CutPrefix(plain, documentMargin)
+	if !ok {
+		return 0
+	}
+	n, bars := len(documentMargin), 0
+	for {
+		switch {
+		case strings.HasPrefix(rest, "| "):
+			rest, n, bars = rest[2:], n+2, bars+1
+		case strings.HasPrefix(rest, "│ "):
+			rest, n, bars = rest[len("│ "):], n+2, bars+1
+		default:
+			if bars == 0 {
+				return 0
+			}
+			return n
+		}
+	}
+}
