@@ -600,16 +600,19 @@ func (d *Driver) resourceUpdated(uri string) {
 
 // Completes reports whether capability capID (a prompt's or a
 // template's) takes completions, as far as known without I/O: the live
-// session's server offers completion/complete, or, with no session, the
-// capability is one that could.
+// session's server offers completion/complete, or, with no session, it
+// did when last listed (kept with the cached list).
 func (d *Driver) Completes(capID string) bool {
 	if !strings.HasPrefix(capID, PromptPrefix) && !strings.HasPrefix(capID, TemplatePrefix) {
 		return false
 	}
 	d.mu.Lock()
-	s := d.sess
+	s, c := d.sess, d.catalog
 	d.mu.Unlock()
-	return s == nil || serverCaps(s).Completions != nil
+	if s != nil {
+		return serverCaps(s).Completions != nil
+	}
+	return c != nil && c.Listed != nil && c.Listed.Completions
 }
 
 // Complete asks the server for the values of argument arg of capability

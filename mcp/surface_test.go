@@ -272,3 +272,25 @@ func tools(d *modproto.Descriptor) int {
 	}
 	return n
 }
+
+// FuzzTemplate: a server's URI template never panics the parser or the
+// expansion, and a template that parses expands once every variable is
+// given.
+func FuzzTemplate(f *testing.F) {
+	for _, s := range []string{"test://greeting/{name}{?style}", "demo://resource/dynamic/text/{resourceId}", "{+path}/x{#frag}", "{;a,b*}{&c:3}", "{", "}{", "{,}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tmpl string) {
+		vars, err := templateVars(tmpl)
+		if err != nil {
+			return
+		}
+		vals := map[string]string{}
+		for _, v := range vars {
+			vals[v.name] = "a b/ü"
+		}
+		if _, err := expandTemplate(tmpl, vals); err != nil {
+			t.Errorf("%q: every variable given, yet %v", tmpl, err)
+		}
+	})
+}

@@ -44,14 +44,19 @@ func openCapsScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	c := &capList{com: m.com, keys: m.keys.Caps, module: mod,
 		list: list.New(m.com, m.keys.List, "filter by title or id", "No capability matches the filter.")}
+	c.setItems()
+	return c, nil
+}
+
+// setItems lists the module's capabilities, keeping the selected one.
+func (c *capList) setItems() {
 	var items []list.Item
-	if mod.Descriptor != nil {
-		for i := range mod.Descriptor.Capabilities {
-			items = append(items, &capItem{c: c, cap: &mod.Descriptor.Capabilities[i]})
+	if d := c.module.Descriptor; d != nil {
+		for i := range d.Capabilities {
+			items = append(items, &capItem{c: c, cap: &d.Capabilities[i]})
 		}
 	}
-	c.list.SetItems(items, nil)
-	return c, nil
+	c.list.SetItems(items, func(a, b list.Item) bool { return a.(*capItem).cap.ID == b.(*capItem).cap.ID })
 }
 
 // capItem is one capability as a list item.

@@ -601,3 +601,28 @@ func isLink(mod *runner.Module, a runner.VerifiedArtifact) bool {
 	sd := surfaceOf(mod)
 	return sd != nil && a.Kind == sd.LinkKind() && a.Staged != ""
 }
+
+// refreshOpen gives the open capability lists and resources views their
+// module as the discovery that just ended described it (same id, same
+// source), so a tool, template or prompt a server added or removed shows
+// there too; the selection is kept.
+func (m *Model) refreshOpen(mods []*runner.Module) {
+	byID := map[string]*runner.Module{}
+	for _, mod := range mods {
+		byID[mod.ID] = mod
+	}
+	for _, s := range m.stack {
+		switch s := s.(type) {
+		case *capList:
+			if nu := byID[s.module.ID]; nu != nil && nu.Key == s.module.Key && nu != s.module {
+				s.module = nu
+				s.setItems()
+			}
+		case *surfaceView:
+			if nu := byID[s.module.ID]; nu != nil && nu.Key == s.module.Key && nu != s.module && surfaceOf(nu) != nil {
+				s.module, s.drv = nu, surfaceOf(nu)
+				s.setItems()
+			}
+		}
+	}
+}

@@ -268,3 +268,31 @@ func TestFollowLink(t *testing.T) {
 		t.Errorf("link read %+v", msg)
 	}
 }
+
+// TestRefreshOpenScreens: a discovery that ends while a module's
+// capability list and resources view are open gives them the module as
+// described now (a prompt the server added appears), keeping the
+// selection.
+func TestRefreshOpenScreens(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	h := newHarness(t, m)
+	f := &surfaceFake{}
+	mod := surfaceModule(t, f)
+	openSurface(t, m, h, mod)
+	press(m, "down")
+	nu := *mod
+	d := *mod.Descriptor
+	d.Capabilities = append(slices.Clone(d.Capabilities), modproto.Capability{ID: "prompts/get/added", Title: "Added prompt", Summary: "new", Hidden: true})
+	nu.Descriptor = &d
+	m.Update(modulesMsg{gen: m.gen, modules: []*runner.Module{&nu}})
+	v, _ := find[*surfaceView](m)
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "Added prompt") {
+		t.Errorf("the resources view lacks the added prompt:\n%s", out)
+	}
+	if it := v.selected(); it == nil || it.res == nil || it.res.URI != "test://evil" {
+		t.Errorf("the selection moved: %+v", it)
+	}
+	if c := caps(m); c == nil || c.module != &nu {
+		t.Error("the capability list beneath keeps the old module")
+	}
+}

@@ -349,6 +349,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen == m.gen {
 			m.modules.SetModules(msg.modules)
 			m.watchChanges(msg.modules)
+			m.refreshOpen(msg.modules)
 			m.layout()
 			return m, m.resumeJobs()
 		}
