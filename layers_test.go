@@ -18,12 +18,13 @@ import (
 // test, so every new package is placed in the graph on purpose.
 var layers = map[string][]string{
 	".":                   {"cli"},
-	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform"},
+	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform", "modkit"},
 	"conform":             {"modproto", "schema", "schemalint", "runner"},
 	"cellwidth":           {},
-	"config":              {},
+	"config":              {"modproto"},
 	"contain":             {},
-	"examples":            {"modproto"},
+	"examples":            {"modproto", "modkit"},
+	"modkit":              {},
 	"internal/testcorpus": {},
 	"internal/jsonptr":    {},
 	"internal/words":      {},

@@ -115,8 +115,26 @@ func writeModule(w io.Writer, m *runner.Module) {
 		if title == "" {
 			title = c.ID
 		}
-		fmt.Fprintf(w, "  %s — %s\n", cleanID(c.ID), clean(title))
+		hidden := ""
+		if c.Hidden {
+			hidden = " (hidden: no form, no agent tool; docs/protocol.md §17)"
+		}
+		fmt.Fprintf(w, "  %s — %s%s\n", cleanID(c.ID), clean(title), hidden)
 		fmt.Fprintf(w, "    %s\n", clean(c.Summary))
+		if c.PollCapability != "" {
+			fmt.Fprintf(w, "    polled by: %s\n", cleanID(c.PollCapability))
+		}
+		if c.CancelCapability != "" {
+			fmt.Fprintf(w, "    cancelled by: %s\n", cleanID(c.CancelCapability))
+		}
+		for _, o := range d.Capabilities {
+			switch c.ID {
+			case o.PollCapability:
+				fmt.Fprintf(w, "    polls the jobs of: %s\n", cleanID(o.ID))
+			case o.CancelCapability:
+				fmt.Fprintf(w, "    cancels the jobs of: %s\n", cleanID(o.ID))
+			}
+		}
 		fmt.Fprintf(w, "    effects: %s\n", strings.Join(render.EffectBadges(c.Effects, c.LongRunning), ", "))
 		if c.RequestSchema != "" {
 			fmt.Fprintf(w, "    request schema: %s\n", clean(c.RequestSchema))

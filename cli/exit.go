@@ -26,6 +26,9 @@ const (
 	// ExitInputInvalid: the input does not validate against the request
 	// schema; nothing ran.
 	ExitInputInvalid = 5
+	// ExitReplayDiff: `check --replay` found the module's outcomes differ
+	// from its fixture (docs/protocol.md §15).
+	ExitReplayDiff = 6
 )
 
 // exitError carries an exit code out of a command's RunE.

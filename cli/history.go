@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/conform"
 	"modbay/history"
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 )
@@ -79,6 +82,8 @@ type HistoryRunOptions struct {
 	// RunID is the run named; Dir is export's folder (DIR or --dir, ""
 	// for ./modbay-RUN).
 	RunID, Dir string
+	// Fixture makes export also write the run as a replay fixture.
+	Fixture bool
 	// JSON (show) and Off (pin) are the flags.
 	JSON, Off bool
 }
@@ -398,7 +403,9 @@ func newHistoryExportCommand(g *globals, runF func(context.Context, *HistoryRunO
 		Long: `Write request.json (the request as sent, secret fields redacted), envelope.json,
 stderr.txt, record.json and artifacts/ (a copy of each staged artifact under its
 declared file name) into DIR (default ./modbay-RUN): a folder to attach to a bug
-report.`,
+report. --fixture also writes fixture.json, the run as a fixture that
+"modbay check MODULE --replay DIR" sends again and compares
+(docs/modules.md#record-and-replay).`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunID = args[0]
@@ -412,6 +419,7 @@ report.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the folder to write (default ./modbay-RUN)")
+	cmd.Flags().BoolVar(&opts.Fixture, "fixture", false, "also write the run as a replay fixture (fixture.json)")
 	return cmd
 }
 
@@ -442,6 +450,50 @@ func historyExportRun(ctx context.Context, o *HistoryRunOptions) error {
 	for _, m := range ex.Missing {
 		fmt.Fprintf(o.IO.ErrOut, "modbay: warning: artifact not exported: %s\n", clean(m))
 	}
+	if o.Fixture {
+		return exportFixture(o, rec, ex.Dir, e.host.Config().Home)
+	}
+	return nil
+}
+
+// exportFixture writes run rec as dir/fixture.json: its input (the secret
+// fields it withheld left out) and its outcome rebuilt from the record.
+func exportFixture(o *HistoryRunOptions, rec *history.Record, dir, home string) error {
+	if !rec.InputRecorded {
+		return withCode(ExitUsage, "--fixture: run %s's input was not recorded (history.record_inputs), so it cannot be sent again", rec.RunID)
+	}
+	res := &runner.Result{RequestID: rec.RunID, Module: rec.Module, Capability: rec.Capability, Stderr: rec.StderrTail, ExitCode: rec.ExitCode}
+	if len(rec.Envelope) > 0 {
+		var env modproto.Envelope
+		if err := json.Unmarshal(rec.Envelope, &env); err == nil {
+			res.Envelope = &env
+		}
+	}
+	if h := rec.Host; h != nil {
+		res.Host = &runner.HostError{Code: h.Code, Detail: h.Detail}
+	}
+	for _, w := range rec.EffectWarnings {
+		res.EffectWarnings = append(res.EffectWarnings, modproto.ValidationError{Detail: w})
+	}
+	for _, a := range rec.Artifacts {
+		res.Artifacts = append(res.Artifacts, runner.VerifiedArtifact{Artifact: a.Artifact, Staged: a.Staged, Size: a.Size, Presentation: a.Presentation})
+	}
+	if j := rec.Job; j != nil {
+		res.Job = &runner.JobStatus{ID: j.ID, State: j.State}
+	}
+	ws := ""
+	if r, ok := rec.Roots["workspace"]; ok {
+		ws = r.Path
+	}
+	f, err := conform.RunFixture(rec.Module, rec.RunID, rec.Capability, rec.Input, rec.Redacted, !rec.SentUnchecked, res,
+		map[string]string{ws: "<workspace>", home: "<home>"})
+	if err != nil {
+		return withCode(ExitHostVerdict, "--fixture: %v", err)
+	}
+	if err := conform.WriteFixture(dir, f); err != nil {
+		return withCode(ExitHostVerdict, "--fixture: %v", err)
+	}
+	fmt.Fprintf(o.IO.Out, "  %s (replay: modbay check %s --replay %s)\n", conform.FixtureFile, cleanID(rec.Module), clean(dir))
 	return nil
 }
 

@@ -179,6 +179,14 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(usageRefusal("%v", err))
 	}
+	if n := runner.ShadowNote(m); n != "" {
+		fmt.Fprintln(o.IO.ErrOut, "note: "+clean(n))
+	}
+	if m.Origin == runner.OriginFlag {
+		// Repeat lines name a module loaded by path by its path: by id
+		// they would run an installed module of that id (docs/protocol.md §13).
+		o.ModuleRef = m.Exe
+	}
 	handoff, err := e.handoffFiles(o.Artifacts)
 	if err != nil {
 		return o.refuse(usageRefusal("--artifact: %v", err))
@@ -208,7 +216,7 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 	if plan.NeedsApproval() && !o.Yes {
 		return o.refuse(&refusal{Outcome: outcomeApprovalRequired, Code: ExitApprovalRequired,
 			Message: fmt.Sprintf("%s %s needs approval; nothing ran (pass --yes)", m.ID, plan.Capability.ID),
-			Reasons: plan.Approval, Err: runner.ErrApprovalRequired,
+			Reasons: withAskedAgain(plan), Err: runner.ErrApprovalRequired,
 			subject: cleanID(m.ID) + " " + cleanID(plan.Capability.ID)})
 	}
 	watch, err := watchHangup(ctx, map[string]any{"stdout": o.IO.Out, "stderr": o.IO.ErrOut})
@@ -499,6 +507,9 @@ type resultOut struct {
 	ExitCode        int               `json:"exit_code"`
 	DurationMS      int64             `json:"duration_ms"`
 	Job             *runner.JobStatus `json:"job,omitempty"`
+	// LikelyCause is a cause of the failure the host can see, inferred
+	// from the module's own words (runner.LikelyCause).
+	LikelyCause string `json:"likely_cause,omitempty"`
 	// Enforcement is what containment applied to the module process,
 	// layer by layer, as observed when it started;
 	// absent when no process was started.
@@ -570,7 +581,7 @@ func inlineText(a runner.VerifiedArtifact) (text string, truncated, ok bool) {
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
-		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job}
+		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause}
 	if recorded(r.Enforcement) {
 		e := enforcementJSON(r.Enforcement)
 		o.Enforcement = &e
@@ -664,6 +675,9 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	if r.Job != nil {
 		fmt.Fprintf(w, "job %s: %s after %s\n", cleanID(r.Job.ID), clean(r.Job.State), count(r.Job.Polls, "poll", "polls"))
 	}
+	if r.LikelyCause != "" {
+		fmt.Fprintf(w, "cause:     %s\n", clean(r.LikelyCause))
+	}
 	if showStderr && !r.OK() && strings.TrimSpace(r.Stderr) != "" {
 		head := "stderr:"
 		if r.StderrTruncated {
@@ -677,3 +691,12 @@ func indent(s string) string { return indentBy("  ", s) }
 
 // indentBy is s with every line prefixed by p.
 func indentBy(p, s string) string { return p + strings.ReplaceAll(s, "\n", "\n"+p) }
+
+// withAskedAgain is plan's approval reasons, led by why it is asked again
+// when it was approved before (runner.Plan.AskedAgain).
+func withAskedAgain(plan *runner.Plan) []string {
+	if plan.AskedAgain == "" {
+		return plan.Approval
+	}
+	return append([]string{plan.AskedAgain}, plan.Approval...)
+}

@@ -201,11 +201,14 @@ func resumeJob(ctx context.Context, g *globals, e *env, s *history.Store, run *h
 	return nil
 }
 
-// loadRecorded loads the module a record names: by id, else by the
-// executable it ran from.
+// loadRecorded loads the module a record names: by id when the id still
+// names the executable it ran from, else by that executable (a run of a
+// module loaded by path whose id an installed module has too never goes to
+// the installed one: docs/protocol.md §13). The examples' launchers move with
+// the modbay binary: they are found by id.
 func loadRecorded(ctx context.Context, e *env, rec *history.Record) (*runner.Module, error) {
 	m, err := e.host.Load(ctx, rec.Module)
-	if err != nil && rec.ModuleExe != "" {
+	if rec.ModuleExe != "" && (err != nil || (m.Exe != rec.ModuleExe && m.Origin != runner.OriginExamples)) {
 		m, err = e.host.Load(ctx, rec.ModuleExe)
 	}
 	if err != nil {
@@ -260,7 +263,7 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	}
 	if plan.NeedsApproval() && !yes {
 		fmt.Fprintf(g.io.ErrOut, "%s %s needs approval; nothing ran:\n", cleanID(m.ID), cleanID(cancelCap))
-		for _, r := range plan.Approval {
+		for _, r := range withAskedAgain(plan) {
 			fmt.Fprintf(g.io.ErrOut, "  - %s\n", clean(r))
 		}
 		fmt.Fprintln(g.io.ErrOut, "Pass --yes to approve this call.")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/history"
 	"modbay/internal/words"
 	"modbay/mcp"
 	"modbay/render"
@@ -48,7 +49,7 @@ func addMCPSurfaceCommands(cmd *cobra.Command, g *globals, runF func(context.Con
 		Short: "List an MCP server's resources and resource templates (every page)",
 		Long: `Connects to the server and lists its resources and resource templates, following
 every page (at most 1000 resources). Read one with modbay mcp read SERVER URI; a
-template is read through its capability (modbay invoke SERVER 'resources/template/NAME'
+template is read through its capability (modbay invoke SERVER mcp.resources.template.NAME
 with its variables as input).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error { res.Server = args[0]; return do(c, res) },
@@ -85,7 +86,7 @@ the history like any invoke. Exit codes are invoke's.`,
 		Use:   "prompt SERVER NAME",
 		Short: "Get one prompt of an MCP server with its arguments",
 		Long: `Gets prompt NAME (MCP prompts/get) with the --arg values as a run of the server's
-prompts/get/NAME capability: the arguments are checked against the prompt's, each message
+mcp.prompts.get.NAME capability: the arguments are checked against the prompt's, each message
 is checked and staged as an artifact, text is printed, and the run is kept in the history.
 Exit codes are invoke's.`,
 		Args: cobra.ExactArgs(2),
@@ -105,20 +106,7 @@ Exit codes are invoke's.`,
 func mcpSurfaceRun(ctx context.Context, o *MCPSurfaceOptions) error {
 	switch o.Command {
 	case "read", "prompt":
-		inv := &InvokeOptions{IO: o.IO, G: o.G, ModuleRef: o.Server, JSON: o.JSON, Yes: o.Yes}
-		var input any
-		if o.Command == "read" {
-			inv.CapabilityID, input = mcp.CapRead, map[string]string{"uri": o.URI}
-		} else {
-			values, err := argValues(o.Args)
-			if err != nil {
-				return err
-			}
-			inv.CapabilityID, input = mcp.PromptPrefix+o.Prompt, values
-		}
-		b, _ := json.Marshal(input)
-		inv.Input = string(b)
-		return invokeRun(ctx, inv)
+		return mcpSurfaceCall(ctx, o)
 	}
 	e, err := o.G.env(ctx)
 	if err != nil {
@@ -211,4 +199,41 @@ func firstOf(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// mcpSurfaceCall reads a resource or gets a prompt as invoke runs a
+// capability (InvokeOptions.call), on one host: the server is started
+// once, for naming the prompt and for the call.
+func mcpSurfaceCall(ctx context.Context, o *MCPSurfaceOptions) error {
+	inv := &InvokeOptions{IO: o.IO, G: o.G, ModuleRef: o.Server, JSON: o.JSON, Yes: o.Yes}
+	var input any = map[string]string{"uri": o.URI}
+	inv.CapabilityID = mcp.CapRead
+	if o.Command == "prompt" {
+		values, err := argValues(o.Args)
+		if err != nil {
+			return inv.refuse(usageRefusal("%v", err))
+		}
+		input = values
+	}
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return inv.refuse(&refusal{Outcome: outcomeUsage, Code: codeOf(err), Message: err.Error(), Err: err})
+	}
+	m, err := e.load(ctx, o.Server)
+	if err != nil {
+		return inv.refuse(usageRefusal("%v", err))
+	}
+	d, ok := m.Driver.(*mcp.Driver)
+	if !ok {
+		return inv.refuse(usageRefusal("%s is not an MCP server (config.yaml mcp_servers)", cleanID(o.Server)))
+	}
+	if o.Command == "prompt" {
+		id, err := d.PromptCapability(ctx, o.Prompt)
+		if err != nil {
+			return inv.refuse(usageRefusal("%s: %s", cleanID(o.Server), render.SanitizeLine(err.Error())))
+		}
+		inv.CapabilityID = id
+	}
+	raw, _ := json.Marshal(input)
+	return inv.call(ctx, e, m, raw, nil, history.BeginOptions{Source: history.SourceInvoke})
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+
+	"modbay/modkit"
 )
 
 // templates are the module scaffolds `modbay new` writes; docs/modules.md
@@ -60,18 +62,28 @@ type scaffoldFile struct {
 func scaffold(id, lang string) []scaffoldFile {
 	switch lang {
 	case LangPython:
-		return []scaffoldFile{{id, "templates/python/module.py", 0o755}, {"README.md", "templates/README.md.tmpl", 0o644}}
+		return []scaffoldFile{{id, "templates/python/module.py", 0o755}, {"modbay_module.py", "templates/python/modbay_module.py", 0o644},
+			{"README.md", "templates/README.md.tmpl", 0o644}}
 	case LangSh:
 		return []scaffoldFile{{id, "templates/sh/module.sh", 0o755}, {"README.md", "templates/README.md.tmpl", 0o644}}
 	case LangGo:
-		return []scaffoldFile{{"main.go", "templates/go/main.go.tmpl", 0o644}, {"README.md", "templates/README.md.tmpl", 0o644}}
+		// modkit/modkit.go is modkit.Source, the repository's own package.
+		return []scaffoldFile{{"main.go", "templates/go/main.go.tmpl", 0o644}, {"go.mod", "templates/go/go.mod.tmpl", 0o644},
+			{"modkit/modkit.go", modkitTemplate, 0o644}, {"README.md", "templates/README.md.tmpl", 0o644}}
 	}
 	return nil
 }
 
+// modkitTemplate names the author library in scaffold: its text is
+// modkit.Source, written as is.
+const modkitTemplate = "modkit"
+
 // renderTemplate returns template name with the module id (and, for the
 // README, the language's lines) filled in.
 func renderTemplate(name, id, lang string) (string, error) {
+	if name == modkitTemplate {
+		return modkit.Source, nil
+	}
 	b, err := templates.ReadFile(name)
 	if err != nil {
 		return "", err
@@ -79,11 +91,11 @@ func renderTemplate(name, id, lang string) (string, error) {
 	s := string(b)
 	if strings.HasSuffix(name, "README.md.tmpl") {
 		layout := map[string]string{
-			LangPython: "`MODULE_ID` is the executable (Python 3, standard library only).",
+			LangPython: "`MODULE_ID` is the executable (Python 3, standard library only); `modbay_module.py` beside it writes the protocol's side.",
 			LangSh:     "`MODULE_ID` is the executable (POSIX sh; it calls `jq` and `sha256sum`, declared as binaries).",
-			LangGo:     "`main.go` is the source; build the executable `MODULE_ID` with `go build -o MODULE_ID main.go`.",
+			LangGo:     "`main.go` is the source, `modkit/` the protocol's side (standard library only); build the executable `MODULE_ID` with `go build -o MODULE_ID .`.",
 		}[lang]
-		build := map[string]string{LangGo: "go build -o MODULE_ID main.go\n"}[lang]
+		build := map[string]string{LangGo: "go build -o MODULE_ID .\n"}[lang]
 		reqs := map[string]string{LangSh: "and the binaries `jq` and `sha256sum` (listed as requirements: without them the module shows \"needs setup\")"}[lang]
 		r := strings.NewReplacer("LANGUAGE", lang, "LAYOUT", layout, "BUILD_LINE", build, " REQUIREMENTS", map[bool]string{true: " " + reqs, false: ""}[reqs != ""])
 		s = r.Replace(s)
@@ -98,7 +110,8 @@ func newNewCommand(g *globals, runF func(context.Context, *NewOptions) error) *c
 		Use:   "new ID [--lang python|go|sh] [--dir DIR]",
 		Short: "Write a working module to start from",
 		Long: `Write a working module named ID into DIR (default ./ID): its executable
-(python, sh) or main.go (go, with the line that builds it), and a README.
+(python, sh) or main.go with go.mod and modkit/, the author library (go, with
+the line that builds it), and a README.
 
 The module describes itself, declares one capability (ID.report) with a
 request schema (a string, an enum, a number and an optional object), checks its
@@ -146,6 +159,9 @@ func newRun(_ context.Context, o *NewOptions) error {
 		if err != nil {
 			return err
 		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.name)), 0o755); err != nil {
+			return withCode(ExitUsage, "%v", err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(text), f.mode); err != nil {
 			return withCode(ExitUsage, "%v", err)
 		}
@@ -154,9 +170,9 @@ func newRun(_ context.Context, o *NewOptions) error {
 	fmt.Fprintf(out, "wrote module %s (%s) in %s\n", o.ID, o.Lang, dir)
 	exe := filepath.Join(dir, o.ID)
 	if o.Lang == LangGo {
-		fmt.Fprintf(out, "build it:  (cd %s && go build -o %s main.go)\n", dir, o.ID)
+		fmt.Fprintf(out, "build it:  (cd %s && go build -o %s .)\n", dir, o.ID)
 	}
 	fmt.Fprintf(out, "check it:  modbay validate %s   (then: modbay check %s, a conformance run)\n", exe, exe)
-	fmt.Fprintf(out, "run it:    modbay --module %s invoke %s %s.report --input '{\"title\": \"Hello\"}'\n", exe, o.ID, o.ID)
+	fmt.Fprintf(out, "run it:    modbay invoke %s %s.report --input '{\"title\": \"Hello\"}'\n", exe, o.ID)
 	return nil
 }

@@ -25,7 +25,7 @@ func newModule(t *testing.T, id, lang string) string {
 		if err != nil {
 			t.Skip("no go toolchain on PATH: the go template is not built")
 		}
-		cmd := exec.Command(gobin, "build", "-o", id, "main.go")
+		cmd := exec.Command(gobin, "build", "-o", id, ".")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
@@ -73,7 +73,7 @@ func TestNewTemplatesWork(t *testing.T) {
 			if len(res.Artifacts) != 2 || !strings.Contains(out, `"hello.report.markdown/v1"`) || !strings.Contains(out, `"text/csv"`) {
 				t.Errorf("artifacts:\n%s", out)
 			}
-			md, _ := filepath.Glob(filepath.Join(home, "state", "hello", "output", "req_*report.md"))
+			md, _ := filepath.Glob(filepath.Join(home, "state", "hello@*", "output", "req_*report.md"))
 			if len(md) != 1 {
 				t.Fatalf("report.md not under the output root: %v", md)
 			}

@@ -75,6 +75,9 @@ func rerunRun(ctx context.Context, o *RerunOptions) error {
 		return err
 	}
 	inv.ModuleRef, inv.CapabilityID = rec.Module, rec.Capability
+	if m.Origin == runner.OriginFlag {
+		inv.ModuleRef = m.Exe // a module loaded by path is repeated by its path
+	}
 	w := inv.IO.ErrOut
 	var raw json.RawMessage
 	switch {

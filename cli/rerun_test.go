@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +83,37 @@ func TestInvokeDetach(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "--home", home, "invoke", "notes", "notes.report", "--detach"); code != ExitUsage || !strings.Contains(stderr, "not long-running") {
 		t.Errorf("detach of a capability that is not long-running: exit %d %s", code, stderr)
+	}
+}
+
+// TestRerunOfAPathModuleRunsThatPath: a run of a module loaded by path
+// whose id an installed module has too is re-run from its path, never
+// by the installed module (docs/protocol.md §13).
+func TestRerunOfAPathModuleRunsThatPath(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	path := installFixture(t, "ok")
+	installed := filepath.Join(home, "modules", "ok", "ok")
+	if err := os.MkdirAll(filepath.Dir(installed), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile(path)
+	if err := os.WriteFile(installed, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := run(t, "--home", home, "invoke", path, "fixture.write", "--input", `{"name":"a"}`); code != ExitOK {
+		t.Fatalf("invoke: %d %s %s", code, out, stderr)
+	}
+	id := historyOf(t, home)[0].RunID
+	if _, out, _ := run(t, "--home", home, "history", "show", id); !strings.Contains(out, "repeat    modbay invoke "+path+" fixture.write") {
+		t.Errorf("the repeat line does not name the path:\n%s", out)
+	}
+	if code, out, stderr := run(t, "--home", home, "rerun", id); code != ExitOK {
+		t.Fatalf("rerun: %d %s %s", code, out, stderr)
+	}
+	_, out, _ := run(t, "--home", home, "history", "show", historyOf(t, home)[0].RunID, "--json")
+	var rec history.Record
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ModuleExe != path {
+		t.Errorf("the re-run ran %s, want %s (%v)", rec.ModuleExe, path, err)
 	}
 }

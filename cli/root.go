@@ -238,6 +238,11 @@ func (g *globals) env(ctx context.Context) (*env, error) {
 // in use are not restarted, and is closed when they did.
 func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 	home := cfg.Home
+	// Host files an older home kept inside state/ move out of the modules'
+	// reach first (docs/protocol.md §13).
+	if err := config.MigrateLayout(home); err != nil {
+		return nil, withCode(ExitUsage, "moving the home's files to their places (docs/protocol.md §13): %v", err)
+	}
 	defaultWorkspace := cfg.Workspace == filepath.Join(home, "workspace")
 	if g.workspace != "" {
 		ws, err := filepath.Abs(g.workspace)

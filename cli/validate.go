@@ -57,7 +57,8 @@ to nothing included) refuses the module, since its capability cannot be
 invoked: the same verdict list and the cockpit show. Other findings are
 printed and do not change the verdict.
 
-Exit status: 0 valid (warnings may be printed), 4 the module is refused.`,
+Exit status: 0 valid (warnings may be printed), 4 the module or any of its
+capabilities is refused (the schema findings that cause it are errors).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -84,6 +85,7 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 		return err
 	}
 	lint := lintSchemas(m)
+	markRefusalCauses(m, lint)
 	// One verdict everywhere: the runner's, reached at discovery (request
 	// schemas that do not compile refuse the module there); the lint adds
 	// findings, never a second verdict.
@@ -101,10 +103,34 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 	} else {
 		writeVerdict(out, m, valid, lint)
 	}
-	if !valid {
+	if !valid || len(m.Refused) > 0 {
 		return silentExit(ExitHostVerdict)
 	}
 	return nil
+}
+
+// refusalLintRules are the lint rules that explain why no input satisfies a
+// schema: a misspelled keyword ("propertes") is one.
+var refusalLintRules = []string{schemalint.RuleRequired, schemalint.RuleCycle, schemalint.RuleKeyword}
+
+// markRefusalCauses makes the findings that explain a refused capability
+// errors: the schema of a capability no input reaches, a rule that can
+// cause that.
+func markRefusalCauses(m *runner.Module, lint []schemalint.Finding) {
+	if m.Descriptor == nil || len(m.Refused) == 0 {
+		return
+	}
+	refused := map[string]bool{}
+	for _, c := range m.Descriptor.Capabilities {
+		if _, ok := m.Refused[c.ID]; ok {
+			refused[c.RequestSchema] = true
+		}
+	}
+	for i, f := range lint {
+		if refused[f.Schema] && slices.Contains(refusalLintRules, f.Rule) {
+			lint[i].Severity = schemalint.Error
+		}
+	}
 }
 
 // lintSchemas lints every request schema of m's descriptor, by schema id.
@@ -153,7 +179,7 @@ func writeVerdict(out io.Writer, m *runner.Module, valid bool, lint []schemalint
 		// The module stays usable; the capabilities no input can reach
 		// are refused (the schema findings below say why, once).
 		caps := slices.Sorted(maps.Keys(m.Refused))
-		fmt.Fprintf(out, "%s: valid (%s); %s refused, no input satisfies its request schema: %s\n", id, m.Status,
+		fmt.Fprintf(out, "%s: valid (%s), but %s refused, no input satisfies its request schema: %s (fix the schema errors below)\n", id, m.Status,
 			count(len(caps), "capability", "capabilities"), clean(strings.Join(caps, ", ")))
 	case valid:
 		fmt.Fprintf(out, "%s: valid (%s)\n", id, m.Status)

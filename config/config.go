@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"modbay/modproto"
 )
 
 // FileName is the config file inside the home.
@@ -46,6 +48,9 @@ type Config struct {
 	// run a module that cannot be fully contained; SandboxOff runs modules
 	// as plain processes.
 	Sandbox string `yaml:"sandbox"`
+	// DescribeParallel bounds the describes discovery runs at once (0:
+	// the default, docs/protocol.md §2; at most MaxDescribeParallel).
+	DescribeParallel int `yaml:"describe_parallel"`
 	// Limits are the resource limits set on every module process.
 	Limits Limits `yaml:"limits"`
 	// History bounds the run history under <home>/history.
@@ -68,6 +73,10 @@ type Skills struct {
 	// Scripts enables running skill scripts (contained); off by default.
 	Scripts bool `yaml:"scripts"`
 }
+
+// MaxDescribeParallel is the largest describe_parallel: each describe is
+// a process of its own, with its descriptors and memory.
+const MaxDescribeParallel = 256
 
 // Sandbox values.
 const (
@@ -105,21 +114,41 @@ type Policy struct {
 	PreApproved []PreApproval `yaml:"pre_approved"`
 }
 
-// PreApproval pre-approves a module's capability; an empty Capability means
-// every capability of the module.
+// PreApproval pre-approves a module's capability (docs/protocol.md §11); an
+// empty Capability means every capability of the module. It names the
+// module as the host knows it, never by what a module says of itself:
+// Module, an installed module (<home>/modules/<id>), a built-in example or
+// an MCP server by id, never a module loaded by path; or Path, a module
+// loaded by path, by its executable's absolute path; or Digest, an
+// executable by its bytes ("sha256:<hex>"), alone or with Path. Exactly one
+// of Module and Path/Digest is set (Load checks).
 type PreApproval struct {
 	Module     string `yaml:"module"`
+	Path       string `yaml:"path"`
+	Digest     string `yaml:"digest"`
 	Capability string `yaml:"capability"`
 }
 
-// Covers reports whether the policy pre-approves module's capability.
-func (p Policy) Covers(module, capability string) bool {
-	for _, a := range p.PreApproved {
-		if a.Module == module && (a.Capability == "" || a.Capability == capability) {
-			return true
-		}
+// CoversCapability reports whether a covers capability.
+func (a PreApproval) CoversCapability(capability string) bool {
+	return a.Capability == "" || a.Capability == capability
+}
+
+// check says what makes a unusable, nil when it is usable.
+func (a PreApproval) check() error {
+	switch {
+	case a.Module == "" && a.Path == "" && a.Digest == "":
+		return errors.New("names no module: give module, path or digest")
+	case a.Module != "" && (a.Path != "" || a.Digest != ""):
+		return fmt.Errorf("module %q with path or digest: module names an installed module, path and digest one loaded by path; keep one", a.Module)
+	case a.Module != "" && !modproto.ValidModuleID(a.Module):
+		return fmt.Errorf("module %q breaks the id grammar: %s", a.Module, modproto.ModuleIDRule)
+	case a.Path != "" && !filepath.IsAbs(a.Path):
+		return fmt.Errorf("path %q is not absolute", a.Path)
+	case a.Digest != "" && !modproto.ValidDigest(a.Digest):
+		return fmt.Errorf("digest %q is not sha256: and 64 lowercase hex", a.Digest)
 	}
-	return false
+	return nil
 }
 
 // ResolveHome returns the absolute home directory: flag when non-empty, else
@@ -162,6 +191,16 @@ func Load(home string) (*Config, error) {
 	default:
 		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "sandbox"),
 			Msg: fmt.Sprintf("sandbox: %q is not one of auto, require, off", c.Sandbox)}
+	}
+	for i, a := range c.Policy.PreApproved {
+		if err := a.check(); err != nil {
+			return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "policy"),
+				Msg: fmt.Sprintf("policy.pre_approved[%d]: %v", i, err)}
+		}
+	}
+	if c.DescribeParallel < 0 || c.DescribeParallel > MaxDescribeParallel {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "describe_parallel"),
+			Msg: fmt.Sprintf("describe_parallel: %d is not between 1 and %d (or 0: the default)", c.DescribeParallel, MaxDescribeParallel)}
 	}
 	c.Home = home
 	if c.Workspace == "" {
@@ -252,12 +291,6 @@ func keyLine(b []byte, key string) int {
 
 // ModulesDir is <home>/modules, where modules are discovered (docs/protocol.md §2).
 func (c *Config) ModulesDir() string { return filepath.Join(c.Home, "modules") }
-
-// StateDir is <home>/state/<module>/<root>, the directory backing a write
-// root other than workspace (docs/protocol.md §4).
-func (c *Config) StateDir(module, root string) string {
-	return filepath.Join(c.Home, "state", module, root)
-}
 
 // ArtifactsDir is <home>/artifacts, the content-addressed artifact store
 // (docs/protocol.md §8).

@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 	if c.Workspace != filepath.Join(home, "ws") || c.Roots["seed_in"] != "/data/seeds" {
 		t.Fatalf("parsed %+v", c)
 	}
-	if !c.Policy.Covers("net", "fetch") || c.Policy.Covers("net", "other") {
+	if a := c.Policy.PreApproved; len(a) != 1 || a[0].Module != "net" || !a[0].CoversCapability("fetch") || a[0].CoversCapability("other") {
 		t.Fatal("pre-approval mismatch")
 	}
 	if err := os.WriteFile(filepath.Join(home, FileName), []byte("polcy:\n  deny_network: true\n"), 0o600); err != nil {
@@ -141,6 +141,8 @@ func TestLoadErrorsSayWhere(t *testing.T) {
 		{"workspace: ws\npolcy:\n  x: 1\n", ":2:1: ", `unknown field "polcy"`},
 		{"limits:\n  open_files: lots\n", ":2:15: ", "cannot unmarshal"},
 		{"binaries: {}\nsandbox: maybe\n", ":2: ", "is not one of auto, require, off"},
+		{"sandbox: auto\ndescribe_parallel: -1\n", ":2: ", "describe_parallel: -1 is not between 1 and 256"},
+		{"describe_parallel: 100000\n", ":1: ", "describe_parallel: 100000 is not between"},
 	} {
 		home := t.TempDir()
 		path := filepath.Join(home, FileName)

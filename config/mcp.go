@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"modbay/modproto"
 )
 
 // MCPServer is one entry of config.yaml's mcp_servers: a stdio
@@ -67,33 +69,12 @@ func (s MCPServer) Transport() string {
 	return ""
 }
 
-// validMCPID reports whether id may be an mcp_servers id (it becomes a
-// module id, a cache key and a state directory name): 1–64 ASCII letters,
-// digits, '.', '_' or '-', starting with a letter or digit. A plain loop,
-// not a regexp: `{0,63}` compiled at package init cost ~0.8 ms and 900
-// allocations on every start (start-up time is budgeted).
-func validMCPID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // CheckMCPServer reports what makes the entry id unusable, nil when it is
 // usable: a bad id, neither or both of command and url, stdio-only keys on
 // a remote server, a relative cwd or root, a root mode other than ro/rw/rwx.
 func CheckMCPServer(id string, s MCPServer) error {
-	if !validMCPID(id) {
-		return fmt.Errorf("mcp_servers: id %q must be 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	if !modproto.ValidModuleID(id) {
+		return fmt.Errorf("mcp_servers: id %q breaks the id grammar: %s", id, modproto.ModuleIDRule)
 	}
 	switch s.Transport() {
 	case "":

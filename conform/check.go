@@ -61,6 +61,11 @@ type Item struct {
 	// Result is the run's outcome, when one ran (not encoded: the CLI
 	// reports from it).
 	Result *runner.Result `json:"-"`
+	// valid says whether Input is one the schema accepts; plan is the
+	// capability the call was planned as (the unknown capability is
+	// planned as a real one): what a fixture needs to send it again.
+	valid bool
+	plan  string
 }
 
 // Report is a module's checklist, in the order it was run.
@@ -69,6 +74,8 @@ type Report struct {
 	Module string `json:"module"`
 	// Items are the checklist's lines.
 	Items []Item `json:"items"`
+	// descriptor is the module's as checked (nil when describe failed).
+	descriptor *modproto.Descriptor
 }
 
 // Failed reports whether any item failed: `modbay check` exits non-zero
@@ -123,6 +130,7 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 		return rep, nil
 	}
 	rep.Module = m1.ID
+	rep.descriptor = m1.Descriptor
 	add(Item{Status: Pass, Name: "describe", Detail: fmt.Sprintf("%s %s, %d capabilities", m1.Descriptor.Name, m1.Descriptor.Version, len(m1.Descriptor.Capabilities))})
 	m2 := h.Redescribe(ctx, m1)
 	add(sameDescriptor(m1, m2))
@@ -179,8 +187,9 @@ func sameDescriptor(a, b *runner.Module) Item {
 	return it
 }
 
-// validateItems is the validator's verdict: fail when the module is
-// refused, a warning per finding (the runner's warnings, the schema lint
+// validateItems is the validator's verdict: fail when the module or a
+// capability is refused (the findings in that capability's schema that
+// explain it fail too), a warning per other finding (the runner's warnings, the schema lint
 // but for its model-provider subset notes), pass otherwise.
 func validateItems(m *runner.Module) []Item {
 	if m.Status == runner.StatusBroken {
@@ -195,14 +204,29 @@ func validateItems(m *runner.Module) []Item {
 		return []Item{{Status: Fail, Name: "validate", Detail: d}}
 	}
 	var out []Item
+	refusedSchemas := map[string]bool{}
+	for _, c := range m.Descriptor.Capabilities {
+		if why, ok := m.Refused[c.ID]; ok {
+			refusedSchemas[c.RequestSchema] = true
+			out = append(out, Item{Status: Fail, Name: "validate", Capability: c.ID,
+				Detail: fmt.Sprintf("capability %s is refused: no input satisfies request schema %s (%s)", c.ID, c.RequestSchema, why)})
+		}
+	}
 	for _, w := range m.Warnings {
 		out = append(out, Item{Status: Warn, Name: "validate", Detail: w})
 	}
 	for _, id := range slices.Sorted(maps.Keys(m.Descriptor.RequestSchemas)) {
 		for _, f := range schemalint.Lint(id, m.Descriptor.RequestSchemas[id]) {
-			if f.Rule != schemalint.RuleProvider {
-				out = append(out, Item{Status: Warn, Name: "validate", Detail: f.String()})
+			if f.Rule == schemalint.RuleProvider {
+				continue
 			}
+			// A finding in a refused capability's schema explains the
+			// refusal: it is an error.
+			st := Warn
+			if refusedSchemas[id] && (f.Rule == schemalint.RuleRequired || f.Rule == schemalint.RuleCycle || f.Rule == schemalint.RuleKeyword) {
+				st, f.Severity = Fail, schemalint.Error
+			}
+			out = append(out, Item{Status: st, Name: "validate", Detail: f.String()})
 		}
 	}
 	if len(out) == 0 {
@@ -242,7 +266,7 @@ func (c *checker) capability(ctx context.Context, cp modproto.Capability) []Item
 // call plans and runs one case of capability planID, sending it as
 // capability sendID (the unknown capability is planned as a real one).
 func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case) Item {
-	it := Item{Name: name, Capability: sendID, Input: cs.Input}
+	it := Item{Name: name, Capability: sendID, Input: cs.Input, valid: cs.Valid, plan: planID}
 	p, err := c.h.PlanWith(c.m, planID, cs.Input, runner.PlanOptions{SkipValidation: !cs.Valid})
 	if err != nil {
 		var ie *runner.InputError
@@ -277,6 +301,15 @@ func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case
 		it.Status, it.Detail = judgeUnknown(res)
 	} else {
 		it.Status, it.Detail = judge(res, cs.Valid)
+	}
+	if res.LikelyCause != "" && it.Status != Pass {
+		// An error a valid input meets because of something the host can
+		// see (a refused write, a missing program) is no perhaps: it fails.
+		if it.Status == Warn && cs.Valid && res.Envelope != nil && res.Envelope.Error != nil && res.Envelope.Error.Code == modproto.CodeInternal {
+			it.Status = Fail
+			it.Detail = fmt.Sprintf("answered internal to a valid input: %s", res.Envelope.Error.Message)
+		}
+		it.Detail += "; " + res.LikelyCause
 	}
 	return it
 }

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"sync"
 )
 
 // Mode says how much containment a run demands (config `sandbox:`).
@@ -71,9 +73,10 @@ var DefaultLimits = Limits{OpenFiles: 1024}
 // Spec is what one module process may touch. Paths are absolute; a path
 // that does not exist is left out of the rules (and so stays denied).
 type Spec struct {
-	// Module is the executable; ModuleDir its bundle directory. Both are
-	// readable and executable (a bare executable's directory is its
-	// ModuleDir).
+	// Module is the executable; ModuleDir its bundle directory, a folder
+	// of its own. Both are readable and executable. A loose executable
+	// (in a folder it shares) has no ModuleDir: it gets the file itself,
+	// never its neighbours (docs/protocol.md §13).
 	Module, ModuleDir string
 	// ReadRoots are readable (the request's ro roots).
 	ReadRoots []string
@@ -102,6 +105,36 @@ type Spec struct {
 	Limits Limits
 	// Mode is ModeAuto when empty.
 	Mode Mode
+}
+
+// Hooks are the caller's, around the moment a module process comes to
+// exist (StartHooked).
+type Hooks struct {
+	// Lock, when set, is held from just before the fork until Started
+	// has returned, and no longer: a caller that tells the children it
+	// started from others (orphans adopted as subreaper) holds it while
+	// it looks, and so never sees a child started but not yet recorded,
+	// while the set-up before the fork and the checks after it run
+	// concurrently with other starts.
+	Lock sync.Locker
+	// Started, when set, is told the child's pid as soon as it exists
+	// (stopped before its first instruction, when contained).
+	Started func(pid int)
+}
+
+// start starts cmd within the hooks.
+func (h Hooks) start(cmd *exec.Cmd) error {
+	if h.Lock != nil {
+		h.Lock.Lock()
+		defer h.Lock.Unlock()
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if h.Started != nil {
+		h.Started(cmd.Process.Pid)
+	}
+	return nil
 }
 
 // limitsText is the Limits as applied, for Enforcement.Limits.

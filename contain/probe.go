@@ -53,9 +53,10 @@ var (
 // Probe reports what this machine supports for containment and why
 // something is missing (for `modbay doctor`). The first call clones a few
 // short-lived /bin/true children into new namespaces (about a millisecond
-// each); later calls return the same answer.
+// each), unless UseProbeCache holds this boot's answer; later calls
+// return the same answer.
 func Probe() Support {
-	probeOnce.Do(func() { probed = probe() })
+	probeOnce.Do(func() { probed = probeWithCache() })
 	return probed
 }
 

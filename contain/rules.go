@@ -51,11 +51,8 @@ func (s Spec) rules() []rule {
 	}
 	add(fsReadFile|fsWriteFile|fsTruncate, "/dev/null", "/dev/zero")
 	add(fsReadFile, "/dev/urandom", "/dev/random")
-	dir := s.ModuleDir
-	if dir == "" && s.Module != "" {
-		dir = filepath.Dir(s.Module)
-	}
-	add(accessRX, dir, s.Module)
+	// A loose executable (no ModuleDir) gets itself, never its neighbours.
+	add(accessRX, s.ModuleDir, s.Module)
 	add(accessRX, s.Binaries...)
 	if s.ExecNarrow {
 		// A rule on a file keeps only file rights: read and execute.

@@ -86,9 +86,16 @@ type started struct {
 // and nothing ran; in ModeOff cmd starts as a plain process in its own
 // process group. The caller waits with cmd.Wait as usual.
 func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
+	return StartHooked(cmd, spec, Hooks{})
+}
+
+// StartHooked is Start, calling the hooks around the fork. When it fails
+// after the child existed (a gap in ModeRequire, a child that died before
+// its first instruction), cmd.Process is set and the child is gone.
+func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, error) {
 	if spec.Mode == ModeOff {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
+		if err := hooks.start(cmd); err != nil {
 			return nil, Enforcement{}, err
 		}
 		return &Process{Pid: cmd.Process.Pid}, off("sandbox: off"), nil
@@ -110,7 +117,7 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 	}
 	report := make(chan started, 1)
 	release := make(chan bool, 1)
-	go spawn(cmd, spec, sup, pl, report, release)
+	go spawn(cmd, spec, hooks, sup, pl, report, release)
 	r := <-report
 	if r.err != nil {
 		return nil, r.enf, r.err
@@ -150,8 +157,8 @@ func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
 // spawn runs on its own locked OS thread: it restricts the thread, starts
 // cmd from it, reports, detaches the stopped child when released (and
 // reports again) and stays parked until the child exits.
-func spawn(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
-	onDisposableThread(func() { restrictAndStart(cmd, spec, sup, pl, report, release) })
+func spawn(cmd *exec.Cmd, spec Spec, hooks Hooks, sup Support, pl plan, report chan<- started, release <-chan bool) {
+	onDisposableThread(func() { restrictAndStart(cmd, spec, hooks, sup, pl, report, release) })
 }
 
 // onDisposableThread runs f on a locked OS thread other than the main one
@@ -178,7 +185,7 @@ func onDisposableThread(f func()) {
 }
 
 // restrictAndStart is spawn on a locked thread other than the main one.
-func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report chan<- started, release <-chan bool) {
+func restrictAndStart(cmd *exec.Cmd, spec Spec, hooks Hooks, sup Support, pl plan, report chan<- started, release <-chan bool) {
 	enf := Enforcement{Contained: true, Terminal: TerminalOwnSession, Processes: ProcessesGroup}
 	// Mounts first: a Landlock domain forbids mount changes.
 	mountErr := errors.New(sup.MountNSWhy)
@@ -269,7 +276,7 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, sup Support, pl plan, report cha
 		enf.Network = notEnforced(why + "; no seccomp")
 	}
 
-	if err := cmd.Start(); err != nil {
+	if err := hooks.start(cmd); err != nil {
 		report <- started{enf: enf, err: err}
 		return
 	}

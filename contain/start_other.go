@@ -29,6 +29,9 @@ type Support struct {
 // Probe reports that containment is Linux-only.
 func Probe() Support { return Support{Root: isRoot()} }
 
+// UseProbeCache does nothing off Linux: there is nothing to probe.
+func UseProbeCache(path, config string) {}
+
 // Lines is the support for `modbay doctor`.
 func (s Support) Lines() []string {
 	return []string{"containment: not available on " + runtime.GOOS + " (Linux only)"}
@@ -37,12 +40,17 @@ func (s Support) Lines() []string {
 // Start starts cmd in its own process group; nothing else is enforced off
 // Linux, and ModeRequire refuses.
 func Start(cmd *exec.Cmd, spec Spec) (*Process, Enforcement, error) {
+	return StartHooked(cmd, spec, Hooks{})
+}
+
+// StartHooked is Start, calling the hooks around the fork.
+func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, error) {
 	enf := off("not Linux")
 	if spec.Mode == ModeRequire {
 		return nil, enf, fmt.Errorf("%w: not Linux", ErrNotContained)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := hooks.start(cmd); err != nil {
 		return nil, enf, err
 	}
 	enf.Contained = false

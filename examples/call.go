@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"modbay/modkit"
 	"modbay/modproto"
 )
 
@@ -218,7 +219,7 @@ func (c *call) writeArtifact(a artifactFile) error {
 	}
 	c.exec.Artifacts = append(c.exec.Artifacts, modproto.Artifact{
 		ID: a.id, Kind: a.kind, Path: a.rel, Root: a.root, Presentation: a.presentation,
-		MediaType: a.mediaType, Bytes: int64(len(a.data)), Digest: modproto.Digest(a.data), Title: a.title,
+		MediaType: a.mediaType, Bytes: int64(len(a.data)), Digest: modkit.Digest(a.data), Title: a.title,
 	})
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"modbay/internal/words"
+	"modbay/modkit"
 	"modbay/modproto"
 )
 
@@ -35,8 +36,8 @@ const (
 // Job states reported by farm.jobs.status (terminal: succeeded, docs/protocol.md
 // §12).
 const (
-	jobRunning   = "running"
-	jobSucceeded = "succeeded"
+	jobRunning   = modkit.JobRunning
+	jobSucceeded = modkit.JobSucceeded
 )
 
 // Defaults and limits of farm.render.

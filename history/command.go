@@ -15,7 +15,11 @@ func (r *Record) CommandLine() (line string, ok bool) {
 	if !r.InputRecorded {
 		return "", false
 	}
-	line = runner.InvokeLine(r.Module, r.Capability, r.Input)
+	ref := r.ModuleRef
+	if ref == "" {
+		ref = r.Module
+	}
+	line = runner.InvokeLine(ref, r.Capability, r.Input)
 	for _, h := range r.Handoff {
 		line += " --artifact " + runner.ShellQuote(h.Root+"="+h.Origin)
 	}

@@ -78,6 +78,11 @@ type Record struct {
 	// ModuleExe is the module's executable when it has one, so a later
 	// process can find a module given by path (--module).
 	ModuleExe string `json:"module_exe,omitempty"`
+	// ModuleRef is how the line that repeats the run names the module
+	// (runner.ModuleRef): a module loaded by path by its path, so the line
+	// never runs an installed module that has its id (docs/protocol.md §13);
+	// "" in records written before it, which name the module by id.
+	ModuleRef string `json:"module_ref,omitempty"`
 	// Source is SourceCockpit, SourceInvoke or SourceRerun; RerunOf the
 	// run a re-run repeats.
 	Source  string `json:"source"`

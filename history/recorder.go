@@ -60,7 +60,7 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		return nil, err
 	}
 	rec := &Record{
-		RunID: p.Request.RequestID, Module: p.Module.ID, Capability: p.Capability.ID, ModuleExe: p.Module.Exe,
+		RunID: p.Request.RequestID, Module: p.Module.ID, Capability: p.Capability.ID, ModuleExe: p.Module.Exe, ModuleRef: runner.ModuleRef(p.Module),
 		Source: o.Source, RerunOf: o.RerunOf, Status: StatusRunning, Started: s.now(), SentUnchecked: p.Unchecked,
 		Roots: p.Request.Roots, Grants: p.Request.Grants, Binaries: p.Request.Binaries,
 		DeadlineMS: p.Request.DeadlineMS, MaxOutputBytes: p.Request.MaxOutputBytes,

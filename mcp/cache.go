@@ -12,6 +12,7 @@ import (
 
 	"modbay/config"
 	"modbay/internal/words"
+	"modbay/modproto"
 )
 
 // The tool list of a server is not asked for on every list: the host's describe cache keeps it under
@@ -50,9 +51,10 @@ type listState struct {
 }
 
 // statePath is server id's state file, "" when the driver keeps none
-// (no cache folder was given).
+// (no cache folder was given, or an id outside the grammar of
+// docs/protocol.md §13, which never names a file).
 func (d *Driver) statePath() string {
-	if d.cacheDir == "" {
+	if d.cacheDir == "" || !modproto.ValidModuleID(d.id) {
 		return ""
 	}
 	return filepath.Join(d.cacheDir, cacheSubdir, d.id+".json")

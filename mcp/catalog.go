@@ -119,7 +119,7 @@ func (d *Driver) Catalog() (resources, prompts, problems []string) {
 
 // listCatalog lists the resources and prompts of s when the server
 // offers them (its capabilities say so), the first MaxCatalog of each.
-func listCatalog(ctx context.Context, s *session) *Catalog {
+func (d *Driver) listCatalog(ctx context.Context, s *session) *Catalog {
 	l := &Listing{Resources: []ListedResource{}, Templates: []ListedTemplate{}, Prompts: []ListedPrompt{}}
 	c := &Catalog{Listed: l}
 	ir := s.cs.InitializeResult()
@@ -139,7 +139,7 @@ func listCatalog(ctx context.Context, s *session) *Catalog {
 			}
 			if t != nil {
 				l.Templates = append(l.Templates, ListedTemplate{URITemplate: clean(t.URITemplate), Name: clean(t.Name), Title: clean(t.Title),
-					Description: clean(t.Description), MIMEType: clean(t.MIMEType), Capability: clean(TemplatePrefix + t.Name)})
+					Description: clean(t.Description), MIMEType: clean(t.MIMEType), Capability: d.surfaceIDOf("template", t.URITemplate)})
 			}
 		}
 	}
@@ -173,7 +173,7 @@ func listCatalog(ctx context.Context, s *session) *Catalog {
 				break
 			}
 			lp := ListedPrompt{Name: clean(p.Name), Title: clean(p.Title), Description: clean(p.Description),
-				Arguments: []ListedArgument{}, Capability: clean(PromptPrefix + p.Name)}
+				Arguments: []ListedArgument{}, Capability: d.surfaceIDOf("prompt", p.Name)}
 			for _, a := range p.Arguments {
 				if a != nil {
 					lp.Arguments = append(lp.Arguments, ListedArgument{Name: clean(a.Name), Description: clean(a.Description), Required: a.Required})

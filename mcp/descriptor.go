@@ -117,6 +117,12 @@ func describeEnvelope(id string, impl *sdk.Implementation, tools []*sdk.Tool, tr
 			continue
 		}
 		seen[t.Name] = true
+		if !modproto.ValidCapabilityID(t.Name) {
+			// The server's tool name becomes a capability id: outside the
+			// grammar (docs/protocol.md §13) the tool is left out, not the server.
+			warnings = append(warnings, fmt.Sprintf("tool %q: its name breaks the id grammar (%s); skipped", render.SanitizeLine(t.Name), modproto.CapabilityIDRule))
+			continue
+		}
 		c := modproto.Capability{ID: t.Name, ArtifactSchemas: kinds}
 		title := t.Title
 		if title == "" && t.Annotations != nil {

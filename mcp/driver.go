@@ -413,7 +413,7 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	// The host judges the descriptor as built here (runner.BuiltDescribe)
 	// rather than decoding its encoding again.
 	desc.Built = &runner.BuiltDescribe{Envelope: env, Descriptor: built}
-	cat := listCatalog(ctx, s)
+	cat := d.listCatalog(ctx, s)
 	d.mu.Lock()
 	d.catalog = cat
 	d.mu.Unlock()

@@ -42,7 +42,7 @@ func TestServerEverythingSurface(t *testing.T) {
 		t.Fatalf("read %s: %+v %+v", first.URI, res.Host, res.Envelope)
 	}
 	// A template with its variable; a blob comes back as its bytes.
-	res = f.run(m, TemplatePrefix+"Dynamic Blob Resource", `{"resourceId":"2"}`, runner.RunOptions{})
+	res = f.run(m, TemplatePrefix+"Dynamic-Blob-Resource", `{"resourceId":"2"}`, runner.RunOptions{})
 	if !res.OK() || len(res.Artifacts) != 1 {
 		t.Fatalf("blob template: %+v %+v", res.Host, res.Envelope)
 	}

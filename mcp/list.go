@@ -15,6 +15,15 @@ func (d *Driver) List(ctx context.Context) (l *Listing, truncated []string, err 
 	if err != nil {
 		return nil, nil, err
 	}
+	d.surf.mu.Lock()
+	listed := d.surf.prompts != nil
+	d.surf.mu.Unlock()
+	if !listed {
+		// The capability ids come from a listing as a describe makes it.
+		if _, _, err := d.list(ctx, s); err != nil {
+			return nil, nil, err
+		}
+	}
 	l = &Listing{Resources: []ListedResource{}, Templates: []ListedTemplate{}, Prompts: []ListedPrompt{}}
 	caps := serverCaps(s)
 	l.Completions = caps.Completions != nil
@@ -43,7 +52,7 @@ func (d *Driver) List(ctx context.Context) (l *Listing, truncated []string, err 
 			}
 			if t != nil {
 				l.Templates = append(l.Templates, ListedTemplate{URITemplate: clean(t.URITemplate), Name: clean(t.Name), Title: clean(t.Title),
-					Description: clean(t.Description), MIMEType: clean(t.MIMEType), Capability: clean(TemplatePrefix + t.Name)})
+					Description: clean(t.Description), MIMEType: clean(t.MIMEType), Capability: d.surfaceIDOf("template", t.URITemplate)})
 			}
 		}
 	}
@@ -60,7 +69,7 @@ func (d *Driver) List(ctx context.Context) (l *Listing, truncated []string, err 
 				continue
 			}
 			lp := ListedPrompt{Name: clean(p.Name), Title: clean(p.Title), Description: clean(p.Description),
-				Arguments: []ListedArgument{}, Capability: clean(PromptPrefix + p.Name)}
+				Arguments: []ListedArgument{}, Capability: d.surfaceIDOf("prompt", p.Name)}
 			for _, a := range p.Arguments {
 				if a != nil {
 					lp.Arguments = append(lp.Arguments, ListedArgument{Name: clean(a.Name), Description: clean(a.Description), Required: a.Required})

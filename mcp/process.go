@@ -143,7 +143,9 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	cmd.Stderr = stderrFunc(onStderr)
 	cmd.WaitDelay = StopGrace
 	spec := base
-	spec.Module, spec.ModuleDir, spec.RunDir = path, filepath.Dir(path), dir
+	// The command's folder is readable only when it is a folder of its
+	// own, named after it; a command in a shared folder gets itself.
+	spec.Module, spec.ModuleDir, spec.RunDir = path, runner.OwnDir(path, filepath.Dir(path)), dir
 	spec.Binaries = append(slices.Clone(base.Binaries), path)
 	spec.Network = srv.Network
 	// An MCP server declares no subprocess permission to bind (npx, uvx

@@ -22,17 +22,19 @@ import (
 // capabilities of its module (docs/protocol.md §17), so a read or a
 // prompt goes through planning, the artifact checks, staging and the
 // history like a tool call (docs/mcp.md, Resources and prompts). Their
-// ids hold a "/", which MCP tool names do not.
+// ids keep the capability id grammar (docs/protocol.md §13): a template's
+// or prompt's name follows its prefix with every other character made
+// '-' (surfaceID).
 const (
 	// CapRead reads one resource: input {"uri": URI}.
-	CapRead = "resources/read"
-	// TemplatePrefix starts the capability of a resource template,
-	// followed by the template's name: its input is the template's
-	// variables, the URI is expanded from them and read.
-	TemplatePrefix = "resources/template/"
-	// PromptPrefix starts the capability of a prompt, followed by the
-	// prompt's name: its input is the prompt's arguments.
-	PromptPrefix = "prompts/get/"
+	CapRead = "mcp.resources.read"
+	// TemplatePrefix starts the capability of a resource template: its
+	// input is the template's variables, the URI is expanded from them
+	// and read.
+	TemplatePrefix = "mcp.resources.template."
+	// PromptPrefix starts the capability of a prompt: its input is the
+	// prompt's arguments.
+	PromptPrefix = "mcp.prompts.get."
 )
 
 // Bounds of what is taken from a server's lists: past them the rest are
@@ -64,9 +66,9 @@ var readSchema = json.RawMessage(`{"type":"object","properties":{"uri":{"type":"
 // templates and prompts between calls.
 type surfaceState struct {
 	mu sync.Mutex
-	// templates maps a template's name to its URI template, as last
-	// listed.
-	templates map[string]string
+	// templates maps a template's capability id to its URI template,
+	// prompts a prompt's to its name, as last listed (nil before).
+	templates, prompts map[string]string
 	// taskTools are the tools the last tools/list marked
 	// execution.taskSupport "required" (noteTaskTools).
 	taskTools map[string]bool
@@ -131,10 +133,33 @@ func serverCaps(s *session) *sdk.ServerCapabilities {
 	return &sdk.ServerCapabilities{}
 }
 
+// surfaceID is the capability id of the template or prompt called name
+// under prefix: name's characters outside the id grammar become '-', cut
+// to fit; an id taken (by a tool, or an earlier name) gets "-2", "-3", ….
+// The server's order decides, so every listing gives the same ids.
+func surfaceID(prefix, name string, taken map[string]bool) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	base := prefix + string(b)
+	const room = modproto.MaxCapabilityIDBytes - len("-999")
+	if len(base) > room {
+		base = base[:room]
+	}
+	id := base
+	for n := 2; taken[id]; n++ {
+		id = fmt.Sprintf("%s-%d", base, n)
+	}
+	return id
+}
+
 // addSurface adds to d the hidden capabilities of s's resources (CapRead
 // and one per template) and prompts, re-encoding env's result; what it
-// leaves out becomes env's warnings. It keeps the templates' URIs for
-// Invoke.
+// leaves out becomes env's warnings. It keeps each template's URI and
+// each prompt's name by capability id, for Invoke and Complete.
 func (d *Driver) addSurface(ctx context.Context, s *session, desc *modproto.Descriptor, env *modproto.Envelope) {
 	prompts, templates, problems := surfaceOf(ctx, s)
 	env.Warnings = append(env.Warnings, problems...)
@@ -145,7 +170,7 @@ func (d *Driver) addSurface(ctx context.Context, s *session, desc *modproto.Desc
 	}
 	add := func(c modproto.Capability, schema json.RawMessage) {
 		if taken[c.ID] {
-			env.Warnings = append(env.Warnings, fmt.Sprintf("%s is listed twice or is a tool's name; the second is not offered", render.SanitizeLine(c.ID)))
+			env.Warnings = append(env.Warnings, fmt.Sprintf("%s is a tool's name: modbay's reading of resources is not offered", render.SanitizeLine(c.ID)))
 			return
 		}
 		taken[c.ID] = true
@@ -158,7 +183,7 @@ func (d *Driver) addSurface(ctx context.Context, s *session, desc *modproto.Desc
 		add(modproto.Capability{ID: CapRead, Title: "Read a resource", Summary: "MCP resources/read: the resource's contents, each an artifact",
 			ArtifactSchemas: []string{KindResource}}, readSchema)
 	}
-	tmpl := map[string]string{}
+	tmpl, names := map[string]string{}, map[string]string{}
 	for i, t := range templates {
 		if i >= MaxTemplates {
 			env.Warnings = append(env.Warnings, fmt.Sprintf("the server lists more than %d resource templates; the rest are not offered", MaxTemplates))
@@ -181,10 +206,8 @@ func (d *Driver) addSurface(ctx context.Context, s *session, desc *modproto.Desc
 		if summary == "" {
 			summary = "MCP resource template " + render.SanitizeLine(t.URITemplate)
 		}
-		id := TemplatePrefix + t.Name
-		if !taken[id] {
-			tmpl[t.Name] = t.URITemplate
-		}
+		id := surfaceID(TemplatePrefix, t.Name, taken)
+		tmpl[id] = t.URITemplate
 		add(modproto.Capability{ID: id, Title: render.SanitizeLine(firstNonEmpty(t.Title, t.Name)), Summary: summary,
 			ArtifactSchemas: []string{KindResource}}, argsSchema(args))
 	}
@@ -212,11 +235,13 @@ func (d *Driver) addSurface(ctx context.Context, s *session, desc *modproto.Desc
 		if summary == "" {
 			summary = "MCP prompt " + render.SanitizeLine(p.Name) + " (the server gave no description)"
 		}
-		add(modproto.Capability{ID: PromptPrefix + p.Name, Title: render.SanitizeLine(firstNonEmpty(p.Title, p.Name)), Summary: summary,
+		id := surfaceID(PromptPrefix, p.Name, taken)
+		names[id] = p.Name
+		add(modproto.Capability{ID: id, Title: render.SanitizeLine(firstNonEmpty(p.Title, p.Name)), Summary: summary,
 			ArtifactSchemas: kinds}, argsSchema(args))
 	}
 	d.surf.mu.Lock()
-	d.surf.templates = tmpl
+	d.surf.templates, d.surf.prompts = tmpl, names
 	d.surf.mu.Unlock()
 	desc.Normalize()
 	if b, err := json.Marshal(desc); err == nil {
@@ -280,7 +305,7 @@ func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Reque
 		}
 		env, blocks, err = d.read(ctx, s, req, in.URI)
 	case strings.HasPrefix(capID, TemplatePrefix):
-		tmpl, e := d.templateURI(ctx, s, strings.TrimPrefix(capID, TemplatePrefix))
+		tmpl, e := d.surfaceName(ctx, s, capID)
 		if e != nil {
 			return refusal(d.id, req, e.Error()), nil, true, nil
 		}
@@ -290,8 +315,12 @@ func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Reque
 		}
 		env, blocks, err = d.read(ctx, s, req, uri)
 	default:
+		name, e := d.surfaceName(ctx, s, capID)
+		if e != nil {
+			return refusal(d.id, req, e.Error()), nil, true, nil
+		}
 		var res *sdk.GetPromptResult
-		res, err = s.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: strings.TrimPrefix(capID, PromptPrefix), Arguments: args})
+		res, err = s.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
 		if err == nil {
 			env, blocks = promptReply(d.id, req, res)
 		}
@@ -299,33 +328,56 @@ func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Reque
 	return env, blocks, true, err
 }
 
-// templateURI is the URI template of template name, listing the
-// templates again when this process has not (a module described from
-// the cache).
-func (d *Driver) templateURI(ctx context.Context, s *session, name string) (string, error) {
-	d.surf.mu.Lock()
-	t, ok := d.surf.templates[name]
-	listed := d.surf.templates != nil
-	d.surf.mu.Unlock()
-	if ok {
-		return t, nil
+// surfaceName is what capability capID stands for: a template's URI
+// template, or a prompt's name. When this process has not listed them (a
+// module described from the cache), it lists the server's tools, prompts
+// and templates first, as a describe does, so the ids are the same.
+func (d *Driver) surfaceName(ctx context.Context, s *session, capID string) (string, error) {
+	look := func() (string, bool, bool) {
+		d.surf.mu.Lock()
+		defer d.surf.mu.Unlock()
+		m := d.surf.prompts
+		if strings.HasPrefix(capID, TemplatePrefix) {
+			m = d.surf.templates
+		}
+		v, ok := m[capID]
+		return v, ok, m != nil
 	}
-	if !listed {
-		_, templates, _ := surfaceOf(ctx, s)
-		m := map[string]string{}
-		for _, t := range templates {
-			if _, dup := m[t.Name]; !dup && t.Name != "" {
-				m[t.Name] = t.URITemplate
+	v, ok, listed := look()
+	if !ok && !listed {
+		if _, _, err := d.list(ctx, s); err != nil {
+			return "", err
+		}
+		v, ok, _ = look()
+	}
+	if !ok {
+		return "", fmt.Errorf("the server lists no resource template or prompt that is %s now", render.SanitizeLine(capID))
+	}
+	return v, nil
+}
+
+// surfaceIDOf is the capability id of the template (kind "template") or
+// prompt called name, as last listed; "" when unknown.
+func (d *Driver) surfaceIDOf(kind, name string) string {
+	d.surf.mu.Lock()
+	defer d.surf.mu.Unlock()
+	if kind == "template" {
+		// Templates are keyed by their URI template's id; name them by
+		// the listed template's URI.
+		for id, t := range d.surf.templates {
+			if t == name {
+				return id
 			}
 		}
-		d.surf.mu.Lock()
-		d.surf.templates = m
-		d.surf.mu.Unlock()
-		if t, ok := m[name]; ok {
-			return t, nil
+		return ""
+	}
+	best := ""
+	for id, n := range d.surf.prompts {
+		if n == name && (best == "" || len(id) < len(best) || len(id) == len(best) && id < best) {
+			best = id
 		}
 	}
-	return "", fmt.Errorf("the server lists no resource template named %q", render.SanitizeLine(name))
+	return best
 }
 
 // read reads uri (resources/read) and makes its invoke envelope: result
@@ -453,19 +505,6 @@ func (d *Driver) Resources(ctx context.Context) (out []runner.Resource, more boo
 			Description: bounded(r.Description), MIMEType: bounded(r.MIMEType), Size: r.Size})
 	}
 	return out, false, nil
-}
-
-// Templates lists the server's resource templates as they are offered:
-// capability id, name and URI template, in the server's order (the
-// last describe's; nil before one in this process).
-func (d *Driver) Templates() map[string]string {
-	d.surf.mu.Lock()
-	defer d.surf.mu.Unlock()
-	out := map[string]string{}
-	for name, t := range d.surf.templates {
-		out[TemplatePrefix+name] = t
-	}
-	return out
 }
 
 // bounded is s cut to maxListedText runes.
@@ -630,14 +669,15 @@ func (d *Driver) Complete(ctx context.Context, capID, arg, value string, others 
 	}
 	var ref *sdk.CompleteReference
 	switch {
-	case strings.HasPrefix(capID, PromptPrefix):
-		ref = &sdk.CompleteReference{Type: "ref/prompt", Name: strings.TrimPrefix(capID, PromptPrefix)}
-	case strings.HasPrefix(capID, TemplatePrefix):
-		t, err := d.templateURI(ctx, s, strings.TrimPrefix(capID, TemplatePrefix))
+	case strings.HasPrefix(capID, PromptPrefix), strings.HasPrefix(capID, TemplatePrefix):
+		v, err := d.surfaceName(ctx, s, capID)
 		if err != nil {
 			return nil, false, err
 		}
-		ref = &sdk.CompleteReference{Type: "ref/resource", URI: t}
+		ref = &sdk.CompleteReference{Type: "ref/prompt", Name: v}
+		if strings.HasPrefix(capID, TemplatePrefix) {
+			ref = &sdk.CompleteReference{Type: "ref/resource", URI: v}
+		}
 	default:
 		return nil, false, fmt.Errorf("%s takes no completions", capID)
 	}
@@ -690,4 +730,24 @@ func (d *Driver) SurfaceKind(capID string) string {
 		return "prompt"
 	}
 	return ""
+}
+
+// PromptCapability is the capability id of the prompt called name,
+// connecting and listing when this process has not listed the server;
+// an error when it lists no such prompt.
+func (d *Driver) PromptCapability(ctx context.Context, name string) (string, error) {
+	if id := d.surfaceIDOf("prompt", name); id != "" {
+		return id, nil
+	}
+	s, err := d.connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := d.list(ctx, s); err != nil {
+		return "", err
+	}
+	if id := d.surfaceIDOf("prompt", name); id != "" {
+		return id, nil
+	}
+	return "", fmt.Errorf("the server lists no prompt named %q", render.SanitizeLine(name))
 }

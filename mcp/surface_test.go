@@ -294,3 +294,22 @@ func FuzzTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestSurfaceID: a template's or prompt's name becomes an id of the
+// grammar, and a taken one is told apart in order.
+func TestSurfaceID(t *testing.T) {
+	taken := map[string]bool{}
+	for _, tc := range []struct{ name, want string }{
+		{"greet", "mcp.prompts.get.greet"},
+		{"Dynamic Text Resource", "mcp.prompts.get.Dynamic-Text-Resource"},
+		{"Dynamic/Text?Resource", "mcp.prompts.get.Dynamic-Text-Resource-2"},
+		{"évite\x1b", "mcp.prompts.get.--vite-"},
+		{strings.Repeat("x", 300), "mcp.prompts.get." + strings.Repeat("x", modproto.MaxCapabilityIDBytes-len("-999")-len("mcp.prompts.get."))},
+	} {
+		got := surfaceID(PromptPrefix, tc.name, taken)
+		taken[got] = true
+		if got != tc.want || !modproto.ValidCapabilityID(got) {
+			t.Errorf("%q: %q, want %q (valid: %v)", tc.name, got, tc.want, modproto.ValidCapabilityID(got))
+		}
+	}
+}

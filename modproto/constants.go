@@ -48,6 +48,9 @@ const (
 	CodeHostTimeout           = "host.timeout"
 	CodeHostInvalidJSON       = "host.invalid_json"
 	CodeHostProtocolViolation = "host.protocol_violation"
+	// CodeHostNoEnvelope: the process exited non-zero (or was killed by a
+	// signal) before writing any envelope — a crash, not malformed JSON.
+	CodeHostNoEnvelope = "host.no_envelope"
 )
 
 // KnownCodes lists the protocol's module error codes in docs/protocol.md order.

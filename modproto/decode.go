@@ -16,6 +16,9 @@ type DecodeError struct {
 	Detail string
 	// Offset is the byte offset in stdout where the problem was found.
 	Offset int64
+	// Trailing is set when the problem is bytes after the envelope, which
+	// start at Offset.
+	Trailing bool
 }
 
 // Error implements error.
@@ -95,7 +98,7 @@ func DecodeEnvelope(stdout []byte) (*Envelope, error) {
 	end := dec.InputOffset()
 	if rest := bytes.TrimSpace(stdout[end:]); len(rest) > 0 {
 		return nil, &DecodeError{Code: CodeHostProtocolViolation,
-			Detail: fmt.Sprintf("%d bytes of non-whitespace after the envelope", len(rest)), Offset: end}
+			Detail: fmt.Sprintf("%d bytes of non-whitespace after the envelope", len(rest)), Offset: end, Trailing: true}
 	}
 	if err := CheckDuplicateEnvelopeKeys(raw); err != nil {
 		return nil, &DecodeError{Code: CodeHostProtocolViolation, Detail: "envelope breaks docs/protocol.md §6 (one name per key): " + err.Error(), Offset: lead}

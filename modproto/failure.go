@@ -50,6 +50,7 @@ var failureKinds = map[string]FailureKind{
 	CodeHostTimeout:           KindExternal,
 	CodeHostInvalidJSON:       KindSystem,
 	CodeHostProtocolViolation: KindSystem,
+	CodeHostNoEnvelope:        KindSystem,
 	"host.not_started":        KindNotRun,
 }
 

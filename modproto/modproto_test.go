@@ -656,3 +656,21 @@ func FuzzRequestJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestNormalizeHidesJobCapabilities: the capabilities another names as its
+// poll or cancel capability are hidden; Listed leaves them out.
+func TestNormalizeHidesJobCapabilities(t *testing.T) {
+	d := &Descriptor{Capabilities: []Capability{
+		{ID: "a.start", LongRunning: true, PollCapability: "a.poll", CancelCapability: "a.cancel"},
+		{ID: "a.poll"}, {ID: "a.cancel"}, {ID: "a.other"}, {ID: "a.secret", Hidden: true},
+	}}
+	d.Normalize()
+	var listed []string
+	for _, c := range d.Listed() {
+		listed = append(listed, c.ID)
+	}
+	if !d.Capabilities[1].Hidden || !d.Capabilities[2].Hidden || d.Capabilities[0].Hidden ||
+		strings.Join(listed, " ") != "a.start a.other" {
+		t.Fatalf("hidden %+v, listed %q", d.Capabilities, listed)
+	}
+}

@@ -3,8 +3,9 @@ package modproto
 import "encoding/json"
 
 // Normalize replaces every nil list with [] and every nil map with {}, so the
-// descriptor validates and marshals as docs/protocol.md §9 requires. Costs and other
-// values are untouched.
+// descriptor validates and marshals as docs/protocol.md §9 requires, and
+// hides the capabilities that poll or cancel another's jobs (§17). Costs
+// and other values are untouched.
 func (d *Descriptor) Normalize() {
 	d.ProtocolVersions = nonNilStrings(d.ProtocolVersions)
 	if d.Capabilities == nil {
@@ -13,6 +14,7 @@ func (d *Descriptor) Normalize() {
 	for i := range d.Capabilities {
 		d.Capabilities[i].Normalize()
 	}
+	d.hideJobCapabilities()
 	d.RequestSchemas = nonNilRawMap(d.RequestSchemas)
 	d.ResultSchemas = nonNilRawMap(d.ResultSchemas)
 	d.ArtifactSchemas = nonNilRawMap(d.ArtifactSchemas)
@@ -26,6 +28,38 @@ func (d *Descriptor) Normalize() {
 	if d.Requirements == nil {
 		d.Requirements = []Requirement{}
 	}
+}
+
+// hideJobCapabilities marks hidden every capability another names as its
+// poll_capability or cancel_capability: its input is a job id the host
+// supplies, so it is no form and no agent tool (docs/protocol.md §17).
+func (d *Descriptor) hideJobCapabilities() {
+	job := map[string]bool{}
+	for _, c := range d.Capabilities {
+		if c.PollCapability != "" {
+			job[c.PollCapability] = true
+		}
+		if c.CancelCapability != "" {
+			job[c.CancelCapability] = true
+		}
+	}
+	for i := range d.Capabilities {
+		if job[d.Capabilities[i].ID] {
+			d.Capabilities[i].Hidden = true
+		}
+	}
+}
+
+// Listed returns the capabilities a person or an agent is offered: those
+// not Hidden (docs/protocol.md §17). Hidden ones stay invocable.
+func (d *Descriptor) Listed() []Capability {
+	out := make([]Capability, 0, len(d.Capabilities))
+	for _, c := range d.Capabilities {
+		if !c.Hidden {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Normalize replaces nil lists with [].

@@ -74,12 +74,13 @@ var permissionsShape = &shape{kind: kindObject, strict: true, fields: map[string
 }}
 
 // capabilityShape is Capability, with cancel_capability (modbay's
-// extension beside poll_capability, docs/protocol.md §12) known.
+// extension beside poll_capability, docs/protocol.md §12) and hidden (§17)
+// known.
 var capabilityShape = obj(map[string]*shape{
 	"id": shString, "title": shString, "summary": shString,
 	"request_schema": shString, "result_schema": shString, "artifact_schemas": shStrings,
 	"effects": effectsShape, "skills": shStrings, "long_running": shBool,
-	"poll_capability": shString, "cancel_capability": shString,
+	"poll_capability": shString, "cancel_capability": shString, "hidden": shBool,
 })
 
 // overlayShape is Overlay; skillShape is Skill.

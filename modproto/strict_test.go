@@ -87,3 +87,13 @@ func TestCheckDescriptorShape(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenIsAKnownKey: "hidden" (docs/protocol.md §17) is no unknown key;
+// a misspelling of it is named.
+func TestHiddenIsAKnownKey(t *testing.T) {
+	_, warns := CheckDescriptorKeys([]byte(`{"capabilities":[{"id":"a","hidden":true},{"id":"b","hiden":true}]}`))
+	got := warns.Error()
+	if strings.Contains(got, "capabilities[0]") || !strings.Contains(got, `capabilities[1].hiden: unknown key; did you mean "hidden"?`) {
+		t.Fatalf("warnings %q", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -25,6 +26,8 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 	add := func(p, f string, a ...any) { errs = append(errs, ValidationError{p, fmt.Sprintf(f, a...)}) }
 	if strings.TrimSpace(d.Module) == "" {
 		add("module", "must be non-empty")
+	} else if !ValidModuleID(d.Module) {
+		add("module", "%q breaks the id grammar: %s", clip(d.Module), ModuleIDRule)
 	}
 	if strings.TrimSpace(d.Name) == "" {
 		add("name", "must be non-empty")
@@ -33,7 +36,11 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		add("version", "must be non-empty")
 	}
 	if !slices.Contains(d.ProtocolVersions, ProtocolID) {
-		add("protocol_versions", "must contain %q (got %q)", ProtocolID, d.ProtocolVersions)
+		if len(d.ProtocolVersions) == 0 {
+			add("protocol_versions", "is missing or empty; it must list %q (docs/protocol.md §9)", ProtocolID)
+		} else {
+			add("protocol_versions", "must contain %q (got %s; docs/protocol.md §9)", ProtocolID, QuoteList(d.ProtocolVersions))
+		}
 	}
 	ids := map[string]bool{}
 	for _, c := range d.Capabilities {
@@ -44,6 +51,8 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 		p := fmt.Sprintf("capabilities[%d]", i)
 		if c.ID == "" {
 			add(p+".id", "must be non-empty")
+		} else if !ValidCapabilityID(c.ID) {
+			add(p+".id", "%q breaks the id grammar: %s", clip(c.ID), CapabilityIDRule)
 		} else if j, dup := seen[c.ID]; dup {
 			add(p+".id", "duplicates capabilities[%d].id %q", j, c.ID)
 		} else {
@@ -80,6 +89,16 @@ func ValidateDescriptor(d *Descriptor) ValidationErrors {
 			add(p+".cancel_capability", "set but long_running is false")
 		case c.CancelCapability != "" && !ids[c.CancelCapability]:
 			add(p+".cancel_capability", "%q is not a declared capability", c.CancelCapability)
+		}
+	}
+	for _, r := range []struct {
+		key   string
+		names []string
+	}{{"permissions.filesystem_read", d.Permissions.FilesystemRead}, {"permissions.filesystem_write", d.Permissions.FilesystemWrite}} {
+		for i, n := range r.names {
+			if !ValidRootName(n) {
+				add(fmt.Sprintf("%s[%d]", r.key, i), "%q breaks the root name grammar: %s", clip(n), RootNameRule)
+			}
 		}
 	}
 	for _, m := range []struct {
@@ -238,7 +257,7 @@ func CheckExecutionAgainstDeclared(d *Descriptor, capID string, x *Execution) (v
 	for i, a := range x.Artifacts {
 		if !slices.Contains(c.ArtifactSchemas, a.Kind) {
 			violations = append(violations, ValidationError{fmt.Sprintf("execution.artifacts[%d].kind", i),
-				fmt.Sprintf("%q is not among capability %q's artifact_schemas %q", a.Kind, capID, c.ArtifactSchemas)})
+				fmt.Sprintf("%q is not among capability %q's artifact_schemas (%s): declare it there or send one of those (docs/protocol.md §7)", a.Kind, capID, QuoteList(c.ArtifactSchemas))})
 		}
 	}
 	e := c.Effects
@@ -271,4 +290,17 @@ func (d *Descriptor) Capability(id string) *Capability {
 		}
 	}
 	return nil
+}
+
+// QuoteList writes ss for a person: each quoted, comma-separated ("a",
+// "b"), or "none" when empty — never Go's %v or %q list style.
+func QuoteList(ss []string) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }

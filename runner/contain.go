@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -16,6 +18,25 @@ import (
 // sweeps they test (process group, ppid, environment marker), which a PID
 // namespace would renumber; contain_test.go runs fakes contained.
 var defaultSandbox = contain.ModeAuto
+
+// ProbeCacheFile is where, under the home's cache directory, the
+// containment support probe's answer is kept for the rest of the boot
+// (contain.UseProbeCache).
+const ProbeCacheFile = "contain-probe.json"
+
+// useProbeCache keeps the support probe's answer in the home of the first
+// host of the process with one, keyed on its config as loaded (and, in
+// contain, the boot, kernel, user and executable).
+func useProbeCache(cfg *config.Config) {
+	if cfg == nil || cfg.Home == "" {
+		return
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return
+	}
+	contain.UseProbeCache(filepath.Join(cfg.CacheDir(), ProbeCacheFile), modproto.Digest(b))
+}
 
 // containSpec is what a module may touch in one run: its own
 // directory, the request's roots by mode, its resolved binaries, the
@@ -77,6 +98,77 @@ var hostExecutable = sync.OnceValue(func() string {
 	}
 	return exe
 })
+
+// OwnDir is the folder a module executable may read and execute as its
+// own (docs/protocol.md §13): dir when it is the executable's folder and
+// named after it (<id>/<id>) and is not a folder every module or user
+// shares (the filesystem's top, the temporary directory, a user's home,
+// the modbay home and its modules folder); "" for a loose executable,
+// which gets only the file itself and its declared bundle files.
+//
+// The folder is judged and returned with its symlinks resolved: one named
+// after the module that is a symlink to /tmp is /tmp, not its own.
+func OwnDir(exe, dir string, shared ...string) string {
+	if exe == "" || dir == "" {
+		return dir
+	}
+	exe, dir = filepath.Clean(exe), filepath.Clean(dir)
+	name := filepath.Base(exe)
+	if filepath.Dir(exe) != dir || filepath.Base(dir) != name {
+		return ""
+	}
+	if dir = canonical(dir); filepath.Base(dir) != name || filepath.Dir(dir) == "/" {
+		return ""
+	}
+	userHome, _ := os.UserHomeDir()
+	for _, s := range append([]string{os.TempDir(), userHome}, shared...) {
+		if s != "" && canonical(s) == dir {
+			return ""
+		}
+	}
+	return dir
+}
+
+// moduleContainSpec is the containment of a call to m: its own folder
+// (ownDir), or for a loose executable its declared bundle files, read-only.
+func (h *Host) moduleContainSpec(m *Module, req *modproto.Request) contain.Spec {
+	dir := h.ownDir(m.Exe, m.Dir)
+	s := h.containSpec(dir, req)
+	if dir == "" {
+		s.ReadRoots = append(s.ReadRoots, bundleFiles(m)...)
+	}
+	return s
+}
+
+// ownDir is OwnDir for a module of this host.
+func (h *Host) ownDir(exe, dir string) string {
+	if h.cfg == nil {
+		return OwnDir(exe, dir)
+	}
+	return OwnDir(exe, dir, h.cfg.Home, h.cfg.ModulesDir(), h.cfg.Workspace)
+}
+
+// bundleFiles are the files m's descriptor names in its bundle (skills,
+// overlays), resolved beneath its directory and matching their declared
+// digests: what a loose executable may read besides itself. A file that
+// escapes or drifted is left out.
+func bundleFiles(m *Module) []string {
+	if m.Descriptor == nil {
+		return nil
+	}
+	var out []string
+	for _, o := range m.Descriptor.AgentOverlays {
+		if p, err := confinedBundleFile(m.Dir, o.Path, o.Digest); err == nil {
+			out = append(out, p)
+		}
+	}
+	for _, s := range m.Descriptor.Skills {
+		if p, err := confinedBundleFile(m.Dir, s.Path, s.Digest); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // ContainSpec is the containment a describe of the module in dir gets
 // under this host's config (sandbox mode, limits, no root, no network):

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"modbay/config"
 	"modbay/modproto"
 	"modbay/schema"
 	"modbay/schemalint"
@@ -48,26 +48,30 @@ func (h *Host) discoverOrdered(ctx context.Context, done func(int, *Module)) []*
 	return claimIDs(cands, h.describeAll(ctx, cands, done))
 }
 
-// describeParallel bounds the describes run at once: describesPerCPU × the
-// CPU count, but at least minDescribeParallel, since a describe mostly
-// waits on its process and one that hangs (up to DescribeTimeout) must not
-// hold back the rest.
-func describeParallel() int { return max(describesPerCPU*runtime.NumCPU(), minDescribeParallel) }
+// describeParallel bounds the describes run at once: the config's
+// describe_parallel, else DefaultDescribeParallel (docs/protocol.md §2).
+func (h *Host) describeParallel() int {
+	if h.cfg != nil && h.cfg.DescribeParallel > 0 {
+		return h.cfg.DescribeParallel
+	}
+	return DefaultDescribeParallel
+}
 
-// describesPerCPU and minDescribeParallel bound the describes run at once
-// (docs/protocol.md §2 modbay: 4 × the CPU count, at least 8): a describe mostly
-// waits on its process, so the CPU count alone leaves the machine idle.
-const (
-	describesPerCPU     = 4
-	minDescribeParallel = 8
-)
+// DefaultDescribeParallel is how many describes run at once unless the
+// config says otherwise (docs/protocol.md §2). Not a multiple of the CPU
+// count: a describe mostly waits on its process (which the kernel
+// schedules like any other), so describes that wait need no CPU each,
+// and describes that burn CPU take the same total CPU however many run at
+// once; the bound only keeps the processes and descriptors alive at one
+// time in reason.
+const DefaultDescribeParallel = 32
 
 // describeAll describes cands in parallel, in candidate order. done, when
 // set, is called with each candidate's index and module as its describe
 // finishes, from the goroutine that ran it.
 func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int, *Module)) []*Module {
 	mods := make([]*Module, len(cands))
-	sem := make(chan struct{}, describeParallel())
+	sem := make(chan struct{}, h.describeParallel())
 	var wg sync.WaitGroup
 	for i, c := range cands {
 		wg.Add(1)
@@ -86,22 +90,54 @@ func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int
 }
 
 // claimIDs applies the id claims to mods, described from cands in claim
-// order: the first module to claim an id keeps it; a later one is broken
-// (docs/protocol.md §2). An extra without a descriptor claims nothing.
+// order: a --module path claims first (the path the person typed wins for
+// the command, said in its Shadows and the shadowed module's reason),
+// then the first module to claim an id keeps it; a later one is broken
+// (docs/protocol.md §2). A module loaded by path without a descriptor claims
+// nothing.
 func claimIDs(cands []Candidate, mods []*Module) []*Module {
-	claimed := map[string]string{}
-	for i, m := range mods {
-		if cands[i].ID == "" && m.Descriptor == nil {
-			continue // nothing was claimed: the descriptor decides an extra's id
+	claimed := map[string]*Module{}
+	claim := func(i int, m *Module) {
+		byPath := m.Origin == OriginConfig || m.Origin == OriginFlag || m.Origin == OriginExamples
+		if m.Descriptor == nil && (cands[i].ID == "" || byPath) {
+			return // a path that did not describe claims nothing
 		}
-		if by, dup := claimed[m.ID]; dup {
+		by, dup := claimed[m.ID]
+		switch {
+		case !dup:
+			claimed[m.ID] = m
+		case by.Origin == OriginFlag && m.Origin != OriginFlag:
+			if by.Shadows == "" {
+				by.Shadows = m.Key
+				by.Warnings = append(by.Warnings, ShadowNote(by))
+			}
 			m.Status = StatusBroken
-			m.Reason = fmt.Sprintf("id %q already claimed by %s", m.ID, by)
-			continue
+			m.Reason = fmt.Sprintf("id %q is taken by --module %s for this command (the path wins)", m.ID, by.Key)
+		default:
+			m.Status = StatusBroken
+			m.Reason = fmt.Sprintf("id %q already claimed by %s", m.ID, by.Key)
 		}
-		claimed[m.ID] = m.Key
+	}
+	for i, m := range mods {
+		if m.Origin == OriginFlag {
+			claim(i, m)
+		}
+	}
+	for i, m := range mods {
+		if m.Origin != OriginFlag {
+			claim(i, m)
+		}
 	}
 	return mods
+}
+
+// ShadowNote is the one line that says a --module path runs instead of
+// the module m.Shadows names under the same id; "" when it shadows none.
+func ShadowNote(m *Module) string {
+	if m == nil || m.Shadows == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s runs as %s for this command, not %s (a --module path wins over the module it shadows)", m.Exe, m.ID, m.Shadows)
 }
 
 // isExecutableFile reports whether p is a regular file with an execute bit,
@@ -128,6 +164,21 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 		}
 		return h.describe(ctx, c, true), nil
 	}
+	// A --module path named ref wins for this command (its id is its
+	// executable's name, known without describing it).
+	h.mu.Lock()
+	flags := slices.Clone(h.flagModules)
+	h.mu.Unlock()
+	for _, p := range flags {
+		if c := pathCandidate(p, OriginFlag, ""); c.ID == ref {
+			m := h.describe(ctx, c, true)
+			if hc, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
+				m.Shadows = hc.Exe
+				m.Warnings = append(m.Warnings, ShadowNote(m))
+			}
+			return m, nil
+		}
+	}
 	if c, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
 		return h.describe(ctx, c, true), nil
 	}
@@ -147,6 +198,9 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 	c := Candidate{Name: m.name, Exe: m.Exe, Dir: m.Dir, Origin: m.Origin, Driver: m.driver(), EffectsAreHints: m.EffectsAreHints}
 	if c.Name == "" {
 		c.Name = filepath.Base(m.Exe)
+	}
+	if m.Origin == OriginConfig || m.Origin == OriginFlag || m.Origin == OriginExamples {
+		c.ID = filepath.Base(m.Exe) // the host's name for it, as pathCandidate gives
 	}
 	if m.Origin == OriginHome {
 		c.ID = m.ID
@@ -227,7 +281,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	}
 	if !m.Cached {
 		if cd, ok := c.Driver.(Containable); ok {
-			cd.SetContainment(h.containSpec(c.Dir, nil))
+			cd.SetContainment(h.containSpec(h.ownDir(c.Exe, c.Dir), nil))
 		}
 		desc, err := c.Driver.Describe(ctx)
 		m.Stderr, m.DescribedAt = desc.Stderr, desc.At
@@ -274,8 +328,23 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		h.writeDescribeCache(describeCacheEntry{Key: key, Stdout: stdout, Stderr: m.Stderr,
 			DescribedAt: m.DescribedAt, Identity: ident, Verdict: v})
 	}
+	m.StateKey = stateKey(m)
 	checkRequirements(m, h.resolveBinary)
 	return m
+}
+
+// stateKey is the host-derived key of m's state directory
+// (Module.StateKey, docs/protocol.md §13): a module loaded by path is keyed
+// on its resolved executable path, every other on its host-given id; ""
+// when the id breaks the grammar.
+func stateKey(m *Module) string {
+	if !modproto.ValidModuleID(m.ID) {
+		return ""
+	}
+	if m.Origin == OriginConfig || m.Origin == OriginFlag {
+		return config.PathStateKey(m.ID, canonical(m.Exe))
+	}
+	return m.ID
 }
 
 // cloneVerdict is a shallow copy of v (the entry read from the cache is
@@ -422,7 +491,7 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
-			setBroken(m, "describe: "+de.Code+": "+explainDecode(de, stdout, m.Stderr, exitCode))
+			setBroken(m, "describe: "+decodeCode(de, stdout, exitCode)+": "+explainDecode(de, stdout, m.Stderr, exitCode))
 		} else {
 			setBroken(m, "describe: "+err.Error())
 		}
@@ -455,7 +524,11 @@ func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool
 // warnings (keyWarns, nil when none were scanned), its own warnings, and
 // ok. false means m is broken.
 func acceptDescribeEnvelope(m *Module, env *modproto.Envelope, expectID string, keyWarns modproto.ValidationErrors) bool {
-	if v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", expectID); len(v) > 0 {
+	v := modproto.ValidateEnvelope(env, modproto.OperationDescribe, "", "")
+	if expectID != "" && env.Module != "" && env.Module != expectID {
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", modproto.ClipID(env.Module), idRule(m, expectID))})
+	}
+	if len(v) > 0 {
 		m.Violations = v
 		setBroken(m, "describe: the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v))
 		return false
@@ -486,7 +559,7 @@ func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID str
 	v := append(modproto.ValidateDescriptor(d), keyErrs...)
 	switch {
 	case expectID != "" && d.Module != expectID:
-		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the module was discovered as %q", d.Module, expectID)})
+		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but %s", modproto.ClipID(d.Module), idRule(m, expectID))})
 	case expectID == "" && d.Module != envModule:
 		v = append(v, modproto.ValidationError{Path: "module", Detail: fmt.Sprintf("is %q but the envelope's module is %q", d.Module, envModule)})
 	}
@@ -500,6 +573,18 @@ func acceptDescriptor(m *Module, d *modproto.Descriptor, envModule, expectID str
 	}
 	m.Status = StatusReady
 	return true
+}
+
+// idRule is the rule a descriptor's module id must keep for m, whose host
+// id is expectID (docs/protocol.md §13), as the second half of a refusal.
+func idRule(m *Module, expectID string) string {
+	switch m.Origin {
+	case OriginConfig, OriginFlag:
+		return fmt.Sprintf("a module loaded by path must declare the id its executable is named, %q (docs/protocol.md §13)", expectID)
+	case OriginHome, OriginExamples:
+		return fmt.Sprintf("an installed module must declare the name of its directory, %q (docs/protocol.md §13)", expectID)
+	}
+	return fmt.Sprintf("the module was discovered as %q", expectID)
 }
 
 // checkBundle verifies every overlay and skill file against its digest

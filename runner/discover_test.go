@@ -51,10 +51,12 @@ func TestDiscoverCandidates(t *testing.T) {
 	f.addModule("invalid", "invalid")
 	f.addModule("setup", "needs_setup")
 	f.addModule("unprobed", "unprobed")
-	// An extra claiming "alpha" again, and one with its own id.
+	// An extra claiming "alpha" again, one named for its id, and one
+	// declaring an id other than its executable's name.
 	f.writeLauncher(filepath.Join(f.home, "elsewhere", "alpha"), "good", "alpha")
-	f.writeLauncher(filepath.Join(f.home, "extra", "xtra"), "good", "extra-id")
-	f.cfg.Modules = []string{filepath.Join(f.home, "elsewhere", "alpha"), "extra/xtra", filepath.Join(f.home, "missing-module")}
+	f.writeLauncher(filepath.Join(f.home, "extra", "extra-id"), "good", "extra-id")
+	f.writeLauncher(filepath.Join(f.home, "extra", "xtra"), "good", "other-id")
+	f.cfg.Modules = []string{filepath.Join(f.home, "elsewhere", "alpha"), "extra/extra-id", "extra/xtra", filepath.Join(f.home, "missing-module")}
 
 	got := byID(f.host.Discover(ctxGuard(t)))
 	for _, skipped := range []string{".hidden", ".dotbare", "dirlink", "README.md"} {
@@ -66,7 +68,7 @@ func TestDiscoverCandidates(t *testing.T) {
 		"bare": StatusReady, "linked": StatusReady, "off": StatusDisabled,
 		"broken": StatusBroken, "wrongid": StatusBroken, "invalid": StatusBroken,
 		"setup": StatusNeedsSetup, "unprobed": StatusReady, "extra-id": StatusReady,
-		"missing-module": StatusBroken, "noexec": StatusBroken,
+		"missing-module": StatusBroken, "noexec": StatusBroken, "xtra": StatusBroken,
 	}
 	for id, st := range want {
 		if len(got[id]) != 1 {
@@ -76,6 +78,9 @@ func TestDiscoverCandidates(t *testing.T) {
 		if m := got[id][0]; m.Status != st {
 			t.Errorf("%s: status %s (%s), want %s", id, m.Status, m.Reason, st)
 		}
+	}
+	if m := got["xtra"]; len(m) == 1 && !strings.Contains(m[0].Reason, "must declare the id its executable is named") {
+		t.Errorf("xtra: the refusal does not name the rule: %s", m[0].Reason)
 	}
 	if m := got["bare"]; len(m) == 1 && (m[0].Dir != mods || m[0].Origin != OriginHome) {
 		t.Errorf("bare: dir %s origin %s", m[0].Dir, m[0].Origin)
@@ -91,7 +96,7 @@ func TestDiscoverCandidates(t *testing.T) {
 			t.Errorf("duplicate: home %s %q, extra %s %q", home.Status, home.Reason, dup.Status, dup.Reason)
 		}
 	}
-	if m := got["extra-id"]; len(m) == 1 && (m[0].Origin != OriginConfig || m[0].Exe != filepath.Join(f.home, "extra", "xtra")) {
+	if m := got["extra-id"]; len(m) == 1 && (m[0].Origin != OriginConfig || m[0].Exe != filepath.Join(f.home, "extra", "extra-id")) {
 		t.Errorf("extra: %+v", m[0])
 	}
 	if m := got["off"]; len(m) == 1 {
@@ -103,7 +108,7 @@ func TestDiscoverCandidates(t *testing.T) {
 		}
 	}
 	if m := got["broken"]; len(m) == 1 {
-		if !strings.Contains(m[0].Reason, "host.invalid_json") || !strings.Contains(m[0].Stderr, "something went wrong") {
+		if !strings.Contains(m[0].Reason, "host.no_envelope") || !strings.Contains(m[0].Stderr, "something went wrong") {
 			t.Errorf("broken: reason %q stderr %q", m[0].Reason, m[0].Stderr)
 		}
 		if _, err := f.host.Plan(m[0], "t.echo", nil); !errors.Is(err, ErrBroken) {
@@ -148,8 +153,8 @@ func TestLoad(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.addModule("alpha", "good")
-	f.writeLauncher(filepath.Join(f.home, "extra", "xtra"), "good", "extra-id")
-	f.cfg.Modules = []string{filepath.Join(f.home, "extra", "xtra")}
+	f.writeLauncher(filepath.Join(f.home, "extra", "extra-id"), "good", "extra-id")
+	f.cfg.Modules = []string{filepath.Join(f.home, "extra", "extra-id")}
 	ctx := ctxGuard(t)
 	if m, err := f.host.Load(ctx, "alpha"); err != nil || m.Status != StatusReady {
 		t.Fatalf("load by id: %v %+v", err, m)
@@ -157,13 +162,13 @@ func TestLoad(t *testing.T) {
 	if m, err := f.host.Load(ctx, "extra-id"); err != nil || m.Origin != OriginConfig {
 		t.Fatalf("load an extra by id: %v %+v", err, m)
 	}
-	if m, err := f.host.Load(ctx, filepath.Join(f.home, "extra", "xtra")); err != nil || m.ID != "extra-id" || m.Origin != OriginFlag {
+	if m, err := f.host.Load(ctx, filepath.Join(f.home, "extra", "extra-id")); err != nil || m.ID != "extra-id" || m.Origin != OriginFlag {
 		t.Fatalf("load by path: %v %+v", err, m)
 	}
 	if _, err := f.host.Load(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("load of an unknown id: %v", err)
 	}
-	f.host.AddFlagModules(filepath.Join(f.home, "extra", "xtra"))
+	f.host.AddFlagModules(filepath.Join(f.home, "extra", "extra-id"))
 	found := false
 	for _, m := range f.host.Discover(ctx) {
 		if m.ID == "extra-id" && m.Origin == OriginConfig {

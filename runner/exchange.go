@@ -209,13 +209,13 @@ func (c ExchangeCall) Timings() []Timing {
 	return out
 }
 
-// requestsDir is where saved request files live: <home>/state/.requests,
-// beside (never inside) the modules' state roots, which are named by
-// module id and so never start with a dot.
-func (h *Host) requestsDir() string { return filepath.Join(h.cfg.Home, "state", ".requests") }
+// requestsDir is where saved request files live: <home>/requests, outside
+// <home>/state, so no module id or root name addresses it
+// (docs/protocol.md §13).
+func (h *Host) requestsDir() string { return h.cfg.RequestsDir() }
 
 // SaveRequest writes a call's request file (the bytes as sent) where it
-// outlives the run, <home>/state/.requests/<request id>.json with mode
+// outlives the run, <home>/requests/<request id>.json with mode
 // 0600, and returns its path: the file the module-call copy line
 // (ModuleCallLine) names. The request id must be the host's own
 // (docs/protocol.md §1: req_ and 32 hex), so it is a safe file name.
@@ -280,7 +280,7 @@ type CopyLines struct {
 // given, before any whole-request split), naming the module as moduleRef
 // (what the person typed; ModuleRef for a module found by discovery),
 // from the recorded calls. It writes the first call's request file under
-// <home>/state/.requests (SaveRequest): call it from a command, never
+// <home>/requests (SaveRequest): call it from a command, never
 // from a UI's Update.
 func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls []ExchangeCall) CopyLines {
 	var out CopyLines

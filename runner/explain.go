@@ -28,6 +28,8 @@ const (
 //     before writing an envelope", with the end of its stderr;
 //   - something was printed before the JSON: what it was (quoted, control
 //     characters escaped) and that logs belong on stderr;
+//   - something was printed after the envelope: what it was (quoted) and
+//     the same advice;
 //   - a field of the wrong JSON type: the field, the type expected and
 //     what was sent (modproto.WrongTypeDetail), never a Go type name.
 //
@@ -56,12 +58,27 @@ func explainDecode(de *modproto.DecodeError, stdout []byte, stderr string, exitC
 			s += fmt.Sprintf(" (the first '{' is at byte %d)", i+len(stdout)-len(trimmed))
 		}
 		return s
+	case de.Trailing && de.Offset <= int64(len(stdout)):
+		rest := bytes.TrimSpace(stdout[de.Offset:])
+		return fmt.Sprintf("%d bytes after the envelope, starting %s: stdout carries only the envelope; print logs and progress to stderr (docs/protocol.md §6)", len(rest), quoteStart(rest))
 	case de.Code == modproto.CodeHostProtocolViolation && envelope:
 		if d := modproto.WrongTypeDetail(trimmed); d != "" {
 			return "envelope field " + d
 		}
 	}
 	return de.Detail
+}
+
+// decodeCode is the host code of a DecodeError on a module's stdout:
+// CodeHostNoEnvelope when the process exited non-zero (or was killed)
+// before writing any envelope (stdout empty or not starting with '{'),
+// else de's own code (docs/protocol.md §5).
+func decodeCode(de *modproto.DecodeError, stdout []byte, exitCode int) string {
+	trimmed := bytes.TrimLeft(stdout, " \t\r\n")
+	if exitCode != 0 && de.Code == modproto.CodeHostInvalidJSON && (len(trimmed) == 0 || trimmed[0] != '{') {
+		return modproto.CodeHostNoEnvelope
+	}
+	return de.Code
 }
 
 // quoteStart quotes the first bytes of b as a Go string literal, so line

@@ -24,7 +24,7 @@ func TestExplainDecode(t *testing.T) {
 			[]string{"exited with status 1 before finishing its envelope", "stderr is empty"}},
 		{"wrong type", `{"ok":false,"error":"cannot open db"}`, "", 0,
 			[]string{`envelope field error: must be an object, got a string "cannot open db"`}},
-		{"trailing garbage", `{"ok":true} and more`, "", 0, []string{"non-whitespace after the envelope"}},
+		{"trailing garbage", "{\"ok\":true}\n done \x1b[2J\n", "", 0, []string{`9 bytes after the envelope, starting "done \x1b[2J"`, "print logs and progress to stderr"}},
 	}
 	for _, c := range cases {
 		_, err := modproto.DecodeEnvelope([]byte(c.stdout))

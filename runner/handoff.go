@@ -82,10 +82,16 @@ type HandedFile struct {
 // or "" when that is unusable as a file name ("", ".", "..").
 func HandoffName(declared string) string {
 	n := path.Base(strings.ReplaceAll(declared, `\`, "/"))
-	if !safeRootName(n) || n == "" || n == "/" || !printableName(n) {
+	if !safeFileName(n) || n == "" || n == "/" || !printableName(n) {
 		return ""
 	}
 	return n
+}
+
+// safeFileName reports whether name is one path element that stays in
+// its directory.
+func safeFileName(name string) bool {
+	return name != "." && name != ".." && !strings.ContainsAny(name, `/\`+"\x00")
 }
 
 // printableName reports whether a handed file's name is valid UTF-8 with
@@ -113,9 +119,9 @@ func checkHandoff(d *modproto.Descriptor, files []HandoffFile) error {
 			return fmt.Errorf("%w: root %q is written by the module; a handoff goes to a read-only root", ErrHandoff, f.Root)
 		case isBundleRootName(f.Root):
 			return fmt.Errorf("%w: root %q names the module's own directory (a bundle root)", ErrHandoff, f.Root)
-		case !safeRootName(f.Root):
-			return fmt.Errorf("%w: root %q is not a usable directory name", ErrHandoff, f.Root)
-		case f.Name == "" || !safeRootName(f.Name) || !printableName(f.Name):
+		case !modproto.ValidRootName(f.Root):
+			return fmt.Errorf("%w: root %q breaks the root name grammar: %s", ErrHandoff, f.Root, modproto.RootNameRule)
+		case f.Name == "" || !safeFileName(f.Name) || !printableName(f.Name):
 			return fmt.Errorf("%w: %q is not a usable file name", ErrHandoff, f.Name)
 		case !filepath.IsAbs(f.Source):
 			return fmt.Errorf("%w: source %q is not absolute", ErrHandoff, f.Source)

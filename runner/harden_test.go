@@ -128,7 +128,7 @@ func TestSwappedRootIsNotFollowed(t *testing.T) {
 	if res.OK() || len(res.Artifacts) > 0 {
 		t.Fatalf("a secret behind a swapped root was staged: %+v", res.Artifacts)
 	}
-	if fi, err := os.Lstat(f.cfg.StateDir("good", "out")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+	if fi, err := os.Lstat(f.stateDir("good", "out")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the attack did not swap the root (the test cannot fail): %v", err)
 	}
 	_, err := f.host.Plan(m, "t.art", nil)

@@ -228,3 +228,13 @@ func decodeDescriptor(t testing.TB, path string) *modproto.Descriptor {
 	}
 	return d
 }
+
+// stateDir is the state root of the installed module key's root.
+func (f *fixture) stateDir(key, root string) string {
+	f.t.Helper()
+	p, err := f.cfg.StateDir(key, root)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}

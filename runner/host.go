@@ -110,6 +110,7 @@ type Host struct {
 func NewHost(cfg *config.Config) *Host {
 	// Runs left behind by a host that was killed outright die now.
 	sweepOnce.Do(func() { sweepAbandonedRuns(os.TempDir()) })
+	useProbeCache(cfg)
 	return &Host{cfg: cfg, PollInterval: DefaultPollInterval, PollMaxInterval: DefaultPollMaxInterval}
 }
 

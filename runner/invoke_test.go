@@ -153,7 +153,7 @@ func TestRunOutcomes(t *testing.T) {
 	}{
 		{"t.hostile", "empty", modproto.CodeHostInvalidJSON, ""},
 		{"t.hostile", "not_json", modproto.CodeHostInvalidJSON, ""},
-		{"t.hostile", "crash", modproto.CodeHostInvalidJSON, ""},
+		{"t.hostile", "crash", modproto.CodeHostNoEnvelope, ""},
 		{"t.hostile", "trailing", modproto.CodeHostProtocolViolation, ""},
 		{"t.hostile", "wrong_id", modproto.CodeHostProtocolViolation, "request_id"},
 		{"t.hostile", "ok_with_error", modproto.CodeHostProtocolViolation, "error"},

@@ -15,6 +15,20 @@ var terminalJobStates = map[string]bool{
 	"succeeded": true, "failed": true, "cancelled": true, "completed": true, "error": true,
 }
 
+// workingJobStates are the states of a job still at work: polling goes on
+// (docs/protocol.md §12). A handle without a state counts as working.
+var workingJobStates = map[string]bool{"": true, "queued": true, "running": true}
+
+// jobStateProblem says why state is not a job state, naming the documented
+// ones, or "" when it is one: an unknown state ("done") is a protocol
+// violation at once, not a poll until the deadline.
+func jobStateProblem(jobID, state string) string {
+	if workingJobStates[state] || terminalJobStates[state] {
+		return ""
+	}
+	return fmt.Sprintf("job %s has state %q, which is not a job state: send \"queued\" or \"running\" while it works, or one of \"succeeded\", \"completed\", \"failed\", \"error\", \"cancelled\" when it ends (docs/protocol.md §12)", jobID, state)
+}
+
 // IsTerminalJobState reports whether state ends a long-running job
 // (docs/protocol.md §12: succeeded, failed, cancelled, completed, error).
 func IsTerminalJobState(state string) bool { return terminalJobStates[state] }
@@ -162,6 +176,11 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 		js.Polls = job.Polls
 		job = js
 		emit()
+		if d := jobStateProblem(js.ID, js.State); d != "" {
+			r := stop(modproto.CodeHostProtocolViolation, oneLine(d))
+			r.Envelope, r.Stdout, r.Stderr, r.ExitCode = pr.Envelope, pr.Stdout, pr.Stderr, pr.ExitCode
+			return r
+		}
 		if terminalJobStates[js.State] {
 			return finish(pr)
 		}

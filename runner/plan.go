@@ -94,6 +94,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	// Roots are resolved and opened now; the run checks they still name
 	// these directories and resolves artifacts beneath the handles.
 	p.dirs, roots, err = h.openRoots(roots)
+	if err == nil {
+		err = h.checkStateRoots(m, roots)
+	}
 	if err != nil {
 		removeHandoff(p.handoffDir)
 		return nil, fmt.Errorf("plan %s: %w", capID, err)
@@ -105,9 +108,14 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	req.Grants = h.grants(d, c, bins)
 	req.Normalize()
 	p.Request = req
-	if !h.cfg.Policy.Covers(m.ID, capID) {
+	covered, why, record := h.preApproved(m, c)
+	if !covered {
 		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints)
+		if len(p.Approval) > 0 {
+			p.AskedAgain = why
+		}
 	}
+	p.approvedEffects = record
 	return p, nil
 }
 
@@ -131,22 +139,23 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 		if name == rootWorkspace || name == "" {
 			continue
 		}
-		if !safeRootName(name) {
-			missing = append(missing, fmt.Sprintf("write root %q (not a usable directory name)", name))
-			continue
+		// Made and opened beneath the home, without symlinks, by openRoots;
+		// StateDir refuses a key or name outside the grammar.
+		p, err := h.cfg.StateDir(m.StateKey, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("write root %s: %w", name, err)
 		}
-		// Made and opened beneath the home, without symlinks, by openRoots.
-		roots[name] = modproto.Root{Path: h.cfg.StateDir(m.ID, name), Mode: modproto.RootReadWrite}
+		roots[name] = modproto.Root{Path: p, Mode: modproto.RootReadWrite}
 	}
 	for _, name := range perms.FilesystemRead {
 		if _, done := roots[name]; done || name == "" || handoff[name] {
 			continue // a name both read and written is rw
 		}
 		switch {
-		case isBundleRootName(name) && filepath.Clean(m.Dir) == filepath.Clean(h.cfg.ModulesDir()):
-			// A bare executable in <home>/modules has no bundle directory of
-			// its own; its directory holds every other module.
-			missing = append(missing, fmt.Sprintf("read root %s (a bare executable has no bundle directory)", name))
+		case isBundleRootName(name) && h.ownDir(m.Exe, m.Dir) == "":
+			// A loose executable (a bare one in <home>/modules, one in /tmp)
+			// has no bundle directory of its own; its folder holds others'.
+			missing = append(missing, fmt.Sprintf("read root %s (a loose executable has no bundle directory: docs/protocol.md §13)", name))
 		case isBundleRootName(name):
 			roots[name] = modproto.Root{Path: canonical(m.Dir), Mode: modproto.RootReadOnly}
 		case h.cfg.Roots[name] != "":
@@ -166,10 +175,23 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 	return roots, missing, nil
 }
 
-// safeRootName reports whether a write root name can name a directory
-// under <home>/state/<id>/ without escaping it.
-func safeRootName(name string) bool {
-	return name != "." && name != ".." && !strings.ContainsAny(name, `/\`+"\x00")
+// checkStateRoots refuses a run whose state roots, as resolved, are not
+// where docs/protocol.md §13 puts them: each write root but workspace at
+// <home>/state/<state key>/<name>, the home's symlinks resolved. The
+// grammar keeps them there; this says so before anything runs, so no
+// record of a run calls its containment complete over a root elsewhere.
+func (h *Host) checkStateRoots(m *Module, roots map[string]modproto.Root) error {
+	base := filepath.Join(canonical(h.cfg.Home), "state", m.StateKey)
+	for _, name := range m.Descriptor.Permissions.FilesystemWrite {
+		r, ok := roots[name]
+		if name == rootWorkspace || !ok || r.Mode != modproto.RootReadWrite {
+			continue
+		}
+		if want := filepath.Join(base, name); r.Path != want {
+			return fmt.Errorf("write root %s resolved to %s, not %s (docs/protocol.md §13); refused", name, r.Path, want)
+		}
+	}
+	return nil
 }
 
 // canonical is p absolute, clean and with symlinks resolved when it exists.

@@ -18,7 +18,7 @@ import (
 
 // stubModule is a described module without an executable, for plans.
 func stubModule(t *testing.T, id string, d *modproto.Descriptor) *Module {
-	return &Module{ID: id, Exe: "/nonexistent/" + id, Dir: t.TempDir(), Origin: OriginHome, Descriptor: d, Status: StatusReady}
+	return &Module{ID: id, StateKey: id, Exe: "/nonexistent/" + id, Dir: t.TempDir(), Origin: OriginHome, Descriptor: d, Status: StatusReady}
 }
 
 func TestPlanRootsAndBinaries(t *testing.T) {
@@ -39,9 +39,9 @@ func TestPlanRootsAndBinaries(t *testing.T) {
 		"bundle":    {Path: m.Dir, Mode: "ro"},
 		"t_bundle":  {Path: m.Dir, Mode: "ro"},
 		"corpus":    {Path: corpusDir, Mode: "ro"},
-		"out":       {Path: f.cfg.StateDir("planner", "out"), Mode: "rw"},
-		"jobs":      {Path: f.cfg.StateDir("planner", "jobs"), Mode: "rw"},
-		"shared":    {Path: f.cfg.StateDir("planner", "shared"), Mode: "rw"}, // read and write: rw
+		"out":       {Path: f.stateDir("planner", "out"), Mode: "rw"},
+		"jobs":      {Path: f.stateDir("planner", "jobs"), Mode: "rw"},
+		"shared":    {Path: f.stateDir("planner", "shared"), Mode: "rw"}, // read and write: rw
 	}
 	if len(r) != len(want) {
 		t.Errorf("roots %v", r)
@@ -222,6 +222,18 @@ func TestSessionApprovals(t *testing.T) {
 	other.Module = &Module{ID: "n"}
 	if s.Covers(other) {
 		t.Error("another module is covered")
+	}
+	if w := s.Why(changed); !strings.Contains(w, "effects changed") {
+		t.Errorf("why for changed effects: %q", w)
+	}
+	// Another executable claiming the same id is asked again, saying so.
+	impostor := plan()
+	impostor.Module = &Module{ID: "m", Key: "/tmp/m/m", Exe: "/tmp/m/m", Descriptor: d}
+	if s.Covers(impostor) || !strings.Contains(s.Why(impostor), "another executable claims m") {
+		t.Errorf("an impostor: covered %v, why %q", s.Covers(impostor), s.Why(impostor))
+	}
+	if w := s.Why(plan()); w != "" {
+		t.Errorf("a covered call says %q", w)
 	}
 }
 

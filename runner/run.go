@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,11 +26,18 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	if p.Module.Status == StatusDisabled {
 		return nil, fmt.Errorf("%w: %s", ErrDisabled, p.Module.ID)
 	}
+	// An approved run of a pre-approved capability records its effects: a
+	// later change is asked again (docs/protocol.md §11). A record that
+	// cannot be written only means the next change is not noticed.
+	_ = h.recordApprovedEffects(p)
 	// Every root must still be the directory opened at plan time (a state
 	// directory removed since is made again); a plan built by hand has its
 	// roots opened now.
 	if p.dirs == nil {
 		dirs, roots, err := h.openRoots(p.Request.Roots)
+		if err == nil {
+			err = h.checkStateRoots(p.Module, roots)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -44,12 +52,33 @@ func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, erro
 	if p.Capability.LongRunning && p.Capability.PollCapability != "" && res.OK() {
 		if job := parseJob(res.Envelope.Result); job != nil {
 			res.Job = job
-			if !terminalJobStates[job.State] {
-				return h.pollJob(ctx, p, res, opts), nil
+			if d := jobStateProblem(job.ID, job.State); d != "" {
+				res.Host = &HostError{Code: modproto.CodeHostProtocolViolation, Detail: oneLine(d)}
+			} else if !terminalJobStates[job.State] {
+				res = h.pollJob(ctx, p, res, opts)
 			}
 		}
 	}
+	if !res.OK() {
+		res.LikelyCause = LikelyCause(p.Request.Roots, res.Stderr, failureText(res))
+	}
 	return res, nil
+}
+
+// failureText is what a failed run said in words: the module's error
+// message (and details) or the host's detail.
+func failureText(res *Result) string {
+	var s string
+	if res.Host != nil {
+		s = res.Host.Detail
+	}
+	if e := res.Envelope; e != nil && e.Error != nil {
+		s += "\n" + e.Error.Message
+		if d, err := json.Marshal(e.Error.Details); err == nil {
+			s += "\n" + string(d)
+		}
+	}
+	return s
 }
 
 // invoke sends one request through m's driver and judges the reply in
@@ -75,7 +104,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 		res.Started, res.Stderr = time.Now(), st.StderrTail
 		return hostErr(modproto.CodeHostSpawnFailed, "cannot call "+m.ID+": "+lifecycleReason(st), nil), nil
 	}
-	call := &Call{Request: req, Encoded: reqBytes, Contain: h.containSpec(m.Dir, &req), eventID: eventID, events: opts.Events, record: opts.Record}
+	call := &Call{Request: req, Encoded: reqBytes, Contain: h.moduleContainSpec(m, &req), eventID: eventID, events: opts.Events, record: opts.Record}
 	call.elicit = hostElicitor(opts.Elicit)
 	r := drv.Invoke(ctx, call)
 	res.Stdout = r.Envelope
@@ -95,7 +124,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	if err != nil {
 		var de *modproto.DecodeError
 		if errors.As(err, &de) {
-			return hostErr(de.Code, explainDecode(de, r.Envelope, r.Stderr, r.ExitCode), nil), nil
+			return hostErr(decodeCode(de, r.Envelope, r.ExitCode), explainDecode(de, r.Envelope, r.Stderr, r.ExitCode), nil), nil
 		}
 		return hostErr(modproto.CodeHostInvalidJSON, err.Error(), nil), nil
 	}

@@ -113,20 +113,21 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	enableSubreaper()
 	cs := spec.contain
 	cs.Module, cs.RunDir = spec.exe, runDir
-	spawnMu.Lock()
-	// contain.Start sets SysProcAttr: its own session (so pgid == pid for
-	// the tree kill), or Setpgid when the sandbox is off.
-	_, enf, err := contain.Start(cmd, cs)
+	// contain.StartHooked sets SysProcAttr: its own session (so pgid ==
+	// pid for the tree kill), or Setpgid when the sandbox is off. spawnMu
+	// is held only across the fork and the pid's record, so the
+	// containment set-up and checks of concurrent runs overlap.
+	_, enf, err := contain.StartHooked(cmd, cs, contain.Hooks{Lock: &spawnMu, Started: func(pid int) { liveRoots.Store(pid, struct{}{}) }})
 	res.enforcement = enf
 	if err != nil {
-		spawnMu.Unlock()
+		if cmd.Process != nil {
+			liveRoots.Delete(cmd.Process.Pid)
+		}
 		res.spawnErr = err
 		return res
 	}
 	res.spawned = time.Now()
 	pid := cmd.Process.Pid
-	liveRoots.Store(pid, struct{}{})
-	spawnMu.Unlock()
 	tree := newProcTree(pid, "TMPDIR="+tmp)
 	if spec.onStart != nil {
 		spec.onStart(pid)

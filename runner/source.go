@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"modbay/modproto"
 )
 
 // Source yields module candidates for discovery (docs/protocol.md §2): the home's
@@ -25,9 +27,11 @@ type Source interface {
 
 // Candidate is one module a Source yields, before it is described.
 type Candidate struct {
-	// ID is the id the module must claim (the directory id under
-	// <home>/modules, or a bare executable's name there); "" lets the
-	// descriptor decide (an extra).
+	// ID is the id the module must claim, decided by the host
+	// (docs/protocol.md §13): the directory's name under <home>/modules (or
+	// a bare executable's name there), a path-loaded executable's base
+	// name, an MCP server's config id. "" lets the descriptor decide (a
+	// source of test modules only).
 	ID string
 	// Name is the id shown until the descriptor decides, when ID is ""
 	// (an executable's base name).
@@ -168,8 +172,21 @@ func processCandidate(exe, dir, origin string) Candidate {
 }
 
 // homeCandidate checks <modules>/<name>: a directory holding an executable
-// <name>/<name>, or a bare executable. Dot-names are skipped.
+// <name>/<name>, or a bare executable. Dot-names are skipped; a name
+// outside the id grammar is listed broken with the rule, never described:
+// it never becomes an id or a state directory (docs/protocol.md §13).
 func homeCandidate(modulesDir, name string) (Candidate, bool) {
+	c, ok := homeCandidateNamed(modulesDir, name)
+	if ok && c.Err == "" {
+		if err := modproto.CheckModuleID(name); err != nil {
+			c.Err = "installed as " + err.Error()
+		}
+	}
+	return c, ok
+}
+
+// homeCandidateNamed is homeCandidate before the id grammar's check.
+func homeCandidateNamed(modulesDir, name string) (Candidate, bool) {
 	if name == "" || strings.HasPrefix(name, ".") {
 		return Candidate{}, false
 	}
@@ -252,6 +269,13 @@ func pathCandidate(path, origin, base string) Candidate {
 	}
 	c := processCandidate(exe, dir, origin)
 	c.Disabled = disabled
+	// The host names a path-loaded module: its executable's base name
+	// (docs/protocol.md §13), which the descriptor must declare.
+	c.ID = filepath.Base(exe)
+	if err := modproto.CheckModuleID(c.ID); err != nil {
+		c.Err = fmt.Sprintf("module path %s: its executable's name is its id, and %v", exe, err)
+		return c
+	}
 	if efi, err := os.Stat(exe); err == nil && efi.Mode().IsRegular() && efi.Mode().Perm()&0o111 == 0 {
 		c.Err = notExecutableReason(exe)
 	} else if !isExecutableFile(exe) {

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"modbay/config"
 )
 
 // TestDeclaredBinaryFollowsTheHost: a binary requirement whose name the
@@ -204,10 +205,14 @@ func TestNotExecutableIsListedWithTheFix(t *testing.T) {
 	}
 }
 
-// TestDescribeParallelBound: 4 × the CPU count, at least 8 (docs/protocol.md §2).
+// TestDescribeParallelBound: the config's describe_parallel, else the
+// default, however many CPUs (docs/protocol.md §2).
 func TestDescribeParallelBound(t *testing.T) {
-	if got, want := describeParallel(), max(4*runtime.NumCPU(), 8); got != want {
-		t.Fatalf("describeParallel = %d, want %d", got, want)
+	if got := NewHost(&config.Config{}).describeParallel(); got != DefaultDescribeParallel {
+		t.Fatalf("default describeParallel = %d, want %d", got, DefaultDescribeParallel)
+	}
+	if got := NewHost(&config.Config{DescribeParallel: 3}).describeParallel(); got != 3 {
+		t.Fatalf("describe_parallel: 3 gives %d", got)
 	}
 }
 

@@ -31,9 +31,10 @@ const (
 // Module is one discovered module candidate, whatever its status.
 type Module struct {
 	// ID is the directory id under <home>/modules, or a bare executable's
-	// name there. For an extra (cfg.Modules, --module) it is the
-	// descriptor's module once described, the executable's base name
-	// until then or when describe failed.
+	// name there; for a module loaded by path (cfg.Modules, --module,
+	// invoke PATH) its executable's base name, which its descriptor must
+	// declare (docs/protocol.md §13). The host decides it; the module only
+	// agrees.
 	ID string
 	// Key is the module's source identity (Driver.Key): for a process
 	// module the absolute path of its executable, for an MCP server its
@@ -41,6 +42,18 @@ type Module struct {
 	// so it keys the describe cache, breaks ties in the list's order
 	// (CompareModules) and keys the cockpit's drafts.
 	Key string
+	// StateKey names the module's state directory, <home>/state/<StateKey>
+	// (docs/protocol.md §13), derived by the host, never taken from the
+	// module: the id for an installed module (its directory's name), an
+	// example or an MCP server; config.PathStateKey (id and a digest of
+	// the resolved executable path) for a module loaded by path. "" for a
+	// module never described: it gets no state root.
+	StateKey string
+	// Shadows, for a --module path, is the source identity (Key) of the
+	// module it runs instead of under the same id (an installed one, a
+	// configured extra, an example); "" when it shadows none. ShadowNote
+	// says it in one line.
+	Shadows string
 	// Exe is the absolute path of the executable of a process module, ""
 	// for other drivers. It is shown to the person, never used as identity.
 	Exe string
@@ -176,6 +189,11 @@ type Plan struct {
 	WholeRequest bool
 	// Approval lists why approval is needed; empty means it is not.
 	Approval []string
+	// AskedAgain, when set, is why a call that was approved before is
+	// asked again, one line (docs/protocol.md §11): a pre_approved entry or
+	// a session approval named this module's id but not this module, or
+	// its declared effects changed. Not part of ApprovalKey.
+	AskedAgain string
 	// Missing lists declared read roots and binaries the host could not
 	// supply (absent from the request, docs/protocol.md §4).
 	Missing []string
@@ -194,6 +212,9 @@ type Plan struct {
 	dirs rootDirs
 	// handoffDir is the run's handoff directory ("" without a handoff).
 	handoffDir string
+	// approvedEffects is the capability's declared effects (JSON) to
+	// record as pre-approved when the run starts ("" for none).
+	approvedEffects string
 }
 
 // Discard removes what planning made for a run that will not happen (a
@@ -273,6 +294,11 @@ type Result struct {
 	// cost). Envelope, Artifacts, Stdout and Stderr are then the final
 	// poll's, while RequestID stays the original request's id.
 	HandleEnvelope *modproto.Envelope
+	// LikelyCause, on a failed run, is a cause the host can see, inferred
+	// from the module's own words (LikelyCause: a write containment likely
+	// refused, a missing program); "" when nothing suggests one. Module
+	// text: sanitize to show.
+	LikelyCause string
 }
 
 // RefusedArtifact is a reported artifact the host refused, and why.

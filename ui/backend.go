@@ -41,11 +41,14 @@ type exchangeRecorder interface {
 	CopyLines(p *runner.Plan, moduleRef string, input json.RawMessage, calls []runner.ExchangeCall) runner.CopyLines
 }
 
-// Approvals remembers "allow for this session" answers, keyed by module,
-// capability and effects (docs/protocol.md §11); *runner.SessionApprovals is one.
+// Approvals remembers "allow for this session" answers, keyed by the
+// module as the host knows it, capability and effects (docs/protocol.md §11);
+// *runner.SessionApprovals is one. Why is the one line an approval says
+// when the name was allowed but this module or its effects are not.
 type Approvals interface {
 	Allow(p *runner.Plan)
 	Covers(p *runner.Plan) bool
+	Why(p *runner.Plan) string
 }
 
 var (

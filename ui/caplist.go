@@ -52,8 +52,13 @@ func openCapsScreen(m *Model, arg any) (Screen, tea.Cmd) {
 func (c *capList) setItems() {
 	var items []list.Item
 	if d := c.module.Descriptor; d != nil {
+		// Hidden capabilities (a job's poll and cancel, an MCP server's
+		// resources and prompts) are no form here; the host still invokes
+		// them (docs/protocol.md §17).
 		for i := range d.Capabilities {
-			items = append(items, &capItem{c: c, cap: &d.Capabilities[i]})
+			if !d.Capabilities[i].Hidden {
+				items = append(items, &capItem{c: c, cap: &d.Capabilities[i]})
+			}
 		}
 	}
 	c.list.SetItems(items, func(a, b list.Item) bool { return a.(*capItem).cap.ID == b.(*capItem).cap.ID })
@@ -169,6 +174,9 @@ func (c *capList) FullHelp() [][]key.Binding {
 func (c *capList) View() string {
 	st := c.com.Styles
 	if len(c.list.Items()) == 0 {
+		if hasSurface(c.module) {
+			return st.Muted.Render("This server offers no tools: " + c.keys.Surface.Help().Key + " opens its resources and prompts.")
+		}
 		return st.Muted.Render("This module declares no capabilities.")
 	}
 	w := c.list.Width()
@@ -199,6 +207,9 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 	}
 	if cp.LongRunning {
 		b.kv("Polled by", cp.PollCapability)
+		if cp.CancelCapability != "" {
+			b.kv("Cancel with", cp.CancelCapability)
+		}
 	}
 	if len(cp.ArtifactSchemas) > 0 {
 		b.kv("Artifacts", strings.Join(cp.ArtifactSchemas, ", "))

@@ -74,12 +74,25 @@ func TestCapabilityListHomeEnd(t *testing.T) {
 		m, _ := newTest(t, nil, 80, 24)
 		openCaps(t, m)
 		press(m, k[0])
-		if got := caps(m).Selected().ID; got != "fake.jobs.status" {
+		// fake.jobs.status polls fake.slow's jobs: hidden, no form
+		// (docs/protocol.md §17).
+		if got := caps(m).Selected().ID; got != "fake.slow" {
 			t.Errorf("%s selects %q", k[0], got)
 		}
 		press(m, k[1])
 		if got := caps(m).Selected().ID; got != "fake.echo" {
 			t.Errorf("%s selects %q", k[1], got)
 		}
+	}
+}
+
+// TestCapabilityListHidesJobCapabilities: a poll capability is no form
+// (docs/protocol.md §17); the capability it polls shows it as its poller.
+func TestCapabilityListHidesJobCapabilities(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	openCaps(t, m)
+	out := ansi.Strip(frame(t, m))
+	if strings.Contains(out, "fake.jobs.status") || !strings.Contains(out, "fake.slow") {
+		t.Fatalf("list:\n%s", out)
 	}
 }

@@ -114,3 +114,17 @@ func TestRefusedRunReachesThePerson(t *testing.T) {
 		}
 	}
 }
+
+// TestResultShowsLikelyCause: a failed run's likely cause (a write
+// containment refused, inferred by the runner) is on the result, sanitized.
+func TestResultShowsLikelyCause(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	p := uitest.Plan(t, uitest.Modules(t)[1])
+	res := refusedResult()
+	res.LikelyCause = "likely refused by containment: /home/u/\x1b[31mx\x1b[0m is outside the rw roots (workspace)"
+	r := newResultView(m.com, m.keys.Result, p, res, "")
+	out := ansi.Strip(r.content())
+	if !strings.Contains(out, "Cause") || !strings.Contains(out, "likely refused by containment: /home/u/") || strings.Contains(r.content(), "\x1b[31m") {
+		t.Fatalf("no cause, or raw escapes, in:\n%s", out)
+	}
+}

@@ -186,9 +186,9 @@ func (m *Model) devModule() *runner.Module {
 // module everywhere the screens hold it (the list, the capability list,
 // the form's planning) and the notice lists what changed; an invalid one
 // leaves every screen as it was and the notice gives the verdict.
-func (m *Model) devDescribed(msg devDescribedMsg) {
+func (m *Model) devDescribed(msg devDescribedMsg) tea.Cmd {
 	if msg.seq != m.dev.seq {
-		return
+		return nil
 	}
 	old := m.devModule()
 	nu := msg.module
@@ -200,7 +200,7 @@ func (m *Model) devDescribed(msg devDescribedMsg) {
 		m.dev.notice = fmt.Sprintf("dev %s: %s changed; the descriptor is now invalid: %s. The screens keep the last valid descriptor.", at, what, nu.Reason)
 		m.modules.banner = m.dev.notice
 		m.layout()
-		return
+		return nil
 	}
 	m.dev.invalid = false
 	var oldD *modproto.Descriptor
@@ -216,7 +216,89 @@ func (m *Model) devDescribed(msg devDescribedMsg) {
 	}
 	m.modules.banner = m.dev.notice
 	m.replaceModule(old, nu)
+	cmd := m.refreshForms(old, nu)
 	m.layout()
+	return cmd
+}
+
+// refreshForms rebuilds each open form of old's capabilities whose request
+// schema nu changed, for the new schema, keeping the values that still
+// fit (the members the new schema still has as properties; LoadInput then
+// marks what it refuses) and saying which were dropped. A form whose
+// schema is the same keeps its state; replaceModule already moved it to nu.
+func (m *Model) refreshForms(old, nu *runner.Module) tea.Cmd {
+	if old == nil || old.Descriptor == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	for i, s := range m.stack {
+		f, ok := s.(*formScreen)
+		if !ok || f.module != nu {
+			continue
+		}
+		before := old.Descriptor.Capability(f.cap.ID)
+		if before == nil {
+			continue
+		}
+		oldSchema := old.Descriptor.RequestSchemas[before.RequestSchema]
+		newSchema := nu.Descriptor.RequestSchemas[f.cap.RequestSchema]
+		if sameJSON(oldSchema, newSchema) {
+			continue
+		}
+		value := f.form.Value()
+		ns, cmd := openFormScreen(m, formArg{module: nu, cap: f.cap})
+		fs, ok := ns.(*formScreen)
+		if !ok {
+			continue
+		}
+		fs.handoff = f.handoff
+		fs.SetSize(f.w, f.h)
+		kept, dropped := fittingMembers(value, newSchema)
+		note := "The request schema changed: the form follows it, with the values that still fit."
+		if len(dropped) > 0 {
+			note += " Dropped (no longer in the schema): " + render.SanitizeLine(strings.Join(dropped, ", ")) + "."
+		}
+		if len(kept) > 0 {
+			if lc, err := fs.form.LoadInput(kept, note); err == nil {
+				cmd = tea.Batch(cmd, lc)
+			}
+		} else {
+			fs.form.SetNote(note)
+		}
+		m.stack[i] = fs
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+// fittingMembers keeps the members of value (a JSON object) that schema
+// still declares under "properties" (all of them when it declares none and
+// does not forbid others); dropped names the rest, sorted. A value that is
+// not an object is kept whole when non-empty.
+func fittingMembers(value, schema json.RawMessage) (json.RawMessage, []string) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(value, &members) != nil {
+		return nil, nil
+	}
+	var s struct {
+		Properties           map[string]json.RawMessage `json:"properties"`
+		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	closed := string(bytes.TrimSpace(s.AdditionalProperties)) == "false"
+	var dropped []string
+	for k := range members {
+		if _, ok := s.Properties[k]; !ok && (closed || len(s.Properties) > 0) {
+			dropped = append(dropped, k)
+			delete(members, k)
+		}
+	}
+	slices.Sort(dropped)
+	if len(members) == 0 {
+		return nil, dropped
+	}
+	out, _ := json.Marshal(members)
+	return out, dropped
 }
 
 // replaceModule puts nu where the screens hold old: the module list, a

@@ -202,3 +202,37 @@ func TestDescriptorChanges(t *testing.T) {
 		t.Fatalf("%d changes, want at most %d", n, maxDevChanges)
 	}
 }
+
+// TestDevRefreshesOpenForm: an open form follows a request schema edit:
+// the new field is there, the value that still fits is kept, the one the
+// schema no longer has is dropped and named.
+func TestDevRefreshesOpenForm(t *testing.T) {
+	exe, writeImpl := launcherModule(t, t.TempDir(), "devform")
+	writeImpl(devCap("devform.a", "s", localEffects),
+		`"s":{"type":"object","properties":{"name":{"type":"string"},"old":{"type":"string"}}}`)
+	m, h, _ := devCockpit(t, exe)
+	h.key("enter") // the capability list
+	h.key("enter") // the form
+	f, ok := m.top().(*formScreen)
+	if !ok {
+		t.Fatalf("screen %v, want the form", m.screen())
+	}
+	if _, err := f.form.LoadInput([]byte(`{"name":"kept","old":"gone"}`), ""); err != nil {
+		t.Fatal(err)
+	}
+	writeImpl(devCap("devform.a", "s", localEffects), schemaV2)
+	h.untilWithin(devWait, "the re-described module", func() bool { return len(m.dev.changes) > 0 })
+	nf, ok := m.top().(*formScreen)
+	if !ok || nf == f {
+		t.Fatalf("the form was not rebuilt for the new schema (top %v)", m.screen())
+	}
+	if got := string(nf.form.Value()); !strings.Contains(got, `"name":"kept"`) || strings.Contains(got, "gone") {
+		t.Errorf("value %s: want name kept and old dropped", got)
+	}
+	out := ansi.Strip(nf.View())
+	for _, w := range []string{"The request schema changed", "Dropped (no longer in the schema): old", "n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in the form:\n%s", w, out)
+		}
+	}
+}

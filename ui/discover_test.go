@@ -51,7 +51,7 @@ func TestModulesShowAsTheirDescribesFinish(t *testing.T) {
 		t.Fatalf("selected %v, want echo", sel)
 	}
 	// A module of an older discovery is dropped.
-	m.Update(moduleFoundMsg{gen: m.gen - 1, module: mods[3]})
+	m.Update(moduleFoundMsg{gen: m.gen - 1, modules: []*runner.Module{mods[3]}})
 	if len(m.modules.modules) != 2 {
 		t.Fatal("a stale discovery's module was listed")
 	}

@@ -100,7 +100,7 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	fv.SetCompleter(completerFor(m.ctx, mod, c.ID))
 	m.formModule, m.formCap = mod, c
-	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.loadInputs(mod.ID, c.ID)
+	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.loadInputs(inputsKey(mod), c.ID)
 }
 
 // form returns the form of the top-most form screen, or nil.
@@ -215,6 +215,17 @@ func draftKey(mod *runner.Module, c modproto.Capability) string {
 	return mod.ID + "\x00" + mod.Key + "\x00" + c.ID
 }
 
+// inputsKey names a module in the input store: its state key, which the
+// host derives (docs/protocol.md §13), so a module loaded by path that claims
+// an installed module's id never sees that module's inputs; the id for a
+// module never described.
+func inputsKey(mod *runner.Module) string {
+	if mod.StateKey != "" {
+		return mod.StateKey
+	}
+	return mod.ID
+}
+
 // loadInputs reads what the input store remembers for a capability.
 func (m *Model) loadInputs(module, capability string) tea.Cmd {
 	if m.inputs.Dir == "" {
@@ -229,7 +240,7 @@ func (m *Model) loadInputs(module, capability string) tea.Cmd {
 
 // offerInputs offers the remembered inputs to the form they belong to.
 func (m *Model) offerInputs(msg savedInputsMsg) {
-	if m.form() == nil || m.formModule == nil || m.formModule.ID != msg.module || m.formCap.ID != msg.capability || msg.err != nil {
+	if m.form() == nil || m.formModule == nil || inputsKey(m.formModule) != msg.module || m.formCap.ID != msg.capability || msg.err != nil {
 		return
 	}
 	var r []formview.Recall
@@ -247,7 +258,7 @@ func (m *Model) saveInput(name string, input json.RawMessage) tea.Cmd {
 	if m.inputs.Dir == "" || m.formModule == nil {
 		return nil
 	}
-	st, mod, capID, now := m.inputs, m.formModule.ID, m.formCap.ID, m.com.Now()
+	st, mod, capID, now := m.inputs, inputsKey(m.formModule), m.formCap.ID, m.com.Now()
 	// What goes to disk has its secrets left out (the one redaction rule,
 	// schema.Redact): loading it back leaves those fields to be typed.
 	var h *schema.Compiled
@@ -334,6 +345,9 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	f.SetNote("")
 	remember := m.saveInput("", m.lastInput)
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
+		if why := m.approvals.Why(msg.plan); why != "" && msg.plan.AskedAgain == "" {
+			msg.plan.AskedAgain = why
+		}
 		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 		// Its "(wait…)" must go when the grace ends, even if nothing
 		// else redraws the screen then.

@@ -198,14 +198,28 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 	return nil
 }
 
-// moduleByID is the discovered module with id, or nil.
-func (m *Model) moduleByID(id string) *runner.Module {
+// moduleForRecord is the listed module a recorded run ran: the one with
+// the recorded executable, else the one with its id, unless that id now
+// names another executable (a run of a module loaded by path never goes
+// to an installed module of its id: docs/protocol.md §13); an example's
+// launcher moves with modbay, so an example is found by id. nil when none.
+func (m *Model) moduleForRecord(rec *history.Record) *runner.Module {
+	var byID *runner.Module
 	for _, mod := range m.modules.modules {
-		if mod.ID == id {
+		if mod.ID != rec.Module {
+			continue
+		}
+		if rec.ModuleExe != "" && mod.Exe == rec.ModuleExe {
 			return mod
 		}
+		if byID == nil || (byID.Status == runner.StatusBroken && mod.Status != runner.StatusBroken) {
+			byID = mod
+		}
 	}
-	return nil
+	if byID != nil && rec.ModuleExe != "" && byID.Exe != "" && byID.Origin != runner.OriginExamples {
+		return nil
+	}
+	return byID
 }
 
 // openRecord reopens a recorded run's result (and through it, its
@@ -219,7 +233,7 @@ func (m *Model) openRecord(rec *history.Record) tea.Cmd {
 			return m.open(screenResult, rec.RunID)
 		}
 	}
-	mod := m.moduleByID(rec.Module)
+	mod := m.moduleForRecord(rec)
 	if mod == nil {
 		mod = &runner.Module{ID: rec.Module}
 	}
@@ -242,7 +256,7 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 		}
 		return nil
 	}
-	mod := m.moduleByID(rec.Module)
+	mod := m.moduleForRecord(rec)
 	if mod == nil || mod.Descriptor == nil {
 		return say(fmt.Sprintf("Cannot re-run: module %s is not installed now.", render.SanitizeLine(rec.Module)))
 	}
@@ -687,7 +701,7 @@ func (m *Model) resumed(msg jobsResumedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, run := range msg.runs {
 		rec := run.Record()
-		mod := m.moduleByID(rec.Module)
+		mod := m.moduleForRecord(&rec)
 		if mod == nil || jr == nil || rec.Job == nil {
 			run.Abandon()
 			continue

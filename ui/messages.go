@@ -23,11 +23,12 @@ type (
 	discoverStartMsg struct {
 		gen, total int
 	}
-	// moduleFoundMsg is one module of discovery gen, sent as soon as its
-	// describe finished (before id claims: modulesMsg has the last word).
+	// moduleFoundMsg is modules of discovery gen whose describes
+	// finished, gathered for about a frame (before id claims: modulesMsg
+	// has the last word).
 	moduleFoundMsg struct {
-		gen    int
-		module *runner.Module
+		gen     int
+		modules []*runner.Module
 	}
 	// planMsg is a finished Plan for form submission seq.
 	planMsg struct {

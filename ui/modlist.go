@@ -55,6 +55,9 @@ type moduleList struct {
 	// laidOut is what cols were fitted to: layout runs on every frame,
 	// and measures every module shown only when that changed.
 	laidOut layoutKey
+	// owned is whether modules is the list's own slice (AddModule's),
+	// which it may insert into, rather than one SetModules was given.
+	owned bool
 }
 
 // layoutKey is what the columns are fitted to: the modules shown, in
@@ -93,6 +96,23 @@ type moduleItem struct {
 	// redraws every visible row, and most of them did not change.
 	row    string
 	rowKey rowKey
+	// measured is what nameW and idW (the sanitized name's and id's
+	// widths in cells) were measured from: layout measures a module once,
+	// not on every frame.
+	measured   shownModule
+	nameW, idW int
+}
+
+// widths are the module's name and id widths in cells, measured again
+// only when its id or descriptor changed.
+func (it *moduleItem) widths() (name, id int) {
+	key := shownModule{m: it.m, id: it.m.ID, desc: it.m.Descriptor}
+	if it.measured != key {
+		it.measured = key
+		it.nameW = common.Width(render.SanitizeLine(moduleName(it.m)))
+		it.idW = common.Width(render.SanitizeLine(it.m.ID))
+	}
+	return it.nameW, it.idW
 }
 
 // rowKey is everything a module's row is drawn from.
@@ -161,23 +181,18 @@ func (l *moduleList) layout(shown []list.Item, w int) {
 		return
 	}
 	l.laidOut = key
-	var names, ids []string
+	var nameW, idW int
 	for _, it := range shown {
-		m := it.(*moduleItem).m
-		names = append(names, render.SanitizeLine(moduleName(m)))
-		ids = append(ids, render.SanitizeLine(m.ID))
+		n, i := it.(*moduleItem).widths()
+		nameW, idW = max(nameW, n), max(idW, i)
 	}
-	l.cols = tableColumns(w, badgeWidth(l.com), names, ids)
+	l.cols = tableColumns(w, badgeWidth(l.com), nameW, idW)
 }
 
 // setModules lists mods (in the order given), keeping the selection on the
 // module it was on, found by ID and source identity (Key), else by ID
 // alone (and on the module kept across a discovery, keep).
 func (l *moduleList) setModules(mods []*runner.Module) {
-	want := l.keep
-	if sel := l.Selected(); want == "" && sel != nil && l.list.Moved() {
-		want = sel.ID
-	}
 	l.modules = mods
 	// A module keeps its item while it stays listed, so the detail
 	// cache (keyed by item) survives other modules arriving.
@@ -192,6 +207,19 @@ func (l *moduleList) setModules(mods []*runner.Module) {
 		} else {
 			items[i] = &moduleItem{l: l, m: m}
 		}
+	}
+	l.owned = false
+	l.placeItems(items)
+}
+
+// placeItems gives the list items (one per l.modules, in order), keeping
+// the selection on the module it was on, found by ID and source identity
+// (Key), else by ID alone (and on the module kept across a discovery,
+// keep).
+func (l *moduleList) placeItems(items []list.Item) {
+	want := l.keep
+	if sel := l.Selected(); want == "" && sel != nil && l.list.Moved() {
+		want = sel.ID
 	}
 	l.list.SetItems(items, func(a, b list.Item) bool {
 		x, y := a.(*moduleItem).m, b.(*moduleItem).m
@@ -218,19 +246,28 @@ func (l *moduleList) StartDiscovery(total int) {
 	l.pending = total
 }
 
-// AddModule lists one module as soon as its describe finished, in ID
-// order, keeping the selection.
-func (l *moduleList) AddModule(m *runner.Module) {
-	i, _ := slices.BinarySearchFunc(l.modules, m, func(a, b *runner.Module) int {
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	l.setModules(slices.Insert(slices.Clone(l.modules), i, m))
-	if l.pending > 0 {
-		l.pending--
+// AddModules lists modules as soon as their describes finished, in ID
+// order, keeping the selection. It inserts into the list's own slices
+// (StartDiscovery began them): the other modules' items are kept as they
+// are, not rebuilt, so a streamed discovery costs the same per module at
+// any count.
+func (l *moduleList) AddModules(mods []*runner.Module) {
+	if len(mods) == 0 {
+		return
 	}
+	if !l.owned { // another's slice (SetModules): copied before writing
+		l.modules, l.owned = slices.Clone(l.modules), true
+	}
+	items := l.list.Items()
+	for _, m := range mods {
+		i, _ := slices.BinarySearchFunc(l.modules, m, runner.CompareModules)
+		l.modules = slices.Insert(l.modules, i, m)
+		items = slices.Insert(items, i, list.Item(&moduleItem{l: l, m: m}))
+		if l.pending > 0 {
+			l.pending--
+		}
+	}
+	l.placeItems(items)
 }
 
 // SetModules replaces the list, keeping the selected module when present.
@@ -374,24 +411,17 @@ type columns struct{ badge, name, id, reason int }
 // tableColumns fits the columns into w cells: the badge is fixed, the name
 // and id as wide as their longest (within bounds), and the reason takes
 // what is left when there is enough of it.
-func tableColumns(w, badge int, names, ids []string) columns {
+func tableColumns(w, badge, nameW, idW int) columns {
 	c := columns{badge: badge}
-	widest := func(v []string) int {
-		n := 0
-		for _, s := range v {
-			n = max(n, common.Width(s))
-		}
-		return n
-	}
 	gap := len(colGap)
 	left := w - cursorWidth - badge - gap
 	// The id is what a person types on the command line: the name gives
 	// way (down to minNameCol) so that ids up to minIDCol cells stay whole.
-	wantID := min(widest(ids), minIDCol)
-	c.name = max(min(widest(names), maxNameCol, left-wantID-gap), min(minNameCol, max(left, 0)))
+	wantID := min(idW, minIDCol)
+	c.name = max(min(nameW, maxNameCol, left-wantID-gap), min(minNameCol, max(left, 0)))
 	left -= c.name + gap
 	if left > 0 {
-		c.id = min(widest(ids), left)
+		c.id = min(idW, left)
 		left -= c.id + gap
 	}
 	if left >= minReasonCol {
@@ -461,8 +491,13 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.violations(m)
 		return b.String()
 	}
-	b.heading(fmt.Sprintf("Capabilities (%d)", len(d.Capabilities)))
-	for _, c := range d.Capabilities {
+	listed := d.Listed()
+	head := fmt.Sprintf("Capabilities (%d)", len(listed))
+	if n := len(d.Capabilities) - len(listed); n > 0 {
+		head = fmt.Sprintf("Capabilities (%d + %d hidden)", len(listed), n)
+	}
+	b.heading(head)
+	for _, c := range listed {
 		b.line("• " + st.Text.Bold(true).Render(render.SanitizeLine(common.TitleOr(c.Title, c.ID))) + " " + st.ID.Render(render.SanitizeLine(c.ID)))
 		b.indented(render.SanitizeLine(c.Summary))
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))

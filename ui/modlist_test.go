@@ -35,7 +35,7 @@ func TestModuleDetailScrollsFromTheList(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 24)
 	withModules(t, m)
 	out := frame(t, m)
-	if !strings.Contains(out, "↓ 28 more lines (pgdn)") || strings.Contains(out, "Permissions") {
+	if !strings.Contains(out, "↓ 25 more lines (pgdn)") || strings.Contains(out, "Permissions") {
 		t.Fatalf("detail does not say that more is below:\n%s", out)
 	}
 	seen := ""
@@ -66,9 +66,9 @@ func TestModuleDetailScrollsFromTheList(t *testing.T) {
 // (down to minNameCol) so that ids up to minIDCol cells are not cut: the
 // id is what a person types on the command line (a tester saw "fe…").
 func TestTableColumnsKeepIDsWhole(t *testing.T) {
-	names := []string{"Web fetch", "Workspace notes", "Render farm (long-running)", "Media transcode"}
-	ids := []string{"fetch", "notes", "render-farm", "transcode"}
-	c := tableColumns(48, 13, names, ids)
+	// The widest of "Web fetch", "Workspace notes", "Render farm
+	// (long-running)", "Media transcode", and of their ids.
+	c := tableColumns(48, 13, len("Render farm (long-running)"), len("render-farm"))
 	if c.id < len("render-farm") {
 		t.Fatalf("id column %d cells cuts render-farm (name %d)", c.id, c.name)
 	}

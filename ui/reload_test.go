@@ -140,7 +140,7 @@ func TestReloadKeepsTheSelectedModule(t *testing.T) {
 	}
 	next := fresh("")
 	for _, mod := range next {
-		m.Update(moduleFoundMsg{gen: m.gen, module: mod})
+		m.Update(moduleFoundMsg{gen: m.gen, modules: []*runner.Module{mod}})
 	}
 	m.Update(modulesMsg{gen: m.gen, modules: next})
 	if got := m.modules.Selected().ID; got != want {

@@ -394,6 +394,9 @@ func (r *resultView) content() string {
 			}), 2)
 		}
 	}
+	if res.LikelyCause != "" {
+		b.kv("Cause", res.LikelyCause)
+	}
 	if env != nil && len(env.Warnings) > 0 {
 		b.heading(fmt.Sprintf("Warnings (%d)", len(env.Warnings)))
 		for _, x := range env.Warnings {

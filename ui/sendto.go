@@ -99,7 +99,7 @@ func sendTargets(mods []*runner.Module, producer string) []sendTarget {
 			continue
 		}
 		roots := handoffRoots(m.Descriptor)
-		for _, c := range m.Descriptor.Capabilities {
+		for _, c := range m.Descriptor.Listed() {
 			for _, r := range roots {
 				out = append(out, sendTarget{module: m, cap: c, root: r})
 			}

@@ -37,13 +37,13 @@ var surfaceResources = []runner.Resource{
 	{URI: "test://evil", Name: "evil\x1b]0;pwned\x07\x1b[2J"},
 }
 
-func (f *surfaceFake) ReadCapability() string { return "resources/read" }
+func (f *surfaceFake) ReadCapability() string { return "mcp.resources.read" }
 func (f *surfaceFake) LinkKind() string       { return "mcp.resource_link" }
 func (f *surfaceFake) SurfaceKind(id string) string {
 	switch {
-	case strings.HasPrefix(id, "resources/template/"):
+	case strings.HasPrefix(id, "mcp.resources.template."):
 		return "template"
-	case strings.HasPrefix(id, "prompts/get/"):
+	case strings.HasPrefix(id, "mcp.prompts.get."):
 		return "prompt"
 	}
 	return ""
@@ -111,9 +111,9 @@ func surfaceModule(t *testing.T, f *surfaceFake) *runner.Module {
 	d.RequestSchemas["read.input"] = json.RawMessage(`{"type":"object","properties":{"uri":{"type":"string"}},"required":["uri"]}`)
 	d.RequestSchemas["args.input"] = args
 	d.Capabilities = append(slices.Clone(d.Capabilities),
-		modproto.Capability{ID: "resources/read", Summary: "read", RequestSchema: "read.input", Hidden: true},
-		modproto.Capability{ID: "resources/template/greeting", Title: "A greeting", Summary: "a template", RequestSchema: "args.input", Hidden: true},
-		modproto.Capability{ID: "prompts/get/greet", Title: "Greet someone", Summary: "a prompt", RequestSchema: "args.input", Hidden: true})
+		modproto.Capability{ID: "mcp.resources.read", Summary: "read", RequestSchema: "read.input", Hidden: true},
+		modproto.Capability{ID: "mcp.resources.template.greeting", Title: "A greeting", Summary: "a template", RequestSchema: "args.input", Hidden: true},
+		modproto.Capability{ID: "mcp.prompts.get.greet", Title: "Greet someone", Summary: "a prompt", RequestSchema: "args.input", Hidden: true})
 	mod.Descriptor, mod.Driver, mod.EffectsAreHints = &d, f, true
 	f.subs, f.updates = map[string]bool{}, map[string]int{}
 	return &mod
@@ -209,7 +209,7 @@ func TestFormCompletions(t *testing.T) {
 	f := &surfaceFake{}
 	openSurface(t, m, h, surfaceModule(t, f))
 	press(m, "end", "enter")
-	if m.screen() != screenForm || m.formCap.ID != "prompts/get/greet" {
+	if m.screen() != screenForm || m.formCap.ID != "mcp.prompts.get.greet" {
 		t.Fatalf("screen %v capability %q", m.screen(), m.formCap.ID)
 	}
 	press(m, "tab")
@@ -282,7 +282,7 @@ func TestRefreshOpenScreens(t *testing.T) {
 	press(m, "down")
 	nu := *mod
 	d := *mod.Descriptor
-	d.Capabilities = append(slices.Clone(d.Capabilities), modproto.Capability{ID: "prompts/get/added", Title: "Added prompt", Summary: "new", Hidden: true})
+	d.Capabilities = append(slices.Clone(d.Capabilities), modproto.Capability{ID: "mcp.prompts.get.added", Title: "Added prompt", Summary: "new", Hidden: true})
 	nu.Descriptor = &d
 	m.Update(modulesMsg{gen: m.gen, modules: []*runner.Module{&nu}})
 	v, _ := find[*surfaceView](m)

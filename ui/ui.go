@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -175,7 +177,7 @@ func New(host *runner.Host, opts Options) *Model {
 	}
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
-		m.inputs = inputs.Store{Dir: host.Config().StateDir(".modbay", "inputs")}
+		m.inputs = inputs.Store{Dir: host.Config().InputsDir()}
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -263,15 +265,37 @@ func (m *Model) discoverWith(before func()) tea.Cmd {
 		if !ok || send == nil {
 			return modulesMsg{gen: gen, modules: b.Discover(ctx)}
 		}
-		// Modules show as their describes finish; a hanging one only
-		// keeps "describing 1 more…" on screen.
+		// Modules show as their describes finish, gathered for
+		// foundBatchDelay: the program draws the whole screen after
+		// every message, so a warm discovery of thousands is a few
+		// batches, not a frame per module. A hanging describe only keeps
+		// "describing 1 more…" on screen.
 		(*send)(discoverStartMsg{gen: gen, total: sd.CountCandidates()})
+		var mu sync.Mutex
+		var batch []*runner.Module
+		flush := func() {
+			mu.Lock()
+			b := batch
+			batch = nil
+			mu.Unlock()
+			(*send)(moduleFoundMsg{gen: gen, modules: b})
+		}
 		mods := sd.DiscoverStream(ctx, func(mod *runner.Module) {
-			(*send)(moduleFoundMsg{gen: gen, module: mod})
+			mu.Lock()
+			batch = append(batch, mod)
+			first := len(batch) == 1
+			mu.Unlock()
+			if first {
+				time.AfterFunc(foundBatchDelay, flush)
+			}
 		})
 		return modulesMsg{gen: gen, modules: mods}
 	})
 }
+
+// foundBatchDelay is how long modules found by a streamed discovery are
+// gathered before the list shows them: about a frame.
+const foundBatchDelay = 16 * time.Millisecond
 
 // spinning reports whether a spinner is on screen: discovery or a run in
 // progress.
@@ -363,8 +387,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case devChangedMsg:
 		return m, m.devChanged(msg)
 	case devDescribedMsg:
-		m.devDescribed(msg)
-		return m, nil
+		return m, m.devDescribed(msg)
 	case rerunCheckedMsg:
 		return m, m.rerunAfterCheck(msg)
 	case discoverStartMsg:
@@ -374,7 +397,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case moduleFoundMsg:
 		if msg.gen == m.gen && m.modules.discovering {
-			m.modules.AddModule(msg.module)
+			m.modules.AddModules(msg.modules)
 		}
 		return m, nil
 	case planMsg:

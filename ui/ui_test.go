@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/history"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -647,5 +648,64 @@ func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
 	typeText(m, "!")
 	if after := m.form().Value(); string(after) == string(before) {
 		t.Fatal("after the answer, the form does not take keys")
+	}
+}
+
+// TestFlowSessionApprovalAsksAnotherExecutable: "allow for this session"
+// covers the module it was given for; the same id from another executable
+// opens the approval again, and it says why.
+func TestFlowSessionApprovalAsksAnotherExecutable(t *testing.T) {
+	mod := uitest.Module(t)
+	impostor := false
+	fb := &fakeBackend{}
+	fb.plan = func(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		p := uitest.Plan(t, m)
+		if impostor {
+			other := *p.Module
+			other.Key, other.Exe = "/tmp/elsewhere/fake", "/tmp/elsewhere/fake"
+			p.Module = &other
+		}
+		return p, nil
+	}
+	fb.result = uitest.Result(t, uitest.Plan(t, mod), "invoke/success-with-artifact.json")
+	m, clock := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openForm(t, m, 1)
+	typeText(m, "Q1")
+	h.key("ctrl+s")
+	h.until("approval dialog", func() bool { return len(m.dialogs) == 1 })
+	clock.Advance(dialog.GracePeriod)
+	h.key("s")
+	h.until("result", func() bool { return m.screen() == screenResult })
+	impostor = true
+	h.key("r")
+	h.until("approval dialog again", func() bool { return len(m.dialogs) == 1 })
+	ap, ok := m.dialogs[0].(*dialog.Approval)
+	if !ok || !strings.Contains(ap.Plan().AskedAgain, "another executable claims") {
+		t.Fatalf("the approval does not say why it asks again: %#v", m.dialogs[0])
+	}
+}
+
+// TestRecordFindsTheExecutableItRan: a recorded run is reopened, re-run
+// and resumed with the module whose executable it ran, never another
+// module claiming its id (docs/protocol.md §13); an example by id.
+func TestRecordFindsTheExecutableItRan(t *testing.T) {
+	m, _ := newTest(t, &fakeBackend{}, 100, 30)
+	installed := &runner.Module{ID: "notes", Exe: "/h/modules/notes/notes", Origin: runner.OriginHome, Status: runner.StatusBroken}
+	path := &runner.Module{ID: "notes", Exe: "/src/notes/notes", Origin: runner.OriginFlag, Status: runner.StatusReady}
+	example := &runner.Module{ID: "text", Exe: "/h/examples/k2/text/text", Origin: runner.OriginExamples, Status: runner.StatusReady}
+	m.modules.modules = []*runner.Module{installed, path, example}
+	for _, c := range []struct {
+		rec  history.Record
+		want *runner.Module
+	}{
+		{history.Record{Module: "notes", ModuleExe: "/h/modules/notes/notes"}, installed},
+		{history.Record{Module: "notes", ModuleExe: "/src/notes/notes"}, path},
+		{history.Record{Module: "notes", ModuleExe: "/tmp/gone/notes"}, nil},
+		{history.Record{Module: "text", ModuleExe: "/h/examples/k1/text/text"}, example},
+	} {
+		if got := m.moduleForRecord(&c.rec); got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.rec.ModuleExe, got, c.want)
+		}
 	}
 }

@@ -3,7 +3,7 @@
 // measures each cost beside a baseline taken in the same run, and writes
 // bench/RESULTS.md with the ratio and the budget line each cost answers to.
 //
-//	go run ./bench/run [--quick] [--out bench/RESULTS.md] [--corpus DIR] [--keep]
+//	go run ./bench/run [--quick] [--out bench/RESULTS.md] [--corpus DIR] [--keep] [--load-wait 10m] [--install]
 //
 // It needs only Go (and Linux: /proc and a pseudo-terminal). Timings are
 // the median of repeated runs of real processes started from this program
@@ -35,7 +35,16 @@ type options struct {
 	corpus string
 	keep   bool
 	only   string
+	// loadWait bounds the wait for a 1-minute load below idleLoad.
+	loadWait time.Duration
+	// install lets the suite npm-install the inspector CLI into the
+	// repository's own cache (bench/.cache).
+	install bool
 }
+
+// idleLoad is the 1-minute load average under which the machine counts
+// as idle enough to measure.
+const idleLoad = 1.0
 
 // suite is one run: where things are and what was measured.
 type suite struct {
@@ -59,6 +68,8 @@ func main() {
 	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else where internal/testcorpus looks)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory of generated inputs")
 	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers, mcp), for working on the suite")
+	flag.DurationVar(&o.loadWait, "load-wait", 10*time.Minute, "wait up to this long for a 1-minute load below 1.0 before measuring (0: do not wait); RESULTS.md says when it could not")
+	flag.BoolVar(&o.install, "install", false, "npm-install the MCP inspector CLI (the MCP rows' baseline) into bench/.cache when it is not found; without it nothing is installed")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/run:", err)
@@ -110,6 +121,10 @@ func run(o options) error {
 		{"mcp", s.benchMCP},
 	}
 	for i, st := range steps {
+		if i == 1 {
+			s.rep.loadWait = waitIdle(o.loadWait)
+			s.rep.loadStart = loadavg()
+		}
 		if i > 0 && o.only != "" && !slices.Contains(strings.Split(o.only, ","), st.name) {
 			continue
 		}
@@ -128,6 +143,23 @@ func run(o options) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench/run: wrote %s in %s\n", o.out, s.rep.took.Round(time.Second))
 	return nil
+}
+
+// waitIdle waits until the 1-minute load average is below idleLoad, at
+// most bound, and says how that went.
+func waitIdle(bound time.Duration) string {
+	began := time.Now()
+	for {
+		l := load1(loadavg())
+		if l < idleLoad {
+			return fmt.Sprintf("1-minute load %.2f < %.1f after waiting %s", l, idleLoad, time.Since(began).Round(time.Second))
+		}
+		if time.Since(began) >= bound {
+			return fmt.Sprintf("**the 1-minute load never fell below %.1f** within %s (it was %.2f when measuring began): other work shared the machine", idleLoad, bound, l)
+		}
+		fmt.Fprintf(os.Stderr, "bench/run: 1-minute load %.2f, waiting for < %.1f (up to %s)\n", l, idleLoad, bound-time.Since(began).Round(time.Second))
+		time.Sleep(min(15*time.Second, max(bound-time.Since(began), time.Second)))
+	}
 }
 
 // repoRoot is the directory of the go.mod of the module "modbay" that

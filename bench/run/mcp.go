@@ -25,7 +25,10 @@ const mcpListBudget = 200 * time.Millisecond
 func (s *suite) benchMCP() error {
 	schemas := filepath.Join(s.opt.corpus, "schemas")
 	if fi, err := os.Stat(schemas); err != nil || !fi.IsDir() {
-		s.rep.note(secMCP, "MCP: not measured — the 200-tool server's schemas are the corpus's "+schemas+", absent (pass --corpus DIR or set MODBAY_CORPUS).")
+		why := "the 200-tool server's schemas are the corpus's " + schemas + ", absent (pass --corpus DIR or set MODBAY_CORPUS)"
+		for _, what := range []string{"200-tool MCP server: list + open one form, after connect", "`modbay list --refresh`: start the 200-tool server, list, stop", "`modbay invoke m200 ping_000`: start, call, stop"} {
+			s.rep.skip(secMCP, what, why)
+		}
 		return nil
 	}
 	bt := map[bool]string{true: "3x", false: "20x"}[s.opt.quick]
@@ -65,56 +68,43 @@ func (s *suite) benchMCP() error {
 		return err
 	}
 	n := s.reps(10, 3)
-	lists, err := timeRuns(n, nil, list)
+	inspList, inspCall, why := s.inspectorCmds(server, schemas)
+	mks := []func() *exec.Cmd{list, call}
+	if why == "" {
+		mks = append(mks, inspList, inspCall)
+	}
+	got, err := interleaved(n, nil, mks...)
 	if err != nil {
 		return err
 	}
-	calls, err := timeRuns(n, nil, call)
-	if err != nil {
-		return err
-	}
-	inspList, inspCall, why := s.inspectorRuns(n, server, schemas)
-	lr := row{what: "`modbay list --refresh`: start the 200-tool server, list, stop", value: medianWall(lists),
+	lr := row{what: "`modbay list --refresh`: start the 200-tool server, list, stop", value: medianWall(got[0]),
 		note: fmt.Sprintf("median of %d; bench/internal/mcp200, contained", n)}
-	cr := row{what: "`modbay invoke m200 ping_000`: start, call, stop", value: medianWall(calls),
+	cr := row{what: "`modbay invoke m200 ping_000`: start, call, stop", value: medianWall(got[1]),
 		note: fmt.Sprintf("median of %d; tool list cached, read-only tool (no approval)", n)}
 	if why == "" {
-		lr.base, lr.baseName = medianWall(inspList), "inspector CLI tools/list"
-		cr.base, cr.baseName = medianWall(inspCall), "inspector CLI tools/call"
+		lr.base, lr.baseName, lr.pairRatio = medianWall(got[2]), "inspector CLI tools/list", pairRatio(got[0], got[2])
+		cr.base, cr.baseName, cr.pairRatio = medianWall(got[3]), "inspector CLI tools/call", pairRatio(got[1], got[3])
+		lr.note += ", interleaved with the inspector CLI"
+		cr.note += ", interleaved with the inspector CLI"
 	} else {
-		s.rep.note(secMCP, "Inspector comparison: not run — "+why+".")
+		lr.note += "; no baseline: " + why
+		cr.note += "; no baseline: " + why
 	}
 	s.rep.add(secMCP, lr)
 	s.rep.add(secMCP, cr)
 	return nil
 }
 
-// inspectorRuns times the inspector CLI listing and calling server (n
-// runs each), installing it into a cache folder first when missing; why
-// says why it could not run.
-func (s *suite) inspectorRuns(n int, server, schemas string) (list, call []sample, why string) {
+// inspectorCmds are the inspector CLI listing and calling server; why
+// says why it cannot run.
+func (s *suite) inspectorCmds(server, schemas string) (list, call func() *exec.Cmd, why string) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return nil, nil, "node is not on PATH"
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil, nil, "no home directory for the npm cache folder"
-	}
-	prefix := filepath.Join(home, ".cache", "modbay-bench", "inspector-cli")
-	build := filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "inspector-cli", "build")
-	if _, err := os.Stat(filepath.Join(build, "index.js")); err != nil {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			return nil, nil, "npm is not on PATH to install " + inspectorCLI
-		}
-		if err := os.MkdirAll(prefix, 0o755); err != nil {
-			return nil, nil, err.Error()
-		}
-		out, err := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", inspectorCLI).CombinedOutput()
-		if err != nil {
-			return nil, nil, fmt.Sprintf("npm install %s failed: %v: %s", inspectorCLI, err, lastLine(string(out)))
-		}
+	build, why := s.inspector()
+	if why != "" {
+		return nil, nil, why
 	}
 	// index.js is the CLI itself (cli.js launches it); it reads
 	// ../package.json relative to the working directory, so it runs from
@@ -129,13 +119,46 @@ func (s *suite) inspectorRuns(n int, server, schemas string) (list, call []sampl
 	if _, err := runOnce(mk("--method", "tools/list")()); err != nil {
 		return nil, nil, "the inspector CLI failed: " + strings.TrimSpace(err.Error())
 	}
-	list, err = timeRuns(n, nil, mk("--method", "tools/list"))
-	if err != nil {
-		return nil, nil, err.Error()
+	return mk("--method", "tools/list"), mk("--method", "tools/call", "--tool-name", "ping_000"), ""
+}
+
+// inspector is the build folder of an installed inspector CLI: under the
+// npm prefix $MODBAY_BENCH_INSPECTOR, else $MODBAY_MCP_EVERYTHING (the
+// prefix CI installs the MCP reference server into), else the
+// repository's own bench/.cache/inspector-cli, which --install fills
+// when it is missing. Nothing is installed anywhere else; why says why
+// there is none.
+func (s *suite) inspector() (build, why string) {
+	own := filepath.Join(s.root, "bench", ".cache", "inspector-cli")
+	var prefixes []string
+	for _, env := range []string{"MODBAY_BENCH_INSPECTOR", "MODBAY_MCP_EVERYTHING"} {
+		if p := os.Getenv(env); p != "" {
+			prefixes = append(prefixes, p)
+		}
 	}
-	call, err = timeRuns(n, nil, mk("--method", "tools/call", "--tool-name", "ping_000"))
-	if err != nil {
-		return nil, nil, err.Error()
+	buildOf := func(prefix string) string {
+		return filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "inspector-cli", "build")
 	}
-	return list, call, ""
+	for _, p := range append(prefixes, own) {
+		if _, err := os.Stat(filepath.Join(buildOf(p), "index.js")); err == nil {
+			return buildOf(p), ""
+		}
+	}
+	if !s.opt.install {
+		return "", inspectorCLI + " is not installed (looked under $MODBAY_BENCH_INSPECTOR, $MODBAY_MCP_EVERYTHING and bench/.cache; --install puts it in bench/.cache)"
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", "npm is not on PATH to install " + inspectorCLI
+	}
+	if err := os.MkdirAll(own, 0o755); err != nil {
+		return "", err.Error()
+	}
+	cmd := exec.Command(npm, "install", "--prefix", own, "--no-audit", "--no-fund", inspectorCLI)
+	// npm's own download cache goes beside the install, not in the user's.
+	cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(s.root, "bench", ".cache", "npm"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Sprintf("npm install %s failed: %v: %s", inspectorCLI, err, lastLine(string(out)))
+	}
+	return buildOf(own), ""
 }

@@ -21,12 +21,33 @@ type ptyProc struct {
 	master *os.File
 	start  time.Time
 
-	mu      sync.Mutex
-	out     []byte
-	first   time.Time // the first chunk
-	last    time.Time // the latest chunk
+	mu    sync.Mutex
+	out   []byte
+	first time.Time // the first chunk
+	last  time.Time // the latest chunk
+	// chunks are when each chunk arrived and the output's length after it.
+	chunks  []chunkAt
 	changed chan struct{}
 	done    chan struct{}
+}
+
+// chunkAt is one read from the terminal: when, and len(out) after it.
+type chunkAt struct {
+	at  time.Time
+	end int
+}
+
+// firstAfter is when the first byte past the first n arrived (zero when
+// none has).
+func (p *ptyProc) firstAfter(n int) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.chunks {
+		if c.end > n {
+			return c.at
+		}
+	}
+	return time.Time{}
 }
 
 // startPTY starts name with args and env on a new cols×rows
@@ -94,6 +115,7 @@ func (p *ptyProc) read() {
 			p.mu.Lock()
 			p.out = append(p.out, chunk...)
 			p.last = time.Now()
+			p.chunks = append(p.chunks, chunkAt{p.last, len(p.out)})
 			if p.first.IsZero() {
 				p.first = p.last
 			}

@@ -28,8 +28,8 @@ var sectionTitle = [nSections]string{
 }
 
 // row is one measurement: its value (a duration unless valueText is set),
-// the baseline measured in the same run (if any), and the budget it
-// answers to (if any).
+// the baseline measured in the same run (if any), and the budget it answers
+// to (if any).
 type row struct {
 	what      string
 	value     time.Duration
@@ -43,14 +43,19 @@ type row struct {
 	budgetText string
 	verdict    string
 	note       string
+	// pairRatio, when set, is the median of the per-pair ratios of value
+	// to baseline over interleaved runs (ABAB…), shown instead of the
+	// ratio of the medians.
+	pairRatio float64
 }
 
 // discRow is one discovery measurement: n modules of one kind and size.
 type discRow struct {
 	n                        int
 	kind, size               string
-	cold, warm, seq, floor   time.Duration
-	slowest, cpuTotal        time.Duration
+	cold, warm, floor        time.Duration
+	coldCPU, floorCPU        time.Duration
+	ratio                    float64 // cold / floor, median per pair
 	coldReps, warmReps       int
 	coldVerdict, warmVerdict string
 }
@@ -60,6 +65,11 @@ type initItem struct {
 	name  string
 	d     time.Duration
 	share float64
+	// ir and irShare are the instructions counted by callgrind (0: not
+	// counted); target is what the library's init should be, and why.
+	ir      int64
+	irShare float64
+	target  string
 }
 
 // report collects the run's measurements and writes RESULTS.md.
@@ -73,6 +83,8 @@ type report struct {
 	initLibs  []initItem
 	initPkgs  []initItem
 	failures  []string
+	// loadWait says how the run waited for an idle machine.
+	loadWait  string
 	tree      string // the commit measured
 	smallSize int64  // bytes of a "small" module executable
 	notes     [nSections][]string
@@ -85,6 +97,11 @@ func newReport(quick bool) *report {
 func (r *report) add(sec section, x row) { r.rows[sec] = append(r.rows[sec], x) }
 
 func (r *report) note(sec section, s string) { r.notes[sec] = append(r.notes[sec], s) }
+
+// skip says in sec's table that what was not measured, and why.
+func (r *report) skip(sec section, what, why string) {
+	r.add(sec, row{what: what, valueText: "not measured", verdict: "skipped", note: why})
+}
 
 func (r *report) failed(step string, err error) {
 	r.failures = append(r.failures, fmt.Sprintf("%s: %v", step, err))
@@ -150,11 +167,15 @@ func (r *report) markdown() string {
 		w("| tree | %s |\n", r.tree)
 	}
 	w("| load average (1, 5, 15 min) | at start %s; at end %s |\n", r.loadStart, loadavg())
-	w("| suite took | %s |\n\n", r.took.Round(time.Second))
+	w("| suite took | %s |\n", r.took.Round(time.Second))
+	if r.loadWait != "" {
+		w("| idle wait | %s |\n", r.loadWait)
+	}
+	w("\n")
 	if l1, l2 := load1(r.loadStart), load1(loadavg()); max(l1, l2) >= 1.5 {
 		w("> **Warning: the machine was busy** (1-minute load %.1f at the start, %.1f at the end, on %d cores): other work competed for the CPUs and every number here is inflated. Run again on an idle machine.\n\n", l1, l2, runtime.NumCPU())
 	}
-	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A ratio is value / baseline. A budget is the bound the project holds that row to.\n\n")
+	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A measurement and its baseline run interleaved (ABAB…); a ratio marked \"per pair\" is the median of the ratios of each pair, otherwise value / baseline. A budget is the bound the project holds that row to.\n\n")
 	if len(r.failures) > 0 {
 		w("## Measurements that failed\n\n")
 		for _, f := range r.failures {
@@ -182,6 +203,9 @@ func (r *report) markdown() string {
 					base = x.baseName + " " + ms(x.base)
 					rat = ratio(x.value, x.base)
 				}
+				if x.pairRatio > 0 {
+					rat = fmt.Sprintf("%.2f× (per pair)", x.pairRatio)
+				}
 				verdict := x.verdict
 				if verdict == "" && x.budget > 0 {
 					verdict = within(x.value, x.budget)
@@ -194,9 +218,13 @@ func (r *report) markdown() string {
 			w("%s\n\n", n)
 		}
 		if sec == secStartup && len(r.initLibs) > 0 {
-			w("### Package init by library (`GODEBUG=inittrace=1 modbay --help`)\n\n| library | init (clock) | share |\n| --- | --- | --- |\n")
+			w("### Package init by library (`GODEBUG=inittrace=1 modbay --help`; instructions: callgrind)\n\n| library | init (clock) | share | instructions | share | target |\n| --- | --- | --- | --- | --- | --- |\n")
 			for _, it := range r.initLibs {
-				w("| %s | %s | %.0f%% |\n", it.name, ms(it.d), it.share*100)
+				ir, irs := "", ""
+				if it.ir > 0 {
+					ir, irs = fmt.Sprintf("%.2f M", float64(it.ir)/1e6), fmt.Sprintf("%.0f%%", it.irShare*100)
+				}
+				w("| %s | %s | %.0f%% | %s | %s | %s |\n", it.name, ms(it.d), it.share*100, ir, irs, it.target)
 			}
 			w("\nThe ten slowest packages:\n\n| package | init (clock) | share |\n| --- | --- | --- |\n")
 			for _, it := range r.initPkgs {
@@ -212,30 +240,13 @@ func (r *report) markdown() string {
 func (r *report) discTable(b *strings.Builder) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	w("`modbay list --home H` over a home of n modules (real executables: bench/internal/benchmod, %.1f MB as built (\"small\"); \"20 MB\" = the same executable padded to 20 MiB with a sparse hole).", float64(r.smallSize)/(1<<20))
-	w(" Cold: the describe cache removed before each run; warm: the cache filled by the run before. Sequential: bench/run running the same describes one after another (as the host would: TMPDIR-only environment, scratch directory). Floor: max(slowest describe, total CPU of all describes / %d cores), from the sequential run.\n\n", runtime.NumCPU())
-	w("| modules | describe | size | cold | sequential | floor | cold / floor | cold / sequential | warm | budget: cold ≤ 1.5× floor | budget: warm ≤ 50 ms (200 modules) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	w(" Cold: the describe cache removed before each run; warm: the cache filled by the run before. Floor: bench/run itself spawning the same describes %d at a time (as the host starts them: TMPDIR-only environment, scratch directory), run right after each cold run; cold / floor is the median of those pairs. Per module: the value over n.\n\n", floorParallel)
+	w("| modules | describe | size | cold | floor | cold / floor (per pair) | cold per module | CPU cold / floor | warm | warm per module | budget: cold ≤ 2× floor (%d modules) | budget: warm ≤ 50 ms (%d modules) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", maxModules, maxModules)
 	for _, d := range r.disc {
-		w("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.n, d.kind, d.size, ms(d.cold), ms(d.seq),
-			ms(d.floor), ratio(d.cold, d.floor), ratio(d.cold, d.seq), ms(d.warm), d.coldVerdict, d.warmVerdict)
+		w("| %d | %s | %s | %s | %s | %.2f× | %s | %s / %s | %s | %s | %s | %s |\n", d.n, d.kind, d.size, ms(d.cold), ms(d.floor), d.ratio,
+			ms(d.cold/time.Duration(d.n)), ms(d.coldCPU), ms(d.floorCPU), ms(d.warm), ms(d.warm/time.Duration(d.n)), d.coldVerdict, d.warmVerdict)
 	}
-	var warmSmall, warmBig time.Duration
-	for _, d := range r.disc {
-		if d.n == maxModules && d.size == "small" {
-			warmSmall = max(warmSmall, d.warm)
-		}
-		if d.n == maxModules && d.size != "small" {
-			warmBig = max(warmBig, d.warm)
-		}
-	}
-	if warmSmall > 0 && warmBig > 2*warmSmall {
-		w("\nWhy (warm): with %d modules the 20 MB homes cost %.1f× the small ones warm — a warm discovery still reads every executable whole (its identity is its sha256), so the cost grows with the bytes installed, not with what changed.\n", maxModules, float64(warmBig)/float64(warmSmall))
-	}
-	w("\nFloor detail: slowest describe / total describe CPU per row: ")
-	var parts []string
-	for _, d := range r.disc {
-		parts = append(parts, fmt.Sprintf("%d %s %s: %s / %s", d.n, d.kind, d.size, ms(d.slowest), ms(d.cpuTotal)))
-	}
-	w("%s.\n\n", strings.Join(parts, "; "))
+	w("\n")
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo.

@@ -215,9 +215,12 @@ func (a *Approval) View(width, height int) string {
 		}
 		body = append(body, lab+l)
 	}
-	reasons := make([]string, len(p.Approval))
-	for i, r := range p.Approval {
-		reasons[i] = "• " + render.SanitizeLine(r)
+	reasons := make([]string, 0, len(p.Approval)+1)
+	if p.AskedAgain != "" {
+		reasons = append(reasons, "• "+render.SanitizeLine(p.AskedAgain))
+	}
+	for _, r := range p.Approval {
+		reasons = append(reasons, "• "+render.SanitizeLine(r))
 	}
 	list("Why", reasons)
 	kv("Effects", strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))

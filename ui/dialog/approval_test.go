@@ -232,3 +232,21 @@ func TestApprovalRootsSayWhatIsSupplied(t *testing.T) {
 		t.Errorf("an MCP call's roots:\n%s", a.View(120, 40))
 	}
 }
+
+// TestApprovalSaysWhyItAsksAgain: a call approved before under this id
+// says first, in one line, why it is asked again.
+func TestApprovalSaysWhyItAsksAgain(t *testing.T) {
+	clock := uitest.NewClock()
+	com := common.New(true)
+	com.Now = clock.Now
+	p := uitest.Plan(t, uitest.Module(t))
+	p.AskedAgain = "asked again: pre_approved names the installed fake; this one is loaded by path /tmp/fake/fake\x1b[2J"
+	view := NewApproval(com, p).View(200, 40)
+	why := strings.Index(view, "asked again: pre_approved names the installed fake")
+	if why < 0 || why > strings.Index(view, "capability declares external_writes") {
+		t.Errorf("the approval does not lead with why it asks again:\n%s", view)
+	}
+	if strings.Contains(view, "\x1b[2J") {
+		t.Error("the line reached the terminal unsanitized")
+	}
+}

@@ -1,6 +1,6 @@
 // Package inputs remembers what a person sent to each capability: the last
 // input and named presets, one JSON file per capability under
-// <home>/state/.modbay/inputs/<module>/<capability>.json. It does file I/O
+// <home>/inputs/<module>/<capability>.json. It does file I/O
 // and nothing else; the cockpit calls it from tea.Cmds, never in Update.
 package inputs
 
@@ -45,7 +45,7 @@ type Preset struct {
 
 // Store is the directory the files live in.
 type Store struct {
-	// Dir is <home>/state/.modbay/inputs; empty disables the store.
+	// Dir is <home>/inputs; empty disables the store.
 	Dir string
 }
 
@@ -58,12 +58,12 @@ func (s Store) path(module, capability string) (string, error) {
 	return filepath.Join(s.Dir, safeName(module), safeName(capability)+".json"), nil
 }
 
-// safeName keeps letters, digits, '.', '-' and '_' and replaces the rest,
+// safeName keeps letters, digits, '.', '-', '_' and '@' (a state key's) and replaces the rest,
 // so an id never escapes the store ("." and ".." become "_").
 func safeName(id string) string {
 	b := []byte(id)
 	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '@'
 		if !ok {
 			b[i] = '_'
 		}

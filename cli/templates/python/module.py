@@ -7,15 +7,18 @@ modbay runs it as
 and reads exactly one JSON envelope from stdout. Logs go to stderr.
 The guide: docs/modules.md in the modbay repository.
 """
-import hashlib
 import json
 import os
 import sys
-import traceback
 
-PROTOCOL = "xibodev.module/v1"
+# modbay_module.py beside this file writes the protocol's side (the argv,
+# the envelope, artifacts with their digests); no bytecode is written into
+# the module's folder, which runs read-only.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from modbay_module import Refusal, run, write_artifact  # noqa: E402
+
 MODULE = "MODULE_ID"
-REPORT = MODULE + ".report"
 
 DESCRIPTOR = json.loads(r"""
 {
@@ -63,31 +66,6 @@ DESCRIPTOR = json.loads(r"""
 """)
 
 
-class Refusal(Exception):
-    """An error envelope: a protocol error code, a message, details."""
-
-    def __init__(self, code, message, **details):
-        super().__init__(message)
-        self.code, self.message, self.details = code, message, details
-
-
-def envelope(operation, request_id, result=None, error=None, artifacts=()):
-    """Print the one envelope; ok is true exactly when there is a result."""
-    env = {
-        "protocol": PROTOCOL, "module": MODULE, "operation": operation,
-        "request_id": request_id, "ok": error is None, "warnings": [],
-        "execution": {"local": True, "network": False, "external_writes": False,
-                      "provider": "local", "estimated_cost": 0, "actual_cost": 0,
-                      "artifacts": list(artifacts)},
-    }
-    if error is None:
-        env["result"] = result
-    else:
-        env["error"] = error
-    json.dump(env, sys.stdout)
-    sys.stdout.write("\n")
-
-
 def check_input(value):
     """Check the input as the request schema says; modbay checks it too,
     but a module never trusts its caller."""
@@ -112,22 +90,8 @@ def check_input(value):
     return title, tone, factor, options.get("uppercase", False)
 
 
-def write_artifact(root, rel, artifact_id, kind, media_type, text):
-    """Write text under the root at rel; return the artifact entry."""
-    data = text.encode("utf-8")
-    path = os.path.join(root["path"], rel)
-    with open(path, "wb") as f:
-        f.write(data)
-    return {"id": artifact_id, "kind": kind, "root": "output", "path": rel,
-            "media_type": media_type, "bytes": len(data),
-            "digest": "sha256:" + hashlib.sha256(data).hexdigest(), "title": rel}
-
-
 def report(request):
     title, tone, factor, uppercase = check_input(request.get("input"))
-    root = request.get("roots", {}).get("output")
-    if not root or root.get("mode") != "rw":
-        raise Refusal("missing_requirement", "the host supplied no writable output root", root="output")
     if uppercase:
         title = title.upper()
     rows = [(step, step * factor) for step in range(1, 6)]
@@ -137,37 +101,13 @@ def report(request):
     csv = "step,value\n" + "".join("%d,%g\n" % row for row in rows)
     prefix = request["request_id"]  # one run's files never overwrite another's
     artifacts = [
-        write_artifact(root, prefix + "-report.md", "report", MODULE + ".report.markdown/v1", "text/markdown", markdown),
-        write_artifact(root, prefix + "-table.csv", "table", MODULE + ".report.table/v1", "text/csv", csv),
+        write_artifact(request, "output", prefix + "-report.md", "report", MODULE + ".report.markdown/v1",
+                       "text/markdown", markdown, title=prefix + "-report.md"),
+        write_artifact(request, "output", prefix + "-table.csv", "table", MODULE + ".report.table/v1",
+                       "text/csv", csv, title=prefix + "-table.csv"),
     ]
     return {"rows": len(rows)}, artifacts
 
 
-def main(argv):
-    if argv[1:3] == ["module", "describe"]:
-        envelope("describe", "", result=DESCRIPTOR)
-        return 0
-    if len(argv) != 6 or argv[1:3] != ["module", "invoke"] or argv[4] != "--input":
-        print("usage: %s module describe --json | module invoke CAPABILITY --input FILE" % argv[0], file=sys.stderr)
-        return 2
-    capability, request_id = argv[3], ""
-    try:
-        with open(argv[5], encoding="utf-8") as f:
-            request = json.load(f)
-        request_id = request.get("request_id", "")
-        if capability != REPORT:
-            raise Refusal("unknown_capability", "no capability %s" % capability, capability=capability)
-        result, artifacts = report(request)
-        envelope("invoke", request_id, result=result, artifacts=artifacts)
-    except Refusal as r:
-        envelope("invoke", request_id, error={"code": r.code, "message": r.message,
-                                              "retryable": False, "details": r.details})
-    except Exception as e:  # a bug: say so in the envelope, the traceback on stderr
-        traceback.print_exc()
-        envelope("invoke", request_id, error={"code": "internal", "message": str(e) or type(e).__name__,
-                                              "retryable": False, "details": {}})
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run(MODULE, DESCRIPTOR, {MODULE + ".report": report}))

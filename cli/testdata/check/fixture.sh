@@ -10,21 +10,34 @@
 #   bad-digest             reports a wrong artifact digest
 #   no-invalid-request     accepts input its schema refuses
 #   no-unknown-capability  answers internal to a capability it lacks
+#   trailing-text          prints "done" on stdout after the envelope
+#   no-protocol-versions   describes without protocol_versions
+#   typo                   spells "properties" "propertes" (no input fits)
+#   refused-write          writes beside itself (outside its rw roots) and
+#                          answers internal with the shell's error
 # Only shell builtins and absolute paths: a module gets no PATH. The
 # programs it starts are declared (permissions.subprocess): granted none,
 # a module could start none.
-fault=${0##*/}
-P='"protocol":"xibodev.module/v1","module":"fixture"'
+fault=${0##*/} # also its module id: a module loaded by path is named for its file
+# Run by a launcher as <dir>/impl.sh, it is the module of its directory.
+[ "$fault" = impl.sh ] && { d=${0%/*}; fault=${d##*/}; }
+P='"protocol":"xibodev.module/v1","module":"'"$fault"'"'
 X='"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0'
 
+V='"protocol_versions":["xibodev.module/v1"],'
+S=properties
+case $fault in
+no-protocol-versions) V= ;;
+typo) S=propertes ;;
+esac
 if [ "$1 $2" = "module describe" ]; then
 	printf '%s\n' '{'"$P"',"operation":"describe","request_id":"","ok":true,"warnings":[],"execution":{'"$X"',"artifacts":[]},
-"result":{"module":"fixture","name":"Check fixture","version":"1.0.0","protocol_versions":["xibodev.module/v1"],
+"result":{"module":"'"$fault"'","name":"Check fixture","version":"1.0.0",'"$V"'
 "capabilities":[{"id":"fixture.write","title":"Write a note","summary":"Write a markdown note named after the input.",
 "request_schema":"fixture.write.request/v1","artifact_schemas":["fixture.note/v1"],
 "effects":{"local":true,"network":false,"external_writes":false,"provider":"local","cost_known":true}}],
 "request_schemas":{"fixture.write.request/v1":{"type":"object","required":["name"],"additionalProperties":false,
-"properties":{"name":{"type":"string","minLength":1,"maxLength":8},"tone":{"enum":["plain","loud"]}}}},
+"'"$S"'":{"name":{"type":"string","minLength":1,"maxLength":8},"tone":{"enum":["plain","loud"]}}}},
 "artifact_schemas":{"fixture.note/v1":{"type":"string"}},
 "permissions":{"filesystem_read":["workspace"],"filesystem_write":["workspace"],"subprocess":["cut","sed","sha256sum","tr"]}}}'
 	exit 0
@@ -51,6 +64,11 @@ error-string)
 	printf '%s\n' '{'"$P"',"operation":"invoke","request_id":"'"$rid"'","ok":false,"error":"cannot open db","warnings":[],"execution":{'"$X"',"artifacts":[]}}'
 	exit 0 ;;
 wrong-request-id) rid=req_00000000000000000000000000000000 ;;
+refused-write)
+	if [ "$cap" = fixture.write ] && [ -n "$name" ]; then
+		out=${0%/*}/cache.txt
+		msg=$( { printf x > "$out"; } 2>&1 ) || { echo "$msg" >&2; fail internal "cannot write $out"; }
+	fi ;;
 esac
 if [ "$cap" != fixture.write ]; then
 	[ "$fault" = no-unknown-capability ] && fail internal "something went wrong"
@@ -65,3 +83,5 @@ kind=fixture.note/v1
 [ "$fault" = undeclared-kind ] && kind=fixture.other/v1
 [ "$fault" = bad-digest ] && digest=sha256:0000000000000000000000000000000000000000000000000000000000000000
 printf '%s\n' '{'"$P"',"operation":"invoke","request_id":"'"$rid"'","ok":true,"result":{"name":"'"$name"'"},"warnings":[],"execution":{'"$X"',"artifacts":[{"id":"note","kind":"'"$kind"'","root":"workspace","path":"fixture-note.md","media_type":"text/markdown","digest":"'"$digest"'"}]}}'
+[ "$fault" = trailing-text ] && echo done
+exit 0

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"modbay/modproto"
+)
+
+// Bounds of the containment inference: it reads only what a module said
+// about itself, so it is bounded like any module text.
+const (
+	// refusalScanBytes is how much of stderr and the error message is read
+	// for refused paths.
+	refusalScanBytes = 64 << 10
+	// refusalMaxPaths bounds the paths named in one hint.
+	refusalMaxPaths = 3
+)
+
+// refusalWords are what a refused write says in the languages modules are
+// written in: strerror(EACCES), strerror(EROFS), strerror(EPERM) and their
+// symbolic names (Python's PermissionError, Node's EACCES, Go's *PathError).
+var refusalWords = []string{
+	"permission denied", "read-only file system", "operation not permitted",
+	"eacces", "erofs", "eperm", "permissionerror",
+}
+
+// absPathRE finds absolute paths in one line of module text, quoted or bare.
+var absPathRE = regexp.MustCompile(`(?:^|[\s'"(:=\[])(/[^\s'"):,\]]+)`)
+
+// LikelyCause infers, from a failed run's own stderr and error message, a
+// cause the host can see (docs/protocol.md §4):
+//   - a line that says EACCES or EROFS ("Permission denied", "Read-only
+//     file system") and names an absolute path outside every rw root of
+//     roots: "likely refused by containment: <path> is outside the rw roots
+//     (…)"; an existing executable file so named was likely a program the
+//     module does not declare in permissions.subprocess;
+//   - a line that says a program was not found ("command not found",
+//     "executable file not found"): a missing binary.
+//
+// It is an inference from the module's own words (Landlock's audit records
+// need audit netlink, often absent), said as "likely"; "" when nothing
+// fits. Paths are module text: sanitize to show.
+func LikelyCause(roots map[string]modproto.Root, stderr, message string) string {
+	var rw, rwNames []string
+	for _, name := range slices.Sorted(maps.Keys(roots)) {
+		if r := roots[name]; r.Mode == modproto.RootReadWrite {
+			rw = append(rw, filepath.Clean(r.Path))
+			rwNames = append(rwNames, name)
+		}
+	}
+	text := message + "\n" + stderr
+	if len(text) > refusalScanBytes {
+		text = text[len(text)-refusalScanBytes:]
+	}
+	var outside, programs []string
+	missing := ""
+	for _, line := range strings.Split(text, "\n") {
+		low := strings.ToLower(line)
+		if missing == "" && slices.ContainsFunc(missingWords, func(w string) bool { return strings.Contains(low, w) }) {
+			missing = strings.TrimSpace(line)
+		}
+		if !slices.ContainsFunc(refusalWords, func(w string) bool { return strings.Contains(low, w) }) {
+			continue
+		}
+		for _, m := range absPathRE.FindAllStringSubmatch(line, -1) {
+			p := filepath.Clean(strings.TrimRight(m[1], "."))
+			if p == "/" || slices.Contains(outside, p) || slices.Contains(programs, p) || beneathAny(p, rw) {
+				continue
+			}
+			if len(outside)+len(programs) >= refusalMaxPaths {
+				break
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				programs = append(programs, p)
+			} else {
+				outside = append(outside, p)
+			}
+		}
+	}
+	where := "there are none"
+	if len(rwNames) > 0 {
+		where = strings.Join(rwNames, ", ")
+	}
+	switch {
+	case len(outside) > 0:
+		verb := " are"
+		if len(outside) == 1 {
+			verb = " is"
+		}
+		return fmt.Sprintf("likely refused by containment: %s%s outside the rw roots (%s); write beneath a root's path from the request (docs/protocol.md §4)",
+			strings.Join(outside, ", "), verb, where)
+	case len(programs) > 0:
+		return fmt.Sprintf("likely refused by containment: starting %s needs it in permissions.subprocess (docs/protocol.md §4)", strings.Join(programs, ", "))
+	case missing != "":
+		if r := []rune(missing); len(r) > noiseQuoteRunes*2 {
+			missing = string(r[:noiseQuoteRunes*2]) + "…"
+		}
+		return fmt.Sprintf("likely a missing program (%q): declare it under requirements with kind \"binary\" (docs/protocol.md §4)", missing)
+	}
+	return ""
+}
+
+// missingWords are what a shell or runtime says of a program it cannot find.
+var missingWords = []string{"command not found", "executable file not found", ": not found"}
+
+// beneathAny reports whether p is one of dirs or beneath one.
+func beneathAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
