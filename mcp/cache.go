@@ -26,8 +26,10 @@ import (
 // listFormat is the version of a cached tool list's encoding, digested
 // into the Fingerprint so a list cached by an older modbay is listed
 // again. 2: tool schemas kept as the server wrote them (property order),
-// not re-encoded from Go maps (sorted).
-const listFormat = 2
+// not re-encoded from Go maps (sorted). 3: resources, templates and
+// prompts as hidden capabilities (surface.go), tools requiring tasks left
+// out.
+const listFormat = 3
 
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"
