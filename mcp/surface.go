@@ -751,3 +751,11 @@ func (d *Driver) PromptCapability(ctx context.Context, name string) (string, err
 	}
 	return "", fmt.Errorf("the server lists no prompt named %q", render.SanitizeLine(name))
 }
+
+// TemplateURI is the URI template capability capID expands, as last
+// listed in this process; "" when unknown. It does no I/O.
+func (d *Driver) TemplateURI(capID string) string {
+	d.surf.mu.Lock()
+	defer d.surf.mu.Unlock()
+	return d.surf.templates[capID]
+}

@@ -39,6 +39,12 @@ type surfaceDriver interface {
 	Subscribed(uri string) (on bool, updates int, last time.Time)
 }
 
+// templateNamer is a surface driver that knows the URI template a
+// template's capability expands (no I/O; "" when unknown).
+type templateNamer interface {
+	TemplateURI(capID string) string
+}
+
 // changeWatcher is a driver whose server announces changes (list_changed,
 // resource updates); f is called from its goroutines.
 type changeWatcher interface {
@@ -200,6 +206,11 @@ func (it *surfaceItem) Detail(w int) string {
 			b.line(st.Title.Render(render.SanitizeLine(common.TitleOr(it.cap.Title, it.cap.ID))) + " " + st.Muted.Render("prompt"))
 		}
 		b.kv("Capability", it.cap.ID)
+		if tn, ok := it.v.drv.(templateNamer); ok && it.kind == "template" {
+			if u := tn.TemplateURI(it.cap.ID); u != "" {
+				b.kv("URI template", u)
+			}
+		}
 		b.kv("Summary", it.cap.Summary)
 		b.line("")
 		b.line(st.Muted.Render("enter opens its form: its arguments, with the server's completions on ctrl+space"))
