@@ -30,7 +30,7 @@ func surfaceHome(t *testing.T) string {
 func TestMCPSurfaceCommands(t *testing.T) {
 	home := surfaceHome(t)
 	code, out, errb := run(t, "--home", home, "mcp", "resources", "s")
-	if code != 0 || !strings.Contains(out, "3 resources") || !strings.Contains(out, "test://greeting/{name}{?style}") ||
+	if code != 0 || !strings.Contains(out, "4 resources") || !strings.Contains(out, "test://greeting/{name}{?style}") ||
 		strings.ContainsRune(out, 0x1b) {
 		t.Fatalf("resources: %d\n%s\n%s", code, out, errb)
 	}
@@ -68,7 +68,7 @@ func TestMCPSurfaceCommands(t *testing.T) {
 		} `json:"mcp"`
 		Warnings []string `json:"warnings"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || len(d.MCP.Resources) != 3 || len(d.MCP.Prompts) != 2 || len(d.MCP.Templates) != 1 {
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || len(d.MCP.Resources) != 4 || len(d.MCP.Prompts) != 2 || len(d.MCP.Templates) != 1 {
 		t.Errorf("describe --json: %d\n%s", code, out)
 	}
 	if !strings.Contains(strings.Join(d.Warnings, "\n"), "needs-tasks needs MCP tasks") {

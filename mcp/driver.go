@@ -526,7 +526,12 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })
 		d.mu.Unlock()
 	}()
-	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request); ok {
+	sent := func() json.RawMessage {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return f.result
+	}
+	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request, sent); ok {
 		if err != nil {
 			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
 			return rep

@@ -147,7 +147,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
-	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+	if r, ok := m.(*jsonrpc.Request); ok && (r.Method == "tools/call" || r.Method == "resources/read" || r.Method == "prompts/get") {
 		c.d.noteCall(r)
 	}
 	c.lists.sent(m)

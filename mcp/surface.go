@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -278,11 +279,12 @@ func argsSchema(args []argSpec) json.RawMessage {
 }
 
 // surfaceCall answers a call of a hidden capability (CapRead,
-// TemplatePrefix, PromptPrefix) on s: the envelope and content blocks;
+// TemplatePrefix, PromptPrefix) on s, raw giving the result as the
+// server sent it once answered: the envelope and content blocks;
 // handled is false for any other capability (a tool). An input it
 // cannot send is an error envelope (invalid_request); err is the
 // request's failure (a JSON-RPC error, a broken session).
-func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Request) (env []byte, blocks []runner.ContentBlock, handled bool, err error) {
+func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Request, raw func() json.RawMessage) (env []byte, blocks []runner.ContentBlock, handled bool, err error) {
 	capID := req.Capability
 	var args map[string]string
 	if capID != CapRead {
@@ -303,7 +305,7 @@ func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Reque
 		if e := json.Unmarshal(req.Input, &in); e != nil || in.URI == "" {
 			return refusal(d.id, req, "the input names no uri"), nil, true, nil
 		}
-		env, blocks, err = d.read(ctx, s, req, in.URI)
+		env, blocks, err = d.read(ctx, s, req, in.URI, raw)
 	case strings.HasPrefix(capID, TemplatePrefix):
 		tmpl, e := d.surfaceName(ctx, s, capID)
 		if e != nil {
@@ -313,17 +315,13 @@ func (d *Driver) surfaceCall(ctx context.Context, s *session, req modproto.Reque
 		if e != nil {
 			return refusal(d.id, req, render.SanitizeLine(e.Error())), nil, true, nil
 		}
-		env, blocks, err = d.read(ctx, s, req, uri)
+		env, blocks, err = d.read(ctx, s, req, uri, raw)
 	default:
 		name, e := d.surfaceName(ctx, s, capID)
 		if e != nil {
 			return refusal(d.id, req, e.Error()), nil, true, nil
 		}
-		var res *sdk.GetPromptResult
-		res, err = s.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
-		if err == nil {
-			env, blocks = promptReply(d.id, req, res)
-		}
+		env, blocks, err = d.getPrompt(ctx, s, req, name, args, raw)
 	}
 	return env, blocks, true, err
 }
@@ -382,11 +380,26 @@ func (d *Driver) surfaceIDOf(kind, name string) string {
 
 // read reads uri (resources/read) and makes its invoke envelope: result
 // {"uri", "contents": [{"uri", "mimeType", "artifact"}]}, each content
-// an mcp.resource block (text as given, a blob as its bytes).
-func (d *Driver) read(ctx context.Context, s *session, req modproto.Request, uri string) ([]byte, []runner.ContentBlock, error) {
-	res, err := s.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
-	if err != nil {
+// an mcp.resource block (text as given, a blob as its bytes), judged as
+// the server sent it (raw, the result recorded for the call) when there
+// is one, so a blob the SDK cannot decode is judged rather than failing
+// the read.
+func (d *Driver) read(ctx context.Context, s *session, req modproto.Request, uri string, raw func() json.RawMessage) ([]byte, []runner.ContentBlock, error) {
+	params := &sdk.ReadResourceParams{URI: uri}
+	params.SetProgressToken(req.RequestID)
+	_, err := s.cs.ReadResource(ctx, params)
+	sent := raw()
+	if sent == nil {
+		if err == nil {
+			err = errors.New("no result was recorded for the read")
+		}
 		return nil, nil, err
+	}
+	var res struct {
+		Contents []json.RawMessage `json:"contents"`
+	}
+	if e := json.Unmarshal(sent, &res); e != nil {
+		return nil, nil, fmt.Errorf("the resources/read result is not a result object: %s", oneLine(e.Error()))
 	}
 	env := invokeEnvelope(d.id, req)
 	type content struct {
@@ -401,22 +414,20 @@ func (d *Driver) read(ctx context.Context, s *session, req modproto.Request, uri
 			env.Warnings = append(env.Warnings, fmt.Sprintf("the server sent more than %d contents; the rest are not kept", maxReadContents))
 			break
 		}
-		if c == nil {
-			continue
+		var head struct {
+			URI      string `json:"uri"`
+			MIMEType string `json:"mimeType"`
 		}
-		raw, err := json.Marshal(&sdk.EmbeddedResource{Resource: c})
-		if err != nil {
-			continue
-		}
-		j := blockOf(i, raw)
+		_ = json.Unmarshal(c, &head)
+		j := blockOf(i, json.RawMessage(`{"type":"resource","resource":`+string(c)+`}`))
 		env.Warnings = append(env.Warnings, j.warnings...)
 		if j.block == nil {
 			continue
 		}
 		blocks = append(blocks, *j.block)
-		listed = append(listed, content{URI: c.URI, MIMEType: c.MIMEType, Artifact: j.block.Artifact.ID})
+		listed = append(listed, content{URI: head.URI, MIMEType: head.MIMEType, Artifact: j.block.Artifact.ID})
 	}
-	if len(listed) == 0 {
+	if len(res.Contents) == 0 {
 		env.Warnings = append(env.Warnings, "the server sent no contents")
 	}
 	env.OK = true
@@ -425,11 +436,32 @@ func (d *Driver) read(ctx context.Context, s *session, req modproto.Request, uri
 	return out, blocks, err
 }
 
-// promptReply is a prompts/get result as an invoke envelope: result
-// {"description", "messages": [{"role", "type", "artifact"}]}, each
-// message's content a block as a tool result's would be (blockOf).
-func promptReply(module string, req modproto.Request, res *sdk.GetPromptResult) ([]byte, []runner.ContentBlock) {
-	env := invokeEnvelope(module, req)
+// getPrompt gets prompt name with args (prompts/get) and makes its invoke
+// envelope: result {"description", "messages": [{"role", "type",
+// "artifact"}]}, each message's content judged as a tool result's block
+// would be (blockOf), as the server sent it (raw).
+func (d *Driver) getPrompt(ctx context.Context, s *session, req modproto.Request, name string, args map[string]string, raw func() json.RawMessage) ([]byte, []runner.ContentBlock, error) {
+	params := &sdk.GetPromptParams{Name: name, Arguments: args}
+	params.SetProgressToken(req.RequestID)
+	_, err := s.cs.GetPrompt(ctx, params)
+	sent := raw()
+	if sent == nil {
+		if err == nil {
+			err = errors.New("no result was recorded for the prompt")
+		}
+		return nil, nil, err
+	}
+	var res struct {
+		Description string `json:"description"`
+		Messages    []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if e := json.Unmarshal(sent, &res); e != nil {
+		return nil, nil, fmt.Errorf("the prompts/get result is not a result object: %s", oneLine(e.Error()))
+	}
+	env := invokeEnvelope(d.id, req)
 	type message struct {
 		Role     string `json:"role"`
 		Type     string `json:"type"`
@@ -438,30 +470,23 @@ func promptReply(module string, req modproto.Request, res *sdk.GetPromptResult) 
 	msgs := []message{}
 	var blocks []runner.ContentBlock
 	for i, m := range res.Messages {
-		if m == nil || m.Content == nil {
-			continue
-		}
-		raw, err := json.Marshal(m.Content)
-		if err != nil {
-			continue
-		}
 		var head struct {
 			Type string `json:"type"`
 		}
-		_ = json.Unmarshal(raw, &head)
-		j := blockOf(i, raw)
+		_ = json.Unmarshal(m.Content, &head)
+		j := blockOf(i, m.Content)
 		env.Warnings = append(env.Warnings, j.warnings...)
 		if j.block == nil {
-			msgs = append(msgs, message{Role: string(m.Role), Type: head.Type})
+			msgs = append(msgs, message{Role: m.Role, Type: head.Type})
 			continue
 		}
 		blocks = append(blocks, *j.block)
-		msgs = append(msgs, message{Role: string(m.Role), Type: head.Type, Artifact: j.block.Artifact.ID})
+		msgs = append(msgs, message{Role: m.Role, Type: head.Type, Artifact: j.block.Artifact.ID})
 	}
 	env.OK = true
 	env.Result, _ = json.Marshal(map[string]any{"description": res.Description, "messages": msgs})
-	out, _ := json.Marshal(env)
-	return out, blocks
+	out, err := json.Marshal(env)
+	return out, blocks, err
 }
 
 // refusal is an error envelope answering req: the bridge cannot send

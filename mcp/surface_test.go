@@ -87,7 +87,7 @@ func TestSurfaceDescriptor(t *testing.T) {
 		t.Errorf("greeting's schema (name in the path, style in the query): %+v", schema)
 	}
 	l := d.Listed()
-	if l == nil || len(l.Resources) != 3 || len(l.Templates) != 1 || len(l.Prompts) != 2 || !l.Subscribe || !l.Completions {
+	if l == nil || len(l.Resources) != 4 || len(l.Templates) != 1 || len(l.Prompts) != 2 || !l.Subscribe || !l.Completions {
 		t.Fatalf("listed (pages of 2): %+v", l)
 	}
 	for _, r := range l.Resources {
@@ -130,6 +130,11 @@ func TestSurfaceRead(t *testing.T) {
 	res := f.run(m, CapRead, `{"uri":"test://blob/png"}`, runner.RunOptions{})
 	if got := staged(res); len(got) != 1 || !bytes.HasPrefix(got[0], []byte("\x89PNG")) || res.Artifacts[0].MediaType != "image/png" {
 		t.Errorf("blob read: %q %+v", got, res.Artifacts)
+	}
+	// A blob the SDK cannot decode (URL-safe base64) is judged as sent.
+	res = f.run(m, CapRead, `{"uri":"test://blob/urlsafe"}`, runner.RunOptions{})
+	if got := staged(res); len(got) != 1 || !bytes.Equal(got[0], []byte{0xfb, 0xff, 0xbf}) {
+		t.Errorf("url-safe blob: %q %q", got, res.Envelope.Warnings)
 	}
 	if got := staged(f.run(m, TemplatePrefix+"greeting", `{"name":"Ada Love","style":"a&b"}`, runner.RunOptions{})); len(got) != 1 ||
 		string(got[0]) != "greeting for test://greeting/Ada%20Love?style=a%26b" {
@@ -253,11 +258,11 @@ func TestExpandTemplate(t *testing.T) {
 // refusal, never a call.
 func TestSurfaceRefusals(t *testing.T) {
 	d := &Driver{id: "x"}
-	env, _, handled, err := d.surfaceCall(t.Context(), nil, modproto.Request{Capability: PromptPrefix + "p", Input: json.RawMessage(`{"a":1}`)})
+	env, _, handled, err := d.surfaceCall(t.Context(), nil, modproto.Request{Capability: PromptPrefix + "p", Input: json.RawMessage(`{"a":1}`)}, nil)
 	if !handled || err != nil || !strings.Contains(string(env), modproto.CodeInvalidRequest) {
 		t.Errorf("non-string arguments: %s %v", env, err)
 	}
-	if _, _, handled, _ := d.surfaceCall(t.Context(), nil, modproto.Request{Capability: "a-tool"}); handled {
+	if _, _, handled, _ := d.surfaceCall(t.Context(), nil, modproto.Request{Capability: "a-tool"}, nil); handled {
 		t.Error("a tool's call was taken for a resource or prompt")
 	}
 }

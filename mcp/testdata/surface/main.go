@@ -12,6 +12,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,7 +30,13 @@ const (
 	hostileURI  = "test://text/hostile"
 	templateURI = "test://greeting/{name}{?style}"
 	taskTool    = "needs-tasks"
+	// urlSafeURI's blob is sent URL-safe base64 encoded, which the SDK's
+	// client cannot decode (taskConn rewrites it).
+	urlSafeURI = "test://blob/urlsafe"
 )
+
+// urlSafeBytes encode to "-_-_" URL-safe, "+/+/" standard.
+var urlSafeBytes = []byte{0xfb, 0xff, 0xbf}
 
 // png1x1 is a 1×1 PNG.
 var png1x1 = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7\x35\x81\x84\x00\x00\x00\x00IEND\xaeB`\x82")
@@ -75,6 +82,10 @@ func main() {
 	server.AddResource(&sdk.Resource{URI: blobURI, Name: "pixel", MIMEType: "image/png", Size: int64(len(png1x1))},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: blobURI, MIMEType: "image/png", Blob: png1x1}}}, nil
+		})
+	server.AddResource(&sdk.Resource{URI: urlSafeURI, Name: "url-safe blob", MIMEType: "application/octet-stream"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: urlSafeURI, MIMEType: "application/octet-stream", Blob: urlSafeBytes}}}, nil
 		})
 	server.AddResource(&sdk.Resource{URI: hostileURI, Name: "evil\x1b]0;pwned\x07\x1b[2J", Description: "clears \x1b[2J the screen"},
 		text(hostileURI, "text/plain", "\x1b[31mred\x1b[0m"))
@@ -150,6 +161,10 @@ func (t *taskTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 type taskConn struct{ sdk.Connection }
 
 func (c *taskConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Response); ok && bytes.Contains(r.Result, []byte(urlSafeURI)) {
+		std := base64.StdEncoding.EncodeToString(urlSafeBytes)
+		r.Result = bytes.ReplaceAll(r.Result, []byte(std), []byte(base64.RawURLEncoding.EncodeToString(urlSafeBytes)))
+	}
 	if r, ok := m.(*jsonrpc.Response); ok && bytes.Contains(r.Result, []byte(`"`+taskTool+`"`)) {
 		var res map[string]any
 		if json.Unmarshal(r.Result, &res) == nil {
