@@ -18,7 +18,7 @@ import (
 // test, so every new package is placed in the graph on purpose.
 var layers = map[string][]string{
 	".":                   {"cli"},
-	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform", "modkit"},
+	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform", "modkit", "gateway"},
 	"conform":             {"modproto", "schema", "schemalint", "runner"},
 	"cellwidth":           {},
 	"config":              {"modproto"},
@@ -29,6 +29,7 @@ var layers = map[string][]string{
 	"internal/jsonptr":    {},
 	"internal/words":      {},
 	"mcp":                 {"config", "contain", "modproto", "render", "runner", "schema"},
+	"gateway":             {"config", "history", "mcp", "modproto", "render", "runner"},
 	"modproto":            {},
 	"schema":              {"modproto"},
 	"schemalint":          {"schema", "modproto"},

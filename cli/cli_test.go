@@ -183,6 +183,11 @@ func TestInvokeExitCodes(t *testing.T) {
 	if code, _, _ = run(t, "--home", home, "invoke", "notes", "notes.report", "--input", "{"); code != ExitUsage {
 		t.Fatalf("bad --input JSON: exit %d", code)
 	}
+	// Where and why, in plain words (modproto.JSONProblem).
+	code, _, stderr = run(t, "--home", home, "invoke", "notes", "notes.report", "--input", "{message:hi}")
+	if want := `--input: not valid JSON — strings need quotes: write "message", not message (line 1, column 2)`; code != ExitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("--input '{message:hi}': exit %d, stderr %q, want %q", code, stderr, want)
+	}
 	if code, _, _ = run(t, "--home", home, "list", "--bogus"); code != ExitUsage {
 		t.Fatalf("bad flag: exit %d", code)
 	}

@@ -4,15 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"modbay/config"
 	"modbay/contain"
+	"modbay/mcp"
 	"modbay/runner"
 )
 
@@ -85,6 +89,9 @@ type doctorReport struct {
 	RequireWouldRun bool `json:"require_would_run"`
 	// Verdict is the conclusion in one sentence.
 	Verdict string `json:"verdict"`
+	// Interpreters say, per MCP server whose command runs through a
+	// version manager, what it resolves to and what the sandbox grants it.
+	Interpreters []string `json:"interpreters,omitempty"`
 }
 
 // doctorRun probes, runs the trial, prints the report and exits 0 when
@@ -119,6 +126,12 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	}
 	rep.RequireWouldRun = rep.Full
 	rep.Verdict = doctorVerdict(rep)
+	for _, id := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		if in, ok := mcp.InterpreterOf(cfg.MCPServers[id], nil); ok {
+			rep.Interpreters = append(rep.Interpreters, fmt.Sprintf("mcp server %s: %s runs %s; the sandbox grants read and execute of %s (its install tree), nothing else of the home",
+				id, in.Manager, in.Path, strings.Join(in.Trees, ", ")))
+		}
+	}
 	if o.JSON {
 		if err := writeJSON(o.IO.Out, rep); err != nil {
 			return err
@@ -201,6 +214,9 @@ func writeDoctor(w io.Writer, rep doctorReport) {
 	}
 	if rep.TrialError != "" {
 		fmt.Fprintf(w, "trial: %s\n", clean(rep.TrialError))
+	}
+	for _, l := range rep.Interpreters {
+		fmt.Fprintf(w, "interpreter: %s\n", clean(l))
 	}
 	fmt.Fprintf(w, "verdict: %s\n", rep.Verdict)
 }

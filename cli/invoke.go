@@ -47,6 +47,9 @@ type InvokeOptions struct {
 	DeadlineSet bool
 	// Trace adds the raw exchange and the copy lines.
 	Trace bool
+	// Refresh lists an MCP server's tools again and tries a server held
+	// back after failed connects at once (docs/mcp.md).
+	Refresh bool
 	// Detach returns as soon as a long-running capability's job handle
 	// arrives: the job is recorded as detached and `modbay jobs wait`
 	// (or the cockpit) polls it (docs/protocol.md §12).
@@ -147,10 +150,11 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 	f.StringVarP(&opts.Input, "input", "i", "", "the input: JSON text, @FILE, or @- for standard input (default {})")
 	f.BoolVarP(&opts.Yes, "yes", "y", false, "approve a call that needs approval (network, writes, cost, credentials)")
 	f.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr (each line after \"│ \") and job progress while it runs; list the containment layers")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "stream the module's stderr (each line after \"│ \") job progress, progress and log messages while it runs; list the containment layers")
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
 	f.StringVar(&opts.ElicitInput, "elicit-input", "", "answer every question the module asks mid-call (an MCP elicitation) with accept and this JSON value (text or @FILE); default: ask on a terminal, else decline")
+	f.BoolVar(&opts.Refresh, "refresh", false, "for an MCP server: list its tools again, and start it even when it failed to connect a moment ago")
 	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
 	return cmd
@@ -174,6 +178,11 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	e, err := o.G.env(ctx)
 	if err != nil {
 		return o.refuse(&refusal{Outcome: outcomeUsage, Code: codeOf(err), Message: err.Error(), Err: err})
+	}
+	if o.Refresh && o.G.mcp != nil {
+		if d := o.G.mcp.Driver(o.ModuleRef); d != nil {
+			d.Refresh()
+		}
 	}
 	m, err := e.load(ctx, o.ModuleRef)
 	if err != nil {
@@ -364,7 +373,8 @@ func writeHandoff(w io.Writer, files []runner.HandedFile) {
 const moduleStderrPrefix = "│ "
 
 // events streams the module's stderr (each line after
-// moduleStderrPrefix) and job progress to stderr when verbose, sanitized;
+// moduleStderrPrefix), job progress, progress reports and log messages
+// (an MCP server's notifications) to stderr when verbose, sanitized;
 // nil otherwise.
 func (o *InvokeOptions) events() func(runner.Event) {
 	if !o.Verbose {
@@ -382,12 +392,29 @@ func (o *InvokeOptions) events() func(runner.Event) {
 				atLineStart = strings.HasSuffix(line, "\n")
 			}
 		}
+		if ev.Job == nil && ev.Progress == nil && ev.Log == nil {
+			return
+		}
+		if !atLineStart {
+			io.WriteString(w, "\n")
+			atLineStart = true
+		}
 		if j := ev.Job; j != nil {
-			if !atLineStart {
-				io.WriteString(w, "\n")
-				atLineStart = true
-			}
 			fmt.Fprintf(w, "job %s: %s %s\n", cleanID(j.ID), clean(j.State), clean(j.Detail))
+		}
+		if p := ev.Progress; p != nil {
+			pct := ""
+			if p.Percent != nil {
+				pct = fmt.Sprintf(" %.0f%%", *p.Percent)
+			}
+			msg := ""
+			if p.Message != "" {
+				msg = " " + clean(p.Message)
+			}
+			fmt.Fprintf(w, "progress%s%s\n", pct, msg)
+		}
+		if l := ev.Log; l != nil {
+			fmt.Fprintf(w, "log %s: %s\n", clean(l.Level), clean(l.Text))
 		}
 	}
 }
@@ -467,8 +494,8 @@ func readInput(s string, stdin io.Reader) (json.RawMessage, error) {
 	if len(b) > maxInputFileBytes {
 		return nil, fmt.Errorf("larger than %d bytes", maxInputFileBytes)
 	}
-	if !json.Valid(b) {
-		return nil, errors.New("not valid JSON")
+	if why := modproto.JSONProblem(b); why != "" {
+		return nil, errors.New(why)
 	}
 	return json.RawMessage(b), nil
 }

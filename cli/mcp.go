@@ -57,6 +57,36 @@ type MCPImportOptions struct {
 	// scripts); without it a terminal is asked for each, and anything else
 	// leaves them out with a message.
 	Force bool
+	// in reads the person's answers (one reader for every question).
+	in *bufio.Reader
+}
+
+// reader is the one reader of the person's answers on standard input.
+func (o *MCPImportOptions) reader() *bufio.Reader {
+	if o.in == nil {
+		o.in = bufio.NewReader(o.IO.In)
+	}
+	return o.in
+}
+
+// askNpxStart asks, on a terminal, whether npx server s gets what npx
+// needs just to start (mcp.GrantNpxStart); without a terminal, on a dry
+// run or an answer other than y it gets nothing, and its notes say what
+// to add.
+func (o *MCPImportOptions) askNpxStart(s *mcp.Imported) {
+	if !mcp.IsNpx(s.Server) || o.DryRun || !o.IO.IsTerminal(o.IO.In) || !o.IO.IsTerminal(o.IO.Out) {
+		return
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(o.IO.Out, "%s runs with npx, which needs, just to start, the network and an npm cache it can write and run programs from (%s): grant both for the server's whole life? [y/N] ",
+		render.SanitizeLine(s.ID), filepath.Join(home, ".npm"))
+	ans, _ := o.reader().ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(ans)); a == "y" || a == "yes" {
+		mcp.GrantNpxStart(s, home)
+	}
 }
 
 // newMCPCommand is `modbay mcp` and its subcommands; importF, when
@@ -88,7 +118,7 @@ does. Without FILE, every known location that exists is read.`,
 	imp.Flags().BoolVar(&o.SkipExisting, "skip-existing", false, "leave out servers whose id config.yaml already has, without asking")
 	imp.Flags().BoolVar(&o.Force, "force", false, "replace the entries of ids config.yaml already has, without asking")
 	imp.MarkFlagsMutuallyExclusive("skip-existing", "force")
-	cmd.AddCommand(imp)
+	cmd.AddCommand(imp, newMCPServeCommand(g))
 	addMCPSurfaceCommands(cmd, g, surfaceF)
 	return cmd
 }
@@ -141,6 +171,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 		if err != nil {
 			return withCode(ExitUsage, "%s: %v", file, err)
 		}
+		f.Place(file)
 		fmt.Fprintf(out, "%s (%s): %d %s\n", render.SanitizeLine(file), f.Format, len(f.Servers), words.Plural(len(f.Servers), "server", "servers"))
 		for _, s := range f.Servers {
 			where := s.Server.URL
@@ -162,6 +193,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 			for _, n := range s.Notes {
 				fmt.Fprintf(out, "  %-20s note: %s\n", "", render.SanitizeLine(n))
 			}
+			o.askNpxStart(&s)
 			all = append(all, s)
 		}
 	}
@@ -215,10 +247,9 @@ func (o *MCPImportOptions) replaceExisting() func(string) bool {
 	case o.SkipExisting || o.DryRun || !o.IO.IsTerminal(o.IO.In) || !o.IO.IsTerminal(o.IO.Out):
 		return nil
 	}
-	in := bufio.NewReader(o.IO.In)
 	return func(id string) bool {
 		fmt.Fprintf(o.IO.Out, "config.yaml already has mcp_servers.%s: replace it with the imported one? [y/N] ", render.SanitizeLine(id))
-		ans, _ := in.ReadString('\n')
+		ans, _ := o.reader().ReadString('\n')
 		ans = strings.ToLower(strings.TrimSpace(ans))
 		return ans == "y" || ans == "yes"
 	}

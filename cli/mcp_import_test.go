@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,38 @@ func TestMCPImportSkipsANameWithoutAnID(t *testing.T) {
 	}
 	if _, ok := c.MCPServers[""]; ok || len(c.MCPServers) != 1 || c.MCPServers["local"].Command != "/bin/true" {
 		t.Fatalf("mcp_servers after import: %+v", c.MCPServers)
+	}
+}
+
+// TestMCPImportAsksForWhatNpxNeeds: an npx server is imported without the
+// network and npm cache npx needs just to start unless the person, asked
+// on a terminal, agrees.
+func TestMCPImportAsksForWhatNpxNeeds(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"memory":{"command":"npx","args":["-y","@modelcontextprotocol/server-memory"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []string{"n\n", "y\n"} {
+		home := t.TempDir()
+		ios, out, _ := fakeStreams(true)
+		in := strings.NewReader(answer)
+		ios.In = in
+		ios.IsTerminal = func(any) bool { return true }
+		o := &MCPImportOptions{IO: ios, G: &globals{home: home, io: ios}, Files: []string{file}}
+		if err := mcpImportRun(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		c, err := config.Load(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := c.MCPServers["memory"]
+		granted := srv.Network && srv.Env["npm_config_cache"] != "" && len(srv.Roots) == 1
+		if !strings.Contains(out.String(), "grant both for the server's whole life? [y/N]") || granted != (answer == "y\n") {
+			t.Errorf("answer %q: granted %v (%+v)\n%s", answer, granted, srv, out)
+		}
+		if !strings.Contains(out.String(), "npm install --prefix ~/mcp/memory @modelcontextprotocol/server-memory") {
+			t.Errorf("the install-once recipe is not offered:\n%s", out)
+		}
 	}
 }

@@ -22,3 +22,20 @@ func TestVerboseStderrLinesArePrefixed(t *testing.T) {
 		t.Fatalf("streamed\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestVerboseProgressAndLogs: invoke -v prints an MCP server's progress
+// and log messages as they arrive, on lines of their own, sanitized.
+func TestVerboseProgressAndLogs(t *testing.T) {
+	var errb bytes.Buffer
+	o := &InvokeOptions{Verbose: true, IO: &ioStreams{ErrOut: &errb}}
+	ev := o.events()
+	pct := 50.0
+	ev(runner.Event{Stderr: []byte("partial")})
+	ev(runner.Event{Progress: &runner.Progress{Percent: &pct, Message: "step 2"}})
+	ev(runner.Event{Progress: &runner.Progress{}})
+	ev(runner.Event{Log: &runner.LogLine{Level: "error", Text: "disk \x1b[2Jfull"}})
+	want := "│ partial\nprogress 50% step 2\nprogress\nlog error: disk ␛[2Jfull\n"
+	if got := errb.String(); got != want {
+		t.Fatalf("streamed\n%q\nwant\n%q", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -63,6 +64,24 @@ type Config struct {
 	// Skills says where skill folders are found beyond the project's and
 	// the home's, and whether their scripts may run (docs/skills.md).
 	Skills Skills `yaml:"skills"`
+	// MCPServe configures `modbay mcp serve` (docs/gateway.md).
+	MCPServe MCPServe `yaml:"mcp_serve"`
+}
+
+// MCPServe is the config's `mcp_serve:` section (docs/gateway.md).
+type MCPServe struct {
+	// Tools and Exclude are glob patterns (path.Match) over tool names
+	// and the ids they stand for: a tool is served when it matches some
+	// Tools pattern (none given: every tool) and no Exclude pattern.
+	Tools   []string `yaml:"tools"`
+	Exclude []string `yaml:"exclude"`
+	// ApproveByElicitation lets a client that supports elicitation
+	// answer approval questions (an agent-driven client may answer by
+	// itself, so it is off by default).
+	ApproveByElicitation bool `yaml:"approve_by_elicitation"`
+	// MaxConcurrent bounds the calls one serve process runs at once
+	// (0: the gateway's default); a call over it is answered busy.
+	MaxConcurrent int `yaml:"max_concurrent"`
 }
 
 // Skills is the config's `skills:` section.
@@ -202,6 +221,9 @@ func Load(home string) (*Config, error) {
 		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "describe_parallel"),
 			Msg: fmt.Sprintf("describe_parallel: %d is not between 1 and %d (or 0: the default)", c.DescribeParallel, MaxDescribeParallel)}
 	}
+	if err := c.MCPServe.check(); err != nil {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "mcp_serve"), Msg: "mcp_serve: " + err.Error()}
+	}
 	c.Home = home
 	if c.Workspace == "" {
 		c.Workspace = filepath.Join(home, "workspace")
@@ -310,4 +332,23 @@ func decodeYAML(b []byte, c *Config) (err error) {
 		}
 	}()
 	return yaml.UnmarshalWithOptions(b, c, yaml.DisallowUnknownField())
+}
+
+// check reports the first value of the mcp_serve: section that cannot be
+// used: a malformed pattern or a negative bound.
+func (m MCPServe) check() error {
+	for _, list := range []struct {
+		key      string
+		patterns []string
+	}{{"tools", m.Tools}, {"exclude", m.Exclude}} {
+		for _, p := range list.patterns {
+			if _, err := path.Match(p, ""); err != nil || p == "" {
+				return fmt.Errorf("%s: %q is not a glob pattern", list.key, p)
+			}
+		}
+	}
+	if m.MaxConcurrent < 0 {
+		return fmt.Errorf("max_concurrent: %d is negative", m.MaxConcurrent)
+	}
+	return nil
 }

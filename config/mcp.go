@@ -44,7 +44,38 @@ type MCPServer struct {
 	// mode, RootRO, RootRW or RootRWX; nothing else of the host's files
 	// but the system trees is reachable when the sandbox applies.
 	Roots map[string]string `yaml:"roots,omitempty"`
+	// Limits bound the server: its reply size, and a stdio server's
+	// process limits (docs/protocol.md §14).
+	Limits MCPLimits `yaml:"limits,omitempty"`
+	// LogLevel is the level the server is asked to log at
+	// (logging/setLevel): one of MCPLogLevels, "" for info.
+	LogLevel string `yaml:"log_level,omitempty"`
 }
+
+// MCPLogLevels are MCP's log levels (RFC 5424's), least severe first.
+var MCPLogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// MCPLimits are an MCP server entry's `limits:`.
+type MCPLimits struct {
+	// MaxOutputBytes bounds one tool call's reply, its content blocks
+	// included, in bytes (0: the config's max_output_bytes when set,
+	// else MCPDefaultMaxOutputBytes); at most MCPMaxOutputBytes.
+	MaxOutputBytes int `yaml:"max_output_bytes,omitempty"`
+	// Limits are a stdio server's process limits, as the config's own
+	// `limits:` (which they replace for this server when any is set).
+	Limits `yaml:",inline"`
+}
+
+// MCP reply bounds (docs/protocol.md §14).
+const (
+	// MCPDefaultMaxOutputBytes is an MCP server's reply ceiling when
+	// neither its entry nor the config sets one: 8 MiB, so an ordinary
+	// media file (a 900 KB image is 1.2 MB of base64) fits.
+	MCPDefaultMaxOutputBytes = 8 << 20
+	// MCPMaxOutputBytes is the most an entry may set: the MCP SDK reads
+	// one JSON-RPC frame of at most 16 MiB.
+	MCPMaxOutputBytes = 16 << 20
+)
 
 // Root modes of an MCP server's roots.
 const (
@@ -96,6 +127,12 @@ func CheckMCPServer(id string, s MCPServer) error {
 		if s.Cwd != "" && !strings.HasPrefix(s.Cwd, "/") {
 			return fmt.Errorf("mcp_servers.%s: cwd %q must be absolute", id, s.Cwd)
 		}
+	}
+	if n := s.Limits.MaxOutputBytes; n < 0 || n > MCPMaxOutputBytes {
+		return fmt.Errorf("mcp_servers.%s: limits.max_output_bytes %d is not between 0 and %d (the most one MCP message may hold)", id, n, MCPMaxOutputBytes)
+	}
+	if s.LogLevel != "" && !slices.Contains(MCPLogLevels, s.LogLevel) {
+		return fmt.Errorf("mcp_servers.%s: log_level %q is not one of %s", id, s.LogLevel, strings.Join(MCPLogLevels, ", "))
 	}
 	for _, p := range slices.Sorted(mapKeys(s.Roots)) {
 		if !strings.HasPrefix(p, "/") {

@@ -17,6 +17,9 @@ func TestLoadMCPServers(t *testing.T) {
     env:
       GITHUB_TOKEN: ${GITHUB_TOKEN}
     network: true
+    limits:
+      max_output_bytes: 4194304
+      open_files: 256
   remote:
     url: https://mcp.example.com/mcp
     headers:
@@ -30,7 +33,8 @@ func TestLoadMCPServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	gh, rm := c.MCPServers["github"], c.MCPServers["remote"]
-	if gh.Transport() != "stdio" || !slices.Equal(gh.Args, []string{"-y", "@modelcontextprotocol/server-github"}) || gh.Env["GITHUB_TOKEN"] != "${GITHUB_TOKEN}" || !gh.Network {
+	if gh.Transport() != "stdio" || !slices.Equal(gh.Args, []string{"-y", "@modelcontextprotocol/server-github"}) || gh.Env["GITHUB_TOKEN"] != "${GITHUB_TOKEN}" || !gh.Network ||
+		gh.Limits.MaxOutputBytes != 4<<20 || gh.Limits.OpenFiles != 256 {
 		t.Errorf("github = %+v", gh)
 	}
 	if rm.Transport() != "http" || rm.Headers["Authorization"] != "Bearer ${API_KEY}" {

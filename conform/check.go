@@ -142,6 +142,13 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 	}
 	c := &checker{h: h, m: m2, opts: opts}
 	for _, cp := range m2.Descriptor.Capabilities {
+		if cp.Hidden && m2.EffectsAreHints {
+			// A URI or a prompt's values mean what the server says: a
+			// generated one tells nothing of its conformance.
+			add(Item{Status: Skipped, Name: "inputs", Capability: cp.ID,
+				Detail: "an MCP server's resource or prompt (docs/protocol.md §17): its inputs are the server's data, not generated"})
+			continue
+		}
 		for _, it := range c.capability(ctx, cp) {
 			add(it)
 		}
@@ -254,6 +261,9 @@ func (c *checker) capability(ctx context.Context, cp modproto.Capability) []Item
 	var out []Item
 	for _, cs := range Generate(h) {
 		name := cp.ID + " " + cs.Name
+		if cs.Skip == "" && mcpTools(c.m) && !isObject(cs.Input) {
+			cs.Skip = "MCP sends a tool's arguments as an object, never another value"
+		}
 		if cs.Skip != "" {
 			out = append(out, Item{Status: Skipped, Name: name, Capability: cp.ID, Detail: cs.Skip})
 			continue
@@ -297,9 +307,12 @@ func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case
 		return it
 	}
 	it.Result = res
-	if sendID != planID {
+	switch {
+	case mcpTools(c.m):
+		it.Status, it.Detail = judgeMCP(res, cs.Valid, sendID != planID)
+	case sendID != planID:
 		it.Status, it.Detail = judgeUnknown(res)
-	} else {
+	default:
 		it.Status, it.Detail = judge(res, cs.Valid)
 	}
 	if res.LikelyCause != "" && it.Status != Pass {
@@ -312,6 +325,62 @@ func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case
 		it.Detail += "; " + res.LikelyCause
 	}
 	return it
+}
+
+// mcpTools reports whether m's capabilities are an MCP server's tools
+// (the modules whose effects are hints, runner.Module.EffectsAreHints):
+// they are judged by MCP's rules (judgeMCP).
+func mcpTools(m *runner.Module) bool { return m.EffectsAreHints }
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// codeMCPError is an MCP server's JSON-RPC error answer, as the mcp
+// package reports it (a host verdict; docs/protocol.md §15).
+const codeMCPError = "host.mcp_error"
+
+// judgeMCP gives a call of an MCP tool its verdict by MCP's rules: input
+// its schema refuses, or an unknown tool, is rightly answered either with
+// a tool error (isError) or a JSON-RPC error (-32602 invalid params); a
+// server that accepts refused input is warned about (MCP asks servers to
+// validate, it does not make the call wrong). A valid input is judged as
+// any module's.
+func judgeMCP(res *runner.Result, valid, unknown bool) (Status, string) {
+	refused := func() (string, bool) {
+		switch {
+		case res.Host != nil && res.Host.Code == codeMCPError:
+			return "answered a JSON-RPC error: " + res.Host.Detail, true
+		case res.Host == nil && res.Envelope != nil && res.Envelope.Error != nil:
+			return "answered a tool error (isError): " + res.Envelope.Error.Message, true
+		}
+		return "", false
+	}
+	switch {
+	case unknown:
+		if d, ok := refused(); ok {
+			return Pass, d
+		}
+		// The host refuses the undeclared tool's envelope itself (§7).
+		if env := res.Envelope; env != nil && env.Error != nil && res.Host != nil && onlyUndeclared(res.Host.Violations) {
+			return Pass, "answered a tool error (isError): " + env.Error.Message
+		}
+		if res.Host != nil {
+			return Fail, hostDetail(res)
+		}
+		return Fail, fmt.Sprintf("answered ok to tool %q, which it does not list: the answer is a JSON-RPC error or a tool error", UnknownCapability)
+	case !valid:
+		if d, ok := refused(); ok {
+			return Pass, d
+		}
+		if res.Host != nil {
+			return Fail, hostDetail(res)
+		}
+		return Warn, "accepted arguments its inputSchema refuses (MCP servers should validate their arguments)"
+	}
+	return judge(res, valid)
 }
 
 // unknownCapability calls UnknownCapability, planned as the first

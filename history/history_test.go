@@ -620,3 +620,22 @@ func TestSentUncheckedIsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestServerRootsRecorded: an MCP server's run records the folders the
+// server was started with, not the request roots it never received.
+func TestServerRootsRecorded(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	p.ServerRoots = map[string]modproto.Root{"server": {Path: "/srv/fs", Mode: "ro"}}
+	run, err := s.Begin(p, BeginOptions{Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Get(p.Request.RequestID)
+	if len(got.Roots) != 1 || got.Roots["server"].Path != "/srv/fs" {
+		t.Errorf("recorded roots %+v, want the server's", got.Roots)
+	}
+}

@@ -53,6 +53,9 @@ const (
 	SourceCockpit = "cockpit"
 	SourceInvoke  = "invoke"
 	SourceRerun   = "rerun"
+	// SourceMCPServe is a call an MCP client made through `modbay mcp
+	// serve` (docs/gateway.md); Record.Client names the client.
+	SourceMCPServe = "mcp serve"
 )
 
 // Bounds of what a record keeps.
@@ -116,6 +119,12 @@ type Record struct {
 	// Approved says it was given.
 	Approval []string `json:"approval,omitempty"`
 	Approved bool     `json:"approved"`
+	// ApprovedBy says who gave the approval when it was not the person
+	// at modbay's own prompt ("<client>'s elicitation"); "" otherwise.
+	ApprovedBy string `json:"approved_by,omitempty"`
+	// Client is the MCP client as it declared itself (sanitized and
+	// bounded by the gateway), for SourceMCPServe; "" otherwise.
+	Client string `json:"client,omitempty"`
 
 	// Envelope is the module's (final) envelope as the host judged it;
 	// HandleEnvelope the envelope that returned a job's handle.

@@ -34,6 +34,9 @@ type BeginOptions struct {
 	RerunOf string
 	// Approved says the plan was approved (by a person, --yes or policy).
 	Approved bool
+	// ApprovedBy and Client are recorded as given (Record.ApprovedBy,
+	// Record.Client).
+	ApprovedBy, Client string
 }
 
 // Run is a run being recorded: it holds the run's lock until Finish.
@@ -64,7 +67,12 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		Source: o.Source, RerunOf: o.RerunOf, Status: StatusRunning, Started: s.now(), SentUnchecked: p.Unchecked,
 		Roots: p.Request.Roots, Grants: p.Request.Grants, Binaries: p.Request.Binaries,
 		DeadlineMS: p.Request.DeadlineMS, MaxOutputBytes: p.Request.MaxOutputBytes,
-		Approval: p.Approval, Approved: o.Approved || !p.NeedsApproval(),
+		Approval: p.Approval, Approved: o.Approved || !p.NeedsApproval(), ApprovedBy: o.ApprovedBy, Client: o.Client,
+	}
+	if p.ServerRoots != nil {
+		// What the module touched: an MCP server's own folders, not the
+		// request's roots it never received.
+		rec.Roots = p.ServerRoots
 	}
 	for _, f := range p.Handoff {
 		rec.Handoff = append(rec.Handoff, Handed{Root: f.Root, Rel: f.Rel, Origin: f.Origin, Digest: f.Digest})

@@ -13,6 +13,7 @@ import (
 	"modbay/config"
 	"modbay/internal/words"
 	"modbay/modproto"
+	"modbay/runner"
 )
 
 // The tool list of a server is not asked for on every list: the host's describe cache keeps it under
@@ -50,6 +51,78 @@ type listState struct {
 	// Catalog is the resources and prompts listed with the tools, shown
 	// with the cached list.
 	Catalog *Catalog `json:"catalog,omitempty"`
+	// Hints are the tools' annotations as given, by tool name, for the
+	// approval of a cached list's tools.
+	Hints map[string]runner.ToolHints `json:"hints,omitempty"`
+	// Broken is the last failed connect, while it holds this entry back
+	// (brokenBackoff); nil after a connect that worked or a refresh.
+	Broken *brokenState `json:"broken,omitempty"`
+}
+
+// brokenState is a server that could not be connected: it is not started
+// again before Until (unless refreshed), so one broken server does not
+// cost every command its connect timeout.
+type brokenState struct {
+	// Entry digests the config entry that failed: an edited entry is
+	// tried at once.
+	Entry string `json:"entry"`
+	// Reason is the connect failure, one line.
+	Reason string `json:"reason"`
+	// Failures counts the failed connects in a row.
+	Failures int       `json:"failures"`
+	Until    time.Time `json:"until"`
+}
+
+// Backoff of a server that could not be connected (docs/protocol.md §14):
+// the first wait, doubling per failure in a row up to the last.
+const (
+	brokenBackoffFirst = 30 * time.Second
+	brokenBackoffMax   = 10 * time.Minute
+)
+
+// entryDigest digests the config entry.
+func (d *Driver) entryDigest() string {
+	b, _ := json.Marshal(d.srv)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// heldBack is the reason a connect is not tried now: the entry failed
+// to connect and its backoff has not passed ("" to try).
+func (d *Driver) heldBack(now time.Time) string {
+	d.stateMu.Lock()
+	st := d.readState()
+	d.stateMu.Unlock()
+	b := st.Broken
+	if b == nil || b.Entry != d.entryDigest() || !now.Before(b.Until) {
+		return ""
+	}
+	return fmt.Sprintf("%s (not started again until %s; modbay list --refresh, invoke --refresh or r in the cockpit try it now)",
+		b.Reason, b.Until.Local().Format("15:04:05"))
+}
+
+// noteConnect records a connect's outcome: a failure (reason) holds the
+// entry back, doubling the wait per failure in a row; a success ("")
+// forgets the failures.
+func (d *Driver) noteConnect(reason string, now time.Time) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	if reason == "" {
+		if st.Broken != nil {
+			st.Broken = nil
+			d.writeState(st)
+		}
+		return
+	}
+	b := &brokenState{Entry: d.entryDigest(), Reason: reason, Failures: 1}
+	if st.Broken != nil && st.Broken.Entry == b.Entry {
+		b.Failures = st.Broken.Failures + 1
+	}
+	wait := brokenBackoffFirst << min(b.Failures-1, 10)
+	b.Until = now.Add(min(wait, brokenBackoffMax))
+	st.Broken = b
+	d.writeState(st)
 }
 
 // statePath is server id's state file, "" when the driver keeps none
@@ -121,6 +194,16 @@ func (d *Driver) noteVersion(version string) {
 	d.writeState(st)
 }
 
+// keepHints stores the tools' annotations with the state, for the cached
+// list.
+func (d *Driver) keepHints(h map[string]runner.ToolHints) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	st.Hints = h
+	d.writeState(st)
+}
+
 // keepCatalog stores c with the state, for the cached list.
 func (d *Driver) keepCatalog(c *Catalog) {
 	d.stateMu.Lock()
@@ -130,15 +213,22 @@ func (d *Driver) keepCatalog(c *Catalog) {
 	d.writeState(st)
 }
 
-// Refresh makes the cached tool list stale: the next discovery lists the
-// server's tools again (connecting when it is not connected), as `list
-// --refresh` and the cockpit's rediscover ask.
+// Refresh makes the cached tool list stale and forgets a failed connect's
+// backoff: the next discovery lists the server's tools again (connecting
+// when it is not connected), as `list --refresh`, `invoke --refresh` and
+// the cockpit's rediscover ask.
 func (d *Driver) Refresh() {
 	d.stateMu.Lock()
-	defer d.stateMu.Unlock()
 	st := d.readState()
 	st.Epoch++
+	st.Broken = nil
 	d.writeState(st)
+	d.stateMu.Unlock()
+	d.mu.Lock()
+	if d.life.State == runner.LifecycleBroken {
+		d.life = runner.Lifecycle{State: runner.LifecycleStarting}
+	}
+	d.mu.Unlock()
 }
 
 // Fingerprint digests the config entry and the epoch (bumped by a
@@ -156,6 +246,9 @@ func (d *Driver) Fingerprint() (string, error) {
 	d.mu.Lock()
 	if d.catalog == nil {
 		d.catalog = st.Catalog
+	}
+	if d.hints == nil {
+		d.hints = st.Hints
 	}
 	d.mu.Unlock()
 	entry, err := json.Marshal(d.srv)

@@ -67,12 +67,15 @@ func TestListCache(t *testing.T) {
 	src.Close()
 
 	m, h, src := discover()
-	if !m.Cached || m.Status != runner.StatusReady || tools(m.Descriptor) != 8 || starts(t, startsFile) != 1 {
+	if !m.Cached || m.Status != runner.StatusReady || tools(m.Descriptor) != 12 || starts(t, startsFile) != 1 {
 		t.Fatalf("second list: cached=%v %s, %d tools, %d starts; want the cached list, no start",
 			m.Cached, m.Status, tools(m.Descriptor), starts(t, startsFile))
 	}
 	if res, _, _ := src.Driver("test").Catalog(); len(res) != 1 {
 		t.Errorf("the cached list's catalog: %q, want the resource listed with it", res)
+	}
+	if p, err := h.Plan(m, "wipe", nil); err != nil || !p.Destructive {
+		t.Errorf("a cached list's destructive tool: %v, destructive %v; want its hints kept with the list", err, p != nil && p.Destructive)
 	}
 	if !m.DescribedAt.Equal(first) {
 		t.Errorf("cached list dated %v, want its listing time %v", m.DescribedAt, first)

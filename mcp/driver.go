@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -44,6 +45,9 @@ const ProtocolVersion = "2025-11-25"
 // an npx server fetching its package is slow, one that never answers is
 // broken.
 const ConnectTimeout = 60 * time.Second
+
+// connectTimeout is ConnectTimeout, shortened by tests.
+var connectTimeout = ConnectTimeout
 
 // clientName and clientVersion are what modbay tells servers it is.
 const (
@@ -81,6 +85,24 @@ type Driver struct {
 	// wrote them, by tool name (keepToolSchemas); nil otherwise.
 	listed map[string]toolSchemas
 	stderr tail
+	// gen counts the server processes started; stderr keeps only the
+	// current one's lines.
+	gen int
+	// logs are the server's last MaxKeptLogs log messages, during calls
+	// and between them.
+	logs []LogEntry
+	// stripped maps an elicitation's requested schema without its
+	// defaults (compact JSON) to the schema as sent (withoutDefaults).
+	stripped map[string]json.RawMessage
+	// hints are the tools' annotations as given, by tool name (from the
+	// last list, or the state file with the cached list).
+	hints map[string]runner.ToolHints
+	// interp is the interpreter the command's version manager resolved
+	// to when the server last started (nil: none).
+	interp *Interpreter
+	// logLevel is the level asked for with logging/setLevel ("" is
+	// DefaultLogLevel); kept across restarts.
+	logLevel string
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
@@ -93,9 +115,71 @@ type Driver struct {
 }
 
 var (
-	_ runner.Driver      = (*Driver)(nil)
-	_ runner.Containable = (*Driver)(nil)
+	_ runner.Driver       = (*Driver)(nil)
+	_ runner.Containable  = (*Driver)(nil)
+	_ runner.ReplyLimiter = (*Driver)(nil)
+	_ runner.HintedDriver = (*Driver)(nil)
+	_ runner.ServerRooted = (*Driver)(nil)
 )
+
+// Hints implements runner.HintedDriver: tool's annotations as the server
+// last listed them (kept with the cached list), absent ones nil.
+func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h, ok := d.hints[tool]
+	return h, ok
+}
+
+// ServerRoots implements runner.ServerRooted: a stdio server's roots
+// and cwd (rw) by path, as its entry states them; none for a remote one.
+func (d *Driver) ServerRoots() map[string]string {
+	out := map[string]string{}
+	if d.srv.Transport() != "stdio" {
+		return out
+	}
+	maps.Copy(out, d.srv.Roots)
+	if d.srv.Cwd != "" && out[d.srv.Cwd] == "" {
+		out[d.srv.Cwd] = config.RootRW
+	}
+	return out
+}
+
+// givenHints are the annotations each tool gave, by name.
+func givenHints(tools []*sdk.Tool) map[string]runner.ToolHints {
+	out := map[string]runner.ToolHints{}
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		var h runner.ToolHints
+		if a := t.Annotations; a != nil {
+			// readOnlyHint is a plain bool in the SDK: false reads as
+			// absent, which MCP's default makes the same.
+			if a.ReadOnlyHint {
+				h.ReadOnly = ptrTo(true)
+			}
+			h.Destructive, h.OpenWorld = a.DestructiveHint, a.OpenWorldHint
+		}
+		out[t.Name] = h
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// ReplyLimit implements runner.ReplyLimiter: the entry's
+// limits.max_output_bytes, else the config's max_output_bytes (hostMax),
+// else config.MCPDefaultMaxOutputBytes (docs/protocol.md §14).
+func (d *Driver) ReplyLimit(hostMax int) int {
+	switch {
+	case d.srv.Limits.MaxOutputBytes > 0:
+		return d.srv.Limits.MaxOutputBytes
+	case hostMax > 0:
+		return hostMax
+	}
+	return config.MCPDefaultMaxOutputBytes
+}
 
 // NewDriver returns the driver of server id, not yet connected (its
 // status is starting until the first use). lookup resolves ${NAME} in
@@ -112,6 +196,10 @@ type inflight struct {
 	call  *runner.Call
 	ctx   context.Context
 	token string
+	// cancelSent is closed once notifications/cancelled for this call
+	// was written, so the exchange holds it before the call returns.
+	cancelSent chan struct{}
+	cancelOnce sync.Once
 	// rpcID is the JSON-RPC id of the call's tools/call request and result
 	// its result as the server sent it (nil until it arrives); both under
 	// Driver.mu (noteCall, noteResult).
@@ -152,6 +240,12 @@ func (d *Driver) Launch() string {
 	words := []string{runner.ShellQuote(d.srv.Command)}
 	for _, a := range d.srv.Args {
 		words = append(words, runner.ShellQuote(a))
+	}
+	d.mu.Lock()
+	in := d.interp
+	d.mu.Unlock()
+	if in != nil {
+		words = append(words, "("+in.Manager+" runs "+in.Path+"; granted read and execute of "+strings.Join(in.Trees, ", ")+", nothing else of the home)")
 	}
 	return strings.Join(words, " ")
 }
@@ -195,6 +289,24 @@ func (d *Driver) Close() error {
 	return nil
 }
 
+// ended reports whether the session is over or its process exited.
+func (s *session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+	}
+	if s.proc == nil {
+		return false
+	}
+	select {
+	case <-s.proc.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // close ends the session and its process.
 func (s *session) close() error {
 	err := s.cs.Close()
@@ -218,8 +330,20 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 		return nil, errors.New("the server's driver is closed")
 	case life.State == runner.LifecycleBroken:
 		return nil, errors.New(life.Reason)
-	case s != nil:
+	case s != nil && !s.ended():
 		return s, nil
+	case s != nil:
+		// The server exited and watch has yet to notice: let it, then
+		// start the server again.
+		<-s.done
+	}
+	if why := d.heldBack(time.Now()); why != "" {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.life.State != runner.LifecycleClosed {
+			d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: why}
+		}
+		return nil, errors.New(why)
 	}
 	s, err := d.dial(ctx)
 	d.mu.Lock()
@@ -237,8 +361,13 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 			return nil, errors.New(reason)
 		}
 		d.life = runner.Lifecycle{State: runner.LifecycleBroken, Reason: reason}
+		if ctx.Err() == nil {
+			// A failure of the server's, not a caller that gave up.
+			d.noteConnect(reason, time.Now())
+		}
 		return nil, errors.New(d.life.Reason)
 	}
+	d.noteConnect("", time.Now())
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
 	go d.watch(s)
 	if ir := s.cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
@@ -268,7 +397,7 @@ func (d *Driver) watch(s *session) {
 // dial starts (stdio) or reaches (http) the server and runs the MCP
 // handshake, within ConnectTimeout.
 func (d *Driver) dial(ctx context.Context) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	s := &session{done: make(chan struct{})}
 	var t sdk.Transport
@@ -280,12 +409,20 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		if !have {
 			spec = contain.Spec{Limits: contain.DefaultLimits}
 		}
-		p, err := startProcess(d.id, d.srv, spec, d.lookup, d.onStderr)
+		d.mu.Lock()
+		d.gen++
+		gen := d.gen
+		d.stderr.Reset()
+		d.mu.Unlock()
+		p, err := startProcess(d.id, d.srv, spec, d.lookup, func(b []byte) { d.onStderr(gen, b) })
 		if err != nil {
 			return nil, err
 		}
 		s.proc = p
 		t = p.transport()
+		d.mu.Lock()
+		d.interp = p.interp
+		d.mu.Unlock()
 	case "http":
 		url, missing := config.ExpandVars(d.srv.URL, d.lookup)
 		if len(missing) > 0 {
@@ -320,8 +457,14 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	})
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
+		timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil
+		if timedOut {
+			err = fmt.Errorf("the server did not answer initialize within %s", connectTimeout)
+		}
 		if s.proc != nil {
-			if status := s.proc.exitedEarly(); status != "" {
+			// A server that timed out exits once its stdin closes: that
+			// exit explains nothing.
+			if status := s.proc.exitedEarly(); status != "" && !timedOut {
 				err = startFailure(status, d.stderr.String())
 			}
 			s.proc.stop()
@@ -332,7 +475,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
-		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"})
+		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(d.LogLevel())})
 	}
 	return s, nil
 }
@@ -469,9 +612,11 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
 	env.Warnings = append(env.Warnings, needTasks...)
 	d.addSurface(ctx, s, desc, env)
+	hints := givenHints(tools)
 	d.mu.Lock()
-	d.outputs = outputs
+	d.outputs, d.hints = outputs, hints
 	d.mu.Unlock()
+	d.keepHints(hints)
 	return env, desc, nil
 }
 
@@ -499,7 +644,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	s, err := d.connect(cctx)
 	if err != nil {
-		rep.Failure = ctxFailure(ctx, cctx, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
 		return rep
 	}
 	if s.proc != nil {
@@ -513,11 +658,11 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	d.mu.Unlock()
 	if !listed {
 		if _, _, err := d.list(cctx, s); err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 			return rep
 		}
 	}
-	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID}
+	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID, cancelSent: make(chan struct{})}
 	d.mu.Lock()
 	d.inflight = append(d.inflight, f)
 	d.mu.Unlock()
@@ -533,7 +678,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request, sent); ok {
 		if err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 			return rep
 		}
 		rep.Envelope, rep.Blocks = env, blocks
@@ -552,7 +697,15 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		if err == nil {
 			err = errors.New("no result was recorded for the call")
 		}
-		rep.Failure = ctxFailure(ctx, cctx, callFailure(err))
+		if cctx.Err() != nil {
+			// The SDK sends notifications/cancelled in the background:
+			// wait a moment for it, so the raw exchange holds it.
+			select {
+			case <-f.cancelSent:
+			case <-time.After(cancelRecordWait):
+			}
+		}
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
 	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
@@ -567,21 +720,58 @@ func (d *Driver) outputSchema(tool string) json.RawMessage {
 	return d.outputs[tool]
 }
 
+// cancelRecordWait bounds how long a cancelled or timed-out call waits
+// for the SDK to write its notifications/cancelled.
+const cancelRecordWait = 200 * time.Millisecond
+
 // ctxFailure is the verdict of a call that ended with ctx (the caller's)
-// or cctx (with the deadline) done: cancelled or timed out; otherwise f.
-func ctxFailure(ctx, cctx context.Context, f *runner.HostError) *runner.HostError {
+// or cctx (with the deadline of deadlineMS, 0 for none) done: cancelled
+// or timed out; otherwise f.
+func ctxFailure(ctx, cctx context.Context, deadlineMS int, f *runner.HostError) *runner.HostError {
 	switch {
 	case ctx.Err() != nil:
 		return &runner.HostError{Code: modproto.CodeCancelled, Detail: "the call was cancelled (notifications/cancelled sent to the server)"}
 	case cctx.Err() != nil:
-		return &runner.HostError{Code: modproto.CodeHostTimeout, Detail: "the call passed its deadline (notifications/cancelled sent to the server)"}
+		return &runner.HostError{Code: modproto.CodeHostTimeout, Detail: deadlineDetail(deadlineMS)}
 	}
 	return f
 }
 
-// onStderr keeps the server's stderr tail and reports each chunk to the
-// calls in flight.
-func (d *Driver) onStderr(chunk []byte) {
+// deadlineDetail says which limit a timed-out call passed and where it is
+// set.
+func deadlineDetail(ms int) string {
+	return fmt.Sprintf("the call passed its deadline of %s (set with invoke --deadline, or deadline_ms in config.yaml); notifications/cancelled sent to the server",
+		time.Duration(ms)*time.Millisecond)
+}
+
+// sessionFailure is the verdict of a request on s that failed with err: a
+// JSON-RPC error as callFailure says; when the server's process exited
+// meanwhile, CodeSessionFailed with its exit status and the stderr lines
+// that explain it.
+func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *runner.HostError {
+	if ctx.Err() != nil {
+		// Cancelled or past its deadline (ctxFailure says which): waiting
+		// for an exit would overrun it.
+		return callFailure(err)
+	}
+	if s.proc != nil {
+		if status := s.proc.exitedEarly(); status != "" {
+			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}
+		}
+	}
+	return callFailure(err)
+}
+
+// onStderr keeps the stderr tail of server process gen (a chunk of an
+// earlier process is dropped) and reports each chunk to the calls in
+// flight.
+func (d *Driver) onStderr(gen int, chunk []byte) {
+	d.mu.Lock()
+	current := gen == d.gen
+	d.mu.Unlock()
+	if !current {
+		return
+	}
 	d.stderr.Write(chunk)
 	for _, f := range d.calls() {
 		if f.call.Listening() {
@@ -609,24 +799,83 @@ func (d *Driver) latest() *inflight {
 	return d.inflight[len(d.inflight)-1]
 }
 
-// maxStartStderr bounds the stderr line a start failure quotes.
-const maxStartStderr = 200
+// maxStartStderr bounds the stderr a start or exit failure quotes, in
+// runes.
+const maxStartStderr = 300
 
 // startFailure is the error of a stdio server that exited before
-// answering initialize: its exit status and the last line of its stderr
-// (sanitized, bounded), or a hint when it wrote nothing (an npx server
-// without PATH, HOME, a cache or the network ends so; docs/mcp.md).
+// answering initialize (exitFailure); a hint when it wrote nothing (an
+// npx server without PATH, HOME, a cache or the network ends so;
+// docs/mcp.md).
 func startFailure(status, stderr string) error {
-	last := ""
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
-		last = oneLine(render.SanitizeLine(lines[i]))
+	return exitFailure("before answering initialize", status, stderr)
+}
+
+// exitFailure says a stdio server exited (status) when, quoting the
+// stderr lines that explain it (explainingLines), sanitized and bounded.
+func exitFailure(when, status, stderr string) error {
+	why := explainingLines(stderr)
+	if r := []rune(why); len(r) > maxStartStderr {
+		why = string(r[:maxStartStderr]) + "…"
 	}
-	if r := []rune(last); len(r) > maxStartStderr {
-		last = string(r[:maxStartStderr]) + "…"
+	if why == "" {
+		return fmt.Errorf("the server exited (%s) %s, writing nothing to stderr: check its command, env (PATH, HOME) and network", status, when)
 	}
-	if last == "" {
-		return fmt.Errorf("the server exited (%s) before answering initialize, writing nothing to stderr: check its command, env (PATH, HOME) and network", status)
+	return fmt.Errorf("the server exited (%s) %s: %s", status, when, why)
+}
+
+// errorPrefixes start a stderr line that states an error, in lower case
+// ("Error: no database", "ModuleNotFoundError: …", "panic: …").
+var errorPrefixes = []string{"error", "panic:", "fatal", "uncaught", "exception"}
+
+// errorWords mark a line that may state one when no line starts so.
+var errorWords = []string{"error", "panic", "fatal", "exception", "cannot", "not found", "denied", "failed"}
+
+// explainingLines picks from a crashed server's stderr the lines that
+// explain it, joined with " · ": the line stating the error (a node
+// stack's "Error: …", Python's closing "…Error: …", Go's "panic: …"),
+// then the last line when it differs (runtimes end with a version banner
+// such as "Node.js v20.20.2" or a frame that says nothing alone).
+// Sanitized, one line each.
+func explainingLines(stderr string) string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = oneLine(render.SanitizeLine(l)); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	return fmt.Errorf("the server exited (%s) before answering initialize: %s", status, last)
+	if len(lines) == 0 {
+		return ""
+	}
+	last := lines[len(lines)-1]
+	states := func(l string) bool {
+		low := strings.ToLower(l)
+		word, _, ok := strings.Cut(low, ":")
+		return ok && !strings.Contains(word, " ") && slices.ContainsFunc(errorPrefixes, func(p string) bool {
+			return strings.HasPrefix(word, strings.TrimSuffix(p, ":")) || strings.HasSuffix(word, "error") || strings.HasSuffix(word, "exception")
+		})
+	}
+	first := ""
+	if i := slices.IndexFunc(lines, states); i >= 0 {
+		first = lines[i]
+		if strings.HasPrefix(strings.ToLower(lines[0]), "traceback") {
+			// Python names the exception last.
+			for _, l := range lines[i:] {
+				if states(l) {
+					first = l
+				}
+			}
+		}
+	} else if i := slices.IndexFunc(lines, func(l string) bool {
+		low := strings.ToLower(l)
+		return slices.ContainsFunc(errorWords, func(w string) bool { return strings.Contains(low, w) })
+	}); i >= 0 {
+		first = lines[i]
+	}
+	switch {
+	case first == "" || first == last:
+		return last
+	default:
+		return first + " · " + last
+	}
 }

@@ -90,10 +90,10 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if d.Name != "Test Server" || d.Version != "0.3.1" {
 		t.Errorf("name %q version %q, want the implementation info", d.Name, d.Version)
 	}
-	// Two tools a page: all eight come through pagination (beside the
+	// Two tools a page: all twelve come through pagination (beside the
 	// hidden capabilities of its resources and prompt).
-	if tools(d) != 8 {
-		t.Fatalf("%d capabilities, want 8: %+v", len(d.Capabilities), d.Capabilities)
+	if tools(d) != 12 {
+		t.Fatalf("%d capabilities, want 12: %+v", len(d.Capabilities), d.Capabilities)
 	}
 	echo := d.Capability("echo")
 	if echo.Title != "Echo" || echo.Summary != "Echoes its text. Read-only, closed world." || echo.ResultSchema == "" {
@@ -120,9 +120,18 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if err != nil || p.NeedsApproval() {
 		t.Errorf("echo: %v, approval %q", err, p.Approval)
 	}
+	// Hints left out are said to be MCP's defaults; the network is not
+	// asked for on a server started without it (the plan says how to
+	// grant it).
 	p, err = f.host.Plan(m, "plain", nil)
-	if err != nil || len(p.Approval) != 2 {
-		t.Errorf("plain: %v, approval %q, want network and writes", err, p.Approval)
+	if err != nil || len(p.Approval) != 1 || !strings.Contains(p.Approval[0], "no readOnlyHint given: MCP's default is not read-only") ||
+		!strings.Contains(p.Approval[0], "no destructiveHint given") || p.Destructive || !strings.Contains(p.NoNetwork, "network: true") {
+		t.Errorf("plain: %v, approval %q, destructive %v, no network %q", err, p.Approval, p.Destructive, p.NoNetwork)
+	}
+	// An explicit destructiveHint says so, and marks the plan.
+	if wp, err := f.host.Plan(m, "wipe", nil); err != nil || len(wp.Approval) != 1 || !wp.Destructive ||
+		!strings.Contains(wp.Approval[0], "may delete or overwrite data (the server's destructiveHint: true") || wp.NoNetwork != "" {
+		t.Errorf("wipe: %v, approval %q, destructive %v, no network %q", err, wp.Approval, wp.Destructive, wp.NoNetwork)
 	}
 	if _, err := f.host.Run(f.ctx, p, false, nil); !errors.Is(err, runner.ErrApprovalRequired) {
 		t.Errorf("unapproved run: %v", err)

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"modbay/config"
+	"modbay/conform"
 	"modbay/runner"
 )
 
@@ -212,4 +213,26 @@ func tinyImage(t *testing.T, srv config.MCPServer) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestCheckEverythingByMCPRules: modbay check judges an MCP server by
+// MCP's rules (a tool error or a JSON-RPC error rightly refuses bad
+// arguments; arguments are always objects), so the conforming reference
+// server has no failure.
+func TestCheckEverythingByMCPRules(t *testing.T) {
+	srv := everythingServer(t)
+	f := newFixture(t, config.SandboxAuto, map[string]config.MCPServer{"everything": srv})
+	rep, err := conform.Check(f.ctx, f.host, "everything", conform.Options{Yes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range rep.Items {
+		if it.Status == conform.Fail {
+			t.Errorf("%s: %s", it.Name, it.Detail)
+		}
+		if it.Status != conform.Skipped && len(it.Input) > 0 && it.Input[0] != '{' {
+			t.Errorf("%s sent arguments %s, not an object", it.Name, it.Input)
+		}
+	}
+	t.Logf("check everything: %d passed, %d warnings, %d skipped", rep.Count(conform.Pass), rep.Count(conform.Warn), rep.Count(conform.Skipped))
 }

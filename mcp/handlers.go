@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/config"
 	"modbay/runner"
 )
 
@@ -36,13 +40,13 @@ func (d *Driver) progress(raw json.RawMessage) {
 	}
 }
 
-// log reports a notifications/message to the newest call in flight (the
-// stderr pane shows it); one outside any call is dropped. Like progress,
-// it runs on the session's reader.
+// log keeps a notifications/message in the server's log (Driver.Logs)
+// and reports it to the newest call in flight (the run view shows it);
+// one between calls is kept only. Like progress, it runs on the session's
+// reader.
 func (d *Driver) log(raw json.RawMessage) {
 	var p sdk.LoggingMessageParams
-	f := d.latest()
-	if f == nil || json.Unmarshal(raw, &p) != nil {
+	if json.Unmarshal(raw, &p) != nil {
 		return
 	}
 	text, ok := p.Data.(string)
@@ -53,7 +57,97 @@ func (d *Driver) log(raw json.RawMessage) {
 	if p.Logger != "" {
 		text = p.Logger + ": " + text
 	}
-	f.call.Emit(runner.Event{Log: &runner.LogLine{Level: string(p.Level), Text: text}})
+	if r := []rune(text); len(r) > maxLogText {
+		text = string(r[:maxLogText]) + "…"
+	}
+	e := LogEntry{At: time.Now(), Level: string(p.Level), Text: text}
+	d.mu.Lock()
+	d.logs = append(d.logs, e)
+	if over := len(d.logs) - MaxKeptLogs; over > 0 {
+		d.logs = slices.Delete(d.logs, 0, over)
+	}
+	d.mu.Unlock()
+	if f := d.latest(); f != nil {
+		f.call.Emit(runner.Event{Log: &runner.LogLine{Level: e.Level, Text: e.Text}})
+	}
+}
+
+// MaxKeptLogs bounds the log messages a driver keeps of its server.
+const MaxKeptLogs = 500
+
+// maxLogText bounds one kept log message, in runes.
+const maxLogText = 4096
+
+// LogEntry is one log message a server sent (MCP notifications/message).
+type LogEntry struct {
+	At time.Time
+	// Level is the server's level name as sent ("info", "error", ...).
+	Level string
+	// Text is "logger: data" (data as JSON unless a string); raw,
+	// sanitize to show.
+	Text string
+}
+
+// Logs is a copy of the server's last MaxKeptLogs log messages, oldest
+// first, during calls and between them, across restarts.
+func (d *Driver) Logs() []LogEntry {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.logs)
+}
+
+// LogLines is the server's last n log messages as lines, oldest first:
+// "15:04:05 level text", raw (sanitize to show). It does no I/O.
+func (d *Driver) LogLines(n int) []string {
+	logs := d.Logs()
+	logs = logs[max(len(logs)-n, 0):]
+	out := make([]string, len(logs))
+	for i, e := range logs {
+		out[i] = e.At.Local().Format("15:04:05") + " " + e.Level + " " + e.Text
+	}
+	return out
+}
+
+// LogLevels are MCP's log levels (RFC 5424's), least severe first.
+var LogLevels = config.MCPLogLevels
+
+// DefaultLogLevel is the level asked for when neither SetLogLevel nor the
+// entry's log_level set one.
+const DefaultLogLevel = "info"
+
+// LogLevel is the level the server is asked to log at: SetLogLevel's,
+// else the entry's log_level, else DefaultLogLevel.
+func (d *Driver) LogLevel() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case d.logLevel != "":
+		return d.logLevel
+	case d.srv.LogLevel != "":
+		return d.srv.LogLevel
+	}
+	return DefaultLogLevel
+}
+
+// SetLogLevel asks the server to send log messages at level and above
+// (logging/setLevel) and keeps the level for its later sessions. With no
+// live session it is only kept; a server without the logging capability
+// is not asked. The error is an unknown level or the server's answer.
+func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
+	if !slices.Contains(LogLevels, level) {
+		return fmt.Errorf("log level %q is not one of %s", level, strings.Join(LogLevels, ", "))
+	}
+	d.mu.Lock()
+	d.logLevel = level
+	s := d.sess
+	d.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
+		return nil
+	}
+	return s.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(level)})
 }
 
 // elicit answers an elicitation/create through the newest call in
@@ -76,7 +170,7 @@ func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		if err != nil {
 			return &sdk.ElicitResult{Action: string(runner.ElicitDecline)}, nil
 		}
-		e.Schema = b
+		e.Schema = d.originalSchema(b)
 	}
 	ans, err := f.call.Elicit(ctx, e)
 	if err != nil || ans.Action != runner.ElicitAccept {
@@ -91,6 +185,78 @@ func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		return &sdk.ElicitResult{Action: string(runner.ElicitCancel)}, nil
 	}
 	return &sdk.ElicitResult{Action: string(runner.ElicitAccept), Content: content}, nil
+}
+
+// maxStrippedSchemas bounds the requested schemas kept with their
+// defaults while their question is open.
+const maxStrippedSchemas = 16
+
+// withoutDefaults is an elicitation/create's params with every "default"
+// taken out of its requestedSchema's properties, the schema as sent kept
+// for the question (originalSchema). The SDK fills an accepted answer's
+// missing fields from the schema's defaults; the answer must hold only
+// what the person set (a default shown, not sent, is the server's to
+// apply). Params it cannot read are returned as they came.
+func (d *Driver) withoutDefaults(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p["requestedSchema"] == nil {
+		return params
+	}
+	var schema map[string]any
+	if json.Unmarshal(p["requestedSchema"], &schema) != nil {
+		return params
+	}
+	props, _ := schema["properties"].(map[string]any)
+	stripped := false
+	for _, v := range props {
+		if prop, ok := v.(map[string]any); ok {
+			if _, has := prop["default"]; has {
+				delete(prop, "default")
+				stripped = true
+			}
+		}
+	}
+	if !stripped {
+		return params
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return params
+	}
+	orig := p["requestedSchema"]
+	p["requestedSchema"] = b
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	// The handler sees the schema as the SDK re-encodes it: key it so.
+	var canon any
+	_ = json.Unmarshal(b, &canon)
+	key, _ := json.Marshal(canon)
+	d.mu.Lock()
+	if d.stripped == nil || len(d.stripped) >= maxStrippedSchemas {
+		d.stripped = map[string]json.RawMessage{}
+	}
+	d.stripped[string(key)] = slices.Clone(orig)
+	d.mu.Unlock()
+	return out
+}
+
+// originalSchema is the requested schema as the server sent it, defaults
+// included, for the question whose schema withoutDefaults stripped to
+// stripped (itself when none was).
+func (d *Driver) originalSchema(stripped []byte) json.RawMessage {
+	var canon any
+	if json.Unmarshal(stripped, &canon) != nil {
+		return stripped
+	}
+	key, _ := json.Marshal(canon)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if orig, ok := d.stripped[string(key)]; ok {
+		return orig
+	}
+	return stripped
 }
 
 // recordingTransport hands every JSON-RPC message of the session to the
@@ -125,6 +291,9 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return m, err
 	}
 	c.d.record(runner.FrameReceived, m)
+	if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() && r.Method == "elicitation/create" {
+		r.Params = c.d.withoutDefaults(r.Params)
+	}
 	if r, ok := m.(*jsonrpc.Response); ok {
 		c.d.noteResult(r)
 		c.d.keepToolSchemas(r.Result)
@@ -151,7 +320,15 @@ func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		c.d.noteCall(r)
 	}
 	c.lists.sent(m)
-	return c.Connection.Write(ctx, m)
+	err := c.Connection.Write(ctx, m)
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
+		for _, f := range c.d.calls() {
+			if f.ctx.Err() != nil {
+				f.cancelOnce.Do(func() { close(f.cancelSent) })
+			}
+		}
+	}
+	return err
 }
 
 // record encodes m once for every call in flight that records.

@@ -163,3 +163,53 @@ func TestReferenceSecrets(t *testing.T) {
 		t.Errorf("headers %v", h)
 	}
 }
+
+// TestImportPlace: VS Code's JSONC is read; ${workspaceFolder} becomes
+// the folder holding .vscode; arguments naming folders and scripts become
+// roots; a URL holding credentials is flagged.
+func TestImportPlace(t *testing.T) {
+	proj := t.TempDir()
+	data := filepath.Join(proj, "data")
+	pkg := filepath.Join(proj, "srv")
+	for _, d := range []string{data, filepath.Join(pkg, "dist"), filepath.Join(proj, ".vscode")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(pkg, "package.json"), filepath.Join(pkg, "dist", "index.js")} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jsonc := `{
+  // the servers of this workspace
+  "servers": {
+    "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "` + data + `", "${workspaceFolder}"]},
+    "tool": {"command": "/usr/bin/node", "args": ["` + filepath.Join(pkg, "dist", "index.js") + `"],}, /* trailing comma */
+    "remote": {"type": "http", "url": "https://ann:hunter2@mcp.example.com/mcp?key=abc123&x=1"},
+  },
+}`
+	f, err := ParseClientConfig([]byte(jsonc))
+	if err != nil {
+		t.Fatalf("JSONC refused: %v", err)
+	}
+	f.Place(filepath.Join(proj, ".vscode", "mcp.json"))
+	by := map[string]Imported{}
+	for _, s := range f.Servers {
+		by[s.ID] = s
+	}
+	fs := by["fs"].Server
+	if fs.Args[3] != proj || fs.Roots[data] != config.RootRW || fs.Roots[proj] != config.RootRW {
+		t.Errorf("fs: args %q roots %v", fs.Args, fs.Roots)
+	}
+	if !strings.Contains(strings.Join(by["fs"].Notes, "\n"), "${workspaceFolder} written as "+proj) {
+		t.Errorf("fs notes %q", by["fs"].Notes)
+	}
+	if r := by["tool"].Server.Roots; len(r) != 1 || r[pkg] != config.RootRO {
+		t.Errorf("tool roots %v, want its package folder ro", r)
+	}
+	notes := strings.Join(by["remote"].Notes, "\n")
+	if !strings.Contains(notes, "user and password") || !strings.Contains(notes, "key=…") || strings.Contains(notes, "hunter2") {
+		t.Errorf("remote notes %q", notes)
+	}
+}

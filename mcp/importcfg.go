@@ -69,8 +69,9 @@ var idUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // ParseClientConfig reads a client's MCP configuration (Claude Desktop,
 // Claude Code .mcp.json or ~/.claude.json, VS Code .vscode/mcp.json,
-// Cursor mcp.json), telling the format by its keys. Nothing is run and
-// nothing expanded. An entry's transport is its "type" or, absent, what
+// Cursor mcp.json), telling the format by its keys; comments and trailing
+// commas (JSONC, as VS Code writes) are accepted. Nothing is run and
+// nothing expanded (Found.Place maps what belongs to this machine). An entry's transport is its "type" or, absent, what
 // it has: command (stdio) or url (http).
 func ParseClientConfig(data []byte) (*Found, error) {
 	var top struct {
@@ -84,7 +85,7 @@ func ParseClientConfig(data []byte) (*Found, error) {
 			MCPServers map[string]clientServer `json:"mcpServers"`
 		} `json:"projects"`
 	}
-	if err := json.Unmarshal(data, &top); err != nil {
+	if err := json.Unmarshal(stripJSONC(data), &top); err != nil {
 		return nil, fmt.Errorf("not a JSON MCP configuration: %w", err)
 	}
 	f := &Found{Inputs: map[string]string{}}

@@ -30,6 +30,9 @@ type process struct {
 	stdout *os.File // the host's end of the server's stdout
 	dir    string   // the per-session directory, removed by stop
 	exited chan struct{}
+	// interp is the interpreter a version manager's shim resolved to
+	// (nil when the command is no manager's).
+	interp *Interpreter
 	// state is the process's exit state, set before exited is closed.
 	state *os.ProcessState
 	once  sync.Once
@@ -121,6 +124,10 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 		}
 	}
 	env["TMPDIR"] = tmp
+	interp, shimmed := serverInterpreter(path, srv, env, lookup)
+	if shimmed {
+		path = interp.Path
+	}
 	cmd := exec.Command(path, args...)
 	cmd.Dir = work
 	if srv.Cwd != "" {
@@ -147,7 +154,18 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	// own, named after it; a command in a shared folder gets itself.
 	spec.Module, spec.ModuleDir, spec.RunDir = path, runner.OwnDir(path, filepath.Dir(path)), dir
 	spec.Binaries = append(slices.Clone(base.Binaries), path)
+	if shimmed {
+		// The interpreter's own install trees, read and execute, and
+		// nothing else of the home.
+		spec.Binaries = append(spec.Binaries, interp.Trees...)
+	}
 	spec.Network = srv.Network
+	if l := srv.Limits.Limits; l != (config.Limits{}) {
+		spec.Limits = contain.Limits{OpenFiles: l.OpenFiles, AddressSpace: l.AddressSpaceMB << 20, CPUSeconds: l.CPUSeconds, Processes: l.Processes}
+		if spec.Limits.OpenFiles == 0 {
+			spec.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
+		}
+	}
 	// An MCP server declares no subprocess permission to bind (npx, uvx
 	// and node servers start other programs): the system trees stay
 	// executable.
@@ -178,12 +196,37 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 		return fail(fmt.Errorf("start %s: %w", path, err))
 	}
 	p := &process{cmd: cmd, proc: proc, enf: enf, stdin: inW, stdout: outR, dir: dir, exited: make(chan struct{})}
+	if shimmed {
+		p.interp = &interp
+	}
 	go func() {
 		_ = cmd.Wait()
 		p.state = cmd.ProcessState
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// serverInterpreter resolves path through a version manager
+// (resolveInterpreter) with the server's HOME, cwd and variables (env,
+// then the host's).
+func serverInterpreter(path string, srv config.MCPServer, env map[string]string, lookup func(string) (string, bool)) (Interpreter, bool) {
+	get := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		v, _ := lookup(k)
+		return v
+	}
+	home := get("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	dir := srv.Cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return resolveInterpreter(path, home, dir, get)
 }
 
 // resolveCommand is the absolute path of a server's command: itself when
@@ -232,6 +275,13 @@ func (t *tail) Write(b []byte) {
 	if over := len(t.buf) - runner.StderrCap; over > 0 {
 		t.buf = slices.Clone(t.buf[over:])
 	}
+}
+
+// Reset forgets what was kept: a new process's tail starts empty.
+func (t *tail) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = nil
 }
 
 // String is the tail kept.

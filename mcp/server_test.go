@@ -7,11 +7,13 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -21,11 +23,13 @@ import (
 )
 
 // serverEnv selects the server's behaviour: serverServe serves the tools,
-// serverCrash writes to stderr and exits before the handshake.
+// serverCrash writes to stderr and exits before the handshake, serverHang
+// never answers it.
 const (
 	serverEnv   = "MODBAY_MCP_TEST_SERVER"
 	serverServe = "serve"
 	serverCrash = "crash"
+	serverHang  = "hang"
 )
 
 func TestMain(m *testing.M) {
@@ -45,6 +49,10 @@ func TestMain(m *testing.M) {
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)
+	case serverHang:
+		// Reads its stdin, never answers initialize.
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -68,6 +76,9 @@ type echoOut struct {
 }
 type nameIn struct {
 	Name string `json:"name,omitempty"`
+}
+type bigIn struct {
+	KB int `json:"kb"`
 }
 
 // startsEnv names a file the test server appends a line to each time it
@@ -115,6 +126,7 @@ func serve() error {
 			for i := 1; i <= 2; i++ {
 				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 4, Message: fmt.Sprintf("step %d", i)})
 			}
+			_ = req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "debug", Data: "detail"})
 			_ = req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "info", Data: "half way"})
 			if in.Name == "hang" {
 				<-ctx.Done()
@@ -136,6 +148,24 @@ func serve() error {
 			}
 			return text(out), nil, nil
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "askdefaults", Description: "Asks with defaults; returns the answer's content as JSON.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ nameIn) (*sdk.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Details?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{
+					"firstLine": map[string]any{"type": "string", "default": "Dear Sir"},
+					"count":     map[string]any{"type": "integer", "default": 42}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			b, _ := json.Marshal(res.Content)
+			return text(string(b)), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "wipe", Description: "Deletes everything, it says.",
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			return text("wiped"), nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Lists its environment.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
 		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
@@ -147,6 +177,18 @@ func serve() error {
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(true)}},
 		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
 			return text("?"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exits mid-call, explaining on stderr as node does.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(context.Context, *sdk.CallToolRequest, nameIn) (*sdk.CallToolResult, any, error) {
+			fmt.Fprint(os.Stderr, "/srv/index.js:3\n    throw new Error('no database at /data');\n\nError: no database at /data\n    at Object.<anonymous> (/srv/index.js:3:7)\n\nNode.js v20.20.2\n")
+			os.Exit(7)
+			return nil, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "Returns kb KiB of text.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in bigIn) (*sdk.CallToolResult, any, error) {
+			return text(strings.Repeat("x", in.KB<<10)), nil, nil
 		})
 	s.AddResource(&sdk.Resource{Name: "readme", Title: "Read me\x1b[31m", URI: "file:///readme.md", MIMEType: "text/markdown"},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {

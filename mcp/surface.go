@@ -493,7 +493,7 @@ func (d *Driver) getPrompt(ctx context.Context, s *session, req modproto.Request
 // it (CodeInvalidRequest, msg).
 func refusal(module string, req modproto.Request, msg string) []byte {
 	env := invokeEnvelope(module, req)
-	env.Error = &modproto.Error{Code: modproto.CodeInvalidRequest, Message: msg}
+	env.Error = &modproto.Error{Code: modproto.CodeInvalidRequest, Message: msg, Details: map[string]any{}}
 	out, _ := json.Marshal(env)
 	return out
 }
@@ -580,7 +580,7 @@ func (d *Driver) Unsubscribe(ctx context.Context, uri string) error {
 	s := d.surf.subs[uri]
 	delete(d.surf.subs, uri)
 	d.surf.mu.Unlock()
-	if s == nil || s.over() {
+	if s == nil || s.ended() {
 		return nil
 	}
 	if err := s.cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
@@ -599,7 +599,7 @@ func (d *Driver) Subscribed(uri string) (on bool, updates int, last time.Time) {
 	defer d.surf.mu.Unlock()
 	s := d.surf.subs[uri]
 	u := d.surf.updates[uri]
-	return s != nil && s == cur && !s.over(), u.Count, u.Last
+	return s != nil && s == cur && !s.ended(), u.Count, u.Last
 }
 
 // Watch calls f with every change the server announces (list_changed,
@@ -725,16 +725,6 @@ func (d *Driver) Complete(ctx context.Context, capID, arg, value string, others 
 		values = append(values, v)
 	}
 	return values, res.Completion.HasMore || res.Completion.Total > len(values), nil
-}
-
-// over reports whether session s has ended.
-func (s *session) over() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // ReadCapability is the id of the capability that reads a resource by

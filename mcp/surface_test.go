@@ -262,6 +262,10 @@ func TestSurfaceRefusals(t *testing.T) {
 	if !handled || err != nil || !strings.Contains(string(env), modproto.CodeInvalidRequest) {
 		t.Errorf("non-string arguments: %s %v", env, err)
 	}
+	// The refusal keeps the envelope's rules: error.details an object.
+	if !strings.Contains(string(env), `"details":{}`) {
+		t.Errorf("refusal envelope %s", env)
+	}
 	if _, _, handled, _ := d.surfaceCall(t.Context(), nil, modproto.Request{Capability: "a-tool"}, nil); handled {
 		t.Error("a tool's call was taken for a resource or prompt")
 	}

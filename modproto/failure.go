@@ -52,6 +52,8 @@ var failureKinds = map[string]FailureKind{
 	CodeHostProtocolViolation: KindSystem,
 	CodeHostNoEnvelope:        KindSystem,
 	"host.not_started":        KindNotRun,
+	// An MCP server's JSON-RPC error answer.
+	"host.mcp_error": KindSystem,
 }
 
 // KindOf returns the failure kind of an error code (docs/protocol.md §15);

@@ -182,7 +182,16 @@ func (h *Host) load(ctx context.Context, ref string) (*Module, error) {
 	if c, ok := homeCandidate(h.cfg.ModulesDir(), ref); ok {
 		return h.describe(ctx, c, true), nil
 	}
-	for _, m := range h.discoverOrdered(ctx, nil) {
+	// Only the candidates that may become ref are described: those that
+	// claim it and those that claim nothing (an extra's descriptor names
+	// its id). A server of another id is never started for this one.
+	var cands []Candidate
+	for _, c := range h.candidates() {
+		if c.ID == "" || c.ID == ref {
+			cands = append(cands, c)
+		}
+	}
+	for _, m := range claimIDs(cands, h.describeAll(ctx, cands, nil)) {
 		if m.ID == ref {
 			return m, nil
 		}

@@ -92,6 +92,34 @@ type Containable interface {
 	SetContainment(describe contain.Spec)
 }
 
+// ToolHints are an MCP tool's annotations as its server gave them; nil
+// when it left one out (MCP's default applies: not read-only,
+// destructive, open world).
+type ToolHints struct {
+	ReadOnly, Destructive, OpenWorld *bool
+}
+
+// HintedDriver is a driver whose capabilities' effects come from a
+// server's hints (Module.EffectsAreHints): Hints is what it gave for
+// capability capID, false when unknown. It does no I/O.
+type HintedDriver interface {
+	Hints(capID string) (ToolHints, bool)
+}
+
+// ServerRooted is a driver whose module touches folders of its own
+// rather than the request's roots (an MCP server, fixed when it starts):
+// ServerRoots are those, by path, mode "ro", "rw" or "rwx". No I/O.
+type ServerRooted interface {
+	ServerRoots() map[string]string
+}
+
+// ReplyLimiter is a driver whose module sets its own reply ceiling (an MCP
+// server's entry, docs/protocol.md §14): ReplyLimit is the request's
+// max_output_bytes given the config's (hostMax, 0 when unset).
+type ReplyLimiter interface {
+	ReplyLimit(hostMax int) int
+}
+
 // Call is one invocation as Host hands it to a Driver: the request as
 // planned and the channels back to the person. Host builds it; a driver
 // only reads it and calls its methods, each safe for concurrent use.

@@ -49,8 +49,8 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	if !json.Valid(input) {
-		return nil, fmt.Errorf("input for %s is not valid JSON", capID)
+	if why := modproto.JSONProblem(input); why != "" {
+		return nil, fmt.Errorf("input for %s: %s", capID, why)
 	}
 	p := &Plan{Module: m, Capability: *c, Unchecked: opts.SkipValidation && c.RequestSchema != ""}
 	req := modproto.Request{
@@ -60,6 +60,9 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 		Input:          input,
 		DeadlineMS:     h.cfg.DeadlineMS,
 		MaxOutputBytes: h.cfg.MaxOutputBytes,
+	}
+	if rl, ok := m.Driver.(ReplyLimiter); ok {
+		req.MaxOutputBytes = rl.ReplyLimit(h.cfg.MaxOutputBytes)
 	}
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
@@ -108,9 +111,29 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	req.Grants = h.grants(d, c, bins)
 	req.Normalize()
 	p.Request = req
+	if sr, ok := m.Driver.(ServerRooted); ok {
+		p.ServerRoots = map[string]modproto.Root{}
+		for i, path := range slices.Sorted(maps.Keys(sr.ServerRoots())) {
+			name := "server"
+			if i > 0 {
+				name = fmt.Sprintf("server%d", i+1)
+			}
+			p.ServerRoots[name] = modproto.Root{Path: path, Mode: sr.ServerRoots()[path]}
+		}
+	}
+	var hints *ToolHints
+	if hd, ok := m.Driver.(HintedDriver); ok && m.EffectsAreHints {
+		if th, ok := hd.Hints(capID); ok {
+			hints = &th
+		}
+	}
+	p.Destructive = hints != nil && hints.Destructive != nil && *hints.Destructive && c.Effects.ExternalWrites
+	if m.EffectsAreHints && c.Effects.Network && c.Effects.Local && len(d.Permissions.Network) == 0 {
+		p.NoNetwork = "the tool may reach the network, but its server was started without it (no network: true in its mcp_servers entry in config.yaml): it runs without the network; add network: true to grant it"
+	}
 	covered, why, record := h.preApproved(m, c)
 	if !covered {
-		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints)
+		p.Approval = approvalReasons(d, c, req.Grants, m.EffectsAreHints, hints)
 		if len(p.Approval) > 0 {
 			p.AskedAgain = why
 		}
@@ -294,18 +317,37 @@ func (h *Host) grants(d *modproto.Descriptor, c *modproto.Capability, bins map[s
 // annotations, so an unknown cost alone does not ask (docs/protocol.md §11, MCP
 // tools) and each reason names the hint it rests on and says it is the
 // server's.
-func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants, hints bool) []string {
+func approvalReasons(d *modproto.Descriptor, c *modproto.Capability, g modproto.Grants, hints bool, given *ToolHints) []string {
 	var r []string
 	e := c.Effects
+	if given == nil {
+		given = &ToolHints{}
+	}
+	// A hint the server gave is told apart from MCP's default for one
+	// it left out.
+	said := func(name string, v *bool, def string) string {
+		if v == nil {
+			return "no " + name + " given: MCP's default is " + def
+		}
+		return fmt.Sprintf("the server's %s: %v", name, *v)
+	}
+	const notGuarantees = "; annotations are the server's hints, not guarantees"
 	switch {
+	case e.Network && hints && e.Local && len(d.Permissions.Network) == 0:
+		// A stdio server started without the network cannot reach it:
+		// nothing to approve (Plan.NoNetwork says how to grant it).
 	case e.Network && hints:
-		r = append(r, "may reach the network (open world: the server's openWorldHint, or none given; annotations are the server's hints, not guarantees)")
+		r = append(r, "may reach the network ("+said("openWorldHint", given.OpenWorld, "open world")+notGuarantees+")")
 	case e.Network:
 		r = append(r, "reaches the network")
 	}
 	switch {
+	case e.ExternalWrites && hints && given.Destructive != nil && *given.Destructive:
+		r = append(r, "may delete or overwrite data (the server's destructiveHint: true; "+said("readOnlyHint", given.ReadOnly, "not read-only")+notGuarantees+")")
+	case e.ExternalWrites && hints && given.Destructive != nil:
+		r = append(r, "may write outside, adding only (the server's destructiveHint: false; "+said("readOnlyHint", given.ReadOnly, "not read-only")+notGuarantees+")")
 	case e.ExternalWrites && hints:
-		r = append(r, "may write outside (not read-only: the server's readOnlyHint, or none given; annotations are the server's hints, not guarantees)")
+		r = append(r, "may write outside ("+said("readOnlyHint", given.ReadOnly, "not read-only")+"; no destructiveHint given: MCP's default is destructive"+notGuarantees+")")
 	case e.ExternalWrites:
 		r = append(r, "writes outside (external_writes)")
 	}

@@ -118,7 +118,11 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 		return hostErr(r.Failure.Code, r.Failure.Detail, r.Failure.Violations), nil
 	}
 	if n := replySize(r); req.MaxOutputBytes > 0 && n > int64(req.MaxOutputBytes) {
-		return hostErr(modproto.CodeHostOutputTooLarge, fmt.Sprintf("the reply (%d bytes with its content blocks) exceeded max_output_bytes (%d)", n, req.MaxOutputBytes), nil), nil
+		where := "max_output_bytes in config.yaml"
+		if _, ok := drv.(ReplyLimiter); ok {
+			where = "limits.max_output_bytes in the server's mcp_servers entry, docs/protocol.md §14"
+		}
+		return hostErr(modproto.CodeHostOutputTooLarge, fmt.Sprintf("the reply (%d bytes with its content blocks) exceeded max_output_bytes (%d; set with %s)", n, req.MaxOutputBytes, where), nil), nil
 	}
 	env, err := modproto.DecodeEnvelope(r.Envelope)
 	if err != nil {

@@ -454,3 +454,26 @@ func TestSeamContentBlockChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadDescribesOnlyItsSource: loading a module by id describes the
+// candidates that claim that id (or claim none), never a neighbour that
+// claims another: one broken server costs nothing to an invoke of another.
+func TestLoadDescribesOnlyItsSource(t *testing.T) {
+	cfg, err := config.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := runner.NewHost(cfg)
+	mine := runnertest.New(memDescriptor(), nil)
+	other := memDescriptor()
+	other.Module, other.Name = "neighbour", "neighbour"
+	neighbour := runnertest.New(other, nil)
+	host.AddSource(runnertest.Source{Drivers: []*runnertest.Driver{neighbour, mine}})
+	m, err := host.Load(context.Background(), memID)
+	if err != nil || m.ID != memID {
+		t.Fatalf("load %s: %v %+v", memID, err, m)
+	}
+	if n := neighbour.Describes(); n != 0 {
+		t.Errorf("loading %s described its neighbour %d times", memID, n)
+	}
+}

@@ -202,6 +202,21 @@ type Plan struct {
 	// as placed in their fresh read-only roots; removed when Run ends.
 	Handoff []HandedFile
 
+	// Destructive is true when the capability is an MCP tool whose server
+	// said destructiveHint: true (not MCP's default): a "for this session"
+	// approval of it asks twice.
+	Destructive bool
+	// ServerRoots are the folders an MCP stdio server was started with
+	// (its config entry's roots and cwd), named "server", "server2", … by
+	// path, which the server touches instead of the request's roots;
+	// empty for a remote server, nil for a module that gets the
+	// request's (ServerRooted).
+	ServerRoots map[string]modproto.Root
+	// NoNetwork is set for an MCP tool that may reach the network on a
+	// stdio server started without it: it runs without the network; the
+	// text says how to grant it (docs/mcp.md).
+	NoNetwork string
+
 	// Unchecked is true when the input was sent anyway, without checking
 	// it against the request schema (PlanOptions.SkipValidation: the
 	// person's "send anyway"); history records it and screens say so.

@@ -80,6 +80,7 @@ func DefaultKeyMap() KeyMap {
 		List: list.DefaultKeyMap(),
 		Modules: ModulesKeyMap{
 			Rediscover: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
+			LogLevel:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level")),
 			Skills:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skills")),
 			Quit:       quit,
 		},

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -22,6 +25,9 @@ import (
 type ModulesKeyMap struct {
 	// Rediscover runs discovery again.
 	Rediscover key.Binding
+	// LogLevel asks the selected MCP server for its next log level
+	// (logging/setLevel), kept for its later sessions.
+	LogLevel key.Binding
 	// Skills opens the skills screen.
 	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
@@ -320,6 +326,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, l.keys.Rediscover):
 		return actionRediscover{}, nil
+	case key.Matches(kp, l.keys.LogLevel) && l.levelDriver() != nil:
+		return nil, nextLogLevel(l.levelDriver())
 	case key.Matches(kp, openHistoryKey):
 		return actionOpen{kind: screenHistory}, nil
 	case key.Matches(kp, l.keys.Skills):
@@ -336,7 +344,53 @@ func (l *moduleList) ShortHelp() []key.Binding {
 	if l.list.Typing() {
 		return b
 	}
-	return append(b, l.keys.Rediscover, l.keys.Quit)
+	b = append(b, l.keys.Rediscover)
+	if l.levelDriver() != nil {
+		b = append(b, l.keys.LogLevel)
+	}
+	return append(b, l.keys.Quit)
+}
+
+// levelDriver is the selected module's driver when it takes a log level
+// (an MCP server), else nil.
+func (l *moduleList) levelDriver() logLeveler {
+	m := l.Selected()
+	if m == nil {
+		return nil
+	}
+	ld, _ := m.Driver.(logLeveler)
+	return ld
+}
+
+// logLeveler is a driver whose server's log level can be set
+// (mcp.Driver): SetLogLevel asks the server (I/O: run it in a tea.Cmd).
+type logLeveler interface {
+	LogLevel() string
+	SetLogLevel(ctx context.Context, level string) error
+}
+
+// logLevels are MCP's levels in the order L steps through them.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevelTimeout bounds asking a server for its level.
+const logLevelTimeout = 5 * time.Second
+
+// logLevelMsg is the outcome of asking a server for a log level.
+type logLevelMsg struct {
+	level string
+	err   error
+}
+
+// nextLogLevel asks ld's server for the level after its current one,
+// in a command (the server answers over its session).
+func nextLogLevel(ld logLeveler) tea.Cmd {
+	i := slices.Index(logLevels, ld.LogLevel())
+	next := logLevels[(i+1)%len(logLevels)]
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
+		defer cancel()
+		return logLevelMsg{level: next, err: ld.SetLogLevel(ctx, next)}
+	}
 }
 
 // EssentialHelp is what the help bar keeps at any width: open and quit
@@ -351,7 +405,11 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 	if l.list.Typing() {
 		return g
 	}
-	return append(g, []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills, l.keys.Quit})
+	keys := []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills}
+	if l.levelDriver() != nil {
+		keys = append(keys, l.keys.LogLevel)
+	}
+	return append(g, append(keys, l.keys.Quit))
 }
 
 // View implements Screen: the banner, the filter, discovery's progress,
@@ -503,6 +561,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		b.indented(strings.Join(render.EffectBadges(c.Effects, c.LongRunning), " · "))
 	}
 	catalog(&b, m)
+	serverLog(&b, m)
 	if reqs := m.RequirementStates(); len(reqs) > 0 {
 		b.heading("Requirements")
 		for _, r := range reqs {
@@ -530,8 +589,24 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 		// is not only its Write list.
 		b.kv("Workspace", "rw, always supplied (the person's working folder)")
 	}
-	b.kv("Read", listOrNone(p.FilesystemRead))
-	b.kv("Write", listOrNone(p.FilesystemWrite))
+	if sr, ok := m.Driver.(runner.ServerRooted); ok {
+		// An MCP server touches its config entry's folders, not
+		// declared roots.
+		var read, write []string
+		roots := sr.ServerRoots()
+		for _, path := range slices.Sorted(maps.Keys(roots)) {
+			if roots[path] == "ro" {
+				read = append(read, render.SanitizeLine(path))
+			} else {
+				write = append(write, render.SanitizeLine(path)+" ("+render.SanitizeLine(roots[path])+")")
+			}
+		}
+		b.kv("Read", listOrNone(read)+" (the server's roots, from its config entry)")
+		b.kv("Write", listOrNone(write))
+	} else {
+		b.kv("Read", listOrNone(p.FilesystemRead))
+		b.kv("Write", listOrNone(p.FilesystemWrite))
+	}
 	b.kv("Network", listOrNone(p.Network))
 	b.kv("Credentials", listOrNone(p.Credentials))
 	b.kv("Paid", listOrNone(p.PaidProviders))
@@ -580,6 +655,36 @@ func launchOf(m *runner.Module) (label, value string, ok bool) {
 // (mcp.Driver.Catalog), as lines, held in memory (no I/O).
 type catalogDriver interface {
 	Catalog() (resources, prompts, problems []string)
+}
+
+// logDriver is a driver that keeps its server's log messages between
+// calls (mcp.Driver): the last n as lines, raw, and the level asked for.
+// Neither does I/O.
+type logDriver interface {
+	LogLines(n int) []string
+	LogLevel() string
+}
+
+// serverLogLines is how many of a server's log messages the detail pane
+// shows.
+const serverLogLines = 12
+
+// serverLog shows the newest log messages of m's server, kept between
+// calls, with the level they were asked at.
+func serverLog(b *detailBuilder, m *runner.Module) {
+	ld, ok := m.Driver.(logDriver)
+	if !ok {
+		return
+	}
+	lines := ld.LogLines(serverLogLines)
+	b.heading("Log (level " + render.SanitizeLine(ld.LogLevel()) + " and above)")
+	if len(lines) == 0 {
+		b.line(b.com.Styles.Muted.Render("no log messages yet"))
+		return
+	}
+	for _, l := range lines {
+		b.wrapped(b.com.Styles.Text, render.SanitizeLine(l))
+	}
 }
 
 // catalog lists m's resources and prompts when its driver has them.

@@ -25,20 +25,29 @@ const (
 	// stderrPartialMax bounds an unterminated stderr line, so a module
 	// that never prints a newline cannot grow it without limit (bytes).
 	stderrPartialMax = 4096
+	// logTailLines is how many of the last log messages the run view
+	// keeps.
+	logTailLines = 100
 )
 
 // runView is one run of the session, in flight or done: what its screen
 // shows and what its result screen is built from. The root keeps it by
 // request id (Model.runs).
 type runView struct {
-	com        *common.Common
-	id         string
-	plan       *runner.Plan
-	cancel     context.CancelFunc
-	started    time.Time
-	lines      []string
-	partial    string
-	job        *runner.JobStatus
+	com     *common.Common
+	id      string
+	plan    *runner.Plan
+	cancel  context.CancelFunc
+	started time.Time
+	lines   []string
+	partial string
+	job     *runner.JobStatus
+	// progress is the last progress the module reported (MCP
+	// notifications/progress); nil before any.
+	progress *runner.Progress
+	// logs are the last logTailLines log messages (MCP
+	// notifications/message) as "level text", raw.
+	logs       []string
 	pid        int
 	cancelling bool
 	done       bool
@@ -66,6 +75,15 @@ func (r *runView) event(ev runner.Event) {
 	}
 	if len(ev.Stderr) > 0 {
 		r.addStderr(string(ev.Stderr))
+	}
+	if ev.Progress != nil {
+		r.progress = ev.Progress
+	}
+	if l := ev.Log; l != nil {
+		r.logs = append(r.logs, l.Level+" "+l.Text)
+		if len(r.logs) > logTailLines {
+			r.logs = r.logs[len(r.logs)-logTailLines:]
+		}
 	}
 }
 
@@ -227,6 +245,16 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	if r.pid != 0 {
 		lines = append(lines, st.Label.Render("pid     ")+fmt.Sprint(r.pid))
 	}
+	if p := r.progress; p != nil {
+		line := st.Label.Render("progress")
+		if p.Percent != nil {
+			line += fmt.Sprintf(" %.0f%% %s", *p.Percent, bar(*p.Percent, 20))
+		}
+		if p.Message != "" {
+			line += " " + render.SanitizeLine(p.Message)
+		}
+		lines = append(lines, line)
+	}
 	if j := r.job; j != nil {
 		lines = append(lines, "", st.Subtitle.Render("Job")+" "+st.ID.Render(render.SanitizeLine(j.ID)))
 		line := render.SanitizeLine(j.State)
@@ -256,6 +284,15 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	// read whole); the stderr tail below is cut to the width, and shown
 	// whole in the result.
 	lines = strings.Split(common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w), "\n")
+	if n := len(r.logs); n > 0 && h-len(lines)-2 > 0 {
+		// The newest messages, at most half the room left, so stderr
+		// still shows below.
+		show := min(n, max((h-len(lines)-2)/2, 1))
+		lines = append(lines, "", st.Subtitle.Render("log"))
+		for _, l := range r.logs[n-show:] {
+			lines = append(lines, common.Trunc(render.SanitizeLine(l), w))
+		}
+	}
 	room := h - len(lines) - 2
 	tail := r.stderrTail()
 	if tail != "" && room > 0 {

@@ -380,6 +380,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case historyMsg:
 		return m, m.historyUpdate(msg)
+	case logLevelMsg:
+		// The detail pane reads the level from the driver.
+		m.modules.list.InvalidateDetail()
+		return m, nil
 	case configReloadedMsg:
 		return m, m.reloaded(msg)
 	case devLoadedMsg:
@@ -405,6 +409,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runEventMsg:
 		if r, ok := m.runs[msg.id]; ok {
 			r.event(msg.ev)
+		}
+		if msg.ev.Log != nil {
+			// The server's log in its detail pane grew.
+			m.modules.list.InvalidateDetail()
 		}
 		return m, nil
 	case runTickMsg:

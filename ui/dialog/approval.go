@@ -69,6 +69,9 @@ type Approval struct {
 	input     approvalInput
 	inputOpen bool
 	inputCut  bool
+	// sessionAsked is set by a first s on a destructive tool's plan
+	// (runner.Plan.Destructive): the second s allows it for the session.
+	sessionAsked bool
 }
 
 // NewApproval opens the dialog for plan; the grace period starts now (by
@@ -119,6 +122,11 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, a.keys.Once):
 		return ActionApprove{Scope: ScopeOnce}, nil
+	case key.Matches(kp, a.keys.Session) && a.plan.Destructive && !a.sessionAsked:
+		// The server says the tool destroys data: allowing every later
+		// call unasked takes a second s.
+		a.sessionAsked = true
+		return nil, nil
 	case key.Matches(kp, a.keys.Session):
 		return ActionApprove{Scope: ScopeSession}, nil
 	case key.Matches(kp, a.keys.Deny):
@@ -244,11 +252,19 @@ func (a *Approval) View(width, height int) string {
 	if len(roots) == 0 {
 		roots = []string{"(none)"}
 	}
-	if p.Module != nil && p.Module.EffectsAreHints {
+	if p.ServerRoots != nil {
 		// An MCP server is one process across calls: what it may touch
 		// is its config entry's, fixed when it started, not this call's
 		// request roots (which it never receives).
-		roots = []string{"the server's own: its config entry's roots, fixed when it started"}
+		roots = nil
+		for _, n := range slices.Sorted(maps.Keys(p.ServerRoots)) {
+			r := p.ServerRoots[n]
+			roots = append(roots, render.SanitizeLine(r.Mode)+" "+render.SanitizeLine(r.Path))
+		}
+		if len(roots) == 0 {
+			roots = []string{"none"}
+		}
+		roots = append(roots, "(the server's, from its config entry, fixed when it started)")
 	}
 	list("Roots", roots)
 	var bins []string
@@ -265,6 +281,9 @@ func (a *Approval) View(width, height int) string {
 		}
 	}
 	grant("Network", g.Network)
+	if p.NoNetwork != "" {
+		kv("Network", render.SanitizeLine(p.NoNetwork))
+	}
 	grant("Credentials", g.Credentials)
 	grant("Paid", g.PaidProviders)
 	grant("Subprocess", g.Subprocess)
@@ -280,6 +299,10 @@ func (a *Approval) View(width, height int) string {
 	}
 
 	title := st.Title.Render("Approve this call?")
+	if a.sessionAsked {
+		body = append(body, "", st.Warning.Render(common.Trunc("The server says this tool destroys data: press s again to allow", inner)),
+			st.Warning.Render(common.Trunc("every call of it this session without asking.", inner)))
+	}
 	choices := st.Selected.Render("a") + " allow once   " + st.Selected.Render("s") + " allow for this session   " + st.Selected.Render("d") + " deny"
 	if a.InGrace() {
 		choices += st.Muted.Render("  (wait…)")

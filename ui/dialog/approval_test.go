@@ -217,7 +217,8 @@ func TestApprovalInputExpandsAndMasks(t *testing.T) {
 
 // TestApprovalRootsSayWhatIsSupplied: the workspace root is marked as
 // always supplied, as describe and the permissions pane say; an MCP
-// server's call does not list request roots the server never receives.
+// server's call lists the server's own roots, not request roots it never
+// receives.
 func TestApprovalRootsSayWhatIsSupplied(t *testing.T) {
 	a, _ := newTestApproval(t)
 	view := strings.Join(strings.Fields(strings.ReplaceAll(a.View(120, 40), "│", "")), " ")
@@ -227,8 +228,9 @@ func TestApprovalRootsSayWhatIsSupplied(t *testing.T) {
 	mod := *a.plan.Module
 	mod.EffectsAreHints = true
 	a.plan.Module = &mod
+	a.plan.ServerRoots = map[string]modproto.Root{"server": {Path: "/opt/mcp/fs", Mode: "ro"}}
 	view = strings.Join(strings.Fields(strings.ReplaceAll(a.View(120, 40), "│", "")), " ")
-	if strings.Contains(view, "workspace rw") || !strings.Contains(view, "the server's own: its config entry's roots") {
+	if strings.Contains(view, "workspace rw") || !strings.Contains(view, "ro /opt/mcp/fs (the server's, from its config entry, fixed when it started)") {
 		t.Errorf("an MCP call's roots:\n%s", a.View(120, 40))
 	}
 }
@@ -248,5 +250,29 @@ func TestApprovalSaysWhyItAsksAgain(t *testing.T) {
 	}
 	if strings.Contains(view, "\x1b[2J") {
 		t.Error("the line reached the terminal unsanitized")
+	}
+}
+
+// TestApprovalDestructiveSessionAsksTwice: a tool its server calls
+// destructive (destructiveHint: true) is allowed for the session only by
+// a second s, after the dialog says what that allows; the server's
+// no-network note and its own roots are shown.
+func TestApprovalDestructiveSessionAsksTwice(t *testing.T) {
+	a, clock := newTestApproval(t)
+	a.plan.Destructive = true
+	a.plan.NoNetwork = "runs without the network; add network: true to grant it"
+	a.plan.ServerRoots = map[string]modproto.Root{"server": {Path: "/srv/data", Mode: "rw"}}
+	clock.Advance(GracePeriod)
+	if act, _ := a.Update(uitest.Key("s")); act != nil {
+		t.Fatalf("the first s on a destructive tool: %#v, want a second confirmation", act)
+	}
+	v := a.View(100, 40)
+	for _, want := range []string{"press s again", "add network: true", "rw /srv/data"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, v)
+		}
+	}
+	if act, _ := a.Update(uitest.Key("s")); act != (ActionApprove{Scope: ScopeSession}) {
+		t.Errorf("the second s: %#v", act)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"modbay/modproto"
 	"slices"
 )
 
@@ -46,7 +47,7 @@ func JSONError(raw []byte) error {
 	if json.Valid(raw) {
 		return nil
 	}
-	return errors.New(jsonProblem(raw))
+	return errors.New(modproto.JSONProblem(raw))
 }
 
 // chosen is a union's state before SetValue: its chosen variant and the

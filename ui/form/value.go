@@ -24,7 +24,7 @@ const (
 	MsgReadOnlyRequired = "required but read-only, with no default: the form cannot fill it (JSON mode can)"
 	MsgNotNumber        = "not a number (e.g. 3, -1.5, 2e3)"
 	MsgNotInteger       = "not an integer (e.g. 3, -12)"
-	MsgBadJSON          = "not valid JSON"
+	MsgBadJSON          = modproto.MsgBadJSON
 	MsgDupKey           = "key appears twice"
 )
 
@@ -203,7 +203,7 @@ func jsonText(n *Node, probs problemSink, ptr string, missing func() (json.RawMe
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(s)); err != nil {
-		probs.add(ptr, jsonProblem([]byte(s)))
+		probs.add(ptr, modproto.JSONProblem([]byte(s)))
 		return nil, false
 	}
 	return buf.Bytes(), true

@@ -455,5 +455,9 @@ func (c *detailCache) get(key detailKey, build func() string) string {
 	return c.text
 }
 
+// InvalidateDetail makes the next frame build the detail pane again: what
+// it shows changed without the item changing (a server's log).
+func (l *Model) InvalidateDetail() { l.cache.ok = false }
+
 // KeyMap returns the list's bindings.
 func (l *Model) KeyMap() KeyMap { return l.keys }

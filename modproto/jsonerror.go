@@ -1,4 +1,4 @@
-package form
+package modproto
 
 import (
 	"bytes"
@@ -16,12 +16,20 @@ import (
 // "hello", not hello"): a pasted paragraph is not repeated whole.
 const maxWordQuoted = 24
 
-// jsonProblem says why raw is not one JSON value, in plain words, with
+// MsgBadJSON starts every JSONProblem.
+const MsgBadJSON = "not valid JSON"
+
+// JSONProblem says why raw is not one JSON value, in plain words, with
 // where (line and column, counted from 1, columns in characters) when the
-// decoder says: a bare word is "strings need quotes", a
+// decoder says; "" when raw is one. Every JSON input a person types (a
+// form field, invoke --input, --elicit-input) is judged by it: a bare
+// word is "strings need quotes", a
 // trailing comma, a missing comma, single quotes and an early end each get
 // their own words; anything else keeps the decoder's.
-func jsonProblem(raw []byte) string {
+func JSONProblem(raw []byte) string {
+	if json.Valid(raw) {
+		return "" // a number no float64 holds (1e999) is still JSON
+	}
 	var v any
 	err := json.Unmarshal(raw, &v)
 	if err == nil {

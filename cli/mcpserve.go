@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"modbay/config"
+	"modbay/gateway"
+	"modbay/history"
+	"modbay/runner"
+)
+
+// MCPServeOptions is what `modbay mcp serve` was asked to do.
+type MCPServeOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Tools and Exclude are --tools / --exclude (nil: config.yaml's
+	// mcp_serve: patterns).
+	Tools, Exclude []string
+	// Follow is how long a call follows a long-running job before it
+	// returns the job's handle (0: gateway.DefaultFollow).
+	Follow time.Duration
+}
+
+// newMCPServeCommand builds `modbay mcp serve`.
+func newMCPServeCommand(g *globals) *cobra.Command {
+	o := &MCPServeOptions{IO: g.io, G: g}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the home's modules and MCP servers as MCP tools over stdio, for agents",
+		Long: `Runs an MCP server on standard input and output for an MCP client (Claude Code,
+Claude Desktop, VS Code, Cursor, Codex…): one tool per ready capability of the
+home's modules and per tool of its mcp_servers. Every call runs as modbay invoke
+runs it — validated, planned, contained, checked and recorded in the history
+(source "mcp serve") — and a call that needs approval is asked through the
+client's elicitation only with mcp_serve.approve_by_elicitation: true, runs when
+policy.pre_approved covers it, and is otherwise refused with nothing run.
+
+Modules get the home's workspace, or --workspace DIR: never the client's
+current directory unless you pass it. Standard output carries only the
+protocol. docs/gateway.md sets it up for each client.`,
+		Example: `  modbay mcp serve --workspace ~/src/project
+  modbay mcp serve --tools 'notes_*' --exclude '*_echo'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("tools") {
+				o.Tools = nil
+			}
+			if !cmd.Flags().Changed("exclude") {
+				o.Exclude = nil
+			}
+			return mcpServeRun(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.tools, else all)")
+	f.StringArrayVar(&o.Exclude, "exclude", nil, "leave out tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.exclude)")
+	f.DurationVar(&o.Follow, "follow", gateway.DefaultFollow, "how long a call follows a long-running job with progress before it returns the job's handle")
+	return cmd
+}
+
+// mcpServeRun serves until standard input closes, SIGTERM or SIGINT;
+// every run still going is then killed (or its job left running) and
+// recorded before it returns.
+func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	hist, _ := history.OpenConfig(e.host.Config()) // nil: nothing recorded
+	cur := e
+	// A changed config.yaml builds the host again, as the cockpit's
+	// reload does (MCP servers kept when their entries did not change).
+	reload := func() (*runner.Host, error) {
+		cfg, err := config.Load(cur.host.Config().Home)
+		if err != nil {
+			return nil, err
+		}
+		next, err := o.G.envFor(cfg, cur)
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+		return next.host, nil
+	}
+	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow,
+		Version: "dev", Reload: reload})
+	return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
+}

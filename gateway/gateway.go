@@ -1,0 +1,313 @@
+// Package gateway serves the home's ready modules and configured MCP
+// servers as MCP tools (`modbay mcp serve`, docs/gateway.md): one tool per
+// served capability, each call planned, approved, contained, checked and
+// recorded exactly as `modbay invoke` does it, results as MCP content.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/config"
+	"modbay/history"
+	"modbay/render"
+	"modbay/runner"
+)
+
+// Defaults of a serve process (docs/gateway.md).
+const (
+	// DefaultMaxConcurrent bounds the calls one serve process runs at
+	// once when mcp_serve.max_concurrent is 0.
+	DefaultMaxConcurrent = 8
+	// DefaultFollow is how long a call follows a long-running job with
+	// progress before it returns the job's handle (docs/protocol.md §12).
+	DefaultFollow = 30 * time.Second
+	// refreshDebounce gathers a burst of changes to the home (an install
+	// writes many files) into one catalogue refresh.
+	refreshDebounce = 500 * time.Millisecond
+	// maxClientName bounds the client's declared name as recorded.
+	maxClientName = 64
+)
+
+// Options configure a Server.
+type Options struct {
+	// Host runs the calls; its config's mcp_serve: section is the
+	// default of the fields below.
+	Host *runner.Host
+	// History records every call; nil records nothing.
+	History *history.Store
+	// Tools and Exclude are glob patterns over tool names and ids
+	// (config mcp_serve.tools / exclude when nil).
+	Tools, Exclude []string
+	// ApproveByElicitation lets a client that supports elicitation
+	// answer approval questions (docs/gateway.md "Approvals").
+	ApproveByElicitation bool
+	// MaxConcurrent bounds the calls run at once (0: DefaultMaxConcurrent).
+	MaxConcurrent int
+	// Follow is how long a call follows a job (0: DefaultFollow).
+	Follow time.Duration
+	// Version is modbay's version, told to clients.
+	Version string
+	// Discover lists the modules to serve; nil: the current host's
+	// Discover.
+	Discover func(context.Context) []*runner.Module
+	// Reload, if non-nil, builds the host again from config.yaml as it now
+	// is; it is called when the file changes (a config that does not load
+	// keeps the current host).
+	Reload func() (*runner.Host, error)
+}
+
+// Server is one `modbay mcp serve` process's MCP server.
+type Server struct {
+	opts Options
+	srv  *mcp.Server
+	sem  chan struct{}
+
+	hostMu sync.Mutex
+	cur    *runner.Host
+
+	mu       sync.Mutex
+	tools    map[string]*entry
+	sessions map[*mcp.ServerSession]*session
+
+	// runs counts calls in flight; base is cancelled when Run ends, which
+	// kills each plain run's tree and stops following each job.
+	runs   sync.WaitGroup
+	base   context.Context
+	cancel context.CancelFunc
+}
+
+// New builds a Server from opts, falling back to the config's mcp_serve:.
+func New(opts Options) *Server {
+	cfg := opts.Host.Config().MCPServe
+	if opts.Tools == nil {
+		opts.Tools = cfg.Tools
+	}
+	if opts.Exclude == nil {
+		opts.Exclude = cfg.Exclude
+	}
+	opts.ApproveByElicitation = opts.ApproveByElicitation || cfg.ApproveByElicitation
+	if opts.MaxConcurrent == 0 {
+		opts.MaxConcurrent = cfg.MaxConcurrent
+	}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if opts.Follow <= 0 {
+		opts.Follow = DefaultFollow
+	}
+	s := &Server{opts: opts, sem: make(chan struct{}, opts.MaxConcurrent), tools: map[string]*entry{},
+		sessions: map[*mcp.ServerSession]*session{}, cur: opts.Host}
+	if s.opts.Discover == nil {
+		s.opts.Discover = func(ctx context.Context) []*runner.Module { return s.host().Discover(ctx) }
+	}
+	s.base, s.cancel = context.WithCancel(context.Background())
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
+	})
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "artifact", URITemplate: "modbay://runs/{run}/{artifact}",
+		Description: "An artifact of a call this session made (verified and staged by modbay)."}, s.readResource)
+	s.addJobTools()
+	return s
+}
+
+// host is the host calls run on: Options.Host, or the last Reload's.
+func (s *Server) host() *runner.Host {
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
+	return s.cur
+}
+
+// reload replaces the host with Options.Reload's, when it gives one.
+func (s *Server) reload() {
+	if s.opts.Reload == nil {
+		return
+	}
+	h, err := s.opts.Reload()
+	if err != nil || h == nil {
+		return // the current host stays; modbay list says what is wrong
+	}
+	s.hostMu.Lock()
+	s.cur = h
+	s.hostMu.Unlock()
+}
+
+// MCP is the underlying SDK server (tests connect to it in memory).
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// Refresh discovers the modules again and replaces the served tools:
+// removed and changed tools go, new ones come; the SDK tells connected
+// clients the list changed.
+func (s *Server) Refresh(ctx context.Context) {
+	next := catalogue(s.opts.Discover(ctx), s.opts.Tools, s.opts.Exclude)
+	s.mu.Lock()
+	var gone []string
+	for name, old := range s.tools {
+		if n, ok := next[name]; !ok || !sameTool(old, n) {
+			gone = append(gone, name)
+		}
+	}
+	var added []*entry
+	for name, n := range next {
+		if old, ok := s.tools[name]; !ok || !sameTool(old, n) {
+			added = append(added, n)
+		}
+	}
+	s.tools = next
+	s.mu.Unlock()
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	for _, e := range added {
+		s.srv.AddTool(e.tool, s.handler(e.tool.Name))
+	}
+}
+
+// sameTool reports whether two entries would be served alike.
+func sameTool(a, b *entry) bool {
+	if a.module.Fingerprint != b.module.Fingerprint || a.module.Key != b.module.Key {
+		return false
+	}
+	x, _ := jsonOf(a.tool)
+	y, _ := jsonOf(b.tool)
+	return x == y
+}
+
+// lookup is the entry served under name.
+func (s *Server) lookup(name string) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools[name]
+}
+
+// Run serves t until the client goes (stdin closes) or ctx ends; then
+// every run it started is killed, or left as a followed job, and
+// recorded, before Run returns. watch, when true, refreshes the tools
+// when the home's modules or config.yaml change.
+func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
+	s.Refresh(ctx)
+	if watch {
+		stop := s.watch(ctx)
+		defer stop()
+	}
+	// ctx ending (SIGTERM) stops every call at once: the SDK waits for the
+	// calls in flight before Run returns.
+	stop := context.AfterFunc(ctx, s.cancel)
+	defer stop()
+	err := s.srv.Run(ctx, t)
+	s.Shutdown()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// Shutdown cancels every call in flight and waits until each is recorded.
+func (s *Server) Shutdown() {
+	s.cancel()
+	s.runs.Wait()
+}
+
+// watch refreshes the catalogue, debounced, when <home>/modules (or a
+// module directory in it) or config.yaml changes (the host is built
+// again from a changed config.yaml, Options.Reload); the returned function
+// stops watching. A home that cannot be watched is served as listed.
+func (s *Server) watch(ctx context.Context) func() {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return func() {}
+	}
+	cfg := s.host().Config()
+	configFile := filepath.Join(cfg.Home, config.FileName)
+	_ = w.Add(cfg.Home)
+	_ = w.Add(cfg.ModulesDir())
+	done := make(chan struct{})
+	go func() {
+		var timer <-chan time.Time
+		reload := false
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Dir(ev.Name) == cfg.ModulesDir() && ev.Op&fsnotify.Create != 0 {
+					_ = w.Add(ev.Name) // a new module's directory: watch its files too
+				}
+				reload = reload || ev.Name == configFile
+				timer = time.After(refreshDebounce)
+			case <-w.Errors:
+			case <-timer:
+				timer = nil
+				if reload {
+					reload = false
+					s.reload()
+				}
+				s.Refresh(ctx)
+			}
+		}
+	}()
+	return func() { close(done); w.Close() }
+}
+
+// session is what one client's session holds: its name, its approvals
+// and the artifacts its calls returned.
+type session struct {
+	client    string
+	approvals runner.SessionApprovals
+	mu        sync.Mutex
+	// artifacts maps "modbay://runs/<run>/<artifact>" to the artifact.
+	artifacts map[string]runner.VerifiedArtifact
+	// pending maps a multi-round-trip approval's request state to the
+	// call it asked about (docs/gateway.md "Approvals").
+	pending map[string]string
+	// jobs are the runs of this session that returned a job handle: the
+	// ones the modbay_job_* tools may follow.
+	jobs map[string]bool
+}
+
+// sessionOf is ss's session state, made on first use.
+func (s *Server) sessionOf(ss *mcp.ServerSession) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessions[ss]
+	if st == nil {
+		st = &session{artifacts: map[string]runner.VerifiedArtifact{}, pending: map[string]string{}, jobs: map[string]bool{}}
+		st.client = "unknown client"
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+			st.client = clientName(ip.ClientInfo.Name)
+		}
+		s.sessions[ss] = st
+		go func() { // the session's state goes with it
+			_ = ss.Wait()
+			s.mu.Lock()
+			delete(s.sessions, ss)
+			s.mu.Unlock()
+		}()
+	}
+	return st
+}
+
+// clientName is a client's declared name as recorded: one sanitized line
+// of at most maxClientName bytes.
+func clientName(n string) string {
+	n = render.SanitizeLine(n)
+	if len(n) > maxClientName {
+		n = n[:maxClientName]
+	}
+	for len(n) > 0 && !validUTF8(n) {
+		n = n[:len(n)-1]
+	}
+	return n
+}

@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"modbay/config"
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// TestCrashMidCallSaysExited: a server that exits mid-call is reported as
+// exited, with its status and the stderr line that explains it (node's
+// "Error: …", not its closing version banner); the next call starts a new
+// process whose stderr holds none of the crashed one's lines.
+func TestCrashMidCallSaysExited(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	res := f.run(m, "crash", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != CodeSessionFailed {
+		t.Fatalf("crash: %+v, want %s", res.Host, CodeSessionFailed)
+	}
+	for _, want := range []string{"exit status 7", "before answering the call", "Error: no database at /data"} {
+		if !strings.Contains(res.Host.Detail, want) {
+			t.Errorf("crash detail %q lacks %q", res.Host.Detail, want)
+		}
+	}
+	if k := modproto.KindOf(res.Host.Code); k != modproto.KindSystem {
+		t.Errorf("kind of %s = %s", res.Host.Code, k)
+	}
+	res = f.run(m, "echo", `{"text":"again"}`, runner.RunOptions{})
+	if !res.OK() {
+		t.Fatalf("after the crash: %+v", res.Host)
+	}
+	if strings.Contains(res.Stderr, "no database") {
+		t.Errorf("the new process's stderr holds the crashed one's lines: %q", res.Stderr)
+	}
+}
+
+// TestDeadlineNamesLimit: a call past its deadline returns at the
+// deadline, says which limit and where it is set, and its raw exchange
+// holds the notifications/cancelled sent.
+func TestDeadlineNamesLimit(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	p, err := f.host.Plan(m, "progress", json.RawMessage(`{"name":"hang"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Request.DeadlineMS = 300
+	var mu sync.Mutex
+	var frames [][]byte
+	started := time.Now()
+	res, err := f.host.RunWith(f.ctx, p, runner.RunOptions{Approved: true, Record: func(fr runner.Frame) {
+		mu.Lock()
+		frames = append(frames, fr.Data)
+		mu.Unlock()
+	}})
+	took := time.Since(started)
+	if err != nil || res.Host == nil || res.Host.Code != modproto.CodeHostTimeout {
+		t.Fatalf("hang: %v %+v", err, res)
+	}
+	if !strings.Contains(res.Host.Detail, "deadline of 300ms") || !strings.Contains(res.Host.Detail, "--deadline") {
+		t.Errorf("timeout detail %q names neither the limit nor the flag", res.Host.Detail)
+	}
+	// Generous, not a timing assertion: the call must not wait on
+	// anything past its deadline (startExitWait for an exit, the stop
+	// grace, a reconnect).
+	if took > 300*time.Millisecond+startExitWait*6/10 {
+		t.Errorf("a 300 ms deadline returned after %s", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices0(frames, []byte(`"notifications/cancelled"`)) {
+		t.Errorf("the exchange lacks notifications/cancelled: %d frames", len(frames))
+	}
+}
+
+func slices0(frames [][]byte, sub []byte) bool {
+	for _, b := range frames {
+		if bytes.Contains(b, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLogsKeptAndLevel: log messages are kept between calls (bounded),
+// and the level set with SetLogLevel is asked of the server and kept
+// when it restarts.
+func TestLogsKeptAndLevel(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	d := f.src.Driver("test")
+	if res := f.run(m, "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	if logs := d.Logs(); len(logs) != 1 || logs[0].Level != "info" || logs[0].Text != "half way" {
+		t.Fatalf("kept logs %+v, want the info message only (debug is below the default level)", logs)
+	}
+	if err := d.SetLogLevel(f.ctx, "loud"); err == nil {
+		t.Error("an unknown level was accepted")
+	}
+	if err := d.SetLogLevel(f.ctx, "debug"); err != nil {
+		t.Fatal(err)
+	}
+	// The crash restarts the server: the level holds in the new session.
+	_ = f.run(m, "crash", `{}`, runner.RunOptions{})
+	if res := f.run(m, "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	var texts []string
+	for _, l := range d.Logs() {
+		texts = append(texts, l.Level+" "+l.Text)
+	}
+	if got := strings.Join(texts, ","); got != "info half way,debug detail,info half way" {
+		t.Errorf("kept logs %q", got)
+	}
+}
+
+func TestExplainingLines(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n\nNode.js v20.20.2\n",
+			"Error: Cannot find module '/x/index.js' · Node.js v20.20.2"},
+		{"Traceback (most recent call last):\n  File \"/s/server.py\", line 1, in <module>\n    import mcp\nModuleNotFoundError: No module named 'mcp'\n",
+			"ModuleNotFoundError: No module named 'mcp'"},
+		{"panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.main()\n", "panic: runtime error: index out of range · main.main()"},
+		{"listening\nbye\n", "bye"},
+		{"\x1b[31mfatal: no token\x1b[0m\n", "␛[31mfatal: no token␛[0m"},
+		{"", ""},
+	} {
+		if got := explainingLines(tc.stderr); got != tc.want {
+			t.Errorf("explainingLines(%q) = %q, want %q", tc.stderr, got, tc.want)
+		}
+	}
+}
+
+// TestReplyLimit: a 900 KiB reply fits MCP's default ceiling; an entry's
+// limits.max_output_bytes bounds it and the verdict names the limit.
+func TestReplyLimit(t *testing.T) {
+	small := testServer(t)
+	small.Limits.MaxOutputBytes = 512 << 10
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t), "small": small})
+	if res := f.run(f.module("test"), "big", `{"kb":900}`, runner.RunOptions{}); !res.OK() {
+		t.Errorf("a 900 KiB reply under the default ceiling: %+v", res.Host)
+	}
+	res := f.run(f.module("small"), "big", `{"kb":900}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != modproto.CodeHostOutputTooLarge || !strings.Contains(res.Host.Detail, "(524288; set with limits.max_output_bytes in the server's mcp_servers entry") {
+		t.Errorf("a 900 KiB reply over a 512 KiB entry limit: %+v", res.Host)
+	}
+	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", Limits: config.MCPLimits{MaxOutputBytes: 32 << 20}}); err == nil {
+		t.Error("a limit past one MCP message's size was accepted")
+	}
+}
+
+// TestNeverAnsweringHeldBack: a server that never answers initialize is
+// remembered as broken across hosts (the state file), so the next command
+// does not wait for it again; a refresh tries it at once.
+func TestNeverAnsweringHeldBack(t *testing.T) {
+	hang := testServer(t)
+	hang.Env = map[string]string{serverEnv: serverHang}
+	home := t.TempDir()
+	host := func() (*runner.Host, *Source) {
+		cfg, err := config.Load(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Sandbox, cfg.MCPServers = config.SandboxOff, map[string]config.MCPServer{"hang": hang}
+		h := runner.NewHost(cfg)
+		src := NewSource(cfg, nil)
+		h.AddSource(src)
+		t.Cleanup(func() { _ = src.Close() })
+		return h, src
+	}
+	h, _ := host()
+	// The caller's own deadline would not count: the connect fails on
+	// its own timeout here, shortened for the test.
+	defer func(d time.Duration) { connectTimeout = d }(connectTimeout)
+	connectTimeout = 300 * time.Millisecond
+	ctx := context.Background()
+	m, err := h.Load(ctx, "hang")
+	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "did not answer initialize within 300ms") {
+		t.Fatalf("first load: %v %+v", err, m)
+	}
+	h, src := host()
+	started := time.Now()
+	m, err = h.Load(ctx, "hang")
+	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "not started again until") {
+		t.Fatalf("second load: %v %+v", err, m)
+	}
+	if took := time.Since(started); took > connectTimeout {
+		t.Errorf("the held-back server was tried again (%s)", took)
+	}
+	src.Refresh()
+	if m, _ = h.Load(ctx, "hang"); strings.Contains(m.Reason, "not started again") {
+		t.Errorf("after a refresh the server is still held back: %s", m.Reason)
+	}
+}
+
+// TestElicitDefaultsNotSent: an accepted answer holds only the fields the
+// person set (the answer on the wire; the test server's SDK fills in
+// defaults on its side); the defaults are shown with the question, kept
+// in its schema.
+func TestElicitDefaultsNotSent(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	var asked runner.Elicitation
+	var mu sync.Mutex
+	var answer []byte
+	res := f.run(f.module("test"), "askdefaults", `{}`, runner.RunOptions{
+		Elicit: func(_ context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+			asked = e
+			return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: json.RawMessage(`{"count":7}`)}, nil
+		},
+		Record: func(fr runner.Frame) {
+			mu.Lock()
+			defer mu.Unlock()
+			if fr.Direction == runner.FrameSent && bytes.Contains(fr.Data, []byte(`"action":"accept"`)) {
+				answer = fr.Data
+			}
+		},
+	})
+	if !res.OK() {
+		t.Fatalf("askdefaults: %+v", res.Host)
+	}
+	if !bytes.Contains(asked.Schema, []byte(`"default":"Dear Sir"`)) {
+		t.Errorf("the question's schema lost its defaults: %s", asked.Schema)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !bytes.Contains(answer, []byte(`"content":{"count":7}`)) || bytes.Contains(answer, []byte("Dear Sir")) {
+		t.Errorf("the answer sent is %s, want only what was set", answer)
+	}
+}
+
+// TestPlanServerRoots: an MCP call's plan carries the server's own
+// folders (its roots and cwd), which history and the dialog show.
+func TestPlanServerRoots(t *testing.T) {
+	srv := testServer(t)
+	dir := t.TempDir()
+	srv.Roots, srv.Cwd = map[string]string{"/usr/share": config.RootRO}, dir
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	p, err := f.host.Plan(f.module("test"), "echo", json.RawMessage(`{"text":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]modproto.Root{"server": {Path: dir, Mode: "rw"}, "server2": {Path: "/usr/share", Mode: "ro"}}
+	if len(p.ServerRoots) != 2 || p.ServerRoots["server"] != want["server"] || p.ServerRoots["server2"] != want["server2"] {
+		t.Errorf("server roots %+v, want %+v", p.ServerRoots, want)
+	}
+}
+
+// TestLogLevelFromEntry: the entry's log_level is asked of the server.
+func TestLogLevelFromEntry(t *testing.T) {
+	srv := testServer(t)
+	srv.LogLevel = "debug"
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	if res := f.run(f.module("test"), "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	if logs := f.src.Driver("test").LogLines(10); len(logs) != 2 || !strings.HasSuffix(logs[0], " debug detail") {
+		t.Errorf("log lines %q, want the debug message too", logs)
+	}
+	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", LogLevel: "loud"}); err == nil {
+		t.Error("an unknown log_level was accepted")
+	}
+}
+
+// TestCancelRecorded: a call the person cancels keeps the
+// notifications/cancelled sent in its raw exchange.
+func TestCancelRecorded(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	p, err := f.host.Plan(m, "progress", json.RawMessage(`{"name":"hang"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var frames [][]byte
+	res, err := f.host.RunWith(ctx, p, runner.RunOptions{Approved: true,
+		Events: func(e runner.Event) {
+			if e.Log != nil {
+				cancel()
+			}
+		},
+		Record: func(fr runner.Frame) {
+			mu.Lock()
+			frames = append(frames, fr.Data)
+			mu.Unlock()
+		}})
+	if err != nil || res.Host == nil || res.Host.Code != modproto.CodeCancelled {
+		t.Fatalf("cancelled: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices0(frames, []byte(`"notifications/cancelled"`)) {
+		t.Errorf("the exchange lacks notifications/cancelled: %d frames", len(frames))
+	}
+}

@@ -1,0 +1,229 @@
+package mcp
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"modbay/config"
+)
+
+// Interpreter is what a stdio server's command runs when it is a version
+// manager's shim or lives in one's install tree (pyenv, asdf, mise,
+// volta, nvm, uv, Homebrew on Linux): the real interpreter, and the
+// install trees it needs read and execute of, nothing else of the home.
+type Interpreter struct {
+	// Manager names the version manager ("pyenv", "asdf", …).
+	Manager string
+	// Path is the interpreter the command runs.
+	Path string
+	// Trees are its install trees, granted read and execute.
+	Trees []string
+}
+
+// maxVersionFile bounds a version file read (.python-version,
+// .tool-versions, volta's platform.json).
+const maxVersionFile = 16 << 10
+
+// resolveInterpreter finds what command (absolute, as resolved) runs
+// through a version manager, reading only the managers' own files (no
+// program runs): home is the server's HOME, dir the folder version files
+// are looked up from (its cwd), env its variables. ok is false for a
+// command no manager owns.
+func resolveInterpreter(command, home, dir string, env func(string) string) (Interpreter, bool) {
+	name := filepath.Base(command)
+	or := func(v, def string) string {
+		if v != "" {
+			return v
+		}
+		return def
+	}
+	found := func(mgr, tree, bin string) (Interpreter, bool) {
+		// A version read from a file names one folder, never a path.
+		if v := filepath.Base(tree); v == "" || v == "." || v == ".." || v == string(filepath.Separator) {
+			return Interpreter{}, false
+		}
+		if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
+			return Interpreter{}, false
+		}
+		in := Interpreter{Manager: mgr, Path: bin, Trees: []string{tree}}
+		in.Trees = append(in.Trees, linkedTrees(bin, tree, home)...)
+		return in, true
+	}
+	if pyenv := or(env("PYENV_ROOT"), filepath.Join(home, ".pyenv")); command == filepath.Join(pyenv, "shims", name) {
+		v := or(firstField(env("PYENV_VERSION")), findVersionFile(dir, ".python-version", ""))
+		if v == "" {
+			v = firstField(readSmall(filepath.Join(pyenv, "version")))
+		}
+		tree := filepath.Join(pyenv, "versions", v)
+		return found("pyenv", tree, filepath.Join(tree, "bin", name))
+	}
+	for _, m := range []struct{ mgr, root string }{
+		{"asdf", or(env("ASDF_DATA_DIR"), filepath.Join(home, ".asdf"))},
+		{"mise", or(env("MISE_DATA_DIR"), filepath.Join(home, ".local", "share", "mise"))},
+	} {
+		if command != filepath.Join(m.root, "shims", name) {
+			continue
+		}
+		tool := toolOf(name, m.mgr)
+		v := findVersionFile(dir, ".tool-versions", tool)
+		if v == "" {
+			v = toolVersion(readSmall(filepath.Join(home, ".tool-versions")), tool)
+		}
+		if v == "" {
+			v = onlyEntry(filepath.Join(m.root, "installs", tool))
+		}
+		tree := filepath.Join(m.root, "installs", tool, v)
+		return found(m.mgr, tree, filepath.Join(tree, "bin", name))
+	}
+	if volta := or(env("VOLTA_HOME"), filepath.Join(home, ".volta")); command == filepath.Join(volta, "bin", name) {
+		var platform struct {
+			Node struct {
+				Runtime string `json:"runtime"`
+			} `json:"node"`
+		}
+		_ = json.Unmarshal([]byte(readSmall(filepath.Join(volta, "tools", "user", "platform.json"))), &platform)
+		tree := filepath.Join(volta, "tools", "image", "node", platform.Node.Runtime)
+		return found("volta", tree, filepath.Join(tree, "bin", name))
+	}
+	real, err := filepath.EvalSymlinks(command)
+	if err != nil {
+		return Interpreter{}, false
+	}
+	for _, m := range []struct {
+		mgr, root string
+		depth     int // path elements below root that make the tree
+	}{
+		{"nvm", filepath.Join(or(env("NVM_DIR"), filepath.Join(home, ".nvm")), "versions", "node"), 1},
+		{"uv", filepath.Join(home, ".local", "share", "uv", "tools"), 1},
+		{"uv", filepath.Join(home, ".local", "share", "uv", "python"), 1},
+		{"Homebrew", "/home/linuxbrew/.linuxbrew/Cellar", 2},
+	} {
+		if !strings.HasPrefix(real, m.root+string(filepath.Separator)) {
+			continue
+		}
+		rel, _ := filepath.Rel(m.root, real)
+		parts := strings.Split(rel, string(filepath.Separator))
+		if len(parts) <= m.depth {
+			continue
+		}
+		return found(m.mgr, filepath.Join(append([]string{m.root}, parts[:m.depth]...)...), real)
+	}
+	return Interpreter{}, false
+}
+
+// linkedTrees are the trees bin's own interpreter lives in when it is a
+// script or a venv link into another of the home's trees (a uv tool's
+// entry point runs the venv's python, a link into uv's python folder).
+func linkedTrees(bin, tree, home string) []string {
+	var out []string
+	for _, p := range []string{filepath.Join(tree, "bin", "python"), filepath.Join(tree, "bin", "python3")} {
+		if real, err := filepath.EvalSymlinks(p); err == nil && !strings.HasPrefix(real, tree+string(filepath.Separator)) && strings.HasPrefix(real, home+string(filepath.Separator)) {
+			out = append(out, filepath.Dir(filepath.Dir(real)))
+			break
+		}
+	}
+	return out
+}
+
+// toolOf is the plugin (asdf) or tool (mise) name of a shim.
+func toolOf(name, mgr string) string {
+	switch {
+	case strings.HasPrefix(name, "python"), name == "pip", strings.HasPrefix(name, "pip3"):
+		return "python"
+	case name == "node", name == "npm", name == "npx":
+		if mgr == "asdf" {
+			return "nodejs"
+		}
+		return "node"
+	}
+	return name
+}
+
+// findVersionFile is the version named in file, looked for from dir up to
+// the root: the first field of its first line, or, with tool set, the
+// version of tool in a .tool-versions file.
+func findVersionFile(dir, file, tool string) string {
+	for d := dir; d != ""; d = filepath.Dir(d) {
+		if s := readSmall(filepath.Join(d, file)); s != "" {
+			if tool != "" {
+				if v := toolVersion(s, tool); v != "" {
+					return v
+				}
+			} else if v := firstField(s); v != "" {
+				return v
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return ""
+}
+
+// toolVersion is tool's version in a .tool-versions text.
+func toolVersion(s, tool string) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == tool {
+			return firstField(f[1])
+		}
+	}
+	return ""
+}
+
+// firstField is the first word of s ("3.12.1" of "3.12.1:3.11.7\n").
+func firstField(s string) string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+	if len(f) == 0 || strings.ContainsAny(f[0], "/\\") || f[0] == ".." {
+		return ""
+	}
+	return f[0]
+}
+
+// onlyEntry is the name of dir's one entry, "" when it has none or more.
+func onlyEntry(dir string) string {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 {
+		return ""
+	}
+	return ents[0].Name()
+}
+
+// readSmall is file's text, at most maxVersionFile bytes; "" when
+// unreadable.
+func readSmall(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, maxVersionFile)
+	n, _ := f.Read(b)
+	return string(b[:n])
+}
+
+// InterpreterOf is what server srv's command resolves to through a
+// version manager, as it would when the server starts (lookup reads the
+// host's variables its entry names): ok is false for a command no manager
+// owns, or one that cannot be found. It reads files only.
+func InterpreterOf(srv config.MCPServer, lookup func(string) (string, bool)) (Interpreter, bool) {
+	if srv.Transport() != "stdio" {
+		return Interpreter{}, false
+	}
+	if lookup == nil {
+		lookup = config.HostLookup
+	}
+	path, err := resolveCommand(srv.Command, srv.Env, lookup)
+	if err != nil {
+		return Interpreter{}, false
+	}
+	env := map[string]string{}
+	for k, v := range srv.Env {
+		env[k], _ = config.ExpandVars(v, lookup)
+	}
+	return serverInterpreter(path, srv, env, lookup)
+}

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+
+	"modbay/runner"
+	"modbay/ui/internal/uitest"
+)
+
+// TestRunViewShowsProgressAndLogs: an MCP server's progress (percent and
+// message) and log messages show on the run screen as they arrive,
+// sanitized.
+func TestRunViewShowsProgressAndLogs(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	openForm(t, m, 1)
+	rv := newRunView(m.com, &runner.Plan{Module: m.formModule, Capability: m.formCap}, func() {})
+	m.keepRun(rv)
+	m.push(&runScreen{com: m.com, keys: m.keys.Run, run: rv, sp: &m.spinner})
+	pct := 40.0
+	m.Update(runEventMsg{id: rv.id, ev: runner.Event{Progress: &runner.Progress{Percent: &pct, Message: "step 2 of 5"}}})
+	m.Update(runEventMsg{id: rv.id, ev: runner.Event{Log: &runner.LogLine{Level: "warning", Text: "disk \x1b[31mlow"}}})
+	f := frame(t, m)
+	for _, want := range []string{"40% [████████", "step 2 of 5", "warning disk ␛[31mlow"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the run screen lacks %q:\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, "\x1b[31m") {
+		t.Errorf("a log message's escape reached the screen:\n%s", f)
+	}
+}
+
+// logFake is a driver keeping a server's log, as mcp.Driver does.
+type logFake struct {
+	runner.Driver
+	lines []string
+}
+
+func (f logFake) LogLines(n int) []string { return f.lines[max(len(f.lines)-n, 0):] }
+func (f logFake) LogLevel() string        { return "debug" }
+
+// TestModuleDetailShowsServerLog: a server's log messages, kept between
+// calls, show in its detail pane with the level asked for, sanitized.
+func TestModuleDetailShowsServerLog(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	mod := *uitest.Module(t)
+	mod.Driver = logFake{lines: []string{"12:00:01 info started", "12:00:02 error disk \x1b[2Jfull"}}
+	d := moduleDetail(m.com, &mod, 90)
+	for _, want := range []string{"Log (level debug and above)", "12:00:01 info started", "12:00:02 error disk ␛[2Jfull"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, d)
+		}
+	}
+}
+
+// levelFake is a driver taking a log level, as mcp.Driver does.
+type levelFake struct {
+	runner.Driver
+	level *string
+}
+
+func (f levelFake) LogLevel() string { return *f.level }
+func (f levelFake) SetLogLevel(_ context.Context, l string) error {
+	*f.level = l
+	return nil
+}
+
+// TestLogLevelKey: L on an MCP server asks it for the next log level, in
+// a command; on a module without a server log it is not offered.
+func TestLogLevelKey(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.Update(modulesMsg{gen: m.gen, modules: uitest.Modules(t)})
+	l, ok := m.top().(*moduleList)
+	if !ok {
+		t.Fatalf("top screen %T", m.top())
+	}
+	if slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "L" }) {
+		t.Error("L offered for a module without a server log level")
+	}
+	level := "info"
+	sel := l.Selected()
+	if sel == nil {
+		t.Fatal("no module selected")
+	}
+	sel.Driver = levelFake{level: &level}
+	if !slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "L" }) {
+		t.Error("L not offered for an MCP server")
+	}
+	_, cmd := l.Update(uitest.Key("L"))
+	if cmd == nil {
+		t.Fatal("L gave no command")
+	}
+	if msg := cmd(); msg.(logLevelMsg).level != "notice" || level != "notice" {
+		t.Errorf("L asked for %+v (level now %s), want notice after info", msg, level)
+	}
+}
