@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -294,5 +295,31 @@ func TestRefreshOpenScreens(t *testing.T) {
 	}
 	if c := caps(m); c == nil || c.module != &nu {
 		t.Error("the capability list beneath keeps the old module")
+	}
+}
+
+// TestModuleListOpensSurface: R on an MCP server in the module list opens
+// its resources and prompts, and its help says so; a module without them
+// offers no R.
+func TestModuleListOpensSurface(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	mod := surfaceModule(t, &surfaceFake{})
+	m.Update(modulesMsg{gen: m.gen, modules: []*runner.Module{mod, uitest.Modules(t)[0]}})
+	has := func() bool {
+		return slices.ContainsFunc(m.modules.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "R" })
+	}
+	sel := m.modules.Selected()
+	if hasSurface(sel) != has() {
+		t.Fatalf("%s: R shown %v", sel.ID, has())
+	}
+	for m.modules.Selected() != mod {
+		press(m, "down")
+	}
+	if !has() {
+		t.Error("R is not offered on the server")
+	}
+	press(m, "R")
+	if m.screen() != screenSurface {
+		t.Errorf("R opens %v", m.screen())
 	}
 }
