@@ -183,7 +183,12 @@ func TestSurfaceView(t *testing.T) {
 	f.announce(runner.Change{Kind: runner.ChangeResource, URI: "test://a"})
 	h.until("the update counted", func() bool { return strings.Contains(ansi.Strip(frame(t, m)), "● 1 update") })
 	h.key("enter")
-	h.until("the read's result", func() bool { return m.screen() == screenResult })
+	// The read's one artifact opens over its result.
+	h.until("the read's artifact", func() bool { return m.screen() == screenViewer })
+	h.key("esc")
+	if m.screen() != screenResult {
+		t.Errorf("esc from the read's artifact: %v, want its result", m.screen())
+	}
 	if _, _, inputs := fb.snapshot(); len(inputs) != 1 || inputs[0] != `{"uri":"test://a"}` {
 		t.Errorf("read planned with %q", inputs)
 	}
