@@ -107,14 +107,16 @@ type Model struct {
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack []Screen
-	gen   int
+	stack   []Screen
+	gen     int
+	modules *moduleList
+
 	// watched are the drivers whose announced changes are followed
 	// (surface.go), once each; reads are the runs of resource reads
 	// whose one artifact opens once they end.
 	watched map[changeWatcher]bool
 	reads   map[string]bool
-	modules *moduleList
+
 	// reloadSeq numbers config reloads (r): only the last one's answer
 	// is taken.
 	reloadSeq int
