@@ -446,12 +446,17 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{
-		// No roots, no sampling: modbay offers neither.
-		Capabilities: &sdk.ClientCapabilities{},
+		// Roots are the entry's own (clientRoots), fixed for the process's
+		// life; elicitation takes forms and URLs; sampling is answered by
+		// a person (sample), never a model.
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true},
+			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
 		// Progress and log messages are taken on the reader
 		// (recordingConn), in order with the answers.
-		ElicitationHandler: d.elicit,
+		ElicitationHandler:   d.elicit,
+		CreateMessageHandler: d.sample,
 	})
+	client.AddRoots(d.clientRoots()...)
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil
