@@ -293,7 +293,7 @@ type SamplingMessage struct {
 
 // SamplingReplySchema is the schema of a sampling request's answer: the
 // reply the person wrote, as text.
-var SamplingReplySchema = json.RawMessage(`{"type":"object","properties":{"reply":{"type":"string","title":"Reply","description":"the reply sent as the model's message"}},"required":["reply"]}`)
+var SamplingReplySchema = json.RawMessage(`{"type":"object","properties":{"reply":{"type":"string","title":"Reply","description":"the reply sent as the model's message","contentMediaType":"text/plain"}},"required":["reply"]}`)
 
 // ElicitAction is the person's decision on an Elicitation (MCP's
 // accept, decline, cancel).
