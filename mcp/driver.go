@@ -46,6 +46,10 @@ const ProtocolVersion = "2025-11-25"
 // broken.
 const ConnectTimeout = 60 * time.Second
 
+// maxSSEEvent bounds one server-sent event of an SSE server, in bytes:
+// the most one MCP message may hold (config.MCPMaxOutputBytes).
+const maxSSEEvent = config.MCPMaxOutputBytes
+
 // connectTimeout is ConnectTimeout, shortened by tests.
 var connectTimeout = ConnectTimeout
 
@@ -229,6 +233,9 @@ func (d *Driver) Launch() string {
 			return "(an unparsable URL)"
 		}
 		u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+		if d.srv.SSE() {
+			return u.String() + " (HTTP+SSE)"
+		}
 		return u.String()
 	}
 	if d.srv.Command == "" {
@@ -441,7 +448,14 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			}
 			hdr.Set(k, ev)
 		}
-		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{h: hdr, d: d}}, DisableStandaloneSSE: true}
+		hc := &http.Client{Transport: headerTransport{h: hdr, d: d}}
+		if d.srv.SSE() {
+			// The older HTTP+SSE transport: one long GET of events, each
+			// bounded as a frame is.
+			t = sessionScoped{&sdk.SSEClientTransport{Endpoint: url, HTTPClient: hc, MaxEventSize: maxSSEEvent}}
+		} else {
+			t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}
+		}
 	default:
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
@@ -480,6 +494,44 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(d.LogLevel())})
 	}
 	return s, nil
+}
+
+// sessionScoped connects its transport with a context that outlives
+// the connect (the SSE transport's event stream is the GET Connect
+// starts, and ends with its context): ctx bounds only the connect, the
+// stream ends when the connection closes.
+type sessionScoped struct{ inner sdk.Transport }
+
+// Connect implements sdk.Transport.
+func (t sessionScoped) Connect(ctx context.Context) (sdk.Connection, error) {
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	c, err := t.inner.Connect(lctx)
+	if !stop() {
+		// ctx ended while connecting.
+		cancel()
+		if err == nil {
+			c.Close()
+		}
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &cancelOnClose{Connection: c, cancel: cancel}, nil
+}
+
+// cancelOnClose ends its context when the connection closes.
+type cancelOnClose struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+// Close implements sdk.Connection.
+func (c *cancelOnClose) Close() error {
+	defer c.cancel()
+	return c.Connection.Close()
 }
 
 // headerTransport adds the configured headers to every request and
