@@ -106,6 +106,8 @@ type runHooks struct {
 	check     func(context.Context, *CheckOptions) error
 	rerun     func(context.Context, *RerunOptions) error
 	mcpImport func(context.Context, *MCPImportOptions) error
+	// mcpLogin is login and logout, told apart by MCPLoginOptions.Logout.
+	mcpLogin func(context.Context, *MCPLoginOptions) error
 	// history is the list; the subcommands share historyRun, told apart
 	// by HistoryRunOptions.Command.
 	history    func(context.Context, *HistoryOptions) error
@@ -176,7 +178,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
 		newExampleModuleCommand(),
 		newCheckCommand(g, hooks.check),
-		newMCPCommand(g, hooks.mcpImport),
+		newMCPCommand(g, hooks.mcpImport, hooks.mcpLogin),
 		newSkillsCommand(g, hooks.skills),
 	)
 	return root, g

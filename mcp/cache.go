@@ -229,8 +229,8 @@ func (d *Driver) Refresh() {
 	d.mu.Unlock()
 }
 
-// Fingerprint digests the config entry and the epoch (bumped by a
-// refresh or a new server version): the host caches the tool list under it
+// Fingerprint digests the config entry, the epoch (bumped by a refresh
+// or a new server version) and whether a remote server is signed in: the host caches the tool list under it
 // (runner's describe cache), so a list does not restart every server.
 // It is "" (never cached) for a driver without a cache folder.
 func (d *Driver) Fingerprint() (string, error) {
@@ -258,6 +258,10 @@ func (d *Driver) Fingerprint() (string, error) {
 	h := sha256.New()
 	h.Write(entry)
 	fmt.Fprintf(h, "\x00epoch %d\x00format %d", st.Epoch, listFormat)
+	// Signing in or out (modbay mcp login, logout) lists the server again.
+	if d.home != "" && d.srv.Transport() == "http" && SignedIn(d.home, d.id) {
+		h.Write([]byte("\x00signed in"))
+	}
 	return "mcp-sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"modbay/config"
 	"modbay/contain"
@@ -73,6 +74,9 @@ type Driver struct {
 	// file (cache.go); "" keeps none, and the tool list is never cached.
 	cacheDir string
 	stateMu  sync.Mutex // serializes the state file's read-modify-write
+	// home is the modbay home whose auth folder holds the server's OAuth
+	// token (oauth.go); "" reads none.
+	home string
 
 	connMu sync.Mutex // serializes connecting
 
@@ -448,7 +452,11 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			}
 			hdr.Set(k, ev)
 		}
-		hc := &http.Client{Transport: headerTransport{h: hdr, d: d}}
+		ht := headerTransport{h: hdr, d: d}
+		if d.home != "" {
+			ht.tokens = storedSource(d.home, d.id, d.srv.URL)
+		}
+		hc := &http.Client{Transport: ht}
 		if d.srv.SSE() {
 			// The older HTTP+SSE transport: one long GET of events, each
 			// bounded as a frame is.
@@ -539,6 +547,9 @@ func (c *cancelOnClose) Close() error {
 type headerTransport struct {
 	h http.Header
 	d *Driver
+	// tokens, when set, is the server's stored OAuth token (modbay mcp
+	// login), sent as the bearer token and refreshed as it expires.
+	tokens oauth2.TokenSource
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -546,6 +557,13 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.h {
 		r.Header[k] = slices.Clone(v)
+	}
+	if t.tokens != nil {
+		tok, err := t.tokens.Token()
+		if err != nil {
+			return nil, err
+		}
+		tok.SetAuthHeader(r)
 	}
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized {
@@ -575,7 +593,7 @@ func oauthEnvelope(id, challenge string) *modproto.Envelope {
 	d := &modproto.Descriptor{Module: id, Name: id, Version: "unknown", ProtocolVersions: []string{modproto.ProtocolID},
 		RequestSchemas: map[string]json.RawMessage{}, ResultSchemas: map[string]json.RawMessage{}, ArtifactSchemas: artifactSchemas,
 		Requirements: []modproto.Requirement{{Kind: "config", Name: "OAuth sign-in", Available: &no,
-			Detail: "the server answered 401 and asks for OAuth (WWW-Authenticate: " + c + "); modbay does not sign in with OAuth yet: put a token in the entry's headers (Authorization: Bearer ${TOKEN})"}}}
+			Detail: "the server answered 401 and asks for OAuth (WWW-Authenticate: " + c + "); sign in with modbay mcp login " + id + ", or put a token in the entry's headers (Authorization: Bearer ${TOKEN})"}}}
 	d.Normalize()
 	res, _ := json.Marshal(d)
 	return &modproto.Envelope{Protocol: modproto.ProtocolID, Module: id, Operation: modproto.OperationDescribe,
