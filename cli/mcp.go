@@ -22,10 +22,20 @@ import (
 // returned (nil when there are none), and stops every server it
 // started when the command ends: no server process outlives a command.
 func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) *mcp.Source {
+	return g.addMCPServersFrom(host, cfg, nil)
+}
+
+// addMCPServersFrom is addMCPServers over a config replacing prev's
+// (mcp.NewSourceFrom): unchanged servers keep running, and prev's others
+// are stopped.
+func (g *globals) addMCPServersFrom(host *runner.Host, cfg *config.Config, prev *mcp.Source) *mcp.Source {
 	if len(cfg.MCPServers) == 0 {
+		if prev != nil {
+			_ = prev.Close()
+		}
 		return nil
 	}
-	src := mcp.NewSource(cfg, nil)
+	src := mcp.NewSourceFrom(cfg, nil, prev)
 	host.AddSource(src)
 	g.mcp = src
 	g.cleanups = append(g.cleanups, func() { _ = src.Close() })

@@ -256,10 +256,13 @@ func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 		e.mcp = prev.mcp
 		e.host.AddSource(e.mcp)
 	} else {
-		if prev != nil && prev.mcp != nil {
-			_ = prev.mcp.Close()
+		var was *mcp.Source
+		if prev != nil {
+			was = prev.mcp
 		}
-		e.mcp = g.addMCPServers(e.host, cfg)
+		// Servers whose entries did not change, or changed only in
+		// roots, keep their drivers (the latter restarted with them).
+		e.mcp = g.addMCPServersFrom(e.host, cfg, was)
 	}
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)

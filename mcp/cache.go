@@ -80,7 +80,7 @@ const (
 
 // entryDigest digests the config entry.
 func (d *Driver) entryDigest() string {
-	b, _ := json.Marshal(d.srv)
+	b, _ := json.Marshal(d.entry())
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }
@@ -249,7 +249,7 @@ func (d *Driver) Fingerprint() (string, error) {
 		d.hints = st.Hints
 	}
 	d.mu.Unlock()
-	entry, err := json.Marshal(d.srv)
+	entry, err := json.Marshal(d.entry())
 	if err != nil {
 		return "", err
 	}

@@ -117,6 +117,58 @@ type Driver struct {
 	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
 	// none came): the server needs OAuth sign-in.
 	challenge string
+	// rootsChanged is set by SetRoots: the next session sends
+	// notifications/roots/list_changed once connected.
+	rootsChanged bool
+
+	// rootsMu guards roots, SetRoots's roots and cwd replacing the
+	// entry's (nil: the entry's own); srv itself is never written.
+	rootsMu sync.Mutex
+	roots   *rootsOverride
+}
+
+// rootsOverride is a stdio server's roots and cwd as SetRoots gave them.
+type rootsOverride struct {
+	roots map[string]string
+	cwd   string
+}
+
+// entry is the server's config entry with SetRoots's roots and cwd.
+func (d *Driver) entry() config.MCPServer {
+	d.rootsMu.Lock()
+	defer d.rootsMu.Unlock()
+	s := d.srv
+	if d.roots != nil {
+		s.Roots, s.Cwd = d.roots.roots, d.roots.cwd
+	}
+	return s
+}
+
+// SetRoots gives a stdio server new roots (and cwd): a running server's
+// sandbox cannot widen, so its session is closed and the next use starts
+// it again with the new roots, then sends notifications/roots/list_changed
+// (its roots/list answers the new ones). Roots equal to the current ones
+// change nothing.
+func (d *Driver) SetRoots(roots map[string]string, cwd string) {
+	d.connMu.Lock()
+	defer d.connMu.Unlock()
+	if cur := d.entry(); maps.Equal(roots, cur.Roots) && cwd == cur.Cwd {
+		return
+	}
+	d.rootsMu.Lock()
+	d.roots = &rootsOverride{roots: maps.Clone(roots), cwd: cwd}
+	d.rootsMu.Unlock()
+	d.mu.Lock()
+	d.rootsChanged = true
+	s := d.sess
+	d.sess = nil
+	if d.life.State != runner.LifecycleClosed {
+		d.life = runner.Lifecycle{State: runner.LifecycleStarting, Reason: "its roots changed; the next call starts it again with them"}
+	}
+	d.mu.Unlock()
+	if s != nil {
+		_ = s.close()
+	}
 }
 
 var (
@@ -140,12 +192,13 @@ func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
 // and cwd (rw) by path, as its entry states them; none for a remote one.
 func (d *Driver) ServerRoots() map[string]string {
 	out := map[string]string{}
-	if d.srv.Transport() != "stdio" {
+	e := d.entry()
+	if e.Transport() != "stdio" {
 		return out
 	}
-	maps.Copy(out, d.srv.Roots)
-	if d.srv.Cwd != "" && out[d.srv.Cwd] == "" {
-		out[d.srv.Cwd] = config.RootRW
+	maps.Copy(out, e.Roots)
+	if e.Cwd != "" && out[e.Cwd] == "" {
+		out[e.Cwd] = config.RootRW
 	}
 	return out
 }
@@ -422,7 +475,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		gen := d.gen
 		d.stderr.Reset()
 		d.mu.Unlock()
-		p, err := startProcess(d.id, d.srv, spec, d.lookup, func(b []byte) { d.onStderr(gen, b) })
+		p, err := startProcess(d.id, d.entry(), spec, d.lookup, func(b []byte) { d.onStderr(gen, b) })
 		if err != nil {
 			return nil, err
 		}
@@ -496,6 +549,15 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	s.cs = cs
+	d.mu.Lock()
+	changed := d.rootsChanged
+	d.rootsChanged = false
+	d.mu.Unlock()
+	if changed {
+		// Restarted for new roots: tell the server its roots changed
+		// (AddRoots of the same roots notifies every session).
+		client.AddRoots(d.clientRoots()...)
+	}
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {

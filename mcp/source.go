@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 
 	"modbay/config"
@@ -38,6 +39,43 @@ func NewSource(cfg *config.Config, lookup func(string) (string, bool)) *Source {
 		s.drivers[id].home = cfg.Home
 		if err := config.CheckMCPServer(id, srv); err != nil {
 			s.errs[id] = err.Error()
+		}
+	}
+	return s
+}
+
+// NewSourceFrom is NewSource over a config that replaces prev's (a
+// reload): a server whose entry is unchanged keeps prev's driver, its
+// session and process; one whose entry changed only in roots or cwd keeps
+// it too and is restarted with them (Driver.SetRoots: the sandbox cannot
+// widen in place), then told its roots changed. prev's other drivers are
+// closed. A nil prev is NewSource.
+func NewSourceFrom(cfg *config.Config, lookup func(string) (string, bool), prev *Source) *Source {
+	s := NewSource(cfg, lookup)
+	if prev == nil {
+		return s
+	}
+	carried := map[string]bool{}
+	for _, id := range s.ids {
+		old, ok := prev.drivers[id]
+		if !ok || s.errs[id] != "" {
+			continue
+		}
+		srv := cfg.MCPServers[id]
+		was := old.entry()
+		a, b := was, srv
+		a.Roots, a.Cwd, b.Roots, b.Cwd = nil, "", nil, ""
+		if !reflect.DeepEqual(a, b) {
+			continue
+		}
+		old.SetRoots(srv.Roots, srv.Cwd)
+		s.drivers[id].Close()
+		s.drivers[id] = old
+		carried[id] = true
+	}
+	for id, d := range prev.drivers {
+		if !carried[id] {
+			_ = d.Close()
 		}
 	}
 	return s
