@@ -99,9 +99,10 @@ func (o *MCPImportOptions) askNpxStart(s *mcp.Imported) {
 	}
 }
 
-// newMCPCommand is `modbay mcp` and its subcommands; importF and loginF,
-// when non-nil, replace mcpImportRun and mcpLoginRun.
-func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error, loginF func(context.Context, *MCPLoginOptions) error) *cobra.Command {
+// newMCPCommand is `modbay mcp` and its subcommands; importF, surfaceF
+// and loginF, when non-nil, replace mcpImportRun, the surface commands'
+// run and mcpLoginRun.
+func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error, surfaceF func(context.Context, *MCPSurfaceOptions) error, loginF func(context.Context, *MCPLoginOptions) error) *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers as modules (config.yaml mcp_servers)", Args: cobra.NoArgs}
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
@@ -129,6 +130,7 @@ does. Without FILE, every known location that exists is read.`,
 	imp.Flags().BoolVar(&o.Force, "force", false, "replace the entries of ids config.yaml already has, without asking")
 	imp.MarkFlagsMutuallyExclusive("skip-existing", "force")
 	cmd.AddCommand(imp, newMCPServeCommand(g))
+	addMCPSurfaceCommands(cmd, g, surfaceF)
 	addMCPLoginCommands(cmd, g, loginF)
 	return cmd
 }

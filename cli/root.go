@@ -106,6 +106,9 @@ type runHooks struct {
 	check     func(context.Context, *CheckOptions) error
 	rerun     func(context.Context, *RerunOptions) error
 	mcpImport func(context.Context, *MCPImportOptions) error
+	// mcpSurface is mcp resources, read, prompts and prompt, told apart
+	// by MCPSurfaceOptions.Command.
+	mcpSurface func(context.Context, *MCPSurfaceOptions) error
 	// mcpLogin is login and logout, told apart by MCPLoginOptions.Logout.
 	mcpLogin func(context.Context, *MCPLoginOptions) error
 	// history is the list; the subcommands share historyRun, told apart
@@ -178,7 +181,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
 		newExampleModuleCommand(),
 		newCheckCommand(g, hooks.check),
-		newMCPCommand(g, hooks.mcpImport, hooks.mcpLogin),
+		newMCPCommand(g, hooks.mcpImport, hooks.mcpSurface, hooks.mcpLogin),
 		newSkillsCommand(g, hooks.skills),
 	)
 	return root, g

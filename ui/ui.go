@@ -107,8 +107,11 @@ type Model struct {
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack   []Screen
-	gen     int
+	stack []Screen
+	gen   int
+	// watched are the drivers whose announced changes are followed
+	// (surface.go), once each.
+	watched map[changeWatcher]bool
 	modules *moduleList
 	// reloadSeq numbers config reloads (r): only the last one's answer
 	// is taken.
@@ -369,6 +372,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modulesMsg:
 		if msg.gen == m.gen {
 			m.modules.SetModules(msg.modules)
+			m.watchChanges(msg.modules)
+			m.refreshOpen(msg.modules)
 			m.layout()
 			return m, m.resumeJobs()
 		}
@@ -417,6 +422,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case runDoneMsg:
 		return m, m.finished(msg)
+	case surfaceEvent:
+		return m, m.surfaceEvent(msg)
 	case elicitMsg:
 		return m, m.open(screenElicit, msg.q)
 	case elicitGoneMsg:
@@ -548,6 +555,10 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.sendTo(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
+	default:
+		if cmd, ok := m.surfaceAct(a); ok {
+			return cmd
+		}
 	}
 	return nil
 }
