@@ -827,6 +827,10 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	// SDK decoded it: one block the SDK cannot decode (URL-safe base64)
 	// fails its whole result, and its types drop fields and add others.
 	_, err = s.cs.CallTool(cctx, params)
+	if d.urlsFirst(cctx, f, err) {
+		// The person opened the URLs the server required: once more.
+		_, err = s.cs.CallTool(cctx, params)
+	}
 	d.mu.Lock()
 	raw := f.result
 	d.mu.Unlock()

@@ -99,4 +99,18 @@ func TestEverythingSurfaceToPerson(t *testing.T) {
 	if out := staged(t, res); !strings.Contains(out, "accept") {
 		t.Errorf("the server's URL elicitation result %q does not say accept", out)
 	}
+
+	// The error path: the call fails with -32042 naming a URL to open
+	// first; once the person accepts it the call is tried again and the
+	// server asks for its own URL.
+	var urls []string
+	res = f.run(m, "trigger-url-elicitation", `{"url":"https://example.org/pay","errorPath":true}`, runner.RunOptions{
+		Elicit: func(_ context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+			urls = append(urls, e.URL)
+			return runner.ElicitAnswer{Action: runner.ElicitAccept}, nil
+		},
+	})
+	if !res.OK() || len(urls) != 2 || urls[0] != "https://modelcontextprotocol.io" || urls[1] != "https://example.org/pay" {
+		t.Fatalf("the error path: %+v, URLs asked %q; want the prerequisite, then the server's own", res.Host, urls)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"modbay/runner"
@@ -137,4 +138,34 @@ func (d *Driver) elicitURL(ctx context.Context, f *inflight, p *sdk.ElicitParams
 		act = runner.ElicitCancel
 	}
 	return &sdk.ElicitResult{Action: string(act)}, nil
+}
+
+// maxRequiredURLs bounds the URL elicitations one -32042 error may ask.
+const maxRequiredURLs = 4
+
+// urlsFirst handles a call's URLElicitationRequired error (-32042): each
+// URL elicitation it carries (at most maxRequiredURLs) is put to the
+// person as elicitURL does; true when they accepted every one, and the
+// call is then tried once more.
+func (d *Driver) urlsFirst(ctx context.Context, f *inflight, err error) bool {
+	var re *jsonrpc.Error
+	if !errors.As(err, &re) || re.Code != sdk.CodeURLElicitationRequired || len(re.Data) == 0 {
+		return false
+	}
+	var data struct {
+		Elicitations []*sdk.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(re.Data, &data) != nil || len(data.Elicitations) == 0 || len(data.Elicitations) > maxRequiredURLs {
+		return false
+	}
+	for _, p := range data.Elicitations {
+		if p == nil || p.Mode != "url" {
+			return false
+		}
+		res, _ := d.elicitURL(ctx, f, p)
+		if res.Action != string(runner.ElicitAccept) {
+			return false
+		}
+	}
+	return ctx.Err() == nil
 }
