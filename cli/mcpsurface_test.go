@@ -74,4 +74,7 @@ func TestMCPSurfaceCommands(t *testing.T) {
 	if !strings.Contains(strings.Join(d.Warnings, "\n"), "needs-tasks needs MCP tasks") {
 		t.Errorf("describe warnings %q", d.Warnings)
 	}
+	if _, out, _ = run(t, "--home", home, "describe", "s"); !strings.Contains(out, "mcp.prompts.get.greet — Greet someone (hidden: a resource or prompt") {
+		t.Errorf("describe says of a prompt:\n%s", out)
+	}
 }
