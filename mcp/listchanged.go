@@ -34,8 +34,10 @@ type listTracker struct {
 	mu sync.Mutex
 	// pending maps a list request's id to its kind, until answered.
 	pending map[any]string
-	// answered holds the kinds this connection has had a list answered.
-	answered map[string]bool
+	// answered holds the kinds this connection has had a list answered;
+	// stale those whose list_changed was acted on since (another one is
+	// the same news until the list is answered again).
+	answered, stale map[string]bool
 }
 
 // sent notes a list request going out.
@@ -69,9 +71,10 @@ func (t *listTracker) received(d *Driver, m jsonrpc.Message) {
 		if kind, ok := t.pending[r.ID.Raw()]; ok {
 			delete(t.pending, r.ID.Raw())
 			if t.answered == nil {
-				t.answered = map[string]bool{}
+				t.answered, t.stale = map[string]bool{}, map[string]bool{}
 			}
 			t.answered[kind] = true
+			delete(t.stale, kind)
 		}
 		t.mu.Unlock()
 	case *jsonrpc.Request:
@@ -92,9 +95,12 @@ func (t *listTracker) received(d *Driver, m jsonrpc.Message) {
 			return
 		}
 		t.mu.Lock()
-		covered := !t.answered[kind]
+		covered := !t.answered[kind] || t.stale[kind]
 		for _, k := range t.pending {
 			covered = covered || k == kind
+		}
+		if !covered {
+			t.stale[kind] = true
 		}
 		t.mu.Unlock()
 		if !covered {

@@ -127,9 +127,18 @@ func (d *Driver) resourceUpdated(uri string) {
 		d.surf.updates = map[string]Update{}
 	}
 	u := d.surf.updates[uri]
+	now := time.Now()
+	quiet := u.Count == 0 || now.Sub(u.Last) >= updateQuiet
 	u.Count++
-	u.Last = time.Now()
+	u.Last = now
 	d.surf.updates[uri] = u
 	d.surf.mu.Unlock()
-	d.announce(runner.Change{Kind: runner.ChangeResource, URI: uri})
+	if quiet {
+		d.announce(runner.Change{Kind: runner.ChangeResource, URI: uri})
+	}
 }
+
+// updateQuiet is how long after announcing an update of a resource the
+// next ones are only counted: a server that sends a burst of them makes
+// one announcement, not a redraw each.
+const updateQuiet = 250 * time.Millisecond

@@ -81,6 +81,7 @@ func DefaultKeyMap() KeyMap {
 		Modules: ModulesKeyMap{
 			Rediscover: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
 			LogLevel:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level")),
+			Surface:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resources & prompts")),
 			Skills:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skills")),
 			Quit:       quit,
 		},

@@ -536,6 +536,10 @@ func (m *Model) surfaceEvent(msg surfaceEvent) tea.Cmd {
 			}
 			return nil
 		}
+		if m.reads == nil || len(m.reads) > maxKeptRuns {
+			m.reads = map[string]bool{}
+		}
+		m.reads[msg.plan.Request.RequestID] = true
 		if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
 			m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 			return graceEnds()
@@ -636,4 +640,18 @@ func (m *Model) refreshOpen(mods []*runner.Module) {
 			}
 		}
 	}
+}
+
+// showRead opens the one artifact of a resource read (readURI) that
+// ended ok while its run screen was shown, over its result, so reading a
+// resource shows it as the Inspector does; esc goes back to the result.
+func (m *Model) showRead(id string, res *runner.Result) tea.Cmd {
+	if !m.reads[id] {
+		return nil
+	}
+	delete(m.reads, id)
+	if !res.OK() || len(res.Artifacts) != 1 {
+		return nil
+	}
+	return m.open(screenViewer, viewerArg{reqID: id, art: res.Artifacts[0], siblings: res.Artifacts})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -182,7 +183,12 @@ func TestSurfaceView(t *testing.T) {
 	f.announce(runner.Change{Kind: runner.ChangeResource, URI: "test://a"})
 	h.until("the update counted", func() bool { return strings.Contains(ansi.Strip(frame(t, m)), "● 1 update") })
 	h.key("enter")
-	h.until("the read's result", func() bool { return m.screen() == screenResult })
+	// The read's one artifact opens over its result.
+	h.until("the read's artifact", func() bool { return m.screen() == screenViewer })
+	h.key("esc")
+	if m.screen() != screenResult {
+		t.Errorf("esc from the read's artifact: %v, want its result", m.screen())
+	}
 	if _, _, inputs := fb.snapshot(); len(inputs) != 1 || inputs[0] != `{"uri":"test://a"}` {
 		t.Errorf("read planned with %q", inputs)
 	}
@@ -294,5 +300,31 @@ func TestRefreshOpenScreens(t *testing.T) {
 	}
 	if c := caps(m); c == nil || c.module != &nu {
 		t.Error("the capability list beneath keeps the old module")
+	}
+}
+
+// TestModuleListOpensSurface: R on an MCP server in the module list opens
+// its resources and prompts, and its help says so; a module without them
+// offers no R.
+func TestModuleListOpensSurface(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	mod := surfaceModule(t, &surfaceFake{})
+	m.Update(modulesMsg{gen: m.gen, modules: []*runner.Module{mod, uitest.Modules(t)[0]}})
+	has := func() bool {
+		return slices.ContainsFunc(m.modules.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "R" })
+	}
+	sel := m.modules.Selected()
+	if hasSurface(sel) != has() {
+		t.Fatalf("%s: R shown %v", sel.ID, has())
+	}
+	for m.modules.Selected() != mod {
+		press(m, "down")
+	}
+	if !has() {
+		t.Error("R is not offered on the server")
+	}
+	press(m, "R")
+	if m.screen() != screenSurface {
+		t.Errorf("R opens %v", m.screen())
 	}
 }

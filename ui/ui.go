@@ -110,8 +110,10 @@ type Model struct {
 	stack []Screen
 	gen   int
 	// watched are the drivers whose announced changes are followed
-	// (surface.go), once each.
+	// (surface.go), once each; reads are the runs of resource reads
+	// whose one artifact opens once they end.
 	watched map[changeWatcher]bool
+	reads   map[string]bool
 	modules *moduleList
 	// reloadSeq numbers config reloads (r): only the last one's answer
 	// is taken.
