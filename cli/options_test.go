@@ -56,6 +56,7 @@ func TestParsedOptions(t *testing.T) {
 		rerun:      func(_ context.Context, o *RerunOptions) error { return capture(o) },
 		mcpImport:  func(_ context.Context, o *MCPImportOptions) error { return capture(o) },
 		mcpSurface: func(_ context.Context, o *MCPSurfaceOptions) error { return capture(o) },
+		mcpLogin:   func(_ context.Context, o *MCPLoginOptions) error { return capture(o) },
 		history:    func(_ context.Context, o *HistoryOptions) error { return capture(o) },
 		historyRun: func(_ context.Context, o *HistoryRunOptions) error { return capture(o) },
 		jobs:       func(_ context.Context, o *JobsOptions) error { return capture(o) },
@@ -177,6 +178,18 @@ func TestParsedOptions(t *testing.T) {
 			m := o.(*MCPImportOptions)
 			if !reflect.DeepEqual(m.Files, []string{"a.json", "b.json"}) || !m.DryRun || !m.Force || m.SkipExisting {
 				t.Errorf("mcp import = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "login", "github", "--no-browser"}, func(t *testing.T, o any) {
+			m := o.(*MCPLoginOptions)
+			if m.Server != "github" || !m.NoBrowser || m.Logout {
+				t.Errorf("mcp login = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "logout", "github"}, func(t *testing.T, o any) {
+			m := o.(*MCPLoginOptions)
+			if m.Server != "github" || !m.Logout {
+				t.Errorf("mcp logout = %+v", *m)
 			}
 		}},
 		{[]string{"history", "--module", "notes", "--capability", "notes.echo", "--status", "ok", "--limit", "5", "--json"}, func(t *testing.T, o any) {

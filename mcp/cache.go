@@ -82,7 +82,7 @@ const (
 
 // entryDigest digests the config entry.
 func (d *Driver) entryDigest() string {
-	b, _ := json.Marshal(d.srv)
+	b, _ := json.Marshal(d.entry())
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }
@@ -231,8 +231,8 @@ func (d *Driver) Refresh() {
 	d.mu.Unlock()
 }
 
-// Fingerprint digests the config entry and the epoch (bumped by a
-// refresh or a new server version): the host caches the tool list under it
+// Fingerprint digests the config entry, the epoch (bumped by a refresh
+// or a new server version) and whether a remote server is signed in: the host caches the tool list under it
 // (runner's describe cache), so a list does not restart every server.
 // It is "" (never cached) for a driver without a cache folder.
 func (d *Driver) Fingerprint() (string, error) {
@@ -251,7 +251,7 @@ func (d *Driver) Fingerprint() (string, error) {
 		d.hints = st.Hints
 	}
 	d.mu.Unlock()
-	entry, err := json.Marshal(d.srv)
+	entry, err := json.Marshal(d.entry())
 	if err != nil {
 		return "", err
 	}
@@ -260,6 +260,10 @@ func (d *Driver) Fingerprint() (string, error) {
 	h := sha256.New()
 	h.Write(entry)
 	fmt.Fprintf(h, "\x00epoch %d\x00format %d", st.Epoch, listFormat)
+	// Signing in or out (modbay mcp login, logout) lists the server again.
+	if d.home != "" && d.srv.Transport() == "http" && SignedIn(d.home, d.id) {
+		h.Write([]byte("\x00signed in"))
+	}
 	return "mcp-sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 

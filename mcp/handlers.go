@@ -152,11 +152,11 @@ func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
 
 // elicit answers an elicitation/create through the newest call in
 // flight's Call.Elicit (the host bounds and validates it; the cockpit
-// opens a form built from the requested schema). Without a call in
-// flight, or for a URL elicitation, it declines.
+// opens a form built from the requested schema, or shows a URL
+// elicitation's URL, elicitURL). Without a call in flight it declines.
 func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	f := d.latest()
-	if f == nil || req.Params == nil || req.Params.Mode == "url" {
+	if f == nil || req.Params == nil {
 		return &sdk.ElicitResult{Action: string(runner.ElicitDecline)}, nil
 	}
 	// The question ends with the call: a cancelled call cancels it.
@@ -164,6 +164,9 @@ func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	defer cancel()
 	stop := context.AfterFunc(f.ctx, cancel)
 	defer stop()
+	if req.Params.Mode == "url" {
+		return d.elicitURL(ctx, f, req.Params)
+	}
 	e := runner.Elicitation{Message: req.Params.Message}
 	if req.Params.RequestedSchema != nil {
 		b, err := json.Marshal(req.Params.RequestedSchema)
