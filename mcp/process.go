@@ -172,7 +172,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 	// executable.
 	spec.ExecNarrow = false
 	var bins []string
-	spec.ReadRoots, spec.WriteRoots, bins = serverRoots(srv)
+	spec.ReadRoots, spec.WriteRoots, bins = sandboxRoots(srv)
 	spec.Binaries = append(spec.Binaries, bins...)
 	proc, enf, err := runner.StartServer(cmd, spec)
 	inR.Close()
@@ -279,10 +279,10 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-// serverRoots are the host directories a stdio server's entry lets it
+// sandboxRoots are the host directories a stdio server's entry lets it
 // read, write, and run binaries from: its roots by mode, and its cwd,
 // read-only unless the roots list it (config.MCPServer.Cwd).
-func serverRoots(srv config.MCPServer) (read, write, bins []string) {
+func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
 	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
 		switch srv.Roots[r] {
 		case config.RootRW:
