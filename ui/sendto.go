@@ -240,7 +240,7 @@ func (s *sendToScreen) View() string {
 		step = fmt.Sprintf("2/2 pick the field of %s that names the file (its path in root %s)",
 			render.SanitizeLine(s.target.cap.ID), render.SanitizeLine(s.target.root))
 	}
-	head = append(head, st.Muted.Render(common.Trunc(step, w)))
+	head = append(head, strings.Split(st.Muted.Render(common.Note(step, w)), "\n")...)
 	if f := s.list.FilterView(); f != "" {
 		head = append(head, f)
 	}

@@ -87,6 +87,26 @@ func FitHeight(block string, h int) string {
 	return strings.Join(append(lines[:h-1], Ellipsis), "\n")
 }
 
+// MaxNoteLines bounds a note (one sentence for the person: what was
+// copied, why nothing is offered) wrapped to the width; the full help
+// (?) shows a longer one whole.
+const MaxNoteLines = 3
+
+// Note wraps plain note s to w cells in at most MaxNoteLines lines; a
+// note cut there ends "… (? shows it whole)".
+func Note(s string, w int) string {
+	lines := strings.Split(Wrap(s, max(w, 1)), "\n")
+	if len(lines) <= MaxNoteLines {
+		return strings.Join(lines, "\n")
+	}
+	lines = lines[:MaxNoteLines]
+	lines[MaxNoteLines-1] = TruncTail(lines[MaxNoteLines-1]+" ", max(w-Width(noteCut), 1), "") + noteCut
+	return FitWidth(strings.Join(lines, "\n"), w)
+}
+
+// noteCut ends a note Note cut.
+const noteCut = "… (? shows it whole)"
+
 // Lines returns the number of lines of block ("" counts as 0).
 func Lines(block string) int {
 	if block == "" {
