@@ -267,11 +267,11 @@ func (s *exchangeScreen) copyLines(b *detailBuilder, w int) {
 	st := s.com.Styles
 	cp := s.arg.copy
 	b.line(st.Subtitle.Render("Repeat with modbay") + st.Muted.Render(" (c)"))
-	b.block(common.Wrap(render.SanitizeLine(cp.Invoke), w-2), 2)
+	b.block(common.WrapWords(render.SanitizeLine(cp.Invoke), w-2), 2)
 	switch {
 	case cp.ModuleCall != "":
 		b.line(st.Subtitle.Render("The module call without modbay") + st.Muted.Render(" (m)"))
-		b.block(common.Wrap(render.SanitizeLine(cp.ModuleCall), w-2), 2)
+		b.block(common.WrapWords(render.SanitizeLine(cp.ModuleCall), w-2), 2)
 		b.wrapped(st.Warning, "! "+render.SanitizeLine(cp.Note))
 	case cp.SaveError != "":
 		b.wrapped(st.Warning, "! the request file could not be saved: "+render.SanitizeLine(cp.SaveError))

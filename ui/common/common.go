@@ -123,6 +123,49 @@ func Wrap(s string, w int) string {
 	return ansi.Wrap(s, w, "")
 }
 
+// WrapWords wraps s (which may hold ANSI styling) to w cells at spaces
+// only: a path or a flag is never broken at its hyphens or slashes; a
+// word wider than w alone is cut into lines of w cells. Each line of s
+// wraps on its own.
+func WrapWords(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		cur, cw := "", 0
+		flush := func() {
+			out = append(out, cur)
+			cur, cw = "", 0
+		}
+		for _, word := range strings.Split(line, " ") {
+			ww := Width(word)
+			switch {
+			case cw == 0 && ww <= w:
+				cur, cw = word, ww
+				if word == "" {
+					cw = 0
+				}
+			case cw > 0 && cw+1+ww <= w:
+				cur, cw = cur+" "+word, cw+1+ww
+			case ww <= w:
+				flush()
+				cur, cw = word, ww
+			default:
+				if cw > 0 {
+					flush()
+				}
+				parts := strings.Split(ansi.Hardwrap(word, w, false), "\n")
+				out = append(out, parts[:len(parts)-1]...)
+				cur = parts[len(parts)-1]
+				cw = Width(cur)
+			}
+		}
+		flush()
+	}
+	return strings.Join(out, "\n")
+}
+
 // Width is the display width of s in cells, ignoring ANSI styling.
 func Width(s string) int { return cellwidth.String(s) }
 

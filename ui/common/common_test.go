@@ -24,3 +24,16 @@ func TestNote(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapWords: lines break at spaces only, never inside a path or at a
+// flag's hyphens; a word wider than the width is cut.
+func TestWrapWords(t *testing.T) {
+	got := WrapWords("module invoke notes.report --input /tmp/modbay-run-736057409/request.json", 40)
+	want := "module invoke notes.report --input\n/tmp/modbay-run-736057409/request.json"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := WrapWords("a "+strings.Repeat("x", 25), 10); got != "a\nxxxxxxxxxx\nxxxxxxxxxx\nxxxxx" {
+		t.Fatalf("long word: %q", got)
+	}
+}
