@@ -187,3 +187,17 @@ func TestJobsCancelThroughCancelCapability(t *testing.T) {
 		t.Errorf("show: %s", out)
 	}
 }
+
+// TestGrantWordsNameOnlyWhatWasGranted: history show lists the kinds of
+// grant a run had, not an empty slot for each kind.
+func TestGrantWordsNameOnlyWhatWasGranted(t *testing.T) {
+	if got := grantWords(modproto.Grants{Subprocess: []string{"ffmpeg"}}); got != "subprocess ffmpeg" {
+		t.Fatalf("got %q", got)
+	}
+	if got := grantWords(modproto.Grants{Network: []string{"a.example", "b.example"}, Publish: true}); got != "network a.example,b.example; publish" {
+		t.Fatalf("got %q", got)
+	}
+	if got := grantWords(modproto.Grants{}); got != "" {
+		t.Fatalf("no grants: %q", got)
+	}
+}
