@@ -259,7 +259,9 @@ func knownStatus(s string) bool {
 // historyLine is one run as `modbay history` prints it.
 func historyLine(x history.Summary) string {
 	status := string(x.Status)
-	if x.Code != "" && x.Status != history.StatusOK {
+	if x.Code != "" && x.Status != history.StatusOK && x.Code != status {
+		// The code says more than the status; a cancelled run's code is
+		// its status ("cancelled", not "cancelled cancelled").
 		status += " " + clean(x.Code)
 	}
 	pin := " "

@@ -201,3 +201,14 @@ func TestGrantWordsNameOnlyWhatWasGranted(t *testing.T) {
 		t.Fatalf("no grants: %q", got)
 	}
 }
+
+// TestHistoryLineSaysAStatusOnce: a run whose code is its status
+// (cancelled) says it once; an error says its code.
+func TestHistoryLineSaysAStatusOnce(t *testing.T) {
+	if l := historyLine(history.Summary{RunID: "r", Status: "cancelled", Code: "cancelled"}); strings.Contains(l, "cancelled cancelled") {
+		t.Fatalf("line %q", l)
+	}
+	if l := historyLine(history.Summary{RunID: "r", Status: history.StatusError, Code: "provider_failure"}); !strings.Contains(l, "error provider_failure") {
+		t.Fatalf("line %q", l)
+	}
+}
