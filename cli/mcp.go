@@ -91,7 +91,7 @@ func (o *MCPImportOptions) askNpxStart(s *mcp.Imported) {
 
 // newMCPCommand is `modbay mcp` and its subcommands; importF, when
 // non-nil, replaces mcpImportRun.
-func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error) *cobra.Command {
+func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error, surfaceF func(context.Context, *MCPSurfaceOptions) error) *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers as modules (config.yaml mcp_servers)", Args: cobra.NoArgs}
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
@@ -119,6 +119,7 @@ does. Without FILE, every known location that exists is read.`,
 	imp.Flags().BoolVar(&o.Force, "force", false, "replace the entries of ids config.yaml already has, without asking")
 	imp.MarkFlagsMutuallyExclusive("skip-existing", "force")
 	cmd.AddCommand(imp, newMCPServeCommand(g))
+	addMCPSurfaceCommands(cmd, g, surfaceF)
 	return cmd
 }
 

@@ -106,6 +106,9 @@ type runHooks struct {
 	check     func(context.Context, *CheckOptions) error
 	rerun     func(context.Context, *RerunOptions) error
 	mcpImport func(context.Context, *MCPImportOptions) error
+	// mcpSurface is mcp resources, read, prompts and prompt, told apart
+	// by MCPSurfaceOptions.Command.
+	mcpSurface func(context.Context, *MCPSurfaceOptions) error
 	// history is the list; the subcommands share historyRun, told apart
 	// by HistoryRunOptions.Command.
 	history    func(context.Context, *HistoryOptions) error
@@ -176,7 +179,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
 		newExampleModuleCommand(),
 		newCheckCommand(g, hooks.check),
-		newMCPCommand(g, hooks.mcpImport),
+		newMCPCommand(g, hooks.mcpImport, hooks.mcpSurface),
 		newSkillsCommand(g, hooks.skills),
 	)
 	return root, g

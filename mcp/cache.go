@@ -27,8 +27,10 @@ import (
 // listFormat is the version of a cached tool list's encoding, digested
 // into the Fingerprint so a list cached by an older modbay is listed
 // again. 2: tool schemas kept as the server wrote them (property order),
-// not re-encoded from Go maps (sorted).
-const listFormat = 2
+// not re-encoded from Go maps (sorted). 3: resources, templates and
+// prompts as hidden capabilities (surface.go), tools requiring tasks left
+// out.
+const listFormat = 3
 
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"
@@ -36,7 +38,7 @@ const cacheSubdir = "mcp"
 // maxStateBytes bounds a state file read back (a version, an epoch and
 // a bounded catalog): anything larger is not one of ours and reads as
 // empty.
-const maxStateBytes = 256 << 10
+const maxStateBytes = 512 << 10
 
 // listState is what a server's state file holds.
 type listState struct {

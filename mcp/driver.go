@@ -110,6 +110,9 @@ type Driver struct {
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
+	// surf is what is kept of the server's resources, prompts and
+	// announced changes (surface.go).
+	surf surfaceState
 	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
 	// none came): the server needs OAuth sign-in.
 	challenge string
@@ -557,7 +560,7 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	// The host judges the descriptor as built here (runner.BuiltDescribe)
 	// rather than decoding its encoding again.
 	desc.Built = &runner.BuiltDescribe{Envelope: env, Descriptor: built}
-	cat := listCatalog(ctx, s)
+	cat := d.listCatalog(ctx, s)
 	d.mu.Lock()
 	d.catalog = cat
 	d.mu.Unlock()
@@ -571,6 +574,9 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 // the describe envelope and its descriptor; it keeps the tools'
 // outputSchemas for Invoke.
 func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *modproto.Descriptor, error) {
+	d.surf.mu.Lock()
+	d.surf.taskTools = nil
+	d.surf.mu.Unlock()
 	d.mu.Lock()
 	d.listed = map[string]toolSchemas{}
 	d.mu.Unlock()
@@ -606,7 +612,10 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
 	}
+	tools, needTasks := d.withoutTaskTools(tools)
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
+	env.Warnings = append(env.Warnings, needTasks...)
+	d.addSurface(ctx, s, desc, env)
 	hints := givenHints(tools)
 	d.mu.Lock()
 	d.outputs, d.hints = outputs, hints
@@ -666,6 +675,19 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })
 		d.mu.Unlock()
 	}()
+	sent := func() json.RawMessage {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return f.result
+	}
+	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request, sent); ok {
+		if err != nil {
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+			return rep
+		}
+		rep.Envelope, rep.Blocks = env, blocks
+		return rep
+	}
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
 	// The result is read as the server sent it (noteResult), not as the

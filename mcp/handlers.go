@@ -280,6 +280,8 @@ func (t *recordingTransport) Connect(ctx context.Context) (sdk.Connection, error
 type recordingConn struct {
 	sdk.Connection
 	d *Driver
+	// lists follows list requests and list_changed (listchanged.go).
+	lists listTracker
 }
 
 // Read implements sdk.Connection.
@@ -296,6 +298,8 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.d.noteResult(r)
 		c.d.keepToolSchemas(r.Result)
 	}
+	c.d.noteTaskTools(m)
+	c.lists.received(c.d, m)
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
 		case "notifications/progress":
@@ -312,9 +316,10 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
-	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+	if r, ok := m.(*jsonrpc.Request); ok && (r.Method == "tools/call" || r.Method == "resources/read" || r.Method == "prompts/get") {
 		c.d.noteCall(r)
 	}
+	c.lists.sent(m)
 	err := c.Connection.Write(ctx, m)
 	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
 		for _, f := range c.d.calls() {
