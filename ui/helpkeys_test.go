@@ -109,6 +109,17 @@ var helpStates = map[screenKind][]helpState{
 		{"typed", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); typeText(m, "main"); press(m, "tab"); return m }},
 		{"json", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); press(m, "ctrl+e"); return m }},
 	},
+	screenActivity: {
+		{"jobs and runs", func(t *testing.T) *Model { return activityAt(t, nil, 100, 30) }},
+		{"empty", func(t *testing.T) *Model { m, _ := newTest(t, nil, 80, 24); withModules(t, m); press(m, "A"); return m }},
+		{"cancel offered", func(t *testing.T) *Model {
+			m := historyModel(t, nil, 100, 30, seedHistory)
+			withCancel(t, m)
+			_, cmd := m.Update(uitest.Key("A"))
+			runCmd(m, cmd)
+			return m
+		}},
+	},
 	screenProbe: {
 		{"probe", func(t *testing.T) *Model {
 			m, _ := newTest(t, nil, 80, 24)
@@ -182,6 +193,8 @@ func keyPress(name string) tea.KeyPressMsg {
 		k = tea.KeyPressMsg{Code: tea.KeyDown}
 	case "enter":
 		k = tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "space":
+		k = tea.KeyPressMsg{Code: tea.KeySpace}
 	default:
 		k = tea.KeyPressMsg{Code: []rune(rest)[0]}
 	}

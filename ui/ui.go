@@ -131,6 +131,8 @@ type Model struct {
 	flow submitFlow
 
 	dialogs []dialog.Dialog
+	// confirmYes is what y on the confirmation dialog on the stack does.
+	confirmYes func() tea.Cmd
 	// runs are the runs of this session by request id, in flight or done:
 	// a run outlives its screen, and its events and result are routed by
 	// id. runOrder is their ids oldest first, lastRun the newest.
@@ -508,6 +510,9 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(kp, g.HelpAnywhere):
 		m.toggleHelp(false)
 		return nil
+	case key.Matches(kp, g.Suspend):
+		// Runs in flight go on; fg brings the cockpit back as it was.
+		return tea.Suspend
 	case key.Matches(kp, g.Help) && (!m.typing() || m.fullHelp && m.helpByQuestion):
 		// "?" is text in a field; it opens help only where keys are not
 		// text, and closes the help it opened wherever the focus went.
@@ -522,6 +527,9 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	if len(m.dialogs) > 0 {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
+	}
+	if m.opensActivity() && key.Matches(kp, openActivityKey) {
+		return m.open(screenActivity, nil)
 	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
@@ -573,6 +581,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
 		return m.historyAction(a)
+	case actionOpenRun, actionCancelJob:
+		return m.activityAction(a)
 	case actionSend:
 		return m.sendTo(a)
 	case actionAskSaveDir:
@@ -602,6 +612,14 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
 	if top.ID() == "approval" {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
+	}
+	if top.ID() == "confirm" {
+		yes := m.confirmYes
+		m.confirmYes = nil
+		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
+			return yes()
+		}
+		return nil
 	}
 	if m.flow.presetPrompt && top.ID() == "prompt" {
 		m.flow.presetPrompt = false
