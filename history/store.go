@@ -123,6 +123,9 @@ type Store struct {
 	// artifacts is the artifact store the runs name (<home>/artifacts),
 	// garbage-collected as runs go; "" for a history opened alone.
 	artifacts string
+	// repeat are the flags of the lines that repeat its runs
+	// (runner.GlobalsOf the configuration it was opened with).
+	repeat runner.Globals
 	// now is the clock (tests replace it).
 	now func() time.Time
 }
@@ -141,11 +144,17 @@ func Open(dir string, limits config.History) (*Store, error) {
 // OpenConfig opens the history of cfg's home with cfg's limits.
 func OpenConfig(cfg *config.Config) (*Store, error) {
 	s, err := Open(cfg.HistoryDir(), cfg.History)
-	if err == nil {
-		s.artifacts = cfg.ArtifactsDir()
+	if err != nil {
+		return nil, err
 	}
-	return s, err
+	s.artifacts = cfg.ArtifactsDir()
+	s.repeat = runner.GlobalsOf(cfg)
+	return s, nil
 }
+
+// Repeat are the flags a line that acts on this history carries
+// (runner.Globals.Line): its home's, when opened with OpenConfig.
+func (s *Store) Repeat() runner.Globals { return s.repeat }
 
 // Dir is the history's directory.
 func (s *Store) Dir() string { return s.dir }

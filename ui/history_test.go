@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/config"
@@ -192,8 +193,8 @@ func TestHistoryRerunPrefills(t *testing.T) {
 	runCmd(m, cmd)
 	_, cmd = m.Update(uitest.Key("r"))
 	runCmd(m, cmd)
-	if m.screen() != screenForm || m.formCap.ID != "fake.report" {
-		t.Fatalf("r opened %v %s", m.screen(), m.formCap.ID)
+	if m.screen() != screenForm || m.flow.cap.ID != "fake.report" {
+		t.Fatalf("r opened %v %s", m.screen(), m.flow.cap.ID)
 	}
 	out := frame(t, m)
 	for _, want := range []string{"Re-run of req_00000000000000000000000000000001", "Secret fields were not recorded", "/secret", "still fits today"} {
@@ -204,8 +205,8 @@ func TestHistoryRerunPrefills(t *testing.T) {
 	if v := m.form().Value(); !strings.Contains(string(v), `"Quarterly"`) || strings.Contains(string(v), "redacted") {
 		t.Errorf("form input %s", v)
 	}
-	p := uitest.Plan(t, m.formModule)
-	o := m.beginOptions(p, true)
+	p := uitest.Plan(t, m.flow.module)
+	o := m.flow.beginOptions(p, true)
 	if o.Source != history.SourceRerun || o.RerunOf != "req_00000000000000000000000000000001" {
 		t.Errorf("begin options %+v", o)
 	}
@@ -305,4 +306,17 @@ func TestJobsResumedAtStart(t *testing.T) {
 		t.Error("jobs taken over twice")
 	}
 	_ = fmt.Sprint()
+}
+
+// TestHistoryColumns: each row shows how long the run took; a wide list
+// shows the run id too, whole.
+func TestHistoryColumns(t *testing.T) {
+	narrow := ansi.Strip(frame(t, historyAt(t, 100, 20, seedHistory)))
+	if !strings.Contains(narrow, "5m ago    1.2s  fake › fake.report") || strings.Contains(narrow, "fake.report  req_") {
+		t.Errorf("narrow list:\n%s", narrow)
+	}
+	wide := ansi.Strip(frame(t, historyAt(t, 200, 30, seedHistory)))
+	if !strings.Contains(wide, "5m ago    1.2s  fake › fake.report  req_00000000000000000000000000000001") {
+		t.Errorf("wide list lacks the duration and run id columns:\n%s", wide)
+	}
 }

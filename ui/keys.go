@@ -21,6 +21,8 @@ type KeyMap struct {
 	Exchange ExchangeKeyMap
 	Viewer   viewer.KeyMap
 	History  HistoryKeyMap
+	// Activity is the activity view's (A from every list).
+	Activity ActivityKeyMap
 	SendTo   SendToKeyMap
 	// Elicit is a module's question mid-run (MCP elicitation).
 	Elicit ElicitKeyMap
@@ -41,6 +43,9 @@ type GlobalKeyMap struct {
 	HelpAnywhere key.Binding
 	// CloseHelp closes the full help before esc does anything else.
 	CloseHelp key.Binding
+	// Suspend hands the terminal back to the shell (ctrl+z; fg resumes),
+	// as a shell job does.
+	Suspend key.Binding
 }
 
 // ResultKeyMap is the result view's bindings.
@@ -76,6 +81,7 @@ func DefaultKeyMap() KeyMap {
 			Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 			HelpAnywhere: key.NewBinding(key.WithKeys("ctrl+g", "f1"), key.WithHelp("ctrl+g", "more keys")),
 			CloseHelp:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
+			Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),
 		},
 		List: list.DefaultKeyMap(),
 		Modules: ModulesKeyMap{
@@ -90,6 +96,7 @@ func DefaultKeyMap() KeyMap {
 		Run: RunKeyMap{
 			Cancel:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
 			Background: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "run in background")),
+			CancelJob:  cancelJobKey,
 		},
 		Result: ResultKeyMap{
 			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
@@ -103,11 +110,12 @@ func DefaultKeyMap() KeyMap {
 			Follow:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow link")),
 			Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
-		Viewer:  viewer.DefaultKeyMap(),
-		History: defaultHistoryKeys(),
-		SendTo:  defaultSendToKeys(),
-		Elicit:  defaultElicitKeys(),
-		Surface: defaultSurfaceKeys(),
+		Viewer:   viewer.DefaultKeyMap(),
+		History:  defaultHistoryKeys(),
+		Activity: defaultActivityKeys(),
+		SendTo:   defaultSendToKeys(),
+		Elicit:   defaultElicitKeys(),
+		Surface:  defaultSurfaceKeys(),
 	}
 	km.Exchange = defaultExchangeKeys(km.Result)
 	return km

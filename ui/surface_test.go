@@ -215,8 +215,8 @@ func TestFormCompletions(t *testing.T) {
 	f := &surfaceFake{}
 	openSurface(t, m, h, surfaceModule(t, f))
 	press(m, "end", "enter")
-	if m.screen() != screenForm || m.formCap.ID != "mcp.prompts.get.greet" {
-		t.Fatalf("screen %v capability %q", m.screen(), m.formCap.ID)
+	if m.screen() != screenForm || m.flow.cap.ID != "mcp.prompts.get.greet" {
+		t.Fatalf("screen %v capability %q", m.screen(), m.flow.cap.ID)
 	}
 	press(m, "tab")
 	typeText(m, "x")
