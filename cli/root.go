@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"modbay/config"
@@ -89,9 +91,17 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // execute is Execute with the streams and, for tests, the commands' run
 // functions replaced (nil hooks run everything for real).
-func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks) int {
+func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks) (code int) {
 	root, g := newRoot(ios, hooks)
 	root.SetArgs(args)
+	defer func() {
+		// modbay's own crash on this goroutine: its own exit code, with
+		// the stack for a bug report (the cockpit restored the terminal).
+		if r := recover(); r != nil {
+			fmt.Fprintf(ios.ErrOut, "modbay: internal error: %s\n%s", render.Sanitize(fmt.Sprint(r)), debug.Stack())
+			code = ExitCrash
+		}
+	}()
 	err := root.ExecuteContext(ctx)
 	for _, c := range g.cleanups {
 		c()
@@ -99,7 +109,11 @@ func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks
 	if err == nil {
 		return ExitOK
 	}
-	code := codeOf(err)
+	if errors.Is(err, tea.ErrProgramPanic) {
+		fmt.Fprintln(ios.ErrOut, "modbay: internal error: the cockpit crashed (the panic is above)")
+		return ExitCrash
+	}
+	code = codeOf(err)
 	// An error can quote a module's output (a verdict, a path): it is
 	// sanitized like every other module string.
 	if msg := err.Error(); msg != "" {
@@ -132,6 +146,11 @@ type runHooks struct {
 	check     func(context.Context, *CheckOptions) error
 	rerun     func(context.Context, *RerunOptions) error
 	mcpImport func(context.Context, *MCPImportOptions) error
+	// mcpSurface is mcp resources, read, prompts and prompt, told apart
+	// by MCPSurfaceOptions.Command.
+	mcpSurface func(context.Context, *MCPSurfaceOptions) error
+	// mcpLogin is login and logout, told apart by MCPLoginOptions.Logout.
+	mcpLogin func(context.Context, *MCPLoginOptions) error
 	// history is the list; the subcommands share historyRun, told apart
 	// by HistoryRunOptions.Command.
 	history    func(context.Context, *HistoryOptions) error
@@ -202,7 +221,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
 		newExampleModuleCommand(),
 		newCheckCommand(g, hooks.check),
-		newMCPCommand(g, hooks.mcpImport),
+		newMCPCommand(g, hooks.mcpImport, hooks.mcpSurface, hooks.mcpLogin),
 		newSkillsCommand(g, hooks.skills),
 	)
 	return root, g
@@ -283,10 +302,13 @@ func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 		e.mcp = prev.mcp
 		e.host.AddSource(e.mcp)
 	} else {
-		if prev != nil && prev.mcp != nil {
-			_ = prev.mcp.Close()
+		var was *mcp.Source
+		if prev != nil {
+			was = prev.mcp
 		}
-		e.mcp = g.addMCPServers(e.host, cfg)
+		// Servers whose entries did not change, or changed only in
+		// roots, keep their drivers (the latter restarted with them).
+		e.mcp = g.addMCPServersFrom(e.host, cfg, was)
 	}
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)

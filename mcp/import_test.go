@@ -35,8 +35,8 @@ func TestParseClientConfig(t *testing.T) {
 			if f.Inputs["perplexity-key"] != "Perplexity API Key" || !strings.Contains(notes, "${input:perplexity-key} (Perplexity API Key)") || !strings.Contains(notes, "envFile") {
 				t.Errorf("inputs %v, notes %q", f.Inputs, notes)
 			}
-			if !strings.Contains(strings.Join(f.Servers[1].Notes, "\n"), "SSE") {
-				t.Errorf("sse notes %q", f.Servers[1].Notes)
+			if s := f.Servers[1].Server; !s.SSE() || len(f.Servers[1].Notes) != 0 {
+				t.Errorf("the sse entry %+v, notes %q, want type sse and no note", s, f.Servers[1].Notes)
 			}
 		}},
 		{"cursor-mcp.json", FormatMCPServers, []string{"playwright", "remote"}, func(t *testing.T, f *Found) {
@@ -161,6 +161,31 @@ func TestReferenceSecrets(t *testing.T) {
 	}
 	if h := remote.Server.Headers; h["Authorization"] != "Bearer ${GH_TOKEN}" || h["X-Plain"] != "hello" {
 		t.Errorf("headers %v", h)
+	}
+}
+
+// TestImportPlaceNodeModules: a script of a package npm installed (under
+// node_modules, its dependencies hoisted beside it) gets the node_modules
+// folder as its root, not its package's folder alone, which cannot start.
+func TestImportPlaceNodeModules(t *testing.T) {
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	pkg := filepath.Join(nm, "@scope", "server")
+	if err := os.MkdirAll(filepath.Join(pkg, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(pkg, "dist", "index.js")
+	for _, f := range []string{filepath.Join(pkg, "package.json"), script} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := ParseClientConfig([]byte(`{"mcpServers": {"s": {"command": "node", "args": ["` + script + `", "stdio"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Place(filepath.Join(t.TempDir(), "claude_desktop_config.json"))
+	if r := f.Servers[0].Server.Roots; len(r) != 1 || r[nm] != config.RootRO {
+		t.Errorf("roots %v, want %s ro", r, nm)
 	}
 }
 
