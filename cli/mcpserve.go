@@ -91,6 +91,6 @@ func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 		return next.host, nil
 	}
 	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow,
-		Version: "dev", Reload: reload})
+		Version: "dev", Reload: reload, Pins: gateway.OpenPins(e.host.Config().ServeDir())})
 	return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
 }

@@ -7,6 +7,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -61,6 +62,10 @@ type Options struct {
 	// is; it is called when the file changes (a config that does not load
 	// keeps the current host).
 	Reload func() (*runner.Host, error)
+	// Pins, when non-nil, pins each tool's definition the first time it
+	// is served and withholds a changed one until a person accepts it
+	// (docs/gateway.md "Tool pinning").
+	Pins *Pins
 }
 
 // Server is one `modbay mcp serve` process's MCP server.
@@ -74,6 +79,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	tools    map[string]*entry
+	// withheld maps a tool name to why it is not served (its definition
+	// changed since it was pinned); its calls are refused with that.
+	withheld map[string]string
 	sessions map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
@@ -114,6 +122,7 @@ func New(opts Options) *Server {
 	})
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "artifact", URITemplate: "modbay://runs/{run}/{artifact}",
 		Description: "An artifact of a call this session made (verified and staged by modbay)."}, s.readResource)
+	s.srv.AddReceivingMiddleware(s.refuseWithheld)
 	s.addJobTools()
 	return s
 }
@@ -147,7 +156,9 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // clients the list changed.
 func (s *Server) Refresh(ctx context.Context) {
 	next := catalogue(s.opts.Discover(ctx), s.opts.Tools, s.opts.Exclude)
+	withheld := s.pin(next)
 	s.mu.Lock()
+	s.withheld = withheld
 	var gone []string
 	for name, old := range s.tools {
 		if n, ok := next[name]; !ok || !sameTool(old, n) {
@@ -228,6 +239,10 @@ func (s *Server) watch(ctx context.Context) func() {
 	configFile := filepath.Join(cfg.Home, config.FileName)
 	_ = w.Add(cfg.Home)
 	_ = w.Add(cfg.ModulesDir())
+	if s.opts.Pins != nil { // an accepted pin serves its tool again
+		_ = os.MkdirAll(s.opts.Pins.dir, 0o700)
+		_ = w.Add(s.opts.Pins.dir)
+	}
 	done := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
