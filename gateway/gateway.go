@@ -77,8 +77,8 @@ type Server struct {
 	hostMu sync.Mutex
 	cur    *runner.Host
 
-	mu       sync.Mutex
-	tools    map[string]*entry
+	mu    sync.Mutex
+	tools map[string]*entry
 	// withheld maps a tool name to why it is not served (its definition
 	// changed since it was pinned); its calls are refused with that.
 	withheld map[string]string
