@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"modbay/approval"
 	"modbay/config"
 	"modbay/gateway"
 	"modbay/history"
@@ -25,6 +27,9 @@ type MCPServeOptions struct {
 	// Follow is how long a call follows a long-running job before it
 	// returns the job's handle (0: gateway.DefaultFollow).
 	Follow time.Duration
+	// ApprovalWait is how long a call waits for an answer in the cockpit
+	// before it returns "approval pending" (0: gateway.DefaultApprovalWait).
+	ApprovalWait time.Duration
 }
 
 // newMCPServeCommand builds `modbay mcp serve`.
@@ -60,6 +65,7 @@ protocol. docs/gateway.md sets it up for each client.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.tools, else all)")
 	f.StringArrayVar(&o.Exclude, "exclude", nil, "leave out tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.exclude)")
+	f.DurationVar(&o.ApprovalWait, "approval-wait", gateway.DefaultApprovalWait, "how long a call that needs approval waits for a person's answer in a running cockpit before it returns \"approval pending\"")
 	f.DurationVar(&o.Follow, "follow", gateway.DefaultFollow, "how long a call follows a long-running job with progress before it returns the job's handle")
 	return cmd
 }
@@ -91,6 +97,7 @@ func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 		return next.host, nil
 	}
 	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow,
-		Version: "dev", Reload: reload, Pins: gateway.OpenPins(e.host.Config().ServeDir())})
+		Version: "dev", Reload: reload, Pins: gateway.OpenPins(e.host.Config().ServeDir()),
+		Cockpits: filepath.Join(e.host.Config().ServeDir(), approval.SocketsDir), ApprovalWait: o.ApprovalWait})
 	return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
 }

@@ -99,7 +99,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	defer plan.Discard()
 	begin := history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}
 	if plan.NeedsApproval() && !st.approvals.Covers(plan) {
-		res, by := s.approve(req, st, e, plan)
+		res, by := s.approve(ctx, req, st, e, plan)
 		if res != nil {
 			return res
 		}
@@ -167,11 +167,16 @@ func planError(err error) *mcp.CallToolResult {
 	return toolError(string(modproto.KindNotRun), "", render.SanitizeLine(err.Error())+"; nothing ran")
 }
 
-// approve asks for approval of plan (docs/gateway.md "Approvals"): by an
-// elicitation form when the config opts in and the client can answer
+// approve asks for approval of plan (docs/gateway.md "Approvals"): in a
+// running cockpit of the home first, then by an elicitation form when the config opts in and the client can answer
 // one, else a tool error addressed to the person, recorded as not run.
 // A nil result means approved, by the returned "<client>'s elicitation".
-func (s *Server) approve(req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (*mcp.CallToolResult, string) {
+func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (*mcp.CallToolResult, string) {
+	if s.opts.Cockpits != "" {
+		if res, by, asked := s.askCockpit(ctx, req, st, e, plan); asked {
+			return res, by
+		}
+	}
 	caps := req.ClientCapabilities()
 	canElicit := caps != nil && caps.Elicitation != nil
 	if !s.opts.ApproveByElicitation || !canElicit {

@@ -66,6 +66,13 @@ type Options struct {
 	// is served and withholds a changed one until a person accepts it
 	// (docs/gateway.md "Tool pinning").
 	Pins *Pins
+	// Cockpits, when not "", is the folder of the home's cockpits'
+	// approval sockets (<home>/serve/cockpits): a call that needs
+	// approval asks them first (docs/gateway.md "Approvals in the cockpit").
+	Cockpits string
+	// ApprovalWait and ApprovalKeep bound a cockpit approval (0:
+	// DefaultApprovalWait, DefaultApprovalKeep).
+	ApprovalWait, ApprovalKeep time.Duration
 }
 
 // Server is one `modbay mcp serve` process's MCP server.
@@ -82,6 +89,8 @@ type Server struct {
 	// withheld maps a tool name to why it is not served (its definition
 	// changed since it was pinned); its calls are refused with that.
 	withheld map[string]string
+	// asks are the questions asked of the cockpits, by call (callKey).
+	asks     map[string]*ask
 	sessions map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
@@ -110,7 +119,13 @@ func New(opts Options) *Server {
 	if opts.Follow <= 0 {
 		opts.Follow = DefaultFollow
 	}
-	s := &Server{opts: opts, sem: make(chan struct{}, opts.MaxConcurrent), tools: map[string]*entry{},
+	if opts.ApprovalWait <= 0 {
+		opts.ApprovalWait = DefaultApprovalWait
+	}
+	if opts.ApprovalKeep <= 0 {
+		opts.ApprovalKeep = DefaultApprovalKeep
+	}
+	s := &Server{opts: opts, sem: make(chan struct{}, opts.MaxConcurrent), tools: map[string]*entry{}, asks: map[string]*ask{},
 		sessions: map[*mcp.ServerSession]*session{}, cur: opts.Host}
 	if s.opts.Discover == nil {
 		s.opts.Discover = func(ctx context.Context) []*runner.Module { return s.host().Discover(ctx) }

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/approval"
+	"modbay/config"
+)
+
+// cockpitOf listens as a cockpit of home would, for the test's questions.
+func cockpitOf(t *testing.T, home, by string) *approval.Listener {
+	t.Helper()
+	l, err := approval.Listen(filepath.Join((&config.Config{Home: home}).ServeDir(), approval.SocketsDir), by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func nextAsk(t *testing.T, l *approval.Listener) *approval.Question {
+	t.Helper()
+	select {
+	case ev := <-l.Events():
+		if ev.Ask == nil {
+			t.Fatalf("event %+v, want a question", ev)
+		}
+		return ev.Ask
+	case <-time.After(30 * time.Second):
+		t.Fatal("no question reached the cockpit")
+	}
+	return nil
+}
+
+func TestMCPServeApprovalAnsweredInTheCockpit(t *testing.T) {
+	home := demo(t)
+	one, two := cockpitOf(t, home, "the cockpit (one)"), cockpitOf(t, home, "the cockpit (two)")
+	asked := 0
+	// The client can elicit, but the cockpit is asked first.
+	cs := serveSession(t, home, approvalClient("deny", &asked))
+	type reply struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		done <- reply{res, err}
+	}()
+	q := nextAsk(t, one)
+	if q2 := nextAsk(t, two); q2.ID != q.ID {
+		t.Fatalf("two cockpits asked different questions: %s %s", q.ID, q2.ID)
+	}
+	if q.Tool != "fetch_url" || q.Module != "fetch" || !strings.Contains(q.Client, "client") || len(q.Reasons) == 0 || !strings.Contains(string(q.Input), "127.0.0.1:9") {
+		t.Errorf("question %+v", q)
+	}
+	if err := one.Answer(q.ID, approval.Once); err != nil {
+		t.Fatal(err)
+	}
+	// The other cockpit's question is withdrawn.
+	select {
+	case ev := <-two.Events():
+		if ev.Withdrawn != q.ID {
+			t.Errorf("second cockpit got %+v, want the withdrawal", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the second cockpit's question was not withdrawn")
+	}
+	if err := two.Answer(q.ID, approval.Deny); err == nil {
+		t.Error("a withdrawn question was answered")
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if asked != 0 || strings.Contains(textOf(r.res), "Approval required") {
+		t.Errorf("asked by elicitation %d times; %s", asked, textOf(r.res))
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	if rec := recordOf(t, home, runs[0].RunID); !rec.Approved || rec.ApprovedBy != "the cockpit (one)" || rec.Enforcement == nil {
+		t.Errorf("record: approved %v by %q enforcement %v", rec.Approved, rec.ApprovedBy, rec.Enforcement)
+	}
+}
+
+func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
+	home := demo(t)
+	cockpit := cockpitOf(t, home, "the cockpit")
+	cs := serveSession(t, home, nil, "--approval-wait", "300ms")
+	call := func() *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := call()
+	q := nextAsk(t, cockpit)
+	if !res.IsError || res.Meta["modbay/code"] != "approval_pending" || !strings.Contains(textOf(res), "approval pending (id "+q.ID+")") {
+		t.Fatalf("unanswered: %v %s", res.Meta, textOf(res))
+	}
+	// Answered after the call returned: the same call retried runs, once.
+	if err := cockpit.Answer(q.ID, approval.Once); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the answer crosses the socket
+	if res := call(); res.Meta["modbay/code"] == "approval_pending" || strings.Contains(textOf(res), "Approval required") {
+		t.Fatalf("retry after the answer: %s", textOf(res))
+	}
+	// A third call is a new question: the answer applied once.
+	if res := call(); res.Meta["modbay/code"] != "approval_pending" {
+		t.Errorf("third call: %s", textOf(res))
+	}
+	nextAsk(t, cockpit)
+	runs := runsOf(t, home)
+	var pending, ran int
+	for _, r := range runs {
+		rec := recordOf(t, home, r.RunID)
+		switch {
+		case rec.Approved && rec.ApprovedBy == "the cockpit":
+			ran++
+		case rec.Host != nil && strings.Contains(rec.Host.Detail, "not run: approval pending (id apr_"):
+			pending++
+		}
+	}
+	if ran != 1 || pending != 2 {
+		t.Errorf("recorded %d run, %d pending of %d", ran, pending, len(runs))
+	}
+}
