@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -30,6 +32,10 @@ type MCPServeOptions struct {
 	// ApprovalWait is how long a call waits for an answer in the cockpit
 	// before it returns "approval pending" (0: gateway.DefaultApprovalWait).
 	ApprovalWait time.Duration
+	// HTTP, when not "", serves streamable HTTP on this loopback
+	// HOST:PORT instead of stdio; RotateToken makes a new bearer token.
+	HTTP        string
+	RotateToken bool
 }
 
 // newMCPServeCommand builds `modbay mcp serve`.
@@ -66,6 +72,8 @@ protocol. docs/gateway.md sets it up for each client.`,
 	f.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.tools, else all)")
 	f.StringArrayVar(&o.Exclude, "exclude", nil, "leave out tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.exclude)")
 	f.DurationVar(&o.ApprovalWait, "approval-wait", gateway.DefaultApprovalWait, "how long a call that needs approval waits for a person's answer in a running cockpit before it returns \"approval pending\"")
+	f.StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback `ADDR` (127.0.0.1:PORT) instead of stdio, with the bearer token in <home>/serve/token")
+	f.BoolVar(&o.RotateToken, "rotate-token", false, "with --http: replace the bearer token with a new one (clients need the new one)")
 	f.DurationVar(&o.Follow, "follow", gateway.DefaultFollow, "how long a call follows a long-running job with progress before it returns the job's handle")
 	return cmd
 }
@@ -76,6 +84,13 @@ protocol. docs/gateway.md sets it up for each client.`,
 func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if o.HTTP != "" {
+		if err := gateway.LoopbackAddr(o.HTTP); err != nil {
+			return withCode(ExitUsage, "%v", err)
+		}
+	} else if o.RotateToken {
+		return withCode(ExitUsage, "--rotate-token goes with --http")
+	}
 	e, err := o.G.env(ctx)
 	if err != nil {
 		return err
@@ -99,5 +114,18 @@ func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow,
 		Version: "dev", Reload: reload, Pins: gateway.OpenPins(e.host.Config().ServeDir()),
 		Cockpits: filepath.Join(e.host.Config().ServeDir(), approval.SocketsDir), ApprovalWait: o.ApprovalWait})
-	return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
+	if o.HTTP == "" {
+		return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
+	}
+	token, err := gateway.Token(e.host.Config().ServeDir(), o.RotateToken)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	ln, err := net.Listen("tcp", o.HTTP)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "modbay mcp serve: listening on http://%s%s (bearer token in %s)\n", ln.Addr(), gateway.HTTPPath,
+		filepath.Join(e.host.Config().ServeDir(), gateway.TokenFile))
+	return s.RunHTTP(ctx, ln, token, true)
 }
