@@ -20,6 +20,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/approval"
 	"modbay/history"
 	"modbay/modproto"
 	"modbay/runner"
@@ -77,6 +78,9 @@ type Options struct {
 	// (the describe cache bypassed) whenever the files of its directory
 	// or its launcher's change (dev.go). "" for the usual cockpit.
 	Dev string
+	// AgentApprovals is this cockpit's approval socket: serve processes
+	// of the home ask it about agents' calls (agentask.go); nil: none.
+	AgentApprovals *approval.Listener
 }
 
 // Model is the cockpit's root model.
@@ -159,6 +163,10 @@ type Model struct {
 	dev *devState
 	// rerunSeq numbers r's checks of the module (rerun.go).
 	rerunSeq int
+	// agentAsks are the agents' questions waiting, oldest first; agentNote
+	// says, until the next key, what became of one (agentask.go).
+	agentAsks []approval.Question
+	agentNote string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -234,7 +242,7 @@ func (m *Model) SetSender(send func(tea.Msg)) { m.send.Store(&send) }
 
 // Init starts discovery and asks the terminal for its background color.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.discover(), tea.RequestBackgroundColor)
+	return tea.Batch(m.discover(), tea.RequestBackgroundColor, m.waitAgentAsk())
 }
 
 // discover starts discovery generation m.gen+1.
@@ -433,6 +441,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case agentAskMsg:
+		return m, m.agentAsk(msg)
+	case agentAnsweredMsg:
+		return m, m.agentAnswered(msg)
 	case graceEndMsg:
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
@@ -478,6 +490,7 @@ func (m *Model) typing() bool {
 // key handles a key press: global keys first, then the top dialog, then the
 // focused screen.
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
+	m.agentNote = ""
 	g := m.keys.Global
 	switch {
 	case key.Matches(kp, g.Interrupt) && !m.keyMsgIsFocus(kp):
@@ -560,13 +573,29 @@ func (m *Model) toggleHelp(byQuestion bool) {
 	m.layout()
 }
 
-// dialogAction carries out what the top dialog answered.
+// dialogAction carries out what the top dialog answered; then the next
+// agent's question waiting, if any, opens.
 func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	if act == nil {
 		return nil
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
+		d := approval.Deny
+		if a, ok := act.(dialog.ActionApprove); ok {
+			d = approval.Once
+			if a.Scope == dialog.ScopeSession {
+				d = approval.Session
+			}
+		}
+		return m.answerAgent(ap.Ask(), d)
+	}
+	return tea.Batch(m.closedDialog(top, act), m.showAgentAsk())
+}
+
+// closedDialog carries out what top, just closed, answered.
+func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 	if m.presetPrompt && top.ID() == "prompt" {
 		m.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
@@ -649,7 +678,7 @@ func (m *Model) header() string {
 			crumbs = append(crumbs, c)
 		}
 	}
-	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge()+m.devBadge(), m.com.Width)
+	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge()+m.devBadge()+m.agentBadge()+m.agentNoteView(), m.com.Width)
 }
 
 func moduleName(mod *runner.Module) string {
