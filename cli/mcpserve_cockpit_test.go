@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,5 +136,84 @@ func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
 	}
 	if ran != 1 || pending != 2 {
 		t.Errorf("recorded %d run, %d pending of %d", ran, pending, len(runs))
+	}
+}
+
+// TestMCPServeApprovalInTheRealCockpit runs the cockpit in tmux and an
+// agent (the Go SDK's client) through mcp serve: the agent's call waits
+// while the cockpit shows the approval dialog, and a person's "a" lets it
+// run.
+func TestMCPServeApprovalInTheRealCockpit(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed")
+	}
+	home := demo(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := fmt.Sprintf("modbay-test-%d", os.Getpid())
+	tm := func(args ...string) string {
+		out, _ := exec.Command(tmux, append([]string{"-L", sock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	t.Cleanup(func() { tm("kill-server") })
+	tm("new-session", "-d", "-x", "110", "-y", "40", fmt.Sprintf("%s=1 TERM=xterm-256color exec %s --home %s", asModbayEnv, self, home))
+	sockets := filepath.Join(home, "serve", "cockpits", "*.sock")
+	waitUntil(t, "the cockpit listens", func() bool { m, _ := filepath.Glob(sockets); return len(m) == 1 })
+
+	cs := serveSession(t, home, nil)
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var screen string
+	waitUntil(t, "the cockpit shows the agent's question", func() bool {
+		screen = tm("capture-pane", "-p")
+		return strings.Contains(screen, "Approve this agent's call?")
+	})
+	for _, want := range []string{"Agent", "client (through modbay mcp serve)", "fetch.url", "127.0.0.1:9", "1 agent call to approve"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the cockpit does not show %q:\n%s", want, screen)
+		}
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("the call returned before the person answered: %s", textOf(res))
+	default:
+	}
+	time.Sleep(600 * time.Millisecond) // past the grace period
+	tm("send-keys", "a")
+	var res *mcp.CallToolResult
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call did not end after the person allowed it:\n%s", tm("capture-pane", "-p"))
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs: %s", len(runs), textOf(res))
+	}
+	if rec := recordOf(t, home, runs[0].RunID); !rec.Approved || !strings.HasPrefix(rec.ApprovedBy, "the cockpit (pid ") {
+		t.Errorf("record: approved %v by %q", rec.Approved, rec.ApprovedBy)
+	}
+	if screen := tm("capture-pane", "-p"); strings.Contains(screen, "agent call to approve") {
+		t.Errorf("the badge stayed after the answer:\n%s", screen)
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
