@@ -48,15 +48,23 @@ func newMCPServeCommand(g *globals) *cobra.Command {
 Claude Desktop, VS Code, Cursor, Codex…): one tool per ready capability of the
 home's modules and per tool of its mcp_servers. Every call runs as modbay invoke
 runs it — validated, planned, contained, checked and recorded in the history
-(source "mcp serve") — and a call that needs approval is asked through the
-client's elicitation only with mcp_serve.approve_by_elicitation: true, runs when
-policy.pre_approved covers it, and is otherwise refused with nothing run.
+(source "mcp serve") — and a call that needs approval runs when
+policy.pre_approved covers it, is asked in a running cockpit of the home (the
+call waits up to --approval-wait, then returns "approval pending": call again
+once a person answered), through the client's elicitation only with
+mcp_serve.approve_by_elicitation: true, and is otherwise refused with nothing run.
+A tool whose definition changed since this home first served it is withheld
+until a person accepts it (modbay mcp pins).
+
+--http 127.0.0.1:PORT serves streamable HTTP on a loopback address instead,
+each request with the bearer token kept in <home>/serve/token.
 
 Modules get the home's workspace, or --workspace DIR: never the client's
 current directory unless you pass it. Standard output carries only the
 protocol. docs/gateway.md sets it up for each client.`,
 		Example: `  modbay mcp serve --workspace ~/src/project
-  modbay mcp serve --tools 'notes_*' --exclude '*_echo'`,
+  modbay mcp serve --tools 'notes_*' --exclude '*_echo'
+  modbay mcp serve --http 127.0.0.1:8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("tools") {
