@@ -98,6 +98,9 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	}
 	defer plan.Discard()
 	begin := history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}
+	if why := s.overCeiling(st, e); why != "" {
+		plan.Approval = append(plan.Approval, why)
+	}
 	if plan.NeedsApproval() && !st.approvals.Covers(plan) {
 		res, by := s.approve(ctx, req, st, e, plan)
 		if res != nil {
@@ -114,6 +117,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	ro := runner.RunOptions{Approved: true, Events: recEvents(rec, f.event), Elicit: s.elicitor(req, st)}
 	res, err := host.RunWith(runCtx, plan, ro)
 	finish(rec, res, err)
+	st.spend(res)
 	if err != nil {
 		return toolError(string(modproto.KindOf("host.not_started")), "host.not_started", "not run: "+err.Error())
 	}

@@ -7,6 +7,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -305,6 +306,46 @@ type session struct {
 	// jobs are the runs of this session that returned a job handle: the
 	// ones the modbay_job_* tools may follow.
 	jobs map[string]bool
+	// spent is the known cost of this session's calls (guarded by mu).
+	spent float64
+}
+
+// spend adds res's known cost (actual, else estimated) to the session's.
+func (st *session) spend(res *runner.Result) {
+	if res == nil || res.Envelope == nil {
+		return
+	}
+	x := res.Envelope.Execution
+	c := x.ActualCost
+	if c == nil {
+		c = x.EstimatedCost
+	}
+	if c != nil && *c > 0 {
+		st.mu.Lock()
+		st.spent += *c
+		st.mu.Unlock()
+	}
+}
+
+// overCeiling is why a call of e needs a person's approval for want of
+// budget — this session's known spend reached mcp_serve.max_cost_per_session
+// and the call may cost (a provider, or a cost unknown before running) —
+// or "".
+func (s *Server) overCeiling(st *session, e *entry) string {
+	ceiling := s.host().Config().MCPServe.MaxCostPerSession
+	if ceiling <= 0 {
+		return ""
+	}
+	if fx := e.cap.Effects; fx.Provider == "" && fx.CostKnown {
+		return "" // local, with its cost reported: nothing to spend
+	}
+	st.mu.Lock()
+	spent := st.spent
+	st.mu.Unlock()
+	if spent < ceiling {
+		return ""
+	}
+	return fmt.Sprintf("this agent session reached its spending ceiling (mcp_serve.max_cost_per_session: %g)", ceiling)
 }
 
 // sessionOf is ss's session state, made on first use.
