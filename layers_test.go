@@ -29,7 +29,7 @@ var layers = map[string][]string{
 	"internal/jsonptr":    {},
 	"internal/words":      {},
 	"mcp":                 {"config", "contain", "modproto", "render", "runner", "schema"},
-	"gateway":             {"approval", "config", "history", "mcp", "modproto", "render", "runner"},
+	"gateway":             {"approval", "config", "history", "mcp", "modproto", "render", "runner", "skills"},
 	"approval":            {},
 	"modproto":            {},
 	"schema":              {"modproto"},

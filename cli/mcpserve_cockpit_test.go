@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +216,29 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting until %s", what)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestMCPServeSkillsAsPrompts(t *testing.T) {
+	home := demo(t)
+	cs := serveSession(t, home, nil)
+	ctx := context.Background()
+	var names []string
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "notes_notes-report") {
+		t.Fatalf("prompts %v", names)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "notes_notes-report"})
+	if err != nil || len(got.Messages) != 1 || !strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, "notes") {
+		t.Fatalf("prompt: %v %+v", err, got)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "modbay://modules/notes/skills/notes-report"})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "---") {
+		t.Errorf("module skill as a resource: %v %+v", err, rr)
 	}
 }

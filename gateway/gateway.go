@@ -20,6 +20,7 @@ import (
 	"modbay/history"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/skills"
 )
 
 // Defaults of a serve process (docs/gateway.md).
@@ -74,6 +75,12 @@ type Options struct {
 	// ApprovalWait and ApprovalKeep bound a cockpit approval (0:
 	// DefaultApprovalWait, DefaultApprovalKeep).
 	ApprovalWait, ApprovalKeep time.Duration
+	// SkillFolders are the skill folders offered as prompts and resources
+	// (docs/gateway.md "Skills"); a skill inside one of
+	// SkillWritableRoots was written by a module and is still offered,
+	// as `modbay skills` lists it.
+	SkillFolders       []skills.Folder
+	SkillWritableRoots []string
 }
 
 // Server is one `modbay mcp serve` process's MCP server.
@@ -91,8 +98,10 @@ type Server struct {
 	// changed since it was pinned); its calls are refused with that.
 	withheld map[string]string
 	// asks are the questions asked of the cockpits, by call (callKey).
-	asks     map[string]*ask
-	sessions map[*mcp.ServerSession]*session
+	asks map[string]*ask
+	// prompts and resources are the skills offered, by prompt name and URI.
+	prompts, resources map[string]offered
+	sessions           map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
 	// kills each plain run's tree and stops following each job.
@@ -134,7 +143,8 @@ func New(opts Options) *Server {
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts: &mcp.PromptCapabilities{ListChanged: true}},
 	})
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "artifact", URITemplate: "modbay://runs/{run}/{artifact}",
 		Description: "An artifact of a call this session made (verified and staged by modbay)."}, s.readResource)
@@ -171,7 +181,9 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // removed and changed tools go, new ones come; the SDK tells connected
 // clients the list changed.
 func (s *Server) Refresh(ctx context.Context) {
-	next := catalogue(s.opts.Discover(ctx), s.opts.Tools, s.opts.Exclude)
+	mods := s.opts.Discover(ctx)
+	s.refreshSkills(mods)
+	next := catalogue(mods, s.opts.Tools, s.opts.Exclude)
 	withheld := s.pin(next)
 	s.mu.Lock()
 	s.withheld = withheld
