@@ -187,7 +187,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	if srv.Cwd != "" {
 		spec.WriteRoots = append(spec.WriteRoots, srv.Cwd)
 	}
-	proc, enf, err := contain.Start(cmd, spec)
+	proc, enf, err := runner.StartServer(cmd, spec)
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -201,6 +201,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	}
 	go func() {
 		_ = cmd.Wait()
+		runner.ServerExited(cmd.Process.Pid)
 		p.state = cmd.ProcessState
 		close(p.exited)
 	}()

@@ -2,12 +2,15 @@ package runner
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/contain"
 )
 
 // The host makes itself a child subreaper (Linux PR_SET_CHILD_SUBREAPER):
@@ -113,3 +116,19 @@ func leftNoOrphans() bool {
 	}
 	return true
 }
+
+// StartServer starts cmd contained as contain.StartHooked does and records
+// it as a live root of the host, so no run's sweep takes it for an adopted
+// orphan and kills it (a stdio MCP server lives across runs). Call
+// ServerExited with its pid once it has been waited for.
+func StartServer(cmd *exec.Cmd, spec contain.Spec) (*contain.Process, contain.Enforcement, error) {
+	enableSubreaper()
+	proc, enf, err := contain.StartHooked(cmd, spec, contain.Hooks{Lock: &spawnMu, Started: func(pid int) { liveRoots.Store(pid, struct{}{}) }})
+	if err != nil && cmd.Process != nil {
+		liveRoots.Delete(cmd.Process.Pid)
+	}
+	return proc, enf, err
+}
+
+// ServerExited forgets a process StartServer started, once it was waited for.
+func ServerExited(pid int) { liveRoots.Delete(pid) }
