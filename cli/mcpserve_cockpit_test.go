@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -240,5 +241,26 @@ func TestMCPServeSkillsAsPrompts(t *testing.T) {
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "modbay://modules/notes/skills/notes-report"})
 	if err != nil || !strings.Contains(rr.Contents[0].Text, "---") {
 		t.Errorf("module skill as a resource: %v %+v", err, rr)
+	}
+}
+
+func TestHistoryFiltersBySource(t *testing.T) {
+	home := demo(t)
+	if code, _, stderr := run(t, "--home", home, "invoke", "notes", "notes.report"); code != 0 {
+		t.Fatalf("invoke: %s", stderr)
+	}
+	cs := serveSession(t, home, nil)
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes_report", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("call: %v", err)
+	}
+	for src, want := range map[string]string{"mcp-serve": "mcp serve", "mcp serve": "mcp serve", "invoke": "invoke"} {
+		code, out, stderr := run(t, "--home", home, "history", "--source", src, "--json")
+		var runs []historyOut
+		if code != 0 || json.Unmarshal([]byte(out), &runs) != nil || len(runs) != 1 || runs[0].Source != want {
+			t.Errorf("--source %s: exit %d %s %s", src, code, out, stderr)
+		}
+	}
+	if code, _, stderr := run(t, "--home", home, "history", "--source", "agent"); code != ExitUsage || !strings.Contains(stderr, "mcp-serve") {
+		t.Errorf("unknown source: exit %d %s", code, stderr)
 	}
 }
