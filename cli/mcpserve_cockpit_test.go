@@ -264,3 +264,36 @@ func TestHistoryFiltersBySource(t *testing.T) {
 		t.Errorf("unknown source: exit %d %s", code, stderr)
 	}
 }
+
+func TestMCPToolsShowsWhatTheClientSees(t *testing.T) {
+	home := demo(t)
+	code, out, stderr := run(t, "--home", home, "mcp", "tools", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list []struct {
+		Tool *mcp.Tool `json:"tool"`
+		Pin  string    `json:"pin"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	served := listTools(t, serveSession(t, home, nil))
+	for _, l := range list {
+		s := served[l.Tool.Name]
+		if s == nil || s.Description != l.Tool.Description || l.Pin != "new" {
+			t.Errorf("%s: listed %q (pin %s), served %+v", l.Tool.Name, l.Tool.Description, l.Pin, s)
+		}
+	}
+	if len(list) == 0 || len(list) != len(served)-3 { // the three job tools
+		t.Errorf("%d listed, %d served", len(list), len(served))
+	}
+	if _, out, _ := run(t, "--home", home, "mcp", "tools"); !strings.Contains(out, "notes_report  (notes.report)") {
+		t.Errorf("text:\n%s", out)
+	}
+	// Served once, each is pinned.
+	_, out, _ = run(t, "--home", home, "mcp", "tools", "--json")
+	if strings.Contains(out, `"pin": "new"`) || !strings.Contains(out, `"pin": "pinned"`) {
+		t.Errorf("after serving:\n%s", out)
+	}
+}

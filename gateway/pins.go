@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -339,4 +340,40 @@ func cut(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s + "…"
+}
+
+// Listed is one tool as `modbay mcp tools` shows it: the tool exactly as
+// tools/list gives it, and its pin's state.
+type Listed struct {
+	Tool *mcp.Tool `json:"tool"`
+	// Pin is "pinned", "new" (pinned when first served) or "changed"
+	// (withheld until accepted).
+	Pin string `json:"pin"`
+}
+
+// List is the catalogue as a client would see it now, by name, without
+// serving or pinning anything: each tool with its pin's state (a
+// changed tool is withheld from a client).
+func (s *Server) List(ctx context.Context) ([]Listed, error) {
+	next := catalogue(s.opts.Discover(ctx), s.opts.Tools, s.opts.Exclude)
+	pins := map[string]*Pin{}
+	if s.opts.Pins != nil {
+		var err error
+		if pins, err = s.opts.Pins.Load(); err != nil {
+			return nil, err
+		}
+	}
+	var out []Listed
+	for name, e := range next {
+		l := Listed{Tool: e.tool, Pin: "new"}
+		if p := pins[name]; p != nil {
+			l.Pin = "pinned"
+			if p.Digest != digest(definition(e)) {
+				l.Pin = "changed"
+			}
+		}
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b Listed) int { return strings.Compare(a.Tool.Name, b.Tool.Name) })
+	return out, nil
 }
