@@ -72,7 +72,7 @@ type HistoryOptions struct {
 	// one word: "mcp-serve" for the agents' calls through the gateway).
 	Source string
 	Limit  int
-	JSON                       bool
+	JSON   bool
 }
 
 // HistoryRunOptions is what `modbay history show|export|pin RUN` was asked
