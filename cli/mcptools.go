@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"modbay/gateway"
 	"modbay/render"
+	"modbay/runner"
+	"modbay/ui"
 )
 
 // MCPToolsOptions is what `modbay mcp tools` was asked to do.
@@ -113,4 +116,39 @@ func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
 	}
 	fmt.Fprintln(o.IO.Out, "and the job tools modbay_job_status, modbay_job_wait and modbay_job_cancel (docs/gateway.md)")
 	return nil
+}
+
+// agentTools is the cockpit's agent tools screen's listing: the
+// catalogue serve would give an agent now, with each pin, a changed
+// tool accepted as shown.
+func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool, error) {
+	return func(ctx context.Context) ([]ui.AgentTool, error) {
+		h := host()
+		pins := gateway.OpenPins(h.Config().ServeDir())
+		list, err := gateway.New(gateway.Options{Host: h, Pins: pins}).List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ui.AgentTool, 0, len(list))
+		for _, l := range list {
+			t := ui.AgentTool{Name: l.Tool.Name, Title: l.Tool.Title, Description: l.Tool.Description, Changed: l.Pin == "changed", Diff: l.Diff}
+			if a := l.Tool.Annotations; a != nil {
+				if a.ReadOnlyHint {
+					t.Hints = append(t.Hints, "readOnlyHint")
+				}
+				if a.DestructiveHint != nil && *a.DestructiveHint {
+					t.Hints = append(t.Hints, "destructiveHint")
+				}
+				if a.OpenWorldHint != nil && *a.OpenWorldHint {
+					t.Hints = append(t.Hints, "openWorldHint")
+				}
+			}
+			if t.Changed {
+				name, def := l.Tool.Name, l.Definition
+				t.Accept = func() error { return pins.Set(name, def, time.Now()) }
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
 }

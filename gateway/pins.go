@@ -198,6 +198,15 @@ func (p *Pins) Accept(name string, now time.Time) error {
 	return err
 }
 
+// Set pins def (a Listed's Definition, as a person saw it) as name's
+// definition: a serve process then serves the tool as it is now.
+func (p *Pins) Set(name string, def json.RawMessage, now time.Time) error {
+	return p.update(func(pins map[string]*Pin) bool {
+		pins[name] = &Pin{Digest: digest(def), Definition: def, Pinned: now.UTC()}
+		return true
+	})
+}
+
 // Names is pins' tool names, sorted.
 func Names(pins map[string]*Pin) []string {
 	var out []string
@@ -349,6 +358,10 @@ type Listed struct {
 	// Pin is "pinned", "new" (pinned when first served) or "changed"
 	// (withheld until accepted).
 	Pin string `json:"pin"`
+	// Diff is what changed since the pin (Diff), for a changed tool.
+	Diff []string `json:"diff,omitempty"`
+	// Definition is what accepting it pins (Pins.Set).
+	Definition json.RawMessage `json:"-"`
 }
 
 // List is the catalogue as a client would see it now, by name, without
@@ -365,11 +378,12 @@ func (s *Server) List(ctx context.Context) ([]Listed, error) {
 	}
 	var out []Listed
 	for name, e := range next {
-		l := Listed{Tool: e.tool, Pin: "new"}
+		def := definition(e)
+		l := Listed{Tool: e.tool, Pin: "new", Definition: def}
 		if p := pins[name]; p != nil {
 			l.Pin = "pinned"
-			if p.Digest != digest(definition(e)) {
-				l.Pin = "changed"
+			if p.Digest != digest(def) {
+				l.Pin, l.Diff = "changed", Diff(p.Definition, def)
 			}
 		}
 		out = append(out, l)

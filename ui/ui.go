@@ -81,6 +81,9 @@ type Options struct {
 	// AgentApprovals is this cockpit's approval socket: serve processes
 	// of the home ask it about agents' calls (agentask.go); nil: none.
 	AgentApprovals *approval.Listener
+	// AgentTools lists what modbay mcp serve would serve now, as an agent
+	// reads it (the agent tools screen, T); nil: the screen is not offered.
+	AgentTools func(context.Context) ([]AgentTool, error)
 }
 
 // Model is the cockpit's root model.
@@ -207,6 +210,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 		m.dev = &devState{path: opts.Dev}
 	}
 	m.open(screenModules, nil)
+	m.modules.agentTools = opts.AgentTools != nil
 	m.restyle()
 	m.layout()
 	return m
