@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -297,7 +298,13 @@ func approvalForm(e *entry, plan *runner.Plan) *mcp.ElicitParams {
 // approvalRequired is the tool error of a call that needs an approval
 // nobody can give here: addressed to the person, saying how to grant it.
 func approvalRequired(e *entry, plan *runner.Plan, optedIn bool) *mcp.CallToolResult {
-	how := "A person can grant it in modbay's config.yaml: policy.pre_approved: [{module: " + render.SanitizeLine(e.module.ID) +
+	// A module loaded by path is pre-approved by its executable, never by
+	// the id it declares (docs/protocol.md §11).
+	who := "module: " + render.SanitizeLine(e.module.ID)
+	if m := e.module; (m.Origin == runner.OriginConfig || m.Origin == runner.OriginFlag) && m.Exe != "" {
+		who = "path: " + strconv.Quote(render.SanitizeLine(m.Exe))
+	}
+	how := "A person can grant it in modbay's config.yaml: policy.pre_approved: [{" + who +
 		", capability: " + render.SanitizeLine(e.cap.ID) + "}], or by running it in the modbay cockpit"
 	if !optedIn {
 		how += "; or let this client ask by elicitation (mcp_serve.approve_by_elicitation: true)"

@@ -125,28 +125,53 @@ func catalogue(mods []*runner.Module, tools, exclude []string) map[string]*entry
 		}
 	}
 	// The plain name of each; a name two entries share is suffixed in
-	// both, so neither depends on the other's presence order.
+	// both, so neither depends on the other's presence order, and so is
+	// one of the gateway's own tools' names. A module's capability id is
+	// its word about itself: it never takes the name of a job tool, nor
+	// the suffixed name of another module's tool (a capability called
+	// notes_report_<digest> beside one that forces notes.report's suffix).
 	plain := map[string]int{}
 	for _, e := range all {
 		plain[ToolName(baseID(e), false)]++
 	}
+	suffixed := func(e *entry) string { return ToolName(baseID(e)+"\x00"+e.module.ID, true) }
+	names := make([]string, len(all))
+	taken := map[string]bool{}
+	for i, e := range all {
+		if n := ToolName(baseID(e), false); plain[n] > 1 || reservedTools[n] {
+			names[i] = suffixed(e)
+			taken[names[i]] = true
+		}
+	}
+	for i, e := range all {
+		if names[i] == "" {
+			if names[i] = ToolName(baseID(e), false); taken[names[i]] {
+				names[i] = suffixed(e)
+			}
+		}
+	}
+	count := map[string]int{}
+	for _, n := range names {
+		count[n]++
+	}
 	out := map[string]*entry{}
-	for _, e := range all {
-		name := ToolName(baseID(e), false)
-		if plain[name] > 1 {
-			name = ToolName(baseID(e)+"\x00"+e.module.ID, true)
-		}
-		if !chosen(name, e, tools, exclude) {
+	for i, e := range all {
+		name := names[i]
+		if count[name] > 1 || !chosen(name, e, tools, exclude) {
+			// Two tools under one name even with the digest (an id made
+			// to collide with another's): neither is served, so neither
+			// answers for the other.
 			continue
-		}
-		if _, dup := out[name]; dup {
-			continue // two modules under one id: the first listed wins
 		}
 		e.tool = toolOf(name, e)
 		out[name] = e
 	}
 	return out
 }
+
+// reservedTools are the gateway's own tools' names, which no module's or
+// server's tool is served under.
+var reservedTools = map[string]bool{ToolJobStatus: true, ToolJobWait: true, ToolJobCancel: true}
 
 // baseID is what a tool's name is made from: the capability id for a
 // module, "<server id>.<tool>" for an MCP server.

@@ -68,7 +68,11 @@ type Driver struct {
 	// cacheDir is the home's cache folder holding the server's state
 	// file (cache.go); "" keeps none, and the tool list is never cached.
 	cacheDir string
-	stateMu  sync.Mutex // serializes the state file's read-modify-write
+	// shared are the host's folders no server's command folder may be
+	// granted as its own (runner.OwnDir): the home, its modules folder,
+	// the workspace.
+	shared  []string
+	stateMu sync.Mutex // serializes the state file's read-modify-write
 
 	connMu sync.Mutex // serializes connecting
 
@@ -411,7 +415,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		gen := d.gen
 		d.stderr.Reset()
 		d.mu.Unlock()
-		p, err := startProcess(d.id, d.srv, spec, d.lookup, func(b []byte) { d.onStderr(gen, b) })
+		p, err := startProcess(d.id, d.srv, spec, d.shared, d.lookup, func(b []byte) { d.onStderr(gen, b) })
 		if err != nil {
 			return nil, err
 		}

@@ -84,11 +84,12 @@ func (p *process) stop() {
 
 // startProcess starts server id's command contained by base (the host's
 // sandbox mode, limits and binaries) plus what its entry states: the
-// command itself, its cwd and roots, the network when granted. Its
+// command itself, its cwd and roots, the network when granted; its
+// folder only when it is its own, not one of shared (runner.OwnDir). Its
 // environment is its configured env with ${NAME} expanded from lookup,
 // plus TMPDIR (a per-session directory): nothing else of the host's.
 // Stderr goes to onStderr.
-func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup func(string) (string, bool), onStderr func([]byte)) (*process, error) {
+func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []string, lookup func(string) (string, bool), onStderr func([]byte)) (*process, error) {
 	path, err := resolveCommand(srv.Command, srv.Env, lookup)
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, lookup fun
 	spec := base
 	// The command's folder is readable only when it is a folder of its
 	// own, named after it; a command in a shared folder gets itself.
-	spec.Module, spec.ModuleDir, spec.RunDir = path, runner.OwnDir(path, filepath.Dir(path)), dir
+	spec.Module, spec.ModuleDir, spec.RunDir = path, runner.OwnDir(path, filepath.Dir(path), shared...), dir
 	spec.Binaries = append(slices.Clone(base.Binaries), path)
 	if shimmed {
 		// The interpreter's own install trees, read and execute, and

@@ -35,6 +35,7 @@ func NewSource(cfg *config.Config, lookup func(string) (string, bool)) *Source {
 		srv := cfg.MCPServers[id]
 		s.drivers[id] = NewDriver(id, srv, lookup)
 		s.drivers[id].cacheDir = cfg.CacheDir()
+		s.drivers[id].shared = []string{cfg.Home, cfg.ModulesDir(), cfg.Workspace}
 		if err := config.CheckMCPServer(id, srv); err != nil {
 			s.errs[id] = err.Error()
 		}

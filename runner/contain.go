@@ -103,11 +103,14 @@ var hostExecutable = sync.OnceValue(func() string {
 // own (docs/protocol.md §13): dir when it is the executable's folder and
 // named after it (<id>/<id>) and is not a folder every module or user
 // shares (the filesystem's top, the temporary directory, a user's home,
-// the modbay home and its modules folder); "" for a loose executable,
-// which gets only the file itself and its declared bundle files.
+// the modbay home and its modules folder, or a folder holding one of
+// them, or one anyone may write to); "" for a loose executable, which
+// gets only the file itself and its declared bundle files.
 //
 // The folder is judged and returned with its symlinks resolved: one named
-// after the module that is a symlink to /tmp is /tmp, not its own.
+// after the module that is a symlink to /tmp is /tmp, not its own. A
+// folder holding a shared one is not its own either: /srv/srv with the
+// home at /srv/modbay would read the whole home.
 func OwnDir(exe, dir string, shared ...string) string {
 	if exe == "" || dir == "" {
 		return dir
@@ -120,9 +123,12 @@ func OwnDir(exe, dir string, shared ...string) string {
 	if dir = canonical(dir); filepath.Base(dir) != name || filepath.Dir(dir) == "/" {
 		return ""
 	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o002 != 0 {
+		return "" // world-writable (/var/tmp, /dev/shm): anyone's folder
+	}
 	userHome, _ := os.UserHomeDir()
 	for _, s := range append([]string{os.TempDir(), userHome}, shared...) {
-		if s != "" && canonical(s) == dir {
+		if s != "" && within(dir, canonical(s)) {
 			return ""
 		}
 	}

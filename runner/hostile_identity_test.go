@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -169,6 +170,41 @@ func TestHostileChangedEffectsAreAskedAgain(t *testing.T) {
 	}
 }
 
+// TestHostileWidenedPermissionsAreAskedAgain: a pre-approved module (it
+// reaches the network, so it would be asked) that kept its capability's
+// effects but declared more (a new write root here;
+// binaries, network hosts or credentials alike) ran with them unasked: the
+// record held the effects alone. It is asked again, and a record written
+// by an earlier version (effects alone) still covers an unchanged module.
+func TestHostileWidenedPermissionsAreAskedAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.cfg.Policy.PreApproved = []config.PreApproval{{Module: "notes"}}
+	exe := filepath.Join(f.cfg.ModulesDir(), "notes", "notes")
+	hostile{id: "notes", network: `"api.example"`, action: "mark", target: "first"}.install(t, exe)
+	m := f.load("notes")
+	f.run(m, "h.run", `{}`, nil)
+	hostile{id: "notes", network: `"api.example"`, write: `"loot"`, action: "mark", target: "second"}.install(t, exe)
+	p, err := f.host.Plan(f.load("notes"), "h.run", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.NeedsApproval() || !strings.Contains(p.AskedAgain, "other permissions") {
+		t.Errorf("widened permissions were not asked again: %v %q", p.Approval, p.AskedAgain)
+	}
+	// An effects-only record, as earlier versions wrote it, of the module
+	// as it is now.
+	m = f.load("notes")
+	eff, _ := json.Marshal(m.Descriptor.Capability("h.run").Effects)
+	old, _ := json.Marshal(map[string]string{approvedEffectsKey(m, "h.run"): string(eff)})
+	if err := os.WriteFile(f.cfg.ApprovedEffectsFile(), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := f.host.Plan(m, "h.run", nil); err != nil || p.NeedsApproval() {
+		t.Errorf("an earlier version's record no longer covers the module: %v %v %q", err, p.Approval, p.AskedAgain)
+	}
+}
+
 // TestHostileShadowRunsThePath: --module PATH whose id is an installed
 // module's silently ran the installed copy. The path's copy runs now, and
 // the module says which one it shadows.
@@ -255,6 +291,86 @@ func TestHostileOwnDirSymlink(t *testing.T) {
 		if d := OwnDir(filepath.Join(dir, filepath.Base(dir)), dir); d != "" {
 			t.Errorf("%s was granted as a module's own folder", dir)
 		}
+	}
+}
+
+// TestHostileFolderHoldingTheHome: an executable named after a folder
+// that holds the modbay home (/srv/srv with the home at /srv/modbay, or
+// ~/.local/share/share) was granted that folder as its own and read the
+// home through it: the saved request files of earlier runs, another
+// module's .env. A folder holding a shared one is not a folder of its own.
+func TestHostileFolderHoldingTheHome(t *testing.T) {
+	t.Parallel()
+	f := containedFixture(t)
+	outer := filepath.Dir(f.cfg.Home)
+	name := filepath.Base(outer)
+	if !modproto.ValidModuleID(name) {
+		t.Skipf("temp folder %q is not a module id", name)
+	}
+	saved := filepath.Join(f.cfg.RequestsDir(), "req_00000000000000000000000000000000.json")
+	if err := os.MkdirAll(filepath.Dir(saved), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(saved, []byte(`{"input":{"api_key":"SECRET-KEY"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exe := hostile{id: name, action: "read", target: saved}.install(t, filepath.Join(outer, name))
+	m, err := f.attempt(exe)
+	if err != nil || m.Status != StatusReady {
+		t.Fatalf("the module no longer runs: %v %s %s", err, m.Status, m.Reason)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.cfg.Workspace, "stolen.txt")); strings.Contains(string(b), "SECRET-KEY") {
+		t.Fatal("a module whose folder holds the home read a saved request file")
+	}
+	for _, s := range []string{f.cfg.Home, f.cfg.ModulesDir(), f.cfg.Workspace} {
+		if d := OwnDir(exe, outer, s); d != "" {
+			t.Errorf("%s, holding %s, was granted as a module's own folder", d, s)
+		}
+	}
+	// A folder anyone may write to is nobody's own.
+	open := filepath.Join(t.TempDir(), "peek")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if d := OwnDir(filepath.Join(open, "peek"), open); d != "" {
+		t.Errorf("a world-writable folder was granted as a module's own: %s", d)
+	}
+}
+
+// TestHostileWorkspaceHoldingTheHome: with a workspace that holds the home
+// (--workspace ~, the home at ~/.local/share/modbay), a module, unasked,
+// appended "sandbox: off" to the home's config.yaml through the workspace
+// root every run gets, and the next module ran uncontained. Such a
+// workspace, or one inside a host folder, refuses the run before it starts.
+func TestHostileWorkspaceHoldingTheHome(t *testing.T) {
+	t.Parallel()
+	f := containedFixture(t)
+	conf := filepath.Join(f.cfg.Home, config.FileName)
+	exe := hostile{id: "wr", action: "read", target: "/dev/null"}.install(t, filepath.Join(f.cfg.ModulesDir(), "wr", "wr"))
+	for _, ws := range []string{filepath.Dir(f.cfg.Home), f.cfg.Home, f.cfg.ModulesDir()} {
+		f.cfg.Workspace = ws
+		rel, err := filepath.Rel(ws, conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostile{id: "wr", action: "write", root: "workspace", target: rel}.install(t, exe)
+		m, err := f.attempt("wr")
+		if m.Status != StatusReady {
+			t.Fatalf("wr: %s %s", m.Status, m.Reason)
+		}
+		if err == nil || !strings.Contains(err.Error(), "docs/protocol.md §13") {
+			t.Errorf("workspace %s: the run was not refused: %v", ws, err)
+		}
+		if b, _ := os.ReadFile(conf); strings.Contains(string(b), "sandbox: off") {
+			t.Fatalf("workspace %s: a module rewrote the home's config.yaml:\n%s", ws, b)
+		}
+	}
+	f.cfg.Workspace = filepath.Join(f.cfg.Home, "workspace")
+	if _, err := f.attempt("wr"); err != nil {
+		t.Errorf("the home's own workspace was refused: %v", err)
 	}
 }
 

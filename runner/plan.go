@@ -157,6 +157,9 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 	if err != nil {
 		return nil, nil, fmt.Errorf("workspace root: %w", err)
 	}
+	if why := h.workspaceProblem(ws); why != "" {
+		return nil, nil, errors.New(why)
+	}
 	roots[rootWorkspace] = modproto.Root{Path: ws, Mode: modproto.RootReadWrite}
 	for _, name := range perms.FilesystemWrite {
 		if name == rootWorkspace || name == "" {
@@ -196,6 +199,30 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 		}
 	}
 	return roots, missing, nil
+}
+
+// hostFolders are the home's folders that hold what the host keeps for
+// itself (docs/protocol.md §13): no workspace may lie in one.
+var hostFolders = []string{"state", "requests", "inputs", "cache", "history", "handoff", "artifacts", "modules", "examples"}
+
+// workspaceProblem says why ws, as resolved, cannot be the workspace every
+// run gets read-write (docs/protocol.md §13), "" when it can: a workspace
+// that is or holds the home would let any module, unasked, rewrite the
+// host's config (sandbox: off), modules, history and approvals; one inside
+// a host folder (modules, history…) would let it rewrite that.
+func (h *Host) workspaceProblem(ws string) string {
+	realWS, realHome := canonical(ws), canonical(h.cfg.Home)
+	if within(realWS, realHome) {
+		return fmt.Sprintf("the workspace %s holds the modbay home %s: every module could rewrite the home's config.yaml, modules and approvals (docs/protocol.md §13); choose a workspace outside the home, or the home's own workspace/", ws, h.cfg.Home)
+	}
+	if within(realHome, realWS) {
+		rel, _ := filepath.Rel(realHome, realWS)
+		first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if slices.Contains(hostFolders, first) {
+			return fmt.Sprintf("the workspace %s is inside the home's %s/, which the host keeps for itself (docs/protocol.md §13); choose a workspace outside it", ws, first)
+		}
+	}
+	return ""
 }
 
 // checkStateRoots refuses a run whose state roots, as resolved, are not

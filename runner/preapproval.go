@@ -26,7 +26,8 @@ var approvedEffectsMu sync.Mutex
 // resolved executable path of one loaded by path; digest: the
 // executable's bytes. A covered capability's declared effects must be
 // those of its last pre-approved run (recorded when that run started); a
-// first run records them. why, when it is not covered but an entry named
+// first run records them, with the module's permissions, which must match
+// too. why, when it is not covered but an entry named
 // this module's id or path, is the one line the approval says.
 // record is the effects to record when the run starts ("" for none).
 func (h *Host) preApproved(m *Module, c *modproto.Capability) (covered bool, why, record string) {
@@ -76,14 +77,45 @@ func (h *Host) preApproved(m *Module, c *modproto.Capability) (covered bool, why
 		return false, why, ""
 	}
 	eff, _ := json.Marshal(c.Effects)
+	now := approvedRecord(m, c)
 	prev, ok := h.approvedEffects()[approvedEffectsKey(m, c.ID)]
-	if ok && prev != string(eff) {
-		return false, fmt.Sprintf("asked again: %s's declared effects changed since its last pre-approved run", c.ID), string(eff)
+	switch {
+	case !ok:
+		return true, "", now
+	case prev == now:
+		return true, "", ""
+	case prev == string(eff):
+		// Recorded by an earlier modbay, effects only, and they match:
+		// the record gains the permissions.
+		return true, "", now
 	}
-	if !ok {
-		return true, "", string(eff)
+	var was approvedAs
+	if json.Unmarshal([]byte(prev), &was) != nil || was.Effects == nil || string(was.Effects) != string(eff) {
+		return false, fmt.Sprintf("asked again: %s's declared effects changed since its last pre-approved run", c.ID), now
 	}
-	return true, "", ""
+	return false, fmt.Sprintf("asked again: %s's module asks for other permissions (roots, network hosts, binaries, credentials) than at its last pre-approved run", c.ID), now
+}
+
+// approvedAs is what the approved-effects file records of a pre-approved
+// capability: its declared effects and its module's declared permissions
+// (the roots, network hosts, binaries and credentials the dialog shows),
+// so a module that widens either is asked again. Records written by
+// earlier versions hold the effects alone.
+type approvedAs struct {
+	Effects     json.RawMessage       `json:"effects"`
+	Permissions *modproto.Permissions `json:"permissions"`
+}
+
+// approvedRecord is the record of capability c of m as declared now.
+func approvedRecord(m *Module, c *modproto.Capability) string {
+	eff, _ := json.Marshal(c.Effects)
+	var perms *modproto.Permissions
+	if m.Descriptor != nil {
+		p := m.Descriptor.Permissions
+		perms = &p
+	}
+	b, _ := json.Marshal(approvedAs{Effects: eff, Permissions: perms})
+	return string(b)
 }
 
 // approvedEffectsKey keys a capability in the approved-effects file: the
