@@ -26,9 +26,10 @@ type Listener struct {
 	by     string
 	events chan Event
 
-	mu   sync.Mutex
-	open map[string]*net.UnixConn // question id → its serve process
-	done bool
+	mu    sync.Mutex
+	open  map[string]*net.UnixConn // question id → its serve process
+	conns map[*net.UnixConn]bool   // every serve process connected
+	done  bool
 }
 
 // Listen opens a cockpit's socket in dir (<home>/serve/cockpits, made
@@ -47,7 +48,7 @@ func Listen(dir, by string) (*Listener, error) {
 		return nil, err
 	}
 	_ = os.Chmod(path, 0o600)
-	l := &Listener{ln: ln, path: path, by: by, events: make(chan Event, MaxOpen), open: map[string]*net.UnixConn{}}
+	l := &Listener{ln: ln, path: path, by: by, events: make(chan Event, MaxOpen), open: map[string]*net.UnixConn{}, conns: map[*net.UnixConn]bool{}}
 	go l.accept()
 	return l, nil
 }
@@ -68,6 +69,14 @@ func (l *Listener) accept() {
 			c.Close()
 			continue
 		}
+		l.mu.Lock()
+		if l.done {
+			l.mu.Unlock()
+			c.Close()
+			return
+		}
+		l.conns[c] = true
+		l.mu.Unlock()
 		go l.serve(c)
 	}
 }
@@ -75,7 +84,12 @@ func (l *Listener) accept() {
 // serve reads one serve process's questions and withdrawals until it
 // hangs up; its questions still open are then withdrawn.
 func (l *Listener) serve(c *net.UnixConn) {
-	defer c.Close()
+	defer func() {
+		l.mu.Lock()
+		delete(l.conns, c)
+		l.mu.Unlock()
+		c.Close()
+	}()
 	mine := map[string]bool{}
 	defer func() {
 		for id := range mine {
@@ -153,7 +167,8 @@ func (l *Listener) Answer(id string, d Decision) error {
 	return err
 }
 
-// Close stops listening and removes the socket; Events is closed.
+// Close stops listening, hangs up on every serve process (their
+// questions end unanswered) and removes the socket; Events is closed.
 func (l *Listener) Close() error {
 	l.mu.Lock()
 	if l.done {
@@ -162,6 +177,9 @@ func (l *Listener) Close() error {
 	}
 	l.done = true
 	close(l.events)
+	for c := range l.conns { // every serve process asking hears the cockpit went
+		c.Close()
+	}
 	l.mu.Unlock()
 	err := l.ln.Close() // removes the socket file (net unlinks on close)
 	_ = os.Remove(l.path)

@@ -297,3 +297,29 @@ func TestMCPToolsShowsWhatTheClientSees(t *testing.T) {
 		t.Errorf("after serving:\n%s", out)
 	}
 }
+
+func TestMCPServeApprovalDeniedInTheCockpit(t *testing.T) {
+	home := demo(t)
+	cockpit := cockpitOf(t, home, "the cockpit (pid 1)")
+	cs := serveSession(t, home, nil)
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		done <- res
+	}()
+	q := nextAsk(t, cockpit)
+	if err := cockpit.Answer(q.ID, approval.Deny); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res == nil || !res.IsError || !strings.Contains(textOf(res), "denied by the person in the cockpit (pid 1)") || res.Meta["modbay/kind"] != "authz" {
+		t.Fatalf("denied: %+v", res)
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	if rec := recordOf(t, home, runs[0].RunID); rec.Approved || rec.Host == nil || rec.Host.Detail != "not run: denied in the cockpit (pid 1)" {
+		t.Errorf("record: approved %v host %+v", rec.Approved, rec.Host)
+	}
+}
