@@ -16,6 +16,7 @@ import (
 
 	"modbay/approval"
 	"modbay/config"
+	"modbay/gateway"
 )
 
 // cockpitOf listens as a cockpit of home would, for the test's questions.
@@ -322,4 +323,23 @@ func TestMCPServeApprovalDeniedInTheCockpit(t *testing.T) {
 	if rec := recordOf(t, home, runs[0].RunID); rec.Approved || rec.Host == nil || rec.Host.Detail != "not run: denied in the cockpit (pid 1)" {
 		t.Errorf("record: approved %v host %+v", rec.Approved, rec.Host)
 	}
+}
+
+func TestMCPServeListsLiveSessions(t *testing.T) {
+	home := demo(t)
+	dir := filepath.Join(home, "serve", "sessions")
+	cs := serveSession(t, home, nil)
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes_report", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("call: %v", err)
+	}
+	var ls []gateway.LiveSession
+	waitUntil(t, "the session is listed with its call", func() bool {
+		ls, _ = gateway.ReadSessions(dir)
+		return len(ls) == 1 && ls[0].Calls == 1 && ls[0].Running == 0
+	})
+	if !strings.Contains(ls[0].Client, "client") || ls[0].Transport != "stdio" || ls[0].PID == os.Getpid() {
+		t.Errorf("session %+v", ls[0])
+	}
+	cs.Close()
+	waitUntil(t, "the session is gone", func() bool { ls, _ = gateway.ReadSessions(dir); return len(ls) == 0 })
 }

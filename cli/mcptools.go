@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -150,5 +151,17 @@ func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool,
 			out = append(out, t)
 		}
 		return out, nil
+	}
+}
+
+// agentSessions lists the live sessions of the home's serve processes.
+func agentSessions(serveDir string) func() []string {
+	return func() []string {
+		ls, _ := gateway.ReadSessions(filepath.Join(serveDir, gateway.SessionsDir))
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = l.String()
+		}
+		return out
 	}
 }

@@ -217,7 +217,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
-		AgentTools: agentTools(func() *runner.Host { return e.host })})
+		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
 }
 
 // env resolves the home and configuration. When the home has no modules

@@ -84,6 +84,17 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
 		st.client = clientName(ci.Name)
 	}
+	st.mu.Lock()
+	st.calls++
+	st.running++
+	st.mu.Unlock()
+	s.publishSessions()
+	defer func() {
+		st.mu.Lock()
+		st.running--
+		st.mu.Unlock()
+		s.publishSessions()
+	}()
 	args := json.RawMessage(req.Params.Arguments)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)

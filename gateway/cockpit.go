@@ -37,6 +37,8 @@ const (
 
 // ask is a question asked of the cockpits for one call (tool and input).
 type ask struct {
+	// st is the session whose call asked first.
+	st      *session
 	id      string
 	p       *approval.Pending
 	expires time.Time
@@ -63,7 +65,7 @@ func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *s
 		if err != nil {
 			return nil, "", false
 		}
-		a = &ask{id: q.ID, p: p, expires: now.Add(s.opts.ApprovalKeep)}
+		a = &ask{st: st, id: q.ID, p: p, expires: now.Add(s.opts.ApprovalKeep)}
 		s.mu.Lock()
 		for k, o := range s.asks {
 			if len(s.asks) < maxAsks {
@@ -74,12 +76,14 @@ func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *s
 		}
 		s.asks[key] = a
 		s.mu.Unlock()
+		s.publishSessions()
 		go func() {
 			select {
 			case <-p.Done():
 			case <-time.After(s.opts.ApprovalKeep):
 				p.Withdraw()
 			}
+			s.publishSessions()
 		}()
 	}
 	if !s.waitAnswer(ctx, req, a) {

@@ -81,6 +81,9 @@ type Options struct {
 	// as `modbay skills` lists it.
 	SkillFolders       []skills.Folder
 	SkillWritableRoots []string
+	// Sessions, when not "", is where this process lists its live
+	// sessions for the cockpit (<home>/serve/sessions).
+	Sessions string
 }
 
 // Server is one `modbay mcp serve` process's MCP server.
@@ -101,7 +104,11 @@ type Server struct {
 	asks map[string]*ask
 	// prompts and resources are the skills offered, by prompt name and URI.
 	prompts, resources map[string]offered
-	sessions           map[*mcp.ServerSession]*session
+	// transport is "stdio" or "http", as the sessions are listed; pubMu
+	// serializes their publication.
+	transport string
+	pubMu     sync.Mutex
+	sessions  map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
 	// kills each plain run's tree and stops following each job.
@@ -231,6 +238,7 @@ func (s *Server) lookup(name string) *entry {
 // recorded, before Run returns. watch, when true, refreshes the tools
 // when the home's modules or config.yaml change.
 func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
+	s.transport = "stdio"
 	s.Refresh(ctx)
 	if watch {
 		stop := s.watch(ctx)
@@ -252,6 +260,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
 func (s *Server) Shutdown() {
 	s.cancel()
 	s.runs.Wait()
+	s.publishSessions() // removes this process's file
 }
 
 // watch refreshes the catalogue, debounced, when <home>/modules (or a
@@ -308,6 +317,7 @@ func (s *Server) watch(ctx context.Context) func() {
 // and the artifacts its calls returned.
 type session struct {
 	client    string
+	since     time.Time
 	approvals runner.SessionApprovals
 	mu        sync.Mutex
 	// artifacts maps "modbay://runs/<run>/<artifact>" to the artifact.
@@ -320,6 +330,8 @@ type session struct {
 	jobs map[string]bool
 	// spent is the known cost of this session's calls (guarded by mu).
 	spent float64
+	// calls counts its tool calls, running those in flight (mu).
+	calls, running int
 }
 
 // spend adds res's known cost (actual, else estimated) to the session's.
@@ -366,7 +378,7 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) *session {
 	defer s.mu.Unlock()
 	st := s.sessions[ss]
 	if st == nil {
-		st = &session{artifacts: map[string]runner.VerifiedArtifact{}, pending: map[string]string{}, jobs: map[string]bool{}}
+		st = &session{artifacts: map[string]runner.VerifiedArtifact{}, pending: map[string]string{}, jobs: map[string]bool{}, since: time.Now()}
 		st.client = "unknown client"
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 			st.client = clientName(ip.ClientInfo.Name)
@@ -377,7 +389,9 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) *session {
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			s.mu.Unlock()
+			s.publishSessions()
 		}()
+		defer func() { go s.publishSessions() }()
 	}
 	return st
 }

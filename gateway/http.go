@@ -136,6 +136,7 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, token string, wat
 	if err != nil {
 		return err
 	}
+	s.transport = "http"
 	s.Refresh(ctx)
 	if watch {
 		stop := s.watch(ctx)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/ui/common"
 )
@@ -44,24 +46,39 @@ type AgentToolsKeyMap struct {
 }
 
 type agentToolsScreen struct {
-	com    *common.Common
-	keys   AgentToolsKeyMap
-	list   func(context.Context) ([]AgentTool, error)
-	tools  []AgentTool
-	err    string
-	note   string
-	loaded bool
-	cursor int
-	seq    int
-	w, h   int
+	com      *common.Common
+	keys     AgentToolsKeyMap
+	list     func(context.Context) ([]AgentTool, error)
+	sessions func() []string
+	live     []string
+	tools    []AgentTool
+	err      string
+	note     string
+	loaded   bool
+	cursor   int
+	seq      int
+	w, h     int
 }
 
 // agentToolsMsg is a listing's answer, routed by seq.
 type agentToolsMsg struct {
 	seq   int
 	tools []AgentTool
+	live  []string
 	err   error
 }
+
+// agentSessionsTick re-reads the live sessions while the screen is on top.
+type agentSessionsTick struct{ seq int }
+
+// agentSessionsMsg is a re-read's answer.
+type agentSessionsMsg struct {
+	seq  int
+	live []string
+}
+
+// sessionsEvery is how often the screen re-reads the live sessions.
+const sessionsEvery = 2 * time.Second
 
 // agentPinAcceptedMsg is an acceptance's answer.
 type agentPinAcceptedMsg struct {
@@ -73,7 +90,7 @@ func openAgentToolsScreen(m *Model, _ any) (Screen, tea.Cmd) {
 	if m.opts.AgentTools == nil {
 		return nil, nil
 	}
-	s := &agentToolsScreen{com: m.com, list: m.opts.AgentTools, keys: AgentToolsKeyMap{
+	s := &agentToolsScreen{com: m.com, list: m.opts.AgentTools, sessions: m.opts.AgentSessions, keys: AgentToolsKeyMap{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Accept: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept changed tool")),
@@ -85,11 +102,24 @@ func openAgentToolsScreen(m *Model, _ any) (Screen, tea.Cmd) {
 // load lists the tools off Update.
 func (s *agentToolsScreen) load(ctx context.Context) tea.Cmd {
 	s.seq++
-	seq, list := s.seq, s.list
+	seq, list, sessions := s.seq, s.list, s.sessions
 	return func() tea.Msg {
 		t, err := list(ctx)
-		return agentToolsMsg{seq: seq, tools: t, err: err}
+		var live []string
+		if sessions != nil {
+			live = sessions()
+		}
+		return agentToolsMsg{seq: seq, tools: t, live: live, err: err}
 	}
+}
+
+// tick re-reads the sessions after sessionsEvery.
+func (s *agentToolsScreen) tick() tea.Cmd {
+	if s.sessions == nil {
+		return nil
+	}
+	seq := s.seq
+	return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return agentSessionsTick{seq: seq} })
 }
 
 func (s *agentToolsScreen) Kind() screenKind  { return screenAgentTools }
@@ -108,11 +138,22 @@ func (s *agentToolsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch msg := msg.(type) {
 	case agentToolsMsg:
 		if msg.seq == s.seq {
-			s.loaded, s.tools, s.err = true, msg.tools, ""
+			s.loaded, s.tools, s.live, s.err = true, msg.tools, msg.live, ""
 			if msg.err != nil {
 				s.err = msg.err.Error()
 			}
 			s.cursor = min(s.cursor, max(len(s.tools)-1, 0))
+			return nil, s.tick()
+		}
+	case agentSessionsTick:
+		if msg.seq == s.seq {
+			seq, sessions := s.seq, s.sessions
+			return nil, func() tea.Msg { return agentSessionsMsg{seq: seq, live: sessions()} }
+		}
+	case agentSessionsMsg:
+		if msg.seq == s.seq {
+			s.live = msg.live
+			return nil, s.tick()
 		}
 	case agentPinAcceptedMsg:
 		if msg.err != nil {
@@ -173,12 +214,23 @@ func (s *agentToolsScreen) View() string {
 	case len(s.tools) == 0:
 		add(st.Muted.Render("No tool would be served: modbay list shows which modules are ready."))
 	default:
+		if s.sessions != nil {
+			if len(s.live) == 0 {
+				add(st.Muted.Render("No agent is connected (modbay mcp serve)."))
+			} else {
+				add(st.Title.Render(fmt.Sprintf("%d live agent %s:", len(s.live), words.Plural(len(s.live), "session", "sessions"))))
+			}
+			for _, l := range s.live {
+				add("  " + render.SanitizeLine(l))
+			}
+			add("")
+		}
 		add(st.Muted.Render(fmt.Sprintf("What modbay mcp serve tells an agent about each of its %d tools (plus the modbay_job_* tools):", len(s.tools))))
 	}
-	start := 0
+	selStart, selEnd := 0, 0
 	for i, t := range s.tools {
 		if i == s.cursor {
-			start = len(lines)
+			selStart = len(lines)
 		}
 		mark := "  "
 		if i == s.cursor {
@@ -199,21 +251,18 @@ func (s *agentToolsScreen) View() string {
 		for _, d := range t.Diff {
 			add("    " + render.SanitizeLine(d))
 		}
+		if i == s.cursor {
+			selEnd = len(lines)
+		}
 	}
 	if s.note != "" {
 		add("")
 		add(st.Muted.Render(render.SanitizeLine(s.note)))
 	}
+	// The view scrolls only as far as the selected tool's block needs.
 	h := max(s.h, 1)
-	if len(lines) > h && start+h > len(lines) {
-		start = len(lines) - h
-	}
-	if len(lines) <= h {
-		start = 0
-	}
-	if start > 0 && start < len(lines) {
-		lines = lines[start:]
-	}
+	start := min(max(selEnd-h, 0), selStart)
+	lines = lines[start:]
 	if len(lines) > h {
 		lines = lines[:h]
 	}

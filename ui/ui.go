@@ -84,6 +84,10 @@ type Options struct {
 	// AgentTools lists what modbay mcp serve would serve now, as an agent
 	// reads it (the agent tools screen, T); nil: the screen is not offered.
 	AgentTools func(context.Context) ([]AgentTool, error)
+	// AgentSessions lists the live sessions of the home's serve processes,
+	// one line each (client, since, calls, pending approvals), for the
+	// same screen; nil: none shown.
+	AgentSessions func() []string
 }
 
 // Model is the cockpit's root model.
