@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,9 +65,22 @@ func needTmux(t *testing.T) {
 // start opens the cockpit in a detached 80×24 tmux session with home.
 func start(t *testing.T, bin, home string) *term {
 	t.Helper()
+	return startCmd(t, fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 %s", home, bin))
+}
+
+// startHeld opens the cockpit with home and the environment env
+// ("NAME=value …") in a detached 80×24 tmux session that stays open after
+// modbay exits, showing what it printed then and "[exited N]".
+func startHeld(t *testing.T, bin, home, env string) *term {
+	t.Helper()
+	return startCmd(t, fmt.Sprintf(`env MODBAY_HOME=%s %s %s; echo "[exited $?]"; sleep 60`, home, env, bin))
+}
+
+// startCmd runs shell command line in a detached 80×24 tmux session.
+func startCmd(t *testing.T, line string) *term {
+	t.Helper()
 	session := fmt.Sprintf("modbay-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
-	cmd := tmuxCommand("new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-		fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 %s", home, bin))
+	cmd := tmuxCommand("new-session", "-d", "-s", session, "-x", "80", "-y", "24", line)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
@@ -293,5 +307,64 @@ func TestCockpitCancelKillsTheRun(t *testing.T) {
 	assertNoModuleProcs(t, bin)
 	if s := tm.screen(); !strings.Contains(s, "modbay") {
 		t.Fatalf("the cockpit quit instead of cancelling the run:\n%s", s)
+	}
+}
+
+// TestCockpitCtrlCKeepsTheDraft: ctrl+c in a form with typed input keeps
+// it and says a second ctrl+c quits; the second quits and modbay says the
+// draft is kept; the next cockpit on the home offers it to ctrl+l.
+func TestCockpitCtrlCKeepsTheDraft(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	home := t.TempDir()
+	tm := startHeld(t, bin, home, "NO_COLOR=1")
+	tm.waitDiscovered("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("url")
+	tm.typeText("https://example.invalid/kept-draft")
+	tm.keys("C-c")
+	tm.waitFor("ctrl+c again quits; the draft is kept")
+	tm.keys("C-c")
+	tm.waitFor("1 draft kept: ctrl+l in its form recalls it.", "[exited 0]")
+
+	tm = start(t, bin, home)
+	tm.waitDiscovered("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("kept draft available")
+	tm.keys("C-l")
+	tm.waitFor("example.invalid/kept-draft")
+	tm.keys("Escape", "Escape", "q")
+}
+
+// TestCockpitVT100HasNoColour: under TERM=vt100 the cockpit sends no
+// colour, as modbay render does; with a colour terminal it does.
+func TestCockpitVT100HasNoColour(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	colours := func(env string) string {
+		tm := startHeld(t, bin, t.TempDir(), env)
+		tm.waitDiscovered("Web fetch")
+		out, _ := tmuxCommand("capture-pane", "-p", "-e", "-t", tm.session).Output()
+		tm.keys("q")
+		var found []string
+		for _, sgr := range regexp.MustCompile(`\x1b\[([0-9;]*)m`).FindAllStringSubmatch(string(out), -1) {
+			for _, p := range strings.Split(sgr[1], ";") {
+				// 39 and 49 reset to the default colours.
+				if n, err := strconv.Atoi(p); err == nil && n != 39 && n != 49 && (n >= 30 && n <= 48 || n >= 90 && n <= 107) {
+					found = append(found, sgr[0])
+				}
+			}
+		}
+		return strings.Join(found, " ")
+	}
+	if c := colours("TERM=xterm-256color"); c == "" {
+		t.Fatal("no colour under xterm-256color either: the check sees nothing")
+	}
+	if c := colours("TERM=vt100"); c != "" {
+		t.Fatalf("colour codes under TERM=vt100: %q", c)
 	}
 }

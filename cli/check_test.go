@@ -124,7 +124,7 @@ func TestInvokeTrace(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"argv:     module invoke fixture.write --input /", "env:      TMPDIR=", "exit:     status 0",
-		"timings:  spawn ", "request file (", `"input":{"name":"x"}`, "stdout (", "repeat with modbay:\n  modbay invoke " + exe + ` fixture.write --input '{"name":"x"}'`,
+		"timings:  spawn ", "request file (", `"input":{"name":"x"}`, "stdout (", "repeat with modbay:\n  modbay --home " + home + " invoke " + exe + ` fixture.write --input '{"name":"x"}'`,
 		"without modbay's containment", `env -i TMPDIR="$(mktemp -d)" ` + exe + " module invoke fixture.write --input " + filepath.Join(home, "requests")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)

@@ -78,6 +78,7 @@ func devRun(ctx context.Context, o *DevOptions) error {
 	}
 	cfg := e.host.Config()
 	hist, _ := history.OpenConfig(cfg)
-	return ui.Run(ctx, e.host, ui.Options{NoColor: o.IO.noColor(o.G.noColor), History: hist, Dev: abs,
+	profile, noColor := o.IO.cockpitColors(o.G.noColor)
+	return ui.Run(ctx, e.host, ui.Options{NoColor: noColor, Profile: &profile, History: hist, Dev: abs,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
 }

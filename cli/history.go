@@ -396,7 +396,7 @@ func writeRecord(w io.Writer, rec *history.Record) {
 		if j := rec.Job; j != nil {
 			fmt.Fprintf(w, "job %s: %s %s after %s", cleanID(j.ID), clean(j.State), clean(j.Detail), count(j.Polls, "poll", "polls"))
 			if rec.Resumable() {
-				fmt.Fprintf(w, " (modbay jobs wait %s resumes it)", rec.RunID)
+				fmt.Fprintf(w, " (%s resumes it)", clean(rec.Repeat.Line("jobs", "wait", rec.RunID)))
 			}
 			fmt.Fprintln(w)
 		} else if rec.Status == history.StatusInterrupted {
@@ -508,7 +508,8 @@ func exportFixture(o *HistoryRunOptions, rec *history.Record, dir, home string) 
 	if err := conform.WriteFixture(dir, f); err != nil {
 		return withCode(ExitHostVerdict, "--fixture: %v", err)
 	}
-	fmt.Fprintf(o.IO.Out, "  %s (replay: modbay check %s --replay %s)\n", conform.FixtureFile, cleanID(rec.Module), clean(dir))
+	abs, _ := filepath.Abs(dir)
+	fmt.Fprintf(o.IO.Out, "  %s (replay: %s)\n", conform.FixtureFile, clean(rec.Repeat.Line("check", rec.Ref(), "--replay", abs)))
 	return nil
 }
 

@@ -186,4 +186,8 @@ func TestJobsCancelThroughCancelCapability(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "cancel    via j.cancel: ok true") {
 		t.Errorf("show: %s", out)
 	}
+	// The record's words are the cancel's: the job no longer goes on.
+	if strings.Contains(out, "continues in the module") || strings.Contains(out, "goes on") || !strings.Contains(out, "cancelled through j.cancel") {
+		t.Errorf("after jobs cancel, show must say the job was cancelled, not that it goes on:\n%s", out)
+	}
 }

@@ -324,8 +324,8 @@ func (o *InvokeOptions) writeDetached(res *runner.Result) error {
 			State: res.Job.State, Percent: res.Job.Percent, Detached: true})
 	}
 	fmt.Fprintln(o.IO.Out, res.RequestID)
-	fmt.Fprintf(o.IO.ErrOut, "job %s of %s %s is %s; it goes on in the module. Follow it: modbay jobs wait %s\n",
-		cleanID(res.Job.ID), cleanID(res.Module), cleanID(res.Capability), clean(res.Job.State), res.RequestID)
+	fmt.Fprintf(o.IO.ErrOut, "job %s of %s %s is %s; it goes on in the module. Follow it: %s\n",
+		cleanID(res.Job.ID), cleanID(res.Module), cleanID(res.Capability), clean(res.Job.State), o.G.repeat().Line("jobs", "wait", res.RequestID))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 )
 
@@ -60,3 +61,15 @@ func canOpenTTY() bool {
 // noColor reports whether colors are off: --no-color or NO_COLOR set to
 // anything (https://no-color.org).
 func (s *ioStreams) noColor(flag bool) bool { return flag || s.Getenv("NO_COLOR") != "" }
+
+// cockpitColors are the cockpit's colour profile, read from the
+// environment as modbay render reads it (terminalProfile), and whether it
+// draws without colour: --no-color, NO_COLOR, or a terminal with none
+// (vt100), where bold and reverse remain.
+func (s *ioStreams) cockpitColors(flag bool) (colorprofile.Profile, bool) {
+	p := terminalProfile(s.Environ())
+	if s.noColor(flag) {
+		p = min(p, colorprofile.ASCII)
+	}
+	return p, p <= colorprofile.ASCII
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -112,7 +111,7 @@ func jobsList(ctx context.Context, g *globals, asJSON bool) error {
 	for _, x := range jobs {
 		who := "polled by a modbay process"
 		if x.Status != history.StatusRunning {
-			who = "not polled: modbay jobs wait " + x.RunID
+			who = "not polled: " + g.repeat().Line("jobs", "wait", x.RunID)
 		}
 		pct := ""
 		if x.JobPercent != nil {
@@ -193,7 +192,7 @@ func resumeJob(ctx context.Context, g *globals, e *env, s *history.Store, run *h
 	}
 	writeResult(g.io.Out, res, true, false)
 	if final.Status == history.StatusDetached {
-		fmt.Fprintf(g.io.ErrOut, "polling stopped; the job goes on (modbay jobs wait %s resumes it)\n", rec.RunID)
+		fmt.Fprintf(g.io.ErrOut, "polling stopped; the job goes on (%s resumes it)\n", clean(g.repeat().Line("jobs", "wait", rec.RunID)))
 	}
 	if code := resultCode(res); code != ExitOK {
 		return silentExit(code)
@@ -243,24 +242,16 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	if err != nil {
 		return err
 	}
-	cancelCap := rec.Job.CancelCapability
-	if m.Descriptor != nil {
-		if c := m.Descriptor.Capability(rec.Capability); c != nil {
-			cancelCap = c.CancelCapability // as the module declares it today
-		}
-	}
-	if cancelCap == "" {
-		outcome := &history.CancelOutcome{At: time.Now(), Detail: "the capability declares no cancel_capability: only watching can stop"}
-		s.Update(id, func(r *history.Record) error { r.Cancel = outcome; return nil })
+	plan, err := s.PlanCancel(e.host, m, rec)
+	if errors.Is(err, history.ErrNoCancel) {
 		fmt.Fprintf(g.io.ErrOut, "%s %s declares no cancel_capability: modbay cannot cancel job %s; it can only stop watching, and the job goes on in the module\n",
 			cleanID(rec.Module), cleanID(rec.Capability), cleanID(rec.Job.ID))
 		return silentExit(ExitModuleError)
 	}
-	input, _ := json.Marshal(map[string]string{"job_id": rec.Job.ID})
-	plan, err := e.host.Plan(m, cancelCap, input)
 	if err != nil {
-		return withCode(codeOf(refusalOf(err)), "cancel %s: %v", cleanID(cancelCap), err)
+		return withCode(codeOf(refusalOf(err)), "cancel %s: %v", cleanID(history.CancelCapability(m, rec)), err)
 	}
+	cancelCap := plan.Capability.ID
 	if plan.NeedsApproval() && !yes {
 		fmt.Fprintf(g.io.ErrOut, "%s %s needs approval; nothing ran:\n", cleanID(m.ID), cleanID(cancelCap))
 		for _, r := range withAskedAgain(plan) {
@@ -273,25 +264,7 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	if err != nil {
 		return withCode(ExitHostVerdict, "cancel %s: %v", cleanID(cancelCap), err)
 	}
-	outcome := &history.CancelOutcome{At: time.Now(), Via: cancelCap, OK: res.OK(), Code: res.Code()}
-	if res.Host != nil {
-		outcome.Detail = res.Host.Detail
-	} else if res.Envelope != nil && res.Envelope.Error != nil {
-		outcome.Detail = res.Envelope.Error.Message
-	}
-	state := jobState(res)
-	_, uerr := s.Update(id, func(r *history.Record) error {
-		r.Cancel = outcome
-		if outcome.OK && r.Job != nil && state != "" {
-			r.Job.State = state
-			// No poller holds it: the cancel's answer is its end. A
-			// poller that does sees the terminal state on its next poll.
-			if runner.IsTerminalJobState(state) && r.Status != history.StatusRunning {
-				r.Status = history.StatusCancelled
-			}
-		}
-		return nil
-	})
+	outcome, state, uerr := s.FinishCancel(id, plan, res)
 	if uerr != nil {
 		fmt.Fprintf(g.io.ErrOut, "modbay: warning: the history did not record the cancel: %s\n", clean(uerr.Error()))
 	}
@@ -307,23 +280,3 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	return nil
 }
 
-// jobState is the job state a cancel's answer reports ("state" at the top
-// or under "job"), "" when none.
-func jobState(res *runner.Result) string {
-	if res.Envelope == nil || !res.Envelope.OK {
-		return ""
-	}
-	var top struct {
-		State string `json:"state"`
-		Job   struct {
-			State string `json:"state"`
-		} `json:"job"`
-	}
-	if json.Unmarshal(res.Envelope.Result, &top) != nil {
-		return ""
-	}
-	if top.Job.State != "" {
-		return top.Job.State
-	}
-	return top.State
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"modbay/modkit"
+	"modbay/runner"
 )
 
 // templates are the module scaffolds `modbay new` writes; docs/modules.md
@@ -49,6 +50,8 @@ type NewOptions struct {
 	// Dir is where the module goes (default ./ID); it must not exist or be
 	// empty.
 	Dir string
+	// Repeat gives the flags of the lines it prints (globals.repeat).
+	Repeat func() runner.Globals
 }
 
 // scaffoldFile is one file `modbay new` writes: its name in the module
@@ -105,7 +108,7 @@ func renderTemplate(name, id, lang string) (string, error) {
 
 // newNewCommand builds `modbay new`; runF, when non-nil, replaces newRun.
 func newNewCommand(g *globals, runF func(context.Context, *NewOptions) error) *cobra.Command {
-	opts := &NewOptions{IO: g.io}
+	opts := &NewOptions{IO: g.io, Repeat: g.repeat}
 	cmd := &cobra.Command{
 		Use:   "new ID [--lang python|go|sh] [--dir DIR]",
 		Short: "Write a working module to start from",
@@ -168,11 +171,21 @@ func newRun(_ context.Context, o *NewOptions) error {
 	}
 	out := o.IO.Out
 	fmt.Fprintf(out, "wrote module %s (%s) in %s\n", o.ID, o.Lang, dir)
-	exe := filepath.Join(dir, o.ID)
-	if o.Lang == LangGo {
-		fmt.Fprintf(out, "build it:  (cd %s && go build -o %s .)\n", dir, o.ID)
+	// The lines name the module by its absolute path and carry the home:
+	// pasted from any directory they act on this module and this home.
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
 	}
-	fmt.Fprintf(out, "check it:  modbay validate %s   (then: modbay check %s, a conformance run)\n", exe, exe)
-	fmt.Fprintf(out, "run it:    modbay invoke %s %s.report --input '{\"title\": \"Hello\"}'\n", exe, o.ID)
+	exe := filepath.Join(abs, o.ID)
+	var rep runner.Globals
+	if o.Repeat != nil {
+		rep = o.Repeat()
+	}
+	if o.Lang == LangGo {
+		fmt.Fprintf(out, "build it:  (cd %s && go build -o %s .)\n", runner.ShellQuote(abs), runner.ShellQuote(o.ID))
+	}
+	fmt.Fprintf(out, "check it:  %s   (then: %s, a conformance run)\n", rep.Line("validate", exe), rep.Line("check", exe))
+	fmt.Fprintf(out, "run it:    %s\n", rep.Line("invoke", exe, o.ID+".report", "--input", `{"title": "Hello"}`))
 	return nil
 }

@@ -229,3 +229,38 @@ func TestTerminalProfile(t *testing.T) {
 		t.Errorf("vt100 without terminfo = %v", got)
 	}
 }
+
+// TestCockpitColors: the cockpit reads the terminal as modbay render
+// does, and draws without colour under NO_COLOR, --no-color and a vt100.
+func TestCockpitColors(t *testing.T) {
+	for _, tt := range []struct {
+		env     []string
+		flag    bool
+		want    colorprofile.Profile
+		noColor bool
+	}{
+		{[]string{"TERM=xterm-256color"}, false, colorprofile.ANSI256, false},
+		{[]string{"TERM=xterm-256color", "COLORTERM=truecolor"}, false, colorprofile.TrueColor, false},
+		{[]string{"TERM=xterm"}, false, colorprofile.ANSI, false},
+		{[]string{"TERM=xterm-256color", "NO_COLOR=1"}, false, colorprofile.ASCII, true},
+		{[]string{"TERM=xterm-256color"}, true, colorprofile.ASCII, true},
+	} {
+		io := &ioStreams{Environ: func() []string { return tt.env }, Getenv: func(k string) string {
+			for _, kv := range tt.env {
+				if n, v, _ := strings.Cut(kv, "="); n == k {
+					return v
+				}
+			}
+			return ""
+		}}
+		if p, nc := io.cockpitColors(tt.flag); p != tt.want || nc != tt.noColor {
+			t.Errorf("%q --no-color=%v: %v no colour %v, want %v %v", tt.env, tt.flag, p, nc, tt.want, tt.noColor)
+		}
+	}
+	if _, err := terminfo.Load("vt100"); err == nil {
+		io := &ioStreams{Environ: func() []string { return []string{"TERM=vt100"} }, Getenv: func(string) string { return "" }}
+		if p, nc := io.cockpitColors(false); p != colorprofile.ASCII || !nc {
+			t.Errorf("vt100: %v no colour %v", p, nc)
+		}
+	}
+}

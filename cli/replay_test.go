@@ -137,7 +137,7 @@ func TestHistoryExportFixture(t *testing.T) {
 	id := historyOf(t, home)[0].RunID
 	dir := filepath.Join(t.TempDir(), "bug")
 	code, out, errOut := run(t, "--home", home, "history", "export", id, dir, "--fixture")
-	if code != ExitOK || !strings.Contains(out, "fixture.json (replay: modbay check notes --replay ") {
+	if code != ExitOK || !strings.Contains(out, "fixture.json (replay: modbay --home "+home+" check notes --replay ") {
 		t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
 	}
 	ws := filepath.Join(home, "workspace")

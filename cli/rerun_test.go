@@ -36,7 +36,7 @@ func TestRerunWithRecordedInput(t *testing.T) {
 		t.Fatalf("re-run record: rerun_of %s input %s", rec.RerunOf, rec.Input)
 	}
 	_, out, _ = run(t, "--home", home, "history", "show", id)
-	if !strings.Contains(out, `repeat    modbay invoke notes notes.report --input '{"pattern":"*.md"}'`) {
+	if !strings.Contains(out, `repeat    modbay --home `+home+` invoke notes notes.report --input '{"pattern":"*.md"}'`) {
 		t.Errorf("show must print the line that repeats the run:\n%s", out)
 	}
 	code, _, stderr = run(t, "--home", home, "rerun", id, "--input", `{"max_files":0}`)
@@ -62,7 +62,7 @@ func TestInvokeDetach(t *testing.T) {
 		t.Fatalf("detach: exit %d %s %s", code, out, stderr)
 	}
 	id := strings.TrimSpace(out)
-	if history.CheckID(id) != nil || !strings.Contains(stderr, "modbay jobs wait "+id) {
+	if history.CheckID(id) != nil || !strings.Contains(stderr, "modbay --home "+home+" jobs wait "+id) {
 		t.Fatalf("stdout must be the run id alone (%q); stderr: %s", out, stderr)
 	}
 	runs := historyOf(t, home)
@@ -105,7 +105,7 @@ func TestRerunOfAPathModuleRunsThatPath(t *testing.T) {
 		t.Fatalf("invoke: %d %s %s", code, out, stderr)
 	}
 	id := historyOf(t, home)[0].RunID
-	if _, out, _ := run(t, "--home", home, "history", "show", id); !strings.Contains(out, "repeat    modbay invoke "+path+" fixture.write") {
+	if _, out, _ := run(t, "--home", home, "history", "show", id); !strings.Contains(out, "repeat    modbay --home "+home+" invoke "+path+" fixture.write") {
 		t.Errorf("the repeat line does not name the path:\n%s", out)
 	}
 	if code, out, stderr := run(t, "--home", home, "rerun", id); code != ExitOK {

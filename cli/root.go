@@ -42,6 +42,32 @@ type globals struct {
 	// mcp is the MCP servers' source once env added it (nil without
 	// mcp_servers).
 	mcp *mcp.Source
+	// rep are the flags of the lines this command prints to be run again
+	// (runner.Host.Repeat), set by env.
+	rep *runner.Globals
+}
+
+// repeat are the global flags every line a command prints to be run again
+// carries (runner.Globals.Line): the host's once env ran, else those of
+// the home and workspace the flags name.
+func (g *globals) repeat() runner.Globals {
+	if g.rep != nil {
+		return *g.rep
+	}
+	home, err := config.ResolveHome(g.home)
+	if err != nil {
+		return runner.Globals{}
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return runner.Globals{Home: home}
+	}
+	if g.workspace != "" {
+		if ws, err := filepath.Abs(g.workspace); err == nil {
+			cfg.Workspace = ws
+		}
+	}
+	return runner.GlobalsOf(cfg)
 }
 
 // env is what a command works with once flags are read: the host and a note
@@ -214,7 +240,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	if asks != nil {
 		defer asks.Close()
 	}
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: o.IO.noColor(o.G.noColor), History: hist,
+	profile, noColor := o.IO.cockpitColors(o.G.noColor)
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
 		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
@@ -257,6 +284,8 @@ func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 		cfg.Workspace, defaultWorkspace = ws, false
 	}
 	e := &env{host: runner.NewHost(cfg)}
+	rep := e.host.Repeat()
+	g.rep = &rep
 	e.host.NoCache = g.noCache
 	if prev != nil && prev.mcp != nil && reflect.DeepEqual(prev.host.Config().MCPServers, cfg.MCPServers) {
 		e.mcp = prev.mcp

@@ -184,6 +184,13 @@ func ResolveHome(flag string) (string, error) {
 			return filepath.Abs(v)
 		}
 	}
+	return DefaultHome()
+}
+
+// DefaultHome is the home a command finds with neither --home nor
+// $MODBAY_HOME: $XDG_DATA_HOME/modbay, else ~/.local/share/modbay. A
+// line modbay prints to be pasted names any other home with --home.
+func DefaultHome() (string, error) {
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "modbay"), nil
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -135,20 +134,11 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 	if err != nil {
 		return toolError(string(modproto.KindNotFound), "", render.SanitizeLine(err.Error()))
 	}
-	cancelCap := rec.Job.CancelCapability
-	if m.Descriptor != nil {
-		if c := m.Descriptor.Capability(rec.Capability); c != nil {
-			cancelCap = c.CancelCapability
-		}
-	}
-	if cancelCap == "" {
-		outcome := &history.CancelOutcome{At: time.Now(), Detail: "the capability declares no cancel_capability: only watching can stop"}
-		_, _ = s.opts.History.Update(rec.RunID, func(r *history.Record) error { r.Cancel = outcome; return nil })
+	plan, err := s.opts.History.PlanCancel(s.host(), m, rec)
+	if errors.Is(err, history.ErrNoCancel) {
 		return toolError(string(modproto.KindNotRun), "", fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
 			render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability), render.SanitizeLine(rec.Job.ID)))
 	}
-	input, _ := json.Marshal(map[string]string{"job_id": rec.Job.ID})
-	plan, err := s.host().Plan(m, cancelCap, input)
 	if err != nil {
 		return planError(err)
 	}
@@ -160,7 +150,6 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 	if err != nil {
 		return toolError(string(modproto.KindNotRun), "", render.SanitizeLine(err.Error()))
 	}
-	outcome := &history.CancelOutcome{At: time.Now(), Via: cancelCap, OK: res.OK(), Code: res.Code()}
-	_, _ = s.opts.History.Update(rec.RunID, func(r *history.Record) error { r.Cancel = outcome; return nil })
+	_, _, _ = s.opts.History.FinishCancel(rec.RunID, plan, res)
 	return s.result(st, res, false)
 }

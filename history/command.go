@@ -5,7 +5,7 @@ import (
 )
 
 // CommandLine is the `modbay invoke` line that repeats a recorded run ("copy as command"):
-// runner.InvokeLine, the line invoke
+// runner.InvokeLine with the run's Repeat flags, the line invoke
 // --trace prints, with the input as recorded, whose secret values were
 // masked when it was written (RedactedInput, the one redaction rule), and
 // an --artifact ROOT=RUN:ARTIFACT_ID for each artifact handed to the run.
@@ -15,13 +15,18 @@ func (r *Record) CommandLine() (line string, ok bool) {
 	if !r.InputRecorded {
 		return "", false
 	}
-	ref := r.ModuleRef
-	if ref == "" {
-		ref = r.Module
-	}
-	line = runner.InvokeLine(ref, r.Capability, r.Input)
+	line = runner.InvokeLine(r.Repeat, r.Ref(), r.Capability, r.Input)
 	for _, h := range r.Handoff {
 		line += " --artifact " + runner.ShellQuote(h.Root+"="+h.Origin)
 	}
 	return line, true
+}
+
+// Ref is how a line that repeats the run names its module: ModuleRef, or
+// the module's id in records written before it.
+func (r *Record) Ref() string {
+	if r.ModuleRef != "" {
+		return r.ModuleRef
+	}
+	return r.Module
 }

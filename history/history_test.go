@@ -639,3 +639,57 @@ func TestServerRootsRecorded(t *testing.T) {
 		t.Errorf("recorded roots %+v, want the server's", got.Roots)
 	}
 }
+
+// TestResumedJobTakesTheRecordsTime: a job taken over after a restart
+// ends with the job's time (from the record's start), in the record and
+// in the result the poller shows, not the poller's own watching time.
+func TestResumedJobTakesTheRecordsTime(t *testing.T) {
+	s := openTest(t, config.History{})
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := t0
+	s.now = func() time.Time { return now }
+	p := secretPlan(t)
+	id := p.Request.RequestID
+	run, err := s.Begin(p, BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(2 * time.Second)
+	run.Finish(&runner.Result{Started: t0, Job: &runner.JobStatus{ID: "job_9", State: "running"},
+		Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "stopped"}}, nil)
+	r2, err := s.Resume(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(18 * time.Second)
+	res := &runner.Result{Started: t0.Add(11 * time.Second), Duration: 7 * time.Second,
+		Job: &runner.JobStatus{ID: "job_9", State: "succeeded"}, Envelope: &modproto.Envelope{OK: true}}
+	rec, _ := r2.Finish(res, nil)
+	if rec.DurationMS != 18000 || res.Duration != 18*time.Second || !res.Started.Equal(t0) {
+		t.Errorf("record %d ms, result %s from %s; want the job's 18 s from its start", rec.DurationMS, res.Duration, res.Started)
+	}
+}
+
+// TestFinishCancelRewordsTheRecord: after its job was cancelled through
+// cancel_capability, a run that had stopped following no longer says the
+// job goes on, and ends cancelled with the job's time.
+func TestFinishCancelRewordsTheRecord(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Finish(&runner.Result{Job: &runner.JobStatus{ID: "job_9", State: "running"},
+		Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "polling stopped; job job_9 continues in the module"}}, nil)
+	cancel := &runner.Plan{Capability: modproto.Capability{ID: "j.cancel"}}
+	res := &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{"state":"cancelled"}`)}}
+	out, state, err := s.FinishCancel(p.Request.RequestID, cancel, res)
+	if err != nil || !out.OK || state != "cancelled" {
+		t.Fatalf("outcome %+v state %q err %v", out, state, err)
+	}
+	rec, _ := s.Get(p.Request.RequestID)
+	if rec.Status != StatusCancelled || rec.Host == nil || strings.Contains(rec.Host.Detail, "continues") || rec.Host.Detail != "job job_9 cancelled through j.cancel (state cancelled)" {
+		t.Errorf("after the cancel: status %s verdict %+v", rec.Status, rec.Host)
+	}
+}

@@ -93,6 +93,10 @@ type Record struct {
 	// never runs an installed module that has its id (docs/protocol.md §13);
 	// "" in records written before it, which name the module by id.
 	ModuleRef string `json:"module_ref,omitempty"`
+	// Repeat are the global flags the line that repeats the run carries
+	// (runner.Globals: home, workspace, examples); zero in records
+	// written before it.
+	Repeat runner.Globals `json:"repeat,omitzero"`
 	// Source is SourceCockpit, SourceInvoke or SourceRerun; RerunOf the
 	// run a re-run repeats.
 	Source  string `json:"source"`

@@ -49,6 +49,9 @@ type Run struct {
 	// pollCap and cancelCap are the capability's (docs/protocol.md §12), recorded
 	// with the job once its handle arrives.
 	pollCap, cancelCap string
+	// resumed is set for a job taken over (Resume): Finish gives its
+	// result the job's time.
+	resumed bool
 }
 
 // Begin records p as running and takes its lock (held until Finish). The
@@ -64,6 +67,7 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 	}
 	rec := &Record{
 		RunID: p.Request.RequestID, Module: p.Module.ID, Capability: p.Capability.ID, ModuleExe: p.Module.Exe, ModuleRef: runner.ModuleRef(p.Module),
+		Repeat: s.repeat.For(p.Module),
 		Source: o.Source, RerunOf: o.RerunOf, Status: StatusRunning, Started: s.now(), SentUnchecked: p.Unchecked,
 		Roots: p.Request.Roots, Grants: p.Request.Grants, Binaries: p.Request.Binaries,
 		DeadlineMS: p.Request.DeadlineMS, MaxOutputBytes: p.Request.MaxOutputBytes,
@@ -201,7 +205,7 @@ func (r *Run) Events(next func(runner.Event)) func(runner.Event) {
 
 // Finish records the run's outcome, releases its lock and returns the
 // record as written. A nil res with err records a run that could not be
-// attempted (err says why).
+// attempted (err says why). A resumed job's res is given the job's start and time.
 func (r *Run) Finish(res *runner.Result, err error) (*Record, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -216,6 +220,11 @@ func (r *Run) Finish(res *runner.Result, err error) (*Record, error) {
 	apply(r.rec, res, r.s.now())
 	if res.Job != nil {
 		r.rec.Job = r.jobOf(res.Job)
+	}
+	if r.resumed {
+		// The job's time, not this poller's: a job taken over after a
+		// restart or a reconnect ran since the record's start.
+		res.Started, res.Duration = r.rec.Started, r.rec.Finished.Sub(r.rec.Started)
 	}
 	return r.rec, r.s.putFinal(r.rec)
 }
@@ -249,7 +258,7 @@ func (s *Store) Resume(id string) (*Run, error) {
 		lock.Release()
 		return nil, err
 	}
-	run := &Run{s: s, lock: lock, rec: rec}
+	run := &Run{s: s, lock: lock, rec: rec, resumed: true}
 	if rec.Job != nil {
 		run.pollCap, run.cancelCap = rec.Job.PollCapability, rec.Job.CancelCapability
 	}

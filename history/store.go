@@ -17,6 +17,7 @@ import (
 	"modbay/config"
 	"modbay/internal/words"
 	"modbay/modproto"
+	"modbay/runner"
 )
 
 // Names under the history directory.
@@ -119,6 +120,9 @@ func (s *Store) recordIDs() (map[string]bool, []string, error) {
 type Store struct {
 	dir    string
 	limits config.History
+	// repeat are the flags of the lines that repeat its runs
+	// (runner.GlobalsOf the configuration it was opened with).
+	repeat runner.Globals
 	// now is the clock (tests replace it).
 	now func() time.Time
 }
@@ -135,7 +139,18 @@ func Open(dir string, limits config.History) (*Store, error) {
 }
 
 // OpenConfig opens the history of cfg's home with cfg's limits.
-func OpenConfig(cfg *config.Config) (*Store, error) { return Open(cfg.HistoryDir(), cfg.History) }
+func OpenConfig(cfg *config.Config) (*Store, error) {
+	s, err := Open(cfg.HistoryDir(), cfg.History)
+	if err != nil {
+		return nil, err
+	}
+	s.repeat = runner.GlobalsOf(cfg)
+	return s, nil
+}
+
+// Repeat are the flags a line that acts on this history carries
+// (runner.Globals.Line): its home's, when opened with OpenConfig.
+func (s *Store) Repeat() runner.Globals { return s.repeat }
 
 // Dir is the history's directory.
 func (s *Store) Dir() string { return s.dir }

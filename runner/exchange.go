@@ -239,14 +239,15 @@ func (h *Host) SaveRequest(requestID string, request []byte) (string, error) {
 var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
 
 // InvokeLine is the `modbay invoke` command line that repeats a call:
-// module reference, capability and input (compact JSON), each quoted for
-// a POSIX shell. The caller redacts secret values from input first.
-func InvokeLine(module, capability string, input json.RawMessage) string {
+// g's flags (Globals.Line), module reference, capability and input
+// (compact JSON), each quoted for a POSIX shell. The caller redacts
+// secret values from input first.
+func InvokeLine(g Globals, module, capability string, input json.RawMessage) string {
 	in := strings.TrimSpace(string(input))
 	if in == "" {
 		in = "{}"
 	}
-	return "modbay invoke " + ShellQuote(module) + " " + ShellQuote(capability) + " --input " + ShellQuote(in)
+	return g.Line("invoke", module, capability, "--input", in)
 }
 
 // ModuleCallLine is a shell command that makes the module call exactly as
@@ -291,7 +292,7 @@ func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls
 			masked, _ = schema.Redact(sh, input, schema.RedactMask)
 		}
 	}
-	out.Invoke = InvokeLine(moduleRef, p.Capability.ID, masked)
+	out.Invoke = InvokeLine(h.Repeat().For(p.Module), moduleRef, p.Capability.ID, masked)
 	for _, f := range p.Handoff {
 		out.Invoke += " --artifact " + ShellQuote(f.Root+"="+f.Origin)
 	}

@@ -70,7 +70,7 @@ func TestExchangeRecordsTheProcessCall(t *testing.T) {
 // TestInvokeLine: the copied invoke line quotes its input for a POSIX
 // shell (secrets are withheld before, by schema.Redact).
 func TestInvokeLine(t *testing.T) {
-	if got := InvokeLine("mod", "c.x", json.RawMessage(`{"q":"it's"}`)); got != `modbay invoke mod c.x --input '{"q":"it'\''s"}'` {
+	if got := InvokeLine(Globals{}, "mod", "c.x", json.RawMessage(`{"q":"it's"}`)); got != `modbay invoke mod c.x --input '{"q":"it'\''s"}'` {
 		t.Fatalf("%s", got)
 	}
 }

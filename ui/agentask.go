@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -77,7 +80,7 @@ func (m *Model) dropAgentAsk(id string) {
 // showAgentAsk opens the oldest waiting question when no dialog is open
 // and no submitted input is being planned.
 func (m *Model) showAgentAsk() tea.Cmd {
-	if len(m.agentAsks) == 0 || len(m.dialogs) > 0 || m.planning {
+	if len(m.agentAsks) == 0 || len(m.dialogs) > 0 || m.flow.planning {
 		return nil
 	}
 	q := m.agentAsks[0]
@@ -142,4 +145,43 @@ func (m *Model) agentNoteView() string {
 		return ""
 	}
 	return m.com.Styles.Muted.Render(" · " + m.agentNote)
+}
+
+// agentActivity is the agents' questions waiting, for the activity view:
+// first among the pending approvals; enter opens the question's dialog.
+type agentActivity struct{ m *Model }
+
+func (a agentActivity) activity(time.Time) []activityEntry {
+	var out []activityEntry
+	for _, q := range a.m.agentAsks {
+		client := q.Client
+		if client == "" {
+			client = "an agent"
+		}
+		out = append(out, activityEntry{Source: "agent " + client + " (modbay mcp serve)", RunID: q.ID, Module: q.Module,
+			Capability: q.Capability, Phase: phasePending, Status: "agent asks approval", Started: q.Asked, Detail: strings.Join(q.Reasons, "; ")})
+	}
+	return out
+}
+
+// isAgentAsk reports whether id is a waiting agent's question.
+func (m *Model) isAgentAsk(id string) bool {
+	return slices.ContainsFunc(m.agentAsks, func(q approval.Question) bool { return q.ID == id })
+}
+
+// openAgentAsk opens question id's dialog over whatever dialog is open
+// (it is not already the top one).
+func (m *Model) openAgentAsk(id string) tea.Cmd {
+	if n := len(m.dialogs); n > 0 {
+		if ap, ok := m.dialogs[n-1].(*dialog.Approval); ok && ap.Ask() == id {
+			return nil
+		}
+	}
+	for _, q := range m.agentAsks {
+		if q.ID == id {
+			m.dialogs = append(m.dialogs, dialog.NewAgentApproval(m.com, m.agentPlan(q), q.Client, q.ID))
+			return graceEnds()
+		}
+	}
+	return nil
 }

@@ -16,7 +16,7 @@ func TestRunViewCancelSaysWhatStops(t *testing.T) {
 		m, _ := newTest(t, nil, 100, 30)
 		openForm(t, m, 1)
 		cancelled := false
-		rv := newRunView(m.com, &runner.Plan{Module: m.formModule, Capability: m.formCap}, func() { cancelled = true })
+		rv := newRunView(m.com, &runner.Plan{Module: m.flow.module, Capability: m.flow.cap}, func() { cancelled = true })
 		m.keepRun(rv)
 		m.push(&runScreen{com: m.com, keys: m.keys.Run, run: rv, sp: &m.spinner})
 		if withJob {

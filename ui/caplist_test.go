@@ -51,8 +51,8 @@ func TestCapabilityListFilters(t *testing.T) {
 	}
 	press(m, "enter") // leaves the filter, keeping it
 	press(m, "enter") // opens the one shown
-	if m.screen() != screenForm || m.formCap.ID != "fake.slow" {
-		t.Fatalf("screen %v cap %q, want the fake.slow form", m.screen(), m.formCap.ID)
+	if m.screen() != screenForm || m.flow.cap.ID != "fake.slow" {
+		t.Fatalf("screen %v cap %q, want the fake.slow form", m.screen(), m.flow.cap.ID)
 	}
 
 	m, _ = newTest(t, nil, 80, 24)

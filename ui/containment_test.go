@@ -96,7 +96,7 @@ func TestGoldenContainment(t *testing.T) {
 func TestRefusedRunReachesThePerson(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 40)
 	openForm(t, m, 1)
-	m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+	m.Update(planMsg{seq: m.flow.planSeq, plan: uitest.Plan(t, m.flow.module)})
 	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) } // past the grace period
 	press(m, "a")
 	if m.screen() != screenRun {

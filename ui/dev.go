@@ -324,9 +324,9 @@ func (m *Model) replaceModule(old, nu *runner.Module) {
 			}
 		}
 	}
-	if m.formModule == old {
-		if c := nu.Descriptor.Capability(m.formCap.ID); c != nil {
-			m.formModule, m.formCap = nu, *c
+	if m.flow.module == old {
+		if c := nu.Descriptor.Capability(m.flow.cap.ID); c != nil {
+			m.flow.module, m.flow.cap = nu, *c
 		}
 	}
 }

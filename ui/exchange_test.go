@@ -46,7 +46,7 @@ func fixtureExchange(id string) exchangeArg {
 	}
 	file := "/home/u/.local/share/modbay/state/.requests/" + id + ".json"
 	return exchangeArg{requestID: id, calls: []runner.ExchangeCall{c}, copy: runner.CopyLines{
-		Invoke:      runner.InvokeLine("fake", "fake.report", json.RawMessage(`{"title":"Quarterly"}`)),
+		Invoke:      runner.InvokeLine(runner.Globals{}, "fake", "fake.report", json.RawMessage(`{"title":"Quarterly"}`)),
 		ModuleCall:  runner.ModuleCallLine("/home/u/.local/share/modbay/modules/fake/fake", "fake.report", file),
 		RequestFile: file, Note: runner.ModuleCallNote,
 	}}
@@ -149,7 +149,7 @@ func TestExchangeOfARealRunCopiesInvokeTraceLines(t *testing.T) {
 	if s.arg.copy != want {
 		t.Fatalf("copy lines\n%+v\nwant (invoke --trace's)\n%+v", s.arg.copy, want)
 	}
-	if want.Invoke != `modbay invoke tiny tiny.hello --input '{"name":"Ada"}'` || !strings.Contains(want.ModuleCall, "env -i TMPDIR=") {
+	if want.Invoke != "modbay --home "+host.Config().Home+` invoke tiny tiny.hello --input '{"name":"Ada"}'` || !strings.Contains(want.ModuleCall, "env -i TMPDIR=") {
 		t.Fatalf("copy lines %+v", want)
 	}
 	saved, err := os.ReadFile(want.RequestFile)
@@ -185,7 +185,7 @@ func TestExchangeOfASessionCall(t *testing.T) {
 		{At: at, Direction: runner.FrameSent, Data: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`), Bytes: 71},
 		{At: at.Add(4 * time.Millisecond), Direction: runner.FrameReceived, Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi` + "\x1b[31m" + `"}]}}`), Bytes: 70},
 	}}
-	x := exchangeArg{requestID: id, calls: []runner.ExchangeCall{c}, copy: runner.CopyLines{Invoke: runner.InvokeLine("srv", "echo", nil)}}
+	x := exchangeArg{requestID: id, calls: []runner.ExchangeCall{c}, copy: runner.CopyLines{Invoke: runner.InvokeLine(runner.Globals{}, "srv", "echo", nil)}}
 	m.run().exchange, m.result().exchange = &x, &x
 	press(m, "x")
 	if m.screen() != screenExchange {

@@ -3,9 +3,10 @@ package ui
 import (
 	"slices"
 
-	"charm.land/bubbles/v2/key"
 	"strings"
 	"testing"
+
+	"charm.land/bubbles/v2/key"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -154,8 +155,8 @@ func TestLongHintsWrap(t *testing.T) {
 	m, _ = newTest(t, nil, smallW, smallH)
 	openForm(t, m, 0)
 	out = strings.Join(strings.Fields(ansi.Strip(frame(t, m))), " ")
-	if !strings.Contains(out, m.formCap.Summary) {
-		t.Errorf("summary %q cut:\n%s", m.formCap.Summary, out)
+	if !strings.Contains(out, m.flow.cap.Summary) {
+		t.Errorf("summary %q cut:\n%s", m.flow.cap.Summary, out)
 	}
 }
 

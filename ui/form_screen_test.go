@@ -112,7 +112,7 @@ func TestApprovalAtSmallSizeScrollsAndKeepsTheChoices(t *testing.T) {
 	openForm(t, m, 1)
 	typeText(m, "Quarterly")
 	press(m, "ctrl+s")
-	m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+	m.Update(planMsg{seq: m.flow.planSeq, plan: uitest.Plan(t, m.flow.module)})
 	out := frame(t, m)
 	if !strings.Contains(out, "more lines (j/↓ scrolls)") || !strings.Contains(out, "allow once") {
 		t.Fatalf("60×15 approval hides what is below, or the choices:\n%s", out)

@@ -2,20 +2,16 @@ package ui
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
-	"modbay/schema"
 	"modbay/ui/common"
-	"modbay/ui/dialog"
 	"modbay/ui/form"
 	"modbay/ui/formview"
 )
@@ -72,11 +68,9 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if c.RequestSchema != "" && mod.Descriptor != nil {
 		schema = mod.Descriptor.RequestSchemas[c.RequestSchema]
 	}
-	var fv *formview.Model
-	dk := draftKey(mod, c)
-	if d, ok := m.drafts[dk]; ok && d.schema == string(schema) {
+	fv, ok := m.flow.draft(mod, c, schema)
+	if ok {
 		// Coming back: the form exactly as left (values, focus, mode).
-		fv = d.form
 		fv.Restyle()
 	} else {
 		f, err := form.Build(schema)
@@ -87,10 +81,7 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		if err != nil {
 			fv.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
 		}
-		if m.drafts == nil {
-			m.drafts = map[string]formDraft{}
-		}
-		m.drafts[dk] = formDraft{schema: string(schema), form: fv}
+		m.flow.keepDraft(mod, c, schema, fv)
 	}
 	if mod.Status == runner.StatusDisabled {
 		fv.SetNote("This module is disabled: it is listed but never run.")
@@ -98,8 +89,8 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if why, ok := mod.Refused[c.ID]; ok {
 		fv.SetNote("This capability is refused: its request schema admits no input (" + render.SanitizeLine(why) + "). Fix the descriptor.")
 	}
-	m.formModule, m.formCap = mod, c
-	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.loadInputs(inputsKey(mod), c.ID)
+	m.flow.module, m.flow.cap = mod, c
+	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.flow.loadInputs(inputsKey(mod), c.ID)
 }
 
 // form returns the form of the top-most form screen, or nil.
@@ -198,180 +189,3 @@ type (
 
 func (actionSubmit) isAction()     {}
 func (actionSavePreset) isAction() {}
-
-// formDraft is a capability's form as the person left it, kept in memory
-// for the session so leaving the form (esc) never loses what was typed.
-type formDraft struct {
-	// schema is the request schema the form was built from; a module that
-	// changed its schema since gets a fresh form.
-	schema string
-	form   *formview.Model
-}
-
-// draftKey names a capability's draft: module id, source identity and
-// capability id.
-func draftKey(mod *runner.Module, c modproto.Capability) string {
-	return mod.ID + "\x00" + mod.Key + "\x00" + c.ID
-}
-
-// inputsKey names a module in the input store: its state key, which the
-// host derives (docs/protocol.md §13), so a module loaded by path that claims
-// an installed module's id never sees that module's inputs; the id for a
-// module never described.
-func inputsKey(mod *runner.Module) string {
-	if mod.StateKey != "" {
-		return mod.StateKey
-	}
-	return mod.ID
-}
-
-// loadInputs reads what the input store remembers for a capability.
-func (m *Model) loadInputs(module, capability string) tea.Cmd {
-	if m.inputs.Dir == "" {
-		return nil
-	}
-	st := m.inputs
-	return func() tea.Msg {
-		sv, err := st.Load(module, capability)
-		return savedInputsMsg{module: module, capability: capability, saved: sv, err: err}
-	}
-}
-
-// offerInputs offers the remembered inputs to the form they belong to.
-func (m *Model) offerInputs(msg savedInputsMsg) {
-	if m.form() == nil || m.formModule == nil || inputsKey(m.formModule) != msg.module || m.formCap.ID != msg.capability || msg.err != nil {
-		return
-	}
-	var r []formview.Recall
-	if msg.saved.Last != nil {
-		r = append(r, formview.Recall{Name: "last input", Input: msg.saved.Last})
-	}
-	for _, p := range msg.saved.Presets {
-		r = append(r, formview.Recall{Name: "preset " + p.Name, Input: p.Input})
-	}
-	m.form().SetRecalls(r)
-}
-
-// saveInput remembers input as the last one (name "") or as a preset.
-func (m *Model) saveInput(name string, input json.RawMessage) tea.Cmd {
-	if m.inputs.Dir == "" || m.formModule == nil {
-		return nil
-	}
-	st, mod, capID, now := m.inputs, inputsKey(m.formModule), m.formCap.ID, m.com.Now()
-	// What goes to disk has its secrets left out (the one redaction rule,
-	// schema.Redact): loading it back leaves those fields to be typed.
-	var h *schema.Compiled
-	if d := m.formModule.Descriptor; d != nil && m.formCap.RequestSchema != "" {
-		h, _ = schema.Compile(d.RequestSchemas[m.formCap.RequestSchema])
-	}
-	input, withheld := schema.Redact(h, input, schema.RedactOmit)
-	return func() tea.Msg {
-		if input == nil {
-			return inputSavedMsg{module: mod, capability: capID, name: name, withheld: withheld}
-		}
-		if name == "" {
-			return inputSavedMsg{module: mod, capability: capID, withheld: withheld, err: st.SaveLast(mod, capID, input, now)}
-		}
-		return inputSavedMsg{module: mod, capability: capID, name: name, withheld: withheld, err: st.SavePreset(mod, capID, name, input, now)}
-	}
-}
-
-// uncheckedPlanner is a backend that can plan without validating the
-// input (runner.Host.PlanWith), for the form's "send anyway".
-type uncheckedPlanner interface {
-	PlanWith(m *runner.Module, capID string, input json.RawMessage, opts runner.PlanOptions) (*runner.Plan, error)
-}
-
-// submit plans the call with input; the plan comes back as a planMsg.
-// unchecked is the person's "send anyway": the runner does not validate.
-func (m *Model) submit(input json.RawMessage, unchecked bool) tea.Cmd {
-	m.planSeq++
-	seq := m.planSeq
-	m.lastInput, m.lastUnchecked = input, unchecked
-	f := m.form()
-	if f == nil {
-		return nil
-	}
-	f.SetNote("Planning…")
-	if unchecked {
-		f.SetNote("Planning, sending the input anyway (invalid against its schema)…")
-	}
-	b, mod, capID := m.backend, m.formModule, m.formCap.ID
-	if b == nil {
-		return nil
-	}
-	var handoff []runner.HandoffFile
-	if fs, ok := find[*formScreen](m); ok && fs.handoff != nil {
-		handoff = []runner.HandoffFile{fs.handoff.file}
-	}
-	m.planning = true
-	return func() tea.Msg {
-		if up, ok := b.(uncheckedPlanner); ok {
-			p, err := up.PlanWith(mod, capID, input, runner.PlanOptions{SkipValidation: unchecked, Handoff: handoff})
-			return planMsg{seq: seq, plan: p, err: err}
-		}
-		if unchecked || len(handoff) > 0 {
-			return planMsg{seq: seq, err: errors.New("this backend cannot send an input its schema refuses, nor hand a file over")}
-		}
-		p, err := b.Plan(mod, capID, input)
-		return planMsg{seq: seq, plan: p, err: err}
-	}
-}
-
-// planned opens the approval dialog or starts the run.
-func (m *Model) planned(msg planMsg) tea.Cmd {
-	if msg.seq != m.planSeq {
-		return nil
-	}
-	m.planning = false
-	f := m.form()
-	if f == nil {
-		return nil
-	}
-	var ie *runner.InputError
-	switch {
-	case errors.As(msg.err, &ie):
-		f.SetProblemNote("The host refused the input: fix the fields marked ✗.")
-		f.ShowProblems(ie.Violations)
-		return nil
-	case errors.Is(msg.err, runner.ErrDisabled):
-		f.SetNote("This module is disabled: it is listed but never run.")
-		return nil
-	case msg.err != nil:
-		f.SetNote("Cannot plan the call: " + msg.err.Error())
-		return nil
-	}
-	f.SetNote("")
-	remember := m.saveInput("", m.lastInput)
-	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
-		if why := m.approvals.Why(msg.plan); why != "" && msg.plan.AskedAgain == "" {
-			msg.plan.AskedAgain = why
-		}
-		m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
-		// Its "(wait…)" must go when the grace ends, even if nothing
-		// else redraws the screen then.
-		return tea.Batch(remember, graceEnds())
-	}
-	return tea.Batch(remember, m.startRun(msg.plan, true))
-}
-
-// inputSaved says on the form whether a preset was saved, and reads the
-// remembered inputs again (what ctrl+l offers changed).
-func (m *Model) inputSaved(msg inputSavedMsg) tea.Cmd {
-	if f := m.form(); f != nil && msg.name != "" {
-		if msg.err != nil {
-			f.SetNote("Preset not saved: " + msg.err.Error())
-		} else {
-			note := "Saved preset " + msg.name + "."
-			if msg.withheld > 0 {
-				note = fmt.Sprintf("Saved preset %s without its %d secret %s (password, write-only): type %s again after loading it.",
-					msg.name, msg.withheld, words.Plural(msg.withheld, "value", "values"), words.Plural(msg.withheld, "it", "them"))
-			}
-			f.SetNote(note)
-		}
-	}
-	if msg.err != nil {
-		return nil
-	}
-	return m.loadInputs(msg.module, msg.capability)
-}

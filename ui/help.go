@@ -306,6 +306,9 @@ func (m *Model) ShortHelp() []key.Binding {
 		return m.dialogs[len(m.dialogs)-1].ShortHelp()
 	}
 	b := m.withoutShadowed(m.top().ShortHelp())
+	if m.opensActivity() {
+		b = append(b, openActivityKey)
+	}
 	if m.fullHelp {
 		return append(b, m.keys.Global.CloseHelp)
 	}
@@ -350,6 +353,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 		if grp = m.withoutShadowed(grp); len(grp) > 0 {
 			groups = append(groups, grp)
 		}
+	}
+	if m.opensActivity() {
+		groups = append(groups, []key.Binding{openActivityKey})
 	}
 	var global []key.Binding
 	if !m.focusBinds(g.Interrupt.Keys()...) {

@@ -99,11 +99,26 @@ var helpStates = map[screenKind][]helpState{
 		{"text", func(t *testing.T) *Model { return viewerOf(t, "text/plain", "line one\nline two\n") }},
 		{"csv", func(t *testing.T) *Model { return viewerOf(t, "text/csv", "a,b\n1,2\n3,4\n") }},
 		{"markdown", func(t *testing.T) *Model { return viewerOf(t, "text/markdown", "# Title\n\nSome *text*.\n") }},
+		{"long markdown", func(t *testing.T) *Model {
+			return viewerOf(t, "text/markdown", "# Title\n\n"+strings.Repeat("A paragraph of *text*.\n\n", 60))
+		}},
+		{"long text", func(t *testing.T) *Model { return viewerOf(t, "text/plain", strings.Repeat("a line\n", 200)) }},
 	},
 	screenElicit: {
 		{"text field", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); return m }},
 		{"typed", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); typeText(m, "main"); press(m, "tab"); return m }},
 		{"json", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); press(m, "ctrl+e"); return m }},
+	},
+	screenActivity: {
+		{"jobs and runs", func(t *testing.T) *Model { return activityAt(t, nil, 100, 30) }},
+		{"empty", func(t *testing.T) *Model { m, _ := newTest(t, nil, 80, 24); withModules(t, m); press(m, "A"); return m }},
+		{"cancel offered", func(t *testing.T) *Model {
+			m := historyModel(t, nil, 100, 30, seedHistory)
+			withCancel(t, m)
+			_, cmd := m.Update(uitest.Key("A"))
+			runCmd(m, cmd)
+			return m
+		}},
 	},
 	screenProbe: {
 		{"probe", func(t *testing.T) *Model {
@@ -122,8 +137,8 @@ func submittedResult(t *testing.T, rel string, w, h int) *Model {
 	openForm(t, m, 1)
 	typeText(m, "Quarterly")
 	press(m, "ctrl+s")
-	p := uitest.Plan(t, m.formModule)
-	m.Update(planMsg{seq: m.planSeq, plan: p})
+	p := uitest.Plan(t, m.flow.module)
+	m.Update(planMsg{seq: m.flow.planSeq, plan: p})
 	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) }
 	press(m, "a")
 	if m.screen() != screenRun {
@@ -165,7 +180,8 @@ func viewerOf(t *testing.T, mt, body string) *Model {
 
 // keyPress returns the press for a binding's key name.
 func keyPress(name string) tea.KeyPressMsg {
-	if k := uitest.Key(name); k.String() == name {
+	if k := uitest.Key(name); k.String() == name && (k.Mod != 0 || !strings.Contains(name, "+")) {
+		// (uitest.Key types a chord it does not know, alt+n, as text.)
 		return k
 	}
 	mod, rest, _ := strings.Cut(name, "+")

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -194,6 +192,8 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 		}
 	case jobsResumedMsg:
 		return m.resumed(msg)
+	default:
+		return m.activityUpdate(msg)
 	}
 	return nil
 }
@@ -246,49 +246,6 @@ func (m *Model) openRecord(rec *history.Record) tea.Cmd {
 	return m.open(screenResult, rec.RunID)
 }
 
-// rerunRecord opens the recorded run's form with its input as it was,
-// checked against today's schema, the differences in the form's note.
-func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
-	hs, _ := find[*historyScreen](m)
-	say := func(s string) tea.Cmd {
-		if hs != nil {
-			hs.note = s
-		}
-		return nil
-	}
-	mod := m.moduleForRecord(rec)
-	if mod == nil || mod.Descriptor == nil {
-		return say(fmt.Sprintf("Cannot re-run: module %s is not installed now.", render.SanitizeLine(rec.Module)))
-	}
-	c := mod.Descriptor.Capability(rec.Capability)
-	if c == nil {
-		return say(fmt.Sprintf("Cannot re-run: %s no longer has capability %s.", render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability)))
-	}
-	if !rec.InputRecorded {
-		return say("Cannot re-run with the same input: inputs are not recorded (history.record_inputs is false).")
-	}
-	open := m.open(screenForm, formArg{module: mod, cap: *c})
-	f := m.form()
-	if f == nil {
-		return open
-	}
-	input := history.WithoutRedacted(rec.Input, rec.Redacted)
-	notes := []string{"Re-run of " + rec.RunID + ": its input is loaded."}
-	if len(rec.Redacted) > 0 {
-		notes = append(notes, "Secret fields were not recorded; fill them in: "+render.SanitizeLine(strings.Join(rec.Redacted, ", "))+".")
-	}
-	if c.RequestSchema != "" && m.validate != nil {
-		notes = append(notes, m.schemaFit(mod.Descriptor.RequestSchemas[c.RequestSchema], input,
-			"Today's schema cannot be read: ", "Today's schema differs: ", "It still fits today's schema."))
-	}
-	cmd, err := f.LoadInput(input, strings.Join(notes, " "))
-	if err != nil {
-		f.SetNote("Re-run of " + rec.RunID + ": its input does not fit today's form (" + render.SanitizeLine(err.Error()) + ").")
-	}
-	m.rerunOf = rerunOf{id: rec.RunID, module: mod.ID, capability: c.ID}
-	return tea.Batch(open, cmd)
-}
-
 // copyRecord copies the `modbay invoke` line that repeats rec (its input
 // as recorded, secret values masked: history.Record.CommandLine) the
 // session's way; the history's note says what became of it once the copy
@@ -310,22 +267,6 @@ func (m *Model) copyRecord(rec *history.Record) tea.Cmd {
 		return historyCopiedMsg{id: id, res: r}
 	})
 }
-
-// rerunOf is the recorded run the form was prefilled from, so the run it
-// starts is recorded as its re-run.
-type rerunOf struct{ id, module, capability string }
-
-// beginOptions are how the history records plan p started from the
-// cockpit: a re-run when the form was prefilled from the history.
-func (m *Model) beginOptions(p *runner.Plan, approved bool) history.BeginOptions {
-	o := history.BeginOptions{Source: history.SourceCockpit, Approved: approved}
-	if r := m.rerunOf; r.id != "" && p.Module != nil && p.Module.ID == r.module && p.Capability.ID == r.capability {
-		o.Source, o.RerunOf = history.SourceRerun, r.id
-	}
-	return o
-}
-
-// ---- the screen -----------------------------------------------------------
 
 // setRuns shows a listing.
 func (s *historyScreen) setRuns(sums []history.Summary, warns []string, err error) {
@@ -463,6 +404,9 @@ func (s *historyScreen) ShortHelp() []key.Binding {
 	if s.list.Len() > 0 {
 		b = append(b, s.keys.Copy)
 	}
+	if s.list.FilterValue() != "" {
+		return b // esc clears the filter first
+	}
 	return append(b, s.keys.Back)
 }
 
@@ -487,7 +431,11 @@ func (s *historyScreen) FullHelp() [][]key.Binding {
 	if len(s.sums) > 0 {
 		own = append(own, s.keys.Status)
 	}
-	return append(g, append(own, s.keys.Back))
+	if s.list.FilterValue() == "" {
+		// Else esc clears the filter first (the list's group says so).
+		own = append(own, s.keys.Back)
+	}
+	return append(g, own)
 }
 
 // View implements Screen: the status filter and the warnings, the
@@ -607,7 +555,6 @@ func (it *historyItem) Row(sel bool, w int) string {
 	return row
 }
 
-// Detail is the run as the index knows it (the record is read on open).
 // tookLine is the detail's duration line: how long the run took, or, while it
 // is still running, how long it has been going, said so.
 func tookLine(label func(...string) string, now time.Time, x *history.Summary) string {
@@ -617,6 +564,7 @@ func tookLine(label func(...string) string, now time.Time, x *history.Summary) s
 	return label("took     ") + (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond).String()
 }
 
+// Detail is the run as the index knows it (the record is read on open).
 func (it *historyItem) Detail(w int) string {
 	st := it.s.com.Styles
 	x := it.sum
@@ -650,144 +598,4 @@ func codeSuffix(x *history.Summary) string {
 		return ""
 	}
 	return " (" + render.SanitizeLine(x.Code) + ")"
-}
-
-// ---- background jobs ------------------------------------------------------
-
-// jobsResumedMsg carries the jobs this cockpit took over at start: their
-// polling had stopped (a quit, a crash) before they ended.
-type jobsResumedMsg struct{ runs []*history.Run }
-
-// jobResumer is a backend that can poll a recorded job again
-// (runner.Host.ResumeJob).
-type jobResumer interface {
-	ResumeJob(ctx context.Context, m *runner.Module, capID, requestID string, job runner.JobStatus, opts runner.RunOptions) (*runner.Result, error)
-}
-
-// resumeJobs takes over, once per cockpit, the jobs of the history whose
-// polling stopped: each is locked (one poller per job across processes:
-// one another process polls is left to it) and polled again.
-func (m *Model) resumeJobs() tea.Cmd {
-	if m.history == nil || m.resumeStarted {
-		return nil
-	}
-	if _, ok := m.backend.(jobResumer); !ok {
-		return nil
-	}
-	m.resumeStarted = true
-	s := m.history
-	return func() tea.Msg {
-		sums, _, err := s.List()
-		if err != nil {
-			return jobsResumedMsg{}
-		}
-		var runs []*history.Run
-		for _, x := range sums {
-			if x.JobID == "" || runner.IsTerminalJobState(x.JobState) ||
-				(x.Status != history.StatusDetached && x.Status != history.StatusInterrupted) {
-				continue
-			}
-			if r, err := s.Resume(x.RunID); err == nil {
-				runs = append(runs, r)
-			}
-		}
-		return jobsResumedMsg{runs: runs}
-	}
-}
-
-// resumed starts polling each job taken over, in the background.
-func (m *Model) resumed(msg jobsResumedMsg) tea.Cmd {
-	jr, _ := m.backend.(jobResumer)
-	var cmds []tea.Cmd
-	for _, run := range msg.runs {
-		rec := run.Record()
-		mod := m.moduleForRecord(&rec)
-		if mod == nil || jr == nil || rec.Job == nil {
-			run.Abandon()
-			continue
-		}
-		cmds = append(cmds, m.startResume(jr, run, &rec, mod))
-	}
-	return tea.Batch(cmds...)
-}
-
-// startResume polls a recorded job again as a run of this session: kept by
-// id, its events and end routed like any run's, shown by no screen until
-// the person opens it (the header counts it).
-func (m *Model) startResume(jr jobResumer, run *history.Run, rec *history.Record, mod *runner.Module) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	rv := &runView{com: m.com, id: rec.RunID, plan: rec.Plan(mod), cancel: cancel, started: rec.Started}
-	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
-	rv.job = &job
-	m.keepRun(rv)
-	id := rec.RunID
-	events := func(ev runner.Event) {
-		if send := m.send.Load(); send != nil {
-			(*send)(runEventMsg{id: id, ev: ev})
-		}
-	}
-	capID := rec.Capability
-	return tea.Batch(func() tea.Msg {
-		defer cancel()
-		if !m.inflight.enter() {
-			run.Abandon()
-			return runDoneMsg{id: id, err: context.Canceled}
-		}
-		defer m.inflight.leave()
-		res, err := jr.ResumeJob(ctx, mod, capID, id, job, runner.RunOptions{Events: run.Events(events)})
-		run.Finish(res, err)
-		return runDoneMsg{id: id, result: res, err: err}
-	}, m.tick(id), m.spinner.Tick)
-}
-
-// backgroundJobs counts the runs in flight that no screen on the stack
-// shows: jobs left polling in the background (esc) or resumed at start.
-func (m *Model) backgroundJobs() int {
-	n := 0
-	for id, r := range m.runs {
-		if !r.done && !m.showsRun(id) {
-			n++
-		}
-	}
-	return n
-}
-
-// jobsBadge is the header's count of background jobs ("" when none).
-func (m *Model) jobsBadge() string {
-	n := m.backgroundJobs()
-	if n == 0 {
-		return ""
-	}
-	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d %s in background", n, words.Plural(n, "job", "jobs")))
-}
-
-// rerunFromResult re-runs the result on top from its record, when no
-// form lies beneath it (a result reopened from the history).
-func (m *Model) rerunFromResult() tea.Cmd {
-	r := m.result()
-	if r == nil || m.history == nil {
-		return nil
-	}
-	return m.readRecord(r.res.RequestID, purposeRerun)
-}
-
-var _ jobResumer = (*runner.Host)(nil)
-
-// schemaFit checks an earlier input against a request schema of today
-// (r on a changed module, a re-run from history) and says the outcome in
-// one sanitized sentence: unreadable+why, differs+each problem joined by
-// "; ", or fits. m.validate must be set.
-func (m *Model) schemaFit(sch, input json.RawMessage, unreadable, differs, fits string) string {
-	v, err := m.validate(sch, input)
-	switch {
-	case err != nil:
-		return unreadable + render.SanitizeLine(err.Error()) + "."
-	case len(v) > 0:
-		d := make([]string, 0, len(v))
-		for _, e := range v {
-			d = append(d, render.SanitizeLine(e.Error()))
-		}
-		return differs + strings.Join(d, "; ") + "."
-	}
-	return fits
 }

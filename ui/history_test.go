@@ -192,8 +192,8 @@ func TestHistoryRerunPrefills(t *testing.T) {
 	runCmd(m, cmd)
 	_, cmd = m.Update(uitest.Key("r"))
 	runCmd(m, cmd)
-	if m.screen() != screenForm || m.formCap.ID != "fake.report" {
-		t.Fatalf("r opened %v %s", m.screen(), m.formCap.ID)
+	if m.screen() != screenForm || m.flow.cap.ID != "fake.report" {
+		t.Fatalf("r opened %v %s", m.screen(), m.flow.cap.ID)
 	}
 	out := frame(t, m)
 	for _, want := range []string{"Re-run of req_00000000000000000000000000000001", "Secret fields were not recorded", "/secret", "still fits today"} {
@@ -204,8 +204,8 @@ func TestHistoryRerunPrefills(t *testing.T) {
 	if v := m.form().Value(); !strings.Contains(string(v), `"Quarterly"`) || strings.Contains(string(v), "redacted") {
 		t.Errorf("form input %s", v)
 	}
-	p := uitest.Plan(t, m.formModule)
-	o := m.beginOptions(p, true)
+	p := uitest.Plan(t, m.flow.module)
+	o := m.flow.beginOptions(p, true)
 	if o.Source != history.SourceRerun || o.RerunOf != "req_00000000000000000000000000000001" {
 		t.Errorf("begin options %+v", o)
 	}

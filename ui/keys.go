@@ -21,6 +21,8 @@ type KeyMap struct {
 	Exchange ExchangeKeyMap
 	Viewer   viewer.KeyMap
 	History  HistoryKeyMap
+	// Activity is the activity view's (A from every list).
+	Activity ActivityKeyMap
 	SendTo   SendToKeyMap
 	// Elicit is a module's question mid-run (MCP elicitation).
 	Elicit ElicitKeyMap
@@ -83,6 +85,7 @@ func DefaultKeyMap() KeyMap {
 		Run: RunKeyMap{
 			Cancel:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
 			Background: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "run in background")),
+			CancelJob:  cancelJobKey,
 		},
 		Result: ResultKeyMap{
 			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
@@ -95,10 +98,11 @@ func DefaultKeyMap() KeyMap {
 			SendTo:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
 			Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
-		Viewer:  viewer.DefaultKeyMap(),
-		History: defaultHistoryKeys(),
-		SendTo:  defaultSendToKeys(),
-		Elicit:  defaultElicitKeys(),
+		Viewer:   viewer.DefaultKeyMap(),
+		History:  defaultHistoryKeys(),
+		Activity: defaultActivityKeys(),
+		SendTo:   defaultSendToKeys(),
+		Elicit:   defaultElicitKeys(),
 	}
 	km.Exchange = defaultExchangeKeys(km.Result)
 	return km

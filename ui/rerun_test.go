@@ -54,15 +54,15 @@ func rerunCockpit(t *testing.T) (m *Model, h *harness, writeImpl func(caps, sche
 // nothing runs.
 func TestRerunRedescribesAChangedLauncherModule(t *testing.T) {
 	m, h, writeImpl := rerunCockpit(t)
-	before := m.formModule
+	before := m.flow.module
 	writeImpl(devCap("relaunch.a", "s", localEffects), schemaV2)
 	h.key("r")
-	h.untilWithin(devWait, "the form after the check", func() bool { return m.screen() == screenForm && m.formModule != before })
+	h.untilWithin(devWait, "the form after the check", func() bool { return m.screen() == screenForm && m.flow.module != before })
 	if len(m.runOrder) != 1 {
 		t.Fatalf("%d runs: r re-ran with a changed schema", len(m.runOrder))
 	}
-	if _, ok := m.formModule.Descriptor.RequestSchemas["s"]; !ok || !strings.Contains(string(m.formModule.Descriptor.RequestSchemas["s"]), `"n"`) {
-		t.Fatalf("the form's module has the old descriptor: %s", m.formModule.Descriptor.RequestSchemas["s"])
+	if _, ok := m.flow.module.Descriptor.RequestSchemas["s"]; !ok || !strings.Contains(string(m.flow.module.Descriptor.RequestSchemas["s"]), `"n"`) {
+		t.Fatalf("the form's module has the old descriptor: %s", m.flow.module.Descriptor.RequestSchemas["s"])
 	}
 	note := m.form().Note()
 	for _, want := range []string{"The module changed since this run: the request schema of relaunch.a changed", "nothing ran", "Against the new schema", "n"} {
@@ -70,7 +70,7 @@ func TestRerunRedescribesAChangedLauncherModule(t *testing.T) {
 			t.Errorf("note %q lacks %q", note, want)
 		}
 	}
-	if got := m.modules.modules[0]; got != m.formModule {
+	if got := m.modules.modules[0]; got != m.flow.module {
 		t.Error("the module list keeps the stale module")
 	}
 }
@@ -82,11 +82,11 @@ func TestRerunOfAnUnchangedModuleRunsAgain(t *testing.T) {
 	m, h, writeImpl := rerunCockpit(t)
 	h.key("r")
 	h.untilWithin(devWait, "the second result", func() bool { return len(m.runOrder) == 2 && m.screen() == screenResult })
-	before := m.formModule
+	before := m.flow.module
 	writeImpl(devCap("relaunch.a", "s", localEffects)+`,`+devCap("relaunch.b", "s", localEffects), schemaV1)
 	h.key("r")
 	h.untilWithin(devWait, "the third result", func() bool { return len(m.runOrder) == 3 && m.screen() == screenResult })
-	if m.formModule == before || m.run().plan.Module != m.formModule || len(m.formModule.Descriptor.Capabilities) != 2 {
+	if m.flow.module == before || m.run().plan.Module != m.flow.module || len(m.flow.module.Descriptor.Capabilities) != 2 {
 		t.Fatal("the re-run did not use the new descriptor")
 	}
 }

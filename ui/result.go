@@ -166,7 +166,7 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		r.vp.GotoTop()
 	case key.Matches(kp, r.keys.Bottom):
 		r.vp.GotoBottom()
-	case key.Matches(kp, r.keys.Stderr):
+	case key.Matches(kp, r.keys.Stderr) && r.stderrFolds():
 		r.stderrOpen = !r.stderrOpen
 		r.rebuild()
 		if r.stderrOpen && r.stderrLine >= 0 {

@@ -40,7 +40,7 @@ func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 			(*send)(runEventMsg{id: id, ev: ev})
 		}
 	}
-	hist, opts := m.history, m.beginOptions(p, approved)
+	hist, opts := m.history, m.flow.beginOptions(p, approved)
 	xr, _ := b.(exchangeRecorder)
 	// runWith runs the plan, recording its raw exchange when the backend
 	// can (the result's x).

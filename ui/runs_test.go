@@ -13,8 +13,8 @@ import (
 func TestRunsAreRoutedByID(t *testing.T) {
 	m, _ := newTest(t, nil, 80, 24)
 	openForm(t, m, 1)
-	pa := uitest.Plan(t, m.formModule)
-	pb := uitest.Plan(t, m.formModule)
+	pa := uitest.Plan(t, m.flow.module)
+	pb := uitest.Plan(t, m.flow.module)
 	pb.Request.RequestID = "req_second"
 	m.startRun(pa, true)
 	m.startRun(pb, true)

@@ -129,6 +129,9 @@ type RunKeyMap struct {
 	// goes on polling in the background (the header counts it) and the
 	// history reopens it.
 	Background key.Binding
+	// CancelJob cancels the job itself through its capability's
+	// cancel_capability, after asking (docs/protocol.md §16).
+	CancelJob key.Binding
 }
 
 // runScreen shows a run in flight.
@@ -139,6 +142,10 @@ type runScreen struct {
 	// sp is the root's spinner.
 	sp   *spinner.Model
 	w, h int
+	// cancelVia is the capability that cancels the run's job ("": none,
+	// X is not offered); note says what became of a cancel.
+	cancelVia string
+	note      string
 }
 
 // openRunScreen shows the run with request id arg (string).
@@ -148,7 +155,11 @@ func openRunScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok {
 		return nil, nil
 	}
-	return &runScreen{com: m.com, keys: m.keys.Run, run: r, sp: &m.spinner}, nil
+	s := &runScreen{com: m.com, keys: m.keys.Run, run: r, sp: &m.spinner}
+	if r.plan != nil && r.plan.Module != nil && m.history != nil {
+		s.cancelVia = m.cancelVia(r.plan.Module.ID, r.plan.Capability.ID)
+	}
+	return s, nil
 }
 
 // Kind implements Screen.
@@ -179,7 +190,17 @@ func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.Background) && s.backgroundable() {
 		return actionPop{}, nil
 	}
+	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.CancelJob) && s.jobCancellable() {
+		return actionCancelJob{id: s.run.id}, nil
+	}
 	return nil, nil
+}
+
+// jobCancellable reports whether CancelJob does something: a job handle
+// has arrived, its capability declares a cancel_capability, and the run
+// is in flight.
+func (s *runScreen) jobCancellable() bool {
+	return s.run.job != nil && s.cancelVia != "" && !s.run.done
 }
 
 // backgroundable reports whether Background does something: the run is
@@ -201,6 +222,9 @@ func (s *runScreen) ShortHelp() []key.Binding {
 	if s.backgroundable() {
 		b = append(b, s.keys.Background)
 	}
+	if s.jobCancellable() {
+		b = append(b, s.keys.CancelJob)
+	}
 	return b
 }
 
@@ -216,7 +240,13 @@ func (s *runScreen) FullHelp() [][]key.Binding {
 }
 
 // View implements Screen.
-func (s *runScreen) View() string { return s.run.View(*s.sp, s.w, s.h) }
+func (s *runScreen) View() string {
+	if s.note == "" {
+		return s.run.View(*s.sp, s.w, s.h)
+	}
+	note := s.com.Styles.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(s.note), max(s.w, 1)), s.w))
+	return note + "\n" + s.run.View(*s.sp, s.w, max(s.h-common.Lines(note), 1))
+}
 
 // View draws the run in w × h cells.
 func (r *runView) View(sp spinner.Model, w, h int) string {

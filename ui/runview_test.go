@@ -18,7 +18,7 @@ import (
 func TestRunViewShowsProgressAndLogs(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 30)
 	openForm(t, m, 1)
-	rv := newRunView(m.com, &runner.Plan{Module: m.formModule, Capability: m.formCap}, func() {})
+	rv := newRunView(m.com, &runner.Plan{Module: m.flow.module, Capability: m.flow.cap}, func() {})
 	m.keepRun(rv)
 	m.push(&runScreen{com: m.com, keys: m.keys.Run, run: rv, sp: &m.spinner})
 	pct := 40.0

@@ -65,7 +65,7 @@ func TestSendAnywaySendsANumberNoReaderCanHold(t *testing.T) {
 	}
 	h.key("enter")
 	h.key("enter")
-	if m.screen() != screenForm || m.formModule.ID != "num" {
+	if m.screen() != screenForm || m.flow.module.ID != "num" {
 		t.Fatalf("screen %v, want num's form", m.screen())
 	}
 	typeText(m, "1e999")

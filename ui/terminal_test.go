@@ -65,7 +65,7 @@ func TestApprovalGraceEndRedraws(t *testing.T) {
 		openForm(t, m, 1)
 		typeText(m, "Quarterly")
 		press(m, "ctrl+s")
-		_, cmd := m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+		_, cmd := m.Update(planMsg{seq: m.flow.planSeq, plan: uitest.Plan(t, m.flow.module)})
 		if len(m.dialogs) != 1 || !strings.Contains(m.View().Content, "(wait…)") {
 			t.Fatal("approval dialog with (wait…) did not open")
 		}

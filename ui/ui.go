@@ -6,8 +6,8 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,16 +19,17 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"modbay/approval"
 	"modbay/history"
-	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
 	"modbay/skills"
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/form"
+	"modbay/ui/formview"
 	"modbay/ui/inputs"
 	"modbay/ui/styles"
 	"modbay/ui/viewer"
@@ -41,6 +42,10 @@ type Options struct {
 	Banner string
 	// NoColor turns every color off (NO_COLOR); bold and reverse remain.
 	NoColor bool
+	// Profile is the terminal's colour profile, what the renderer reduces
+	// every colour to (none under vt100, 16, 256 or true colour); nil lets
+	// Bubble Tea read it from the environment.
+	Profile *colorprofile.Profile
 	// Glyphs is the glyph set: Unicode, ASCII, or (GlyphsAuto) what the
 	// environment says (styles.DetectGlyphs) when the cockpit runs; a
 	// model built by New with GlyphsAuto draws Unicode.
@@ -125,27 +130,13 @@ type Model struct {
 	// is taken.
 	reloadSeq int
 
-	// formModule and formCap are the capability the person prepares: the
-	// last form opened. Planning and the input memory route on them.
-	formModule *runner.Module
-	formCap    modproto.Capability
-	// drafts keeps every capability's form for the session (draftKey).
-	drafts  map[string]formDraft
-	planSeq int
-	// planning is set while a submitted input is being planned: keys
-	// pressed then (an "a" meant for the approval dialog about to open)
-	// must not edit the form that was submitted.
-	planning  bool
-	lastInput json.RawMessage
-	// inputs remembers last inputs and presets; presetPrompt is set while
-	// the prompt open on the stack asks for a preset's name.
-	inputs       inputs.Store
-	presetPrompt bool
-	presetInput  json.RawMessage
-	// lastUnchecked is true when lastInput was sent anyway, invalid.
-	lastUnchecked bool
+	// flow is the submit flow: the form prepared, its drafts, the plan
+	// in flight and the last input (submit.go).
+	flow submitFlow
 
 	dialogs []dialog.Dialog
+	// confirmYes is what y on the confirmation dialog on the stack does.
+	confirmYes func() tea.Cmd
 	// runs are the runs of this session by request id, in flight or done:
 	// a run outlives its screen, and its events and result are routed by
 	// id. runOrder is their ids oldest first, lastRun the newest.
@@ -155,11 +146,9 @@ type Model struct {
 	// viewerEnv is what the artifact viewers know about the terminal and
 	// the machine (local display, ffprobe, image protocol), read once.
 	viewerEnv viewer.Env
-	// history records runs (nil: none); rerunOf is the recorded run the
-	// form was last prefilled from; resumeStarted is set once the jobs
-	// the history left unpolled were taken over (history.go).
+	// history records runs (nil: none); resumeStarted is set once the
+	// jobs the history left unpolled were taken over (resume.go).
 	history       *history.Store
-	rerunOf       rerunOf
 	resumeStarted bool
 	// skillSession is the session's active skills (the skills screen).
 	skillSession skills.Session
@@ -168,8 +157,21 @@ type Model struct {
 	windowTitle string
 	// dev is the dev session's state (Options.Dev); nil otherwise.
 	dev *devState
-	// rerunSeq numbers r's checks of the module (rerun.go).
-	rerunSeq int
+	// quitArmed is set by a ctrl+c that kept a form's draft instead of
+	// quitting: the next key, if ctrl+c, quits (drafts.go).
+	quitArmed bool
+	// approvalClosed is when the last approval dialog was answered and
+	// approvalForm the form it was opened over: keys within
+	// dialog.GracePeriod of the answer (typed ahead for the dialog) never
+	// reach that form.
+	approvalClosed time.Time
+	approvalForm   *formview.Model
+	// disambiguated is set when the terminal reports keys by its
+	// keyboard protocol, so esc never merges with the next key.
+	disambiguated bool
+	// exitNote is the line Run prints once the screen is gone: the drafts
+	// kept on quitting ("" when none).
+	exitNote string
 	// agentAsks are the agents' questions waiting, oldest first; agentNote
 	// says, until the next key, what became of one (agentask.go).
 	agentAsks []approval.Question
@@ -189,7 +191,7 @@ func New(host *runner.Host, opts Options) *Model {
 	}
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
-		m.inputs = inputs.Store{Dir: host.Config().InputsDir()}
+		m.flow.inputs = inputs.Store{Dir: host.Config().InputsDir()}
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -232,9 +234,16 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	// process tree, so no module process outlives the cockpit.
 	runCtx, cancelRuns := context.WithCancel(ctx)
 	m.ctx = runCtx
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Profile != nil {
+		popts = append(popts, tea.WithColorProfile(*opts.Profile))
+	}
+	p := tea.NewProgram(m, popts...)
 	m.SetSender(p.Send)
 	_, err := p.Run()
+	if m.exitNote != "" {
+		fmt.Fprintln(os.Stderr, m.exitNote)
+	}
 	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
@@ -332,9 +341,7 @@ func (m *Model) restyle() {
 	} else {
 		m.spinner.Style = m.com.Styles.Title
 	}
-	for _, d := range m.drafts {
-		d.form.Restyle()
-	}
+	m.flow.restyle()
 }
 
 // bodyHeight is the height left for the screen between the header line and
@@ -443,6 +450,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case inputSavedMsg:
 		return m, m.inputSaved(msg)
+	case draftsKeptMsg:
+		m.draftsKept(msg)
+		return m, nil
 	case viewer.Msg:
 		if v, ok := find[*viewerScreen](m); ok {
 			act, cmd := v.Update(msg)
@@ -457,23 +467,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
 		return m, nil
+	case tea.KeyboardEnhancementsMsg:
+		m.disambiguated = msg.SupportsKeyDisambiguation()
+		return m, nil
 	case tea.KeyPressMsg:
-		if isAltEsc(msg) {
-			// Two esc presses close together (or arriving in one read
-			// over SSH) reach the program as alt+esc: back out twice.
-			esc := tea.KeyPressMsg{Code: tea.KeyEscape}
-			return m, tea.Batch(m.key(esc), m.key(esc))
+		if esc, next, ok := splitEscape(msg, m.disambiguated); ok {
+			// esc and a key close together (two esc presses: back out
+			// twice) reached the program as alt+key (escape.go).
+			return m, tea.Batch(m.key(esc), m.key(next))
 		}
 		return m, m.key(msg)
 	}
 	return m, m.forward(msg)
-}
-
-// isAltEsc reports whether kp is what a terminal sends for esc pressed
-// twice in quick succession: ESC ESC, which the input reader decodes as
-// alt+esc (ESC as the alt prefix of the second).
-func isAltEsc(kp tea.KeyPressMsg) bool {
-	return kp.Code == tea.KeyEscape && kp.Mod == tea.ModAlt
 }
 
 // forward hands other messages (cursor blinks, pastes, an editor's end)
@@ -500,11 +505,13 @@ func (m *Model) typing() bool {
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	m.agentNote = ""
 	g := m.keys.Global
+	armed := m.quitArmed
+	m.quitArmed = false
 	switch {
 	case key.Matches(kp, g.Interrupt) && !m.keyMsgIsFocus(kp):
 		// ctrl+c quits unless what has focus binds it (a run in flight
-		// cancels instead).
-		return tea.Quit
+		// cancels instead); over typed input, it keeps it first.
+		return m.interrupt(armed)
 	case key.Matches(kp, g.HelpAnywhere):
 		m.toggleHelp(false)
 		return nil
@@ -523,14 +530,25 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.planning && m.screen() == screenForm {
+	if m.opensActivity() && key.Matches(kp, openActivityKey) {
+		return m.open(screenActivity, nil)
+	}
+	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
-		// dialog) is on its way: a key now answers nothing and changes
-		// nothing, as in the dialog's grace period.
+		// dialog) is on its way, or the dialog was just answered: a key
+		// now was typed for the dialog, and changes nothing, as in the
+		// dialog's grace period.
 		return nil
 	}
 	act, cmd := m.top().Update(kp)
 	return tea.Batch(cmd, m.act(act))
+}
+
+// justAnswered reports whether the form on top is the one an approval
+// dialog was answered over, less than dialog.GracePeriod ago.
+func (m *Model) justAnswered() bool {
+	f := m.form()
+	return f != nil && f == m.approvalForm && m.com.Now().Sub(m.approvalClosed) < dialog.GracePeriod
 }
 
 // act carries out what the focused screen asked.
@@ -541,30 +559,32 @@ func (m *Model) act(a Action) tea.Cmd {
 	case actionPop:
 		m.pop()
 	case actionQuit:
-		return tea.Quit
+		return m.quit()
 	case actionRediscover:
 		return m.reload()
 	case actionSubmit:
 		return m.submit(a.input, a.unchecked)
 	case actionSavePreset:
-		m.presetInput = a.input
-		m.presetPrompt = true
+		m.flow.presetInput = a.input
+		m.flow.presetPrompt = true
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save this input as preset named", ""))
 	case actionRerun:
 		// A fresh plan: a new request id, and approval asked again unless
 		// the session covers it.
-		if _, ok := find[*formScreen](m); ok && m.lastInput != nil {
+		if _, ok := find[*formScreen](m); ok && m.flow.lastInput != nil {
 			// The module is checked first: a re-run never goes out with
 			// a descriptor its files no longer give (rerun.go).
 			if cmd := m.rerunChecked(); cmd != nil {
 				return cmd
 			}
 			m.popTo(screenForm)
-			return m.submit(m.lastInput, m.lastUnchecked)
+			return m.submit(m.flow.lastInput, m.flow.lastUnchecked)
 		}
 		return m.rerunFromResult()
 	case actionHistory, actionPin:
 		return m.historyAction(a)
+	case actionOpenRun, actionCancelJob:
+		return m.activityAction(a)
 	case actionSend:
 		return m.sendTo(a)
 	case actionAskSaveDir:
@@ -589,6 +609,9 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	if top.ID() == "approval" {
+		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
+	}
 	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
 		d := approval.Deny
 		if a, ok := act.(dialog.ActionApprove); ok {
@@ -604,10 +627,18 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 
 // closedDialog carries out what top, just closed, answered.
 func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
-	if m.presetPrompt && top.ID() == "prompt" {
-		m.presetPrompt = false
+	if top.ID() == "confirm" {
+		yes := m.confirmYes
+		m.confirmYes = nil
+		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
+			return yes()
+		}
+		return nil
+	}
+	if m.flow.presetPrompt && top.ID() == "prompt" {
+		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
-			return m.saveInput(a.Value, m.presetInput)
+			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())
 		}
 		return nil
 	}

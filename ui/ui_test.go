@@ -146,7 +146,7 @@ func TestGoldenApproval(t *testing.T) {
 		openForm(t, m, 1)
 		typeText(m, "Quarterly")
 		press(m, "ctrl+s")
-		m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+		m.Update(planMsg{seq: m.flow.planSeq, plan: uitest.Plan(t, m.flow.module)})
 		if len(m.dialogs) != 1 {
 			t.Fatal("approval dialog did not open")
 		}
@@ -158,8 +158,8 @@ func TestGoldenApproval(t *testing.T) {
 func resultFor(t *testing.T, m *Model, rel string) {
 	t.Helper()
 	openForm(t, m, 1)
-	p := uitest.Plan(t, m.formModule)
-	m.Update(planMsg{seq: m.planSeq, plan: p})
+	p := uitest.Plan(t, m.flow.module)
+	m.Update(planMsg{seq: m.flow.planSeq, plan: p})
 	press(m, "a") // in the grace period: ignored
 	if len(m.dialogs) != 1 {
 		t.Fatal("a key in the grace period closed the dialog")
@@ -530,7 +530,7 @@ func TestRecallsReloadAfterSubmitAndPresetSave(t *testing.T) {
 		return p, nil
 	}
 	m, clock := newTest(t, fb, 100, 30)
-	m.inputs = inputs.Store{Dir: t.TempDir()}
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
 	h := newHarness(t, m)
 	openForm(t, m, 1)
 	typeText(m, "Q1")
@@ -539,6 +539,7 @@ func TestRecallsReloadAfterSubmitAndPresetSave(t *testing.T) {
 	clock.Advance(dialog.GracePeriod)
 	h.key("esc")
 	h.until("approval closed", func() bool { return len(m.dialogs) == 0 })
+	clock.Advance(dialog.GracePeriod) // keys just after the answer are the dialog's
 	h.key("ctrl+p")
 	typeText(m, "mine")
 	h.key("enter")
@@ -587,14 +588,14 @@ func TestSpinnerTicksOnlyWhileSomethingSpins(t *testing.T) {
 func TestSavedInputsLeaveSecretsOut(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 30)
 	dir := t.TempDir()
-	m.inputs = inputs.Store{Dir: dir}
+	m.flow.inputs = inputs.Store{Dir: dir}
 	openForm(t, m, 1)
-	m.formModule.Descriptor.RequestSchemas[m.formCap.RequestSchema] = json.RawMessage(`{"type":"object",
+	m.flow.module.Descriptor.RequestSchemas[m.flow.cap.RequestSchema] = json.RawMessage(`{"type":"object",
 		"properties":{"title":{"type":"string"},"api_key":{"type":"string","format":"password"},
 		"auth":{"$ref":"#/$defs/auth"}},"$defs":{"auth":{"properties":{"token":{"writeOnly":true}}}}}`)
 	in := json.RawMessage(`{"title":"Q1","api_key":"hunter2","auth":{"token":"s3cret","user":"ann"}}`)
 	for _, name := range []string{"", "mine"} {
-		msg := m.saveInput(name, in)()
+		msg := m.flow.saveInput(name, in, m.com.Now())()
 		saved, ok := msg.(inputSavedMsg)
 		if !ok || saved.err != nil || saved.withheld != 2 {
 			t.Fatalf("save %q: %#v", name, msg)
@@ -615,15 +616,16 @@ func TestSavedInputsLeaveSecretsOut(t *testing.T) {
 	if bytes.Contains(b, []byte("hunter2")) || bytes.Contains(b, []byte("s3cret")) || bytes.Contains(b, []byte("api_key")) {
 		t.Fatalf("a secret reached the disk:\n%s", b)
 	}
-	sv, err := m.inputs.Load(m.formModule.ID, m.formCap.ID)
+	sv, err := m.flow.inputs.Load(m.flow.module.ID, m.flow.cap.ID)
 	if err != nil || string(sv.Last) != `{"auth":{"user":"ann"},"title":"Q1"}` || len(sv.Presets) != 1 || string(sv.Presets[0].Input) != string(sv.Last) {
 		t.Fatalf("saved %+v %v", sv, err)
 	}
 }
 
 // TestKeysWhilePlanningDoNotEditTheForm: a key pressed between ctrl+s and
-// the approval dialog (meant for the dialog: "a" allow) must not reach the
-// submitted form, so the next submit sends what was approved.
+// the approval dialog (meant for the dialog: "a" allow), or just after
+// the answer (a second "d" deny), must not reach the submitted form, so
+// the next submit sends what was approved.
 func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
 	fb := &fakeBackend{}
 	fb.plan = func(mod *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
@@ -639,12 +641,17 @@ func TestKeysWhilePlanningDoNotEditTheForm(t *testing.T) {
 	if after := m.form().Value(); string(after) != string(before) {
 		t.Fatalf("keys while planning edited the form: %s, was %s", after, before)
 	}
-	m.Update(planMsg{seq: m.planSeq, plan: uitest.Plan(t, m.formModule)})
+	m.Update(planMsg{seq: m.flow.planSeq, plan: uitest.Plan(t, m.flow.module)})
 	if len(m.dialogs) != 1 {
 		t.Fatal("approval dialog did not open")
 	}
 	clock.Advance(time.Second) // past the dialog's grace
-	press(m, "esc")            // deny: the form takes keys again
+	press(m, "esc")            // deny
+	typeText(m, "d")           // typed ahead for the dialog: never the form's
+	if after := m.form().Value(); string(after) != string(before) {
+		t.Fatalf("a key just after the answer edited the form: %s, was %s", after, before)
+	}
+	clock.Advance(dialog.GracePeriod) // then the form takes keys again
 	typeText(m, "!")
 	if after := m.form().Value(); string(after) == string(before) {
 		t.Fatal("after the answer, the form does not take keys")

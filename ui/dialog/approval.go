@@ -64,11 +64,14 @@ type Approval struct {
 	// the last View had space for and hidden how many it could not show
 	// (0: everything fits).
 	offset, room, hidden int
-	// input is what the call would send, secrets masked; inputOpen shows
-	// it whole, inputCut records that the collapsed form hid some of it.
-	input     approvalInput
-	inputOpen bool
-	inputCut  bool
+	// input is what the call would send, secrets masked; inputOpen is
+	// set when the last View showed it whole, inputCut when its collapsed
+	// form hides some of it. Until i is pressed (inputChosen) the input
+	// shows whole whenever the dialog then fits.
+	input       approvalInput
+	inputOpen   bool
+	inputCut    bool
+	inputChosen bool
 	// sessionAsked is set by a first s on a destructive tool's plan
 	// (runner.Plan.Destructive): the second s allows it for the session.
 	sessionAsked bool
@@ -131,7 +134,7 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 		a.offset += page
 		return nil, nil
 	case key.Matches(kp, a.keys.Input):
-		a.inputOpen = !a.inputOpen
+		a.inputOpen, a.inputChosen = !a.inputOpen, true
 		return nil, nil
 	}
 	if a.InGrace() {
@@ -231,23 +234,8 @@ func (a *Approval) View(width, height int) string {
 	}
 	kv("Module", label(name, id))
 	kv("Capability", label(c.Title, c.ID))
-	// What the call would send: a person allows this input, not just
-	// this capability (secrets masked, schema.Redact).
-	in, cut := a.input.lines(inner-keyW, a.inputOpen)
-	a.inputCut = cut
-	if cut {
-		in = append(in, st.Muted.Render(common.Trunc("i shows the whole input", inner-keyW)))
-	}
-	if a.input.masked > 0 {
-		in = append(in, st.Muted.Render(common.Trunc(fmt.Sprintf("%d secret %s masked", a.input.masked, words.Plural(a.input.masked, "value", "values")), inner-keyW)))
-	}
-	for i, l := range in {
-		lab := strings.Repeat(" ", keyW)
-		if i == 0 {
-			lab = st.Label.Render(fmt.Sprintf("%-*s", keyW, "Input"))
-		}
-		body = append(body, lab+l)
-	}
+	head := body
+	body = nil
 	reasons := make([]string, 0, len(p.Approval)+1)
 	if p.AskedAgain != "" {
 		reasons = append(reasons, "• "+render.SanitizeLine(p.AskedAgain))
@@ -323,6 +311,41 @@ func (a *Approval) View(width, height int) string {
 		list("Not supplied", miss)
 	}
 
+	tail := body
+
+	// What the call would send: a person allows this input, not just
+	// this capability (secrets masked, schema.Redact). Cut to its first
+	// fields, it shows whole instead whenever the dialog then fits, until
+	// i chooses.
+	frame := a.com.Styles.Dialog.GetVerticalFrameSize()
+	room := max(height-frame-4, 1)
+	whole, _ := a.input.lines(inner-keyW, true)
+	short, cut := a.input.lines(inner-keyW, false)
+	a.inputCut = cut
+	if !a.inputChosen {
+		masked := min(a.input.masked, 1) // its "N secret values masked" line
+		a.inputOpen = cut && len(head)+len(whole)+masked+len(tail) <= room
+	}
+	in := short
+	if a.inputOpen {
+		in = whole
+	}
+	if cut && !a.inputOpen {
+		in = append(in, st.Muted.Render(common.Trunc(fmt.Sprintf("i shows the whole input (%d %s)", len(whole), words.Plural(len(whole), "line", "lines")), inner-keyW)))
+	}
+	if a.input.masked > 0 {
+		in = append(in, st.Muted.Render(common.Trunc(fmt.Sprintf("%d secret %s masked", a.input.masked, words.Plural(a.input.masked, "value", "values")), inner-keyW)))
+	}
+	body = head
+	for i, l := range in {
+		lab := strings.Repeat(" ", keyW)
+		if i == 0 {
+			lab = st.Label.Render(fmt.Sprintf("%-*s", keyW, "Input"))
+		}
+		body = append(body, lab+l)
+	}
+	body = append(body, tail...)
+
 	title := st.Title.Render("Approve this call?")
 	if a.ask != "" {
 		title = st.Title.Render("Approve this agent's call?") + st.Muted.Render(" "+a.ask)
@@ -344,8 +367,6 @@ func (a *Approval) View(width, height int) string {
 	}
 	// The title, the choices and the blank lines around the body always
 	// show; the body scrolls in what is left.
-	frame := a.com.Styles.Dialog.GetVerticalFrameSize()
-	room := max(height-frame-4, 1)
 	content := a.scroll(body, room, inner)
 	return box(a.com, title+"\n\n"+content+"\n\n"+common.Trunc(choices, inner), inner)
 }

@@ -178,9 +178,11 @@ func TestGoldenApprovalFetch(t *testing.T) {
 	golden.RequireEqual(t, []byte(view))
 }
 
-// TestApprovalInputExpandsAndMasks: a long input is cut to a few lines
-// until i shows it whole; i works in the grace period and answers
-// nothing; a writeOnly or format: password value never shows.
+// TestApprovalInputExpandsAndMasks: an input cut to a few lines shows
+// whole by itself when the dialog then fits; when it does not, the dialog
+// says how long the whole input is and i shows it (the body scrolls); i
+// works in the grace period and answers nothing; a writeOnly or format:
+// password value never shows.
 func TestApprovalInputExpandsAndMasks(t *testing.T) {
 	clock := uitest.NewClock()
 	com := common.New(true)
@@ -189,9 +191,13 @@ func TestApprovalInputExpandsAndMasks(t *testing.T) {
 	p.Module.Descriptor.RequestSchemas[p.Capability.RequestSchema] = json.RawMessage(`{"type":"object",
 		"properties":{"token":{"type":"string","writeOnly":true},"nested":{"$ref":"#/$defs/n"}},
 		"$defs":{"n":{"properties":{"pw":{"format":"password"}}}}}`)
+	whole := []string{`"d": "fourth"`, `"token": "••••••"`, `"pw": "••••••"`, "2 secret values masked"}
+	if v := NewApproval(com, p).View(80, 40); !containsAll(v, whole...) || strings.Contains(v, "i shows") {
+		t.Fatalf("an input that fits is not shown whole:\n%s", v)
+	}
 	a := NewApproval(com, p)
-	v := a.View(80, 40)
-	if strings.Contains(v, "fourth") || !strings.Contains(v, "… 3 more fields") || !strings.Contains(v, "i shows the whole input") {
+	v := a.View(80, 16)
+	if strings.Contains(v, "fourth") || !containsAll(v, "… 3 more fields", "i shows the whole input (10 lines)") {
 		t.Fatalf("collapsed input:\n%s", v)
 	}
 	if !slices.ContainsFunc(a.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "i" }) {
@@ -200,19 +206,32 @@ func TestApprovalInputExpandsAndMasks(t *testing.T) {
 	if act, _ := a.Update(uitest.Key("i")); act != nil {
 		t.Fatalf("i answered %#v", act)
 	}
-	v = a.View(80, 40)
-	for _, want := range []string{`"d": "fourth"`, `"token": "••••••"`, `"pw": "••••••"`, "2 secret values masked"} {
-		if !strings.Contains(v, want) {
-			t.Errorf("expanded input lacks %q:\n%s", want, v)
-		}
+	var seen strings.Builder
+	for range 20 {
+		v = a.View(80, 16)
+		seen.WriteString(v)
+		a.Update(uitest.Key("down"))
 	}
-	if strings.Contains(v, "hunter2") || strings.Contains(v, "s3cret") {
-		t.Fatalf("a secret is shown:\n%s", v)
+	if !containsAll(seen.String(), whole...) || !strings.Contains(v, "more above") {
+		t.Errorf("expanded input, scrolled through:\n%s", seen.String())
+	}
+	if strings.Contains(seen.String(), "hunter2") || strings.Contains(seen.String(), "s3cret") {
+		t.Fatalf("a secret is shown:\n%s", seen.String())
 	}
 	a.Update(uitest.Key("i"))
 	if v := a.View(80, 40); strings.Contains(v, "fourth") {
 		t.Fatalf("i did not fold the input again:\n%s", v)
 	}
+}
+
+// containsAll reports whether s holds every one of want.
+func containsAll(s string, want ...string) bool {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestApprovalRootsSayWhatIsSupplied: the workspace root is marked as

@@ -150,6 +150,17 @@ func TestVariantAndNullKeys(t *testing.T) {
 	}
 }
 
+// TestNullOnAFieldThatCannotBeNull: ctrl+n on a field whose schema does
+// not admit null changes nothing and says why.
+func TestNullOnAFieldThatCannotBeNull(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 80, 20)
+	feed(m, uitest.Type("hi")...)
+	keys(m, "ctrl+n")
+	if got := string(m.Value()); got != `{"a":"hi"}` || !strings.Contains(m.Note(), "does not allow null") {
+		t.Fatalf("value %s, note %q", got, m.Note())
+	}
+}
+
 func TestEditorResultLoadsOrStaysAsJSON(t *testing.T) {
 	m := newSchemaForm(t, `{"type":"object","properties":{"a":{"type":"string"}}}`, 80, 20)
 	if _, cmd := m.Update(press("ctrl+o")); cmd == nil {

@@ -114,6 +114,8 @@ type Model struct {
 
 	recalls []Recall
 	recall  int
+	// pristine is the value as built, loaded or marked clean (Dirty).
+	pristine string
 
 	width, height int
 	offset        int
@@ -133,6 +135,7 @@ func New(com *common.Common, f *form.Form, validate form.Validator) *Model {
 	m.applyStyles()
 	m.SetSize(com.Width, com.Height)
 	m.check()
+	m.MarkClean()
 	m.setFocus(0)
 	return m
 }
@@ -297,6 +300,9 @@ func (m *Model) SetNote(s string) { m.note, m.noteIsProblem, m.transient = s, fa
 // setTransientNote shows a note that answers one key: the next key clears
 // it, so "the list is full" never outlives the add it refused.
 func (m *Model) setTransientNote(s string) { m.note, m.noteIsProblem, m.transient = s, false, true }
+
+// SetHint shows s above the fields until the next key.
+func (m *Model) SetHint(s string) { m.setTransientNote(s) }
 
 // SetProblemNote shows a note about the input's problems (e.g. the host
 // refused it); the next edit clears it, since it may no longer hold.
@@ -570,6 +576,9 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		}
 		m.form.Gen++
 		return nil, m.edited(n)
+	case key.Matches(kp, k.Null):
+		m.setTransientNote("ctrl+n sets a field to null: this field's schema does not allow null.")
+		return nil, nil
 	case key.Matches(kp, k.Empty):
 		if !m.form.SetEmpty(n) {
 			m.setTransientNote(`ctrl+r sets a text field to the empty string "": this field is not one.`)

@@ -135,12 +135,12 @@ func (m *Model) fitHelp(must []key.Binding, extra ...key.Binding) []key.Binding 
 	return append(must, extra...)
 }
 
-// FullHelp returns every form binding (next problem only while there are
-// problems).
+// FullHelp returns every form binding (next problem outside JSON mode:
+// with no problem, it says so).
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	last := []key.Binding{k.Submit, k.Back}
-	if m.problems.Count() > 0 && !m.jsonMode {
+	if !m.jsonMode {
 		last = []key.Binding{k.NextProblem, k.Submit, k.Back}
 	}
 	return [][]key.Binding{

@@ -18,6 +18,7 @@ func (m *Model) LoadInput(input json.RawMessage, note string) (tea.Cmd, error) {
 	m.resetEditors()
 	m.attempted = true // a whole input was supplied: show all its problems
 	m.check()
+	m.MarkClean()
 	m.SetNote(note)
 	return m.setFocus(0), nil
 }

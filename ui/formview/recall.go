@@ -43,6 +43,7 @@ func (m *Model) nextRecall() tea.Cmd {
 	m.resetEditors()
 	m.attempted = true // a whole input was supplied: show all its problems
 	m.check()
+	m.MarkClean()
 	m.note, m.noteIsProblem = fmt.Sprintf("Loaded %s (%d/%d); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls)), false
 	return m.setFocus(0)
 }

@@ -1,5 +1,6 @@
 // Package inputs remembers what a person sent to each capability: the last
-// input and named presets, one JSON file per capability under
+// input, named presets and a draft kept when the cockpit quit with the form
+// unsent, one JSON file per capability under
 // <home>/inputs/<module>/<capability>.json. It does file I/O
 // and nothing else; the cockpit calls it from tea.Cmds, never in Update.
 package inputs
@@ -34,6 +35,11 @@ type Saved struct {
 	LastAt time.Time       `json:"last_at,omitzero"`
 	// Presets are named inputs, oldest first; names are unique.
 	Presets []Preset `json:"presets,omitempty"`
+	// Draft is an input typed but not sent, kept when the cockpit quit
+	// (or ctrl+c was pressed) over it; nil when none. Saving the last
+	// input drops it: what was typed then went out.
+	Draft   json.RawMessage `json:"draft,omitempty"`
+	DraftAt time.Time       `json:"draft_at,omitzero"`
 }
 
 // Preset is a named input.
@@ -104,17 +110,27 @@ func (s Store) Load(module, capability string) (Saved, error) {
 	}
 	// The file is indented for people; inputs come back compact, exactly
 	// as sent (json.Compact keeps every number's digits).
-	out.Last = compact(out.Last)
+	out.Last, out.Draft = compact(out.Last), compact(out.Draft)
 	for i := range out.Presets {
 		out.Presets[i].Input = compact(out.Presets[i].Input)
 	}
 	return out, nil
 }
 
-// SaveLast remembers input as the capability's last input.
+// SaveLast remembers input as the capability's last input and drops its
+// draft.
 func (s Store) SaveLast(module, capability string, input json.RawMessage, now time.Time) error {
 	return s.update(module, capability, func(sv *Saved) {
 		sv.Last, sv.LastAt = input, now
+		sv.Draft, sv.DraftAt = nil, time.Time{}
+	})
+}
+
+// SaveDraft keeps input, typed but not sent, as the capability's draft
+// (replacing an earlier one).
+func (s Store) SaveDraft(module, capability string, input json.RawMessage, now time.Time) error {
+	return s.update(module, capability, func(sv *Saved) {
+		sv.Draft, sv.DraftAt = input, now
 	})
 }
 

@@ -60,3 +60,21 @@ func TestLoadRefusesAnOversizedFile(t *testing.T) {
 		t.Fatalf("oversized file: %v", err)
 	}
 }
+
+func TestDraftIsKeptUntilAnInputIsSent(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := s.SaveDraft("m", "c", json.RawMessage(`{ "q": "half typed" }`), now); err != nil {
+		t.Fatal(err)
+	}
+	sv, err := s.Load("m", "c")
+	if err != nil || string(sv.Draft) != `{"q":"half typed"}` || !sv.DraftAt.Equal(now) {
+		t.Fatalf("draft not kept: %+v %v", sv, err)
+	}
+	if err := s.SaveLast("m", "c", json.RawMessage(`{"q":"sent"}`), now); err != nil {
+		t.Fatal(err)
+	}
+	if sv, _ := s.Load("m", "c"); sv.Draft != nil || string(sv.Last) != `{"q":"sent"}` {
+		t.Fatalf("the draft outlived the input sent: %+v", sv)
+	}
+}

@@ -309,6 +309,9 @@ func (l *Model) FullHelp() [][]key.Binding {
 		if len(l.shown) > 1 {
 			groups = append(groups, []key.Binding{k.ArrowUp, k.ArrowDown})
 		}
+		if l.DetailScrolls() {
+			groups = append(groups, []key.Binding{k.DetailUp, k.DetailDown})
+		}
 		return append(groups, []key.Binding{k.AcceptFilter, k.ClearFilter})
 	}
 	var groups [][]key.Binding

@@ -267,3 +267,6 @@ func (s *static) Update(msg tea.Msg) (bool, tea.Cmd) {
 
 // HelpKeys implements body.
 func (s *static) HelpKeys() []key.Binding { return s.pager.helpKeys() }
+
+// FullHelpKeys implements fullHelper.
+func (s *static) FullHelpKeys() []key.Binding { return s.pager.fullHelpKeys() }

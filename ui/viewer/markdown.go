@@ -322,6 +322,9 @@ func (m *markdown) key(kp tea.KeyPressMsg) (bool, tea.Cmd) {
 		m.step(1)
 	case key.Matches(kp, m.keys.Search.Prev) && m.search.query != "":
 		m.step(-1)
+	case key.Matches(kp, m.keys.Search.Next, m.keys.Search.Prev):
+		m.status = noSearchYet
+		return true, nil
 	default:
 		return false, nil
 	}
@@ -482,4 +485,9 @@ func (m *markdown) held() int {
 // HelpKeys implements body.
 func (m *markdown) HelpKeys() []key.Binding {
 	return m.search.helpKeys(scrollHelp(m.keys.Scroll, m.total(), m.bodyH())...)
+}
+
+// FullHelpKeys implements fullHelper.
+func (m *markdown) FullHelpKeys() []key.Binding {
+	return m.search.fullHelpKeys(scrollFullHelp(m.keys.Scroll, m.total(), m.bodyH())...)
 }

@@ -174,6 +174,8 @@ func (p *pager) Update(kp tea.KeyPressMsg) (bool, tea.Cmd) {
 		p.step(1)
 	case key.Matches(kp, p.keys.Search.Prev) && p.search.query != "":
 		p.step(-1)
+	case key.Matches(kp, p.keys.Search.Next, p.keys.Search.Prev):
+		p.status = noSearchYet
 	default:
 		return false, nil
 	}
@@ -315,6 +317,23 @@ func (p *pager) helpKeys() []key.Binding {
 	return p.search.helpKeys(scrollHelp(p.keys.Scroll, len(p.lines), p.bodyH())...)
 }
 
+// fullHelpKeys are every binding of the pager ("?" lists them all).
+func (p *pager) fullHelpKeys() []key.Binding {
+	return p.search.fullHelpKeys(scrollFullHelp(p.keys.Scroll, len(p.lines), p.bodyH())...)
+}
+
+// noSearchYet is what n or N says before any search has run.
+const noSearchYet = "no search yet: / searches, then n/N step through the matches"
+
+// scrollFullHelp is every vertical scroll key for n lines in a page of h:
+// none when everything fits.
+func scrollFullHelp(k ScrollKeyMap, n, h int) []key.Binding {
+	if n <= h {
+		return nil
+	}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
 // scrollHelp is the vertical scroll keys worth showing for n lines in a
 // page of h: none when everything fits.
 func scrollHelp(k ScrollKeyMap, n, h int) []key.Binding {
@@ -322,6 +341,16 @@ func scrollHelp(k ScrollKeyMap, n, h int) []key.Binding {
 		return nil
 	}
 	return []key.Binding{k.Up, k.Down, k.PageDown}
+}
+
+// fullHelpKeys are helpKeys with n and N before a search too (they say
+// how to start one).
+func (s *searchBox) fullHelpKeys(nav ...key.Binding) []key.Binding {
+	k := s.keys
+	if s.open {
+		return []key.Binding{k.Accept, k.Cancel}
+	}
+	return append(nav[:len(nav):len(nav)], k.Start, k.Next, k.Prev)
 }
 
 // helpKeys are the bindings of a body that searches with s: the prompt's

@@ -584,6 +584,20 @@ func (t *table) HelpKeys() []key.Binding {
 	return keys
 }
 
+// FullHelpKeys implements fullHelper: HelpKeys with every move.
+func (t *table) FullHelpKeys() []key.Binding {
+	if t.detail != nil || t.filter.open {
+		return t.HelpKeys()
+	}
+	k := t.keys
+	s := k.Scroll
+	keys := []key.Binding{s.Up, s.Down, s.PageUp, s.PageDown, s.Top, s.Bottom, s.Left, s.Right, k.Table.Sort, k.Table.Filter, k.Table.Detail}
+	if t.src != nil {
+		keys = append(keys, k.Table.AsCSV)
+	}
+	return keys
+}
+
 // ansiTrunc cuts styled s to w cells.
 func ansiTrunc(s string, w int) string {
 	if common.Width(s) <= w {

@@ -103,3 +103,12 @@ func (t *text) HelpKeys() []key.Binding {
 	}
 	return append(b, t.keys.Text.Wrap, t.keys.Text.LineNumbers)
 }
+
+// FullHelpKeys implements fullHelper.
+func (t *text) FullHelpKeys() []key.Binding {
+	b := t.pager.fullHelpKeys()
+	if t.pager.Typing() {
+		return b
+	}
+	return append(b, t.keys.Text.Wrap, t.keys.Text.LineNumbers)
+}

@@ -546,3 +546,18 @@ func (t *tree) HelpKeys() []key.Binding {
 	}
 	return t.search.helpKeys(k.Scroll.Up, k.Scroll.Down, open, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath)
 }
+
+// FullHelpKeys implements fullHelper: HelpKeys with every move.
+func (t *tree) FullHelpKeys() []key.Binding {
+	k := t.keys
+	if t.detail != nil {
+		return t.HelpKeys()
+	}
+	open := k.Tree.Toggle
+	if t.cur < len(t.rows) && !t.rows[t.cur].node.IsContainer() {
+		open = k.Tree.Value
+	}
+	s := k.Scroll
+	return t.search.fullHelpKeys(s.Up, s.Down, s.PageUp, s.PageDown, s.Top, s.Bottom, s.Left, s.Right,
+		open, k.Tree.ExpandAll, k.Tree.CollapseAll, k.Tree.CopyPath)
+}

@@ -152,6 +152,12 @@ type body interface {
 	Typing() bool
 }
 
+// fullHelper is a body whose full help lists more than HelpKeys (every
+// scroll key, n/N before a search).
+type fullHelper interface {
+	FullHelpKeys() []key.Binding
+}
+
 // reflower is a body whose rendering depends on the width or theme: Reflow
 // starts a re-render for o in a Cmd.
 type reflower interface {
@@ -667,7 +673,9 @@ func (m *Model) copyTaken() bool { return len(m.unshadowed(m.keys.Artifact.Copy)
 // FullHelp returns every binding of the viewer, grouped.
 func (m *Model) FullHelp() [][]key.Binding {
 	var groups [][]key.Binding
-	if m.body != nil {
+	if fh, ok := m.body.(fullHelper); ok {
+		groups = append(groups, fh.FullHelpKeys())
+	} else if m.body != nil {
 		groups = append(groups, m.body.HelpKeys())
 	}
 	k := m.keys.Artifact

@@ -1,0 +1,123 @@
+package history
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"modbay/modproto"
+	"modbay/runner"
+)
+
+// ErrNoCancel is what cancelling a job whose capability declares no
+// cancel_capability returns: modbay can only stop watching, and the job
+// goes on in the module (docs/protocol.md §16).
+var ErrNoCancel = errors.New("the capability declares no cancel_capability: only watching can stop")
+
+// CancelCapability is the capability that cancels rec's job
+// (docs/protocol.md §16): as m declares it now, else as recorded when the
+// job started; "" when there is none.
+func CancelCapability(m *runner.Module, rec *Record) string {
+	if m != nil && m.Descriptor != nil {
+		if c := m.Descriptor.Capability(rec.Capability); c != nil {
+			return c.CancelCapability
+		}
+	}
+	if rec.Job != nil {
+		return rec.Job.CancelCapability
+	}
+	return ""
+}
+
+// Planner plans a call (runner.Host.Plan).
+type Planner interface {
+	Plan(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error)
+}
+
+// PlanCancel plans the call that cancels rec's job through m's
+// cancel_capability with {"job_id": ...} on h, to be approved and run like
+// any call (docs/protocol.md §16). Without a cancel_capability it records
+// that only watching could stop and returns ErrNoCancel.
+func (s *Store) PlanCancel(h Planner, m *runner.Module, rec *Record) (*runner.Plan, error) {
+	if rec.Job == nil {
+		return nil, fmt.Errorf("run %s has no job", rec.RunID)
+	}
+	via := CancelCapability(m, rec)
+	if via == "" {
+		outcome := &CancelOutcome{At: s.now(), Detail: ErrNoCancel.Error()}
+		_, _ = s.Update(rec.RunID, func(r *Record) error { r.Cancel = outcome; return nil })
+		return nil, ErrNoCancel
+	}
+	input, _ := json.Marshal(map[string]string{"job_id": rec.Job.ID})
+	return h.Plan(m, via, input)
+}
+
+// FinishCancel records res, the answer of the cancel call p (PlanCancel),
+// on run id and returns the outcome and the job state the answer reports
+// ("" when none). An accepted cancel sets the job's state; a terminal one
+// ends a record no poller holds as cancelled, and the record's words then
+// say the job was cancelled, not that it goes on.
+func (s *Store) FinishCancel(id string, p *runner.Plan, res *runner.Result) (*CancelOutcome, string, error) {
+	outcome := &CancelOutcome{At: s.now(), Via: p.Capability.ID, OK: res.OK(), Code: res.Code()}
+	if res.Host != nil {
+		outcome.Detail = res.Host.Detail
+	} else if res.Envelope != nil && res.Envelope.Error != nil {
+		outcome.Detail = res.Envelope.Error.Message
+	}
+	state := CancelState(res)
+	_, err := s.Update(id, func(r *Record) error {
+		r.Cancel = outcome
+		if !outcome.OK || r.Job == nil {
+			return nil
+		}
+		if state != "" {
+			r.Job.State = state
+		}
+		words := fmt.Sprintf("job %s cancelled through %s", r.Job.ID, outcome.Via)
+		if state != "" {
+			words += " (state " + state + ")"
+		}
+		if !runner.IsTerminalJobState(state) {
+			words = fmt.Sprintf("cancel of job %s accepted by %s", r.Job.ID, outcome.Via)
+			if state != "" {
+				words += " (state " + state + ")"
+			}
+		}
+		// The record's words are the cancel's now: the stop-following
+		// verdict said the job goes on, and it no longer does.
+		if r.Host == nil || r.Host.Code == modproto.CodeCancelled {
+			r.Host = &Verdict{Code: modproto.CodeCancelled, Detail: words}
+		}
+		// No poller holds it: the cancel's answer is its end. A poller
+		// that does sees the terminal state on its next poll.
+		if runner.IsTerminalJobState(state) && r.Status != StatusRunning {
+			r.Status = StatusCancelled
+			// The job's time: from its start to the cancel that ended it.
+			r.Finished = outcome.At
+			r.DurationMS = r.Finished.Sub(r.Started).Milliseconds()
+		}
+		return nil
+	})
+	return outcome, state, err
+}
+
+// CancelState is the job state a cancel's answer reports ("state" at the
+// top level or under "job"), "" when it reports none.
+func CancelState(res *runner.Result) string {
+	if res.Envelope == nil || !res.Envelope.OK {
+		return ""
+	}
+	var top struct {
+		State string `json:"state"`
+		Job   struct {
+			State string `json:"state"`
+		} `json:"job"`
+	}
+	if json.Unmarshal(res.Envelope.Result, &top) != nil {
+		return ""
+	}
+	if top.Job.State != "" {
+		return top.Job.State
+	}
+	return top.State
+}

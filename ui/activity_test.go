@@ -1,0 +1,141 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/history"
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/internal/uitest"
+)
+
+// withCancel gives the listed fake module's fake.slow a cancel_capability.
+func withCancel(t *testing.T, m *Model) {
+	t.Helper()
+	for _, mod := range m.modules.modules {
+		if mod.ID == "fake" {
+			for i := range mod.Descriptor.Capabilities {
+				if c := &mod.Descriptor.Capabilities[i]; c.ID == "fake.slow" {
+					c.CancelCapability = "fake.cancel"
+					return
+				}
+			}
+		}
+	}
+	t.Fatal("no fake.slow to give a cancel_capability")
+}
+
+// activityAt opens the activity view from the module list, its history
+// listing loaded.
+func activityAt(t *testing.T, b Backend, w, h int) *Model {
+	t.Helper()
+	m := historyModel(t, b, w, h, seedHistory)
+	_, cmd := m.Update(uitest.Key("A"))
+	if m.screen() != screenActivity {
+		t.Fatalf("A from the module list opened %v", m.screen())
+	}
+	runCmd(m, cmd)
+	return m
+}
+
+// TestActivityFromEveryList: A opens the activity view from the module
+// list, a module's capabilities and the history, never from a form, where
+// it is text; the view lists the jobs in flight first, the runs finished
+// lately after, and leaves out older ones.
+func TestActivityFromEveryList(t *testing.T) {
+	m := activityAt(t, nil, 100, 20)
+	out := frame(t, m)
+	job, recent := strings.Index(out, "fake › fake.slow"), strings.Index(out, "fake › fake.report")
+	if job < 0 || recent < 0 || job > recent || strings.Contains(out, "fake.echo") {
+		t.Errorf("want the job in flight first, the run of 5 min ago after, not the one of 2 h ago:\n%s", out)
+	}
+	golden.RequireEqual(t, []byte(out))
+
+	press(m, "esc")
+	press(m, "enter") // the capabilities of fake
+	if m.screen() != screenCaps {
+		t.Fatalf("enter opened %v", m.screen())
+	}
+	press(m, "A")
+	if m.screen() != screenActivity {
+		t.Errorf("A from the capabilities opened %v", m.screen())
+	}
+	press(m, "esc", "esc", "H")
+	press(m, "A")
+	if m.screen() != screenActivity {
+		t.Errorf("A from the history opened %v", m.screen())
+	}
+	m, _ = newTest(t, nil, 100, 20)
+	openForm(t, m, 0)
+	typeText(m, "A")
+	if m.screen() != screenForm {
+		t.Errorf("A in a form's field opened %v", m.screen())
+	}
+}
+
+// TestActivityCancelsTheJobAfterAsking: X is offered only for a job whose
+// capability declares a cancel_capability; it asks first, n leaves the
+// job alone, y calls the cancel and the history then says the job was
+// cancelled (docs/protocol.md §16).
+func TestActivityCancelsTheJobAfterAsking(t *testing.T) {
+	offered := func(m *Model) bool {
+		return strings.Contains(strings.Join(helpKeys(m), " "), "X")
+	}
+	if m := activityAt(t, nil, 100, 20); offered(m) {
+		t.Error("X offered for a job without a cancel_capability")
+	}
+
+	var planned []string
+	fb := &fakeBackend{plan: func(mod *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		planned = append(planned, capID+" "+string(input))
+		c := *mod.Descriptor.Capability("fake.slow")
+		c.ID = capID
+		return &runner.Plan{Module: mod, Capability: c, Request: modproto.Request{RequestID: modproto.NewRequestID(), Input: input}}, nil
+	}, result: &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{"state":"cancelled"}`)}}}
+	m := historyModel(t, fb, 100, 20, seedHistory)
+	withCancel(t, m)
+	_, cmd := m.Update(uitest.Key("A"))
+	runCmd(m, cmd)
+	if !offered(m) {
+		t.Fatalf("X not offered for a job with a cancel_capability: %v\n%s", helpKeys(m), frame(t, m))
+	}
+	_, cmd = m.Update(uitest.Key("X"))
+	runCmd(m, cmd)
+	if len(m.dialogs) != 1 || m.dialogs[0].ID() != "confirm" || len(planned) != 1 || planned[0] != `fake.cancel {"job_id":"job_7"}` {
+		t.Fatalf("X: dialogs %d planned %v", len(m.dialogs), planned)
+	}
+	if out := frame(t, m); !strings.Contains(out, "Cancel job job_7 of fake?") || !strings.Contains(out, "fake.cancel") {
+		t.Errorf("the question does not say what it cancels:\n%s", out)
+	}
+	press(m, "n")
+	if runs, _, _ := fb.snapshot(); len(m.dialogs) != 0 || runs != 0 {
+		t.Fatalf("n: dialogs %d, runs %d", len(m.dialogs), runs)
+	}
+	_, cmd = m.Update(uitest.Key("X"))
+	runCmd(m, cmd)
+	_, cmd = m.Update(uitest.Key("y"))
+	runCmd(m, cmd)
+	if runs, approved, _ := fb.snapshot(); runs != 1 || !approved {
+		t.Fatalf("y: runs %d approved %v", runs, approved)
+	}
+	rec, _ := m.history.Get("req_00000000000000000000000000000003")
+	if rec.Status != history.StatusCancelled || rec.Cancel == nil || rec.Cancel.Via != "fake.cancel" || strings.Contains(rec.Host.Detail, "continues") {
+		t.Errorf("record after the cancel: status %s cancel %+v verdict %+v", rec.Status, rec.Cancel, rec.Host)
+	}
+	if out := frame(t, m); !strings.Contains(out, "Job cancelled through fake.cancel (state cancelled).") {
+		t.Errorf("the view does not say the job was cancelled:\n%s", out)
+	}
+}
+
+// helpKeys are the keys the help bar shows now.
+func helpKeys(m *Model) []string {
+	var out []string
+	for _, b := range m.ShortHelp() {
+		out = append(out, b.Help().Key)
+	}
+	return out
+}

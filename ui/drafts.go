@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/internal/words"
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/schema"
+)
+
+// What the first ctrl+c over a form with typed input says: the input is
+// kept, and a second ctrl+c quits.
+const (
+	draftKeptNote   = "ctrl+c again quits; the draft is kept (ctrl+l recalls it)"
+	draftNoHomeNote = "ctrl+c again quits and loses this draft: this cockpit has no home to keep it in"
+)
+
+// draftsKeptMsg reports drafts written to the input store: the draftKeys
+// of those kept, the first failure's error; onQuit is set when the cockpit
+// is quitting.
+type draftsKeptMsg struct {
+	kept   []string
+	err    error
+	onQuit bool
+}
+
+// redactForStore is input with the secret values of c's request schema
+// left out (schema.Redact, as presets are written), and how many were.
+func redactForStore(mod *runner.Module, c modproto.Capability, input json.RawMessage) (json.RawMessage, int) {
+	var h *schema.Compiled
+	if d := mod.Descriptor; d != nil && c.RequestSchema != "" {
+		h, _ = schema.Compile(d.RequestSchemas[c.RequestSchema])
+	}
+	return schema.Redact(h, input, schema.RedactOmit)
+}
+
+// dirtyDrafts are the session's forms with typed input not sent, by key.
+func (f *submitFlow) dirtyDrafts() []formDraft {
+	keys := make([]string, 0, len(f.drafts))
+	for k, d := range f.drafts {
+		if d.module != nil && d.form.Dirty() {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]formDraft, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, f.drafts[k])
+	}
+	return out
+}
+
+// keepDrafts writes ds to the input store, secrets withheld, stamped now,
+// and marks their forms clean; nil when the store is off. What was kept
+// comes back as a draftsKeptMsg.
+func (f *submitFlow) keepDrafts(ds []formDraft, now time.Time, onQuit bool) tea.Cmd {
+	if f.inputs.Dir == "" || len(ds) == 0 {
+		return nil
+	}
+	type write struct {
+		key, module, capability string
+		input                   json.RawMessage
+	}
+	ws := make([]write, 0, len(ds))
+	for _, d := range ds {
+		in, _ := redactForStore(d.module, d.cap, d.form.Draft())
+		d.form.MarkClean()
+		if in != nil {
+			ws = append(ws, write{draftKey(d.module, d.cap), inputsKey(d.module), d.cap.ID, in})
+		}
+	}
+	st := f.inputs
+	return func() tea.Msg {
+		msg := draftsKeptMsg{onQuit: onQuit}
+		for _, w := range ws {
+			if err := st.SaveDraft(w.module, w.capability, w.input, now); err != nil {
+				if msg.err == nil {
+					msg.err = err
+				}
+				continue
+			}
+			msg.kept = append(msg.kept, w.key)
+		}
+		return msg
+	}
+}
+
+// interrupt is ctrl+c where nothing that has focus binds it. Over a form
+// with typed input not sent, the first keeps the draft and says that a
+// second quits (armed: the key before was that first ctrl+c); otherwise
+// it quits.
+func (m *Model) interrupt(armed bool) tea.Cmd {
+	fs, ok := m.top().(*formScreen)
+	if armed || !ok || len(m.dialogs) > 0 || !fs.form.Dirty() {
+		return m.quit()
+	}
+	m.quitArmed = true
+	if m.flow.inputs.Dir == "" {
+		fs.form.SetHint(draftNoHomeNote)
+		return nil
+	}
+	fs.form.SetHint(draftKeptNote)
+	return m.flow.keepDrafts([]formDraft{{module: fs.module, cap: fs.cap, form: fs.form}}, m.com.Now(), false)
+}
+
+// quit ends the program, keeping first every form with typed input not
+// sent (Run says how many drafts are kept after the screen is gone).
+func (m *Model) quit() tea.Cmd {
+	ds := m.flow.dirtyDrafts()
+	if len(ds) == 0 {
+		m.exitNote = m.flow.keptNote()
+		return tea.Quit
+	}
+	if m.flow.inputs.Dir == "" {
+		m.exitNote = fmt.Sprintf("%s lost: this cockpit has no home to keep %s in.",
+			words.Count(len(ds), "draft", "drafts"), words.Plural(len(ds), "it", "them"))
+		return tea.Quit
+	}
+	return tea.Sequence(m.flow.keepDrafts(ds, m.com.Now(), true), tea.Quit)
+}
+
+// keptNote says how many drafts this session kept that were not sent
+// since ("" when none).
+func (f *submitFlow) keptNote() string {
+	n := len(f.kept)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s kept: ctrl+l in %s recalls %s.", words.Count(n, "draft", "drafts"),
+		words.Plural(n, "its form", "their forms"), words.Plural(n, "it", "them"))
+}
+
+// draftsKept says what became of drafts written: on the form for the
+// first ctrl+c, and in the line Run prints for a quit.
+func (m *Model) draftsKept(msg draftsKeptMsg) {
+	if m.flow.kept == nil {
+		m.flow.kept = map[string]bool{}
+	}
+	for _, k := range msg.kept {
+		m.flow.kept[k] = true
+	}
+	if msg.onQuit {
+		m.exitNote = m.flow.keptNote()
+		if msg.err != nil {
+			m.exitNote += " Not kept: " + msg.err.Error()
+		}
+		return
+	}
+	if f := m.form(); f != nil && msg.err != nil {
+		f.SetProblemNote("The draft could not be kept: " + msg.err.Error())
+	}
+}

@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/ui/inputs"
+	"modbay/ui/internal/uitest"
+)
+
+// cmdMsgs runs cmd and what it batches or sequences, in order, and returns
+// every message they produced.
+func cmdMsgs(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, cmdMsgs(c)...)
+		}
+		return out
+	}
+	// tea.Sequence's message is an unexported slice of commands.
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+		var out []tea.Msg
+		for i := range v.Len() {
+			out = append(out, cmdMsgs(v.Index(i).Interface().(tea.Cmd))...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+// quits reports whether msgs end the program.
+func quits(msgs []tea.Msg) bool {
+	for _, msg := range msgs {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// feed delivers msgs to m, except the quit.
+func feed(m *Model, msgs []tea.Msg) {
+	for _, msg := range msgs {
+		if _, ok := msg.(tea.QuitMsg); !ok {
+			m.Update(msg)
+		}
+	}
+}
+
+// TestCtrlCInADirtyFormKeepsTheDraft: the first ctrl+c over typed input
+// keeps it in the input store and says a second quits; the second quits;
+// a cockpit started afterwards offers it to ctrl+l.
+func TestCtrlCInADirtyFormKeepsTheDraft(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: dir}
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	_, cmd := m.Update(uitest.Key("ctrl+c"))
+	msgs := cmdMsgs(cmd)
+	if quits(msgs) {
+		t.Fatal("ctrl+c over typed input quit at once")
+	}
+	if got := frame(t, m); !strings.Contains(got, draftKeptNote) {
+		t.Fatalf("the form does not say the draft is kept:\n%s", got)
+	}
+	feed(m, msgs)
+	sv, err := m.flow.inputs.Load(m.flow.module.ID, m.flow.cap.ID)
+	if err != nil || !strings.Contains(string(sv.Draft), "Quarterly") {
+		t.Fatalf("draft not in the store: %+v %v", sv, err)
+	}
+	if _, cmd := m.Update(uitest.Key("ctrl+c")); !quits(cmdMsgs(cmd)) {
+		t.Fatal("a second ctrl+c did not quit")
+	}
+	if m.exitNote != "1 draft kept: ctrl+l in its form recalls it." {
+		t.Fatalf("exit note %q", m.exitNote)
+	}
+
+	// A restart: the draft is offered first.
+	m2, _ := newTest(t, nil, 100, 30)
+	m2.flow.inputs = inputs.Store{Dir: dir}
+	withModules(t, m2)
+	press(m2, "enter", "down")
+	_, cmd = m2.Update(uitest.Key("enter"))
+	feed(m2, cmdMsgs(cmd))
+	if note := m2.form().Note(); !strings.Contains(note, "kept draft available") {
+		t.Fatalf("note %q", note)
+	}
+	press(m2, "ctrl+l")
+	if v := string(m2.form().Value()); !strings.Contains(v, "Quarterly") {
+		t.Fatalf("ctrl+l loaded %s", v)
+	}
+}
+
+// TestCtrlCElsewhereQuits: with nothing typed, or typed-ahead keys in
+// between, ctrl+c is not held back twice.
+func TestCtrlCElsewhereQuits(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
+	openForm(t, m, 1)
+	if _, cmd := m.Update(uitest.Key("ctrl+c")); !quits(cmdMsgs(cmd)) {
+		t.Fatal("ctrl+c in an untouched form did not quit")
+	}
+	typeText(m, "Q")
+	_, cmd := m.Update(uitest.Key("ctrl+c"))
+	feed(m, cmdMsgs(cmd))
+	typeText(m, "x") // disarms: the next ctrl+c asks again
+	if _, cmd := m.Update(uitest.Key("ctrl+c")); quits(cmdMsgs(cmd)) {
+		t.Fatal("ctrl+c after more typing quit without keeping the draft")
+	}
+}
+
+// TestQuitKeepsEveryDirtyDraftWithoutSecrets: q with typed input in two
+// forms keeps both, secrets withheld as presets are, and Run's line says
+// how many.
+func TestQuitKeepsEveryDirtyDraftWithoutSecrets(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: dir}
+	withModules(t, m)
+	fake := m.modules.Selected()
+	c := fake.Descriptor.Capability("fake.report")
+	fake.Descriptor.RequestSchemas[c.RequestSchema] = json.RawMessage(`{"type":"object",
+		"properties":{"title":{"type":"string"},"api_key":{"type":"string","format":"password"}}}`)
+	press(m, "enter", "down", "enter")
+	typeText(m, "Q1")
+	press(m, "tab")
+	typeText(m, "hunter2")
+	press(m, "esc", "up", "enter")
+	if m.screen() != screenForm {
+		t.Fatalf("screen %v", m.screen())
+	}
+	typeText(m, "hello")
+	press(m, "esc", "esc")
+	_, cmd := m.Update(uitest.Key("q"))
+	msgs := cmdMsgs(cmd)
+	if !quits(msgs) {
+		t.Fatal("q did not quit")
+	}
+	feed(m, msgs)
+	if m.exitNote != "2 drafts kept: ctrl+l in their forms recalls them." {
+		t.Fatalf("exit note %q", m.exitNote)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if len(files) != 2 {
+		t.Fatalf("files %v", files)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte("hunter2")) {
+			t.Fatalf("a secret reached the disk:\n%s", b)
+		}
+		if !bytes.Contains(b, []byte(`"draft"`)) {
+			t.Fatalf("no draft in %s:\n%s", f, b)
+		}
+	}
+}
