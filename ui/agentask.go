@@ -159,7 +159,7 @@ func (a agentActivity) activity(time.Time) []activityEntry {
 			client = "an agent"
 		}
 		out = append(out, activityEntry{Source: "agent " + client + " (modbay mcp serve)", RunID: q.ID, Module: q.Module,
-			Capability: q.Capability, Phase: phasePending, Status: "agent asks approval", Started: q.Asked, Detail: strings.Join(q.Reasons, "; ")})
+			Capability: q.Capability, Phase: phasePending, Status: "needs approval", Started: q.Asked, Detail: strings.Join(q.Reasons, "; ")})
 	}
 	return out
 }
