@@ -73,6 +73,30 @@ func JSONRoots(src []byte) ([]JSONNode, error) {
 	}
 }
 
+// JSONCount is how many values src holds, at every depth (containers,
+// their members' values and scalars; member names are not values), in one
+// scan without allocating. Like [JSONRoots] it does not validate: pass it
+// bytes encoding/json accepted.
+func JSONCount(src []byte) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			end, _ := skipString(src, i)
+			if j := skipSpace(src, end); j >= len(src) || src[j] != ':' {
+				n++ // a string value, not a member name
+			}
+			i = end - 1
+		case c == '{' || c == '[':
+			n++
+		case c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n':
+			n++
+			i = skipWord(src, i) - 1
+		}
+	}
+	return n
+}
+
 // JSONChildren returns the members of an object or the elements of an array
 // n of src, each with its span; scalars have none.
 func JSONChildren(src []byte, n JSONNode) ([]JSONNode, error) {

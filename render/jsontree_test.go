@@ -133,3 +133,19 @@ func TestTimelineOffsetsAndZero(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONCount: every value at every depth counts once, member names
+// and strings that hold brackets or colons do not add any.
+func TestJSONCount(t *testing.T) {
+	for src, want := range map[string]int{
+		`1`:                              1,
+		`{}`:                             1,
+		`{"a":1,"b":[true,null,-2.5e3]}`: 6,
+		`{"k:":"v]","x" : {"y":"{"}}`:    4,
+		"{\"a\":1}\n{\"a\":[\"s\"]}":     5,
+	} {
+		if got := JSONCount([]byte(src)); got != want {
+			t.Errorf("JSONCount(%s) = %d, want %d", src, got, want)
+		}
+	}
+}

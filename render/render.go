@@ -166,9 +166,10 @@ func artifact(src []byte, pres string, m Meta, o Options) (string, error) {
 var ErrNotShown = errors.New("contents not shown")
 
 // MaxRenderBytes is the largest file rendered from its contents (64 MiB),
-// by `modbay render` and by the cockpit's viewers alike: the targets are a
-// 20 MB JSON and a 100 000-row CSV with memory under five times the file;
-// past it a file is shown as metadata (a download) rather than loaded.
+// by `modbay render` and by the cockpit's viewers alike: the viewers' target
+// is a peak heap within three times the file for a table or a JSON document
+// (ui/viewer's BenchmarkOpenPeak); past it a file is shown as metadata (a
+// download) rather than loaded.
 const MaxRenderBytes = 64 << 20
 
 // imageRows is the height in cells Artifact draws an image at: a screenful.

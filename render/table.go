@@ -73,7 +73,8 @@ type TableData struct {
 	// Header names the columns. Every row has exactly len(Header) cells.
 	Header []string
 	// Rows are the data rows, in source order, padded with "" where a source
-	// row was short.
+	// row was short; nil for a table read in place (ParseTableString), whose
+	// rows Row cuts out of the text. Len and Row serve both.
 	Rows [][]string
 	// Preamble holds the CSV records found before the header (metadata lines
 	// such as the World Bank's "Data Source"), each one's non-empty fields
@@ -90,6 +91,8 @@ type TableData struct {
 	// lines reads as one cell in CSV, as a row of its own in TSV); "" when
 	// it is not. ParseTable(src, "text/csv") reads it as CSV.
 	Ambiguous string
+	// lazy is the text and row starts of a table read in place.
+	lazy *lazyRows
 }
 
 // TableWarning is one malformed record that ParseTable left out.
@@ -169,7 +172,7 @@ func parseTSV(src []byte) (*TableData, error) {
 		return td, nil
 	}
 	td = fromRecords(td, records)
-	td.Ambiguous = tsvAmbiguity(src, records)
+	td.Ambiguous = tsvAmbiguity(bytes.NewReader(src), records)
 	return td, nil
 }
 
@@ -178,7 +181,7 @@ func parseTSV(src []byte) (*TableData, error) {
 // separated) the file parses whole with that quoted cell spanning lines
 // and every record as wide as the first — TSV has no quoting, so the
 // cell's lines are rows of their own there, misaligned.
-func tsvAmbiguity(src []byte, records [][]string) string {
+func tsvAmbiguity(src io.Reader, records [][]string) string {
 	open := -1
 	for i, rec := range records {
 		for _, f := range rec {
@@ -194,7 +197,7 @@ func tsvAmbiguity(src []byte, records [][]string) string {
 	if open < 0 {
 		return ""
 	}
-	r := newCSVReader(src, '\t')
+	r := newCSVReaderFrom(src, '\t')
 	var n, width int
 	for {
 		rec, err := r.Read()
@@ -219,9 +222,15 @@ func tsvAmbiguity(src []byte, records [][]string) string {
 // sniffRecords, most often have the modal field count, preferring a modal
 // count above one and then a larger modal count.
 func sniffDelimiter(src []byte) rune {
+	return sniffDelimiterFrom(func() io.Reader { return bytes.NewReader(src) })
+}
+
+// sniffDelimiterFrom is sniffDelimiter over the text each call of src
+// returns from its start.
+func sniffDelimiterFrom(src func() io.Reader) rune {
 	best, bestScore, bestCount := ',', -1.0, 0
 	for _, d := range candidateDelimiters {
-		r := newCSVReader(src, d)
+		r := newCSVReaderFrom(src(), d)
 		var counts []int
 		// Each Read consumes at least one line; bounding the attempts too
 		// keeps a file of nothing but malformed records cheap.
@@ -267,7 +276,12 @@ func modal(counts []int) (mode, freq int) {
 // newCSVReader returns a strict RFC 4180 reader over src with delimiter d
 // that allows records of any length.
 func newCSVReader(src []byte, d rune) *csv.Reader {
-	r := csv.NewReader(bytes.NewReader(src))
+	return newCSVReaderFrom(bytes.NewReader(src), d)
+}
+
+// newCSVReaderFrom is newCSVReader over any reader.
+func newCSVReaderFrom(src io.Reader, d rune) *csv.Reader {
+	r := csv.NewReader(src)
 	r.Comma = d
 	r.FieldsPerRecord = -1
 	return r

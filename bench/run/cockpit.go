@@ -139,6 +139,7 @@ func (s *suite) keystrokeBytes(home string) error {
 	var per []int
 	var lat []time.Duration
 	for range presses {
+		pause()
 		before := p.total()
 		sent := time.Now()
 		p.send("\x1b[B") // ↓, as a terminal sends it
@@ -163,11 +164,10 @@ func (s *suite) keystrokeBytes(home string) error {
 		s.rep.skip(secKeys, "↓ to first output byte, against `less`", err.Error())
 		return nil
 	}
-	s.rep.note(secKeys, "Why (↓ to the first byte): not found. The cockpit's renderer (Bubble Tea) writes a changed frame on its ticker, "+
-		"60 times a second, not as soon as the update is done, which accounts for a wait of 0–16.7 ms; at its most, 120 a second, a quick run "+
-		"measured no better (8.0 ms against 6.0 ms, 10 presses, load ≈ 16), so the ticker is not all of it. less writes as soon as it has read "+
-		"the key. What would close it: find where the key waits (input parsing, the event loop, the flush), then a renderer that flushes right "+
-		"after an update caused by input (not an option of Bubble Tea v2). Not done.")
+	s.rep.note(secKeys, "Why (↓ to the first byte): Bubble Tea's renderer writes a changed frame only on its ticker, at most 120 a second "+
+		"(the cockpit's rate: 0–8.3 ms, 4.2 ms on average), while less writes as soon as it has read the key. Each press waits a random pause "+
+		"after the answer before it settles: a fixed wait locks the presses to the ticker's phase, so that 60 and 120 frames a second read the same. "+
+		"What would close it: a renderer that flushes right after an update caused by input, which Bubble Tea v2 does not offer. Not done.")
 	s.rep.add(secKeys, row{what: "module list, 200 modules: ↓ to the first byte on the terminal", value: median(lat),
 		base: median(lessLat), baseName: "`less` on the same list (`modbay list` output), ↓", budgetText: "≤ 2× less",
 		verdict: withinF(float64(median(lat)), 2*float64(median(lessLat)), func(f float64) string { return ms(time.Duration(f)) }),
@@ -198,6 +198,7 @@ func (s *suite) lessKeystroke(home string, presses int) ([]time.Duration, error)
 	p.waitIdle(300*time.Millisecond, 5*time.Second)
 	var lat []time.Duration
 	for range presses {
+		pause()
 		before := p.total()
 		sent := time.Now()
 		p.send("\x1b[B")

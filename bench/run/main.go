@@ -205,6 +205,7 @@ func (s *suite) build() error {
 		{"hello", "./bench/internal/hello"},
 		{"benchmod", "./bench/internal/benchmod"},
 		{"viewerpeak", "./bench/internal/viewerpeak"},
+		{"viewerkey", "./bench/internal/viewerkey"},
 	} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(s.bin, b.out), b.pkg)
 		cmd.Dir = s.root

@@ -42,8 +42,11 @@ type loadInput struct {
 	// checked is set by load when the bytes it read hash to meta.Digest
 	// (the header says "verified" only then).
 	checked bool
-	// source is set by load: the file's source view (sourceBody).
-	source body
+	// source is set by load: the file's source view, when it is small
+	// (a hex head); sourceLater is set instead when it is the file's text,
+	// which loadSource reads when the source view is first asked for.
+	source      body
+	sourceLater bool
 	// alt is set by load: plain text rendered as markdown, offered for
 	// text/plain (an MCP server's text is plain unless it says otherwise).
 	alt body
@@ -109,8 +112,12 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 		// the header names the encoding.
 		src, inp.encoding = render.DecodeText(src)
 	}
-	inp.source = sourceBody(in, meta, src)
 	textual := !render.IsBinary(src)
+	if textual {
+		inp.sourceLater = true
+	} else {
+		inp.source = sourceBody(in, meta, src)
+	}
 	switch in.pres {
 	case modproto.PresentationMarkdown:
 		if !textual {
@@ -145,6 +152,28 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 	out, err := render.Artifact(src, meta, in.opts)
 	b := newStaticFrom(in, out, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out })
 	return b, "", err
+}
+
+// loadSource reads the file again for its text source view (key v); it
+// runs in a Cmd, the first time the source view is asked for. The text
+// view holds the file sanitized and laid out whole, about twice its size,
+// which opening a table or a JSON document does not pay for. Bytes that no
+// longer hash to a verified digest are not shown (an error wrapping
+// ErrChanged).
+func loadSource(in loadInput) (body, error) {
+	src, err := readCapped(in.path, MaxViewBytes+1)
+	if err != nil {
+		return nil, err
+	}
+	if in.meta.Verified && in.meta.Digest != "" {
+		if err := checkBytes(in.meta.Digest, src); err != nil {
+			return nil, err
+		}
+	}
+	if render.DecodesText(in.pres) {
+		src, _ = render.DecodeText(src)
+	}
+	return sourceBody(in, in.meta, src), nil
 }
 
 // sourceHexBytes is how much of a binary file the source view shows
@@ -209,10 +238,24 @@ func readCapped(path string, n int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	buf := make([]byte, 0, min(fi.Size(), n)+1)
-	b := bytes.NewBuffer(buf)
-	_, err = b.ReadFrom(io.LimitReader(f, n))
-	return b.Bytes(), err
+	// Exactly the size (and one byte, to see a file that grew): a
+	// bytes.Buffer would double its capacity for the last read, and the
+	// viewer would hold twice the file.
+	buf := make([]byte, min(fi.Size()+1, n))
+	k, err := io.ReadFull(f, buf)
+	buf = buf[:k]
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return buf, nil
+	case err != nil:
+		return buf, err
+	case int64(k) < n:
+		// It grew since Stat: read on, still at most n bytes.
+		b := bytes.NewBuffer(buf)
+		_, err = b.ReadFrom(io.LimitReader(f, n-int64(k)))
+		return b.Bytes(), err
+	}
+	return buf, nil
 }
 
 // staticMsg is a finished re-render of a static body.

@@ -56,16 +56,16 @@ func TestTableAmbiguousTSV(t *testing.T) {
 	}
 	f := open(t, "m.tsv", src, "text/tab-separated-values", "table", 100, 20, false)
 	tb := f.m.body.(*table)
-	if len(tb.td.Rows) != 3 || !strings.Contains(f.m.Note(), "Ambiguous quoting") || !strings.Contains(f.frame(), "C: read as CSV") {
-		t.Fatalf("TSV: %d rows, note %q:\n%s", len(tb.td.Rows), f.m.Note(), f.frame())
+	if tb.td.Len() != 3 || !strings.Contains(f.m.Note(), "Ambiguous quoting") || !strings.Contains(f.frame(), "C: read as CSV") {
+		t.Fatalf("TSV: %d rows, note %q:\n%s", tb.td.Len(), f.m.Note(), f.frame())
 	}
 	f.key("C")
-	if tb := f.m.body.(*table); len(tb.td.Rows) != 2 || tb.td.Rows[0][1] != "first line\nsecond line" || !strings.Contains(f.frame(), "read as CSV") {
-		t.Fatalf("as CSV: %q:\n%s", tb.td.Rows, f.frame())
+	if tb := f.m.body.(*table); tb.td.Len() != 2 || tb.td.Row(0)[1] != "first line\nsecond line" || !strings.Contains(f.frame(), "read as CSV") {
+		t.Fatalf("as CSV: %d rows:\n%s", tb.td.Len(), f.frame())
 	}
 	f.key("C")
-	if tb := f.m.body.(*table); len(tb.td.Rows) != 3 {
-		t.Errorf("back as TSV: %d rows", len(tb.td.Rows))
+	if tb := f.m.body.(*table); tb.td.Len() != 3 {
+		t.Errorf("back as TSV: %d rows", tb.td.Len())
 	}
 }
 

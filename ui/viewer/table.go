@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -69,8 +70,8 @@ type table struct {
 	natural []int
 	// headerW is each header's width in cells.
 	headerW []int
-	order   []int // rows shown, as indexes into td.Rows
-	cur     int   // index into order
+	order   []int32 // rows shown, as indexes of td.Row (a file holds under 2³¹)
+	cur     int     // index into order
 	top     int
 	col     int // column cursor
 	left    int // first visible column
@@ -81,7 +82,7 @@ type table struct {
 	w, h    int
 	// src is the file, kept when its TSV quoting is ambiguous (for
 	// AsCSV); asCSV: it is read as CSV now; ambiguous is the reason.
-	src       []byte
+	src       string
 	media     string
 	asCSV     bool
 	ambiguous string
@@ -90,7 +91,8 @@ type table struct {
 // newTable parses src and measures its columns; it runs in the load Cmd.
 // A file that does not parse as a table at all is shown as text.
 func newTable(in loadInput, src []byte) (body, string, error) {
-	td, err := render.ParseTable(src, in.meta.MediaType)
+	text := ownedString(src)
+	td, err := render.ParseTableString(text, in.meta.MediaType)
 	if len(td.Header) == 0 {
 		if render.IsBinary(src) {
 			return binaryBody(in, in.meta)
@@ -103,14 +105,20 @@ func newTable(in loadInput, src []byte) (body, string, error) {
 	t.setData(td, err)
 	note := ""
 	if err != nil {
-		note = fmt.Sprintf("Parsed %d rows; %s", len(td.Rows), err.Error())
+		note = fmt.Sprintf("Parsed %d rows; %s", td.Len(), err.Error())
 	}
 	if td.Ambiguous != "" {
-		t.src, t.media, t.ambiguous = src, in.meta.MediaType, td.Ambiguous
+		t.src, t.media, t.ambiguous = text, in.meta.MediaType, td.Ambiguous
 		note = "Ambiguous quoting: " + td.Ambiguous + ". C reads it as CSV."
 	}
 	return t, note, nil
 }
+
+// ownedString is src as a string, without a copy: the table's cells are
+// substrings of it (render.ParseTableString), so the file is held once.
+// It is sound because the viewer owns src (the buffer load read, or
+// decoded) and nothing writes to it after load.
+func ownedString(src []byte) string { return unsafe.String(unsafe.SliceData(src), len(src)) }
 
 // setData shows td (parsed with err): every row in source order, columns
 // measured anew.
@@ -122,9 +130,9 @@ func (t *table) setData(td *render.TableData, err error) {
 	for j, h := range td.Header {
 		t.headerW[j] = cellText(h, maxMeasureCells)
 	}
-	t.order = make([]int, len(td.Rows))
+	t.order = make([]int32, td.Len())
 	for i := range t.order {
-		t.order[i] = i
+		t.order[i] = int32(i)
 	}
 	t.measureSample()
 	t.measureVisible()
@@ -147,9 +155,9 @@ func (t *table) measureSample() {
 	}
 	head := t.order[:min(len(t.order), widthSampleRows)]
 	tail := t.order[max(len(head), len(t.order)-widthSampleTail):]
-	for _, part := range [][]int{head, tail} {
+	for _, part := range [][]int32{head, tail} {
 		for _, i := range part {
-			t.widen(t.td.Rows[i], 0, len(t.natural))
+			t.widen(t.td.Row(int(i)), 0, len(t.natural))
 		}
 	}
 }
@@ -165,7 +173,7 @@ func (t *table) measureVisible() {
 	to := min(len(t.natural), t.left+t.w/(1+columnGap)+1)
 	end := min(len(t.order), t.top+t.rowsH())
 	for k := t.top; k < end; k++ {
-		t.widen(t.td.Rows[t.order[k]], t.left, to)
+		t.widen(t.td.Row(int(t.order[k])), t.left, to)
 	}
 }
 
@@ -358,14 +366,14 @@ func (t *table) Update(msg tea.Msg) (bool, tea.Cmd) {
 		return true, t.filter.Open()
 	case key.Matches(kp, t.keys.Table.Detail):
 		t.openDetail()
-	case key.Matches(kp, t.keys.Table.AsCSV) && t.src != nil:
+	case key.Matches(kp, t.keys.Table.AsCSV) && t.src != "":
 		// Parsed in a Cmd: a table can be large.
 		src, media, asCSV := t.src, t.media, !t.asCSV
 		if asCSV {
 			media = "text/csv"
 		}
 		return true, func() tea.Msg {
-			td, err := render.ParseTable(src, media)
+			td, err := render.ParseTableString(src, media)
 			return tableReadMsg{t: t, asCSV: asCSV, td: td, err: err}
 		}
 	case key.Matches(kp, t.keys.Table.Close) && t.filter.query != "":
@@ -394,32 +402,38 @@ func (t *table) sortBy(j int) {
 // apply rebuilds the shown rows: filtered by the query (case-insensitive,
 // any cell), then sorted. Numbers compare as numbers when both cells are.
 func (t *table) apply() {
-	rows := t.td.Rows
+	n := t.td.Len()
 	q := strings.ToLower(t.filter.query)
 	t.order = t.order[:0]
-	for i, row := range rows {
-		if q == "" || rowContains(row, q) {
-			t.order = append(t.order, i)
+	for i := range n {
+		if q == "" || rowContains(t.td.Row(i), q) {
+			t.order = append(t.order, int32(i))
 		}
 	}
 	if t.sortCol >= 0 {
 		j, dir := t.sortCol, t.sortDir
-		nums := make([]float64, len(rows))
+		// The sorted column's cells, cut out once (Row may cut each row
+		// out of the text anew).
+		col := make([]string, n)
+		for _, i := range t.order {
+			col[i] = t.td.Row(int(i))[j]
+		}
+		nums := make([]float64, n)
 		numeric := true
 		for _, i := range t.order {
-			f, err := strconv.ParseFloat(strings.TrimSpace(rows[i][j]), 64)
-			if err != nil && rows[i][j] != "" {
+			f, err := strconv.ParseFloat(strings.TrimSpace(col[i]), 64)
+			if err != nil && col[i] != "" {
 				numeric = false
 				break
 			}
 			nums[i] = f
 		}
-		slices.SortStableFunc(t.order, func(a, b int) int {
+		slices.SortStableFunc(t.order, func(a, b int32) int {
 			var c int
 			if numeric {
 				c = cmp.Compare(nums[a], nums[b])
 			} else {
-				c = strings.Compare(rows[a][j], rows[b][j])
+				c = strings.Compare(col[a], col[b])
 			}
 			return c * dir
 		})
@@ -444,14 +458,14 @@ func (t *table) openDetail() {
 		return
 	}
 	i := t.order[t.cur]
-	row := t.td.Rows[i]
+	row := t.td.Row(int(i))
 	st := t.com.Styles
 	keyW := 0
 	for _, h := range t.td.Header {
 		keyW = max(keyW, min(common.Width(render.SanitizeLine(h)), 24))
 	}
 	var lines []string
-	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, len(t.td.Rows))), "")
+	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, t.td.Len())), "")
 	valW := max(t.w-keyW-2, 10)
 	for j, h := range t.td.Header {
 		name := common.TruncTail(render.SanitizeLine(h), keyW, "…")
@@ -519,7 +533,7 @@ func (t *table) View() string {
 	b.WriteByte('\n')
 	end := min(len(t.order), t.top+t.rowsH())
 	for k := t.top; k < end; k++ {
-		row := t.td.Rows[t.order[k]]
+		row := t.td.Row(int(t.order[k]))
 		sel := k == t.cur
 		b.WriteString(line(func(j, _ int) string { return cell(row[j]) }, func(j int, s string) string {
 			if sel {
@@ -544,8 +558,8 @@ func (t *table) footer() string {
 	}
 	st := t.com.Styles
 	pos := fmt.Sprintf("row %d of %d", min(t.cur+1, len(t.order)), len(t.order))
-	if len(t.order) != len(t.td.Rows) {
-		pos += fmt.Sprintf(" (filtered from %d)", len(t.td.Rows))
+	if len(t.order) != t.td.Len() {
+		pos += fmt.Sprintf(" (filtered from %d)", t.td.Len())
 	}
 	parts := []string{pos, fmt.Sprintf("col %d of %d", t.col+1, len(t.td.Header))}
 	if t.filter.query != "" {
@@ -557,7 +571,7 @@ func (t *table) footer() string {
 	switch {
 	case t.asCSV:
 		parts = append(parts, "read as CSV (C: as TSV)")
-	case t.src != nil:
+	case t.src != "":
 		parts = append(parts, "ambiguous quoting (C: read as CSV)")
 	}
 	out := st.Muted.Render(strings.Join(parts, " · "))
@@ -578,7 +592,7 @@ func (t *table) HelpKeys() []key.Binding {
 		return []key.Binding{k.Search.Accept, k.Search.Cancel}
 	}
 	keys := []key.Binding{k.Scroll.Up, k.Scroll.Down, k.Scroll.Left, k.Scroll.Right, k.Table.Sort, k.Table.Filter, k.Table.Detail}
-	if t.src != nil {
+	if t.src != "" {
 		keys = append(keys, k.Table.AsCSV)
 	}
 	return keys
@@ -592,7 +606,7 @@ func (t *table) FullHelpKeys() []key.Binding {
 	k := t.keys
 	s := k.Scroll
 	keys := []key.Binding{s.Up, s.Down, s.PageUp, s.PageDown, s.Top, s.Bottom, s.Left, s.Right, k.Table.Sort, k.Table.Filter, k.Table.Detail}
-	if t.src != nil {
+	if t.src != "" {
 		keys = append(keys, k.Table.AsCSV)
 	}
 	return keys

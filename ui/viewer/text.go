@@ -53,7 +53,9 @@ func (t *text) layout() {
 		nums = make([]int, 0, len(t.src))
 	}
 	for i, l := range t.src {
-		if !t.wrap || len(l) <= width || ansi.StringWidth(l) <= width {
+		// A printable ASCII line is as wide as it is long: only others
+		// are measured.
+		if !t.wrap || len(l) <= width || !isPlainASCII(l) && ansi.StringWidth(l) <= width {
 			lines = append(lines, l)
 			if nums != nil {
 				nums = append(nums, i+1)

@@ -31,11 +31,14 @@ const (
 	maxIndentShare = 3
 )
 
-// treeRow is one visible line of the tree.
+// treeRow is one visible line of the tree: 16 bytes, so a tree expanded
+// to maxExpandAllRows rows costs little beside the file.
 type treeRow struct {
-	node   render.JSONNode
-	depth  int
-	parent int // index of the parent row, -1 for a top-level value
+	// node points into tree.roots or a tree.children slice, which are
+	// never reallocated once built.
+	node   *render.JSONNode
+	depth  int32
+	parent int32 // index of the parent row, -1 for a top-level value
 }
 
 // tree is the JSON viewer: a collapsible tree over the source bytes. Nodes
@@ -57,8 +60,11 @@ type tree struct {
 	cur, top int
 	search   searchBox
 	status   string
-	w, h     int
-	styles   treeStyles
+	// nodes is how many values the document holds (render.JSONCount),
+	// counted when expand all first stops at its bound; 0 until then.
+	nodes  int
+	w, h   int
+	styles treeStyles
 	// detail shows the whole value of a leaf (enter on a string, number,
 	// true, false or null), wrapped; nil when closed.
 	detail *pager
@@ -137,19 +143,39 @@ func (t *tree) rebuild() {
 	if t.cur < len(t.rows) {
 		curStart = t.rows[t.cur].node.Start
 	}
+	// Counted first, so the rows are allocated once at their size.
+	var count func(n *render.JSONNode) int
+	count = func(n *render.JSONNode) int {
+		c := 1
+		if n.IsContainer() && t.open[n.Start] {
+			k := t.kids(*n)
+			for i := range k {
+				c += count(&k[i])
+			}
+		}
+		return c
+	}
+	total := 0
+	for i := range t.roots {
+		total += count(&t.roots[i])
+	}
+	if cap(t.rows) < total || cap(t.rows) > 2*total+1024 {
+		t.rows = make([]treeRow, 0, total)
+	}
 	t.rows = t.rows[:0]
-	var walk func(n render.JSONNode, depth, parent int)
-	walk = func(n render.JSONNode, depth, parent int) {
-		idx := len(t.rows)
+	var walk func(n *render.JSONNode, depth, parent int32)
+	walk = func(n *render.JSONNode, depth, parent int32) {
+		idx := int32(len(t.rows))
 		t.rows = append(t.rows, treeRow{node: n, depth: depth, parent: parent})
 		if n.IsContainer() && t.open[n.Start] {
-			for _, c := range t.kids(n) {
-				walk(c, depth+1, idx)
+			k := t.kids(*n)
+			for i := range k {
+				walk(&k[i], depth+1, idx)
 			}
 		}
 	}
-	for _, r := range t.roots {
-		walk(r, 0, -1)
+	for i := range t.roots {
+		walk(&t.roots[i], 0, -1)
 	}
 	if curStart >= 0 {
 		for i, r := range t.rows {
@@ -196,7 +222,7 @@ func (t *tree) openDetail() {
 		t.detail = nil
 		return
 	}
-	n := t.rows[t.cur].node
+	n := *t.rows[t.cur].node
 	st := t.com.Styles
 	v := render.SanitizeText(render.JSONLeafValue(t.src, n))
 	head := kindName(n.Kind)
@@ -231,8 +257,8 @@ func kindName(k render.JSONKind) string {
 func (t *tree) Path(i int) string {
 	var segs []string
 	for i >= 0 && i < len(t.rows) {
-		segs = append(segs, render.JSONPathSegment(t.rows[i].node))
-		i = t.rows[i].parent
+		segs = append(segs, render.JSONPathSegment(*t.rows[i].node))
+		i = int(t.rows[i].parent)
 	}
 	var b strings.Builder
 	for k := len(segs) - 1; k >= 0; k-- {
@@ -294,7 +320,7 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 			t.open[n.Start] = false
 			t.rebuild()
 		} else if p := t.rows[t.cur].parent; p >= 0 {
-			t.cur = p
+			t.cur = int(p)
 		}
 	case key.Matches(kp, k.ExpandAll):
 		t.expandAll()
@@ -320,32 +346,41 @@ func (t *tree) Update(msg tea.Msg) (bool, tea.Cmd) {
 }
 
 // expandAll opens containers breadth-first until the tree shows
-// maxExpandAllRows rows.
+// maxExpandAllRows rows: the rows of containers already open count, and a
+// container is opened only when all its members fit.
 func (t *tree) expandAll() {
-	queue := append([]render.JSONNode(nil), t.roots...)
+	queue := make([]*render.JSONNode, 0, len(t.roots))
+	for i := range t.roots {
+		queue = append(queue, &t.roots[i])
+	}
 	rows := len(t.roots)
 	capped := false
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
+	for head := 0; head < len(queue); head++ {
+		n := queue[head]
 		if !n.IsContainer() {
 			continue
 		}
+		k := t.kids(*n)
 		if !t.open[n.Start] {
-			k := t.kids(n)
 			if rows+len(k) > maxExpandAllRows {
 				capped = true
 				break
 			}
 			t.open[n.Start] = true
-			rows += len(k)
 		}
-		queue = append(queue, t.kids(n)...)
+		rows += len(k)
+		for i := range k {
+			queue = append(queue, &k[i])
+		}
 	}
 	t.rebuild()
 	t.status = "expanded all"
 	if capped {
-		t.status = fmt.Sprintf("expanded %d rows (the limit); expand deeper nodes one by one", len(t.rows))
+		if t.nodes == 0 {
+			t.nodes = render.JSONCount(t.src)
+		}
+		t.status = fmt.Sprintf("expanded %d of %d nodes (the bound is %d rows); expand deeper nodes one by one",
+			len(t.rows), t.nodes, maxExpandAllRows)
 	}
 }
 
@@ -469,9 +504,9 @@ func (t *tree) View() string {
 // rowText draws one row: indent, marker, key and value or preview.
 func (t *tree) rowText(r treeRow) string {
 	s := t.styles
-	n := r.node
+	n := *r.node
 	var b strings.Builder
-	b.WriteString(treeIndentFor(r.depth, t.w))
+	b.WriteString(treeIndentFor(int(r.depth), t.w))
 	switch {
 	case n.IsContainer() && t.open[n.Start]:
 		b.WriteString(s.punct.Render("▾ "))

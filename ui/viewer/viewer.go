@@ -102,8 +102,10 @@ type loadedMsg struct {
 	encoding string
 	// checked: the bytes shown hashed to the artifact's digest.
 	checked bool
-	// source is the file's source view (sourceBody).
-	source body
+	// source is the file's source view (sourceBody), when small;
+	// sourceLater: it is the file's text, read when first shown.
+	source      body
+	sourceLater bool
 	// alt is the other rendering offered (markdown for plain text).
 	alt body
 }
@@ -187,8 +189,12 @@ type Model struct {
 	body     body
 	rendered body
 	source   body
-	// showSource: the source view (key v) is shown.
-	showSource bool
+	// showSource: the source view (key v) is shown. sourceLater: the
+	// source view is the file's text, not built yet (loadSource builds
+	// it when first shown); sourceGen is the load that is building it.
+	showSource  bool
+	sourceLater bool
+	sourceGen   int
 	// alt is the other rendering offered for the file (plain text as
 	// markdown, key m), swapped with rendered by toggleAlt.
 	alt     body
@@ -307,19 +313,47 @@ func metaOf(a runner.VerifiedArtifact) render.Meta {
 	}
 }
 
+// input is what a load Cmd needs, copied out of the Model.
+func (m *Model) input() loadInput {
+	return loadInput{
+		com: m.com, keys: m.keys, env: m.env, meta: m.meta, path: m.path, art: m.art, siblings: m.siblings,
+		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
+	}
+}
+
 // Load reads and prepares the artifact in a Cmd; the body arrives as a
 // message for this generation.
 func (m *Model) Load() tea.Cmd {
 	m.gen++
 	m.loading = true
 	gen := m.gen
-	in := loadInput{
-		com: m.com, keys: m.keys, env: m.env, meta: m.meta, path: m.path, art: m.art, siblings: m.siblings,
-		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
-	}
+	in := m.input()
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
-		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked, source: in.source, alt: in.alt}
+		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked,
+			source: in.source, sourceLater: in.sourceLater, alt: in.alt}
+	}
+}
+
+// sourceMsg is the text source view loadSource built for load gen.
+type sourceMsg struct {
+	tag
+	gen  int
+	body body
+	err  error
+}
+
+// loadSource starts building the text source view, unless a Cmd of this
+// load already is.
+func (m *Model) loadSource() tea.Cmd {
+	if m.sourceGen == m.gen {
+		return nil
+	}
+	m.sourceGen = m.gen
+	gen, in := m.gen, m.input()
+	return func() tea.Msg {
+		b, err := loadSource(in)
+		return sourceMsg{gen: gen, body: b, err: err}
 	}
 }
 
@@ -341,8 +375,12 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if msg.note != "" {
 			m.note = msg.note
 		}
-		m.rendered, m.source, m.alt = msg.body, msg.source, msg.alt
+		m.rendered, m.source, m.sourceLater, m.alt = msg.body, msg.source, msg.sourceLater, msg.alt
 		m.body = m.rendered
+		if m.showSource && m.sourceLater {
+			m.body = nil
+			return nil, m.loadSource()
+		}
 		if m.showSource && m.source != nil {
 			m.body = m.source
 		}
@@ -352,6 +390,30 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		m.body.SetSize(m.width, max(m.height-headerLines, 1))
 		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
 			return nil, s.Start()
+		}
+		return nil, nil
+	case sourceMsg:
+		if msg.gen != m.gen {
+			return nil, nil
+		}
+		m.sourceLater = false
+		if msg.err != nil {
+			// The rendering stays; the status line says why the source did
+			// not, and the header no longer calls a changed file verified.
+			m.err = fmt.Errorf("source view: %w", msg.err)
+			if errors.Is(msg.err, ErrChanged) {
+				m.verified = false
+			}
+			m.showSource = false
+			m.body = m.rendered
+		} else {
+			m.source = msg.body
+			if m.showSource {
+				m.body = m.source
+			}
+		}
+		if m.body != nil {
+			m.body.SetSize(m.width, max(m.height-headerLines, 1))
 		}
 		return nil, nil
 	case savedMsg:
@@ -398,7 +460,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, k.Back):
 		return ActionBack{}, nil
-	case key.Matches(kp, k.Source) && m.source != nil:
+	case key.Matches(kp, k.Source) && m.hasSource():
 		return nil, m.toggleSource()
 	case key.Matches(kp, k.Markdown) && m.alt != nil && !m.showSource:
 		m.rendered, m.alt = m.alt, m.rendered
@@ -430,6 +492,9 @@ func (m *Model) toggleSource() tea.Cmd {
 	m.body = m.rendered
 	if m.showSource {
 		m.body = m.source
+		if m.sourceLater {
+			return m.loadSource() // "loading…" until it comes
+		}
 	}
 	if m.body == nil {
 		return nil
@@ -440,6 +505,9 @@ func (m *Model) toggleSource() tea.Cmd {
 	}
 	return nil
 }
+
+// hasSource reports whether v has a source view to show.
+func (m *Model) hasSource() bool { return m.source != nil || m.sourceLater }
 
 // open starts the system opener on the staged file, or explains why not.
 func (m *Model) open() tea.Cmd {
@@ -632,7 +700,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.showSource:
 		// The way back to the rendering leads the bar.
 		b = append([]key.Binding{k.Source}, b...)
-	case m.source != nil:
+	case m.hasSource():
 		b = append(b, k.Source)
 	}
 	if m.alt != nil && !m.showSource {
@@ -683,7 +751,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	if m.alt != nil && !m.showSource {
 		art = append([]key.Binding{k.Markdown}, art...)
 	}
-	if m.source != nil {
+	if m.hasSource() {
 		art = append([]key.Binding{k.Source}, art...)
 	}
 	return append(groups, m.unshadowed(art...))

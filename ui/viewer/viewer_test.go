@@ -336,11 +336,11 @@ func TestTableSortFilterDetailScroll(t *testing.T) {
 	f := open(t, "t.csv", []byte(src), "text/csv", "", 60, 12, false)
 	tb := f.m.body.(*table)
 	f.key("right", "S") // sort by qty ascending, numerically
-	if got := tb.td.Rows[tb.order[0]][0]; got != "a" {
+	if got := tb.td.Row(int(tb.order[0]))[0]; got != "a" {
 		t.Fatalf("first after numeric sort = %q, want a", got)
 	}
 	f.key("S")
-	if got := tb.td.Rows[tb.order[0]][0]; got != "c" {
+	if got := tb.td.Row(int(tb.order[0]))[0]; got != "c" {
 		t.Fatalf("first after descending sort = %q, want c", got)
 	}
 	f.key("/")
@@ -349,7 +349,7 @@ func TestTableSortFilterDetailScroll(t *testing.T) {
 	}
 	f.typeText("lim")
 	f.key("enter")
-	if len(tb.order) != 1 || tb.td.Rows[tb.order[0]][2] != "Lima" {
+	if len(tb.order) != 1 || tb.td.Row(int(tb.order[0]))[2] != "Lima" {
 		t.Fatalf("filter lim: %v", tb.order)
 	}
 	f.key("enter")
@@ -993,5 +993,52 @@ func TestTamperedStagedFileIsNotVerified(t *testing.T) {
 	f = openPath(t, path, int64(len(tampered)), modproto.Digest(tampered), "text/plain", "text", 80, 12, false, nil)
 	if out := f.frame(); f.m.Err() != nil || !strings.Contains(out, "verified ✓") {
 		t.Fatalf("an intact file (err %v):\n%s", f.m.Err(), out)
+	}
+}
+
+// TestTreeExpandAllBound: expand all stops before the tree would show
+// more than maxExpandAllRows rows and says how far it got of how many.
+func TestTreeExpandAllBound(t *testing.T) {
+	half := strings.TrimSuffix(strings.Repeat("0,", maxExpandAllRows*3/4), ",")
+	src := `{"a":[` + half + `],"b":[` + half + `]}`
+	f := open(t, "big.json", []byte(src), "application/json", "", 120, 10, false)
+	tr := f.m.body.(*tree)
+	f.key("e")
+	want := fmt.Sprintf("expanded %d of %d nodes (the bound is %d rows)", 3+maxExpandAllRows*3/4, 3+2*(maxExpandAllRows*3/4), maxExpandAllRows)
+	if len(tr.rows) > maxExpandAllRows || !strings.Contains(f.frame(), want) {
+		t.Fatalf("expand all: %d rows, footer:\n%s\nwant %q", len(tr.rows), f.frame(), want)
+	}
+	// The rows of the root, open from the start, count toward the bound.
+	many := strings.TrimSuffix(strings.Repeat("[0],", maxExpandAllRows*3/4), ",")
+	f = open(t, "many.json", []byte("["+many+"]"), "application/json", "", 120, 10, false)
+	tr = f.m.body.(*tree)
+	f.key("e")
+	if len(tr.rows) > maxExpandAllRows || !strings.Contains(f.frame(), "(the bound is") {
+		t.Fatalf("expand all under an open root: %d rows, footer:\n%s", len(tr.rows), f.frame())
+	}
+}
+
+// TestSourceViewRechecksTheFile: the text source view is read when v is
+// first pressed, and bytes changed since the file was verified are not
+// shown there either: the rendering stays and the header says so.
+func TestSourceViewRechecksTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.json")
+	honest := []byte(`{"a":1}`)
+	if err := os.WriteFile(path, honest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := openPath(t, path, int64(len(honest)), modproto.Digest(honest), "application/json", "json", 80, 12, false, nil)
+	if !strings.Contains(f.frame(), "verified ✓") {
+		t.Fatalf("not verified at open:\n%s", f.frame())
+	}
+	if err := os.WriteFile(path, []byte(`{"a":2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.key("v")
+	out := f.frame()
+	if !errors.Is(f.m.Err(), ErrChanged) || strings.Contains(out, `{"a":2}`) || strings.Contains(out, "verified ✓") ||
+		!strings.Contains(out, "changed since it was verified") || f.m.body != f.m.rendered {
+		t.Fatalf("v on a changed file (err %v):\n%s", f.m.Err(), out)
 	}
 }
