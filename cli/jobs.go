@@ -279,4 +279,3 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 	fmt.Fprintln(g.io.Out)
 	return nil
 }
-

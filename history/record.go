@@ -5,8 +5,8 @@
 package history
 
 import (
-	"strings"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"modbay/contain"
