@@ -434,11 +434,17 @@ func (a *historyActivity) activity(now time.Time) []activityEntry {
 		inFlight := x.JobID != "" && !runner.IsTerminalJobState(x.JobState) &&
 			(x.Status == history.StatusRunning || x.Status == history.StatusDetached || x.Status == history.StatusInterrupted)
 		took := time.Duration(x.DurationMS) * time.Millisecond
-		if !inFlight && (x.Status == history.StatusRunning || now.Sub(x.Started.Add(took)) > activityRecent) {
+		// An agent's call through modbay mcp serve, running in that
+		// process (a recent one: an older "running" record's process died).
+		agentRunning := x.Source == history.SourceMCPServe && x.JobID == "" && x.Status == history.StatusRunning && now.Sub(x.Started) <= activityRecent
+		if !inFlight && !agentRunning && (x.Status == history.StatusRunning || now.Sub(x.Started.Add(took)) > activityRecent) {
 			continue
 		}
 		e := activityEntry{Source: "history (" + x.Source + ")", RunID: x.RunID, Module: x.Module, Capability: x.Capability,
 			Phase: phaseFinished, Status: string(x.Status), Started: x.Started, Took: took, JobID: x.JobID, Percent: x.JobPercent}
+		if agentRunning {
+			e.Phase, e.Took, e.Status = phaseRunning, 0, "running"
+		}
 		if inFlight {
 			e.Phase, e.Took = phaseRunning, 0
 			e.Status = "job " + x.JobState

@@ -3,8 +3,10 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"modbay/approval"
+	"modbay/history"
 	"modbay/ui/dialog"
 	"modbay/ui/internal/uitest"
 )
@@ -35,5 +37,18 @@ func TestAgentQuestionInHeaderAndActivity(t *testing.T) {
 	}
 	if v := ap.View(100, 30); !strings.Contains(v, "-code (through modbay mcp serve)") || strings.Contains(v, "\x1b[31m-code") {
 		t.Errorf("the agent's name is not sanitized:\n%s", v)
+	}
+}
+
+func TestActivityListsAnAgentsRunningCall(t *testing.T) {
+	now := uitest.Epoch
+	a := &historyActivity{m: &Model{modules: &moduleList{}}, sums: []history.Summary{
+		{RunID: "req_agent", Module: "fetch", Capability: "fetch.url", Source: history.SourceMCPServe, Status: history.StatusRunning, Started: now.Add(-time.Minute)},
+		{RunID: "req_old", Module: "fetch", Capability: "fetch.url", Source: history.SourceMCPServe, Status: history.StatusRunning, Started: now.Add(-time.Hour)},
+		{RunID: "req_person", Module: "fetch", Capability: "fetch.url", Source: history.SourceInvoke, Status: history.StatusRunning, Started: now.Add(-time.Minute)},
+	}}
+	got := a.activity(now)
+	if len(got) != 1 || got[0].RunID != "req_agent" || got[0].Phase != phaseRunning || !strings.Contains(got[0].Source, "mcp serve") {
+		t.Errorf("activity %+v", got)
 	}
 }
