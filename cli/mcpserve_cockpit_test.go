@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,9 +101,17 @@ func TestMCPServeApprovalAnsweredInTheCockpit(t *testing.T) {
 func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
 	home := demo(t)
 	cockpit := cockpitOf(t, home, "the cockpit")
-	cs := serveSession(t, home, nil, "--approval-wait", "300ms")
+	var mu sync.Mutex
+	var progress []string
+	cs := serveSession(t, home, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, r.Params.Message)
+		mu.Unlock()
+	}}, "--approval-wait", "400ms")
 	call := func() *mcp.CallToolResult {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		p := &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs}
+		p.SetProgressToken("wait")
+		res, err := cs.CallTool(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,6 +122,13 @@ func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
 	if !res.IsError || res.Meta["modbay/code"] != "approval_pending" || !strings.Contains(textOf(res), "approval pending (id "+q.ID+")") {
 		t.Fatalf("unanswered: %v %s", res.Meta, textOf(res))
 	}
+	// Notifications may be handled after the result: wait for the first.
+	waitUntil(t, "progress was sent while the call waited", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) > 0 })
+	mu.Lock()
+	if !strings.Contains(progress[0], "waiting for a person's approval in the modbay cockpit (id "+q.ID+")") {
+		t.Errorf("progress while waiting: %q", progress)
+	}
+	mu.Unlock()
 	// Answered after the call returned: the same call retried runs, once.
 	if err := cockpit.Answer(q.ID, approval.Once); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,8 @@ const (
 	// call returned pending, and how long an answer given then applies
 	// to the same call (same tool and input) retried.
 	DefaultApprovalKeep = 10 * time.Minute
-	// approvalTick is how often a waiting call sends progress.
+	// approvalTick is how often a waiting call sends progress (a quarter
+	// of a shorter wait).
 	approvalTick = 5 * time.Second
 	// maxAsks bounds the questions one serve process keeps open.
 	maxAsks = 64
@@ -129,7 +130,7 @@ const CodeApprovalPending = "approval_pending"
 func (s *Server) waitAnswer(ctx context.Context, req *mcp.CallToolRequest, a *ask) bool {
 	bound := time.NewTimer(s.opts.ApprovalWait)
 	defer bound.Stop()
-	tick := time.NewTicker(approvalTick)
+	tick := time.NewTicker(min(approvalTick, max(s.opts.ApprovalWait/4, 10*time.Millisecond)))
 	defer tick.Stop()
 	token := req.Params.GetProgressToken()
 	n := 0.0
