@@ -116,7 +116,10 @@ func writeModule(w io.Writer, m *runner.Module) {
 			title = c.ID
 		}
 		hidden := ""
-		if c.Hidden {
+		switch {
+		case c.Hidden && m.EffectsAreHints:
+			hidden = " (hidden: a resource or prompt, not an agent tool; R in the cockpit, modbay mcp; docs/mcp.md)"
+		case c.Hidden:
 			hidden = " (hidden: no form, no agent tool; docs/protocol.md §17)"
 		}
 		fmt.Fprintf(w, "  %s — %s%s\n", cleanID(c.ID), clean(title), hidden)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,9 @@ type elicitAsker struct {
 	terminal bool
 	// value is --elicit-input's JSON value, nil when not given.
 	value json.RawMessage
+	// sampling is --sampling-input's answer ({"reply": text}), nil when
+	// not given.
+	sampling json.RawMessage
 	// from names who asks: the module's id, module text.
 	from string
 	// lines carries standard input line by line once the first prompt
@@ -43,8 +47,8 @@ type elicitAsker struct {
 }
 
 // elicitor returns the runner.Elicitor of an invoke of module id from.
-func (o *InvokeOptions) elicitor(from string, value json.RawMessage) runner.Elicitor {
-	a := &elicitAsker{in: o.IO.In, errOut: o.IO.ErrOut, value: value, from: from,
+func (o *InvokeOptions) elicitor(from string, value, sampling json.RawMessage) runner.Elicitor {
+	a := &elicitAsker{in: o.IO.In, errOut: o.IO.ErrOut, value: value, sampling: sampling, from: from,
 		terminal: o.IO.IsTerminal(o.IO.In) && o.IO.IsTerminal(o.IO.ErrOut)}
 	return a.ask
 }
@@ -52,6 +56,12 @@ func (o *InvokeOptions) elicitor(from string, value json.RawMessage) runner.Elic
 // ask implements runner.Elicitor (the host bounds the request and checks
 // an accepted answer against the schema again).
 func (a *elicitAsker) ask(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+	switch {
+	case e.Sampling != nil:
+		return a.sample(ctx, e)
+	case e.URL != "":
+		return a.openURL(ctx, e)
+	}
 	w := a.errOut
 	fmt.Fprintf(w, "%s asks mid-call: %s\n", clean(a.from), render.SanitizeLine(e.Message))
 	if a.value != nil {
@@ -291,4 +301,93 @@ func (f elicitField) read(line string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return json.RawMessage(line), true
+}
+
+// maxSamplingLines bounds the lines of one sampling message printed.
+const maxSamplingLines = 40
+
+// sample answers a sampling request: it prints the request (sanitized,
+// each message cut at maxSamplingLines), then answers with
+// --sampling-input, or on a terminal reads the reply the person types
+// (one line; an empty one declines), else declines.
+func (a *elicitAsker) sample(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+	w, sr := a.errOut, e.Sampling
+	fmt.Fprintf(w, "%s asks for a model's reply mid-call (sampling; modbay calls no model, a person writes it)\n", clean(a.from))
+	if sr.SystemPrompt != "" {
+		fmt.Fprintf(w, "  system prompt: %s\n", render.SanitizeLine(sr.SystemPrompt))
+	}
+	if len(sr.ModelHints) > 0 {
+		hints := make([]string, len(sr.ModelHints))
+		for i, h := range sr.ModelHints {
+			hints[i] = clean(h)
+		}
+		fmt.Fprintf(w, "  models preferred: %s\n", strings.Join(hints, ", "))
+	}
+	for _, k := range []string{"cost", "speed", "intelligence"} {
+		if v, ok := sr.Priorities[k]; ok && v > 0 {
+			fmt.Fprintf(w, "  %s priority: %.2f\n", k, v)
+		}
+	}
+	if sr.MaxTokens > 0 {
+		fmt.Fprintf(w, "  at most %d tokens\n", sr.MaxTokens)
+	}
+	for _, m := range sr.Messages {
+		lines := strings.Split(render.Sanitize(m.Text), "\n")
+		if len(lines) > maxSamplingLines {
+			lines = append(lines[:maxSamplingLines], "…")
+		}
+		fmt.Fprintf(w, "  %s: %s\n", clean(m.Role), strings.Join(lines, "\n    "))
+	}
+	switch {
+	case a.sampling != nil:
+		fmt.Fprintln(w, "modbay: answered with --sampling-input")
+		return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: a.sampling}, nil
+	case !a.terminal:
+		fmt.Fprintln(w, "modbay: declined: no terminal to ask on (pass --sampling-input TEXT|@FILE|@- to answer it)")
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	line, ok := a.prompt(ctx, "reply (one line, sent as the model's message; empty declines): ")
+	switch {
+	case !ok:
+		return runner.ElicitAnswer{Action: runner.ElicitCancel}, ctx.Err()
+	case line == "":
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	content, _ := json.Marshal(map[string]string{"reply": line})
+	return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: content}, nil
+}
+
+// openURL answers a URL elicitation: the URL is printed (sanitized, its
+// host named apart), never opened; on a terminal the person accepts
+// once done, declines or cancels; without one it declines.
+func (a *elicitAsker) openURL(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
+	w := a.errOut
+	fmt.Fprintf(w, "%s asks you to open a URL mid-call: %s\n", clean(a.from), render.SanitizeLine(e.Message))
+	fmt.Fprintf(w, "  %s\n  (host: %s)\n", render.SanitizeLine(e.URL), render.SanitizeLine(urlHost(e.URL)))
+	if !a.terminal {
+		fmt.Fprintln(w, "modbay: declined: no terminal to ask on")
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	for {
+		line, ok := a.prompt(ctx, "open it in your browser, then [a]ccept, [d]ecline or [c]ancel: ")
+		switch {
+		case !ok:
+			return runner.ElicitAnswer{Action: runner.ElicitCancel}, ctx.Err()
+		case line == "a" || line == "accept":
+			return runner.ElicitAnswer{Action: runner.ElicitAccept}, nil
+		case line == "d" || line == "decline":
+			return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+		case line == "c" || line == "cancel":
+			return runner.ElicitAnswer{Action: runner.ElicitCancel}, nil
+		}
+	}
+}
+
+// urlHost is raw's host, "" when it does not parse.
+func urlHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

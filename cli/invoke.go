@@ -64,6 +64,60 @@ type InvokeOptions struct {
 	ElicitInput string
 	// elicitValue is ElicitInput read (nil when not given).
 	elicitValue json.RawMessage
+	// SamplingInput is --sampling-input as given: "" (ask on a terminal,
+	// else decline), or JSON text, @FILE or @-: the reply written for
+	// every sampling request of the call (an MCP server's
+	// sampling/createMessage; docs/mcp.md).
+	SamplingInput string
+	// samplingValue is SamplingInput read as the reply's answer
+	// ({"reply": text}; nil when not given).
+	samplingValue json.RawMessage
+}
+
+// readSamplingInput reads --sampling-input: JSON text, @FILE or @- (not
+// when --input is @- too), holding the reply as a JSON string, an object
+// with "reply", or an MCP CreateMessageResult (its text content).
+func (o *InvokeOptions) readSamplingInput() error {
+	if o.SamplingInput == "" {
+		return nil
+	}
+	if o.SamplingInput == "@-" && o.Input == "@-" {
+		return errors.New("@- is taken by --input: give JSON text or @FILE")
+	}
+	v, err := readInput(o.SamplingInput, o.IO.In)
+	if err != nil {
+		return err
+	}
+	reply, err := samplingReply(v)
+	if err != nil {
+		return err
+	}
+	o.samplingValue, _ = json.Marshal(map[string]string{"reply": reply})
+	return nil
+}
+
+// samplingReply is the reply text of a --sampling-input value.
+func samplingReply(v json.RawMessage) (string, error) {
+	var text string
+	if json.Unmarshal(v, &text) == nil {
+		return text, nil
+	}
+	var obj struct {
+		Reply   *string `json:"reply"`
+		Content *struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(v, &obj) == nil {
+		switch {
+		case obj.Reply != nil:
+			return *obj.Reply, nil
+		case obj.Content != nil && obj.Content.Type == "text" && obj.Content.Text != nil:
+			return *obj.Content.Text, nil
+		}
+	}
+	return "", errors.New(`want the reply as a JSON string, {"reply": TEXT}, or a sampling result {"role":"assistant","content":{"type":"text","text":TEXT}}`)
 }
 
 // readElicitInput reads --elicit-input: JSON text or @FILE; standard
@@ -128,6 +182,12 @@ cancel. Without a terminal it declines and says so on stderr.
 checked against each question's schema (a value that does not match is
 answered cancel).
 
+A server may ask for a model's reply (MCP sampling). modbay calls no model:
+on a terminal it shows the request (system prompt, messages, model
+preferences) and you write the reply; without a terminal it declines.
+--sampling-input TEXT|@FILE|@- answers every sampling request with that
+reply. A URL the server asks you to open is printed, never opened.
+
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
 large, artifact refused, not fully contained under sandbox: require), 5 input
@@ -154,6 +214,7 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
 	f.StringVar(&opts.ElicitInput, "elicit-input", "", "answer every question the module asks mid-call (an MCP elicitation) with accept and this JSON value (text or @FILE); default: ask on a terminal, else decline")
+	f.StringVar(&opts.SamplingInput, "sampling-input", "", "answer every sampling request of the call (an MCP sampling/createMessage; no model is called) with this reply: JSON text, @FILE or @- (a JSON string, {\"reply\": TEXT} or a sampling result); default: ask on a terminal, else decline")
 	f.BoolVar(&opts.Refresh, "refresh", false, "for an MCP server: list its tools again, and start it even when it failed to connect a moment ago")
 	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
@@ -167,6 +228,10 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if o.DeadlineSet && o.Deadline <= 0 {
 		return o.refuse(usageRefusal("--deadline must be positive (got %s)", o.Deadline))
+	}
+	// Before the input: --input @- would take standard input first.
+	if err := o.readSamplingInput(); err != nil {
+		return o.refuse(usageRefusal("--sampling-input: %v", err))
 	}
 	raw, err := readInput(o.Input, o.IO.In)
 	if err != nil {
@@ -251,7 +316,7 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 			}
 		}
 	}
-	ro := runner.RunOptions{Approved: true, Events: rec.events(events), Elicit: o.elicitor(m.ID, o.elicitValue)}
+	ro := runner.RunOptions{Approved: true, Events: rec.events(events), Elicit: o.elicitor(m.ID, o.elicitValue, o.samplingValue)}
 	if o.Trace {
 		ro.Record = exchange.Recorder()
 	}

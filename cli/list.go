@@ -32,6 +32,9 @@ type moduleJSON struct {
 	// Refused maps each capability refused for a request schema no input
 	// satisfies to the finding (runner.Module.Refused).
 	Refused map[string]string `json:"refused,omitempty"`
+	// MCP is an MCP server's resources, templates and prompts as last
+	// listed (describe only; mcp.Driver.Listed).
+	MCP *mcp.Listing `json:"mcp,omitempty"`
 }
 
 // violation is one broken rule in --json output.
@@ -57,6 +60,9 @@ func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
 		j.Name, j.Version = d.Name, d.Version
 		if withDescriptor {
 			j.Descriptor = d
+			if md, ok := m.Driver.(*mcp.Driver); ok {
+				j.MCP = md.Listed()
+			}
 		}
 	}
 	return j

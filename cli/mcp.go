@@ -22,10 +22,20 @@ import (
 // returned (nil when there are none), and stops every server it
 // started when the command ends: no server process outlives a command.
 func (g *globals) addMCPServers(host *runner.Host, cfg *config.Config) *mcp.Source {
+	return g.addMCPServersFrom(host, cfg, nil)
+}
+
+// addMCPServersFrom is addMCPServers over a config replacing prev's
+// (mcp.NewSourceFrom): unchanged servers keep running, and prev's others
+// are stopped.
+func (g *globals) addMCPServersFrom(host *runner.Host, cfg *config.Config, prev *mcp.Source) *mcp.Source {
 	if len(cfg.MCPServers) == 0 {
+		if prev != nil {
+			_ = prev.Close()
+		}
 		return nil
 	}
-	src := mcp.NewSource(cfg, nil)
+	src := mcp.NewSourceFrom(cfg, nil, prev)
 	host.AddSource(src)
 	g.mcp = src
 	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
@@ -89,9 +99,10 @@ func (o *MCPImportOptions) askNpxStart(s *mcp.Imported) {
 	}
 }
 
-// newMCPCommand is `modbay mcp` and its subcommands; importF, when
-// non-nil, replaces mcpImportRun.
-func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error) *cobra.Command {
+// newMCPCommand is `modbay mcp` and its subcommands; importF, surfaceF
+// and loginF, when non-nil, replace mcpImportRun, the surface commands'
+// run and mcpLoginRun.
+func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) error, surfaceF func(context.Context, *MCPSurfaceOptions) error, loginF func(context.Context, *MCPLoginOptions) error) *cobra.Command {
 	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers as modules (config.yaml mcp_servers)", Args: cobra.NoArgs}
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
@@ -119,6 +130,8 @@ does. Without FILE, every known location that exists is read.`,
 	imp.Flags().BoolVar(&o.Force, "force", false, "replace the entries of ids config.yaml already has, without asking")
 	imp.MarkFlagsMutuallyExclusive("skip-existing", "force")
 	cmd.AddCommand(imp, newMCPServeCommand(g), newMCPPinsCommand(g), newMCPInstallCommand(g), newMCPToolsCommand(g))
+	addMCPSurfaceCommands(cmd, g, surfaceF)
+	addMCPLoginCommands(cmd, g, loginF)
 	return cmd
 }
 

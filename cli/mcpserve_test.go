@@ -656,6 +656,24 @@ func TestMCPServeProxiedMCPServer(t *testing.T) {
 	if !slices.ContainsFunc(img.Content, func(c mcp.Content) bool { ic, ok := c.(*mcp.ImageContent); return ok && len(ic.Data) > 0 }) {
 		t.Errorf("no image content from get-tiny-image: %s", textOf(img))
 	}
+	// The server's sampling request reaches a client that offers sampling
+	// (on 2025-11-25), and the client's reply reaches the server.
+	var prompt string
+	sc := serveSessionAt(t, home, &mcp.ClientOptions{CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		if len(req.Params.Messages) == 1 {
+			if tc, ok := req.Params.Messages[0].Content.(*mcp.TextContent); ok {
+				prompt = tc.Text
+			}
+		}
+		return &mcp.CreateMessageResult{Role: "assistant", Model: "the client's", Content: &mcp.TextContent{Text: "from the client"}}, nil
+	}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	sr, err := sc.CallTool(context.Background(), &mcp.CallToolParams{Name: "everything_trigger-sampling-request", Arguments: map[string]any{"prompt": "hello sampler"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.IsError || !strings.Contains(textOf(sr), "from the client") || !strings.Contains(prompt, "hello sampler") {
+		t.Errorf("sampling through the gateway: the client saw %q, the tool said %s", prompt, textOf(sr))
+	}
 }
 
 // An older client gets the question as elicitation/create; "allow for

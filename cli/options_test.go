@@ -55,6 +55,8 @@ func TestParsedOptions(t *testing.T) {
 		check:      func(_ context.Context, o *CheckOptions) error { return capture(o) },
 		rerun:      func(_ context.Context, o *RerunOptions) error { return capture(o) },
 		mcpImport:  func(_ context.Context, o *MCPImportOptions) error { return capture(o) },
+		mcpSurface: func(_ context.Context, o *MCPSurfaceOptions) error { return capture(o) },
+		mcpLogin:   func(_ context.Context, o *MCPLoginOptions) error { return capture(o) },
 		history:    func(_ context.Context, o *HistoryOptions) error { return capture(o) },
 		historyRun: func(_ context.Context, o *HistoryRunOptions) error { return capture(o) },
 		jobs:       func(_ context.Context, o *JobsOptions) error { return capture(o) },
@@ -151,10 +153,43 @@ func TestParsedOptions(t *testing.T) {
 				t.Errorf("rerun = %+v, invoke %+v", *r, *r.Invoke)
 			}
 		}},
+		{[]string{"mcp", "resources", "srv", "--json"}, func(t *testing.T, o any) {
+			if m := o.(*MCPSurfaceOptions); m.Command != "resources" || m.Server != "srv" || !m.JSON {
+				t.Errorf("mcp resources = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "read", "srv", "file:///a b", "-y"}, func(t *testing.T, o any) {
+			if m := o.(*MCPSurfaceOptions); m.Command != "read" || m.Server != "srv" || m.URI != "file:///a b" || !m.Yes || m.JSON {
+				t.Errorf("mcp read = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "prompts", "srv"}, func(t *testing.T, o any) {
+			if m := o.(*MCPSurfaceOptions); m.Command != "prompts" || m.Server != "srv" || m.JSON {
+				t.Errorf("mcp prompts = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "prompt", "srv", "greet", "--arg", "name=Ada", "--arg", "style=a=b", "--json"}, func(t *testing.T, o any) {
+			m := o.(*MCPSurfaceOptions)
+			if m.Command != "prompt" || m.Server != "srv" || m.Prompt != "greet" || !reflect.DeepEqual(m.Args, []string{"name=Ada", "style=a=b"}) || !m.JSON {
+				t.Errorf("mcp prompt = %+v", *m)
+			}
+		}},
 		{[]string{"mcp", "import", "a.json", "b.json", "--dry-run", "--force"}, func(t *testing.T, o any) {
 			m := o.(*MCPImportOptions)
 			if !reflect.DeepEqual(m.Files, []string{"a.json", "b.json"}) || !m.DryRun || !m.Force || m.SkipExisting {
 				t.Errorf("mcp import = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "login", "github", "--no-browser"}, func(t *testing.T, o any) {
+			m := o.(*MCPLoginOptions)
+			if m.Server != "github" || !m.NoBrowser || m.Logout {
+				t.Errorf("mcp login = %+v", *m)
+			}
+		}},
+		{[]string{"mcp", "logout", "github"}, func(t *testing.T, o any) {
+			m := o.(*MCPLoginOptions)
+			if m.Server != "github" || !m.Logout {
+				t.Errorf("mcp logout = %+v", *m)
 			}
 		}},
 		{[]string{"history", "--module", "notes", "--capability", "notes.echo", "--status", "ok", "--limit", "5", "--json"}, func(t *testing.T, o any) {

@@ -133,6 +133,11 @@ type runHooks struct {
 	check     func(context.Context, *CheckOptions) error
 	rerun     func(context.Context, *RerunOptions) error
 	mcpImport func(context.Context, *MCPImportOptions) error
+	// mcpSurface is mcp resources, read, prompts and prompt, told apart
+	// by MCPSurfaceOptions.Command.
+	mcpSurface func(context.Context, *MCPSurfaceOptions) error
+	// mcpLogin is login and logout, told apart by MCPLoginOptions.Logout.
+	mcpLogin func(context.Context, *MCPLoginOptions) error
 	// history is the list; the subcommands share historyRun, told apart
 	// by HistoryRunOptions.Command.
 	history    func(context.Context, *HistoryOptions) error
@@ -203,7 +208,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
 		newExampleModuleCommand(),
 		newCheckCommand(g, hooks.check),
-		newMCPCommand(g, hooks.mcpImport),
+		newMCPCommand(g, hooks.mcpImport, hooks.mcpSurface, hooks.mcpLogin),
 		newSkillsCommand(g, hooks.skills),
 	)
 	return root, g
@@ -291,10 +296,13 @@ func (g *globals) envFor(cfg *config.Config, prev *env) (*env, error) {
 		e.mcp = prev.mcp
 		e.host.AddSource(e.mcp)
 	} else {
-		if prev != nil && prev.mcp != nil {
-			_ = prev.mcp.Close()
+		var was *mcp.Source
+		if prev != nil {
+			was = prev.mcp
 		}
-		e.mcp = g.addMCPServers(e.host, cfg)
+		// Servers whose entries did not change, or changed only in
+		// roots, keep their drivers (the latter restarted with them).
+		e.mcp = g.addMCPServersFrom(e.host, cfg, was)
 	}
 	for _, m := range g.modules {
 		abs, err := filepath.Abs(m)

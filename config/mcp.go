@@ -30,8 +30,13 @@ type MCPServer struct {
 	// Cwd is the server's working directory (default: a per-session
 	// scratch directory). It is readable and writable to the server.
 	Cwd string `yaml:"cwd,omitempty"`
-	// URL is a remote server's streamable HTTP endpoint.
+	// URL is a remote server's streamable HTTP endpoint, or its SSE
+	// endpoint when Type is "sse".
 	URL string `yaml:"url,omitempty"`
+	// Type is how a remote server is reached: "" or "http" (streamable
+	// HTTP), "sse" (the older HTTP+SSE transport); "stdio" or "" for a
+	// command.
+	Type string `yaml:"type,omitempty"`
 	// Headers are sent with every request to URL (an Authorization
 	// header, say); values may name host variables.
 	Headers map[string]string `yaml:"headers,omitempty"`
@@ -100,6 +105,10 @@ func (s MCPServer) Transport() string {
 	return ""
 }
 
+// SSE reports whether a remote server is reached over the older HTTP+SSE
+// transport (type: sse) rather than streamable HTTP.
+func (s MCPServer) SSE() bool { return s.Type == "sse" && s.URL != "" }
+
 // CheckMCPServer reports what makes the entry id unusable, nil when it is
 // usable: a bad id, neither or both of command and url, stdio-only keys on
 // a remote server, a relative cwd or root, a root mode other than ro/rw/rwx.
@@ -127,6 +136,12 @@ func CheckMCPServer(id string, s MCPServer) error {
 		if s.Cwd != "" && !strings.HasPrefix(s.Cwd, "/") {
 			return fmt.Errorf("mcp_servers.%s: cwd %q must be absolute", id, s.Cwd)
 		}
+	}
+	switch {
+	case s.Type != "" && s.Type != "stdio" && s.Type != "http" && s.Type != "sse":
+		return fmt.Errorf("mcp_servers.%s: type %q is not stdio, http or sse", id, s.Type)
+	case s.Type == "stdio" && s.Command == "", (s.Type == "http" || s.Type == "sse") && s.URL == "":
+		return fmt.Errorf("mcp_servers.%s: type %s does not match the entry (command for stdio, url for http and sse)", id, s.Type)
 	}
 	if n := s.Limits.MaxOutputBytes; n < 0 || n > MCPMaxOutputBytes {
 		return fmt.Errorf("mcp_servers.%s: limits.max_output_bytes %d is not between 0 and %d (the most one MCP message may hold)", id, n, MCPMaxOutputBytes)

@@ -142,6 +142,13 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 	}
 	c := &checker{h: h, m: m2, opts: opts}
 	for _, cp := range m2.Descriptor.Capabilities {
+		if cp.Hidden && m2.EffectsAreHints {
+			// A URI or a prompt's values mean what the server says: a
+			// generated one tells nothing of its conformance.
+			add(Item{Status: Skipped, Name: "inputs", Capability: cp.ID,
+				Detail: "an MCP server's resource or prompt (docs/protocol.md §17): its inputs are the server's data, not generated"})
+			continue
+		}
 		for _, it := range c.capability(ctx, cp) {
 			add(it)
 		}

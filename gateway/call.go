@@ -326,16 +326,33 @@ func approvalRequired(e *entry, plan *runner.Plan, optedIn bool) *mcp.CallToolRe
 	return toolError(string(modproto.KindAuthz), "approval_required", msg)
 }
 
-// elicitor forwards a module's question (an MCP server's elicitation)
-// to the client when it supports elicitation and speaks a protocol
-// version that allows a server-initiated request; otherwise the
-// question is declined (docs/gateway.md "Proxied MCP servers").
+// elicitor forwards a module's question (an MCP server's elicitation:
+// a form, or a URL) to the client when it supports elicitation (URL
+// elicitation for a URL), and a sampling request when it supports
+// sampling, if it speaks a protocol version that allows a
+// server-initiated request; otherwise the question is declined
+// (docs/gateway.md "Proxied MCP servers").
 func (s *Server) elicitor(req *mcp.CallToolRequest, st *session) runner.Elicitor {
 	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil || req.ProtocolVersion() >= "2026-07-28" {
+	if caps == nil || caps.Elicitation == nil && caps.Sampling == nil || req.ProtocolVersion() >= "2026-07-28" {
 		return nil
 	}
 	return func(ctx context.Context, q runner.Elicitation) (runner.ElicitAnswer, error) {
+		switch {
+		case q.Sampling != nil:
+			return forwardSampling(ctx, req, q.Sampling)
+		case caps.Elicitation == nil:
+			return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+		case q.URL != "":
+			if caps.Elicitation.URL == nil {
+				return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+			}
+			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: render.Sanitize(q.Message), URL: q.URL, ElicitationID: q.RequestID})
+			if err != nil {
+				return runner.ElicitAnswer{}, err
+			}
+			return runner.ElicitAnswer{Action: runner.ElicitAction(r.Action)}, nil
+		}
 		var schema any
 		if len(q.Schema) > 0 {
 			_ = json.Unmarshal(q.Schema, &schema)
@@ -350,6 +367,38 @@ func (s *Server) elicitor(req *mcp.CallToolRequest, st *session) runner.Elicitor
 		}
 		return a, nil
 	}
+}
+
+// forwardSampling passes a proxied server's sampling request to the
+// client when it offers sampling (its answer, text only, as the reply),
+// and declines otherwise: the gateway calls no model either.
+func forwardSampling(ctx context.Context, req *mcp.CallToolRequest, sr *runner.SamplingRequest) (runner.ElicitAnswer, error) {
+	if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	p := &mcp.CreateMessageParams{MaxTokens: sr.MaxTokens, SystemPrompt: sr.SystemPrompt, Messages: []*mcp.SamplingMessage{}}
+	for _, m := range sr.Messages {
+		p.Messages = append(p.Messages, &mcp.SamplingMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: m.Text}})
+	}
+	if len(sr.ModelHints) > 0 || len(sr.Priorities) > 0 {
+		p.ModelPreferences = &mcp.ModelPreferences{CostPriority: sr.Priorities["cost"], SpeedPriority: sr.Priorities["speed"], IntelligencePriority: sr.Priorities["intelligence"]}
+		for _, h := range sr.ModelHints {
+			p.ModelPreferences.Hints = append(p.ModelPreferences.Hints, &mcp.ModelHint{Name: h})
+		}
+	}
+	r, err := req.Session.CreateMessage(ctx, p)
+	if err != nil {
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	text, ok := r.Content.(*mcp.TextContent)
+	if !ok {
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	b, err := json.Marshal(map[string]string{"reply": text.Text})
+	if err != nil {
+		return runner.ElicitAnswer{}, err
+	}
+	return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: b}, nil
 }
 
 // toolError is an isError result carrying the failure kind (docs/protocol.md

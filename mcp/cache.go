@@ -27,8 +27,10 @@ import (
 // listFormat is the version of a cached tool list's encoding, digested
 // into the Fingerprint so a list cached by an older modbay is listed
 // again. 2: tool schemas kept as the server wrote them (property order),
-// not re-encoded from Go maps (sorted).
-const listFormat = 2
+// not re-encoded from Go maps (sorted). 3: resources, templates and
+// prompts as hidden capabilities (surface.go), tools requiring tasks left
+// out.
+const listFormat = 3
 
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"
@@ -36,7 +38,7 @@ const cacheSubdir = "mcp"
 // maxStateBytes bounds a state file read back (a version, an epoch and
 // a bounded catalog): anything larger is not one of ours and reads as
 // empty.
-const maxStateBytes = 256 << 10
+const maxStateBytes = 512 << 10
 
 // listState is what a server's state file holds.
 type listState struct {
@@ -80,7 +82,7 @@ const (
 
 // entryDigest digests the config entry.
 func (d *Driver) entryDigest() string {
-	b, _ := json.Marshal(d.srv)
+	b, _ := json.Marshal(d.entry())
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }
@@ -229,8 +231,8 @@ func (d *Driver) Refresh() {
 	d.mu.Unlock()
 }
 
-// Fingerprint digests the config entry and the epoch (bumped by a
-// refresh or a new server version): the host caches the tool list under it
+// Fingerprint digests the config entry, the epoch (bumped by a refresh
+// or a new server version) and whether a remote server is signed in: the host caches the tool list under it
 // (runner's describe cache), so a list does not restart every server.
 // It is "" (never cached) for a driver without a cache folder.
 func (d *Driver) Fingerprint() (string, error) {
@@ -249,7 +251,7 @@ func (d *Driver) Fingerprint() (string, error) {
 		d.hints = st.Hints
 	}
 	d.mu.Unlock()
-	entry, err := json.Marshal(d.srv)
+	entry, err := json.Marshal(d.entry())
 	if err != nil {
 		return "", err
 	}
@@ -258,6 +260,10 @@ func (d *Driver) Fingerprint() (string, error) {
 	h := sha256.New()
 	h.Write(entry)
 	fmt.Fprintf(h, "\x00epoch %d\x00format %d", st.Epoch, listFormat)
+	// Signing in or out (modbay mcp login, logout) lists the server again.
+	if d.home != "" && d.srv.Transport() == "http" && SignedIn(d.home, d.id) {
+		h.Write([]byte("\x00signed in"))
+	}
 	return "mcp-sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -67,9 +67,9 @@ func TestListCache(t *testing.T) {
 	src.Close()
 
 	m, h, src := discover()
-	if !m.Cached || m.Status != runner.StatusReady || len(m.Descriptor.Capabilities) != 12 || starts(t, startsFile) != 1 {
+	if !m.Cached || m.Status != runner.StatusReady || tools(m.Descriptor) != 12 || starts(t, startsFile) != 1 {
 		t.Fatalf("second list: cached=%v %s, %d tools, %d starts; want the cached list, no start",
-			m.Cached, m.Status, len(m.Descriptor.Capabilities), starts(t, startsFile))
+			m.Cached, m.Status, tools(m.Descriptor), starts(t, startsFile))
 	}
 	if res, _, _ := src.Driver("test").Catalog(); len(res) != 1 {
 		t.Errorf("the cached list's catalog: %q, want the resource listed with it", res)

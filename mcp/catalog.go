@@ -28,7 +28,73 @@ type Catalog struct {
 	MorePrompts   bool     `json:"more_prompts,omitempty"`
 	// Problems say which list the server failed to answer.
 	Problems []string `json:"problems,omitempty"`
+	// Listed is the same lists as records (describe --json).
+	Listed *Listing `json:"listed,omitempty"`
 }
+
+// Listing is a server's resources, resource templates and prompts as
+// records, the first MaxCatalog of each, every string sanitized and
+// bounded; Subscribe and Completions say what the server offers. A
+// template's and a prompt's Capability is the hidden capability that
+// reads or gets it (surface.go).
+type Listing struct {
+	Resources   []ListedResource `json:"resources"`
+	Templates   []ListedTemplate `json:"resource_templates"`
+	Prompts     []ListedPrompt   `json:"prompts"`
+	Subscribe   bool             `json:"subscribe"`
+	Completions bool             `json:"completions"`
+}
+
+// ListedResource is one resource (MCP resources/list).
+type ListedResource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Size        int64  `json:"size,omitempty"`
+}
+
+// ListedTemplate is one resource template (resources/templates/list).
+type ListedTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Capability  string `json:"capability"`
+}
+
+// ListedPrompt is one prompt (prompts/list) with its arguments.
+type ListedPrompt struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []ListedArgument `json:"arguments"`
+	Capability  string           `json:"capability"`
+}
+
+// ListedArgument is one argument of a prompt.
+type ListedArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required"`
+}
+
+// Listed is the server's resources, templates and prompts as last
+// listed (by this process, or kept with the cached tool list); nil when
+// none was. It does no I/O.
+func (d *Driver) Listed() *Listing {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.catalog == nil {
+		return nil
+	}
+	return d.catalog.Listed
+}
+
+// clean is a listed string on one sanitized, bounded line.
+func clean(s string) string { return oneLine(render.SanitizeLine(bounded(s))) }
 
 // Catalog is the server's resources and prompts as last listed (by this
 // process, or kept with the cached tool list): resources, prompts and
@@ -53,11 +119,29 @@ func (d *Driver) Catalog() (resources, prompts, problems []string) {
 
 // listCatalog lists the resources and prompts of s when the server
 // offers them (its capabilities say so), the first MaxCatalog of each.
-func listCatalog(ctx context.Context, s *session) *Catalog {
-	c := &Catalog{}
+func (d *Driver) listCatalog(ctx context.Context, s *session) *Catalog {
+	l := &Listing{Resources: []ListedResource{}, Templates: []ListedTemplate{}, Prompts: []ListedPrompt{}}
+	c := &Catalog{Listed: l}
 	ir := s.cs.InitializeResult()
 	if ir == nil || ir.Capabilities == nil {
 		return c
+	}
+	l.Completions = ir.Capabilities.Completions != nil
+	if rc := ir.Capabilities.Resources; rc != nil {
+		l.Subscribe = rc.Subscribe
+		for t, err := range s.cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				c.Problems = append(c.Problems, catalogLine("resources/templates/list: "+err.Error()))
+				break
+			}
+			if len(l.Templates) == MaxCatalog {
+				break
+			}
+			if t != nil {
+				l.Templates = append(l.Templates, ListedTemplate{URITemplate: clean(t.URITemplate), Name: clean(t.Name), Title: clean(t.Title),
+					Description: clean(t.Description), MIMEType: clean(t.MIMEType), Capability: d.surfaceIDOf("template", t.URITemplate)})
+			}
+		}
 	}
 	if ir.Capabilities.Resources != nil {
 		for r, err := range s.cs.Resources(ctx, nil) {
@@ -69,6 +153,8 @@ func listCatalog(ctx context.Context, s *session) *Catalog {
 				c.MoreResources = true
 				break
 			}
+			l.Resources = append(l.Resources, ListedResource{URI: clean(r.URI), Name: clean(r.Name), Title: clean(r.Title),
+				Description: clean(r.Description), MIMEType: clean(r.MIMEType), Size: r.Size})
 			line := firstNonEmpty(r.Title, r.Name) + " — " + r.URI
 			if r.MIMEType != "" {
 				line += " · " + r.MIMEType
@@ -86,6 +172,14 @@ func listCatalog(ctx context.Context, s *session) *Catalog {
 				c.MorePrompts = true
 				break
 			}
+			lp := ListedPrompt{Name: clean(p.Name), Title: clean(p.Title), Description: clean(p.Description),
+				Arguments: []ListedArgument{}, Capability: d.surfaceIDOf("prompt", p.Name)}
+			for _, a := range p.Arguments {
+				if a != nil {
+					lp.Arguments = append(lp.Arguments, ListedArgument{Name: clean(a.Name), Description: clean(a.Description), Required: a.Required})
+				}
+			}
+			l.Prompts = append(l.Prompts, lp)
 			line := firstNonEmpty(p.Title, p.Name)
 			if p.Description != "" {
 				line += " — " + p.Description

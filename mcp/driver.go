@@ -22,6 +22,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"modbay/config"
 	"modbay/contain"
@@ -45,6 +46,10 @@ const ProtocolVersion = "2025-11-25"
 // an npx server fetching its package is slow, one that never answers is
 // broken.
 const ConnectTimeout = 60 * time.Second
+
+// maxSSEEvent bounds one server-sent event of an SSE server, in bytes:
+// the most one MCP message may hold (config.MCPMaxOutputBytes).
+const maxSSEEvent = config.MCPMaxOutputBytes
 
 // connectTimeout is ConnectTimeout, shortened by tests.
 var connectTimeout = ConnectTimeout
@@ -73,6 +78,9 @@ type Driver struct {
 	// the workspace.
 	shared  []string
 	stateMu sync.Mutex // serializes the state file's read-modify-write
+	// home is the modbay home whose auth folder holds the server's OAuth
+	// token (oauth.go); "" reads none.
+	home string
 
 	connMu sync.Mutex // serializes connecting
 
@@ -110,9 +118,64 @@ type Driver struct {
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
+	// surf is what is kept of the server's resources, prompts and
+	// announced changes (surface.go).
+	surf surfaceState
 	// challenge is the WWW-Authenticate of a remote server's 401 ("" when
 	// none came): the server needs OAuth sign-in.
 	challenge string
+	// rootsChanged is set by SetRoots: the next session sends
+	// notifications/roots/list_changed once connected.
+	rootsChanged bool
+
+	// rootsMu guards roots, SetRoots's roots and cwd replacing the
+	// entry's (nil: the entry's own); srv itself is never written.
+	rootsMu sync.Mutex
+	roots   *rootsOverride
+}
+
+// rootsOverride is a stdio server's roots and cwd as SetRoots gave them.
+type rootsOverride struct {
+	roots map[string]string
+	cwd   string
+}
+
+// entry is the server's config entry with SetRoots's roots and cwd.
+func (d *Driver) entry() config.MCPServer {
+	d.rootsMu.Lock()
+	defer d.rootsMu.Unlock()
+	s := d.srv
+	if d.roots != nil {
+		s.Roots, s.Cwd = d.roots.roots, d.roots.cwd
+	}
+	return s
+}
+
+// SetRoots gives a stdio server new roots (and cwd): a running server's
+// sandbox cannot widen, so its session is closed and the next use starts
+// it again with the new roots, then sends notifications/roots/list_changed
+// (its roots/list answers the new ones). Roots equal to the current ones
+// change nothing.
+func (d *Driver) SetRoots(roots map[string]string, cwd string) {
+	d.connMu.Lock()
+	defer d.connMu.Unlock()
+	if cur := d.entry(); maps.Equal(roots, cur.Roots) && cwd == cur.Cwd {
+		return
+	}
+	d.rootsMu.Lock()
+	d.roots = &rootsOverride{roots: maps.Clone(roots), cwd: cwd}
+	d.rootsMu.Unlock()
+	d.mu.Lock()
+	d.rootsChanged = true
+	s := d.sess
+	d.sess = nil
+	if d.life.State != runner.LifecycleClosed {
+		d.life = runner.Lifecycle{State: runner.LifecycleStarting, Reason: "its roots changed; the next call starts it again with them"}
+	}
+	d.mu.Unlock()
+	if s != nil {
+		_ = s.close()
+	}
 }
 
 var (
@@ -136,12 +199,13 @@ func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
 // and cwd (rw) by path, as its entry states them; none for a remote one.
 func (d *Driver) ServerRoots() map[string]string {
 	out := map[string]string{}
-	if d.srv.Transport() != "stdio" {
+	e := d.entry()
+	if e.Transport() != "stdio" {
 		return out
 	}
-	maps.Copy(out, d.srv.Roots)
-	if d.srv.Cwd != "" && out[d.srv.Cwd] == "" {
-		out[d.srv.Cwd] = config.RootRW
+	maps.Copy(out, e.Roots)
+	if e.Cwd != "" && out[e.Cwd] == "" {
+		out[e.Cwd] = config.RootRW
 	}
 	return out
 }
@@ -233,6 +297,9 @@ func (d *Driver) Launch() string {
 			return "(an unparsable URL)"
 		}
 		u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+		if d.srv.SSE() {
+			return u.String() + " (HTTP+SSE)"
+		}
 		return u.String()
 	}
 	if d.srv.Command == "" {
@@ -415,7 +482,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		gen := d.gen
 		d.stderr.Reset()
 		d.mu.Unlock()
-		p, err := startProcess(d.id, d.srv, spec, d.shared, d.lookup, func(b []byte) { d.onStderr(gen, b) })
+		p, err := startProcess(d.id, d.entry(), spec, d.shared, d.lookup, func(b []byte) { d.onStderr(gen, b) })
 		if err != nil {
 			return nil, err
 		}
@@ -445,17 +512,33 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			}
 			hdr.Set(k, ev)
 		}
-		t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{h: hdr, d: d}}, DisableStandaloneSSE: true}
+		ht := headerTransport{h: hdr, d: d}
+		if d.home != "" {
+			ht.tokens = storedSource(d.home, d.id, d.srv.URL)
+		}
+		hc := &http.Client{Transport: ht}
+		if d.srv.SSE() {
+			// The older HTTP+SSE transport: one long GET of events, each
+			// bounded as a frame is.
+			t = sessionScoped{&sdk.SSEClientTransport{Endpoint: url, HTTPClient: hc, MaxEventSize: maxSSEEvent}}
+		} else {
+			t = &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}
+		}
 	default:
 		return nil, config.CheckMCPServer(d.id, d.srv)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{
-		// No roots, no sampling: modbay offers neither.
-		Capabilities: &sdk.ClientCapabilities{},
+		// Roots are the entry's own (clientRoots), fixed for the process's
+		// life; elicitation takes forms and URLs; sampling is answered by
+		// a person (sample), never a model.
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true},
+			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}},
 		// Progress and log messages are taken on the reader
 		// (recordingConn), in order with the answers.
-		ElicitationHandler: d.elicit,
+		ElicitationHandler:   d.elicit,
+		CreateMessageHandler: d.sample,
 	})
+	client.AddRoots(d.clientRoots()...)
 	cs, err := client.Connect(ctx, &recordingTransport{inner: t, d: d}, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil
@@ -473,6 +556,15 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	s.cs = cs
+	d.mu.Lock()
+	changed := d.rootsChanged
+	d.rootsChanged = false
+	d.mu.Unlock()
+	if changed {
+		// Restarted for new roots: tell the server its roots changed
+		// (AddRoots of the same roots notifies every session).
+		client.AddRoots(d.clientRoots()...)
+	}
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
@@ -481,11 +573,52 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
+// sessionScoped connects its transport with a context that outlives
+// the connect (the SSE transport's event stream is the GET Connect
+// starts, and ends with its context): ctx bounds only the connect, the
+// stream ends when the connection closes.
+type sessionScoped struct{ inner sdk.Transport }
+
+// Connect implements sdk.Transport.
+func (t sessionScoped) Connect(ctx context.Context) (sdk.Connection, error) {
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	c, err := t.inner.Connect(lctx)
+	if !stop() {
+		// ctx ended while connecting.
+		cancel()
+		if err == nil {
+			c.Close()
+		}
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &cancelOnClose{Connection: c, cancel: cancel}, nil
+}
+
+// cancelOnClose ends its context when the connection closes.
+type cancelOnClose struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+// Close implements sdk.Connection.
+func (c *cancelOnClose) Close() error {
+	defer c.cancel()
+	return c.Connection.Close()
+}
+
 // headerTransport adds the configured headers to every request and
 // notes an authorization challenge (401 with WWW-Authenticate) on d.
 type headerTransport struct {
 	h http.Header
 	d *Driver
+	// tokens, when set, is the server's stored OAuth token (modbay mcp
+	// login), sent as the bearer token and refreshed as it expires.
+	tokens oauth2.TokenSource
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -493,6 +626,13 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.h {
 		r.Header[k] = slices.Clone(v)
+	}
+	if t.tokens != nil {
+		tok, err := t.tokens.Token()
+		if err != nil {
+			return nil, err
+		}
+		tok.SetAuthHeader(r)
 	}
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if err == nil && resp.StatusCode == http.StatusUnauthorized {
@@ -522,7 +662,7 @@ func oauthEnvelope(id, challenge string) *modproto.Envelope {
 	d := &modproto.Descriptor{Module: id, Name: id, Version: "unknown", ProtocolVersions: []string{modproto.ProtocolID},
 		RequestSchemas: map[string]json.RawMessage{}, ResultSchemas: map[string]json.RawMessage{}, ArtifactSchemas: artifactSchemas,
 		Requirements: []modproto.Requirement{{Kind: "config", Name: "OAuth sign-in", Available: &no,
-			Detail: "the server answered 401 and asks for OAuth (WWW-Authenticate: " + c + "); modbay does not sign in with OAuth yet: put a token in the entry's headers (Authorization: Bearer ${TOKEN})"}}}
+			Detail: "the server answered 401 and asks for OAuth (WWW-Authenticate: " + c + "); sign in with modbay mcp login " + id + ", or put a token in the entry's headers (Authorization: Bearer ${TOKEN})"}}}
 	d.Normalize()
 	res, _ := json.Marshal(d)
 	return &modproto.Envelope{Protocol: modproto.ProtocolID, Module: id, Operation: modproto.OperationDescribe,
@@ -557,7 +697,7 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 	// The host judges the descriptor as built here (runner.BuiltDescribe)
 	// rather than decoding its encoding again.
 	desc.Built = &runner.BuiltDescribe{Envelope: env, Descriptor: built}
-	cat := listCatalog(ctx, s)
+	cat := d.listCatalog(ctx, s)
 	d.mu.Lock()
 	d.catalog = cat
 	d.mu.Unlock()
@@ -571,6 +711,9 @@ func (d *Driver) Describe(ctx context.Context) (runner.Description, error) {
 // the describe envelope and its descriptor; it keeps the tools'
 // outputSchemas for Invoke.
 func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *modproto.Descriptor, error) {
+	d.surf.mu.Lock()
+	d.surf.taskTools = nil
+	d.surf.mu.Unlock()
 	d.mu.Lock()
 	d.listed = map[string]toolSchemas{}
 	d.mu.Unlock()
@@ -606,7 +749,10 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	if ir := s.cs.InitializeResult(); ir != nil {
 		impl = ir.ServerInfo
 	}
+	tools, needTasks := d.withoutTaskTools(tools)
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
+	env.Warnings = append(env.Warnings, needTasks...)
+	d.addSurface(ctx, s, desc, env)
 	hints := givenHints(tools)
 	d.mu.Lock()
 	d.outputs, d.hints = outputs, hints
@@ -666,12 +812,29 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })
 		d.mu.Unlock()
 	}()
+	sent := func() json.RawMessage {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return f.result
+	}
+	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request, sent); ok {
+		if err != nil {
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+			return rep
+		}
+		rep.Envelope, rep.Blocks = env, blocks
+		return rep
+	}
 	params := &sdk.CallToolParams{Name: call.Request.Capability, Arguments: json.RawMessage(call.Request.Input)}
 	params.SetProgressToken(f.token)
 	// The result is read as the server sent it (noteResult), not as the
 	// SDK decoded it: one block the SDK cannot decode (URL-safe base64)
 	// fails its whole result, and its types drop fields and add others.
 	_, err = s.cs.CallTool(cctx, params)
+	if d.urlsFirst(cctx, f, err) {
+		// The person opened the URLs the server required: once more.
+		_, err = s.cs.CallTool(cctx, params)
+	}
 	d.mu.Lock()
 	raw := f.result
 	d.mu.Unlock()

@@ -24,6 +24,8 @@ type fixture struct {
 	host *runner.Host
 	src  *Source
 	ctx  context.Context
+	// home is the fixture's modbay home.
+	home string
 }
 
 // testServer is the config entry of the test server; its env names the
@@ -41,7 +43,13 @@ var hostVars = map[string]string{"MCP_TEST_HOST_SECRET": "s3cret", "MCP_TEST_OTH
 
 func newFixture(t testing.TB, sandbox string, servers map[string]config.MCPServer) *fixture {
 	t.Helper()
-	cfg, err := config.Load(t.TempDir())
+	return newFixtureAt(t, t.TempDir(), sandbox, servers)
+}
+
+// newFixtureAt is newFixture in the given home.
+func newFixtureAt(t testing.TB, home, sandbox string, servers map[string]config.MCPServer) *fixture {
+	t.Helper()
+	cfg, err := config.Load(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +60,7 @@ func newFixture(t testing.TB, sandbox string, servers map[string]config.MCPServe
 	t.Cleanup(func() { _ = src.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	return &fixture{t: t, host: h, src: src, ctx: ctx}
+	return &fixture{t: t, host: h, src: src, ctx: ctx, home: cfg.Home}
 }
 
 func (f *fixture) module(id string) *runner.Module {
@@ -90,8 +98,9 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if d.Name != "Test Server" || d.Version != "0.3.1" {
 		t.Errorf("name %q version %q, want the implementation info", d.Name, d.Version)
 	}
-	// Two tools a page: all twelve come through pagination.
-	if len(d.Capabilities) != 12 {
+	// Two tools a page: all twelve come through pagination (beside the
+	// hidden capabilities of its resources and prompt).
+	if tools(d) != 12 {
 		t.Fatalf("%d capabilities, want 12: %+v", len(d.Capabilities), d.Capabilities)
 	}
 	echo := d.Capability("echo")

@@ -187,10 +187,12 @@ func TestServerEverything(t *testing.T) {
 		t.Errorf("the server's answer does not echo the accepted form: %s", all.String())
 	}
 
-	// Sampling is declined: the tool is listed only to clients that offer
-	// it, and modbay does not.
-	if d.Capability("trigger-sampling-request") != nil {
-		t.Error("trigger-sampling-request is listed although modbay offers no sampling")
+	// Sampling, roots and URL elicitation are advertised: the tools that
+	// need them are listed (TestEverythingSurfaceToPerson runs them).
+	for _, tool := range []string{"trigger-sampling-request", "get-roots-list", "trigger-url-elicitation"} {
+		if d.Capability(tool) == nil {
+			t.Errorf("%s is not listed although modbay advertises what it needs", tool)
+		}
 	}
 }
 

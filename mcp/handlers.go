@@ -152,11 +152,11 @@ func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
 
 // elicit answers an elicitation/create through the newest call in
 // flight's Call.Elicit (the host bounds and validates it; the cockpit
-// opens a form built from the requested schema). Without a call in
-// flight, or for a URL elicitation, it declines.
+// opens a form built from the requested schema, or shows a URL
+// elicitation's URL, elicitURL). Without a call in flight it declines.
 func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	f := d.latest()
-	if f == nil || req.Params == nil || req.Params.Mode == "url" {
+	if f == nil || req.Params == nil {
 		return &sdk.ElicitResult{Action: string(runner.ElicitDecline)}, nil
 	}
 	// The question ends with the call: a cancelled call cancels it.
@@ -164,6 +164,9 @@ func (d *Driver) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	defer cancel()
 	stop := context.AfterFunc(f.ctx, cancel)
 	defer stop()
+	if req.Params.Mode == "url" {
+		return d.elicitURL(ctx, f, req.Params)
+	}
 	e := runner.Elicitation{Message: req.Params.Message}
 	if req.Params.RequestedSchema != nil {
 		b, err := json.Marshal(req.Params.RequestedSchema)
@@ -280,6 +283,8 @@ func (t *recordingTransport) Connect(ctx context.Context) (sdk.Connection, error
 type recordingConn struct {
 	sdk.Connection
 	d *Driver
+	// lists follows list requests and list_changed (listchanged.go).
+	lists listTracker
 }
 
 // Read implements sdk.Connection.
@@ -296,6 +301,8 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.d.noteResult(r)
 		c.d.keepToolSchemas(r.Result)
 	}
+	c.d.noteTaskTools(m)
+	c.lists.received(c.d, m)
 	if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 		switch r.Method {
 		case "notifications/progress":
@@ -312,9 +319,10 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // a notification can arrive (and be recorded) before Write returns.
 func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	c.d.record(runner.FrameSent, m)
-	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+	if r, ok := m.(*jsonrpc.Request); ok && (r.Method == "tools/call" || r.Method == "resources/read" || r.Method == "prompts/get") {
 		c.d.noteCall(r)
 	}
+	c.lists.sent(m)
 	err := c.Connection.Write(ctx, m)
 	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
 		for _, f := range c.d.calls() {

@@ -35,8 +35,8 @@ func TestParseClientConfig(t *testing.T) {
 			if f.Inputs["perplexity-key"] != "Perplexity API Key" || !strings.Contains(notes, "${input:perplexity-key} (Perplexity API Key)") || !strings.Contains(notes, "envFile") {
 				t.Errorf("inputs %v, notes %q", f.Inputs, notes)
 			}
-			if !strings.Contains(strings.Join(f.Servers[1].Notes, "\n"), "SSE") {
-				t.Errorf("sse notes %q", f.Servers[1].Notes)
+			if s := f.Servers[1].Server; !s.SSE() || len(f.Servers[1].Notes) != 0 {
+				t.Errorf("the sse entry %+v, notes %q, want type sse and no note", s, f.Servers[1].Notes)
 			}
 		}},
 		{"cursor-mcp.json", FormatMCPServers, []string{"playwright", "remote"}, func(t *testing.T, f *Found) {

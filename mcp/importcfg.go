@@ -129,7 +129,7 @@ func importOne(name string, s clientServer, inputs map[string]string) Imported {
 	srv := config.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
 	switch s.Type {
 	case "sse":
-		im.Notes = append(im.Notes, "SSE transport: modbay speaks streamable HTTP, which this server may not offer")
+		srv.Type = "sse"
 	case "", "stdio", "http", "streamable-http":
 	default:
 		im.Notes = append(im.Notes, fmt.Sprintf("unknown type %q", s.Type))

@@ -46,6 +46,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case serverRoots:
+		if err := serveRoots(); err != nil {
+			fmt.Fprintln(os.Stderr, "roots test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 
 	"modbay/config"
@@ -35,9 +36,47 @@ func NewSource(cfg *config.Config, lookup func(string) (string, bool)) *Source {
 		srv := cfg.MCPServers[id]
 		s.drivers[id] = NewDriver(id, srv, lookup)
 		s.drivers[id].cacheDir = cfg.CacheDir()
+		s.drivers[id].home = cfg.Home
 		s.drivers[id].shared = []string{cfg.Home, cfg.ModulesDir(), cfg.Workspace}
 		if err := config.CheckMCPServer(id, srv); err != nil {
 			s.errs[id] = err.Error()
+		}
+	}
+	return s
+}
+
+// NewSourceFrom is NewSource over a config that replaces prev's (a
+// reload): a server whose entry is unchanged keeps prev's driver, its
+// session and process; one whose entry changed only in roots or cwd keeps
+// it too and is restarted with them (Driver.SetRoots: the sandbox cannot
+// widen in place), then told its roots changed. prev's other drivers are
+// closed. A nil prev is NewSource.
+func NewSourceFrom(cfg *config.Config, lookup func(string) (string, bool), prev *Source) *Source {
+	s := NewSource(cfg, lookup)
+	if prev == nil {
+		return s
+	}
+	carried := map[string]bool{}
+	for _, id := range s.ids {
+		old, ok := prev.drivers[id]
+		if !ok || s.errs[id] != "" {
+			continue
+		}
+		srv := cfg.MCPServers[id]
+		was := old.entry()
+		a, b := was, srv
+		a.Roots, a.Cwd, b.Roots, b.Cwd = nil, "", nil, ""
+		if !reflect.DeepEqual(a, b) {
+			continue
+		}
+		old.SetRoots(srv.Roots, srv.Cwd)
+		s.drivers[id].Close()
+		s.drivers[id] = old
+		carried[id] = true
+	}
+	for id, d := range prev.drivers {
+		if !carried[id] {
+			_ = d.Close()
 		}
 	}
 	return s

@@ -120,6 +120,9 @@ func hostElicitor(ask Elicitor) Elicitor {
 		if len(e.Message) > MaxElicitationBytes || len(e.Schema) > MaxElicitationBytes {
 			return decline, fmt.Errorf("elicitation declined: its message or schema exceeds %d bytes", MaxElicitationBytes)
 		}
+		if len(e.URL) > MaxElicitURLBytes || e.Sampling.size() > MaxSamplingBytes {
+			return decline, fmt.Errorf("elicitation declined: its URL exceeds %d bytes or its sampling request %d", MaxElicitURLBytes, MaxSamplingBytes)
+		}
 		if len(e.Schema) > 0 && !json.Valid(e.Schema) {
 			return decline, errors.New("elicitation declined: its schema is not JSON")
 		}

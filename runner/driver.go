@@ -260,7 +260,40 @@ type Elicitation struct {
 	// Schema is the JSON Schema of the answer (a JSON object); nil asks for
 	// no content, only an action.
 	Schema json.RawMessage
+	// URL, when set, is a URL elicitation: the person is asked to open it
+	// (on a key press) and accept or decline; Schema is then nil.
+	URL string
+	// Sampling, when set, is a sampling request (MCP
+	// sampling/createMessage) put to the person: they write the reply, no
+	// model is called. Schema is then SamplingReplySchema.
+	Sampling *SamplingRequest
 }
+
+// SamplingRequest is what a server asks a model for, shown to the person
+// who writes the reply. All of it is module text: sanitize before display.
+type SamplingRequest struct {
+	// SystemPrompt is the server's system prompt ("" when none).
+	SystemPrompt string
+	// Messages are the conversation so far, oldest first.
+	Messages []SamplingMessage
+	// ModelHints are the model names the server prefers, in order.
+	ModelHints []string
+	// Priorities are the server's cost, speed and intelligence priorities
+	// (0–1), nil when it gave none.
+	Priorities map[string]float64
+	// MaxTokens is the longest reply the server wants, in tokens.
+	MaxTokens int64
+}
+
+// SamplingMessage is one message of a SamplingRequest: its role ("user",
+// "assistant") and its text (a non-text block as a one-line note).
+type SamplingMessage struct {
+	Role, Text string
+}
+
+// SamplingReplySchema is the schema of a sampling request's answer: the
+// reply the person wrote, as text.
+var SamplingReplySchema = json.RawMessage(`{"type":"object","properties":{"reply":{"type":"string","title":"Reply","description":"the reply sent as the model's message","contentMediaType":"text/plain"}},"required":["reply"]}`)
 
 // ElicitAction is the person's decision on an Elicitation (MCP's
 // accept, decline, cancel).
@@ -293,6 +326,28 @@ type Elicitor func(ctx context.Context, e Elicitation) (ElicitAnswer, error)
 // each, and an accepted answer, in bytes: a question to a person is short,
 // and a module must not make the host hold or show megabytes.
 const MaxElicitationBytes = 64 << 10
+
+// MaxElicitURLBytes bounds a URL elicitation's URL, in bytes.
+const MaxElicitURLBytes = 8 << 10
+
+// MaxSamplingBytes bounds a sampling request's text (system prompt,
+// messages and model hints together), in bytes.
+const MaxSamplingBytes = 256 << 10
+
+// size is r's text in bytes, 0 for nil.
+func (r *SamplingRequest) size() int {
+	if r == nil {
+		return 0
+	}
+	n := len(r.SystemPrompt)
+	for _, m := range r.Messages {
+		n += len(m.Role) + len(m.Text)
+	}
+	for _, h := range r.ModelHints {
+		n += len(h)
+	}
+	return n
+}
 
 // FrameDirection says which way a recorded frame went.
 type FrameDirection string

@@ -22,6 +22,9 @@ type CapsKeyMap struct {
 	Back key.Binding
 	// Quit quits (never while the filter takes the keys).
 	Quit key.Binding
+	// Surface opens an MCP server's resources and prompts (offered only
+	// for a server that has some).
+	Surface key.Binding
 }
 
 // capList lists one module's capabilities with the selected one's detail,
@@ -41,18 +44,24 @@ func openCapsScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	c := &capList{com: m.com, keys: m.keys.Caps, module: mod,
 		list: list.New(m.com, m.keys.List, "filter by title or id", "No capability matches the filter.")}
+	c.setItems()
+	return c, nil
+}
+
+// setItems lists the module's capabilities, keeping the selected one.
+func (c *capList) setItems() {
 	var items []list.Item
-	if mod.Descriptor != nil {
-		// Hidden capabilities (a job's poll and cancel) are no form; the
-		// host still invokes them (docs/protocol.md §17).
-		for i := range mod.Descriptor.Capabilities {
-			if !mod.Descriptor.Capabilities[i].Hidden {
-				items = append(items, &capItem{c: c, cap: &mod.Descriptor.Capabilities[i]})
+	if d := c.module.Descriptor; d != nil {
+		// Hidden capabilities (a job's poll and cancel, an MCP server's
+		// resources and prompts) are no form here; the host still invokes
+		// them (docs/protocol.md §17).
+		for i := range d.Capabilities {
+			if !d.Capabilities[i].Hidden {
+				items = append(items, &capItem{c: c, cap: &d.Capabilities[i]})
 			}
 		}
 	}
-	c.list.SetItems(items, nil)
-	return c, nil
+	c.list.SetItems(items, func(a, b list.Item) bool { return a.(*capItem).cap.ID == b.(*capItem).cap.ID })
 }
 
 // capItem is one capability as a list item.
@@ -116,6 +125,8 @@ func (c *capList) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionPop{}, nil
 	case key.Matches(kp, c.keys.Quit):
 		return actionQuit{}, nil
+	case key.Matches(kp, c.keys.Surface) && hasSurface(c.module):
+		return actionOpen{kind: screenSurface, arg: c.module}, nil
 	}
 	return nil, nil
 }
@@ -131,6 +142,9 @@ func (c *capList) ShortHelp() []key.Binding {
 	}
 	if c.list.DetailScrolls() {
 		b = append(b, c.list.KeyMap().DetailDown)
+	}
+	if hasSurface(c.module) {
+		b = append(b, c.keys.Surface)
 	}
 	return append(b, c.keys.Quit)
 }
@@ -149,6 +163,9 @@ func (c *capList) FullHelp() [][]key.Binding {
 	if c.list.FilterValue() == "" {
 		own = append(own, c.keys.Back)
 	}
+	if hasSurface(c.module) {
+		own = append(own, c.keys.Surface)
+	}
 	return append(g, append(own, c.keys.Quit))
 }
 
@@ -157,6 +174,9 @@ func (c *capList) FullHelp() [][]key.Binding {
 func (c *capList) View() string {
 	st := c.com.Styles
 	if len(c.list.Items()) == 0 {
+		if hasSurface(c.module) {
+			return st.Muted.Render("This server offers no tools: " + c.keys.Surface.Help().Key + " opens its resources and prompts.")
+		}
 		return st.Muted.Render("This module declares no capabilities.")
 	}
 	w := c.list.Width()

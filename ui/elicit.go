@@ -3,7 +3,11 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
+	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 
 	"charm.land/bubbles/v2/key"
@@ -14,6 +18,7 @@ import (
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/formview"
+	"modbay/ui/viewer"
 )
 
 // screenElicit is a module's question to the person in the middle of a
@@ -42,6 +47,9 @@ type ElicitKeyMap struct {
 	Dismiss key.Binding
 	// CancelRun cancels the run itself (the question is answered cancel).
 	CancelRun key.Binding
+	// OpenURL opens a URL elicitation's URL in the browser (a local
+	// display only; over SSH the URL is shown to open elsewhere).
+	OpenURL key.Binding
 }
 
 // defaultElicitKeys returns the question screen's bindings. ctrl+d, which
@@ -53,6 +61,7 @@ func defaultElicitKeys() ElicitKeyMap {
 		Decline:   key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "decline")),
 		Dismiss:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel (dismiss)")),
 		CancelRun: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
+		OpenURL:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "open URL in browser")),
 	}
 }
 
@@ -134,7 +143,14 @@ type elicitScreen struct {
 	form *formview.Model
 	// run is the asking run (nil once forgotten): ctrl+c cancels it.
 	run *runView
+	// env says whether a URL can be opened here (a local display and an
+	// opener); note is the last open's outcome.
+	env  viewer.Env
+	note string
 }
+
+// urlOpenedMsg is the opener's start for a URL elicitation.
+type urlOpenedMsg struct{ err error }
 
 // openElicitScreen shows question arg (*elicitQuestion) with a form built
 // from its schema by the form engine; a schema the engine cannot read
@@ -157,7 +173,7 @@ func openElicitScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if err != nil {
 		fv.SetNote("The requested schema cannot be read (" + render.SanitizeLine(err.Error()) + "); answer in JSON.")
 	}
-	return &elicitScreen{com: m.com, keys: m.keys.Elicit, q: q, form: fv, run: m.runs[q.runID]}, nil
+	return &elicitScreen{com: m.com, keys: m.keys.Elicit, q: q, form: fv, run: m.runs[q.runID], env: m.viewerEnv}, nil
 }
 
 // Kind implements Screen.
@@ -197,6 +213,9 @@ func (s *elicitScreen) formKeys(bs []key.Binding) []key.Binding {
 // answers are the bindings that answer the question, shown first.
 func (s *elicitScreen) answers() []key.Binding {
 	b := []key.Binding{s.keys.Accept, s.keys.Decline, s.keys.Dismiss}
+	if s.canOpen() {
+		b = append(b, s.keys.OpenURL)
+	}
 	if s.cancellable() {
 		b = append(b, s.keys.CancelRun)
 	}
@@ -229,8 +248,17 @@ func (s *elicitScreen) FullHelp() [][]key.Binding {
 // Update implements Screen: the answer keys answer and close the screen;
 // every other key edits the answer.
 func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if om, ok := msg.(urlOpenedMsg); ok {
+		s.note = "Opened in the browser; accept once done there."
+		if om.err != nil {
+			s.note = "Could not open it: " + render.SanitizeLine(om.err.Error())
+		}
+		return nil, nil
+	}
 	if kp, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
+		case key.Matches(kp, s.keys.OpenURL) && s.canOpen():
+			return nil, s.openURL()
 		case key.Matches(kp, s.keys.Decline):
 			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitDecline})
 			return actionPop{}, nil
@@ -257,21 +285,127 @@ func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 // View implements Screen: who asks and what, then the answer's form.
 func (s *elicitScreen) View() string { return s.header() + "\n" + s.form.View() }
 
+// canOpen reports whether ctrl+o opens the question's URL: a URL
+// elicitation, a local display (not over SSH) and an opener.
+func (s *elicitScreen) canOpen() bool {
+	return s.q.e.URL != "" && s.env.LocalDisplay && s.env.Opener != ""
+}
+
+// openURL starts the opener on the URL as the server sent it (the host
+// took only http and https), in a Cmd.
+func (s *elicitScreen) openURL() tea.Cmd {
+	opener, u := s.env.Opener, s.q.e.URL
+	s.note = "Opening…"
+	return func() tea.Msg {
+		cmd := exec.Command(opener, u)
+		if err := cmd.Start(); err != nil {
+			return urlOpenedMsg{err: err}
+		}
+		go func() { _ = cmd.Wait() }()
+		return urlOpenedMsg{}
+	}
+}
+
+// maxSamplingLines bounds a sampling request's lines above the reply
+// (system prompt, preferences, messages); past it the oldest are cut.
+const maxSamplingLines = 14
+
 // header says who asks, the server's message (sanitized, wrapped, cut at
-// maxElicitMessageLines), that the run waits and how to decline.
+// maxElicitMessageLines), that the run waits and how to decline; a
+// sampling request's messages and preferences, or a URL elicitation's
+// URL with its host and how to open it.
 func (s *elicitScreen) header() string {
 	st := s.com.Styles
 	w := max(s.w, 1)
-	who := "? " + render.SanitizeLine(s.q.from) + " asks, mid-run"
-	if s.run != nil {
-		who += " of " + render.SanitizeLine(common.TitleOr(s.run.plan.Capability.Title, s.run.plan.Capability.ID))
+	switch {
+	case s.q.e.Sampling != nil:
+		return s.samplingHeader(w)
+	case s.q.e.URL != "":
+		return s.urlHeader(w)
 	}
-	head := st.Label.Render(common.FitWidth(who, w))
+	head := st.Label.Render(common.FitWidth("? "+render.SanitizeLine(s.q.from)+" asks, mid-run"+s.during(), w))
+	head += "\n" + s.messageLines(w)
+	wait := "The run waits; " + s.keys.Decline.Help().Key + " declines."
+	return head + "\n" + st.Muted.Render(common.FitWidth(wait, w))
+}
+
+// during is " of <capability>" when the asking run is known.
+func (s *elicitScreen) during() string {
+	if s.run == nil {
+		return ""
+	}
+	return " of " + render.SanitizeLine(common.TitleOr(s.run.plan.Capability.Title, s.run.plan.Capability.ID))
+}
+
+// messageLines is the server's message, sanitized, wrapped and cut at
+// maxElicitMessageLines.
+func (s *elicitScreen) messageLines(w int) string {
 	msg := render.Sanitize(s.q.e.Message)
 	if msg == "" {
 		msg = "(no message)"
 	}
-	head += "\n" + common.FitHeight(common.Wrap(msg, w), maxElicitMessageLines)
-	wait := "The run waits; " + s.keys.Decline.Help().Key + " declines."
+	return common.FitHeight(common.Wrap(msg, w), maxElicitMessageLines)
+}
+
+// urlHeader is a URL elicitation's header: who asks, the message, the URL
+// (sanitized, wrapped whole so it can be read and copied) with its host
+// apart, and how to open it: ctrl+o on a local display, else elsewhere.
+func (s *elicitScreen) urlHeader(w int) string {
+	st := s.com.Styles
+	head := st.Label.Render(common.FitWidth("? "+render.SanitizeLine(s.q.from)+" asks you to open a URL, mid-run"+s.during(), w))
+	head += "\n" + s.messageLines(w)
+	host := ""
+	if u, err := url.Parse(s.q.e.URL); err == nil {
+		host = u.Host
+	}
+	head += "\n" + common.FitWidth("Host: "+render.SanitizeLine(host), w)
+	head += "\n" + common.FitHeight(common.Wrap(render.SanitizeLine(s.q.e.URL), w), maxElicitMessageLines)
+	how := "No local display here: open it where you have a browser, then ctrl+s accepts."
+	if s.canOpen() {
+		how = s.keys.OpenURL.Help().Key + " opens it in your browser; ctrl+s accepts once done."
+	}
+	if s.note != "" {
+		how = s.note
+	}
+	return head + "\n" + st.Muted.Render(common.FitHeight(common.Wrap(how+" "+s.keys.Decline.Help().Key+" declines.", w), 2))
+}
+
+// samplingHeader is a sampling request's header: who asks, that no model
+// is called, the model preferences, the system prompt and the messages
+// (sanitized, the newest kept within maxSamplingLines).
+func (s *elicitScreen) samplingHeader(w int) string {
+	st, sr := s.com.Styles, s.q.e.Sampling
+	head := st.Label.Render(common.FitWidth("? "+render.SanitizeLine(s.q.from)+" asks for a model's reply, mid-run"+s.during(), w))
+	var prefs []string
+	if len(sr.ModelHints) > 0 {
+		hints := make([]string, len(sr.ModelHints))
+		for i, h := range sr.ModelHints {
+			hints[i] = render.SanitizeLine(h)
+		}
+		prefs = append(prefs, "models: "+strings.Join(hints, ", "))
+	}
+	for _, k := range []string{"cost", "speed", "intelligence"} {
+		if v := sr.Priorities[k]; v > 0 {
+			prefs = append(prefs, fmt.Sprintf("%s %.2f", k, v))
+		}
+	}
+	if sr.MaxTokens > 0 {
+		prefs = append(prefs, fmt.Sprintf("at most %d tokens", sr.MaxTokens))
+	}
+	if len(prefs) > 0 {
+		head += "\n" + st.Muted.Render(common.FitWidth("Preferences: "+strings.Join(prefs, " · "), w))
+	}
+	var lines []string
+	if sr.SystemPrompt != "" {
+		lines = append(lines, strings.Split(common.Wrap("System: "+render.Sanitize(sr.SystemPrompt), w), "\n")...)
+	}
+	for _, m := range sr.Messages {
+		lines = append(lines, strings.Split(common.Wrap(render.SanitizeLine(m.Role)+": "+render.Sanitize(m.Text), w), "\n")...)
+	}
+	if over := len(lines) - maxSamplingLines; over > 0 {
+		lines = append([]string{st.Muted.Render(fmt.Sprintf("… %d earlier lines", over))}, lines[over+1:]...)
+	}
+	head += "\n" + strings.Join(lines, "\n")
+	wait := "No model is called: write the reply; ctrl+s sends it as the model's. " + s.keys.Decline.Help().Key + " declines."
 	return head + "\n" + st.Muted.Render(common.FitWidth(wait, w))
 }

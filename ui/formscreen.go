@@ -89,6 +89,7 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if why, ok := mod.Refused[c.ID]; ok {
 		fv.SetNote("This capability is refused: its request schema admits no input (" + render.SanitizeLine(why) + "). Fix the descriptor.")
 	}
+	fv.SetCompleter(completerFor(m.ctx, mod, c.ID))
 	m.flow.module, m.flow.cap = mod, c
 	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.flow.loadInputs(inputsKey(mod), c.ID)
 }

@@ -26,6 +26,8 @@ type KeyMap struct {
 	SendTo   SendToKeyMap
 	// Elicit is a module's question mid-run (MCP elicitation).
 	Elicit ElicitKeyMap
+	// Surface is an MCP server's resources and prompts (surface.go).
+	Surface SurfaceKeyMap
 }
 
 // GlobalKeyMap applies on every screen; the root shows each where it does
@@ -56,6 +58,9 @@ type ResultKeyMap struct {
 	// SendTo hands the selected artifact to a capability of another
 	// module (the send-to screen).
 	SendTo key.Binding
+	// Follow reads the resource the selected resource link names (an MCP
+	// server's resources/read); enter still opens the link's record.
+	Follow key.Binding
 	Back   key.Binding
 }
 
@@ -78,10 +83,12 @@ func DefaultKeyMap() KeyMap {
 		Modules: ModulesKeyMap{
 			Rediscover: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
 			LogLevel:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level")),
+			Surface:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resources & prompts")),
 			Skills:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skills")),
 			Quit:       quit,
 		},
-		Caps: CapsKeyMap{Back: back, Quit: quit},
+		Caps: CapsKeyMap{Back: back, Quit: quit,
+			Surface: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resources & prompts"))},
 		Run: RunKeyMap{
 			Cancel:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel run")),
 			Background: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "run in background")),
@@ -96,6 +103,7 @@ func DefaultKeyMap() KeyMap {
 			Exchange: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw exchange")),
 			Rerun:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
 			SendTo:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
+			Follow:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow link")),
 			Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
 		Viewer:   viewer.DefaultKeyMap(),
@@ -103,6 +111,7 @@ func DefaultKeyMap() KeyMap {
 		Activity: defaultActivityKeys(),
 		SendTo:   defaultSendToKeys(),
 		Elicit:   defaultElicitKeys(),
+		Surface:  defaultSurfaceKeys(),
 	}
 	km.Exchange = defaultExchangeKeys(km.Result)
 	return km

@@ -28,6 +28,8 @@ type ModulesKeyMap struct {
 	// LogLevel asks the selected MCP server for its next log level
 	// (logging/setLevel), kept for its later sessions.
 	LogLevel key.Binding
+	// Surface opens the selected MCP server's resources and prompts.
+	Surface key.Binding
 	// Skills opens the skills screen.
 	Skills key.Binding
 	// Quit quits (never while the filter takes the keys).
@@ -330,6 +332,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionRediscover{}, nil
 	case key.Matches(kp, l.keys.LogLevel) && l.levelDriver() != nil:
 		return nil, nextLogLevel(l.levelDriver())
+	case key.Matches(kp, l.keys.Surface) && hasSurface(l.Selected()):
+		return actionOpen{kind: screenSurface, arg: l.Selected()}, nil
 	case key.Matches(kp, openHistoryKey):
 		return actionOpen{kind: screenHistory}, nil
 	case key.Matches(kp, l.keys.Skills):
@@ -349,6 +353,9 @@ func (l *moduleList) ShortHelp() []key.Binding {
 		return b
 	}
 	b = append(b, l.keys.Rediscover)
+	if hasSurface(l.Selected()) {
+		b = append(b, l.keys.Surface)
+	}
 	if l.levelDriver() != nil {
 		b = append(b, l.keys.LogLevel)
 	}
@@ -412,6 +419,9 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 	keys := []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills}
 	if l.agentTools {
 		keys = append(keys, openAgentToolsKey)
+	}
+	if hasSurface(l.Selected()) {
+		keys = append(keys, l.keys.Surface)
 	}
 	if l.levelDriver() != nil {
 		keys = append(keys, l.keys.LogLevel)
@@ -708,7 +718,12 @@ func catalog(b *detailBuilder, m *runner.Module) {
 		if len(sec.lines) == 0 {
 			continue
 		}
-		b.heading(fmt.Sprintf("%s (read-only)", sec.title))
+		head := sec.title + " (read-only)"
+		if hasSurface(m) {
+			// R on the module list and on its capabilities.
+			head = sec.title + " (R opens them)"
+		}
+		b.heading(head)
 		for _, l := range sec.lines {
 			b.wrapped(b.com.Styles.Text, "• "+render.SanitizeLine(l))
 		}

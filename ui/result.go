@@ -38,6 +38,8 @@ type resultView struct {
 	height     int
 	// exchange is the run's raw exchange (x), nil when not recorded.
 	exchange *exchangeArg
+	// linkNote says why the last followed link was not read.
+	linkNote string
 	// rendered keeps the JSON blocks already rendered for one width and
 	// colors: the content is rebuilt on every selection move and stderr
 	// toggle, and a result may be up to a MiB of JSON.
@@ -136,6 +138,10 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if a, ok := r.SelectedArtifact(); ok {
 			return actionOpen{kind: screenSendTo, arg: sendArg{reqID: r.res.RequestID, producer: r.res.Module, art: a}}, nil
 		}
+	case key.Matches(kp, r.keys.Follow) && r.followable():
+		a, _ := r.SelectedArtifact()
+		r.linkNote = ""
+		return actionFollowLink{module: r.plan.Module, art: a}, nil
 	case key.Matches(kp, r.keys.Exchange) && r.exchange != nil:
 		return actionOpen{kind: screenExchange, arg: *r.exchange}, nil
 	case key.Matches(kp, r.keys.Open):
@@ -194,6 +200,9 @@ func (r *resultView) ShortHelp() []key.Binding {
 	if len(r.res.Artifacts) > 0 {
 		b = append(b, r.keys.Open)
 	}
+	if r.followable() {
+		b = append(b, r.keys.Follow)
+	}
 	if r.stderrFolds() {
 		b = append(b, r.keys.Stderr)
 	}
@@ -220,6 +229,9 @@ func (r *resultView) FullHelp() [][]key.Binding {
 	var acts []key.Binding
 	if len(r.res.Artifacts) > 0 {
 		acts = append(acts, k.Open, k.SendTo)
+	}
+	if r.followable() {
+		acts = append(acts, k.Follow)
 	}
 	if r.stderrFolds() {
 		acts = append(acts, k.Stderr)
@@ -425,6 +437,12 @@ func (r *resultView) content() string {
 			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
 				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
 			}, " · ")))
+			if sel && r.plan != nil && isLink(r.plan.Module, a) {
+				b.line("    " + st.Muted.Render(r.keys.Follow.Help().Key+" reads the resource it links to"))
+				if r.linkNote != "" {
+					b.wrapped(st.Warning, "    "+render.SanitizeLine(r.linkNote))
+				}
+			}
 		}
 		for _, f := range res.Refused {
 			b.line(st.Cursor(false) + render.SanitizeLine(f.ID))
@@ -671,4 +689,11 @@ func costKnown(known bool) string {
 // line's width is what it looks.
 func cleanBlock(s string) string {
 	return strings.ReplaceAll(render.Sanitize(s), "\t", "    ")
+}
+
+// followable reports whether the selected artifact is a resource link
+// the run's server can read (Follow).
+func (r *resultView) followable() bool {
+	a, ok := r.SelectedArtifact()
+	return ok && r.plan != nil && isLink(r.plan.Module, a)
 }

@@ -126,6 +126,13 @@ type Model struct {
 	stack   []Screen
 	gen     int
 	modules *moduleList
+
+	// watched are the drivers whose announced changes are followed
+	// (surface.go), once each; reads are the runs of resource reads
+	// whose one artifact opens once they end.
+	watched map[changeWatcher]bool
+	reads   map[string]bool
+
 	// reloadSeq numbers config reloads (r): only the last one's answer
 	// is taken.
 	reloadSeq int
@@ -397,6 +404,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modulesMsg:
 		if msg.gen == m.gen {
 			m.modules.SetModules(msg.modules)
+			m.watchChanges(msg.modules)
+			m.refreshOpen(msg.modules)
 			m.layout()
 			return m, m.resumeJobs()
 		}
@@ -445,6 +454,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case runDoneMsg:
 		return m, m.finished(msg)
+	case surfaceEvent:
+		return m, m.surfaceEvent(msg)
 	case elicitMsg:
 		return m, m.open(screenElicit, msg.q)
 	case elicitGoneMsg:
@@ -594,6 +605,10 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.sendTo(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
+	default:
+		if cmd, ok := m.surfaceAct(a); ok {
+			return cmd
+		}
 	}
 	return nil
 }

@@ -117,6 +117,11 @@ type Model struct {
 	// pristine is the value as built, loaded or marked clean (Dirty).
 	pristine string
 
+	// completer offers completions (SetCompleter); compl is what it
+	// offered for the focused field.
+	completer Completer
+	compl     *completion
+
 	width, height int
 	offset        int
 }
@@ -504,6 +509,8 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case editorDoneMsg:
 		m.editorDone(msg)
 		return nil, nil
+	case Completions:
+		return nil, m.completed(msg)
 	case tea.PasteMsg:
 		if m.transient {
 			m.note, m.transient = "", false
@@ -551,6 +558,8 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	}
 	inArea := usesArea(n) && !n.ReadOnly && !n.Null
 	switch {
+	case key.Matches(kp, k.Complete) && m.completable(n):
+		return nil, m.complete(n)
 	case !inArea && key.Matches(kp, k.Down):
 		return nil, m.setFocus(m.focus + 1)
 	case !inArea && key.Matches(kp, k.Up):

@@ -41,6 +41,11 @@ type KeyMap struct {
 	// (wrapping), and shows every field's problems; offered only while
 	// there are problems.
 	NextProblem key.Binding
+	// Complete asks the server for the focused text field's values (MCP
+	// completion/complete), then cycles through them; offered only where
+	// a completer is set. ctrl+space: tab moves between fields, and no
+	// other form key uses it.
+	Complete key.Binding
 	// Submit sends the form (twice while invalid: send anyway); Back
 	// leaves it, keeping what was typed.
 	Submit key.Binding
@@ -71,6 +76,7 @@ func DefaultKeyMap() KeyMap {
 		Recall:   key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last/preset")),
 		Save:     key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "save preset")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
+		Complete: key.NewBinding(key.WithKeys("ctrl+space", "ctrl+@"), key.WithHelp("ctrl+space", "complete")),
 		// alt+n: ctrl+n is null and ctrl+e JSON mode; no text editor
 		// binds alt+n.
 		NextProblem: key.NewBinding(key.WithKeys("alt+n"), key.WithHelp("alt+n", "next problem")),
@@ -118,6 +124,9 @@ func (m *Model) ShortHelp() []key.Binding {
 		if n.Nullable {
 			extra = append(extra, k.Null)
 		}
+		if m.completable(n) {
+			extra = append([]key.Binding{k.Complete}, extra...)
+		}
 		if movable(n) != nil || n.Kind == form.KindArray || n.Kind == form.KindObject && n.HasMap || addsToVariant(n) {
 			extra = append(extra, k.Add)
 		}
@@ -147,7 +156,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
 		{k.Toggle, k.Left, k.Right, k.Letter, k.Null, k.Empty, k.Clear},
 		{k.Add, k.MoveUp, k.MoveDown},
-		{k.JSON, k.Editor, k.Recall, k.Save},
+		m.completeHelp([]key.Binding{k.JSON, k.Editor, k.Recall, k.Save}),
 		last,
 	}
 }
@@ -168,4 +177,13 @@ func addsToVariant(n *form.Node) bool {
 // there.
 func takesNewlines(n *form.Node) bool {
 	return n.Schema == nil || n.Schema.Format == ""
+}
+
+// completeHelp is group with the Complete key first when the form takes
+// completions.
+func (m *Model) completeHelp(group []key.Binding) []key.Binding {
+	if m.completer == nil {
+		return group
+	}
+	return append([]key.Binding{m.keys.Complete}, group...)
 }
