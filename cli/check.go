@@ -255,7 +255,7 @@ func writeReplay(w io.Writer, rep *conform.ReplayReport) {
 	if len(rep.Diffs) == 0 {
 		fmt.Fprintln(w, "no difference from the fixture")
 	} else {
-		fmt.Fprintf(w, "%s\n", count(len(rep.Diffs), "difference", "differences"))
+		fmt.Fprintf(w, "%s: a change you meant? record the fixture again (--record DIR); a field that varies on every run: --ignore POINTER\n", count(len(rep.Diffs), "difference", "differences"))
 	}
 }
 

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"modbay/config"
 	"modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
@@ -63,6 +66,9 @@ func describeRun(ctx context.Context, o *DescribeOptions) error {
 		}
 	} else {
 		writeModule(o.IO.Out, m)
+		if srv, ok := e.host.Config().MCPServers[m.ID]; ok && m.Origin == mcp.Origin {
+			writeServerFiles(o.IO.Out, srv)
+		}
 	}
 	if m.Descriptor == nil {
 		return silentExit(ExitHostVerdict)
@@ -214,5 +220,26 @@ func requirementWords(r runner.RequirementState) string {
 		return "needs setup"
 	default:
 		return "not probed by the module"
+	}
+}
+
+// writeServerFiles prints what of the host's files a stdio MCP server's
+// config entry lets it reach: its working directory, read-only unless
+// its roots list it, and each root with its mode.
+func writeServerFiles(w io.Writer, srv config.MCPServer) {
+	if srv.Transport() != "stdio" || srv.Cwd == "" && len(srv.Roots) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFiles (the server's entry in config.yaml)")
+	if srv.Cwd != "" {
+		mode, listed := srv.Roots[srv.Cwd]
+		how := "read-only (list it in roots to let the server write there)"
+		if listed {
+			how = mode + ", listed in roots"
+		}
+		fmt.Fprintf(w, "  %-16s %s — %s\n", "cwd:", clean(srv.Cwd), how)
+	}
+	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
+		fmt.Fprintf(w, "  %-16s %s — %s\n", "root:", clean(r), clean(srv.Roots[r]))
 	}
 }

@@ -72,10 +72,11 @@ type doctorReport struct {
 	// Mechanisms is the same as lines for a person.
 	Support    contain.Support `json:"support"`
 	Mechanisms []string        `json:"mechanisms"`
-	// Config is the config file's path; Sandbox the mode it sets ("auto"
-	// when unset).
-	Config  string `json:"config"`
-	Sandbox string `json:"sandbox"`
+	// Config is the config file's path and ConfigExists whether there is
+	// one; Sandbox the mode it sets ("auto" when unset or no file).
+	Config       string `json:"config"`
+	ConfigExists bool   `json:"config_exists"`
+	Sandbox      string `json:"sandbox"`
 	// TrialProgram is the executable started for the trial; Trial is
 	// what containment applied to it (sandbox: auto, the config's
 	// limits); TrialError says why it did not start or failed.
@@ -110,6 +111,9 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Support:  sup, Mechanisms: sup.Lines(),
 		Config: filepath.Join(home, config.FileName), Sandbox: cfg.Sandbox,
+	}
+	if _, err := os.Stat(rep.Config); err == nil {
+		rep.ConfigExists = true
 	}
 	if rep.Sandbox == "" {
 		rep.Sandbox = config.SandboxAuto
@@ -207,7 +211,11 @@ func writeDoctor(w io.Writer, rep doctorReport) {
 	for _, l := range rep.Mechanisms {
 		fmt.Fprintf(w, "  %s\n", clean(l))
 	}
-	fmt.Fprintf(w, "config: sandbox: %s (%s)\n", clean(rep.Sandbox), clean(rep.Config))
+	if rep.ConfigExists {
+		fmt.Fprintf(w, "config: sandbox: %s (%s)\n", clean(rep.Sandbox), clean(rep.Config))
+	} else {
+		fmt.Fprintf(w, "config: sandbox: %s (the default: there is no %s)\n", clean(rep.Sandbox), clean(rep.Config))
+	}
 	if rep.Trial != nil {
 		fmt.Fprintf(w, "trial: %s, started as a module's describe would be, got\n", clean(rep.TrialProgram))
 		writeEnforcement(w, rep.Trial.Enforcement, true)

@@ -181,3 +181,18 @@ func TestRequireRefusalReachesThePerson(t *testing.T) {
 		t.Fatalf("auto with a gap: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestDoctorSaysWhenThereIsNoConfig: without a config.yaml doctor does
+// not name one as if it were read; with one it names it.
+func TestDoctorSaysWhenThereIsNoConfig(t *testing.T) {
+	home := t.TempDir()
+	_, out, _ := run(t, "--home", home, "doctor")
+	if !strings.Contains(out, "config: sandbox: auto (the default: there is no "+filepath.Join(home, config.FileName)+")") {
+		t.Fatalf("no config:\n%s", out)
+	}
+	writeConfig(t, home, "sandbox: auto\n")
+	_, out, _ = run(t, "--home", home, "doctor")
+	if !strings.Contains(out, "config: sandbox: auto ("+filepath.Join(home, config.FileName)+")") {
+		t.Fatalf("with a config:\n%s", out)
+	}
+}

@@ -29,6 +29,10 @@ const (
 	// ExitReplayDiff: `check --replay` found the module's outcomes differ
 	// from its fixture (docs/protocol.md §15).
 	ExitReplayDiff = 6
+	// ExitCrash: modbay itself failed (a panic it caught, the terminal
+	// restored): a bug in modbay, never a verdict on the module (70, the
+	// sysexits EX_SOFTWARE).
+	ExitCrash = 70
 )
 
 // exitError carries an exit code out of a command's RunE.

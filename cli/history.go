@@ -274,7 +274,9 @@ func knownStatus(s string) bool {
 // historyLine is one run as `modbay history` prints it.
 func historyLine(x history.Summary) string {
 	status := string(x.Status)
-	if x.Code != "" && x.Status != history.StatusOK {
+	if x.Code != "" && x.Status != history.StatusOK && x.Code != status {
+		// The code says more than the status; a cancelled run's code is
+		// its status ("cancelled", not "cancelled cancelled").
 		status += " " + clean(x.Code)
 	}
 	pin := " "
@@ -337,6 +339,24 @@ func historyShowRun(ctx context.Context, o *HistoryRunOptions) error {
 	return nil
 }
 
+// grantWords are the grants a run was given, each kind that has any
+// ("network example.com; subprocess ffmpeg"), sanitized; "" for none.
+func grantWords(g modproto.Grants) string {
+	var parts []string
+	for _, k := range []struct {
+		name string
+		v    []string
+	}{{"network", g.Network}, {"credentials", g.Credentials}, {"paid", g.PaidProviders}, {"subprocess", g.Subprocess}} {
+		if len(k.v) > 0 {
+			parts = append(parts, k.name+" "+clean(strings.Join(k.v, ",")))
+		}
+	}
+	if g.Publish {
+		parts = append(parts, "publish")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // writeRecord prints a human account of a recorded run: what was asked,
 // then the result as `modbay invoke` prints it.
 func writeRecord(w io.Writer, rec *history.Record) {
@@ -372,10 +392,8 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	for _, h := range rec.Handoff {
 		fmt.Fprintf(w, "handed    %s to root %s as %s\n", clean(h.Origin), clean(h.Root), clean(h.Rel))
 	}
-	if g := rec.Grants; len(g.Network)+len(g.Credentials)+len(g.PaidProviders)+len(g.Subprocess) > 0 || g.Publish {
-		fmt.Fprintf(w, "grants    network %s; credentials %s; paid %s; subprocess %s; publish %v\n",
-			clean(strings.Join(g.Network, ",")), clean(strings.Join(g.Credentials, ",")), clean(strings.Join(g.PaidProviders, ",")),
-			clean(strings.Join(g.Subprocess, ",")), g.Publish)
+	if g := grantWords(rec.Grants); g != "" {
+		fmt.Fprintf(w, "grants    %s\n", g)
 	}
 	if len(rec.Approval) > 0 {
 		fmt.Fprintf(w, "approval  %s (approved: %v)\n", clean(strings.Join(rec.Approval, "; ")), rec.Approved)

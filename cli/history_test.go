@@ -191,3 +191,28 @@ func TestJobsCancelThroughCancelCapability(t *testing.T) {
 		t.Errorf("after jobs cancel, show must say the job was cancelled, not that it goes on:\n%s", out)
 	}
 }
+
+// TestGrantWordsNameOnlyWhatWasGranted: history show lists the kinds of
+// grant a run had, not an empty slot for each kind.
+func TestGrantWordsNameOnlyWhatWasGranted(t *testing.T) {
+	if got := grantWords(modproto.Grants{Subprocess: []string{"ffmpeg"}}); got != "subprocess ffmpeg" {
+		t.Fatalf("got %q", got)
+	}
+	if got := grantWords(modproto.Grants{Network: []string{"a.example", "b.example"}, Publish: true}); got != "network a.example,b.example; publish" {
+		t.Fatalf("got %q", got)
+	}
+	if got := grantWords(modproto.Grants{}); got != "" {
+		t.Fatalf("no grants: %q", got)
+	}
+}
+
+// TestHistoryLineSaysAStatusOnce: a run whose code is its status
+// (cancelled) says it once; an error says its code.
+func TestHistoryLineSaysAStatusOnce(t *testing.T) {
+	if l := historyLine(history.Summary{RunID: "r", Status: "cancelled", Code: "cancelled"}); strings.Contains(l, "cancelled cancelled") {
+		t.Fatalf("line %q", l)
+	}
+	if l := historyLine(history.Summary{RunID: "r", Status: history.StatusError, Code: "provider_failure"}); !strings.Contains(l, "error provider_failure") {
+		t.Fatalf("line %q", l)
+	}
+}

@@ -275,7 +275,12 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 	if err := describeNotContained(m); err != nil {
 		return o.refuse(refusalOf(err))
 	}
-	plan, err := e.host.PlanWith(m, o.CapabilityID, raw, runner.PlanOptions{Handoff: handoff})
+	planCtx, cancelPlan := ctx, context.CancelFunc(func() {})
+	if o.Deadline > 0 {
+		planCtx, cancelPlan = context.WithTimeout(ctx, o.Deadline)
+	}
+	plan, err := e.host.PlanWith(m, o.CapabilityID, raw, runner.PlanOptions{Handoff: handoff, Context: planCtx})
+	cancelPlan()
 	if err != nil {
 		return o.refuse(refusalOf(err))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"modbay/contain"
 	"modbay/runner"
+	"modbay/schema"
 )
 
 // Outcomes of an invoke that did not run, as --json reports them in
@@ -18,6 +19,8 @@ const (
 	outcomeDisabled         = "disabled"
 	outcomeApprovalRequired = "approval_required"
 	outcomeNotRun           = "not_run"
+	// outcomeBound: checking the input hit a bound of docs/protocol.md §14.
+	outcomeBound = "bound"
 	// outcomeNotContained: config says sandbox: require and the module
 	// could not be fully contained on this machine.
 	outcomeNotContained = "not_contained"
@@ -44,6 +47,8 @@ var refusalRules = []refusalRule{
 	{func(err error) bool { return errors.Is(err, runner.ErrApprovalRequired) }, outcomeApprovalRequired, ExitApprovalRequired, true},
 	{func(err error) bool { return errors.Is(err, runner.ErrBroken) }, outcomeBroken, ExitHostVerdict, true},
 	{func(err error) bool { return errors.As(err, new(*runner.SchemaError)) }, outcomeSchemaInvalid, ExitHostVerdict, true},
+	{schema.IsBound, outcomeBound, ExitHostVerdict, true},
+	{func(err error) bool { return errors.Is(err, schema.ErrCancelled) }, outcomeNotRun, ExitHostVerdict, true},
 	{func(err error) bool { return errors.Is(err, runner.ErrDisabled) }, outcomeDisabled, ExitHostVerdict, true},
 	{func(err error) bool { return errors.As(err, new(*notStarted)) }, outcomeNotRun, ExitHostVerdict, false},
 }

@@ -79,7 +79,9 @@ func TestReplayNamesDrift(t *testing.T) {
 		t.Fatalf("replay: exit %d, want %d\n%s%s", code, ExitReplayDiff, out, errOut)
 	}
 	for _, w := range []string{"differs  fixture.write minimal\n", `  /envelope/result/v: recorded (absent), now 2`,
-		`  /artifacts/0/digest: recorded "` + oldDigest + `", now "sha256:`, "(artifact 0 changed: its digest differs)"} {
+		`  /artifacts/0/digest: recorded "` + oldDigest + `", now "sha256:`, "(artifact 0 changed: its digest differs)",
+		// The last line says what to do about it.
+		"record the fixture again (--record DIR); a field that varies on every run: --ignore POINTER\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("no %q in:\n%s", w, out)
 		}

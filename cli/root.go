@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"modbay/approval"
@@ -90,9 +92,17 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // execute is Execute with the streams and, for tests, the commands' run
 // functions replaced (nil hooks run everything for real).
-func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks) int {
+func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks) (code int) {
 	root, g := newRoot(ios, hooks)
 	root.SetArgs(args)
+	defer func() {
+		// modbay's own crash on this goroutine: its own exit code, with
+		// the stack for a bug report (the cockpit restored the terminal).
+		if r := recover(); r != nil {
+			fmt.Fprintf(ios.ErrOut, "modbay: internal error: %s\n%s", render.Sanitize(fmt.Sprint(r)), debug.Stack())
+			code = ExitCrash
+		}
+	}()
 	err := root.ExecuteContext(ctx)
 	for _, c := range g.cleanups {
 		c()
@@ -100,7 +110,11 @@ func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks
 	if err == nil {
 		return ExitOK
 	}
-	code := codeOf(err)
+	if errors.Is(err, tea.ErrProgramPanic) {
+		fmt.Fprintln(ios.ErrOut, "modbay: internal error: the cockpit crashed (the panic is above)")
+		return ExitCrash
+	}
+	code = codeOf(err)
 	// An error can quote a module's output (a verdict, a path): it is
 	// sanitized like every other module string.
 	if msg := err.Error(); msg != "" {

@@ -56,6 +56,8 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// History bounds the run history under <home>/history.
 	History History `yaml:"history"`
+	// Artifacts is the artifact store's quota (docs/protocol.md §14).
+	Artifacts Artifacts `yaml:"artifacts"`
 	// MCPServers maps an id (the module id it is listed under) to an MCP
 	// server: stdio or remote. An unusable entry
 	// (CheckMCPServer) does not fail the load: its server is listed broken

@@ -28,7 +28,8 @@ type MCPServer struct {
 	// directory). Values may name host variables (${GITHUB_TOKEN}).
 	Env map[string]string `yaml:"env,omitempty"`
 	// Cwd is the server's working directory (default: a per-session
-	// scratch directory). It is readable and writable to the server.
+	// scratch directory). It is read-only to the server unless Roots
+	// lists it (with its mode), as `describe` shows.
 	Cwd string `yaml:"cwd,omitempty"`
 	// URL is a remote server's streamable HTTP endpoint, or its SSE
 	// endpoint when Type is "sse".

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -271,6 +270,9 @@ func (g *gen) array(s *schema.Node, md mode, depth int) (any, error) {
 	if md == modeFull && n == 0 && (s.MaxItems == nil || *s.MaxItems >= 1) {
 		n = 1
 	}
+	if n > schema.MaxBuildItems {
+		return nil, &cannotGenerate{fmt.Sprintf("an array of %d items (more than schema.MaxBuildItems)", n)}
+	}
 	out := []any{}
 	for i := 0; i < n; i++ {
 		item := s.Items
@@ -295,7 +297,7 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 		return n >= minLen && (maxLen < 0 || n <= maxLen)
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
+		re, _, err := schema.CompilePattern(s.Pattern)
 		if err != nil {
 			return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q (not a Go regular expression)", s.Pattern)}
 		}
@@ -308,7 +310,7 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 				return c, nil
 			}
 		}
-		if v := strings.Repeat("a", max(minLen, 1)); re.MatchString(v) && fits(v) {
+		if v := strings.Repeat("a", min(max(minLen, 1), schema.MaxBuildString)); re.MatchString(v) && fits(v) {
 			return v, nil
 		}
 		return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q", s.Pattern)}
@@ -328,6 +330,9 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 	}
 	if maxLen >= 0 && n > maxLen {
 		n = maxLen
+	}
+	if n > schema.MaxBuildString {
+		return nil, &cannotGenerate{fmt.Sprintf("a string of %d characters (more than schema.MaxBuildString)", n)}
 	}
 	return strings.Repeat("a", n), nil
 }
@@ -437,14 +442,14 @@ func (g *gen) boundaries(root *schema.Node, minimal any) []boundary {
 			if p.Pattern != "" || p.Format != "" {
 				continue
 			}
-			if p.MinLength != nil && *p.MinLength >= 0 {
+			if p.MinLength != nil && *p.MinLength >= 0 && *p.MinLength <= schema.MaxBuildString {
 				with(n, fmt.Sprintf("minLength %d", *p.MinLength), strings.Repeat("a", *p.MinLength))
 			}
-			if p.MaxLength != nil && *p.MaxLength >= 0 {
+			if p.MaxLength != nil && *p.MaxLength >= 0 && *p.MaxLength <= schema.MaxBuildString {
 				with(n, fmt.Sprintf("maxLength %d", *p.MaxLength), strings.Repeat("a", *p.MaxLength))
 			}
 		case "array":
-			if mx := intOr(p.MaxItems, -1); mx >= 1 {
+			if mx := intOr(p.MaxItems, -1); mx >= 1 && mx <= schema.MaxBuildItems {
 				if item, err := g.value(p.Items, modeMinimal, 1); err == nil {
 					with(n, fmt.Sprintf("maxItems %d", mx), slices.Repeat([]any{item}, mx))
 				}

@@ -1,6 +1,8 @@
 package examples
 
 import (
+	"golang.org/x/sys/unix"
+
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -168,7 +170,9 @@ func installModule(dir, exe, id string) error {
 }
 
 // seedWorkspace copies the sample workspace into dir, skipping every path
-// where something already exists (file, directory or symlink).
+// where something already exists (file, directory or symlink). No write
+// follows a symlink (createBeneath): a module may have planted one. dir
+// itself, the home's workspace, is made first if missing.
 func seedWorkspace(dir string) error {
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
@@ -178,27 +182,13 @@ func seedWorkspace(dir string) error {
 			return err
 		}
 		rel := strings.TrimPrefix(p, seedDir+"/")
-		dst := filepath.Join(dir, filepath.FromSlash(rel))
-		if _, err := os.Lstat(dst); err == nil {
-			return nil
-		}
 		b, err := seedFS.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), dirMode); err != nil {
-			return err
-		}
-		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(b)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		_, err = createBeneath(dir, rel, b, fileMode)
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			return nil // a symlink or a file where the sample's folder goes: not ours to seed
 		}
 		return err
 	})

@@ -359,3 +359,25 @@ func TestInstallBuiltinsStable(t *testing.T) {
 		t.Errorf("the running binary's examples should stay: %v", err)
 	}
 }
+
+// TestSeedFollowsNoSymlink: symlinks a module planted in the workspace
+// (a folder the samples go in, a sample's own name) never lead seeding
+// to write outside it.
+func TestSeedFollowsNoSymlink(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	entries, err := fs.ReadDir(seedFS, seedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.Symlink(outside, filepath.Join(ws, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := SeedWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadDir(outside); len(got) != 0 {
+		t.Fatalf("seeding wrote %d entries outside the workspace through a symlink", len(got))
+	}
+}

@@ -120,6 +120,9 @@ func (s *Store) recordIDs() (map[string]bool, []string, error) {
 type Store struct {
 	dir    string
 	limits config.History
+	// artifacts is the artifact store the runs name (<home>/artifacts),
+	// garbage-collected as runs go; "" for a history opened alone.
+	artifacts string
 	// repeat are the flags of the lines that repeat its runs
 	// (runner.GlobalsOf the configuration it was opened with).
 	repeat runner.Globals
@@ -144,6 +147,7 @@ func OpenConfig(cfg *config.Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.artifacts = cfg.ArtifactsDir()
 	s.repeat = runner.GlobalsOf(cfg)
 	return s, nil
 }
@@ -580,6 +584,9 @@ func (s *Store) maintain() error {
 	live, _, stale := s.summaries(onDisk, byID) // damaged records: neither pruned nor listed
 	before := len(live)
 	live = s.prune(live)
+	if len(live) < before {
+		s.CollectArtifacts() // best effort: the next pruning tries again
+	}
 	if len(live) < before || stale > 0 || lines > 2*len(live)+compactSlack {
 		if err := s.compact(live); err != nil {
 			return err
@@ -700,4 +707,41 @@ func writeAtomicSync(path string, b []byte, syncDir bool) error {
 		d.Close()
 	}
 	return nil
+}
+
+// CollectArtifacts removes from the artifact store every staged file that
+// no run kept in the history names (docs/protocol.md §14): history
+// pruning calls it, and so should anything that deletes runs. Files
+// staged in the last few minutes are spared (a run in flight may not have
+// been recorded yet). It does nothing for a history opened without its
+// home (Open).
+func (s *Store) CollectArtifacts() (runner.Collected, error) {
+	onDisk, _, err := s.recordIDs()
+	if err != nil {
+		return runner.Collected{}, err
+	}
+	ids := make([]string, 0, len(onDisk))
+	for id := range onDisk {
+		ids = append(ids, id)
+	}
+	return s.collect(ids)
+}
+
+// collect is CollectArtifacts over the runs ids. A record that cannot be
+// read stops the collection: its artifacts might be among those removed.
+func (s *Store) collect(ids []string) (runner.Collected, error) {
+	if s.artifacts == "" {
+		return runner.Collected{}, nil
+	}
+	keep := map[string]bool{}
+	for _, id := range ids {
+		rec, err := s.read(id)
+		if err != nil {
+			return runner.Collected{}, fmt.Errorf("history: collect artifacts: %w", err)
+		}
+		for _, a := range rec.Artifacts {
+			keep[a.Staged] = true
+		}
+	}
+	return runner.CollectStore(s.artifacts, keep, s.now())
 }

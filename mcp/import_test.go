@@ -164,6 +164,31 @@ func TestReferenceSecrets(t *testing.T) {
 	}
 }
 
+// TestImportPlaceNodeModules: a script of a package npm installed (under
+// node_modules, its dependencies hoisted beside it) gets the node_modules
+// folder as its root, not its package's folder alone, which cannot start.
+func TestImportPlaceNodeModules(t *testing.T) {
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	pkg := filepath.Join(nm, "@scope", "server")
+	if err := os.MkdirAll(filepath.Join(pkg, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(pkg, "dist", "index.js")
+	for _, f := range []string{filepath.Join(pkg, "package.json"), script} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := ParseClientConfig([]byte(`{"mcpServers": {"s": {"command": "node", "args": ["` + script + `", "stdio"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Place(filepath.Join(t.TempDir(), "claude_desktop_config.json"))
+	if r := f.Servers[0].Server.Roots; len(r) != 1 || r[nm] != config.RootRO {
+		t.Errorf("roots %v, want %s ro", r, nm)
+	}
+}
+
 // TestImportPlace: VS Code's JSONC is read; ${workspaceFolder} becomes
 // the folder holding .vscode; arguments naming folders and scripts become
 // roots; a URL holding credentials is flagged.

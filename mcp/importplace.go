@@ -156,7 +156,12 @@ func deriveRoots(im *Imported) {
 		case fi.IsDir():
 			add(p, config.RootRW, "an argument names this folder (narrow it to ro if the server only reads it)")
 		case slices.Contains(scriptExts, filepath.Ext(p)):
-			add(packageTop(p), config.RootRO, "the server's own files, which it needs just to start")
+			top := packageTop(p)
+			if nm := nodeModulesAbove(top); nm != "" {
+				add(nm, config.RootRO, "the server's package and the packages it imports beside it, which it needs just to start")
+			} else {
+				add(top, config.RootRO, "the server's own files, which it needs just to start")
+			}
 		}
 	}
 }
@@ -177,6 +182,20 @@ func packageTop(script string) string {
 		}
 	}
 	return dir
+}
+
+// nodeModulesAbove is the innermost node_modules folder holding dir, else
+// "". A package npm installed there imports its dependencies from that
+// folder (npm hoists them beside it), so its own folder alone cannot start.
+func nodeModulesAbove(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "node_modules" {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // credentialQueryKeys are query parameter names that carry a credential.

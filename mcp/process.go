@@ -171,23 +171,9 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 	// and node servers start other programs): the system trees stay
 	// executable.
 	spec.ExecNarrow = false
-	spec.ReadRoots, spec.WriteRoots = nil, nil
-	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		switch srv.Roots[r] {
-		case config.RootRW:
-			spec.WriteRoots = append(spec.WriteRoots, r)
-		case config.RootRWX:
-			// Readable and executable as a binary's tree, and writable:
-			// an npm cache an npx server runs its package from.
-			spec.WriteRoots = append(spec.WriteRoots, r)
-			spec.Binaries = append(spec.Binaries, r)
-		default:
-			spec.ReadRoots = append(spec.ReadRoots, r)
-		}
-	}
-	if srv.Cwd != "" {
-		spec.WriteRoots = append(spec.WriteRoots, srv.Cwd)
-	}
+	var bins []string
+	spec.ReadRoots, spec.WriteRoots, bins = sandboxRoots(srv)
+	spec.Binaries = append(spec.Binaries, bins...)
 	proc, enf, err := runner.StartServer(cmd, spec)
 	inR.Close()
 	outW.Close()
@@ -291,4 +277,27 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// sandboxRoots are the host directories a stdio server's entry lets it
+// read, write, and run binaries from: its roots by mode, and its cwd,
+// read-only unless the roots list it (config.MCPServer.Cwd).
+func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
+	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
+		switch srv.Roots[r] {
+		case config.RootRW:
+			write = append(write, r)
+		case config.RootRWX:
+			// Readable and executable as a binary's tree, and writable:
+			// an npm cache an npx server runs its package from.
+			write = append(write, r)
+			bins = append(bins, r)
+		default:
+			read = append(read, r)
+		}
+	}
+	if _, listed := srv.Roots[srv.Cwd]; srv.Cwd != "" && !listed {
+		read = append(read, srv.Cwd)
+	}
+	return read, write, bins
 }

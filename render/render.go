@@ -38,7 +38,17 @@ import (
 // The error is the chosen renderer's (invalid JSON, a malformed table); the
 // string is then still that renderer's best-effort output, worth showing.
 // The error wraps [ErrNotShown] when that output is metadata only.
-func Artifact(src []byte, m Meta, o Options) (string, error) {
+//
+// Nothing a file holds may crash the host: a renderer that panics on src
+// gives [Metadata] with a note naming the failure, and an error wrapping
+// [ErrNotShown].
+func Artifact(src []byte, m Meta, o Options) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			why := fmt.Sprintf("The renderer failed on this file (%v); it is shown as metadata.", r)
+			out, err = metadata(m, SanitizeLine(why), o), fmt.Errorf("%w: renderer failed: %v", ErrNotShown, r)
+		}
+	}()
 	pres := Resolve(m.Presentation, m.MediaType)
 	if len(src) == 0 {
 		return metadata(m, "The file is empty.", o), nil
@@ -50,8 +60,8 @@ func Artifact(src []byte, m Meta, o Options) (string, error) {
 			note = o.style(o.colors().muted).Render(ansi.Wrap("Text decoded from "+enc+".", o.width(), "")) + "\n"
 		}
 	}
-	out, err := artifact(src, pres, m, o)
-	return note + out, err
+	body, err := artifact(src, pres, m, o)
+	return note + body, err
 }
 
 // DecodesText reports whether presentation pres shows text, whose bytes

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -32,11 +33,13 @@ type artifactFailure struct {
 // the hard-link rule, checkLinks). It returns the verified artifacts and
 // the failures of the others: one bad artifact does not hide the good
 // ones; failure paths number arts from offset in execution.artifacts.
-func (h *Host) verifyArtifacts(roots map[string]modproto.Root, dirs rootDirs, started time.Time, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
+// Staging draws on b, the run's budget (nil for none): its bounds and its
+// context (docs/protocol.md §14).
+func (h *Host) verifyArtifacts(b *stageBudget, roots map[string]modproto.Root, dirs rootDirs, started time.Time, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	out := []VerifiedArtifact{}
 	var fails []artifactFailure
 	for i, a := range arts {
-		va, f := h.verifyArtifact(roots, dirs, started, a)
+		va, f := h.verifyArtifact(b, roots, dirs, started, a)
 		if f != nil {
 			f.index = offset + i
 			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", offset+i)
@@ -49,7 +52,7 @@ func (h *Host) verifyArtifacts(roots map[string]modproto.Root, dirs rootDirs, st
 }
 
 // verifyArtifact confines, opens, measures, hashes and stages one artifact.
-func (h *Host) verifyArtifact(roots map[string]modproto.Root, dirs rootDirs, started time.Time, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
+func (h *Host) verifyArtifact(b *stageBudget, roots map[string]modproto.Root, dirs rootDirs, started time.Time, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
 	confined := func(f string, args ...any) *artifactFailure {
 		return &artifactFailure{confinement: true, v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
 	}
@@ -99,7 +102,12 @@ func (h *Host) verifyArtifact(roots map[string]modproto.Root, dirs rootDirs, sta
 	if a.Bytes > 0 && fi.Size() != a.Bytes {
 		return VerifiedArtifact{}, violation("artifact %q: bytes is %d but the file has %d", a.ID, a.Bytes, fi.Size())
 	}
-	staged, n, err := h.stage(f, a.Digest)
+	if err := b.take(h.cfg.ArtifactsDir(), fi.Size()); err != nil {
+		return VerifiedArtifact{}, violation("artifact %q: %v", a.ID, err)
+	}
+	// Never more than the size just measured is copied: a file that grows
+	// while it is staged fails its bytes check instead of filling the disk.
+	staged, n, err := h.stage(b.context(), io.LimitReader(f, fi.Size()+1), a.Digest)
 	if err != nil {
 		var dm *digestMismatch
 		if errors.As(err, &dm) {
@@ -219,7 +227,8 @@ func (e *digestMismatch) Error() string { return "digest mismatch: file hashes t
 // copy goes to a temp file in the store and is renamed into place only
 // when its hash equals want, over any file already there (an existing
 // store file is never trusted). It returns the staged path and the bytes read.
-func (h *Host) stage(r io.Reader, want string) (string, int64, error) {
+// Copying stops when ctx ends.
+func (h *Host) stage(ctx context.Context, r io.Reader, want string) (string, int64, error) {
 	store := h.cfg.ArtifactsDir()
 	tmpDir := filepath.Join(store, "tmp")
 	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
@@ -231,7 +240,7 @@ func (h *Host) stage(r io.Reader, want string) (string, int64, error) {
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	var sum hash.Hash = sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, sum), r)
+	n, err := io.Copy(io.MultiWriter(tmp, sum), &ctxReader{ctx: ctx, r: r})
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -116,12 +116,12 @@ func BenchmarkValidateInput(b *testing.B) {
 	raw := d.RequestSchemas[c.RequestSchema]
 	in := json.RawMessage(`{"width":1280,"height":720,"fps":30}`)
 	var ie *InputError
-	if err := validateRequest(c, raw, in); err != nil && !errors.As(err, &ie) {
+	if err := validateRequest(nil, c, raw, in); err != nil && !errors.As(err, &ie) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if err := validateRequest(c, raw, in); err != nil && !errors.As(err, &ie) {
+		if err := validateRequest(nil, c, raw, in); err != nil && !errors.As(err, &ie) {
 			b.Fatal(err)
 		}
 	}

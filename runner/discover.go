@@ -250,6 +250,14 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 			m.Reason = "disabled: " + filepath.Join(c.Dir, disabledMarker) + " exists"
 		}
 	}()
+	// Nothing a module sends may crash discovery: a panic judging it
+	// lists it broken, with the reason.
+	defer func() {
+		if r := recover(); r != nil {
+			m.Status = StatusBroken
+			m.Reason = fmt.Sprintf("the host failed judging this module's describe (%v); it is refused", r)
+		}
+	}()
 	if c.Driver == nil {
 		setBroken(m, "no driver for this module")
 		return m

@@ -67,7 +67,7 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	if c.RequestSchema != "" {
 		schema := d.RequestSchemas[c.RequestSchema]
 		if !opts.SkipValidation {
-			if err := validateRequest(c, schema, input); err != nil {
+			if err := validateRequest(opts.Context, c, schema, input); err != nil {
 				return nil, err
 			}
 		}

@@ -1,6 +1,9 @@
 package runner
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 // PlanOptions adjust how PlanWith checks the input.
 type PlanOptions struct {
@@ -15,6 +18,10 @@ type PlanOptions struct {
 	// module must declare in permissions.filesystem_read. The plan's
 	// Handoff says where each file was put. Errors wrap ErrHandoff.
 	Handoff []HandoffFile
+	// Context stops the input's validation (nil for none): a cancelled or
+	// past-deadline plan returns an error wrapping schema.ErrCancelled.
+	// The validation is bounded either way (docs/protocol.md §14).
+	Context context.Context
 }
 
 // PlanWith is Plan with options. A request schema that declares no

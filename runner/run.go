@@ -12,6 +12,15 @@ import (
 )
 
 func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
+	echoes := planEchoes(p)
+	res, err := h.runEchoing(ctx, p, maskingOptions(opts, echoes))
+	maskResult(res, echoes)
+	return res, err
+}
+
+// runEchoing is run before the secrets of the input are masked in what
+// came back.
+func (h *Host) runEchoing(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
 	if p == nil || p.Module == nil || p.Module.Descriptor == nil {
 		return nil, errors.New("run: the plan has no described module")
 	}
@@ -153,10 +162,27 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	// The host's own phases close the raw exchange: verify
 	// ends once the envelope is judged, stage once the artifacts are.
 	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseVerify)})
-	arts, fails := h.verifyArtifacts(req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
-	if len(r.Blocks) > 0 {
-		blockArts, blockFails := h.stageBlocks(r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
+	// Staging runs under the run's deadline, counted from the start, and
+	// stops with the run's context (docs/protocol.md §14).
+	stageCtx, cancelStage := ctx, context.CancelFunc(func() {})
+	if req.DeadlineMS > 0 {
+		stageCtx, cancelStage = context.WithDeadline(ctx, r.Started.Add(time.Duration(req.DeadlineMS)*time.Millisecond))
+	}
+	defer cancelStage()
+	budget := h.newStageBudget(stageCtx)
+	arts, fails := h.verifyArtifacts(budget, req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
+	if len(r.Blocks) > 0 && stageCtx.Err() == nil {
+		blockArts, blockFails := h.stageBlocks(budget, r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
 		arts, fails = append(arts, blockArts...), append(fails, blockFails...)
+	}
+	if len(env.Execution.Artifacts) > 0 {
+		res.Duration = time.Since(r.Started) // the header's time includes staging
+	}
+	switch {
+	case ctx.Err() != nil:
+		return hostErr(modproto.CodeCancelled, "the run was cancelled while its artifacts were staged", nil), nil
+	case stageCtx.Err() != nil:
+		return hostErr(modproto.CodeHostTimeout, fmt.Sprintf("staging the artifacts did not finish within deadline_ms (%d)", req.DeadlineMS), nil), nil
 	}
 	call.Record(Frame{Direction: FrameReceived, Kind: FramePhase, Data: []byte(PhaseStage)})
 	// The verified artifacts stay listed (and open) beside the refused

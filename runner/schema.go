@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 
 	"modbay/modproto"
@@ -12,13 +13,15 @@ import (
 // schema (its compile is cached by content and shared with the form).
 // The error is a *SchemaError when raw cannot be used, an *InputError
 // listing the violations when input breaks it, or one wrapping
-// schema.ErrInputNotJSON; nil when input is valid.
-func validateRequest(c *modproto.Capability, raw, input json.RawMessage) error {
+// schema.ErrInputNotJSON, a *schema.BoundError when the validation hit a
+// bound (docs/protocol.md §14) or schema.ErrCancelled when ctx ended it;
+// nil when input is valid.
+func validateRequest(ctx context.Context, c *modproto.Capability, raw, input json.RawMessage) error {
 	sch, err := schema.Compile(raw)
 	if err != nil {
 		return &SchemaError{Schema: c.RequestSchema, Capability: c.ID, Err: err}
 	}
-	v, err := sch.Validate(input)
+	v, err := sch.ValidateContext(ctx, input)
 	if err != nil {
 		return err
 	}

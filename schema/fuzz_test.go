@@ -5,6 +5,16 @@ import (
 	"testing"
 )
 
+// hostileSeeds are schemas that hung or crashed the validator before its
+// bounds (limits.go), for every fuzz target on the schema path.
+var hostileSeeds = []string{
+	`{"properties":{"n":{"multipleOf":1e10000000,"minimum":-1e-99999}}}`,
+	`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"},{"$ref":"#/$defs/b"}]},"b":{"allOf":[{"$ref":"#/$defs/c"},{"$ref":"#/$defs/c"}]},"c":{"anyOf":[{"$ref":"#/$defs/a"},{"type":"string"}]}},"$ref":"#/$defs/a"}`,
+	`{"properties":{"x":{"pattern":"^(?:[a-z]?){1000}(?:[a-z]?){1000}$","default":"aaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}}`,
+	`{"patternProperties":{"(?:(?:a*)*)*$":{"const":1e308}},"propertyNames":{"pattern":"(((((a)))))"}}`,
+	`{"if":{"$ref":"#"},"then":{"$ref":"#"},"else":{"not":{"$ref":"#"}}}`,
+}
+
 // FuzzValidateInput: a module's schema and a person's input are untrusted;
 // validating never panics, and every violation has a JSON pointer path.
 func FuzzValidateInput(f *testing.F) {
@@ -12,6 +22,9 @@ func FuzzValidateInput(f *testing.F) {
 	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`), []byte(`[1,2]`))
 	f.Add([]byte(`{"$ref":"#/$defs/x","$defs":{"x":{"$ref":"#/$defs/x"}}}`), []byte(`{}`))
 	f.Add([]byte(`{"required":null,"properties":{"x":{"pattern":"^a+$"}}}`), []byte(`{"x":"b"}`))
+	for _, s := range hostileSeeds {
+		f.Add([]byte(s), []byte(`{"n":1e10000000,"x":["a","b"]}`))
+	}
 	f.Fuzz(func(t *testing.T, schema, input []byte) {
 		v, err := ValidateInput(json.RawMessage(schema), json.RawMessage(input))
 		if err != nil {

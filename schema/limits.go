@@ -25,3 +25,63 @@ const (
 	// as satisfiable, the answer that refuses nothing.
 	MaxSolveVisits = 1 << 20
 )
+
+// Bounds on the work compiling and validating do on a module's schema and
+// a person's input (docs/protocol.md §14). A bound that is hit is a
+// *BoundError naming it; the work stops there.
+const (
+	// MaxNumberDigits bounds the digits of one number, in a schema or an
+	// input: a double holds 17 significant digits, so a longer number is
+	// either a mistake or an attack on big.Rat arithmetic.
+	MaxNumberDigits = 1000
+	// MaxNumberExponent bounds the exponent of one number written with
+	// "e": a double reaches 1e308 and 5e-324; "1e10000000" would make
+	// every comparison build a 33-million-bit integer.
+	MaxNumberExponent = 1000
+	// MaxSchemaExpansion bounds the subschemas one validation visits for a
+	// value with each property once (refs, allOf, anyOf, oneOf, not,
+	// if/then/else and property subschemas expanded, counted before
+	// compiling): a few kilobytes of refs that double at each level reach
+	// 2^40 otherwise. The largest request schema in the test corpora
+	// expands to about 5,000.
+	MaxSchemaExpansion = 200000
+	// MaxPatternInsts bounds the compiled program of one "pattern" or
+	// "patternProperties" regex (RE2 instructions): an email regex takes
+	// a few hundred; one of 100,000 states is an attack on every match.
+	MaxPatternInsts = 20000
+	// MaxSchemaPatternInsts bounds the RE2 instructions of all the
+	// patterns one compile makes (each counted as often as it is
+	// compiled): 2,000 patterns of 4,000 instructions each took 12 s and
+	// gigabytes before it.
+	MaxSchemaPatternInsts = 500000
+	// MaxValidateSteps bounds the subschema evaluations of one validation
+	// (about 0.6 s of work): a valid 1 MB input against a real schema
+	// takes tens of thousands.
+	MaxValidateSteps = 1000000
+	// MaxMatchCost bounds one validation's regex work, in program
+	// instructions × bytes matched, summed (at most about 0.3 s): a
+	// 100-instruction pattern against 600 KB; about 5 ns each.
+	MaxMatchCost = 1 << 26
+	// MaxFormValidateSteps and MaxFormMatchCost are MaxValidateSteps and
+	// MaxMatchCost for the checks the cockpit's form runs as the person
+	// types (ValidateForm, Matches): about 60 ms, so a keystroke never
+	// waits on a hostile schema. Past them the form says so; the run's
+	// own check, with the full bounds, judges the input when it is sent.
+	MaxFormValidateSteps = 100000
+	MaxFormMatchCost     = 1 << 23
+	// MaxFormExpansion bounds the expansion (MaxSchemaExpansion's count)
+	// of a schema the cockpit builds form fields for: past it the form
+	// opens in JSON mode with a note, since every keystroke re-checks the
+	// fields and their branches.
+	MaxFormExpansion = 20000
+	// MaxBuildItems and MaxBuildString bound what the form and `modbay
+	// check` make to satisfy a schema's minItems (or maxItems) and
+	// minLength (or maxLength): past them the form opens in JSON mode and
+	// check skips the case ("minItems": 1e9 would fill the memory).
+	MaxBuildItems = 1000
+	// MaxFormEnum bounds the members of one enum the form offers as a
+	// choice: past it the form opens in JSON mode (a 300,000-member enum
+	// took a second to build, matched against on every change).
+	MaxFormEnum    = 5000
+	MaxBuildString = 1 << 20
+)

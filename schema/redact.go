@@ -2,7 +2,9 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -165,6 +167,12 @@ type redactor struct {
 	// secrets, when not nil, collects the scalars of each secret value
 	// by its JSON pointer (maskFindings).
 	secrets map[string][]string
+	// whys, when not nil, collects why each secret value is one, by its
+	// JSON pointer (Echoes).
+	whys map[string]string
+	// work counts the subschemas weighed so far (bounded like a
+	// validation).
+	work int
 	// path is the JSON pointer of the value being walked.
 	path []string
 }
@@ -173,11 +181,17 @@ type redactor struct {
 // it; drop reports that v itself is secret and RedactOmit should drop it.
 func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) {
 	set := closure(at)
-	if depth > redactMaxDepth || r.secret(set) {
+	r.work += len(set)
+	// Past MaxValidateSteps subschemas weighed, every value left is
+	// withheld: the conservative answer, and the walk stays bounded.
+	if depth > redactMaxDepth || r.work > MaxValidateSteps || r.secret(set) {
 		r.n++
 		if r.secrets != nil {
 			p := Pointer(r.path)
 			r.secrets[p] = scalars(v, r.secrets[p])
+			if r.whys != nil {
+				r.whys[p] = cmp.Or(r.why(set), "past the redaction bound")
+			}
 		}
 		return Mask, r.how == RedactOmit
 	}
@@ -209,23 +223,30 @@ func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) 
 }
 
 // secret reports whether any schema of set marks its value secret.
-func (r *redactor) secret(set []*jsonschema.Schema) bool {
+func (r *redactor) secret(set []*jsonschema.Schema) bool { return r.why(set) != "" }
+
+// why is the keyword that marks a value of set secret ("writeOnly",
+// "format: password"), "" when none does.
+func (r *redactor) why(set []*jsonschema.Schema) string {
 	for _, s := range set {
-		if s.WriteOnly || (s.Format != nil && s.Format.Name == "password") {
-			return true
+		if s.WriteOnly {
+			return "writeOnly"
+		}
+		if s.Format != nil && s.Format.Name == "password" {
+			return "format: password"
 		}
 		// Format is compiled only where it is asserted (and writeOnly
 		// only where the draft has it): the document says what was meant.
 		if m, ok := r.at(s.Location).(map[string]any); ok {
 			if w, _ := m["writeOnly"].(bool); w {
-				return true
+				return "writeOnly"
 			}
 			if f, _ := m["format"].(string); f == "password" {
-				return true
+				return "format: password"
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // at returns the node of the schema document at location (a compiled
@@ -358,4 +379,138 @@ func itemSchemas(set []*jsonschema.Schema, i int) []*jsonschema.Schema {
 		}
 	}
 	return out
+}
+
+// MinEchoLen is the shortest secret value MaskEchoes looks for, in
+// characters: a shorter one would mask innocent text wherever it occurs.
+const MinEchoLen = 4
+
+// Echo is one secret value of an input (Redact's rule), as MaskEchoes
+// looks for it in what a module sent back.
+type Echo struct {
+	// Pointer is the value's JSON pointer in the input ("/api_key");
+	// Why the keyword that makes it secret ("writeOnly").
+	Pointer, Why string
+	// Value is a string's text or a number's digits.
+	Value string
+}
+
+// Label is what an echo is replaced with: "‹masked: writeOnly /api_key›".
+func (e Echo) Label() string {
+	return "‹masked: " + e.Why + " " + strings.NewReplacer(`"`, "'", `\`, "/").Replace(e.Pointer) + "›"
+}
+
+// Echoes returns the secret scalars of input (Redact's rule) of at least
+// MinEchoLen characters, longest first; nil with no schema or none.
+func Echoes(h *Compiled, input json.RawMessage) []Echo {
+	if h == nil || h.root == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}, whys: map[string]string{}}
+	r.value([]*jsonschema.Schema{h.root}, v, 0)
+	var out []Echo
+	seen := map[string]bool{} // a value repeated is searched once
+	for _, p := range slices.Sorted(maps.Keys(r.secrets)) {
+		for _, s := range r.secrets[p] {
+			if len([]rune(s)) >= MinEchoLen && !seen[s] {
+				seen[s] = true
+				out = append(out, Echo{Pointer: p, Why: r.whys[p], Value: s})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Echo) int { return cmp.Or(len(b.Value)-len(a.Value), strings.Compare(a.Value, b.Value)) })
+	return out
+}
+
+// MaskEchoes replaces every occurrence in b of an echo's value, as
+// written or as a JSON string escapes it, with its Label, and says how
+// many it replaced: a module's reply, stderr or raw exchange as the host
+// records and shows it. An encoded echo (base64, hex, URL-escaped, split)
+// is not found. b is returned unchanged when nothing matched.
+func MaskEchoes(b []byte, echoes []Echo) ([]byte, int) {
+	n := 0
+	for _, e := range echoes {
+		for _, form := range echoForms(e.Value) {
+			if c := bytes.Count(b, form); c > 0 {
+				b = bytes.ReplaceAll(b, form, []byte(e.Label()))
+				n += c
+			}
+		}
+	}
+	return b, n
+}
+
+// echoForms are the spellings of s searched: as is, and inside a JSON
+// string when escaping changes it.
+func echoForms(s string) [][]byte {
+	forms := [][]byte{[]byte(s)}
+	if q, err := modproto.EncodeJSON(s); err == nil && len(q) >= 2 {
+		if inner := q[1 : len(q)-1]; string(inner) != s {
+			forms = append(forms, inner)
+		}
+	}
+	if q, err := json.Marshal(s); err == nil && len(q) >= 2 {
+		if inner := q[1 : len(q)-1]; string(inner) != s && !slices.ContainsFunc(forms, func(f []byte) bool { return bytes.Equal(f, inner) }) {
+			forms = append(forms, inner)
+		}
+	}
+	return forms
+}
+
+// MaskEchoesJSON is MaskEchoes for a JSON value (a reply's result), which
+// stays JSON: an echo inside a string is replaced in place; a number that
+// is an echo becomes its Label as a string (the value then re-encoded,
+// its keys sorted).
+func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
+	out, n := MaskEchoes(raw, echoes)
+	if n == 0 || json.Valid(out) {
+		return out, n
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out, n
+	}
+	n = 0
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			b, c := MaskEchoes([]byte(x), echoes)
+			n += c
+			return string(b)
+		case json.Number:
+			for _, e := range echoes {
+				if e.Value == x.String() {
+					n++
+					return e.Label()
+				}
+			}
+		case map[string]any:
+			m := make(map[string]any, len(x))
+			for k, c := range x {
+				kb, kc := MaskEchoes([]byte(k), echoes)
+				n += kc
+				m[string(kb)] = walk(c)
+			}
+			return m
+		case []any:
+			for i, c := range x {
+				x[i] = walk(c)
+			}
+		}
+		return v
+	}
+	b, err := modproto.EncodeJSON(walk(v))
+	if err != nil {
+		return maskJSON(), max(n, 1)
+	}
+	return b, n
 }

@@ -114,3 +114,25 @@ func TestRedactKeepsTextAsTyped(t *testing.T) {
 		t.Errorf("redacted %s (%d masked): want the URL as typed", out, n)
 	}
 }
+
+// TestMaskEchoes: a secret of the input sent back is replaced by its
+// label, as written or JSON-escaped, and a JSON result stays JSON; short
+// secrets and values not marked secret are left alone.
+func TestMaskEchoes(t *testing.T) {
+	h, err := Compile(json.RawMessage(`{"properties":{"api_key":{"type":"string","writeOnly":true},"pin":{"type":"string","format":"password"},"pw":{"writeOnly":true},"q":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoes := Echoes(h, json.RawMessage(`{"api_key":"k\"e/y-123","pin":"123","pw":98765,"q":"public"}`))
+	if len(echoes) != 2 {
+		t.Fatalf("echoes %+v, want api_key and pw (pin is too short)", echoes)
+	}
+	got, n := MaskEchoes([]byte(`stderr: key k"e/y-123; pin 123; q public`), echoes)
+	if n != 1 || string(got) != `stderr: key ‹masked: writeOnly /api_key›; pin 123; q public` {
+		t.Fatalf("MaskEchoes: %d %s", n, got)
+	}
+	res, n := MaskEchoesJSON(json.RawMessage(`{"echo":"k\"e/y-123","n":98765}`), echoes)
+	if n != 2 || !json.Valid(res) || strings.Contains(string(res), "98765") || !strings.Contains(string(res), "‹masked: writeOnly /pw›") {
+		t.Fatalf("MaskEchoesJSON: %d %s", n, res)
+	}
+}

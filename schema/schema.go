@@ -62,6 +62,11 @@ type Compiled struct {
 	url      string
 	root     *jsonschema.Schema
 
+	// vmu makes validations of this handle one at a time, so meter
+	// counts one validation's work (bounds.go).
+	vmu   sync.Mutex
+	meter *meter
+
 	mu sync.Mutex
 	// c reaches subschemas by location (Sub); guarded by mu.
 	c *jsonschema.Compiler
@@ -97,7 +102,8 @@ type validation struct {
 // or returns the handle of an earlier compile of the same bytes. The error
 // says why the schema cannot be used ("schema is not JSON: ...", or the
 // compiler's reason with the document called "the schema"); failures are
-// not cached.
+// not cached. A document past a bound of limits.go (its numbers, its
+// expansion, a pattern's program) is refused with a *BoundError.
 func Compile(raw json.RawMessage) (*Compiled, error) {
 	raw = bytes.TrimSpace(raw)
 	key := sha256.Sum256(raw)
@@ -131,30 +137,51 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
 	DropNullKeywords(doc)
+	if err := checkNumbers(doc, nil, "the schema at "); err != nil {
+		return nil, err
+	}
+	if err := checkPatterns(doc); err != nil {
+		return nil, err
+	}
+	if d, err := Parse(raw); err == nil {
+		if n := Expansion(d); n > MaxSchemaExpansion {
+			return nil, &BoundError{Bound: "MaxSchemaExpansion", Limit: MaxSchemaExpansion,
+				Detail: fmt.Sprintf("the schema expands to more than %d subschemas per value", MaxSchemaExpansion)}
+		}
+	}
 	url := "modbay:///schema/" + hex.EncodeToString(key[:]) + ".json"
-	try := func(d *jsonschema.Draft) (*jsonschema.Compiler, *jsonschema.Schema, error) {
-		c := jsonschema.NewCompiler()
+	h := &Compiled{source: raw, declared: raw, draft: Draft2020, url: url, meter: &meter{}}
+	try := func(d *jsonschema.Draft) (c *jsonschema.Compiler, sch *jsonschema.Schema, err error) {
+		c = jsonschema.NewCompiler()
 		c.DefaultDraft(d)
 		c.UseLoader(RefusingLoader{})
 		useFormats(c)
 		useNumbers(c)
+		useMeter(c, h.meter)
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}
-		sch, err := c.Compile(url)
+		if merr := h.metered(nil, func() { sch, err = c.Compile(url) }); merr != nil {
+			return nil, nil, merr
+		}
+		if err != nil && h.meter.pattern != nil {
+			err = h.meter.pattern
+		}
 		return c, sch, err
 	}
-	h := &Compiled{source: raw, declared: raw, draft: Draft2020, url: url}
 	declared, dialect := declaredDraft(doc)
 	if declared != "" {
 		h.draft = declared
 	}
 	c, sch, err := try(jsonschema.Draft2020)
-	if err != nil && !dialect {
+	if err != nil && !dialect && !IsBound(err) {
 		if c7, sch7, err7 := try(jsonschema.Draft7); err7 == nil {
 			c, sch, err = c7, sch7, nil
 			h.draft, h.fallback, h.declared = Draft7, true, withDraft(raw, Draft7)
 		}
+	}
+	if IsBound(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, unnamed(err, url)
@@ -233,19 +260,24 @@ func (h *Compiled) sub(loc string) *jsonschema.Schema {
 
 // Matches reports whether value (JSON) is valid against the subschema at
 // loc (a JSON pointer into the document, "" for the root, as a form reads
-// an "if" or a oneOf branch). A subschema that does not compile, or a value
-// that is not JSON, matches nothing.
+// an "if" or a oneOf branch). A subschema that does not compile, a value
+// that is not JSON, or a validation past the form's bounds
+// (MaxFormValidateSteps) matches nothing.
 func (h *Compiled) Matches(loc string, value json.RawMessage) bool {
 	if h == nil {
 		return false
 	}
-	sch := h.sub(loc)
-	if sch == nil {
-		return false
-	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
-	if err != nil {
+	if err != nil || checkNumbers(inst, nil, "") != nil {
 		return false
 	}
-	return sch.Validate(inst) == nil
+	ok := false
+	if err := h.meteredWithin(nil, formBudget, func() {
+		if sch := h.sub(loc); sch != nil {
+			ok = sch.Validate(inst) == nil
+		}
+	}); err != nil {
+		return false
+	}
+	return ok
 }

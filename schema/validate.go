@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,9 +46,34 @@ func ValidateInput(schema json.RawMessage, input json.RawMessage) (modproto.Vali
 // location as a JSON pointer ("" for the root, "/items/0/name"), Detail
 // the broken rule in English, with any value the schema marks secret
 // masked (Redact); sorted by Path, nil when valid. The error is
-// non-nil only when input is not JSON (wrapping ErrInputNotJSON).
+// non-nil when input is not JSON (wrapping ErrInputNotJSON) or the
+// validation hit a bound of limits.go (a *BoundError): then nothing was
+// judged.
 func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, error) {
-	ve, rng, err := h.validate(input)
+	return h.ValidateContext(nil, input)
+}
+
+// ValidateContext is Validate stopped by ctx (nil for none): the error
+// wraps ErrCancelled when ctx ends first.
+func (h *Compiled) ValidateContext(ctx context.Context, input json.RawMessage) (modproto.ValidationErrors, error) {
+	return h.validateWithin(ctx, fullBudget, input)
+}
+
+// ValidateForm is ValidateInput for the cockpit's form, as the person
+// types: bounded by MaxFormValidateSteps and MaxFormMatchCost, so a
+// keystroke never waits long (the error is then a *BoundError naming
+// them; the run's check uses the full bounds).
+func ValidateForm(schema json.RawMessage, input json.RawMessage) (modproto.ValidationErrors, error) {
+	h, err := Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return h.validateWithin(nil, formBudget, input)
+}
+
+// validateWithin is Validate under ctx and budget b.
+func (h *Compiled) validateWithin(ctx context.Context, b budget, input json.RawMessage) (modproto.ValidationErrors, error) {
+	ve, rng, err := h.validate(ctx, b, input)
 	if err != nil || ve == nil && len(rng) == 0 {
 		return nil, err
 	}
@@ -66,7 +92,7 @@ func (h *Compiled) Validate(input json.RawMessage) (modproto.ValidationErrors, e
 // validate returns the validator's error tree for input, nil when valid,
 // and the numbers in input no reader can hold (numberRange); the last
 // input's outcome is reused.
-func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
+func (h *Compiled) validate(ctx context.Context, b budget, input json.RawMessage) (*jsonschema.ValidationError, modproto.ValidationErrors, error) {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage(`{}`)
 	}
@@ -83,9 +109,16 @@ func (h *Compiled) validate(input json.RawMessage) (*jsonschema.ValidationError,
 	inst, uerr := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if uerr != nil {
 		err = fmt.Errorf("%w: %v", ErrInputNotJSON, uerr)
-	} else {
-		err = h.root.Validate(inst)
+	} else if err = checkNumbers(inst, nil, "input at "); err == nil {
+		if merr := h.meteredWithin(ctx, b, func() { err = h.root.Validate(inst) }); merr != nil {
+			err = merr
+		}
 		numberRange(inst, nil, &rng)
+	}
+	if errors.Is(err, ErrCancelled) || IsBound(err) {
+		// Not the input's outcome: another context or budget may judge it.
+		ve, err := outcome(err)
+		return ve, nil, err
 	}
 	h.mu.Lock()
 	h.last = validation{input: bytes.Clone(input), err: err, rng: rng}
@@ -171,7 +204,7 @@ func (h *Compiled) BranchFindings(value json.RawMessage, keep func(u Union) func
 	if h == nil {
 		return nil
 	}
-	ve, _, err := h.validate(value)
+	ve, _, err := h.validate(nil, formBudget, value)
 	if err != nil || ve == nil {
 		return nil
 	}

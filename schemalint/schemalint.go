@@ -37,7 +37,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -270,8 +269,8 @@ var boundKeywords = map[string]bool{
 // cmpNum compares two JSON numbers as written, exactly; 0 when either is
 // not a number.
 func cmpNum(a, b string) int {
-	x, okX := new(big.Rat).SetString(a)
-	y, okY := new(big.Rat).SetString(b)
+	x, okX := schema.Rat(a)
+	y, okY := schema.Rat(b)
 	if !okX || !okY {
 		return 0
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/history"
@@ -138,4 +140,22 @@ func helpKeys(m *Model) []string {
 		out = append(out, b.Help().Key)
 	}
 	return out
+}
+
+// TestCtrlZSuspends: ctrl+z hands the terminal back to the shell from any
+// screen, a form's field too (tea.Suspend), and the full help lists it.
+func TestCtrlZSuspends(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	openForm(t, m, 0)
+	_, cmd := m.Update(uitest.Key("ctrl+z"))
+	if cmd == nil {
+		t.Fatal("ctrl+z did nothing")
+	}
+	if _, ok := cmd().(tea.SuspendMsg); !ok {
+		t.Fatal("ctrl+z does not suspend")
+	}
+	press(m, "f1")
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "ctrl+z suspend") {
+		t.Errorf("the full help does not list ctrl+z:\n%s", out)
+	}
 }

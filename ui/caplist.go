@@ -183,7 +183,7 @@ func (c *capList) View() string {
 	var top []string
 	switch c.module.Status {
 	case runner.StatusDisabled, runner.StatusBroken:
-		top = append(top, st.Warning.Render(common.Trunc(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), w)))
+		top = append(top, strings.Split(st.Warning.Render(common.Note(fmt.Sprintf("This module is %s: its capabilities cannot be run.", c.module.Status), w)), "\n")...)
 	}
 	if f := c.list.FilterView(); f != "" {
 		top = append(top, f)

@@ -32,7 +32,7 @@ func (b *detailBuilder) kvStyled(k, v string) {
 	const kw = 12
 	lab := b.com.Styles.Label.Render(fmt.Sprintf("%-*s", kw, k))
 	vw := max(b.w-kw, 8)
-	for i, l := range strings.Split(common.Wrap(v, vw), "\n") {
+	for i, l := range strings.Split(common.WrapWords(v, vw), "\n") {
 		if i == 0 {
 			b.lines = append(b.lines, lab+l)
 		} else {

@@ -121,7 +121,7 @@ func (s *exchangeScreen) rebuild() {
 	s.vp.SetContent(s.content())
 	h := s.height
 	if s.note != "" {
-		h--
+		h -= common.Lines(common.Note(render.SanitizeLine(s.note), s.width))
 	}
 	s.vp.SetHeight(max(h, 1))
 	s.vp.SetYOffset(off)
@@ -228,11 +228,20 @@ func (s *exchangeScreen) FullHelp() [][]key.Binding {
 	return append(g, append(acts, k.Back))
 }
 
+// HelpNotes shows the copy's note whole under the full help (on screen
+// it wraps to at most common.MaxNoteLines).
+func (s *exchangeScreen) HelpNotes() []string {
+	if s.note != "" {
+		return []string{render.SanitizeLine(s.note)}
+	}
+	return nil
+}
+
 // View implements Screen: the content and, after a copy, its note.
 func (s *exchangeScreen) View() string {
 	v := s.vp.View()
 	if s.note != "" {
-		v += "\n" + common.Trunc(s.com.Styles.Muted.Render(render.SanitizeLine(s.note)), s.width)
+		v += "\n" + s.com.Styles.Muted.Render(common.Note(render.SanitizeLine(s.note), s.width))
 	}
 	return v
 }
@@ -258,11 +267,11 @@ func (s *exchangeScreen) copyLines(b *detailBuilder, w int) {
 	st := s.com.Styles
 	cp := s.arg.copy
 	b.line(st.Subtitle.Render("Repeat with modbay") + st.Muted.Render(" (c)"))
-	b.block(common.Wrap(render.SanitizeLine(cp.Invoke), w-2), 2)
+	b.block(common.WrapWords(render.SanitizeLine(cp.Invoke), w-2), 2)
 	switch {
 	case cp.ModuleCall != "":
 		b.line(st.Subtitle.Render("The module call without modbay") + st.Muted.Render(" (m)"))
-		b.block(common.Wrap(render.SanitizeLine(cp.ModuleCall), w-2), 2)
+		b.block(common.WrapWords(render.SanitizeLine(cp.ModuleCall), w-2), 2)
 		b.wrapped(st.Warning, "! "+render.SanitizeLine(cp.Note))
 	case cp.SaveError != "":
 		b.wrapped(st.Warning, "! the request file could not be saved: "+render.SanitizeLine(cp.SaveError))

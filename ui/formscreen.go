@@ -11,6 +11,7 @@ import (
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/schema"
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/formview"
@@ -64,24 +65,27 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		return nil, nil
 	}
 	mod, c := a.module, a.cap
-	var schema json.RawMessage
+	var raw json.RawMessage
 	if c.RequestSchema != "" && mod.Descriptor != nil {
-		schema = mod.Descriptor.RequestSchemas[c.RequestSchema]
+		raw = mod.Descriptor.RequestSchemas[c.RequestSchema]
 	}
-	fv, ok := m.flow.draft(mod, c, schema)
+	fv, ok := m.flow.draft(mod, c, raw)
 	if ok {
 		// Coming back: the form exactly as left (values, focus, mode).
 		fv.Restyle()
 	} else {
-		f, err := form.Build(schema)
+		f, err := form.Build(raw)
 		if err != nil {
 			f, _ = form.Build(nil)
 		}
 		fv = formview.New(m.com, f, m.validate)
-		if err != nil {
-			fv.SetNote("The request schema cannot be read (" + err.Error() + "); edit the input as JSON.")
+		switch {
+		case schema.IsBound(err):
+			fv.SetNote("The request schema is too costly for a form (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
+		case err != nil:
+			fv.SetNote("The request schema cannot be read (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
 		}
-		m.flow.keepDraft(mod, c, schema, fv)
+		m.flow.keepDraft(mod, c, raw, fv)
 	}
 	if mod.Status == runner.StatusDisabled {
 		fv.SetNote("This module is disabled: it is listed but never run.")

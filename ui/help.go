@@ -361,7 +361,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	if !m.focusBinds(g.Interrupt.Keys()...) {
 		global = append(global, g.Interrupt)
 	}
-	global = append(global, m.helpToggle())
+	global = append(global, g.Suspend, m.helpToggle())
 	if m.fullHelp {
 		global = append(global, g.CloseHelp)
 	}

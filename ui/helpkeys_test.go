@@ -193,7 +193,7 @@ func keyPress(name string) tea.KeyPressMsg {
 		k = tea.KeyPressMsg{Code: tea.KeyDown}
 	case "enter":
 		k = tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "space": // ctrl+space is not ctrl+s
+	case "space":
 		k = tea.KeyPressMsg{Code: tea.KeySpace}
 	default:
 		k = tea.KeyPressMsg{Code: []rune(rest)[0]}

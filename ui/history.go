@@ -543,16 +543,38 @@ func (it *historyItem) Row(sel bool, w int) string {
 		pin = "*"
 	}
 	when := words.Ago(it.s.com.Now(), x.Started)
-	row := fmt.Sprintf("%s%s%s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when,
+	row := fmt.Sprintf("%s%s%s %7s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when, rowDuration(x),
 		render.SanitizeLine(x.Module), render.SanitizeLine(x.Capability))
 	if status != string(history.StatusOK) {
 		row += "  " + status
+	}
+	if id := "  " + x.RunID; common.Width(row)+len(id) <= w {
+		// The run id where it fits, whole: what history show and rm take.
+		row += id
 	}
 	row = common.Trunc(row, w)
 	if sel {
 		return st.Selected.Render(row)
 	}
 	return row
+}
+
+// rowDuration is a row's duration column: how long the run took ("…"
+// while it runs), in at most 7 cells.
+func rowDuration(x *history.Summary) string {
+	if x.Status == history.StatusRunning {
+		return "…"
+	}
+	d := time.Duration(x.DurationMS) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // tookLine is the detail's duration line: how long the run took, or, while it

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/config"
@@ -305,4 +306,17 @@ func TestJobsResumedAtStart(t *testing.T) {
 		t.Error("jobs taken over twice")
 	}
 	_ = fmt.Sprint()
+}
+
+// TestHistoryColumns: each row shows how long the run took; a wide list
+// shows the run id too, whole.
+func TestHistoryColumns(t *testing.T) {
+	narrow := ansi.Strip(frame(t, historyAt(t, 100, 20, seedHistory)))
+	if !strings.Contains(narrow, "5m ago    1.2s  fake › fake.report") || strings.Contains(narrow, "fake.report  req_") {
+		t.Errorf("narrow list:\n%s", narrow)
+	}
+	wide := ansi.Strip(frame(t, historyAt(t, 200, 30, seedHistory)))
+	if !strings.Contains(wide, "5m ago    1.2s  fake › fake.report  req_00000000000000000000000000000001") {
+		t.Errorf("wide list lacks the duration and run id columns:\n%s", wide)
+	}
 }

@@ -43,6 +43,9 @@ type GlobalKeyMap struct {
 	HelpAnywhere key.Binding
 	// CloseHelp closes the full help before esc does anything else.
 	CloseHelp key.Binding
+	// Suspend hands the terminal back to the shell (ctrl+z; fg resumes),
+	// as a shell job does.
+	Suspend key.Binding
 }
 
 // ResultKeyMap is the result view's bindings.
@@ -78,6 +81,7 @@ func DefaultKeyMap() KeyMap {
 			Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 			HelpAnywhere: key.NewBinding(key.WithKeys("ctrl+g", "f1"), key.WithHelp("ctrl+g", "more keys")),
 			CloseHelp:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
+			Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),
 		},
 		List: list.DefaultKeyMap(),
 		Modules: ModulesKeyMap{

@@ -108,6 +108,18 @@ func sendTargets(mods []*runner.Module, producer string) []sendTarget {
 	return out
 }
 
+// noSendTarget is what the picker says when no module can take the file.
+const noSendTarget = "No other module declares a read root other than workspace (a name in permissions.filesystem_read it does not also write, nor bundle) to hand this file to."
+
+// HelpNotes shows why nothing is offered whole under the full help (on
+// screen it wraps to at most common.MaxNoteLines).
+func (s *sendToScreen) HelpNotes() []string {
+	if len(s.targets) == 0 {
+		return []string{noSendTarget}
+	}
+	return nil
+}
+
 // openSendToScreen opens the capability picker for an artifact (arg:
 // sendArg); nil when the artifact cannot be handed (no usable name).
 func openSendToScreen(m *Model, arg any) (Screen, tea.Cmd) {
@@ -117,8 +129,7 @@ func openSendToScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	s := &sendToScreen{com: m.com, keys: m.keys.SendTo, arg: a, name: runner.HandoffName(a.art.Path),
 		targets: sendTargets(m.modules.modules, a.producer)}
-	s.list = list.New(m.com, m.keys.List, "filter: module, capability, root…",
-		"No other module declares a read root other than workspace (a name in permissions.filesystem_read it does not also write, nor bundle) to hand this file to.")
+	s.list = list.New(m.com, m.keys.List, "filter: module, capability, root…", noSendTarget)
 	s.showTargets()
 	return s, nil
 }
@@ -240,7 +251,7 @@ func (s *sendToScreen) View() string {
 		step = fmt.Sprintf("2/2 pick the field of %s that names the file (its path in root %s)",
 			render.SanitizeLine(s.target.cap.ID), render.SanitizeLine(s.target.root))
 	}
-	head = append(head, st.Muted.Render(common.Trunc(step, w)))
+	head = append(head, strings.Split(st.Muted.Render(common.Note(step, w)), "\n")...)
 	if f := s.list.FilterView(); f != "" {
 		head = append(head, f)
 	}

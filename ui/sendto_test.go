@@ -155,3 +155,24 @@ func TestSendToSaysWhatRootIsNeeded(t *testing.T) {
 		t.Fatalf("q on the send-to list: %#v, want quit", act)
 	}
 }
+
+// TestSendToWithoutTargetSaysWhyWhole: at 80 columns the reason no module
+// is offered is not cut.
+func TestSendToWithoutTargetSaysWhyWhole(t *testing.T) {
+	m := submittedResult(t, "invoke/success-with-artifact.json", 80, 24)
+	var only []*runner.Module
+	for _, mod := range m.modules.modules {
+		if mod.ID != "echo" {
+			only = append(only, mod)
+		}
+	}
+	m.Update(modulesMsg{gen: m.gen, modules: only})
+	press(m, "t")
+	if m.screen() != screenSendTo {
+		t.Fatalf("screen %v", m.screen())
+	}
+	got := strings.Join(strings.Fields(frame(t, m)), " ")
+	if !strings.Contains(got, "to hand this file to.") {
+		t.Fatalf("the reason is cut:\n%s", frame(t, m))
+	}
+}

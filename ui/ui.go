@@ -212,7 +212,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	com.ASCII = opts.Glyphs == styles.GlyphsASCII
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
-		validate: schema.ValidateInput, approvals: &runner.SessionApprovals{},
+		validate: schema.ValidateForm, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
 		keys: DefaultKeyMap(), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,
@@ -531,6 +531,9 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(kp, g.HelpAnywhere):
 		m.toggleHelp(false)
 		return nil
+	case key.Matches(kp, g.Suspend):
+		// Runs in flight go on; fg brings the cockpit back as it was.
+		return tea.Suspend
 	case key.Matches(kp, g.Help) && (!m.typing() || m.fullHelp && m.helpByQuestion):
 		// "?" is text in a field; it opens help only where keys are not
 		// text, and closes the help it opened wherever the focus went.

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/viewer"
 )
@@ -108,6 +109,15 @@ func (s *viewerScreen) EssentialHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (s *viewerScreen) FullHelp() [][]key.Binding { return s.v.FullHelp() }
+
+// HelpNotes shows the status note whole under the full help (on screen
+// it wraps to at most common.MaxNoteLines).
+func (s *viewerScreen) HelpNotes() []string {
+	if n := s.v.Note(); n != "" {
+		return []string{render.SanitizeLine(n)}
+	}
+	return nil
+}
 
 // View implements Screen.
 func (s *viewerScreen) View() string { return s.v.View() }

@@ -87,6 +87,26 @@ func FitHeight(block string, h int) string {
 	return strings.Join(append(lines[:h-1], Ellipsis), "\n")
 }
 
+// MaxNoteLines bounds a note (one sentence for the person: what was
+// copied, why nothing is offered) wrapped to the width; the full help
+// (?) shows a longer one whole.
+const MaxNoteLines = 3
+
+// Note wraps plain note s to w cells in at most MaxNoteLines lines; a
+// note cut there ends "… (? shows it whole)".
+func Note(s string, w int) string {
+	lines := strings.Split(Wrap(s, max(w, 1)), "\n")
+	if len(lines) <= MaxNoteLines {
+		return strings.Join(lines, "\n")
+	}
+	lines = lines[:MaxNoteLines]
+	lines[MaxNoteLines-1] = TruncTail(lines[MaxNoteLines-1]+" ", max(w-Width(noteCut), 1), "") + noteCut
+	return FitWidth(strings.Join(lines, "\n"), w)
+}
+
+// noteCut ends a note Note cut.
+const noteCut = "… (? shows it whole)"
+
 // Lines returns the number of lines of block ("" counts as 0).
 func Lines(block string) int {
 	if block == "" {
@@ -101,6 +121,49 @@ func Wrap(s string, w int) string {
 		return s
 	}
 	return ansi.Wrap(s, w, "")
+}
+
+// WrapWords wraps s (which may hold ANSI styling) to w cells at spaces
+// only: a path or a flag is never broken at its hyphens or slashes; a
+// word wider than w alone is cut into lines of w cells. Each line of s
+// wraps on its own.
+func WrapWords(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		cur, cw := "", 0
+		flush := func() {
+			out = append(out, cur)
+			cur, cw = "", 0
+		}
+		for _, word := range strings.Split(line, " ") {
+			ww := Width(word)
+			switch {
+			case cw == 0 && ww <= w:
+				cur, cw = word, ww
+				if word == "" {
+					cw = 0
+				}
+			case cw > 0 && cw+1+ww <= w:
+				cur, cw = cur+" "+word, cw+1+ww
+			case ww <= w:
+				flush()
+				cur, cw = word, ww
+			default:
+				if cw > 0 {
+					flush()
+				}
+				parts := strings.Split(ansi.Hardwrap(word, w, false), "\n")
+				out = append(out, parts[:len(parts)-1]...)
+				cur = parts[len(parts)-1]
+				cw = Width(cur)
+			}
+		}
+		flush()
+	}
+	return strings.Join(out, "\n")
 }
 
 // Width is the display width of s in cells, ignoring ANSI styling.

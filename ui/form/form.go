@@ -58,13 +58,45 @@ func Build(raw json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
-	f := &Form{Schema: comp.Declared(), Draft: comp.Draft(), doc: doc, comp: comp}
+	if n := schema.Expansion(doc); n > schema.MaxFormExpansion {
+		return nil, &schema.BoundError{Bound: "MaxFormExpansion", Limit: schema.MaxFormExpansion,
+			Detail: fmt.Sprintf("the schema expands to %d subschemas per value", n)}
+	}
+	for _, n := range doc.Nodes() {
+		if len(n.Enum) > schema.MaxFormEnum {
+			return nil, &schema.BoundError{Bound: "MaxFormEnum", Limit: schema.MaxFormEnum,
+				Detail: fmt.Sprintf("request schema at %s lists %d choices", n.Loc, len(n.Enum))}
+		}
+		if n.MinItems != nil && *n.MinItems > schema.MaxBuildItems {
+			return nil, &schema.BoundError{Bound: "MaxBuildItems", Limit: schema.MaxBuildItems,
+				Detail: fmt.Sprintf("request schema at %s asks for at least %d items", n.Loc, *n.MinItems)}
+		}
+	}
+	return build(comp, doc)
+}
+
+// build makes the form of a compiled schema. Nothing a schema holds may
+// crash the cockpit: a panic building it is an error, as is a schema
+// whose defaults cannot be checked within the bounds (docs/protocol.md
+// §14), since each keystroke would check them again.
+func build(comp *schema.Compiled, doc *schema.Doc) (f *Form, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("request schema: the form builder failed on it (%v)", r)
+		}
+	}()
+	f = &Form{Schema: comp.Declared(), Draft: comp.Draft(), doc: doc, comp: comp}
 	f.Root = f.newNode("", doc.Root(), nil, true)
 	f.Root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.Text == "" {
 		f.Root.Text = "{}"
 	}
 	f.refreshAll()
+	if v, _ := f.Value(); v != nil {
+		if _, err := schema.ValidateForm(comp.Source(), v); schema.IsBound(err) {
+			return nil, fmt.Errorf("checking its defaults: %w", err)
+		}
+	}
 	return f, nil
 }
 

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math/big"
-	"modbay/modproto"
 	"slices"
+
+	"modbay/modproto"
+	"modbay/schema"
 )
 
 // ---- loading values ------------------------------------------------------
@@ -470,8 +471,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 	if bytes.Equal(compact(a), compact(b)) {
 		return true
 	}
-	ra, oka := new(big.Rat).SetString(string(a))
-	rb, okb := new(big.Rat).SetString(string(b))
+	ra, oka := schema.Rat(string(a))
+	rb, okb := schema.Rat(string(b))
 	if oka && okb && numberRe().Match(a) && numberRe().Match(b) {
 		return ra.Cmp(rb) == 0
 	}

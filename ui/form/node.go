@@ -868,7 +868,7 @@ func (f *Form) hasValue(n *Node, name string) bool {
 // patternProperties pattern the key matches, else additionalProperties.
 func (f *Form) entrySchema(obj *Node, key string) *Schema {
 	for _, p := range obj.Schema.PatternProps {
-		if re, err := regexp.Compile(p.Name); err == nil && re.MatchString(key) {
+		if re, _, err := schema.CompilePattern(p.Name); err == nil && re.MatchString(key) {
 			return p.Schema
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // ---- validation ----------------------------------------------------------
@@ -80,6 +81,10 @@ func (f *Form) Check(validate Validator) (json.RawMessage, Problems) {
 		return value, p
 	}
 	remote, err := validate(f.Schema, value)
+	if schema.IsBound(err) {
+		p.Root = append(p.Root, "validation stopped at a bound, nothing was checked: "+err.Error())
+		return value, p
+	}
 	if err != nil {
 		p.Root = append(p.Root, "request schema cannot be used: "+err.Error())
 		return value, p

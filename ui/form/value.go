@@ -3,7 +3,6 @@ package form
 import (
 	"bytes"
 	"encoding/json"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -275,7 +274,7 @@ func numberText(v json.RawMessage) (string, bool) {
 
 // integral reports whether a JSON number is an integer (1.0 and 1e3 are).
 func integral(s string) bool {
-	r, ok := new(big.Rat).SetString(s)
+	r, ok := schema.Rat(s)
 	return ok && r.IsInt()
 }
 

@@ -400,7 +400,11 @@ func window(cursor, n, h int, marks bool) (start, count int) {
 func (l *Model) rows(w, h int, marks bool) []string {
 	l.above, l.below = 0, 0
 	if len(l.shown) == 0 {
-		return []string{l.com.Styles.Muted.Render(l.empty)}
+		lines := strings.Split(common.Note(l.empty, w), "\n")
+		for i, s := range lines {
+			lines[i] = l.com.Styles.Muted.Render(s)
+		}
+		return lines[:min(len(lines), max(h, 1))]
 	}
 	start, count := window(l.cursor, len(l.shown), h, marks)
 	l.above, l.below = start, max(len(l.shown)-start-count, 0)

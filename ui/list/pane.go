@@ -118,7 +118,14 @@ func splitPane(com *common.Common, w, h int, rows func(w, h int, marks bool) []s
 		return joinPanes(left, pane)
 	}
 	lh := min(max(n, 1), max(h/2-1, 3))
+	if n == 0 {
+		// The line saying why nothing is listed wraps (common.Note).
+		lh = max(h/2-1, 3)
+	}
 	list := rows(w, lh, false)
+	if n == 0 {
+		lh = len(list)
+	}
 	for len(list) < lh {
 		list = append(list, "")
 	}

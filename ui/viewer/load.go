@@ -72,7 +72,15 @@ func checkBytes(digest string, src []byte) error {
 // they hash to its digest (the header says "verified" only then); bytes
 // that do not are not shown, and the error wraps ErrChanged. A file offered
 // as a download or described by its metadata is not read, so not checked.
-func load(ctx context.Context, inp *loadInput) (body, string, error) {
+//
+// A panic while loading (a decoder or renderer on hostile bytes) shows
+// the file's metadata with the reason: it never reaches the person.
+func load(ctx context.Context, inp *loadInput) (b body, status string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, status, err = metadataBody(*inp, inp.meta), render.SanitizeLine(fmt.Sprintf("the viewer failed on this file (%v)", r)), nil
+		}
+	}()
 	in := *inp
 	meta := in.meta
 	switch in.pres {
@@ -149,9 +157,8 @@ func load(ctx context.Context, inp *loadInput) (body, string, error) {
 			return newStatic(in, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", nil
 		}
 	}
-	out, err := render.Artifact(src, meta, in.opts)
-	b := newStaticFrom(in, out, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out })
-	return b, "", err
+	out, rerr := render.Artifact(src, meta, in.opts)
+	return newStaticFrom(in, out, func(o render.Options) string { out, _ := render.Artifact(src, meta, o); return out }), "", rerr
 }
 
 // loadSource reads the file again for its text source view (key v); it

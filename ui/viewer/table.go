@@ -442,6 +442,16 @@ func (t *table) apply() {
 	t.measureSample()
 }
 
+// isNumber reports whether cell c is a number as the sort reads one.
+func isNumber(c string) bool {
+	c = strings.TrimSpace(c)
+	if c == "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(c, 64)
+	return err == nil
+}
+
 // rowContains reports whether any cell of row contains q (lower-case).
 func rowContains(row []string, q string) bool {
 	for _, c := range row {
@@ -465,7 +475,12 @@ func (t *table) openDetail() {
 		keyW = max(keyW, min(common.Width(render.SanitizeLine(h)), 24))
 	}
 	var lines []string
-	lines = append(lines, st.Subtitle.Render(fmt.Sprintf("Row %d of %d", i+1, t.td.Len())), "")
+	head := fmt.Sprintf("Row %d of %d", i+1, t.td.Len())
+	if t.cur != int(i) || len(t.order) != t.td.Len() {
+		// Sorted or filtered: the row's place as shown, and in the file.
+		head = fmt.Sprintf("Row %d of %d as shown (row %d of %d in the file)", t.cur+1, len(t.order), i+1, t.td.Len())
+	}
+	lines = append(lines, st.Subtitle.Render(head), "")
 	valW := max(t.w-keyW-2, 10)
 	for j, h := range t.td.Header {
 		name := common.TruncTail(render.SanitizeLine(h), keyW, "…")
@@ -496,7 +511,7 @@ func (t *table) View() string {
 		used += w + columnGap
 	}
 	sep := st.Muted.Render(" │ ")
-	line := func(cells func(j, w int) string, style func(j int, s string) string) string {
+	line := func(cells func(j, w int) string, right func(j int) bool, style func(j int, s string) string) string {
 		var b strings.Builder
 		for k, j := range cols {
 			if k > 0 {
@@ -504,7 +519,11 @@ func (t *table) View() string {
 			}
 			w := widths[k]
 			c := common.TruncTail(cells(j, w), w, "…")
-			c += strings.Repeat(" ", max(0, w-common.Width(c)))
+			if pad := strings.Repeat(" ", max(0, w-common.Width(c))); right(j) {
+				c = pad + c
+			} else {
+				c += pad
+			}
 			b.WriteString(style(j, c))
 		}
 		return ansiTrunc(b.String(), t.w)
@@ -522,7 +541,7 @@ func (t *table) View() string {
 		// The name is cut, never the indicator.
 		return common.TruncTail(h, w-sortMarkCells, "…") + mark
 	}
-	b.WriteString(line(hdr, func(j int, s string) string {
+	b.WriteString(line(hdr, func(int) bool { return false }, func(j int, s string) string {
 		if j == t.col {
 			return st.Selected.Reverse(true).Render(s)
 		}
@@ -532,10 +551,24 @@ func (t *table) View() string {
 	b.WriteString(st.Muted.Render(strings.Repeat("─", max(0, min(t.w, used)))))
 	b.WriteByte('\n')
 	end := min(len(t.order), t.top+t.rowsH())
+	// A column whose cells shown are all numbers is right-aligned, so its
+	// digits line up.
+	numeric := make(map[int]bool, len(cols))
+	for _, j := range cols {
+		num, any := true, false
+		for k := t.top; k < end && num; k++ {
+			c := t.td.Row(int(t.order[k]))[j]
+			if strings.TrimSpace(c) == "" {
+				continue
+			}
+			num, any = isNumber(c), true
+		}
+		numeric[j] = num && any
+	}
 	for k := t.top; k < end; k++ {
 		row := t.td.Row(int(t.order[k]))
 		sel := k == t.cur
-		b.WriteString(line(func(j, _ int) string { return cell(row[j]) }, func(j int, s string) string {
+		b.WriteString(line(func(j, _ int) string { return cell(row[j]) }, func(j int) bool { return numeric[j] }, func(j int, s string) string {
 			if sel {
 				return st.Selected.Reverse(true).Render(s)
 			}

@@ -201,6 +201,9 @@ type Model struct {
 	loading bool
 	err     error
 	note    string
+	// noteExtra is how many lines past one the status note wrapped to
+	// when last drawn (headH).
+	noteExtra int
 	// encoding is the text encoding the file was decoded from (shown in
 	// the header), "" for UTF-8.
 	encoding string
@@ -276,11 +279,15 @@ func (m *Model) SaveBase() string { return m.baseDir }
 // Presentation is the resolved primitive (docs/protocol.md §10).
 func (m *Model) Presentation() string { return m.pres }
 
+// headH is the header's height: headerLines, and the lines a status
+// note wraps to past its first (noteExtra).
+func (m *Model) headH() int { return headerLines + m.noteExtra }
+
 // SetSize sets the area below the cockpit's header line.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	if m.body != nil {
-		m.body.SetSize(w, max(h-headerLines, 1))
+		m.body.SetSize(w, max(h-m.headH(), 1))
 	}
 }
 
@@ -317,7 +324,7 @@ func metaOf(a runner.VerifiedArtifact) render.Meta {
 func (m *Model) input() loadInput {
 	return loadInput{
 		com: m.com, keys: m.keys, env: m.env, meta: m.meta, path: m.path, art: m.art, siblings: m.siblings,
-		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-headerLines, 1),
+		pres: m.pres, opts: m.options(), w: m.width, h: max(m.height-m.headH(), 1),
 	}
 }
 
@@ -387,7 +394,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if m.body == nil {
 			return nil, nil
 		}
-		m.body.SetSize(m.width, max(m.height-headerLines, 1))
+		m.body.SetSize(m.width, max(m.height-m.headH(), 1))
 		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
 			return nil, s.Start()
 		}
@@ -413,7 +420,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			}
 		}
 		if m.body != nil {
-			m.body.SetSize(m.width, max(m.height-headerLines, 1))
+			m.body.SetSize(m.width, max(m.height-m.headH(), 1))
 		}
 		return nil, nil
 	case savedMsg:
@@ -465,7 +472,7 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	case key.Matches(kp, k.Markdown) && m.alt != nil && !m.showSource:
 		m.rendered, m.alt = m.alt, m.rendered
 		m.body = m.rendered
-		m.body.SetSize(m.width, max(m.height-headerLines, 1))
+		m.body.SetSize(m.width, max(m.height-m.headH(), 1))
 		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
 			return nil, s.Start()
 		}
@@ -499,7 +506,7 @@ func (m *Model) toggleSource() tea.Cmd {
 	if m.body == nil {
 		return nil
 	}
-	m.body.SetSize(m.width, max(m.height-headerLines, 1))
+	m.body.SetSize(m.width, max(m.height-m.headH(), 1))
 	if !m.showSource {
 		return m.Reflow()
 	}
@@ -663,9 +670,9 @@ func (m *Model) View() string {
 	var third string
 	switch {
 	case m.note != "":
-		third = st.Warning.Render(render.SanitizeLine(m.note))
+		third = st.Warning.Render(common.Note(render.SanitizeLine(m.note), m.width))
 	case m.err != nil:
-		third = st.Error.Render("✗ " + render.SanitizeLine(m.err.Error()))
+		third = st.Error.Render(common.Note("✗ "+render.SanitizeLine(m.err.Error()), m.width))
 	default:
 		hint := "s saves a copy"
 		if !m.copyTaken() {
@@ -676,7 +683,14 @@ func (m *Model) View() string {
 		}
 		third = st.Muted.Render(hint)
 	}
-	lines := []string{common.Trunc(head, m.width), common.Trunc(info, m.width), common.Trunc(third, m.width)}
+	if extra := common.Lines(third) - 1; extra != m.noteExtra {
+		// The note wraps to another height: the body gets what is left.
+		m.noteExtra = extra
+		if m.body != nil {
+			m.body.SetSize(m.width, max(m.height-m.headH(), 1))
+		}
+	}
+	lines := []string{common.Trunc(head, m.width), common.Trunc(info, m.width), common.FitWidth(third, m.width)}
 	body := st.Muted.Render("loading…")
 	if m.body != nil {
 		body = m.body.View()

@@ -353,7 +353,7 @@ func TestTableSortFilterDetailScroll(t *testing.T) {
 		t.Fatalf("filter lim: %v", tb.order)
 	}
 	f.key("enter")
-	if out := ansi.Strip(f.frame()); !strings.Contains(out, "Row 2 of 3") || !strings.Contains(out, "Lima") {
+	if out := ansi.Strip(f.frame()); !strings.Contains(out, "Row 1 of 1 as shown (row 2 of 3 in the file)") || !strings.Contains(out, "Lima") {
 		t.Fatalf("detail:\n%s", out)
 	}
 	if act := f.key("esc"); act != nil || tb.detail != nil {
@@ -761,7 +761,7 @@ func TestResolveSaveDir(t *testing.T) {
 // prefix, or "".
 func rowLine(frame, prefix string) string {
 	for _, l := range strings.Split(ansi.Strip(frame), "\n") {
-		if strings.HasPrefix(l, prefix) {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), prefix) { // numbers are right-aligned
 			return l
 		}
 	}
@@ -802,7 +802,8 @@ func TestTableWidthsFitTheRowsShown(t *testing.T) {
 		t.Fatalf("filter kept %d rows, want 11", n)
 	}
 	for _, id := range []string{"4242", "42420", "42426"} {
-		if l := rowLine(out, id+" "); !strings.HasPrefix(l, id) || !strings.Contains(l, "name"+id+" ") {
+		// Ids are numbers: right-aligned in their column.
+		if l := rowLine(out, id+" "); !strings.HasPrefix(strings.TrimLeft(l, " "), id) || !strings.Contains(l, "name"+id+" ") {
 			t.Fatalf("filtered row %s cut: %q\n%s", id, l, out)
 		}
 	}
@@ -993,6 +994,19 @@ func TestTamperedStagedFileIsNotVerified(t *testing.T) {
 	f = openPath(t, path, int64(len(tampered)), modproto.Digest(tampered), "text/plain", "text", 80, 12, false, nil)
 	if out := f.frame(); f.m.Err() != nil || !strings.Contains(out, "verified ✓") {
 		t.Fatalf("an intact file (err %v):\n%s", f.m.Err(), out)
+	}
+}
+
+// TestTableRightAlignsNumbers: a column of numbers is right-aligned (its
+// digits line up), text stays left-aligned.
+func TestTableRightAlignsNumbers(t *testing.T) {
+	src := "name,qty\nbolt,9\nnut,100\nwasher,1.5\n"
+	f := open(t, "t.csv", []byte(src), "text/csv", "", 60, 12, false)
+	out := ansi.Strip(f.frame())
+	for _, want := range []string{"bolt   │   9", "nut    │ 100", "washer │ 1.5"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
 	}
 }
 

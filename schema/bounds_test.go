@@ -1,0 +1,158 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostileSchema reads testdata/hostile/name.json.
+func hostileSchema(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "hostile", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// wantBound fails unless err is a *BoundError naming bound.
+func wantBound(t *testing.T, err error, bound string) {
+	t.Helper()
+	var be *BoundError
+	if !errors.As(err, &be) || be.Bound != bound {
+		t.Fatalf("error %v, want the bound %s", err, bound)
+	}
+	if !strings.Contains(err.Error(), bound) {
+		t.Fatalf("error %q does not name %s", err, bound)
+	}
+}
+
+// TestHostileSchemasRefused: the schemas that hung or crashed the host
+// are refused at Compile, naming the bound, in well under a second.
+func TestHostileSchemasRefused(t *testing.T) {
+	for name, bound := range map[string]string{
+		"refs-doubling":   "MaxSchemaExpansion",
+		"multipleof-huge": "MaxNumberExponent",
+		"pattern-states":  "MaxPatternInsts",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Compile(hostileSchema(t, name))
+			wantBound(t, err, bound)
+		})
+	}
+}
+
+// TestManyPatternsRefused: many patterns, each under MaxPatternInsts,
+// are refused together before the compiler compiles them all (2,000 of
+// them took 12 s).
+func TestManyPatternsRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"properties":{`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, `"p%d":{"pattern":"^(?:a?){1000}(?:b?){1000}$"},`, i)
+	}
+	b.WriteString(`"last":{}}}`)
+	_, err := Compile(json.RawMessage(b.String()))
+	wantBound(t, err, "MaxSchemaPatternInsts")
+}
+
+// doubling returns a schema whose refs double n times under "items".
+func doubling(n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"array","items":{"$ref":"#/$defs/d0"},"$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `"d%d":{"type":"string"}}}`, n)
+	return json.RawMessage(b.String())
+}
+
+// TestValidationBounded: a schema under the expansion bound still cannot
+// make one validation run long: steps, regex work and huge numbers in
+// the input each stop it with their bound, and a cancelled context stops
+// it too.
+func TestValidationBounded(t *testing.T) {
+	h, err := Compile(doubling(14))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := "[" + strings.Repeat(`"a",`, 199) + `"a"]`
+	_, err = h.Validate(json.RawMessage(items))
+	wantBound(t, err, "MaxValidateSteps")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.ValidateContext(ctx, json.RawMessage(`["b"]`)); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("cancelled validation: %v", err)
+	}
+	if v, err := h.Validate(json.RawMessage(`["b"]`)); err != nil || v != nil {
+		t.Fatalf("a small value after a cancelled one: %v %v", v, err)
+	}
+
+	pat := `{"properties":{"t":{"pattern":"^` + strings.Repeat(`(?:[a-z]?){1000}`, 9) + `z$"}}}`
+	h, err = Compile(json.RawMessage(pat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Validate(json.RawMessage(`{"t":"` + strings.Repeat("a", 200000) + `"}`))
+	wantBound(t, err, "MaxMatchCost")
+
+	h, err = Compile(json.RawMessage(`{"properties":{"n":{"minimum":0,"multipleOf":3}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Validate(json.RawMessage(`{"n":1e10000000}`))
+	wantBound(t, err, "MaxNumberExponent")
+	if h.Matches("", json.RawMessage(`{"n":1e10000000}`)) {
+		t.Fatal("a number past the bound matched")
+	}
+}
+
+// TestRedactBounded: masking an input weighs at most MaxValidateSteps
+// subschemas; what is left past that is withheld, never walked.
+func TestRedactBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"array","items":{"anyOf":[`)
+	for i := range 3000 {
+		fmt.Fprintf(&b, `{"type":"string","minLength":%d},`, i)
+	}
+	b.WriteString(`{}]}}`)
+	h, err := Compile(json.RawMessage(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := "[" + strings.Repeat(`"a",`, 999) + `"a"]`
+	if _, n := Redact(h, json.RawMessage(input), RedactMask); n == 0 {
+		t.Fatal("nothing withheld past the bound: the walk went on")
+	}
+}
+
+// TestFormBudget: the form's check stops at its smaller bound, and the
+// run's check of the same input, after it, still judges it in full.
+func TestFormBudget(t *testing.T) {
+	raw := doubling(9) // 1,500 subschemas per item
+	items := "[" + strings.Repeat(`"a",`, 99) + `"a"]`
+	_, err := ValidateForm(raw, json.RawMessage(items))
+	wantBound(t, err, "MaxFormValidateSteps")
+	if v, err := ValidateInput(raw, json.RawMessage(items)); err != nil || v != nil {
+		t.Fatalf("the full check after the form's: %v %v", v, err)
+	}
+}
+
+// TestCheckNumber: the exponent and digit bounds, at their edges.
+func TestCheckNumber(t *testing.T) {
+	for s, bad := range map[string]bool{
+		"1e1000": false, "1e1001": true, "-2.5E-1000": false, "1e-1001": true, "1e+0001000": false,
+		"1e99999999999999999999": true, strings.Repeat("9", 1000): false, strings.Repeat("9", 1001): true, "0.5": false,
+	} {
+		if got := CheckNumber(s, "x") != nil; got != bad {
+			t.Errorf("CheckNumber(%.30s): refused %v, want %v", s, got, bad)
+		}
+	}
+}
