@@ -18,7 +18,7 @@ import (
 // test, so every new package is placed in the graph on purpose.
 var layers = map[string][]string{
 	".":                   {"cli"},
-	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform", "modkit", "gateway"},
+	"cli":                 {"config", "examples", "modproto", "render", "runner", "schemalint", "ui", "ui/common", "schema", "contain", "probe", "skills", "history", "mcp", "conform", "modkit", "gateway", "approval"},
 	"conform":             {"modproto", "schema", "schemalint", "runner"},
 	"cellwidth":           {},
 	"config":              {"modproto"},
@@ -29,7 +29,8 @@ var layers = map[string][]string{
 	"internal/jsonptr":    {},
 	"internal/words":      {},
 	"mcp":                 {"config", "contain", "modproto", "render", "runner", "schema"},
-	"gateway":             {"config", "history", "mcp", "modproto", "render", "runner"},
+	"gateway":             {"approval", "config", "history", "mcp", "modproto", "render", "runner", "skills"},
+	"approval":            {},
 	"modproto":            {},
 	"schema":              {"modproto"},
 	"schemalint":          {"schema", "modproto"},
@@ -39,7 +40,7 @@ var layers = map[string][]string{
 	"runner":              {"config", "modproto", "schema", "schemalint", "contain"},
 	"runner/runnertest":   {"modproto", "runner"},
 	"history":             {"config", "contain", "modproto", "runner", "schema"},
-	"ui":                  {"config", "contain", "history", "modproto", "render", "runner", "schema", "probe", "skills", "ui/clipboard", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
+	"ui":                  {"approval", "config", "contain", "history", "modproto", "render", "runner", "schema", "probe", "skills", "ui/clipboard", "ui/common", "ui/dialog", "ui/form", "ui/formview", "ui/inputs", "ui/list", "ui/styles", "ui/viewer"},
 	"ui/common":           {"cellwidth", "ui/styles"},
 	"ui/clipboard":        {},
 	"ui/styles":           {},

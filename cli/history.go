@@ -68,8 +68,11 @@ type HistoryOptions struct {
 	// Module, Capability and Status keep only the runs that match
 	// (exactly); Limit bounds how many are printed (0: all).
 	Module, Capability, Status string
-	Limit                      int
-	JSON                       bool
+	// Source keeps only the runs from this source (history.Sources, as
+	// one word: "mcp-serve" for the agents' calls through the gateway).
+	Source string
+	Limit  int
+	JSON   bool
 }
 
 // HistoryRunOptions is what `modbay history show|export|pin RUN` was asked
@@ -130,10 +133,19 @@ max_bytes, record_inputs); pinned runs are never pruned.`,
 	f.StringVar(&opts.Module, "module", "", "only runs of this module")
 	f.StringVar(&opts.Capability, "capability", "", "only runs of this capability")
 	f.StringVar(&opts.Status, "status", "", "only runs with this status ("+statusNames()+")")
+	f.StringVar(&opts.Source, "source", "", "only runs from this source ("+sourceNames()+"; mcp-serve: agents' calls through modbay mcp serve)")
 	f.IntVar(&opts.Limit, "limit", 0, "print at most N runs")
 	f.BoolVar(&opts.JSON, "json", false, "print the runs as JSON")
 	cmd.AddCommand(newHistoryShowCommand(g, runF), newHistoryExportCommand(g, runF), newHistoryPinCommand(g, runF), newHistoryRmCommand(g, runF))
 	return cmd
+}
+
+func sourceNames() string {
+	var s []string
+	for _, src := range history.Sources {
+		s = append(s, history.SourceWord(src))
+	}
+	return strings.Join(s, ", ")
 }
 
 func statusNames() string {
@@ -223,9 +235,12 @@ func historyList(ctx context.Context, o *HistoryOptions) error {
 	if o.Status != "" && !knownStatus(o.Status) {
 		return withCode(ExitUsage, "--status: %q is not one of %s", o.Status, statusNames())
 	}
+	if o.Source != "" && !slices.ContainsFunc(history.Sources, func(src string) bool { return history.SourceWord(src) == history.SourceWord(o.Source) }) {
+		return withCode(ExitUsage, "--source: %q is not one of %s", o.Source, sourceNames())
+	}
 	keep, err := o.G.listRuns(ctx, func(x history.Summary) bool {
 		return (o.Module == "" || x.Module == o.Module) && (o.Capability == "" || x.Capability == o.Capability) &&
-			(o.Status == "" || string(x.Status) == o.Status)
+			(o.Status == "" || string(x.Status) == o.Status) && (o.Source == "" || history.SourceWord(x.Source) == history.SourceWord(o.Source))
 	}, o.Limit)
 	if err != nil {
 		return err

@@ -129,7 +129,7 @@ does. Without FILE, every known location that exists is read.`,
 	imp.Flags().BoolVar(&o.SkipExisting, "skip-existing", false, "leave out servers whose id config.yaml already has, without asking")
 	imp.Flags().BoolVar(&o.Force, "force", false, "replace the entries of ids config.yaml already has, without asking")
 	imp.MarkFlagsMutuallyExclusive("skip-existing", "force")
-	cmd.AddCommand(imp, newMCPServeCommand(g))
+	cmd.AddCommand(imp, newMCPServeCommand(g), newMCPPinsCommand(g), newMCPInstallCommand(g), newMCPToolsCommand(g))
 	addMCPSurfaceCommands(cmd, g, surfaceF)
 	addMCPLoginCommands(cmd, g, loginF)
 	return cmd

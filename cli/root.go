@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"modbay/approval"
 	"modbay/config"
 	"modbay/examples"
 	"modbay/history"
@@ -252,10 +253,17 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	}
 	cfg := e.host.Config()
 	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
+	// Agents' calls through modbay mcp serve are approved here; a home
+	// whose serve folder cannot be made just has no cockpit approvals.
+	asks, _ := approval.Listen(filepath.Join(cfg.ServeDir(), approval.SocketsDir), fmt.Sprintf("the cockpit (pid %d)", os.Getpid()))
+	if asks != nil {
+		defer asks.Close()
+	}
 	profile, noColor := o.IO.cockpitColors(o.G.noColor)
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
-		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP})
+		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
+		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
 }
 
 // env resolves the home and configuration. When the home has no modules

@@ -84,6 +84,11 @@ type MCPServe struct {
 	// MaxConcurrent bounds the calls one serve process runs at once
 	// (0: the gateway's default); a call over it is answered busy.
 	MaxConcurrent int `yaml:"max_concurrent"`
+	// MaxCostPerSession is a spending ceiling per agent session, in the
+	// modules' cost units (execution.actual_cost, else estimated_cost):
+	// once a session's known spend reaches it, every further call that
+	// may cost needs a person's approval (0: no ceiling).
+	MaxCostPerSession float64 `yaml:"max_cost_per_session"`
 }
 
 // Skills is the config's `skills:` section.
@@ -358,6 +363,9 @@ func (m MCPServe) check() error {
 	}
 	if m.MaxConcurrent < 0 {
 		return fmt.Errorf("max_concurrent: %d is negative", m.MaxConcurrent)
+	}
+	if m.MaxCostPerSession < 0 || m.MaxCostPerSession != m.MaxCostPerSession {
+		return fmt.Errorf("max_cost_per_session: %v is not a cost (0 or more)", m.MaxCostPerSession)
 	}
 	return nil
 }

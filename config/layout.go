@@ -145,3 +145,8 @@ func migrateDir(from, to string) error {
 // effects of each pre-approved capability as of its last approved run, so
 // a module that changes them is asked again (docs/protocol.md §11).
 func (c *Config) ApprovedEffectsFile() string { return filepath.Join(c.Home, "approved-effects.json") }
+
+// ServeDir is <home>/serve, what `modbay mcp serve` keeps for itself: the
+// tool pins, the HTTP bearer token, the cockpits' approval sockets
+// (docs/gateway.md), mode 0700.
+func (c *Config) ServeDir() string { return filepath.Join(c.Home, "serve") }

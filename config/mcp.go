@@ -51,7 +51,7 @@ type MCPServer struct {
 	// but the system trees is reachable when the sandbox applies.
 	Roots map[string]string `yaml:"roots,omitempty"`
 	// Limits bound the server: its reply size, and a stdio server's
-	// process limits (docs/protocol.md §14).
+	// process limits (docs/containment.md).
 	Limits MCPLimits `yaml:"limits,omitempty"`
 	// LogLevel is the level the server is asked to log at
 	// (logging/setLevel): one of MCPLogLevels, "" for info.

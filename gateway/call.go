@@ -84,6 +84,17 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
 		st.client = clientName(ci.Name)
 	}
+	st.mu.Lock()
+	st.calls++
+	st.running++
+	st.mu.Unlock()
+	s.publishSessions()
+	defer func() {
+		st.mu.Lock()
+		st.running--
+		st.mu.Unlock()
+		s.publishSessions()
+	}()
 	args := json.RawMessage(req.Params.Arguments)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
@@ -99,8 +110,11 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	}
 	defer plan.Discard()
 	begin := history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}
+	if why := s.overCeiling(st, e); why != "" {
+		plan.Approval = append(plan.Approval, why)
+	}
 	if plan.NeedsApproval() && !st.approvals.Covers(plan) {
-		res, by := s.approve(req, st, e, plan)
+		res, by := s.approve(ctx, req, st, e, plan)
 		if res != nil {
 			return res
 		}
@@ -115,6 +129,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	ro := runner.RunOptions{Approved: true, Events: recEvents(rec, f.event), Elicit: s.elicitor(req, st)}
 	res, err := host.RunWith(runCtx, plan, ro)
 	finish(rec, res, err)
+	st.spend(res)
 	if err != nil {
 		return toolError(string(modproto.KindOf("host.not_started")), "host.not_started", "not run: "+err.Error())
 	}
@@ -168,11 +183,16 @@ func planError(err error) *mcp.CallToolResult {
 	return toolError(string(modproto.KindNotRun), "", render.SanitizeLine(err.Error())+"; nothing ran")
 }
 
-// approve asks for approval of plan (docs/gateway.md "Approvals"): by an
-// elicitation form when the config opts in and the client can answer
+// approve asks for approval of plan (docs/gateway.md "Approvals"): in a
+// running cockpit of the home first, then by an elicitation form when the config opts in and the client can answer
 // one, else a tool error addressed to the person, recorded as not run.
 // A nil result means approved, by the returned "<client>'s elicitation".
-func (s *Server) approve(req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (*mcp.CallToolResult, string) {
+func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (*mcp.CallToolResult, string) {
+	if s.opts.Cockpits != "" {
+		if res, by, asked := s.askCockpit(ctx, req, st, e, plan); asked {
+			return res, by
+		}
+	}
 	caps := req.ClientCapabilities()
 	canElicit := caps != nil && caps.Elicitation != nil
 	if !s.opts.ApproveByElicitation || !canElicit {

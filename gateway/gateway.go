@@ -7,6 +7,8 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"modbay/history"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/skills"
 )
 
 // Defaults of a serve process (docs/gateway.md).
@@ -61,6 +64,26 @@ type Options struct {
 	// is; it is called when the file changes (a config that does not load
 	// keeps the current host).
 	Reload func() (*runner.Host, error)
+	// Pins, when non-nil, pins each tool's definition the first time it
+	// is served and withholds a changed one until a person accepts it
+	// (docs/gateway.md "Tool pinning").
+	Pins *Pins
+	// Cockpits, when not "", is the folder of the home's cockpits'
+	// approval sockets (<home>/serve/cockpits): a call that needs
+	// approval asks them first (docs/gateway.md "Approvals in the cockpit").
+	Cockpits string
+	// ApprovalWait and ApprovalKeep bound a cockpit approval (0:
+	// DefaultApprovalWait, DefaultApprovalKeep).
+	ApprovalWait, ApprovalKeep time.Duration
+	// SkillFolders are the skill folders offered as prompts and resources
+	// (docs/gateway.md "Skills"); a skill inside one of
+	// SkillWritableRoots was written by a module and is still offered,
+	// as `modbay skills` lists it.
+	SkillFolders       []skills.Folder
+	SkillWritableRoots []string
+	// Sessions, when not "", is where this process lists its live
+	// sessions for the cockpit (<home>/serve/sessions).
+	Sessions string
 }
 
 // Server is one `modbay mcp serve` process's MCP server.
@@ -72,9 +95,20 @@ type Server struct {
 	hostMu sync.Mutex
 	cur    *runner.Host
 
-	mu       sync.Mutex
-	tools    map[string]*entry
-	sessions map[*mcp.ServerSession]*session
+	mu    sync.Mutex
+	tools map[string]*entry
+	// withheld maps a tool name to why it is not served (its definition
+	// changed since it was pinned); its calls are refused with that.
+	withheld map[string]string
+	// asks are the questions asked of the cockpits, by call (callKey).
+	asks map[string]*ask
+	// prompts and resources are the skills offered, by prompt name and URI.
+	prompts, resources map[string]offered
+	// transport is "stdio" or "http", as the sessions are listed; pubMu
+	// serializes their publication.
+	transport string
+	pubMu     sync.Mutex
+	sessions  map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
 	// kills each plain run's tree and stops following each job.
@@ -102,7 +136,13 @@ func New(opts Options) *Server {
 	if opts.Follow <= 0 {
 		opts.Follow = DefaultFollow
 	}
-	s := &Server{opts: opts, sem: make(chan struct{}, opts.MaxConcurrent), tools: map[string]*entry{},
+	if opts.ApprovalWait <= 0 {
+		opts.ApprovalWait = DefaultApprovalWait
+	}
+	if opts.ApprovalKeep <= 0 {
+		opts.ApprovalKeep = DefaultApprovalKeep
+	}
+	s := &Server{opts: opts, sem: make(chan struct{}, opts.MaxConcurrent), tools: map[string]*entry{}, asks: map[string]*ask{},
 		sessions: map[*mcp.ServerSession]*session{}, cur: opts.Host}
 	if s.opts.Discover == nil {
 		s.opts.Discover = func(ctx context.Context) []*runner.Module { return s.host().Discover(ctx) }
@@ -110,10 +150,12 @@ func New(opts Options) *Server {
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts: &mcp.PromptCapabilities{ListChanged: true}},
 	})
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "artifact", URITemplate: "modbay://runs/{run}/{artifact}",
 		Description: "An artifact of a call this session made (verified and staged by modbay)."}, s.readResource)
+	s.srv.AddReceivingMiddleware(s.refuseWithheld)
 	s.addJobTools()
 	return s
 }
@@ -146,8 +188,12 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // removed and changed tools go, new ones come; the SDK tells connected
 // clients the list changed.
 func (s *Server) Refresh(ctx context.Context) {
-	next := catalogue(s.opts.Discover(ctx), s.opts.Tools, s.opts.Exclude)
+	mods := s.opts.Discover(ctx)
+	s.refreshSkills(mods)
+	next := catalogue(mods, s.opts.Tools, s.opts.Exclude)
+	withheld := s.pin(next)
 	s.mu.Lock()
+	s.withheld = withheld
 	var gone []string
 	for name, old := range s.tools {
 		if n, ok := next[name]; !ok || !sameTool(old, n) {
@@ -192,6 +238,7 @@ func (s *Server) lookup(name string) *entry {
 // recorded, before Run returns. watch, when true, refreshes the tools
 // when the home's modules or config.yaml change.
 func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
+	s.transport = "stdio"
 	s.Refresh(ctx)
 	if watch {
 		stop := s.watch(ctx)
@@ -213,6 +260,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
 func (s *Server) Shutdown() {
 	s.cancel()
 	s.runs.Wait()
+	s.publishSessions() // removes this process's file
 }
 
 // watch refreshes the catalogue, debounced, when <home>/modules (or a
@@ -228,6 +276,10 @@ func (s *Server) watch(ctx context.Context) func() {
 	configFile := filepath.Join(cfg.Home, config.FileName)
 	_ = w.Add(cfg.Home)
 	_ = w.Add(cfg.ModulesDir())
+	if s.opts.Pins != nil { // an accepted pin serves its tool again
+		_ = os.MkdirAll(s.opts.Pins.dir, 0o700)
+		_ = w.Add(s.opts.Pins.dir)
+	}
 	done := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
@@ -265,6 +317,7 @@ func (s *Server) watch(ctx context.Context) func() {
 // and the artifacts its calls returned.
 type session struct {
 	client    string
+	since     time.Time
 	approvals runner.SessionApprovals
 	mu        sync.Mutex
 	// artifacts maps "modbay://runs/<run>/<artifact>" to the artifact.
@@ -275,6 +328,48 @@ type session struct {
 	// jobs are the runs of this session that returned a job handle: the
 	// ones the modbay_job_* tools may follow.
 	jobs map[string]bool
+	// spent is the known cost of this session's calls (guarded by mu).
+	spent float64
+	// calls counts its tool calls, running those in flight (mu).
+	calls, running int
+}
+
+// spend adds res's known cost (actual, else estimated) to the session's.
+func (st *session) spend(res *runner.Result) {
+	if res == nil || res.Envelope == nil {
+		return
+	}
+	x := res.Envelope.Execution
+	c := x.ActualCost
+	if c == nil {
+		c = x.EstimatedCost
+	}
+	if c != nil && *c > 0 {
+		st.mu.Lock()
+		st.spent += *c
+		st.mu.Unlock()
+	}
+}
+
+// overCeiling is why a call of e needs a person's approval for want of
+// budget — this session's known spend reached mcp_serve.max_cost_per_session
+// and the call may cost (a provider, or a cost unknown before running) —
+// or "".
+func (s *Server) overCeiling(st *session, e *entry) string {
+	ceiling := s.host().Config().MCPServe.MaxCostPerSession
+	if ceiling <= 0 {
+		return ""
+	}
+	if fx := e.cap.Effects; fx.Provider == "" && fx.CostKnown {
+		return "" // local, with its cost reported: nothing to spend
+	}
+	st.mu.Lock()
+	spent := st.spent
+	st.mu.Unlock()
+	if spent < ceiling {
+		return ""
+	}
+	return fmt.Sprintf("this agent session reached its spending ceiling (mcp_serve.max_cost_per_session: %g)", ceiling)
 }
 
 // sessionOf is ss's session state, made on first use.
@@ -283,7 +378,7 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) *session {
 	defer s.mu.Unlock()
 	st := s.sessions[ss]
 	if st == nil {
-		st = &session{artifacts: map[string]runner.VerifiedArtifact{}, pending: map[string]string{}, jobs: map[string]bool{}}
+		st = &session{artifacts: map[string]runner.VerifiedArtifact{}, pending: map[string]string{}, jobs: map[string]bool{}, since: time.Now()}
 		st.client = "unknown client"
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 			st.client = clientName(ip.ClientInfo.Name)
@@ -294,7 +389,9 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) *session {
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			s.mu.Unlock()
+			s.publishSessions()
 		}()
+		defer func() { go s.publishSessions() }()
 	}
 	return st
 }

@@ -215,7 +215,8 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 // handoff replaces each string of args that is an artifact URI this
 // session's calls returned with the file's path in the read root it is
 // handed through (docs/protocol.md §4, as `invoke --artifact` does): the
-// capability's module's first declared read root other than workspace.
+// first read root of the capability's module that can receive a file
+// (runner.HandoffRoots).
 func (s *Server) handoff(st *session, e *entry, args json.RawMessage) (json.RawMessage, []runner.HandoffFile, error) {
 	if !strings.Contains(string(args), uriPrefix) {
 		return args, nil, nil
@@ -225,11 +226,8 @@ func (s *Server) handoff(st *session, e *entry, args json.RawMessage) (json.RawM
 		return args, nil, nil // the schema judges it
 	}
 	root := ""
-	for _, r := range e.module.Descriptor.Permissions.FilesystemRead {
-		if r != rootWorkspace {
-			root = r
-			break
-		}
+	if roots := runner.HandoffRoots(e.module.Descriptor); len(roots) > 0 {
+		root = roots[0]
 	}
 	var files []runner.HandoffFile
 	var failed error
@@ -376,7 +374,3 @@ func (f *follower) detached() bool {
 	}
 	return f.fired
 }
-
-// rootWorkspace is the root always supplied (docs/protocol.md §4): never
-// the one an artifact is handed through.
-const rootWorkspace = "workspace"

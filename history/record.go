@@ -6,6 +6,7 @@ package history
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"modbay/contain"
@@ -57,6 +58,12 @@ const (
 	// serve` (docs/gateway.md); Record.Client names the client.
 	SourceMCPServe = "mcp serve"
 )
+
+// Sources lists every source, for filters and their help.
+var Sources = []string{SourceCockpit, SourceInvoke, SourceRerun, SourceMCPServe}
+
+// SourceWord is source as one filter word: spaces as "-" ("mcp-serve").
+func SourceWord(source string) string { return strings.ReplaceAll(source, " ", "-") }
 
 // Bounds of what a record keeps.
 const (

@@ -24,7 +24,7 @@ const (
 	// (BenchmarkMarkdown1MB), so this keeps a render near ten seconds.
 	MaxMarkdownBytes = 2 << 20
 	// glamourChromaTheme is the name glamour registers its styles' code
-	// block colors under with chroma (glamour v2 ansi/codeblock.go).
+	// block colors under with chroma.
 	glamourChromaTheme = "charm"
 )
 

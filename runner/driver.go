@@ -11,8 +11,7 @@ import (
 
 // Driver speaks to one module on the host's behalf: a process started per
 // call (ProcessDriver), or one long-lived session (an MCP server). Host
-// meets every module through this interface alone, as crush adapts MCP
-// tools to its one tool interface: planning, policy, approval, grants,
+// meets every module through this interface alone: planning, policy, approval, grants,
 // envelope and artifact checks and staging stay in Host, whatever the
 // driver. A Driver carries transport, never judgement: it returns bytes as
 // received and Host decides what they mean.

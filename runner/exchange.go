@@ -340,7 +340,8 @@ func ModuleRef(m *Module) string {
 const ModuleCallNote = "it runs without modbay's containment (no namespaces, Landlock, seccomp or limits) on the real roots the request file names"
 
 // ShellQuote quotes s for a POSIX shell: bare when it holds only safe
-// characters, otherwise in single quotes ('\” for a quote).
+// characters, otherwise in single quotes, each quote inside closed,
+// escaped and reopened.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@,+%") == "" {
 		return s

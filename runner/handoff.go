@@ -260,3 +260,20 @@ func (h *Host) sweepHandoff() {
 		removeHandoff(filepath.Join(h.handoffBase(), e.Name()))
 	}
 }
+
+// HandoffRoots are the read roots of d a handed file can go to, in the
+// order d declares them: in filesystem_read, neither written (a name both
+// read and written is rw) nor the workspace nor a bundle name, and within
+// the root name grammar (docs/protocol.md §4, §13). checkHandoff accepts
+// exactly these.
+func HandoffRoots(d *modproto.Descriptor) []string {
+	var out []string
+	for _, r := range d.Permissions.FilesystemRead {
+		if r == rootWorkspace || isBundleRootName(r) || !modproto.ValidRootName(r) ||
+			slices.Contains(d.Permissions.FilesystemWrite, r) || slices.Contains(out, r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,25 @@ func TestHandoffName(t *testing.T) {
 	for in, want := range map[string]string{"reports/a\nb.md": "", "reports/r.md": "r.md", "r.md": "r.md", `a\b.txt`: "b.txt", "..": "", ".": "", "": "", "a/": "a"} {
 		if got := HandoffName(in); got != want {
 			t.Errorf("HandoffName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHandoffRootsMatchCheck: every root HandoffRoots offers passes
+// checkHandoff, and the others are refused.
+func TestHandoffRootsMatchCheck(t *testing.T) {
+	d := &modproto.Descriptor{Module: "m", Permissions: modproto.Permissions{
+		FilesystemRead:  []string{"bundle", "workspace", "out", "in", "facet_bundle", "in", "media"},
+		FilesystemWrite: []string{"out"},
+	}}
+	got := HandoffRoots(d)
+	if !slices.Equal(got, []string{"in", "media"}) {
+		t.Fatalf("HandoffRoots = %v, want [in media]", got)
+	}
+	for _, r := range d.Permissions.FilesystemRead {
+		err := checkHandoff(d, []HandoffFile{{Root: r, Name: "a.txt", Source: "/dev/null"}})
+		if offered := slices.Contains(got, r); offered != (err == nil) {
+			t.Errorf("root %q: offered %v, checkHandoff %v", r, offered, err)
 		}
 	}
 }

@@ -315,7 +315,9 @@ func TestRunKillsTheWholeTree(t *testing.T) {
 			f := newFixture(t)
 			f.addModule("hang", "good")
 			m := f.load("hang")
-			res := f.run(m, "t.hostile", `{"mode":"`+mode+`"}`, func(p *Plan) { p.Request.DeadlineMS = 1500 })
+			// The deadline leaves a loaded machine under -race time to start
+			// the module and its double-forked grandchild before it passes.
+			res := f.run(m, "t.hostile", `{"mode":"`+mode+`"}`, func(p *Plan) { p.Request.DeadlineMS = 5000 })
 			wantHost(t, res, modproto.CodeHostTimeout)
 			pids := f.readPids()
 			if len(pids) < 2 {

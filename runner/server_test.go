@@ -26,7 +26,7 @@ func TestSweepSparesServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Request.DeadlineMS = 1500
+	p.Request.DeadlineMS = 5000
 	done := make(chan *Result, 1)
 	go func() {
 		res, _ := f.host.Run(context.Background(), p, true, nil)

@@ -131,7 +131,7 @@ type activityScreen struct {
 // the history's jobs in flight and recent runs.
 func openActivityScreen(m *Model, _ any) (Screen, tea.Cmd) {
 	hs := &historyActivity{m: m}
-	s := &activityScreen{com: m.com, keys: m.keys.Activity, sources: []activitySource{sessionActivity{m}, hs}}
+	s := &activityScreen{com: m.com, keys: m.keys.Activity, sources: []activitySource{agentActivity{m}, sessionActivity{m}, hs}}
 	s.refresh()
 	if m.history == nil {
 		return s, nil
@@ -365,7 +365,7 @@ func (a sessionActivity) activity(now time.Time) []activityEntry {
 	m := a.m
 	var out []activityEntry
 	for _, d := range m.dialogs {
-		if ap, ok := d.(*dialog.Approval); ok && ap.Plan() != nil {
+		if ap, ok := d.(*dialog.Approval); ok && ap.Plan() != nil && ap.Ask() == "" { // agents' are agentActivity's
 			p := ap.Plan()
 			out = append(out, activityEntry{Source: "this cockpit", RunID: p.Request.RequestID, Module: moduleName(p.Module),
 				Capability: p.Capability.ID, Phase: phasePending, Status: "needs approval", Started: now})
@@ -434,7 +434,10 @@ func (a *historyActivity) activity(now time.Time) []activityEntry {
 		inFlight := x.JobID != "" && !runner.IsTerminalJobState(x.JobState) &&
 			(x.Status == history.StatusRunning || x.Status == history.StatusDetached || x.Status == history.StatusInterrupted)
 		took := time.Duration(x.DurationMS) * time.Millisecond
-		if !inFlight && (x.Status == history.StatusRunning || now.Sub(x.Started.Add(took)) > activityRecent) {
+		// An agent's call through modbay mcp serve, running in that
+		// process (a recent one: an older "running" record's process died).
+		agentRunning := x.Source == history.SourceMCPServe && x.JobID == "" && x.Status == history.StatusRunning && now.Sub(x.Started) <= activityRecent
+		if !inFlight && !agentRunning && (x.Status == history.StatusRunning || now.Sub(x.Started.Add(took)) > activityRecent) {
 			continue
 		}
 		name := x.Module
@@ -446,6 +449,9 @@ func (a *historyActivity) activity(now time.Time) []activityEntry {
 		}
 		e := activityEntry{Source: "history (" + x.Source + ")", RunID: x.RunID, Module: name, Capability: x.Capability,
 			Phase: phaseFinished, Status: string(x.Status), Started: x.Started, Took: took, JobID: x.JobID, Percent: x.JobPercent}
+		if agentRunning {
+			e.Phase, e.Took, e.Status = phaseRunning, 0, "running"
+		}
 		if inFlight {
 			e.Phase, e.Took = phaseRunning, 0
 			e.Status = "job " + x.JobState
@@ -477,6 +483,9 @@ func (m *Model) cancelVia(modID, capID string) string {
 func (m *Model) activityAction(a Action) tea.Cmd {
 	switch a := a.(type) {
 	case actionOpenRun:
+		if m.isAgentAsk(a.id) {
+			return m.openAgentAsk(a.id)
+		}
 		if r, ok := m.runs[a.id]; ok {
 			if !r.done {
 				return m.open(screenRun, a.id)

@@ -543,7 +543,7 @@ func (it *historyItem) FilterValue() string {
 	if it.filter == "" {
 		x := it.sum
 		it.filter = strings.ToLower("status:" + string(x.Status) + " module:" + x.Module + " capability:" + x.Capability +
-			" code:" + x.Code + " source:" + x.Source + " " + x.RunID + " " + x.JobID + " " + x.Input)
+			" code:" + x.Code + " source:" + history.SourceWord(x.Source) + " " + x.RunID + " " + x.JobID + " " + x.Input)
 	}
 	return it.filter
 }

@@ -40,10 +40,12 @@ type ModulesKeyMap struct {
 // a filter, and the selected module's detail. It is the bottom of the
 // stack: esc never leaves it.
 type moduleList struct {
-	com     *common.Common
-	keys    ModulesKeyMap
-	list    *list.Model
-	modules []*runner.Module
+	// agentTools is set when the agent tools screen is offered (T).
+	agentTools bool
+	com        *common.Common
+	keys       ModulesKeyMap
+	list       *list.Model
+	modules    []*runner.Module
 	// sp is the root's spinner, shown while discovery runs.
 	sp          *spinner.Model
 	discovering bool
@@ -336,6 +338,8 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionOpen{kind: screenHistory}, nil
 	case key.Matches(kp, l.keys.Skills):
 		return actionOpen{kind: screenSkills}, nil
+	case key.Matches(kp, openAgentToolsKey) && l.agentTools:
+		return actionOpen{kind: screenAgentTools}, nil
 	case key.Matches(kp, l.keys.Quit):
 		return actionQuit{}, nil
 	}
@@ -413,6 +417,9 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 		return g
 	}
 	keys := []key.Binding{l.keys.Rediscover, openHistoryKey, l.keys.Skills}
+	if l.agentTools {
+		keys = append(keys, openAgentToolsKey)
+	}
 	if hasSurface(l.Selected()) {
 		keys = append(keys, l.keys.Surface)
 	}

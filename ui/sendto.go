@@ -3,7 +3,6 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -74,21 +73,6 @@ type sendToScreen struct {
 	targets []sendTarget
 }
 
-// handoffRoots are the read roots of d a handed file can go to: declared
-// in filesystem_read, neither written (a name both read and written is
-// rw) nor the workspace nor a bundle name (docs/protocol.md §4).
-func handoffRoots(d *modproto.Descriptor) []string {
-	var out []string
-	for _, r := range d.Permissions.FilesystemRead {
-		if r == "" || r == "workspace" || r == "bundle" || strings.HasSuffix(r, "_bundle") ||
-			slices.Contains(d.Permissions.FilesystemWrite, r) || slices.Contains(out, r) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // sendTargets lists, in module order, each capability of a module other
 // than producer that declares a read root a file can be handed to, once
 // per such root. Disabled and broken modules are left out.
@@ -98,7 +82,7 @@ func sendTargets(mods []*runner.Module, producer string) []sendTarget {
 		if m.ID == producer || m.Descriptor == nil || m.Status == runner.StatusDisabled || m.Status == runner.StatusBroken {
 			continue
 		}
-		roots := handoffRoots(m.Descriptor)
+		roots := runner.HandoffRoots(m.Descriptor)
 		for _, c := range m.Descriptor.Listed() {
 			for _, r := range roots {
 				out = append(out, sendTarget{module: m, cap: c, root: r})

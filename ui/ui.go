@@ -21,6 +21,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"modbay/approval"
 	"modbay/history"
 	"modbay/runner"
 	"modbay/schema"
@@ -82,6 +83,16 @@ type Options struct {
 	// (the describe cache bypassed) whenever the files of its directory
 	// or its launcher's change (dev.go). "" for the usual cockpit.
 	Dev string
+	// AgentApprovals is this cockpit's approval socket: serve processes
+	// of the home ask it about agents' calls (agentask.go); nil: none.
+	AgentApprovals *approval.Listener
+	// AgentTools lists what modbay mcp serve would serve now, as an agent
+	// reads it (the agent tools screen, T); nil: the screen is not offered.
+	AgentTools func(context.Context) ([]AgentTool, error)
+	// AgentSessions lists the live sessions of the home's serve processes,
+	// one line each (client, since, calls, pending approvals), for the
+	// same screen; nil: none shown.
+	AgentSessions func() []string
 }
 
 // Model is the cockpit's root model.
@@ -168,6 +179,10 @@ type Model struct {
 	// exitNote is the line Run prints once the screen is gone: the drafts
 	// kept on quitting ("" when none).
 	exitNote string
+	// agentAsks are the agents' questions waiting, oldest first; agentNote
+	// says, until the next key, what became of one (agentask.go).
+	agentAsks []approval.Question
+	agentNote string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -208,6 +223,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 		m.dev = &devState{path: opts.Dev}
 	}
 	m.open(screenModules, nil)
+	m.modules.agentTools = opts.AgentTools != nil
 	m.restyle()
 	m.layout()
 	return m
@@ -255,7 +271,7 @@ func (m *Model) SetSender(send func(tea.Msg)) { m.send.Store(&send) }
 
 // Init starts discovery and asks the terminal for its background color.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.discover(), tea.RequestBackgroundColor)
+	return tea.Batch(m.discover(), tea.RequestBackgroundColor, m.waitAgentAsk())
 }
 
 // discover starts discovery generation m.gen+1.
@@ -459,6 +475,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case agentAskMsg:
+		return m, m.agentAsk(msg)
+	case agentAnsweredMsg:
+		return m, m.agentAnswered(msg)
 	case graceEndMsg:
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
@@ -499,6 +519,7 @@ func (m *Model) typing() bool {
 // key handles a key press: global keys first, then the top dialog, then the
 // focused screen.
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
+	m.agentNote = ""
 	g := m.keys.Global
 	armed := m.quitArmed
 	m.quitArmed = false
@@ -603,7 +624,8 @@ func (m *Model) toggleHelp(byQuestion bool) {
 	m.layout()
 }
 
-// dialogAction carries out what the top dialog answered.
+// dialogAction carries out what the top dialog answered; then the next
+// agent's question waiting, if any, opens.
 func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	if act == nil {
 		return nil
@@ -613,6 +635,21 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	if top.ID() == "approval" {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
 	}
+	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
+		d := approval.Deny
+		if a, ok := act.(dialog.ActionApprove); ok {
+			d = approval.Once
+			if a.Scope == dialog.ScopeSession {
+				d = approval.Session
+			}
+		}
+		return m.answerAgent(ap.Ask(), d)
+	}
+	return tea.Batch(m.closedDialog(top, act), m.showAgentAsk())
+}
+
+// closedDialog carries out what top, just closed, answered.
+func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 	if top.ID() == "confirm" {
 		yes := m.confirmYes
 		m.confirmYes = nil
@@ -706,7 +743,7 @@ func (m *Model) header() string {
 			crumbs = append(crumbs, c)
 		}
 	}
-	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge()+m.devBadge(), m.com.Width)
+	return common.Trunc(strings.Join(crumbs, st.Muted.Render(" › "))+m.jobsBadge()+m.devBadge()+m.agentBadge()+m.agentNoteView(), m.com.Width)
 }
 
 func moduleName(mod *runner.Module) string {

@@ -80,7 +80,7 @@ func copyFile(src, dst string) error {
 }
 
 // makeHome lays out <home>/modules/<kind>-NNN/<kind>-NNN for the first n
-// files of the pool of size ("small" or "20 MB"; docs/protocol.md §18), once; it
+// files of the pool of size ("small" or "20 MB"), once; it
 // returns the home and the module executables.
 func (s *suite) makeHome(kind, size string, n int) (string, []string, error) {
 	small, big, err := s.pools()

@@ -75,6 +75,10 @@ type Approval struct {
 	// sessionAsked is set by a first s on a destructive tool's plan
 	// (runner.Plan.Destructive): the second s allows it for the session.
 	sessionAsked bool
+	// agent, for a question an agent's call asked through modbay mcp
+	// serve, is the agent's declared name (sanitized here) and ask its
+	// question's id; "" for the person's own call.
+	agent, ask string
 }
 
 // NewApproval opens the dialog for plan; the grace period starts now (by
@@ -82,6 +86,20 @@ type Approval struct {
 func NewApproval(com *common.Common, plan *runner.Plan) *Approval {
 	return &Approval{com: com, plan: plan, opened: com.Now(), keys: DefaultApprovalKeyMap(), input: newApprovalInput(plan)}
 }
+
+// NewAgentApproval opens the dialog for an agent's call that modbay mcp
+// serve asks about (docs/gateway.md "Approvals in the cockpit"): plan is
+// rebuilt from the question; agent is the agent's declared name and ask
+// the question's id.
+func NewAgentApproval(com *common.Common, plan *runner.Plan, agent, ask string) *Approval {
+	a := NewApproval(com, plan)
+	a.agent, a.ask = render.SanitizeLine(agent), ask
+	return a
+}
+
+// Ask is the id of the agent's question this dialog answers ("" for the
+// person's own call).
+func (a *Approval) Ask() string { return a.ask }
 
 // ID implements Dialog.
 func (a *Approval) ID() string { return "approval" }
@@ -207,6 +225,13 @@ func (a *Approval) View(width, height int) string {
 			name = p.Module.Descriptor.Name
 		}
 	}
+	if a.ask != "" {
+		agent := a.agent
+		if agent == "" {
+			agent = "an agent"
+		}
+		kv("Agent", agent+" (through modbay mcp serve)")
+	}
 	kv("Module", label(name, id))
 	kv("Capability", label(c.Title, c.ID))
 	head := body
@@ -322,6 +347,9 @@ func (a *Approval) View(width, height int) string {
 	body = append(body, tail...)
 
 	title := st.Title.Render("Approve this call?")
+	if a.ask != "" {
+		title = st.Title.Render("Approve this agent's call?") + st.Muted.Render(" "+a.ask)
+	}
 	if a.sessionAsked {
 		body = append(body, "", st.Warning.Render(common.Trunc("The server says this tool destroys data: press s again to allow", inner)),
 			st.Warning.Render(common.Trunc("every call of it this session without asking.", inner)))

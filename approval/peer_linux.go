@@ -1,0 +1,30 @@
+package approval
+
+import (
+	"fmt"
+	"net"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// samePeer reports an error unless c's peer runs as this process's user
+// (SO_PEERCRED): another user's process is never asked or answered.
+func samePeer(c *net.UnixConn) error {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil {
+		return err
+	}
+	if cerr != nil {
+		return cerr
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("approval socket: peer uid %d is not this user's (%d)", cred.Uid, os.Getuid())
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"modbay/mcp"
+)
+
+// fixtureConfigs are client files as people have them: other servers,
+// comments (VS Code's JSONC), an older modbay entry.
+var fixtureConfigs = map[string]string{
+	"claude-code":    "{\n  \"mcpServers\": {\n    \"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\"}\n  }\n}\n",
+	"claude-desktop": "{\n  \"globalShortcut\": \"Ctrl+Space\",\n  \"mcpServers\": {\"modbay\": {\"command\": \"/old/modbay\", \"args\": [\"mcp\", \"serve\"]}}\n}\n",
+	"vscode":         "{\n  // project tools\n  \"inputs\": [],\n  \"servers\": {\n    \"fs\": {\"type\": \"stdio\", \"command\": \"fs-mcp\"}, // files\n  },\n}\n",
+	"cursor":         "",
+}
+
+func TestMCPInstallRoundTrip(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	home := t.TempDir()
+	ws := t.TempDir()
+	for client, fixture := range fixtureConfigs {
+		t.Run(client, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "config.json")
+			if fixture != "" {
+				if err := os.WriteFile(file, []byte(fixture), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, stderr := run(t, "--home", home, "mcp", "install", client, "--workspace", ws, "--write", "--file", file)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if fixture != "" {
+				if b, _ := os.ReadFile(file + ".bak"); string(b) != fixture || !strings.Contains(out, ".bak") {
+					t.Errorf("backup %q; %s", b, out)
+				}
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, keep := range []string{"// project tools", "// files", "\"github\"", "\"fs\"", "globalShortcut"} {
+				if strings.Contains(fixture, keep) && !strings.Contains(string(b), keep) {
+					t.Errorf("%s lost:\n%s", keep, b)
+				}
+			}
+			// Round trip: modbay mcp import reads back what install wrote.
+			f, err := mcp.ParseClientConfig(b)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, b)
+			}
+			var got *mcp.Imported
+			for i := range f.Servers {
+				if f.Servers[i].ID == "modbay" {
+					got = &f.Servers[i]
+				}
+			}
+			want := "mcp serve --home " + home + " --workspace " + ws
+			if got == nil || got.Server.Command != exe || strings.Join(got.Server.Args, " ") != want || got.Server.Transport() != "stdio" {
+				t.Fatalf("imported %+v, want %s %s\n%s", got, exe, want, b)
+			}
+			if code, out, _ := run(t, "--home", t.TempDir(), "mcp", "import", "--dry-run", file); code != 0 || !strings.Contains(out, "modbay") || !strings.Contains(out, exe) {
+				t.Errorf("mcp import --dry-run: exit %d\n%s", code, out)
+			}
+			// Installing again changes nothing.
+			if _, out, _ := run(t, "--home", home, "mcp", "install", client, "--workspace", ws, "--write", "--file", file); !strings.Contains(out, "already has") {
+				t.Errorf("second install: %s", out)
+			}
+		})
+	}
+}
+
+func TestMCPInstallPrints(t *testing.T) {
+	exe, _ := os.Executable()
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	t.Setenv("MODBAY_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", t.TempDir())
+	// The default home is not passed; a workspace is made absolute.
+	code, out, stderr := run(t, "mcp", "install", "claude-code", "--scope", "user", "--workspace", "/tmp/my project")
+	if code != 0 || strings.TrimSpace(out) != "claude mcp add --scope user modbay -- "+exe+" mcp serve --workspace '/tmp/my project'" {
+		t.Errorf("claude-code: exit %d %q %s", code, out, stderr)
+	}
+	_, out, _ = run(t, "mcp", "install", "vscode")
+	if !strings.Contains(out, `"servers"`) || !strings.Contains(out, `"type": "stdio"`) || strings.Contains(out, "--home") {
+		t.Errorf("vscode:\n%s", out)
+	}
+	if code, _, stderr := run(t, "mcp", "install", "codex", "--scope", "project"); code != ExitUsage || !strings.Contains(stderr, "no project scope") {
+		t.Errorf("codex --scope project: exit %d %s", code, stderr)
+	}
+	if code, _, _ := run(t, "mcp", "install", "emacs"); code != ExitUsage {
+		t.Errorf("unknown client: exit %d", code)
+	}
+
+	// Codex: the TOML table, merged in place of an older one, other tables kept.
+	file := filepath.Join(t.TempDir(), "config.toml")
+	old := "model = \"o3\"\n\n[mcp_servers.modbay]\ncommand = \"/old\"\nargs = []\n\n[mcp_servers.other]\ncommand = \"x\"\n"
+	if err := os.WriteFile(file, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "--home", "/srv/h", "mcp", "install", "codex", "--write", "--file", file); code != 0 {
+		t.Fatalf("codex --write: %s", stderr)
+	}
+	b, _ := os.ReadFile(file)
+	want := "model = \"o3\"\n\n[mcp_servers.modbay]\ncommand = \"" + exe + "\"\nargs = [\"mcp\", \"serve\", \"--home\", \"/srv/h\"]\n\n[mcp_servers.other]\ncommand = \"x\"\n"
+	if string(b) != want {
+		t.Errorf("codex config:\n%s\nwant:\n%s", b, want)
+	}
+}

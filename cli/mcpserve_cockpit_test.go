@@ -1,0 +1,361 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/approval"
+	"modbay/config"
+	"modbay/gateway"
+)
+
+// cockpitOf listens as a cockpit of home would, for the test's questions.
+func cockpitOf(t *testing.T, home, by string) *approval.Listener {
+	t.Helper()
+	l, err := approval.Listen(filepath.Join((&config.Config{Home: home}).ServeDir(), approval.SocketsDir), by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func nextAsk(t *testing.T, l *approval.Listener) *approval.Question {
+	t.Helper()
+	select {
+	case ev := <-l.Events():
+		if ev.Ask == nil {
+			t.Fatalf("event %+v, want a question", ev)
+		}
+		return ev.Ask
+	case <-time.After(30 * time.Second):
+		t.Fatal("no question reached the cockpit")
+	}
+	return nil
+}
+
+func TestMCPServeApprovalAnsweredInTheCockpit(t *testing.T) {
+	home := demo(t)
+	one, two := cockpitOf(t, home, "the cockpit (one)"), cockpitOf(t, home, "the cockpit (two)")
+	asked := 0
+	// The client can elicit, but the cockpit is asked first.
+	cs := serveSession(t, home, approvalClient("deny", &asked))
+	type reply struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		done <- reply{res, err}
+	}()
+	q := nextAsk(t, one)
+	if q2 := nextAsk(t, two); q2.ID != q.ID {
+		t.Fatalf("two cockpits asked different questions: %s %s", q.ID, q2.ID)
+	}
+	if q.Tool != "fetch_url" || q.Module != "fetch" || !strings.Contains(q.Client, "client") || len(q.Reasons) == 0 || !strings.Contains(string(q.Input), "127.0.0.1:9") {
+		t.Errorf("question %+v", q)
+	}
+	if err := one.Answer(q.ID, approval.Once); err != nil {
+		t.Fatal(err)
+	}
+	// The other cockpit's question is withdrawn.
+	select {
+	case ev := <-two.Events():
+		if ev.Withdrawn != q.ID {
+			t.Errorf("second cockpit got %+v, want the withdrawal", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the second cockpit's question was not withdrawn")
+	}
+	if err := two.Answer(q.ID, approval.Deny); err == nil {
+		t.Error("a withdrawn question was answered")
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if asked != 0 || strings.Contains(textOf(r.res), "Approval required") {
+		t.Errorf("asked by elicitation %d times; %s", asked, textOf(r.res))
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	if rec := recordOf(t, home, runs[0].RunID); !rec.Approved || rec.ApprovedBy != "the cockpit (one)" || rec.Enforcement == nil {
+		t.Errorf("record: approved %v by %q enforcement %v", rec.Approved, rec.ApprovedBy, rec.Enforcement)
+	}
+}
+
+func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
+	home := demo(t)
+	cockpit := cockpitOf(t, home, "the cockpit")
+	var mu sync.Mutex
+	var progress []string
+	cs := serveSession(t, home, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, r.Params.Message)
+		mu.Unlock()
+	}}, "--approval-wait", "400ms")
+	call := func() *mcp.CallToolResult {
+		p := &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs}
+		p.SetProgressToken("wait")
+		res, err := cs.CallTool(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := call()
+	q := nextAsk(t, cockpit)
+	if !res.IsError || res.Meta["modbay/code"] != "approval_pending" || !strings.Contains(textOf(res), "approval pending (id "+q.ID+")") {
+		t.Fatalf("unanswered: %v %s", res.Meta, textOf(res))
+	}
+	// Notifications may be handled after the result: wait for the first.
+	waitUntil(t, "progress was sent while the call waited", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) > 0 })
+	mu.Lock()
+	if !strings.Contains(progress[0], "waiting for a person's approval in the modbay cockpit (id "+q.ID+")") {
+		t.Errorf("progress while waiting: %q", progress)
+	}
+	mu.Unlock()
+	// Answered after the call returned: the same call retried runs, once.
+	if err := cockpit.Answer(q.ID, approval.Once); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the answer crosses the socket
+	if res := call(); res.Meta["modbay/code"] == "approval_pending" || strings.Contains(textOf(res), "Approval required") {
+		t.Fatalf("retry after the answer: %s", textOf(res))
+	}
+	// A third call is a new question: the answer applied once.
+	if res := call(); res.Meta["modbay/code"] != "approval_pending" {
+		t.Errorf("third call: %s", textOf(res))
+	}
+	nextAsk(t, cockpit)
+	runs := runsOf(t, home)
+	var pending, ran int
+	for _, r := range runs {
+		rec := recordOf(t, home, r.RunID)
+		switch {
+		case rec.Approved && rec.ApprovedBy == "the cockpit":
+			ran++
+		case rec.Host != nil && strings.Contains(rec.Host.Detail, "not run: approval pending (id apr_"):
+			pending++
+		}
+	}
+	if ran != 1 || pending != 2 {
+		t.Errorf("recorded %d run, %d pending of %d", ran, pending, len(runs))
+	}
+}
+
+// TestMCPServeApprovalInTheRealCockpit runs the cockpit in tmux and an
+// agent (the Go SDK's client) through mcp serve: the agent's call waits
+// while the cockpit shows the approval dialog, and a person's "a" lets it
+// run.
+func TestMCPServeApprovalInTheRealCockpit(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed")
+	}
+	home := demo(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := fmt.Sprintf("modbay-test-%d", os.Getpid())
+	tm := func(args ...string) string {
+		out, _ := exec.Command(tmux, append([]string{"-L", sock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	t.Cleanup(func() { tm("kill-server") })
+	tm("new-session", "-d", "-x", "110", "-y", "40", fmt.Sprintf("%s=1 TERM=xterm-256color exec %s --home %s", asModbayEnv, self, home))
+	sockets := filepath.Join(home, "serve", "cockpits", "*.sock")
+	waitUntil(t, "the cockpit listens", func() bool { m, _ := filepath.Glob(sockets); return len(m) == 1 })
+
+	cs := serveSession(t, home, nil)
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var screen string
+	waitUntil(t, "the cockpit shows the agent's question", func() bool {
+		screen = tm("capture-pane", "-p")
+		return strings.Contains(screen, "Approve this agent's call?")
+	})
+	for _, want := range []string{"Agent", "client (through modbay mcp serve)", "fetch.url", "127.0.0.1:9", "1 agent call to approve"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the cockpit does not show %q:\n%s", want, screen)
+		}
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("the call returned before the person answered: %s", textOf(res))
+	default:
+	}
+	time.Sleep(600 * time.Millisecond) // past the grace period
+	tm("send-keys", "a")
+	var res *mcp.CallToolResult
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call did not end after the person allowed it:\n%s", tm("capture-pane", "-p"))
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs: %s", len(runs), textOf(res))
+	}
+	if rec := recordOf(t, home, runs[0].RunID); !rec.Approved || !strings.HasPrefix(rec.ApprovedBy, "the cockpit (pid ") {
+		t.Errorf("record: approved %v by %q", rec.Approved, rec.ApprovedBy)
+	}
+	if screen := tm("capture-pane", "-p"); strings.Contains(screen, "agent call to approve") {
+		t.Errorf("the badge stayed after the answer:\n%s", screen)
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestMCPServeSkillsAsPrompts(t *testing.T) {
+	home := demo(t)
+	cs := serveSession(t, home, nil)
+	ctx := context.Background()
+	var names []string
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "notes_notes-report") {
+		t.Fatalf("prompts %v", names)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "notes_notes-report"})
+	if err != nil || len(got.Messages) != 1 || !strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, "notes") {
+		t.Fatalf("prompt: %v %+v", err, got)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "modbay://modules/notes/skills/notes-report"})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "---") {
+		t.Errorf("module skill as a resource: %v %+v", err, rr)
+	}
+}
+
+func TestHistoryFiltersBySource(t *testing.T) {
+	home := demo(t)
+	if code, _, stderr := run(t, "--home", home, "invoke", "notes", "notes.report"); code != 0 {
+		t.Fatalf("invoke: %s", stderr)
+	}
+	cs := serveSession(t, home, nil)
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes_report", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("call: %v", err)
+	}
+	for src, want := range map[string]string{"mcp-serve": "mcp serve", "mcp serve": "mcp serve", "invoke": "invoke"} {
+		code, out, stderr := run(t, "--home", home, "history", "--source", src, "--json")
+		var runs []historyOut
+		if code != 0 || json.Unmarshal([]byte(out), &runs) != nil || len(runs) != 1 || runs[0].Source != want {
+			t.Errorf("--source %s: exit %d %s %s", src, code, out, stderr)
+		}
+	}
+	if code, _, stderr := run(t, "--home", home, "history", "--source", "agent"); code != ExitUsage || !strings.Contains(stderr, "mcp-serve") {
+		t.Errorf("unknown source: exit %d %s", code, stderr)
+	}
+}
+
+func TestMCPToolsShowsWhatTheClientSees(t *testing.T) {
+	home := demo(t)
+	code, out, stderr := run(t, "--home", home, "mcp", "tools", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list []struct {
+		Tool *mcp.Tool `json:"tool"`
+		Pin  string    `json:"pin"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	served := listTools(t, serveSession(t, home, nil))
+	for _, l := range list {
+		s := served[l.Tool.Name]
+		if s == nil || s.Description != l.Tool.Description || l.Pin != "new" {
+			t.Errorf("%s: listed %q (pin %s), served %+v", l.Tool.Name, l.Tool.Description, l.Pin, s)
+		}
+	}
+	if len(list) == 0 || len(list) != len(served)-3 { // the three job tools
+		t.Errorf("%d listed, %d served", len(list), len(served))
+	}
+	if _, out, _ := run(t, "--home", home, "mcp", "tools"); !strings.Contains(out, "notes_report  (notes.report)") {
+		t.Errorf("text:\n%s", out)
+	}
+	// Served once, each is pinned.
+	_, out, _ = run(t, "--home", home, "mcp", "tools", "--json")
+	if strings.Contains(out, `"pin": "new"`) || !strings.Contains(out, `"pin": "pinned"`) {
+		t.Errorf("after serving:\n%s", out)
+	}
+}
+
+func TestMCPServeApprovalDeniedInTheCockpit(t *testing.T) {
+	home := demo(t)
+	cockpit := cockpitOf(t, home, "the cockpit (pid 1)")
+	cs := serveSession(t, home, nil)
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		done <- res
+	}()
+	q := nextAsk(t, cockpit)
+	if err := cockpit.Answer(q.ID, approval.Deny); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res == nil || !res.IsError || !strings.Contains(textOf(res), "denied by the person in the cockpit (pid 1)") || res.Meta["modbay/kind"] != "authz" {
+		t.Fatalf("denied: %+v", res)
+	}
+	runs := runsOf(t, home)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	if rec := recordOf(t, home, runs[0].RunID); rec.Approved || rec.Host == nil || rec.Host.Detail != "not run: denied in the cockpit (pid 1)" {
+		t.Errorf("record: approved %v host %+v", rec.Approved, rec.Host)
+	}
+}
+
+func TestMCPServeListsLiveSessions(t *testing.T) {
+	home := demo(t)
+	dir := filepath.Join(home, "serve", "sessions")
+	cs := serveSession(t, home, nil)
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes_report", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("call: %v", err)
+	}
+	var ls []gateway.LiveSession
+	waitUntil(t, "the session is listed with its call", func() bool {
+		ls, _ = gateway.ReadSessions(dir)
+		return len(ls) == 1 && ls[0].Calls == 1 && ls[0].Running == 0
+	})
+	if !strings.Contains(ls[0].Client, "client") || ls[0].Transport != "stdio" || ls[0].PID == os.Getpid() {
+		t.Errorf("session %+v", ls[0])
+	}
+	cs.Close()
+	waitUntil(t, "the session is gone", func() bool { ls, _ = gateway.ReadSessions(dir); return len(ls) == 0 })
+}

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"modbay/gateway"
+	"modbay/render"
+	"modbay/runner"
+	"modbay/ui"
+)
+
+// MCPToolsOptions is what `modbay mcp tools` was asked to do.
+type MCPToolsOptions struct {
+	IO *ioStreams
+	G  *globals
+	// Tools and Exclude are serve's --tools / --exclude (nil: config's).
+	Tools, Exclude []string
+	// Schemas prints each tool's input and output schema too.
+	Schemas bool
+	JSON    bool
+}
+
+// newMCPToolsCommand builds `modbay mcp tools`.
+func newMCPToolsCommand(g *globals) *cobra.Command {
+	o := &MCPToolsOptions{IO: g.io, G: g}
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "Show what each tool modbay mcp serve exposes tells the agent",
+		Long: `Lists the tools modbay mcp serve would serve now, as an MCP client receives them
+from tools/list: the name, the description (module text the agent reads and obeys),
+annotations and, with --schemas, the input and output schemas; --json prints the
+tools exactly as sent. Each tool's pin says whether it is served (pinned, or new:
+pinned when first served) or withheld because its definition changed (modbay mcp
+pins). Nothing is served or pinned.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("tools") {
+				o.Tools = nil
+			}
+			if !cmd.Flags().Changed("exclude") {
+				o.Exclude = nil
+			}
+			return mcpToolsRun(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Tools, "tools", nil, "as serve's --tools `PATTERN`")
+	f.StringArrayVar(&o.Exclude, "exclude", nil, "as serve's --exclude `PATTERN`")
+	f.BoolVar(&o.Schemas, "schemas", false, "print each tool's input and output schema")
+	f.BoolVar(&o.JSON, "json", false, "print the tools as tools/list sends them, with their pin")
+	return cmd
+}
+
+// mcpToolsRun lists the catalogue as a client would get it.
+func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
+	e, err := o.G.env(ctx)
+	if err != nil {
+		return err
+	}
+	cfg := e.host.Config()
+	s := gateway.New(gateway.Options{Host: e.host, Tools: o.Tools, Exclude: o.Exclude, Pins: gateway.OpenPins(cfg.ServeDir())})
+	list, err := s.List(ctx)
+	if err != nil {
+		return withCode(ExitUsage, "%v", err)
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(o.IO.Out, "no tools would be served (modbay list shows which modules are ready)")
+		return nil
+	}
+	for _, l := range list {
+		t := l.Tool
+		pin := ""
+		if l.Pin == "changed" {
+			pin = "  [withheld: changed since pinned — modbay mcp pins]"
+		}
+		fmt.Fprintf(o.IO.Out, "%s  (%s)%s\n", render.SanitizeLine(t.Name), render.SanitizeLine(t.Title), pin)
+		fmt.Fprintf(o.IO.Out, "    %s\n", render.SanitizeLine(t.Description))
+		if a := t.Annotations; a != nil {
+			var hints []string
+			if a.ReadOnlyHint {
+				hints = append(hints, "readOnlyHint")
+			}
+			if a.DestructiveHint != nil && *a.DestructiveHint {
+				hints = append(hints, "destructiveHint")
+			}
+			if a.OpenWorldHint != nil && *a.OpenWorldHint {
+				hints = append(hints, "openWorldHint")
+			}
+			if len(hints) > 0 {
+				fmt.Fprintf(o.IO.Out, "    annotations: %s\n", render.SanitizeLine(fmt.Sprint(hints)))
+			}
+		}
+		if o.Schemas {
+			for _, sc := range []struct {
+				name string
+				v    any
+			}{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
+				if sc.v == nil {
+					continue
+				}
+				b, _ := json.Marshal(sc.v)
+				var ind bytes.Buffer
+				_ = json.Indent(&ind, b, "    ", "  ")
+				fmt.Fprintf(o.IO.Out, "    %s: %s\n", sc.name, render.Sanitize(ind.String()))
+			}
+		}
+	}
+	fmt.Fprintln(o.IO.Out, "and the job tools modbay_job_status, modbay_job_wait and modbay_job_cancel (docs/gateway.md)")
+	return nil
+}
+
+// agentTools is the cockpit's agent tools screen's listing: the
+// catalogue serve would give an agent now, with each pin, a changed
+// tool accepted as shown.
+func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool, error) {
+	return func(ctx context.Context) ([]ui.AgentTool, error) {
+		h := host()
+		pins := gateway.OpenPins(h.Config().ServeDir())
+		list, err := gateway.New(gateway.Options{Host: h, Pins: pins}).List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ui.AgentTool, 0, len(list))
+		for _, l := range list {
+			t := ui.AgentTool{Name: l.Tool.Name, Title: l.Tool.Title, Description: l.Tool.Description, Changed: l.Pin == "changed", Diff: l.Diff}
+			if a := l.Tool.Annotations; a != nil {
+				if a.ReadOnlyHint {
+					t.Hints = append(t.Hints, "readOnlyHint")
+				}
+				if a.DestructiveHint != nil && *a.DestructiveHint {
+					t.Hints = append(t.Hints, "destructiveHint")
+				}
+				if a.OpenWorldHint != nil && *a.OpenWorldHint {
+					t.Hints = append(t.Hints, "openWorldHint")
+				}
+			}
+			if t.Changed {
+				name, def := l.Tool.Name, l.Definition
+				t.Accept = func() error { return pins.Set(name, def, time.Now()) }
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+}
+
+// agentSessions lists the live sessions of the home's serve processes.
+func agentSessions(serveDir string) func() []string {
+	return func() []string {
+		ls, _ := gateway.ReadSessions(filepath.Join(serveDir, gateway.SessionsDir))
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = l.String()
+		}
+		return out
+	}
+}

@@ -1,0 +1,181 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/approval"
+	"modbay/history"
+	"modbay/modproto"
+	"modbay/render"
+	"modbay/runner"
+)
+
+// Bounds of an approval asked in the cockpit (docs/gateway.md "Approvals
+// in the cockpit").
+const (
+	// DefaultApprovalWait is how long a call waits for a person's answer
+	// before it returns "approval pending": below the 60 s request
+	// timeout common clients use (the TypeScript SDK's default).
+	DefaultApprovalWait = 40 * time.Second
+	// DefaultApprovalKeep is how long a question stays open after its
+	// call returned pending, and how long an answer given then applies
+	// to the same call (same tool and input) retried.
+	DefaultApprovalKeep = 10 * time.Minute
+	// approvalTick is how often a waiting call sends progress (a quarter
+	// of a shorter wait).
+	approvalTick = 5 * time.Second
+	// maxAsks bounds the questions one serve process keeps open.
+	maxAsks = 64
+)
+
+// ask is a question asked of the cockpits for one call (tool and input).
+type ask struct {
+	// st is the session whose call asked first.
+	st      *session
+	id      string
+	p       *approval.Pending
+	expires time.Time
+}
+
+// askCockpit asks the home's running cockpits to approve plan, waiting
+// up to ApprovalWait (sending progress); asked is false when no cockpit
+// runs (or every one went without answering), and the caller asks by
+// other means. A nil result with asked means approved, by the returned
+// name.
+func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (res *mcp.CallToolResult, by string, asked bool) {
+	key := callKey(req)
+	now := time.Now()
+	s.mu.Lock()
+	a := s.asks[key]
+	if a != nil && now.After(a.expires) {
+		delete(s.asks, key)
+		a = nil
+	}
+	s.mu.Unlock()
+	if a == nil {
+		q := question(st, e, plan)
+		p, err := approval.Ask(s.opts.Cockpits, q)
+		if err != nil {
+			return nil, "", false
+		}
+		a = &ask{st: st, id: q.ID, p: p, expires: now.Add(s.opts.ApprovalKeep)}
+		s.mu.Lock()
+		for k, o := range s.asks {
+			if len(s.asks) < maxAsks {
+				break
+			}
+			o.p.Withdraw()
+			delete(s.asks, k)
+		}
+		s.asks[key] = a
+		s.mu.Unlock()
+		s.publishSessions()
+		go func() {
+			select {
+			case <-p.Done():
+			case <-time.After(s.opts.ApprovalKeep):
+				p.Withdraw()
+			}
+			s.publishSessions()
+		}()
+	}
+	if !s.waitAnswer(ctx, req, a) {
+		why := fmt.Sprintf("not run: approval pending (id %s): nobody answered in the cockpit within %s", a.id, s.opts.ApprovalWait)
+		if ctx.Err() != nil {
+			why = fmt.Sprintf("not run: the client went away while approval was pending (id %s)", a.id)
+		}
+		s.notRun(plan, st, why)
+		return toolError(string(modproto.KindNotRun), CodeApprovalPending, fmt.Sprintf(
+			"approval pending (id %s): approve it in the modbay cockpit, then call again with the same input; nothing ran. "+
+				"An answer given within %s applies to this same call.", a.id, s.opts.ApprovalKeep)), "", true
+	}
+	s.mu.Lock()
+	if s.asks[key] == a {
+		delete(s.asks, key) // an answer applies once
+	}
+	s.mu.Unlock()
+	ans := a.p.Answer()
+	by = ans.By
+	if by == "" {
+		by = "the cockpit"
+	}
+	switch ans.Decision {
+	case approval.Once:
+		return nil, by, true
+	case approval.Session:
+		st.approvals.Allow(plan)
+		return nil, by + " (for this session)", true
+	case approval.Deny:
+		s.notRun(plan, st, "not run: denied in "+by)
+		return toolError(string(modproto.KindAuthz), "", fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
+			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true
+	}
+	return nil, "", false // withdrawn unanswered: every cockpit went away
+}
+
+// CodeApprovalPending is the error code of a call that waited for an
+// approval in the cockpit and got none yet (kind not_run).
+const CodeApprovalPending = "approval_pending"
+
+// waitAnswer waits up to ApprovalWait for a's answer, sending progress
+// when the client gave a token; false when the wait ended first.
+func (s *Server) waitAnswer(ctx context.Context, req *mcp.CallToolRequest, a *ask) bool {
+	bound := time.NewTimer(s.opts.ApprovalWait)
+	defer bound.Stop()
+	tick := time.NewTicker(min(approvalTick, max(s.opts.ApprovalWait/4, 10*time.Millisecond)))
+	defer tick.Stop()
+	token := req.Params.GetProgressToken()
+	n := 0.0
+	for {
+		select {
+		case <-a.p.Done():
+			return true
+		case <-ctx.Done():
+			return false
+		case <-bound.C:
+			return false
+		case <-tick.C:
+			if token != nil {
+				n++
+				pctx, cancel := context.WithTimeout(ctx, time.Second)
+				_ = req.Session.NotifyProgress(pctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n,
+					Message: "waiting for a person's approval in the modbay cockpit (id " + a.id + ")"})
+				cancel()
+			}
+		}
+	}
+}
+
+// question is what the cockpit is asked about plan: the facts its
+// approval dialog shows, the input with its secrets masked.
+func question(st *session, e *entry, plan *runner.Plan) approval.Question {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	in, _ := history.RedactedInput(plan)
+	g := plan.Request.Grants
+	q := approval.Question{ID: "apr_" + hex.EncodeToString(b[:]), Client: st.client, Tool: e.tool.Name,
+		Module: e.module.ID, Capability: e.cap.ID, Input: in, Reasons: plan.Approval,
+		Network: g.Network, Credentials: g.Credentials, PaidProviders: g.PaidProviders,
+		DeadlineMS: int64(plan.Request.DeadlineMS), Asked: time.Now(), PID: os.Getpid()}
+	for name, r := range plan.Request.Roots {
+		q.Roots = append(q.Roots, approval.Root{Name: name, Mode: string(r.Mode), Path: r.Path})
+	}
+	slices.SortFunc(q.Roots, func(a, b approval.Root) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	return q
+}

@@ -1,0 +1,187 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"modbay/approval"
+	"modbay/internal/words"
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui/dialog"
+)
+
+// Agents' approvals (docs/gateway.md "Approvals in the cockpit"): a
+// serve process of this home asks the cockpit about an agent's call; the
+// question opens the approval dialog (its grace period against stray
+// keys, a bell), waits behind a dialog already open, and is counted in
+// every header until answered here, answered by another cockpit or
+// withdrawn by its serve process.
+
+// agentAskMsg is one event of the cockpit's approval socket.
+type agentAskMsg struct{ ev approval.Event }
+
+// agentAnsweredMsg says whether an answer reached its serve process.
+type agentAnsweredMsg struct {
+	id  string
+	err error
+}
+
+// waitAgentAsk reads the next event of the socket (nil when none is open).
+func (m *Model) waitAgentAsk() tea.Cmd {
+	l := m.opts.AgentApprovals
+	if l == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ev, ok := <-l.Events()
+		if !ok {
+			return nil
+		}
+		return agentAskMsg{ev}
+	}
+}
+
+// agentAsk takes one event: a question is queued (and shown when nothing
+// else is), a withdrawal closes its dialog.
+func (m *Model) agentAsk(msg agentAskMsg) tea.Cmd {
+	cmds := []tea.Cmd{m.waitAgentAsk()}
+	if q := msg.ev.Ask; q != nil {
+		m.agentAsks = append(m.agentAsks, *q)
+		cmds = append(cmds, tea.Raw(bell), m.showAgentAsk())
+		return tea.Batch(cmds...)
+	}
+	id := msg.ev.Withdrawn
+	m.dropAgentAsk(id)
+	for i, d := range m.dialogs {
+		if ap, ok := d.(*dialog.Approval); ok && ap.Ask() == id {
+			m.dialogs = append(m.dialogs[:i], m.dialogs[i+1:]...)
+			m.agentNote = "The agent's question " + id + " was answered elsewhere or withdrawn."
+			break
+		}
+	}
+	return tea.Batch(append(cmds, m.showAgentAsk())...)
+}
+
+// dropAgentAsk forgets question id.
+func (m *Model) dropAgentAsk(id string) {
+	for i, q := range m.agentAsks {
+		if q.ID == id {
+			m.agentAsks = append(m.agentAsks[:i], m.agentAsks[i+1:]...)
+			return
+		}
+	}
+}
+
+// showAgentAsk opens the oldest waiting question when no dialog is open
+// and no submitted input is being planned.
+func (m *Model) showAgentAsk() tea.Cmd {
+	if len(m.agentAsks) == 0 || len(m.dialogs) > 0 || m.flow.planning {
+		return nil
+	}
+	q := m.agentAsks[0]
+	m.dialogs = append(m.dialogs, dialog.NewAgentApproval(m.com, m.agentPlan(q), q.Client, q.ID))
+	return graceEnds()
+}
+
+// agentPlan is the plan the dialog shows for q: the cockpit's own module
+// and capability (their effects, as this cockpit knows them) with the
+// question's input, roots, grants and deadline.
+func (m *Model) agentPlan(q approval.Question) *runner.Plan {
+	p := &runner.Plan{Module: &runner.Module{ID: q.Module}, Capability: modproto.Capability{ID: q.Capability}, Approval: q.Reasons}
+	for _, mod := range m.modules.modules {
+		if mod.ID != q.Module || mod.Descriptor == nil {
+			continue
+		}
+		p.Module = mod
+		for _, c := range mod.Descriptor.Capabilities {
+			if c.ID == q.Capability {
+				p.Capability = c
+			}
+		}
+	}
+	p.Request.Input = q.Input
+	p.Request.DeadlineMS = int(q.DeadlineMS)
+	p.Request.Grants = modproto.Grants{Network: q.Network, Credentials: q.Credentials, PaidProviders: q.PaidProviders}
+	p.Request.Roots = map[string]modproto.Root{}
+	for _, r := range q.Roots {
+		p.Request.Roots[r.Name] = modproto.Root{Mode: r.Mode, Path: r.Path}
+	}
+	return p
+}
+
+// answerAgent sends the person's decision on question id, off Update.
+func (m *Model) answerAgent(id string, d approval.Decision) tea.Cmd {
+	m.dropAgentAsk(id)
+	l := m.opts.AgentApprovals
+	answer := func() tea.Msg { return agentAnsweredMsg{id: id, err: l.Answer(id, d)} }
+	return tea.Batch(answer, m.showAgentAsk())
+}
+
+// agentAnswered notes an answer that could not reach its serve process.
+func (m *Model) agentAnswered(msg agentAnsweredMsg) tea.Cmd {
+	if msg.err != nil {
+		m.agentNote = msg.err.Error()
+	}
+	return nil
+}
+
+// agentBadge is the header's count of agents' questions waiting.
+func (m *Model) agentBadge() string {
+	n := len(m.agentAsks)
+	if n == 0 {
+		return ""
+	}
+	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d agent %s to approve", n, words.Plural(n, "call", "calls")))
+}
+
+// agentNoteView is agentNote in the header, until the next key.
+func (m *Model) agentNoteView() string {
+	if m.agentNote == "" {
+		return ""
+	}
+	return m.com.Styles.Muted.Render(" · " + m.agentNote)
+}
+
+// agentActivity is the agents' questions waiting, for the activity view:
+// first among the pending approvals; enter opens the question's dialog.
+type agentActivity struct{ m *Model }
+
+func (a agentActivity) activity(time.Time) []activityEntry {
+	var out []activityEntry
+	for _, q := range a.m.agentAsks {
+		client := q.Client
+		if client == "" {
+			client = "an agent"
+		}
+		out = append(out, activityEntry{Source: "agent " + client + " (modbay mcp serve)", RunID: q.ID, Module: q.Module,
+			Capability: q.Capability, Phase: phasePending, Status: "needs approval", Started: q.Asked, Detail: strings.Join(q.Reasons, "; ")})
+	}
+	return out
+}
+
+// isAgentAsk reports whether id is a waiting agent's question.
+func (m *Model) isAgentAsk(id string) bool {
+	return slices.ContainsFunc(m.agentAsks, func(q approval.Question) bool { return q.ID == id })
+}
+
+// openAgentAsk opens question id's dialog over whatever dialog is open
+// (it is not already the top one).
+func (m *Model) openAgentAsk(id string) tea.Cmd {
+	if n := len(m.dialogs); n > 0 {
+		if ap, ok := m.dialogs[n-1].(*dialog.Approval); ok && ap.Ask() == id {
+			return nil
+		}
+	}
+	for _, q := range m.agentAsks {
+		if q.ID == id {
+			m.dialogs = append(m.dialogs, dialog.NewAgentApproval(m.com, m.agentPlan(q), q.Client, q.ID))
+			return graceEnds()
+		}
+	}
+	return nil
+}
