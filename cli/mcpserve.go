@@ -67,12 +67,7 @@ protocol. docs/gateway.md sets it up for each client.`,
   modbay mcp serve --http 127.0.0.1:8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("tools") {
-				o.Tools = nil
-			}
-			if !cmd.Flags().Changed("exclude") {
-				o.Exclude = nil
-			}
+			o.Tools, o.Exclude = toolFilters(cmd, o.Tools, o.Exclude)
 			return mcpServeRun(cmd.Context(), o)
 		},
 	}

@@ -41,12 +41,7 @@ pinned when first served) or withheld because its definition changed (modbay mcp
 pins). Nothing is served or pinned.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("tools") {
-				o.Tools = nil
-			}
-			if !cmd.Flags().Changed("exclude") {
-				o.Exclude = nil
-			}
+			o.Tools, o.Exclude = toolFilters(cmd, o.Tools, o.Exclude)
 			return mcpToolsRun(cmd.Context(), o)
 		},
 	}
@@ -164,4 +159,16 @@ func agentSessions(serveDir string) func() []string {
 		}
 		return out
 	}
+}
+
+// toolFilters returns the --tools and --exclude patterns of cmd, nil for a
+// flag not given, so the config's mcp_serve filters apply.
+func toolFilters(cmd *cobra.Command, tools, exclude []string) ([]string, []string) {
+	if !cmd.Flags().Changed("tools") {
+		tools = nil
+	}
+	if !cmd.Flags().Changed("exclude") {
+		exclude = nil
+	}
+	return tools, exclude
 }
