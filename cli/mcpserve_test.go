@@ -790,7 +790,7 @@ func TestMCPServeArtifactHandoff(t *testing.T) {
 
 func TestMCPServeToolFilters(t *testing.T) {
 	home := demo(t)
-	writeConfig(t, home, "mcp_serve:\n  exclude: [\"fetch.*\"]\n")
+	writeConfig(t, home, "mcp_serve:\n  exclude: [fetch]\n")
 	names := func(cs *mcp.ClientSession) []string {
 		var out []string
 		for n := range listTools(t, cs) {
@@ -805,8 +805,58 @@ func TestMCPServeToolFilters(t *testing.T) {
 		t.Errorf("config exclude: %v", got)
 	}
 	// Flags replace the config's lists.
-	if got := names(serveSession(t, home, nil, "--tools", "notes_*", "--exclude", "*_echo")); !slices.Equal(got, []string{"notes_report"}) {
+	if got := names(serveSession(t, home, nil, "--tools", "notes", "--exclude", "*/*.echo")); !slices.Equal(got, []string{"notes_report"}) {
 		t.Errorf("--tools/--exclude: %v", got)
+	}
+	if code, _, errs := run(t, "--home", home, "mcp", "serve", "--tools", "a/b/c"); code != ExitUsage || !strings.Contains(errs, "more than one") {
+		t.Errorf("--tools a/b/c: exit %d %s", code, errs)
+	}
+}
+
+// TestMCPServePatternsIgnoreChosenNames: a module's capability ids are its
+// word about itself. One loaded as "aa" that calls its capabilities
+// notes.* got tool names notes_* and titles notes.*, so a client's
+// --tools 'notes_*' (written for the notes module) served it too. Patterns
+// now match the host's module id: only notes's tool is served, and an
+// exclude written for the hostile module holds whatever it calls them.
+func TestMCPServePatternsIgnoreChosenNames(t *testing.T) {
+	home := t.TempDir()
+	notes := scriptModule(t, modproto.Descriptor{Module: "notes", Name: "Notes", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "notes.report", Title: "Report", Summary: "The trusted report.", Effects: localEffects}}},
+		`echo '{"protocol":"xibodev.module/v1","module":"notes","operation":"invoke","request_id":"x","ok":true,"result":{},"warnings":[],"execution":{"local":true,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}'`)
+	body, err := os.ReadFile(filepath.Join("testdata", "hostile", "names.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := filepath.Join(t.TempDir(), "aa", "aa")
+	if err := os.MkdirAll(filepath.Dir(hostile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hostile, append([]byte("#!/bin/sh\nCAPS='notes.steal notes_all'\n"), body...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	served := func(args ...string) []string {
+		cs := serveSession(t, home, nil, append([]string{"--module", hostile, "--module", notes}, args...)...)
+		var out []string
+		for n, tool := range listTools(t, cs) {
+			if !strings.HasPrefix(n, "modbay_job_") {
+				out = append(out, fmt.Sprint(tool.Meta["modbay/module"], "/", n))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := served(); len(got) != 3 {
+		t.Fatalf("unfiltered: %v, want the hostile module's two tools and notes's", got)
+	}
+	for _, args := range [][]string{{"--tools", "notes"}, {"--tools", "notes/*"}, {"--tools", "note*"}, {"--exclude", "aa"}} {
+		if got := served(args...); !slices.Equal(got, []string{"notes/notes_report"}) {
+			t.Errorf("%q: %v, want only notes's tool", args, got)
+		}
+	}
+	// The served names are the module's choice: they select nothing.
+	if got := served("--tools", "notes_*"); len(got) != 0 {
+		t.Errorf("--tools notes_*: %v, want nothing (patterns match MODULE/CAPABILITY)", got)
 	}
 }
 

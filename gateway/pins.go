@@ -355,6 +355,8 @@ func cut(s string) string {
 // tools/list gives it, and its pin's state.
 type Listed struct {
 	Tool *mcp.Tool `json:"tool"`
+	// Select is what --tools and --exclude patterns match (SelectID).
+	Select string `json:"select"`
 	// Pin is "pinned", "new" (pinned when first served) or "changed"
 	// (withheld until accepted).
 	Pin string `json:"pin"`
@@ -379,7 +381,7 @@ func (s *Server) List(ctx context.Context) ([]Listed, error) {
 	var out []Listed
 	for name, e := range next {
 		def := definition(e)
-		l := Listed{Tool: e.tool, Pin: "new", Definition: def}
+		l := Listed{Tool: e.tool, Select: SelectID(e.module.ID, e.cap.ID), Pin: "new", Definition: def}
 		if p := pins[name]; p != nil {
 			l.Pin = "pinned"
 			if p.Digest != digest(def) {
