@@ -95,6 +95,12 @@ type Server struct {
 	hostMu sync.Mutex
 	cur    *runner.Host
 
+	// refreshMu serializes Refresh (the watcher's, a call's after an edit).
+	refreshMu sync.Mutex
+	// watcher, while watching, also watches each served module's own
+	// folder (watchModules); nil otherwise (guarded by refreshMu).
+	watcher *fsnotify.Watcher
+
 	mu    sync.Mutex
 	tools map[string]*entry
 	// withheld maps a tool name to why it is not served (its definition
@@ -188,7 +194,10 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // removed and changed tools go, new ones come; the SDK tells connected
 // clients the list changed.
 func (s *Server) Refresh(ctx context.Context) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	mods := s.opts.Discover(ctx)
+	s.watchModules(mods)
 	s.refreshSkills(mods)
 	next := catalogue(mods, s.opts.Tools, s.opts.Exclude)
 	withheld := s.pin(next)
@@ -263,8 +272,8 @@ func (s *Server) Shutdown() {
 	s.publishSessions() // removes this process's file
 }
 
-// watch refreshes the catalogue, debounced, when <home>/modules (or a
-// module directory in it) or config.yaml changes (the host is built
+// watch refreshes the catalogue, debounced, when <home>/modules, a
+// module's own folder (watchModules) or config.yaml changes (the host is built
 // again from a changed config.yaml, Options.Reload); the returned function
 // stops watching. A home that cannot be watched is served as listed.
 func (s *Server) watch(ctx context.Context) func() {
@@ -280,6 +289,16 @@ func (s *Server) watch(ctx context.Context) func() {
 		_ = os.MkdirAll(s.opts.Pins.dir, 0o700)
 		_ = w.Add(s.opts.Pins.dir)
 	}
+	s.refreshMu.Lock()
+	s.watcher = w
+	var mods []*runner.Module
+	s.mu.Lock()
+	for _, e := range s.tools {
+		mods = append(mods, e.module)
+	}
+	s.mu.Unlock()
+	s.watchModules(mods)
+	s.refreshMu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
@@ -310,7 +329,29 @@ func (s *Server) watch(ctx context.Context) func() {
 			}
 		}
 	}()
-	return func() { close(done); w.Close() }
+	return func() {
+		close(done)
+		s.refreshMu.Lock()
+		s.watcher = nil
+		s.refreshMu.Unlock()
+		w.Close()
+	}
+}
+
+// watchModules adds each module's own folder (<id>/<id>: an installed
+// module's, a path-loaded one's) to the watcher, so an edit in place of
+// its executable or of a file beside it refreshes the catalogue; a loose
+// executable's folder (shared with others) is not watched: its edit is
+// seen at its next call (refuseWithheld). The caller holds refreshMu.
+func (s *Server) watchModules(mods []*runner.Module) {
+	if s.watcher == nil {
+		return
+	}
+	for _, m := range mods {
+		if m.Exe != "" && m.Dir != "" && filepath.Dir(m.Exe) == m.Dir && filepath.Base(m.Dir) == filepath.Base(m.Exe) {
+			_ = s.watcher.Add(m.Dir) // adding a watched folder again is a no-op
+		}
+	}
 }
 
 // session is what one client's session holds: its name, its approvals

@@ -266,10 +266,17 @@ func (s *Server) pin(next map[string]*entry) map[string]string {
 }
 
 // refuseWithheld answers a call of a withheld tool with why it is
-// withheld, as a tool error (not_run), instead of "unknown tool".
+// withheld, as a tool error (not_run), instead of "unknown tool". A call
+// of a tool whose module's executable was edited in place since it was
+// described (runner.Module.ExeChanged: one stat) first refreshes the
+// catalogue, so the edit is described and judged against the pin before
+// anything runs.
 func (s *Server) refuseWithheld(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
+			if e := s.lookup(r.Params.Name); e != nil && e.module.ExeChanged() {
+				s.Refresh(ctx)
+			}
 			s.mu.Lock()
 			why, held := s.withheld[r.Params.Name]
 			s.mu.Unlock()

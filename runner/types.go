@@ -110,6 +110,9 @@ type Module struct {
 	// name is the candidate's provisional id (Candidate.Name), kept for
 	// Redescribe.
 	name string
+	// exeStat is the executable's stat as it was described (its digest
+	// beside), for ExeChanged; nil when the driver keeps none.
+	exeStat *exeIdentity
 }
 
 // RequirementKindBinary is the requirement kind the host resolves itself
