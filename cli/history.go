@@ -380,7 +380,7 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	}
 	switch {
 	case !rec.InputRecorded:
-		fmt.Fprintln(w, "input     not recorded (history.record_inputs is false)")
+		fmt.Fprintf(w, "input     not recorded (%s)\n", clean(rec.NoInputWhy()))
 	default:
 		fmt.Fprintf(w, "input     %s\n", render.SanitizeLine(string(rec.Input)))
 		if len(rec.Redacted) > 0 {
@@ -495,7 +495,7 @@ func historyExportRun(ctx context.Context, o *HistoryRunOptions) error {
 // fields it withheld left out) and its outcome rebuilt from the record.
 func exportFixture(o *HistoryRunOptions, rec *history.Record, dir, home string) error {
 	if !rec.InputRecorded {
-		return withCode(ExitUsage, "--fixture: run %s's input was not recorded (history.record_inputs), so it cannot be sent again", rec.RunID)
+		return withCode(ExitUsage, "--fixture: run %s's input was not recorded (%s), so it cannot be sent again", rec.RunID, clean(rec.NoInputWhy()))
 	}
 	res := &runner.Result{RequestID: rec.RunID, Module: rec.Module, Capability: rec.Capability, Stderr: rec.StderrTail, ExitCode: rec.ExitCode}
 	if len(rec.Envelope) > 0 {

@@ -966,3 +966,72 @@ func TestMCPServeSeesInPlaceEdits(t *testing.T) {
 		t.Errorf("mcp pins: exit %d\n%s", code, out)
 	}
 }
+
+// TestMCPServeRecordsRefusedCalls: a call refused before planning (an
+// invalid input, a tool not served, busy) is recorded as not run with
+// why, and a flood of them records at most the bound, the rest counted.
+func TestMCPServeRecordsRefusedCalls(t *testing.T) {
+	home := demo(t)
+	cs := serveSession(t, home, nil)
+	ctx := context.Background()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 1000}}); err != nil || !res.IsError {
+		t.Fatalf("invalid input: %v %v", err, res)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such\x1b[2J_tool"}); err == nil {
+		t.Fatal("an unknown tool was answered")
+	}
+	byDetail := func() map[string]*history.Record {
+		out := map[string]*history.Record{}
+		for _, r := range runsOf(t, home) {
+			rec := recordOf(t, home, r.RunID)
+			if rec.Host != nil {
+				out[rec.Host.Detail] = rec
+			}
+		}
+		return out
+	}
+	recs := byDetail()
+	var invalid, unknown *history.Record
+	for d, rec := range recs {
+		switch {
+		case strings.HasPrefix(d, "not run: invalid input: /frames: must be at most 100"):
+			invalid = rec
+		case strings.HasPrefix(d, "not run: unknown tool"):
+			unknown = rec
+		}
+	}
+	if invalid == nil || invalid.Source != history.SourceMCPServe || invalid.Module != "render-farm" || invalid.Capability != "farm.render" ||
+		invalid.Status != history.StatusFailed || !invalid.InputRecorded || string(invalid.Input) != `{"frames":1000}` || invalid.Client == "" {
+		t.Fatalf("invalid input's record: %+v (of %v)", invalid, slices.Collect(mapsKeys(recs)))
+	}
+	if unknown == nil || unknown.Module != "" || strings.ContainsRune(unknown.Capability, 0x1b) || unknown.InputRecorded || unknown.NoInputWhy() == "" {
+		t.Errorf("unknown tool's record: %+v", unknown)
+	}
+	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") {
+		t.Errorf("history show: %d\n%s", code, out)
+	}
+
+	// A flood: 40 more unknown calls record up to the bound (20 in all),
+	// and the count of the rest is recorded when serve ends.
+	for range 40 {
+		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "junk"})
+	}
+	cs.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runs := runsOf(t, home)
+		var counted bool
+		for _, r := range runs {
+			if rec := recordOf(t, home, r.RunID); rec.Host != nil && strings.Contains(rec.Host.Detail, "refused calls since") {
+				counted = strings.Contains(rec.Host.Detail, "the last of 22 refused calls")
+			}
+		}
+		if len(runs) == 21 && counted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d records after a flood of 42 refusals, the count recorded %v; want 20 and the count of the other 22", len(runs), counted)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

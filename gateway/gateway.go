@@ -105,7 +105,9 @@ type Server struct {
 	tools map[string]*entry
 	// withheld maps a tool name to why it is not served (its definition
 	// changed since it was pinned); its calls are refused with that.
-	withheld map[string]string
+	withheld map[string]withheldTool
+	// refusals bounds the records of calls refused before planning.
+	refusals refusals
 	// asks are the questions asked of the cockpits, by call (callKey).
 	asks map[string]*ask
 	// prompts and resources are the skills offered, by prompt name and URI.
@@ -269,6 +271,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
 func (s *Server) Shutdown() {
 	s.cancel()
 	s.runs.Wait()
+	s.flushRefusals()
 	s.publishSessions() // removes this process's file
 }
 

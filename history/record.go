@@ -117,6 +117,10 @@ type Record struct {
 	// nil when InputRecorded is false (config history.record_inputs).
 	Input         json.RawMessage `json:"input,omitempty"`
 	InputRecorded bool            `json:"input_recorded"`
+	// InputNote, when InputRecorded is false for another reason than the
+	// config (a refused call's input over MaxRefusedInput), says why
+	// (NoInputWhy).
+	InputNote string `json:"input_note,omitempty"`
 	// Redacted lists the JSON pointers of the secret fields not stored.
 	Redacted []string `json:"redacted,omitempty"`
 	// Roots, Grants, Binaries, DeadlineMS and MaxOutputBytes are the
