@@ -1035,3 +1035,96 @@ func TestMCPServeRecordsRefusedCalls(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestMCPServeEndKillsAPlainRunsTree: standard input closing, or SIGTERM,
+// while a plain run is in flight kills its whole process tree — the
+// module and the grandchild it left running — and records the run
+// cancelled, before serve exits.
+func TestMCPServeEndKillsAPlainRunsTree(t *testing.T) {
+	for _, how := range []string{"stdin", "sigterm"} {
+		t.Run(how, func(t *testing.T) {
+			home := t.TempDir()
+			ws := filepath.Join(home, "workspace")
+			if err := os.MkdirAll(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// The grandchild holds the FIFO "alive" open for writing and
+			// blocks opening "block", which nobody writes: the test's read
+			// of "alive" ends (EOF) only when every holder is dead. (The
+			// run's pids are its own namespace's: the FIFO is what the
+			// test can see.)
+			for _, f := range []string{"alive", "block"} {
+				if err := syscall.Mkfifo(filepath.Join(ws, f), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			exe := scriptModule(t, modproto.Descriptor{Module: "spawner", Name: "Spawner", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+				Capabilities: []modproto.Capability{{ID: "spawner.hang", Title: "Hang", Summary: "Hangs with a grandchild.", Effects: localEffects}}},
+				`req=""; while IFS= read -r l || [ -n "$l" ]; do req="$req$l"; done < "$5"; ws=${req#*\"workspace\":\{\"path\":\"}; ws=${ws%%\"*}; `+
+					`( ( exec 3>"$ws/alive"; read x < "$ws/block" ) & wait ) & wait`)
+			self, _ := os.Executable()
+			cmd := exec.Command(self, "--home", home, "--module", exe, "mcp", "serve")
+			cmd.Env = append(os.Environ(), asModbayEnv+"=1")
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(stdin, strings.Join([]string{
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"spawner_hang","arguments":{}}}`,
+			}, "\n")+"\n")
+			opened := make(chan *os.File, 1)
+			go func() { // blocks until the grandchild opens it for writing
+				f, err := os.Open(filepath.Join(ws, "alive"))
+				if err != nil {
+					t.Error(err)
+				}
+				opened <- f
+			}()
+			var alive *os.File
+			select {
+			case alive = <-opened:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				w, _ := os.OpenFile(filepath.Join(ws, "alive"), os.O_WRONLY, 0) // free the opener
+				w.Close()
+				t.Fatalf("the module never started its grandchild\n%s", errb.String())
+			}
+			if alive == nil {
+				t.FailNow()
+			}
+			defer alive.Close()
+			if how == "stdin" {
+				stdin.Close()
+			} else {
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			done := make(chan error, 1)
+			go func() {
+				io.Copy(io.Discard, stdout)
+				done <- cmd.Wait()
+			}()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("serve did not end (%s)", how)
+			}
+			gone := make(chan struct{})
+			go func() { io.Copy(io.Discard, alive); close(gone) }()
+			select {
+			case <-gone:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the run's grandchild outlived serve (it still holds the FIFO open)")
+			}
+			runs := runsOf(t, home)
+			if len(runs) != 1 || runs[0].Status != history.StatusCancelled {
+				t.Fatalf("runs %+v: want one cancelled", runs)
+			}
+		})
+	}
+}

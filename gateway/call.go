@@ -128,44 +128,17 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 		begin.ApprovedBy = by
 	}
 	begin.Approved = true
-	rec := s.record(plan, begin)
 	f := newFollower(req, s.opts.Follow)
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
-	ro := runner.RunOptions{Approved: true, Events: recEvents(rec, f.event), Elicit: s.elicitor(req, st)}
-	res, err := host.RunWith(runCtx, plan, ro)
-	finish(rec, res, err)
+	ro := runner.RunOptions{Approved: true, Events: f.event, Elicit: s.elicitor(req, st)}
+	res, err := history.Invoke(runCtx, s.opts.History, host, plan, begin, ro, nil)
 	st.spend(res)
 	if err != nil {
 		return toolError(string(modproto.KindOf("host.not_started")), "host.not_started", "not run: "+err.Error())
 	}
 	return s.result(st, res, f.detached())
-}
-
-// record begins recording plan, or returns nil without a history.
-func (s *Server) record(p *runner.Plan, o history.BeginOptions) *history.Run {
-	if s.opts.History == nil {
-		return nil
-	}
-	run, err := s.opts.History.Begin(p, o)
-	if err != nil {
-		return nil // a call never fails for want of its record
-	}
-	return run
-}
-
-func recEvents(r *history.Run, next func(runner.Event)) func(runner.Event) {
-	if r == nil {
-		return next
-	}
-	return r.Events(next)
-}
-
-func finish(r *history.Run, res *runner.Result, err error) {
-	if r != nil {
-		_, _ = r.Finish(res, err)
-	}
 }
 
 // planError is the tool error of a call that could not be planned: an
@@ -295,7 +268,10 @@ func newState() string {
 
 // notRun records a call that did not run, with why.
 func (s *Server) notRun(plan *runner.Plan, st *session, why string) {
-	if r := s.record(plan, history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}); r != nil {
+	if s.opts.History == nil {
+		return
+	}
+	if r, err := s.opts.History.Begin(plan, history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}); err == nil {
 		_, _ = r.Finish(nil, errors.New(why))
 	}
 }
