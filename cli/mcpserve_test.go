@@ -1128,3 +1128,77 @@ func TestMCPServeEndKillsAPlainRunsTree(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPServeProxiedLogsAndRoots: a proxied server's log message sent
+// during a call reaches the client as the gateway's notifications/message
+// (logger the server's id), and the server's roots/list is answered with
+// its entry's configured roots.
+func TestMCPServeProxiedLogsAndRoots(t *testing.T) {
+	prefix := os.Getenv("MODBAY_MCP_EVERYTHING")
+	if prefix == "" {
+		h, _ := os.UserHomeDir()
+		prefix = filepath.Join(h, ".cache", "modbay-ci", "server-everything")
+	}
+	entry := filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	node, err := exec.LookPath("node")
+	if _, serr := os.Stat(entry); err != nil || serr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("server-everything or node missing: %v %v", err, serr)
+		}
+		t.Skipf("server-everything or node missing: %v %v", err, serr)
+	}
+	prefix, _ = filepath.EvalSymlinks(prefix)
+	home := t.TempDir()
+	writeConfig(t, home, fmt.Sprintf("mcp_servers:\n  everything:\n    command: %q\n    args: [%q, stdio]\n    roots: {%q: ro}\npolicy:\n  pre_approved:\n    - module: everything\n",
+		node, filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), prefix))
+	logs := make(chan *mcp.LoggingMessageParams, 16)
+	cs := serveSessionAt(t, home, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+		logs <- r.Params
+	}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	ctx := context.Background()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_toggle-simulated-logging", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("toggle-simulated-logging: %v %s", err, textOf(res))
+	}
+	select {
+	case l := <-logs:
+		if l.Logger != "everything" || !strings.Contains(fmt.Sprint(l.Data), "message") {
+			t.Errorf("forwarded log: %+v", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the server's log message did not reach the client")
+	}
+	roots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_get-roots-list", Arguments: map[string]any{}})
+	if err != nil || roots.IsError || !strings.Contains(textOf(roots), prefix) {
+		t.Errorf("get-roots-list: %v %s", err, textOf(roots))
+	}
+}
+
+// TestMCPServeRefreshWithoutChangeIsQuiet: a change of the home that
+// changes no tool, prompt or resource (config.yaml rewritten alike) sends
+// the client no list_changed.
+func TestMCPServeRefreshWithoutChangeIsQuiet(t *testing.T) {
+	home := demo(t)
+	changed := make(chan string, 32)
+	cs := serveSession(t, home, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { changed <- "tools" },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { changed <- "prompts" },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- "resources" },
+	})
+	if len(listTools(t, cs)) == 0 {
+		t.Fatal("no tools")
+	}
+	time.Sleep(1500 * time.Millisecond) // serve's own start settles
+	for len(changed) > 0 {
+		<-changed
+	}
+	writeConfig(t, home, "# the same configuration\n")
+	select {
+	case k := <-changed:
+		t.Errorf("a refresh that changed nothing sent %s/list_changed", k)
+	case <-time.After(3 * time.Second):
+	}
+}

@@ -129,6 +129,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	}
 	begin.Approved = true
 	f := newFollower(req, s.opts.Follow)
+	f.ctx, f.logger = ctx, e.module.ID
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach

@@ -18,6 +18,7 @@ import (
 
 	"modbay/config"
 	"modbay/history"
+	mcpsrc "modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/skills"
@@ -100,6 +101,12 @@ type Server struct {
 	// watcher, while watching, also watches each served module's own
 	// folder (watchModules); nil otherwise (guarded by refreshMu).
 	watcher *fsnotify.Watcher
+	// servers are the proxied MCP servers' drivers watched for their own
+	// tools/list_changed (watchServers), each with its stop (refreshMu).
+	servers map[*mcpsrc.Driver]func()
+	// soon is the pending refresh a server's list_changed asked for.
+	soonMu sync.Mutex
+	soon   *time.Timer
 
 	mu    sync.Mutex
 	tools map[string]*entry
@@ -112,6 +119,9 @@ type Server struct {
 	asks map[string]*ask
 	// prompts and resources are the skills offered, by prompt name and URI.
 	prompts, resources map[string]offered
+	// servedPrompts and servedResources are their definitions as served
+	// (JSON), so a refresh adds and removes only what changed (refreshMu).
+	servedPrompts, servedResources map[string]string
 	// transport is "stdio" or "http", as the sessions are listed; pubMu
 	// serializes their publication.
 	transport string
@@ -159,6 +169,7 @@ func New(opts Options) *Server {
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{},
 			Prompts: &mcp.PromptCapabilities{ListChanged: true}},
 	})
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "artifact", URITemplate: "modbay://runs/{run}/{artifact}",
@@ -200,6 +211,7 @@ func (s *Server) Refresh(ctx context.Context) {
 	defer s.refreshMu.Unlock()
 	mods := s.opts.Discover(ctx)
 	s.watchModules(mods)
+	s.watchServers(mods)
 	s.refreshSkills(mods)
 	next := catalogue(mods, s.opts.Tools, s.opts.Exclude)
 	withheld := s.pin(next)
@@ -270,6 +282,17 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
 // Shutdown cancels every call in flight and waits until each is recorded.
 func (s *Server) Shutdown() {
 	s.cancel()
+	s.refreshMu.Lock()
+	for _, stop := range s.servers {
+		stop()
+	}
+	s.servers = nil
+	s.refreshMu.Unlock()
+	s.soonMu.Lock()
+	if s.soon != nil {
+		s.soon.Stop()
+	}
+	s.soonMu.Unlock()
 	s.runs.Wait()
 	s.flushRefusals()
 	s.publishSessions() // removes this process's file
@@ -339,6 +362,45 @@ func (s *Server) watch(ctx context.Context) func() {
 		s.refreshMu.Unlock()
 		w.Close()
 	}
+}
+
+// watchServers watches each proxied MCP server's driver: the server's own
+// notifications/tools/list_changed refreshes the catalogue (debounced),
+// and the client gets the gateway's list_changed when a tool it serves
+// came, went or changed. The caller holds refreshMu.
+func (s *Server) watchServers(mods []*runner.Module) {
+	for _, m := range mods {
+		d, ok := m.Driver.(*mcpsrc.Driver)
+		if !ok || s.servers[d] != nil {
+			continue
+		}
+		if s.servers == nil {
+			s.servers = map[*mcpsrc.Driver]func(){}
+		}
+		s.servers[d] = d.Watch(func(c runner.Change) {
+			if c.Kind == runner.ChangeTools {
+				s.refreshSoon()
+			}
+		})
+	}
+}
+
+// refreshSoon refreshes the catalogue refreshDebounce after the last
+// call, unless serve has ended.
+func (s *Server) refreshSoon() {
+	s.soonMu.Lock()
+	defer s.soonMu.Unlock()
+	if s.base.Err() != nil {
+		return
+	}
+	if s.soon != nil {
+		s.soon.Stop()
+	}
+	s.soon = time.AfterFunc(refreshDebounce, func() {
+		if s.base.Err() == nil {
+			s.Refresh(s.base)
+		}
+	})
 }
 
 // watchModules adds each module's own folder (<id>/<id>: an installed
