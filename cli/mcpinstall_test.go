@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +118,59 @@ func TestMCPInstallPrints(t *testing.T) {
 	want := "model = \"o3\"\n\n[mcp_servers.modbay]\ncommand = \"" + exe + "\"\nargs = [\"mcp\", \"serve\", \"--home\", \"/srv/h\"]\n\n[mcp_servers.other]\ncommand = \"x\"\n"
 	if string(b) != want {
 		t.Errorf("codex config:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// Claude Code's local scope: the entry goes under projects.<dir> of the
+// user's ~/.claude.json, beside the file's other projects and its
+// user-scope servers, and mcp import reads it back from there.
+func TestMCPInstallClaudeCodeLocalScope(t *testing.T) {
+	exe, _ := os.Executable()
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	t.Setenv("MODBAY_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	user := t.TempDir()
+	t.Setenv("HOME", user)
+	ws := t.TempDir()
+	file := filepath.Join(user, ".claude.json")
+	old := "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\"gh\": {\"type\": \"stdio\", \"command\": \"gh-mcp\"}},\n  \"projects\": {\n    \"/other\": {\"allowedTools\": []}\n  }\n}\n"
+	if err := os.WriteFile(file, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "mcp", "install", "claude-code", "--scope", "local", "--workspace", ws); code != 0 || !strings.Contains(out, "claude mcp add --scope local modbay -- ") {
+		t.Errorf("print: exit %d %s", code, out)
+	}
+	if code, _, stderr := run(t, "mcp", "install", "claude-code", "--scope", "local", "--workspace", ws, "--write"); code != 0 {
+		t.Fatalf("--write: exit %d %s", code, stderr)
+	}
+	b, _ := os.ReadFile(file)
+	var doc struct {
+		MCPServers map[string]any `json:"mcpServers"`
+		Projects   map[string]struct {
+			MCPServers map[string]struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"mcpServers"`
+		} `json:"projects"`
+		NumStartups int `json:"numStartups"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	e := doc.Projects[ws].MCPServers["modbay"]
+	if e.Command != exe || strings.Join(e.Args, " ") != "mcp serve --workspace "+ws || doc.MCPServers["modbay"] != nil ||
+		doc.MCPServers["gh"] == nil || doc.NumStartups != 3 || len(doc.Projects) != 2 {
+		t.Errorf("written:\n%s", b)
+	}
+	if code, out, _ := run(t, "--home", t.TempDir(), "mcp", "import", "--dry-run", file); code != 0 || !strings.Contains(out, "modbay") {
+		t.Errorf("mcp import --dry-run: exit %d\n%s", code, out)
+	}
+	if _, out, _ := run(t, "mcp", "install", "claude-code", "--scope", "local", "--workspace", ws, "--write"); !strings.Contains(out, "already has") {
+		t.Errorf("second install: %s", out)
+	}
+	if code, _, stderr := run(t, "mcp", "install", "cursor", "--scope", "local"); code != ExitUsage || !strings.Contains(stderr, "no local scope") {
+		t.Errorf("cursor --scope local: exit %d %s", code, stderr)
 	}
 }
