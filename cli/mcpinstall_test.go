@@ -119,6 +119,37 @@ func TestMCPInstallPrints(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("codex config:\n%s\nwant:\n%s", b, want)
 	}
+	// Round trip: modbay mcp import reads Codex's TOML back.
+	f, err := mcp.ParseClientConfig(b)
+	if err != nil || f.Format != mcp.FormatCodex || len(f.Servers) != 2 {
+		t.Fatalf("import of the codex config: %+v %v", f, err)
+	}
+	if got := f.Servers[0]; got.ID != "modbay" || got.Server.Command != exe || strings.Join(got.Server.Args, " ") != "mcp serve --home /srv/h" {
+		t.Errorf("imported %+v", got)
+	}
+	if code, out, _ := run(t, "--home", t.TempDir(), "mcp", "import", "--dry-run", file); code != 0 || !strings.Contains(out, exe) || !strings.Contains(out, "other") {
+		t.Errorf("mcp import --dry-run codex: exit %d\n%s", code, out)
+	}
+}
+
+// Codex's other keys: an HTTP server's bearer_token_env_var becomes an
+// Authorization header naming the variable; a disabled server says so;
+// a file that is neither JSON nor TOML is refused.
+func TestParseCodexConfig(t *testing.T) {
+	f, err := mcp.ParseClientConfig([]byte("[mcp_servers.gh]\nurl = \"https://api.example/mcp\"\nbearer_token_env_var = \"GH_TOKEN\"\nenabled = false\n\n[mcp_servers.fs]\ncommand = \"/usr/bin/fs-mcp\"\nenv = { ROOT = \"/srv\" }\n"))
+	if err != nil || len(f.Servers) != 2 {
+		t.Fatalf("%+v %v", f, err)
+	}
+	fs, gh := f.Servers[0], f.Servers[1]
+	if fs.Server.Command != "/usr/bin/fs-mcp" || fs.Server.Env["ROOT"] != "/srv" {
+		t.Errorf("fs: %+v", fs)
+	}
+	if gh.Server.URL != "https://api.example/mcp" || gh.Server.Headers["Authorization"] != "Bearer ${GH_TOKEN}" || !strings.Contains(strings.Join(gh.Notes, ";"), "enabled = false") {
+		t.Errorf("gh: %+v", gh)
+	}
+	if _, err := mcp.ParseClientConfig([]byte("model = [unclosed")); err == nil {
+		t.Error("a file neither JSON nor TOML was read")
+	}
 }
 
 // Claude Code's local scope: the entry goes under projects.<dir> of the
