@@ -135,7 +135,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	f.detach = detach
 	ro := runner.RunOptions{Approved: true, Events: f.event, Elicit: s.elicitor(req, st)}
 	res, err := history.Invoke(runCtx, s.opts.History, host, plan, begin, ro, nil)
-	st.spend(res)
+	st.spend(e, res)
 	if err != nil {
 		return toolError(string(modproto.KindOf("host.not_started")), "host.not_started", "not run: "+err.Error())
 	}

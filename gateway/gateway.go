@@ -434,14 +434,23 @@ type session struct {
 	// jobs are the runs of this session that returned a job handle: the
 	// ones the modbay_job_* tools may follow.
 	jobs map[string]bool
-	// spent is the known cost of this session's calls (guarded by mu).
-	spent float64
+	// spent is the known cost of this session's calls (guarded by mu);
+	// lastCost the last known cost of each capability called (costKey).
+	spent    float64
+	lastCost map[string]float64
 	// calls counts its tool calls, running those in flight (mu).
 	calls, running int
 }
 
-// spend adds res's known cost (actual, else estimated) to the session's.
-func (st *session) spend(res *runner.Result) {
+// maxLastCosts bounds the capabilities whose last cost a session keeps.
+const maxLastCosts = 256
+
+// costKey names a capability in session.lastCost.
+func costKey(e *entry) string { return e.module.Key + "\x00" + e.cap.ID }
+
+// spend adds res's known cost (actual, else estimated) to the session's,
+// and keeps it as the last cost of e's capability.
+func (st *session) spend(e *entry, res *runner.Result) {
 	if res == nil || res.Envelope == nil {
 		return
 	}
@@ -450,17 +459,23 @@ func (st *session) spend(res *runner.Result) {
 	if c == nil {
 		c = x.EstimatedCost
 	}
-	if c != nil && *c > 0 {
-		st.mu.Lock()
-		st.spent += *c
-		st.mu.Unlock()
+	if c == nil || *c < 0 {
+		return
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.spent += *c
+	if st.lastCost == nil || len(st.lastCost) >= maxLastCosts {
+		st.lastCost = map[string]float64{}
+	}
+	st.lastCost[costKey(e)] = *c
 }
 
 // overCeiling is why a call of e needs a person's approval for want of
-// budget — this session's known spend reached mcp_serve.max_cost_per_session
-// and the call may cost (a provider, or a cost unknown before running) —
-// or "".
+// budget — the call may cost (a provider, or a cost unknown before
+// running) and this session's known spend reached
+// mcp_serve.max_cost_per_session, or would cross it if the call costs
+// what the same capability's last call in this session cost — or "".
 func (s *Server) overCeiling(st *session, e *entry) string {
 	ceiling := s.host().Config().MCPServe.MaxCostPerSession
 	if ceiling <= 0 {
@@ -471,11 +486,15 @@ func (s *Server) overCeiling(st *session, e *entry) string {
 	}
 	st.mu.Lock()
 	spent := st.spent
+	last, known := st.lastCost[costKey(e)]
 	st.mu.Unlock()
-	if spent < ceiling {
-		return ""
+	switch {
+	case spent >= ceiling:
+		return fmt.Sprintf("this agent session reached its spending ceiling (mcp_serve.max_cost_per_session: %g)", ceiling)
+	case known && spent+last > ceiling:
+		return fmt.Sprintf("this call would cross this agent session's spending ceiling (mcp_serve.max_cost_per_session: %g): %g spent, and its last call in this session cost %g", ceiling, spent, last)
 	}
-	return fmt.Sprintf("this agent session reached its spending ceiling (mcp_serve.max_cost_per_session: %g)", ceiling)
+	return ""
 }
 
 // sessionOf is ss's session state, made on first use.
