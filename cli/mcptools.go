@@ -133,6 +133,7 @@ func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool,
 		out := make([]ui.AgentTool, 0, len(list))
 		for _, l := range list {
 			t := ui.AgentTool{Name: l.Tool.Name, Title: l.Tool.Title, Description: l.Tool.Description, Changed: l.Pin == "changed", Diff: l.Diff}
+			t.InputSchema, t.OutputSchema = indentedJSON(l.Tool.InputSchema), indentedJSON(l.Tool.OutputSchema)
 			if a := l.Tool.Annotations; a != nil {
 				if a.ReadOnlyHint {
 					t.Hints = append(t.Hints, "readOnlyHint")
@@ -152,6 +153,21 @@ func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool,
 		}
 		return out, nil
 	}
+}
+
+// indentedJSON is v as indented JSON, "" for nil.
+func indentedJSON(v any) string {
+	if v == nil {
+		return ""
+	}
+	if m, ok := v.(map[string]any); ok && m == nil {
+		return ""
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil || string(b) == "null" {
+		return ""
+	}
+	return string(b)
 }
 
 // agentSessions lists the live sessions of the home's serve processes.
