@@ -187,6 +187,10 @@ func viewerOf(t *testing.T, mt, body string) *Model {
 	a.Presentation, a.Artifact.Presentation = "", ""
 	h.key("enter")
 	h.until("the artifact", func() bool { return m.screen() == screenViewer && !m.viewer().Loading() })
+	if mt == "text/markdown" {
+		// The chunks render in Cmds after the load: the keys follow them.
+		h.until("the rendering", func() bool { return !strings.Contains(m.View().Content, "rendering") })
+	}
 	return m
 }
 
