@@ -141,6 +141,10 @@ type Record struct {
 	// HandleEnvelope the envelope that returned a job's handle.
 	Envelope       json.RawMessage `json:"envelope,omitempty"`
 	HandleEnvelope json.RawMessage `json:"handle_envelope,omitempty"`
+	// Beside is what the reply sent beside the envelope's result
+	// (runner.Result.Beside: an MCP result's content entries and _meta
+	// when structuredContent is the result).
+	Beside json.RawMessage `json:"beside,omitempty"`
 	// Stdout is the raw reply, kept (up to StdoutKeepBytes) only when no
 	// envelope decoded.
 	Stdout string `json:"stdout,omitempty"`

@@ -303,6 +303,9 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 	} else if len(res.Stdout) > 0 {
 		rec.Stdout = string(res.Stdout[:min(len(res.Stdout), StdoutKeepBytes)])
 	}
+	if json.Valid(res.Beside) {
+		rec.Beside = res.Beside
+	}
 	if res.HandleEnvelope != nil {
 		if b, err := modproto.EncodeJSON(res.HandleEnvelope); err == nil {
 			rec.HandleEnvelope = b

@@ -289,6 +289,9 @@ type Result struct {
 	// (docs/protocol.md §8), in execution.artifacts order; their failure
 	// is Host's verdict.
 	Refused []RefusedArtifact
+	// Beside is the reply's fields beside the result (Reply.Beside), nil
+	// when there are none. Module text: sanitize to show.
+	Beside json.RawMessage
 	// Stdout is kept only up to the ceiling; Stderr up to StderrCap.
 	Stdout []byte
 	Stderr string

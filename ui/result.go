@@ -455,8 +455,17 @@ func (r *resultView) content() string {
 		}
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
-		b.heading("Result")
-		b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+		if len(res.Beside) > 0 {
+			// An MCP reply with structuredContent: that is the result; its
+			// content entries and _meta follow, as sent.
+			b.heading("Result (structuredContent)")
+			b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+			b.heading("Content and _meta")
+			b.block(r.json("beside", w-2, func() []byte { return res.Beside }), 2)
+		} else {
+			b.heading("Result")
+			b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+		}
 	}
 	if env != nil {
 		r.effects(&b, env.Execution)
