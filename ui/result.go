@@ -146,7 +146,7 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionOpen{kind: screenExchange, arg: *r.exchange}, nil
 	case key.Matches(kp, r.keys.Open):
 		if a, ok := r.SelectedArtifact(); ok {
-			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, art: a, siblings: r.res.Artifacts}}, nil
+			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, module: r.res.Module, art: a, siblings: r.res.Artifacts}}, nil
 		}
 	case key.Matches(kp, r.keys.Up):
 		if n > 0 && r.selected > 0 {
