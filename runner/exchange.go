@@ -172,6 +172,8 @@ func (e *ExitFrame) Words() string {
 		s += " (cancelled: the host killed the tree)"
 	case e.OutputTooLarge:
 		s += " (stdout over max_output_bytes: the host killed the tree)"
+	case e.WriteBound != "":
+		s += " (write bound: " + e.WriteBound + ")"
 	}
 	return s
 }
