@@ -47,3 +47,21 @@ func TestPlanValidationStopsWithItsContext(t *testing.T) {
 		t.Fatalf("past the bound: %v", err)
 	}
 }
+
+// TestCheckRequestSchemasStopsWithItsContext: discovery's compile of a
+// module's request schemas stops when its context ends, and a module so
+// stopped is not judged (a cancelled compile is no schema error).
+func TestCheckRequestSchemasStopsWithItsContext(t *testing.T) {
+	m := &Module{Status: StatusReady, Descriptor: &modproto.Descriptor{
+		Capabilities:   []modproto.Capability{{ID: "c.run", RequestSchema: "c/v1"}},
+		RequestSchemas: map[string]json.RawMessage{"c/v1": json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if checkRequestSchemas(ctx, m) || len(m.Warnings) != 0 {
+		t.Fatalf("cancelled: judged anyway, warnings %v", m.Warnings)
+	}
+	if !checkRequestSchemas(context.Background(), m) || m.Status != StatusReady {
+		t.Fatalf("not cancelled: %s %s", m.Status, m.Reason)
+	}
+}
