@@ -6,6 +6,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 
 	"modbay/approval"
 	"modbay/history"
+	"modbay/internal/crash"
 	"modbay/runner"
 	"modbay/schema"
 	"modbay/skills"
@@ -97,6 +99,12 @@ type Options struct {
 
 // Model is the cockpit's root model.
 type Model struct {
+	// formSeq numbers form builds (formBuiltMsg); formWait is how long
+	// opening a form waits for its build before showing that it builds.
+	formSeq  uint64
+	formWait time.Duration
+	// buildForm builds a form off the loop (nil: form.BuildContext).
+	buildForm func(context.Context, json.RawMessage) (*form.Form, error)
 	com       *common.Common
 	ctx       context.Context
 	backend   Backend
@@ -216,6 +224,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 		opts: opts, workspace: workspace,
 		keys: DefaultKeyMap(), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,
+		formWait: formInlineWait,
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.runs = map[string]*runView{}
@@ -228,6 +237,10 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	m.layout()
 	return m
 }
+
+// formInlineWait is how long opening a form may hold the event loop for
+// its build (a few frames); a longer build shows "Building the form…".
+const formInlineWait = 20 * time.Millisecond
 
 // renderFPS is how often the renderer may write a changed frame, Bubble
 // Tea's most: it writes on a ticker, so a key's answer waits for the next
@@ -252,7 +265,10 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	m.SetSender(p.Send)
+	// A panic on a goroutine of ours gives the terminal back first.
+	crash.OnCrash(func() { _ = p.ReleaseTerminal() })
 	_, err := p.Run()
+	crash.OnCrash(nil)
 	if m.exitNote != "" {
 		fmt.Fprintln(os.Stderr, m.exitNote)
 	}
@@ -464,6 +480,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedInputsMsg:
 		m.offerInputs(msg)
 		return m, nil
+	case formBuiltMsg:
+		return m, m.formBuilt(msg)
 	case inputSavedMsg:
 		return m, m.inputSaved(msg)
 	case draftsKeptMsg:
