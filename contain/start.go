@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/internal/crash"
 )
 
 // Process is a started module process.
@@ -188,7 +190,7 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 	release <- true
 	<-report
 	if ww != nil {
-		go ww.run()
+		crash.Go(ww.run)
 		go func() {
 			waitExit(pid)
 			ww.stopPolling()

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"modbay/config"
+	"modbay/internal/crash"
 	"modbay/modproto"
 	"modbay/schema"
 	"modbay/schemalint"
@@ -76,6 +77,7 @@ func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int
 	for i, c := range cands {
 		wg.Add(1)
 		go func() {
+			defer crash.Guard()
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
