@@ -1,17 +1,3 @@
-// Package conform is modbay's conformance run of a module (`modbay
-// check`): inputs generated from a capability's request
-// schema (Generate), and the checklist of a module's describes, verdict
-// and invokes judged by the host's own rules (Check).
-//
-// The generator reads the schema package's document (schema.Doc, the one
-// the form and the lint read: references and anchors resolved, allOf
-// merged, properties in the author's order) for the keywords that shape a
-// value (type, properties, required, enum, const, default, examples,
-// bounds, items, anyOf/oneOf), and then asks the compiled handle whether
-// each value is what it claims: every
-// valid case validates and every invalid case does not, or the case is
-// skipped with the reason. It never guesses a regular expression: a
-// pattern none of its few candidates match is skipped and listed.
 package conform
 
 import (
@@ -82,6 +68,9 @@ const maxEnumMembers = 6
 // property set, boundary values of each top-level property, and one
 // invalid input. Duplicates (same JSON) are dropped. A nil h (a capability
 // without a request schema) gives the empty object and no invalid input.
+// Every valid case validates and every invalid one does not, or it is
+// skipped with the reason; a pattern is never guessed (a pattern none of a
+// few candidates match skips the case).
 func Generate(h *schema.Compiled) []Case {
 	if h == nil {
 		return []Case{{Kind: KindMinimal, Name: "minimal", Input: json.RawMessage(`{}`), Valid: true},
