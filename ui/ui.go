@@ -507,7 +507,8 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 // typing reports whether keys are text for a field or the filter.
 func (m *Model) typing() bool {
 	if len(m.dialogs) > 0 {
-		return m.dialogs[len(m.dialogs)-1].ID() == "prompt"
+		_, prompt := m.dialogs[len(m.dialogs)-1].(*dialog.Prompt)
+		return prompt
 	}
 	return m.top().Typing()
 }
@@ -628,7 +629,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
-	if top.ID() == "approval" {
+	if _, ok := top.(*dialog.Approval); ok {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
 	}
 	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
@@ -646,7 +647,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 
 // closedDialog carries out what top, just closed, answered.
 func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
-	if top.ID() == "confirm" {
+	if _, ok := top.(*dialog.Confirm); ok {
 		yes := m.confirmYes
 		m.confirmYes = nil
 		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
@@ -654,7 +655,7 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		}
 		return nil
 	}
-	if m.flow.presetPrompt && top.ID() == "prompt" {
+	if _, ok := top.(*dialog.Prompt); ok && m.flow.presetPrompt {
 		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
 			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())

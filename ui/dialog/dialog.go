@@ -50,8 +50,6 @@ func (ActionClose) isAction()      {}
 
 // Dialog is one dialog on the stack.
 type Dialog interface {
-	// ID names the dialog kind ("approval", "prompt").
-	ID() string
 	// Update handles a message while the dialog is on top.
 	Update(msg tea.Msg) (Action, tea.Cmd)
 	// View draws the dialog's box to fit in width × height cells.
