@@ -122,8 +122,10 @@ type Record struct {
 	Binaries       map[string]string        `json:"binaries,omitempty"`
 	DeadlineMS     int                      `json:"deadline_ms"`
 	MaxOutputBytes int                      `json:"max_output_bytes"`
-	// Approval lists why approval was asked (empty: not needed);
-	// Approved says it was given.
+	// Approval lists why approval was asked (empty: not needed, or
+	// pre-approved by policy); Approved says it was asked and given (a
+	// person, --yes, a session's allow, an agent's client): false when
+	// nothing was asked.
 	Approval []string `json:"approval,omitempty"`
 	Approved bool     `json:"approved"`
 	// ApprovedBy says who gave the approval when it was not the person
