@@ -365,25 +365,43 @@ func number(s *schema.Node, md mode, integer bool) any {
 
 // bound reads an inclusive bound and its exclusive form (numbers as
 // written), returning the closest allowed value; step is +1 for a lower
-// bound, -1 for an upper one.
+// bound, -1 for an upper one. When both are given the tighter binds.
 func bound(incl, excl string, step float64, integer bool) (float64, bool) {
 	delta := step
 	if !integer {
 		delta = step / 1000
 	}
+	var got []float64
 	if x, err := strconv.ParseFloat(excl, 64); err == nil {
-		return x + delta, true
+		if integer {
+			// The first integer past it: exclusiveMinimum 0.5 is 1.
+			if step > 0 {
+				x = math.Floor(x) + 1
+			} else {
+				x = math.Ceil(x) - 1
+			}
+			got = append(got, x)
+		} else {
+			got = append(got, x+delta)
+		}
 	}
 	if x, err := strconv.ParseFloat(incl, 64); err == nil {
 		if integer {
 			if step > 0 {
-				return math.Ceil(x), true
+				x = math.Ceil(x)
+			} else {
+				x = math.Floor(x)
 			}
-			return math.Floor(x), true
 		}
-		return x, true
+		got = append(got, x)
 	}
-	return 0, false
+	if len(got) == 0 {
+		return 0, false
+	}
+	if step > 0 {
+		return slices.Max(got), true
+	}
+	return slices.Min(got), true
 }
 
 // boundary is one boundary value of a top-level property.
