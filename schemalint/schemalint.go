@@ -23,10 +23,18 @@ const (
 
 // Rules, as findings name them.
 const (
-	RuleCompile  = "compile"
-	RuleDraft    = "draft"
-	RuleRef      = "ref"
+	// RuleCompile: the schema is not JSON or does not compile.
+	RuleCompile = "compile"
+	// RuleDraft: no "$schema", and the schema compiles only as draft-07.
+	RuleDraft = "draft"
+	// RuleRef: a $ref that is remote or resolves to nothing (cycles are
+	// RuleCycle).
+	RuleRef = "ref"
+	// RuleRequired: a required name missing from "properties", or
+	// required but forbidden.
 	RuleRequired = "required"
+	// RuleProvider: a construct model-provider tool APIs reject
+	// (strictUnsupported); a warning.
 	RuleProvider = "provider"
 	// RuleBounds: a lower bound above its upper bound (after $ref and
 	// allOf are merged), so no value of the field is valid.

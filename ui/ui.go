@@ -119,7 +119,9 @@ type Model struct {
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack   []Screen
+	stack []Screen
+	// gen numbers discoveries: a discovery's messages carry the gen it
+	// started under, and those of an older one are dropped.
 	gen     int
 	modules *moduleList
 
