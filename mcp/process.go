@@ -161,7 +161,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 		spec.Binaries = append(spec.Binaries, interp.Trees...)
 	}
 	spec.Network = srv.Network
-	if l := srv.Limits.Limits; l != (config.Limits{}) {
+	if l := srv.Limits.Process; l != (config.Limits{}) {
 		spec.Limits = runner.ContainLimits(l)
 	}
 	// An MCP server declares no subprocess permission to bind (npx, uvx

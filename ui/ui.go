@@ -1,7 +1,3 @@
-// Package ui is modbay's interactive cockpit, a Bubble Tea program: one
-// root Model routes every message; screens meet one contract (Screen) and
-// sit on a stack; nothing in Update does I/O. docs/internals.md "The
-// cockpit" says how, and which file holds what.
 package ui
 
 import (
@@ -131,7 +127,9 @@ type Model struct {
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack   []Screen
+	stack []Screen
+	// gen numbers discoveries: a discovery's messages carry the gen it
+	// started under, and those of an older one are dropped.
 	gen     int
 	modules *moduleList
 
@@ -529,7 +527,8 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 // typing reports whether keys are text for a field or the filter.
 func (m *Model) typing() bool {
 	if len(m.dialogs) > 0 {
-		return m.dialogs[len(m.dialogs)-1].ID() == "prompt"
+		_, prompt := m.dialogs[len(m.dialogs)-1].(*dialog.Prompt)
+		return prompt
 	}
 	return m.top().Typing()
 }
@@ -650,7 +649,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
-	if top.ID() == "approval" {
+	if _, ok := top.(*dialog.Approval); ok {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
 	}
 	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
@@ -668,7 +667,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 
 // closedDialog carries out what top, just closed, answered.
 func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
-	if top.ID() == "confirm" {
+	if _, ok := top.(*dialog.Confirm); ok {
 		yes := m.confirmYes
 		m.confirmYes = nil
 		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
@@ -676,7 +675,7 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		}
 		return nil
 	}
-	if m.flow.presetPrompt && top.ID() == "prompt" {
+	if _, ok := top.(*dialog.Prompt); ok && m.flow.presetPrompt {
 		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
 			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())
