@@ -422,6 +422,9 @@ type ExitFrame struct {
 	Cancelled      bool   `json:"cancelled,omitempty"`
 	OutputTooLarge bool   `json:"output_too_large,omitempty"`
 	SpawnError     string `json:"spawn_error,omitempty"`
+	// WriteBound is the write bound the run passed (file size, bytes or
+	// files of its rw roots and run directory), "" when none.
+	WriteBound string `json:"write_bound,omitempty"`
 }
 
 // Frame is one piece of the raw exchange between host and module, for a

@@ -544,7 +544,7 @@ func (m *Model) surfaceEvent(msg surfaceEvent) tea.Cmd {
 			m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 			return graceEnds()
 		}
-		return m.startRun(msg.plan, true)
+		return m.startRun(msg.plan, msg.plan.NeedsApproval()) // covered by the session
 	}
 	return nil
 }

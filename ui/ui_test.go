@@ -38,6 +38,7 @@ func newTest(t *testing.T, b Backend, w, h int) (*Model, *uitest.Clock) {
 	clock := uitest.NewClock()
 	m.com.Now = clock.Now
 	m.viewerEnv = viewer.Env{} // no display, no probes: the same frames everywhere
+	m.formWait = time.Minute   // forms built before the key returns (TestFormBuildsOffTheLoop waits none)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m, clock
 }
