@@ -321,7 +321,7 @@ func TestSecretsNeverReachTheDisk(t *testing.T) {
 		t.Errorf("record %+v job %+v", rec, rec.Job)
 	}
 	got, _ := s.Get(p.Request.RequestID)
-	if string(got.Input) != `{"pin":"••••••","token":"••••••","user":"ann"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
+	if string(got.Input) != `{"user":"ann","token":"••••••","pin":"••••••"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
 		t.Errorf("input %s redacted %q", got.Input, got.Redacted)
 	}
 	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 {
