@@ -236,7 +236,7 @@ type MarkdownPrefs interface {
 // Call it before Load.
 func (m *Model) Remember(module string, p MarkdownPrefs) { m.module, m.prefs = module, p }
 
-// prefSavedMsg is a markdown choice that could not be kept.
+// prefSavedMsg says the markdown choice was kept (err nil) or could not be.
 type prefSavedMsg struct {
 	tag
 	err error
@@ -468,7 +468,9 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case copyMsg:
 		return nil, m.copy(msg.text, msg.what)
 	case prefSavedMsg:
-		m.note = "The markdown choice is not remembered: " + msg.err.Error()
+		if msg.err != nil {
+			m.note = "The markdown choice is not remembered: " + msg.err.Error()
+		}
 		return nil, nil
 	case copiedMsg:
 		m.note = msg.res.Note(msg.what)
@@ -538,7 +540,7 @@ func (m *Model) keepMarkdown() tea.Cmd {
 		if err := p.SetMarkdown(module, on); err != nil {
 			return prefSavedMsg{err: err}
 		}
-		return nil
+		return prefSavedMsg{}
 	}
 }
 
