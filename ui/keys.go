@@ -64,7 +64,10 @@ type ResultKeyMap struct {
 	// Follow reads the resource the selected resource link names (an MCP
 	// server's resources/read); enter still opens the link's record.
 	Follow key.Binding
-	Back   key.Binding
+	// Pager and Editor open a sanitized copy of the selected artifact in
+	// $PAGER or $EDITOR (the viewer's bindings).
+	Pager, Editor key.Binding
+	Back          key.Binding
 }
 
 // DefaultKeyMap returns the cockpit's bindings.
@@ -117,6 +120,7 @@ func DefaultKeyMap() KeyMap {
 		Elicit:   defaultElicitKeys(),
 		Surface:  defaultSurfaceKeys(),
 	}
+	km.Result.Pager, km.Result.Editor = km.Viewer.Artifact.Pager, km.Viewer.Artifact.Editor
 	km.Exchange = defaultExchangeKeys(km.Result)
 	return km
 }

@@ -199,6 +199,7 @@ func New(host *runner.Host, opts Options) *Model {
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
 		m.flow.inputs = inputs.Store{Dir: host.Config().InputsDir()}
+		m.viewerEnv.TmpDir = host.Config().TmpDir()
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -475,6 +476,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case viewer.OpenedCopyMsg:
+		// The pager or editor was run from the screen on top, which
+		// says how it went (not a dialog opened meanwhile).
+		act, cmd := m.top().Update(msg)
+		return m, tea.Batch(cmd, m.act(act))
 	case agentAskMsg:
 		return m, m.agentAsk(msg)
 	case agentAnsweredMsg:
