@@ -355,7 +355,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		}
 	}
 	if m.opensActivity() {
-		groups = append(groups, []key.Binding{openActivityKey})
+		groups = append(groups, []key.Binding{openActivityKey, openJumpKey})
 	}
 	var global []key.Binding
 	if !m.focusBinds(g.Interrupt.Keys()...) {

@@ -121,6 +121,9 @@ type Model struct {
 	helpByQuestion bool
 	spinner        spinner.Model
 
+	// jumpTargets are where the open jump prompt's entries go (jump.go).
+	jumpTargets []jumpTarget
+
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
 	stack   []Screen
@@ -517,7 +520,8 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 // typing reports whether keys are text for a field or the filter.
 func (m *Model) typing() bool {
 	if len(m.dialogs) > 0 {
-		return m.dialogs[len(m.dialogs)-1].ID() == "prompt"
+		id := m.dialogs[len(m.dialogs)-1].ID()
+		return id == "prompt" || id == "jump"
 	}
 	return m.top().Typing()
 }
@@ -557,6 +561,9 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.opensActivity() && key.Matches(kp, openActivityKey) {
 		return m.open(screenActivity, nil)
+	}
+	if m.opensActivity() && key.Matches(kp, openJumpKey) {
+		return m.openJump()
 	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
@@ -672,6 +679,8 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		return nil
 	}
 	switch a := act.(type) {
+	case dialog.ActionJump:
+		return m.jump(a.Index)
 	case dialog.ActionApprove:
 		ap, _ := top.(*dialog.Approval)
 		if ap == nil {
