@@ -307,7 +307,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	}
 	b := m.withoutShadowed(m.top().ShortHelp())
 	if m.opensActivity() {
-		b = append(b, openActivityKey)
+		b = append(b, m.keys.Global.Activity)
 	}
 	if m.fullHelp {
 		return append(b, m.keys.Global.CloseHelp)
@@ -355,7 +355,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		}
 	}
 	if m.opensActivity() {
-		groups = append(groups, []key.Binding{openActivityKey, openJumpKey})
+		groups = append(groups, []key.Binding{m.keys.Global.Activity, m.keys.Global.Jump})
 	}
 	var global []key.Binding
 	if !m.focusBinds(g.Interrupt.Keys()...) {

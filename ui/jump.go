@@ -1,17 +1,12 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/runner"
 	"modbay/ui/dialog"
 	"modbay/ui/list"
 )
-
-// openJumpKey opens the jump prompt from every list (":", as in vim and
-// k9s).
-var openJumpKey = key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "jump to…"))
 
 // jumpTarget is where one jump entry goes: a module, or one of its
 // capabilities (cap "" for the module itself).

@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"modbay/approval"
+	"modbay/config"
 	"modbay/history"
 	"modbay/runner"
 	"modbay/schema"
@@ -89,6 +90,12 @@ type Options struct {
 	// AgentTools lists what modbay mcp serve would serve now, as an agent
 	// reads it (the agent tools screen, T); nil: the screen is not offered.
 	AgentTools func(context.Context) ([]AgentTool, error)
+	// Theme is config.yaml's theme: (validated on load): the palette, a
+	// fixed background, colour overrides; "none" and "ascii" turn colour
+	// off (and ascii the glyphs to ASCII).
+	Theme config.Theme
+	// Keys rebinds actions to keys (config.yaml's keys:, KeyMap.Rebind).
+	Keys map[string]string
 	// AgentSessions lists the live sessions of the home's serve processes,
 	// one line each (client, since, calls, pending approvals), for the
 	// same screen; nil: none shown.
@@ -212,13 +219,25 @@ func New(host *runner.Host, opts Options) *Model {
 
 // newModel builds the root model over any backend.
 func newModel(b Backend, workspace string, opts Options) *Model {
+	switch opts.Theme.Name {
+	case config.ThemeNone:
+		opts.NoColor = true
+	case config.ThemeASCII:
+		opts.NoColor, opts.Glyphs = true, styles.GlyphsASCII
+	}
 	com := common.New(opts.NoColor)
 	com.ASCII = opts.Glyphs == styles.GlyphsASCII
+	com.Colors = opts.Theme.Colors
+	switch opts.Theme.Name {
+	case config.ThemeDark, config.ThemeLight:
+		com.Dark, com.FixedBackground = opts.Theme.Name == config.ThemeDark, true
+	}
+	com.SetDark(com.Dark)
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
 		validate: schema.ValidateForm, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
-		keys: DefaultKeyMap(), help: help.New(),
+		keys: keyMapFor(opts.Keys), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
@@ -240,6 +259,9 @@ const renderFPS = 120
 
 // Run runs the cockpit until the person quits or ctx ends.
 func Run(ctx context.Context, host *runner.Host, opts Options) error {
+	if opts.Theme.Name == config.ThemeASCII {
+		opts.Glyphs = styles.GlyphsASCII
+	}
 	if opts.Glyphs == styles.GlyphsAuto {
 		opts.Glyphs = styles.DetectGlyphs(os.Getenv)
 	}
@@ -559,10 +581,10 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.opensActivity() && key.Matches(kp, openActivityKey) {
+	if m.opensActivity() && key.Matches(kp, m.keys.Global.Activity) {
 		return m.open(screenActivity, nil)
 	}
-	if m.opensActivity() && key.Matches(kp, openJumpKey) {
+	if m.opensActivity() && key.Matches(kp, m.keys.Global.Jump) {
 		return m.openJump()
 	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
