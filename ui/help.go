@@ -182,15 +182,20 @@ func (m *Model) flowHelp(b []key.Binding, room int) string {
 }
 
 // essentialHelp is the focused screen's essential bindings (none for a
-// dialog: its choices are in its box).
+// dialog: its choices are in its box), and on a list the activity key:
+// the way to what is running is kept at any width.
 func (m *Model) essentialHelp() []key.Binding {
 	if len(m.dialogs) > 0 {
 		return nil
 	}
+	var b []key.Binding
 	if e, ok := m.top().(essentials); ok {
-		return e.EssentialHelp()
+		b = e.EssentialHelp()
 	}
-	return nil
+	if m.opensActivity() {
+		b = append(slices.Clone(b), m.keys.Global.Activity)
+	}
+	return b
 }
 
 // helpNotes is a screen whose full help states rules in words under its
