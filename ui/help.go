@@ -181,9 +181,13 @@ func (m *Model) flowHelp(b []key.Binding, room int) string {
 	return strings.Join(lines[max(len(lines)-room, 0):], "\n")
 }
 
+// activityBarWidth is the narrowest help bar that keeps the activity key
+// among a list's essentials: at 40 columns the screen's own come first.
+const activityBarWidth = 60
+
 // essentialHelp is the focused screen's essential bindings (none for a
-// dialog: its choices are in its box), and on a list the activity key:
-// the way to what is running is kept at any width.
+// dialog: its choices are in its box), and on a list at least
+// activityBarWidth wide the activity key: the way to what is running.
 func (m *Model) essentialHelp() []key.Binding {
 	if len(m.dialogs) > 0 {
 		return nil
@@ -192,7 +196,7 @@ func (m *Model) essentialHelp() []key.Binding {
 	if e, ok := m.top().(essentials); ok {
 		b = e.EssentialHelp()
 	}
-	if m.opensActivity() {
+	if m.opensActivity() && m.com.Width >= activityBarWidth {
 		b = append(slices.Clone(b), m.keys.Global.Activity)
 	}
 	return b
