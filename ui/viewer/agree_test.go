@@ -47,7 +47,7 @@ func TestRenderAndViewerAgree(t *testing.T) {
 			lines := strings.Split(ansi.Strip(f.frame()), "\n")
 			var kept []string
 			for _, l := range lines[headerLines : len(lines)-1] {
-				if strings.TrimSpace(l) != "." { // the tree's end mark
+				if !strings.HasPrefix(strings.TrimSpace(l), "path ") { // the tree's cursor path
 					kept = append(kept, l)
 				}
 			}
