@@ -553,7 +553,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	if m.Reason != "" {
 		status += " " + render.SanitizeLine(m.Reason)
 	}
-	b.kvStyled("Status", status)
+	b.kvBadge("Status", status)
 	if m.Origin == "mcp" && m.Cached && !m.DescribedAt.IsZero() && com.Now != nil {
 		// An MCP server's tool list read from the cache: how old it is.
 		b.kvStyled("Tools", st.Muted.Render("as of "+words.Ago(com.Now(), m.DescribedAt)+" (r lists them again)"))
