@@ -2,6 +2,7 @@ package ui
 
 import (
 	"modbay/modproto"
+	"modbay/runner"
 	"strings"
 	"testing"
 
