@@ -1,5 +1,3 @@
-// Package config says where modbay's things live (home, workspace, state,
-// artifact store) and reads the host policy from <home>/config.yaml.
 package config
 
 import (
@@ -126,6 +124,13 @@ type Limits struct {
 	CPUSeconds uint64 `yaml:"cpu_seconds"`
 	// Processes is RLIMIT_NPROC: counted per user, not binding for root.
 	Processes uint64 `yaml:"processes"`
+	// FileSizeMB is the size one file may reach, in MiB (RLIMIT_FSIZE;
+	// default 1024).
+	FileSizeMB uint64 `yaml:"file_size_mb"`
+	// WriteMB and WriteFiles bound what one run adds to its rw roots and
+	// run directory, in MiB and in files (defaults 4096 and 100 000).
+	WriteMB    uint64 `yaml:"write_mb"`
+	WriteFiles uint64 `yaml:"write_files"`
 }
 
 // Policy is the host's ceiling on grants (docs/protocol.md §4: grants are what the

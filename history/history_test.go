@@ -322,10 +322,10 @@ func TestSecretsNeverReachTheDisk(t *testing.T) {
 		t.Errorf("record %+v job %+v", rec, rec.Job)
 	}
 	got, _ := s.Get(p.Request.RequestID)
-	if string(got.Input) != `{"pin":"••••••","token":"••••••","user":"ann"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
+	if string(got.Input) != `{"user":"ann","token":"••••••","pin":"••••••"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
 		t.Errorf("input %s redacted %q", got.Input, got.Redacted)
 	}
-	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 || !got.Approved {
+	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 {
 		t.Errorf("request not recorded: %+v", got)
 	}
 	filepath.Walk(s.Dir(), func(path string, fi os.FileInfo, err error) error {
@@ -715,6 +715,37 @@ func TestDeniedIsItsOwnStatus(t *testing.T) {
 		}
 		if rec, _ := run.Finish(nil, errors.New(why)); rec.Status != want {
 			t.Errorf("%q: status %s, want %s", why, rec.Status, want)
+		}
+	}
+}
+
+// TestApprovedOnlyWhenAsked: a record says approved only when the plan
+// asked for approval and it was given; a plan that asked nothing is never
+// recorded as approved, whatever the caller passed.
+func TestApprovedOnlyWhenAsked(t *testing.T) {
+	s := openTest(t, config.History{})
+	for _, tt := range []struct {
+		asked    []string
+		approved bool
+		want     bool
+	}{
+		{[]string{"network"}, true, true},
+		{[]string{"network"}, false, false},
+		{nil, true, false},
+		{nil, false, false},
+	} {
+		p := secretPlan(t)
+		p.Approval = tt.asked
+		run, err := s.Begin(p, BeginOptions{Source: SourceCockpit, Approved: tt.approved})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Approved != tt.want {
+			t.Errorf("asked %v, passed approved %v: recorded approved %v, want %v", tt.asked, tt.approved, rec.Approved, tt.want)
 		}
 	}
 }

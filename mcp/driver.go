@@ -1,10 +1,3 @@
-// Package mcp makes MCP servers modules: each configured server
-// (config.yaml mcp_servers) is a module driven through runner.Driver, each
-// of its tools a capability, so planning, approval, grants, envelope and
-// artifact checks and staging stay the host's, whatever the source. It is built on the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk). The runner
-// never imports it: the commands and the cockpit add a Source to the host
-// (runner.Host.AddSource).
 package mcp
 
 import (
@@ -852,7 +845,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Beside, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 

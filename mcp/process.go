@@ -161,11 +161,8 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 		spec.Binaries = append(spec.Binaries, interp.Trees...)
 	}
 	spec.Network = srv.Network
-	if l := srv.Limits.Limits; l != (config.Limits{}) {
-		spec.Limits = contain.Limits{OpenFiles: l.OpenFiles, AddressSpace: l.AddressSpaceMB << 20, CPUSeconds: l.CPUSeconds, Processes: l.Processes}
-		if spec.Limits.OpenFiles == 0 {
-			spec.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
-		}
+	if l := srv.Limits.Process; l != (config.Limits{}) {
+		spec.Limits = runner.ContainLimits(l)
 	}
 	// An MCP server declares no subprocess permission to bind (npx, uvx
 	// and node servers start other programs): the system trees stay

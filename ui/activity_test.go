@@ -12,6 +12,7 @@ import (
 	"modbay/history"
 	"modbay/modproto"
 	"modbay/runner"
+	"modbay/ui/dialog"
 	"modbay/ui/internal/uitest"
 )
 
@@ -107,7 +108,7 @@ func TestActivityCancelsTheJobAfterAsking(t *testing.T) {
 	}
 	_, cmd = m.Update(uitest.Key("X"))
 	runCmd(m, cmd)
-	if len(m.dialogs) != 1 || m.dialogs[0].ID() != "confirm" || len(planned) != 1 || planned[0] != `fake.cancel {"job_id":"job_7"}` {
+	if len(m.dialogs) != 1 || !isConfirm(m.dialogs[0]) || len(planned) != 1 || planned[0] != `fake.cancel {"job_id":"job_7"}` {
 		t.Fatalf("X: dialogs %d planned %v", len(m.dialogs), planned)
 	}
 	if out := frame(t, m); !strings.Contains(out, "Cancel job job_7 of fake?") || !strings.Contains(out, "fake.cancel") {
@@ -158,4 +159,10 @@ func TestCtrlZSuspends(t *testing.T) {
 	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "ctrl+z suspend") {
 		t.Errorf("the full help does not list ctrl+z:\n%s", out)
 	}
+}
+
+// isConfirm reports whether d is a confirmation dialog.
+func isConfirm(d dialog.Dialog) bool {
+	_, ok := d.(*dialog.Confirm)
+	return ok
 }

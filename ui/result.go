@@ -157,7 +157,7 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionOpen{kind: screenExchange, arg: *r.exchange}, nil
 	case key.Matches(kp, r.keys.Open):
 		if a, ok := r.SelectedArtifact(); ok {
-			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, art: a, siblings: r.res.Artifacts}}, nil
+			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, module: r.res.Module, art: a, siblings: r.res.Artifacts}}, nil
 		}
 	case key.Matches(kp, r.keys.Pager) && n > 0:
 		return nil, r.openCopy(viewer.ToolPager)
@@ -508,8 +508,17 @@ func (r *resultView) content() string {
 		}
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
-		b.heading("Result")
-		b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+		if len(res.Beside) > 0 {
+			// An MCP reply with structuredContent: that is the result; its
+			// content entries and _meta follow, as sent.
+			b.heading("Result (structuredContent)")
+			b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+			b.heading("Content and _meta")
+			b.block(r.json("beside", w-2, func() []byte { return res.Beside }), 2)
+		} else {
+			b.heading("Result")
+			b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+		}
 	}
 	if env != nil {
 		r.effects(&b, env.Execution)

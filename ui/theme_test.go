@@ -33,7 +33,7 @@ func TestKeysRebound(t *testing.T) {
 		t.Fatal(": still opens the jump prompt")
 	}
 	press(m, "ctrl+o")
-	if len(m.dialogs) != 1 || m.dialogs[0].ID() != "jump" {
+	if len(m.dialogs) != 1 || !isJump(m.dialogs[0]) {
 		t.Fatal("ctrl+o does not open the jump prompt")
 	}
 	press(m, "esc", "F")

@@ -1,11 +1,8 @@
-// Package ui is modbay's interactive cockpit, a Bubble Tea program: one
-// root Model routes every message; screens meet one contract (Screen) and
-// sit on a stack; nothing in Update does I/O. docs/internals.md "The
-// cockpit" says how, and which file holds what.
 package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +21,7 @@ import (
 	"modbay/approval"
 	"modbay/config"
 	"modbay/history"
+	"modbay/internal/crash"
 	"modbay/runner"
 	"modbay/schema"
 	"modbay/skills"
@@ -104,6 +102,12 @@ type Options struct {
 
 // Model is the cockpit's root model.
 type Model struct {
+	// formSeq numbers form builds (formBuiltMsg); formWait is how long
+	// opening a form waits for its build before showing that it builds.
+	formSeq  uint64
+	formWait time.Duration
+	// buildForm builds a form off the loop (nil: form.BuildContext).
+	buildForm func(context.Context, json.RawMessage) (*form.Form, error)
 	com       *common.Common
 	ctx       context.Context
 	backend   Backend
@@ -133,7 +137,9 @@ type Model struct {
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack   []Screen
+	stack []Screen
+	// gen numbers discoveries: a discovery's messages carry the gen it
+	// started under, and those of an older one are dropped.
 	gen     int
 	modules *moduleList
 
@@ -239,6 +245,7 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 		opts: opts, workspace: workspace,
 		keys: keyMapFor(opts.Keys), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,
+		formWait: formInlineWait,
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.runs = map[string]*runView{}
@@ -251,6 +258,10 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	m.layout()
 	return m
 }
+
+// formInlineWait is how long opening a form may hold the event loop for
+// its build (a few frames); a longer build shows "Building the form…".
+const formInlineWait = 20 * time.Millisecond
 
 // renderFPS is how often the renderer may write a changed frame, Bubble
 // Tea's most: it writes on a ticker, so a key's answer waits for the next
@@ -278,7 +289,10 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	m.SetSender(p.Send)
+	// A panic on a goroutine of ours gives the terminal back first.
+	crash.OnCrash(func() { _ = p.ReleaseTerminal() })
 	_, err := p.Run()
+	crash.OnCrash(nil)
 	if m.exitNote != "" {
 		fmt.Fprintln(os.Stderr, m.exitNote)
 	}
@@ -490,6 +504,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedInputsMsg:
 		m.offerInputs(msg)
 		return m, nil
+	case formBuiltMsg:
+		return m, m.formBuilt(msg)
 	case inputSavedMsg:
 		return m, m.inputSaved(msg)
 	case draftsKeptMsg:
@@ -542,8 +558,11 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 // typing reports whether keys are text for a field or the filter.
 func (m *Model) typing() bool {
 	if len(m.dialogs) > 0 {
-		id := m.dialogs[len(m.dialogs)-1].ID()
-		return id == "prompt" || id == "jump"
+		switch m.dialogs[len(m.dialogs)-1].(type) {
+		case *dialog.Prompt, *dialog.Jump:
+			return true
+		}
+		return false
 	}
 	return m.top().Typing()
 }
@@ -667,7 +686,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
-	if top.ID() == "approval" {
+	if _, ok := top.(*dialog.Approval); ok {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
 	}
 	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
@@ -685,7 +704,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 
 // closedDialog carries out what top, just closed, answered.
 func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
-	if top.ID() == "confirm" {
+	if _, ok := top.(*dialog.Confirm); ok {
 		yes := m.confirmYes
 		m.confirmYes = nil
 		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
@@ -693,7 +712,7 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		}
 		return nil
 	}
-	if m.flow.presetPrompt && top.ID() == "prompt" {
+	if _, ok := top.(*dialog.Prompt); ok && m.flow.presetPrompt {
 		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
 			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())

@@ -78,9 +78,6 @@ func NewJump(com *common.Common, entries []JumpEntry) *Jump {
 	return j
 }
 
-// ID implements Dialog.
-func (j *Jump) ID() string { return "jump" }
-
 // Matches returns the entries matching the query, best first.
 func (j *Jump) Matches() []JumpEntry {
 	out := make([]JumpEntry, len(j.matches))

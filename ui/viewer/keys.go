@@ -26,6 +26,9 @@ type ScrollKeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	// Left and Right scroll sideways (the table moves its column cursor).
 	Left, Right key.Binding
+	// CodeLeft and CodeRight scroll a markdown document's code blocks
+	// sideways (their lines are kept whole, never wrapped).
+	CodeLeft, CodeRight key.Binding
 }
 
 // SearchKeyMap starts a search and steps through its matches.
@@ -84,14 +87,16 @@ func DefaultKeyMap() KeyMap {
 	}
 	return KeyMap{
 		Scroll: ScrollKeyMap{
-			Up:       b("↑/k", "up", "up", "k"),
-			Down:     b("↓/j", "down", "down", "j"),
-			PageUp:   b("pgup", "page up", "pgup", "ctrl+u", "b"),
-			PageDown: b("pgdn", "page down", "pgdown", "ctrl+d", "space", "f"),
-			Top:      b("g", "top", "g", "home"),
-			Bottom:   b("G", "bottom", "G", "end"),
-			Left:     b("←/h", "left", "left", "h"),
-			Right:    b("→/l", "right", "right", "l"),
+			Up:        b("↑/k", "up", "up", "k"),
+			Down:      b("↓/j", "down", "down", "j"),
+			PageUp:    b("pgup", "page up", "pgup", "ctrl+u", "b"),
+			PageDown:  b("pgdn", "page down", "pgdown", "ctrl+d", "space", "f"),
+			Top:       b("g", "top", "g", "home"),
+			Bottom:    b("G", "bottom", "G", "end"),
+			Left:      b("←/h", "left", "left", "h"),
+			Right:     b("→/l", "right", "right", "l"),
+			CodeLeft:  b("←/h", "code left", "left", "h"),
+			CodeRight: b("→/l", "code right", "right", "l"),
 		},
 		Search: SearchKeyMap{
 			Start:  b("/", "search", "/"),

@@ -1,8 +1,3 @@
-// Package viewer is the cockpit's artifact viewer: one widget per
-// presentation primitive (docs/protocol.md §10) under a header saying what
-// the file is. Files are read and rendered in tea.Cmds whose messages carry
-// the generation that asked, so a stale render is dropped; every byte
-// reaches the screen through the render package, which sanitizes it.
 package viewer
 
 import (
@@ -114,8 +109,10 @@ type loadedMsg struct {
 	// sourceLater: it is the file's text, read when first shown.
 	source      body
 	sourceLater bool
-	// alt is the other rendering offered (markdown for plain text).
-	alt body
+	// alt is the other rendering offered (markdown for plain text);
+	// asMarkdown: the module's remembered choice is to show it.
+	alt        body
+	asMarkdown bool
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -205,7 +202,13 @@ type Model struct {
 	sourceGen   int
 	// alt is the other rendering offered for the file (plain text as
 	// markdown, key m), swapped with rendered by toggleAlt.
-	alt     body
+	alt body
+	// asMarkdown: alt is shown in place of the first rendering (key m).
+	asMarkdown bool
+	// module and prefs remember the markdown choice per module
+	// (Remember); prefs nil remembers nothing.
+	module  string
+	prefs   MarkdownPrefs
 	loading bool
 	err     error
 	note    string
@@ -226,6 +229,25 @@ type Model struct {
 	saved   string
 	width   int
 	height  int
+}
+
+// MarkdownPrefs remembers per module whether plain text is shown
+// rendered as markdown (key m). It reads and writes a file: the viewer
+// calls it only inside Cmds.
+type MarkdownPrefs interface {
+	Markdown(module string) (bool, error)
+	SetMarkdown(module string, on bool) error
+}
+
+// Remember makes the viewer open module's plain text as markdown when
+// the person last chose so for module, and keep each choice of m in p.
+// Call it before Load.
+func (m *Model) Remember(module string, p MarkdownPrefs) { m.module, m.prefs = module, p }
+
+// prefSavedMsg is a markdown choice that could not be kept.
+type prefSavedMsg struct {
+	tag
+	err error
 }
 
 // New returns a viewer for artifact a of run reqID; siblings are the run's
@@ -343,10 +365,15 @@ func (m *Model) Load() tea.Cmd {
 	m.loading = true
 	gen := m.gen
 	in := m.input()
+	module, prefs := m.module, m.prefs
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
+		asMarkdown := false
+		if in.alt != nil && prefs != nil {
+			asMarkdown, _ = prefs.Markdown(module) // unreadable: as rendered
+		}
 		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked,
-			source: in.source, sourceLater: in.sourceLater, alt: in.alt}
+			source: in.source, sourceLater: in.sourceLater, alt: in.alt, asMarkdown: asMarkdown}
 	}
 }
 
@@ -391,6 +418,10 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			m.note = msg.note
 		}
 		m.rendered, m.source, m.sourceLater, m.alt = msg.body, msg.source, msg.sourceLater, msg.alt
+		m.asMarkdown = false
+		if msg.asMarkdown && m.alt != nil {
+			m.rendered, m.alt, m.asMarkdown = m.alt, m.rendered, true
+		}
 		m.body = m.rendered
 		if m.showSource && m.sourceLater {
 			m.body = nil
@@ -444,6 +475,9 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return nil, nil
 	case copyMsg:
 		return nil, m.copy(msg.text, msg.what)
+	case prefSavedMsg:
+		m.note = "The markdown choice is not remembered: " + msg.err.Error()
+		return nil, nil
 	case copiedMsg:
 		m.note = msg.res.Note(msg.what)
 		return nil, nil
@@ -482,12 +516,14 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return nil, m.toggleSource()
 	case key.Matches(kp, k.Markdown) && m.alt != nil && !m.showSource:
 		m.rendered, m.alt = m.alt, m.rendered
+		m.asMarkdown = !m.asMarkdown
 		m.body = m.rendered
 		m.body.SetSize(m.width, max(m.height-m.headH(), 1))
+		var start tea.Cmd
 		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
-			return nil, s.Start()
+			start = s.Start()
 		}
-		return nil, nil
+		return nil, tea.Batch(start, m.keepMarkdown())
 	case key.Matches(kp, k.Save):
 		return ActionAskSaveDir{Dir: m.saveDir, Base: m.baseDir}, nil
 	case key.Matches(kp, k.Open):
@@ -504,6 +540,21 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return nil, m.copy(p, "the path "+p)
 	}
 	return nil, nil
+}
+
+// keepMarkdown is the Cmd that remembers the markdown choice for the
+// module (nil when nothing is remembered).
+func (m *Model) keepMarkdown() tea.Cmd {
+	if m.prefs == nil || m.module == "" {
+		return nil
+	}
+	p, module, on := m.prefs, m.module, m.asMarkdown
+	return func() tea.Msg {
+		if err := p.SetMarkdown(module, on); err != nil {
+			return prefSavedMsg{err: err}
+		}
+		return nil
+	}
 }
 
 // toggleSource switches between the rendering and the source view; the
