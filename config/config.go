@@ -66,6 +66,10 @@ type Config struct {
 	Skills Skills `yaml:"skills"`
 	// MCPServe configures `modbay mcp serve` (docs/gateway.md).
 	MCPServe MCPServe `yaml:"mcp_serve"`
+	// Theme is the cockpit's palette (config/cockpit.go).
+	Theme Theme `yaml:"theme"`
+	// Keys rebinds cockpit actions (KeyActions) to other keys.
+	Keys map[string]string `yaml:"keys"`
 }
 
 // MCPServe is the config's `mcp_serve:` section (docs/gateway.md).
@@ -244,6 +248,12 @@ func Load(home string) (*Config, error) {
 	}
 	if err := c.MCPServe.check(); err != nil {
 		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "mcp_serve"), Msg: "mcp_serve: " + err.Error()}
+	}
+	if err := c.Theme.check(); err != nil {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "theme"), Msg: "theme: " + err.Error()}
+	}
+	if err := checkKeys(c.Keys); err != nil {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "keys"), Msg: "keys: " + err.Error()}
 	}
 	c.Home = home
 	if c.Workspace == "" {

@@ -40,10 +40,13 @@ const (
 	// StatusCancelled: the person cancelled the run, or its job ended
 	// cancelled.
 	StatusCancelled Status = "cancelled"
+	// StatusDenied: the call's approval was denied (in the cockpit, or
+	// for an agent's call); nothing ran. Its verdict starts DeniedDetail.
+	StatusDenied Status = "denied"
 )
 
 // Statuses lists every status, for filters and their help.
-var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled}
+var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled, StatusDenied}
 
 // Sources of a run (Record.Source).
 const (

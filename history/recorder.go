@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -349,6 +350,8 @@ func statusOf(res *runner.Result) Status {
 	switch {
 	case res.Host != nil && res.Host.Code == modproto.CodeCancelled:
 		return StatusCancelled
+	case res.Host != nil && res.Host.Code == "host.not_started" && strings.HasPrefix(res.Host.Detail, DeniedDetail):
+		return StatusDenied
 	case res.Host != nil:
 		return StatusFailed
 	case res.Envelope == nil || !res.Envelope.OK:

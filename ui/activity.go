@@ -23,9 +23,6 @@ const screenActivity screenKind = "activity"
 
 func init() { register(screenActivity, openActivityScreen) }
 
-// openActivityKey opens the activity view from every list.
-var openActivityKey = key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "activity"))
-
 // activityRecent is how long a finished run stays in the activity view.
 const activityRecent = 15 * time.Minute
 

@@ -52,7 +52,7 @@ func TestRenderAndViewerAgree(t *testing.T) {
 			}
 			var kept []string
 			for _, l := range body {
-				if strings.TrimSpace(l) != "." { // the tree's end mark
+				if !strings.HasPrefix(strings.TrimSpace(l), "path ") { // the tree's cursor path
 					kept = append(kept, l)
 				}
 			}

@@ -65,6 +65,9 @@ type ArtifactKeyMap struct {
 	Save key.Binding
 	// Open hands the file to the system's opener (local display only).
 	Open key.Binding
+	// Pager opens a sanitized copy in $PAGER (else less), Editor in
+	// $VISUAL or $EDITOR, with the cockpit suspended: over SSH too.
+	Pager, Editor key.Binding
 	// Copy puts the saved (or staged) path on the clipboard: through tmux
 	// inside tmux, else with OSC 52 (package clipboard).
 	Copy key.Binding
@@ -129,6 +132,8 @@ func DefaultKeyMap() KeyMap {
 		Artifact: ArtifactKeyMap{
 			Save:     b("s", "save a copy", "s"),
 			Open:     b("o", "open", "o"),
+			Pager:    b("O", "open in pager", "O"),
+			Editor:   b("E", "edit a copy", "E"),
 			Copy:     b("y", "copy file path", "y"),
 			Source:   b("v", "source/rendered", "v"),
 			Markdown: b("m", "as markdown/text", "m"),

@@ -520,7 +520,8 @@ func (t *tree) View() string {
 	for ; n < t.bodyH(); n++ {
 		b.WriteByte('\n')
 	}
-	b.WriteString(ansiTrunc(st.ID.Render(render.SanitizeLine(t.Path(t.cur))), t.w))
+	// Labelled, so the line reads as where the cursor is, not as data.
+	b.WriteString(ansiTrunc(st.Muted.Render("path ")+st.ID.Render(render.SanitizeLine(t.Path(t.cur))), t.w))
 	b.WriteByte('\n')
 	if t.search.open {
 		b.WriteString(t.search.View(t.w))

@@ -56,6 +56,13 @@ type Env struct {
 	Graphics render.Graphics
 	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
 	Clipboard clipboard.Clipboard
+	// Pager is the command line O runs on a sanitized copy ($PAGER, else
+	// less), Editor E's ($VISUAL, else $EDITOR); "" when unset or its
+	// program is not on PATH.
+	Pager, Editor string
+	// TmpDir is where the sanitized copies are written (<home>/tmp); ""
+	// offers neither O nor E.
+	TmpDir string
 }
 
 // DetectEnv reads the environment and looks up the helper programs.
@@ -73,6 +80,7 @@ func DetectEnv() Env {
 		e.Opener = p
 	}
 	e.Probe = probe.Detect()
+	detectExternal(&e, os.Getenv, exec.LookPath)
 	return e
 }
 
@@ -475,6 +483,9 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case copiedMsg:
 		m.note = msg.res.Note(msg.what)
 		return nil, nil
+	case OpenedCopyMsg:
+		m.note = msg.Note()
+		return nil, nil
 	case openedMsg:
 		if msg.err != nil {
 			m.note = "Could not open: " + msg.err.Error()
@@ -519,6 +530,10 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return ActionAskSaveDir{Dir: m.saveDir, Base: m.baseDir}, nil
 	case key.Matches(kp, k.Open):
 		return nil, m.open()
+	case key.Matches(kp, k.Pager):
+		return nil, m.openCopy(ToolPager)
+	case key.Matches(kp, k.Editor):
+		return nil, m.openCopy(ToolEditor)
 	case key.Matches(kp, k.Copy):
 		p := m.saved
 		if p == "" {
@@ -595,6 +610,16 @@ func (m *Model) open() tea.Cmd {
 		go func() { _ = cmd.Wait() }()
 		return openedMsg{}
 	}
+}
+
+// openCopy opens a sanitized copy of the file in the pager or editor.
+func (m *Model) openCopy(t Tool) tea.Cmd {
+	if why := m.env.CannotOpen(t); why != "" {
+		m.note = why
+		return nil
+	}
+	m.note = "Opening a sanitized copy in " + m.env.ToolName(t) + "…"
+	return OpenCopy(m.env, t, m.meta, m.path, m.pres)
 }
 
 // Save copies the staged file into dir in a Cmd, never overwriting: a taken
@@ -734,6 +759,9 @@ func (m *Model) View() string {
 		if m.env.LocalDisplay {
 			hint += " · o opens it"
 		}
+		if m.env.CanOpen(ToolPager) {
+			hint += " · O opens it in " + m.env.ToolName(ToolPager)
+		}
 		third = st.Muted.Render(hint)
 	}
 	if extra := common.Lines(third) - 1; extra != m.noteExtra {
@@ -777,6 +805,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.env.LocalDisplay {
 		b = append(b, k.Open)
 	}
+	b = append(b, m.external()...)
 	return append(b, m.unshadowed(k.Back)...)
 }
 
@@ -802,6 +831,19 @@ func (m *Model) unshadowed(bs ...key.Binding) []key.Binding {
 	return out
 }
 
+// external is the pager and editor keys that act here (their program
+// found, a directory for the copy) and that the body does not take.
+func (m *Model) external() []key.Binding {
+	var b []key.Binding
+	if m.env.CanOpen(ToolPager) {
+		b = append(b, m.keys.Artifact.Pager)
+	}
+	if m.env.CanOpen(ToolEditor) {
+		b = append(b, m.keys.Artifact.Editor)
+	}
+	return m.unshadowed(b...)
+}
+
 // copyTaken reports whether the body takes the artifact's copy key.
 func (m *Model) copyTaken() bool { return len(m.unshadowed(m.keys.Artifact.Copy)) == 0 }
 
@@ -814,7 +856,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 		groups = append(groups, m.body.HelpKeys())
 	}
 	k := m.keys.Artifact
-	art := []key.Binding{k.Save, k.Open, k.Copy, k.Back}
+	// O and E are listed where they cannot act too: pressed, they say
+	// what to set.
+	art := []key.Binding{k.Save, k.Open, k.Pager, k.Editor, k.Copy, k.Back}
 	if m.alt != nil && !m.showSource {
 		art = append([]key.Binding{k.Markdown}, art...)
 	}
