@@ -40,6 +40,11 @@ func TestHostileSchemasRefused(t *testing.T) {
 		"refs-doubling":   "MaxSchemaExpansion",
 		"multipleof-huge": "MaxNumberExponent",
 		"pattern-states":  "MaxPatternInsts",
+		// Parse refuses these; before, compile went on uncounted.
+		"nodes-wide": "MaxDocNodes",
+		"nodes-deep": "MaxDocDepth",
+		// Under MaxDocNodes, but the compiler's work is quadratic.
+		"compile-nodes": "MaxCompileNodes",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Compile(hostileSchema(t, name))
