@@ -140,6 +140,23 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 	if err := stopped(); err != nil {
 		return nil, err
 	}
+	// A document Parse refuses is never compiled: past MaxDocNodes the
+	// expansion is uncounted, and the compiler's own work on it is
+	// superlinear and cannot be stopped.
+	d, err := Parse(raw)
+	if IsBound(err) {
+		return nil, err
+	}
+	if err != nil && !json.Valid(raw) {
+		return nil, fmt.Errorf("schema is not JSON: %w", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid: %w", err)
+	}
+	if n := len(d.Nodes()); n > MaxCompileNodes {
+		return nil, &BoundError{Bound: "MaxCompileNodes", Limit: MaxCompileNodes,
+			Detail: fmt.Sprintf("the schema has %d subschemas, more than %d to compile", n, MaxCompileNodes)}
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
@@ -156,20 +173,6 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 	}
 	if err := stopped(); err != nil {
 		return nil, err
-	}
-	// A document Parse refuses is never compiled: past MaxDocNodes the
-	// expansion is uncounted, and the compiler's own work on it is
-	// superlinear and cannot be stopped.
-	d, err := Parse(raw)
-	if IsBound(err) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, fmt.Errorf("schema is not valid: %w", err)
-	}
-	if n := len(d.Nodes()); n > MaxCompileNodes {
-		return nil, &BoundError{Bound: "MaxCompileNodes", Limit: MaxCompileNodes,
-			Detail: fmt.Sprintf("the schema has %d subschemas, more than %d to compile", n, MaxCompileNodes)}
 	}
 	if n := Expansion(d); n > MaxSchemaExpansion {
 		return nil, &BoundError{Bound: "MaxSchemaExpansion", Limit: MaxSchemaExpansion,
