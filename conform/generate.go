@@ -121,6 +121,9 @@ func (g *gen) value(s *schema.Node, md mode, depth int) (any, error) {
 	if depth > maxValueDepth {
 		return nil, &cannotGenerate{"a value this deep (the schema recurses)"}
 	}
+	if g.items++; g.items > schema.MaxBuildTotalItems {
+		return nil, &cannotGenerate{fmt.Sprintf("more than %d values in all (schema.MaxBuildTotalItems)", schema.MaxBuildTotalItems)}
+	}
 	if s == nil {
 		return map[string]any{}, nil
 	}
@@ -299,7 +302,11 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 				return c, nil
 			}
 		}
-		if v := strings.Repeat("a", min(max(minLen, 1), schema.MaxBuildString)); re.MatchString(v) && fits(v) {
+		n := min(max(minLen, 1), schema.MaxBuildString)
+		if err := g.spend(n); err != nil {
+			return nil, err
+		}
+		if v := strings.Repeat("a", n); re.MatchString(v) && fits(v) {
 			return v, nil
 		}
 		return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q", s.Pattern)}
@@ -322,6 +329,9 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 	}
 	if n > schema.MaxBuildString {
 		return nil, &cannotGenerate{fmt.Sprintf("a string of %d characters (more than schema.MaxBuildString)", n)}
+	}
+	if err := g.spend(n); err != nil {
+		return nil, err
 	}
 	return strings.Repeat("a", n), nil
 }
@@ -586,6 +596,18 @@ type gen struct {
 	doc *schema.Doc
 	// usedDefault is set when a modeDefaults value used a "default".
 	usedDefault bool
+	// items and bytes are the values and string bytes generated so far,
+	// over every case, against schema.MaxBuildTotalItems and
+	// MaxBuildTotalString (nested minItems multiply).
+	items, bytes int
+}
+
+// spend books n string bytes and refuses past the total budget.
+func (g *gen) spend(n int) error {
+	if g.bytes += n; g.bytes > schema.MaxBuildTotalString {
+		return &cannotGenerate{fmt.Sprintf("more than %d string bytes in all (schema.MaxBuildTotalString)", schema.MaxBuildTotalString)}
+	}
+	return nil
 }
 
 // cannotGenerate is the error of a value modbay cannot make.
