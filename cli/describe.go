@@ -225,9 +225,10 @@ func requirementWords(r runner.RequirementState) string {
 
 // writeServerFiles prints what of the host's files a stdio MCP server's
 // config entry lets it reach: its working directory, read-only unless
-// its roots list it, and each root with its mode.
+// its roots list it, each root with its mode (and whether the server is
+// told of it as an MCP root), and each need (never told).
 func writeServerFiles(w io.Writer, srv config.MCPServer) {
-	if srv.Transport() != "stdio" || srv.Cwd == "" && len(srv.Roots) == 0 {
+	if srv.Transport() != "stdio" || srv.Cwd == "" && len(srv.Roots) == 0 && len(srv.Needs) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nFiles (the server's entry in config.yaml)")
@@ -240,6 +241,13 @@ func writeServerFiles(w io.Writer, srv config.MCPServer) {
 		fmt.Fprintf(w, "  %-16s %s — %s\n", "cwd:", clean(srv.Cwd), how)
 	}
 	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		fmt.Fprintf(w, "  %-16s %s — %s\n", "root:", clean(r), clean(srv.Roots[r]))
+		told := ", announced to the server as an MCP root"
+		if srv.StartupRoot(r) {
+			told = ", not announced (a start-up need import wrote as a root; move it under needs:)"
+		}
+		fmt.Fprintf(w, "  %-16s %s — %s%s\n", "root:", clean(r), clean(srv.Roots[r]), told)
+	}
+	for _, r := range slices.Sorted(maps.Keys(srv.Needs)) {
+		fmt.Fprintf(w, "  %-16s %s — %s, to start only: not announced as an MCP root\n", "need:", clean(r), clean(srv.Needs[r]))
 	}
 }

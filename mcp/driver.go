@@ -187,15 +187,16 @@ func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
 	return h, ok
 }
 
-// ServerRoots implements runner.ServerRooted: a stdio server's roots
-// and cwd (rw) by path, as its entry states them; none for a remote one.
+// ServerRoots implements runner.ServerRooted: a stdio server's roots,
+// needs and cwd (rw) by path, every folder its entry lets it touch; none
+// for a remote one.
 func (d *Driver) ServerRoots() map[string]string {
 	out := map[string]string{}
 	e := d.entry()
 	if e.Transport() != "stdio" {
 		return out
 	}
-	maps.Copy(out, e.Roots)
+	maps.Copy(out, e.SandboxRoots())
 	if e.Cwd != "" && out[e.Cwd] == "" {
 		out[e.Cwd] = config.RootRW
 	}

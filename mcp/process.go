@@ -277,11 +277,12 @@ func (t *tail) String() string {
 }
 
 // sandboxRoots are the host directories a stdio server's entry lets it
-// read, write, and run binaries from: its roots by mode, and its cwd,
-// read-only unless the roots list it (config.MCPServer.Cwd).
+// read, write, and run binaries from: its roots and needs by mode, and
+// its cwd, read-only unless the roots list it (config.MCPServer.Cwd).
 func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
-	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		switch srv.Roots[r] {
+	all := srv.SandboxRoots()
+	for _, r := range slices.Sorted(maps.Keys(all)) {
+		switch all[r] {
 		case config.RootRW:
 			write = append(write, r)
 		case config.RootRWX:
@@ -293,7 +294,7 @@ func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
 			read = append(read, r)
 		}
 	}
-	if _, listed := srv.Roots[srv.Cwd]; srv.Cwd != "" && !listed {
+	if _, listed := all[srv.Cwd]; srv.Cwd != "" && !listed {
 		read = append(read, srv.Cwd)
 	}
 	return read, write, bins

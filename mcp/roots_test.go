@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,5 +102,43 @@ func TestRootsListAndChange(t *testing.T) {
 		if !res.OK() || !strings.Contains(got, want) {
 			t.Errorf("after the change roots/list answered %q, want %q", got, want)
 		}
+	}
+}
+
+// TestRootsStartupNeedsNotAdvertised: what a server needs only to start
+// (its needs, and the npm cache or node_modules roots import wrote before
+// needs existed) is in its sandbox but never in roots/list; only the
+// folders the person gave it as data are.
+func TestRootsStartupNeedsNotAdvertised(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, need, cache := t.TempDir(), t.TempDir(), t.TempDir()
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	if err := os.Mkdir(nm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := config.MCPServer{Command: exe,
+		Env:   map[string]string{serverEnv: serverRoots, "npm_config_cache": cache},
+		Roots: map[string]string{data: config.RootRW, cache: config.RootRWX, nm: config.RootRO},
+		Needs: map[string]string{need: config.RootRWX}}
+	read, write, bins := sandboxRoots(srv)
+	if !slices.Contains(read, nm) || !slices.Contains(write, need) || !slices.Contains(bins, need) || !slices.Contains(bins, cache) || !slices.Contains(write, data) {
+		t.Errorf("sandbox read %v write %v bins %v: want every root and need in it", read, write, bins)
+	}
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"roots": srv})
+	m := f.module("roots")
+	if m.Status != runner.StatusReady {
+		t.Fatalf("roots: %s %s\n%s", m.Status, m.Reason, m.Stderr)
+	}
+	uri := func(p string) string { return (&url.URL{Scheme: "file", Path: p}).String() }
+	res := f.run(m, "roots", `{}`, runner.RunOptions{})
+	got := staged(t, res)
+	if want := "(rw) " + uri(data) + "\nlist_changed 0\n"; !res.OK() || !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 2 {
+		t.Fatalf("roots/list answered %q, want only the data root %s", got, want)
+	}
+	if sr := f.src.Driver("roots").ServerRoots(); sr[need] != config.RootRWX || sr[cache] != config.RootRWX || sr[data] != config.RootRW {
+		t.Errorf("ServerRoots %v: the Permissions pane must still list every folder it may touch", sr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/config"
 	"modbay/runner"
 )
 
@@ -36,11 +37,18 @@ const samplingModel = "modbay: written by a person"
 var errSamplingDeclined = errors.New("the person declined the sampling request")
 
 // clientRoots are the server's configured roots as MCP roots: a stdio
-// server's roots and cwd (ServerRoots) as file URIs, sorted by path,
-// named by their folder and mode ("data (ro)"); none for a remote server,
-// which cannot reach this machine's files.
+// server's advertised roots and cwd as file URIs, sorted by path, named
+// by their folder and mode ("data (ro)"); never its needs, which are for
+// starting only (config.MCPServer.AdvertisedRoots); none for a remote
+// server, which cannot reach this machine's files.
 func (d *Driver) clientRoots() []*sdk.Root {
-	roots := d.ServerRoots()
+	roots := map[string]string{}
+	if e := d.entry(); e.Transport() == "stdio" {
+		roots = e.AdvertisedRoots()
+		if e.Cwd != "" && e.Roots[e.Cwd] == "" {
+			roots[e.Cwd] = config.RootRW
+		}
+	}
 	var out []*sdk.Root
 	for _, p := range slices.Sorted(maps.Keys(roots)) {
 		u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
