@@ -203,8 +203,9 @@ func (d *Driver) ServerRoots() map[string]string {
 	return out
 }
 
-// givenHints are the annotations each tool gave, by name.
-func givenHints(tools []*sdk.Tool) map[string]runner.ToolHints {
+// givenHints are the annotations each tool gave, by name; readOnly is
+// each tool's readOnlyHint as the server wrote it (keepToolSchemas).
+func givenHints(tools []*sdk.Tool, readOnly map[string]*bool) map[string]runner.ToolHints {
 	out := map[string]runner.ToolHints{}
 	for _, t := range tools {
 		if t == nil {
@@ -212,9 +213,12 @@ func givenHints(tools []*sdk.Tool) map[string]runner.ToolHints {
 		}
 		var h runner.ToolHints
 		if a := t.Annotations; a != nil {
-			// readOnlyHint is a plain bool in the SDK: false reads as
-			// absent, which MCP's default makes the same.
-			if a.ReadOnlyHint {
+			// readOnlyHint is a plain bool in the SDK: the raw bytes tell
+			// a given false from none.
+			switch {
+			case readOnly[t.Name] != nil:
+				h.ReadOnly = ptrTo(*readOnly[t.Name])
+			case a.ReadOnlyHint:
 				h.ReadOnly = ptrTo(true)
 			}
 			h.Destructive, h.OpenWorld = a.DestructiveHint, a.OpenWorldHint
@@ -727,8 +731,10 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	}
 	// The schemas as written, in the server's property order.
 	d.mu.Lock()
+	readOnly := map[string]*bool{}
 	for _, t := range tools {
 		if raw, ok := d.listed[t.Name]; ok {
+			readOnly[t.Name] = raw.readOnly
 			if len(raw.in) > 0 {
 				t.InputSchema = raw.in
 			}
@@ -746,7 +752,7 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
 	env.Warnings = append(env.Warnings, needTasks...)
 	d.addSurface(ctx, s, desc, env)
-	hints := givenHints(tools)
+	hints := givenHints(tools, readOnly)
 	d.mu.Lock()
 	d.outputs, d.hints = outputs, hints
 	d.mu.Unlock()

@@ -352,8 +352,13 @@ func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
 	}
 }
 
-// toolSchemas are one tool's schemas as the server wrote them.
-type toolSchemas struct{ in, out json.RawMessage }
+// toolSchemas are one tool's schemas as the server wrote them, and its
+// readOnlyHint as given (nil when absent: the SDK's field is a plain bool,
+// which cannot tell a given false from none).
+type toolSchemas struct {
+	in, out  json.RawMessage
+	readOnly *bool
+}
 
 // keepToolSchemas keeps, while list runs, each tool's inputSchema and
 // outputSchema bytes from a tools/list result: the SDK decodes them into
@@ -372,6 +377,9 @@ func (d *Driver) keepToolSchemas(result json.RawMessage) {
 			Name         string          `json:"name"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  *struct {
+				ReadOnlyHint *bool `json:"readOnlyHint"`
+			} `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &page) != nil {
@@ -383,6 +391,10 @@ func (d *Driver) keepToolSchemas(result json.RawMessage) {
 		if d.listed == nil || len(d.listed) > MaxTools {
 			return
 		}
-		d.listed[t.Name] = toolSchemas{in: t.InputSchema, out: t.OutputSchema}
+		ts := toolSchemas{in: t.InputSchema, out: t.OutputSchema}
+		if t.Annotations != nil {
+			ts.readOnly = t.Annotations.ReadOnlyHint
+		}
+		d.listed[t.Name] = ts
 	}
 }

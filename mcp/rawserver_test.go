@@ -55,6 +55,9 @@ func serveRaw() error {
 	// "exit" ends the session mid-call.
 	tools = append(tools, map[string]any{"name": "exit", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "writes" gives readOnlyHint false, which the SDK's server omits.
+	tools = append(tools, map[string]any{"name": "writes", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": false, "openWorldHint": false}})
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<24)
 	for in.Scan() {

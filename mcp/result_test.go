@@ -104,3 +104,17 @@ func TestSessionFailedIsNotSpawn(t *testing.T) {
 		t.Fatalf("exit mid-call: host %+v, want %s", res.Host, CodeSessionFailed)
 	}
 }
+
+// TestReadOnlyHintGivenFalse: a readOnlyHint the server wrote as false is
+// quoted as the server's, not taken for one it left out (the SDK decodes
+// both to false; the raw tools/list bytes tell them apart).
+func TestReadOnlyHintGivenFalse(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	p, err := f.host.Plan(f.module("raw"), "writes", []byte(`{}`))
+	if err != nil || len(p.Approval) != 1 {
+		t.Fatalf("writes: %v, approval %q", err, p.Approval)
+	}
+	if a := p.Approval[0]; !strings.Contains(a, "the server's readOnlyHint: false") || strings.Contains(a, "no readOnlyHint given") {
+		t.Errorf("approval %q: want the given false quoted as the server's", a)
+	}
+}
