@@ -782,6 +782,9 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		cctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 		defer cancel()
 	}
+	// A crash is explained by the stderr written since the call began
+	// (a process started for it counts whole), never an earlier call's.
+	mark := d.stderr.Mark()
 	s, err := d.connect(cctx)
 	if err != nil {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
@@ -798,7 +801,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	d.mu.Unlock()
 	if !listed {
 		if _, _, err := d.list(cctx, s); err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err, mark))
 			return rep
 		}
 	}
@@ -818,7 +821,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request, sent); ok {
 		if err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err, mark))
 			return rep
 		}
 		rep.Envelope, rep.Blocks = env, blocks
@@ -849,7 +852,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 			case <-time.After(cancelRecordWait):
 			}
 		}
-		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err, mark))
 		return rep
 	}
 	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
@@ -891,8 +894,8 @@ func deadlineDetail(ms int) string {
 // sessionFailure is the verdict of a request on s that failed with err: a
 // JSON-RPC error as callFailure says; when the server's process exited
 // meanwhile, CodeSessionFailed with its exit status and the stderr lines
-// that explain it.
-func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *runner.HostError {
+// that explain it, of those written since mark (the call's start).
+func (d *Driver) sessionFailure(ctx context.Context, s *session, err error, mark tailMark) *runner.HostError {
 	if ctx.Err() != nil {
 		// Cancelled or past its deadline (ctxFailure says which): waiting
 		// for an exit would overrun it.
@@ -900,7 +903,7 @@ func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *run
 	}
 	if s.proc != nil {
 		if status := s.proc.exitedEarly(); status != "" {
-			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}
+			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.Since(mark)).Error()}
 		}
 	}
 	return callFailure(err)
@@ -968,6 +971,16 @@ func exitFailure(when, status, stderr string) error {
 	return fmt.Errorf("the server exited (%s) %s: %s", status, when, why)
 }
 
+// lastIndexFunc is the index of the last of s that f holds for, -1 when none.
+func lastIndexFunc(s []string, f func(string) bool) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
 // errorPrefixes start a stderr line that states an error, in lower case
 // ("Error: no database", "ModuleNotFoundError: …", "panic: …").
 var errorPrefixes = []string{"error", "panic:", "fatal", "uncaught", "exception"}
@@ -976,7 +989,7 @@ var errorPrefixes = []string{"error", "panic:", "fatal", "uncaught", "exception"
 var errorWords = []string{"error", "panic", "fatal", "exception", "cannot", "not found", "denied", "failed"}
 
 // explainingLines picks from a crashed server's stderr the lines that
-// explain it, joined with " · ": the line stating the error (a node
+// explain it, joined with " · ": the last line stating the error (a node
 // stack's "Error: …", Python's closing "…Error: …", Go's "panic: …"),
 // then the last line when it differs (runtimes end with a version banner
 // such as "Node.js v20.20.2" or a frame that says nothing alone).
@@ -999,18 +1012,12 @@ func explainingLines(stderr string) string {
 			return strings.HasPrefix(word, strings.TrimSuffix(p, ":")) || strings.HasSuffix(word, "error") || strings.HasSuffix(word, "exception")
 		})
 	}
+	// The last such line, the nearest the exit (Python names the
+	// exception last; a node or Go crash states it once).
 	first := ""
-	if i := slices.IndexFunc(lines, states); i >= 0 {
+	if i := lastIndexFunc(lines, states); i >= 0 {
 		first = lines[i]
-		if strings.HasPrefix(strings.ToLower(lines[0]), "traceback") {
-			// Python names the exception last.
-			for _, l := range lines[i:] {
-				if states(l) {
-					first = l
-				}
-			}
-		}
-	} else if i := slices.IndexFunc(lines, func(l string) bool {
+	} else if i := lastIndexFunc(lines, func(l string) bool {
 		low := strings.ToLower(l)
 		return slices.ContainsFunc(errorWords, func(w string) bool { return strings.Contains(low, w) })
 	}); i >= 0 {

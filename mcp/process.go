@@ -250,12 +250,23 @@ func (f stderrFunc) Write(b []byte) (int, error) {
 type tail struct {
 	mu  sync.Mutex
 	buf []byte
+	// written counts the bytes written since the last Reset, resets the
+	// Resets: a tailMark's position.
+	written int64
+	resets  int
+}
+
+// tailMark is a position in a tail's stream (Mark, Since).
+type tailMark struct {
+	written int64
+	resets  int
 }
 
 // Write keeps b's end within the cap.
 func (t *tail) Write(b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.written += int64(len(b))
 	t.buf = append(t.buf, b...)
 	if over := len(t.buf) - runner.StderrCap; over > 0 {
 		t.buf = slices.Clone(t.buf[over:])
@@ -267,6 +278,30 @@ func (t *tail) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = nil
+	t.written = 0
+	t.resets++
+}
+
+// Mark is the tail's position now.
+func (t *tail) Mark() tailMark {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return tailMark{t.written, t.resets}
+}
+
+// Since is what was written after m and is still kept: all that is kept
+// when a new process (Reset) started since m.
+func (t *tail) Since(m tailMark) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m.resets != t.resets {
+		return string(t.buf)
+	}
+	n := t.written - m.written
+	if n >= int64(len(t.buf)) {
+		return string(t.buf)
+	}
+	return string(t.buf[int64(len(t.buf))-n:])
 }
 
 // String is the tail kept.

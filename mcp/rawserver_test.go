@@ -55,6 +55,12 @@ func serveRaw() error {
 	// "exit" ends the session mid-call.
 	tools = append(tools, map[string]any{"name": "exit", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "grumble" writes error-looking stderr lines and answers.
+	tools = append(tools, map[string]any{"name": "grumble", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "quit" ends it mid-call too, with no error line.
+	tools = append(tools, map[string]any{"name": "quit", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
 	// "writes" gives readOnlyHint false, which the SDK's server omits.
 	tools = append(tools, map[string]any{"name": "writes", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": false, "openWorldHint": false}})
@@ -78,8 +84,17 @@ func serveRaw() error {
 		case "tools/list":
 			result, _ = json.Marshal(map[string]any{"tools": tools})
 		case "tools/call":
-			if m.Params.Name == "exit" {
+			switch m.Params.Name {
+			case "exit":
+				fmt.Fprint(os.Stderr, "Error: the raw server quits\nbye\n")
 				os.Exit(2)
+			case "quit":
+				fmt.Fprint(os.Stderr, "shutting down\nbye\n")
+				os.Exit(3)
+			case "grumble":
+				fmt.Fprint(os.Stderr, "Error: an earlier, handled thing\nlogging/setLevel {\"level\": \"error\"}\n")
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`+"\n", m.ID)
+				continue
 			}
 			b, err := os.ReadFile(filepath.Join(dir, filepath.Base(m.Params.Name)+".json"))
 			if err != nil {

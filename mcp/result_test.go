@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"modbay/config"
 	"modbay/runner"
@@ -116,5 +117,41 @@ func TestReadOnlyHintGivenFalse(t *testing.T) {
 	}
 	if a := p.Approval[0]; !strings.Contains(a, "the server's readOnlyHint: false") || strings.Contains(a, "no readOnlyHint given") {
 		t.Errorf("approval %q: want the given false quoted as the server's", a)
+	}
+}
+
+// TestSessionFailedQuotesThisCallsStderr: a crash is explained by the
+// error line its call's stderr holds, the last one before the exit, never
+// an error-looking line an earlier call wrote.
+func TestSessionFailedQuotesThisCallsStderr(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	m := f.module("raw")
+	if res := f.run(m, "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("grumble: %+v", res.Host)
+	}
+	res := f.run(m, "exit", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != CodeSessionFailed {
+		t.Fatalf("exit: host %+v, want %s", res.Host, CodeSessionFailed)
+	}
+	if d := res.Host.Detail; !strings.Contains(d, "Error: the raw server quits · bye") || strings.Contains(d, "earlier") || strings.Contains(d, "setLevel") {
+		t.Errorf("detail %q: want this call's error line and the last line only", d)
+	}
+	// A crash whose own lines state no error quotes its last line, not
+	// the error-looking lines of the call before it.
+	if res := f.run(m, "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("grumble: %+v", res.Host)
+	}
+	// stderr is its own pipe: wait until grumble's lines were read, so
+	// they precede quit's call.
+	d := f.src.Driver("raw")
+	for i := 0; !strings.Contains(d.stderr.String(), "setLevel"); i++ {
+		if i == 500 {
+			t.Fatal("grumble's stderr never arrived")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	res = f.run(m, "quit", `{}`, runner.RunOptions{})
+	if res.Host == nil || !strings.HasSuffix(res.Host.Detail, "before answering the call: bye") {
+		t.Errorf("quit: host %+v, want its own last line", res.Host)
 	}
 }
