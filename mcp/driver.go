@@ -565,6 +565,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+		d.loadLogLevel()
 		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(d.LogLevel())})
 	}
 	return s, nil
