@@ -69,6 +69,9 @@ func describeRun(ctx context.Context, o *DescribeOptions) error {
 		if srv, ok := e.host.Config().MCPServers[m.ID]; ok && m.Origin == mcp.Origin {
 			writeServerFiles(o.IO.Out, srv)
 		}
+		if md, ok := m.Driver.(*mcp.Driver); ok {
+			writeServerSession(o.IO.Out, md.Session())
+		}
 	}
 	if m.Descriptor == nil {
 		return silentExit(ExitHostVerdict)
@@ -220,6 +223,31 @@ func requirementWords(r runner.RequirementState) string {
 		return "needs setup"
 	default:
 		return "not probed by the module"
+	}
+}
+
+// writeServerSession prints what an MCP server said as its last session
+// started (already sanitized and bounded by the driver); nothing when it
+// never started.
+func writeServerSession(w io.Writer, ss *mcp.ServerSession) {
+	if ss == nil {
+		return
+	}
+	fmt.Fprintln(w, "\nSession (as the server last started)")
+	fmt.Fprintf(w, "  %-16s %s\n", "protocol:", ss.ProtocolVersion)
+	caps := "none"
+	if len(ss.Capabilities) > 0 {
+		caps = strings.Join(ss.Capabilities, ", ")
+	}
+	fmt.Fprintf(w, "  %-16s %s\n", "capabilities:", caps)
+	for _, sec := range []struct{ name, text string }{{"instructions:", ss.Instructions}, {"start-up stderr:", ss.StartupStderr}} {
+		if sec.text == "" {
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n", sec.name)
+		for _, l := range strings.Split(sec.text, "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 }
 

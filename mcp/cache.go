@@ -55,6 +55,8 @@ type listState struct {
 	// Hints are the tools' annotations as given, by tool name, for the
 	// approval of a cached list's tools.
 	Hints map[string]runner.ToolHints `json:"hints,omitempty"`
+	// Session is what the server said as its last session started.
+	Session *ServerSession `json:"session,omitempty"`
 	// LogLevel is the log level the person last chose for the server
 	// (SetLogLevel), one of LogLevels; "" when never chosen.
 	LogLevel string `json:"log_level,omitempty"`
@@ -269,6 +271,9 @@ func (d *Driver) Fingerprint() (string, error) {
 	}
 	if d.logLevel == "" && slices.Contains(LogLevels, st.LogLevel) {
 		d.logLevel = st.LogLevel
+	}
+	if d.started == nil {
+		d.started = st.Session
 	}
 	d.mu.Unlock()
 	entry, err := json.Marshal(d.entry())

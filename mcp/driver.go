@@ -124,6 +124,15 @@ type Driver struct {
 	// entry's (nil: the entry's own); srv itself is never written.
 	rootsMu sync.Mutex
 	roots   *rootsOverride
+
+	// started is what the server said as its last session started
+	// (noteSession), under mu; nil before.
+	started *ServerSession
+	// capturing is set while dial runs: startFrames keeps the session's
+	// start (initialize, logging/setLevel, …) for its first call's raw
+	// exchange. Both under mu.
+	capturing   bool
+	startFrames []runner.Frame
 }
 
 // rootsOverride is a stdio server's roots and cwd as SetRoots gave them.
@@ -435,8 +444,15 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	d.noteConnect("", time.Now())
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
 	go d.watch(s)
-	if ir := s.cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
-		d.noteVersion(ir.ServerInfo.Version)
+	if ir := s.cs.InitializeResult(); ir != nil {
+		if ir.ServerInfo != nil {
+			d.noteVersion(ir.ServerInfo.Version)
+		}
+		stderr := ""
+		if s.proc != nil {
+			stderr = d.stderr.String()
+		}
+		d.noteSession(serverSession(ir, stderr))
 	}
 	return s, nil
 }
@@ -462,6 +478,14 @@ func (d *Driver) watch(s *session) {
 // dial starts (stdio) or reaches (http) the server and runs the MCP
 // handshake, within ConnectTimeout.
 func (d *Driver) dial(ctx context.Context) (*session, error) {
+	d.mu.Lock()
+	d.capturing, d.startFrames = true, nil
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.capturing = false
+		d.mu.Unlock()
+	}()
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	s := &session{done: make(chan struct{})}
@@ -809,7 +833,13 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID, cancelSent: make(chan struct{})}
 	d.mu.Lock()
 	d.inflight = append(d.inflight, f)
+	// The first call of a session shows how it started.
+	start := d.startFrames
+	d.startFrames = nil
 	d.mu.Unlock()
+	for _, fr := range start {
+		call.Record(fr)
+	}
 	defer func() {
 		d.mu.Lock()
 		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })

@@ -365,8 +365,22 @@ func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return err
 }
 
-// record encodes m once for every call in flight that records.
+// Bounds of the start-up frames kept for a session's first call.
+const (
+	maxStartFrames     = 16
+	maxStartFrameBytes = 64 << 10
+)
+
+// record encodes m once for every call in flight that records, and keeps
+// it while the session starts (dial), for its first call (takeStartFrames).
 func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
+	d.mu.Lock()
+	if d.capturing && len(d.startFrames) < maxStartFrames {
+		if b, err := jsonrpc.EncodeMessage(m); err == nil && len(b) <= maxStartFrameBytes {
+			d.startFrames = append(d.startFrames, runner.Frame{At: time.Now(), Direction: dir, Kind: runner.FrameJSONRPC, Data: b})
+		}
+	}
+	d.mu.Unlock()
 	var data []byte
 	for _, f := range d.calls() {
 		if !f.call.Recording() {

@@ -23,6 +23,9 @@ import (
 const (
 	serverRaw = "raw"
 	rawDirEnv = "MODBAY_MCP_TEST_RAW_DIR"
+	// rawWarnEnv, set, makes it warn on stderr as it starts, as
+	// server-filesystem does of a folder it cannot reach.
+	rawWarnEnv = "MODBAY_MCP_TEST_RAW_WARN"
 )
 
 // rawServer is the config entry of the raw server over testdata/content.
@@ -64,6 +67,9 @@ func serveRaw() error {
 	// "writes" gives readOnlyHint false, which the SDK's server omits.
 	tools = append(tools, map[string]any{"name": "writes", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": false, "openWorldHint": false}})
+	if os.Getenv(rawWarnEnv) != "" {
+		fmt.Fprintln(os.Stderr, "Warning: Cannot access directory /nope\x1b[2J")
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<24)
 	for in.Scan() {
@@ -80,7 +86,7 @@ func serveRaw() error {
 		var result []byte
 		switch m.Method {
 		case "initialize":
-			result = []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1.0.0"}}`)
+			result = []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":false}},"serverInfo":{"name":"raw","version":"1.0.0"},"instructions":"Call grumble first.\u001b[31m"}`)
 		case "tools/list":
 			result, _ = json.Marshal(map[string]any{"tools": tools})
 		case "tools/call":

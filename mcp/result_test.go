@@ -155,3 +155,42 @@ func TestSessionFailedQuotesThisCallsStderr(t *testing.T) {
 		t.Errorf("quit: host %+v, want its own last line", res.Host)
 	}
 }
+
+// TestServerSessionKept: what a server said as it started (protocol
+// version, capabilities, instructions, start-up stderr) is kept,
+// sanitized, and read back by a later process without starting it.
+func TestServerSessionKept(t *testing.T) {
+	srv := rawServer(t)
+	srv.Env[rawWarnEnv] = "1"
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": srv})
+	if res := f.run(f.module("raw"), "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("grumble: %+v", res.Host)
+	}
+	ss := f.src.Driver("raw").Session()
+	if ss == nil || ss.ProtocolVersion != "2025-06-18" || strings.Join(ss.Capabilities, ";") != "resources;tools (listChanged)" ||
+		ss.Instructions != "Call grumble first.␛[31m" {
+		t.Fatalf("session %+v", ss)
+	}
+	// stderr is its own pipe: what came before initialize's answer is
+	// kept, sanitized (it may not all have come yet).
+	if strings.Contains(ss.StartupStderr, "\x1b") || ss.StartupStderr != "" && !strings.HasPrefix("Warning: Cannot access directory /nope␛[2J", ss.StartupStderr) {
+		t.Errorf("start-up stderr %q", ss.StartupStderr)
+	}
+	cfg, err := config.Load(f.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCPServers = map[string]config.MCPServer{"raw": srv}
+	src := NewSource(cfg, nil)
+	t.Cleanup(func() { _ = src.Close() })
+	d := src.Driver("raw")
+	if _, err := d.Fingerprint(); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Session(); got == nil || got.ProtocolVersion != ss.ProtocolVersion || got.Instructions != ss.Instructions {
+		t.Errorf("read back %+v, want %+v", got, ss)
+	}
+	if d.Status().State == runner.LifecycleReady {
+		t.Error("reading the kept session started the server")
+	}
+}

@@ -348,3 +348,42 @@ func TestLogLevelPersisted(t *testing.T) {
 		t.Errorf("a new process asked for %s, logs %+v: want the chosen debug", d.LogLevel(), d.Logs())
 	}
 }
+
+// TestFirstCallShowsSessionStart: the raw exchange of a session's first
+// call begins with how the session started (initialize and its answer,
+// logging/setLevel); a later call's does not repeat it.
+func TestFirstCallShowsSessionStart(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	exchange := func() [][]byte {
+		p, err := f.host.Plan(m, "echo", json.RawMessage(`{"text":"hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var frames [][]byte
+		res, err := f.host.RunWith(f.ctx, p, runner.RunOptions{Approved: true, Record: func(fr runner.Frame) {
+			mu.Lock()
+			frames = append(frames, fr.Data)
+			mu.Unlock()
+		}})
+		if err != nil || !res.OK() {
+			t.Fatalf("echo: %v %+v", err, res)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return frames
+	}
+	first := exchange()
+	for _, want := range []string{`"method":"initialize"`, `"protocolVersion"`, `"method":"logging/setLevel"`, `"method":"tools/call"`} {
+		if !slices0(first, []byte(want)) {
+			t.Errorf("the first call's exchange lacks %s: %q", want, first)
+		}
+	}
+	if len(first) > 0 && !bytes.Contains(first[0], []byte(`"method":"initialize"`)) {
+		t.Errorf("the exchange starts with %q, want initialize", first[0])
+	}
+	if later := exchange(); slices0(later, []byte(`"method":"initialize"`)) {
+		t.Errorf("a later call's exchange repeats initialize: %q", later)
+	}
+}
