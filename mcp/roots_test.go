@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"modbay/config"
@@ -40,7 +42,48 @@ func serveRoots() error {
 			fmt.Fprintf(&b, "list_changed %d\n", changed.Load())
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, nil, nil
 		})
+	// "sample" asks for a sampling reply and says how it was refused.
+	sdk.AddTool(s, &sdk.Tool{Name: "sample", Description: "Asks the client for a model's reply.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ nameIn) (*sdk.CallToolResult, any, error) {
+			_, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 5, Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "hi"}}}})
+			var we *jsonrpc.Error
+			if !errors.As(err, &we) {
+				return nil, nil, fmt.Errorf("not a JSON-RPC error: %v", err)
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("code %d: %s", we.Code, we.Message)}}}, nil, nil
+		})
 	return s.Run(context.Background(), &sdk.StdioTransport{})
+}
+
+// TestSamplingRefusals: a refused sampling request answers code -1 (MCP's
+// example of a user who rejected it), saying who refused: the person
+// declining, dismissing, or no one to ask.
+func TestSamplingRefusals(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := config.MCPServer{Command: exe, Env: map[string]string{serverEnv: serverRoots}}
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"roots": srv})
+	m := f.module("roots")
+	answer := func(a runner.ElicitAction) runner.Elicitor {
+		return func(context.Context, runner.Elicitation) (runner.ElicitAnswer, error) {
+			return runner.ElicitAnswer{Action: a}, nil
+		}
+	}
+	for _, tc := range []struct {
+		elicit runner.Elicitor
+		want   string
+	}{
+		{answer(runner.ElicitDecline), "code -1: " + samplingDeclined},
+		{answer(runner.ElicitCancel), "code -1: " + samplingDismissed},
+		{nil, "code -1: " + samplingNoOne},
+	} {
+		res := f.run(m, "sample", `{}`, runner.RunOptions{Elicit: tc.elicit})
+		if got := staged(t, res); !res.OK() || !strings.Contains(got, tc.want) {
+			t.Errorf("refusal answered %q, want %q", got, tc.want)
+		}
+	}
 }
 
 // TestRootsListAndChange: a stdio server's roots/list answers its
