@@ -113,11 +113,11 @@ func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) 
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
 		Use:   "import [FILE...]",
-		Short: "Add the MCP servers of Claude Desktop, Claude Code, VS Code or Cursor to config.yaml",
+		Short: "Add the MCP servers of Claude Desktop, Claude Code, VS Code, Cursor or Codex to config.yaml",
 		Long: `Reads MCP client configurations — Claude Desktop's claude_desktop_config.json,
 Claude Code's .mcp.json and ~/.claude.json, VS Code's .vscode/mcp.json (servers and
-inputs), Cursor's mcp.json — shows what it found and adds the servers to config.yaml's
-mcp_servers. Nothing is run and no variable is expanded. An id config.yaml already has
+inputs), Cursor's mcp.json, Codex's ~/.codex/config.toml ([mcp_servers.NAME]) — shows
+what it found and adds the servers to config.yaml's mcp_servers. Nothing is run and no variable is expanded. An id config.yaml already has
 is never overwritten without asking: on a terminal you are asked for each, --force
 replaces them (for scripts), --skip-existing leaves them out, and otherwise they are
 left out with a message. An env or header value that looks like a secret is written as
@@ -149,7 +149,8 @@ func clientConfigPaths() []string {
 		ps = append(ps,
 			filepath.Join(h, ".config", "Claude", "claude_desktop_config.json"),
 			filepath.Join(h, ".claude.json"),
-			filepath.Join(h, ".cursor", "mcp.json"))
+			filepath.Join(h, ".cursor", "mcp.json"),
+			filepath.Join(h, ".codex", "config.toml"))
 	}
 	return ps
 }

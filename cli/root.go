@@ -263,7 +263,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 		defer asks.Close()
 	}
 	profile, noColor := o.IO.cockpitColors(o.G.noColor)
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist,
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist, Theme: cfg.Theme, Keys: cfg.Keys,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
 		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})

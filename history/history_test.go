@@ -344,7 +344,7 @@ func TestSecretsNeverReachTheDisk(t *testing.T) {
 		t.Errorf("record %+v job %+v", rec, rec.Job)
 	}
 	got, _ := s.Get(p.Request.RequestID)
-	if string(got.Input) != `{"pin":"••••••","token":"••••••","user":"ann"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
+	if string(got.Input) != `{"user":"ann","token":"••••••","pin":"••••••"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
 		t.Errorf("input %s redacted %q", got.Input, got.Redacted)
 	}
 	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 {
@@ -714,6 +714,30 @@ func TestFinishCancelRewordsTheRecord(t *testing.T) {
 	rec, _ := s.Get(p.Request.RequestID)
 	if rec.Status != StatusCancelled || rec.Host == nil || strings.Contains(rec.Host.Detail, "continues") || rec.Host.Detail != "job job_9 cancelled through j.cancel (state cancelled)" {
 		t.Errorf("after the cancel: status %s verdict %+v", rec.Status, rec.Host)
+	}
+}
+
+// TestDeniedIsItsOwnStatus: a denied call, the cockpit's or an agent's
+// (through the gateway's "not run: denied through …"), is denied, not
+// failed; another not-run verdict stays failed.
+func TestDeniedIsItsOwnStatus(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	if err := s.RecordDenied(p, BeginOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Get(p.Request.RequestID)
+	if err != nil || rec.Status != StatusDenied {
+		t.Fatalf("cockpit denial: %v %v", rec.Status, err)
+	}
+	for why, want := range map[string]Status{"not run: denied through elicitation": StatusDenied, "approval required": StatusFailed} {
+		run, err := s.Begin(secretPlan(t), BeginOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := run.Finish(nil, errors.New(why)); rec.Status != want {
+			t.Errorf("%q: status %s, want %s", why, rec.Status, want)
+		}
 	}
 }
 

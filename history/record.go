@@ -40,10 +40,13 @@ const (
 	// StatusCancelled: the person cancelled the run, or its job ended
 	// cancelled.
 	StatusCancelled Status = "cancelled"
+	// StatusDenied: the call's approval was denied (in the cockpit, or
+	// for an agent's call); nothing ran. Its verdict starts DeniedDetail.
+	StatusDenied Status = "denied"
 )
 
 // Statuses lists every status, for filters and their help.
-var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled}
+var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled, StatusDenied}
 
 // Sources of a run (Record.Source).
 const (
@@ -113,6 +116,10 @@ type Record struct {
 	// nil when InputRecorded is false (config history.record_inputs).
 	Input         json.RawMessage `json:"input,omitempty"`
 	InputRecorded bool            `json:"input_recorded"`
+	// InputNote, when InputRecorded is false for another reason than the
+	// config (a refused call's input over MaxRefusedInput), says why
+	// (NoInputWhy).
+	InputNote string `json:"input_note,omitempty"`
 	// Redacted lists the JSON pointers of the secret fields not stored.
 	Redacted []string `json:"redacted,omitempty"`
 	// Roots, Grants, Binaries, DeadlineMS and MaxOutputBytes are the
@@ -139,6 +146,10 @@ type Record struct {
 	// HandleEnvelope the envelope that returned a job's handle.
 	Envelope       json.RawMessage `json:"envelope,omitempty"`
 	HandleEnvelope json.RawMessage `json:"handle_envelope,omitempty"`
+	// Beside is what the reply sent beside the envelope's result
+	// (runner.Result.Beside: an MCP result's content entries and _meta
+	// when structuredContent is the result).
+	Beside json.RawMessage `json:"beside,omitempty"`
 	// Stdout is the raw reply, kept (up to StdoutKeepBytes) only when no
 	// envelope decoded.
 	Stdout string `json:"stdout,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -304,6 +305,9 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 	} else if len(res.Stdout) > 0 {
 		rec.Stdout = string(res.Stdout[:min(len(res.Stdout), StdoutKeepBytes)])
 	}
+	if json.Valid(res.Beside) {
+		rec.Beside = res.Beside
+	}
 	if res.HandleEnvelope != nil {
 		if b, err := modproto.EncodeJSON(res.HandleEnvelope); err == nil {
 			rec.HandleEnvelope = b
@@ -346,6 +350,8 @@ func statusOf(res *runner.Result) Status {
 	switch {
 	case res.Host != nil && res.Host.Code == modproto.CodeCancelled:
 		return StatusCancelled
+	case res.Host != nil && res.Host.Code == "host.not_started" && strings.HasPrefix(res.Host.Detail, DeniedDetail):
+		return StatusDenied
 	case res.Host != nil:
 		return StatusFailed
 	case res.Envelope == nil || !res.Envelope.OK:

@@ -853,7 +853,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Beside, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 

@@ -290,6 +290,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	cacheable := fpErr == nil && fp != ""
 	if cacheable {
 		m.Fingerprint = fp
+		m.exeStat = ident
 	}
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte

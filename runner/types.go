@@ -115,6 +115,9 @@ type Module struct {
 	// name is the candidate's provisional id (Candidate.Name) before the
 	// descriptor is checked against it, kept for Redescribe.
 	name string
+	// exeStat is the executable's stat as it was described (its digest
+	// beside), for ExeChanged; nil when the driver keeps none.
+	exeStat *exeIdentity
 }
 
 // RequirementKindBinary is the requirement kind the host resolves itself
@@ -294,6 +297,9 @@ type Result struct {
 	// (docs/protocol.md §8), in execution.artifacts order; their failure
 	// is Host's verdict.
 	Refused []RefusedArtifact
+	// Beside is the reply's fields beside the result (Reply.Beside), nil
+	// when there are none. Module text: sanitize to show.
+	Beside json.RawMessage
 	// Stdout is kept only up to the ceiling; Stderr up to StderrCap.
 	Stdout []byte
 	Stderr string

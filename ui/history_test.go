@@ -371,7 +371,7 @@ func TestDeniedApprovalIsRecorded(t *testing.T) {
 	}
 	cmd()
 	rec, err := m.history.Get(p.Request.RequestID)
-	if err != nil || rec.Approved || rec.Host == nil || rec.Host.Detail != history.DeniedDetail {
+	if err != nil || rec.Approved || rec.Host == nil || rec.Host.Detail != history.DeniedDetail || rec.Status != history.StatusDenied {
 		t.Fatalf("denied call recorded as %+v (%v)", rec, err)
 	}
 }

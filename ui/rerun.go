@@ -142,7 +142,7 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 		return say(fmt.Sprintf("Cannot re-run: %s no longer has capability %s.", render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability)))
 	}
 	if !rec.InputRecorded {
-		return say("Cannot re-run with the same input: inputs are not recorded (history.record_inputs is false).")
+		return say("Cannot re-run with the same input: it was not recorded (" + render.SanitizeLine(rec.NoInputWhy()) + ").")
 	}
 	open := m.open(screenForm, formArg{module: mod, cap: *c})
 	if _, ok := find[*formScreen](m); !ok {

@@ -653,5 +653,5 @@ func (m *Model) showRead(id string, res *runner.Result) tea.Cmd {
 	if !res.OK() || len(res.Artifacts) != 1 {
 		return nil
 	}
-	return m.open(screenViewer, viewerArg{reqID: id, art: res.Artifacts[0], siblings: res.Artifacts})
+	return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: res.Artifacts[0], siblings: res.Artifacts})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"modbay/approval"
+	"modbay/config"
 	"modbay/history"
 	"modbay/internal/crash"
 	"modbay/runner"
@@ -87,6 +88,12 @@ type Options struct {
 	// AgentTools lists what modbay mcp serve would serve now, as an agent
 	// reads it (the agent tools screen, T); nil: the screen is not offered.
 	AgentTools func(context.Context) ([]AgentTool, error)
+	// Theme is config.yaml's theme: (validated on load): the palette, a
+	// fixed background, colour overrides; "none" and "ascii" turn colour
+	// off (and ascii the glyphs to ASCII).
+	Theme config.Theme
+	// Keys rebinds actions to keys (config.yaml's keys:, KeyMap.Rebind).
+	Keys map[string]string
 	// AgentSessions lists the live sessions of the home's serve processes,
 	// one line each (client, since, calls, pending approvals), for the
 	// same screen; nil: none shown.
@@ -124,6 +131,9 @@ type Model struct {
 	// opened it.
 	helpByQuestion bool
 	spinner        spinner.Model
+
+	// jumpTargets are where the open jump prompt's entries go (jump.go).
+	jumpTargets []jumpTarget
 
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
@@ -205,6 +215,7 @@ func New(host *runner.Host, opts Options) *Model {
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
 		m.flow.inputs = inputs.Store{Dir: host.Config().InputsDir()}
+		m.viewerEnv.TmpDir = host.Config().TmpDir()
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -214,13 +225,25 @@ func New(host *runner.Host, opts Options) *Model {
 
 // newModel builds the root model over any backend.
 func newModel(b Backend, workspace string, opts Options) *Model {
+	switch opts.Theme.Name {
+	case config.ThemeNone:
+		opts.NoColor = true
+	case config.ThemeASCII:
+		opts.NoColor, opts.Glyphs = true, styles.GlyphsASCII
+	}
 	com := common.New(opts.NoColor)
 	com.ASCII = opts.Glyphs == styles.GlyphsASCII
+	com.Colors = opts.Theme.Colors
+	switch opts.Theme.Name {
+	case config.ThemeDark, config.ThemeLight:
+		com.Dark, com.FixedBackground = opts.Theme.Name == config.ThemeDark, true
+	}
+	com.SetDark(com.Dark)
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
 		validate: schema.ValidateForm, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
-		keys: DefaultKeyMap(), help: help.New(),
+		keys: keyMapFor(opts.Keys), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,
 		formWait: formInlineWait,
 	}
@@ -247,6 +270,9 @@ const renderFPS = 120
 
 // Run runs the cockpit until the person quits or ctx ends.
 func Run(ctx context.Context, host *runner.Host, opts Options) error {
+	if opts.Theme.Name == config.ThemeASCII {
+		opts.Glyphs = styles.GlyphsASCII
+	}
 	if opts.Glyphs == styles.GlyphsAuto {
 		opts.Glyphs = styles.DetectGlyphs(os.Getenv)
 	}
@@ -491,6 +517,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case viewer.OpenedCopyMsg:
+		// The pager or editor was run from the screen on top, which
+		// says how it went (not a dialog opened meanwhile).
+		act, cmd := m.top().Update(msg)
+		return m, tea.Batch(cmd, m.act(act))
 	case agentAskMsg:
 		return m, m.agentAsk(msg)
 	case agentAnsweredMsg:
@@ -527,8 +558,11 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 // typing reports whether keys are text for a field or the filter.
 func (m *Model) typing() bool {
 	if len(m.dialogs) > 0 {
-		_, prompt := m.dialogs[len(m.dialogs)-1].(*dialog.Prompt)
-		return prompt
+		switch m.dialogs[len(m.dialogs)-1].(type) {
+		case *dialog.Prompt, *dialog.Jump:
+			return true
+		}
+		return false
 	}
 	return m.top().Typing()
 }
@@ -566,8 +600,11 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.opensActivity() && key.Matches(kp, openActivityKey) {
+	if m.opensActivity() && key.Matches(kp, m.keys.Global.Activity) {
 		return m.open(screenActivity, nil)
+	}
+	if m.opensActivity() && key.Matches(kp, m.keys.Global.Jump) {
+		return m.openJump()
 	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
@@ -683,6 +720,8 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		return nil
 	}
 	switch a := act.(type) {
+	case dialog.ActionJump:
+		return m.jump(a.Index)
 	case dialog.ActionApprove:
 		ap, _ := top.(*dialog.Approval)
 		if ap == nil {
