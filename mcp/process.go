@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,13 @@ type process struct {
 	// state is the process's exit state, set before exited is closed.
 	state *os.ProcessState
 	once  sync.Once
+	// grace, when set (nanoseconds, shorten), replaces StopGrace.
+	grace atomic.Int64
 }
+
+// shorten makes a later stop give the server only grace (not StopGrace)
+// to exit before its tree is killed.
+func (p *process) shorten(grace time.Duration) { p.grace.Store(int64(grace)) }
 
 // startExitWait is how long a failed handshake waits for the server's
 // process to exit, so the failure names its exit status rather than the
@@ -63,16 +70,21 @@ func (p *process) transport() sdk.Transport {
 	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
 }
 
-// stop closes the server's stdin, waits StopGrace for it to exit, kills
+// stop closes the server's stdin, waits StopGrace (or shorten's grace)
+// for it to exit, kills
 // its whole tree (its PID namespace or process group) and removes the
 // session directory. It is idempotent and returns once the process was
 // reaped.
 func (p *process) stop() {
 	p.once.Do(func() {
 		_ = p.stdin.Close()
+		grace := StopGrace
+		if g := time.Duration(p.grace.Load()); g > 0 {
+			grace = g
+		}
 		select {
 		case <-p.exited:
-		case <-time.After(StopGrace):
+		case <-time.After(grace):
 		}
 		// What the server started dies with it, whether it exited or not.
 		_ = p.proc.Kill()
@@ -250,12 +262,23 @@ func (f stderrFunc) Write(b []byte) (int, error) {
 type tail struct {
 	mu  sync.Mutex
 	buf []byte
+	// written counts the bytes written since the last Reset, resets the
+	// Resets: a tailMark's position.
+	written int64
+	resets  int
+}
+
+// tailMark is a position in a tail's stream (Mark, Since).
+type tailMark struct {
+	written int64
+	resets  int
 }
 
 // Write keeps b's end within the cap.
 func (t *tail) Write(b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.written += int64(len(b))
 	t.buf = append(t.buf, b...)
 	if over := len(t.buf) - runner.StderrCap; over > 0 {
 		t.buf = slices.Clone(t.buf[over:])
@@ -267,6 +290,30 @@ func (t *tail) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = nil
+	t.written = 0
+	t.resets++
+}
+
+// Mark is the tail's position now.
+func (t *tail) Mark() tailMark {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return tailMark{t.written, t.resets}
+}
+
+// Since is what was written after m and is still kept: all that is kept
+// when a new process (Reset) started since m.
+func (t *tail) Since(m tailMark) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m.resets != t.resets {
+		return string(t.buf)
+	}
+	n := t.written - m.written
+	if n >= int64(len(t.buf)) {
+		return string(t.buf)
+	}
+	return string(t.buf[int64(len(t.buf))-n:])
 }
 
 // String is the tail kept.
@@ -277,11 +324,12 @@ func (t *tail) String() string {
 }
 
 // sandboxRoots are the host directories a stdio server's entry lets it
-// read, write, and run binaries from: its roots by mode, and its cwd,
-// read-only unless the roots list it (config.MCPServer.Cwd).
+// read, write, and run binaries from: its roots and needs by mode, and
+// its cwd, read-only unless the roots list it (config.MCPServer.Cwd).
 func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
-	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		switch srv.Roots[r] {
+	all := srv.SandboxRoots()
+	for _, r := range slices.Sorted(maps.Keys(all)) {
+		switch all[r] {
 		case config.RootRW:
 			write = append(write, r)
 		case config.RootRWX:
@@ -293,7 +341,7 @@ func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
 			read = append(read, r)
 		}
 	}
-	if _, listed := srv.Roots[srv.Cwd]; srv.Cwd != "" && !listed {
+	if _, listed := all[srv.Cwd]; srv.Cwd != "" && !listed {
 		read = append(read, srv.Cwd)
 	}
 	return read, write, bins
