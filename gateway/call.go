@@ -133,6 +133,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
+	defer context.AfterFunc(s.eof, f.endFollowing)()
 	ro := runner.RunOptions{Approved: true, Events: f.event, Elicit: s.elicitor(req, st)}
 	res, err := history.Invoke(runCtx, s.opts.History, host, plan, begin, ro, nil)
 	st.spend(e, res)

@@ -114,6 +114,7 @@ func (s *Server) jobWait(ctx context.Context, req *mcp.CallToolRequest, st *sess
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
+	defer context.AfterFunc(s.eof, f.endFollowing)()
 	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
 	res, err := s.host().ResumeJob(runCtx, m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(f.event)})
 	_, _ = run.Finish(res, err)
