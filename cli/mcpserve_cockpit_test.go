@@ -359,3 +359,40 @@ func TestMCPServeListsLiveSessions(t *testing.T) {
 	cs.Close()
 	waitUntil(t, "the session is gone", func() bool { ls, _ = gateway.ReadSessions(dir); return len(ls) == 0 })
 }
+
+// TestMCPServeApprovalReaskedAfterCockpitRestart: a question whose
+// cockpit went away is asked again of the cockpit running now when the
+// agent retries, not refused as if no cockpit ran.
+func TestMCPServeApprovalReaskedAfterCockpitRestart(t *testing.T) {
+	home := demo(t)
+	first, err := approval.Listen(filepath.Join((&config.Config{Home: home}).ServeDir(), approval.SocketsDir), "the first cockpit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := serveSession(t, home, nil, "--approval-wait", "400ms")
+	call := func() *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call(); res.Meta["modbay/code"] != "approval_pending" {
+		t.Fatalf("first call: %v %s", res.Meta, textOf(res))
+	}
+	nextAsk(t, first)
+	first.Close() // the cockpit quits
+	second := cockpitOf(t, home, "the second cockpit")
+	if res := call(); res.Meta["modbay/code"] != "approval_pending" {
+		t.Fatalf("retry after the restart: %v %s", res.Meta, textOf(res))
+	}
+	q := nextAsk(t, second)
+	if err := second.Answer(q.ID, approval.Once); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the answer crosses the socket
+	// It ran (the fetch itself fails: nothing listens on port 9).
+	if res := call(); res.Meta["modbay/kind"] == "not_run" || res.Meta["modbay/kind"] == "authz" {
+		t.Fatalf("retry after the second cockpit's answer: %v %s", res.Meta, textOf(res))
+	}
+}
