@@ -329,7 +329,8 @@ func TestMCPServeApprovalDeniedInTheCockpit(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := <-done
-	if res == nil || !res.IsError || !strings.Contains(textOf(res), "denied by the person in the cockpit (pid 1)") || res.Meta["modbay/kind"] != "authz" {
+	if res == nil || !res.IsError || !strings.Contains(textOf(res), "denied by the person in the cockpit (pid 1)") || res.Meta["modbay/kind"] != "authz" ||
+		res.Meta["modbay/code"] != "denied" || !strings.HasPrefix(textOf(res), "error denied (authz): ") {
 		t.Fatalf("denied: %+v", res)
 	}
 	runs := runsOf(t, home)

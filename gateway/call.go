@@ -227,7 +227,7 @@ func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, st *sess
 		return nil, by + " (for this session)"
 	}
 	s.notRun(plan, st, "not run: denied through "+by)
-	return toolError(string(modproto.KindAuthz), "", fmt.Sprintf("%s %s was denied through %s; nothing ran",
+	return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied through %s; nothing ran",
 		render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), ""
 }
 

@@ -128,7 +128,7 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		return nil, by + " (for this session)", true, false
 	case approval.Deny:
 		s.notRun(plan, st, "not run: denied in "+by)
-		return toolError(string(modproto.KindAuthz), "", fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
+		return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
 			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true, false
 	}
 	return nil, "", false, true // withdrawn unanswered: every cockpit went away
@@ -147,6 +147,14 @@ func (a *ask) withdrawn() bool {
 // CodeApprovalPending is the error code of a call that waited for an
 // approval in the cockpit and got none yet (kind not_run).
 const CodeApprovalPending = "approval_pending"
+
+// CodeDenied is the error code of a call a person denied (kind authz);
+// CodeNoCancelCapability of a job cancel its capability cannot do
+// (kind not_run). docs/protocol.md §15 lists both.
+const (
+	CodeDenied             = "denied"
+	CodeNoCancelCapability = "no_cancel_capability"
+)
 
 // waitAnswer waits up to ApprovalWait for a's answer, sending progress
 // when the client gave a token; false when the wait ended first.

@@ -137,7 +137,7 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 	}
 	plan, err := s.opts.History.PlanCancel(s.host(), m, rec)
 	if errors.Is(err, history.ErrNoCancel) {
-		return toolError(string(modproto.KindNotRun), "", fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
+		return toolError(string(modproto.KindOf(CodeNoCancelCapability)), CodeNoCancelCapability, fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
 			render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability), render.SanitizeLine(rec.Job.ID)))
 	}
 	if err != nil {
