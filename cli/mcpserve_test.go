@@ -962,8 +962,13 @@ func TestMCPServeSeesInPlaceEdits(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the edited module ran before its changed tool was judged")
 	}
-	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 {
+	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 ||
+		!strings.Contains(out, "withheld (modbay --home "+home+" mcp pins accept loose_go)") {
 		t.Errorf("mcp pins: exit %d\n%s", code, out)
+	}
+	// A tool not pinned: the error says which home was looked in.
+	if code, _, errOut := run(t, "--home", home, "mcp", "pins", "accept", "no_such_tool"); code != ExitUsage || !strings.Contains(errOut, "(in the home "+home+")") {
+		t.Errorf("accept of a tool not pinned: exit %d %s", code, errOut)
 	}
 }
 
