@@ -305,8 +305,12 @@ func TestMCPToolsShowsWhatTheClientSees(t *testing.T) {
 	if len(list) == 0 || len(list) != len(served)-3 { // the three job tools
 		t.Errorf("%d listed, %d served", len(list), len(served))
 	}
-	if _, out, _ := run(t, "--home", home, "mcp", "tools"); !strings.Contains(out, "notes_report  (notes.report)") {
+	if _, out, _ := run(t, "--home", home, "mcp", "tools"); !strings.Contains(out, "notes_report  (notes.report)") ||
+		!strings.Contains(out, "--tools/--exclude name: notes/notes.report") || strings.Contains(out, "selected as") {
 		t.Errorf("text:\n%s", out)
+	}
+	if _, out, _ := run(t, "--home", home, "mcp", "tools", "--tools", "notes"); !strings.Contains(out, "selected as notes/notes.report by the --tools/--exclude patterns") {
+		t.Errorf("text with --tools:\n%s", out)
 	}
 	// Served once, each is pinned.
 	_, out, _ = run(t, "--home", home, "mcp", "tools", "--json")
