@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,9 +39,14 @@ func (g *globals) addMCPServersFrom(host *runner.Host, cfg *config.Config, prev 
 	src := mcp.NewSourceFrom(cfg, nil, prev)
 	host.AddSource(src)
 	g.mcp = src
-	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
+	g.cleanups = append(g.cleanups, func() { _ = src.CloseWithin(commandStopGrace) })
 	return src
 }
+
+// commandStopGrace is how long a server has to exit once a command that
+// has printed its answer closes its stdin, before its whole tree is
+// killed: the command's exit does not wait out mcp.StopGrace.
+const commandStopGrace = 150 * time.Millisecond
 
 // refreshMCP makes the MCP servers' cached tool lists stale, so the next
 // discovery lists them again (list --refresh, the cockpit's r).

@@ -107,6 +107,7 @@ func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks
 	for _, c := range g.cleanups {
 		c()
 	}
+	history.Flush()
 	if err == nil {
 		return ExitOK
 	}

@@ -206,6 +206,28 @@ func TestDamagedSkipped(t *testing.T) {
 	}
 }
 
+// An empty record is a running record whose unsynced bytes a power loss
+// dropped (putRunning): no record and no warning, not a damaged one.
+func TestEmptyRecordIsForgotten(t *testing.T) {
+	s := openTest(t, config.History{})
+	if err := s.Put(sampleRecord("req_good", time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.recordPath("req_empty"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sums, warns, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 1 || sums[0].RunID != "req_good" || len(warns) != 0 {
+		t.Errorf("listed %+v, warnings %q", sums, warns)
+	}
+	if _, err := s.Get("req_empty"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of an empty record: %v, want ErrNotFound", err)
+	}
+}
+
 func asDamaged(err error, de **DamagedError) bool {
 	d, ok := err.(*DamagedError)
 	*de = d

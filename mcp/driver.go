@@ -335,7 +335,12 @@ func (d *Driver) Status() runner.Lifecycle {
 
 // Close ends the session and stops the server's process (stdin closed,
 // then the whole tree killed after StopGrace). It is idempotent.
-func (d *Driver) Close() error {
+func (d *Driver) Close() error { return d.CloseWithin(0) }
+
+// CloseWithin is Close giving the server only grace (0: StopGrace) to
+// exit once its stdin is closed: a command that has printed its answer
+// does not wait out a slow server's shutdown.
+func (d *Driver) CloseWithin(grace time.Duration) error {
 	d.connMu.Lock()
 	defer d.connMu.Unlock()
 	d.mu.Lock()
@@ -344,6 +349,9 @@ func (d *Driver) Close() error {
 	d.life = runner.Lifecycle{State: runner.LifecycleClosed}
 	d.mu.Unlock()
 	if s != nil {
+		if s.proc != nil && grace > 0 {
+			s.proc.shorten(grace)
+		}
 		return s.close()
 	}
 	return nil

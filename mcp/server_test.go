@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,6 +31,10 @@ const (
 	serverServe = "serve"
 	serverCrash = "crash"
 	serverHang  = "hang"
+	// serverLinger serves, then keeps running after its stdin ends; it
+	// writes its pid to the file lingerPIDEnv names.
+	serverLinger = "linger"
+	lingerPIDEnv = "MODBAY_MCP_TEST_PID"
 )
 
 func TestMain(m *testing.M) {
@@ -52,6 +57,11 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case serverLinger:
+		// Serves, then outlives its stdin's end: only the kill stops it.
+		_ = os.WriteFile(os.Getenv(lingerPIDEnv), []byte(strconv.Itoa(os.Getpid())), 0o600)
+		_ = serve()
+		select {}
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)
