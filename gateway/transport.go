@@ -37,9 +37,11 @@ func (s *Server) Stdio(in io.Reader, out io.Writer) mcp.Transport {
 }
 
 // DrainWait bounds how long the session stays open after standard input
-// closes, for the answers to the requests already read (a call that
-// follows a job returns its handle within DefaultFollow).
-const DrainWait = DefaultFollow + 15*time.Second
+// closes, for the answers to the requests already read: a call following
+// a job answers with its handle at once, a plain run still going after
+// it is killed and recorded cancelled (the client that closed its input
+// is gone, or piped its requests and waits only for quick answers).
+const DrainWait = 5 * time.Second
 
 func stdio(in io.Reader, out io.Writer, drain time.Duration, eof func()) mcp.Transport {
 	p := &pending{ids: map[string]bool{}, empty: make(chan struct{}, 1)}
