@@ -400,4 +400,13 @@ func TestMCPServeApprovalReaskedAfterCockpitRestart(t *testing.T) {
 	if res := call(); res.Meta["modbay/kind"] == "not_run" || res.Meta["modbay/kind"] == "authz" {
 		t.Fatalf("retry after the second cockpit's answer: %v %s", res.Meta, textOf(res))
 	}
+	// history show says whose client asked and who approved.
+	for _, r := range runsOf(t, home) {
+		if rec := recordOf(t, home, r.RunID); rec.Approved {
+			_, out, _ := run(t, "--home", home, "history", "show", r.RunID)
+			if !strings.Contains(out, "by mcp serve for the agent's client test") || !strings.Contains(out, "approved  by the second cockpit\n") {
+				t.Errorf("history show:\n%s", out)
+			}
+		}
+	}
 }
