@@ -338,7 +338,18 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	if rec.Pinned {
 		fmt.Fprint(w, ", pinned")
 	}
-	fmt.Fprintf(w, ")\nstarted   %s by %s\n", rec.Started.Local().Format(time.RFC3339), clean(rec.Source))
+	by := clean(rec.Source)
+	if rec.Client != "" {
+		by += " for the agent's client " + clean(rec.Client)
+	}
+	fmt.Fprintf(w, ")\nstarted   %s by %s\n", rec.Started.Local().Format(time.RFC3339), by)
+	if rec.Approved {
+		who := "the person (at modbay's prompt, or --yes)"
+		if rec.ApprovedBy != "" {
+			who = rec.ApprovedBy
+		}
+		fmt.Fprintf(w, "approved  by %s\n", clean(who))
+	}
 	if rec.RerunOf != "" {
 		fmt.Fprintf(w, "re-runs   %s\n", cleanID(rec.RerunOf))
 	}

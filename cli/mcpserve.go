@@ -123,7 +123,7 @@ func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 		SkillFolders: skillFolders(e.host.Config(), o.G.skills), SkillWritableRoots: writableRoots(e.host.Config()),
 		Sessions: filepath.Join(e.host.Config().ServeDir(), gateway.SessionsDir)})
 	if o.HTTP == "" {
-		return s.Run(ctx, gateway.Stdio(os.Stdin, os.Stdout), true)
+		return s.Run(ctx, s.Stdio(os.Stdin, os.Stdout), true)
 	}
 	token, err := gateway.Token(e.host.Config().ServeDir(), o.RotateToken)
 	if err != nil {

@@ -962,8 +962,13 @@ func TestMCPServeSeesInPlaceEdits(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the edited module ran before its changed tool was judged")
 	}
-	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 {
+	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 ||
+		!strings.Contains(out, "withheld (modbay --home "+home+" mcp pins accept loose_go)") {
 		t.Errorf("mcp pins: exit %d\n%s", code, out)
+	}
+	// A tool not pinned: the error says which home was looked in.
+	if code, _, errOut := run(t, "--home", home, "mcp", "pins", "accept", "no_such_tool"); code != ExitUsage || !strings.Contains(errOut, "(in the home "+home+")") {
+		t.Errorf("accept of a tool not pinned: exit %d %s", code, errOut)
 	}
 }
 
@@ -1200,5 +1205,44 @@ func TestMCPServeRefreshWithoutChangeIsQuiet(t *testing.T) {
 	case k := <-changed:
 		t.Errorf("a refresh that changed nothing sent %s/list_changed", k)
 	case <-time.After(3 * time.Second):
+	}
+}
+
+// TestMCPServeAnswersAllBeforeStdinEOF pipes requests with standard input
+// closed right after them (as printf | modbay mcp serve does): every
+// request read is answered before serve exits.
+func TestMCPServeAnswersAllBeforeStdinEOF(t *testing.T) {
+	home := demo(t)
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "--home", home, "mcp", "serve")
+	cmd.Env = append(os.Environ(), asModbayEnv+"=1")
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":"four","method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"no_such_tool"}}`,
+	}, "\n") + "\n")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve exited: %v (stderr %s)", err, errb.String())
+	}
+	got := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("stdout line is not a JSON-RPC message: %q", line)
+		}
+		got[string(msg.ID)] = true
+	}
+	for _, id := range []string{"1", "2", "3", `"four"`, "5"} {
+		if !got[id] {
+			t.Errorf("request %s not answered; answered %v", id, got)
+		}
 	}
 }

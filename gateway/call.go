@@ -133,6 +133,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
+	defer context.AfterFunc(s.eof, f.endFollowing)()
 	ro := runner.RunOptions{Approved: true, Events: f.event, Elicit: s.elicitor(req, st)}
 	res, err := history.Invoke(runCtx, s.opts.History, host, plan, begin, ro, nil)
 	st.spend(e, res)
@@ -226,7 +227,7 @@ func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, st *sess
 		return nil, by + " (for this session)"
 	}
 	s.notRun(plan, st, "not run: denied through "+by)
-	return toolError(string(modproto.KindAuthz), "", fmt.Sprintf("%s %s was denied through %s; nothing ran",
+	return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied through %s; nothing ran",
 		render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), ""
 }
 

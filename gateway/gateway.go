@@ -129,6 +129,10 @@ type Server struct {
 	runs   sync.WaitGroup
 	base   context.Context
 	cancel context.CancelFunc
+	// eof ends when standard input closed (Server.Stdio): calls stop
+	// following their jobs and answer with the handle.
+	eof    context.Context
+	eofEnd context.CancelFunc
 }
 
 // New builds a Server from opts, falling back to the config's mcp_serve:.
@@ -162,6 +166,7 @@ func New(opts Options) *Server {
 		s.opts.Discover = func(ctx context.Context) []*runner.Module { return s.host().Discover(ctx) }
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	s.eof, s.eofEnd = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{ListChanged: true},

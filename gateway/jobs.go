@@ -114,6 +114,7 @@ func (s *Server) jobWait(ctx context.Context, req *mcp.CallToolRequest, st *sess
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
+	defer context.AfterFunc(s.eof, f.endFollowing)()
 	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
 	res, err := s.host().ResumeJob(runCtx, m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(f.event)})
 	_, _ = run.Finish(res, err)
@@ -136,7 +137,7 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 	}
 	plan, err := s.opts.History.PlanCancel(s.host(), m, rec)
 	if errors.Is(err, history.ErrNoCancel) {
-		return toolError(string(modproto.KindNotRun), "", fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
+		return toolError(string(modproto.KindOf(CodeNoCancelCapability)), CodeNoCancelCapability, fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
 			render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability), render.SanitizeLine(rec.Job.ID)))
 	}
 	if err != nil {
