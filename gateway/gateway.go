@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -105,9 +106,11 @@ type Server struct {
 	// prompts and resources are the skills offered, by prompt name and URI.
 	prompts, resources map[string]offered
 	// transport is "stdio" or "http", as the sessions are listed; pubMu
-	// serializes their publication.
+	// serializes their publication; pubDue is set while a coalesced
+	// publication (sessionsChanged) waits to be written.
 	transport string
 	pubMu     sync.Mutex
+	pubDue    atomic.Bool
 	sessions  map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
