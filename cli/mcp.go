@@ -38,7 +38,9 @@ func (g *globals) addMCPServersFrom(host *runner.Host, cfg *config.Config, prev 
 	src := mcp.NewSourceFrom(cfg, nil, prev)
 	host.AddSource(src)
 	g.mcp = src
-	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
+	// The command is over and its answer printed: a server slow to exit
+	// is not waited out (mcp.ExitStopGrace).
+	g.cleanups = append(g.cleanups, func() { _ = src.CloseWithin(mcp.ExitStopGrace) })
 	return src
 }
 

@@ -173,7 +173,7 @@ func (d *Driver) SetRoots(roots map[string]string, cwd string) {
 	}
 	d.mu.Unlock()
 	if s != nil {
-		_ = s.close()
+		_ = s.close(StopGrace)
 	}
 }
 
@@ -342,7 +342,10 @@ func (d *Driver) Status() runner.Lifecycle {
 
 // Close ends the session and stops the server's process (stdin closed,
 // then the whole tree killed after StopGrace). It is idempotent.
-func (d *Driver) Close() error {
+func (d *Driver) Close() error { return d.CloseWithin(StopGrace) }
+
+// CloseWithin is Close giving the process grace to exit before the kill.
+func (d *Driver) CloseWithin(grace time.Duration) error {
 	d.connMu.Lock()
 	defer d.connMu.Unlock()
 	d.mu.Lock()
@@ -351,7 +354,7 @@ func (d *Driver) Close() error {
 	d.life = runner.Lifecycle{State: runner.LifecycleClosed}
 	d.mu.Unlock()
 	if s != nil {
-		return s.close()
+		return s.close(grace)
 	}
 	return nil
 }
@@ -374,11 +377,16 @@ func (s *session) ended() bool {
 	}
 }
 
-// close ends the session and its process.
-func (s *session) close() error {
+// close ends the session and its process, given grace to exit.
+func (s *session) close(grace time.Duration) error {
+	if s.proc != nil {
+		// watch stops the process as soon as the session ends, which
+		// closing it does: with this grace, not its own.
+		s.proc.grace.Store(int64(grace))
+	}
 	err := s.cs.Close()
 	if s.proc != nil {
-		s.proc.stop()
+		s.proc.stop(grace)
 	}
 	<-s.done
 	return err
@@ -417,7 +425,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	defer d.mu.Unlock()
 	if d.life.State == runner.LifecycleClosed {
 		if s != nil {
-			go s.close()
+			go s.close(StopGrace)
 		}
 		return nil, errors.New("the server's driver is closed")
 	}
@@ -448,7 +456,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 func (d *Driver) watch(s *session) {
 	_ = s.cs.Wait()
 	if s.proc != nil {
-		s.proc.stop()
+		s.proc.stop(time.Duration(s.proc.grace.Load()))
 	}
 	close(s.done)
 	d.mu.Lock()
@@ -550,7 +558,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			if status := s.proc.exitedEarly(); status != "" && !timedOut {
 				err = startFailure(status, d.stderr.String())
 			}
-			s.proc.stop()
+			s.proc.stop(StopGrace)
 		}
 		return nil, err
 	}

@@ -367,3 +367,29 @@ func TestContainedNoProcessLeft(t *testing.T) {
 		t.Errorf("status after Close: %+v", st)
 	}
 }
+
+// TestExitStopKillsALingeringServer: at a command's end (CloseWithin
+// ExitStopGrace) a server that does not exit once its stdin closes is
+// killed, not waited for, and its driver is closed.
+func TestExitStopKillsALingeringServer(t *testing.T) {
+	srv := testServer(t)
+	srv.Env[serverEnv] = serverLinger
+	f := newFixture(t, config.SandboxAuto, map[string]config.MCPServer{"test": srv})
+	m := f.module("test")
+	if res := f.run(m, "echo", `{"text":"x"}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("echo: %+v", res.Host)
+	}
+	d := f.src.Driver("test")
+	d.mu.Lock()
+	pid := d.sess.proc.cmd.Process.Pid
+	d.mu.Unlock()
+	if err := f.src.CloseWithin(ExitStopGrace); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("server pid %d still exists after CloseWithin (kill 0: %v)", pid, err)
+	}
+	if st := d.Status(); st.State != runner.LifecycleClosed {
+		t.Errorf("status after CloseWithin: %+v", st)
+	}
+}

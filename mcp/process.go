@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +21,12 @@ import (
 // StopGrace is how long a stdio server has to exit once its stdin is
 // closed (the MCP stdio shutdown) before its whole tree is killed.
 const StopGrace = 2 * time.Second
+
+// ExitStopGrace is StopGrace when the command that started the server
+// ends (Source.CloseWithin): its answer is already printed, and a one-shot
+// command does not wait out a server's slow exit (server-everything
+// takes about 350 ms) before it exits itself.
+const ExitStopGrace = 100 * time.Millisecond
 
 // process is a stdio server's contained process and its pipes.
 type process struct {
@@ -36,6 +43,10 @@ type process struct {
 	// state is the process's exit state, set before exited is closed.
 	state *os.ProcessState
 	once  sync.Once
+	// grace is how long the stop after its session ends waits for the
+	// process to exit, in nanoseconds: StopGrace unless the session was
+	// closed with another (session.close).
+	grace atomic.Int64
 }
 
 // startExitWait is how long a failed handshake waits for the server's
@@ -63,16 +74,18 @@ func (p *process) transport() sdk.Transport {
 	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
 }
 
-// stop closes the server's stdin, waits StopGrace for it to exit, kills
-// its whole tree (its PID namespace or process group) and removes the
-// session directory. It is idempotent and returns once the process was
-// reaped.
-func (p *process) stop() {
+// stop closes the server's stdin, waits up to grace for it to exit,
+// kills its whole tree (its PID namespace or process group) and removes
+// the session directory. It is idempotent and returns once the process
+// was reaped.
+func (p *process) stop(grace time.Duration) {
 	p.once.Do(func() {
 		_ = p.stdin.Close()
+		t := time.NewTimer(grace)
+		defer t.Stop()
 		select {
 		case <-p.exited:
-		case <-time.After(StopGrace):
+		case <-t.C:
 		}
 		// What the server started dies with it, whether it exited or not.
 		_ = p.proc.Kill()
@@ -183,6 +196,7 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 		return fail(fmt.Errorf("start %s: %w", path, err))
 	}
 	p := &process{cmd: cmd, proc: proc, enf: enf, stdin: inW, stdout: outR, dir: dir, exited: make(chan struct{})}
+	p.grace.Store(int64(StopGrace))
 	if shimmed {
 		p.interp = &interp
 	}

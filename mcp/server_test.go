@@ -23,13 +23,15 @@ import (
 )
 
 // serverEnv selects the server's behaviour: serverServe serves the tools,
-// serverCrash writes to stderr and exits before the handshake, serverHang
-// never answers it.
+// serverLinger serves them and stays once its stdin closes, serverCrash
+// writes to stderr and exits before the handshake, serverHang never
+// answers it.
 const (
-	serverEnv   = "MODBAY_MCP_TEST_SERVER"
-	serverServe = "serve"
-	serverCrash = "crash"
-	serverHang  = "hang"
+	serverEnv    = "MODBAY_MCP_TEST_SERVER"
+	serverServe  = "serve"
+	serverLinger = "linger"
+	serverCrash  = "crash"
+	serverHang   = "hang"
 )
 
 func TestMain(m *testing.M) {
@@ -40,6 +42,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case serverLinger:
+		_ = serve()
+		select {} // until killed
 	case serverRaw:
 		if err := serveRaw(); err != nil {
 			fmt.Fprintln(os.Stderr, "raw test server:", err)
