@@ -33,17 +33,22 @@ func main() {
 	n := flag.Int("n", 40, "calls (and direct runs) to take the median of")
 	sandbox := flag.String("sandbox", "auto", "config.yaml sandbox: for the serve process (auto, off), to split containment's share")
 	wrap := flag.String("wrap", "", "a command the serve process runs under, split at spaces (e.g. \"strace -c -f -o /tmp/s.txt\"), to profile it")
+	modbay := flag.String("modbay", "", "a modbay binary to measure instead of building this tree's (to compare two builds)")
 	bursts := flag.Bool("burst", true, "measure the bursts of 100 concurrent calls after the per-call median")
 	flag.Parse()
-	serveWrap = strings.Fields(*wrap)
+	serveWrap, modbayBin = strings.Fields(*wrap), *modbay
 	if err := run(*n, *sandbox, *bursts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/gateway:", err)
 		os.Exit(1)
 	}
 }
 
-// serveWrap is -wrap: argv put before the serve command.
-var serveWrap []string
+// serveWrap is -wrap: argv put before the serve command; modbayBin is
+// -modbay.
+var (
+	serveWrap []string
+	modbayBin string
+)
 
 func run(n int, sandbox string, bursts bool) error {
 	tmp, err := os.MkdirTemp("", "modbay-bench-gateway-")
@@ -52,6 +57,16 @@ func run(n int, sandbox string, bursts bool) error {
 	}
 	defer os.RemoveAll(tmp)
 	for _, b := range []struct{ out, pkg string }{{"modbay", "."}, {"benchmod", "./bench/internal/benchmod"}} {
+		if b.out == "modbay" && modbayBin != "" {
+			bin, err := os.ReadFile(modbayBin)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(tmp, "modbay"), bin, 0o755)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(tmp, b.out), b.pkg).CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
 		}
