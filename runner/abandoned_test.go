@@ -122,3 +122,21 @@ func TestRunDirOwner(t *testing.T) {
 		t.Errorf("%s: %v %v", d, fi.Mode(), err)
 	}
 }
+
+// TestReadProcFile: a /proc file read with plain system calls is the
+// whole file, past the first buffer too; a missing one is not-exist.
+func TestReadProcFile(t *testing.T) {
+	for _, p := range []string{"/proc/self/status", "/proc/self/maps"} {
+		b, err := readProcFile(p)
+		want, err2 := os.ReadFile(p)
+		if err != nil || err2 != nil || len(b) == 0 || string(b[:5]) != string(want[:5]) {
+			t.Errorf("%s: %d bytes (%v), want like %d bytes (%v)", p, len(b), err, len(want), err2)
+		}
+	}
+	if b, err := readProcFile("/proc/self/status"); err != nil || len(b) <= 512 {
+		t.Errorf("status: %d bytes, %v: want past the first 512", len(b), err)
+	}
+	if _, err := readProcFile("/proc/self/task/0/children"); !os.IsNotExist(err) {
+		t.Errorf("missing: %v", err)
+	}
+}
