@@ -48,3 +48,16 @@ func enterNetNS(share bool) bool {
 	_ = unix.Unshare(unix.CLONE_NEWNET)
 	return false
 }
+
+// Prepare starts making, in the background, what the first contained run
+// without the network would otherwise make on its own path: the probe's
+// answer and the shared network namespace. A one-shot command calls it as
+// soon as it knows it will run a module, so the namespace is made while it
+// plans. It does nothing where the shared namespace is not used.
+func Prepare() {
+	go func() {
+		if s := Probe(); s.Root && s.NetNS && s.Seccomp && !forceUserNS {
+			_, _ = sharedNetNS()
+		}
+	}()
+}

@@ -41,6 +41,7 @@ func TestSharedNetNS(t *testing.T) {
 		t.Skip("the shared network namespace is made as root with network namespaces and seccomp")
 	}
 	host := netNSOf(t, os.Getpid())
+	Prepare() // made in the background, or by the first run: one namespace either way
 	a, ea := startSleeper(t)
 	b, eb := startSleeper(t)
 	if a == host || a != b {
