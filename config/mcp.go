@@ -67,9 +67,10 @@ type MCPLimits struct {
 	// included, in bytes (0: the config's max_output_bytes when set,
 	// else MCPDefaultMaxOutputBytes); at most MCPMaxOutputBytes.
 	MaxOutputBytes int `yaml:"max_output_bytes,omitempty"`
-	// Limits are a stdio server's process limits, as the config's own
-	// `limits:` (which they replace for this server when any is set).
-	Limits `yaml:",inline"`
+	// Process are a stdio server's process limits, the config's own
+	// `limits:` keys written inline (they replace the config's for this
+	// server when any is set).
+	Process Limits `yaml:",inline"`
 }
 
 // MCP reply bounds (docs/protocol.md §14).

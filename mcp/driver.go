@@ -1,10 +1,3 @@
-// Package mcp makes MCP servers modules: each configured server
-// (config.yaml mcp_servers) is a module driven through runner.Driver, each
-// of its tools a capability, so planning, approval, grants, envelope and
-// artifact checks and staging stay the host's, whatever the source. It is built on the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk). The runner
-// never imports it: the commands and the cockpit add a Source to the host
-// (runner.Host.AddSource).
 package mcp
 
 import (
@@ -173,7 +166,7 @@ func (d *Driver) SetRoots(roots map[string]string, cwd string) {
 	}
 	d.mu.Unlock()
 	if s != nil {
-		_ = s.close(StopGrace)
+		_ = s.close()
 	}
 }
 
@@ -342,9 +335,11 @@ func (d *Driver) Status() runner.Lifecycle {
 
 // Close ends the session and stops the server's process (stdin closed,
 // then the whole tree killed after StopGrace). It is idempotent.
-func (d *Driver) Close() error { return d.CloseWithin(StopGrace) }
+func (d *Driver) Close() error { return d.CloseWithin(0) }
 
-// CloseWithin is Close giving the process grace to exit before the kill.
+// CloseWithin is Close giving the server only grace (0: StopGrace) to
+// exit once its stdin is closed: a command that has printed its answer
+// does not wait out a slow server's shutdown.
 func (d *Driver) CloseWithin(grace time.Duration) error {
 	d.connMu.Lock()
 	defer d.connMu.Unlock()
@@ -354,7 +349,10 @@ func (d *Driver) CloseWithin(grace time.Duration) error {
 	d.life = runner.Lifecycle{State: runner.LifecycleClosed}
 	d.mu.Unlock()
 	if s != nil {
-		return s.close(grace)
+		if s.proc != nil && grace > 0 {
+			s.proc.shorten(grace)
+		}
+		return s.close()
 	}
 	return nil
 }
@@ -377,16 +375,11 @@ func (s *session) ended() bool {
 	}
 }
 
-// close ends the session and its process, given grace to exit.
-func (s *session) close(grace time.Duration) error {
-	if s.proc != nil {
-		// watch stops the process as soon as the session ends, which
-		// closing it does: with this grace, not its own.
-		s.proc.grace.Store(int64(grace))
-	}
+// close ends the session and its process.
+func (s *session) close() error {
 	err := s.cs.Close()
 	if s.proc != nil {
-		s.proc.stop(grace)
+		s.proc.stop()
 	}
 	<-s.done
 	return err
@@ -425,7 +418,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	defer d.mu.Unlock()
 	if d.life.State == runner.LifecycleClosed {
 		if s != nil {
-			go s.close(StopGrace)
+			go s.close()
 		}
 		return nil, errors.New("the server's driver is closed")
 	}
@@ -456,7 +449,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 func (d *Driver) watch(s *session) {
 	_ = s.cs.Wait()
 	if s.proc != nil {
-		s.proc.stop(time.Duration(s.proc.grace.Load()))
+		s.proc.stop()
 	}
 	close(s.done)
 	d.mu.Lock()
@@ -558,7 +551,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			if status := s.proc.exitedEarly(); status != "" && !timedOut {
 				err = startFailure(status, d.stderr.String())
 			}
-			s.proc.stop(StopGrace)
+			s.proc.stop()
 		}
 		return nil, err
 	}
@@ -860,7 +853,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Beside, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 

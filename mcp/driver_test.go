@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -368,28 +370,27 @@ func TestContainedNoProcessLeft(t *testing.T) {
 	}
 }
 
-// TestExitStopKillsALingeringServer: at a command's end (CloseWithin
-// ExitStopGrace) a server that does not exit once its stdin closes is
-// killed, not waited for, and its driver is closed.
-func TestExitStopKillsALingeringServer(t *testing.T) {
+// A server that keeps running after its stdin ends is killed, tree and
+// all, once CloseWithin's grace is over: a command's exit leaves no
+// server behind without waiting out StopGrace.
+func TestCloseWithinKillsALingeringServer(t *testing.T) {
 	srv := testServer(t)
-	srv.Env[serverEnv] = serverLinger
-	f := newFixture(t, config.SandboxAuto, map[string]config.MCPServer{"test": srv})
-	m := f.module("test")
-	if res := f.run(m, "echo", `{"text":"x"}`, runner.RunOptions{}); !res.OK() {
-		t.Fatalf("echo: %+v", res.Host)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	srv.Env = map[string]string{serverEnv: serverLinger, lingerPIDEnv: pidFile}
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	f.module("test") // connects: the server lists its tools
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	d := f.src.Driver("test")
-	d.mu.Lock()
-	pid := d.sess.proc.cmd.Process.Pid
-	d.mu.Unlock()
-	if err := f.src.CloseWithin(ExitStopGrace); err != nil {
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.src.CloseWithin(10 * time.Millisecond); err != nil {
 		t.Logf("close: %v", err)
 	}
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("server pid %d still exists after CloseWithin (kill 0: %v)", pid, err)
-	}
-	if st := d.Status(); st.State != runner.LifecycleClosed {
-		t.Errorf("status after CloseWithin: %+v", st)
+		t.Errorf("the server (pid %d) outlived CloseWithin: kill 0 says %v", pid, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,15 +24,17 @@ import (
 )
 
 // serverEnv selects the server's behaviour: serverServe serves the tools,
-// serverLinger serves them and stays once its stdin closes, serverCrash
-// writes to stderr and exits before the handshake, serverHang never
-// answers it.
+// serverCrash writes to stderr and exits before the handshake, serverHang
+// never answers it.
 const (
-	serverEnv    = "MODBAY_MCP_TEST_SERVER"
-	serverServe  = "serve"
+	serverEnv   = "MODBAY_MCP_TEST_SERVER"
+	serverServe = "serve"
+	serverCrash = "crash"
+	serverHang  = "hang"
+	// serverLinger serves, then keeps running after its stdin ends; it
+	// writes its pid to the file lingerPIDEnv names.
 	serverLinger = "linger"
-	serverCrash  = "crash"
-	serverHang   = "hang"
+	lingerPIDEnv = "MODBAY_MCP_TEST_PID"
 )
 
 func TestMain(m *testing.M) {
@@ -42,9 +45,6 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case serverLinger:
-		_ = serve()
-		select {} // until killed
 	case serverRaw:
 		if err := serveRaw(); err != nil {
 			fmt.Fprintln(os.Stderr, "raw test server:", err)
@@ -57,6 +57,11 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case serverLinger:
+		// Serves, then outlives its stdin's end: only the kill stops it.
+		_ = os.WriteFile(os.Getenv(lingerPIDEnv), []byte(strconv.Itoa(os.Getpid())), 0o600)
+		_ = serve()
+		select {}
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)

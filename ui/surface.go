@@ -544,7 +544,7 @@ func (m *Model) surfaceEvent(msg surfaceEvent) tea.Cmd {
 			m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 			return graceEnds()
 		}
-		return m.startRun(msg.plan, true)
+		return m.startRun(msg.plan, msg.plan.NeedsApproval()) // covered by the session
 	}
 	return nil
 }
@@ -653,5 +653,5 @@ func (m *Model) showRead(id string, res *runner.Result) tea.Cmd {
 	if !res.OK() || len(res.Artifacts) != 1 {
 		return nil
 	}
-	return m.open(screenViewer, viewerArg{reqID: id, art: res.Artifacts[0], siblings: res.Artifacts})
+	return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: res.Artifacts[0], siblings: res.Artifacts})
 }
