@@ -244,6 +244,7 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(&refusal{Outcome: outcomeUsage, Code: codeOf(err), Message: err.Error(), Err: err})
 	}
+	e.host.PrepareContainment() // while the module is loaded and planned
 	if o.Refresh && o.G.mcp != nil {
 		if d := o.G.mcp.Driver(o.ModuleRef); d != nil {
 			d.Refresh()

@@ -91,12 +91,12 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	st.calls++
 	st.running++
 	st.mu.Unlock()
-	s.publishSessions()
+	s.sessionsChanged()
 	defer func() {
 		st.mu.Lock()
 		st.running--
 		st.mu.Unlock()
-		s.publishSessions()
+		s.sessionsChanged()
 	}()
 	args := json.RawMessage(req.Params.Arguments)
 	if len(args) == 0 || string(args) == "null" {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -119,9 +120,11 @@ type Server struct {
 	// (JSON), so a refresh adds and removes only what changed (refreshMu).
 	servedPrompts, servedResources map[string]string
 	// transport is "stdio" or "http", as the sessions are listed; pubMu
-	// serializes their publication.
+	// serializes their publication; pubDue is set while a coalesced
+	// publication (sessionsChanged) waits to be written.
 	transport string
 	pubMu     sync.Mutex
+	pubDue    atomic.Bool
 	sessions  map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which

@@ -40,6 +40,26 @@ type LiveSession struct {
 	Transport string `json:"transport"`
 }
 
+// sessionsPublishDelay is how long a call's change to its session's counts
+// (sessionsChanged) waits before the sessions file is written: the changes
+// of calls that start and end within it are written once, off the call's
+// path. The cockpit's list of sessions lags by at most this.
+const sessionsPublishDelay = 100 * time.Millisecond
+
+// sessionsChanged publishes the live sessions within sessionsPublishDelay,
+// once for every change made until then: a tool call's counts change twice
+// per call, and writing the file (a new inode and a rename) on each was a
+// measurable share of a call's host overhead.
+func (s *Server) sessionsChanged() {
+	if s.opts.Sessions == "" || !s.pubDue.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(sessionsPublishDelay, func() {
+		s.pubDue.Store(false)
+		s.publishSessions()
+	})
+}
+
 // publishSessions writes this process's live sessions for the cockpit
 // (atomically; nothing when Options.Sessions is ""). Errors are ignored:
 // a session never fails for want of being listed.

@@ -65,14 +65,11 @@ func (h *Host) stageBlocks(b *stageBudget, blocks []ContentBlock, arts []modprot
 		return []artifactFailure{{confinement: confinement, index: offset + i, v: modproto.ValidationError{
 			Path: fmt.Sprintf("execution.artifacts[%d]", offset+i), Detail: fmt.Sprintf(f, args...)}}}
 	}
-	dir, err := os.MkdirTemp("", "modbay-run-")
+	dir, err := newRunDir()
 	if err != nil {
 		return nil, fail(0, false, "content blocks: create the run directory: %v", err)
 	}
 	defer RemoveTree(dir)
-	if err := recordRunOwner(dir); err != nil {
-		return nil, fail(0, false, "content blocks: record the run's host: %v", err)
-	}
 	root := filepath.Join(canonical(dir), ContentRoot)
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return nil, fail(0, false, "content blocks: create the content root: %v", err)

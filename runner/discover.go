@@ -225,7 +225,8 @@ func (h *Host) Redescribe(ctx context.Context, m *Module) *Module {
 // Changed reports whether m's files changed since m was described: its
 // driver's fingerprint now differs from m.Fingerprint (an edit to the
 // executable or to a file of its directory, a launcher's script). It
-// hashes the executable: call it from a command, not a UI's Update.
+// stats the executable and lists its directory: call it from a command,
+// not a UI's Update.
 // False when m carries no fingerprint (nothing to compare).
 func (h *Host) Changed(m *Module) bool {
 	if m == nil || m.Fingerprint == "" {

@@ -28,8 +28,8 @@ type Driver interface {
 
 	// Fingerprint identifies exactly what Describe would describe now, for
 	// the describe cache (docs/protocol.md §18): a process gives its
-	// executable's sha256 and, in its own module directory, the listing
-	// of the files beside it. "" with a nil error
+	// executable's stat (device, inode, size, mtime, ctime) and, in its
+	// own module directory, the listing of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached
 	// this time. It runs nothing.
 	Fingerprint() (string, error)
