@@ -72,14 +72,14 @@ var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 // used, naming it.
 func (t Theme) check() error {
 	if t.Name != "" && !slices.Contains(ThemeNames, t.Name) {
-		return fmt.Errorf("name: %q is not one of %s", t.Name, strings.Join(ThemeNames, ", "))
+		return &atError{[]string{"name"}, fmt.Sprintf("name: %q is not one of %s", t.Name, strings.Join(ThemeNames, ", "))}
 	}
 	for _, name := range sortedKeys(t.Colors) {
 		if !slices.Contains(ThemeColors, name) {
-			return fmt.Errorf("colors: %q is not a colour of the palette (%s)", name, strings.Join(ThemeColors, ", "))
+			return &atError{[]string{"colors", name}, fmt.Sprintf("colors: %q is not a colour of the palette (%s)", name, strings.Join(ThemeColors, ", "))}
 		}
 		if !validColor(t.Colors[name]) {
-			return fmt.Errorf("colors.%s: %q is not a colour (#rrggbb, #rgb or 0–255)", name, t.Colors[name])
+			return &atError{[]string{"colors", name}, fmt.Sprintf("colors.%s: %q is not a colour (#rrggbb, #rgb or 0–255)", name, t.Colors[name])}
 		}
 	}
 	return nil
@@ -102,22 +102,22 @@ func checkKeys(keys map[string]string) error {
 	for _, action := range sortedKeys(keys) {
 		k := keys[action]
 		if !slices.Contains(KeyActions, action) {
-			return fmt.Errorf("%q is not an action that can be rebound (%s)", action, strings.Join(KeyActions, ", "))
+			return &atError{[]string{action}, fmt.Sprintf("%q is not an action that can be rebound (%s)", action, strings.Join(KeyActions, ", "))}
 		}
 		if !validKey(k) {
-			return fmt.Errorf("%s: %q is not a key (one character, or a name such as ctrl+o, alt+j, f2)", action, k)
+			return &atError{[]string{action}, fmt.Sprintf("%s: %q is not a key (one character, or a name such as ctrl+o, alt+j, f2)", action, k)}
 		}
 		if slices.Contains(reservedKeys, k) {
-			return fmt.Errorf("%s: %q moves or answers in every list and form; choose another key", action, k)
+			return &atError{[]string{action}, fmt.Sprintf("%s: %q moves or answers in every list and form; choose another key", action, k)}
 		}
 		if other, ok := by[k]; ok {
-			return fmt.Errorf("%s: %q is already the key of %s", action, k, other)
+			return &atError{[]string{action}, fmt.Sprintf("%s: %q is already the key of %s", action, k, other)}
 		}
 		// Another binding of the action's screens, unless it is the
 		// default key of an action rebound away from it.
 		if what, ok := ScreenKeys[action][k]; ok {
 			if other, freed := defaultKeyOf[k]; !freed || keys[other] == "" || keys[other] == k {
-				return fmt.Errorf("%s: %q is already the key of %q where %s is bound; choose another key", action, k, what, action)
+				return &atError{[]string{action}, fmt.Sprintf("%s: %q is already the key of %q where %s is bound; choose another key", action, k, what, action)}
 			}
 		}
 		by[k] = action

@@ -29,12 +29,12 @@ func TestThemeAndKeys(t *testing.T) {
 		t.Fatalf("E freed by editor's rebind: %v", err)
 	}
 	for _, tc := range []struct{ yaml, msg string }{
-		{"theme:\n  name: solarized\n", `:1: theme: name: "solarized" is not one of auto, dark, light, none, ascii`},
+		{"theme:\n  name: solarized\n", `:2:9: theme: name: "solarized" is not one of auto, dark, light, none, ascii`},
 		{"theme:\n  colors:\n    accent: \"#fff\"\n", `theme: colors: "accent" is not a colour of the palette`},
 		{"theme:\n  colors:\n    danger: red\n", `theme: colors.danger: "red" is not a colour`},
 		{"theme:\n  colors:\n    danger: \"256\"\n", `colors.danger: "256" is not a colour`},
 		{"theme:\n  font: mono\n", `unknown field "font"`},
-		{"keys:\n  launch: x\n", `:1: keys: "launch" is not an action that can be rebound (quit, help, activity, jump, pager, editor)`},
+		{"keys:\n  launch: x\n", `:2:11: keys: "launch" is not an action that can be rebound (quit, help, activity, jump, pager, editor)`},
 		{"keys:\n  quit: xy\n", `keys: quit: "xy" is not a key`},
 		{"keys:\n  jump: j\n", `keys: jump: "j" moves or answers in every list and form`},
 		{"keys:\n  jump: f4\n  quit: f4\n", `keys: quit: "f4" is already the key of jump`},
