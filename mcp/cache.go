@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +55,11 @@ type listState struct {
 	// Hints are the tools' annotations as given, by tool name, for the
 	// approval of a cached list's tools.
 	Hints map[string]runner.ToolHints `json:"hints,omitempty"`
+	// Session is what the server said as its last session started.
+	Session *ServerSession `json:"session,omitempty"`
+	// LogLevel is the log level the person last chose for the server
+	// (SetLogLevel), one of LogLevels; "" when never chosen.
+	LogLevel string `json:"log_level,omitempty"`
 	// Broken is the last failed connect, while it holds this entry back
 	// (brokenBackoff); nil after a connect that worked or a refresh.
 	Broken *brokenState `json:"broken,omitempty"`
@@ -204,6 +210,19 @@ func (d *Driver) keepHints(h map[string]runner.ToolHints) {
 	d.writeState(st)
 }
 
+// loadLogLevel takes the level the person last chose (the state file's)
+// when this process has chosen none.
+func (d *Driver) loadLogLevel() {
+	d.stateMu.Lock()
+	st := d.readState()
+	d.stateMu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.logLevel == "" && slices.Contains(LogLevels, st.LogLevel) {
+		d.logLevel = st.LogLevel
+	}
+}
+
 // keepCatalog stores c with the state, for the cached list.
 func (d *Driver) keepCatalog(c *Catalog) {
 	d.stateMu.Lock()
@@ -249,6 +268,12 @@ func (d *Driver) Fingerprint() (string, error) {
 	}
 	if d.hints == nil {
 		d.hints = st.Hints
+	}
+	if d.logLevel == "" && slices.Contains(LogLevels, st.LogLevel) {
+		d.logLevel = st.LogLevel
+	}
+	if d.started == nil {
+		d.started = st.Session
 	}
 	d.mu.Unlock()
 	entry, err := json.Marshal(d.entry())

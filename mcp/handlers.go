@@ -62,6 +62,7 @@ func (d *Driver) log(raw json.RawMessage) {
 	}
 	e := LogEntry{At: time.Now(), Level: string(p.Level), Text: text}
 	d.mu.Lock()
+	e.Gen = d.gen
 	d.logs = append(d.logs, e)
 	if over := len(d.logs) - MaxKeptLogs; over > 0 {
 		d.logs = slices.Delete(d.logs, 0, over)
@@ -86,6 +87,8 @@ type LogEntry struct {
 	// Text is "logger: data" (data as JSON unless a string); raw,
 	// sanitize to show.
 	Text string
+	// Gen is the server process that sent it (one per start).
+	Gen int
 }
 
 // Logs is a copy of the server's last MaxKeptLogs log messages, oldest
@@ -96,14 +99,23 @@ func (d *Driver) Logs() []LogEntry {
 	return slices.Clone(d.logs)
 }
 
-// LogLines is the server's last n log messages as lines, oldest first:
-// "15:04:05 level text", raw (sanitize to show). It does no I/O.
+// RestartMarker is the line LogLines puts between the messages of two
+// server processes.
+const RestartMarker = "── the server restarted ──"
+
+// LogLines is the server's last n log messages as lines, newest first:
+// "15:04:05 level text", raw (sanitize to show), with RestartMarker
+// between those of two processes. It does no I/O.
 func (d *Driver) LogLines(n int) []string {
 	logs := d.Logs()
 	logs = logs[max(len(logs)-n, 0):]
-	out := make([]string, len(logs))
-	for i, e := range logs {
-		out[i] = e.At.Local().Format("15:04:05") + " " + e.Level + " " + e.Text
+	out := make([]string, 0, len(logs))
+	for i := len(logs) - 1; i >= 0; i-- {
+		e := logs[i]
+		if i < len(logs)-1 && logs[i+1].Gen != e.Gen {
+			out = append(out, RestartMarker)
+		}
+		out = append(out, e.At.Local().Format("15:04:05")+" "+e.Level+" "+e.Text)
 	}
 	return out
 }
@@ -115,8 +127,9 @@ var LogLevels = config.MCPLogLevels
 // entry's log_level set one.
 const DefaultLogLevel = "info"
 
-// LogLevel is the level the server is asked to log at: SetLogLevel's,
-// else the entry's log_level, else DefaultLogLevel.
+// LogLevel is the level the server is asked to log at: SetLogLevel's
+// (kept in the server's state file, so a later modbay invoke asks for it
+// too), else the entry's log_level, else DefaultLogLevel.
 func (d *Driver) LogLevel() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -127,6 +140,19 @@ func (d *Driver) LogLevel() string {
 		return d.srv.LogLevel
 	}
 	return DefaultLogLevel
+}
+
+// LogsDeclared reports whether the connected server declared MCP's
+// logging capability (known false before a session). No I/O.
+func (d *Driver) LogsDeclared() (declared, known bool) {
+	d.mu.Lock()
+	s := d.sess
+	d.mu.Unlock()
+	if s == nil || s.cs == nil {
+		return false, false
+	}
+	ir := s.cs.InitializeResult()
+	return ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil, ir != nil
 }
 
 // SetLogLevel asks the server to send log messages at level and above
@@ -141,6 +167,11 @@ func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
 	d.logLevel = level
 	s := d.sess
 	d.mu.Unlock()
+	d.stateMu.Lock()
+	st := d.readState()
+	st.LogLevel = level
+	d.writeState(st)
+	d.stateMu.Unlock()
 	if s == nil {
 		return nil
 	}
@@ -334,8 +365,22 @@ func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return err
 }
 
-// record encodes m once for every call in flight that records.
+// Bounds of the start-up frames kept for a session's first call.
+const (
+	maxStartFrames     = 16
+	maxStartFrameBytes = 64 << 10
+)
+
+// record encodes m once for every call in flight that records, and keeps
+// it while the session starts (dial), for its first call (takeStartFrames).
 func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
+	d.mu.Lock()
+	if d.capturing && len(d.startFrames) < maxStartFrames {
+		if b, err := jsonrpc.EncodeMessage(m); err == nil && len(b) <= maxStartFrameBytes {
+			d.startFrames = append(d.startFrames, runner.Frame{At: time.Now(), Direction: dir, Kind: runner.FrameJSONRPC, Data: b})
+		}
+	}
+	d.mu.Unlock()
 	var data []byte
 	for _, f := range d.calls() {
 		if !f.call.Recording() {
@@ -352,8 +397,13 @@ func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
 	}
 }
 
-// toolSchemas are one tool's schemas as the server wrote them.
-type toolSchemas struct{ in, out json.RawMessage }
+// toolSchemas are one tool's schemas as the server wrote them, and its
+// readOnlyHint as given (nil when absent: the SDK's field is a plain bool,
+// which cannot tell a given false from none).
+type toolSchemas struct {
+	in, out  json.RawMessage
+	readOnly *bool
+}
 
 // keepToolSchemas keeps, while list runs, each tool's inputSchema and
 // outputSchema bytes from a tools/list result: the SDK decodes them into
@@ -372,6 +422,9 @@ func (d *Driver) keepToolSchemas(result json.RawMessage) {
 			Name         string          `json:"name"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  *struct {
+				ReadOnlyHint *bool `json:"readOnlyHint"`
+			} `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &page) != nil {
@@ -383,6 +436,10 @@ func (d *Driver) keepToolSchemas(result json.RawMessage) {
 		if d.listed == nil || len(d.listed) > MaxTools {
 			return
 		}
-		d.listed[t.Name] = toolSchemas{in: t.InputSchema, out: t.OutputSchema}
+		ts := toolSchemas{in: t.InputSchema, out: t.OutputSchema}
+		if t.Annotations != nil {
+			ts.readOnly = t.Annotations.ReadOnlyHint
+		}
+		d.listed[t.Name] = ts
 	}
 }

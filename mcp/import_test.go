@@ -184,8 +184,8 @@ func TestImportPlaceNodeModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Place(filepath.Join(t.TempDir(), "claude_desktop_config.json"))
-	if r := f.Servers[0].Server.Roots; len(r) != 1 || r[nm] != config.RootRO {
-		t.Errorf("roots %v, want %s ro", r, nm)
+	if s := f.Servers[0].Server; len(s.Roots) != 0 || len(s.Needs) != 1 || s.Needs[nm] != config.RootRO {
+		t.Errorf("roots %v needs %v, want no root and the need %s ro", s.Roots, s.Needs, nm)
 	}
 }
 
@@ -230,8 +230,8 @@ func TestImportPlace(t *testing.T) {
 	if !strings.Contains(strings.Join(by["fs"].Notes, "\n"), "${workspaceFolder} written as "+proj) {
 		t.Errorf("fs notes %q", by["fs"].Notes)
 	}
-	if r := by["tool"].Server.Roots; len(r) != 1 || r[pkg] != config.RootRO {
-		t.Errorf("tool roots %v, want its package folder ro", r)
+	if s := by["tool"].Server; len(s.Roots) != 0 || len(s.Needs) != 1 || s.Needs[pkg] != config.RootRO {
+		t.Errorf("tool roots %v needs %v, want its package folder a ro need, not a root", s.Roots, s.Needs)
 	}
 	notes := strings.Join(by["remote"].Notes, "\n")
 	if !strings.Contains(notes, "user and password") || !strings.Contains(notes, "key=…") || strings.Contains(notes, "hunter2") {

@@ -135,15 +135,27 @@ func deriveRoots(im *Imported) {
 	if s.Transport() != "stdio" {
 		return
 	}
+	// A folder an argument names is the server's data (a root, told to
+	// it); a script's package is what it needs to start (a need, not told).
 	add := func(path, mode, why string) {
-		if s.Roots == nil {
-			s.Roots = map[string]string{}
-		}
 		if _, ok := s.Roots[path]; ok {
 			return
 		}
+		if s.Roots == nil {
+			s.Roots = map[string]string{}
+		}
 		s.Roots[path] = mode
 		im.Notes = append(im.Notes, fmt.Sprintf("root %s (%s): %s", path, mode, why))
+	}
+	need := func(path, mode, why string) {
+		if _, ok := s.Needs[path]; ok {
+			return
+		}
+		if s.Needs == nil {
+			s.Needs = map[string]string{}
+		}
+		s.Needs[path] = mode
+		im.Notes = append(im.Notes, fmt.Sprintf("need %s (%s): %s (in its sandbox, not announced as an MCP root)", path, mode, why))
 	}
 	for _, a := range s.Args {
 		if !filepath.IsAbs(a) || strings.Contains(a, "${") {
@@ -158,9 +170,9 @@ func deriveRoots(im *Imported) {
 		case slices.Contains(scriptExts, filepath.Ext(p)):
 			top := packageTop(p)
 			if nm := nodeModulesAbove(top); nm != "" {
-				add(nm, config.RootRO, "the server's package and the packages it imports beside it, which it needs just to start")
+				need(nm, config.RootRO, "the server's package and the packages it imports beside it, which it needs just to start")
 			} else {
-				add(top, config.RootRO, "the server's own files, which it needs just to start")
+				need(top, config.RootRO, "the server's own files, which it needs just to start")
 			}
 		}
 	}
@@ -244,7 +256,7 @@ func npxRecipe(im *Imported) {
 		return
 	}
 	im.Notes = append(im.Notes, "npx needs, just to start, the network and an npm cache it can write and run programs from; neither is granted here. "+
-		"Either add network: true, env PATH, HOME and npm_config_cache, and that cache as an rwx root, or install it once: "+
+		"Either add network: true, env PATH, HOME and npm_config_cache, and that cache under needs: (rwx), or install it once: "+
 		"npm install --prefix ~/mcp/"+im.ID+" "+pkg+" and make command node with args naming its entry point under ~/mcp/"+im.ID+"/node_modules (docs/mcp.md)")
 }
 
@@ -253,7 +265,7 @@ func IsNpx(srv config.MCPServer) bool { return filepath.Base(srv.Command) == "np
 
 // GrantNpxStart gives npx server im what npx needs just to start, as the
 // person agreed: the network for the server's life, PATH and HOME from the
-// host, and the npm cache under home (npm_config_cache) as an rwx root.
+// host, and the npm cache under home (npm_config_cache) as an rwx need.
 func GrantNpxStart(im *Imported, home string) {
 	s := &im.Server
 	cache := filepath.Join(home, ".npm")
@@ -266,9 +278,9 @@ func GrantNpxStart(im *Imported, home string) {
 			s.Env[k] = v
 		}
 	}
-	if s.Roots == nil {
-		s.Roots = map[string]string{}
+	if s.Needs == nil {
+		s.Needs = map[string]string{}
 	}
-	s.Roots[cache] = config.RootRWX
-	im.Notes = append(im.Notes, "granted, as you answered: network: true, env PATH, HOME and npm_config_cache, and "+cache+" as an rwx root")
+	s.Needs[cache] = config.RootRWX
+	im.Notes = append(im.Notes, "granted, as you answered: network: true, env PATH, HOME and npm_config_cache, and "+cache+" as an rwx need (in its sandbox, not announced as an MCP root)")
 }

@@ -107,6 +107,10 @@ func (h *Host) stageBlocks(b *stageBudget, blocks []ContentBlock, arts []modprot
 	return out, fails
 }
 
+// ErrNoOneToAsk comes with the decline of a request made where no one
+// can answer (no terminal, no elicitor).
+var ErrNoOneToAsk = errors.New("no one to ask: no terminal to answer on")
+
 // hostElicitor wraps the caller's Elicitor with the host's rules for
 // requests to the person: a request over MaxElicitationBytes or with a
 // schema that is not JSON is declined unasked; with no one to ask every
@@ -127,7 +131,7 @@ func hostElicitor(ask Elicitor) Elicitor {
 			return decline, errors.New("elicitation declined: its schema is not JSON")
 		}
 		if ask == nil {
-			return decline, nil
+			return decline, ErrNoOneToAsk
 		}
 		if err := ctx.Err(); err != nil {
 			return cancel, err

@@ -161,7 +161,7 @@ func (c *Call) Listening() bool { return c.events != nil }
 // elicitation) and blocks until the answer, ctx's end, or the person's
 // refusal. Host bounds the request (MaxElicitationBytes) and declines one
 // over the bound (ElicitDecline with an error) or when no one can answer
-// (ElicitDecline, nil); it validates accepted content against e.Schema
+// (ElicitDecline, ErrNoOneToAsk); it validates accepted content against e.Schema
 // before the driver sees it, and an answer it refuses comes back as
 // ElicitCancel with a non-nil error (*InputError for content that breaks
 // the schema).
