@@ -11,6 +11,7 @@ import (
 
 	"modbay/history"
 	"modbay/internal/words"
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -456,12 +457,35 @@ func resultWord(res *runner.Result) string {
 	switch {
 	case res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Host != nil:
 		return "detached"
+	case jobEndWord(res) != "":
+		return jobEndWord(res)
 	case res.Host != nil:
 		return render.SanitizeLine(res.Host.Code)
 	case res.Envelope != nil && res.Envelope.OK:
 		return "ok"
 	}
 	return "error"
+}
+
+// jobEndWord is the word of a job that ended other than well, by its
+// state ("cancelled", "failed", "error"): a poll that answered ok about a
+// cancelled job is not an ok run. "" for no job or one that succeeded.
+func jobEndWord(res *runner.Result) string {
+	if res.Job == nil || !runner.IsTerminalJobState(res.Job.State) {
+		return ""
+	}
+	switch st := res.Job.State; st {
+	case "cancelled", "failed", "error":
+		return st
+	}
+	return ""
+}
+
+// stoppedFollowing reports whether res is a job whose polling this
+// cockpit stopped while the job goes on (docs/protocol.md §16).
+func stoppedFollowing(res *runner.Result) bool {
+	return res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Host != nil &&
+		res.Host.Code == modproto.CodeCancelled
 }
 
 // historyActivity is the history's jobs in flight that no run of this
