@@ -82,7 +82,9 @@ func TestHostileDiskStaging(t *testing.T) {
 // files at limits.write_mb, killed while it runs or judged once it
 // exited; the enforcement record lists both.
 func TestHostileDiskWrites(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the write bound's trigger is the filesystem's growth
+	// (statfs), and files other tests delete meanwhile can hide a run's
+	// growth from it (docs/containment.md "Writes").
 	f := containedFixture(t)
 	f.cfg.Limits.FileSizeMB, f.cfg.Limits.WriteMB = 2, 4
 
