@@ -1168,13 +1168,29 @@ func TestMCPServeProxiedLogsAndRoots(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("toggle-simulated-logging: %v %s", err, textOf(res))
 	}
-	select {
-	case l := <-logs:
-		if l.Logger != "everything" || !strings.Contains(fmt.Sprint(l.Data), "message") {
-			t.Errorf("forwarded log: %+v", l)
+	// Logs are forwarded during a call; the server logs every few seconds at
+	// a random level (debug is filtered at its default), so a few calls
+	// that last 6 s each give it several chances.
+	var got *mcp.LoggingMessageParams
+	for i := 0; i < 4 && got == nil; i++ {
+		select {
+		case got = <-logs:
+			continue
+		default:
 		}
-	case <-time.After(10 * time.Second):
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_trigger-long-running-operation", Arguments: map[string]any{"duration": 6, "steps": 3}})
+		if err != nil || res.IsError {
+			t.Fatalf("trigger-long-running-operation: %v %s", err, textOf(res))
+		}
+		select {
+		case got = <-logs:
+		case <-time.After(time.Second):
+		}
+	}
+	if got == nil {
 		t.Error("the server's log message did not reach the client")
+	} else if got.Logger != "everything" || !strings.Contains(fmt.Sprint(got.Data), "message") {
+		t.Errorf("forwarded log: %+v", got)
 	}
 	roots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_get-roots-list", Arguments: map[string]any{}})
 	if err != nil || roots.IsError || !strings.Contains(textOf(roots), prefix) {
