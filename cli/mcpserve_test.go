@@ -1264,3 +1264,38 @@ func TestMCPServeAnswersAllBeforeStdinEOF(t *testing.T) {
 		}
 	}
 }
+
+// Project skills come from the workspace serve was given, not from the
+// folder the client started it in (this test's, the repository's).
+func TestMCPServeSkillsFollowTheWorkspace(t *testing.T) {
+	home := demo(t)
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".agents", "skills", "ws-only")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: ws-only\ndescription: A skill of the workspace's project.\n---\nUse it.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for p, err := range cs.Prompts(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if got := names(serveSession(t, home, nil, "--workspace", ws)); !slices.Contains(got, "skill_ws-only") {
+		t.Errorf("prompts with --workspace %s: %v", ws, got)
+	}
+	// Without --workspace, the home's workspace: the skill is not there.
+	if got := names(serveSession(t, home, nil)); slices.Contains(got, "skill_ws-only") {
+		t.Errorf("prompts without --workspace: %v", got)
+	}
+	// modbay skills lists what serve offers for the same --workspace.
+	if code, out, stderr := run(t, "--home", home, "--workspace", ws, "skills", "list"); code != 0 || !strings.Contains(out, "ws-only") {
+		t.Errorf("skills list --workspace: exit %d %s %s", code, out, stderr)
+	}
+}

@@ -264,7 +264,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	}
 	profile, noColor := o.IO.cockpitColors(o.G.noColor)
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist, Theme: cfg.Theme, Keys: cfg.Keys,
-		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
+		SkillFolders: skillFolders(cfg, o.G), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
 		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
 }
@@ -378,7 +378,7 @@ func (g *globals) reloader(e *env) func(context.Context) (*ui.Reloaded, error) {
 		cur = next
 		cfg = next.host.Config()
 		return &ui.Reloaded{Backend: next.host, Workspace: cfg.Workspace, Banner: next.banner,
-			SkillFolders: skillFolders(cfg, g.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)}, nil
+			SkillFolders: skillFolders(cfg, g), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)}, nil
 	}
 }
 
