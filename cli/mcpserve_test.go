@@ -1299,3 +1299,54 @@ func TestMCPServeSkillsFollowTheWorkspace(t *testing.T) {
 		t.Errorf("skills list --workspace: exit %d %s %s", code, out, stderr)
 	}
 }
+
+// A long job of a built-in example (a home without modules), started
+// through serve and left running once the call's follow bound passed, is
+// listed and waited for from the CLI: jobs list prints the line that
+// resumes it, and that very line polls it to its end.
+func TestMCPServeExampleJobWaitedFromTheCLI(t *testing.T) {
+	home := t.TempDir() // no modules: the built-in examples are served
+	ws := t.TempDir()
+	cs := serveSession(t, home, nil, "--follow", "300ms", "--workspace", ws)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	runID, _ := sc["run_id"].(string)
+	if res.IsError || runID == "" || sc["following"] != false {
+		t.Fatalf("want the job's handle: %s %v", textOf(res), sc)
+	}
+	// Another session (each Inspector CLI command starts its own serve)
+	// may not follow it, and says how a person does.
+	other := serveSession(t, home, nil, "--workspace", ws)
+	w, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "modbay_job_wait", Arguments: map[string]any{"run_id": runID}})
+	if err != nil || !w.IsError || w.Meta["modbay/code"] != "unknown_job" || !strings.Contains(textOf(w), "--examples jobs wait "+runID) {
+		t.Errorf("another session's job wait: %v %s %v", err, textOf(w), w.Meta)
+	}
+	code, out, stderr := run(t, "--home", home, "jobs", "list")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, runID) {
+			line = l
+		}
+	}
+	_, wait, ok := strings.Cut(line, "(not polled: ")
+	if code != 0 || !ok || !strings.HasSuffix(wait, ")") {
+		t.Fatalf("jobs list: exit %d %s\n%s", code, stderr, out)
+	}
+	words := strings.Fields(strings.TrimSuffix(wait, ")"))
+	if words[0] != "modbay" || !slices.Contains(words, "--examples") || !slices.Contains(words, ws) || words[len(words)-1] != runID {
+		t.Fatalf("the resume line %q", wait)
+	}
+	code, out, stderr = run(t, words[1:]...)
+	if code != 0 || !strings.Contains(out, "rendered 8 frames of cube") {
+		t.Fatalf("%s: exit %d\n%s\n%s", wait, code, out, stderr)
+	}
+	if rec := recordOf(t, home, runID); rec.Status != history.StatusOK || rec.Job == nil || rec.Job.State != "succeeded" {
+		t.Errorf("after jobs wait: status %s job %+v", rec.Status, rec.Job)
+	}
+	if _, out, _ := run(t, "--home", home, "jobs", "list"); strings.Contains(out, runID) {
+		t.Errorf("jobs list after the job ended:\n%s", out)
+	}
+}
