@@ -206,7 +206,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, "%v", err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.home, "home", "", "modbay home (default $MODBAY_HOME, $FACET_STUDIO_HOME, then ~/.local/share/modbay)")
+	pf.StringVar(&g.home, "home", "", homeFlagUsage())
 	pf.StringVar(&g.workspace, "workspace", "", "directory supplied to modules as the workspace root (default <home>/workspace)")
 	pf.StringArrayVar(&g.modules, "module", nil, "also load the module executable at `PATH` (repeatable)")
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
@@ -473,4 +473,14 @@ func exampleModuleRun(_ context.Context, o *ExampleModuleOptions) error {
 		return silentExit(code)
 	}
 	return nil
+}
+
+// homeFlagUsage is --home's help: the rule (docs/protocol.md §2) and the
+// default home it gives in this environment, the one that applies.
+func homeFlagUsage() string {
+	u := "modbay home (default $MODBAY_HOME, else $FACET_STUDIO_HOME, else $XDG_DATA_HOME/modbay when XDG_DATA_HOME is set, else ~/.local/share/modbay"
+	if h, err := config.ResolveHome(""); err == nil {
+		u += "; here " + h
+	}
+	return u + ")"
 }
