@@ -1350,3 +1350,61 @@ func TestMCPServeExampleJobWaitedFromTheCLI(t *testing.T) {
 		t.Errorf("jobs list after the job ended:\n%s", out)
 	}
 }
+
+// A proxied server's notifications/tools/list_changed refreshes the
+// catalogue: serve's client gets its own list_changed and the new tool,
+// which it can call.
+func TestMCPServeProxiedToolsListChanged(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no python3")
+		}
+		t.Skip("no python3")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "mcp", "testdata", "servers", "echo_server.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, _ := os.UserHomeDir()
+	home := t.TempDir()
+	writeConfig(t, home, fmt.Sprintf("mcp_servers:\n  py:\n    command: %q\n    args: [%q]\n    env: {HOME: %q}\n    roots: {%q: ro}\n",
+		py, script, user, filepath.Dir(script)))
+	// Twice: a first serve process lists the server's tools afresh, the
+	// second starts from the list it cached.
+	for round := 1; round <= 2; round++ {
+		changed := make(chan struct{}, 8)
+		cs := serveSession(t, home, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			changed <- struct{}{}
+		}})
+		ctx := context.Background()
+		before := listTools(t, cs)
+		if before["py_grow"] == nil {
+			t.Fatalf("round %d: tools before: %v", round, slices.Sorted(mapsKeys(before)))
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "py_grow", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("round %d: grow: %v %+v", round, err, res)
+		}
+		// The tool's name is the text it answered: grown_ and 8 hex.
+		text := textOf(res)
+		k := strings.LastIndex(text, "grown_")
+		if k < 0 || len(text) < k+len("grown_12345678") {
+			t.Fatalf("round %d: grow answered %q", round, text)
+		}
+		grown := "py_" + text[k:k+len("grown_12345678")]
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: no list_changed reached the client after the server's", round)
+		}
+		if after := listTools(t, cs); after[grown] == nil || before[grown] != nil {
+			t.Fatalf("round %d: %s not among the tools after: %v", round, grown, slices.Sorted(mapsKeys(after)))
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: grown, Arguments: map[string]any{}})
+		if err != nil || res.IsError || !strings.Contains(textOf(res), "I was grown_") {
+			t.Fatalf("round %d: %s: %v %+v", round, grown, err, res)
+		}
+		cs.Close()
+	}
+}
