@@ -1012,8 +1012,19 @@ func TestMCPServeRecordsRefusedCalls(t *testing.T) {
 	if unknown == nil || unknown.Module != "" || strings.ContainsRune(unknown.Capability, 0x1b) || unknown.InputRecorded || unknown.NoInputWhy() == "" {
 		t.Errorf("unknown tool's record: %+v", unknown)
 	}
-	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") {
+	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") ||
+		!strings.Contains(out, "\ncalled    render-farm farm.render\n") {
 		t.Errorf("history show: %d\n%s", code, out)
+	}
+	// The tool not served has no module: its row and record name the tool.
+	if code, out, _ := run(t, "--home", home, "history", "show", unknown.RunID); code != ExitOK || !strings.Contains(out, "\ncalled    tool no_such") || !strings.Contains(out, "(not served)\n") {
+		t.Errorf("history show of the unknown tool: %d\n%s", code, out)
+	}
+	_, out, _ := run(t, "--home", home, "history")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, unknown.RunID) && (!strings.Contains(l, "host.not_started tool no_such") || !strings.Contains(l, "(not served)  0s")) {
+			t.Errorf("history row of the unknown tool: %q", l)
+		}
 	}
 
 	// A flood: 40 more unknown calls record up to the bound (20 in all),
