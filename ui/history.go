@@ -87,26 +87,28 @@ type historyScreen struct {
 // the rows drawn: the "module › capability" and status cells, and
 // whether the run id column fits.
 type historyCols struct {
-	name, status int
-	id           bool
+	when, name, status int
+	id                 bool
 }
 
-// historyFixed is a row's cells before its name: mark, pin, glyph,
-// when (7) and duration (7) with their gaps.
-const historyFixed = 2 + 1 + 1 + 1 + 7 + 1 + 7 + 2
+// historyFixed is a row's cells before its name but the when column:
+// mark, pin, glyph and duration (7) with their gaps.
+const historyFixed = 2 + 1 + 1 + 1 + 1 + 7 + 2
 
 // layout sizes the columns for the rows shown in w cells: the name column
 // as wide as the widest name drawn, the status column as the widest
 // status not ok (none when all are, or when it would cut a name), and
 // the run id whole when all that fits; else the name gets what is left.
 func (s *historyScreen) layout(shown []list.Item, w int) {
-	var c historyCols
+	c := historyCols{when: 7}
+	now := s.com.Now()
 	for _, it := range shown {
 		h := it.(*historyItem)
+		c.when = max(c.when, common.Width(words.Ago(now, h.sum.Started))) // "just now" is 8
 		c.name = max(c.name, common.Width(h.name()))
 		c.status = max(c.status, common.Width(h.status()))
 	}
-	rest := w - historyFixed
+	rest := w - historyFixed - c.when
 	if c.status > 0 && c.name+2+c.status > rest {
 		c.status = 0 // the name first: the glyph still tells ok, failed, in flight
 	}
@@ -706,7 +708,7 @@ func (it *historyItem) Row(sel bool, w int) string {
 		pin = "*"
 	}
 	when := words.Ago(it.s.com.Now(), x.Started)
-	row := fmt.Sprintf("%s%s%s %7s %7s  ", mark, pin, statusGlyph(x.Status), when, rowDuration(x))
+	row := fmt.Sprintf("%s%s%s %*s %7s  ", mark, pin, statusGlyph(x.Status), c.when, when, rowDuration(x))
 	row += pad(common.Trunc(it.name(), c.name), c.name)
 	if c.status > 0 {
 		row += "  " + pad(it.status(), c.status)
