@@ -410,6 +410,68 @@ func TestCockpitActivityAndRepeatLine(t *testing.T) {
 	tm.keys("Escape", "q")
 }
 
+// TestCockpitApprovedRepeatLineAsPrinted: the history's c on a run that
+// needed approval copies a line without --yes and says so; run as
+// printed it stops at the approval (exit 3, naming --yes) and runs
+// nothing; with --yes added it repeats the run.
+func TestCockpitApprovedRepeatLineAsPrinted(t *testing.T) {
+	needTmux(t)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/markdown")
+		fmt.Fprint(w, "# Fetched\n")
+	}))
+	defer srv.Close()
+	bin := buildModbay(t)
+	home := filepath.Join(t.TempDir(), "home")
+	tm := startCmd(t, fmt.Sprintf("NO_COLOR=1 %s --home %s", bin, home))
+	tm.waitDiscovered("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("url")
+	tm.typeText(srv.URL + "/doc.md")
+	tm.keys("C-s")
+	tm.waitFor("Approve this call?")
+	time.Sleep(600 * time.Millisecond) // past the grace period
+	tm.keys("a")
+	tm.waitFor("verified")
+	tm.keys("Escape", "Escape", "Escape")
+	tm.waitFor("Web fetch", "4 modules")
+	tm.keys("H")
+	tm.waitFor("1 run recorded")
+	tm.keys("c")
+	tm.waitFor("needed approval")
+	buf, err := tmuxCommand("show-buffer").Output()
+	if err != nil {
+		t.Fatalf("tmux show-buffer: %v", err)
+	}
+	line := string(buf)
+	if strings.Contains(line, "--yes") {
+		t.Fatalf("the copied line %q carries an approval", line)
+	}
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir, cmd.Env = t.TempDir(), repeatEnv(t, bin)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), "--yes") {
+		t.Fatalf("the line as printed: exit %d (%v), want 3 naming --yes:\n%s", code, err, out)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("the line as printed fetched: %d fetches, want 1", n)
+	}
+	runPrinted(t, bin, line+" --yes")
+	if n := hits.Load(); n != 2 {
+		t.Fatalf("the line with --yes did not repeat the fetch: %d fetches, want 2", n)
+	}
+	runs := historyRuns(t, bin, home)
+	show, _ := exec.Command(bin, "--home", home, "history", "show", runs[len(runs)-1]["run_id"].(string)).CombinedOutput()
+	if !strings.Contains(string(show), "needed approval") || !strings.Contains(string(show), "add --yes") {
+		t.Fatalf("history show does not say the line stops at the approval:\n%s", show)
+	}
+	tm.keys("Escape", "q")
+}
+
 // TestCockpitPagerOpensASanitizedCopy: O on a result's artifact and in
 // its viewer runs $PAGER on a 0600 copy under the home's tmp, with the
 // cockpit suspended; the copy holds the report's text and is removed

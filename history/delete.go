@@ -29,7 +29,7 @@ func (s *Store) Delete(id string, pinned bool) (*Deleted, error) {
 	}
 	lock, err := s.LockRun(id)
 	if err != nil {
-		return nil, fmt.Errorf("run %s is being recorded or polled: %w", id, err)
+		return nil, err // ErrBusy names the run
 	}
 	defer lock.Release()
 	unlock, err := s.lockWrite()

@@ -218,9 +218,30 @@ func (s *activityScreen) refresh() {
 		}
 		return b.Started.Compare(a.Started)
 	})
+	s.recordedTimes(out)
 	s.entries = out
 	if s.index() < 0 && len(out) > 0 {
 		s.sel = out[0].RunID
+	}
+}
+
+// recordedTimes gives the finished entries the history has a record of
+// the record's start and duration: the history and the activity view say
+// the same of one run (the record's times are the job's, also for a job
+// this cockpit took over, and they include staging).
+func (s *activityScreen) recordedTimes(es []activityEntry) {
+	byID := map[string]*history.Summary{}
+	for _, src := range s.sources {
+		if h, ok := src.(*historyActivity); ok {
+			for i := range h.sums {
+				byID[h.sums[i].RunID] = &h.sums[i]
+			}
+		}
+	}
+	for i := range es {
+		if x := byID[es[i].RunID]; x != nil && es[i].Phase == phaseFinished && x.Status != history.StatusRunning {
+			es[i].Started, es[i].Took = x.Started, time.Duration(x.DurationMS)*time.Millisecond
+		}
 	}
 }
 
@@ -345,7 +366,7 @@ func (s *activityScreen) row(e *activityEntry, sel bool, w int) string {
 	var when string
 	switch e.Phase {
 	case phaseFinished:
-		when = common.Trunc(e.Took.Round(100*time.Millisecond).String(), 8)
+		when = shortDuration(e.Took)
 	default:
 		when = s.com.Now().Sub(e.Started).Round(time.Second).String()
 	}

@@ -299,6 +299,10 @@ func (m *Model) Loading() bool { return m.loading }
 // Note is the status line's message ("Saved a copy to …"), if any.
 func (m *Model) Note() string { return m.note }
 
+// NoteCut reports whether the status line cuts the note at this width
+// (common.NoteCut).
+func (m *Model) NoteCut() bool { return common.NoteCut(render.SanitizeLine(m.note), m.width) }
+
 // Err is the load or render error shown in the status line.
 func (m *Model) Err() error { return m.err }
 
