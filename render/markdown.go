@@ -36,7 +36,8 @@ const (
 // into the markdown show as inert text (␛[2J) and only glamour's own styling
 // reaches the terminal. Glamour wraps paragraphs at o.Width; lines it cannot
 // wrap (long code lines, wide tables) are hard-wrapped so that no output line
-// is wider than o.Width cells.
+// is wider than o.Width cells. A table is as wide as its content needs, up
+// to the width (glamour alone stretches every table to it).
 //
 // A document over MaxMarkdownBytes is rendered as [Text] after a one-line
 // note saying so. The error is glamour's, wrapped; on error the string is
@@ -58,17 +59,19 @@ func Markdown(src []byte, o Options) (string, error) {
 	if !ok {
 		return Text(src, o), fmt.Errorf("markdown: no glamour style %q", style)
 	}
-	var codes codeBlocks
-	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true}, &codes)
-	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
-	var buf bytes.Buffer
-	if err := md.Convert([]byte(in), &buf); err != nil {
-		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
-	}
 	// Glamour keeps the document's margin on the right too.
 	textWidth := width
 	if m := cfg.Document.Margin; m != nil {
 		textWidth -= int(*m)
+	}
+	var codes codeBlocks
+	gopts := gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true}
+	tables := mdTables{opts: gopts}
+	md := newMarkdownConverter(gopts, &codes, &tables)
+	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(in), &buf); err != nil {
+		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
 	}
 	// Code blocks are drawn by modbay (codeBlocks.fill), highlighted with
 	// the theme glamour registered with chroma when it rendered their
@@ -80,7 +83,7 @@ func Markdown(src []byte, o Options) (string, error) {
 			theme = glamourChromaTheme
 		}
 	}
-	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(quoteBars(buf.String(), codes.quotes), width, theme, o.ScrollCode), textWidth)))
+	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(tables.fillTables(quoteBars(buf.String(), codes.quotes), textWidth), width, theme, o.ScrollCode), textWidth)))
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.
