@@ -74,6 +74,8 @@ var asciiGlyphs = []string{
 	"–", "-", "—", "-", "×", "x", "≤", "<", "≥", ">", "±", "+",
 	// Blocks (progress bars, half-block images).
 	"█", "#", "▀", "#", "▄", "#",
+	// Spaces: glamour pads inline code with no-break spaces.
+	"\u00a0", " ",
 	// Control pictures the sanitizer draws for control characters.
 	"␛", "^", "␀", "^", "␇", "^", "␈", "^", "␋", "^", "␌", "^", "␍", "^", "␡", "^",
 	"␣", "_", "⏎", "$",
