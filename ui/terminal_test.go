@@ -187,7 +187,7 @@ func cursorShows(frame, name string) bool {
 	return false
 }
 
-// The glyph set follows the locale, with MODBAY_GLYPHS over it.
+// The glyph set follows the locale and TERM, with MODBAY_GLYPHS over them.
 func TestDetectGlyphs(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
@@ -203,6 +203,14 @@ func TestDetectGlyphs(t *testing.T) {
 		{map[string]string{"LANG": "en_US.ISO-8859-1"}, styles.GlyphsASCII},
 		{map[string]string{"MODBAY_GLYPHS": "unicode"}, styles.GlyphsUnicode},
 		{map[string]string{"MODBAY_GLYPHS": "ascii", "LANG": "en_US.UTF-8"}, styles.GlyphsASCII},
+		// A DEC VT has no UTF-8 whatever the locale says.
+		{map[string]string{"TERM": "vt100", "LANG": "en_US.UTF-8"}, styles.GlyphsASCII},
+		{map[string]string{"TERM": "vt220", "LC_ALL": "en_US.UTF-8"}, styles.GlyphsASCII},
+		{map[string]string{"TERM": "vt100-am", "LANG": "en_US.UTF-8"}, styles.GlyphsASCII},
+		{map[string]string{"TERM": "vt100", "LANG": "en_US.UTF-8", "MODBAY_GLYPHS": "unicode"}, styles.GlyphsUnicode},
+		{map[string]string{"TERM": "linux", "LANG": "en_US.UTF-8"}, styles.GlyphsUnicode},
+		{map[string]string{"TERM": "vte-256color", "LANG": "en_US.UTF-8"}, styles.GlyphsUnicode},
+		{map[string]string{"TERM": "xterm-256color", "LANG": "en_US.UTF-8"}, styles.GlyphsUnicode},
 	} {
 		if got := styles.DetectGlyphs(func(k string) string { return c.env[k] }); got != c.want {
 			t.Errorf("%v: glyphs %v, want %v", c.env, got, c.want)
