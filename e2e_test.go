@@ -369,6 +369,37 @@ func TestCockpitVT100HasNoColour(t *testing.T) {
 	}
 }
 
+// TestCockpitVT100DrawsASCII: a vt100 has no UTF-8, so under TERM=vt100
+// the cockpit draws only ASCII even in a UTF-8 locale (borders, the
+// cursor, ellipses, bullets), on the list, its detail and the help; an
+// xterm in the same locale gets the Unicode glyphs.
+func TestCockpitVT100DrawsASCII(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	nonASCII := func(env string) string {
+		tm := startHeld(t, bin, t.TempDir(), env+" LANG=en_US.UTF-8 LC_ALL=en_US.UTF-8")
+		tm.waitDiscovered("Web fetch")
+		var found []rune
+		for _, keys := range [][]string{nil, {"j"}, {"?"}} {
+			tm.keys(keys...)
+			time.Sleep(200 * time.Millisecond)
+			for _, r := range tm.screen() {
+				if r > 0x7f {
+					found = append(found, r)
+				}
+			}
+		}
+		tm.keys("Escape", "q")
+		return string(found)
+	}
+	if s := nonASCII("TERM=xterm-256color"); s == "" {
+		t.Fatal("no Unicode glyph under xterm-256color either: the check sees nothing")
+	}
+	if s := nonASCII("TERM=vt100"); s != "" {
+		t.Fatalf("non-ASCII glyphs under TERM=vt100: %q", s)
+	}
+}
+
 // TestCockpitActivityAndRepeatLine: A opens the activity view with the
 // run just made; the history's c copies the line that repeats it, which,
 // run as copied from another directory with another HOME, runs again in

@@ -330,7 +330,7 @@ func (m *Model) SetSize(w, h int) {
 
 // options are the render options for the current width and theme.
 func (m *Model) options() render.Options {
-	return render.Options{Width: m.width, Dark: m.com.Dark, NoColor: m.com.NoColor}
+	return render.Options{Width: m.width, Dark: m.com.Dark, NoColor: m.com.NoColor, Attributes: m.com.NoColor}
 }
 
 // Reflow re-renders the body for a new width or theme, in a Cmd.
