@@ -418,7 +418,7 @@ func (a sessionActivity) activity(now time.Time) []activityEntry {
 	}
 	for _, id := range m.runOrder {
 		r, ok := m.runs[id]
-		if !ok || r.plan == nil || r.plan.Module == nil {
+		if !ok || r.plan == nil || r.plan.Module == nil || r.follow != nil { // followed: the history's
 			continue
 		}
 		e := activityEntry{Source: "this cockpit", RunID: id, Module: moduleName(r.plan.Module), Capability: r.plan.Capability.ID,

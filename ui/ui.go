@@ -87,7 +87,7 @@ type Options struct {
 	AgentApprovals *approval.Listener
 	// AgentTools lists what modbay mcp serve would serve now, as an agent
 	// reads it (the agent tools screen, T); nil: the screen is not offered.
-	AgentTools func(context.Context) ([]AgentTool, error)
+	AgentTools func(context.Context) (AgentCatalogue, error)
 	// Theme is config.yaml's theme: (validated on load): the palette, a
 	// fixed background, colour overrides; "none" and "ascii" turn colour
 	// off (and ascii the glyphs to ASCII).
@@ -198,7 +198,12 @@ type Model struct {
 	// agentAsks are the agents' questions waiting, oldest first; agentNote
 	// says, until the next key, what became of one (agentask.go).
 	agentAsks []approval.Question
-	agentNote string
+	// askHeld says the oldest question waits for the person to pause
+	// typing (showAgentAsk); askRecheck that a look again is due;
+	// lastKey is when the last key came.
+	askHeld, askRecheck bool
+	lastKey             time.Time
+	agentNote           string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -494,6 +499,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case runDoneMsg:
 		return m, m.finished(msg)
+	case followTickMsg:
+		return m, m.followTick(msg)
+	case followedMsg:
+		return m, m.followed(msg)
 	case surfaceEvent:
 		return m, m.surfaceEvent(msg)
 	case elicitMsg:
@@ -526,6 +535,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.agentAsk(msg)
 	case agentAnsweredMsg:
 		return m, m.agentAnswered(msg)
+	case agentAskRecheck:
+		m.askRecheck = false
+		return m, m.showAgentAsk()
 	case graceEndMsg:
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
@@ -570,6 +582,17 @@ func (m *Model) typing() bool {
 // key handles a key press: global keys first, then the top dialog, then the
 // focused screen.
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
+	cmd := m.keyNow(kp)
+	m.lastKey = m.com.Now()
+	if m.askHeld && !m.typing() {
+		// The person left what they typed in: the question opens now.
+		return tea.Batch(cmd, m.showAgentAsk())
+	}
+	return cmd
+}
+
+// keyNow handles a key press (key).
+func (m *Model) keyNow(kp tea.KeyPressMsg) tea.Cmd {
 	m.agentNote = ""
 	g := m.keys.Global
 	armed := m.quitArmed
@@ -660,6 +683,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.activityAction(a)
 	case actionSend:
 		return m.sendTo(a)
+	case actionAcceptTool:
+		return m.confirmAcceptTool(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
 	default:
