@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 	"modbay/gateway"
 	"modbay/history"
 	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui"
 )
 
 // cockpitOf listens as a cockpit of home would, for the test's questions.
@@ -494,4 +497,66 @@ func TestMCPServeCallFollowedInTheRealCockpit(t *testing.T) {
 		s := screen()
 		return strings.Contains(s, "finished slowly") && !strings.Contains(s, "running in modbay mcp serve")
 	})
+}
+
+// TestAgentToolsListWhatServeServes: the cockpit's agent tools screen
+// lists what serve processes of the home serve — their workspace and
+// patterns — and, with none running, what serve would serve for the
+// home, never the cockpit's own --examples.
+func TestAgentToolsListWhatServeServes(t *testing.T) {
+	home := t.TempDir()
+	exe := scriptModule(t, modproto.Descriptor{Module: "slowpoke", Name: "Slowpoke", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "slowpoke.work", Title: "Work", Summary: "Works.", Effects: localEffects},
+			{ID: "slowpoke.rest", Title: "Rest", Summary: "Rests.", Effects: localEffects}}}, `exit 1`)
+	dir := filepath.Join(home, "modules", "slowpoke")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "slowpoke"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := &globals{home: home, examples: true, io: systemStreams(io.Discard, io.Discard)}
+	e, err := g.env(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := agentTools(g, func() *runner.Host { return e.host })
+	names := func(c ui.AgentCatalogue) []string {
+		var out []string
+		for _, tool := range c.Tools {
+			out = append(out, tool.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	c, err := list(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(c); !slices.Equal(got, []string{"slowpoke_rest", "slowpoke_work"}) || !strings.Contains(c.From, "No modbay mcp serve runs") ||
+		!strings.Contains(c.From, "not this cockpit's --examples") {
+		t.Errorf("with no serve: %v, %q", got, c.From)
+	}
+
+	other := t.TempDir()
+	cs := serveSession(t, home, nil, "--workspace", other, "--exclude", "slowpoke/slowpoke.rest")
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slowpoke_work", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the session is published", func() bool {
+		ls, _ := gateway.ReadSessions(filepath.Join(home, "serve", gateway.SessionsDir))
+		return len(ls) == 1
+	})
+	c, err = list(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(c); !slices.Equal(got, []string{"slowpoke_work"}) || !strings.Contains(c.From, "As modbay mcp serve (pid ") ||
+		!strings.Contains(c.From, "client") || !strings.Contains(c.From, "workspace "+other) || !strings.Contains(c.From, "slowpoke/slowpoke.rest") {
+		t.Errorf("with serve: %v, %q", got, c.From)
+	}
 }

@@ -154,7 +154,7 @@ func agentTools(g *globals, host func() *runner.Host) func(context.Context) (ui.
 			}
 			return out, nil
 		}
-		from := fmt.Sprintf("No agent is connected: what modbay mcp serve would serve for this home now (workspace %s, config.yaml's mcp_serve patterns), as modbay mcp tools lists it.", h.Config().Workspace)
+		from := fmt.Sprintf("No modbay mcp serve runs for this home: what it would serve now (workspace %s, config.yaml's mcp_serve patterns), as modbay mcp tools lists it.", h.Config().Workspace)
 		if g.examples || g.workspace != "" || len(g.modules) > 0 {
 			// The cockpit's own flags changed what it lists: list what
 			// serve, given only the home, would.
@@ -169,7 +169,7 @@ func agentTools(g *globals, host func() *runner.Host) func(context.Context) (ui.
 				return ui.AgentCatalogue{}, err
 			}
 			h = e.host
-			from = fmt.Sprintf("No agent is connected: what modbay mcp serve --home %s would serve now (workspace %s, config.yaml's mcp_serve patterns), not this cockpit's --examples, --workspace or --module.", h.Config().Home, h.Config().Workspace)
+			from = fmt.Sprintf("No modbay mcp serve runs for this home: what modbay mcp serve --home %s would serve now (workspace %s, config.yaml's mcp_serve patterns), not this cockpit's --examples, --workspace or --module.", h.Config().Home, h.Config().Workspace)
 		}
 		list, err := gateway.New(gateway.Options{Host: h, Pins: pins}).List(ctx)
 		if err != nil {
@@ -183,32 +183,38 @@ func agentTools(g *globals, host func() *runner.Host) func(context.Context) (ui.
 	}
 }
 
-// servedCatalogue is the catalogue the process of the home's newest live
-// agent session published, and a sentence saying whose it is; nil when
-// no live session's process published one.
+// servedCatalogue is the catalogue a live serve process of the home
+// published — the newest agent session's process's, else the newest
+// written — and a sentence saying whose it is; nil when none runs.
 func servedCatalogue(cfg *config.Config) (*gateway.Catalogue, string) {
 	dir := filepath.Join(cfg.ServeDir(), gateway.SessionsDir)
+	cats := gateway.ReadCatalogues(dir)
+	if len(cats) == 0 {
+		return nil, ""
+	}
 	ls, _ := gateway.ReadSessions(dir)
-	pids := map[int]bool{}
-	for _, l := range ls {
-		pids[l.PID] = true
+	c, client := cats[len(cats)-1], ""
+	for i := len(ls) - 1; i >= 0 && client == ""; i-- {
+		for _, x := range cats {
+			if x.PID == ls[i].PID {
+				c, client = x, ls[i].Client
+				break
+			}
+		}
 	}
-	for i := len(ls) - 1; i >= 0; i-- {
-		c, err := gateway.ReadCatalogue(dir, ls[i].PID)
-		if err != nil {
-			continue
-		}
-		from := fmt.Sprintf("As modbay mcp serve (pid %d, for %s) serves them now: workspace %s", c.PID, ls[i].Client, c.Workspace)
-		if len(c.Tools)+len(c.Exclude) > 0 {
-			from += fmt.Sprintf(", --tools %v --exclude %v", c.Tools, c.Exclude)
-		}
-		from += ", refreshed " + c.Written.Local().Format(time.TimeOnly) + "."
-		if n := len(pids); n > 1 {
-			from += fmt.Sprintf(" %d serve processes are live; this is the newest session's (each may serve its own workspace).", n)
-		}
-		return c, from
+	from := fmt.Sprintf("As modbay mcp serve (pid %d) serves them now", c.PID)
+	if client != "" {
+		from = fmt.Sprintf("As modbay mcp serve (pid %d, for %s) serves them now", c.PID, client)
 	}
-	return nil, ""
+	from += ": workspace " + c.Workspace
+	if len(c.Tools)+len(c.Exclude) > 0 {
+		from += fmt.Sprintf(", --tools %v --exclude %v", c.Tools, c.Exclude)
+	}
+	from += ", catalogue built " + c.Written.Local().Format(time.TimeOnly) + "."
+	if n := len(cats); n > 1 {
+		from += fmt.Sprintf(" %d serve processes run; this is the newest session's (each may serve its own workspace).", n)
+	}
+	return c, from
 }
 
 // agentTool is l as the agent tools screen shows it; a changed tool is

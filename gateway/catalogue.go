@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,6 +120,30 @@ func ReadCatalogue(dir string, pid int) (*Catalogue, error) {
 		}
 	}
 	return &c, nil
+}
+
+// ReadCatalogues reads the catalogues the home's live serve processes
+// published in dir (<home>/serve/sessions), oldest written first; a dead
+// process's is removed, one that cannot be read is skipped.
+func ReadCatalogues(dir string) []*Catalogue {
+	names, _ := os.ReadDir(dir)
+	var out []*Catalogue
+	for _, n := range names {
+		p, ok := strings.CutSuffix(n.Name(), catalogueSuffix)
+		pid, err := strconv.Atoi(p)
+		if !ok || err != nil {
+			continue
+		}
+		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			removeCatalogue(dir, pid)
+			continue
+		}
+		if c, err := ReadCatalogue(dir, pid); err == nil {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Catalogue) int { return a.Written.Compare(b.Written) })
+	return out
 }
 
 // removeCatalogue removes dead process pid's catalogue from dir.

@@ -307,7 +307,7 @@ func (s *agentToolsScreen) View() string {
 	var lines []string
 	add := func(l string) { lines = append(lines, common.Trunc(l, w)) }
 	wrap := func(text string, indent int, style func(...string) string) {
-		for _, l := range strings.Split(common.Wrap(text, max(w-indent, 10)), "\n") {
+		for _, l := range strings.Split(common.WrapWords(text, max(w-indent, 10)), "\n") {
 			add(strings.Repeat(" ", indent) + style(l))
 		}
 	}

@@ -105,7 +105,8 @@ func TestFollowsAnAgentsCallLive(t *testing.T) {
 }
 
 // Leaving a followed run (esc: it goes on) stops the reading and forgets
-// it; A lists it again from the history, and the list keeps refreshing.
+// it; the activity view, back on top, reads the sessions and the history
+// at once (the call finished meanwhile) and keeps reading.
 func TestLeavingAFollowedRunStopsReading(t *testing.T) {
 	m := historyModel(t, nil, 100, 30, nil)
 	run := agentCall(t, m)
@@ -115,7 +116,9 @@ func TestLeavingAFollowedRunStopsReading(t *testing.T) {
 	if !rs.backgroundable() || rs.cancellable() {
 		t.Fatalf("followed run: back %v, cancel %v", rs.backgroundable(), rs.cancellable())
 	}
-	press(m, "esc")
+	// A serve call finished meanwhile: coming back reads at once.
+	run.Finish(&runner.Result{RequestID: id, Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil)
+	_, back := m.Update(uitest.Key("esc"))
 	if m.screen() != screenActivity {
 		t.Fatalf("esc went to %s", m.screen())
 	}
@@ -125,26 +128,28 @@ func TestLeavingAFollowedRunStopsReading(t *testing.T) {
 	if _, ok := m.runs[id]; ok {
 		t.Error("a run left is still kept as followed")
 	}
-	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "1 running") {
-		t.Errorf("the activity view lost the call:\n%s", out)
-	}
-	// The view's readings go on once it is back on top.
 	as := m.top().(*activityScreen)
-	_, cmd := m.Update(activityTick{s: as})
-	if cmd == nil {
-		t.Fatal("the activity view stopped reading after a run was opened and left")
+	if _, cmd := m.Update(activityTick{s: as, gen: as.gen - 1}); cmd != nil {
+		t.Error("the chain of readings from before is not dropped")
 	}
-	msg := cmd()
+	if back == nil {
+		t.Fatal("coming back to the activity view read nothing")
+	}
+	msg := back()
 	if _, ok := msg.(activityReadMsg); !ok {
-		t.Fatalf("the tick brought %T", msg)
+		t.Fatalf("coming back brought %T", msg)
 	}
-	if _, next := m.Update(msg); next == nil {
+	_, next := m.Update(msg)
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "0 running · 1 finished") {
+		t.Errorf("the activity view is stale once back:\n%s", out)
+	}
+	if next == nil {
 		t.Error("no next reading scheduled")
 	}
-	// Opened again: followed afresh from the start of its events.
-	_, cmd = m.Update(uitest.Key("enter"))
+	// Opened again once finished: its result.
+	_, cmd := m.Update(uitest.Key("enter"))
 	m.Update(cmd())
-	if r, ok := m.runs[id]; !ok || r.follow == nil || r.follow.next != 0 {
-		t.Errorf("reopened: %+v", m.runs[id])
+	if m.screen() != screenResult {
+		t.Errorf("reopened a finished call: %s", m.screen())
 	}
 }

@@ -654,6 +654,7 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.open(a.kind, a.arg)
 	case actionPop:
 		m.pop()
+		return m.backOnTop()
 	case actionQuit:
 		return m.quit()
 	case actionRediscover:
