@@ -109,6 +109,8 @@ func (s *Store) recordIDs() (map[string]bool, []string, error) {
 		switch {
 		case strings.HasPrefix(name, tmpPrefix):
 			tmps = append(tmps, name)
+		case strings.HasSuffix(name, liveSuffix):
+			tmps = append(tmps, name) // removed once no process runs it
 		case strings.HasPrefix(name, "."), !strings.HasSuffix(name, ".json"):
 		default:
 			ids[strings.TrimSuffix(name, ".json")] = true
@@ -586,6 +588,12 @@ func (s *Store) maintain() error {
 	}
 	for _, name := range tmps {
 		p := filepath.Join(s.dir, runsDir, name)
+		if id, ok := isLive(name); ok {
+			if !s.Held(id) {
+				os.Remove(p) // its process died before Finish removed it
+			}
+			continue
+		}
 		if fi, err := os.Stat(p); err == nil && s.now().Sub(fi.ModTime()) > staleTmpAge {
 			os.Remove(p)
 		}

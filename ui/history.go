@@ -308,6 +308,10 @@ func (m *Model) openRecord(rec *history.Record) tea.Cmd {
 	if mod == nil {
 		mod = &runner.Module{ID: rec.Module}
 	}
+	if rec.Status == history.StatusRunning && m.history != nil {
+		// Another process runs it now (its lock is held): follow it.
+		return m.followRecord(rec, mod)
+	}
 	rv := &runView{com: m.com, id: rec.RunID, plan: rec.Plan(mod), cancel: func() {}, started: rec.Started, done: true, result: rec.Result()}
 	if rec.Status == history.StatusRunning || rec.Status == history.StatusInterrupted {
 		// Nothing to show but what was recorded: say the outcome is not.
