@@ -105,6 +105,9 @@ type activityEntry struct {
 	// CancelVia is the capability that cancels the job now ("": the job
 	// cannot be cancelled, only no longer followed).
 	CancelVia string
+	// Yields says a later source's entry of the run is truer: a job this
+	// cockpit stopped following goes on elsewhere, and its record says how.
+	Yields bool
 }
 
 // activitySource lists the runs one source knows of at now.
@@ -209,13 +212,17 @@ func (s *activityScreen) Crumb(bool) string { return "activity" }
 // refresh lists every source again, keeping the selection.
 func (s *activityScreen) refresh() {
 	now := s.com.Now()
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	var out []activityEntry
 	for _, src := range s.sources {
 		for _, e := range src.activity(now) {
-			if !seen[e.RunID] {
-				seen[e.RunID] = true
+			i, ok := seen[e.RunID]
+			switch {
+			case !ok:
+				seen[e.RunID] = len(out)
 				out = append(out, e)
+			case out[i].Yields:
+				out[i] = e
 			}
 		}
 	}
@@ -473,6 +480,9 @@ func (a sessionActivity) activity(now time.Time) []activityEntry {
 			if now.Sub(e.Started.Add(e.Took)) > activityRecent {
 				continue
 			}
+			// A job no longer polled here goes on: the history's record
+			// (another process may poll it now) tells its state.
+			e.Yields = r.result != nil && stoppedFollowing(r.result)
 		}
 		out = append(out, e)
 	}
@@ -514,6 +524,20 @@ func jobEndWord(res *runner.Result) string {
 func stoppedFollowing(res *runner.Result) bool {
 	return res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Host != nil &&
 		res.Host.Code == modproto.CodeCancelled
+}
+
+// staleRun reports whether r, kept by this cockpit, may no longer say what
+// became of its run: a job it stopped following goes on (the module runs
+// it, another process may poll it), so the record is read again; r is then
+// forgotten unless a screen shows it.
+func (m *Model) staleRun(r *runView) bool {
+	if m.history == nil || !r.done || r.result == nil || r.follow != nil || !stoppedFollowing(r.result) {
+		return false
+	}
+	if !m.showsRun(r.id) {
+		m.forgetRun(r.id)
+	}
+	return true
 }
 
 // historyActivity is the history's jobs in flight that no run of this
@@ -582,7 +606,7 @@ func (m *Model) activityAction(a Action) tea.Cmd {
 		if m.isAgentAsk(a.id) {
 			return m.openAgentAsk(a.id)
 		}
-		if r, ok := m.runs[a.id]; ok {
+		if r, ok := m.runs[a.id]; ok && !m.staleRun(r) {
 			if !r.done {
 				return m.open(screenRun, a.id)
 			}

@@ -296,7 +296,7 @@ func (m *Model) moduleForRecord(rec *history.Record) *runner.Module {
 // openRecord reopens a recorded run's result (and through it, its
 // artifacts): kept by id like any run of the session.
 func (m *Model) openRecord(rec *history.Record) tea.Cmd {
-	if r, ok := m.runs[rec.RunID]; ok {
+	if r, ok := m.runs[rec.RunID]; ok && !m.staleRun(r) {
 		if !r.done {
 			return m.open(screenRun, rec.RunID)
 		}
