@@ -35,6 +35,8 @@ type ActivityKeyMap struct {
 	// CancelJob cancels the selected job through its capability's
 	// cancel_capability, after asking (docs/protocol.md §16).
 	CancelJob key.Binding
+	// FollowJob takes over the polling of a job nothing polls.
+	FollowJob key.Binding
 	Back      key.Binding
 }
 
@@ -44,6 +46,7 @@ func defaultActivityKeys() ActivityKeyMap {
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open run")),
 		CancelJob: cancelJobKey,
+		FollowJob: followJobKey,
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
@@ -105,6 +108,8 @@ type activityEntry struct {
 	// CancelVia is the capability that cancels the job now ("": the job
 	// cannot be cancelled, only no longer followed).
 	CancelVia string
+	// Unpolled says no process polls the job: F follows it again.
+	Unpolled bool
 	// Yields says a later source's entry of the run is truer: a job this
 	// cockpit stopped following goes on elsewhere, and its record says how.
 	Yields bool
@@ -296,6 +301,8 @@ func (s *activityScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionOpenRun{id: s.sel}, nil
 	case key.Matches(kp, s.keys.CancelJob) && s.selected().cancellable():
 		return actionCancelJob{id: s.sel}, nil
+	case key.Matches(kp, s.keys.FollowJob) && i >= 0 && s.entries[i].Unpolled:
+		return actionFollowJob{id: s.sel}, nil
 	}
 	return nil, nil
 }
@@ -311,6 +318,9 @@ func (s *activityScreen) ShortHelp() []key.Binding {
 	}
 	if s.selected().cancellable() {
 		b = append(b, s.keys.CancelJob)
+	}
+	if e := s.selected(); e != nil && e.Unpolled {
+		b = append(b, s.keys.FollowJob)
 	}
 	return append(b, s.keys.Back)
 }
@@ -577,7 +587,8 @@ func (a *historyActivity) activity(now time.Time) []activityEntry {
 			e.Status = "job " + x.JobState
 			if x.Status != history.StatusRunning {
 				// Nothing polls it: it goes on in the module unwatched.
-				e.Detail = "job " + string(x.Status) + ": no modbay process polls it (modbay jobs wait " + x.RunID + " resumes it)"
+				e.Detail = "job " + string(x.Status) + ": no modbay process polls it (F follows it here; modbay jobs wait " + x.RunID + " in a shell)"
+				e.Unpolled = true
 			}
 			e.CancelVia = a.m.cancelVia(x.Module, x.Capability)
 		}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,92 @@ func TestActivityStoppedJobPolledElsewhereIsFollowed(t *testing.T) {
 	out := ansi.Strip(frame(t, m))
 	if m.screen() != screenRun || !strings.Contains(out, "running 40%") || strings.Contains(out, "error") {
 		t.Errorf("enter opened %s:\n%s", m.screen(), out)
+	}
+}
+
+// F on the result of a job this cockpit stopped following polls it again
+// here: the run view takes the result's place and the job's end is
+// recorded; the result's help bar names F.
+func TestFollowAStoppedJobAgain(t *testing.T) {
+	b := &resumeBackend{resumed: make(chan string, 4)}
+	m := historyModel(t, b, 100, 24, nil)
+	id := "req_00000000000000000000000000000079"
+	stoppedJob(t, m, id, history.StatusDetached, "running", 11)
+	h := newHarness(t, m)
+	h.do(m.open(screenResult, id))
+	h.until("the result", func() bool { return m.screen() == screenResult })
+	if !strings.Contains(ansi.Strip(frame(t, m)), "F follow the job again") {
+		t.Errorf("the help bar does not offer F:\n%s", ansi.Strip(frame(t, m)))
+	}
+	h.key("F")
+	h.until("the job polled again and done", func() bool { r, ok := m.runs[id]; return ok && r.done && r.result.Job.State == "succeeded" })
+	if got := <-b.resumed; got != id {
+		t.Errorf("resumed %s", got)
+	}
+	rec, err := m.history.Get(id)
+	if err != nil || rec.Status != history.StatusOK {
+		t.Errorf("record: %v %+v", err, rec)
+	}
+	h.until("the result of the job's end", func() bool {
+		return m.screen() == screenResult && strings.Contains(ansi.Strip(frame(t, m)), "succeeded")
+	})
+}
+
+// F on a job's row in A that no process polls follows it again; the row
+// and the help bar say so.
+func TestActivityFollowsAnUnpolledJob(t *testing.T) {
+	b := &resumeBackend{resumed: make(chan string, 4)}
+	m := historyModel(t, b, 100, 24, nil)
+	id := "req_00000000000000000000000000000080"
+	stoppedJob(t, m, id, history.StatusDetached, "running", 11)
+	m.forgetRun(id) // an earlier cockpit's
+	_, cmd := m.Update(uitest.Key("A"))
+	runCmd(m, cmd)
+	out := ansi.Strip(frame(t, m))
+	if !strings.Contains(out, "F follows it here") || !strings.Contains(out, "F follow the job again") {
+		t.Fatalf("A:\n%s", out)
+	}
+	h := newHarness(t, m)
+	h.key("F")
+	h.until("the job polled again", func() bool { r, ok := m.runs[id]; return ok && r.done })
+	if got := <-b.resumed; got != id {
+		t.Errorf("resumed %s", got)
+	}
+}
+
+// F on a detached job's row in the history follows it again.
+func TestHistoryFollowsAnUnpolledJob(t *testing.T) {
+	b := &resumeBackend{resumed: make(chan string, 4)}
+	m := historyModel(t, b, 100, 24, seedHistory)
+	const id = "req_00000000000000000000000000000003" // detached, job_7
+	_, cmd := m.Update(uitest.Key("H"))
+	runCmd(m, cmd)
+	press(m, "end")
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "F follows it here") || !slices.Contains(helpKeys(m), "F") {
+		t.Fatalf("history lacks F (keys %v):\n%s", helpKeys(m), out)
+	}
+	h := newHarness(t, m)
+	h.key("F")
+	h.until("the job polled again", func() bool { r, ok := m.runs[id]; return ok && r.done })
+	if got := <-b.resumed; got != id {
+		t.Errorf("resumed %s", got)
+	}
+}
+
+// Quitting says what it leaves: the jobs go on (the next cockpit resumes
+// them), the plain runs in flight are cancelled; nothing when neither.
+func TestQuitSaysWhatIsLeftRunning(t *testing.T) {
+	m := historyModel(t, nil, 100, 24, nil)
+	if n := m.leftNote(); n != "" {
+		t.Errorf("nothing in flight: %q", n)
+	}
+	p := &runner.Plan{Capability: modproto.Capability{ID: "fake.slow"}}
+	for i, j := range []*runner.JobStatus{{ID: "job_1", State: "running"}, {ID: "job_2", State: "queued"}, nil} {
+		m.keepRun(&runView{com: m.com, id: "req_0000000000000000000000000000010" + string(rune('0'+i)), plan: p, cancel: func() {}, job: j})
+	}
+	m.keepRun(&runView{com: m.com, id: "req_00000000000000000000000000000200", plan: p, cancel: func() {}, done: true})
+	want := "2 jobs left running; the next modbay resumes them (or modbay jobs list). 1 run in flight cancelled."
+	if n := m.leftNote(); n != want {
+		t.Errorf("note %q\nwant %q", n, want)
 	}
 }

@@ -303,6 +303,9 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	if m.exitNote != "" {
 		fmt.Fprintln(os.Stderr, m.exitNote)
 	}
+	if note := m.leftNote(); note != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
 	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
@@ -698,6 +701,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.historyAction(a)
 	case actionOpenRun, actionCancelJob:
 		return m.activityAction(a)
+	case actionFollowJob:
+		return m.followJob(a.id)
 	case actionSend:
 		return m.sendTo(a)
 	case actionAcceptTool:
