@@ -177,3 +177,43 @@ func TestQuitSaysWhatIsLeftRunning(t *testing.T) {
 		t.Errorf("note %q\nwant %q", n, want)
 	}
 }
+
+// esc on an ordinary run's screen sends it to the background: it goes on
+// here, the header counts it as a run, A lists it, and its end rings the
+// bell. A and : on the run screen say why they do nothing there.
+func TestPlainRunGoesToTheBackground(t *testing.T) {
+	m := runInFlight(t, false)
+	id := m.run().id
+	if m.run().plan.Capability.LongRunning || m.run().job != nil {
+		t.Fatal("want a plain run")
+	}
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "esc keeps it running in the background") {
+		t.Errorf("the run screen does not offer esc:\n%s", out)
+	}
+	press(m, "A")
+	if out := ansi.Strip(frame(t, m)); m.screen() != screenRun || !strings.Contains(out, "A opens from a list: esc first") {
+		t.Errorf("A on the run screen:\n%s", out)
+	}
+	press(m, "esc")
+	if m.showsRun(id) {
+		t.Fatal("esc did not send the run to the background")
+	}
+	if head := ansi.Strip(strings.SplitN(frame(t, m), "\n", 2)[0]); !strings.Contains(head, "1 run in background") {
+		t.Errorf("header %q", head)
+	}
+	cmd := m.open(screenActivity, nil) // the fixture's stack is the form alone
+	if m.screen() != screenActivity {
+		t.Fatalf("A opened %s", m.screen())
+	}
+	runCmd(m, cmd)
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "› running") || !strings.Contains(out, "from this cockpit") {
+		t.Errorf("A does not list the run:\n%s", out)
+	}
+	p := uitest.Plan(t, uitest.Module(t))
+	res := uitest.Result(t, p, "invoke/success-with-artifact.json")
+	res.RequestID = id
+	_, cmd = m.Update(runDoneMsg{id: id, result: res})
+	if !rings(msgsOf(cmd)) {
+		t.Error("the background run ended without the bell")
+	}
+}
