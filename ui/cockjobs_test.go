@@ -217,3 +217,24 @@ func TestPlainRunGoesToTheBackground(t *testing.T) {
 		t.Error("the background run ended without the bell")
 	}
 }
+
+// A run of this cockpit deleted with D is dropped: A no longer lists it,
+// whatever the cockpit kept of it.
+func TestDeletedRunLeavesTheActivity(t *testing.T) {
+	m := historyAt(t, 100, 20, seedHistory)
+	const id = "req_00000000000000000000000000000001"
+	p := &runner.Plan{Module: m.modules.modules[0], Capability: modproto.Capability{ID: "fake.report"}}
+	m.keepRun(&runView{com: m.com, id: id, plan: p, cancel: func() {}, done: true, started: uitest.Epoch.Add(-5 * time.Minute),
+		result: &runner.Result{RequestID: id, Module: "fake", Capability: "fake.report", Envelope: &modproto.Envelope{OK: true}}})
+	m.Update(uitest.Key("D"))
+	_, cmd := m.Update(uitest.Key("y"))
+	runCmd(m, runCmd(m, cmd))
+	if _, err := m.history.Get(id); err == nil {
+		t.Fatal("not deleted")
+	}
+	_, cmd = m.Update(uitest.Key("A"))
+	runCmd(m, cmd)
+	if out := ansi.Strip(frame(t, m)); strings.Contains(out, "fake.report") {
+		t.Errorf("A lists the deleted run:\n%s", out)
+	}
+}

@@ -248,6 +248,9 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 		}
 		return m.openRecord(msg.rec)
 	case historyDeletedMsg:
+		if r, ok := m.runs[msg.id]; msg.err == nil && ok && r.done && !m.showsRun(msg.id) {
+			m.forgetRun(msg.id) // deleted: A neither lists nor opens it
+		}
 		if hs == nil {
 			return nil
 		}
