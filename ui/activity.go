@@ -30,6 +30,8 @@ const activityRecent = 15 * time.Minute
 // ActivityKeyMap is the activity view's bindings.
 type ActivityKeyMap struct {
 	Up, Down key.Binding
+	// Top and Bottom go to the first and the last entry.
+	Top, Bottom key.Binding
 	// Open goes to the run: live while in flight, else its result.
 	Open key.Binding
 	// CancelJob cancels the selected job through its capability's
@@ -44,6 +46,8 @@ func defaultActivityKeys() ActivityKeyMap {
 	return ActivityKeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
 		Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open run")),
 		CancelJob: cancelJobKey,
 		FollowJob: followJobKey,
@@ -297,6 +301,10 @@ func (s *activityScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		s.sel = s.entries[i-1].RunID
 	case key.Matches(kp, s.keys.Down) && i >= 0 && i+1 < len(s.entries):
 		s.sel = s.entries[i+1].RunID
+	case key.Matches(kp, s.keys.Top) && len(s.entries) > 0:
+		s.sel = s.entries[0].RunID
+	case key.Matches(kp, s.keys.Bottom) && len(s.entries) > 0:
+		s.sel = s.entries[len(s.entries)-1].RunID
 	case key.Matches(kp, s.keys.Open) && i >= 0:
 		return actionOpenRun{id: s.sel}, nil
 	case key.Matches(kp, s.keys.CancelJob) && s.selected().cancellable():
@@ -329,7 +337,12 @@ func (s *activityScreen) ShortHelp() []key.Binding {
 func (s *activityScreen) EssentialHelp() []key.Binding { return []key.Binding{s.keys.Back} }
 
 // FullHelp implements help.KeyMap.
-func (s *activityScreen) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
+func (s *activityScreen) FullHelp() [][]key.Binding {
+	if len(s.entries) > 1 {
+		return [][]key.Binding{{s.keys.Up, s.keys.Down, s.keys.Top, s.keys.Bottom}, s.ShortHelp()[2:]}
+	}
+	return [][]key.Binding{s.ShortHelp()}
+}
 
 // View implements Screen: a count line, one row per entry, the selected
 // entry's detail.

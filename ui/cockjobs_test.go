@@ -238,3 +238,31 @@ func TestDeletedRunLeavesTheActivity(t *testing.T) {
 		t.Errorf("A lists the deleted run:\n%s", out)
 	}
 }
+
+// g/home and G/end go to A's first and last entry; ? lists them.
+func TestActivityTopAndBottom(t *testing.T) {
+	m := activityAt(t, nil, 100, 20)
+	as := m.top().(*activityScreen)
+	if len(as.entries) < 2 {
+		t.Fatalf("want two entries, have %d", len(as.entries))
+	}
+	first, last := as.entries[0].RunID, as.entries[len(as.entries)-1].RunID
+	for _, k := range []string{"end", "G"} {
+		press(m, "home")
+		press(m, k)
+		if as.sel != last {
+			t.Errorf("%s: selected %s, want %s", k, as.sel, last)
+		}
+	}
+	for _, k := range []string{"home", "g"} {
+		press(m, "end")
+		press(m, k)
+		if as.sel != first {
+			t.Errorf("%s: selected %s, want %s", k, as.sel, first)
+		}
+	}
+	press(m, "?")
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "home/g") || !strings.Contains(out, "end/G") {
+		t.Errorf("? does not list them:\n%s", out)
+	}
+}
