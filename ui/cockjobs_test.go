@@ -266,3 +266,45 @@ func TestActivityTopAndBottom(t *testing.T) {
 		t.Errorf("? does not list them:\n%s", out)
 	}
 }
+
+// The open history reads the index again: a run another process records
+// shows without reopening it, the selection kept.
+func TestHistoryRefreshesWhileOpen(t *testing.T) {
+	m := historyModel(t, nil, 100, 20, seedHistory)
+	_, cmd := m.Update(uitest.Key("H"))
+	tick := runCmd(m, cmd)
+	if tick == nil {
+		t.Fatal("the history schedules no re-read")
+	}
+	press(m, "down")
+	sel := m.top().(*historyScreen).selected().RunID
+	if err := m.history.Put(&history.Record{RunID: "req_00000000000000000000000000000090", Module: "fake", Capability: "fake.report",
+		Source: history.SourceInvoke, Status: history.StatusOK, Started: uitest.Epoch, DurationMS: 10}); err != nil {
+		t.Fatal(err)
+	}
+	hs := m.top().(*historyScreen)
+	_, read := m.Update(historyTickMsg{s: hs}) // the tick fired
+	if read == nil {
+		t.Fatal("the tick reads nothing")
+	}
+	if next := runCmd(m, read); next == nil {
+		t.Error("the reading stops after one re-read")
+	}
+	out := ansi.Strip(frame(t, m))
+	if !strings.Contains(out, "4 runs recorded") {
+		t.Errorf("the new run does not show:\n%s", out)
+	}
+	if got := hs.selected().RunID; got != sel {
+		t.Errorf("selection moved from %s to %s", sel, got)
+	}
+	// Off top, it reads nothing; closed, the chain ends.
+	m.Update(uitest.Key("A"))
+	if _, c := m.Update(historyTickMsg{s: hs}); c == nil {
+		t.Error("the chain ends while the history is under A")
+	}
+	m.pop()
+	m.pop()
+	if _, c := m.Update(historyTickMsg{s: hs}); c != nil {
+		t.Error("a closed history is still read")
+	}
+}

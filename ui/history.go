@@ -69,6 +69,9 @@ type historyScreen struct {
 	com  *common.Common
 	keys HistoryKeyMap
 	list *list.Model
+	// ticking says a re-read is scheduled (every sessionsEvery while on
+	// top: runs recorded by other processes show).
+	ticking bool
 	// sums are every recorded run, newest first; status is the status
 	// filter (statusGroups[status]; 0 all).
 	sums   []history.Summary
@@ -199,6 +202,16 @@ func (m *Model) loadHistory() tea.Cmd {
 	}
 }
 
+// historyTickMsg asks the history screen s to read the index again.
+type historyTickMsg struct{ s *historyScreen }
+
+func (historyTickMsg) isHistoryMsg() {}
+
+// historyTick reads s again in sessionsEvery.
+func historyTick(s *historyScreen) tea.Cmd {
+	return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return historyTickMsg{s: s} })
+}
+
 // readRecord reads run id's record in the background.
 func (m *Model) readRecord(id string, purpose historyPurpose) tea.Cmd {
 	s := m.history
@@ -218,7 +231,21 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 	case historyListedMsg:
 		if hs != nil {
 			hs.setRuns(msg.sums, msg.warns, msg.err)
+			if !hs.ticking {
+				// Runs other processes record show while the list is open.
+				hs.ticking = true
+				return historyTick(hs)
+			}
 		}
+	case historyTickMsg:
+		if hs == nil || hs != msg.s {
+			return nil // closed: the reading stops
+		}
+		if m.top() != Screen(hs) || m.history == nil {
+			return historyTick(hs) // read once it is on top again
+		}
+		hs.ticking = false
+		return m.loadHistory()
 	case historyPinnedMsg:
 		if msg.err != nil {
 			if hs != nil {
