@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -158,12 +160,19 @@ func TestReplyLimit(t *testing.T) {
 	}
 }
 
-// TestNeverAnsweringHeldBack: a server that never answers initialize is
-// remembered as broken across hosts (the state file), so the next command
-// does not wait for it again; a refresh tries it at once.
+// TestNeverAnsweringHeldBack: a server that never answers initialize
+// (testdata/servers/hang_server.sh) fails within its entry's
+// limits.initialize_seconds, naming the key, and is remembered as broken
+// across hosts (the state file), so the next command does not start it
+// again; a refresh tries it at once.
 func TestNeverAnsweringHeldBack(t *testing.T) {
-	hang := testServer(t)
-	hang.Env = map[string]string{serverEnv: serverHang}
+	script, err := filepath.Abs(filepath.Join("testdata", "servers", "hang_server.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := filepath.Join(t.TempDir(), "starts")
+	hang := config.MCPServer{Command: "/bin/sh", Args: []string{script}, Env: map[string]string{"STARTS": starts},
+		Limits: config.MCPLimits{InitializeSeconds: 1}}
 	home := t.TempDir()
 	host := func() (*runner.Host, *Source) {
 		cfg, err := config.Load(home)
@@ -177,28 +186,54 @@ func TestNeverAnsweringHeldBack(t *testing.T) {
 		t.Cleanup(func() { _ = src.Close() })
 		return h, src
 	}
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "start")
+	}
 	h, _ := host()
-	// The caller's own deadline would not count: the connect fails on
-	// its own timeout here, shortened for the test.
-	defer func(d time.Duration) { connectTimeout = d }(connectTimeout)
-	connectTimeout = 300 * time.Millisecond
 	ctx := context.Background()
 	m, err := h.Load(ctx, "hang")
-	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "did not answer initialize within 300ms") {
+	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "did not answer initialize within 1s (set with limits.initialize_seconds") {
 		t.Fatalf("first load: %v %+v", err, m)
 	}
+	if n := count(); n != 1 {
+		t.Fatalf("started %d times, want 1", n)
+	}
 	h, src := host()
-	started := time.Now()
 	m, err = h.Load(ctx, "hang")
 	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "not started again until") {
 		t.Fatalf("second load: %v %+v", err, m)
 	}
-	if took := time.Since(started); took > connectTimeout {
-		t.Errorf("the held-back server was tried again (%s)", took)
+	if n := count(); n != 1 {
+		t.Errorf("the held-back server was started again (%d starts)", n)
 	}
 	src.Refresh()
-	if m, _ = h.Load(ctx, "hang"); strings.Contains(m.Reason, "not started again") {
-		t.Errorf("after a refresh the server is still held back: %s", m.Reason)
+	if m, _ = h.Load(ctx, "hang"); strings.Contains(m.Reason, "not started again") || count() != 2 {
+		t.Errorf("after a refresh the server is still held back (%d starts): %s", count(), m.Reason)
+	}
+}
+
+// TestInitializeTimeoutDefaults: 10 s, 60 s for a command that fetches
+// its package first, the entry's limits.initialize_seconds over both.
+func TestInitializeTimeoutDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		srv  config.MCPServer
+		want time.Duration
+	}{
+		{config.MCPServer{Command: "/usr/bin/node", Args: []string{"index.js"}}, InitializeTimeout},
+		{config.MCPServer{URL: "https://h/mcp"}, InitializeTimeout},
+		{config.MCPServer{Command: "npx", Args: []string{"-y", "pkg"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "/usr/local/bin/uvx", Args: []string{"mcp-server-time"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "pipx", Args: []string{"run", "mcp-server-fetch"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "pipx", Args: []string{"list"}}, InitializeTimeout},
+		{config.MCPServer{Command: "uv", Args: []string{"tool", "run", "x"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "uv", Args: []string{"run", "server.py"}}, InitializeTimeout},
+		{config.MCPServer{Command: "pnpm", Args: []string{"dlx", "x"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "npx", Limits: config.MCPLimits{InitializeSeconds: 5}}, 5 * time.Second},
+	} {
+		if got := initializeTimeout(tc.srv); got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.srv.Command, tc.srv.Args, got, tc.want)
+		}
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -23,13 +22,12 @@ import (
 )
 
 // serverEnv selects the server's behaviour: serverServe serves the tools,
-// serverCrash writes to stderr and exits before the handshake, serverHang
-// never answers it.
+// serverCrash writes to stderr and exits before the handshake (one that
+// never answers it is testdata/servers/hang_server.sh).
 const (
 	serverEnv   = "MODBAY_MCP_TEST_SERVER"
 	serverServe = "serve"
 	serverCrash = "crash"
-	serverHang  = "hang"
 )
 
 func TestMain(m *testing.M) {
@@ -55,10 +53,6 @@ func TestMain(m *testing.M) {
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)
-	case serverHang:
-		// Reads its stdin, never answers initialize.
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
