@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,57 @@ type listState struct {
 	// Broken is the last failed connect, while it holds this entry back
 	// (brokenBackoff); nil after a connect that worked or a refresh.
 	Broken *brokenState `json:"broken,omitempty"`
+	// Level is the log level last chosen for the server (the cockpit's
+	// L), nil when none was.
+	Level *keptLevel `json:"log_level,omitempty"`
+}
+
+// keptLevel is a chosen log level and the entry's log_level it was
+// chosen over: once the entry's changes, the entry's wins.
+type keptLevel struct {
+	Level string `json:"level"`
+	Entry string `json:"entry"`
+}
+
+// keepLevel records level as the server's chosen log level.
+func (d *Driver) keepLevel(level string) {
+	d.stateMu.Lock()
+	defer d.stateMu.Unlock()
+	st := d.readState()
+	k := &keptLevel{Level: level, Entry: d.srv.LogLevel}
+	if st.Level != nil && *st.Level == *k {
+		return
+	}
+	st.Level = k
+	d.writeState(st)
+}
+
+// keptLevelOf is st's chosen level while the entry's log_level is still
+// the one it was chosen over and it is one of MCP's levels, else "".
+func (d *Driver) keptLevelOf(st listState) string {
+	if k := st.Level; k != nil && k.Entry == d.srv.LogLevel && slices.Contains(LogLevels, k.Level) {
+		return k.Level
+	}
+	return ""
+}
+
+// loadLevel reads the chosen log level back from the state file when
+// none was chosen in this process.
+func (d *Driver) loadLevel() {
+	d.mu.Lock()
+	have := d.logLevel != ""
+	d.mu.Unlock()
+	if have {
+		return
+	}
+	d.stateMu.Lock()
+	st := d.readState()
+	d.stateMu.Unlock()
+	d.mu.Lock()
+	if d.logLevel == "" {
+		d.logLevel = d.keptLevelOf(st)
+	}
+	d.mu.Unlock()
 }
 
 // brokenState is a server that could not be connected: it is not started
@@ -249,6 +301,9 @@ func (d *Driver) Fingerprint() (string, error) {
 	}
 	if d.hints == nil {
 		d.hints = st.Hints
+	}
+	if d.logLevel == "" {
+		d.logLevel = d.keptLevelOf(st)
 	}
 	d.mu.Unlock()
 	entry, err := json.Marshal(d.entry())

@@ -150,6 +150,9 @@ type Driver struct {
 	// logLevel is the level asked for with logging/setLevel ("" is
 	// DefaultLogLevel); kept across restarts.
 	logLevel string
+	// logDue is set while an announcement of log messages between calls
+	// is due (announceLog).
+	logDue bool
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
@@ -604,6 +607,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+		d.loadLevel()
 		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(d.LogLevel())})
 	}
 	return s, nil

@@ -125,6 +125,75 @@ func TestLogsKeptAndLevel(t *testing.T) {
 	}
 }
 
+// TestLogBetweenCallsAnnounced: a log message that arrives after its
+// call is over is kept and announced to the watchers as a ChangeLog
+// (the cockpit redraws its log pane on it).
+func TestLogBetweenCallsAnnounced(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	d := f.src.Driver("test")
+	changes := make(chan runner.Change, 8)
+	defer d.Watch(func(c runner.Change) {
+		select {
+		case changes <- c:
+		default:
+		}
+	})()
+	if res := f.run(m, "later", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("later: %+v", res.Host)
+	}
+	// The guard only ends a test that would hang; it times nothing.
+	guard := time.After(30 * time.Second)
+	for {
+		select {
+		case c := <-changes:
+			if c.Kind != runner.ChangeLog {
+				continue
+			}
+			logs := d.Logs()
+			if len(logs) == 0 || logs[len(logs)-1].Text != "between calls" {
+				t.Errorf("announced a log change, kept %+v", logs)
+			}
+			return
+		case <-guard:
+			t.Fatalf("no log change announced; kept %+v", d.Logs())
+		}
+	}
+}
+
+// TestLogLevelKept: the level chosen with SetLogLevel is kept in the
+// server's state file: a new host on the same home reports it before
+// connecting and asks the server for it; once the entry's own log_level
+// changes, the entry's wins.
+func TestLogLevelKept(t *testing.T) {
+	home := t.TempDir()
+	servers := map[string]config.MCPServer{"test": testServer(t)}
+	f := newFixtureAt(t, home, config.SandboxOff, servers)
+	d := f.src.Driver("test")
+	if err := d.SetLogLevel(f.ctx, "debug"); err != nil {
+		t.Fatal(err)
+	}
+	g := newFixtureAt(t, home, config.SandboxOff, servers)
+	m := g.module("test")
+	if lvl := g.src.Driver("test").LogLevel(); lvl != "debug" {
+		t.Errorf("a new host reports level %q, want the kept debug", lvl)
+	}
+	if res := g.run(m, "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	if logs := g.src.Driver("test").Logs(); len(logs) != 2 || logs[0].Level != "debug" {
+		t.Errorf("kept logs %+v, want the debug message too (the kept level asked of the server)", logs)
+	}
+	edited := testServer(t)
+	edited.LogLevel = "error"
+	servers = map[string]config.MCPServer{"test": edited}
+	h := newFixtureAt(t, home, config.SandboxOff, servers)
+	_ = h.module("test")
+	if lvl := h.src.Driver("test").LogLevel(); lvl != "error" {
+		t.Errorf("after the entry's log_level changed: level %q, want the entry's error", lvl)
+	}
+}
+
 func TestExplainingLines(t *testing.T) {
 	for _, tc := range []struct{ stderr, want string }{
 		{"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n\nNode.js v20.20.2\n",

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,6 +134,15 @@ func serve() error {
 				return nil, nil, ctx.Err()
 			}
 			return text("done"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "later", Description: "Answers, then logs a warning once the call is over.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(_ context.Context, req *sdk.CallToolRequest, _ nameIn) (*sdk.CallToolResult, any, error) {
+			go func() {
+				time.Sleep(100 * time.Millisecond)
+				_ = req.Session.Log(context.Background(), &sdk.LoggingMessageParams{Level: "warning", Data: "between calls"})
+			}()
+			return text("answered"), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Asks whether to shout.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},

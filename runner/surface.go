@@ -9,9 +9,9 @@ type Resource struct {
 }
 
 // Change is what a server said changed (an MCP list_changed or resource
-// update notification): Kind is ChangeTools, ChangeResources,
-// ChangePrompts or ChangeResource, URI the updated resource's (the last
-// only).
+// update notification, or log messages between calls): Kind is
+// ChangeTools, ChangeResources, ChangePrompts, ChangeResource or
+// ChangeLog, URI the updated resource's (ChangeResource only).
 type Change struct {
 	Kind, URI string
 }
@@ -22,4 +22,7 @@ const (
 	ChangeResources = "resources"
 	ChangePrompts   = "prompts"
 	ChangeResource  = "resource"
+	// ChangeLog is log messages the server sent while no call was in
+	// flight (a call's own reach it as run events).
+	ChangeLog = "log"
 )

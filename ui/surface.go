@@ -551,10 +551,14 @@ func (m *Model) surfaceEvent(msg surfaceEvent) tea.Cmd {
 
 // surfaceChanged follows what a server announced: a tool, prompt or
 // resource list that changed is listed again (its cached list is already
-// stale), and a resource update is counted on the resources view.
+// stale), a resource update is counted on the resources view, and log
+// messages between calls redraw the module's detail pane (its log).
 func (m *Model) surfaceChanged(v *surfaceView, msg surfaceChangedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	switch msg.change.Kind {
+	case runner.ChangeLog:
+		m.modules.list.InvalidateDetail()
+		return nil
 	case runner.ChangeResource:
 		if v != nil && v.module.ID == msg.module {
 			v.note = "Updated: " + msg.change.URI
