@@ -646,16 +646,40 @@ func (m *Model) refreshOpen(mods []*runner.Module) {
 	}
 }
 
-// showRead opens the one artifact of a resource read (readURI) that
-// ended ok while its run screen was shown, over its result, so reading a
-// resource shows it as the Inspector does; esc goes back to the result.
-func (m *Model) showRead(id string, res *runner.Result) tea.Cmd {
-	if !m.reads[id] {
+// conversationDriver is a driver whose prompts' results hold their
+// messages as one conversation artifact of a kind of its own
+// (mcp.Driver). No I/O.
+type conversationDriver interface {
+	ConversationKind() string
+}
+
+// showRead opens, over its result, the one artifact of a resource read
+// (readURI), or the conversation of a prompt's result, that ended ok
+// while its run screen was shown, so reading a resource or getting a
+// prompt shows it as the Inspector does; esc goes back to the result.
+func (m *Model) showRead(id string, plan *runner.Plan, res *runner.Result) tea.Cmd {
+	if !res.OK() {
+		delete(m.reads, id)
 		return nil
 	}
-	delete(m.reads, id)
-	if !res.OK() || len(res.Artifacts) != 1 {
+	if m.reads[id] {
+		delete(m.reads, id)
+		if len(res.Artifacts) != 1 {
+			return nil
+		}
+		return m.open(screenViewer, viewerArg{reqID: id, art: res.Artifacts[0], siblings: res.Artifacts})
+	}
+	if plan == nil || plan.Module == nil {
 		return nil
 	}
-	return m.open(screenViewer, viewerArg{reqID: id, art: res.Artifacts[0], siblings: res.Artifacts})
+	cd, ok := plan.Module.Driver.(conversationDriver)
+	if sd := surfaceOf(plan.Module); !ok || sd == nil || sd.SurfaceKind(plan.Capability.ID) != "prompt" {
+		return nil
+	}
+	for _, a := range res.Artifacts {
+		if a.Kind == cd.ConversationKind() {
+			return m.open(screenViewer, viewerArg{reqID: id, art: a, siblings: res.Artifacts})
+		}
+	}
+	return nil
 }
