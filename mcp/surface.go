@@ -601,8 +601,10 @@ func (d *Driver) Resources(ctx context.Context) (out []runner.Resource, more boo
 		if len(out) == MaxResources {
 			return out, true, nil
 		}
-		out = append(out, runner.Resource{URI: bounded(r.URI), Name: bounded(r.Name), Title: bounded(r.Title),
-			Description: bounded(r.Description), MIMEType: bounded(r.MIMEType), Size: r.Size})
+		res := runner.Resource{URI: bounded(r.URI), Name: bounded(r.Name), Title: bounded(r.Title),
+			Description: bounded(r.Description), MIMEType: bounded(r.MIMEType), Size: r.Size}
+		res.Audience, res.Priority, res.LastModified, res.Icons = resourceMeta(r)
+		out = append(out, res)
 	}
 	return out, false, nil
 }

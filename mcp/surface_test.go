@@ -95,6 +95,27 @@ func TestSurfaceDescriptor(t *testing.T) {
 			t.Errorf("a listed string drives the terminal: %q", r.Name)
 		}
 	}
+	// Annotations and icons, sanitized; a data: URI described, not shown.
+	i := slices.IndexFunc(l.Resources, func(r ListedResource) bool { return r.Name == "hello" })
+	if i < 0 {
+		t.Fatal("hello is not listed")
+	}
+	hello := l.Resources[i]
+	if a := hello.Annotations; a == nil || !slices.Equal(a.Audience, []string{"user", "assistant"}) || a.Priority != 0.8 || a.LastModified != "2026-01-12T15:00:58Z" {
+		t.Errorf("hello's annotations: %+v", hello.Annotations)
+	}
+	if ic := hello.Icons; len(ic) != 2 || ic[0].Source != "https://icons.example.org/hello.png␛[2J" || !slices.Equal(ic[0].Sizes, []string{"48x48", "96x96"}) ||
+		!strings.HasPrefix(ic[1].Source, "data: URI (") || strings.Contains(ic[1].Source, "PHN2") || ic[1].MIMEType != "image/svg+xml" || ic[1].Theme != "dark" {
+		t.Errorf("hello's icons: %+v", hello.Icons)
+	}
+	res, _, err := d.Resources(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := slices.IndexFunc(res, func(r runner.Resource) bool { return r.Name == "hello" })
+	if j < 0 || res[j].Priority != 0.8 || len(res[j].Audience) != 2 || len(res[j].Icons) != 2 || res[j].LastModified == "" {
+		t.Errorf("Resources gives hello as %+v", res)
+	}
 }
 
 // taskToolName is the surface server's tool that requires tasks.

@@ -231,6 +231,32 @@ func (it *surfaceItem) Detail(w int) string {
 	if r.Description != "" {
 		b.kv("Description", r.Description)
 	}
+	if len(r.Audience) > 0 {
+		b.kv("Audience", strings.Join(r.Audience, ", "))
+	}
+	if r.Priority > 0 {
+		b.kv("Priority", fmt.Sprintf("%.2f (1 is most important)", r.Priority))
+	}
+	if r.LastModified != "" {
+		b.kv("Modified", r.LastModified)
+	}
+	for i, ic := range r.Icons {
+		var about []string
+		for _, s := range []string{ic.MIMEType, strings.Join(ic.Sizes, " "), ic.Theme} {
+			if s != "" {
+				about = append(about, s)
+			}
+		}
+		label := "Icon"
+		if len(r.Icons) > 1 {
+			label = fmt.Sprintf("Icon %d", i+1)
+		}
+		line := ic.Source
+		if len(about) > 0 {
+			line += " (" + strings.Join(about, ", ") + ")"
+		}
+		b.kv(label, line+" · not fetched")
+	}
 	switch on, n, last := it.v.drv.Subscribed(r.URI); {
 	case on && n > 0:
 		b.kv("Updates", fmt.Sprintf("subscribed: %s, the last %s", words.Count(n, "update", "updates"), words.Ago(it.v.com.Now(), last)))

@@ -34,7 +34,9 @@ type surfaceFake struct {
 }
 
 var surfaceResources = []runner.Resource{
-	{URI: "test://a", Name: "hello", Title: "Hello text", MIMEType: "text/plain", Size: 16},
+	{URI: "test://a", Name: "hello", Title: "Hello text", MIMEType: "text/plain", Size: 16,
+		Audience: []string{"user"}, Priority: 0.8, LastModified: "2026-01-12T15:00:58Z",
+		Icons: []runner.Icon{{Source: "https://icons.example.org/h.png\x1b[2J", MIMEType: "image/png", Sizes: []string{"48x48"}}, {Source: "data: URI (60 B), not shown", Theme: "dark"}}},
 	{URI: "test://evil", Name: "evil\x1b]0;pwned\x07\x1b[2J"},
 }
 
@@ -171,7 +173,9 @@ func TestSurfaceView(t *testing.T) {
 		t.Errorf("a server's escape reached the screen:\n%q", out)
 	}
 	plain := ansi.Strip(out)
-	for _, want := range []string{"resource Hello text", "template A greeting", "prompt   Greet someone", "test://a"} {
+	for _, want := range []string{"resource Hello text", "template A greeting", "prompt   Greet someone", "test://a",
+		"Audience    user", "Priority    0.80 (1 is most important)", "Modified    2026-01-12T15:00:58Z",
+		"Icon 1      https://icons.example.org/h.png␛[2J", "(image/png, 48x48) · not fetched", "Icon 2      data: URI (60 B), not shown (dark)"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("view lacks %q:\n%s", want, plain)
 		}
