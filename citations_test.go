@@ -33,6 +33,7 @@ var citeSection = regexp.MustCompile(`docs/protocol\.md §([0-9]+)`)
 // repository: the ones that look for the corpus there.
 var sharedAllowed = map[string]bool{
 	".ci/run":                                true,
+	"internal/testcorpus/doc.go":             true,
 	"internal/testcorpus/testcorpus.go":      true,
 	"internal/testcorpus/testcorpus_test.go": true,
 }

@@ -409,3 +409,53 @@ func TestCockpitActivityAndRepeatLine(t *testing.T) {
 	}
 	tm.keys("Escape", "q")
 }
+
+// TestCockpitPagerOpensASanitizedCopy: O on a result's artifact and in
+// its viewer runs $PAGER on a 0600 copy under the home's tmp, with the
+// cockpit suspended; the copy holds the report's text and is removed
+// after, and the status line says what was opened and how.
+func TestCockpitPagerOpensASanitizedCopy(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	home := t.TempDir()
+	rec := filepath.Join(t.TempDir(), "record")
+	pager := filepath.Join(t.TempDir(), "pager.sh")
+	script := "#!/bin/sh\n{ echo \"arg=$1\"; stat -c 'mode=%a' \"$1\"; echo ---; cat \"$1\"; } >> " + rec + "\necho paged; sleep 1\n"
+	if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm := startCmd(t, fmt.Sprintf("MODBAY_HOME=%s NO_COLOR=1 PAGER=%s %s", home, pager, bin))
+	tm.waitDiscovered("Workspace notes")
+	tm.keys("j")
+	tm.waitSelected("Workspace notes")
+	tm.keys("Enter")
+	tm.waitFor("Summarize notes")
+	tm.keys("Enter")
+	tm.waitFor("pattern", "max_files")
+	tm.keys("C-s")
+	tm.waitFor("Notes report", "verified, staged")
+	tm.keys("O")
+	tm.waitFor("Opened a sanitized copy (its text) in pager.sh.")
+	tm.keys("Enter")
+	tm.waitFor("first heading", "O opens it in pager.sh")
+	tm.keys("O")
+	tm.waitFor("Opened a sanitized copy (its text) in pager.sh.")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := strings.Split(string(b), "arg=")[1:]
+	if len(runs) != 2 {
+		t.Fatalf("the pager ran %d times, want 2:\n%s", len(runs), b)
+	}
+	for _, r := range runs {
+		if !strings.HasPrefix(r, filepath.Join(home, "tmp", "modbay-copy-")) || !strings.Contains(r, "mode=600") ||
+			!strings.Contains(r, "# Notes report") {
+			t.Fatalf("the pager got:\n%s", r)
+		}
+	}
+	if left, _ := os.ReadDir(filepath.Join(home, "tmp")); len(left) != 0 {
+		t.Fatalf("copies left in the home's tmp: %v", left)
+	}
+	tm.keys("Escape", "Escape", "Escape", "Escape", "q")
+}

@@ -1,6 +1,3 @@
-// Package cli is modbay's plain command-line face (list, describe, validate,
-// invoke, render) for scripts, CI and module debugging, and the root command
-// that opens the cockpit.
 package cli
 
 import (
@@ -8,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes of every modbay command (README "Exit codes").
+// Exit codes of every modbay command (docs/protocol.md §15).
 const (
 	// ExitOK: the command succeeded.
 	ExitOK = 0
@@ -21,7 +18,8 @@ const (
 	ExitApprovalRequired = 3
 	// ExitHostVerdict: the host refused the run or the module (spawn failed,
 	// invalid JSON, protocol violation, timeout, output too large, artifact
-	// refused, invalid descriptor).
+	// refused, invalid descriptor, a bound of docs/protocol.md §14 hit, not
+	// contained under sandbox: require).
 	ExitHostVerdict = 4
 	// ExitInputInvalid: the input does not validate against the request
 	// schema; nothing ran.

@@ -21,44 +21,16 @@ import (
 	"modbay/runner"
 )
 
-// recording is a run being recorded in the history, or nothing when the
-// history cannot be opened (said once on stderr: a run never fails for
-// want of its record). Its methods are safe on a nil *history.Run.
-type recording struct {
-	run *history.Run
-	w   io.Writer
-}
-
-// record begins recording plan in the home's history (source: one of
-// history.Source*).
-func (e *env) record(w io.Writer, p *runner.Plan, o history.BeginOptions) *recording {
-	rec := &recording{w: w}
+// invokeRecorded runs plan as history.Invoke does, recorded in the home's
+// history (or not, when it cannot be opened: said once on w, as a
+// record that cannot be written is; a run never fails for want of it).
+func (e *env) invokeRecorded(ctx context.Context, w io.Writer, p *runner.Plan, o history.BeginOptions, ro runner.RunOptions) (*runner.Result, error) {
+	warn := func(msg string) { fmt.Fprintf(w, "modbay: warning: %s\n", render.SanitizeLine(msg)) }
 	s, err := history.OpenConfig(e.host.Config())
-	if err == nil {
-		rec.run, err = s.Begin(p, o)
-	}
 	if err != nil {
-		fmt.Fprintf(w, "modbay: warning: this run is not recorded in the history: %s\n", render.SanitizeLine(err.Error()))
+		warn("this run is not recorded in the history: " + err.Error())
 	}
-	return rec
-}
-
-// events records each event, then hands it to next (which may be nil).
-func (r *recording) events(next func(runner.Event)) func(runner.Event) {
-	if r.run == nil {
-		return next
-	}
-	return r.run.Events(next)
-}
-
-// finish records the outcome (res, or err when nothing ran).
-func (r *recording) finish(res *runner.Result, err error) {
-	if r.run == nil {
-		return
-	}
-	if _, werr := r.run.Finish(res, err); werr != nil {
-		fmt.Fprintf(r.w, "modbay: warning: the history did not record this run's outcome: %s\n", render.SanitizeLine(werr.Error()))
-	}
+	return history.Invoke(ctx, s, e.host, p, o, ro, warn)
 }
 
 // HistoryOptions is what `modbay history` (the list) was asked to do.
@@ -380,7 +352,7 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	}
 	switch {
 	case !rec.InputRecorded:
-		fmt.Fprintln(w, "input     not recorded (history.record_inputs is false)")
+		fmt.Fprintf(w, "input     not recorded (%s)\n", clean(rec.NoInputWhy()))
 	default:
 		fmt.Fprintf(w, "input     %s\n", render.SanitizeLine(string(rec.Input)))
 		if len(rec.Redacted) > 0 {
@@ -495,7 +467,7 @@ func historyExportRun(ctx context.Context, o *HistoryRunOptions) error {
 // fields it withheld left out) and its outcome rebuilt from the record.
 func exportFixture(o *HistoryRunOptions, rec *history.Record, dir, home string) error {
 	if !rec.InputRecorded {
-		return withCode(ExitUsage, "--fixture: run %s's input was not recorded (history.record_inputs), so it cannot be sent again", rec.RunID)
+		return withCode(ExitUsage, "--fixture: run %s's input was not recorded (%s), so it cannot be sent again", rec.RunID, clean(rec.NoInputWhy()))
 	}
 	res := &runner.Result{RequestID: rec.RunID, Module: rec.Module, Capability: rec.Capability, Stderr: rec.StderrTail, ExitCode: rec.ExitCode}
 	if len(rec.Envelope) > 0 {

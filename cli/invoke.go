@@ -345,12 +345,11 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 	}
 	exchange := runner.NewExchange()
 	begin.Approved = o.Yes
-	rec := e.record(o.IO.ErrOut, plan, begin)
 	runCtx, detach := context.WithCancel(watch.Context())
 	defer detach()
 	events := o.events()
 	if o.Detach {
-		// The handle is recorded first (rec.events), then polling stops:
+		// The handle is recorded first (history.Invoke), then polling stops:
 		// the run ends detached, the job goes on in the module.
 		next := events
 		events = func(ev runner.Event) {
@@ -362,12 +361,11 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 			}
 		}
 	}
-	ro := runner.RunOptions{Approved: true, Events: rec.events(events), Elicit: o.elicitor(m.ID, o.elicitValue, o.samplingValue)}
+	ro := runner.RunOptions{Approved: true, Events: events, Elicit: o.elicitor(m.ID, o.elicitValue, o.samplingValue)}
 	if o.Trace {
 		ro.Record = exchange.Recorder()
 	}
-	res, err := e.host.RunWith(runCtx, plan, ro)
-	rec.finish(res, err)
+	res, err := e.invokeRecorded(runCtx, o.IO.ErrOut, plan, begin, ro)
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
 		// Nothing more reaches the person: the tree is dead (Run returns

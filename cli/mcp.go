@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,9 +39,14 @@ func (g *globals) addMCPServersFrom(host *runner.Host, cfg *config.Config, prev 
 	src := mcp.NewSourceFrom(cfg, nil, prev)
 	host.AddSource(src)
 	g.mcp = src
-	g.cleanups = append(g.cleanups, func() { _ = src.Close() })
+	g.cleanups = append(g.cleanups, func() { _ = src.CloseWithin(commandStopGrace) })
 	return src
 }
+
+// commandStopGrace is how long a server has to exit once a command that
+// has printed its answer closes its stdin, before its whole tree is
+// killed: the command's exit does not wait out mcp.StopGrace.
+const commandStopGrace = 150 * time.Millisecond
 
 // refreshMCP makes the MCP servers' cached tool lists stale, so the next
 // discovery lists them again (list --refresh, the cockpit's r).
@@ -111,11 +117,11 @@ func newMCPCommand(g *globals, importF func(context.Context, *MCPImportOptions) 
 	o := &MCPImportOptions{IO: g.io, G: g}
 	imp := &cobra.Command{
 		Use:   "import [FILE...]",
-		Short: "Add the MCP servers of Claude Desktop, Claude Code, VS Code or Cursor to config.yaml",
+		Short: "Add the MCP servers of Claude Desktop, Claude Code, VS Code, Cursor or Codex to config.yaml",
 		Long: `Reads MCP client configurations — Claude Desktop's claude_desktop_config.json,
 Claude Code's .mcp.json and ~/.claude.json, VS Code's .vscode/mcp.json (servers and
-inputs), Cursor's mcp.json — shows what it found and adds the servers to config.yaml's
-mcp_servers. Nothing is run and no variable is expanded. An id config.yaml already has
+inputs), Cursor's mcp.json, Codex's ~/.codex/config.toml ([mcp_servers.NAME]) — shows
+what it found and adds the servers to config.yaml's mcp_servers. Nothing is run and no variable is expanded. An id config.yaml already has
 is never overwritten without asking: on a terminal you are asked for each, --force
 replaces them (for scripts), --skip-existing leaves them out, and otherwise they are
 left out with a message. An env or header value that looks like a secret is written as
@@ -147,7 +153,8 @@ func clientConfigPaths() []string {
 		ps = append(ps,
 			filepath.Join(h, ".config", "Claude", "claude_desktop_config.json"),
 			filepath.Join(h, ".claude.json"),
-			filepath.Join(h, ".cursor", "mcp.json"))
+			filepath.Join(h, ".cursor", "mcp.json"),
+			filepath.Join(h, ".codex", "config.toml"))
 	}
 	return ps
 }

@@ -31,7 +31,8 @@ type MCPInstallOptions struct {
 	// Write merges the entry into the client's config file (a backup
 	// first); without it the entry is printed.
 	Write bool
-	// Scope is "user" or "project" for clients that have both ("": project).
+	// Scope is "user" or "project" for clients that have both ("":
+	// project), or "local" (claude-code: this project, in the user's file).
 	Scope string
 	// File replaces the client's config file's path.
 	File string
@@ -46,6 +47,10 @@ type installClient struct {
 	// paths are the config file per scope ("user", "project"), relative
 	// to the user's home or the project folder.
 	user, project string
+	// local: the client has a local scope, the user's file keeping the
+	// entry for one project only (Claude Code: projects.<dir>.mcpServers
+	// in ~/.claude.json).
+	local bool
 }
 
 // installClients are the clients, by name (docs/gateway.md "Set-up").
@@ -55,7 +60,7 @@ func installClients() map[string]installClient {
 		appSupport = filepath.Join("Library", "Application Support")
 	}
 	return map[string]installClient{
-		"claude-code":    {key: "mcpServers", typed: true, user: ".claude.json", project: ".mcp.json"},
+		"claude-code":    {key: "mcpServers", typed: true, user: ".claude.json", project: ".mcp.json", local: true},
 		"claude-desktop": {key: "mcpServers", user: filepath.Join(appSupport, "Claude", "claude_desktop_config.json")},
 		"vscode":         {key: "servers", typed: true, user: filepath.Join(appSupport, "Code", "User", "mcp.json"), project: filepath.Join(".vscode", "mcp.json")},
 		"cursor":         {key: "mcpServers", user: filepath.Join(".cursor", "mcp.json"), project: filepath.Join(".cursor", "mcp.json")},
@@ -82,7 +87,10 @@ not the default, --workspace when given. For claude-code it prints the
 "claude mcp add" line. --write merges the entry into the client's config file
 instead — a backup (FILE.bak) first, the file's other entries and comments kept —
 at --scope user or project (default project: under --workspace, else the current
-folder) for the clients that have both; claude-desktop and codex have only user.`,
+folder) for the clients that have both; claude-desktop and codex have only user.
+claude-code also has --scope local: the entry in ~/.claude.json for this project
+only (the folder --workspace names, else the current one), as claude mcp add's
+default scope keeps it.`,
 		Example: `  modbay mcp install claude-code --workspace ~/src/project
   modbay mcp install vscode --workspace . --write
   modbay mcp install codex --write`,
@@ -96,7 +104,7 @@ folder) for the clients that have both; claude-desktop and codex have only user.
 	f := cmd.Flags()
 	f.StringVar(&o.Workspace, "workspace", "", "the project folder modules get (passed to serve as --workspace)")
 	f.BoolVar(&o.Write, "write", false, "merge the entry into the client's config file (a backup first)")
-	f.StringVar(&o.Scope, "scope", "", "with --write: user or project (default project), for clients that have both")
+	f.StringVar(&o.Scope, "scope", "", "with --write: user or project (default project), for clients that have both; local for claude-code")
 	f.StringVar(&o.File, "file", "", "with --write: this config `FILE` instead of the client's")
 	return cmd
 }
@@ -139,8 +147,12 @@ func mcpInstallRun(_ context.Context, o *MCPInstallOptions) error {
 	}
 	switch o.Scope {
 	case "", "project", "user":
+	case "local":
+		if !c.local {
+			return withCode(ExitUsage, "%s has no local scope (claude-code has)", o.Client)
+		}
 	default:
-		return withCode(ExitUsage, "--scope %q: user or project", o.Scope)
+		return withCode(ExitUsage, "--scope %q: user, project or local", o.Scope)
 	}
 	if o.Scope == "project" && c.project == "" {
 		return withCode(ExitUsage, "%s has no project scope: its configuration is the user's only", o.Client)
@@ -173,7 +185,7 @@ func mcpInstallRun(_ context.Context, o *MCPInstallOptions) error {
 			fmt.Fprintln(o.IO.Out, line)
 			return nil
 		}
-		text, _ := c.entry(exe, args, nil)
+		text, _ := c.entry(exe, args, nil, nil)
 		fmt.Fprintf(o.IO.Out, "# %s\n%s", c.where(o.Scope), text)
 		return nil
 	}
@@ -183,11 +195,21 @@ func mcpInstallRun(_ context.Context, o *MCPInstallOptions) error {
 			return withCode(ExitUsage, "%v", err)
 		}
 	}
+	var keys []string // where the entry goes: c.key at the top, or under a project
+	if o.Scope == "local" {
+		dir := o.Workspace
+		if dir == "" {
+			if dir, err = os.Getwd(); err != nil {
+				return withCode(ExitUsage, "%v", err)
+			}
+		}
+		keys = []string{"projects", dir, c.key}
+	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return withCode(ExitUsage, "%v", err)
 	}
-	merged, err := c.entry(exe, args, old)
+	merged, err := c.entry(exe, args, old, keys)
 	if err != nil {
 		return withCode(ExitUsage, "%s: %v", path, err)
 	}
@@ -225,7 +247,7 @@ func mcpInstallRun(_ context.Context, o *MCPInstallOptions) error {
 
 // where says, in a printed entry's first line, which file it goes in.
 func (c installClient) where(scope string) string {
-	if scope == "user" || c.project == "" {
+	if scope == "user" || scope == "local" || c.project == "" {
 		return "in ~/" + filepath.ToSlash(c.user)
 	}
 	return "in the project's " + filepath.ToSlash(c.project) + " (or ~/" + filepath.ToSlash(c.user) + ")"
@@ -234,7 +256,7 @@ func (c installClient) where(scope string) string {
 // path is the client's config file at scope ("" is project where the
 // client has one), project files under workspace (else the current folder).
 func (c installClient) path(scope, workspace string) (string, error) {
-	if scope == "user" || c.project == "" {
+	if scope == "user" || scope == "local" || c.project == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
 			return "", err
@@ -252,8 +274,9 @@ func (c installClient) path(scope, workspace string) (string, error) {
 }
 
 // entry is old (a config file's text, nil: none) with the modbay entry
-// merged in; with old nil and printing, the entry alone.
-func (c installClient) entry(exe string, args []string, old []byte) ([]byte, error) {
+// merged in — under keys when given, else under c.key — and with old nil
+// and printing, the entry alone.
+func (c installClient) entry(exe string, args []string, old []byte, keys []string) ([]byte, error) {
 	if c.key == "" {
 		return mergeCodexEntry(old, codexEntry(exe, args)), nil
 	}
@@ -265,7 +288,10 @@ func (c installClient) entry(exe string, args []string, old []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	return mcp.MergeClientEntry(old, c.key, "modbay", b)
+	if keys == nil {
+		keys = []string{c.key}
+	}
+	return mcp.MergeClientEntryAt(old, keys, "modbay", b)
 }
 
 // codexEntry is Codex's TOML table for modbay.

@@ -63,17 +63,20 @@ Modules get the home's workspace, or --workspace DIR: never the client's
 current directory unless you pass it. Standard output carries only the
 protocol. docs/gateway.md sets it up for each client.`,
 		Example: `  modbay mcp serve --workspace ~/src/project
-  modbay mcp serve --tools 'notes_*' --exclude '*_echo'
+  modbay mcp serve --tools notes --tools 'github/*issue*' --exclude '*/*.echo'
   modbay mcp serve --http 127.0.0.1:8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Tools, o.Exclude = toolFilters(cmd, o.Tools, o.Exclude)
+			var err error
+			if o.Tools, o.Exclude, err = toolFilters(cmd, o.Tools, o.Exclude); err != nil {
+				return err
+			}
 			return mcpServeRun(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.tools, else all)")
-	f.StringArrayVar(&o.Exclude, "exclude", nil, "leave out tools whose name or id matches this glob `PATTERN` (repeatable; default: config mcp_serve.exclude)")
+	f.StringArrayVar(&o.Tools, "tools", nil, "serve only the tools this glob `PATTERN` selects: MODULE or MODULE/CAPABILITY, the host's module id or MCP server id (repeatable; default: config mcp_serve.tools, else all)")
+	f.StringArrayVar(&o.Exclude, "exclude", nil, "leave out the tools this glob `PATTERN` selects, as --tools (repeatable; default: config mcp_serve.exclude)")
 	f.DurationVar(&o.ApprovalWait, "approval-wait", gateway.DefaultApprovalWait, "how long a call that needs approval waits for a person's answer in a running cockpit before it returns \"approval pending\"")
 	f.StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback `ADDR` (127.0.0.1:PORT) instead of stdio, with the bearer token in <home>/serve/token")
 	f.BoolVar(&o.RotateToken, "rotate-token", false, "with --http: replace the bearer token with a new one (clients need the new one)")

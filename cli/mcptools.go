@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"modbay/config"
 	"modbay/gateway"
 	"modbay/render"
 	"modbay/runner"
@@ -41,7 +42,10 @@ pinned when first served) or withheld because its definition changed (modbay mcp
 pins). Nothing is served or pinned.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Tools, o.Exclude = toolFilters(cmd, o.Tools, o.Exclude)
+			var err error
+			if o.Tools, o.Exclude, err = toolFilters(cmd, o.Tools, o.Exclude); err != nil {
+				return err
+			}
 			return mcpToolsRun(cmd.Context(), o)
 		},
 	}
@@ -80,6 +84,7 @@ func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
 		}
 		fmt.Fprintf(o.IO.Out, "%s  (%s)%s\n", render.SanitizeLine(t.Name), render.SanitizeLine(t.Title), pin)
 		fmt.Fprintf(o.IO.Out, "    %s\n", render.SanitizeLine(t.Description))
+		fmt.Fprintf(o.IO.Out, "    selected as %s (--tools, --exclude)\n", render.SanitizeLine(l.Select))
 		if a := t.Annotations; a != nil {
 			var hints []string
 			if a.ReadOnlyHint {
@@ -128,6 +133,7 @@ func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool,
 		out := make([]ui.AgentTool, 0, len(list))
 		for _, l := range list {
 			t := ui.AgentTool{Name: l.Tool.Name, Title: l.Tool.Title, Description: l.Tool.Description, Changed: l.Pin == "changed", Diff: l.Diff}
+			t.InputSchema, t.OutputSchema = indentedJSON(l.Tool.InputSchema), indentedJSON(l.Tool.OutputSchema)
 			if a := l.Tool.Annotations; a != nil {
 				if a.ReadOnlyHint {
 					t.Hints = append(t.Hints, "readOnlyHint")
@@ -149,6 +155,21 @@ func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool,
 	}
 }
 
+// indentedJSON is v as indented JSON, "" for nil.
+func indentedJSON(v any) string {
+	if v == nil {
+		return ""
+	}
+	if m, ok := v.(map[string]any); ok && m == nil {
+		return ""
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil || string(b) == "null" {
+		return ""
+	}
+	return string(b)
+}
+
 // agentSessions lists the live sessions of the home's serve processes.
 func agentSessions(serveDir string) func() []string {
 	return func() []string {
@@ -162,13 +183,21 @@ func agentSessions(serveDir string) func() []string {
 }
 
 // toolFilters returns the --tools and --exclude patterns of cmd, nil for a
-// flag not given, so the config's mcp_serve filters apply.
-func toolFilters(cmd *cobra.Command, tools, exclude []string) ([]string, []string) {
-	if !cmd.Flags().Changed("tools") {
-		tools = nil
+// flag not given, so the config's mcp_serve filters apply; a pattern that
+// cannot select tools (config.CheckToolPattern) is a usage error.
+func toolFilters(cmd *cobra.Command, tools, exclude []string) ([]string, []string, error) {
+	for _, f := range []struct {
+		name string
+		pats *[]string
+	}{{"tools", &tools}, {"exclude", &exclude}} {
+		if !cmd.Flags().Changed(f.name) {
+			*f.pats = nil
+		}
+		for _, p := range *f.pats {
+			if err := config.CheckToolPattern(p); err != nil {
+				return nil, nil, withCode(ExitUsage, "--%s: %v", f.name, err)
+			}
+		}
 	}
-	if !cmd.Flags().Changed("exclude") {
-		exclude = nil
-	}
-	return tools, exclude
+	return tools, exclude, nil
 }

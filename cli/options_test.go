@@ -43,24 +43,25 @@ func TestParsedOptions(t *testing.T) {
 	var got any
 	capture := func(o any) error { got = o; return errNotRun }
 	hooks := &runHooks{
-		cockpit:    func(_ context.Context, o *CockpitOptions) error { return capture(o) },
-		list:       func(_ context.Context, o *ListOptions) error { return capture(o) },
-		describe:   func(_ context.Context, o *DescribeOptions) error { return capture(o) },
-		validate:   func(_ context.Context, o *ValidateOptions) error { return capture(o) },
-		invoke:     func(_ context.Context, o *InvokeOptions) error { return capture(o) },
-		render:     func(_ context.Context, o *RenderOptions) error { return capture(o) },
-		dev:        func(_ context.Context, o *DevOptions) error { return capture(o) },
-		doctor:     func(_ context.Context, o *DoctorOptions) error { return capture(o) },
-		new:        func(_ context.Context, o *NewOptions) error { return capture(o) },
-		check:      func(_ context.Context, o *CheckOptions) error { return capture(o) },
-		rerun:      func(_ context.Context, o *RerunOptions) error { return capture(o) },
-		mcpImport:  func(_ context.Context, o *MCPImportOptions) error { return capture(o) },
-		mcpSurface: func(_ context.Context, o *MCPSurfaceOptions) error { return capture(o) },
-		mcpLogin:   func(_ context.Context, o *MCPLoginOptions) error { return capture(o) },
-		history:    func(_ context.Context, o *HistoryOptions) error { return capture(o) },
-		historyRun: func(_ context.Context, o *HistoryRunOptions) error { return capture(o) },
-		jobs:       func(_ context.Context, o *JobsOptions) error { return capture(o) },
-		skills:     func(_ context.Context, o *SkillsOptions) error { return capture(o) },
+		cockpit:       func(_ context.Context, o *CockpitOptions) error { return capture(o) },
+		list:          func(_ context.Context, o *ListOptions) error { return capture(o) },
+		describe:      func(_ context.Context, o *DescribeOptions) error { return capture(o) },
+		validate:      func(_ context.Context, o *ValidateOptions) error { return capture(o) },
+		invoke:        func(_ context.Context, o *InvokeOptions) error { return capture(o) },
+		render:        func(_ context.Context, o *RenderOptions) error { return capture(o) },
+		dev:           func(_ context.Context, o *DevOptions) error { return capture(o) },
+		doctor:        func(_ context.Context, o *DoctorOptions) error { return capture(o) },
+		new:           func(_ context.Context, o *NewOptions) error { return capture(o) },
+		check:         func(_ context.Context, o *CheckOptions) error { return capture(o) },
+		rerun:         func(_ context.Context, o *RerunOptions) error { return capture(o) },
+		mcpImport:     func(_ context.Context, o *MCPImportOptions) error { return capture(o) },
+		mcpSurface:    func(_ context.Context, o *MCPSurfaceOptions) error { return capture(o) },
+		mcpLogin:      func(_ context.Context, o *MCPLoginOptions) error { return capture(o) },
+		history:       func(_ context.Context, o *HistoryOptions) error { return capture(o) },
+		historyRun:    func(_ context.Context, o *HistoryRunOptions) error { return capture(o) },
+		jobs:          func(_ context.Context, o *JobsOptions) error { return capture(o) },
+		skills:        func(_ context.Context, o *SkillsOptions) error { return capture(o) },
+		exampleModule: func(_ context.Context, o *ExampleModuleOptions) error { return capture(o) },
 	}
 	for _, tt := range []struct {
 		args  []string
@@ -268,6 +269,13 @@ func TestParsedOptions(t *testing.T) {
 			k := o.(*SkillsOptions)
 			if k.Command != "prompt" || !reflect.DeepEqual(k.Load, []string{"s1"}) || !reflect.DeepEqual(k.Args, []string{"a=1"}) || k.Output != "out.md" {
 				t.Errorf("skills prompt = %+v", *k)
+			}
+		}},
+		{[]string{"example-module", "notes", "module", "invoke", "notes.report", "--input", "/r/request.json", "--home", "x"}, func(t *testing.T, o any) {
+			// Flags are the module's argv, never modbay's: --home is passed on.
+			want := []string{"notes", "module", "invoke", "notes.report", "--input", "/r/request.json", "--home", "x"}
+			if e := o.(*ExampleModuleOptions); !reflect.DeepEqual(e.Args, want) {
+				t.Errorf("example-module = %+v", *e)
 			}
 		}},
 	} {

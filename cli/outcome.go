@@ -10,7 +10,7 @@ import (
 )
 
 // Outcomes of an invoke that did not run, as --json reports them in
-// "outcome" (README "Exit codes").
+// "outcome" (docs/protocol.md §15).
 const (
 	outcomeUsage            = "usage"
 	outcomeInputInvalid     = "input_invalid"

@@ -87,7 +87,7 @@ func rerunRun(ctx context.Context, o *RerunOptions) error {
 		}
 		fmt.Fprintf(w, "re-run of %s (%s %s) with the input given\n", rec.RunID, cleanID(rec.Module), cleanID(rec.Capability))
 	case !rec.InputRecorded:
-		return inv.refuse(usageRefusal("run %s has no recorded input (history.record_inputs is false): pass --input", rec.RunID))
+		return inv.refuse(usageRefusal("run %s has no recorded input (%s): pass --input", rec.RunID, clean(rec.NoInputWhy())))
 	default:
 		raw = history.WithoutRedacted(rec.Input, rec.Redacted)
 		fmt.Fprintf(w, "re-run of %s (%s %s) with its input as recorded: %s\n", rec.RunID, cleanID(rec.Module), cleanID(rec.Capability), clean(string(raw)))

@@ -107,6 +107,7 @@ func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks
 	for _, c := range g.cleanups {
 		c()
 	}
+	history.Flush()
 	if err == nil {
 		return ExitOK
 	}
@@ -160,6 +161,8 @@ type runHooks struct {
 	jobs func(context.Context, *JobsOptions) error
 	// skills is the list and every subcommand, told apart by SkillsOptions.Command.
 	skills func(context.Context, *SkillsOptions) error
+	// exampleModule is the hidden entry of the built-in examples' launchers.
+	exampleModule func(context.Context, *ExampleModuleOptions) error
 }
 
 // CockpitOptions is what `modbay` without a command was asked to do: open
@@ -220,7 +223,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 		newDoctorCommand(g, hooks.doctor),
 		newNewCommand(g, hooks.new),
 		newHistoryCommand(g, hooks.history, hooks.historyRun), newJobsCommand(g, hooks.jobs), newRerunCommand(g, hooks.rerun),
-		newExampleModuleCommand(),
+		newExampleModuleCommand(g, hooks.exampleModule),
 		newCheckCommand(g, hooks.check),
 		newMCPCommand(g, hooks.mcpImport, hooks.mcpSurface, hooks.mcpLogin),
 		newSkillsCommand(g, hooks.skills),
@@ -260,7 +263,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 		defer asks.Close()
 	}
 	profile, noColor := o.IO.cockpitColors(o.G.noColor)
-	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist,
+	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist, Theme: cfg.Theme, Keys: cfg.Keys,
 		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
 		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
@@ -434,19 +437,40 @@ func (e *env) load(ctx context.Context, ref string) (*runner.Module, error) {
 	return m, nil
 }
 
+// ExampleModuleOptions are `modbay example-module`'s: the built-in
+// module's words as its launcher passed them, unparsed.
+type ExampleModuleOptions struct {
+	IO *ioStreams
+	// Args are `<id> module describe --json` or `<id> module invoke
+	// <capability> --input <file>` (examples.Main's argv).
+	Args []string
+}
+
 // newExampleModuleCommand is the hidden entry point the example modules'
-// launchers call: `modbay example-module <id> module describe|invoke ...`.
-func newExampleModuleCommand() *cobra.Command {
+// launchers call: `modbay example-module <id> module describe|invoke ...`;
+// runF, when non-nil, replaces exampleModuleRun.
+func newExampleModuleCommand(g *globals, runF func(context.Context, *ExampleModuleOptions) error) *cobra.Command {
+	opts := &ExampleModuleOptions{IO: g.io}
 	return &cobra.Command{
 		Use:                "example-module ID module (describe --json | invoke CAPABILITY --input FILE)",
 		Short:              "Run a built-in example module (used by its launcher)",
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := examples.Main(args, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
-				return silentExit(code)
+			opts.Args = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			return nil
+			return exampleModuleRun(cmd.Context(), opts)
 		},
 	}
+}
+
+// exampleModuleRun runs the example module o.Args name; its exit code is
+// the module's.
+func exampleModuleRun(_ context.Context, o *ExampleModuleOptions) error {
+	if code := examples.Main(o.Args, o.IO.Out, o.IO.ErrOut); code != 0 {
+		return silentExit(code)
+	}
+	return nil
 }

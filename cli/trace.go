@@ -82,7 +82,7 @@ func writeTrace(w io.Writer, t traceOut) {
 			writeSession(w, c)
 			continue
 		}
-		fmt.Fprintf(w, "argv:     %s\n", clean(strings.Join(quoteAll(c.Argv), " ")))
+		fmt.Fprintf(w, "argv:     %s\n", clean(runner.ShellJoin(c.Argv)))
 		fmt.Fprintf(w, "env:      %s\n", clean(strings.Join(c.Env, " ")))
 		fmt.Fprintf(w, "dir:      %s\n", clean(c.Dir))
 		if e := c.Exit; e != nil {
@@ -136,12 +136,4 @@ func writeSession(w io.Writer, c traceCall) {
 	if c.Stderr != "" {
 		fmt.Fprintf(w, "stderr:\n%s\n", indent(render.Sanitize(strings.TrimRight(c.Stderr, "\n"))))
 	}
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = runner.ShellQuote(s)
-	}
-	return out
 }

@@ -1,5 +1,3 @@
-// Package config says where modbay's things live (home, workspace, state,
-// artifact store) and reads the host policy from <home>/config.yaml.
 package config
 
 import (
@@ -68,13 +66,19 @@ type Config struct {
 	Skills Skills `yaml:"skills"`
 	// MCPServe configures `modbay mcp serve` (docs/gateway.md).
 	MCPServe MCPServe `yaml:"mcp_serve"`
+	// Theme is the cockpit's palette (config/cockpit.go).
+	Theme Theme `yaml:"theme"`
+	// Keys rebinds cockpit actions (KeyActions) to other keys.
+	Keys map[string]string `yaml:"keys"`
 }
 
 // MCPServe is the config's `mcp_serve:` section (docs/gateway.md).
 type MCPServe struct {
-	// Tools and Exclude are glob patterns (path.Match) over tool names
-	// and the ids they stand for: a tool is served when it matches some
-	// Tools pattern (none given: every tool) and no Exclude pattern.
+	// Tools and Exclude are glob patterns (path.Match) over
+	// "<module id>/<capability id>" (a pattern without "/" over the
+	// module id alone, CheckToolPattern): a tool is served when it
+	// matches some Tools pattern (none given: every tool) and no Exclude
+	// pattern.
 	Tools   []string `yaml:"tools"`
 	Exclude []string `yaml:"exclude"`
 	// ApproveByElicitation lets a client that supports elicitation
@@ -122,6 +126,13 @@ type Limits struct {
 	CPUSeconds uint64 `yaml:"cpu_seconds"`
 	// Processes is RLIMIT_NPROC: counted per user, not binding for root.
 	Processes uint64 `yaml:"processes"`
+	// FileSizeMB is the size one file may reach, in MiB (RLIMIT_FSIZE;
+	// default 1024).
+	FileSizeMB uint64 `yaml:"file_size_mb"`
+	// WriteMB and WriteFiles bound what one run adds to its rw roots and
+	// run directory, in MiB and in files (defaults 4096 and 100 000).
+	WriteMB    uint64 `yaml:"write_mb"`
+	WriteFiles uint64 `yaml:"write_files"`
 }
 
 // Policy is the host's ceiling on grants (docs/protocol.md §4: grants are what the
@@ -238,6 +249,12 @@ func Load(home string) (*Config, error) {
 	if err := c.MCPServe.check(); err != nil {
 		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "mcp_serve"), Msg: "mcp_serve: " + err.Error()}
 	}
+	if err := c.Theme.check(); err != nil {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "theme"), Msg: "theme: " + err.Error()}
+	}
+	if err := checkKeys(c.Keys); err != nil {
+		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "keys"), Msg: "keys: " + err.Error()}
+	}
 	c.Home = home
 	if c.Workspace == "" {
 		c.Workspace = filepath.Join(home, "workspace")
@@ -348,6 +365,19 @@ func decodeYAML(b []byte, c *Config) (err error) {
 	return yaml.UnmarshalWithOptions(b, c, yaml.DisallowUnknownField())
 }
 
+// CheckToolPattern reports why p cannot select served tools: an empty or
+// malformed glob (path.Match), or one with more than one "/" (a pattern
+// is MODULE or MODULE/CAPABILITY, docs/gateway.md "Choosing the tools").
+func CheckToolPattern(p string) error {
+	if _, err := path.Match(p, ""); err != nil || p == "" {
+		return fmt.Errorf("%q is not a glob pattern", p)
+	}
+	if strings.Count(p, "/") > 1 {
+		return fmt.Errorf("%q has more than one \"/\" (a pattern is MODULE or MODULE/CAPABILITY)", p)
+	}
+	return nil
+}
+
 // check reports the first value of the mcp_serve: section that cannot be
 // used: a malformed pattern or a negative bound.
 func (m MCPServe) check() error {
@@ -356,8 +386,8 @@ func (m MCPServe) check() error {
 		patterns []string
 	}{{"tools", m.Tools}, {"exclude", m.Exclude}} {
 		for _, p := range list.patterns {
-			if _, err := path.Match(p, ""); err != nil || p == "" {
-				return fmt.Errorf("%s: %q is not a glob pattern", list.key, p)
+			if err := CheckToolPattern(p); err != nil {
+				return fmt.Errorf("%s: %w", list.key, err)
 			}
 		}
 	}

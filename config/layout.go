@@ -19,6 +19,7 @@ const (
 	stateDirName    = "state"
 	requestsDirName = "requests"
 	inputsDirName   = "inputs"
+	tmpDirName      = "tmp"
 )
 
 // StateDir is <home>/state/<key>/<root>, the directory backing a write
@@ -45,6 +46,10 @@ func (c *Config) RequestsDir() string { return filepath.Join(c.Home, requestsDir
 
 // InputsDir is <home>/inputs, the cockpit's last inputs and presets.
 func (c *Config) InputsDir() string { return filepath.Join(c.Home, inputsDirName) }
+
+// TmpDir is <home>/tmp, where the cockpit writes the sanitized copies a
+// pager or an editor opens (0600 each, removed when it exits).
+func (c *Config) TmpDir() string { return filepath.Join(c.Home, tmpDirName) }
 
 // stateKeyDigestHex is how many hex digits of the path digest a
 // path-loaded module's state key carries (64 bits).

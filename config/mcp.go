@@ -71,9 +71,10 @@ type MCPLimits struct {
 	// initialize, in seconds (0: 10, or 60 for a command that fetches its
 	// package first, as npx and uvx do); at most MCPMaxInitializeSeconds.
 	InitializeSeconds int `yaml:"initialize_seconds,omitempty"`
-	// Limits are a stdio server's process limits, as the config's own
-	// `limits:` (which they replace for this server when any is set).
-	Limits `yaml:",inline"`
+	// Process are a stdio server's process limits, the config's own
+	// `limits:` keys written inline (they replace the config's for this
+	// server when any is set).
+	Process Limits `yaml:",inline"`
 }
 
 // MCP reply bounds (docs/protocol.md §14).

@@ -35,7 +35,7 @@ func TestLoadMCPServers(t *testing.T) {
 	}
 	gh, rm := c.MCPServers["github"], c.MCPServers["remote"]
 	if gh.Transport() != "stdio" || !slices.Equal(gh.Args, []string{"-y", "@modelcontextprotocol/server-github"}) || gh.Env["GITHUB_TOKEN"] != "${GITHUB_TOKEN}" || !gh.Network ||
-		gh.Limits.MaxOutputBytes != 4<<20 || gh.Limits.OpenFiles != 256 || gh.Limits.InitializeSeconds != 120 {
+		gh.Limits.MaxOutputBytes != 4<<20 || gh.Limits.Process.OpenFiles != 256 || gh.Limits.InitializeSeconds != 120 {
 		t.Errorf("github = %+v", gh)
 	}
 	if rm.Transport() != "http" || rm.Headers["Authorization"] != "Bearer ${API_KEY}" {

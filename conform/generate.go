@@ -1,17 +1,3 @@
-// Package conform is modbay's conformance run of a module (`modbay
-// check`): inputs generated from a capability's request
-// schema (Generate), and the checklist of a module's describes, verdict
-// and invokes judged by the host's own rules (Check).
-//
-// The generator reads the schema package's document (schema.Doc, the one
-// the form and the lint read: references and anchors resolved, allOf
-// merged, properties in the author's order) for the keywords that shape a
-// value (type, properties, required, enum, const, default, examples,
-// bounds, items, anyOf/oneOf), and then asks the compiled handle whether
-// each value is what it claims: every
-// valid case validates and every invalid case does not, or the case is
-// skipped with the reason. It never guesses a regular expression: a
-// pattern none of its few candidates match is skipped and listed.
 package conform
 
 import (
@@ -82,6 +68,9 @@ const maxEnumMembers = 6
 // property set, boundary values of each top-level property, and one
 // invalid input. Duplicates (same JSON) are dropped. A nil h (a capability
 // without a request schema) gives the empty object and no invalid input.
+// Every valid case validates and every invalid one does not, or it is
+// skipped with the reason; a pattern is never guessed (a pattern none of a
+// few candidates match skips the case).
 func Generate(h *schema.Compiled) []Case {
 	if h == nil {
 		return []Case{{Kind: KindMinimal, Name: "minimal", Input: json.RawMessage(`{}`), Valid: true},
@@ -376,25 +365,43 @@ func number(s *schema.Node, md mode, integer bool) any {
 
 // bound reads an inclusive bound and its exclusive form (numbers as
 // written), returning the closest allowed value; step is +1 for a lower
-// bound, -1 for an upper one.
+// bound, -1 for an upper one. When both are given the tighter binds.
 func bound(incl, excl string, step float64, integer bool) (float64, bool) {
 	delta := step
 	if !integer {
 		delta = step / 1000
 	}
+	var got []float64
 	if x, err := strconv.ParseFloat(excl, 64); err == nil {
-		return x + delta, true
+		if integer {
+			// The first integer past it: exclusiveMinimum 0.5 is 1.
+			if step > 0 {
+				x = math.Floor(x) + 1
+			} else {
+				x = math.Ceil(x) - 1
+			}
+			got = append(got, x)
+		} else {
+			got = append(got, x+delta)
+		}
 	}
 	if x, err := strconv.ParseFloat(incl, 64); err == nil {
 		if integer {
 			if step > 0 {
-				return math.Ceil(x), true
+				x = math.Ceil(x)
+			} else {
+				x = math.Floor(x)
 			}
-			return math.Floor(x), true
 		}
-		return x, true
+		got = append(got, x)
 	}
-	return 0, false
+	if len(got) == 0 {
+		return 0, false
+	}
+	if step > 0 {
+		return slices.Max(got), true
+	}
+	return slices.Min(got), true
 }
 
 // boundary is one boundary value of a top-level property.

@@ -1,8 +1,3 @@
-// Package contain starts a module process contained by the kernel (its own
-// session and PID and network namespaces, Landlock, a read-only mount
-// namespace as root, seccomp, no_new_privs, resource limits) and records
-// what was applied, layer by layer, as an Enforcement. docs/containment.md
-// says how, and why from one locked OS thread.
 package contain
 
 import (
@@ -61,14 +56,25 @@ type Limits struct {
 	// counted per user by the kernel, which does not bind root (reported
 	// so).
 	Processes uint64 `json:"processes,omitempty"`
+	// FileSize is RLIMIT_FSIZE, in bytes: no file the module or anything
+	// it starts writes grows past it (the write fails with EFBIG after
+	// SIGXFSZ, which kills a process that does not catch it).
+	FileSize uint64 `json:"file_size,omitempty"`
+	// WriteBytes and WriteFiles bound what one run adds to its rw roots
+	// and run directory, in allocated bytes and in files (inodes), all
+	// files together: the host polls (writes.go) and kills the tree past
+	// them (Process.WriteBound says so).
+	WriteBytes uint64 `json:"write_bytes,omitempty"`
+	WriteFiles uint64 `json:"write_files,omitempty"`
 }
 
-// DefaultLimits are the limits when config sets none: descriptors only.
-// The deadline bounds time; address space and processes are left to
-// config because a right value depends on the module (a JIT reserves
-// gigabytes of address space it never touches) and RLIMIT_NPROC counts
-// every process of the user, not the module's.
-var DefaultLimits = Limits{OpenFiles: 1024}
+// DefaultLimits are the limits when config sets none: descriptors and
+// writes (1 GiB a file; 4 GiB and 100 000 files a run, the staging
+// budget's bytes). The deadline bounds time; address space and processes
+// are left to config because a right value depends on the module (a JIT
+// reserves gigabytes of address space it never touches) and RLIMIT_NPROC
+// counts every process of the user, not the module's.
+var DefaultLimits = Limits{OpenFiles: 1024, FileSize: 1 << 30, WriteBytes: 4 << 30, WriteFiles: 100_000}
 
 // Spec is what one module process may touch. Paths are absolute; a path
 // that does not exist is left out of the rules (and so stays denied).
@@ -159,10 +165,25 @@ func limitsText(l Limits, root, cgroup bool) string {
 		}
 		parts = append(parts, p)
 	}
+	if l.FileSize > 0 {
+		parts = append(parts, "file size "+mib(int64(min(l.FileSize, 1<<62))))
+	}
 	if len(parts) == 0 {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writesText is the write bound of l as applied.
+func writesText(l Limits) string {
+	var parts []string
+	if l.WriteBytes > 0 {
+		parts = append(parts, mib(int64(min(l.WriteBytes, 1<<62))))
+	}
+	if l.WriteFiles > 0 {
+		parts = append(parts, fmt.Sprintf("%d files", l.WriteFiles))
+	}
+	return "writes " + strings.Join(parts, " and ") + " per run (rw roots and run directory, polled)"
 }
 
 // isRoot reports whether the host runs as root (effective uid 0).

@@ -4,6 +4,7 @@ package contain
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -511,5 +512,96 @@ func TestHostileProcesses(t *testing.T) {
 	}
 	if left := survivors(tok); len(left) > 0 {
 		t.Fatalf("%d process(es) outlived the module", len(left))
+	}
+}
+
+// TestHostileWrites: a module cannot fill the disk through its rw roots:
+// one file stops at Limits.FileSize (SIGXFSZ kills it; ignored, the write
+// fails), and many files below it are stopped at Limits.WriteBytes, the
+// tree killed while it runs, or found once it exited.
+func TestHostileWrites(t *testing.T) {
+	requireFloor(t)
+	w := newWorld(t)
+	limits := Limits{OpenFiles: 64, FileSize: 4 << 20, WriteBytes: 12 << 20, WriteFiles: 1000}
+	start := func(mode Mode, args ...string) (*exec.Cmd, *Process, Enforcement, *bytes.Buffer) {
+		t.Helper()
+		cmd := exec.Command(attackExe, args...)
+		cmd.Env = []string{"TMPDIR=" + w.runDir}
+		cmd.Dir = w.runDir
+		out := &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		spec := w.spec(mode)
+		spec.Limits = limits
+		p, enf, err := Start(cmd, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cmd, p, enf, out
+	}
+	clean := func() {
+		ents, _ := os.ReadDir(w.rwRoot)
+		for _, e := range ents {
+			os.Remove(filepath.Join(w.rwRoot, e.Name()))
+		}
+	}
+	big := filepath.Join(w.rwRoot, "big.bin")
+
+	// Uncontained, the writes work: the test can fail.
+	cmd, _, _, out := start(ModeOff, "bigfile", big, "8")
+	if cmd.Wait() != nil || !strings.Contains(out.String(), "ATTACK OK") {
+		t.Fatalf("uncontained, an 8 MiB file should be written: %s", out)
+	}
+	clean()
+
+	// Go ignores SIGXFSZ: the write fails with EFBIG (a shell is killed
+	// by it, runner's TestHostileDiskWrites shows).
+	cmd, p, enf, out := start(ModeAuto, "bigfile", big, "8")
+	if err := cmd.Wait(); err == nil || !strings.Contains(out.String(), "file too large") {
+		t.Fatalf("contained, an 8 MiB file past a 4 MiB limit: %v %s", err, out)
+	}
+	if fi, err := os.Stat(big); err != nil || fi.Size() > 4<<20 {
+		t.Fatalf("the file grew past the limit: %v", err)
+	}
+	if !strings.Contains(enf.Limits, "file size 4 MiB") || !strings.Contains(enf.Limits, "writes 12 MiB and 1000 files per run") {
+		t.Errorf("limits as applied: %s", enf.Limits)
+	}
+	if err := p.WriteBound(); err != nil {
+		t.Errorf("4 MiB written is under the run's 12 MiB: %v", err)
+	}
+	clean()
+
+	// 20 files of 1 MiB, each under the file limit, 20 MiB in all.
+	cmd, p, _, out = start(ModeAuto, "fill", w.rwRoot, "20", "linger")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.Kill()
+		<-done
+		t.Fatal("the filling module was not killed at its write bound")
+	}
+	var wb *WriteBoundError
+	if err := p.WriteBound(); !errors.As(err, &wb) || wb.Bound != "write_mb" || !wb.Killed || !wb.Attributed {
+		t.Fatalf("write bound: %v (%s)", err, out)
+	}
+	if !strings.Contains(wb.Error(), "past limits.write_mb (12 MiB); the process tree was killed") {
+		t.Errorf("message: %s", wb.Error())
+	}
+	clean()
+
+	// Fast enough to exit before a poll: found when it is over.
+	cmd, p, _, out = start(ModeAuto, "fill", w.rwRoot, "14")
+	_ = cmd.Wait()
+	if err := p.WriteBound(); !errors.As(err, &wb) || wb.Killed || wb.Bytes < 14<<20 {
+		t.Fatalf("after exit: %v (%s)", err, out)
+	}
+	clean()
+
+	// Under the bound, nothing is said.
+	cmd, p, _, _ = start(ModeAuto, "fill", w.rwRoot, "3")
+	_ = cmd.Wait()
+	if err := p.WriteBound(); err != nil {
+		t.Fatalf("3 MiB: %v", err)
 	}
 }

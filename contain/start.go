@@ -12,8 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/internal/crash"
 )
 
 // Process is a started module process.
@@ -22,6 +25,29 @@ type Process struct {
 	Pid int
 	// pidNS is true when the module is pid 1 of its own PID namespace.
 	pidNS bool
+	// writes meters the run's writes (nil: no write bound).
+	writes *writeWatch
+}
+
+// WriteExceeded is closed when the run passed Limits.WriteBytes or
+// WriteFiles while it ran (its tree is then being killed); nil, never
+// ready, without a write bound.
+func (p *Process) WriteExceeded() <-chan struct{} {
+	if p == nil || p.writes == nil {
+		return nil
+	}
+	return p.writes.exceeded
+}
+
+// WriteBound measures the run's writes a last time and returns a
+// *WriteBoundError when they passed Limits.WriteBytes or WriteFiles,
+// while it ran or by the time it exited; nil otherwise. Call it once the
+// module has exited, before its writable paths are cleaned up.
+func (p *Process) WriteBound() error {
+	if p == nil || p.writes == nil {
+		return nil
+	}
+	return p.writes.finish()
 }
 
 // Kill sends SIGKILL to the module and everything it started: in a PID
@@ -102,6 +128,7 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 	}
 	sup := Probe()
 	pl := planFor(spec, sup)
+	since := time.Now()
 	// Descriptors the host inherited (exec 7<secret) are not close-on-exec;
 	// Go's own all are. Marking every one above 2 is one syscall and
 	// harmless to the host.
@@ -136,6 +163,14 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 		}
 	}
 	enf.Limits = applyLimits(pid, spec.Limits, sup.Root, cgroupDir != "") + enf.Limits
+	var ww *writeWatch
+	if l := spec.Limits; l.WriteBytes > 0 || l.WriteFiles > 0 {
+		if ww = newWriteWatch(spec.writablePaths(), l.WriteBytes, l.WriteFiles, since, pid, !pl.pidNS); ww != nil {
+			enf.Limits += ", " + writesText(l)
+		} else {
+			enf.Limits += "; writes per run not applied: no writable path could be measured"
+		}
+	}
 	if cgroupDir != "" {
 		go func() {
 			waitExit(pid)
@@ -144,6 +179,9 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 	}
 	enf.Gaps = gaps(enf)
 	if spec.Mode == ModeRequire && !enf.Complete() {
+		if ww != nil {
+			ww.stopPolling()
+		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		release <- false
 		_ = cmd.Wait()
@@ -151,7 +189,14 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 	}
 	release <- true
 	<-report
-	return &Process{Pid: pid, pidNS: pl.pidNS}, enf, nil
+	if ww != nil {
+		crash.Go(ww.run)
+		go func() {
+			waitExit(pid)
+			ww.stopPolling()
+		}()
+	}
+	return &Process{Pid: pid, pidNS: pl.pidNS, writes: ww}, enf, nil
 }
 
 // spawn runs on its own locked OS thread: it restricts the thread, starts
@@ -390,6 +435,7 @@ func applyLimits(pid int, l Limits, root, cgroup bool) string {
 		{unix.RLIMIT_AS, l.AddressSpace, &l.AddressSpace},
 		{unix.RLIMIT_CPU, l.CPUSeconds, &l.CPUSeconds},
 		{unix.RLIMIT_NPROC, l.Processes, &l.Processes},
+		{unix.RLIMIT_FSIZE, l.FileSize, &l.FileSize},
 	}
 	var failed []string
 	for _, s := range set {

@@ -56,3 +56,9 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 	enf.Contained = false
 	return &Process{Pid: cmd.Process.Pid}, enf, nil
 }
+
+// WriteExceeded is nil off Linux: no write bound is watched.
+func (p *Process) WriteExceeded() <-chan struct{} { return nil }
+
+// WriteBound is nil off Linux: no write bound is watched.
+func (p *Process) WriteBound() error { return nil }

@@ -46,12 +46,15 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		e := s.lookup(name)
 		if e == nil {
+			s.refused(req.Session, nil, name, nil, "unknown tool: it is no longer served")
 			return nil, fmt.Errorf("unknown tool %q: it is no longer served (tools/list again)", name)
 		}
 		select {
 		case s.sem <- struct{}{}:
 		default:
-			return toolError(string(modproto.KindNotRun), CodeBusy, fmt.Sprintf("busy: this modbay serve process already runs %d calls (mcp_serve.max_concurrent); nothing ran, try again when one ends", cap(s.sem))), nil
+			why := fmt.Sprintf("busy: this modbay serve process already runs %d calls (mcp_serve.max_concurrent)", cap(s.sem))
+			s.refused(req.Session, e, name, req.Params.Arguments, why)
+			return toolError(string(modproto.KindNotRun), CodeBusy, why+"; nothing ran, try again when one ends"), nil
 		}
 		defer func() { <-s.sem }()
 		return s.inFlight(ctx, func(ctx context.Context) *mcp.CallToolResult { return s.call(ctx, req, e) }), nil
@@ -99,14 +102,18 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
+	given := args
 	args, handoff, err := s.handoff(st, e, args)
 	if err != nil {
+		s.refused(req.Session, e, e.tool.Name, given, err.Error())
 		return toolError(string(modproto.KindValidation), "", err.Error())
 	}
 	host := s.host()
 	plan, err := host.PlanWith(e.module, e.cap.ID, args, runner.PlanOptions{Handoff: handoff})
 	if err != nil {
-		return planError(err)
+		res := planError(err)
+		s.refused(req.Session, e, e.tool.Name, given, refusalWhy(err))
+		return res
 	}
 	defer plan.Discard()
 	begin := history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}
@@ -121,44 +128,18 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 		begin.ApprovedBy = by
 	}
 	begin.Approved = true
-	rec := s.record(plan, begin)
 	f := newFollower(req, s.opts.Follow)
+	f.ctx, f.logger = ctx, e.module.ID
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
-	ro := runner.RunOptions{Approved: true, Events: recEvents(rec, f.event), Elicit: s.elicitor(req, st)}
-	res, err := host.RunWith(runCtx, plan, ro)
-	finish(rec, res, err)
-	st.spend(res)
+	ro := runner.RunOptions{Approved: true, Events: f.event, Elicit: s.elicitor(req, st)}
+	res, err := history.Invoke(runCtx, s.opts.History, host, plan, begin, ro, nil)
+	st.spend(e, res)
 	if err != nil {
 		return toolError(string(modproto.KindOf("host.not_started")), "host.not_started", "not run: "+err.Error())
 	}
 	return s.result(st, res, f.detached())
-}
-
-// record begins recording plan, or returns nil without a history.
-func (s *Server) record(p *runner.Plan, o history.BeginOptions) *history.Run {
-	if s.opts.History == nil {
-		return nil
-	}
-	run, err := s.opts.History.Begin(p, o)
-	if err != nil {
-		return nil // a call never fails for want of its record
-	}
-	return run
-}
-
-func recEvents(r *history.Run, next func(runner.Event)) func(runner.Event) {
-	if r == nil {
-		return next
-	}
-	return r.Events(next)
-}
-
-func finish(r *history.Run, res *runner.Result, err error) {
-	if r != nil {
-		_, _ = r.Finish(res, err)
-	}
 }
 
 // planError is the tool error of a call that could not be planned: an
@@ -182,6 +163,32 @@ func planError(err error) *mcp.CallToolResult {
 	}
 	return toolError(string(modproto.KindNotRun), "", render.SanitizeLine(err.Error())+"; nothing ran")
 }
+
+// refusalWhy is a plan error in one line for the record: an invalid
+// input names its fields (at most maxRefusalFields of them).
+func refusalWhy(err error) string {
+	var ie *runner.InputError
+	if !errors.As(err, &ie) {
+		return render.SanitizeLine(err.Error())
+	}
+	var b strings.Builder
+	b.WriteString("invalid input:")
+	for i, v := range ie.Violations {
+		if i == maxRefusalFields {
+			fmt.Fprintf(&b, " (%d more)", len(ie.Violations)-i)
+			break
+		}
+		p := v.Path
+		if p == "" {
+			p = "(root)"
+		}
+		fmt.Fprintf(&b, " %s: %s;", render.SanitizeLine(p), render.SanitizeLine(v.Detail))
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// maxRefusalFields bounds the fields a refused input's record names.
+const maxRefusalFields = 8
 
 // approve asks for approval of plan (docs/gateway.md "Approvals"): in a
 // running cockpit of the home first, then by an elicitation form when the config opts in and the client can answer
@@ -262,7 +269,10 @@ func newState() string {
 
 // notRun records a call that did not run, with why.
 func (s *Server) notRun(plan *runner.Plan, st *session, why string) {
-	if r := s.record(plan, history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}); r != nil {
+	if s.opts.History == nil {
+		return
+	}
+	if r, err := s.opts.History.Begin(plan, history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}); err == nil {
 		_, _ = r.Finish(nil, errors.New(why))
 	}
 }

@@ -1,7 +1,3 @@
-// Package gateway serves the home's ready modules and configured MCP
-// servers as MCP tools (`modbay mcp serve`, docs/gateway.md): one tool per
-// served capability, each call planned, approved, contained, checked and
-// recorded exactly as `modbay invoke` does it, results as MCP content.
 package gateway
 
 import (
@@ -18,6 +14,7 @@ import (
 
 	"modbay/config"
 	"modbay/history"
+	mcpsrc "modbay/mcp"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/skills"
@@ -95,15 +92,32 @@ type Server struct {
 	hostMu sync.Mutex
 	cur    *runner.Host
 
+	// refreshMu serializes Refresh (the watcher's, a call's after an edit).
+	refreshMu sync.Mutex
+	// watcher, while watching, also watches each served module's own
+	// folder (watchModules); nil otherwise (guarded by refreshMu).
+	watcher *fsnotify.Watcher
+	// servers are the proxied MCP servers' drivers watched for their own
+	// tools/list_changed (watchServers), each with its stop (refreshMu).
+	servers map[*mcpsrc.Driver]func()
+	// soon is the pending refresh a server's list_changed asked for.
+	soonMu sync.Mutex
+	soon   *time.Timer
+
 	mu    sync.Mutex
 	tools map[string]*entry
 	// withheld maps a tool name to why it is not served (its definition
 	// changed since it was pinned); its calls are refused with that.
-	withheld map[string]string
+	withheld map[string]withheldTool
+	// refusals bounds the records of calls refused before planning.
+	refusals refusals
 	// asks are the questions asked of the cockpits, by call (callKey).
 	asks map[string]*ask
 	// prompts and resources are the skills offered, by prompt name and URI.
 	prompts, resources map[string]offered
+	// servedPrompts and servedResources are their definitions as served
+	// (JSON), so a refresh adds and removes only what changed (refreshMu).
+	servedPrompts, servedResources map[string]string
 	// transport is "stdio" or "http", as the sessions are listed; pubMu
 	// serializes their publication.
 	transport string
@@ -151,6 +165,7 @@ func New(opts Options) *Server {
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{},
 			Prompts: &mcp.PromptCapabilities{ListChanged: true}},
 	})
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "artifact", URITemplate: "modbay://runs/{run}/{artifact}",
@@ -188,7 +203,11 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // removed and changed tools go, new ones come; the SDK tells connected
 // clients the list changed.
 func (s *Server) Refresh(ctx context.Context) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	mods := s.opts.Discover(ctx)
+	s.watchModules(mods)
+	s.watchServers(mods)
 	s.refreshSkills(mods)
 	next := catalogue(mods, s.opts.Tools, s.opts.Exclude)
 	withheld := s.pin(next)
@@ -259,12 +278,24 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport, watch bool) error {
 // Shutdown cancels every call in flight and waits until each is recorded.
 func (s *Server) Shutdown() {
 	s.cancel()
+	s.refreshMu.Lock()
+	for _, stop := range s.servers {
+		stop()
+	}
+	s.servers = nil
+	s.refreshMu.Unlock()
+	s.soonMu.Lock()
+	if s.soon != nil {
+		s.soon.Stop()
+	}
+	s.soonMu.Unlock()
 	s.runs.Wait()
+	s.flushRefusals()
 	s.publishSessions() // removes this process's file
 }
 
-// watch refreshes the catalogue, debounced, when <home>/modules (or a
-// module directory in it) or config.yaml changes (the host is built
+// watch refreshes the catalogue, debounced, when <home>/modules, a
+// module's own folder (watchModules) or config.yaml changes (the host is built
 // again from a changed config.yaml, Options.Reload); the returned function
 // stops watching. A home that cannot be watched is served as listed.
 func (s *Server) watch(ctx context.Context) func() {
@@ -280,6 +311,16 @@ func (s *Server) watch(ctx context.Context) func() {
 		_ = os.MkdirAll(s.opts.Pins.dir, 0o700)
 		_ = w.Add(s.opts.Pins.dir)
 	}
+	s.refreshMu.Lock()
+	s.watcher = w
+	var mods []*runner.Module
+	s.mu.Lock()
+	for _, e := range s.tools {
+		mods = append(mods, e.module)
+	}
+	s.mu.Unlock()
+	s.watchModules(mods)
+	s.refreshMu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		var timer <-chan time.Time
@@ -310,7 +351,68 @@ func (s *Server) watch(ctx context.Context) func() {
 			}
 		}
 	}()
-	return func() { close(done); w.Close() }
+	return func() {
+		close(done)
+		s.refreshMu.Lock()
+		s.watcher = nil
+		s.refreshMu.Unlock()
+		w.Close()
+	}
+}
+
+// watchServers watches each proxied MCP server's driver: the server's own
+// notifications/tools/list_changed refreshes the catalogue (debounced),
+// and the client gets the gateway's list_changed when a tool it serves
+// came, went or changed. The caller holds refreshMu.
+func (s *Server) watchServers(mods []*runner.Module) {
+	for _, m := range mods {
+		d, ok := m.Driver.(*mcpsrc.Driver)
+		if !ok || s.servers[d] != nil {
+			continue
+		}
+		if s.servers == nil {
+			s.servers = map[*mcpsrc.Driver]func(){}
+		}
+		s.servers[d] = d.Watch(func(c runner.Change) {
+			if c.Kind == runner.ChangeTools {
+				s.refreshSoon()
+			}
+		})
+	}
+}
+
+// refreshSoon refreshes the catalogue refreshDebounce after the last
+// call, unless serve has ended.
+func (s *Server) refreshSoon() {
+	s.soonMu.Lock()
+	defer s.soonMu.Unlock()
+	if s.base.Err() != nil {
+		return
+	}
+	if s.soon != nil {
+		s.soon.Stop()
+	}
+	s.soon = time.AfterFunc(refreshDebounce, func() {
+		if s.base.Err() == nil {
+			s.Refresh(s.base)
+		}
+	})
+}
+
+// watchModules adds each module's own folder (<id>/<id>: an installed
+// module's, a path-loaded one's) to the watcher, so an edit in place of
+// its executable or of a file beside it refreshes the catalogue; a loose
+// executable's folder (shared with others) is not watched: its edit is
+// seen at its next call (refuseWithheld). The caller holds refreshMu.
+func (s *Server) watchModules(mods []*runner.Module) {
+	if s.watcher == nil {
+		return
+	}
+	for _, m := range mods {
+		if m.Exe != "" && m.Dir != "" && filepath.Dir(m.Exe) == m.Dir && filepath.Base(m.Dir) == filepath.Base(m.Exe) {
+			_ = s.watcher.Add(m.Dir) // adding a watched folder again is a no-op
+		}
+	}
 }
 
 // session is what one client's session holds: its name, its approvals
@@ -328,14 +430,23 @@ type session struct {
 	// jobs are the runs of this session that returned a job handle: the
 	// ones the modbay_job_* tools may follow.
 	jobs map[string]bool
-	// spent is the known cost of this session's calls (guarded by mu).
-	spent float64
+	// spent is the known cost of this session's calls (guarded by mu);
+	// lastCost the last known cost of each capability called (costKey).
+	spent    float64
+	lastCost map[string]float64
 	// calls counts its tool calls, running those in flight (mu).
 	calls, running int
 }
 
-// spend adds res's known cost (actual, else estimated) to the session's.
-func (st *session) spend(res *runner.Result) {
+// maxLastCosts bounds the capabilities whose last cost a session keeps.
+const maxLastCosts = 256
+
+// costKey names a capability in session.lastCost.
+func costKey(e *entry) string { return e.module.Key + "\x00" + e.cap.ID }
+
+// spend adds res's known cost (actual, else estimated) to the session's,
+// and keeps it as the last cost of e's capability.
+func (st *session) spend(e *entry, res *runner.Result) {
 	if res == nil || res.Envelope == nil {
 		return
 	}
@@ -344,17 +455,23 @@ func (st *session) spend(res *runner.Result) {
 	if c == nil {
 		c = x.EstimatedCost
 	}
-	if c != nil && *c > 0 {
-		st.mu.Lock()
-		st.spent += *c
-		st.mu.Unlock()
+	if c == nil || *c < 0 {
+		return
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.spent += *c
+	if st.lastCost == nil || len(st.lastCost) >= maxLastCosts {
+		st.lastCost = map[string]float64{}
+	}
+	st.lastCost[costKey(e)] = *c
 }
 
 // overCeiling is why a call of e needs a person's approval for want of
-// budget — this session's known spend reached mcp_serve.max_cost_per_session
-// and the call may cost (a provider, or a cost unknown before running) —
-// or "".
+// budget — the call may cost (a provider, or a cost unknown before
+// running) and this session's known spend reached
+// mcp_serve.max_cost_per_session, or would cross it if the call costs
+// what the same capability's last call in this session cost — or "".
 func (s *Server) overCeiling(st *session, e *entry) string {
 	ceiling := s.host().Config().MCPServe.MaxCostPerSession
 	if ceiling <= 0 {
@@ -365,11 +482,15 @@ func (s *Server) overCeiling(st *session, e *entry) string {
 	}
 	st.mu.Lock()
 	spent := st.spent
+	last, known := st.lastCost[costKey(e)]
 	st.mu.Unlock()
-	if spent < ceiling {
-		return ""
+	switch {
+	case spent >= ceiling:
+		return fmt.Sprintf("this agent session reached its spending ceiling (mcp_serve.max_cost_per_session: %g)", ceiling)
+	case known && spent+last > ceiling:
+		return fmt.Sprintf("this call would cross this agent session's spending ceiling (mcp_serve.max_cost_per_session: %g): %g spent, and its last call in this session cost %g", ceiling, spent, last)
 	}
-	return fmt.Sprintf("this agent session reached its spending ceiling (mcp_serve.max_cost_per_session: %g)", ceiling)
+	return ""
 }
 
 // sessionOf is ss's session state, made on first use.

@@ -239,8 +239,8 @@ func definition(e *entry) json.RawMessage {
 // pin judges next against the home's pins: a tool whose definition
 // changed since it was pinned leaves next and is returned with why. A
 // pins file that cannot be read or written withholds every tool.
-func (s *Server) pin(next map[string]*entry) map[string]string {
-	withheld := map[string]string{}
+func (s *Server) pin(next map[string]*entry) map[string]withheldTool {
+	withheld := map[string]withheldTool{}
 	if s.opts.Pins == nil {
 		return withheld
 	}
@@ -251,30 +251,49 @@ func (s *Server) pin(next map[string]*entry) map[string]string {
 	changed, err := s.opts.Pins.Judge(defs, time.Now())
 	if err != nil {
 		why := "modbay cannot read or write its tool pins (" + err.Error() + "); no tool is served until it can"
-		for name := range next {
-			withheld[name] = why
+		for name, e := range next {
+			withheld[name] = withheldTool{why: why, e: e}
 		}
 		clear(next)
 		return withheld
 	}
 	for name := range changed {
-		withheld[name] = fmt.Sprintf("the definition of tool %q changed since it was pinned (its description, schemas, annotations or module); "+
-			"it is withheld until a person accepts it: `modbay mcp pins` shows it, `modbay mcp pins accept %s` accepts it", name, name)
+		withheld[name] = withheldTool{e: next[name], why: fmt.Sprintf("the definition of tool %q changed since it was pinned (its description, schemas, annotations or module); "+
+			"it is withheld until a person accepts it: `modbay mcp pins` shows it, `modbay mcp pins accept %s` accepts it", name, name)}
 		delete(next, name)
 	}
 	return withheld
 }
 
+// withheldTool is a tool not served for want of its pin: why, and the
+// tool it would be.
+type withheldTool struct {
+	why string
+	e   *entry
+}
+
 // refuseWithheld answers a call of a withheld tool with why it is
-// withheld, as a tool error (not_run), instead of "unknown tool".
+// withheld, as a tool error (not_run), instead of "unknown tool". A call
+// of a tool whose module's executable was edited in place since it was
+// described (runner.Module.ExeChanged: one stat) first refreshes the
+// catalogue, so the edit is described and judged against the pin before
+// anything runs.
 func (s *Server) refuseWithheld(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
+			if e := s.lookup(r.Params.Name); e != nil && e.module.ExeChanged() {
+				s.Refresh(ctx)
+			}
 			s.mu.Lock()
-			why, held := s.withheld[r.Params.Name]
+			w, held := s.withheld[r.Params.Name]
+			_, served := s.tools[r.Params.Name]
 			s.mu.Unlock()
 			if held {
-				return toolError(string(modproto.KindNotRun), CodeToolChanged, why+"; nothing ran"), nil
+				s.refused(r.Session, w.e, r.Params.Name, r.Params.Arguments, "tool_changed: "+w.why)
+				return toolError(string(modproto.KindNotRun), CodeToolChanged, w.why+"; nothing ran"), nil
+			}
+			if !served && !reservedTools[r.Params.Name] {
+				s.refused(r.Session, nil, r.Params.Name, nil, "unknown tool: no tool of this name is served")
 			}
 		}
 		return next(ctx, method, req)
@@ -355,6 +374,8 @@ func cut(s string) string {
 // tools/list gives it, and its pin's state.
 type Listed struct {
 	Tool *mcp.Tool `json:"tool"`
+	// Select is what --tools and --exclude patterns match (SelectID).
+	Select string `json:"select"`
 	// Pin is "pinned", "new" (pinned when first served) or "changed"
 	// (withheld until accepted).
 	Pin string `json:"pin"`
@@ -379,7 +400,7 @@ func (s *Server) List(ctx context.Context) ([]Listed, error) {
 	var out []Listed
 	for name, e := range next {
 		def := definition(e)
-		l := Listed{Tool: e.tool, Pin: "new", Definition: def}
+		l := Listed{Tool: e.tool, Select: SelectID(e.module.ID, e.cap.ID), Pin: "new", Definition: def}
 		if p := pins[name]; p != nil {
 			l.Pin = "pinned"
 			if p.Digest != digest(def) {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -105,4 +106,46 @@ func textOf(r *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// A refresh that changes nothing sends no list_changed of any kind; one
+// that changes a tool sends the tools' one.
+func TestRefreshNotifiesOnlyChanges(t *testing.T) {
+	home := t.TempDir()
+	cfg := &config.Config{Home: home, Workspace: filepath.Join(home, "workspace")}
+	summary := "Counts words."
+	mods := func(context.Context) []*runner.Module {
+		return []*runner.Module{module("words", modproto.Capability{ID: "words.count", Summary: summary})}
+	}
+	s := New(Options{Host: runner.NewHost(cfg), Discover: mods})
+	changed := make(chan string, 16)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = s.Run(ctx, st, false) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { changed <- "tools" },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { changed <- "prompts" },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- "resources" },
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	toolNames(t, cs)
+	for len(changed) > 0 {
+		<-changed
+	}
+	s.Refresh(ctx)
+	summary = "Counts words, now differently."
+	s.Refresh(ctx)
+	// The second refresh's notification arrives; none came before it.
+	select {
+	case k := <-changed:
+		if k != "tools" {
+			t.Errorf("first notification after two refreshes: %s, want tools (the unchanged refresh sent one)", k)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no list_changed after a tool changed")
+	}
 }

@@ -294,6 +294,8 @@ type follower struct {
 	firstPolls, lastPolls int
 	progress              float64
 	detach                func()
+	// logger names the proxied server whose log messages are forwarded.
+	logger string
 }
 
 func newFollower(req *mcp.CallToolRequest, bound time.Duration) *follower {
@@ -335,7 +337,37 @@ func (f *follower) event(ev runner.Event) {
 	if p := ev.Progress; p != nil {
 		f.notify(p.Percent, render.SanitizeLine(p.Message))
 	}
+	if l := ev.Log; l != nil {
+		f.log(l)
+	}
 }
+
+// maxForwardedLog bounds a forwarded log message's text, in bytes.
+const maxForwardedLog = 4 << 10
+
+// log forwards a proxied server's log message (notifications/message)
+// to the client as the gateway's own, logger the server's id, text
+// sanitized and bounded; the SDK sends it only at or above the level the
+// client set (none set: nothing is sent).
+func (f *follower) log(l *runner.LogLine) {
+	if f.ss == nil || f.ctx == nil {
+		return
+	}
+	level := mcp.LoggingLevel(l.Level)
+	if !slices.Contains(logLevels, level) {
+		level = "info"
+	}
+	text := render.SanitizeLine(l.Text)
+	if len(text) > maxForwardedLog {
+		text = strings.ToValidUTF8(text[:maxForwardedLog], "") + "…"
+	}
+	ctx, cancel := context.WithTimeout(f.ctx, time.Second)
+	defer cancel()
+	_ = f.ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: render.SanitizeLine(f.logger), Data: text})
+}
+
+// logLevels are MCP's log levels (RFC 5424's), least severe first.
+var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // stop stops following: the run ends detached, the job goes on.
 func (f *follower) stop() {

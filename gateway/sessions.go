@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"modbay/internal/words"
 )
 
 // SessionsDir is where each serve process keeps its live sessions under
@@ -126,6 +128,7 @@ func ReadSessions(dir string) ([]LiveSession, error) {
 
 // String is one line: client, since, calls, pending.
 func (l LiveSession) String() string {
-	return fmt.Sprintf("%s (%s, pid %d) since %s: %d calls, %d running, %d pending approval",
-		l.Client, l.Transport, l.PID, l.Since.Local().Format(time.TimeOnly), l.Calls, l.Running, l.Pending)
+	return fmt.Sprintf("%s (%s, pid %d) since %s: %s, %d running, %s",
+		l.Client, l.Transport, l.PID, l.Since.Local().Format(time.TimeOnly), words.Count(l.Calls, "call", "calls"), l.Running,
+		words.Count(l.Pending, "pending approval", "pending approvals"))
 }

@@ -96,29 +96,46 @@ func (s *Server) refreshSkills(mods []*runner.Module) {
 		}
 	}
 	s.mu.Lock()
-	oldPrompts, oldResources := s.prompts, s.resources
 	s.prompts, s.resources = prompts, resources
 	s.mu.Unlock()
-	var gone []string
-	for n := range oldPrompts {
-		gone = append(gone, n)
+	// Only what came, went or changed is removed and added: each removal
+	// or addition sends the client a list_changed.
+	nextPrompts := map[string]string{}
+	for _, p := range promptDefs {
+		nextPrompts[p.Name], _ = jsonOf(p)
 	}
-	if len(gone) > 0 {
+	nextResources := map[string]string{}
+	for _, r := range resourceDefs {
+		nextResources[r.URI], _ = jsonOf(r)
+	}
+	if gone := changedKeys(s.servedPrompts, nextPrompts); len(gone) > 0 {
 		s.srv.RemovePrompts(gone...)
 	}
-	gone = gone[:0]
-	for u := range oldResources {
-		gone = append(gone, u)
-	}
-	if len(gone) > 0 {
+	if gone := changedKeys(s.servedResources, nextResources); len(gone) > 0 {
 		s.srv.RemoveResources(gone...)
 	}
 	for _, p := range promptDefs {
-		s.srv.AddPrompt(p, s.getPrompt)
+		if old, ok := s.servedPrompts[p.Name]; !ok || old != nextPrompts[p.Name] {
+			s.srv.AddPrompt(p, s.getPrompt)
+		}
 	}
 	for _, r := range resourceDefs {
-		s.srv.AddResource(r, s.readSkillResource)
+		if old, ok := s.servedResources[r.URI]; !ok || old != nextResources[r.URI] {
+			s.srv.AddResource(r, s.readSkillResource)
+		}
 	}
+	s.servedPrompts, s.servedResources = nextPrompts, nextResources
+}
+
+// changedKeys are the keys of old that next lacks or holds otherwise.
+func changedKeys(old, next map[string]string) []string {
+	var out []string
+	for k, v := range old {
+		if n, ok := next[k]; !ok || n != v {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // getPrompt renders a skill: a folder skill's body with the arguments

@@ -107,7 +107,7 @@ func ToolName(id string, suffix bool) string {
 }
 
 // catalogue builds the served tools of mods, named without collision and
-// filtered by tools/exclude (glob patterns over the name and the id).
+// filtered by tools/exclude (patterns over SelectID, MatchSelect).
 func catalogue(mods []*runner.Module, tools, exclude []string) map[string]*entry {
 	var all []*entry
 	for _, m := range mods {
@@ -157,7 +157,7 @@ func catalogue(mods []*runner.Module, tools, exclude []string) map[string]*entry
 	out := map[string]*entry{}
 	for i, e := range all {
 		name := names[i]
-		if count[name] > 1 || !chosen(name, e, tools, exclude) {
+		if count[name] > 1 || !chosen(e, tools, exclude) {
 			// Two tools under one name even with the digest (an id made
 			// to collide with another's): neither is served, so neither
 			// answers for the other.
@@ -182,16 +182,37 @@ func baseID(e *entry) string {
 	return e.cap.ID
 }
 
-// chosen applies --tools / --exclude (and mcp_serve:) to one tool.
-func chosen(name string, e *entry, tools, exclude []string) bool {
+// chosen applies --tools / --exclude (and mcp_serve:) to one tool: each
+// pattern is matched against SelectID, never against the served name or
+// the capability id alone, which the module chooses (docs/gateway.md
+// "Choosing the tools").
+func chosen(e *entry, tools, exclude []string) bool {
+	id := SelectID(e.module.ID, e.cap.ID)
 	match := func(pats []string) bool {
-		return slices.ContainsFunc(pats, func(p string) bool {
-			a, _ := path.Match(p, name)
-			b, _ := path.Match(p, baseID(e))
-			return a || b
-		})
+		return slices.ContainsFunc(pats, func(p string) bool { return MatchSelect(p, id) })
 	}
 	return (len(tools) == 0 || match(tools)) && !match(exclude)
+}
+
+// SelectID is what --tools and --exclude patterns match for a capability
+// of a module (or a tool of an MCP server): "<module id>/<capability id>".
+// The module id is the host's name for the module (its directory, its
+// executable's name, its mcp_servers key: docs/protocol.md §13), and
+// neither id may hold a "/", so no module can make its tools answer to a
+// pattern written for another module's.
+func SelectID(module, capability string) string { return module + "/" + capability }
+
+// MatchSelect reports whether pattern p (path.Match syntax, "*" never
+// crossing the "/") selects the tool whose SelectID is id: a pattern with
+// a "/" is matched against the whole id, one without against the module
+// id alone ("notes" is "notes/*"). A malformed pattern matches nothing
+// (config.yaml's and the flags' patterns are checked before use).
+func MatchSelect(p, id string) bool {
+	if !strings.Contains(p, "/") {
+		id, _, _ = strings.Cut(id, "/")
+	}
+	ok, _ := path.Match(p, id)
+	return ok
 }
 
 // toolOf is the MCP tool for e, named name.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,8 +59,46 @@ func TestCatalogueCollisionsHiddenAndFilters(t *testing.T) {
 			t.Errorf("%s: title %q", name, e.tool.Title)
 		}
 	}
-	if got := catalogue([]*runner.Module{a}, []string{"x_*"}, []string{"x.job"}); len(got) != 1 || got["x_run"] == nil {
+	if got := catalogue([]*runner.Module{a}, []string{"a/x.*"}, []string{"a/x.job"}); len(got) != 1 || got["x_run"] == nil {
 		t.Errorf("filters: %v", keys(got))
+	}
+}
+
+// A pattern selects by the host's module id, never by the names a module
+// chose: a module called evil that names its capabilities notes.* (so
+// its tools are named notes_*, titled notes.*) answers to no pattern
+// written for notes, and an exclude written for it holds whatever it
+// calls its capabilities.
+func TestPatternsSelectByModuleIdentity(t *testing.T) {
+	notes := module("notes", modproto.Capability{ID: "notes.report"})
+	evil := module("evil", modproto.Capability{ID: "notes.steal"}, modproto.Capability{ID: "notes_x"})
+	mods := []*runner.Module{notes, evil}
+	for _, tc := range []struct {
+		name           string
+		tools, exclude []string
+		want           []string
+	}{
+		{"module pattern", []string{"notes"}, nil, []string{"notes/notes.report"}},
+		{"module glob", []string{"note*"}, nil, []string{"notes/notes.report"}},
+		{"capability pattern", []string{"notes/notes.*"}, nil, []string{"notes/notes.report"}},
+		{"served names match nothing", []string{"notes_*", "notes.*"}, nil, nil},
+		{"any module's capability, asked for", []string{"*/notes.*"}, nil, []string{"evil/notes.steal", "notes/notes.report"}},
+		{"exclude a module", nil, []string{"evil"}, []string{"notes/notes.report"}},
+		{"exclude holds whatever it is named", nil, []string{"evil/*"}, []string{"notes/notes.report"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range catalogue(mods, tc.tools, tc.exclude) {
+				got = append(got, SelectID(e.module.ID, e.cap.ID))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("tools %q exclude %q: %v, want %v", tc.tools, tc.exclude, got, tc.want)
+			}
+		})
+	}
+	if MatchSelect("[", "notes/x") || !MatchSelect("notes", "notes/x") || MatchSelect("notes*", "evil/notes.x") {
+		t.Error("MatchSelect: a malformed pattern matched, a module pattern did not, or one matched the capability id")
 	}
 }
 

@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -205,6 +206,28 @@ func TestDamagedSkipped(t *testing.T) {
 	}
 }
 
+// An empty record is a running record whose unsynced bytes a power loss
+// dropped (putRunning): no record and no warning, not a damaged one.
+func TestEmptyRecordIsForgotten(t *testing.T) {
+	s := openTest(t, config.History{})
+	if err := s.Put(sampleRecord("req_good", time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.recordPath("req_empty"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sums, warns, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 1 || sums[0].RunID != "req_good" || len(warns) != 0 {
+		t.Errorf("listed %+v, warnings %q", sums, warns)
+	}
+	if _, err := s.Get("req_empty"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of an empty record: %v, want ErrNotFound", err)
+	}
+}
+
 func asDamaged(err error, de **DamagedError) bool {
 	d, ok := err.(*DamagedError)
 	*de = d
@@ -321,10 +344,10 @@ func TestSecretsNeverReachTheDisk(t *testing.T) {
 		t.Errorf("record %+v job %+v", rec, rec.Job)
 	}
 	got, _ := s.Get(p.Request.RequestID)
-	if string(got.Input) != `{"pin":"••••••","token":"••••••","user":"ann"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
+	if string(got.Input) != `{"user":"ann","token":"••••••","pin":"••••••"}` || strings.Join(got.Redacted, ",") != "/pin,/token" {
 		t.Errorf("input %s redacted %q", got.Input, got.Redacted)
 	}
-	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 || !got.Approved {
+	if got.Roots["workspace"].Path != "/w" || len(got.Grants.Network) != 1 {
 		t.Errorf("request not recorded: %+v", got)
 	}
 	filepath.Walk(s.Dir(), func(path string, fi os.FileInfo, err error) error {
@@ -691,5 +714,60 @@ func TestFinishCancelRewordsTheRecord(t *testing.T) {
 	rec, _ := s.Get(p.Request.RequestID)
 	if rec.Status != StatusCancelled || rec.Host == nil || strings.Contains(rec.Host.Detail, "continues") || rec.Host.Detail != "job job_9 cancelled through j.cancel (state cancelled)" {
 		t.Errorf("after the cancel: status %s verdict %+v", rec.Status, rec.Host)
+	}
+}
+
+// TestDeniedIsItsOwnStatus: a denied call, the cockpit's or an agent's
+// (through the gateway's "not run: denied through …"), is denied, not
+// failed; another not-run verdict stays failed.
+func TestDeniedIsItsOwnStatus(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	if err := s.RecordDenied(p, BeginOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Get(p.Request.RequestID)
+	if err != nil || rec.Status != StatusDenied {
+		t.Fatalf("cockpit denial: %v %v", rec.Status, err)
+	}
+	for why, want := range map[string]Status{"not run: denied through elicitation": StatusDenied, "approval required": StatusFailed} {
+		run, err := s.Begin(secretPlan(t), BeginOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := run.Finish(nil, errors.New(why)); rec.Status != want {
+			t.Errorf("%q: status %s, want %s", why, rec.Status, want)
+		}
+	}
+}
+
+// TestApprovedOnlyWhenAsked: a record says approved only when the plan
+// asked for approval and it was given; a plan that asked nothing is never
+// recorded as approved, whatever the caller passed.
+func TestApprovedOnlyWhenAsked(t *testing.T) {
+	s := openTest(t, config.History{})
+	for _, tt := range []struct {
+		asked    []string
+		approved bool
+		want     bool
+	}{
+		{[]string{"network"}, true, true},
+		{[]string{"network"}, false, false},
+		{nil, true, false},
+		{nil, false, false},
+	} {
+		p := secretPlan(t)
+		p.Approval = tt.asked
+		run, err := s.Begin(p, BeginOptions{Source: SourceCockpit, Approved: tt.approved})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Approved != tt.want {
+			t.Errorf("asked %v, passed approved %v: recorded approved %v, want %v", tt.asked, tt.approved, rec.Approved, tt.want)
+		}
 	}
 }

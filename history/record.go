@@ -1,7 +1,3 @@
-// Package history records every run modbay makes under <home>/history (one
-// record per run, atomic writes, an index, flock across processes, one
-// poller per job, secrets never written), so a run can be come back to
-// after its screen is gone. docs/internals.md "History" gives the rules.
 package history
 
 import (
@@ -44,10 +40,13 @@ const (
 	// StatusCancelled: the person cancelled the run, or its job ended
 	// cancelled.
 	StatusCancelled Status = "cancelled"
+	// StatusDenied: the call's approval was denied (in the cockpit, or
+	// for an agent's call); nothing ran. Its verdict starts DeniedDetail.
+	StatusDenied Status = "denied"
 )
 
 // Statuses lists every status, for filters and their help.
-var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled}
+var Statuses = []Status{StatusRunning, StatusDetached, StatusInterrupted, StatusOK, StatusError, StatusFailed, StatusCancelled, StatusDenied}
 
 // Sources of a run (Record.Source).
 const (
@@ -117,6 +116,10 @@ type Record struct {
 	// nil when InputRecorded is false (config history.record_inputs).
 	Input         json.RawMessage `json:"input,omitempty"`
 	InputRecorded bool            `json:"input_recorded"`
+	// InputNote, when InputRecorded is false for another reason than the
+	// config (a refused call's input over MaxRefusedInput), says why
+	// (NoInputWhy).
+	InputNote string `json:"input_note,omitempty"`
 	// Redacted lists the JSON pointers of the secret fields not stored.
 	Redacted []string `json:"redacted,omitempty"`
 	// Roots, Grants, Binaries, DeadlineMS and MaxOutputBytes are the
@@ -126,8 +129,10 @@ type Record struct {
 	Binaries       map[string]string        `json:"binaries,omitempty"`
 	DeadlineMS     int                      `json:"deadline_ms"`
 	MaxOutputBytes int                      `json:"max_output_bytes"`
-	// Approval lists why approval was asked (empty: not needed);
-	// Approved says it was given.
+	// Approval lists why approval was asked (empty: not needed, or
+	// pre-approved by policy); Approved says it was asked and given (a
+	// person, --yes, a session's allow, an agent's client): false when
+	// nothing was asked.
 	Approval []string `json:"approval,omitempty"`
 	Approved bool     `json:"approved"`
 	// ApprovedBy says who gave the approval when it was not the person
@@ -141,6 +146,10 @@ type Record struct {
 	// HandleEnvelope the envelope that returned a job's handle.
 	Envelope       json.RawMessage `json:"envelope,omitempty"`
 	HandleEnvelope json.RawMessage `json:"handle_envelope,omitempty"`
+	// Beside is what the reply sent beside the envelope's result
+	// (runner.Result.Beside: an MCP result's content entries and _meta
+	// when structuredContent is the result).
+	Beside json.RawMessage `json:"beside,omitempty"`
 	// Stdout is the raw reply, kept (up to StdoutKeepBytes) only when no
 	// envelope decoded.
 	Stdout string `json:"stdout,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,7 +33,8 @@ type BeginOptions struct {
 	Source string
 	// RerunOf is the run a re-run repeats.
 	RerunOf string
-	// Approved says the plan was approved (by a person, --yes or policy).
+	// Approved says a plan that needs approval was approved (by a person,
+	// --yes, a session's allow); ignored for a plan that needs none.
 	Approved bool
 	// ApprovedBy and Client are recorded as given (Record.ApprovedBy,
 	// Record.Client).
@@ -71,7 +73,7 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		Source: o.Source, RerunOf: o.RerunOf, Status: StatusRunning, Started: s.now(), SentUnchecked: p.Unchecked,
 		Roots: p.Request.Roots, Grants: p.Request.Grants, Binaries: p.Request.Binaries,
 		DeadlineMS: p.Request.DeadlineMS, MaxOutputBytes: p.Request.MaxOutputBytes,
-		Approval: p.Approval, Approved: o.Approved || !p.NeedsApproval(), ApprovedBy: o.ApprovedBy, Client: o.Client,
+		Approval: p.Approval, Approved: o.Approved && p.NeedsApproval(), ApprovedBy: o.ApprovedBy, Client: o.Client,
 	}
 	if p.ServerRoots != nil {
 		// What the module touched: an MCP server's own folders, not the
@@ -303,6 +305,9 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 	} else if len(res.Stdout) > 0 {
 		rec.Stdout = string(res.Stdout[:min(len(res.Stdout), StdoutKeepBytes)])
 	}
+	if json.Valid(res.Beside) {
+		rec.Beside = res.Beside
+	}
 	if res.HandleEnvelope != nil {
 		if b, err := modproto.EncodeJSON(res.HandleEnvelope); err == nil {
 			rec.HandleEnvelope = b
@@ -345,6 +350,8 @@ func statusOf(res *runner.Result) Status {
 	switch {
 	case res.Host != nil && res.Host.Code == modproto.CodeCancelled:
 		return StatusCancelled
+	case res.Host != nil && res.Host.Code == "host.not_started" && strings.HasPrefix(res.Host.Detail, DeniedDetail):
+		return StatusDenied
 	case res.Host != nil:
 		return StatusFailed
 	case res.Envelope == nil || !res.Envelope.OK:

@@ -30,6 +30,7 @@ func (r *Record) Result() *runner.Result {
 		}
 	}
 	res.Stdout = []byte(r.Stdout)
+	res.Beside = r.Beside
 	if h := r.Host; h != nil {
 		he := &runner.HostError{Code: h.Code, Detail: h.Detail}
 		for _, v := range h.Violations {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -176,8 +177,11 @@ type writeMode int
 const (
 	// writeDurable syncs the record, its directory and the index line.
 	writeDurable writeMode = iota
-	// writeFinal syncs the record and its directory but leaves the index
-	// line to the page cache: Finish, the last write of a run, whose
+	// writeFinal syncs the record before its rename, and its directory
+	// after the write returns (dirSyncs: coalesced, in the background, so
+	// the answer is not held up; Flush waits for it before the process
+	// exits), and leaves the index line to the page cache: Finish, the
+	// last write of a run, whose
 	// earlier index line (Begin's, an event's, Resume's) always says
 	// running. The rule that makes this safe: the records are the truth
 	// and the index a summary of them, so an index line that says running
@@ -186,17 +190,17 @@ const (
 	// line or none, and either way the record is read. One fsync less on
 	// every run's critical path (host overhead per invoke).
 	writeFinal
-	// writeRunning syncs only the record's bytes (putRunning).
+	// writeRunning syncs nothing (putRunning).
 	writeRunning
 )
 
-// putRunning writes the record of a run that has just begun: atomic like
-// Put (the record's bytes are synced before the rename, so no reader ever
-// sees a part), but neither the directory nor the index line is synced
-// and nothing is pruned. A power loss may forget a run that was still
-// running, never damage one; Finish's write (writeFinal) makes it durable
-// and prunes when due. It saves two of the three fsyncs and the pruning
-// scan on every run's critical path (host overhead per invoke).
+// putRunning writes the record of a run that has just begun: atomic for
+// readers like Put (a temporary file renamed, so no process ever reads a
+// part), but nothing is synced and nothing is pruned. A power loss may
+// forget a run that was still running or leave its record empty, which
+// is read as no record (read); Finish's write (writeFinal) makes it
+// durable and prunes when due. It keeps all three fsyncs and the pruning
+// scan off the start of every run (host overhead per invoke).
 func (s *Store) putRunning(rec *Record) error { return s.put(rec, writeRunning) }
 
 // putFinal is Finish's write (writeFinal).
@@ -218,7 +222,7 @@ func (s *Store) put(rec *Record, mode writeMode) error {
 		return err
 	}
 	defer unlock()
-	if err := writeAtomicSync(s.recordPath(rec.RunID), b, mode != writeRunning); err != nil {
+	if err := writeAtomicMode(s.recordPath(rec.RunID), b, mode); err != nil {
 		return err
 	}
 	idx, err := s.appendIndexSync(rec.summary(int64(len(b))), mode == writeDurable)
@@ -264,6 +268,11 @@ func (s *Store) read(id string) (*Record, error) {
 	}
 	if len(b) > maxRecordBytes {
 		return nil, &DamagedError{RunID: id, Err: fmt.Errorf("larger than %d bytes", maxRecordBytes)}
+	}
+	if len(b) == 0 {
+		// A running record a power loss cut before its bytes reached
+		// the disk (putRunning): the run is forgotten, not damaged.
+		return nil, fmt.Errorf("%w: %s (empty)", ErrNotFound, id)
 	}
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
@@ -655,13 +664,79 @@ var testHookMidWrite func(path string)
 // the old file or the new one, never a part; a process killed before the
 // rename leaves only a temporary file, which no reader takes for a
 // record. The file is private (0600).
-func writeAtomic(path string, b []byte) error { return writeAtomicSync(path, b, true) }
+func writeAtomic(path string, b []byte) error {
+	if err := writeAtomicFile(path, b, true); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
 
-// writeAtomicSync is writeAtomic; syncDir false skips the directory's
-// fsync, so the rename may be lost to a power loss (the file's bytes are
-// still synced before it: the path holds the old file or the whole new
-// one, never a part).
-func writeAtomicSync(path string, b []byte, syncDir bool) error {
+// writeAtomicMode is writeAtomic in a record's writeMode: writeRunning
+// syncs nothing, writeFinal leaves the directory's fsync to dirSyncs.
+func writeAtomicMode(path string, b []byte, mode writeMode) error {
+	switch mode {
+	case writeRunning:
+		return writeAtomicFile(path, b, false)
+	case writeFinal:
+		if err := writeAtomicFile(path, b, true); err != nil {
+			return err
+		}
+		dirSyncs.schedule(filepath.Dir(path))
+		return nil
+	}
+	return writeAtomic(path, b)
+}
+
+// dirSyncs runs the directory fsyncs writeFinal leaves behind.
+var dirSyncs dirSyncer
+
+// dirSyncer fsyncs directories in the background: a directory already
+// waiting for its fsync is not queued twice (one fsync covers every
+// rename made before it starts).
+type dirSyncer struct {
+	mu      sync.Mutex
+	pending map[string]bool
+	wg      sync.WaitGroup
+}
+
+func (d *dirSyncer) schedule(dir string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pending[dir] {
+		return
+	}
+	if d.pending == nil {
+		d.pending = map[string]bool{}
+	}
+	d.pending[dir] = true
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.mu.Lock()
+		delete(d.pending, dir)
+		d.mu.Unlock()
+		syncDir(dir)
+	}()
+}
+
+// Flush waits for the directory fsyncs of finished runs' records
+// (writeFinal) still in flight: a process calls it before it exits, so a
+// run it answered is durable once it is gone.
+func Flush() { dirSyncs.wg.Wait() }
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// writeAtomicFile writes b to path through a temporary file renamed over
+// it; syncFile fsyncs the temporary file before the rename (a power loss
+// then leaves the old file or the whole new one; without it, possibly an
+// empty one). The directory is not synced.
+func writeAtomicFile(path string, b []byte, syncFile bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
 	if err != nil {
@@ -689,8 +764,10 @@ func writeAtomicSync(path string, b []byte, syncDir bool) error {
 	if _, err := f.Write(b[half:]); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("history: %w", err)
+	if syncFile {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("history: %w", err)
@@ -699,13 +776,6 @@ func writeAtomicSync(path string, b []byte, syncDir bool) error {
 		return fmt.Errorf("history: %w", err)
 	}
 	ok = true
-	if !syncDir {
-		return nil
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 	return nil
 }
 

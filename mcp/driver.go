@@ -1,10 +1,3 @@
-// Package mcp makes MCP servers modules: each configured server
-// (config.yaml mcp_servers) is a module driven through runner.Driver, each
-// of its tools a capability, so planning, approval, grants, envelope and
-// artifact checks and staging stay the host's, whatever the source. It is built on the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk). The runner
-// never imports it: the commands and the cockpit add a Source to the host
-// (runner.Host.AddSource).
 package mcp
 
 import (
@@ -381,7 +374,12 @@ func (d *Driver) Status() runner.Lifecycle {
 
 // Close ends the session and stops the server's process (stdin closed,
 // then the whole tree killed after StopGrace). It is idempotent.
-func (d *Driver) Close() error {
+func (d *Driver) Close() error { return d.CloseWithin(0) }
+
+// CloseWithin is Close giving the server only grace (0: StopGrace) to
+// exit once its stdin is closed: a command that has printed its answer
+// does not wait out a slow server's shutdown.
+func (d *Driver) CloseWithin(grace time.Duration) error {
 	d.connMu.Lock()
 	defer d.connMu.Unlock()
 	d.mu.Lock()
@@ -390,6 +388,9 @@ func (d *Driver) Close() error {
 	d.life = runner.Lifecycle{State: runner.LifecycleClosed}
 	d.mu.Unlock()
 	if s != nil {
+		if s.proc != nil && grace > 0 {
+			s.proc.shorten(grace)
+		}
 		return s.close()
 	}
 	return nil
@@ -893,7 +894,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
 		return rep
 	}
-	rep.Envelope, rep.Blocks, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
+	rep.Envelope, rep.Blocks, rep.Beside, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
 	return rep
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -365,5 +367,30 @@ func TestContainedNoProcessLeft(t *testing.T) {
 	}
 	if st := d.Status(); st.State != runner.LifecycleClosed {
 		t.Errorf("status after Close: %+v", st)
+	}
+}
+
+// A server that keeps running after its stdin ends is killed, tree and
+// all, once CloseWithin's grace is over: a command's exit leaves no
+// server behind without waiting out StopGrace.
+func TestCloseWithinKillsALingeringServer(t *testing.T) {
+	srv := testServer(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	srv.Env = map[string]string{serverEnv: serverLinger, lingerPIDEnv: pidFile}
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	f.module("test") // connects: the server lists its tools
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.src.CloseWithin(10 * time.Millisecond); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the server (pid %d) outlived CloseWithin: kill 0 says %v", pid, err)
 	}
 }

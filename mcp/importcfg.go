@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/BurntSushi/toml"
+
 	"modbay/config"
 )
 
@@ -24,6 +26,9 @@ const (
 	FormatClaudeCode = "claude.json"
 	// FormatVSCode is VS Code's .vscode/mcp.json: "servers" and "inputs".
 	FormatVSCode = "vscode"
+	// FormatCodex is Codex's ~/.codex/config.toml: [mcp_servers.<name>]
+	// tables.
+	FormatCodex = "codex"
 )
 
 // Imported is one server found in a client's configuration file.
@@ -69,8 +74,8 @@ var idUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // ParseClientConfig reads a client's MCP configuration (Claude Desktop,
 // Claude Code .mcp.json or ~/.claude.json, VS Code .vscode/mcp.json,
-// Cursor mcp.json), telling the format by its keys; comments and trailing
-// commas (JSONC, as VS Code writes) are accepted. Nothing is run and
+// Cursor mcp.json) or Codex's config.toml, telling the format by its keys;
+// comments and trailing commas (JSONC, as VS Code writes) are accepted. Nothing is run and
 // nothing expanded (Found.Place maps what belongs to this machine). An entry's transport is its "type" or, absent, what
 // it has: command (stdio) or url (http).
 func ParseClientConfig(data []byte) (*Found, error) {
@@ -86,7 +91,10 @@ func ParseClientConfig(data []byte) (*Found, error) {
 		} `json:"projects"`
 	}
 	if err := json.Unmarshal(stripJSONC(data), &top); err != nil {
-		return nil, fmt.Errorf("not a JSON MCP configuration: %w", err)
+		if f, ok := parseCodex(data); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("not a JSON MCP configuration (nor Codex's TOML): %w", err)
 	}
 	f := &Found{Inputs: map[string]string{}}
 	all := map[string]clientServer{}
@@ -159,3 +167,46 @@ func importOne(name string, s clientServer, inputs map[string]string) Imported {
 
 // inputRef matches VS Code's ${input:id}.
 var inputRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{input:([^}]+)\}`) })
+
+// codexServer is one [mcp_servers.<name>] table of Codex's config.toml.
+type codexServer struct {
+	Command           string            `toml:"command"`
+	Args              []string          `toml:"args"`
+	Env               map[string]string `toml:"env"`
+	Cwd               string            `toml:"cwd"`
+	URL               string            `toml:"url"`
+	HTTPHeaders       map[string]string `toml:"http_headers"`
+	BearerTokenEnvVar string            `toml:"bearer_token_env_var"`
+	Enabled           *bool             `toml:"enabled"`
+}
+
+// parseCodex reads Codex's config.toml (github.com/BurntSushi/toml): its
+// mcp_servers tables as servers, bearer_token_env_var as an Authorization
+// header naming the variable (expanded when the server starts); false
+// when data is not TOML or has no mcp_servers.
+func parseCodex(data []byte) (*Found, bool) {
+	var top struct {
+		MCPServers map[string]codexServer `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(string(data), &top); err != nil || top.MCPServers == nil {
+		return nil, false
+	}
+	f := &Found{Format: FormatCodex, Inputs: map[string]string{}}
+	for _, name := range slices.Sorted(maps.Keys(top.MCPServers)) {
+		c := top.MCPServers[name]
+		cs := clientServer{Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd, URL: c.URL, Headers: c.HTTPHeaders}
+		if c.BearerTokenEnvVar != "" {
+			cs.Headers = maps.Clone(cs.Headers)
+			if cs.Headers == nil {
+				cs.Headers = map[string]string{}
+			}
+			cs.Headers["Authorization"] = "Bearer ${" + c.BearerTokenEnvVar + "}"
+		}
+		im := importOne(name, cs, f.Inputs)
+		if c.Enabled != nil && !*c.Enabled {
+			im.Notes = append(im.Notes, "disabled in Codex (enabled = false)")
+		}
+		f.Servers = append(f.Servers, im)
+	}
+	return f, true
+}

@@ -15,6 +15,15 @@ import (
 // absent. Everything else — other members, comments, layout — is kept
 // byte for byte. A text that is not a JSON(C) object is an error.
 func MergeClientEntry(text []byte, key, name string, entry json.RawMessage) ([]byte, error) {
+	return MergeClientEntryAt(text, []string{key}, name, entry)
+}
+
+// MergeClientEntryAt is MergeClientEntry with the object that holds the
+// entry found by following keys from the top (Claude Code's local scope:
+// "projects", the project's absolute path, "mcpServers"), each object on
+// the way made when absent; a member on the way that is not an object is
+// an error.
+func MergeClientEntryAt(text []byte, keys []string, name string, entry json.RawMessage) ([]byte, error) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}\n")
 	}
@@ -26,22 +35,35 @@ func MergeClientEntry(text []byte, key, name string, entry json.RawMessage) ([]b
 		return nil, errors.New("not a JSON configuration: the top level is not an object")
 	}
 	m := maskComments(text)
-	top := skipSpace(m, 0)
-	indent := "  "
-	obj, ok := member(m, top, key)
-	if !ok {
-		val := "{\n" + indent + indent + jsonQuote(name) + ": " + indented(entry, indent+indent) + "\n" + indent + "}"
-		return insertMember(text, m, top, jsonQuote(key)+": "+val, indent), nil
+	open := skipSpace(m, 0)
+	ind := func(depth int) string { return strings.Repeat("  ", depth) }
+	depth := 1 // of open's members
+	for i, k := range keys {
+		obj, ok := member(m, open, k)
+		if !ok {
+			return insertMember(text, m, open, jsonQuote(k)+": "+nestedEntry(keys[i+1:], name, entry, depth), ind(depth)), nil
+		}
+		if m[obj.val] != '{' {
+			return nil, fmt.Errorf("%q is not an object", k)
+		}
+		open, depth = obj.val, depth+1
 	}
-	if m[obj.val] != '{' {
-		return nil, fmt.Errorf("%q is not an object", key)
-	}
-	if cur, ok := member(m, obj.val, name); ok {
+	if cur, ok := member(m, open, name); ok {
 		out := append([]byte{}, text[:cur.val]...)
-		out = append(out, indented(entry, indent+indent)...)
+		out = append(out, indented(entry, ind(depth))...)
 		return append(out, text[cur.end:]...), nil
 	}
-	return insertMember(text, m, obj.val, jsonQuote(name)+": "+indented(entry, indent+indent), indent+indent), nil
+	return insertMember(text, m, open, jsonQuote(name)+": "+indented(entry, ind(depth)), ind(depth)), nil
+}
+
+// nestedEntry is the object, closing at nesting depth, that holds keys'
+// objects one in another and, in the last, name: entry.
+func nestedEntry(keys []string, name string, entry json.RawMessage, depth int) string {
+	ind := func(d int) string { return strings.Repeat("  ", d) }
+	if len(keys) == 0 {
+		return "{\n" + ind(depth+1) + jsonQuote(name) + ": " + indented(entry, ind(depth+1)) + "\n" + ind(depth) + "}"
+	}
+	return "{\n" + ind(depth+1) + jsonQuote(keys[0]) + ": " + nestedEntry(keys[1:], name, entry, depth+1) + "\n" + ind(depth) + "}"
 }
 
 // span is one object member: where its value starts and ends.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,13 @@ type process struct {
 	// state is the process's exit state, set before exited is closed.
 	state *os.ProcessState
 	once  sync.Once
+	// grace, when set (nanoseconds, shorten), replaces StopGrace.
+	grace atomic.Int64
 }
+
+// shorten makes a later stop give the server only grace (not StopGrace)
+// to exit before its tree is killed.
+func (p *process) shorten(grace time.Duration) { p.grace.Store(int64(grace)) }
 
 // startExitWait is how long a failed handshake waits for the server's
 // process to exit, so the failure names its exit status rather than the
@@ -63,16 +70,21 @@ func (p *process) transport() sdk.Transport {
 	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
 }
 
-// stop closes the server's stdin, waits StopGrace for it to exit, kills
+// stop closes the server's stdin, waits StopGrace (or shorten's grace)
+// for it to exit, kills
 // its whole tree (its PID namespace or process group) and removes the
 // session directory. It is idempotent and returns once the process was
 // reaped.
 func (p *process) stop() {
 	p.once.Do(func() {
 		_ = p.stdin.Close()
+		grace := StopGrace
+		if g := time.Duration(p.grace.Load()); g > 0 {
+			grace = g
+		}
 		select {
 		case <-p.exited:
-		case <-time.After(StopGrace):
+		case <-time.After(grace):
 		}
 		// What the server started dies with it, whether it exited or not.
 		_ = p.proc.Kill()
@@ -161,11 +173,8 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 		spec.Binaries = append(spec.Binaries, interp.Trees...)
 	}
 	spec.Network = srv.Network
-	if l := srv.Limits.Limits; l != (config.Limits{}) {
-		spec.Limits = contain.Limits{OpenFiles: l.OpenFiles, AddressSpace: l.AddressSpaceMB << 20, CPUSeconds: l.CPUSeconds, Processes: l.Processes}
-		if spec.Limits.OpenFiles == 0 {
-			spec.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
-		}
+	if l := srv.Limits.Process; l != (config.Limits{}) {
+		spec.Limits = runner.ContainLimits(l)
 	}
 	// An MCP server declares no subprocess permission to bind (npx, uvx
 	// and node servers start other programs): the system trees stay

@@ -44,13 +44,14 @@ const maxErrorMessage = 500
 // a flagged entry with its reason and the rest is still delivered.
 // structuredContent, passed through as sent, is the envelope's result,
 // checked against the tool's outputSchema (a failure is a warning naming
-// each violation); without it the result is {"content": [entries],
+// each violation), and beside is then {"content": [entries], "_meta": …}
+// (runner.Reply.Beside, for the result screen); without it the result is {"content": [entries],
 // "_meta": …}, each entry the block's own fields as sent with its bulk
 // (text, data, resource) replaced by "artifact" (or "refused": reason).
 // isError makes an error envelope (CodeToolError) whose message is the
 // first text block and whose details keep the entries. A result that is
 // not a JSON object with a content array is a host verdict (CodeMCPError).
-func replyOf(module string, req modproto.Request, raw json.RawMessage, outputSchema json.RawMessage) ([]byte, []runner.ContentBlock, *runner.HostError) {
+func replyOf(module string, req modproto.Request, raw json.RawMessage, outputSchema json.RawMessage) (env []byte, blocks []runner.ContentBlock, beside json.RawMessage, herr *runner.HostError) {
 	var res struct {
 		Content           []json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`
@@ -58,18 +59,17 @@ func replyOf(module string, req modproto.Request, raw json.RawMessage, outputSch
 		Meta              json.RawMessage   `json:"_meta"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, nil, &runner.HostError{Code: CodeMCPError, Detail: "the tools/call result is not a result object: " + oneLine(err.Error())}
+		return nil, nil, nil, &runner.HostError{Code: CodeMCPError, Detail: "the tools/call result is not a result object: " + oneLine(err.Error())}
 	}
-	env := &modproto.Envelope{
+	e := &modproto.Envelope{
 		Protocol: modproto.ProtocolID, Module: module, Operation: modproto.OperationInvoke, RequestID: req.RequestID,
 		Warnings: []string{}, Execution: modproto.Execution{Artifacts: []modproto.Artifact{}},
 	}
-	var blocks []runner.ContentBlock
 	entries := make([]json.RawMessage, 0, len(res.Content))
 	firstText := ""
 	for i, c := range res.Content {
 		j := blockOf(i, c)
-		env.Warnings = append(env.Warnings, j.warnings...)
+		e.Warnings = append(e.Warnings, j.warnings...)
 		if j.block != nil {
 			blocks = append(blocks, *j.block)
 		}
@@ -91,32 +91,35 @@ func replyOf(module string, req modproto.Request, raw json.RawMessage, outputSch
 		if isJSON(res.Meta) {
 			details["_meta"] = res.Meta
 		}
-		env.Error = &modproto.Error{Code: CodeToolError, Message: msg, Details: details}
+		e.Error = &modproto.Error{Code: CodeToolError, Message: msg, Details: details}
 	} else {
 		var result json.RawMessage
 		if isJSON(res.StructuredContent) {
 			result = res.StructuredContent
 			if outputSchema != nil {
-				env.Warnings = append(env.Warnings, checkOutput(outputSchema, result)...)
+				e.Warnings = append(e.Warnings, checkOutput(outputSchema, result)...)
 			}
 		} else if outputSchema != nil {
-			env.Warnings = append(env.Warnings, "the tool declares an outputSchema but sent no structuredContent")
+			e.Warnings = append(e.Warnings, "the tool declares an outputSchema but sent no structuredContent")
 		}
+		rest := json.RawMessage(`{"content":` + string(content))
+		if isJSON(res.Meta) {
+			rest = append(rest, `,"_meta":`...)
+			rest = append(rest, res.Meta...)
+		}
+		rest = append(rest, '}')
 		if result == nil {
-			result = json.RawMessage(`{"content":` + string(content))
-			if isJSON(res.Meta) {
-				result = append(result, `,"_meta":`...)
-				result = append(result, res.Meta...)
-			}
-			result = append(result, '}')
+			result = rest
+		} else {
+			beside = rest
 		}
-		env.OK, env.Result = true, result
+		e.OK, e.Result = true, result
 	}
-	out, err := modproto.EncodeJSON(env)
+	out, err := modproto.EncodeJSON(e)
 	if err != nil {
-		return nil, nil, &runner.HostError{Code: CodeMCPError, Detail: "the tools/call result: " + oneLine(err.Error())}
+		return nil, nil, nil, &runner.HostError{Code: CodeMCPError, Detail: "the tools/call result: " + oneLine(err.Error())}
 	}
-	return out, blocks, nil
+	return out, blocks, beside, nil
 }
 
 // isJSON reports whether m is present and not JSON null.

@@ -104,3 +104,27 @@ func TestSessionFailedIsNotSpawn(t *testing.T) {
 		t.Fatalf("exit mid-call: host %+v, want %s", res.Host, CodeSessionFailed)
 	}
 }
+
+// TestStructuredKeepsContentBeside: with structuredContent the result is
+// that, as sent, and the content entries and the result's _meta come
+// beside it (Result.Beside), whole and in the order sent, so the result
+// screen shows every field the server sent.
+func TestStructuredKeepsContentBeside(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	m := f.module("raw")
+	res := f.run(m, "structured", `{}`, runner.RunOptions{})
+	if !res.OK() {
+		t.Fatalf("structured: host %+v envelope %+v", res.Host, res.Envelope)
+	}
+	if got := string(res.Envelope.Result); got != `{"zone":"B","temp":21.5,"unit":"C"}` {
+		t.Errorf("result %s, want structuredContent as sent", got)
+	}
+	want := `{"content":[{"type":"text","annotations":{"priority":1},"artifact":"content-0"},{"type":"text","artifact":"content-1"}],"_meta":{"zz":"first","aa":{"y":1,"b":2}}}`
+	if got := string(res.Beside); got != want {
+		t.Errorf("beside:\n got %s\nwant %s", got, want)
+	}
+	// Without structuredContent nothing is beside: the result holds it all.
+	if res := f.run(m, "listing", `{}`, runner.RunOptions{}); res.Beside != nil {
+		t.Errorf("listing has beside %s", res.Beside)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"image/png"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ const (
 	serverEnv   = "MODBAY_MCP_TEST_SERVER"
 	serverServe = "serve"
 	serverCrash = "crash"
+	// serverLinger serves, then keeps running after its stdin ends; it
+	// writes its pid to the file lingerPIDEnv names.
+	serverLinger = "linger"
+	lingerPIDEnv = "MODBAY_MCP_TEST_PID"
 )
 
 func TestMain(m *testing.M) {
@@ -51,6 +56,11 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case serverLinger:
+		// Serves, then outlives its stdin's end: only the kill stops it.
+		_ = os.WriteFile(os.Getenv(lingerPIDEnv), []byte(strconv.Itoa(os.Getpid())), 0o600)
+		_ = serve()
+		select {}
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
+	"time"
 
 	"modbay/config"
 	"modbay/runner"
@@ -107,10 +109,20 @@ func (s *Source) Refresh() {
 func (s *Source) Driver(id string) *Driver { return s.drivers[id] }
 
 // Close stops every server the source started; no process is left.
-func (s *Source) Close() error {
-	var errs []error
-	for _, id := range s.ids {
-		errs = append(errs, s.drivers[id].Close())
+func (s *Source) Close() error { return s.CloseWithin(0) }
+
+// CloseWithin is Close giving each server only grace (0: StopGrace) to
+// exit before its tree is killed (Driver.CloseWithin), all at once.
+func (s *Source) CloseWithin(grace time.Duration) error {
+	errs := make([]error, len(s.ids))
+	var wg sync.WaitGroup
+	for i, id := range s.ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.drivers[id].CloseWithin(grace)
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -51,6 +51,10 @@ const (
 	// CodeHostNoEnvelope: the process exited non-zero (or was killed by a
 	// signal) before writing any envelope — a crash, not malformed JSON.
 	CodeHostNoEnvelope = "host.no_envelope"
+	// CodeHostWriteBound: the run wrote past a write bound of docs/protocol.md
+	// §14 (one file's size, or the bytes or files it added to its rw roots
+	// and run directory); the detail names it.
+	CodeHostWriteBound = "host.write_bound"
 )
 
 // KnownCodes lists the protocol's module error codes in docs/protocol.md order.

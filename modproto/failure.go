@@ -51,6 +51,7 @@ var failureKinds = map[string]FailureKind{
 	CodeHostInvalidJSON:       KindSystem,
 	CodeHostProtocolViolation: KindSystem,
 	CodeHostNoEnvelope:        KindSystem,
+	CodeHostWriteBound:        KindSystem,
 	"host.not_started":        KindNotRun,
 	// An MCP server's JSON-RPC error answer.
 	"host.mcp_error": KindSystem,

@@ -23,12 +23,13 @@ type codeBlocks struct {
 // fill draws the code blocks into out, glamour's rendering, where the
 // structure transformer left one sentCode line each: every line of the
 // k-th block under that line's prefix (margins, quote bars, list
-// indent), highlighted with chroma theme when theme is not "". A line
-// wider than width is soft-wrapped at spaces, its continuations under
-// the line's own indent, so a command copied from it keeps its tokens
-// whole; only a token wider than the space left is cut (by
-// fitLinesIndented after).
-func (c *codeBlocks) fill(out string, width int, theme string) string {
+// indent), highlighted with chroma theme when theme is not "". With
+// scroll, each line is kept whole between CodeStart and CodeEnd (the
+// viewer scrolls it). Else a line wider than width is soft-wrapped at
+// spaces, its continuations under the line's own indent, so a command
+// copied from it keeps its tokens whole; a token wider than the space
+// left is cut with hardCutMark.
+func (c *codeBlocks) fill(out string, width int, theme string, scroll bool) string {
 	if c == nil || len(c.blocks) == 0 || !strings.Contains(out, sentCode) {
 		return out
 	}
@@ -40,7 +41,10 @@ func (c *codeBlocks) fill(out string, width int, theme string) string {
 			b.WriteString(line)
 			continue
 		}
-		prefix, suffix := line[:i], strings.TrimRight(line[i+len(sentCode):], "\n")
+		// The suffix is glamour's padding to the width: its spaces would
+		// push a drawn line past the width (and fitLinesIndented would cut
+		// it into a blank line); only its escapes are kept.
+		prefix, suffix := line[:i], trimCells(strings.TrimRight(line[i+len(sentCode):], "\n"))
 		blk := c.blocks[k]
 		k++
 		code := strings.TrimSuffix(blk.text, "\n")
@@ -58,6 +62,10 @@ func (c *codeBlocks) fill(out string, width int, theme string) string {
 		}
 		avail := width - cellWidth(xansi.Strip(prefix))
 		for j, p := range plain {
+			if scroll {
+				b.WriteString(prefix + CodeStart + styled[j] + CodeEnd + suffix + "\n")
+				continue
+			}
 			for _, piece := range softWrap(styled[j], p, avail) {
 				b.WriteString(prefix + piece + suffix + "\n")
 			}
@@ -66,12 +74,16 @@ func (c *codeBlocks) fill(out string, width int, theme string) string {
 	return b.String()
 }
 
+// hardCutMark ends a piece of a code line cut inside a token (no space
+// to break at): the token goes on under the line's indent.
+const hardCutMark = "↩"
+
 // softWrap cuts code line styled (plain without its escapes) into pieces
 // of at most avail cells at spaces, each continuation led by the line's
-// own indent; a line that fits, or with no space to break at, is one
-// piece.
+// own indent; a token wider than the room left is cut one cell short and
+// marked with hardCutMark. A line that fits is one piece.
 func softWrap(styled, plain string, avail int) []string {
-	if avail <= 0 || cellWidth(plain) <= avail {
+	if avail <= 1 || cellWidth(plain) <= avail {
 		return []string{styled}
 	}
 	indent := plain[:len(plain)-len(strings.TrimLeft(plain, " \t"))]
@@ -100,11 +112,16 @@ func softWrap(styled, plain string, avail int) []string {
 			}
 		}
 		if cut < 0 {
-			// No space to break at: the rest is one piece.
-			pieces = append(pieces, xansi.Cut(styled, pos[start], pos[n]))
-			break
+			// No space to break at: as much of the token as leaves a
+			// cell for the mark (one rune at least).
+			cut = start + 1
+			for cut < n && pos[cut+1]-pos[start] <= lim-1 {
+				cut++
+			}
+			pieces = append(pieces, xansi.Cut(styled, pos[start], pos[cut])+hardCutMark)
+		} else {
+			pieces = append(pieces, xansi.Cut(styled, pos[start], pos[cut]))
 		}
-		pieces = append(pieces, xansi.Cut(styled, pos[start], pos[cut]))
 		start, lim = cut, avail-cellWidth(indent)
 	}
 	for i := 1; i < len(pieces); i++ {

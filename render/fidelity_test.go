@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	xansi "github.com/charmbracelet/x/ansi"
 )
 
 // TestDecodeImageBadAncillaryCRC: a PNG whose tEXt chunk has a bad CRC
@@ -203,6 +205,95 @@ func TestHalfwidthKanaWidths(t *testing.T) {
 		}
 		if !strings.Contains(out, "…") || !strings.Contains(out, "after") {
 			t.Errorf("width %d: the cut is not marked or the next column is lost:\n%s", w, out)
+		}
+	}
+}
+
+// TestCodeBlockHardCutMarked: a code token wider than the line is cut
+// where it must be, each cut marked with hardCutMark and the token going
+// on under the line's indent; joined again, the token is whole.
+func TestCodeBlockHardCutMarked(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/longtoken.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "https://example.com/a/very/long/path/that/has/no/space/to/break/at/anywhere/in/it/at/all/index.html?query=1&other=2"
+	for _, w := range fidelityWidths {
+		for _, color := range []bool{false, true} {
+			out, err := Markdown(src, Options{Width: w, NoColor: !color})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := strings.Split(strings.Trim(xansi.Strip(out), "\n"), "\n")
+			var joined strings.Builder
+			cuts := 0
+			for i, l := range plain {
+				if cellwidth.String(l) > w {
+					t.Errorf("width %d: line %q is wider than the width", w, l)
+				}
+				if strings.TrimSpace(l) == "" {
+					t.Errorf("width %d color %v: blank line %d inside the block:\n%s", w, color, i, xansi.Strip(out))
+				}
+				l = strings.TrimRight(l, " ")
+				if s, ok := strings.CutSuffix(l, hardCutMark); ok {
+					l = s
+					cuts++
+				} else if i > 0 && i < len(plain)-1 {
+					t.Errorf("width %d: line %q is cut with no mark", w, l)
+				}
+				if !strings.HasPrefix(l, "      ") {
+					t.Errorf("width %d: %q leaves the line's indent", w, l)
+				}
+				joined.WriteString(strings.TrimLeft(l, " "))
+			}
+			if got := strings.TrimPrefix(joined.String(), "curl"); got != token {
+				t.Errorf("width %d: token rejoined %q, want %q", w, got, token)
+			}
+			// "curl" breaks at its space; every later line but the last is a cut.
+			if plain[0] != "      curl" {
+				t.Errorf("width %d: first line %q, want the soft break after curl", w, plain[0])
+			}
+			if want := len(plain) - 2; cuts != want || cuts == 0 {
+				t.Errorf("width %d: %d cuts marked over %d lines", w, cuts, len(plain))
+			}
+		}
+	}
+}
+
+// TestScrollCodeKeepsLinesWhole: under ScrollCode every code line is one
+// line between CodeStart and CodeEnd, as written, whatever the width; the
+// rest is still wrapped to the width, and marks in the source are inert.
+func TestScrollCodeKeepsLinesWhole(t *testing.T) {
+	src, err := os.ReadFile("testdata/fidelity/codeblock.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const line = "    ./configure --enable-shared --with-something-long --prefix=/usr/local --libdir=/usr/local/lib64 --sysconfdir=/etc"
+	src = append(src, "\nforged "+CodeStart+"mark"+CodeEnd+"\n"...)
+	for _, w := range fidelityWidths {
+		for _, color := range []bool{false, true} {
+			out, err := Markdown(src, Options{Width: w, NoColor: !color, ScrollCode: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := xansi.Strip(out)
+			if n := strings.Count(plain, CodeStart); n != 1 {
+				t.Fatalf("width %d: %d marked code lines, want 1:\n%q", w, n, plain)
+			}
+			for l := range strings.Lines(plain) {
+				l = strings.TrimSuffix(l, "\n")
+				if i := strings.Index(l, CodeStart); i >= 0 {
+					code, _, ok := strings.Cut(l[i+len(CodeStart):], CodeEnd)
+					if !ok || code != line {
+						t.Errorf("width %d: code line %q, want %q", w, code, line)
+					}
+				} else if cellwidth.String(l) > w {
+					t.Errorf("width %d: line %q is wider than the width", w, l)
+				}
+			}
+			if !strings.Contains(plain, "forged \uFFFDmark\uFFFD") {
+				t.Errorf("width %d: a mark in the source is not made inert:\n%s", w, plain)
+			}
 		}
 	}
 }

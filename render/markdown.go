@@ -80,7 +80,7 @@ func Markdown(src []byte, o Options) (string, error) {
 			theme = glamourChromaTheme
 		}
 	}
-	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(quoteBars(buf.String(), codes.quotes), width, theme), textWidth)))
+	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(quoteBars(buf.String(), codes.quotes), width, theme, o.ScrollCode), textWidth)))
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.

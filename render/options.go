@@ -1,8 +1,3 @@
-// Package render turns artifact bytes into terminal text with pure
-// functions of (bytes, [Options], metadata): nothing here runs a module,
-// reads a file or touches the network, and every module byte passes
-// [Sanitize] (with [Options.NoColor] the output holds no ESC byte). [Artifact]
-// dispatches on the primitive [Resolve] picks (docs/protocol.md §10).
 package render
 
 import (
@@ -35,7 +30,21 @@ type Options struct {
 	// ESC byte at all. The caller decides it (NO_COLOR, a non-terminal
 	// output, golden tests); this package never reads the environment.
 	NoColor bool
+	// ScrollCode leaves every line of a markdown code block whole, however
+	// wide, for a viewer that scrolls code sideways: the code of each such
+	// line is framed by [CodeStart] and [CodeEnd] (its margin and quote
+	// bars before, glamour's padding after), and only those lines may be
+	// wider than Width. Without it code lines are soft-wrapped to Width.
+	ScrollCode bool
 }
+
+// The marks of a code line under [Options.ScrollCode]: private-use
+// characters, replaced in the source with U+FFFD, so only the renderer
+// writes them.
+const (
+	CodeStart = "\uE005"
+	CodeEnd   = "\uE006"
+)
 
 // width returns o.Width clamped as documented on Options.Width.
 func (o Options) width() int {

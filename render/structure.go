@@ -64,8 +64,9 @@ const (
 // sentinelSource prepends the sentinel paragraph to src after replacing
 // any sentinel character src holds with U+FFFD.
 func sentinelSource(src string) string {
-	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak+sentCode) {
-		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD", sentCode, "\uFFFD").Replace(src)
+	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak+sentCode+CodeStart+CodeEnd) {
+		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD", sentCode, "\uFFFD",
+			CodeStart, "\uFFFD", CodeEnd, "\uFFFD").Replace(src)
 	}
 	return sentinels + src
 }
@@ -333,6 +334,7 @@ func safeHyperlinks(out string) string {
 // own indent (the document margin, a list's or a code block's), so a long
 // URL or code line stays inside its block instead of running from column 0.
 // An indent that leaves fewer than MinWidth/2 cells falls back to none.
+// A code line framed for scrolling (CodeStart) is left whole.
 func fitLinesIndented(s string, width int) string {
 	if !widerThan(s, width) {
 		return s
@@ -341,7 +343,7 @@ func fitLinesIndented(s string, width int) string {
 	b.Grow(len(s) + len(s)/16)
 	for line := range strings.Lines(s) {
 		body, nl := strings.CutSuffix(line, "\n")
-		for cellWidth(body) > width {
+		for cellWidth(body) > width && !strings.Contains(body, CodeStart) {
 			plain := xansi.Strip(body)
 			indent := len(plain) - len(strings.TrimLeft(plain, " "))
 			if width-indent < MinWidth/2 {

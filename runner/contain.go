@@ -57,12 +57,7 @@ func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
 	if s.Mode == "" {
 		s.Mode = defaultSandbox
 	}
-	if l := cfg.Limits; l != (config.Limits{}) {
-		s.Limits = contain.Limits{OpenFiles: l.OpenFiles, AddressSpace: l.AddressSpaceMB << 20, CPUSeconds: l.CPUSeconds, Processes: l.Processes}
-		if s.Limits.OpenFiles == 0 {
-			s.Limits.OpenFiles = contain.DefaultLimits.OpenFiles
-		}
-	}
+	s.Limits = ContainLimits(cfg.Limits)
 	if exe := hostExecutable(); exe != "" {
 		s.Binaries = append(s.Binaries, exe)
 	}
@@ -87,6 +82,28 @@ func (h *Host) containSpec(dir string, req *modproto.Request) contain.Spec {
 	// system trees executable, as does any grant of a subprocess.
 	s.ExecNarrow = len(req.Grants.Subprocess) == 0
 	return s
+}
+
+// ContainLimits is config's `limits:` as contain applies them: a limit
+// config leaves zero is contain.DefaultLimits' (none for address space,
+// CPU and processes).
+func ContainLimits(l config.Limits) contain.Limits {
+	d := contain.DefaultLimits
+	or := func(v, def uint64) uint64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	return contain.Limits{
+		OpenFiles:    or(l.OpenFiles, d.OpenFiles),
+		AddressSpace: or(l.AddressSpaceMB<<20, d.AddressSpace),
+		CPUSeconds:   or(l.CPUSeconds, d.CPUSeconds),
+		Processes:    or(l.Processes, d.Processes),
+		FileSize:     or(l.FileSizeMB<<20, d.FileSize),
+		WriteBytes:   or(l.WriteMB<<20, d.WriteBytes),
+		WriteFiles:   or(l.WriteFiles, d.WriteFiles),
+	}
 }
 
 // hostExecutable is the running modbay binary's path ("" when unknown),

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"modbay/config"
+	"modbay/internal/crash"
 	"modbay/modproto"
 	"modbay/schema"
 	"modbay/schemalint"
@@ -76,6 +77,7 @@ func (h *Host) describeAll(ctx context.Context, cands []Candidate, done func(int
 	for i, c := range cands {
 		wg.Add(1)
 		go func() {
+			defer crash.Guard()
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -288,6 +290,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	cacheable := fpErr == nil && fp != ""
 	if cacheable {
 		m.Fingerprint = fp
+		m.exeStat = ident
 	}
 	key := describeCacheKey{Source: m.Key, Fingerprint: fp}
 	var stdout []byte
@@ -315,7 +318,10 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 		if !judgeFresh(m, stdout, built, c.ID, exitCode) {
 			return m
 		}
-		checkRequestSchemas(m)
+		if !checkRequestSchemas(ctx, m) {
+			setBroken(m, "discovery cancelled while compiling its request schemas")
+			return m
+		}
 		v, fresh = verdictOf(m), true
 	}
 	// The bundle check hashes every skill and overlay file; its verdict is
@@ -450,11 +456,12 @@ func lifecycleReason(st Lifecycle) string {
 // that does not compile (or names a $ref that resolves to nothing) cannot
 // be invoked, and modbay refuses the module, as validate does (one verdict
 // everywhere: list, describe, validate, the cockpit). Each failure is a
-// warning; the reason counts them and names the first.
-func checkRequestSchemas(m *Module) {
+// warning; the reason counts them and names the first. False when ctx
+// ended first: nothing is judged (nor cached).
+func checkRequestSchemas(ctx context.Context, m *Module) bool {
 	d := m.Descriptor
 	if d == nil || m.Status == StatusBroken {
-		return
+		return true
 	}
 	var failed []string
 	for _, c := range d.Capabilities {
@@ -462,7 +469,11 @@ func checkRequestSchemas(m *Module) {
 		if c.RequestSchema == "" || !ok {
 			continue
 		}
-		if _, err := schema.Compile(raw); err != nil {
+		_, err := schema.CompileContext(ctx, raw)
+		if errors.Is(err, schema.ErrCancelled) {
+			return false
+		}
+		if err != nil {
 			w := oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err))
 			m.Warnings = append(m.Warnings, w)
 			failed = append(failed, w)
@@ -476,13 +487,14 @@ func checkRequestSchemas(m *Module) {
 		}
 	}
 	if len(failed) == 0 {
-		return
+		return true
 	}
 	n := "1 request schema error"
 	if len(failed) > 1 {
 		n = fmt.Sprintf("%d request schema errors", len(failed))
 	}
 	setBroken(m, n+": "+failed[0])
+	return true
 }
 
 // unsatisfiable returns why request schema id admits no input

@@ -430,3 +430,37 @@ func TestDirListingDigestMatchesWalkDir(t *testing.T) {
 		t.Fatalf("bounded listing %s, WalkDir's %s", got, want)
 	}
 }
+
+// ExeChanged sees an in-place edit of a described module's executable (a
+// cached describe keeps the stat too), and nothing else.
+func TestExeChanged(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.addModule("edited", "good")
+	ctx := ctxGuard(t)
+	fresh := f.load("edited")
+	cached, _ := f.host.Load(ctx, "edited")
+	if !cached.Cached || fresh.ExeChanged() || cached.ExeChanged() {
+		t.Fatalf("unchanged: cached %v, ExeChanged %v %v", cached.Cached, fresh.ExeChanged(), cached.ExeChanged())
+	}
+	// A file beside it is not looked at (Host.Changed is).
+	if err := os.WriteFile(filepath.Join(filepath.Dir(fresh.Exe), "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.ExeChanged() {
+		t.Error("a file beside the executable counted as an edit of it")
+	}
+	b, _ := os.ReadFile(fresh.Exe)
+	if err := os.WriteFile(fresh.Exe, append(b, "# edited\n"...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !fresh.ExeChanged() || !cached.ExeChanged() {
+		t.Error("an in-place edit not seen")
+	}
+	if again, _ := f.host.Load(ctx, "edited"); again.ExeChanged() {
+		t.Error("described again, it still counts as changed")
+	}
+	if (&Module{ID: "x"}).ExeChanged() {
+		t.Error("a module that keeps no stat counts as changed")
+	}
+}

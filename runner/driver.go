@@ -201,6 +201,12 @@ type Reply struct {
 	Envelope []byte
 	// Blocks are artifacts received inline; see ContentBlock.
 	Blocks []ContentBlock
+	// Beside is what a session's reply sent beside the envelope's
+	// result, as a JSON object, when the result does not carry it: an
+	// MCP tools/call with structuredContent has its content entries and
+	// _meta here ({"content": […], "_meta": …}, as sent). Nil otherwise.
+	// Module text: sanitize to show.
+	Beside json.RawMessage
 	// Stderr is the module's diagnostics, capped at StderrCap bytes;
 	// StderrTruncated is true when more was discarded.
 	Stderr          string
@@ -416,6 +422,9 @@ type ExitFrame struct {
 	Cancelled      bool   `json:"cancelled,omitempty"`
 	OutputTooLarge bool   `json:"output_too_large,omitempty"`
 	SpawnError     string `json:"spawn_error,omitempty"`
+	// WriteBound is the write bound the run passed (file size, bytes or
+	// files of its rw roots and run directory), "" when none.
+	WriteBound string `json:"write_bound,omitempty"`
 }
 
 // Frame is one piece of the raw exchange between host and module, for a

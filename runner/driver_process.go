@@ -108,6 +108,8 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 	switch {
 	case r.spawnErr != nil:
 		return desc, errors.New("describe: cannot start: " + r.spawnErr.Error())
+	case r.writeBound != nil:
+		return desc, errors.New("describe: " + r.writeBound.Error())
 	case r.overflow:
 		return desc, fmt.Errorf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes)
 	case r.timedOut:
@@ -161,6 +163,8 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 	switch {
 	case r.spawnErr != nil:
 		return fail(modproto.CodeHostSpawnFailed, "cannot start "+d.Exe+": "+r.spawnErr.Error())
+	case r.writeBound != nil:
+		return fail(modproto.CodeHostWriteBound, r.writeBound.Error())
 	case r.overflow:
 		return fail(modproto.CodeHostOutputTooLarge, fmt.Sprintf("stdout exceeded max_output_bytes (%d); the process tree was killed", req.MaxOutputBytes))
 	case r.timedOut:
@@ -222,6 +226,9 @@ func recordProcess(call *Call, r *execResult, request []byte) {
 	call.Record(Frame{Direction: FrameReceived, Kind: FrameStdout, Data: r.stdout, At: end})
 	call.Record(Frame{Direction: FrameReceived, Kind: FrameStderr, Data: []byte(r.stderr), At: end})
 	x := ExitFrame{Code: r.exitCode, Signal: r.signal, TimedOut: r.timedOut, Cancelled: r.cancelled, OutputTooLarge: r.overflow}
+	if r.writeBound != nil {
+		x.WriteBound = r.writeBound.Error()
+	}
 	if r.spawnErr != nil {
 		x.SpawnError = r.spawnErr.Error()
 	}

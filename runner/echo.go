@@ -78,6 +78,9 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		return
 	}
 	res.Stdout = maskBytes(res.Stdout, echoes)
+	if len(res.Beside) > 0 {
+		res.Beside, _ = schema.MaskEchoesJSON(res.Beside, echoes)
+	}
 	res.Stderr = maskString(res.Stderr, echoes)
 	if res.Host != nil {
 		res.Host.Detail = maskString(res.Host.Detail, echoes)

@@ -172,6 +172,8 @@ func (e *ExitFrame) Words() string {
 		s += " (cancelled: the host killed the tree)"
 	case e.OutputTooLarge:
 		s += " (stdout over max_output_bytes: the host killed the tree)"
+	case e.WriteBound != "":
+		s += " (write bound: " + e.WriteBound + ")"
 	}
 	return s
 }
@@ -347,4 +349,14 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellJoin is words as one POSIX shell line: each quoted by ShellQuote,
+// joined by spaces.
+func ShellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = ShellQuote(w)
+	}
+	return strings.Join(q, " ")
 }

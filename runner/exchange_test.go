@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -176,5 +177,24 @@ func TestExchangeBoundsJSONRPCBytes(t *testing.T) {
 	buf[0] = 'x'
 	if c.Messages[0].Data[0] == 'x' {
 		t.Error("a kept message shares the frame's buffer")
+	}
+}
+
+// TestShellJoin: a line ShellJoin makes, read back by a POSIX shell, is
+// the words it was given, each bare only when it holds safe characters.
+func TestShellJoin(t *testing.T) {
+	words := []string{"/usr/bin/x", "it's", "", "a b", "$HOME", "*", "50%", "k=v,w@h:1", "`id`", "\\", "é"}
+	line := ShellJoin(words)
+	got, err := exec.Command("/bin/sh", "-c", "eval set -- \"$0\"; for w in \"$@\"; do printf '%s\\0' \"$w\"; done", line).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(words, "\x00") + "\x00"; string(got) != want {
+		t.Errorf("sh read %q back as %q", line, got)
+	}
+	for w, bare := range map[string]bool{"/usr/bin/x": true, "50%": true, "k=v,w@h:1": true, "a b": false, "": false, "é": false} {
+		if got := ShellQuote(w) == w; got != bare {
+			t.Errorf("ShellQuote(%q) = %q", w, ShellQuote(w))
+		}
 	}
 }

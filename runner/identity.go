@@ -52,6 +52,20 @@ func statIdentity(fi os.FileInfo) exeIdentity {
 	return id
 }
 
+// ExeChanged reports whether m's executable was edited in place since m
+// was described: its device, inode, size, mtime or ctime differs now, or
+// it is gone. One stat, no read: cheap enough before every call of a host
+// that serves m long after discovery (the gateway). A file beside the
+// executable (a launcher's script) is not looked at; Host.Changed hashes
+// both. False when m keeps no stat (an MCP server, an example).
+func (m *Module) ExeChanged() bool {
+	if m == nil || m.exeStat == nil || m.Exe == "" {
+		return false
+	}
+	fi, err := os.Stat(m.Exe)
+	return err != nil || !m.exeStat.sameFile(statIdentity(fi))
+}
+
 // identify returns exe's identity. When prev has the same stat fields and
 // a digest, the digest is reused and the file is not read; otherwise the
 // file is hashed whole. The stat is taken from the open file before it is

@@ -34,7 +34,7 @@ var refusalWords = []string{
 var absPathRE = regexp.MustCompile(`(?:^|[\s'"(:=\[])(/[^\s'"):,\]]+)`)
 
 // LikelyCause infers, from a failed run's own stderr and error message, a
-// cause the host can see (docs/protocol.md §4):
+// cause the host can see (docs/protocol.md §5):
 //   - a line that says EACCES or EROFS ("Permission denied", "Read-only
 //     file system") and names an absolute path outside every rw root of
 //     roots: "likely refused by containment: <path> is outside the rw roots

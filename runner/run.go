@@ -117,6 +117,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	call.elicit = hostElicitor(opts.Elicit)
 	r := drv.Invoke(ctx, call)
 	res.Stdout = r.Envelope
+	res.Beside = r.Beside
 	res.Stderr = r.Stderr
 	res.StderrTruncated = r.StderrTruncated
 	res.ExitCode = r.ExitCode

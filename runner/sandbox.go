@@ -62,6 +62,9 @@ type execResult struct {
 	dir                        string
 	spawned, firstByte, exited time.Time
 	signal                     string
+	// writeBound is the write bound the run passed (a
+	// *contain.WriteBoundError, or the file size by SIGXFSZ), nil when none.
+	writeBound error
 }
 
 // execute runs spec and returns once the module and every process it left
@@ -117,7 +120,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	// pid for the tree kill), or Setpgid when the sandbox is off. spawnMu
 	// is held only across the fork and the pid's record, so the
 	// containment set-up and checks of concurrent runs overlap.
-	_, enf, err := contain.StartHooked(cmd, cs, contain.Hooks{Lock: &spawnMu, Started: func(pid int) { liveRoots.Store(pid, struct{}{}) }})
+	proc, enf, err := contain.StartHooked(cmd, cs, contain.Hooks{Lock: &spawnMu, Started: func(pid int) { liveRoots.Store(pid, struct{}{}) }})
 	res.enforcement = enf
 	if err != nil {
 		if cmd.Process != nil {
@@ -144,7 +147,8 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.exited = time.Now()
 	}()
 	supervised := make(chan struct{})
-	clean := false // written by the supervisor before supervised closes
+	clean := false       // written by the supervisor before supervised closes
+	writeKilled := false // likewise
 	go func() {
 		defer close(supervised)
 		timer := time.NewTimer(spec.deadline)
@@ -159,12 +163,15 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 			tree.terminate()
 		case <-stdout.overCh:
 			tree.terminate()
+		case <-proc.WriteExceeded():
+			writeKilled = true
+			tree.terminate()
 		}
 		<-exited
 		// A module that exited on its own and left no process behind (the
 		// subreaper adopted none: leftNoOrphans) needs no /proc scan; any
 		// survivor, or a run killed, gets the whole-tree sweep.
-		if !res.timedOut && !res.cancelled && !stdout.overflowed() && leftNoOrphans() {
+		if !res.timedOut && !res.cancelled && !stdout.overflowed() && !writeKilled && leftNoOrphans() {
 			clean = true
 			return
 		}
@@ -182,10 +189,20 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 			res.signal = unix.SignalName(ws.Signal())
 		}
 	}
+	res.writeBound = proc.WriteBound()
+	if res.writeBound == nil && res.signal == "SIGXFSZ" {
+		res.writeBound = fileSizeBound(cs.Limits.FileSize)
+	}
 	res.stdout, res.overflow = stdout.result()
 	res.firstByte = stdout.firstByte()
 	res.stderr, res.stderrTruncated = stderr.result()
 	return res
+}
+
+// fileSizeBound is the verdict on a module killed by SIGXFSZ: a file it
+// wrote reached Limits.FileSize (RLIMIT_FSIZE).
+func fileSizeBound(max uint64) error {
+	return fmt.Errorf("a file it wrote reached limits.file_size_mb (%d MiB) and SIGXFSZ killed it", max>>20)
 }
 
 // waitExitNoReap blocks until pid has exited (or was already reaped)

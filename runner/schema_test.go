@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -16,7 +17,7 @@ func TestDescribeWarnsAboutSchemasThatDoNotCompile(t *testing.T) {
 		Capabilities:   []modproto.Capability{{ID: "a.run", RequestSchema: "a"}, {ID: "b.run", RequestSchema: "b"}},
 		RequestSchemas: map[string]json.RawMessage{"a": json.RawMessage(`{"type":"objectx"}`), "b": json.RawMessage(`{"type":"object"}`)},
 	}}
-	checkRequestSchemas(m)
+	checkRequestSchemas(context.Background(), m)
 	if len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "a.run") || strings.Contains(m.Warnings[0], "modbay:///") {
 		t.Fatalf("warnings %q", m.Warnings)
 	}
@@ -40,7 +41,7 @@ func TestUnsatisfiableSchemaRefusesItsCapability(t *testing.T) {
 			"ok":   json.RawMessage(`{"type":"object"}`),
 		},
 	}}
-	checkRequestSchemas(m)
+	checkRequestSchemas(context.Background(), m)
 	if m.Status != StatusReady {
 		t.Fatalf("status %s (%s): the module must stay ready", m.Status, m.Reason)
 	}

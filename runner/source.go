@@ -221,23 +221,7 @@ func homeCandidateNamed(modulesDir, name string) (Candidate, bool) {
 // notExecutableReason is the reason a module executable without an
 // execute bit is broken, with the fix.
 func notExecutableReason(exe string) string {
-	return fmt.Sprintf("not executable: %s has no execute bit (fix: chmod +x %s)", exe, shellQuote(exe))
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but safe
-// characters.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("not executable: %s has no execute bit (fix: chmod +x %s)", exe, ShellQuote(exe))
 }
 
 // pathCandidate makes a candidate of a configured or --module path: an

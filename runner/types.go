@@ -1,7 +1,3 @@
-// Package runner finds modules, describes and validates them, plans and
-// runs invocations with the host's guarantees (docs/protocol.md §2–§8, §11–§13, §16, §18), and
-// verifies and stages their artifacts. It never draws: the UI and the CLI
-// render what it returns.
 package runner
 
 import (
@@ -28,7 +24,13 @@ const (
 	StatusBroken Status = "broken"
 )
 
-// Module is one discovered module candidate, whatever its status.
+// Module is one discovered module candidate, whatever its status. It has
+// three names, each keying something else: ID is the name shown and the
+// id the descriptor must declare; Key is where it came from (keys the
+// describe cache, list ties, in-session form drafts); StateKey is what it
+// may keep (keys its state directory, the input store and pre-approved
+// effects). Only ID can be shared by two modules (a --module PATH
+// shadowing an installed one); Key and StateKey never are.
 type Module struct {
 	// ID is the directory id under <home>/modules, or a bare executable's
 	// name there; for a module loaded by path (cfg.Modules, --module,
@@ -37,16 +39,19 @@ type Module struct {
 	// agrees.
 	ID string
 	// Key is the module's source identity (Driver.Key): for a process
-	// module the absolute path of its executable, for an MCP server its
-	// config id. Unlike ID it does not depend on what the module claims,
-	// so it keys the describe cache, breaks ties in the list's order
-	// (CompareModules) and keys the cockpit's drafts.
+	// module the absolute path of its executable, for an MCP server
+	// "mcp:<config id>". Unlike ID it does not depend on what the module
+	// claims, so it keys the describe cache, breaks ties in the list's
+	// order (CompareModules) and, with ID, keys the cockpit's in-memory
+	// form drafts (ui draftKey).
 	Key string
 	// StateKey names the module's state directory, <home>/state/<StateKey>
 	// (docs/protocol.md §13), derived by the host, never taken from the
 	// module: the id for an installed module (its directory's name), an
 	// example or an MCP server; config.PathStateKey (id and a digest of
-	// the resolved executable path) for a module loaded by path. "" for a
+	// the resolved executable path) for a module loaded by path. It also
+	// keys what outlives a session: the input store (last input, presets,
+	// drafts kept on quit) and the pre-approved effects record. "" for a
 	// module never described: it gets no state root.
 	StateKey string
 	// Shadows, for a --module path, is the source identity (Key) of the
@@ -107,9 +112,12 @@ type Module struct {
 	// hand may leave it nil: a ProcessDriver for Exe is used then.
 	Driver Driver
 
-	// name is the candidate's provisional id (Candidate.Name), kept for
-	// Redescribe.
+	// name is the candidate's provisional id (Candidate.Name) before the
+	// descriptor is checked against it, kept for Redescribe.
 	name string
+	// exeStat is the executable's stat as it was described (its digest
+	// beside), for ExeChanged; nil when the driver keeps none.
+	exeStat *exeIdentity
 }
 
 // RequirementKindBinary is the requirement kind the host resolves itself
@@ -289,6 +297,9 @@ type Result struct {
 	// (docs/protocol.md §8), in execution.artifacts order; their failure
 	// is Host's verdict.
 	Refused []RefusedArtifact
+	// Beside is the reply's fields beside the result (Reply.Beside), nil
+	// when there are none. Module text: sanitize to show.
+	Beside json.RawMessage
 	// Stdout is kept only up to the ceiling; Stderr up to StderrCap.
 	Stdout []byte
 	Stderr string

@@ -156,3 +156,18 @@ func TestCheckNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileContextStops: a compile (a 16 MiB describe's schemas cost
+// seconds) stops with its context, and the cancelled attempt is not
+// cached: the same bytes compile afterwards.
+func TestCompileContextStops(t *testing.T) {
+	raw := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"}}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := CompileContext(ctx, raw); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("cancelled compile: %v", err)
+	}
+	if _, err := CompileContext(context.Background(), raw); err != nil {
+		t.Fatalf("after a cancelled attempt: %v", err)
+	}
+}

@@ -56,18 +56,16 @@ const (
 //
 // It returns the redacted input and how many values were withheld. An
 // input with nothing to withhold is returned unchanged (same bytes); one
-// that is redacted is re-encoded compactly, numbers kept digit for digit.
-// With no schema (h nil) nothing is known to be secret. An input that is
+// that is redacted is re-encoded compactly, numbers kept digit for digit
+// and keys in their source order (docs/protocol.md §4). With no schema (h nil) nothing is known to be secret. An input that is
 // not JSON is withheld whole: the JSON string Mask (RedactMask) or nil
 // (RedactOmit), counted as one.
 func Redact(h *Compiled, input json.RawMessage, how Redaction) (json.RawMessage, int) {
 	if h == nil || h.root == nil {
 		return input, 0
 	}
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil || dec.More() {
+	v, err := decodeOrdered(input)
+	if err != nil {
 		if how == RedactOmit {
 			return nil, 1
 		}
@@ -205,6 +203,17 @@ func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) 
 				delete(x, k)
 			} else {
 				x[k] = out
+			}
+		}
+	case *orderedObject:
+		for _, k := range slices.Clone(x.keys) {
+			r.path = append(r.path, k)
+			out, drop := r.value(memberSchemas(set, k), x.m[k], depth+1)
+			r.path = r.path[:len(r.path)-1]
+			if drop {
+				x.delete(k)
+			} else {
+				x.m[k] = out
 			}
 		}
 	case []any:
@@ -466,16 +475,14 @@ func echoForms(s string) [][]byte {
 // MaskEchoesJSON is MaskEchoes for a JSON value (a reply's result), which
 // stays JSON: an echo inside a string is replaced in place; a number that
 // is an echo becomes its Label as a string (the value then re-encoded,
-// its keys sorted).
+// its keys in source order).
 func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 	out, n := MaskEchoes(raw, echoes)
 	if n == 0 || json.Valid(out) {
 		return out, n
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	v, err := decodeOrdered(raw)
+	if err != nil {
 		return out, n
 	}
 	n = 0
@@ -493,14 +500,17 @@ func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 					return e.Label()
 				}
 			}
-		case map[string]any:
-			m := make(map[string]any, len(x))
-			for k, c := range x {
+		case *orderedObject:
+			o := &orderedObject{m: make(map[string]any, len(x.keys))}
+			for _, k := range x.keys {
 				kb, kc := MaskEchoes([]byte(k), echoes)
 				n += kc
-				m[string(kb)] = walk(c)
+				if _, dup := o.m[string(kb)]; !dup {
+					o.keys = append(o.keys, string(kb))
+				}
+				o.m[string(kb)] = walk(x.m[k])
 			}
-			return m
+			return o
 		case []any:
 			for i, c := range x {
 				x[i] = walk(c)

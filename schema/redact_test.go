@@ -1,9 +1,14 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"modbay/modproto"
 )
 
 func TestRedact(t *testing.T) {
@@ -14,20 +19,20 @@ func TestRedact(t *testing.T) {
 		n                   int
 	}{
 		{"format password", `{"properties":{"user":{"type":"string"},"pw":{"type":"string","format":"password"}}}`,
-			`{"user":"ann","pw":"hunter2"}`, `{"pw":"••••••","user":"ann"}`, `{"user":"ann"}`, 1},
+			`{"user":"ann","pw":"hunter2"}`, `{"user":"ann","pw":"••••••"}`, `{"user":"ann"}`, 1},
 		{"writeOnly", `{"properties":{"token":{"type":"string","writeOnly":true}}}`,
 			`{"token":"s3cret"}`, `{"token":"••••••"}`, `{}`, 1},
 		{"nothing secret keeps the bytes", `{"properties":{"url":{"type":"string","format":"uri"}}}`,
 			`{ "url" : "https://example.com/1e400" }`, "", "", 0},
 		{"nested object and array items", `{"properties":{"accounts":{"type":"array","items":{"properties":{"name":{},"key":{"writeOnly":true}}}}}}`,
 			`{"accounts":[{"name":"a","key":"k1"},{"name":"b","key":"k2"}]}`,
-			`{"accounts":[{"key":"••••••","name":"a"},{"key":"••••••","name":"b"}]}`, `{"accounts":[{"name":"a"},{"name":"b"}]}`, 2},
+			`{"accounts":[{"name":"a","key":"••••••"},{"name":"b","key":"••••••"}]}`, `{"accounts":[{"name":"a"},{"name":"b"}]}`, 2},
 		{"$ref to $defs", `{"$defs":{"secret":{"type":"string","format":"password"}},"properties":{"pw":{"$ref":"#/$defs/secret"},"n":{"type":"integer"}}}`,
-			`{"pw":"x","n":12345678901234567890}`, `{"n":12345678901234567890,"pw":"••••••"}`, `{"n":12345678901234567890}`, 1},
+			`{"pw":"x","n":12345678901234567890}`, `{"pw":"••••••","n":12345678901234567890}`, `{"n":12345678901234567890}`, 1},
 		{"draft 7 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"writeOnly":true}},"properties":{"k":{"$ref":"#/definitions/s"}}}`,
 			`{"k":"v"}`, `{"k":"••••••"}`, `{}`, 1},
 		{"recursive $ref", `{"$defs":{"node":{"properties":{"pw":{"format":"password"},"child":{"$ref":"#/$defs/node"}}}},"$ref":"#/$defs/node"}`,
-			`{"pw":"a","child":{"pw":"b","child":{}}}`, `{"child":{"child":{},"pw":"••••••"},"pw":"••••••"}`, `{"child":{"child":{}}}`, 2},
+			`{"pw":"a","child":{"pw":"b","child":{}}}`, `{"pw":"••••••","child":{"pw":"••••••","child":{}}}`, `{"child":{"child":{}}}`, 2},
 		{"anyOf: any branch marks it", `{"properties":{"cred":{"anyOf":[{"type":"integer"},{"type":"string","format":"password"}]}}}`,
 			`{"cred":42}`, `{"cred":"••••••"}`, `{}`, 1},
 		{"oneOf branch properties", `{"oneOf":[{"properties":{"kind":{"const":"basic"},"password":{"writeOnly":true}}},{"properties":{"kind":{"const":"none"}}}]}`,
@@ -35,7 +40,7 @@ func TestRedact(t *testing.T) {
 		{"allOf and if/then", `{"allOf":[{"properties":{"a":{}}}],"if":{"properties":{"a":{"const":1}}},"then":{"properties":{"b":{"writeOnly":true}}}}`,
 			`{"a":2,"b":"x"}`, `{"a":2,"b":"••••••"}`, `{"a":2}`, 1},
 		{"additionalProperties and patternProperties", `{"properties":{"name":{}},"patternProperties":{"^pw_":{"format":"password"}},"additionalProperties":{"writeOnly":true}}`,
-			`{"name":"n","pw_1":"a","other":"b"}`, `{"name":"n","other":"••••••","pw_1":"••••••"}`, `{"name":"n"}`, 2},
+			`{"name":"n","pw_1":"a","other":"b"}`, `{"name":"n","pw_1":"••••••","other":"••••••"}`, `{"name":"n"}`, 2},
 		{"prefixItems", `{"prefixItems":[{"type":"string"},{"format":"password"}]}`,
 			`["user","pw"]`, `["user","••••••"]`, `["user"]`, 1},
 		{"a secret object is withheld whole", `{"properties":{"auth":{"type":"object","writeOnly":true}}}`,
@@ -135,4 +140,68 @@ func TestMaskEchoes(t *testing.T) {
 	if n != 2 || !json.Valid(res) || strings.Contains(string(res), "98765") || !strings.Contains(string(res), "‹masked: writeOnly /pw›") {
 		t.Fatalf("MaskEchoesJSON: %d %s", n, res)
 	}
+}
+
+// TestRedactKeepsKeyOrder: masking or omitting a value re-encodes the
+// input with every object's keys in the order they were typed, and a
+// result whose echo is masked keeps its order too (docs/protocol.md §4).
+func TestRedactKeepsKeyOrder(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", "order", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.TrimSpace(b)
+	}
+	h, err := Compile(read("schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := read("input.json")
+	masked, n := Redact(h, in, RedactMask)
+	if want := `{"zeta":"last letter first","token":"••••••","alpha":{"z":"z","pw":"••••••","a":1},"list":[{"y":"1","secret":"••••••","b":"2"}],"extra":"x & <y>"}`; string(masked) != want || n != 3 {
+		t.Errorf("masked (%d):\n got %s\nwant %s", n, masked, want)
+	}
+	omitted, _ := Redact(h, in, RedactOmit)
+	if want := `{"zeta":"last letter first","alpha":{"z":"z","a":1},"list":[{"y":"1","b":"2"}],"extra":"x & <y>"}`; string(omitted) != want {
+		t.Errorf("omitted:\n got %s\nwant %s", omitted, want)
+	}
+	// A number echo makes the reply re-encoded (not masked in place).
+	echoes := []Echo{{Value: "12345678", Pointer: "/code", Why: "writeOnly"}, {Value: "s3cr3t-value", Pointer: "/token", Why: "writeOnly"}}
+	out, _ := MaskEchoesJSON(read("reply.json"), echoes)
+	if want := `{"zeta":1,"code":"‹masked: writeOnly /code›","alpha":{"z":"echo ‹masked: writeOnly /token› here","a":2}}`; string(out) != want {
+		t.Errorf("reply:\n got %s\nwant %s", out, want)
+	}
+}
+
+// FuzzDecodeOrdered: the ordered decoder accepts exactly what
+// encoding/json accepts, and re-encodes to the same value.
+func FuzzDecodeOrdered(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[true,null,"x"]}`, `[]`, `"s"`, `{"a":1,"a":2}`, `{"a":`, `1 2`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := decodeOrdered(b)
+		var std any
+		stdErr := json.Unmarshal(b, &std)
+		if (err == nil) != (stdErr == nil) {
+			t.Fatalf("ordered err %v, encoding/json err %v", err, stdErr)
+		}
+		if err != nil {
+			return
+		}
+		out, err := modproto.EncodeJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back any
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("re-encoded %s is not JSON: %v", out, err)
+		}
+		a, _ := json.Marshal(std)
+		c, _ := json.Marshal(back)
+		if !bytes.Equal(a, c) {
+			t.Fatalf("re-encoded %s reads %s, want %s", out, c, a)
+		}
+	})
 }

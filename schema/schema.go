@@ -1,14 +1,8 @@
-// Package schema is modbay's one owner of JSON Schema: every schema a
-// module sends (docs/protocol.md §9) is compiled here into a cached Compiled
-// handle shared by the runner, the form and the lint, and every validation
-// error is reported here as findings at JSON pointers, in plain words.
-// A document's structure is read once, as a Doc (doc.go), which the form,
-// check and the lint read. docs/internals.md "Schemas" says how a schema is
-// read.
 package schema
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -104,7 +98,12 @@ type validation struct {
 // compiler's reason with the document called "the schema"); failures are
 // not cached. A document past a bound of limits.go (its numbers, its
 // expansion, a pattern's program) is refused with a *BoundError.
-func Compile(raw json.RawMessage) (*Compiled, error) {
+func Compile(raw json.RawMessage) (*Compiled, error) { return CompileContext(nil, raw) }
+
+// CompileContext is Compile stopped by ctx (nil for none) between its
+// steps (decoding, the number and pattern checks, the expansion count,
+// the compile): an error wrapping ErrCancelled then, never cached.
+func CompileContext(ctx context.Context, raw json.RawMessage) (*Compiled, error) {
 	raw = bytes.TrimSpace(raw)
 	key := sha256.Sum256(raw)
 	cache.Lock()
@@ -113,7 +112,7 @@ func Compile(raw json.RawMessage) (*Compiled, error) {
 	if ok {
 		return h, nil
 	}
-	h, err := compile(raw, key)
+	h, err := compile(ctx, raw, key)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +129,17 @@ func Compile(raw json.RawMessage) (*Compiled, error) {
 }
 
 // compile does Compile's work for trimmed bytes whose sha256 is key.
-func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
+func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 	compiles.Add(1)
+	stopped := func() error {
+		if ctx != nil && ctx.Err() != nil {
+			return fmt.Errorf("%w (compiling the schema): %v", ErrCancelled, context.Cause(ctx))
+		}
+		return nil
+	}
+	if err := stopped(); err != nil {
+		return nil, err
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
@@ -140,7 +148,13 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 	if err := checkNumbers(doc, nil, "the schema at "); err != nil {
 		return nil, err
 	}
+	if err := stopped(); err != nil {
+		return nil, err
+	}
 	if err := checkPatterns(doc); err != nil {
+		return nil, err
+	}
+	if err := stopped(); err != nil {
 		return nil, err
 	}
 	if d, err := Parse(raw); err == nil {
@@ -148,6 +162,9 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 			return nil, &BoundError{Bound: "MaxSchemaExpansion", Limit: MaxSchemaExpansion,
 				Detail: fmt.Sprintf("the schema expands to more than %d subschemas per value", MaxSchemaExpansion)}
 		}
+	}
+	if err := stopped(); err != nil {
+		return nil, err
 	}
 	url := "modbay:///schema/" + hex.EncodeToString(key[:]) + ".json"
 	h := &Compiled{source: raw, declared: raw, draft: Draft2020, url: url, meter: &meter{}}
@@ -161,7 +178,7 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}
-		if merr := h.metered(nil, func() { sch, err = c.Compile(url) }); merr != nil {
+		if merr := h.metered(ctx, func() { sch, err = c.Compile(url) }); merr != nil {
 			return nil, nil, merr
 		}
 		if err != nil && h.meter.pattern != nil {
@@ -174,6 +191,9 @@ func compile(raw json.RawMessage, key [sha256.Size]byte) (*Compiled, error) {
 		h.draft = declared
 	}
 	c, sch, err := try(jsonschema.Draft2020)
+	if errors.Is(err, ErrCancelled) {
+		return nil, err
+	}
 	if err != nil && !dialect && !IsBound(err) {
 		if c7, sch7, err7 := try(jsonschema.Draft7); err7 == nil {
 			c, sch, err = c7, sch7, nil

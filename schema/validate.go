@@ -28,7 +28,7 @@ var errorPrinter = sync.OnceValue(func() *message.Printer { return message.NewPr
 var ErrInputNotJSON = errors.New("input is not JSON")
 
 // ValidateInput validates input (a JSON value; empty reads as {}) against
-// the schema document schema (docs/protocol.md §4's request_schemas): Compile, then
+// the schema document schema (a request schema, docs/protocol.md §9): Compile, then
 // Validate. It is the form's Validator (ui/form) and the runner's check.
 // The error is non-nil when the schema does not compile or input is not
 // JSON (wrapping ErrInputNotJSON). Compiled schemas are cached by content,

@@ -1,36 +1,3 @@
-// Package schemalint checks a module's request schemas for what makes them
-// unusable or unportable: schemas that do not compile, $refs that resolve
-// to nothing, "required" names missing from "properties" (directly or
-// through then/else, allOf and dependentRequired), keys that are no JSON
-// Schema keyword (with the keyword meant), $ref cycles no finite input
-// satisfies, and constructs
-// that common model-provider tool APIs reject. `modbay validate` prints
-// its findings; it never changes whether a module is valid under docs/protocol.md.
-//
-// Which provider constructs are flagged, and why: a module's request
-// schema is often handed to a model as a tool's parameters, and the
-// strictest common consumer is OpenAI's function calling in strict mode
-// (Structured Outputs), whose documented subset is narrower than JSON
-// Schema; Anthropic accepts any object schema, and Gemini's
-// parametersJsonSchema accepts JSON Schema while its older OpenAPI
-// "parameters" subset rejects far more (even $ref and anyOf), too much to
-// be a useful bar. So the list is OpenAI strict mode's, plus the rule all
-// three share: parameters are one object.
-//   - top level: "type" must be "object", and no oneOf/anyOf/allOf/enum/not
-//     there (every provider wants one object of named parameters);
-//   - $ref only to the document itself (no provider fetches a URL, and
-//     modbay never does);
-//   - keywords outside OpenAI's strict subset: allOf, oneOf, not,
-//     if/then/else, dependentRequired, dependentSchemas, dependencies,
-//     patternProperties, propertyNames, unevaluatedProperties,
-//     unevaluatedItems, contains, minProperties, maxProperties,
-//     uniqueItems, prefixItems (tuples), $dynamicRef;
-//   - formats outside its list: date-time, time, date, duration, email,
-//     hostname, ipv4, ipv6, uuid.
-//
-// Provider findings are warnings: the module works in modbay regardless.
-// The lint reads the schema as the form and the conformance generator do
-// (schema.Doc): a $ref resolves, or fails to, the same way in all three.
 package schemalint
 
 import (
@@ -56,10 +23,18 @@ const (
 
 // Rules, as findings name them.
 const (
-	RuleCompile  = "compile"
-	RuleDraft    = "draft"
-	RuleRef      = "ref"
+	// RuleCompile: the schema is not JSON or does not compile.
+	RuleCompile = "compile"
+	// RuleDraft: no "$schema", and the schema compiles only as draft-07.
+	RuleDraft = "draft"
+	// RuleRef: a $ref that is remote or resolves to nothing (cycles are
+	// RuleCycle).
+	RuleRef = "ref"
+	// RuleRequired: a required name missing from "properties", or
+	// required but forbidden.
 	RuleRequired = "required"
+	// RuleProvider: a construct model-provider tool APIs reject
+	// (strictUnsupported); a warning.
 	RuleProvider = "provider"
 	// RuleBounds: a lower bound above its upper bound (after $ref and
 	// allOf are merged), so no value of the field is valid.
@@ -87,7 +62,15 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s %s %s: %s [%s]", f.Severity, f.Schema, p, f.Message, f.Rule)
 }
 
-// strictUnsupported are the keywords outside OpenAI's strict subset.
+// strictUnsupported are the keywords outside OpenAI's strict subset. A
+// request schema is often handed to a model as a tool's parameters, and
+// the strictest common consumer is OpenAI's function calling in strict
+// mode, whose documented subset is narrower than JSON Schema (Anthropic
+// accepts any object schema; Gemini's older OpenAPI subset rejects too
+// much to be a useful bar). So the provider findings are strict mode's
+// list, plus the rule all three share: the top level is one object (type
+// "object", no oneOf/anyOf/allOf/enum/not there), $ref only within the
+// document, and formats only those of strictFormats.
 var strictUnsupported = []string{
 	"allOf", "oneOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas",
 	"dependencies", "patternProperties", "propertyNames", "unevaluatedProperties",

@@ -45,5 +45,9 @@ start
 keys j j j; shot needs-setup
 
 start
+keys :
+tmux send-keys -t "$session" "rep"; sleep 0.4; shot jump
+
+start
 keys j Enter Enter C-s; sleep 1.5; keys Escape Escape Escape A; sleep 0.5; shot activity
 tmux kill-session -t "$session"

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/history"
+	"modbay/internal/words"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -21,9 +22,6 @@ import (
 const screenActivity screenKind = "activity"
 
 func init() { register(screenActivity, openActivityScreen) }
-
-// openActivityKey opens the activity view from every list.
-var openActivityKey = key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "activity"))
 
 // activityRecent is how long a finished run stays in the activity view.
 const activityRecent = 15 * time.Minute
@@ -125,22 +123,47 @@ type activityScreen struct {
 	sel     string
 	w, h    int
 	note    string
+	// sessions reads the live agent sessions (Options.AgentSessions, nil
+	// without serve); live is the last reading, re-read every
+	// sessionsEvery while the view is on top.
+	sessions func() []string
+	live     []string
+}
+
+// activitySessionsMsg is a reading of the live agent sessions;
+// activitySessionsTick asks for the next.
+type (
+	activitySessionsMsg  struct{ live []string }
+	activitySessionsTick struct{}
+)
+
+// maxActivitySessions bounds the sessions the view lists (T lists all).
+const maxActivitySessions = 3
+
+// readSessions reads the live sessions off Update.
+func (s *activityScreen) readSessions() tea.Cmd {
+	if s.sessions == nil {
+		return nil
+	}
+	read := s.sessions
+	return func() tea.Msg { return activitySessionsMsg{live: read()} }
 }
 
 // openActivityScreen shows the activity of this session and starts reading
 // the history's jobs in flight and recent runs.
 func openActivityScreen(m *Model, _ any) (Screen, tea.Cmd) {
 	hs := &historyActivity{m: m}
-	s := &activityScreen{com: m.com, keys: m.keys.Activity, sources: []activitySource{agentActivity{m}, sessionActivity{m}, hs}}
+	s := &activityScreen{com: m.com, keys: m.keys.Activity, sources: []activitySource{agentActivity{m}, sessionActivity{m}, hs},
+		sessions: m.opts.AgentSessions}
 	s.refresh()
 	if m.history == nil {
-		return s, nil
+		return s, s.readSessions()
 	}
 	st := m.history
-	return s, func() tea.Msg {
+	return s, tea.Batch(s.readSessions(), func() tea.Msg {
 		sums, _, err := st.List()
 		return activityListedMsg{sums: sums, err: err}
-	}
+	})
 }
 
 // activityListedMsg is the history's listing for the activity view.
@@ -208,6 +231,13 @@ func (e *activityEntry) cancellable() bool {
 
 // Update implements Screen.
 func (s *activityScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	switch msg := msg.(type) {
+	case activitySessionsMsg:
+		s.live = msg.live
+		return nil, tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activitySessionsTick{} })
+	case activitySessionsTick:
+		return nil, s.readSessions()
+	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, nil
@@ -272,6 +302,15 @@ func (s *activityScreen) View() string {
 		head = fmt.Sprintf("%d waiting for approval · ", pending) + head
 	}
 	lines := []string{st.Muted.Render(common.Trunc(head, w))}
+	if n := len(s.live); n > 0 {
+		lines = append(lines, st.Title.Render(common.Trunc(fmt.Sprintf("%d live agent %s (modbay mcp serve):", n, words.Plural(n, "session", "sessions")), w)))
+		for _, l := range s.live[:min(n, maxActivitySessions)] {
+			lines = append(lines, common.Trunc("  "+render.SanitizeLine(l), w))
+		}
+		if n > maxActivitySessions {
+			lines = append(lines, st.Muted.Render(common.Trunc(fmt.Sprintf("  and %d more (T on the module list lists them all)", n-maxActivitySessions), w)))
+		}
+	}
 	if s.note != "" {
 		lines = append(lines, strings.Split(st.Warning.Render(common.FitWidth(common.Wrap(render.SanitizeLine(s.note), w), w)), "\n")...)
 	}

@@ -12,6 +12,7 @@ import (
 	"modbay/history"
 	"modbay/modproto"
 	"modbay/runner"
+	"modbay/ui/dialog"
 	"modbay/ui/internal/uitest"
 )
 
@@ -107,7 +108,7 @@ func TestActivityCancelsTheJobAfterAsking(t *testing.T) {
 	}
 	_, cmd = m.Update(uitest.Key("X"))
 	runCmd(m, cmd)
-	if len(m.dialogs) != 1 || m.dialogs[0].ID() != "confirm" || len(planned) != 1 || planned[0] != `fake.cancel {"job_id":"job_7"}` {
+	if len(m.dialogs) != 1 || !isConfirm(m.dialogs[0]) || len(planned) != 1 || planned[0] != `fake.cancel {"job_id":"job_7"}` {
 		t.Fatalf("X: dialogs %d planned %v", len(m.dialogs), planned)
 	}
 	if out := frame(t, m); !strings.Contains(out, "Cancel job job_7 of fake?") || !strings.Contains(out, "fake.cancel") {
@@ -158,4 +159,51 @@ func TestCtrlZSuspends(t *testing.T) {
 	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "ctrl+z suspend") {
 		t.Errorf("the full help does not list ctrl+z:\n%s", out)
 	}
+}
+
+// The activity view lists the live agent sessions of the home's serve
+// processes under its count line, at most three and how many more.
+func TestActivityListsAgentSessions(t *testing.T) {
+	m := historyModel(t, nil, 100, 24, seedHistory)
+	reads := 0
+	m.opts.AgentSessions = func() []string {
+		reads++
+		return []string{"claude-code (stdio, pid 42) since 10:00:00: 3 calls, 1 running", "cursor (stdio, pid 43) since 10:01:00: 0 calls",
+			"codex (stdio, pid 44) since 10:02:00: 1 call", "vscode\x1b[2J (http, pid 45) since 10:03:00: 2 calls"}
+	}
+	_, cmd := m.Update(uitest.Key("A"))
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatal("A did not read the history and the sessions")
+	}
+	var tick tea.Cmd
+	for _, c := range batch {
+		if _, next := m.Update(c()); next != nil {
+			tick = next // the sessions' next reading (not followed here)
+		}
+	}
+	if tick == nil {
+		t.Fatal("no next reading of the sessions")
+	}
+	out := frame(t, m)
+	for _, want := range []string{"4 live agent sessions (modbay mcp serve):", "claude-code (stdio, pid 42)", "codex (stdio, pid 44)", "and 1 more (T on the module list lists them all)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("view lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "vscode") || reads != 1 {
+		t.Errorf("a fourth session shown, or %d reads:\n%s", reads, out)
+	}
+	// The tick reads them again while the view is on top.
+	if _, next := m.Update(activitySessionsTick{}); next == nil {
+		t.Error("the tick read nothing")
+	} else if m.Update(next()); reads != 2 {
+		t.Errorf("%d reads after a tick", reads)
+	}
+}
+
+// isConfirm reports whether d is a confirmation dialog.
+func isConfirm(d dialog.Dialog) bool {
+	_, ok := d.(*dialog.Confirm)
+	return ok
 }

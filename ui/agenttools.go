@@ -32,6 +32,9 @@ type AgentTool struct {
 	Name, Title, Description string
 	// Hints are the annotations that are set ("readOnlyHint"…).
 	Hints []string
+	// InputSchema and OutputSchema are the schemas as tools/list sends
+	// them, indented JSON ("" for none).
+	InputSchema, OutputSchema string
 	// Changed is set when its definition differs from its pin: it is
 	// withheld until accepted; Diff says what changed.
 	Changed bool
@@ -42,7 +45,7 @@ type AgentTool struct {
 
 // AgentToolsKeyMap is the screen's bindings.
 type AgentToolsKeyMap struct {
-	Up, Down, Accept, Back key.Binding
+	Up, Down, Accept, Schemas, Back key.Binding
 }
 
 type agentToolsScreen struct {
@@ -58,6 +61,8 @@ type agentToolsScreen struct {
 	cursor   int
 	seq      int
 	w, h     int
+	// schemas shows the selected tool's schemas.
+	schemas bool
 }
 
 // agentToolsMsg is a listing's answer, routed by seq.
@@ -91,10 +96,11 @@ func openAgentToolsScreen(m *Model, _ any) (Screen, tea.Cmd) {
 		return nil, nil
 	}
 	s := &agentToolsScreen{com: m.com, list: m.opts.AgentTools, sessions: m.opts.AgentSessions, keys: AgentToolsKeyMap{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Accept: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept changed tool")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Accept:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept changed tool")),
+		Schemas: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "schemas")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}}
 	return s, s.load(m.ctx)
 }
@@ -170,6 +176,8 @@ func (s *agentToolsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 			s.cursor = max(s.cursor-1, 0)
 		case key.Matches(msg, s.keys.Down):
 			s.cursor = min(s.cursor+1, max(len(s.tools)-1, 0))
+		case key.Matches(msg, s.keys.Schemas):
+			s.schemas = !s.schemas
 		case key.Matches(msg, s.keys.Accept):
 			if t := s.selected(); t != nil && t.Changed && t.Accept != nil {
 				name, accept := t.Name, t.Accept
@@ -189,11 +197,22 @@ func (s *agentToolsScreen) canAccept() bool {
 
 // ShortHelp implements help.KeyMap.
 func (s *agentToolsScreen) ShortHelp() []key.Binding {
-	b := []key.Binding{s.keys.Up, s.keys.Down}
+	b := []key.Binding{s.keys.Up, s.keys.Down, s.schemaKey()}
 	if s.canAccept() {
 		b = append(b, s.keys.Accept)
 	}
 	return append(b, s.keys.Back)
+}
+
+// schemaKey is the schemas toggle, its help saying what it does now.
+func (s *agentToolsScreen) schemaKey() key.Binding {
+	k := s.keys.Schemas
+	if s.schemas {
+		k.SetHelp("s", "hide schemas")
+	} else {
+		k.SetHelp("s", "show schemas")
+	}
+	return k
 }
 
 // FullHelp implements help.KeyMap.
@@ -251,6 +270,9 @@ func (s *agentToolsScreen) View() string {
 		for _, d := range t.Diff {
 			add("    " + render.SanitizeLine(d))
 		}
+		if s.schemas && i == s.cursor {
+			s.schemaLines(t, add)
+		}
 		if i == s.cursor {
 			selEnd = len(lines)
 		}
@@ -267,6 +289,28 @@ func (s *agentToolsScreen) View() string {
 		lines = lines[:h]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// schemaLines adds the selected tool's schemas as the client receives
+// them, each cut to what a screen shows with how many lines were left out.
+func (s *agentToolsScreen) schemaLines(t AgentTool, add func(string)) {
+	st := s.com.Styles
+	keep := max((s.h-12)/2, 4) // both schemas fit with the tool's own lines
+	for _, sc := range []struct{ name, text string }{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
+		if sc.text == "" {
+			add("    " + st.Muted.Render(sc.name+": none"))
+			continue
+		}
+		add("    " + st.Muted.Render(sc.name+":"))
+		ls := strings.Split(render.Sanitize(sc.text), "\n")
+		for j, l := range ls {
+			if j == keep && len(ls) > keep+1 {
+				add("      " + st.Muted.Render(fmt.Sprintf("… %d more lines (modbay mcp tools --schemas prints them all)", len(ls)-keep)))
+				break
+			}
+			add("      " + l)
+		}
+	}
 }
 
 // EssentialHelp keeps accept in a narrow help bar.

@@ -83,3 +83,34 @@ func TestAgentToolsScreenShowsAndAcceptsAChange(t *testing.T) {
 		t.Errorf("after accepting:\n%s", view)
 	}
 }
+
+// s shows the selected tool's schemas as the client receives them, a
+// long one cut with how many lines were left out; s again hides them.
+func TestAgentToolsScreenShowsSchemas(t *testing.T) {
+	long := "{\n" + strings.Repeat("  \"p\": {},\n", 40) + "  \"type\": \"object\"\n}"
+	list := func(context.Context) ([]AgentTool, error) {
+		return []AgentTool{{Name: "notes_report", Title: "notes.report", Description: "Counts words.",
+			InputSchema: "{\n  \"type\": \"object\",\n  \"properties\": {\"\x1b[31mtitle\": {}}\n}"},
+			{Name: "big", Title: "big", InputSchema: long}}, nil
+	}
+	m := newModel(nil, "", Options{AgentTools: list, AgentSessions: func() []string { return nil }})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	_, cmd := m.Update(uitest.Key("T"))
+	m.Update(cmd())
+	if strings.Contains(m.top().View(), "inputSchema") {
+		t.Fatal("schemas shown before s")
+	}
+	m.Update(uitest.Key("s"))
+	view := m.top().View()
+	if !strings.Contains(view, "inputSchema:") || !strings.Contains(view, `"type": "object"`) || !strings.Contains(view, "outputSchema: none") || strings.Contains(view, "\x1b[31mtitle") {
+		t.Errorf("schemas:\n%s", view)
+	}
+	m.Update(uitest.Key("down"))
+	if view := m.top().View(); !strings.Contains(view, "more lines (modbay mcp tools --schemas prints them all)") || strings.Count(view, `"p": {}`) >= 40 {
+		t.Errorf("a long schema is not cut with a count:\n%s", view)
+	}
+	m.Update(uitest.Key("s"))
+	if strings.Contains(m.top().View(), "inputSchema") {
+		t.Error("s did not hide the schemas")
+	}
+}

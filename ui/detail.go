@@ -28,9 +28,18 @@ func (b *detailBuilder) heading(s string) {
 func (b *detailBuilder) kv(k, v string) { b.kvStyled(k, render.SanitizeLine(v)) }
 
 // kvStyled writes an already sanitized (possibly styled) value.
-func (b *detailBuilder) kvStyled(k, v string) {
+func (b *detailBuilder) kvStyled(k, v string) { b.kvHung(k, v, 0) }
+
+// kvBadge is kvStyled for a value that starts with a status badge, whose
+// first cell is a bracket or padding: the badge hangs one cell into the
+// label column, so its word lines up with the values above and below.
+func (b *detailBuilder) kvBadge(k, v string) { b.kvHung(k, v, 1) }
+
+// kvHung writes k and v wrapped, v's first line starting hang cells left
+// of the value column.
+func (b *detailBuilder) kvHung(k, v string, hang int) {
 	const kw = 12
-	lab := b.com.Styles.Label.Render(fmt.Sprintf("%-*s", kw, k))
+	lab := b.com.Styles.Label.Render(fmt.Sprintf("%-*s", kw-hang, k))
 	vw := max(b.w-kw, 8)
 	for i, l := range strings.Split(common.WrapWords(v, vw), "\n") {
 		if i == 0 {

@@ -288,7 +288,7 @@ func (s *exchangeScreen) calls(b *detailBuilder) {
 			s.messages(b, c)
 			continue
 		}
-		b.kv("argv", strings.Join(quoteAll(c.Argv), " "))
+		b.kv("argv", runner.ShellJoin(c.Argv))
 		b.kv("dir", c.Dir)
 		b.kv("env", strings.Join(c.Env, " "))
 		if c.Exit != nil {
@@ -363,13 +363,4 @@ func (s *exchangeScreen) messages(b *detailBuilder, c runner.ExchangeCall) {
 		b.kvStyled("stderr", st.Muted.Render(render.HumanBytes(int64(len(c.Stderr)))))
 		b.block(common.Wrap(cleanBlock(se), b.w-2), 2)
 	}
-}
-
-// quoteAll quotes each argument for a POSIX shell.
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = runner.ShellQuote(s)
-	}
-	return out
 }

@@ -1,9 +1,19 @@
 package ui
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"modbay/schema"
+	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
 )
 
@@ -147,5 +157,92 @@ func TestFormFullHelpNamesTheLetterJump(t *testing.T) {
 	press(m, "ctrl+g")
 	if out := frame(t, m); !strings.Contains(out, "a letter") || !strings.Contains(out, "jumps to a choice") {
 		t.Fatalf("the form's full help does not say a letter jumps to a choice:\n%s", out)
+	}
+}
+
+// msgOf runs cmd (batches each on its own goroutine, as the program
+// does) and returns the first T it yields.
+func msgOf[T any](t *testing.T, cmd tea.Cmd) T {
+	t.Helper()
+	got := make(chan T, 1)
+	var run func(tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			switch msg := c().(type) {
+			case tea.BatchMsg:
+				for _, c := range msg {
+					run(c)
+				}
+			case T:
+				select {
+				case got <- msg:
+				default:
+				}
+			}
+		}()
+	}
+	run(cmd)
+	select {
+	case m := <-got:
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command never yielded its message")
+	}
+	var zero T
+	return zero
+}
+
+// TestFormBuildsOffTheLoop: a form whose build outlasts formWait shows
+// "Building the form…" with esc its only key; esc stops the build and
+// leaves, and the stale build is dropped; a build that finishes becomes
+// the form.
+func TestFormBuildsOffTheLoop(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	m.formWait = 0
+	gate := make(chan struct{})
+	m.buildForm = func(ctx context.Context, raw json.RawMessage) (*form.Form, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %v", schema.ErrCancelled, ctx.Err())
+		}
+		return form.BuildContext(ctx, raw)
+	}
+	withModules(t, m)
+	press(m, "enter")
+	_, cmd := m.Update(uitest.Key("enter"))
+	if m.screen() != screenForm || m.form() != nil {
+		t.Fatalf("screen %v, form %v: want a form screen still building", m.screen(), m.form())
+	}
+	golden.RequireEqual(t, []byte(frame(t, m)))
+	typeText(m, "x")
+	press(m, "enter")
+	if m.screen() != screenForm || m.form() != nil {
+		t.Fatal("keys acted on a form that is not there yet")
+	}
+	press(m, "esc")
+	if m.screen() != screenCaps {
+		t.Fatalf("esc left to %v, want the capabilities", m.screen())
+	}
+	stale := msgOf[formBuiltMsg](t, cmd)
+	if !errors.Is(stale.err, schema.ErrCancelled) {
+		t.Fatalf("esc did not stop the build: %v", stale.err)
+	}
+	m.Update(stale)
+	if m.screen() != screenCaps || m.form() != nil {
+		t.Fatal("a stale build came back as a form")
+	}
+
+	_, cmd = m.Update(uitest.Key("enter"))
+	close(gate)
+	m.Update(msgOf[formBuiltMsg](t, cmd))
+	if m.form() == nil || len(m.form().Form().Fields()) == 0 {
+		t.Fatal("the finished build is not the form")
+	}
+	if !strings.Contains(frame(t, m), "name") {
+		t.Fatalf("form frame:\n%s", frame(t, m))
 	}
 }

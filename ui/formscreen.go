@@ -1,13 +1,16 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/crash"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -36,6 +39,12 @@ type formScreen struct {
 	// handoff is the artifact a send-to hands to this form's runs (nil:
 	// none); it goes with the screen.
 	handoff *formHandoff
+	// building is the id of the form build the screen waits for (0: the
+	// form is there); cancelBuild stops it; onBuilt runs on the form once
+	// built.
+	building    uint64
+	cancelBuild context.CancelFunc
+	onBuilt     []func(*formview.Model) tea.Cmd
 }
 
 // maxSummaryLines is the most lines the capability's summary takes above
@@ -69,24 +78,83 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if c.RequestSchema != "" && mod.Descriptor != nil {
 		raw = mod.Descriptor.RequestSchemas[c.RequestSchema]
 	}
-	fv, ok := m.flow.draft(mod, c, raw)
-	if ok {
+	fs := &formScreen{com: m.com, module: mod, cap: c}
+	m.flow.module, m.flow.cap = mod, c
+	if fv, ok := m.flow.draft(mod, c, raw); ok {
 		// Coming back: the form exactly as left (values, focus, mode).
 		fv.Restyle()
-	} else {
-		f, err := form.Build(raw)
-		if err != nil {
-			f, _ = form.Build(nil)
-		}
-		fv = formview.New(m.com, f, m.validate)
-		switch {
-		case schema.IsBound(err):
-			fv.SetNote("The request schema is too costly for a form (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
-		case err != nil:
-			fv.SetNote("The request schema cannot be read (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
-		}
-		m.flow.keepDraft(mod, c, raw, fv)
+		return fs, fs.show(m, fv)
 	}
+	// The build compiles the schema and checks its defaults (a 6 MB
+	// schema within the bounds takes a second): it runs off the event
+	// loop, which waits for it at most m.formWait, then shows "building
+	// the form…" until its message comes back (formBuiltMsg, by id).
+	ctx, cancel := context.WithCancel(m.ctx)
+	build := m.buildForm
+	if build == nil {
+		build = form.BuildContext
+	}
+	m.formSeq++
+	id := m.formSeq
+	done := make(chan formBuiltMsg, 1)
+	crash.Go(func() {
+		f, err := build(ctx, raw)
+		done <- formBuiltMsg{id: id, raw: raw, f: f, err: err}
+	})
+	wait := time.NewTimer(m.formWait)
+	defer wait.Stop()
+	select {
+	case b := <-done:
+		cancel()
+		return fs, fs.built(m, b)
+	case <-wait.C:
+	}
+	fs.building, fs.cancelBuild = id, cancel
+	return fs, func() tea.Msg { return <-done }
+}
+
+// formBuiltMsg is a form built off the event loop: for the form screen
+// whose build id it carries, dropped when that screen is gone.
+type formBuiltMsg struct {
+	id  uint64
+	raw json.RawMessage
+	f   *form.Form
+	err error
+}
+
+// formBuilt gives a built form to the screen that waits for it.
+func (m *Model) formBuilt(b formBuiltMsg) tea.Cmd {
+	fs, ok := find[*formScreen](m)
+	if !ok || fs.building == 0 || fs.building != b.id {
+		return nil // left (esc) or replaced: a stale build
+	}
+	fs.cancelBuild()
+	fs.building, fs.cancelBuild = 0, nil
+	return fs.built(m, b)
+}
+
+// built makes the form view of a finished build, keeps it as the
+// capability's draft and shows it.
+func (f *formScreen) built(m *Model, b formBuiltMsg) tea.Cmd {
+	fm, err := b.f, b.err
+	if err != nil {
+		fm, _ = form.Build(nil)
+	}
+	fv := formview.New(m.com, fm, m.validate)
+	switch {
+	case schema.IsBound(err):
+		fv.SetNote("The request schema is too costly for a form (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
+	case err != nil:
+		fv.SetNote("The request schema cannot be read (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
+	}
+	m.flow.keepDraft(f.module, f.cap, b.raw, fv)
+	return f.show(m, fv)
+}
+
+// show puts fv on the screen with the module's notes, its completer and
+// its remembered inputs, then runs what waited for the form.
+func (f *formScreen) show(m *Model, fv *formview.Model) tea.Cmd {
+	mod, c := f.module, f.cap
 	if mod.Status == runner.StatusDisabled {
 		fv.SetNote("This module is disabled: it is listed but never run.")
 	}
@@ -94,13 +162,36 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		fv.SetNote("This capability is refused: its request schema admits no input (" + render.SanitizeLine(why) + "). Fix the descriptor.")
 	}
 	fv.SetCompleter(completerFor(m.ctx, mod, c.ID))
-	m.flow.module, m.flow.cap = mod, c
-	return &formScreen{com: m.com, form: fv, module: mod, cap: c}, m.flow.loadInputs(inputsKey(mod), c.ID)
+	f.form = fv
+	if f.w > 0 {
+		f.SetSize(f.w, f.h)
+	}
+	cmds := []tea.Cmd{m.flow.loadInputs(inputsKey(mod), c.ID)}
+	for _, then := range f.onBuilt {
+		cmds = append(cmds, then(fv))
+	}
+	f.onBuilt = nil
+	return tea.Batch(cmds...)
 }
 
-// form returns the form of the top-most form screen, or nil.
+// whenForm runs then on the top-most form screen's form: now when it is
+// built, else once it is (a re-run's input waits for its form).
+func (m *Model) whenForm(then func(*formview.Model) tea.Cmd) tea.Cmd {
+	fs, ok := find[*formScreen](m)
+	if !ok {
+		return nil
+	}
+	if fs.form != nil {
+		return then(fs.form)
+	}
+	fs.onBuilt = append(fs.onBuilt, then)
+	return nil
+}
+
+// form returns the form of the top-most form screen, or nil (none, or
+// still building).
 func (m *Model) form() *formview.Model {
-	if f, ok := find[*formScreen](m); ok {
+	if f, ok := find[*formScreen](m); ok && f.form != nil {
 		return f.form
 	}
 	return nil
@@ -112,11 +203,13 @@ func (f *formScreen) Kind() screenKind { return screenForm }
 // SetSize implements Screen: the fields get what the header leaves.
 func (f *formScreen) SetSize(w, h int) {
 	f.w, f.h = w, h
-	f.form.SetSize(w, h-common.Lines(f.header()))
+	if f.form != nil {
+		f.form.SetSize(w, h-common.Lines(f.header()))
+	}
 }
 
 // Typing implements Screen.
-func (f *formScreen) Typing() bool { return f.form.Typing() }
+func (f *formScreen) Typing() bool { return f.form != nil && f.form.Typing() }
 
 // questionIsText marks the form as a place where "?" may be text.
 func (f *formScreen) questionIsText() {}
@@ -126,24 +219,48 @@ func (f *formScreen) Crumb(bool) string {
 	return render.SanitizeLine(common.TitleOr(f.cap.Title, f.cap.ID))
 }
 
-// ShortHelp implements help.KeyMap.
-func (f *formScreen) ShortHelp() []key.Binding { return f.form.ShortHelp() }
+// ShortHelp implements help.KeyMap: while the form builds, only esc.
+func (f *formScreen) ShortHelp() []key.Binding {
+	if f.form == nil {
+		return []key.Binding{formview.DefaultKeyMap().Back}
+	}
+	return f.form.ShortHelp()
+}
 
 // EssentialHelp is what the help bar keeps at any width: submit (esc and
 // the way to the full help are always kept).
 func (f *formScreen) EssentialHelp() []key.Binding {
+	if f.form == nil {
+		return []key.Binding{formview.DefaultKeyMap().Back}
+	}
 	return []key.Binding{formview.DefaultKeyMap().Submit}
 }
 
 // FullHelp implements help.KeyMap.
-func (f *formScreen) FullHelp() [][]key.Binding { return f.form.FullHelp() }
+func (f *formScreen) FullHelp() [][]key.Binding {
+	if f.form == nil {
+		return [][]key.Binding{f.ShortHelp()}
+	}
+	return f.form.FullHelp()
+}
 
 // HelpNotes states the form's defaults rule under its full help
 // (form.DefaultRule).
 func (f *formScreen) HelpNotes() []string { return []string{form.DefaultRule} }
 
-// Update implements Screen.
+// Update implements Screen: while the form builds, esc stops the build
+// and leaves; nothing else acts.
 func (f *formScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if f.form == nil {
+		if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, formview.DefaultKeyMap().Back) {
+			if f.cancelBuild != nil {
+				f.cancelBuild()
+			}
+			f.building = 0
+			return actionPop{}, nil
+		}
+		return nil, nil
+	}
 	act, cmd := f.form.Update(msg)
 	switch a := act.(type) {
 	case formview.ActionBack:
@@ -156,8 +273,14 @@ func (f *formScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	return nil, cmd
 }
 
-// View implements Screen: the capability's summary, then the form.
-func (f *formScreen) View() string { return f.header() + "\n" + f.form.View() }
+// View implements Screen: the capability's summary, then the form (or
+// that it is being built).
+func (f *formScreen) View() string {
+	if f.form == nil {
+		return f.header() + "\n\n" + f.com.Styles.Muted.Render(common.FitWidth("Building the form… (esc leaves)", max(f.w, 1)))
+	}
+	return f.header() + "\n" + f.form.View()
+}
 
 // header is the capability's id and summary, then its effects, each
 // wrapped to the width (a long summary is not cut to one line).

@@ -181,16 +181,25 @@ func (m *Model) flowHelp(b []key.Binding, room int) string {
 	return strings.Join(lines[max(len(lines)-room, 0):], "\n")
 }
 
+// activityBarWidth is the narrowest help bar that keeps the activity key
+// among a list's essentials: at 40 columns the screen's own come first.
+const activityBarWidth = 60
+
 // essentialHelp is the focused screen's essential bindings (none for a
-// dialog: its choices are in its box).
+// dialog: its choices are in its box), and on a list at least
+// activityBarWidth wide the activity key: the way to what is running.
 func (m *Model) essentialHelp() []key.Binding {
 	if len(m.dialogs) > 0 {
 		return nil
 	}
+	var b []key.Binding
 	if e, ok := m.top().(essentials); ok {
-		return e.EssentialHelp()
+		b = e.EssentialHelp()
 	}
-	return nil
+	if m.opensActivity() && m.com.Width >= activityBarWidth {
+		b = append(slices.Clone(b), m.keys.Global.Activity)
+	}
+	return b
 }
 
 // helpNotes is a screen whose full help states rules in words under its
@@ -307,7 +316,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	}
 	b := m.withoutShadowed(m.top().ShortHelp())
 	if m.opensActivity() {
-		b = append(b, openActivityKey)
+		b = append(b, m.keys.Global.Activity)
 	}
 	if m.fullHelp {
 		return append(b, m.keys.Global.CloseHelp)
@@ -355,7 +364,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		}
 	}
 	if m.opensActivity() {
-		groups = append(groups, []key.Binding{openActivityKey})
+		groups = append(groups, []key.Binding{m.keys.Global.Activity, m.keys.Global.Jump})
 	}
 	var global []key.Binding
 	if !m.focusBinds(g.Interrupt.Keys()...) {

@@ -103,6 +103,15 @@ var helpStates = map[screenKind][]helpState{
 			return viewerOf(t, "text/markdown", "# Title\n\n"+strings.Repeat("A paragraph of *text*.\n\n", 60))
 		}},
 		{"long text", func(t *testing.T) *Model { return viewerOf(t, "text/plain", strings.Repeat("a line\n", 200)) }},
+		{"wide code", func(t *testing.T) *Model { return viewerOf(t, "text/markdown", wideCode) }},
+		{"wide code scrolled", func(t *testing.T) *Model {
+			m := viewerOf(t, "text/markdown", wideCode)
+			press(m, "right")
+			return m
+		}},
+		{"long wide code", func(t *testing.T) *Model {
+			return viewerOf(t, "text/markdown", wideCode+strings.Repeat("A paragraph.\n\n", 60))
+		}},
 	},
 	screenElicit: {
 		{"text field", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); return m }},
@@ -129,6 +138,9 @@ var helpStates = map[screenKind][]helpState{
 		}},
 	},
 }
+
+// wideCode is markdown with a code line wider than the viewer.
+var wideCode = "# T\n\n```sh\n./configure " + strings.Repeat("--option-with-a-long-name ", 8) + "\n```\n\n"
 
 // submittedResult submits fake.report's form, approves and shows fixture
 // rel as its result, the way a person gets there (so re-run has an input).
@@ -175,6 +187,10 @@ func viewerOf(t *testing.T, mt, body string) *Model {
 	a.Presentation, a.Artifact.Presentation = "", ""
 	h.key("enter")
 	h.until("the artifact", func() bool { return m.screen() == screenViewer && !m.viewer().Loading() })
+	if mt == "text/markdown" {
+		// The chunks render in Cmds after the load: the keys follow them.
+		h.until("the rendering", func() bool { return !strings.Contains(m.View().Content, "rendering") })
+	}
 	return m
 }
 

@@ -335,7 +335,7 @@ func TestHistoryDelete(t *testing.T) {
 	}
 	press(m, "down") // the pinned job
 	_, cmd = m.Update(uitest.Key("D"))
-	if cmd != nil || len(m.dialogs) != 1 || m.dialogs[0].ID() != "confirm" {
+	if cmd != nil || len(m.dialogs) != 1 || !isConfirm(m.dialogs[0]) {
 		t.Fatalf("D on a pinned run did not ask: dialogs %d", len(m.dialogs))
 	}
 	press(m, "n")
@@ -371,7 +371,7 @@ func TestDeniedApprovalIsRecorded(t *testing.T) {
 	}
 	cmd()
 	rec, err := m.history.Get(p.Request.RequestID)
-	if err != nil || rec.Approved || rec.Host == nil || rec.Host.Detail != history.DeniedDetail {
+	if err != nil || rec.Approved || rec.Host == nil || rec.Host.Detail != history.DeniedDetail || rec.Status != history.StatusDenied {
 		t.Fatalf("denied call recorded as %+v (%v)", rec, err)
 	}
 }

@@ -28,6 +28,8 @@ type KeyMap struct {
 	Elicit ElicitKeyMap
 	// Surface is an MCP server's resources and prompts (surface.go).
 	Surface SurfaceKeyMap
+	// Skills is the skills screens' (s on the module list).
+	Skills SkillsKeyMap
 }
 
 // GlobalKeyMap applies on every screen; the root shows each where it does
@@ -46,6 +48,9 @@ type GlobalKeyMap struct {
 	// Suspend hands the terminal back to the shell (ctrl+z; fg resumes),
 	// as a shell job does.
 	Suspend key.Binding
+	// Activity opens the activity view and Jump the jump prompt, from
+	// every list.
+	Activity, Jump key.Binding
 }
 
 // ResultKeyMap is the result view's bindings.
@@ -64,7 +69,10 @@ type ResultKeyMap struct {
 	// Follow reads the resource the selected resource link names (an MCP
 	// server's resources/read); enter still opens the link's record.
 	Follow key.Binding
-	Back   key.Binding
+	// Pager and Editor open a sanitized copy of the selected artifact in
+	// $PAGER or $EDITOR (the viewer's bindings).
+	Pager, Editor key.Binding
+	Back          key.Binding
 }
 
 // DefaultKeyMap returns the cockpit's bindings.
@@ -82,6 +90,8 @@ func DefaultKeyMap() KeyMap {
 			HelpAnywhere: key.NewBinding(key.WithKeys("ctrl+g", "f1"), key.WithHelp("ctrl+g", "more keys")),
 			CloseHelp:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")),
 			Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),
+			Activity:     key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "activity")),
+			Jump:         key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "jump to…")),
 		},
 		List: list.DefaultKeyMap(),
 		Modules: ModulesKeyMap{
@@ -116,7 +126,44 @@ func DefaultKeyMap() KeyMap {
 		SendTo:   defaultSendToKeys(),
 		Elicit:   defaultElicitKeys(),
 		Surface:  defaultSurfaceKeys(),
+		Skills:   defaultSkillsKeys(),
 	}
+	km.Result.Pager, km.Result.Editor = km.Viewer.Artifact.Pager, km.Viewer.Artifact.Editor
 	km.Exchange = defaultExchangeKeys(km.Result)
 	return km
+}
+
+// Rebind gives the actions of config.KeyActions the keys configured
+// (config.yaml's keys:, validated on load): each binding of the action,
+// on every screen that has it, takes the new key and shows it in the help.
+func (k *KeyMap) Rebind(keys map[string]string) {
+	set := func(k string, bs ...*key.Binding) {
+		for _, b := range bs {
+			b.SetKeys(k)
+			b.SetHelp(k, b.Help().Desc)
+		}
+	}
+	for action, kk := range keys {
+		switch action {
+		case "quit":
+			set(kk, &k.Modules.Quit, &k.Caps.Quit, &k.SendTo.Quit, &k.Skills.Quit)
+		case "help":
+			set(kk, &k.Global.Help)
+		case "activity":
+			set(kk, &k.Global.Activity)
+		case "jump":
+			set(kk, &k.Global.Jump)
+		case "pager":
+			set(kk, &k.Viewer.Artifact.Pager, &k.Result.Pager)
+		case "editor":
+			set(kk, &k.Viewer.Artifact.Editor, &k.Result.Editor)
+		}
+	}
+}
+
+// keyMapFor is the default bindings with keys rebound.
+func keyMapFor(keys map[string]string) KeyMap {
+	k := DefaultKeyMap()
+	k.Rebind(keys)
+	return k
 }

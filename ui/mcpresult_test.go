@@ -60,3 +60,31 @@ func TestCallDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestResultShowsBesideStructured: an MCP result with structuredContent
+// shows that as the result and, beside it, the content entries and the
+// result's _meta, pretty-printed in the order sent.
+func TestResultShowsBesideStructured(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 40)
+	p := uitest.Plan(t, uitest.Modules(t)[1])
+	res := uitest.Result(t, p, "invoke/success-with-artifact.json")
+	res.Envelope.Result = []byte(`{"zone":"B","temp":21.5}`)
+	res.Beside = []byte(`{"content":[{"type":"text","annotations":{"priority":1},"artifact":"content-0"}],"_meta":{"zz":"first","aa":2}}`)
+	out := ansi.Strip(newResultView(m.com, m.keys.Result, p, res, "").content())
+	i, j := strings.Index(out, "Result (structuredContent)"), strings.Index(out, "Content and _meta")
+	if i < 0 || j < i {
+		t.Fatalf("no result and beside sections in order:\n%s", out)
+	}
+	flat := strings.Join(strings.Fields(out[j:]), " ")
+	for _, w := range []string{`"type": "text"`, `"priority": 1`, `"artifact": "content-0"`, `"zz": "first"`} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("beside section lacks %s:\n%s", w, out[j:])
+		}
+	}
+	if strings.Index(flat, `"zz"`) > strings.Index(flat, `"aa"`) || strings.Index(flat, `"type"`) > strings.Index(flat, `"annotations"`) {
+		t.Errorf("beside section re-orders keys:\n%s", out[j:])
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out[i:j]), " "), `"zone": "B"`) {
+		t.Errorf("result section lacks structuredContent:\n%s", out[i:j])
+	}
+}

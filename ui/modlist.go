@@ -175,9 +175,30 @@ func (it *moduleItem) drawRow(sel bool) string {
 		line += colGap + pad(st.ID.Render(common.Trunc(render.SanitizeLine(m.ID), cols.id)), cols.id)
 	}
 	if cols.reason > 0 && m.Status != runner.StatusReady && m.Reason != "" {
-		line += colGap + st.Muted.Render(common.Trunc(render.SanitizeLine(m.Reason), cols.reason))
+		line += colGap + st.Muted.Render(common.Trunc(rowReason(m, cols.reason), cols.reason))
 	}
 	return strings.TrimRight(line, " ")
+}
+
+// rowReason is the reason column's text in w cells: the whole reason when
+// it fits; for a module that needs setup and does not fit, what it needs,
+// by kind and name ("needs binary ffmpeg, env TOKEN"), which stays true
+// when cut short (the detail pane has the whole reason).
+func rowReason(m *runner.Module, w int) string {
+	whole := render.SanitizeLine(m.Reason)
+	if common.Width(whole) <= w || m.Status != runner.StatusNeedsSetup {
+		return whole
+	}
+	var missing []string
+	for _, r := range m.RequirementStates() {
+		if r.State == runner.RequirementMissing {
+			missing = append(missing, render.SanitizeLine(r.Kind+" "+r.Name))
+		}
+	}
+	if len(missing) == 0 {
+		return whole
+	}
+	return "needs " + strings.Join(missing, ", ")
 }
 
 // layout fits the columns to the modules shown in w cells.
@@ -553,7 +574,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 	if m.Reason != "" {
 		status += " " + render.SanitizeLine(m.Reason)
 	}
-	b.kvStyled("Status", status)
+	b.kvBadge("Status", status)
 	if m.Origin == "mcp" && m.Cached && !m.DescribedAt.IsZero() && com.Now != nil {
 		// An MCP server's tool list read from the cache: how old it is.
 		b.kvStyled("Tools", st.Muted.Render("as of "+words.Ago(com.Now(), m.DescribedAt)+" (r lists them again)"))

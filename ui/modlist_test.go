@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"modbay/modproto"
+	"modbay/runner"
 	"strings"
 	"testing"
 
@@ -74,5 +76,28 @@ func TestTableColumnsKeepIDsWhole(t *testing.T) {
 	}
 	if c.name < minNameCol {
 		t.Fatalf("name column %d below %d", c.name, minNameCol)
+	}
+}
+
+// TestRowReasonAbbreviatesTruthfully: a needs-setup reason too long for
+// its column says what is needed by kind and name, not its first words;
+// one that fits, or another status's, is the reason itself.
+func TestRowReasonAbbreviatesTruthfully(t *testing.T) {
+	f := false
+	m := &runner.Module{Status: runner.StatusNeedsSetup, Reason: "binary ffmpeg: no ffmpeg on PATH; fake.report needs it to encode previews",
+		Requirements: []runner.RequirementState{
+			{Requirement: modproto.Requirement{Kind: "binary", Name: "ffmpeg", Available: &f}, State: runner.RequirementMissing},
+			{Requirement: modproto.Requirement{Kind: "env", Name: "TOKEN\x1b[2J", Available: &f}, State: runner.RequirementMissing},
+			{Requirement: modproto.Requirement{Kind: "binary", Name: "sh"}, State: runner.RequirementMet},
+		}}
+	if got := rowReason(m, 30); got != "needs binary ffmpeg, env TOKEN␛[2J" {
+		t.Errorf("abbreviated: %q", got)
+	}
+	if got := rowReason(m, 200); got != m.Reason {
+		t.Errorf("fits: %q", got)
+	}
+	m.Status = runner.StatusBroken
+	if got := rowReason(m, 30); got != m.Reason {
+		t.Errorf("broken: %q", got)
 	}
 }

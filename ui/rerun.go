@@ -11,6 +11,7 @@ import (
 	"modbay/history"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/ui/formview"
 )
 
 // changeChecker is a backend that can tell whether a module's files
@@ -94,20 +95,22 @@ func (m *Model) rerunAfterCheck(msg rerunCheckedMsg) tea.Cmd {
 	}
 	fs, _ := m.top().(*formScreen)
 	open := m.replace(fs, screenForm, formArg{module: nu, cap: *c})
-	f := m.form()
-	if f == nil {
+	if _, ok := find[*formScreen](m); !ok {
 		return open
 	}
-	notes := []string{"The module changed since this run: " + change + "; nothing ran. The last input is loaded."}
-	if c.RequestSchema != "" && m.validate != nil {
-		notes = append(notes, m.schemaFit(nu.Descriptor.RequestSchemas[c.RequestSchema], m.flow.lastInput,
-			"The new schema cannot be read: ", "Against the new schema: ", "It fits the new schema: submit to run it."))
-	}
-	cmd, err := f.LoadInput(m.flow.lastInput, strings.Join(notes, " "))
-	if err != nil {
-		f.SetProblemNote(notes[0] + " The input does not fit the new form (" + render.SanitizeLine(err.Error()) + ").")
-	}
-	return tea.Batch(open, cmd)
+	input := m.flow.lastInput
+	return tea.Batch(open, m.whenForm(func(f *formview.Model) tea.Cmd {
+		notes := []string{"The module changed since this run: " + change + "; nothing ran. The last input is loaded."}
+		if c.RequestSchema != "" && m.validate != nil {
+			notes = append(notes, m.schemaFit(nu.Descriptor.RequestSchemas[c.RequestSchema], input,
+				"The new schema cannot be read: ", "Against the new schema: ", "It fits the new schema: submit to run it."))
+		}
+		cmd, err := f.LoadInput(input, strings.Join(notes, " "))
+		if err != nil {
+			f.SetProblemNote(notes[0] + " The input does not fit the new form (" + render.SanitizeLine(err.Error()) + ").")
+		}
+		return cmd
+	}))
 }
 
 // rerunFromResult re-runs the result on top from its record, when no
@@ -139,28 +142,30 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 		return say(fmt.Sprintf("Cannot re-run: %s no longer has capability %s.", render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability)))
 	}
 	if !rec.InputRecorded {
-		return say("Cannot re-run with the same input: inputs are not recorded (history.record_inputs is false).")
+		return say("Cannot re-run with the same input: it was not recorded (" + render.SanitizeLine(rec.NoInputWhy()) + ").")
 	}
 	open := m.open(screenForm, formArg{module: mod, cap: *c})
-	f := m.form()
-	if f == nil {
+	if _, ok := find[*formScreen](m); !ok {
 		return open
 	}
 	input := history.WithoutRedacted(rec.Input, rec.Redacted)
-	notes := []string{"Re-run of " + rec.RunID + ": its input is loaded."}
-	if len(rec.Redacted) > 0 {
-		notes = append(notes, "Secret fields were not recorded; fill them in: "+render.SanitizeLine(strings.Join(rec.Redacted, ", "))+".")
-	}
-	if c.RequestSchema != "" && m.validate != nil {
-		notes = append(notes, m.schemaFit(mod.Descriptor.RequestSchemas[c.RequestSchema], input,
-			"Today's schema cannot be read: ", "Today's schema differs: ", "It still fits today's schema."))
-	}
-	cmd, err := f.LoadInput(input, strings.Join(notes, " "))
-	if err != nil {
-		f.SetNote("Re-run of " + rec.RunID + ": its input does not fit today's form (" + render.SanitizeLine(err.Error()) + ").")
-	}
-	m.flow.rerunOf = rerunOf{id: rec.RunID, module: mod.ID, capability: c.ID}
-	return tea.Batch(open, cmd)
+	return tea.Batch(open, m.whenForm(func(f *formview.Model) tea.Cmd {
+		notes := []string{"Re-run of " + rec.RunID + ": its input is loaded."}
+		if len(rec.Redacted) > 0 {
+			notes = append(notes, "Secret fields were not recorded; fill them in: "+render.SanitizeLine(strings.Join(rec.Redacted, ", "))+".")
+		}
+		if c.RequestSchema != "" && m.validate != nil {
+			notes = append(notes, m.schemaFit(mod.Descriptor.RequestSchemas[c.RequestSchema], input,
+				"Today's schema cannot be read: ", "Today's schema differs: ", "It still fits today's schema."))
+		}
+		cmd, err := f.LoadInput(input, strings.Join(notes, " "))
+		if err != nil {
+			f.SetNote("Re-run of " + rec.RunID + ": its input does not fit today's form (" + render.SanitizeLine(err.Error()) + ").")
+			return nil
+		}
+		m.flow.rerunOf = rerunOf{id: rec.RunID, module: mod.ID, capability: c.ID}
+		return cmd
+	}))
 }
 
 // rerunOf is the recorded run the form was prefilled from, so the run it

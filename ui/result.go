@@ -15,6 +15,7 @@ import (
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
+	"modbay/ui/viewer"
 )
 
 // stderrCollapsed is how many of the last stderr lines the result view
@@ -40,6 +41,10 @@ type resultView struct {
 	exchange *exchangeArg
 	// linkNote says why the last followed link was not read.
 	linkNote string
+	// env is where the cockpit runs (the pager and editor for O and E);
+	// copyNote says how the last copy opened in one went.
+	env      viewer.Env
+	copyNote string
 	// rendered keeps the JSON blocks already rendered for one width and
 	// colors: the content is rebuilt on every selection move and stderr
 	// toggle, and a result may be up to a MiB of JSON.
@@ -73,6 +78,7 @@ func openResultScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	rv := newResultView(m.com, keys, r.plan, r.result, r.stderrTail())
 	rv.exchange = r.exchange
+	rv.env = m.viewerEnv
 	return rv, nil
 }
 
@@ -124,6 +130,11 @@ func (r *resultView) SelectedArtifact() (runner.VerifiedArtifact, bool) {
 // Update implements Screen: scrolling, artifact selection, the stderr
 // toggle; opening an artifact, a re-run and back are the root's.
 func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if oc, ok := msg.(viewer.OpenedCopyMsg); ok {
+		r.copyNote = oc.Note()
+		r.rebuild()
+		return nil, nil
+	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, nil
@@ -146,8 +157,12 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionOpen{kind: screenExchange, arg: *r.exchange}, nil
 	case key.Matches(kp, r.keys.Open):
 		if a, ok := r.SelectedArtifact(); ok {
-			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, art: a, siblings: r.res.Artifacts}}, nil
+			return actionOpen{kind: screenViewer, arg: viewerArg{reqID: r.res.RequestID, module: r.res.Module, art: a, siblings: r.res.Artifacts}}, nil
 		}
+	case key.Matches(kp, r.keys.Pager) && n > 0:
+		return nil, r.openCopy(viewer.ToolPager)
+	case key.Matches(kp, r.keys.Editor) && n > 0:
+		return nil, r.openCopy(viewer.ToolEditor)
 	case key.Matches(kp, r.keys.Up):
 		if n > 0 && r.selected > 0 {
 			r.selected--
@@ -183,6 +198,38 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 	return nil, nil
 }
 
+// openCopy opens a sanitized copy of the selected artifact in the pager
+// or editor, or says why it cannot.
+func (r *resultView) openCopy(t viewer.Tool) tea.Cmd {
+	a, ok := r.SelectedArtifact()
+	if !ok {
+		return nil
+	}
+	if why := r.env.CannotOpen(t); why != "" {
+		r.copyNote = why
+		r.rebuild()
+		return nil
+	}
+	r.copyNote = ""
+	r.rebuild()
+	return viewer.OpenArtifactCopy(r.env, t, a)
+}
+
+// external is the pager and editor keys that act (with an artifact).
+func (r *resultView) external() []key.Binding {
+	if len(r.res.Artifacts) == 0 {
+		return nil
+	}
+	var b []key.Binding
+	if r.env.CanOpen(viewer.ToolPager) {
+		b = append(b, r.keys.Pager)
+	}
+	if r.env.CanOpen(viewer.ToolEditor) {
+		b = append(b, r.keys.Editor)
+	}
+	return b
+}
+
 // showSelected scrolls the selected artifact row into view.
 func (r *resultView) showSelected() {
 	if r.selected < len(r.artLines) {
@@ -200,6 +247,7 @@ func (r *resultView) ShortHelp() []key.Binding {
 	if len(r.res.Artifacts) > 0 {
 		b = append(b, r.keys.Open)
 	}
+	b = append(b, r.external()...)
 	if r.followable() {
 		b = append(b, r.keys.Follow)
 	}
@@ -228,7 +276,9 @@ func (r *resultView) FullHelp() [][]key.Binding {
 	}
 	var acts []key.Binding
 	if len(r.res.Artifacts) > 0 {
-		acts = append(acts, k.Open, k.SendTo)
+		// O and E are listed where they cannot act too: pressed, they
+		// say what to set.
+		acts = append(acts, k.Open, k.Pager, k.Editor, k.SendTo)
 	}
 	if r.followable() {
 		acts = append(acts, k.Follow)
@@ -437,6 +487,9 @@ func (r *resultView) content() string {
 			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
 				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
 			}, " · ")))
+			if sel && r.copyNote != "" {
+				b.wrapped(st.Warning, "    "+r.copyNote)
+			}
 			if sel && r.plan != nil && isLink(r.plan.Module, a) {
 				b.line("    " + st.Muted.Render(r.keys.Follow.Help().Key+" reads the resource it links to"))
 				if r.linkNote != "" {
@@ -455,8 +508,17 @@ func (r *resultView) content() string {
 		}
 	}
 	if env != nil && env.OK && len(env.Result) > 0 {
-		b.heading("Result")
-		b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+		if len(res.Beside) > 0 {
+			// An MCP reply with structuredContent: that is the result; its
+			// content entries and _meta follow, as sent.
+			b.heading("Result (structuredContent)")
+			b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+			b.heading("Content and _meta")
+			b.block(r.json("beside", w-2, func() []byte { return res.Beside }), 2)
+		} else {
+			b.heading("Result")
+			b.block(r.json("result", w-2, func() []byte { return env.Result }), 2)
+		}
 	}
 	if env != nil {
 		r.effects(&b, env.Execution)

@@ -23,7 +23,9 @@ const maxKeptRuns = 32
 
 // startRun runs plan in the background and shows its run screen; events
 // and the result come back as messages carrying its request id, so the run
-// goes on (and ends) whatever screen has the focus.
+// goes on (and ends) whatever screen has the focus. approved says the
+// plan needed approval and got it (the dialog, or the session's allow);
+// the history records it as given.
 func (m *Model) startRun(p *runner.Plan, approved bool) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	rv := newRunView(m.com, p, cancel)

@@ -62,7 +62,7 @@ func openSkillResourcesScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok || !r.Usable() || !r.Resources.HasResources {
 		return nil, nil
 	}
-	s := &skillResScreen{com: m.com, keys: defaultSkillsKeys(), r: r, run: m.opts.RunSkillScript, ctx: m.ctx, renderedDir: m.opts.RenderedDir,
+	s := &skillResScreen{com: m.com, keys: m.keys.Skills, r: r, run: m.opts.RunSkillScript, ctx: m.ctx, renderedDir: m.opts.RenderedDir,
 		list: list.New(m.com, m.keys.List, "filter by path", "No resource matches the filter.")}
 	items := make([]list.Item, len(r.Resources.Locations))
 	for i, l := range r.Resources.Locations {

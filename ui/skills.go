@@ -119,7 +119,7 @@ type skillOpenMsg struct {
 // openSkillsScreen lists the skills: the modules' documents (from the
 // module list) and the configured folders' skills, loaded by a command.
 func openSkillsScreen(m *Model, _ any) (Screen, tea.Cmd) {
-	s := &skillsScreen{com: m.com, keys: defaultSkillsKeys(), loading: true, session: &m.skillSession, renderedDir: m.opts.RenderedDir,
+	s := &skillsScreen{com: m.com, keys: m.keys.Skills, loading: true, session: &m.skillSession, renderedDir: m.opts.RenderedDir,
 		list: list.New(m.com, m.keys.List, "filter by name or source", "No skill matches the filter.")}
 	var mods []*runner.Module
 	if m.modules != nil {

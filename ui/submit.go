@@ -249,7 +249,9 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 		// else redraws the screen then.
 		return tea.Batch(remember, graceEnds())
 	}
-	return tea.Batch(remember, m.startRun(msg.plan, true))
+	// Past the dialog check, a plan that needs approval is one this
+	// session allowed.
+	return tea.Batch(remember, m.startRun(msg.plan, msg.plan.NeedsApproval()))
 }
 
 // inputSaved says on the form whether a preset was saved, and reads the

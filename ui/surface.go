@@ -570,7 +570,7 @@ func (m *Model) surfaceEvent(msg surfaceEvent) tea.Cmd {
 			m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, msg.plan))
 			return graceEnds()
 		}
-		return m.startRun(msg.plan, true)
+		return m.startRun(msg.plan, msg.plan.NeedsApproval()) // covered by the session
 	}
 	return nil
 }
@@ -693,7 +693,7 @@ func (m *Model) showRead(id string, plan *runner.Plan, res *runner.Result) tea.C
 		if len(res.Artifacts) != 1 {
 			return nil
 		}
-		return m.open(screenViewer, viewerArg{reqID: id, art: res.Artifacts[0], siblings: res.Artifacts})
+		return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: res.Artifacts[0], siblings: res.Artifacts})
 	}
 	if plan == nil || plan.Module == nil {
 		return nil
@@ -704,7 +704,7 @@ func (m *Model) showRead(id string, plan *runner.Plan, res *runner.Result) tea.C
 	}
 	for _, a := range res.Artifacts {
 		if a.Kind == cd.ConversationKind() {
-			return m.open(screenViewer, viewerArg{reqID: id, art: a, siblings: res.Artifacts})
+			return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: a, siblings: res.Artifacts})
 		}
 	}
 	return nil

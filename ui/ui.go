@@ -1,11 +1,8 @@
-// Package ui is modbay's interactive cockpit, a Bubble Tea program: one
-// root Model routes every message; screens meet one contract (Screen) and
-// sit on a stack; nothing in Update does I/O. docs/internals.md "The
-// cockpit" says how, and which file holds what.
 package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,7 +19,9 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"modbay/approval"
+	"modbay/config"
 	"modbay/history"
+	"modbay/internal/crash"
 	"modbay/runner"
 	"modbay/schema"
 	"modbay/skills"
@@ -89,6 +88,12 @@ type Options struct {
 	// AgentTools lists what modbay mcp serve would serve now, as an agent
 	// reads it (the agent tools screen, T); nil: the screen is not offered.
 	AgentTools func(context.Context) ([]AgentTool, error)
+	// Theme is config.yaml's theme: (validated on load): the palette, a
+	// fixed background, colour overrides; "none" and "ascii" turn colour
+	// off (and ascii the glyphs to ASCII).
+	Theme config.Theme
+	// Keys rebinds actions to keys (config.yaml's keys:, KeyMap.Rebind).
+	Keys map[string]string
 	// AgentSessions lists the live sessions of the home's serve processes,
 	// one line each (client, since, calls, pending approvals), for the
 	// same screen; nil: none shown.
@@ -97,6 +102,12 @@ type Options struct {
 
 // Model is the cockpit's root model.
 type Model struct {
+	// formSeq numbers form builds (formBuiltMsg); formWait is how long
+	// opening a form waits for its build before showing that it builds.
+	formSeq  uint64
+	formWait time.Duration
+	// buildForm builds a form off the loop (nil: form.BuildContext).
+	buildForm func(context.Context, json.RawMessage) (*form.Form, error)
 	com       *common.Common
 	ctx       context.Context
 	backend   Backend
@@ -121,9 +132,14 @@ type Model struct {
 	helpByQuestion bool
 	spinner        spinner.Model
 
+	// jumpTargets are where the open jump prompt's entries go (jump.go).
+	jumpTargets []jumpTarget
+
 	// stack is the screens, the focused one last; the module list is
 	// always at the bottom (m.modules).
-	stack   []Screen
+	stack []Screen
+	// gen numbers discoveries: a discovery's messages carry the gen it
+	// started under, and those of an older one are dropped.
 	gen     int
 	modules *moduleList
 
@@ -199,6 +215,7 @@ func New(host *runner.Host, opts Options) *Model {
 	m := newModel(b, ws, opts)
 	if host != nil && host.Config() != nil {
 		m.flow.inputs = inputs.Store{Dir: host.Config().InputsDir()}
+		m.viewerEnv.TmpDir = host.Config().TmpDir()
 		if m.opts.RenderedDir == "" {
 			m.opts.RenderedDir = filepath.Join(host.Config().CacheDir(), "rendered-skills")
 		}
@@ -208,14 +225,27 @@ func New(host *runner.Host, opts Options) *Model {
 
 // newModel builds the root model over any backend.
 func newModel(b Backend, workspace string, opts Options) *Model {
+	switch opts.Theme.Name {
+	case config.ThemeNone:
+		opts.NoColor = true
+	case config.ThemeASCII:
+		opts.NoColor, opts.Glyphs = true, styles.GlyphsASCII
+	}
 	com := common.New(opts.NoColor)
 	com.ASCII = opts.Glyphs == styles.GlyphsASCII
+	com.Colors = opts.Theme.Colors
+	switch opts.Theme.Name {
+	case config.ThemeDark, config.ThemeLight:
+		com.Dark, com.FixedBackground = opts.Theme.Name == config.ThemeDark, true
+	}
+	com.SetDark(com.Dark)
 	m := &Model{
 		com: com, ctx: context.Background(), backend: b,
 		validate: schema.ValidateForm, approvals: &runner.SessionApprovals{},
 		opts: opts, workspace: workspace,
-		keys: DefaultKeyMap(), help: help.New(),
+		keys: keyMapFor(opts.Keys), help: help.New(),
 		viewerEnv: viewer.DetectEnv(), history: opts.History,
+		formWait: formInlineWait,
 	}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.runs = map[string]*runView{}
@@ -229,6 +259,10 @@ func newModel(b Backend, workspace string, opts Options) *Model {
 	return m
 }
 
+// formInlineWait is how long opening a form may hold the event loop for
+// its build (a few frames); a longer build shows "Building the form…".
+const formInlineWait = 20 * time.Millisecond
+
 // renderFPS is how often the renderer may write a changed frame, Bubble
 // Tea's most: it writes on a ticker, so a key's answer waits for the next
 // tick, 4 ms on average here against 8 ms at its default of 60.
@@ -236,6 +270,9 @@ const renderFPS = 120
 
 // Run runs the cockpit until the person quits or ctx ends.
 func Run(ctx context.Context, host *runner.Host, opts Options) error {
+	if opts.Theme.Name == config.ThemeASCII {
+		opts.Glyphs = styles.GlyphsASCII
+	}
 	if opts.Glyphs == styles.GlyphsAuto {
 		opts.Glyphs = styles.DetectGlyphs(os.Getenv)
 	}
@@ -252,7 +289,10 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	m.SetSender(p.Send)
+	// A panic on a goroutine of ours gives the terminal back first.
+	crash.OnCrash(func() { _ = p.ReleaseTerminal() })
 	_, err := p.Run()
+	crash.OnCrash(nil)
 	if m.exitNote != "" {
 		fmt.Fprintln(os.Stderr, m.exitNote)
 	}
@@ -464,6 +504,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedInputsMsg:
 		m.offerInputs(msg)
 		return m, nil
+	case formBuiltMsg:
+		return m, m.formBuilt(msg)
 	case inputSavedMsg:
 		return m, m.inputSaved(msg)
 	case draftsKeptMsg:
@@ -475,6 +517,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.act(act))
 		}
 		return m, nil
+	case viewer.OpenedCopyMsg:
+		// The pager or editor was run from the screen on top, which
+		// says how it went (not a dialog opened meanwhile).
+		act, cmd := m.top().Update(msg)
+		return m, tea.Batch(cmd, m.act(act))
 	case agentAskMsg:
 		return m, m.agentAsk(msg)
 	case agentAnsweredMsg:
@@ -511,7 +558,11 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 // typing reports whether keys are text for a field or the filter.
 func (m *Model) typing() bool {
 	if len(m.dialogs) > 0 {
-		return m.dialogs[len(m.dialogs)-1].ID() == "prompt"
+		switch m.dialogs[len(m.dialogs)-1].(type) {
+		case *dialog.Prompt, *dialog.Jump:
+			return true
+		}
+		return false
 	}
 	return m.top().Typing()
 }
@@ -549,8 +600,11 @@ func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
 		act, cmd := m.dialogs[len(m.dialogs)-1].Update(kp)
 		return tea.Batch(cmd, m.dialogAction(act))
 	}
-	if m.opensActivity() && key.Matches(kp, openActivityKey) {
+	if m.opensActivity() && key.Matches(kp, m.keys.Global.Activity) {
 		return m.open(screenActivity, nil)
+	}
+	if m.opensActivity() && key.Matches(kp, m.keys.Global.Jump) {
+		return m.openJump()
 	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
@@ -632,7 +686,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 	}
 	top := m.dialogs[len(m.dialogs)-1]
 	m.dialogs = m.dialogs[:len(m.dialogs)-1]
-	if top.ID() == "approval" {
+	if _, ok := top.(*dialog.Approval); ok {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
 	}
 	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
@@ -650,7 +704,7 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 
 // closedDialog carries out what top, just closed, answered.
 func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
-	if top.ID() == "confirm" {
+	if _, ok := top.(*dialog.Confirm); ok {
 		yes := m.confirmYes
 		m.confirmYes = nil
 		if _, ok := act.(dialog.ActionApprove); ok && yes != nil {
@@ -658,7 +712,7 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		}
 		return nil
 	}
-	if m.flow.presetPrompt && top.ID() == "prompt" {
+	if _, ok := top.(*dialog.Prompt); ok && m.flow.presetPrompt {
 		m.flow.presetPrompt = false
 		if a, ok := act.(dialog.ActionSubmitText); ok {
 			return m.flow.saveInput(a.Value, m.flow.presetInput, m.com.Now())
@@ -666,6 +720,8 @@ func (m *Model) closedDialog(top dialog.Dialog, act dialog.Action) tea.Cmd {
 		return nil
 	}
 	switch a := act.(type) {
+	case dialog.ActionJump:
+		return m.jump(a.Index)
 	case dialog.ActionApprove:
 		ap, _ := top.(*dialog.Approval)
 		if ap == nil {

@@ -38,6 +38,7 @@ func newTest(t *testing.T, b Backend, w, h int) (*Model, *uitest.Clock) {
 	clock := uitest.NewClock()
 	m.com.Now = clock.Now
 	m.viewerEnv = viewer.Env{} // no display, no probes: the same frames everywhere
+	m.formWait = time.Minute   // forms built before the key returns (TestFormBuildsOffTheLoop waits none)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m, clock
 }
@@ -617,7 +618,7 @@ func TestSavedInputsLeaveSecretsOut(t *testing.T) {
 		t.Fatalf("a secret reached the disk:\n%s", b)
 	}
 	sv, err := m.flow.inputs.Load(m.flow.module.ID, m.flow.cap.ID)
-	if err != nil || string(sv.Last) != `{"auth":{"user":"ann"},"title":"Q1"}` || len(sv.Presets) != 1 || string(sv.Presets[0].Input) != string(sv.Last) {
+	if err != nil || string(sv.Last) != `{"title":"Q1","auth":{"user":"ann"}}` || len(sv.Presets) != 1 || string(sv.Presets[0].Input) != string(sv.Last) {
 		t.Fatalf("saved %+v %v", sv, err)
 	}
 }

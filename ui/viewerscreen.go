@@ -14,7 +14,10 @@ import (
 // viewerArg is what opens an artifact viewer: a verified artifact of run
 // reqID and its siblings (a slide deck's images).
 type viewerArg struct {
-	reqID    string
+	reqID string
+	// module is the run's module id: the viewer remembers its markdown
+	// choice (key m) per module, an MCP server's by its id.
+	module   string
 	art      runner.VerifiedArtifact
 	siblings []runner.VerifiedArtifact
 }
@@ -39,6 +42,9 @@ func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		return nil, nil
 	}
 	v := viewer.New(m.com, m.keys.Viewer, m.viewerEnv, a.reqID, a.art, a.siblings, savedCopiesDir(m.workspace))
+	if m.flow.inputs.Dir != "" && a.module != "" {
+		v.Remember(a.module, m.flow.inputs)
+	}
 	v.SetSize(m.com.Width, m.bodyHeight())
 	return &viewerScreen{v: v, keys: m.keys.Viewer}, v.Load()
 }

@@ -112,12 +112,12 @@ func (s *suite) benchInvoke() error {
 	s.rep.add(secInvoke, row{what: "containment cost per invoke", value: on - off, budget: 5_000_000, budgetText: "≤ 5 ms",
 		note: "invoke (on) − invoke (off), wall; in CPU " + ms(cpu("on")-cpu("off")) + ". The kernel's namespaces, Landlock, seccomp and limits, as far as this machine allows (`modbay doctor`)"})
 	s.rep.note(secInvoke, fmt.Sprintf("Why: the host overhead is what a one-shot command does besides starting: the history record "+
-		"(three fsyncs: the running record's bytes, then the final record and its directory; durable by design), discovery of the home, "+
+		"(one fsync on the path: the final record's bytes before its rename; its directory's fsync runs after the answer, before exit, "+
+		"and the running record is not synced: docs/internals.md \"History\"), discovery of the home, "+
 		"planning, the per-run directory (three directories and two files on this machine's ext4 /tmp), the Landlock rules (a path opened per rule) "+
 		"and the envelope checks (in CPU %s). The containment row compares two whole commands: the support probe's answer is kept per boot "+
 		"(<home>/cache/contain-probe.json, docs/containment.md \"What it costs\"), so what is left is the contained spawn itself. "+
-		"What would close the rest: the history record written once at the end for a run that ends within the command (one fsync instead of three), "+
-		"and one run directory instead of three.",
+		"What would close the rest: fewer directories and files per run, and less CPU in discovery and planning.",
 		ms(cpu("off")-cpu("direct")-cpu("help"))))
 	return nil
 }

@@ -1,7 +1,3 @@
-// Package common holds what every screen and dialog of the cockpit shares:
-// the terminal size, the styles and the clock (after charmbracelet/crush
-// internal/ui/common). It also has the small text helpers that keep every
-// line inside the terminal width.
 package common
 
 import (
@@ -33,6 +29,11 @@ type Common struct {
 	Dark bool
 	// Now is the clock; tests inject a fixed one so frames are stable.
 	Now func() time.Time
+	// FixedBackground keeps Dark as the theme set it (theme dark or
+	// light): the terminal's report of its background is not followed.
+	FixedBackground bool
+	// Colors are the theme's palette overrides (styles.NewWith).
+	Colors map[string]string
 }
 
 // New returns a Common for an 80×24 terminal with dark styles and the wall
@@ -49,8 +50,10 @@ func New(noColor bool) *Common {
 
 // SetDark rebuilds the styles for a dark or light background.
 func (c *Common) SetDark(dark bool) {
-	c.Dark = dark
-	c.Styles = styles.New(dark, c.NoColor)
+	if !c.FixedBackground {
+		c.Dark = dark
+	}
+	c.Styles = styles.NewWith(c.Dark, c.NoColor, c.Colors)
 }
 
 // Trunc cuts s (which may hold ANSI styling) to at most w cells, ending

@@ -101,9 +101,6 @@ func NewAgentApproval(com *common.Common, plan *runner.Plan, agent, ask string) 
 // person's own call).
 func (a *Approval) Ask() string { return a.ask }
 
-// ID implements Dialog.
-func (a *Approval) ID() string { return "approval" }
-
 // Plan returns the plan being approved.
 func (a *Approval) Plan() *runner.Plan { return a.plan }
 

@@ -44,9 +44,6 @@ func NewConfirm(com *common.Common, title, yes string, lines ...string) *Confirm
 	return &Confirm{com: com, title: title, lines: lines, yes: yes, keys: k}
 }
 
-// ID implements Dialog.
-func (c *Confirm) ID() string { return "confirm" }
-
 // Update implements Dialog.
 func (c *Confirm) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok {

@@ -1,7 +1,3 @@
-// Package dialog holds the cockpit's dialogs. They sit on the root model's
-// stack, take every key while on top, and answer with typed actions
-// (ActionApprove, ActionDeny, ActionSubmitText, ActionClose), as
-// charmbracelet/crush internal/ui/dialog does.
 package dialog
 
 import (
@@ -54,8 +50,6 @@ func (ActionClose) isAction()      {}
 
 // Dialog is one dialog on the stack.
 type Dialog interface {
-	// ID names the dialog kind ("approval", "prompt").
-	ID() string
 	// Update handles a message while the dialog is on top.
 	Update(msg tea.Msg) (Action, tea.Cmd)
 	// View draws the dialog's box to fit in width × height cells.

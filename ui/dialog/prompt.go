@@ -54,9 +54,6 @@ func (p *Prompt) SetHint(hint string) *Prompt {
 	return p
 }
 
-// ID implements Dialog.
-func (p *Prompt) ID() string { return "prompt" }
-
 // Update implements Dialog.
 func (p *Prompt) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if kp, ok := msg.(tea.KeyPressMsg); ok {

@@ -1,11 +1,8 @@
-// Package form turns a capability's request JSON Schema into a tree of
-// fields, and the fields back into the JSON value sent as the request's
-// input; it draws nothing (ui/formview does). docs/internals.md "Forms"
-// states the rules: drafts, order, unions, what is sent, the round trip.
 package form
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +36,12 @@ type Form struct {
 // Build reads a request schema into a form. A nil or empty schema gives a
 // form with one JSON field for the whole input, starting at {}. A schema
 // that is not JSON, or does not compile under its draft, is an error.
-func Build(raw json.RawMessage) (*Form, error) {
+func Build(raw json.RawMessage) (*Form, error) { return BuildContext(nil, raw) }
+
+// BuildContext is Build stopped by ctx (nil for none) while the schema
+// compiles and before the fields are made: an error wrapping
+// schema.ErrCancelled then.
+func BuildContext(ctx context.Context, raw json.RawMessage) (*Form, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		f := &Form{Draft: Draft2020}
@@ -50,7 +52,7 @@ func Build(raw json.RawMessage) (*Form, error) {
 	if t[0] != '{' && t[0] != 't' && t[0] != 'f' {
 		return nil, errors.New("request schema is not a JSON object")
 	}
-	comp, err := schema.Compile(t)
+	comp, err := schema.CompileContext(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("request schema: %w", err)
 	}
@@ -71,6 +73,9 @@ func Build(raw json.RawMessage) (*Form, error) {
 			return nil, &schema.BoundError{Bound: "MaxBuildItems", Limit: schema.MaxBuildItems,
 				Detail: fmt.Sprintf("request schema at %s asks for at least %d items", n.Loc, *n.MinItems)}
 		}
+	}
+	if ctx != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("request schema: %w: %v", schema.ErrCancelled, context.Cause(ctx))
 	}
 	return build(comp, doc)
 }

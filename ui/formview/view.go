@@ -98,7 +98,7 @@ func (m *Model) footer() []string {
 			foot = append(foot, st.Warning.Render(common.Trunc(l, m.width)))
 		}
 	}
-	if n := m.problems.Count(); n > 0 && !m.armed {
+	if n := m.problems.Count(); n > 0 && !m.armed && m.anyProblemShown() {
 		hidden := ""
 		if h := m.problems.Hidden; h > 0 {
 			hidden = fmt.Sprintf(" (%d from variants not chosen)", h)
@@ -300,7 +300,15 @@ func (m *Model) describe(n *form.Node) string {
 		case n.Parent != nil && !n.Required && !n.Present:
 			kind += " · not sent"
 		}
-		if n.HasMap {
+		switch {
+		case takesNoInput(n):
+			// An input schema of no properties: "map · 0 entries" would
+			// ask for entries no one declared.
+			kind = "no input"
+			if n.HasMap {
+				kind += " · ctrl+a adds a key"
+			}
+		case n.HasMap:
 			kind += fmt.Sprintf(" · %d %s", len(n.Entries), words.Plural(len(n.Entries), "entry", "entries"))
 		}
 	case form.KindArray:
@@ -420,4 +428,31 @@ func (m *Model) editorLine(n *form.Node, focused bool) string {
 		return m.selected("(not sent)", focused)
 	}
 	return ""
+}
+
+// takesNoInput reports whether n is a whole input whose schema declares
+// nothing to fill: no properties, no pattern or additional properties
+// schema, and no entries added yet.
+func takesNoInput(n *form.Node) bool {
+	s := n.Schema
+	return n.Parent == nil && n.Kind == form.KindObject && len(n.Children) == 0 && len(n.Entries) == 0 &&
+		s != nil && len(s.Props) == 0 && len(s.PatternProps) == 0 && s.Additional == nil
+}
+
+// anyProblemShown reports whether some problem is marked on screen (JSON
+// mode shows them all): until then the summary line does not count
+// problems no field shows, which a fresh form's empty required fields are.
+func (m *Model) anyProblemShown() bool {
+	if m.jsonMode || m.attempted {
+		return true
+	}
+	if len(m.problems.Root) > 0 && m.ProblemsShownAt("") {
+		return true
+	}
+	for ptr, msgs := range m.problems.Fields {
+		if len(msgs) > 0 && m.ProblemsShownAt(ptr) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,8 +1,3 @@
-// Package inputs remembers what a person sent to each capability: the last
-// input, named presets and a draft kept when the cockpit quit with the form
-// unsent, one JSON file per capability under
-// <home>/inputs/<module>/<capability>.json. It does file I/O
-// and nothing else; the cockpit calls it from tea.Cmds, never in Update.
 package inputs
 
 import (
@@ -170,6 +165,12 @@ func (s Store) update(module, capability string, change func(*Saved)) error {
 	if err != nil {
 		return err
 	}
+	return writeAtomic(p, b)
+}
+
+// writeAtomic writes b and a newline to p through a temporary file in
+// its directory (made 0700), so a reader never sees half a file.
+func writeAtomic(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}

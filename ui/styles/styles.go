@@ -1,8 +1,3 @@
-// Package styles holds the cockpit's one Styles struct, built from a few
-// semantic colors for a dark or light terminal, or without any color when
-// NO_COLOR is set (after charmbracelet/crush internal/ui/styles). Nothing
-// here is a package-level style: every screen reaches its styles through the
-// shared common.Common.
 package styles
 
 import (
@@ -43,6 +38,25 @@ func NewPalette(dark bool) Palette {
 		Danger:    ld(lipgloss.Color("#B3261E"), lipgloss.Color("#F2726A")),
 		BadgeFg:   ld(lipgloss.Color("#FFFFFF"), lipgloss.Color("#1A1A1A")),
 	}
+}
+
+// named is the palette colour a theme override names, nil for none.
+func (p *Palette) named(name string) *color.Color {
+	switch name {
+	case "primary":
+		return &p.Primary
+	case "secondary":
+		return &p.Secondary
+	case "muted":
+		return &p.Muted
+	case "success":
+		return &p.Success
+	case "warning":
+		return &p.Warning
+	case "danger":
+		return &p.Danger
+	}
+	return nil
 }
 
 // Styles is every style the cockpit draws with. Build it with New; a zero
@@ -89,8 +103,20 @@ type Styles struct {
 // New builds the styles for a dark or light background; noColor drops every
 // foreground and background color but keeps bold and reverse, so focus still
 // shows (NO_COLOR, https://no-color.org).
-func New(dark, noColor bool) *Styles {
+func New(dark, noColor bool) *Styles { return NewWith(dark, noColor, nil) }
+
+// NewWith is New with some palette colours overridden: colors maps
+// "primary", "secondary", "muted", "success", "warning" or "danger" to a
+// colour lipgloss reads ("#rrggbb", "#rgb", an ANSI number 0–255), as
+// config.yaml's theme.colors gives them (validated there); other names
+// are ignored.
+func NewWith(dark, noColor bool, colors map[string]string) *Styles {
 	p := NewPalette(dark)
+	for name, c := range colors {
+		if dst := p.named(name); dst != nil {
+			*dst = lipgloss.Color(c)
+		}
+	}
 	s := &Styles{Dark: dark, NoColor: noColor}
 	fg := func(c color.Color) lipgloss.Style {
 		if noColor {

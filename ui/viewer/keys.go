@@ -26,6 +26,9 @@ type ScrollKeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	// Left and Right scroll sideways (the table moves its column cursor).
 	Left, Right key.Binding
+	// CodeLeft and CodeRight scroll a markdown document's code blocks
+	// sideways (their lines are kept whole, never wrapped).
+	CodeLeft, CodeRight key.Binding
 }
 
 // SearchKeyMap starts a search and steps through its matches.
@@ -62,6 +65,9 @@ type ArtifactKeyMap struct {
 	Save key.Binding
 	// Open hands the file to the system's opener (local display only).
 	Open key.Binding
+	// Pager opens a sanitized copy in $PAGER (else less), Editor in
+	// $VISUAL or $EDITOR, with the cockpit suspended: over SSH too.
+	Pager, Editor key.Binding
 	// Copy puts the saved (or staged) path on the clipboard: through tmux
 	// inside tmux, else with OSC 52 (package clipboard).
 	Copy key.Binding
@@ -81,14 +87,16 @@ func DefaultKeyMap() KeyMap {
 	}
 	return KeyMap{
 		Scroll: ScrollKeyMap{
-			Up:       b("↑/k", "up", "up", "k"),
-			Down:     b("↓/j", "down", "down", "j"),
-			PageUp:   b("pgup", "page up", "pgup", "ctrl+u", "b"),
-			PageDown: b("pgdn", "page down", "pgdown", "ctrl+d", "space", "f"),
-			Top:      b("g", "top", "g", "home"),
-			Bottom:   b("G", "bottom", "G", "end"),
-			Left:     b("←/h", "left", "left", "h"),
-			Right:    b("→/l", "right", "right", "l"),
+			Up:        b("↑/k", "up", "up", "k"),
+			Down:      b("↓/j", "down", "down", "j"),
+			PageUp:    b("pgup", "page up", "pgup", "ctrl+u", "b"),
+			PageDown:  b("pgdn", "page down", "pgdown", "ctrl+d", "space", "f"),
+			Top:       b("g", "top", "g", "home"),
+			Bottom:    b("G", "bottom", "G", "end"),
+			Left:      b("←/h", "left", "left", "h"),
+			Right:     b("→/l", "right", "right", "l"),
+			CodeLeft:  b("←/h", "code left", "left", "h"),
+			CodeRight: b("→/l", "code right", "right", "l"),
 		},
 		Search: SearchKeyMap{
 			Start:  b("/", "search", "/"),
@@ -124,6 +132,8 @@ func DefaultKeyMap() KeyMap {
 		Artifact: ArtifactKeyMap{
 			Save:     b("s", "save a copy", "s"),
 			Open:     b("o", "open", "o"),
+			Pager:    b("O", "open in pager", "O"),
+			Editor:   b("E", "edit a copy", "E"),
 			Copy:     b("y", "copy file path", "y"),
 			Source:   b("v", "source/rendered", "v"),
 			Markdown: b("m", "as markdown/text", "m"),

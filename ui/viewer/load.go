@@ -10,7 +10,6 @@ import (
 	"io"
 	"mime"
 	"os"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -212,10 +211,14 @@ func headSource(in loadInput, meta render.Meta) body {
 
 // hexSource says what a binary file is and shows head in hex.
 func hexSource(in loadInput, media string, size int64, digest string, head []byte) body {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Type:   %s\nSize:   %s (%d bytes)\nDigest: %s\n\nThe first %d bytes:\n%s",
+	return newText(in, []byte(hexSourceText(media, size, digest, head)))
+}
+
+// hexSourceText is hexSource's text: the file's type, size and digest,
+// then head in hex.
+func hexSourceText(media string, size int64, digest string, head []byte) string {
+	return fmt.Sprintf("Type:   %s\nSize:   %s (%d bytes)\nDigest: %s\n\nThe first %d bytes:\n%s",
 		render.SanitizeLine(media), render.HumanBytes(size), size, render.SanitizeLine(digest), len(head), hex.Dump(head))
-	return newText(in, []byte(b.String()))
 }
 
 // metadataBody is a download offer: what the file is, without its

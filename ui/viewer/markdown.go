@@ -94,16 +94,25 @@ type markdown struct {
 	// matchLine is the line of the current match (highlighted), or -1.
 	matchLine int
 	status    string
+	// xoff is how many cells of every code line are scrolled off to the
+	// left (code lines are kept whole: render.Options.ScrollCode).
+	xoff int
 }
 
 // newMarkdown prepares the chunks; rendering starts with Start.
 func newMarkdown(in loadInput, src []byte) *markdown {
 	m := &markdown{com: in.com, keys: in.keys, chunks: render.SplitMarkdown(src, render.MarkdownChunkBytes),
 		defs: render.LinkDefinitions(src),
-		opts: in.opts, w: in.w, h: in.h, waiting: -1, matchLine: -1,
+		opts: codeScroll(in.opts), w: in.w, h: in.h, waiting: -1, matchLine: -1,
 		search: newSearchBox(in.com, in.keys.Search, "/")}
 	m.reset()
 	return m
+}
+
+// codeScroll is o with code lines kept whole: the viewer scrolls them.
+func codeScroll(o render.Options) render.Options {
+	o.ScrollCode = true
+	return o
 }
 
 // reset forgets every rendering (a new generation).
@@ -181,7 +190,7 @@ func (m *markdown) Reflow(o render.Options) tea.Cmd {
 	if t := m.total(); t > 0 {
 		m.frac = float64(m.top) / float64(t)
 	}
-	m.opts = o
+	m.opts = codeScroll(o)
 	return m.Start()
 }
 
@@ -316,6 +325,12 @@ func (m *markdown) key(kp tea.KeyPressMsg) (bool, tea.Cmd) {
 	}
 	switch {
 	case scrollKey(kp, m.keys.Scroll, &m.top, m.bodyH(), m.total()):
+	case key.Matches(kp, m.keys.Scroll.CodeRight) && m.xoff < m.codeOverflow():
+		m.xoff = min(m.xoff+m.codeStep(), m.codeOverflow())
+		return true, nil
+	case key.Matches(kp, m.keys.Scroll.CodeLeft) && m.xoff > 0:
+		m.xoff = max(m.xoff-m.codeStep(), 0)
+		return true, nil
 	case key.Matches(kp, m.keys.Search.Start):
 		return true, m.search.Open()
 	case key.Matches(kp, m.keys.Search.Next) && m.search.query != "":
@@ -411,6 +426,7 @@ func (m *markdown) moveTo(i int) {
 		k = found[min(h.nth, len(found)-1)]
 	}
 	m.matchLine = m.starts[h.chunk] + min(k, max(m.counts[h.chunk]-1, 0))
+	m.showInCode(m.line(m.matchLine), q)
 	if m.matchLine < m.top || m.matchLine >= m.top+m.bodyH() {
 		m.top = m.matchLine - min(3, m.bodyH()/4)
 	}
@@ -436,7 +452,7 @@ func (m *markdown) View() string {
 		match = m.matchLine
 	}
 	var b strings.Builder
-	drawWindow(&b, m.top, m.bodyH(), m.total(), m.w, match, m.line)
+	drawWindow(&b, m.top, m.bodyH(), m.total(), m.w, match, func(i int) string { return m.scrolled(m.line(i)) })
 	b.WriteString(m.footer())
 	return b.String()
 }
@@ -447,6 +463,9 @@ func (m *markdown) footer() string {
 		return m.search.View(m.w)
 	}
 	parts := []string{position(m.top, m.bodyH(), m.total())}
+	if m.xoff > 0 {
+		parts = append(parts, fmt.Sprintf("code from column %d", m.xoff+1))
+	}
 	if m.known < len(m.chunks) {
 		parts = append(parts, fmt.Sprintf("rendering %d%%…", 100*m.known/len(m.chunks)))
 	} else if lo, hi := m.window(); m.someMissing(lo, hi) {
@@ -482,12 +501,104 @@ func (m *markdown) held() int {
 	return n
 }
 
-// HelpKeys implements body.
+// HelpKeys implements body: with code cut at the screen's edge, the key
+// that scrolls it takes the place of ↑ (? lists both).
 func (m *markdown) HelpKeys() []key.Binding {
-	return m.search.helpKeys(scrollHelp(m.keys.Scroll, m.total(), m.bodyH())...)
+	nav := scrollHelp(m.keys.Scroll, m.total(), m.bodyH())
+	s := m.keys.Scroll
+	switch {
+	case m.xoff < m.codeOverflow():
+		nav = append([]key.Binding{s.CodeRight}, nav[min(1, len(nav)):]...)
+	case m.xoff > 0:
+		nav = append([]key.Binding{s.CodeLeft}, nav[min(1, len(nav)):]...)
+	}
+	return m.search.helpKeys(nav...)
 }
 
 // FullHelpKeys implements fullHelper.
 func (m *markdown) FullHelpKeys() []key.Binding {
-	return m.search.fullHelpKeys(scrollFullHelp(m.keys.Scroll, m.total(), m.bodyH())...)
+	nav := scrollFullHelp(m.keys.Scroll, m.total(), m.bodyH())
+	if m.xoff > 0 || m.codeOverflow() > 0 {
+		nav = append(nav, m.keys.Scroll.CodeLeft, m.keys.Scroll.CodeRight)
+	}
+	return m.search.fullHelpKeys(nav...)
+}
+
+// splitCode cuts a rendered line into its head (margin, quote bars), a
+// code line's text and its tail; ok is false for a line that is not code.
+func splitCode(l string) (head, code, tail string, ok bool) {
+	head, rest, ok := strings.Cut(l, render.CodeStart)
+	if !ok {
+		return l, "", "", false
+	}
+	code, tail, _ = strings.Cut(rest, render.CodeEnd)
+	return head, code, tail, true
+}
+
+// codeRoom is the cells a code line with head has on screen.
+func (m *markdown) codeRoom(head string) int { return max(m.w-common.Width(head), 2) }
+
+// codeStep is how far one code key scrolls: half the screen.
+func (m *markdown) codeStep() int { return max(m.w/2, 1) }
+
+// codeOverflow is how far the widest code line on screen reaches past its
+// room: how far right the code can scroll (0: all of it shows).
+func (m *markdown) codeOverflow() int {
+	over := 0
+	for i := m.top; i < min(m.total(), m.top+m.bodyH()); i++ {
+		if head, code, _, ok := splitCode(m.line(i)); ok {
+			over = max(over, common.Width(code)-m.codeRoom(head))
+		}
+	}
+	return over
+}
+
+// scrolled is line l as drawn: a code line shows the room's worth of its
+// text from column xoff, "‹" first when text is scrolled off to the left
+// and "›" last when more follows on the right; other lines as they are.
+func (m *markdown) scrolled(l string) string {
+	head, code, tail, ok := splitCode(l)
+	if !ok {
+		return l
+	}
+	room, cw := m.codeRoom(head), common.Width(code)
+	if m.xoff == 0 && cw <= room {
+		return head + code + tail
+	}
+	muted := m.com.Styles.Muted
+	from, to := m.xoff, m.xoff+room
+	var lead, trail string
+	if m.xoff > 0 && cw > 0 {
+		from++
+		lead = muted.Render("‹")
+	}
+	if cw > to {
+		to--
+		trail = muted.Render("›")
+	}
+	shown := ""
+	if to > from {
+		shown = common.TruncTail(ansi.Cut(code, from, to), to-from, "")
+	}
+	return head + lead + shown + trail + tail
+}
+
+// showInCode scrolls code sideways so that the query q (lower case) on
+// line l shows, when l is a code line.
+func (m *markdown) showInCode(l, q string) {
+	head, code, _, ok := splitCode(l)
+	if !ok {
+		return
+	}
+	plain := strings.ToLower(ansi.Strip(code))
+	i := strings.Index(plain, q)
+	if i < 0 {
+		return
+	}
+	col, room := common.Width(plain[:i]), m.codeRoom(head)
+	end := col + common.Width(q)
+	if col >= m.xoff+1 && end <= m.xoff+room-1 || m.xoff == 0 && end <= room-1 {
+		return
+	}
+	m.xoff = max(0, min(col-room/4, common.Width(plain)-room))
 }

@@ -29,6 +29,12 @@ const (
 	// deep nesting at a narrow width never pushes the value off screen;
 	// deeper rows show their depth as a number instead ("12›").
 	maxIndentShare = 3
+	// maxLeafLines bounds the lines one leaf's value wraps onto; a longer
+	// value ends in "…" (enter shows it whole).
+	maxLeafLines = 10
+	// minLeafRoom is the fewest cells a wrapped value gets after its key;
+	// with less, it wraps under the key instead.
+	minLeafRoom = 12
 )
 
 // treeRow is one visible line of the tree: 16 bytes, so a tree expanded
@@ -200,16 +206,38 @@ func (t *tree) SetSize(w, h int) {
 // bodyH is the rows visible (the footer takes two lines: path and status).
 func (t *tree) bodyH() int { return max(t.h-2, 1) }
 
+// clamp keeps the cursor in the rows and its row's lines on screen, and
+// the screen full when the rows below allow (a row may take several
+// lines: rowLines).
 func (t *tree) clamp() {
 	t.cur = max(0, min(t.cur, len(t.rows)-1))
+	t.top = max(0, min(t.top, t.firstFitting(len(t.rows)-1)))
 	if t.cur < t.top {
 		t.top = t.cur
 	}
-	if t.cur >= t.top+t.bodyH() {
-		t.top = t.cur - t.bodyH() + 1
-	}
-	t.top = max(0, min(t.top, len(t.rows)-t.bodyH()))
+	t.top = max(t.top, t.firstFitting(t.cur))
 }
+
+// firstFitting is the first row from which rows through last fill at most
+// the body's lines (last itself at least): the topmost top that still
+// shows last whole.
+func (t *tree) firstFitting(last int) int {
+	if last < 0 {
+		return 0
+	}
+	top, used := last, t.rowHeight(last)
+	for top > 0 {
+		h := t.rowHeight(top - 1)
+		if used+h > t.bodyH() {
+			break
+		}
+		top, used = top-1, used+h
+	}
+	return top
+}
+
+// rowHeight is how many lines row i takes.
+func (t *tree) rowHeight(i int) int { return len(t.rowLines(t.rows[i])) }
 
 // Typing implements body.
 func (t *tree) Typing() bool { return t.search.open || (t.detail != nil && t.detail.Typing()) }
@@ -475,19 +503,25 @@ func (t *tree) View() string {
 	}
 	st := t.com.Styles
 	var b strings.Builder
-	end := min(len(t.rows), t.top+t.bodyH())
-	for i := t.top; i < end; i++ {
-		line := t.rowText(t.rows[i])
-		if i == t.cur {
-			line = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(line))
+	n := 0
+	for i := t.top; i < len(t.rows) && n < t.bodyH(); i++ {
+		for _, line := range t.rowLines(t.rows[i]) {
+			if n == t.bodyH() {
+				break
+			}
+			if i == t.cur {
+				line = lipgloss.NewStyle().Reverse(true).Render(ansi.Strip(line))
+			}
+			b.WriteString(ansiTrunc(line, t.w))
+			b.WriteByte('\n')
+			n++
 		}
-		b.WriteString(ansiTrunc(line, t.w))
+	}
+	for ; n < t.bodyH(); n++ {
 		b.WriteByte('\n')
 	}
-	for n := end - t.top; n < t.bodyH(); n++ {
-		b.WriteByte('\n')
-	}
-	b.WriteString(ansiTrunc(st.ID.Render(render.SanitizeLine(t.Path(t.cur))), t.w))
+	// Labelled, so the line reads as where the cursor is, not as data.
+	b.WriteString(ansiTrunc(st.Muted.Render("path ")+st.ID.Render(render.SanitizeLine(t.Path(t.cur))), t.w))
 	b.WriteByte('\n')
 	if t.search.open {
 		b.WriteString(t.search.View(t.w))
@@ -501,8 +535,72 @@ func (t *tree) View() string {
 	return b.String()
 }
 
-// rowText draws one row: indent, marker, key and value or preview.
-func (t *tree) rowText(r treeRow) string {
+// rowLines draws one row on as many lines as its value needs: a leaf
+// too wide for the width wraps (at spaces where it can) onto lines under
+// its value's column, or, when that leaves under minLeafRoom cells, under
+// its key one level in; the key is never split. A value past
+// maxLeafLines (or the body's height) ends in "…". A container's row is
+// one line.
+func (t *tree) rowLines(r treeRow) []string {
+	head := t.rowHead(r)
+	if r.node.IsContainer() {
+		return []string{head + t.rowValue(r)}
+	}
+	val, style := t.leafValue(*r.node)
+	hw := common.Width(head)
+	if hw+common.Width(val) <= t.w {
+		return []string{head + style.Render(val)}
+	}
+	col, lines := hw, []string{}
+	if t.w-col < minLeafRoom {
+		col = common.Width(treeIndentFor(int(r.depth), t.w)) + 2 + treeIndent
+		lines = append(lines, head)
+	}
+	room := t.w - col
+	if room < 1 {
+		return []string{head + style.Render(val)}
+	}
+	limit := max(1, min(maxLeafLines, t.bodyH()-len(lines)))
+	if cells := (limit + 1) * room; len(val) > 4*cells {
+		val = common.TruncTail(val, cells, "") // more than the lines shown
+	}
+	pieces := strings.Split(ansi.Wrap(val, room, ""), "\n")
+	if len(pieces) > limit {
+		pieces = pieces[:limit]
+		if last := pieces[limit-1]; common.Width(last) < room {
+			pieces[limit-1] = last + "…"
+		} else {
+			pieces[limit-1] = common.TruncTail(last, room, "…")
+		}
+	}
+	pad := strings.Repeat(" ", col)
+	for i, p := range pieces {
+		if i == 0 && len(lines) == 0 {
+			lines = append(lines, head+style.Render(p))
+			continue
+		}
+		lines = append(lines, pad+style.Render(p))
+	}
+	return lines
+}
+
+// leafValue is a leaf's text as shown and its style.
+func (t *tree) leafValue(n render.JSONNode) (string, lipgloss.Style) {
+	s := t.styles
+	switch n.Kind {
+	case render.JSONString:
+		return render.JSONScalar(t.src, n), s.str
+	case render.JSONNumber:
+		return render.JSONScalar(t.src, n), s.num
+	case render.JSONBool:
+		return render.JSONScalar(t.src, n), s.lit
+	default:
+		return render.JSONScalar(t.src, n), s.null
+	}
+}
+
+// rowHead is a row's indent, marker and key (or index).
+func (t *tree) rowHead(r treeRow) string {
 	s := t.styles
 	n := *r.node
 	var b strings.Builder
@@ -522,6 +620,15 @@ func (t *tree) rowText(r treeRow) string {
 	case n.Index >= 0:
 		b.WriteString(s.punct.Render(fmt.Sprintf("[%d] ", n.Index)))
 	}
+	return b.String()
+}
+
+// rowValue is a row's value: a leaf's, or a container's member count
+// (and, collapsed, its preview).
+func (t *tree) rowValue(r treeRow) string {
+	s := t.styles
+	n := *r.node
+	var b strings.Builder
 	switch n.Kind {
 	case render.JSONObject, render.JSONArray:
 		open, close, unit := "{", "}", "keys"
@@ -543,14 +650,9 @@ func (t *tree) rowText(r treeRow) string {
 				}
 			}
 		}
-	case render.JSONString:
-		b.WriteString(s.str.Render(render.JSONScalar(t.src, n)))
-	case render.JSONNumber:
-		b.WriteString(s.num.Render(render.JSONScalar(t.src, n)))
-	case render.JSONBool:
-		b.WriteString(s.lit.Render(render.JSONScalar(t.src, n)))
 	default:
-		b.WriteString(s.null.Render(render.JSONScalar(t.src, n)))
+		v, style := t.leafValue(n)
+		b.WriteString(style.Render(v))
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -20,8 +21,8 @@ func TestTreeLeafWholeValue(t *testing.T) {
 	if got := f.m.body.(*tree).Path(f.m.body.(*tree).cur); got != ".long" {
 		t.Fatalf("cursor on %q, want .long", got)
 	}
-	if frame := ansi.Strip(f.frame()); strings.Contains(frame, "THE-END") {
-		t.Fatalf("the long leaf fits a row?\n%s", frame)
+	if frame := ansi.Strip(f.frame()); strings.Contains(frame, "THE-END") || !strings.Contains(frame, "word…") {
+		t.Fatalf("the long leaf is not cut with … past its lines:\n%s", frame)
 	}
 	if act := f.key("enter"); act != nil {
 		t.Fatalf("enter on a leaf = %#v, want the value pane", act)
@@ -83,5 +84,38 @@ func TestTreeLeafPaneCopiesTheJSONPath(t *testing.T) {
 	}
 	if msg, ok := cmd().(copyMsg); !ok || msg.text != ".long" {
 		t.Fatalf("y copied %#v, want the JSON path .long", cmd())
+	}
+}
+
+// TestTreeLeafWraps: at 40 columns a leaf too long for its row wraps onto
+// lines under its value's column (under its key when the key leaves too
+// little room), its key whole on one line, no text lost or cut with "…";
+// the rows below follow, and the last row shows whole at the bottom.
+func TestTreeLeafWraps(t *testing.T) {
+	src, err := os.ReadFile("../../render/testdata/fidelity/longleaf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, "longleaf.json", src, "application/json", "json", 40, 24, false)
+	lines := strings.Split(ansi.Strip(f.frame()), "\n")
+	body := strings.Join(lines[headerLines:len(lines)-2], "\n")
+	for _, want := range []string{
+		`    "title": "A leaf value long enough` + "\n" + `             to wrap at forty columns,`,
+		`    "url": "https://example.com/a/long/p` + "\n" + `           ath/with/no/space/in/it/anywh`,
+		`    "a_rather_long_key_name_here":` + " \n" + `      "and a value after it"`,
+		`    "n": 12345678901234567890`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the tree does not show\n%s\nin:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "…") {
+		t.Errorf("a value is cut:\n%s", body)
+	}
+	f = open(t, "longleaf.json", src, "application/json", "json", 40, 12, false)
+	f.key("G")
+	lines = strings.Split(ansi.Strip(f.frame()), "\n")
+	if got := strings.Join(lines[headerLines:len(lines)-2], "\n"); !strings.Contains(got, `"n": 12345678901234567890`) || !strings.Contains(got, `html?q=1&r=2"`) {
+		t.Errorf("at the bottom the last rows do not show whole:\n%s", got)
 	}
 }

@@ -1,8 +1,3 @@
-// Package viewer is the cockpit's artifact viewer: one widget per
-// presentation primitive (docs/protocol.md §10) under a header saying what
-// the file is. Files are read and rendered in tea.Cmds whose messages carry
-// the generation that asked, so a stale render is dropped; every byte
-// reaches the screen through the render package, which sanitizes it.
 package viewer
 
 import (
@@ -61,6 +56,13 @@ type Env struct {
 	Graphics render.Graphics
 	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
 	Clipboard clipboard.Clipboard
+	// Pager is the command line O runs on a sanitized copy ($PAGER, else
+	// less), Editor E's ($VISUAL, else $EDITOR); "" when unset or its
+	// program is not on PATH.
+	Pager, Editor string
+	// TmpDir is where the sanitized copies are written (<home>/tmp); ""
+	// offers neither O nor E.
+	TmpDir string
 }
 
 // DetectEnv reads the environment and looks up the helper programs.
@@ -78,6 +80,7 @@ func DetectEnv() Env {
 		e.Opener = p
 	}
 	e.Probe = probe.Detect()
+	detectExternal(&e, os.Getenv, exec.LookPath)
 	return e
 }
 
@@ -106,8 +109,10 @@ type loadedMsg struct {
 	// sourceLater: it is the file's text, read when first shown.
 	source      body
 	sourceLater bool
-	// alt is the other rendering offered (markdown for plain text).
-	alt body
+	// alt is the other rendering offered (markdown for plain text);
+	// asMarkdown: the module's remembered choice is to show it.
+	alt        body
+	asMarkdown bool
 }
 
 // savedMsg is a finished copy of the artifact: path is the absolute path
@@ -197,7 +202,13 @@ type Model struct {
 	sourceGen   int
 	// alt is the other rendering offered for the file (plain text as
 	// markdown, key m), swapped with rendered by toggleAlt.
-	alt     body
+	alt body
+	// asMarkdown: alt is shown in place of the first rendering (key m).
+	asMarkdown bool
+	// module and prefs remember the markdown choice per module
+	// (Remember); prefs nil remembers nothing.
+	module  string
+	prefs   MarkdownPrefs
 	loading bool
 	err     error
 	note    string
@@ -218,6 +229,25 @@ type Model struct {
 	saved   string
 	width   int
 	height  int
+}
+
+// MarkdownPrefs remembers per module whether plain text is shown
+// rendered as markdown (key m). It reads and writes a file: the viewer
+// calls it only inside Cmds.
+type MarkdownPrefs interface {
+	Markdown(module string) (bool, error)
+	SetMarkdown(module string, on bool) error
+}
+
+// Remember makes the viewer open module's plain text as markdown when
+// the person last chose so for module, and keep each choice of m in p.
+// Call it before Load.
+func (m *Model) Remember(module string, p MarkdownPrefs) { m.module, m.prefs = module, p }
+
+// prefSavedMsg says the markdown choice was kept (err nil) or could not be.
+type prefSavedMsg struct {
+	tag
+	err error
 }
 
 // New returns a viewer for artifact a of run reqID; siblings are the run's
@@ -335,10 +365,15 @@ func (m *Model) Load() tea.Cmd {
 	m.loading = true
 	gen := m.gen
 	in := m.input()
+	module, prefs := m.module, m.prefs
 	return func() tea.Msg {
 		b, note, err := load(context.Background(), &in)
+		asMarkdown := false
+		if in.alt != nil && prefs != nil {
+			asMarkdown, _ = prefs.Markdown(module) // unreadable: as rendered
+		}
 		return loadedMsg{gen: gen, body: b, note: note, err: err, encoding: in.encoding, checked: in.checked,
-			source: in.source, sourceLater: in.sourceLater, alt: in.alt}
+			source: in.source, sourceLater: in.sourceLater, alt: in.alt, asMarkdown: asMarkdown}
 	}
 }
 
@@ -383,6 +418,10 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 			m.note = msg.note
 		}
 		m.rendered, m.source, m.sourceLater, m.alt = msg.body, msg.source, msg.sourceLater, msg.alt
+		m.asMarkdown = false
+		if msg.asMarkdown && m.alt != nil {
+			m.rendered, m.alt, m.asMarkdown = m.alt, m.rendered, true
+		}
 		m.body = m.rendered
 		if m.showSource && m.sourceLater {
 			m.body = nil
@@ -436,8 +475,16 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return nil, nil
 	case copyMsg:
 		return nil, m.copy(msg.text, msg.what)
+	case prefSavedMsg:
+		if msg.err != nil {
+			m.note = "The markdown choice is not remembered: " + msg.err.Error()
+		}
+		return nil, nil
 	case copiedMsg:
 		m.note = msg.res.Note(msg.what)
+		return nil, nil
+	case OpenedCopyMsg:
+		m.note = msg.Note()
 		return nil, nil
 	case openedMsg:
 		if msg.err != nil {
@@ -471,16 +518,22 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return nil, m.toggleSource()
 	case key.Matches(kp, k.Markdown) && m.alt != nil && !m.showSource:
 		m.rendered, m.alt = m.alt, m.rendered
+		m.asMarkdown = !m.asMarkdown
 		m.body = m.rendered
 		m.body.SetSize(m.width, max(m.height-m.headH(), 1))
+		var start tea.Cmd
 		if s, ok := m.body.(interface{ Start() tea.Cmd }); ok {
-			return nil, s.Start()
+			start = s.Start()
 		}
-		return nil, nil
+		return nil, tea.Batch(start, m.keepMarkdown())
 	case key.Matches(kp, k.Save):
 		return ActionAskSaveDir{Dir: m.saveDir, Base: m.baseDir}, nil
 	case key.Matches(kp, k.Open):
 		return nil, m.open()
+	case key.Matches(kp, k.Pager):
+		return nil, m.openCopy(ToolPager)
+	case key.Matches(kp, k.Editor):
+		return nil, m.openCopy(ToolEditor)
 	case key.Matches(kp, k.Copy):
 		p := m.saved
 		if p == "" {
@@ -489,6 +542,21 @@ func (m *Model) key(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 		return nil, m.copy(p, "the path "+p)
 	}
 	return nil, nil
+}
+
+// keepMarkdown is the Cmd that remembers the markdown choice for the
+// module (nil when nothing is remembered).
+func (m *Model) keepMarkdown() tea.Cmd {
+	if m.prefs == nil || m.module == "" {
+		return nil
+	}
+	p, module, on := m.prefs, m.module, m.asMarkdown
+	return func() tea.Msg {
+		if err := p.SetMarkdown(module, on); err != nil {
+			return prefSavedMsg{err: err}
+		}
+		return prefSavedMsg{}
+	}
 }
 
 // toggleSource switches between the rendering and the source view; the
@@ -542,6 +610,16 @@ func (m *Model) open() tea.Cmd {
 		go func() { _ = cmd.Wait() }()
 		return openedMsg{}
 	}
+}
+
+// openCopy opens a sanitized copy of the file in the pager or editor.
+func (m *Model) openCopy(t Tool) tea.Cmd {
+	if why := m.env.CannotOpen(t); why != "" {
+		m.note = why
+		return nil
+	}
+	m.note = "Opening a sanitized copy in " + m.env.ToolName(t) + "…"
+	return OpenCopy(m.env, t, m.meta, m.path, m.pres)
 }
 
 // Save copies the staged file into dir in a Cmd, never overwriting: a taken
@@ -681,6 +759,9 @@ func (m *Model) View() string {
 		if m.env.LocalDisplay {
 			hint += " · o opens it"
 		}
+		if m.env.CanOpen(ToolPager) {
+			hint += " · O opens it in " + m.env.ToolName(ToolPager)
+		}
 		third = st.Muted.Render(hint)
 	}
 	if extra := common.Lines(third) - 1; extra != m.noteExtra {
@@ -724,6 +805,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.env.LocalDisplay {
 		b = append(b, k.Open)
 	}
+	b = append(b, m.external()...)
 	return append(b, m.unshadowed(k.Back)...)
 }
 
@@ -749,6 +831,19 @@ func (m *Model) unshadowed(bs ...key.Binding) []key.Binding {
 	return out
 }
 
+// external is the pager and editor keys that act here (their program
+// found, a directory for the copy) and that the body does not take.
+func (m *Model) external() []key.Binding {
+	var b []key.Binding
+	if m.env.CanOpen(ToolPager) {
+		b = append(b, m.keys.Artifact.Pager)
+	}
+	if m.env.CanOpen(ToolEditor) {
+		b = append(b, m.keys.Artifact.Editor)
+	}
+	return m.unshadowed(b...)
+}
+
 // copyTaken reports whether the body takes the artifact's copy key.
 func (m *Model) copyTaken() bool { return len(m.unshadowed(m.keys.Artifact.Copy)) == 0 }
 
@@ -761,7 +856,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 		groups = append(groups, m.body.HelpKeys())
 	}
 	k := m.keys.Artifact
-	art := []key.Binding{k.Save, k.Open, k.Copy, k.Back}
+	// O and E are listed where they cannot act too: pressed, they say
+	// what to set.
+	art := []key.Binding{k.Save, k.Open, k.Pager, k.Editor, k.Copy, k.Back}
 	if m.alt != nil && !m.showSource {
 		art = append([]key.Binding{k.Markdown}, art...)
 	}

@@ -111,6 +111,24 @@ func main() {
 			}
 		}
 		ok()
+	case "bigfile": // write one file of N MiB (Go ignores SIGXFSZ: the write itself fails)
+		n, _ := strconv.Atoi(arg(3))
+		if err := writeMiB(arg(2), n); err != nil {
+			fail(err)
+		}
+		ok()
+	case "fill": // write N files of 1 MiB each in a directory, then linger
+		n, _ := strconv.Atoi(arg(3))
+		for i := range n {
+			if err := writeMiB(fmt.Sprintf("%s/fill%d", arg(2), i), 1); err != nil {
+				fail(err)
+			}
+		}
+		fmt.Println("ATTACK OK")
+		if len(os.Args) > 4 && arg(4) == "linger" {
+			time.Sleep(60 * time.Second)
+		}
+		os.Exit(0)
 	case "ok": // what the memfd case runs: the attack worked if it prints
 		ok()
 	case "memfd":
@@ -220,6 +238,22 @@ func main() {
 	default:
 		fail(fmt.Errorf("unknown case %q", os.Args[1]))
 	}
+}
+
+// writeMiB writes n MiB of data (not a hole: it takes disk) to path.
+func writeMiB(path string, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	for range n {
+		if _, err := f.Write(chunk); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }
 
 func ok() {

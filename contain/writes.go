@@ -1,0 +1,286 @@
+//go:build linux
+
+package contain
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The write watch: the bytes and inodes a run adds to its writable paths
+// (rw roots and run directory) are bounded without root or quotas. Every
+// writePoll the filesystems holding them are asked how much they use
+// (statfs: one syscall each); growth past a bound is confirmed by walking
+// the writable paths, counting what changed since the run started (ctime,
+// which a module cannot set back), so another process writing to the same
+// filesystem is not blamed. A confirmed excess kills the process tree.
+
+const (
+	// writePoll is how often a run's filesystems are asked their use; a
+	// run may pass a bound by what it writes in that time.
+	writePoll = 250 * time.Millisecond
+	// maxWriteWalk bounds the entries one confirming walk visits; past
+	// it the filesystems' growth is taken as the run's.
+	maxWriteWalk = 1_000_000
+	// ctimeSlack is how far a file's ctime (the kernel's coarse clock) may
+	// lag the run's start.
+	ctimeSlack = 50 * time.Millisecond
+)
+
+// writeWatch meters one run's writes (the package comment above).
+type writeWatch struct {
+	maxBytes, maxFiles int64
+	paths              []string
+	since              time.Time
+	// pidfd is the module's (-1: none), so a kill never reaches a reused
+	// pid; group also signals its process group (no PID namespace).
+	pidfd int
+	pid   int
+	group bool
+
+	// base is each filesystem's use at the start, by device.
+	base map[uint64]fsUse
+	// fsPath is one writable path on each filesystem.
+	fsPath map[uint64]string
+
+	mu         sync.Mutex
+	slackBytes int64 // growth confirmed as another writer's
+	slackFiles int64
+	err        error
+	final      bool
+	stopped    bool
+
+	exceeded chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+type fsUse struct{ bytes, files int64 }
+
+// newWriteWatch measures the filesystems of paths now, for the stopped
+// module pid (group: no PID namespace); nil when no bound is set or no
+// path can be measured.
+func newWriteWatch(paths []string, maxBytes, maxFiles uint64, since time.Time, pid int, group bool) *writeWatch {
+	if (maxBytes == 0 && maxFiles == 0) || len(paths) == 0 {
+		return nil
+	}
+	w := &writeWatch{maxBytes: clampInt(maxBytes), maxFiles: clampInt(maxFiles), paths: outermost(paths), since: since.Add(-ctimeSlack),
+		pidfd: -1, pid: pid, group: group, base: map[uint64]fsUse{}, fsPath: map[uint64]string{}, exceeded: make(chan struct{}), stop: make(chan struct{})}
+	for _, p := range w.paths {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil {
+			continue
+		}
+		if _, ok := w.base[st.Dev]; ok {
+			continue
+		}
+		u, err := statfsUse(p)
+		if err != nil {
+			continue
+		}
+		w.base[st.Dev], w.fsPath[st.Dev] = u, p
+	}
+	if len(w.base) == 0 {
+		return nil
+	}
+	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+		w.pidfd = fd
+	}
+	return w
+}
+
+// killTree kills the module (all of its PID namespace) and, without one,
+// its process group; never once the watch stopped (the pid may be reaped).
+// Called with mu held; true when the module was signalled.
+func (w *writeWatch) killTree() bool {
+	if w.stopped || w.pidfd < 0 {
+		return false
+	}
+	if unix.PidfdSendSignal(w.pidfd, unix.SIGKILL, nil, 0) != nil {
+		return false
+	}
+	if w.group {
+		// The leader, just killed, is not reaped yet: its group is its own.
+		_ = unix.Kill(-w.pid, unix.SIGKILL)
+	}
+	return true
+}
+
+func clampInt(v uint64) int64 {
+	if v > 1<<62 {
+		return 1 << 62
+	}
+	return int64(v)
+}
+
+// outermost drops the paths inside another of paths.
+func outermost(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		inside := false
+		for _, q := range paths {
+			if p != q && strings.HasPrefix(p, strings.TrimSuffix(q, "/")+"/") {
+				inside = true
+				break
+			}
+		}
+		if !inside && !contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// statfsUse is the bytes and inodes in use on path's filesystem.
+func statfsUse(path string) (fsUse, error) {
+	var s unix.Statfs_t
+	if err := unix.Statfs(path, &s); err != nil {
+		return fsUse{}, err
+	}
+	unit := s.Frsize
+	if unit <= 0 {
+		unit = s.Bsize
+	}
+	return fsUse{bytes: int64(s.Blocks-s.Bfree) * unit, files: int64(s.Files - s.Ffree)}, nil
+}
+
+// run polls every writePoll until the bound is passed (then kills) or
+// the watch is stopped.
+func (w *writeWatch) run() {
+	t := time.NewTicker(writePoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			if w.check() != nil {
+				return
+			}
+		}
+	}
+}
+
+// check measures once; a confirmed excess is recorded, exceeded closed
+// and the tree killed. It returns the excess, once found.
+func (w *writeWatch) check() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	var gb, gf int64
+	for dev, b := range w.base {
+		u, err := statfsUse(w.fsPath[dev])
+		if err != nil {
+			continue
+		}
+		gb += u.bytes - b.bytes
+		gf += u.files - b.files
+	}
+	gb -= w.slackBytes
+	gf -= w.slackFiles
+	if !w.over(gb, gf) {
+		return nil
+	}
+	wb, wf, complete := w.walk()
+	if complete {
+		if !w.over(wb, wf) {
+			// Someone else's writes: raise the trigger past them.
+			w.slackBytes += max(0, gb-wb)
+			w.slackFiles += max(0, gf-wf)
+			return nil
+		}
+		gb, gf = wb, wf
+	}
+	e := &WriteBoundError{Bound: "write_mb", Bytes: gb, Files: gf, Max: w.maxBytes, Attributed: complete}
+	if w.maxBytes == 0 || gb <= w.maxBytes {
+		e.Bound, e.Max = "write_files", w.maxFiles
+	}
+	w.err = e
+	close(w.exceeded)
+	e.Killed = w.killTree()
+	return e
+}
+
+func (w *writeWatch) over(b, f int64) bool {
+	return (w.maxBytes > 0 && b > w.maxBytes) || (w.maxFiles > 0 && f > w.maxFiles)
+}
+
+// walk counts the allocated bytes (blocks, so a sparse file costs what it
+// holds) and the entries changed since the run started under the
+// writable paths, each inode once, following no symlink; complete is
+// false past maxWriteWalk entries.
+func (w *writeWatch) walk() (bytes, files int64, complete bool) {
+	type inode struct{ dev, ino uint64 }
+	seen := map[inode]bool{}
+	visited := 0
+	errStop := errors.New("stop")
+	for _, root := range w.paths {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // gone or unreadable: not counted
+			}
+			if visited++; visited > maxWriteWalk {
+				return errStop
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			st, ok := info.Sys().(*syscall.Stat_t)
+			if !ok || time.Unix(st.Ctim.Unix()).Before(w.since) {
+				return nil
+			}
+			k := inode{st.Dev, st.Ino}
+			if seen[k] {
+				return nil
+			}
+			seen[k] = true
+			files++
+			bytes += st.Blocks * 512
+			return nil
+		})
+		if err == errStop {
+			return bytes, files, false
+		}
+	}
+	return bytes, files, true
+}
+
+// finish stops the poll and, once, checks again (what a run wrote just
+// before it exited): the excess or nil.
+func (w *writeWatch) finish() error {
+	w.stopPolling()
+	w.mu.Lock()
+	done := w.final
+	w.final = true
+	w.mu.Unlock()
+	if !done {
+		_ = w.check()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// stopPolling ends the poll and the right to kill (the module exited).
+func (w *writeWatch) stopPolling() {
+	w.stopOnce.Do(func() {
+		close(w.stop)
+		w.mu.Lock()
+		w.stopped = true
+		if w.pidfd >= 0 {
+			unix.Close(w.pidfd)
+			w.pidfd = -1
+		}
+		w.mu.Unlock()
+	})
+}

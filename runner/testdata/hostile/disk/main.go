@@ -1,0 +1,88 @@
+// Command disk is a hostile module for the runner's tests that aims at the
+// host's disk. Its mode is its executable's name (installed as
+// <mode>/<mode>), one capability d.run:
+//
+//	sparse-huge  lists a 64 GiB hole as an artifact: one copy fills a disk
+//	sparse-many  lists the same 3 MiB hole eight times
+//	sparse-slow  lists a 3 GiB hole, which takes seconds to copy
+//	fill         writes 24 files of 512 KiB (12 MiB) into the workspace,
+//	             then waits a minute before it answers
+//	fill-exit    writes the same and answers at once
+//
+// A hole holds no data: the module pays nothing, the host would pay its
+// size.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modbay/modkit"
+)
+
+func main() {
+	mode := filepath.Base(os.Args[0])
+	desc := fmt.Sprintf(`{"module":%q,"name":"Disk","version":"1.0.0","protocol_versions":["xibodev.module/v1"],
+"capabilities":[{"id":"d.run","title":"Run","summary":"Aims at the host's disk.","artifact_schemas":["d.blob"],
+"effects":{"local":true,"network":false,"external_writes":false,"provider":"local","cost_known":true}}],
+"artifact_schemas":{"d.blob":{"type":"object"}},
+"permissions":{"filesystem_read":["workspace"],"filesystem_write":["workspace"],"network":[],"subprocess":[]}}`, mode)
+	modkit.Main(modkit.Module{ID: mode, Descriptor: json.RawMessage(desc), Capabilities: map[string]modkit.Handler{
+		"d.run": func(r *modkit.Request) (*modkit.Result, error) { return run(mode, r) },
+	}})
+}
+
+func run(mode string, r *modkit.Request) (*modkit.Result, error) {
+	ws, err := r.Root("workspace", true)
+	if err != nil {
+		return nil, err
+	}
+	switch mode {
+	case "sparse-huge":
+		return holes(ws.Path, 64<<30, 1, false)
+	case "sparse-many":
+		return holes(ws.Path, 3<<20, 8, true)
+	case "sparse-slow":
+		return holes(ws.Path, 3<<30, 1, false)
+	case "fill", "fill-exit":
+		chunk := []byte(strings.Repeat("x", 512<<10))
+		for i := range 24 {
+			if err := os.WriteFile(filepath.Join(ws.Path, fmt.Sprintf("fill%d", i)), chunk, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		if mode == "fill" {
+			time.Sleep(time.Minute)
+		}
+		return &modkit.Result{Value: map[string]any{}}, nil
+	}
+	return nil, modkit.Errorf("internal", "", "no mode %q", mode)
+}
+
+// holes makes one file of size bytes holding no data and lists it n times
+// (its real digest when digest is set, else a made-up one).
+func holes(ws string, size int64, n int, digest bool) (*modkit.Result, error) {
+	f, err := os.Create(filepath.Join(ws, "hole.bin"))
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.Close()
+	d := "sha256:" + strings.Repeat("0", 64)
+	if digest {
+		d = modkit.Digest(make([]byte, size))
+	}
+	res := &modkit.Result{Value: map[string]any{}}
+	for i := range n {
+		res.Artifacts = append(res.Artifacts, modkit.Artifact{ID: fmt.Sprintf("hole%d", i), Kind: "d.blob", Root: "workspace",
+			Path: "hole.bin", MediaType: "application/octet-stream", Digest: d, Bytes: size})
+	}
+	return res, nil
+}
