@@ -69,6 +69,9 @@ func describeRun(ctx context.Context, o *DescribeOptions) error {
 		if srv, ok := e.host.Config().MCPServers[m.ID]; ok && m.Origin == mcp.Origin {
 			writeServerFiles(o.IO.Out, srv)
 		}
+		if md, ok := m.Driver.(*mcp.Driver); ok {
+			writeServerSession(o.IO.Out, md.Session())
+		}
 	}
 	if m.Descriptor == nil {
 		return silentExit(ExitHostVerdict)
@@ -223,11 +226,37 @@ func requirementWords(r runner.RequirementState) string {
 	}
 }
 
+// writeServerSession prints what an MCP server said as its last session
+// started (already sanitized and bounded by the driver); nothing when it
+// never started.
+func writeServerSession(w io.Writer, ss *mcp.ServerSession) {
+	if ss == nil {
+		return
+	}
+	fmt.Fprintln(w, "\nSession (as the server last started)")
+	fmt.Fprintf(w, "  %-16s %s\n", "protocol:", ss.ProtocolVersion)
+	caps := "none"
+	if len(ss.Capabilities) > 0 {
+		caps = strings.Join(ss.Capabilities, ", ")
+	}
+	fmt.Fprintf(w, "  %-16s %s\n", "capabilities:", caps)
+	for _, sec := range []struct{ name, text string }{{"instructions:", ss.Instructions}, {"start-up stderr:", ss.StartupStderr}} {
+		if sec.text == "" {
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n", sec.name)
+		for _, l := range strings.Split(sec.text, "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}
+
 // writeServerFiles prints what of the host's files a stdio MCP server's
 // config entry lets it reach: its working directory, read-only unless
-// its roots list it, and each root with its mode.
+// its roots list it, each root with its mode (and whether the server is
+// told of it as an MCP root), and each need (never told).
 func writeServerFiles(w io.Writer, srv config.MCPServer) {
-	if srv.Transport() != "stdio" || srv.Cwd == "" && len(srv.Roots) == 0 {
+	if srv.Transport() != "stdio" || srv.Cwd == "" && len(srv.Roots) == 0 && len(srv.Needs) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nFiles (the server's entry in config.yaml)")
@@ -240,6 +269,13 @@ func writeServerFiles(w io.Writer, srv config.MCPServer) {
 		fmt.Fprintf(w, "  %-16s %s — %s\n", "cwd:", clean(srv.Cwd), how)
 	}
 	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		fmt.Fprintf(w, "  %-16s %s — %s\n", "root:", clean(r), clean(srv.Roots[r]))
+		told := ", announced to the server as an MCP root"
+		if srv.StartupRoot(r) {
+			told = ", not announced (a start-up need import wrote as a root; move it under needs:)"
+		}
+		fmt.Fprintf(w, "  %-16s %s — %s%s\n", "root:", clean(r), clean(srv.Roots[r]), told)
+	}
+	for _, r := range slices.Sorted(maps.Keys(srv.Needs)) {
+		fmt.Fprintf(w, "  %-16s %s — %s, to start only: not announced as an MCP root\n", "need:", clean(r), clean(srv.Needs[r]))
 	}
 }

@@ -55,3 +55,24 @@ func TestDescribeMCPServerLaunch(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeServerSession: describe shows what a server said as it
+// started, and each root says whether the server is told of it.
+func TestDescribeServerSession(t *testing.T) {
+	var buf bytes.Buffer
+	writeServerSession(&buf, &mcp.ServerSession{ProtocolVersion: "2025-11-25", Capabilities: []string{"logging", "tools (listChanged)"},
+		Instructions: "Call a first.", StartupStderr: "Warning: Cannot access directory /nope"})
+	for _, want := range []string{"protocol:        2025-11-25", "capabilities:    logging, tools (listChanged)", "instructions:\n    Call a first.", "start-up stderr:\n    Warning: Cannot access directory /nope"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("session lacks %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	writeServerFiles(&buf, config.MCPServer{Command: "npx", Env: map[string]string{"npm_config_cache": "/h/.npm"},
+		Roots: map[string]string{"/data": "rw", "/h/.npm": "rwx"}, Needs: map[string]string{"/opt/pkg": "ro"}})
+	for _, want := range []string{"/data — rw, announced to the server as an MCP root", "/h/.npm — rwx, not announced", "need:            /opt/pkg — ro, to start only"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("files lack %q:\n%s", want, buf.String())
+		}
+	}
+}

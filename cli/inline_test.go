@@ -32,11 +32,12 @@ func TestInvokePrintsText(t *testing.T) {
 			{Artifact: modproto.Artifact{ID: "notes", Kind: "notes", MediaType: "text/markdown"}, Staged: stage("notes.md", "# Notes\x1b[31m\n")},
 			{Artifact: modproto.Artifact{ID: "content-1", Kind: mcp.KindText, MediaType: "text/plain"}, Staged: stage("c1.txt", long)},
 			{Artifact: modproto.Artifact{ID: "img", Kind: "image", MediaType: "image/png"}, Staged: stage("i.png", "\x89PNG")},
+			{Artifact: modproto.Artifact{ID: "content-2", Kind: "resource", MediaType: "application/json"}, Staged: stage("c2.json", `{"note":"json"}`)},
 		}}
 	var buf bytes.Buffer
 	writeResult(&buf, res, false, false)
 	out := buf.String()
-	for _, want := range []string{"    text:\n      Echo: hi & <b>bye</b>\n", "      # Notes␛[31m\n",
+	for _, want := range []string{"    text:\n      Echo: hi & <b>bye</b>\n", "      # Notes␛[31m\n", "    text:\n      {\"note\":\"json\"}\n",
 		"    … the first 64.0 KiB only; the whole artifact is " + filepath.Join(dir, "c1.txt")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("human output lacks %q:\n%s", want, out[max(0, len(out)-600):])

@@ -285,6 +285,7 @@ func invokeRun(ctx context.Context, o *InvokeOptions) error {
 	if err != nil {
 		return o.refuse(&refusal{Outcome: outcomeUsage, Code: codeOf(err), Message: err.Error(), Err: err})
 	}
+	e.host.PrepareContainment() // while the module is loaded and planned
 	if o.Refresh && o.G.mcp != nil {
 		if d := o.G.mcp.Driver(o.ModuleRef); d != nil {
 			d.Refresh()
@@ -691,12 +692,11 @@ type artifactOut struct {
 const maxInlineText = 64 << 10
 
 // inlineText is the text of artifact a when invoke shows it inline: an
-// MCP text block, or a text/* artifact, its first maxInlineText bytes
+// MCP text block, or a textual artifact (textualType), its first maxInlineText bytes
 // (cut at a rune boundary) and whether that is not all of it; ok is
 // false for any other artifact or one that cannot be read.
 func inlineText(a runner.VerifiedArtifact) (text string, truncated, ok bool) {
-	mt, _, _ := mime.ParseMediaType(a.MediaType)
-	if a.Kind != mcp.KindText && !strings.HasPrefix(mt, "text/") {
+	if a.Kind != mcp.KindText && !textualType(a.MediaType) {
 		return "", false, false
 	}
 	f, err := os.Open(a.Staged)
@@ -723,6 +723,21 @@ func inlineText(a runner.VerifiedArtifact) (text string, truncated, ok bool) {
 		return "", false, false
 	}
 	return string(b), truncated, true
+}
+
+// textualType reports whether media type mt is text to print: text/*,
+// JSON, XML and YAML (application/json, application/ld+json, …).
+func textualType(mt string) bool {
+	mt, _, _ = mime.ParseMediaType(mt)
+	switch {
+	case strings.HasPrefix(mt, "text/"), strings.HasSuffix(mt, "+json"), strings.HasSuffix(mt, "+xml"), strings.HasSuffix(mt, "+yaml"):
+		return true
+	}
+	switch mt {
+	case "application/json", "application/xml", "application/yaml", "application/x-yaml", "application/javascript", "application/x-ndjson":
+		return true
+	}
+	return false
 }
 
 func resultJSON(r *runner.Result) resultOut {

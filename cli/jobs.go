@@ -108,10 +108,20 @@ func jobsList(ctx context.Context, g *globals, asJSON bool) error {
 		fmt.Fprintln(g.io.Out, "no jobs in flight")
 		return nil
 	}
+	st, _, _ := g.openHistory(ctx) // opened by listRuns just now
 	for _, x := range jobs {
 		who := "polled by a modbay process"
 		if x.Status != history.StatusRunning {
-			who = "not polled: " + g.repeat().Line("jobs", "wait", x.RunID)
+			rep := g.repeat()
+			if st != nil {
+				if rec, err := st.Get(x.RunID); err == nil {
+					// The flags the run was made with: its workspace (a
+					// gateway's --workspace), --examples for a built-in
+					// example's job.
+					rep = rec.Repeat
+				}
+			}
+			who = "not polled: " + rep.Line("jobs", "wait", x.RunID)
 		}
 		pct := ""
 		if x.JobPercent != nil {

@@ -35,6 +35,9 @@ type moduleJSON struct {
 	// MCP is an MCP server's resources, templates and prompts as last
 	// listed (describe only; mcp.Driver.Listed).
 	MCP *mcp.Listing `json:"mcp,omitempty"`
+	// MCPSession is what an MCP server said as its last session started:
+	// protocol version, capabilities, instructions, start-up stderr.
+	MCPSession *mcp.ServerSession `json:"mcp_session,omitempty"`
 }
 
 // violation is one broken rule in --json output.
@@ -62,6 +65,7 @@ func toJSON(m *runner.Module, withDescriptor bool) moduleJSON {
 			j.Descriptor = d
 			if md, ok := m.Driver.(*mcp.Driver); ok {
 				j.MCP = md.Listed()
+				j.MCPSession = md.Session()
 			}
 		}
 	}

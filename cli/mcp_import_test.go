@@ -93,7 +93,7 @@ func TestMCPImportAsksForWhatNpxNeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := c.MCPServers["memory"]
-		granted := srv.Network && srv.Env["npm_config_cache"] != "" && len(srv.Roots) == 1
+		granted := srv.Network && srv.Env["npm_config_cache"] != "" && len(srv.Roots) == 0 && srv.Needs[srv.Env["npm_config_cache"]] == config.RootRWX
 		if !strings.Contains(out.String(), "memory runs with npx, which needs, just to start, the network and an npm cache it can write and run programs from") ||
 			!strings.Contains(out.String(), "grant it for the server's whole life? [y/N]") || granted != (answer == "y\n") {
 			t.Errorf("answer %q: granted %v (%+v)\n%s", answer, granted, srv, out)

@@ -10,6 +10,7 @@ import (
 	"modbay/config"
 	"modbay/gateway"
 	"modbay/render"
+	"modbay/runner"
 )
 
 // MCPPinsOptions is what `modbay mcp pins` was asked to do.
@@ -57,7 +58,7 @@ func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
 	pins := gateway.OpenPins(cfg.ServeDir())
 	if o.Accept != "" {
 		if err := pins.Accept(o.Accept, time.Now()); err != nil {
-			return withCode(ExitUsage, "%v", err)
+			return withCode(ExitUsage, "%v (in the home %s)", err, home)
 		}
 		fmt.Fprintf(o.IO.Out, "accepted %s: serve processes of this home serve it again\n", render.SanitizeLine(o.Accept))
 		return nil
@@ -70,12 +71,14 @@ func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
 		fmt.Fprintln(o.IO.Out, "no tool pinned yet: modbay mcp serve pins each tool the first time it serves it")
 		return nil
 	}
+	rep := runner.GlobalsOf(cfg)
+	rep.Workspace = "" // pins live in the home alone
 	changed := 0
 	for _, name := range gateway.Names(all) {
 		p := all[name]
 		state := "pinned " + p.Pinned.Local().Format(time.DateTime)
 		if p.Changed != nil {
-			state = "CHANGED " + p.Changed.Seen.Local().Format(time.DateTime) + ", withheld (modbay mcp pins accept " + render.SanitizeLine(name) + ")"
+			state = "CHANGED " + p.Changed.Seen.Local().Format(time.DateTime) + ", withheld (" + render.SanitizeLine(rep.Line("mcp", "pins", "accept", name)) + ")"
 			changed++
 		}
 		fmt.Fprintf(o.IO.Out, "%-32s %s\n", render.SanitizeLine(name), state)

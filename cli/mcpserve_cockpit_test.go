@@ -305,8 +305,12 @@ func TestMCPToolsShowsWhatTheClientSees(t *testing.T) {
 	if len(list) == 0 || len(list) != len(served)-3 { // the three job tools
 		t.Errorf("%d listed, %d served", len(list), len(served))
 	}
-	if _, out, _ := run(t, "--home", home, "mcp", "tools"); !strings.Contains(out, "notes_report  (notes.report)") {
+	if _, out, _ := run(t, "--home", home, "mcp", "tools"); !strings.Contains(out, "notes_report  (notes.report)") ||
+		!strings.Contains(out, "--tools/--exclude name: notes/notes.report") || strings.Contains(out, "selected as") {
 		t.Errorf("text:\n%s", out)
+	}
+	if _, out, _ := run(t, "--home", home, "mcp", "tools", "--tools", "notes"); !strings.Contains(out, "selected as notes/notes.report by the --tools/--exclude patterns") {
+		t.Errorf("text with --tools:\n%s", out)
 	}
 	// Served once, each is pinned.
 	_, out, _ = run(t, "--home", home, "mcp", "tools", "--json")
@@ -329,7 +333,8 @@ func TestMCPServeApprovalDeniedInTheCockpit(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := <-done
-	if res == nil || !res.IsError || !strings.Contains(textOf(res), "denied by the person in the cockpit (pid 1)") || res.Meta["modbay/kind"] != "authz" {
+	if res == nil || !res.IsError || !strings.Contains(textOf(res), "denied by the person in the cockpit (pid 1)") || res.Meta["modbay/kind"] != "authz" ||
+		res.Meta["modbay/code"] != "denied" || !strings.HasPrefix(textOf(res), "error denied (authz): ") {
 		t.Fatalf("denied: %+v", res)
 	}
 	runs := runsOf(t, home)
@@ -353,9 +358,74 @@ func TestMCPServeListsLiveSessions(t *testing.T) {
 		ls, _ = gateway.ReadSessions(dir)
 		return len(ls) == 1 && ls[0].Calls == 1 && ls[0].Running == 0
 	})
-	if !strings.Contains(ls[0].Client, "client") || ls[0].Transport != "stdio" || ls[0].PID == os.Getpid() {
+	if !strings.Contains(ls[0].Client, "client") || ls[0].Transport != "stdio" || ls[0].PID == os.Getpid() || ls[0].NotRun != 0 {
 		t.Errorf("session %+v", ls[0])
+	}
+	// Calls answered with nothing run count among its calls, and apart:
+	// an invalid input, a tool not served, one that needs approval.
+	ctx := context.Background()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 1000}}); err != nil || !res.IsError {
+		t.Fatalf("invalid input: %v %+v", err, res)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a tool not served answered")
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs}); err != nil || !res.IsError {
+		t.Fatalf("approval required: %v %+v", err, res)
+	}
+	waitUntil(t, "the session counts the calls not run", func() bool {
+		ls, _ = gateway.ReadSessions(dir)
+		return len(ls) == 1 && ls[0].Calls == 4 && ls[0].NotRun == 3
+	})
+	if s := ls[0].String(); !strings.Contains(s, ": 4 calls (3 not run), 0 running, 0 pending approvals") {
+		t.Errorf("session line %q", s)
 	}
 	cs.Close()
 	waitUntil(t, "the session is gone", func() bool { ls, _ = gateway.ReadSessions(dir); return len(ls) == 0 })
+}
+
+// TestMCPServeApprovalReaskedAfterCockpitRestart: a question whose
+// cockpit went away is asked again of the cockpit running now when the
+// agent retries, not refused as if no cockpit ran.
+func TestMCPServeApprovalReaskedAfterCockpitRestart(t *testing.T) {
+	home := demo(t)
+	first, err := approval.Listen(filepath.Join((&config.Config{Home: home}).ServeDir(), approval.SocketsDir), "the first cockpit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := serveSession(t, home, nil, "--approval-wait", "400ms")
+	call := func() *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call(); res.Meta["modbay/code"] != "approval_pending" {
+		t.Fatalf("first call: %v %s", res.Meta, textOf(res))
+	}
+	nextAsk(t, first)
+	first.Close() // the cockpit quits
+	second := cockpitOf(t, home, "the second cockpit")
+	if res := call(); res.Meta["modbay/code"] != "approval_pending" {
+		t.Fatalf("retry after the restart: %v %s", res.Meta, textOf(res))
+	}
+	q := nextAsk(t, second)
+	if err := second.Answer(q.ID, approval.Once); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the answer crosses the socket
+	// It ran (the fetch itself fails: nothing listens on port 9).
+	if res := call(); res.Meta["modbay/kind"] == "not_run" || res.Meta["modbay/kind"] == "authz" {
+		t.Fatalf("retry after the second cockpit's answer: %v %s", res.Meta, textOf(res))
+	}
+	// history show says whose client asked and who approved.
+	for _, r := range runsOf(t, home) {
+		if rec := recordOf(t, home, r.RunID); rec.Approved {
+			_, out, _ := run(t, "--home", home, "history", "show", r.RunID)
+			if !strings.Contains(out, "by mcp serve for the agent's client test") || !strings.Contains(out, "approved  by the second cockpit\n") {
+				t.Errorf("history show:\n%s", out)
+			}
+		}
+	}
 }

@@ -962,8 +962,13 @@ func TestMCPServeSeesInPlaceEdits(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the edited module ran before its changed tool was judged")
 	}
-	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 {
+	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 ||
+		!strings.Contains(out, "withheld (modbay --home "+home+" mcp pins accept loose_go)") {
 		t.Errorf("mcp pins: exit %d\n%s", code, out)
+	}
+	// A tool not pinned: the error says which home was looked in.
+	if code, _, errOut := run(t, "--home", home, "mcp", "pins", "accept", "no_such_tool"); code != ExitUsage || !strings.Contains(errOut, "(in the home "+home+")") {
+		t.Errorf("accept of a tool not pinned: exit %d %s", code, errOut)
 	}
 }
 
@@ -1007,8 +1012,19 @@ func TestMCPServeRecordsRefusedCalls(t *testing.T) {
 	if unknown == nil || unknown.Module != "" || strings.ContainsRune(unknown.Capability, 0x1b) || unknown.InputRecorded || unknown.NoInputWhy() == "" {
 		t.Errorf("unknown tool's record: %+v", unknown)
 	}
-	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") {
+	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") ||
+		!strings.Contains(out, "\ncalled    render-farm farm.render\n") {
 		t.Errorf("history show: %d\n%s", code, out)
+	}
+	// The tool not served has no module: its row and record name the tool.
+	if code, out, _ := run(t, "--home", home, "history", "show", unknown.RunID); code != ExitOK || !strings.Contains(out, "\ncalled    tool no_such") || !strings.Contains(out, "(not served)\n") {
+		t.Errorf("history show of the unknown tool: %d\n%s", code, out)
+	}
+	_, out, _ := run(t, "--home", home, "history")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, unknown.RunID) && (!strings.Contains(l, "host.not_started tool no_such") || !strings.Contains(l, "(not served)  0s")) {
+			t.Errorf("history row of the unknown tool: %q", l)
+		}
 	}
 
 	// A flood: 40 more unknown calls record up to the bound (20 in all),
@@ -1163,13 +1179,31 @@ func TestMCPServeProxiedLogsAndRoots(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("toggle-simulated-logging: %v %s", err, textOf(res))
 	}
-	select {
-	case l := <-logs:
-		if l.Logger != "everything" || !strings.Contains(fmt.Sprint(l.Data), "message") {
-			t.Errorf("forwarded log: %+v", l)
+	// Logs are forwarded during a call; the server logs every few seconds at
+	// a random level (debug is filtered at its default), so a few calls
+	// that last 6 s each give it several chances.
+	var got *mcp.LoggingMessageParams
+	for i := 0; i < 4 && got == nil; i++ {
+		select {
+		case got = <-logs:
+			continue
+		default:
 		}
-	case <-time.After(10 * time.Second):
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_trigger-long-running-operation", Arguments: map[string]any{"duration": 6, "steps": 3}})
+		if err != nil || res.IsError {
+			t.Fatalf("trigger-long-running-operation: %v %s", err, textOf(res))
+		}
+		select {
+		case got = <-logs:
+		case <-time.After(time.Second):
+		}
+	}
+	if got == nil {
 		t.Error("the server's log message did not reach the client")
+	} else if got.Logger != "everything" || fmt.Sprint(got.Data) == "" {
+		// Any of the server's messages will do: its simulated ones, or
+		// the one it logs when the roots it asked for arrive.
+		t.Errorf("forwarded log: %+v", got)
 	}
 	roots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_get-roots-list", Arguments: map[string]any{}})
 	if err != nil || roots.IsError || !strings.Contains(textOf(roots), prefix) {
@@ -1200,5 +1234,188 @@ func TestMCPServeRefreshWithoutChangeIsQuiet(t *testing.T) {
 	case k := <-changed:
 		t.Errorf("a refresh that changed nothing sent %s/list_changed", k)
 	case <-time.After(3 * time.Second):
+	}
+}
+
+// TestMCPServeAnswersAllBeforeStdinEOF pipes requests with standard input
+// closed right after them (as printf | modbay mcp serve does): every
+// request read is answered before serve exits.
+func TestMCPServeAnswersAllBeforeStdinEOF(t *testing.T) {
+	home := demo(t)
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "--home", home, "mcp", "serve")
+	cmd.Env = append(os.Environ(), asModbayEnv+"=1")
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":"four","method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"no_such_tool"}}`,
+	}, "\n") + "\n")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve exited: %v (stderr %s)", err, errb.String())
+	}
+	got := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("stdout line is not a JSON-RPC message: %q", line)
+		}
+		got[string(msg.ID)] = true
+	}
+	for _, id := range []string{"1", "2", "3", `"four"`, "5"} {
+		if !got[id] {
+			t.Errorf("request %s not answered; answered %v", id, got)
+		}
+	}
+}
+
+// Project skills come from the workspace serve was given, not from the
+// folder the client started it in (this test's, the repository's).
+func TestMCPServeSkillsFollowTheWorkspace(t *testing.T) {
+	home := demo(t)
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".agents", "skills", "ws-only")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: ws-only\ndescription: A skill of the workspace's project.\n---\nUse it.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for p, err := range cs.Prompts(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if got := names(serveSession(t, home, nil, "--workspace", ws)); !slices.Contains(got, "skill_ws-only") {
+		t.Errorf("prompts with --workspace %s: %v", ws, got)
+	}
+	// Without --workspace, the home's workspace: the skill is not there.
+	if got := names(serveSession(t, home, nil)); slices.Contains(got, "skill_ws-only") {
+		t.Errorf("prompts without --workspace: %v", got)
+	}
+	// modbay skills lists what serve offers for the same --workspace.
+	if code, out, stderr := run(t, "--home", home, "--workspace", ws, "skills", "list"); code != 0 || !strings.Contains(out, "ws-only") {
+		t.Errorf("skills list --workspace: exit %d %s %s", code, out, stderr)
+	}
+}
+
+// A long job of a built-in example (a home without modules), started
+// through serve and left running once the call's follow bound passed, is
+// listed and waited for from the CLI: jobs list prints the line that
+// resumes it, and that very line polls it to its end.
+func TestMCPServeExampleJobWaitedFromTheCLI(t *testing.T) {
+	home := t.TempDir() // no modules: the built-in examples are served
+	ws := t.TempDir()
+	cs := serveSession(t, home, nil, "--follow", "300ms", "--workspace", ws)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	runID, _ := sc["run_id"].(string)
+	if res.IsError || runID == "" || sc["following"] != false {
+		t.Fatalf("want the job's handle: %s %v", textOf(res), sc)
+	}
+	// Another session (each Inspector CLI command starts its own serve)
+	// may not follow it, and says how a person does.
+	other := serveSession(t, home, nil, "--workspace", ws)
+	w, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "modbay_job_wait", Arguments: map[string]any{"run_id": runID}})
+	if err != nil || !w.IsError || w.Meta["modbay/code"] != "unknown_job" || !strings.Contains(textOf(w), "--examples jobs wait "+runID) {
+		t.Errorf("another session's job wait: %v %s %v", err, textOf(w), w.Meta)
+	}
+	code, out, stderr := run(t, "--home", home, "jobs", "list")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, runID) {
+			line = l
+		}
+	}
+	_, wait, ok := strings.Cut(line, "(not polled: ")
+	if code != 0 || !ok || !strings.HasSuffix(wait, ")") {
+		t.Fatalf("jobs list: exit %d %s\n%s", code, stderr, out)
+	}
+	words := strings.Fields(strings.TrimSuffix(wait, ")"))
+	if words[0] != "modbay" || !slices.Contains(words, "--examples") || !slices.Contains(words, ws) || words[len(words)-1] != runID {
+		t.Fatalf("the resume line %q", wait)
+	}
+	code, out, stderr = run(t, words[1:]...)
+	if code != 0 || !strings.Contains(out, "rendered 8 frames of cube") {
+		t.Fatalf("%s: exit %d\n%s\n%s", wait, code, out, stderr)
+	}
+	if rec := recordOf(t, home, runID); rec.Status != history.StatusOK || rec.Job == nil || rec.Job.State != "succeeded" {
+		t.Errorf("after jobs wait: status %s job %+v", rec.Status, rec.Job)
+	}
+	if _, out, _ := run(t, "--home", home, "jobs", "list"); strings.Contains(out, runID) {
+		t.Errorf("jobs list after the job ended:\n%s", out)
+	}
+}
+
+// A proxied server's notifications/tools/list_changed refreshes the
+// catalogue: serve's client gets its own list_changed and the new tool,
+// which it can call.
+func TestMCPServeProxiedToolsListChanged(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no python3")
+		}
+		t.Skip("no python3")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "mcp", "testdata", "servers", "echo_server.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, _ := os.UserHomeDir()
+	home := t.TempDir()
+	writeConfig(t, home, fmt.Sprintf("mcp_servers:\n  py:\n    command: %q\n    args: [%q]\n    env: {HOME: %q}\n    roots: {%q: ro}\n",
+		py, script, user, filepath.Dir(script)))
+	// Twice: a first serve process lists the server's tools afresh, the
+	// second starts from the list it cached.
+	for round := 1; round <= 2; round++ {
+		changed := make(chan struct{}, 8)
+		cs := serveSession(t, home, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			changed <- struct{}{}
+		}})
+		ctx := context.Background()
+		before := listTools(t, cs)
+		if before["py_grow"] == nil {
+			t.Fatalf("round %d: tools before: %v", round, slices.Sorted(mapsKeys(before)))
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "py_grow", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("round %d: grow: %v %+v", round, err, res)
+		}
+		// The tool's name is the text it answered: grown_ and 8 hex.
+		text := textOf(res)
+		k := strings.LastIndex(text, "grown_")
+		if k < 0 || len(text) < k+len("grown_12345678") {
+			t.Fatalf("round %d: grow answered %q", round, text)
+		}
+		grown := "py_" + text[k:k+len("grown_12345678")]
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: no list_changed reached the client after the server's", round)
+		}
+		if after := listTools(t, cs); after[grown] == nil || before[grown] != nil {
+			t.Fatalf("round %d: %s not among the tools after: %v", round, grown, slices.Sorted(mapsKeys(after)))
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: grown, Arguments: map[string]any{}})
+		if err != nil || res.IsError || !strings.Contains(textOf(res), "I was grown_") {
+			t.Fatalf("round %d: %s: %v %+v", round, grown, err, res)
+		}
+		cs.Close()
 	}
 }

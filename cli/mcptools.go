@@ -76,6 +76,8 @@ func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
 		fmt.Fprintln(o.IO.Out, "no tools would be served (modbay list shows which modules are ready)")
 		return nil
 	}
+	// filtered: a pattern (a flag or config.yaml's mcp_serve:) chose them.
+	filtered := len(o.Tools)+len(o.Exclude) > 0 || (o.Tools == nil && len(cfg.MCPServe.Tools) > 0) || (o.Exclude == nil && len(cfg.MCPServe.Exclude) > 0)
 	for _, l := range list {
 		t := l.Tool
 		pin := ""
@@ -84,7 +86,11 @@ func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
 		}
 		fmt.Fprintf(o.IO.Out, "%s  (%s)%s\n", render.SanitizeLine(t.Name), render.SanitizeLine(t.Title), pin)
 		fmt.Fprintf(o.IO.Out, "    %s\n", render.SanitizeLine(t.Description))
-		fmt.Fprintf(o.IO.Out, "    selected as %s (--tools, --exclude)\n", render.SanitizeLine(l.Select))
+		if filtered {
+			fmt.Fprintf(o.IO.Out, "    selected as %s by the --tools/--exclude patterns\n", render.SanitizeLine(l.Select))
+		} else {
+			fmt.Fprintf(o.IO.Out, "    --tools/--exclude name: %s\n", render.SanitizeLine(l.Select))
+		}
 		if a := t.Annotations; a != nil {
 			var hints []string
 			if a.ReadOnlyHint {

@@ -41,6 +41,22 @@ var ThemeColors = []string{"primary", "secondary", "muted", "success", "warning"
 // editor (E).
 var KeyActions = []string{"quit", "help", "activity", "jump", "pager", "editor"}
 
+// defaultKeyOf is the action of KeyActions each default key belongs to.
+var defaultKeyOf = map[string]string{"q": "quit", "?": "help", "A": "activity", ":": "jump", "O": "pager", "E": "editor"}
+
+// ScreenKeys are, per action of KeyActions, the keys bound by default on
+// the screens the action lives on (its own left out), each with what it
+// does: a rebind onto one would hide it. ui's TestConfigKnowsEveryBoundKey
+// keeps the table equal to the cockpit's key maps.
+var ScreenKeys = map[string]map[string]string{
+	"quit":     {"+": "more server log", "-": "less server log", "/": "filter", ":": "jump to…", "?": "more keys", "A": "activity", "G": "last", "H": "history", "R": "resources & prompts", "a": "arguments", "ctrl+c": "quit", "ctrl+g": "more keys", "ctrl+z": "suspend", "down": "down", "end": "last", "enter": "open", "esc": "close help", "f1": "more keys", "g": "first", "home": "first", "j": "down", "k": "up", "n": "don't run", "pgdown": "detail down", "pgup": "detail up", "r": "rediscover", "s": "skills", "space": "load/unload", "up": "up", "w": "what the agent sees", "x": "unload all", "y": "run it"},
+	"help":     {"#": "line numbers", "+": "more server log", "-": "less server log", "/": "filter", ":": "jump to…", "A": "activity", "C": "read as CSV/TSV", "D": "delete run", "E": "edit a copy", "G": "last", "H": "history", "N": "previous match", "O": "open in pager", "R": "resources & prompts", "S": "sort by column", "X": "cancel the job", "a": "arguments", "b": "page up", "c": "copy invoke line", "ctrl+c": "quit", "ctrl+d": "page down", "ctrl+g": "more keys", "ctrl+o": "open URL in browser", "ctrl+s": "accept (send answer)", "ctrl+u": "page up", "ctrl+z": "suspend", "down": "down", "e": "expand stderr", "end": "last", "enter": "open", "esc": "close help", "f": "follow link", "f1": "more keys", "g": "first", "h": "left", "home": "first", "j": "down", "k": "up", "l": "right", "left": "left", "m": "copy module call", "n": "next match", "o": "open", "p": "pin", "pgdown": "detail down", "pgup": "detail up", "q": "quit", "r": "rediscover", "right": "right", "s": "skills", "space": "page down", "t": "send artifact to…", "tab": "expand/collapse", "up": "up", "v": "source/rendered", "w": "wrap", "x": "raw exchange", "y": "copy JSON path"},
+	"activity": {"#": "line numbers", "+": "more server log", "-": "less server log", "/": "filter", ":": "jump to…", "?": "more keys", "C": "read as CSV/TSV", "D": "delete run", "E": "edit a copy", "G": "last", "H": "history", "N": "previous match", "O": "open in pager", "R": "resources & prompts", "S": "sort by column", "X": "cancel the job", "a": "arguments", "b": "page up", "c": "copy invoke line", "ctrl+c": "quit", "ctrl+d": "page down", "ctrl+g": "more keys", "ctrl+o": "open URL in browser", "ctrl+s": "accept (send answer)", "ctrl+u": "page up", "ctrl+z": "suspend", "down": "down", "e": "expand stderr", "end": "last", "enter": "open", "esc": "close help", "f": "follow link", "f1": "more keys", "g": "first", "h": "left", "home": "first", "j": "down", "k": "up", "l": "right", "left": "left", "m": "copy module call", "n": "next match", "o": "open", "p": "pin", "pgdown": "detail down", "pgup": "detail up", "q": "quit", "r": "rediscover", "right": "right", "s": "skills", "space": "page down", "t": "send artifact to…", "tab": "expand/collapse", "up": "up", "v": "source/rendered", "w": "wrap", "x": "raw exchange", "y": "copy JSON path"},
+	"jump":     {"#": "line numbers", "+": "more server log", "-": "less server log", "/": "filter", "?": "more keys", "A": "activity", "C": "read as CSV/TSV", "D": "delete run", "E": "edit a copy", "G": "last", "H": "history", "N": "previous match", "O": "open in pager", "R": "resources & prompts", "S": "sort by column", "X": "cancel the job", "a": "arguments", "b": "page up", "c": "copy invoke line", "ctrl+c": "quit", "ctrl+d": "page down", "ctrl+g": "more keys", "ctrl+o": "open URL in browser", "ctrl+s": "accept (send answer)", "ctrl+u": "page up", "ctrl+z": "suspend", "down": "down", "e": "expand stderr", "end": "last", "enter": "open", "esc": "close help", "f": "follow link", "f1": "more keys", "g": "first", "h": "left", "home": "first", "j": "down", "k": "up", "l": "right", "left": "left", "m": "copy module call", "n": "next match", "o": "open", "p": "pin", "pgdown": "detail down", "pgup": "detail up", "q": "quit", "r": "rediscover", "right": "right", "s": "skills", "space": "page down", "t": "send artifact to…", "tab": "expand/collapse", "up": "up", "v": "source/rendered", "w": "wrap", "x": "raw exchange", "y": "copy JSON path"},
+	"pager":    {"#": "line numbers", "/": "search", ":": "jump to…", "?": "more keys", "A": "activity", "C": "read as CSV/TSV", "E": "edit a copy", "G": "bottom", "N": "previous match", "S": "sort by column", "b": "page up", "c": "collapse all", "ctrl+c": "quit", "ctrl+d": "page down", "ctrl+g": "more keys", "ctrl+u": "page up", "ctrl+z": "suspend", "down": "down", "e": "expand all", "end": "bottom", "enter": "find", "esc": "close help", "f": "page down", "f1": "more keys", "g": "top", "h": "left", "home": "top", "j": "down", "k": "up", "l": "right", "left": "left", "m": "as markdown/text", "n": "next match", "o": "open", "pgdown": "page down", "pgup": "page up", "r": "re-run", "right": "right", "s": "save a copy", "space": "page down", "t": "send artifact to…", "tab": "expand/collapse", "up": "up", "v": "source/rendered", "w": "wrap", "x": "raw exchange", "y": "copy JSON path"},
+	"editor":   {"#": "line numbers", "/": "search", ":": "jump to…", "?": "more keys", "A": "activity", "C": "read as CSV/TSV", "G": "bottom", "N": "previous match", "O": "open in pager", "S": "sort by column", "b": "page up", "c": "collapse all", "ctrl+c": "quit", "ctrl+d": "page down", "ctrl+g": "more keys", "ctrl+u": "page up", "ctrl+z": "suspend", "down": "down", "e": "expand all", "end": "bottom", "enter": "find", "esc": "close help", "f": "page down", "f1": "more keys", "g": "top", "h": "left", "home": "top", "j": "down", "k": "up", "l": "right", "left": "left", "m": "as markdown/text", "n": "next match", "o": "open", "pgdown": "page down", "pgup": "page up", "r": "re-run", "right": "right", "s": "save a copy", "space": "page down", "t": "send artifact to…", "tab": "expand/collapse", "up": "up", "v": "source/rendered", "w": "wrap", "x": "raw exchange", "y": "copy JSON path"},
+}
+
 // reservedKeys are the keys every list and form moves and answers with:
 // no action may take one (the action would shadow it where both apply).
 var reservedKeys = []string{"up", "down", "left", "right", "enter", "esc", "tab", "space", "j", "k", "/", "ctrl+c", "ctrl+g", "ctrl+z"}
@@ -56,14 +72,14 @@ var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 // used, naming it.
 func (t Theme) check() error {
 	if t.Name != "" && !slices.Contains(ThemeNames, t.Name) {
-		return fmt.Errorf("name: %q is not one of %s", t.Name, strings.Join(ThemeNames, ", "))
+		return &atError{[]string{"name"}, fmt.Sprintf("name: %q is not one of %s", t.Name, strings.Join(ThemeNames, ", "))}
 	}
 	for _, name := range sortedKeys(t.Colors) {
 		if !slices.Contains(ThemeColors, name) {
-			return fmt.Errorf("colors: %q is not a colour of the palette (%s)", name, strings.Join(ThemeColors, ", "))
+			return &atError{[]string{"colors", name}, fmt.Sprintf("colors: %q is not a colour of the palette (%s)", name, strings.Join(ThemeColors, ", "))}
 		}
 		if !validColor(t.Colors[name]) {
-			return fmt.Errorf("colors.%s: %q is not a colour (#rrggbb, #rgb or 0–255)", name, t.Colors[name])
+			return &atError{[]string{"colors", name}, fmt.Sprintf("colors.%s: %q is not a colour (#rrggbb, #rgb or 0–255)", name, t.Colors[name])}
 		}
 	}
 	return nil
@@ -86,16 +102,23 @@ func checkKeys(keys map[string]string) error {
 	for _, action := range sortedKeys(keys) {
 		k := keys[action]
 		if !slices.Contains(KeyActions, action) {
-			return fmt.Errorf("%q is not an action that can be rebound (%s)", action, strings.Join(KeyActions, ", "))
+			return &atError{[]string{action}, fmt.Sprintf("%q is not an action that can be rebound (%s)", action, strings.Join(KeyActions, ", "))}
 		}
 		if !validKey(k) {
-			return fmt.Errorf("%s: %q is not a key (one character, or a name such as ctrl+o, alt+j, f2)", action, k)
+			return &atError{[]string{action}, fmt.Sprintf("%s: %q is not a key (one character, or a name such as ctrl+o, alt+j, f2)", action, k)}
 		}
 		if slices.Contains(reservedKeys, k) {
-			return fmt.Errorf("%s: %q moves or answers in every list and form; choose another key", action, k)
+			return &atError{[]string{action}, fmt.Sprintf("%s: %q moves or answers in every list and form; choose another key", action, k)}
 		}
 		if other, ok := by[k]; ok {
-			return fmt.Errorf("%s: %q is already the key of %s", action, k, other)
+			return &atError{[]string{action}, fmt.Sprintf("%s: %q is already the key of %s", action, k, other)}
+		}
+		// Another binding of the action's screens, unless it is the
+		// default key of an action rebound away from it.
+		if what, ok := ScreenKeys[action][k]; ok {
+			if other, freed := defaultKeyOf[k]; !freed || keys[other] == "" || keys[other] == k {
+				return &atError{[]string{action}, fmt.Sprintf("%s: %q is already the key of %q where %s is bound; choose another key", action, k, what, action)}
+			}
 		}
 		by[k] = action
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 
 	"modbay/modproto"
 )
@@ -250,10 +252,10 @@ func Load(home string) (*Config, error) {
 		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "mcp_serve"), Msg: "mcp_serve: " + err.Error()}
 	}
 	if err := c.Theme.check(); err != nil {
-		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "theme"), Msg: "theme: " + err.Error()}
+		return nil, sectionError(home, b, "theme", err)
 	}
 	if err := checkKeys(c.Keys); err != nil {
-		return nil, &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, "keys"), Msg: "keys: " + err.Error()}
+		return nil, sectionError(home, b, "keys", err)
 	}
 	c.Home = home
 	if c.Workspace == "" {
@@ -329,6 +331,62 @@ func fileError(path string, err error) *FileError {
 		}
 	}
 	return fe
+}
+
+// atError is a problem of the value at a path below a section
+// ("colors.danger", "pager"), so the file error can point at the value.
+type atError struct {
+	at  []string
+	msg string
+}
+
+func (e *atError) Error() string { return e.msg }
+
+// sectionError is err of section's value as a FileError at the offending
+// value's line and column (the section's line when they cannot be found).
+func sectionError(home string, b []byte, section string, err error) *FileError {
+	fe := &FileError{Path: filepath.Join(home, FileName), Line: keyLine(b, section), Msg: section + ": " + err.Error()}
+	if ae, ok := err.(*atError); ok {
+		if l, c := valuePos(b, append([]string{section}, ae.at...)); l > 0 {
+			fe.Line, fe.Column = l, c
+		}
+	}
+	return fe
+}
+
+// valuePos is the 1-based line and column of the value at path (mapping
+// keys from the top) in b, 0, 0 when it is not found.
+func valuePos(b []byte, path []string) (line, col int) {
+	defer func() {
+		if recover() != nil { // the parser panics on some malformed input
+			line, col = 0, 0
+		}
+	}()
+	f, err := parser.ParseBytes(b, 0)
+	if err != nil || len(f.Docs) == 0 {
+		return 0, 0
+	}
+	n := f.Docs[0].Body
+	for _, k := range path {
+		m, ok := n.(*ast.MappingNode)
+		if !ok {
+			return 0, 0
+		}
+		var next ast.Node
+		for _, v := range m.Values {
+			if v.Key != nil && v.Key.String() == k {
+				next = v.Value
+			}
+		}
+		if next == nil {
+			return 0, 0
+		}
+		n = next
+	}
+	if t := n.GetToken(); t != nil && t.Position != nil {
+		return t.Position.Line, t.Position.Column
+	}
+	return 0, 0
 }
 
 // keyLine is the 1-based line of b where top-level key starts, 0 when

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -50,6 +51,11 @@ type MCPServer struct {
 	// mode, RootRO, RootRW or RootRWX; nothing else of the host's files
 	// but the system trees is reachable when the sandbox applies.
 	Roots map[string]string `yaml:"roots,omitempty"`
+	// Needs maps host directories the server needs only to start (an npm
+	// cache, an installed package's node_modules) to their mode, as Roots:
+	// in its sandbox, never announced to it as MCP roots, so a server that
+	// takes its roots as allowed folders does not take these.
+	Needs map[string]string `yaml:"needs,omitempty"`
 	// Limits bound the server: its reply size, and a stdio server's
 	// process limits (docs/containment.md).
 	Limits MCPLimits `yaml:"limits,omitempty"`
@@ -131,8 +137,8 @@ func CheckMCPServer(id string, s MCPServer) error {
 		}
 		return fmt.Errorf("mcp_servers.%s: has both command and url; keep one", id)
 	case "http":
-		if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" || len(s.Roots) > 0 {
-			return fmt.Errorf("mcp_servers.%s: args, env, cwd and roots are for stdio servers, not a url", id)
+		if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" || len(s.Roots) > 0 || len(s.Needs) > 0 {
+			return fmt.Errorf("mcp_servers.%s: args, env, cwd, roots and needs are for stdio servers, not a url", id)
 		}
 		if !strings.HasPrefix(s.URL, "https://") && !strings.HasPrefix(s.URL, "http://") {
 			return fmt.Errorf("mcp_servers.%s: url %q is not http(s)", id, s.URL)
@@ -160,15 +166,60 @@ func CheckMCPServer(id string, s MCPServer) error {
 	if s.LogLevel != "" && !slices.Contains(MCPLogLevels, s.LogLevel) {
 		return fmt.Errorf("mcp_servers.%s: log_level %q is not one of %s", id, s.LogLevel, strings.Join(MCPLogLevels, ", "))
 	}
-	for _, p := range slices.Sorted(mapKeys(s.Roots)) {
-		if !strings.HasPrefix(p, "/") {
-			return fmt.Errorf("mcp_servers.%s: root %q must be absolute", id, p)
-		}
-		if m := s.Roots[p]; m != RootRO && m != RootRW && m != RootRWX {
-			return fmt.Errorf("mcp_servers.%s: root %s: mode %q is not ro, rw or rwx", id, p, m)
+	for _, kind := range []struct {
+		name  string
+		roots map[string]string
+	}{{"root", s.Roots}, {"need", s.Needs}} {
+		for _, p := range slices.Sorted(mapKeys(kind.roots)) {
+			if !strings.HasPrefix(p, "/") {
+				return fmt.Errorf("mcp_servers.%s: %s %q must be absolute", id, kind.name, p)
+			}
+			if m := kind.roots[p]; m != RootRO && m != RootRW && m != RootRWX {
+				return fmt.Errorf("mcp_servers.%s: %s %s: mode %q is not ro, rw or rwx", id, kind.name, p, m)
+			}
 		}
 	}
 	return nil
+}
+
+// AdvertisedRoots are the roots a stdio server is told of (MCP
+// roots/list): its Roots, less those that are start-up needs written
+// before Needs existed, an rwx root that is its npm_config_cache or a
+// root named node_modules (StartupRoot); Needs never are. By path.
+func (s MCPServer) AdvertisedRoots() map[string]string {
+	out := map[string]string{}
+	for p, m := range s.Roots {
+		if !s.StartupRoot(p) {
+			out[p] = m
+		}
+	}
+	return out
+}
+
+// StartupRoot reports whether root p of Roots is recognisably one the
+// server needs only to start, as import wrote it before Needs existed:
+// its npm cache (rwx, the Env's npm_config_cache) or a node_modules folder.
+func (s MCPServer) StartupRoot(p string) bool {
+	if _, ok := s.Roots[p]; !ok {
+		return false
+	}
+	if s.Roots[p] == RootRWX && s.Env["npm_config_cache"] == p {
+		return true
+	}
+	return filepath.Base(p) == "node_modules"
+}
+
+// SandboxRoots are every host directory the server's sandbox holds, by
+// path: its Roots and its Needs (a path in both takes the Roots' mode).
+func (s MCPServer) SandboxRoots() map[string]string {
+	out := map[string]string{}
+	for p, m := range s.Needs {
+		out[p] = m
+	}
+	for p, m := range s.Roots {
+		out[p] = m
+	}
+	return out
 }
 
 // mapKeys yields m's keys.

@@ -66,8 +66,9 @@ var (
 	requestIDRE = regexp.MustCompile(`req_[0-9a-f]{32}`)
 	runIDRE     = regexp.MustCompile(`run_[0-9a-z]{8,}`)
 	// runDirRE matches the host's per-run directories (a module's cwd,
-	// an MCP server's session directory).
-	runDirRE = regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(os.TempDir())) + `/modbay-(?:run|mcp-[A-Za-z0-9._-]+?)-[0-9]+`)
+	// named modbay-run-<host pid>.<host start>-<random>, or an older
+	// host's modbay-run-<random>; an MCP server's session directory).
+	runDirRE = regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(os.TempDir())) + `/modbay-(?:run-(?:[0-9]+\.[0-9]+-)?|mcp-[A-Za-z0-9._-]+?-)[0-9]+`)
 )
 
 // timeRE matches an RFC 3339 timestamp: when a run happened never counts.

@@ -24,6 +24,7 @@ func TestNormalizerPlaceholders(t *testing.T) {
 		"req_ffffffffffffffffffffffffffffffff":        "<request_id>",
 		"run_abc123def456":                            "<run_id>",
 		tmp + "/modbay-run-123456/work":               "<run_dir>/work",
+		tmp + "/modbay-run-42.806644-1948208136/work": "<run_dir>/work",
 		tmp + "/modbay-mcp-everything-3713413893/tmp": "<run_dir>/tmp",
 		"at 2026-12-01T19:16:57.123Z":                 "at <time>",
 		"/home/u/ws/notes/a.md":                       "<workspace>/notes/a.md",

@@ -91,8 +91,12 @@ func TestEnforcementString(t *testing.T) {
 	if Probe().MountNS {
 		fs, meta = fs+FilesystemMountNS, MetadataReadOnly
 	}
+	net := NetworkNamespace
+	if Probe().Root {
+		net = NetworkNamespaceShared
+	}
 	want := "processes: pid namespace\nfilesystem: " + fs +
-		"\nnetwork: namespace + no sockets (seccomp)\ncapabilities: dropped\nterminal: own session\nsignals: landlock scope + pid namespace" +
+		"\nnetwork: " + net + " + no sockets (seccomp)\ncapabilities: dropped\nterminal: own session\nsignals: landlock scope + pid namespace" +
 		"\nunix sockets: refused (seccomp)\ndescriptors: closed above 2\nmetadata: " + meta + "\nlimits: open files 64, cpu 5 s"
 	if enf.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", enf, want)

@@ -17,6 +17,11 @@ const (
 	ProcessesGroup = "process group"
 	// NetworkNamespace: a fresh network namespace (only lo, down).
 	NetworkNamespace = "namespace"
+	// NetworkNamespaceShared: the host process's one empty network
+	// namespace (only lo, down), which its runs without the network share;
+	// only ever with NetworkNoSockets, so no run can open a socket in it
+	// (contain.enterNetNS).
+	NetworkNamespaceShared = NetworkNamespace + " (shared, empty)"
 	// NetworkGranted: the call was granted the network; nothing is
 	// withheld.
 	NetworkGranted = "granted"
@@ -87,8 +92,9 @@ type Enforcement struct {
 	// or "not enforced (why)"; FilesystemExecNarrow ends it when
 	// execution was narrowed.
 	Filesystem string `json:"filesystem"`
-	// Network: "namespace + no sockets (seccomp)" when both apply, else
-	// NetworkNamespace, NetworkNoSockets, NetworkLandlockTCP, or
+	// Network: "namespace + no sockets (seccomp)" when both apply (as
+	// root "namespace (shared, empty) + no sockets (seccomp)",
+	// NetworkNamespaceShared), else NetworkNamespace, NetworkNoSockets, NetworkLandlockTCP, or
 	// NetworkGranted when the call was granted the network, or "not
 	// enforced (why)".
 	Network string `json:"network"`

@@ -70,6 +70,10 @@ type plan struct {
 	pidNS  bool
 	netNS  bool
 	userNS bool
+	// threadNet: the spawning thread enters the network namespace itself
+	// (as root, no user namespace): the shared empty one when seccomp
+	// refuses every socket, else a fresh one (enterNetNS).
+	threadNet bool
 }
 
 // forceUserNS makes Start use a user namespace even as root (benchmarks
@@ -91,7 +95,11 @@ func planFor(spec Spec, sup Support) plan {
 	}
 	if !spec.Network && sup.NetNS {
 		p.netNS = true
-		p.flags |= syscall.CLONE_NEWNET
+		if p.userNS {
+			p.flags |= syscall.CLONE_NEWNET
+		} else {
+			p.threadNet = true
+		}
 	}
 	return p
 }
@@ -301,12 +309,16 @@ func restrictAndStart(cmd *exec.Cmd, spec Spec, hooks Hooks, sup Support, pl pla
 	}
 	seccompOn := enf.UnixSockets == UnixSocketsRefused
 	enf.Metadata = metadataText(mountErr == nil, seccompOn, enf.UnixSockets)
+	netNS := NetworkNamespace
+	if pl.threadNet && enterNetNS(seccompOn) {
+		netNS = NetworkNamespaceShared
+	}
 
 	switch {
 	case spec.Network:
 		enf.Network = NetworkGranted
 	case pl.netNS && seccompOn:
-		enf.Network = NetworkNamespace + " + " + NetworkNoSockets // namespace confirmed by observe
+		enf.Network = netNS + " + " + NetworkNoSockets // namespace confirmed by observe
 	case pl.netNS:
 		enf.Network = NetworkNamespace
 	case seccompOn:

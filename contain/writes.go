@@ -4,11 +4,10 @@ package contain
 
 import (
 	"errors"
-	"io/fs"
-	"path/filepath"
+	"io"
+	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +25,10 @@ const (
 	// writePoll is how often a run's filesystems are asked their use; a
 	// run may pass a bound by what it writes in that time.
 	writePoll = 250 * time.Millisecond
+	// maxWriteDepth bounds the directory levels one confirming walk
+	// descends (each holds a descriptor open); deeper, the walk is
+	// incomplete and the growth is taken as the run's.
+	maxWriteDepth = 512
 	// maxWriteWalk bounds the entries one confirming walk visits; past
 	// it the filesystems' growth is taken as the run's.
 	maxWriteWalk = 1_000_000
@@ -216,43 +219,99 @@ func (w *writeWatch) over(b, f int64) bool {
 
 // walk counts the allocated bytes (blocks, so a sparse file costs what it
 // holds) and the entries changed since the run started under the
-// writable paths, each inode once, following no symlink; complete is
-// false past maxWriteWalk entries.
+// writable paths, each inode once, following no symlink. It walks by
+// directory descriptors (openat, getdents, fstatat), so no path grows
+// past PATH_MAX however deep the tree; complete is false past
+// maxWriteWalk entries or maxWriteDepth levels, or when any entry could
+// not be read (gone is fine: it holds nothing).
 func (w *writeWatch) walk() (bytes, files int64, complete bool) {
 	type inode struct{ dev, ino uint64 }
 	seen := map[inode]bool{}
 	visited := 0
-	errStop := errors.New("stop")
+	complete = true
+	count := func(st *unix.Stat_t) {
+		if time.Unix(st.Ctim.Unix()).Before(w.since) {
+			return
+		}
+		k := inode{st.Dev, st.Ino}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		files++
+		bytes += st.Blocks * 512
+	}
+	// dir counts the entries of the open directory fd (closing it).
+	var dir func(fd, depth int) bool
+	dir = func(fd, depth int) bool {
+		f := os.NewFile(uintptr(fd), "dir")
+		defer f.Close()
+		for {
+			names, err := f.Readdirnames(256)
+			for _, name := range names {
+				if visited++; visited > maxWriteWalk {
+					return false
+				}
+				var st unix.Stat_t
+				if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+					if errors.Is(err, unix.ENOENT) {
+						continue
+					}
+					return false
+				}
+				count(&st)
+				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					continue
+				}
+				if depth+1 > maxWriteDepth {
+					return false
+				}
+				sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				if err != nil {
+					if errors.Is(err, unix.ENOENT) {
+						continue
+					}
+					return false
+				}
+				if !dir(sub, depth+1) {
+					return false
+				}
+			}
+			if err == io.EOF || (err == nil && len(names) == 0) {
+				return true
+			}
+			if err != nil {
+				return false
+			}
+		}
+	}
 	for _, root := range w.paths {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // gone or unreadable: not counted
+		fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			var st unix.Stat_t
+			if err := unix.Lstat(root, &st); err != nil {
+				return bytes, files, false
 			}
-			if visited++; visited > maxWriteWalk {
-				return errStop
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			st, ok := info.Sys().(*syscall.Stat_t)
-			if !ok || time.Unix(st.Ctim.Unix()).Before(w.since) {
-				return nil
-			}
-			k := inode{st.Dev, st.Ino}
-			if seen[k] {
-				return nil
-			}
-			seen[k] = true
-			files++
-			bytes += st.Blocks * 512
-			return nil
-		})
-		if err == errStop {
+			count(&st)
+			continue
+		}
+		if err != nil {
+			return bytes, files, false
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return bytes, files, false
+		}
+		count(&st)
+		if visited++; !dir(fd, 0) {
 			return bytes, files, false
 		}
 	}
-	return bytes, files, true
+	return bytes, files, complete
 }
 
 // finish stops the poll and, once, checks again (what a run wrote just

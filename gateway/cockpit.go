@@ -52,10 +52,23 @@ type ask struct {
 // name.
 func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (res *mcp.CallToolResult, by string, asked bool) {
 	key := callKey(req)
+	// A question whose cockpits all went away (a restart) is asked again
+	// of the cockpits listening now, once per call.
+	for try := 0; ; try++ {
+		res, by, asked, gone := s.askCockpitOnce(ctx, req, st, e, plan, key)
+		if !gone || try > 0 {
+			return res, by, asked
+		}
+	}
+}
+
+// askCockpitOnce is one askCockpit: gone when the question it waited on
+// was withdrawn because every cockpit went away.
+func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan, key string) (res *mcp.CallToolResult, by string, asked, gone bool) {
 	now := time.Now()
 	s.mu.Lock()
 	a := s.asks[key]
-	if a != nil && now.After(a.expires) {
+	if a != nil && (now.After(a.expires) || a.withdrawn()) {
 		delete(s.asks, key)
 		a = nil
 	}
@@ -64,7 +77,7 @@ func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *s
 		q := question(st, e, plan)
 		p, err := approval.Ask(s.opts.Cockpits, q)
 		if err != nil {
-			return nil, "", false
+			return nil, "", false, false
 		}
 		a = &ask{st: st, id: q.ID, p: p, expires: now.Add(s.opts.ApprovalKeep)}
 		s.mu.Lock()
@@ -95,7 +108,7 @@ func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *s
 		s.notRun(plan, st, why)
 		return toolError(string(modproto.KindNotRun), CodeApprovalPending, fmt.Sprintf(
 			"approval pending (id %s): approve it in the modbay cockpit, then call again with the same input; nothing ran. "+
-				"An answer given within %s applies to this same call.", a.id, s.opts.ApprovalKeep)), "", true
+				"An answer given within %s applies to this same call.", a.id, s.opts.ApprovalKeep)), "", true, false
 	}
 	s.mu.Lock()
 	if s.asks[key] == a {
@@ -109,21 +122,39 @@ func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *s
 	}
 	switch ans.Decision {
 	case approval.Once:
-		return nil, by, true
+		return nil, by, true, false
 	case approval.Session:
 		st.approvals.Allow(plan)
-		return nil, by + " (for this session)", true
+		return nil, by + " (for this session)", true, false
 	case approval.Deny:
 		s.notRun(plan, st, "not run: denied in "+by)
-		return toolError(string(modproto.KindAuthz), "", fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
-			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true
+		return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
+			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true, false
 	}
-	return nil, "", false // withdrawn unanswered: every cockpit went away
+	return nil, "", false, true // withdrawn unanswered: every cockpit went away
+}
+
+// withdrawn reports whether a's question ended without an answer.
+func (a *ask) withdrawn() bool {
+	select {
+	case <-a.p.Done():
+		return a.p.Answer().Decision == ""
+	default:
+		return false
+	}
 }
 
 // CodeApprovalPending is the error code of a call that waited for an
 // approval in the cockpit and got none yet (kind not_run).
 const CodeApprovalPending = "approval_pending"
+
+// CodeDenied is the error code of a call a person denied (kind authz);
+// CodeNoCancelCapability of a job cancel its capability cannot do
+// (kind not_run). docs/protocol.md §15 lists both.
+const (
+	CodeDenied             = "denied"
+	CodeNoCancelCapability = "no_cancel_capability"
+)
 
 // waitAnswer waits up to ApprovalWait for a's answer, sending progress
 // when the client gave a token; false when the wait ended first.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -119,9 +120,11 @@ type Server struct {
 	// (JSON), so a refresh adds and removes only what changed (refreshMu).
 	servedPrompts, servedResources map[string]string
 	// transport is "stdio" or "http", as the sessions are listed; pubMu
-	// serializes their publication.
+	// serializes their publication; pubDue is set while a coalesced
+	// publication (sessionsChanged) waits to be written.
 	transport string
 	pubMu     sync.Mutex
+	pubDue    atomic.Bool
 	sessions  map[*mcp.ServerSession]*session
 
 	// runs counts calls in flight; base is cancelled when Run ends, which
@@ -129,6 +132,10 @@ type Server struct {
 	runs   sync.WaitGroup
 	base   context.Context
 	cancel context.CancelFunc
+	// eof ends when standard input closed (Server.Stdio): calls stop
+	// following their jobs and answer with the handle.
+	eof    context.Context
+	eofEnd context.CancelFunc
 }
 
 // New builds a Server from opts, falling back to the config's mcp_serve:.
@@ -162,6 +169,7 @@ func New(opts Options) *Server {
 		s.opts.Discover = func(ctx context.Context) []*runner.Module { return s.host().Discover(ctx) }
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	s.eof, s.eofEnd = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "modbay", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "modbay runs each tool's module contained, asks before effects that need approval, and records every call in its history.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{ListChanged: true},
@@ -434,8 +442,9 @@ type session struct {
 	// lastCost the last known cost of each capability called (costKey).
 	spent    float64
 	lastCost map[string]float64
-	// calls counts its tool calls, running those in flight (mu).
-	calls, running int
+	// calls counts its tool calls, running those in flight and notRun
+	// those answered with nothing run: refused, or not approved (mu).
+	calls, running, notRun int
 }
 
 // maxLastCosts bounds the capabilities whose last cost a session keeps.

@@ -55,7 +55,15 @@ func (s *Server) jobTool(do func(context.Context, *mcp.CallToolRequest, *session
 		mine := st.jobs[in.RunID]
 		st.mu.Unlock()
 		if !mine || s.opts.History == nil {
-			return toolError(string(modproto.KindNotFound), "unknown_job", fmt.Sprintf("run %s is not a job this session started", render.SanitizeLine(in.RunID))), nil
+			why := fmt.Sprintf("run %s is not a job this session started", render.SanitizeLine(in.RunID))
+			if s.opts.History != nil {
+				// Another session's (an earlier serve process's): say how a
+				// person follows it.
+				if rec, err := s.opts.History.Get(in.RunID); err == nil && rec.Job != nil {
+					why += fmt.Sprintf(" (a session follows only its own jobs; a person follows this one with %s)", rec.Repeat.Line("jobs", "wait", rec.RunID))
+				}
+			}
+			return toolError(string(modproto.KindNotFound), "unknown_job", why), nil
 		}
 		rec, err := s.opts.History.Get(in.RunID)
 		if err != nil {
@@ -114,6 +122,7 @@ func (s *Server) jobWait(ctx context.Context, req *mcp.CallToolRequest, st *sess
 	runCtx, detach := context.WithCancel(ctx)
 	defer detach()
 	f.detach = detach
+	defer context.AfterFunc(s.eof, f.endFollowing)()
 	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
 	res, err := s.host().ResumeJob(runCtx, m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(f.event)})
 	_, _ = run.Finish(res, err)
@@ -136,7 +145,7 @@ func (s *Server) jobCancel(ctx context.Context, req *mcp.CallToolRequest, st *se
 	}
 	plan, err := s.opts.History.PlanCancel(s.host(), m, rec)
 	if errors.Is(err, history.ErrNoCancel) {
-		return toolError(string(modproto.KindNotRun), "", fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
+		return toolError(string(modproto.KindOf(CodeNoCancelCapability)), CodeNoCancelCapability, fmt.Sprintf("%s %s declares no cancel_capability: modbay cannot cancel job %s; it goes on in the module",
 			render.SanitizeLine(rec.Module), render.SanitizeLine(rec.Capability), render.SanitizeLine(rec.Job.ID)))
 	}
 	if err != nil {

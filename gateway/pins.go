@@ -20,6 +20,7 @@ import (
 
 	"modbay/modproto"
 	"modbay/render"
+	"modbay/runner"
 )
 
 // PinsFile is the tool pins' file under <home>/serve (docs/gateway.md
@@ -257,9 +258,11 @@ func (s *Server) pin(next map[string]*entry) map[string]withheldTool {
 		clear(next)
 		return withheld
 	}
+	rep := runner.GlobalsOf(s.host().Config())
+	rep.Workspace, rep.Examples = "", false // pins live in the home alone
 	for name := range changed {
 		withheld[name] = withheldTool{e: next[name], why: fmt.Sprintf("the definition of tool %q changed since it was pinned (its description, schemas, annotations or module); "+
-			"it is withheld until a person accepts it: `modbay mcp pins` shows it, `modbay mcp pins accept %s` accepts it", name, name)}
+			"it is withheld until a person accepts it: `%s` shows it, `%s` accepts it", name, rep.Line("mcp", "pins"), rep.Line("mcp", "pins", "accept", name))}
 		delete(next, name)
 	}
 	return withheld
@@ -289,11 +292,11 @@ func (s *Server) refuseWithheld(next mcp.MethodHandler) mcp.MethodHandler {
 			_, served := s.tools[r.Params.Name]
 			s.mu.Unlock()
 			if held {
-				s.refused(r.Session, w.e, r.Params.Name, r.Params.Arguments, "tool_changed: "+w.why)
+				s.refused(r.Session, w.e, r.Params.Name, r.Params.Arguments, "tool_changed: "+w.why, false)
 				return toolError(string(modproto.KindNotRun), CodeToolChanged, w.why+"; nothing ran"), nil
 			}
 			if !served && !reservedTools[r.Params.Name] {
-				s.refused(r.Session, nil, r.Params.Name, nil, "unknown tool: no tool of this name is served")
+				s.refused(r.Session, nil, r.Params.Name, nil, "unknown tool: no tool of this name is served", false)
 			}
 		}
 		return next(ctx, method, req)

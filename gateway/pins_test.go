@@ -72,7 +72,7 @@ func TestPinningWithholdsAChangedTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || res.Meta[MetaCode] != CodeToolChanged || !strings.Contains(textOf(res), "modbay mcp pins accept words_count") {
+	if !res.IsError || res.Meta[MetaCode] != CodeToolChanged || !strings.Contains(textOf(res), runner.Globals{Home: home}.Line("mcp", "pins", "accept", "words_count")) {
 		t.Errorf("call of a withheld tool: %v %s", res.Meta, textOf(res))
 	}
 	all, _ = pins.Load()

@@ -289,6 +289,8 @@ type follower struct {
 	started bool
 	due     bool
 	fired   bool
+	// eof is set when standard input closed: a job is no longer followed.
+	eof bool
 	// firstPolls and lastPolls are the job's poll counts when following
 	// began and at the last event.
 	firstPolls, lastPolls int
@@ -323,7 +325,7 @@ func (f *follower) event(ev runner.Event) {
 			}
 		}
 		f.lastPolls = j.Polls
-		stopNow := f.due && j.Polls > f.firstPolls && !runner.IsTerminalJobState(j.State)
+		stopNow := (f.due && j.Polls > f.firstPolls || f.eof) && !runner.IsTerminalJobState(j.State)
 		f.mu.Unlock()
 		msg := "job " + render.SanitizeLine(j.ID) + ": " + render.SanitizeLine(j.State)
 		if j.Detail != "" {
@@ -370,6 +372,18 @@ func (f *follower) log(l *runner.LogLine) {
 var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // stop stops following: the run ends detached, the job goes on.
+// endFollowing stops following a job, at once or at its first event, as
+// the client stopped sending (a plain run goes on to its answer).
+func (f *follower) endFollowing() {
+	f.mu.Lock()
+	f.eof = true
+	now := f.started
+	f.mu.Unlock()
+	if now {
+		f.stop()
+	}
+}
+
 func (f *follower) stop() {
 	f.mu.Lock()
 	f.fired = true

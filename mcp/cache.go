@@ -55,60 +55,14 @@ type listState struct {
 	// Hints are the tools' annotations as given, by tool name, for the
 	// approval of a cached list's tools.
 	Hints map[string]runner.ToolHints `json:"hints,omitempty"`
+	// Session is what the server said as its last session started.
+	Session *ServerSession `json:"session,omitempty"`
+	// LogLevel is the log level the person last chose for the server
+	// (SetLogLevel), one of LogLevels; "" when never chosen.
+	LogLevel string `json:"log_level,omitempty"`
 	// Broken is the last failed connect, while it holds this entry back
 	// (brokenBackoff); nil after a connect that worked or a refresh.
 	Broken *brokenState `json:"broken,omitempty"`
-	// Level is the log level last chosen for the server (the cockpit's
-	// L), nil when none was.
-	Level *keptLevel `json:"log_level,omitempty"`
-}
-
-// keptLevel is a chosen log level and the entry's log_level it was
-// chosen over: once the entry's changes, the entry's wins.
-type keptLevel struct {
-	Level string `json:"level"`
-	Entry string `json:"entry"`
-}
-
-// keepLevel records level as the server's chosen log level.
-func (d *Driver) keepLevel(level string) {
-	d.stateMu.Lock()
-	defer d.stateMu.Unlock()
-	st := d.readState()
-	k := &keptLevel{Level: level, Entry: d.srv.LogLevel}
-	if st.Level != nil && *st.Level == *k {
-		return
-	}
-	st.Level = k
-	d.writeState(st)
-}
-
-// keptLevelOf is st's chosen level while the entry's log_level is still
-// the one it was chosen over and it is one of MCP's levels, else "".
-func (d *Driver) keptLevelOf(st listState) string {
-	if k := st.Level; k != nil && k.Entry == d.srv.LogLevel && slices.Contains(LogLevels, k.Level) {
-		return k.Level
-	}
-	return ""
-}
-
-// loadLevel reads the chosen log level back from the state file when
-// none was chosen in this process.
-func (d *Driver) loadLevel() {
-	d.mu.Lock()
-	have := d.logLevel != ""
-	d.mu.Unlock()
-	if have {
-		return
-	}
-	d.stateMu.Lock()
-	st := d.readState()
-	d.stateMu.Unlock()
-	d.mu.Lock()
-	if d.logLevel == "" {
-		d.logLevel = d.keptLevelOf(st)
-	}
-	d.mu.Unlock()
 }
 
 // brokenState is a server that could not be connected: it is not started
@@ -256,6 +210,19 @@ func (d *Driver) keepHints(h map[string]runner.ToolHints) {
 	d.writeState(st)
 }
 
+// loadLogLevel takes the level the person last chose (the state file's)
+// when this process has chosen none.
+func (d *Driver) loadLogLevel() {
+	d.stateMu.Lock()
+	st := d.readState()
+	d.stateMu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.logLevel == "" && slices.Contains(LogLevels, st.LogLevel) {
+		d.logLevel = st.LogLevel
+	}
+}
+
 // keepCatalog stores c with the state, for the cached list.
 func (d *Driver) keepCatalog(c *Catalog) {
 	d.stateMu.Lock()
@@ -302,8 +269,11 @@ func (d *Driver) Fingerprint() (string, error) {
 	if d.hints == nil {
 		d.hints = st.Hints
 	}
-	if d.logLevel == "" {
-		d.logLevel = d.keptLevelOf(st)
+	if d.logLevel == "" && slices.Contains(LogLevels, st.LogLevel) {
+		d.logLevel = st.LogLevel
+	}
+	if d.started == nil {
+		d.started = st.Session
 	}
 	d.mu.Unlock()
 	entry, err := json.Marshal(d.entry())

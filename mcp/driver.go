@@ -19,6 +19,7 @@ import (
 
 	"modbay/config"
 	"modbay/contain"
+	"modbay/internal/crash"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -163,6 +164,15 @@ type Driver struct {
 	// entry's (nil: the entry's own); srv itself is never written.
 	rootsMu sync.Mutex
 	roots   *rootsOverride
+
+	// started is what the server said as its last session started
+	// (noteSession), under mu; nil before.
+	started *ServerSession
+	// capturing is set while dial runs: startFrames keeps the session's
+	// start (initialize, logging/setLevel, …) for its first call's raw
+	// exchange. Both under mu.
+	capturing   bool
+	startFrames []runner.Frame
 }
 
 // rootsOverride is a stdio server's roots and cwd as SetRoots gave them.
@@ -226,23 +236,25 @@ func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
 	return h, ok
 }
 
-// ServerRoots implements runner.ServerRooted: a stdio server's roots
-// and cwd (rw) by path, as its entry states them; none for a remote one.
+// ServerRoots implements runner.ServerRooted: a stdio server's roots,
+// needs and cwd (rw) by path, every folder its entry lets it touch; none
+// for a remote one.
 func (d *Driver) ServerRoots() map[string]string {
 	out := map[string]string{}
 	e := d.entry()
 	if e.Transport() != "stdio" {
 		return out
 	}
-	maps.Copy(out, e.Roots)
+	maps.Copy(out, e.SandboxRoots())
 	if e.Cwd != "" && out[e.Cwd] == "" {
 		out[e.Cwd] = config.RootRW
 	}
 	return out
 }
 
-// givenHints are the annotations each tool gave, by name.
-func givenHints(tools []*sdk.Tool) map[string]runner.ToolHints {
+// givenHints are the annotations each tool gave, by name; readOnly is
+// each tool's readOnlyHint as the server wrote it (keepToolSchemas).
+func givenHints(tools []*sdk.Tool, readOnly map[string]*bool) map[string]runner.ToolHints {
 	out := map[string]runner.ToolHints{}
 	for _, t := range tools {
 		if t == nil {
@@ -250,9 +262,12 @@ func givenHints(tools []*sdk.Tool) map[string]runner.ToolHints {
 		}
 		var h runner.ToolHints
 		if a := t.Annotations; a != nil {
-			// readOnlyHint is a plain bool in the SDK: false reads as
-			// absent, which MCP's default makes the same.
-			if a.ReadOnlyHint {
+			// readOnlyHint is a plain bool in the SDK: the raw bytes tell
+			// a given false from none.
+			switch {
+			case readOnly[t.Name] != nil:
+				h.ReadOnly = ptrTo(*readOnly[t.Name])
+			case a.ReadOnlyHint:
 				h.ReadOnly = ptrTo(true)
 			}
 			h.Destructive, h.OpenWorld = a.DestructiveHint, a.OpenWorldHint
@@ -457,7 +472,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	defer d.mu.Unlock()
 	if d.life.State == runner.LifecycleClosed {
 		if s != nil {
-			go s.close()
+			crash.Go(func() { _ = s.close() })
 		}
 		return nil, errors.New("the server's driver is closed")
 	}
@@ -476,9 +491,16 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	}
 	d.noteConnect("", time.Now())
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
-	go d.watch(s)
-	if ir := s.cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
-		d.noteVersion(ir.ServerInfo.Version)
+	crash.Go(func() { d.watch(s) })
+	if ir := s.cs.InitializeResult(); ir != nil {
+		if ir.ServerInfo != nil {
+			d.noteVersion(ir.ServerInfo.Version)
+		}
+		stderr := ""
+		if s.proc != nil {
+			stderr = d.stderr.String()
+		}
+		d.noteSession(serverSession(ir, stderr))
 	}
 	return s, nil
 }
@@ -504,6 +526,14 @@ func (d *Driver) watch(s *session) {
 // dial starts (stdio) or reaches (http) the server and runs the MCP
 // handshake, within initializeTimeout.
 func (d *Driver) dial(ctx context.Context) (*session, error) {
+	d.mu.Lock()
+	d.capturing, d.startFrames = true, nil
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.capturing = false
+		d.mu.Unlock()
+	}()
 	limit := initializeTimeout(d.srv)
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -608,7 +638,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	// Log messages are sent only once a level is set; a server without
 	// the logging capability is not asked.
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
-		d.loadLevel()
+		d.loadLogLevel()
 		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(d.LogLevel())})
 	}
 	return s, nil
@@ -775,8 +805,10 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	}
 	// The schemas as written, in the server's property order.
 	d.mu.Lock()
+	readOnly := map[string]*bool{}
 	for _, t := range tools {
 		if raw, ok := d.listed[t.Name]; ok {
+			readOnly[t.Name] = raw.readOnly
 			if len(raw.in) > 0 {
 				t.InputSchema = raw.in
 			}
@@ -794,7 +826,7 @@ func (d *Driver) list(ctx context.Context, s *session) (*modproto.Envelope, *mod
 	env, desc, outputs := describeEnvelope(d.id, impl, tools, d.srv.Transport(), d.srv.Network, d.srv.URL)
 	env.Warnings = append(env.Warnings, needTasks...)
 	d.addSurface(ctx, s, desc, env)
-	hints := givenHints(tools)
+	hints := givenHints(tools, readOnly)
 	d.mu.Lock()
 	d.outputs, d.hints = outputs, hints
 	d.mu.Unlock()
@@ -824,6 +856,9 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 		cctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 		defer cancel()
 	}
+	// A crash is explained by the stderr written since the call began
+	// (a process started for it counts whole), never an earlier call's.
+	mark := d.stderr.Mark()
 	s, err := d.connect(cctx)
 	if err != nil {
 		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, &runner.HostError{Code: modproto.CodeHostSpawnFailed, Detail: err.Error()})
@@ -840,14 +875,20 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	d.mu.Unlock()
 	if !listed {
 		if _, _, err := d.list(cctx, s); err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err, mark))
 			return rep
 		}
 	}
 	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID, cancelSent: make(chan struct{})}
 	d.mu.Lock()
 	d.inflight = append(d.inflight, f)
+	// The first call of a session shows how it started.
+	start := d.startFrames
+	d.startFrames = nil
 	d.mu.Unlock()
+	for _, fr := range start {
+		call.Record(fr)
+	}
 	defer func() {
 		d.mu.Lock()
 		d.inflight = slices.DeleteFunc(d.inflight, func(x *inflight) bool { return x == f })
@@ -860,7 +901,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	}
 	if env, blocks, ok, err := d.surfaceCall(cctx, s, call.Request, sent); ok {
 		if err != nil {
-			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+			rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err, mark))
 			return rep
 		}
 		rep.Envelope, rep.Blocks = env, blocks
@@ -891,7 +932,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 			case <-time.After(cancelRecordWait):
 			}
 		}
-		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err))
+		rep.Failure = ctxFailure(ctx, cctx, call.Request.DeadlineMS, d.sessionFailure(cctx, s, err, mark))
 		return rep
 	}
 	rep.Envelope, rep.Blocks, rep.Beside, rep.Failure = replyOf(d.id, call.Request, raw, d.outputSchema(call.Request.Capability))
@@ -933,8 +974,8 @@ func deadlineDetail(ms int) string {
 // sessionFailure is the verdict of a request on s that failed with err: a
 // JSON-RPC error as callFailure says; when the server's process exited
 // meanwhile, CodeSessionFailed with its exit status and the stderr lines
-// that explain it.
-func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *runner.HostError {
+// that explain it, of those written since mark (the call's start).
+func (d *Driver) sessionFailure(ctx context.Context, s *session, err error, mark tailMark) *runner.HostError {
 	if ctx.Err() != nil {
 		// Cancelled or past its deadline (ctxFailure says which): waiting
 		// for an exit would overrun it.
@@ -942,7 +983,12 @@ func (d *Driver) sessionFailure(ctx context.Context, s *session, err error) *run
 	}
 	if s.proc != nil {
 		if status := s.proc.exitedEarly(); status != "" {
-			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.String()).Error()}
+			if wb := s.proc.writeBound(); wb != nil {
+				// Killed by the host for its writes: the bound, named, as a
+				// module's run (docs/protocol.md §14).
+				return &runner.HostError{Code: modproto.CodeHostWriteBound, Detail: wb.Error()}
+			}
+			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.Since(mark)).Error()}
 		}
 	}
 	return callFailure(err)
@@ -1010,6 +1056,16 @@ func exitFailure(when, status, stderr string) error {
 	return fmt.Errorf("the server exited (%s) %s: %s", status, when, why)
 }
 
+// lastIndexFunc is the index of the last of s that f holds for, -1 when none.
+func lastIndexFunc(s []string, f func(string) bool) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
 // errorPrefixes start a stderr line that states an error, in lower case
 // ("Error: no database", "ModuleNotFoundError: …", "panic: …").
 var errorPrefixes = []string{"error", "panic:", "fatal", "uncaught", "exception"}
@@ -1018,7 +1074,7 @@ var errorPrefixes = []string{"error", "panic:", "fatal", "uncaught", "exception"
 var errorWords = []string{"error", "panic", "fatal", "exception", "cannot", "not found", "denied", "failed"}
 
 // explainingLines picks from a crashed server's stderr the lines that
-// explain it, joined with " · ": the line stating the error (a node
+// explain it, joined with " · ": the last line stating the error (a node
 // stack's "Error: …", Python's closing "…Error: …", Go's "panic: …"),
 // then the last line when it differs (runtimes end with a version banner
 // such as "Node.js v20.20.2" or a frame that says nothing alone).
@@ -1041,18 +1097,12 @@ func explainingLines(stderr string) string {
 			return strings.HasPrefix(word, strings.TrimSuffix(p, ":")) || strings.HasSuffix(word, "error") || strings.HasSuffix(word, "exception")
 		})
 	}
+	// The last such line, the nearest the exit (Python names the
+	// exception last; a node or Go crash states it once).
 	first := ""
-	if i := slices.IndexFunc(lines, states); i >= 0 {
+	if i := lastIndexFunc(lines, states); i >= 0 {
 		first = lines[i]
-		if strings.HasPrefix(strings.ToLower(lines[0]), "traceback") {
-			// Python names the exception last.
-			for _, l := range lines[i:] {
-				if states(l) {
-					first = l
-				}
-			}
-		}
-	} else if i := slices.IndexFunc(lines, func(l string) bool {
+	} else if i := lastIndexFunc(lines, func(l string) bool {
 		low := strings.ToLower(l)
 		return slices.ContainsFunc(errorWords, func(w string) bool { return strings.Contains(low, w) })
 	}); i >= 0 {

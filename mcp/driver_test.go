@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,8 +247,10 @@ func TestProgressLogRecordElicit(t *testing.T) {
 			recv++
 		}
 	}
-	if sent < 1 || recv < 3 || !bytes.Contains(frames[0].Data, []byte(`"tools/call"`)) {
-		t.Errorf("frames: %d sent, %d received; first %s", sent, recv, frames[0].Data)
+	// The session's first call: its start, then the call.
+	call := slices.IndexFunc(frames, func(fr runner.Frame) bool { return bytes.Contains(fr.Data, []byte(`"tools/call"`)) })
+	if sent < 1 || recv < 3 || call < 0 || !bytes.Contains(frames[0].Data, []byte(`"initialize"`)) {
+		t.Errorf("frames: %d sent, %d received, tools/call at %d; first %s", sent, recv, call, frames[0].Data)
 	}
 	mu.Unlock()
 

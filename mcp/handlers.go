@@ -63,6 +63,7 @@ func (d *Driver) log(raw json.RawMessage) {
 	}
 	e := LogEntry{At: time.Now(), Level: string(p.Level), Text: text}
 	d.mu.Lock()
+	e.Gen = d.gen
 	d.logs = append(d.logs, e)
 	if over := len(d.logs) - MaxKeptLogs; over > 0 {
 		d.logs = slices.Delete(d.logs, 0, over)
@@ -110,6 +111,8 @@ type LogEntry struct {
 	// Text is "logger: data" (data as JSON unless a string); raw,
 	// sanitize to show.
 	Text string
+	// Gen is the server process that sent it (one per start).
+	Gen int
 }
 
 // Logs is a copy of the server's last MaxKeptLogs log messages, oldest
@@ -120,14 +123,23 @@ func (d *Driver) Logs() []LogEntry {
 	return slices.Clone(d.logs)
 }
 
-// LogLines is the server's last n log messages as lines, oldest first:
-// "15:04:05 level text", raw (sanitize to show). It does no I/O.
+// RestartMarker is the line LogLines puts between the messages of two
+// server processes.
+const RestartMarker = "── the server restarted ──"
+
+// LogLines is the server's last n log messages as lines, newest first:
+// "15:04:05 level text", raw (sanitize to show), with RestartMarker
+// between those of two processes. It does no I/O.
 func (d *Driver) LogLines(n int) []string {
 	logs := d.Logs()
 	logs = logs[max(len(logs)-n, 0):]
-	out := make([]string, len(logs))
-	for i, e := range logs {
-		out[i] = e.At.Local().Format("15:04:05") + " " + e.Level + " " + e.Text
+	out := make([]string, 0, len(logs))
+	for i := len(logs) - 1; i >= 0; i-- {
+		e := logs[i]
+		if i < len(logs)-1 && logs[i+1].Gen != e.Gen {
+			out = append(out, RestartMarker)
+		}
+		out = append(out, e.At.Local().Format("15:04:05")+" "+e.Level+" "+e.Text)
 	}
 	return out
 }
@@ -140,9 +152,8 @@ var LogLevels = config.MCPLogLevels
 const DefaultLogLevel = "info"
 
 // LogLevel is the level the server is asked to log at: SetLogLevel's
-// (kept in the state file, read back by Fingerprint or the next
-// connect), else the entry's log_level, else DefaultLogLevel. It does no
-// I/O.
+// (kept in the server's state file, so a later modbay invoke asks for it
+// too), else the entry's log_level, else DefaultLogLevel. It does no I/O.
 func (d *Driver) LogLevel() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -155,9 +166,22 @@ func (d *Driver) LogLevel() string {
 	return DefaultLogLevel
 }
 
+// LogsDeclared reports whether the connected server declared MCP's
+// logging capability (known false before a session). No I/O.
+func (d *Driver) LogsDeclared() (declared, known bool) {
+	d.mu.Lock()
+	s := d.sess
+	d.mu.Unlock()
+	if s == nil || s.cs == nil {
+		return false, false
+	}
+	ir := s.cs.InitializeResult()
+	return ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil, ir != nil
+}
+
 // SetLogLevel asks the server to send log messages at level and above
 // (logging/setLevel) and keeps the level for its later sessions, in this
-// process and in the server's state file (keepLevel). With no live
+// process and in the server's state file. With no live
 // session it is only kept; a server without the logging capability is
 // not asked. The error is an unknown level or the server's answer; a
 // refused level is not kept, and the refusal is in the server's log.
@@ -186,7 +210,11 @@ func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
 		d.mu.Unlock()
 		return err
 	}
-	d.keepLevel(level)
+	d.stateMu.Lock()
+	st := d.readState()
+	st.LogLevel = level
+	d.writeState(st)
+	d.stateMu.Unlock()
 	return nil
 }
 
@@ -374,8 +402,22 @@ func (c *recordingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return err
 }
 
-// record encodes m once for every call in flight that records.
+// Bounds of the start-up frames kept for a session's first call.
+const (
+	maxStartFrames     = 16
+	maxStartFrameBytes = 64 << 10
+)
+
+// record encodes m once for every call in flight that records, and keeps
+// it while the session starts (dial), for its first call (takeStartFrames).
 func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
+	d.mu.Lock()
+	if d.capturing && len(d.startFrames) < maxStartFrames {
+		if b, err := jsonrpc.EncodeMessage(m); err == nil && len(b) <= maxStartFrameBytes {
+			d.startFrames = append(d.startFrames, runner.Frame{At: time.Now(), Direction: dir, Kind: runner.FrameJSONRPC, Data: b})
+		}
+	}
+	d.mu.Unlock()
 	var data []byte
 	for _, f := range d.calls() {
 		if !f.call.Recording() {
@@ -392,8 +434,13 @@ func (d *Driver) record(dir runner.FrameDirection, m jsonrpc.Message) {
 	}
 }
 
-// toolSchemas are one tool's schemas as the server wrote them.
-type toolSchemas struct{ in, out json.RawMessage }
+// toolSchemas are one tool's schemas as the server wrote them, and its
+// readOnlyHint as given (nil when absent: the SDK's field is a plain bool,
+// which cannot tell a given false from none).
+type toolSchemas struct {
+	in, out  json.RawMessage
+	readOnly *bool
+}
 
 // keepToolSchemas keeps, while list runs, each tool's inputSchema and
 // outputSchema bytes from a tools/list result: the SDK decodes them into
@@ -412,6 +459,9 @@ func (d *Driver) keepToolSchemas(result json.RawMessage) {
 			Name         string          `json:"name"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  *struct {
+				ReadOnlyHint *bool `json:"readOnlyHint"`
+			} `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &page) != nil {
@@ -423,6 +473,10 @@ func (d *Driver) keepToolSchemas(result json.RawMessage) {
 		if d.listed == nil || len(d.listed) > MaxTools {
 			return
 		}
-		d.listed[t.Name] = toolSchemas{in: t.InputSchema, out: t.OutputSchema}
+		ts := toolSchemas{in: t.InputSchema, out: t.OutputSchema}
+		if t.Annotations != nil {
+			ts.readOnly = t.Annotations.ReadOnlyHint
+		}
+		d.listed[t.Name] = ts
 	}
 }

@@ -185,8 +185,8 @@ func TestImportPlaceNodeModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Place(filepath.Join(t.TempDir(), "claude_desktop_config.json"))
-	if r := f.Servers[0].Server.Roots; len(r) != 1 || r[nm] != config.RootRO {
-		t.Errorf("roots %v, want %s ro", r, nm)
+	if s := f.Servers[0].Server; len(s.Roots) != 0 || len(s.Needs) != 1 || s.Needs[nm] != config.RootRO {
+		t.Errorf("roots %v needs %v, want no root and the need %s ro", s.Roots, s.Needs, nm)
 	}
 }
 
@@ -231,8 +231,8 @@ func TestImportPlace(t *testing.T) {
 	if !strings.Contains(strings.Join(by["fs"].Notes, "\n"), "${workspaceFolder} written as "+proj) {
 		t.Errorf("fs notes %q", by["fs"].Notes)
 	}
-	if r := by["tool"].Server.Roots; len(r) != 1 || r[pkg] != config.RootRO {
-		t.Errorf("tool roots %v, want its package folder ro", r)
+	if s := by["tool"].Server; len(s.Roots) != 0 || len(s.Needs) != 1 || s.Needs[pkg] != config.RootRO {
+		t.Errorf("tool roots %v needs %v, want its package folder a ro need, not a root", s.Roots, s.Needs)
 	}
 	notes := strings.Join(by["remote"].Notes, "\n")
 	if !strings.Contains(notes, "user and password") || !strings.Contains(notes, "key=…") || strings.Contains(notes, "hunter2") {
@@ -250,7 +250,7 @@ func TestStartNeeds(t *testing.T) {
 		srv      config.MCPServer
 		launcher string
 		network  bool
-		roots    map[string]string
+		needs    map[string]string
 		recipe   string
 	}{
 		{config.MCPServer{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}}, "npx", true,
@@ -267,8 +267,8 @@ func TestStartNeeds(t *testing.T) {
 			map[string]string{home + "/.local/lib/python3.12": "ro"}, ""},
 	} {
 		n, ok := StartNeedsOf(tc.srv, home)
-		if !ok || n.Launcher != tc.launcher || n.Network != tc.network || !maps.Equal(n.Roots, tc.roots) || !strings.HasPrefix(n.Recipe, tc.recipe) || (tc.recipe == "") != (n.Recipe == "") {
-			t.Errorf("%s %q: %+v %v, want %s network=%v roots %v recipe %q", tc.srv.Command, tc.srv.Args, n, ok, tc.launcher, tc.network, tc.roots, tc.recipe)
+		if !ok || n.Launcher != tc.launcher || n.Network != tc.network || !maps.Equal(n.Needs, tc.needs) || !strings.HasPrefix(n.Recipe, tc.recipe) || (tc.recipe == "") != (n.Recipe == "") {
+			t.Errorf("%s %q: %+v %v, want %s network=%v needs %v recipe %q", tc.srv.Command, tc.srv.Args, n, ok, tc.launcher, tc.network, tc.needs, tc.recipe)
 		}
 	}
 	for _, srv := range []config.MCPServer{
@@ -295,12 +295,12 @@ func TestStartNeeds(t *testing.T) {
 		!strings.Contains(notes, "or install it once: uv tool install mcp-server-fetch") {
 		t.Errorf("notes %q", notes)
 	}
-	if im.Server.Network || len(im.Server.Roots) != 0 {
+	if im.Server.Network || len(im.Server.Roots) != 0 || len(im.Server.Needs) != 0 {
 		t.Errorf("granted on import: %+v", im.Server)
 	}
 	n, _ := StartNeedsOf(im.Server, home)
 	GrantStart(im, n)
-	if s := im.Server; !s.Network || s.Env["HOME"] != "/h" || s.Env["UV_CACHE_DIR"] != home+"/.cache/uv" || s.Env["PATH"] != "${PATH}" || s.Roots[home+"/.local/share/uv"] != "rwx" {
+	if s := im.Server; !s.Network || s.Env["HOME"] != "/h" || s.Env["UV_CACHE_DIR"] != home+"/.cache/uv" || s.Env["PATH"] != "${PATH}" || s.Needs[home+"/.local/share/uv"] != "rwx" || len(s.Roots) != 0 {
 		t.Errorf("granted %+v", s)
 	}
 }

@@ -135,15 +135,27 @@ func deriveRoots(im *Imported) {
 	if s.Transport() != "stdio" {
 		return
 	}
+	// A folder an argument names is the server's data (a root, told to
+	// it); a script's package is what it needs to start (a need, not told).
 	add := func(path, mode, why string) {
-		if s.Roots == nil {
-			s.Roots = map[string]string{}
-		}
 		if _, ok := s.Roots[path]; ok {
 			return
 		}
+		if s.Roots == nil {
+			s.Roots = map[string]string{}
+		}
 		s.Roots[path] = mode
 		im.Notes = append(im.Notes, fmt.Sprintf("root %s (%s): %s", path, mode, why))
+	}
+	need := func(path, mode, why string) {
+		if _, ok := s.Needs[path]; ok {
+			return
+		}
+		if s.Needs == nil {
+			s.Needs = map[string]string{}
+		}
+		s.Needs[path] = mode
+		im.Notes = append(im.Notes, fmt.Sprintf("need %s (%s): %s (in its sandbox, not announced as an MCP root)", path, mode, why))
 	}
 	for _, a := range s.Args {
 		if !filepath.IsAbs(a) || strings.Contains(a, "${") {
@@ -158,9 +170,9 @@ func deriveRoots(im *Imported) {
 		case slices.Contains(scriptExts, filepath.Ext(p)):
 			top := packageTop(p)
 			if nm := nodeModulesAbove(top); nm != "" {
-				add(nm, config.RootRO, "the server's package and the packages it imports beside it, which it needs just to start")
+				need(nm, config.RootRO, "the server's package and the packages it imports beside it, which it needs just to start")
 			} else {
-				add(top, config.RootRO, "the server's own files, which it needs just to start")
+				need(top, config.RootRO, "the server's own files, which it needs just to start")
 			}
 		}
 	}
@@ -236,8 +248,10 @@ type StartNeeds struct {
 	Network bool
 	// Env are variables it reads, each set only where the entry sets none.
 	Env map[string]string
-	// Roots are the folders it needs, by path, with their mode.
-	Roots map[string]string
+	// Needs are the folders it needs, by path, with their mode: written
+	// under the entry's needs: (in its sandbox, never announced as MCP
+	// roots).
+	Needs map[string]string
 	// What says it in words: "the network and an npm cache it can write
 	// and run programs from (~/.npm)".
 	What string
@@ -286,7 +300,7 @@ func StartNeedsOf(srv config.MCPServer, home string) (StartNeeds, bool) {
 	switch {
 	case base == "npx":
 		cache := filepath.Join(home, ".npm")
-		n := StartNeeds{Launcher: "npx", Network: true, Env: maps.Clone(hostEnv), Roots: map[string]string{cache: config.RootRWX},
+		n := StartNeeds{Launcher: "npx", Network: true, Env: maps.Clone(hostEnv), Needs: map[string]string{cache: config.RootRWX},
 			What: "the network and an npm cache it can write and run programs from (" + cache + ")"}
 		n.Env["npm_config_cache"] = cache
 		if pkg := packageArg(args, 0); pkg != "" {
@@ -296,7 +310,7 @@ func StartNeedsOf(srv config.MCPServer, home string) (StartNeeds, bool) {
 	case base == "uvx", base == "uv" && len(args) > 1 && args[0] == "tool" && args[1] == "run", base == "uv" && len(args) > 0 && args[0] == "run" && slices.Contains(args, "--with"):
 		cache, data := filepath.Join(home, ".cache", "uv"), filepath.Join(home, ".local", "share", "uv")
 		n := StartNeeds{Launcher: "uvx", Network: true, Env: maps.Clone(hostEnv),
-			Roots: map[string]string{cache: config.RootRWX, data: config.RootRWX},
+			Needs: map[string]string{cache: config.RootRWX, data: config.RootRWX},
 			What:  "the network, uv's cache (" + cache + ") and its Python and tool folder (" + data + "), both of which it writes and runs programs from"}
 		n.Env["UV_CACHE_DIR"] = cache
 		from := 0
@@ -313,7 +327,7 @@ func StartNeedsOf(srv config.MCPServer, home string) (StartNeeds, bool) {
 	case base == "pipx" && len(args) > 0 && args[0] == "run":
 		pipx, pip := filepath.Join(home, ".local", "share", "pipx"), filepath.Join(home, ".cache", "pip")
 		n := StartNeeds{Launcher: "pipx run", Network: true, Env: maps.Clone(hostEnv),
-			Roots: map[string]string{pipx: config.RootRWX, pip: config.RootRW},
+			Needs: map[string]string{pipx: config.RootRWX, pip: config.RootRW},
 			What:  "the network, pipx's folder (" + pipx + "), which it writes and runs programs from, and pip's cache (" + pip + ")"}
 		if pkg := packageArg(args, 1); pkg != "" {
 			n.Recipe = "pipx install " + pkg + " and make command the program it puts in ~/.local/bin (its pipx venv gets read and execute when it starts, nothing else)"
@@ -324,7 +338,7 @@ func StartNeedsOf(srv config.MCPServer, home string) (StartNeeds, bool) {
 		if lib == "" {
 			return StartNeeds{}, false
 		}
-		return StartNeeds{Launcher: "python -m", Env: map[string]string{"HOME": "${HOME}"}, Roots: map[string]string{lib: config.RootRO},
+		return StartNeeds{Launcher: "python -m", Env: map[string]string{"HOME": "${HOME}"}, Needs: map[string]string{lib: config.RootRO},
 			What: "your Python site-packages folder that holds " + args[1] + " (" + lib + ", read-only) and HOME to find it"}, true
 	}
 	return StartNeeds{}, false
@@ -379,15 +393,15 @@ func startNotes(im *Imported) {
 	for _, k := range slices.Sorted(maps.Keys(n.Env)) {
 		env = append(env, k)
 	}
-	var roots []string
-	for _, p := range slices.Sorted(maps.Keys(n.Roots)) {
-		roots = append(roots, p+" ("+n.Roots[p]+")")
+	var needs []string
+	for _, p := range slices.Sorted(maps.Keys(n.Needs)) {
+		needs = append(needs, p+" ("+n.Needs[p]+")")
 	}
 	note := n.Launcher + " needs, just to start, " + n.What + "; none of it is granted here. Either add "
 	if n.Network {
 		note += "network: true, "
 	}
-	note += "env " + strings.Join(env, ", ") + " and the roots " + strings.Join(roots, ", ")
+	note += "env " + strings.Join(env, ", ") + " and under needs: " + strings.Join(needs, ", ")
 	if n.Recipe != "" {
 		note += ", or install it once: " + strings.ReplaceAll(n.Recipe, "~/mcp/ID", "~/mcp/"+im.ID)
 	}
@@ -396,7 +410,8 @@ func startNotes(im *Imported) {
 
 // GrantStart gives server im what its launcher needs just to start (n,
 // StartNeedsOf's with the real home), as the person agreed: the network
-// when it fetches, each variable the entry does not set, each root.
+// when it fetches, each variable the entry does not set, each folder
+// under needs:.
 func GrantStart(im *Imported, n StartNeeds) {
 	s := &im.Server
 	if n.Network {
@@ -410,15 +425,15 @@ func GrantStart(im *Imported, n StartNeeds) {
 			s.Env[k] = v
 		}
 	}
-	if s.Roots == nil {
-		s.Roots = map[string]string{}
+	if s.Needs == nil {
+		s.Needs = map[string]string{}
 	}
-	var roots []string
-	for _, p := range slices.Sorted(maps.Keys(n.Roots)) {
-		s.Roots[p] = n.Roots[p]
-		roots = append(roots, p+" ("+n.Roots[p]+")")
+	var needs []string
+	for _, p := range slices.Sorted(maps.Keys(n.Needs)) {
+		s.Needs[p] = n.Needs[p]
+		needs = append(needs, p+" ("+n.Needs[p]+")")
 	}
-	what := "env " + strings.Join(slices.Sorted(maps.Keys(n.Env)), ", ") + " and the roots " + strings.Join(roots, ", ")
+	what := "env " + strings.Join(slices.Sorted(maps.Keys(n.Env)), ", ") + " and the needs " + strings.Join(needs, ", ") + " (in its sandbox, not announced as MCP roots)"
 	if n.Network {
 		what = "network: true, " + what
 	}

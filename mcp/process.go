@@ -15,6 +15,7 @@ import (
 
 	"modbay/config"
 	"modbay/contain"
+	"modbay/internal/crash"
 	"modbay/runner"
 )
 
@@ -63,6 +64,18 @@ func (p *process) exitedEarly() string {
 		return "an unknown status"
 	}
 	return p.state.String()
+}
+
+// writeBound is the *contain.WriteBoundError of a server the per-run
+// write bound killed (limits.write_mb, write_files: the watch closed
+// WriteExceeded), nil for any other end.
+func (p *process) writeBound() error {
+	select {
+	case <-p.proc.WriteExceeded():
+		return p.proc.WriteBound()
+	default:
+		return nil
+	}
 }
 
 // transport is the MCP stdio transport over the process's pipes.
@@ -195,12 +208,12 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 	if shimmed {
 		p.interp = &interp
 	}
-	go func() {
+	crash.Go(func() {
 		_ = cmd.Wait()
 		runner.ServerExited(cmd.Process.Pid)
 		p.state = cmd.ProcessState
 		close(p.exited)
-	}()
+	})
 	return p, nil
 }
 
@@ -262,12 +275,23 @@ func (f stderrFunc) Write(b []byte) (int, error) {
 type tail struct {
 	mu  sync.Mutex
 	buf []byte
+	// written counts the bytes written since the last Reset, resets the
+	// Resets: a tailMark's position.
+	written int64
+	resets  int
+}
+
+// tailMark is a position in a tail's stream (Mark, Since).
+type tailMark struct {
+	written int64
+	resets  int
 }
 
 // Write keeps b's end within the cap.
 func (t *tail) Write(b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.written += int64(len(b))
 	t.buf = append(t.buf, b...)
 	if over := len(t.buf) - runner.StderrCap; over > 0 {
 		t.buf = slices.Clone(t.buf[over:])
@@ -279,6 +303,30 @@ func (t *tail) Reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = nil
+	t.written = 0
+	t.resets++
+}
+
+// Mark is the tail's position now.
+func (t *tail) Mark() tailMark {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return tailMark{t.written, t.resets}
+}
+
+// Since is what was written after m and is still kept: all that is kept
+// when a new process (Reset) started since m.
+func (t *tail) Since(m tailMark) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m.resets != t.resets {
+		return string(t.buf)
+	}
+	n := t.written - m.written
+	if n >= int64(len(t.buf)) {
+		return string(t.buf)
+	}
+	return string(t.buf[int64(len(t.buf))-n:])
 }
 
 // String is the tail kept.
@@ -289,11 +337,12 @@ func (t *tail) String() string {
 }
 
 // sandboxRoots are the host directories a stdio server's entry lets it
-// read, write, and run binaries from: its roots by mode, and its cwd,
-// read-only unless the roots list it (config.MCPServer.Cwd).
+// read, write, and run binaries from: its roots and needs by mode, and
+// its cwd, read-only unless the roots list it (config.MCPServer.Cwd).
 func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
-	for _, r := range slices.Sorted(maps.Keys(srv.Roots)) {
-		switch srv.Roots[r] {
+	all := srv.SandboxRoots()
+	for _, r := range slices.Sorted(maps.Keys(all)) {
+		switch all[r] {
 		case config.RootRW:
 			write = append(write, r)
 		case config.RootRWX:
@@ -305,7 +354,7 @@ func sandboxRoots(srv config.MCPServer) (read, write, bins []string) {
 			read = append(read, r)
 		}
 	}
-	if _, listed := srv.Roots[srv.Cwd]; srv.Cwd != "" && !listed {
+	if _, listed := all[srv.Cwd]; srv.Cwd != "" && !listed {
 		read = append(read, srv.Cwd)
 	}
 	return read, write, bins

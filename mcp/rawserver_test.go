@@ -23,6 +23,9 @@ import (
 const (
 	serverRaw = "raw"
 	rawDirEnv = "MODBAY_MCP_TEST_RAW_DIR"
+	// rawWarnEnv, set, makes it warn on stderr as it starts, as
+	// server-filesystem does of a folder it cannot reach.
+	rawWarnEnv = "MODBAY_MCP_TEST_RAW_WARN"
 )
 
 // rawServer is the config entry of the raw server over testdata/content.
@@ -55,6 +58,18 @@ func serveRaw() error {
 	// "exit" ends the session mid-call.
 	tools = append(tools, map[string]any{"name": "exit", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "grumble" writes error-looking stderr lines and answers.
+	tools = append(tools, map[string]any{"name": "grumble", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "quit" ends it mid-call too, with no error line.
+	tools = append(tools, map[string]any{"name": "quit", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "writes" gives readOnlyHint false, which the SDK's server omits.
+	tools = append(tools, map[string]any{"name": "writes", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": false, "openWorldHint": false}})
+	if os.Getenv(rawWarnEnv) != "" {
+		fmt.Fprintln(os.Stderr, "Warning: Cannot access directory /nope\x1b[2J")
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<24)
 	for in.Scan() {
@@ -71,12 +86,21 @@ func serveRaw() error {
 		var result []byte
 		switch m.Method {
 		case "initialize":
-			result = []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1.0.0"}}`)
+			result = []byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":false}},"serverInfo":{"name":"raw","version":"1.0.0"},"instructions":"Call grumble first.\u001b[31m"}`)
 		case "tools/list":
 			result, _ = json.Marshal(map[string]any{"tools": tools})
 		case "tools/call":
-			if m.Params.Name == "exit" {
+			switch m.Params.Name {
+			case "exit":
+				fmt.Fprint(os.Stderr, "Error: the raw server quits\nbye\n")
 				os.Exit(2)
+			case "quit":
+				fmt.Fprint(os.Stderr, "shutting down\nbye\n")
+				os.Exit(3)
+			case "grumble":
+				fmt.Fprint(os.Stderr, "Error: an earlier, handled thing\nlogging/setLevel {\"level\": \"error\"}\n")
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`+"\n", m.ID)
+				continue
 			}
 			b, err := os.ReadFile(filepath.Join(dir, filepath.Base(m.Params.Name)+".json"))
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"modbay/config"
 	"modbay/runner"
@@ -102,6 +103,95 @@ func TestSessionFailedIsNotSpawn(t *testing.T) {
 	res := f.run(f.module("raw"), "exit", `{}`, runner.RunOptions{})
 	if res.Host == nil || res.Host.Code != CodeSessionFailed {
 		t.Fatalf("exit mid-call: host %+v, want %s", res.Host, CodeSessionFailed)
+	}
+}
+
+// TestReadOnlyHintGivenFalse: a readOnlyHint the server wrote as false is
+// quoted as the server's, not taken for one it left out (the SDK decodes
+// both to false; the raw tools/list bytes tell them apart).
+func TestReadOnlyHintGivenFalse(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	p, err := f.host.Plan(f.module("raw"), "writes", []byte(`{}`))
+	if err != nil || len(p.Approval) != 1 {
+		t.Fatalf("writes: %v, approval %q", err, p.Approval)
+	}
+	if a := p.Approval[0]; !strings.Contains(a, "the server's readOnlyHint: false") || strings.Contains(a, "no readOnlyHint given") {
+		t.Errorf("approval %q: want the given false quoted as the server's", a)
+	}
+}
+
+// TestSessionFailedQuotesThisCallsStderr: a crash is explained by the
+// error line its call's stderr holds, the last one before the exit, never
+// an error-looking line an earlier call wrote.
+func TestSessionFailedQuotesThisCallsStderr(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	m := f.module("raw")
+	if res := f.run(m, "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("grumble: %+v", res.Host)
+	}
+	res := f.run(m, "exit", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != CodeSessionFailed {
+		t.Fatalf("exit: host %+v, want %s", res.Host, CodeSessionFailed)
+	}
+	if d := res.Host.Detail; !strings.Contains(d, "Error: the raw server quits · bye") || strings.Contains(d, "earlier") || strings.Contains(d, "setLevel") {
+		t.Errorf("detail %q: want this call's error line and the last line only", d)
+	}
+	// A crash whose own lines state no error quotes its last line, not
+	// the error-looking lines of the call before it.
+	if res := f.run(m, "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("grumble: %+v", res.Host)
+	}
+	// stderr is its own pipe: wait until grumble's lines were read, so
+	// they precede quit's call.
+	d := f.src.Driver("raw")
+	for i := 0; !strings.Contains(d.stderr.String(), "setLevel"); i++ {
+		if i == 500 {
+			t.Fatal("grumble's stderr never arrived")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	res = f.run(m, "quit", `{}`, runner.RunOptions{})
+	if res.Host == nil || !strings.HasSuffix(res.Host.Detail, "before answering the call: bye") {
+		t.Errorf("quit: host %+v, want its own last line", res.Host)
+	}
+}
+
+// TestServerSessionKept: what a server said as it started (protocol
+// version, capabilities, instructions, start-up stderr) is kept,
+// sanitized, and read back by a later process without starting it.
+func TestServerSessionKept(t *testing.T) {
+	srv := rawServer(t)
+	srv.Env[rawWarnEnv] = "1"
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": srv})
+	if res := f.run(f.module("raw"), "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("grumble: %+v", res.Host)
+	}
+	ss := f.src.Driver("raw").Session()
+	if ss == nil || ss.ProtocolVersion != "2025-06-18" || strings.Join(ss.Capabilities, ";") != "resources;tools (listChanged)" ||
+		ss.Instructions != "Call grumble first.␛[31m" {
+		t.Fatalf("session %+v", ss)
+	}
+	// stderr is its own pipe: what came before initialize's answer is
+	// kept, sanitized (it may not all have come yet).
+	if strings.Contains(ss.StartupStderr, "\x1b") || ss.StartupStderr != "" && !strings.HasPrefix("Warning: Cannot access directory /nope␛[2J", ss.StartupStderr) {
+		t.Errorf("start-up stderr %q", ss.StartupStderr)
+	}
+	cfg, err := config.Load(f.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCPServers = map[string]config.MCPServer{"raw": srv}
+	src := NewSource(cfg, nil)
+	t.Cleanup(func() { _ = src.Close() })
+	d := src.Driver("raw")
+	if _, err := d.Fingerprint(); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Session(); got == nil || got.ProtocolVersion != ss.ProtocolVersion || got.Instructions != ss.Instructions {
+		t.Errorf("read back %+v, want %+v", got, ss)
+	}
+	if d.Status().State == runner.LifecycleReady {
+		t.Error("reading the kept session started the server")
 	}
 }
 

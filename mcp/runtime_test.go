@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,11 @@ func TestLogsKeptAndLevel(t *testing.T) {
 	if got := strings.Join(texts, ","); got != "info half way,debug detail,info half way" {
 		t.Errorf("kept logs %q", got)
 	}
+	// Newest first, the restart marked.
+	lines := d.LogLines(10)
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], "info half way") || !strings.HasSuffix(lines[1], "debug detail") || lines[2] != RestartMarker {
+		t.Errorf("log lines %q, want newest first with the restart marked", lines)
+	}
 }
 
 // TestLogBetweenCallsAnnounced: a log message that arrives after its
@@ -163,8 +169,8 @@ func TestLogBetweenCallsAnnounced(t *testing.T) {
 
 // TestLogLevelKept: the level chosen with SetLogLevel is kept in the
 // server's state file: a new host on the same home reports it before
-// connecting and asks the server for it; once the entry's own log_level
-// changes, the entry's wins.
+// connecting and asks the server for it; it wins over the entry's own
+// log_level (docs/mcp.md, logging).
 func TestLogLevelKept(t *testing.T) {
 	home := t.TempDir()
 	servers := map[string]config.MCPServer{"test": testServer(t)}
@@ -189,8 +195,8 @@ func TestLogLevelKept(t *testing.T) {
 	servers = map[string]config.MCPServer{"test": edited}
 	h := newFixtureAt(t, home, config.SandboxOff, servers)
 	_ = h.module("test")
-	if lvl := h.src.Driver("test").LogLevel(); lvl != "error" {
-		t.Errorf("after the entry's log_level changed: level %q, want the entry's error", lvl)
+	if lvl := h.src.Driver("test").LogLevel(); lvl != "debug" {
+		t.Errorf("with the entry's log_level error: level %q, want the kept debug", lvl)
 	}
 }
 
@@ -366,8 +372,8 @@ func TestLogLevelFromEntry(t *testing.T) {
 	if res := f.run(f.module("test"), "progress", `{}`, runner.RunOptions{}); !res.OK() {
 		t.Fatalf("progress: %+v", res.Host)
 	}
-	if logs := f.src.Driver("test").LogLines(10); len(logs) != 2 || !strings.HasSuffix(logs[0], " debug detail") {
-		t.Errorf("log lines %q, want the debug message too", logs)
+	if logs := f.src.Driver("test").LogLines(10); len(logs) != 2 || !strings.HasSuffix(logs[1], " debug detail") || !strings.HasSuffix(logs[0], " info half way") {
+		t.Errorf("log lines %q, want the debug message too, newest first", logs)
 	}
 	if err := config.CheckMCPServer("x", config.MCPServer{Command: "/bin/true", LogLevel: "loud"}); err == nil {
 		t.Error("an unknown log_level was accepted")
@@ -405,5 +411,83 @@ func TestCancelRecorded(t *testing.T) {
 	defer mu.Unlock()
 	if !slices0(frames, []byte(`"notifications/cancelled"`)) {
 		t.Errorf("the exchange lacks notifications/cancelled: %d frames", len(frames))
+	}
+}
+
+// TestLogLevelPersisted: the level a person chose is kept in the server's
+// state file, so a later process (a modbay invoke) asks for it too.
+func TestLogLevelPersisted(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	_ = f.module("test")
+	if err := f.src.Driver("test").SetLogLevel(f.ctx, "debug"); err != nil {
+		t.Fatal(err)
+	}
+	if declared, known := f.src.Driver("test").LogsDeclared(); !known || !declared {
+		t.Errorf("LogsDeclared = %v, %v; the test server declares logging", declared, known)
+	}
+	cfg, err := config.Load(f.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCPServers = map[string]config.MCPServer{"test": testServer(t)}
+	src := NewSource(cfg, func(k string) (string, bool) { v, ok := hostVars[k]; return v, ok })
+	t.Cleanup(func() { _ = src.Close() })
+	host := runner.NewHost(cfg)
+	host.AddSource(src)
+	var m *runner.Module
+	for _, mm := range host.Discover(f.ctx) {
+		if mm.ID == "test" {
+			m = mm
+		}
+	}
+	p, err := host.Plan(m, "progress", []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := host.RunWith(f.ctx, p, runner.RunOptions{Approved: true}); err != nil || !res.OK() {
+		t.Fatalf("progress: %v %+v", err, res)
+	}
+	d := src.Driver("test")
+	if d.LogLevel() != "debug" || !slices.ContainsFunc(d.Logs(), func(l LogEntry) bool { return l.Level == "debug" }) {
+		t.Errorf("a new process asked for %s, logs %+v: want the chosen debug", d.LogLevel(), d.Logs())
+	}
+}
+
+// TestFirstCallShowsSessionStart: the raw exchange of a session's first
+// call begins with how the session started (initialize and its answer,
+// logging/setLevel); a later call's does not repeat it.
+func TestFirstCallShowsSessionStart(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	exchange := func() [][]byte {
+		p, err := f.host.Plan(m, "echo", json.RawMessage(`{"text":"hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var frames [][]byte
+		res, err := f.host.RunWith(f.ctx, p, runner.RunOptions{Approved: true, Record: func(fr runner.Frame) {
+			mu.Lock()
+			frames = append(frames, fr.Data)
+			mu.Unlock()
+		}})
+		if err != nil || !res.OK() {
+			t.Fatalf("echo: %v %+v", err, res)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return frames
+	}
+	first := exchange()
+	for _, want := range []string{`"method":"initialize"`, `"protocolVersion"`, `"method":"logging/setLevel"`, `"method":"tools/call"`} {
+		if !slices0(first, []byte(want)) {
+			t.Errorf("the first call's exchange lacks %s: %q", want, first)
+		}
+	}
+	if len(first) > 0 && !bytes.Contains(first[0], []byte(`"method":"initialize"`)) {
+		t.Errorf("the exchange starts with %q, want initialize", first[0])
+	}
+	if later := exchange(); slices0(later, []byte(`"method":"initialize"`)) {
+		t.Errorf("a later call's exchange repeats initialize: %q", later)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/config"
 	"modbay/runner"
 )
 
@@ -31,16 +32,33 @@ const (
 // wrote it, no model was called.
 const samplingModel = "modbay: written by a person"
 
-// errSamplingDeclined is the error a declined sampling request answers
-// with (MCP: the user rejected the request).
-var errSamplingDeclined = errors.New("the person declined the sampling request")
+// samplingRefused is the JSON-RPC error a sampling request is refused
+// with: code -1, as MCP's example of a user who rejected it, the message
+// saying who refused (declined, dismissed, no terminal, no call).
+func samplingRefused(why string) error {
+	return &jsonrpc.Error{Code: -1, Message: why}
+}
+
+// Why a sampling request was refused.
+const (
+	samplingDeclined  = "the person declined the sampling request"
+	samplingDismissed = "the person dismissed the sampling request without answering"
+	samplingNoOne     = "no one to answer the sampling request: no terminal (modbay invoke --sampling-input answers it)"
+)
 
 // clientRoots are the server's configured roots as MCP roots: a stdio
-// server's roots and cwd (ServerRoots) as file URIs, sorted by path,
-// named by their folder and mode ("data (ro)"); none for a remote server,
-// which cannot reach this machine's files.
+// server's advertised roots and cwd as file URIs, sorted by path, named
+// by their folder and mode ("data (ro)"); never its needs, which are for
+// starting only (config.MCPServer.AdvertisedRoots); none for a remote
+// server, which cannot reach this machine's files.
 func (d *Driver) clientRoots() []*sdk.Root {
-	roots := d.ServerRoots()
+	roots := map[string]string{}
+	if e := d.entry(); e.Transport() == "stdio" {
+		roots = e.AdvertisedRoots()
+		if e.Cwd != "" && e.Roots[e.Cwd] == "" {
+			roots[e.Cwd] = config.RootRW
+		}
+	}
 	var out []*sdk.Root
 	for _, p := range slices.Sorted(maps.Keys(roots)) {
 		u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
@@ -57,7 +75,7 @@ func (d *Driver) clientRoots() []*sdk.Root {
 func (d *Driver) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 	f := d.latest()
 	if f == nil || req.Params == nil {
-		return nil, errors.New("no call in flight to ask a person for the reply")
+		return nil, samplingRefused("no call in flight to ask a person for the reply")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -87,14 +105,19 @@ func (d *Driver) sample(ctx context.Context, req *sdk.CreateMessageRequest) (*sd
 	}
 	ans, err := f.call.Elicit(ctx, runner.Elicitation{Message: "The server asks for a model's reply; write it yourself (no model is called).",
 		Schema: runner.SamplingReplySchema, Sampling: sr})
-	if err != nil || ans.Action != runner.ElicitAccept {
-		return nil, errSamplingDeclined
+	switch {
+	case errors.Is(err, runner.ErrNoOneToAsk):
+		return nil, samplingRefused(samplingNoOne)
+	case ans.Action == runner.ElicitDecline:
+		return nil, samplingRefused(samplingDeclined)
+	case err != nil || ans.Action != runner.ElicitAccept:
+		return nil, samplingRefused(samplingDismissed)
 	}
 	var reply struct {
 		Reply string `json:"reply"`
 	}
 	if json.Unmarshal(ans.Content, &reply) != nil {
-		return nil, errSamplingDeclined
+		return nil, samplingRefused(samplingDismissed)
 	}
 	return &sdk.CreateMessageResult{Role: "assistant", Content: &sdk.TextContent{Text: reply.Reply}, Model: samplingModel, StopReason: "endTurn"}, nil
 }
@@ -134,7 +157,7 @@ func (d *Driver) elicitURL(ctx context.Context, f *inflight, p *sdk.ElicitParams
 	}
 	ans, err := f.call.Elicit(ctx, runner.Elicitation{Message: p.Message, URL: p.URL})
 	act := ans.Action
-	if err != nil || act == "" {
+	if err != nil && !errors.Is(err, runner.ErrNoOneToAsk) || act == "" {
 		act = runner.ElicitCancel
 	}
 	return &sdk.ElicitResult{Action: string(act)}, nil

@@ -55,6 +55,11 @@ var failureKinds = map[string]FailureKind{
 	"host.not_started":        KindNotRun,
 	// An MCP server's JSON-RPC error answer.
 	"host.mcp_error": KindSystem,
+	// The gateway's own: a person denied the call, an approval still
+	// pending, a job whose capability cannot cancel it.
+	"denied":               KindAuthz,
+	"approval_pending":     KindNotRun,
+	"no_cancel_capability": KindNotRun,
 }
 
 // KindOf returns the failure kind of an error code (docs/protocol.md §15);

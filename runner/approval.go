@@ -72,7 +72,7 @@ func ApprovalKey(p *Plan) string {
 // approvalIdentity is the module as the host knows it: its source
 // identity (Key: the executable's path, an MCP server's config id), its
 // state key and the fingerprint it was described from (the executable's
-// digest and its directory's listing), never only the id it claims.
+// stat and its directory's listing), never only the id it claims.
 func approvalIdentity(p *Plan) string {
 	if p.Module == nil {
 		return ""

@@ -14,7 +14,7 @@ import (
 
 // describeCacheKey identifies one exact thing described: the driver's
 // source identity (Driver.Key: an executable's absolute path) and its
-// fingerprint (Driver.Fingerprint: for an executable its sha256 and, for a
+// fingerprint (Driver.Fingerprint: for an executable its stat and, for a
 // module directory, the listing of the files beside it; docs/protocol.md §2
 // modbay).
 type describeCacheKey struct {

@@ -38,6 +38,15 @@ func useProbeCache(cfg *config.Config) {
 	contain.UseProbeCache(filepath.Join(cfg.CacheDir(), ProbeCacheFile), modproto.Digest(b))
 }
 
+// PrepareContainment starts making, in the background, what this host's
+// first contained run would make on its path (contain.Prepare); nothing
+// under sandbox: off. For a command about to run a module.
+func (h *Host) PrepareContainment() {
+	if h.cfg == nil || contain.Mode(h.cfg.Sandbox) != contain.ModeOff {
+		contain.Prepare()
+	}
+}
+
 // containSpec is what a module may touch in one run: its own
 // directory, the request's roots by mode, its resolved binaries, the
 // network only when granted, execution narrowed when no subprocess is

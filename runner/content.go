@@ -65,14 +65,11 @@ func (h *Host) stageBlocks(b *stageBudget, blocks []ContentBlock, arts []modprot
 		return []artifactFailure{{confinement: confinement, index: offset + i, v: modproto.ValidationError{
 			Path: fmt.Sprintf("execution.artifacts[%d]", offset+i), Detail: fmt.Sprintf(f, args...)}}}
 	}
-	dir, err := os.MkdirTemp("", "modbay-run-")
+	dir, err := newRunDir()
 	if err != nil {
 		return nil, fail(0, false, "content blocks: create the run directory: %v", err)
 	}
 	defer RemoveTree(dir)
-	if err := recordRunOwner(dir); err != nil {
-		return nil, fail(0, false, "content blocks: record the run's host: %v", err)
-	}
 	root := filepath.Join(canonical(dir), ContentRoot)
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return nil, fail(0, false, "content blocks: create the content root: %v", err)
@@ -107,6 +104,10 @@ func (h *Host) stageBlocks(b *stageBudget, blocks []ContentBlock, arts []modprot
 	return out, fails
 }
 
+// ErrNoOneToAsk comes with the decline of a request made where no one
+// can answer (no terminal, no elicitor).
+var ErrNoOneToAsk = errors.New("no one to ask: no terminal to answer on")
+
 // hostElicitor wraps the caller's Elicitor with the host's rules for
 // requests to the person: a request over MaxElicitationBytes or with a
 // schema that is not JSON is declined unasked; with no one to ask every
@@ -127,7 +128,7 @@ func hostElicitor(ask Elicitor) Elicitor {
 			return decline, errors.New("elicitation declined: its schema is not JSON")
 		}
 		if ask == nil {
-			return decline, nil
+			return decline, ErrNoOneToAsk
 		}
 		if err := ctx.Err(); err != nil {
 			return cancel, err

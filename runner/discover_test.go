@@ -214,19 +214,23 @@ func TestDescribeCache(t *testing.T) {
 	if m, _ := f.host.Load(ctx, "cached"); m.Cached || f.describeCount("cached") != 2 {
 		t.Errorf("after a change: cached %v, describes %d", m.Cached, f.describeCount("cached"))
 	}
-	// Same bytes, new mtime: hashed again, still a hit (the key is the
-	// sha256; docs/protocol.md §18), and the identity record follows the new stat.
+	// Same bytes, new mtime: the key is the stat, never the bytes
+	// (docs/protocol.md §18), so it is described again, the identity
+	// record follows the new stat, and the executable was never hashed.
 	later := time.Now().Add(time.Hour)
 	if err := os.Chtimes(exe, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := f.host.Load(ctx, "cached"); !m.Cached || f.describeCount("cached") != 2 {
+	if m, _ := f.host.Load(ctx, "cached"); m.Cached || f.describeCount("cached") != 3 {
 		t.Errorf("after touch: cached %v, describes %d", m.Cached, f.describeCount("cached"))
 	}
-	if e, ok := f.host.readDescribeEntry(exe); !ok || e.Identity == nil || e.Identity.MtimeNS != later.UnixNano() {
-		t.Errorf("identity record not updated after touch: %+v", e.Identity)
+	if e, ok := f.host.readDescribeEntry(exe); !ok || e.Identity == nil || e.Identity.MtimeNS != later.UnixNano() || e.Identity.SHA256 != "" {
+		t.Errorf("identity record after touch: %+v", e.Identity)
 	}
-	if m := f.host.Redescribe(ctx, m2); m.Cached || f.describeCount("cached") != 3 {
+	if m, _ := f.host.Load(ctx, "cached"); !m.Cached || f.describeCount("cached") != 3 {
+		t.Errorf("unchanged since: cached %v, describes %d", m.Cached, f.describeCount("cached"))
+	}
+	if m := f.host.Redescribe(ctx, m2); m.Cached || f.describeCount("cached") != 4 {
 		t.Errorf("redescribe used the cache")
 	}
 }

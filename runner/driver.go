@@ -28,8 +28,8 @@ type Driver interface {
 
 	// Fingerprint identifies exactly what Describe would describe now, for
 	// the describe cache (docs/protocol.md §18): a process gives its
-	// executable's sha256 and, in its own module directory, the listing
-	// of the files beside it. "" with a nil error
+	// executable's stat (device, inode, size, mtime, ctime) and, in its
+	// own module directory, the listing of the files beside it. "" with a nil error
 	// means the describe is never cached; an error means it is not cached
 	// this time. It runs nothing.
 	Fingerprint() (string, error)
@@ -161,7 +161,7 @@ func (c *Call) Listening() bool { return c.events != nil }
 // elicitation) and blocks until the answer, ctx's end, or the person's
 // refusal. Host bounds the request (MaxElicitationBytes) and declines one
 // over the bound (ElicitDecline with an error) or when no one can answer
-// (ElicitDecline, nil); it validates accepted content against e.Schema
+// (ElicitDecline, ErrNoOneToAsk); it validates accepted content against e.Schema
 // before the driver sees it, and an answer it refuses comes back as
 // ElicitCancel with a non-nil error (*InputError for content that breaks
 // the schema).

@@ -22,9 +22,10 @@ import (
 )
 
 // exeIdentity is an executable's stat-keyed identity record, kept in its
-// describe cache entry (docs/protocol.md §18): the sha256 is recomputed only
-// when the device, inode, size, mtime or ctime (nanoseconds) changed, so a
-// warm discovery never reads an unchanged executable.
+// describe cache entry (docs/protocol.md §18): its stat fields are the
+// executable's part of the fingerprint (fingerprint), so discovery never
+// reads an executable. The digest is computed only where the bytes are the
+// rule (identify: a pre_approved digest), reused while the stat is the same.
 type exeIdentity struct {
 	Dev     uint64 `json:"dev"`
 	Ino     uint64 `json:"ino"`
@@ -33,13 +34,21 @@ type exeIdentity struct {
 	CtimeNS int64  `json:"ctime_ns"`
 	// SHA256 is "sha256:<hex>" of the bytes as they were when the stat
 	// fields were read.
-	SHA256 string `json:"sha256"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // sameFile reports whether a and b carry the same stat fields (the digest
 // aside).
 func (a exeIdentity) sameFile(b exeIdentity) bool {
 	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.MtimeNS == b.MtimeNS && a.CtimeNS == b.CtimeNS
+}
+
+// fingerprint is a's stat fields as a process driver's fingerprint of
+// the executable ("file dev=… ino=… size=… mtime_ns=… ctime_ns=…"): it
+// changes with any change to the file, since the kernel sets the ctime on
+// every write, rename onto, chmod and utime, and no one can set it back.
+func (a exeIdentity) fingerprint() string {
+	return fmt.Sprintf("file dev=%d ino=%d size=%d mtime_ns=%d ctime_ns=%d", a.Dev, a.Ino, a.Size, a.MtimeNS, a.CtimeNS)
 }
 
 // statIdentity is fi's stat fields, without the digest.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -75,6 +76,36 @@ func reapAdopted() {
 // hostPID is the host's own pid.
 var hostPID = os.Getpid()
 
+// readProcFile reads a small /proc file with plain system calls: os.ReadFile
+// registers each file with the runtime's poller first (a fcntl pair and a
+// refused epoll_ctl), which leftNoOrphans paid for every thread of the
+// host after every run. Errors are the system call's (ENOENT for a thread
+// gone).
+func readProcFile(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	b := make([]byte, 0, 512)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := unix.Read(fd, b[len(b):cap(b)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
+	}
+}
+
 // leftNoOrphans reports, without scanning /proc, that no module left a
 // process behind: the host, as child subreaper, has no child but live
 // module roots and processes of its own group. Call it once a module has
@@ -93,7 +124,7 @@ func leftNoOrphans() bool {
 	spawnMu.RLock()
 	defer spawnMu.RUnlock()
 	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		b, err := readProcFile("/proc/self/task/" + t.Name() + "/children")
 		if err != nil {
 			if os.IsNotExist(err) && !exists("/proc/self/task/"+t.Name()) {
 				continue // the thread ended meanwhile; its children moved

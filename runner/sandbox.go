@@ -76,16 +76,12 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.cancelled = true
 		return res
 	}
-	runDir, err := os.MkdirTemp("", "modbay-run-")
+	runDir, err := newRunDir()
 	if err != nil {
 		res.spawnErr = fmt.Errorf("create the per-run directory: %w", err)
 		return res
 	}
 	defer RemoveTree(runDir)
-	if err := recordRunOwner(runDir); err != nil {
-		res.spawnErr = fmt.Errorf("record the run's host: %w", err)
-		return res
-	}
 	tmp, work := filepath.Join(runDir, "tmp"), filepath.Join(runDir, "work")
 	for _, d := range []string{tmp, work} {
 		if err := os.Mkdir(d, 0o700); err != nil {

@@ -97,7 +97,7 @@ type Module struct {
 	DescribedAt time.Time
 	Cached      bool
 	// Fingerprint is what the descriptor was described from
-	// (Driver.Fingerprint: for a process module the executable's digest
+	// (Driver.Fingerprint: for a process module the executable's stat
 	// and its directory's listing); "" when the driver gives none (the
 	// examples). Host.Changed compares it with the files as they are.
 	Fingerprint string

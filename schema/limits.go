@@ -5,6 +5,12 @@ package schema
 // A request schema is module input, so every walk over it is bounded here,
 // in one place; a document past a bound is refused, never walked further.
 const (
+	// MaxSchemaBytes bounds one schema document's bytes, checked before
+	// any of it is decoded: about 100× the largest request schema in the
+	// test corpora (9.8 KB as written). An 11 MB schema took 1.3 s to be
+	// refused by the node bounds below (the decoding); past this one it
+	// is refused at once.
+	MaxSchemaBytes = 1 << 20
 	// MaxDocNodes bounds the subschemas one document may hold: 10× the
 	// largest request schema in the test corpora (about 2,000).
 	MaxDocNodes = 20000
@@ -45,6 +51,11 @@ const (
 	// 2^40 otherwise. The largest request schema in the test corpora
 	// expands to about 5,000.
 	MaxSchemaExpansion = 200000
+	// MaxCompileNodes bounds the subschemas of a document handed to the
+	// compiler, whose work grows with their square and cannot be
+	// stopped: 8,000 take about 1 s, 20,000 took 7 s (4× the largest
+	// request schema in the test corpora).
+	MaxCompileNodes = 8000
 	// MaxPatternInsts bounds the compiled program of one "pattern" or
 	// "patternProperties" regex (RE2 instructions): an email regex takes
 	// a few hundred; one of 100,000 states is an attack on every match.
@@ -84,4 +95,12 @@ const (
 	// took a second to build, matched against on every change).
 	MaxFormEnum    = 5000
 	MaxBuildString = 1 << 20
+	// MaxBuildTotalItems and MaxBuildTotalString are one build's budget,
+	// in total across every level (nested minItems multiply: 1000×1000
+	// of 1000-character strings was 2 GB): the fields the form makes,
+	// and the array items and string bytes `modbay check` generates for
+	// one input. Past them the form opens in JSON mode and check skips
+	// the case.
+	MaxBuildTotalItems  = 100000
+	MaxBuildTotalString = 16 << 20
 )

@@ -111,12 +111,14 @@ type DepRequired struct {
 func (d *Doc) parse(raw json.RawMessage, loc string) (*Node, error) {
 	d.nodes++
 	if d.nodes > MaxDocNodes {
-		return nil, fmt.Errorf("schema has more than %d subschemas", MaxDocNodes)
+		return nil, &BoundError{Bound: "MaxDocNodes", Limit: MaxDocNodes,
+			Detail: fmt.Sprintf("the schema has more than %d subschemas", MaxDocNodes)}
 	}
 	d.depth++
 	defer func() { d.depth-- }()
 	if d.depth > MaxDocDepth {
-		return nil, fmt.Errorf("schema at %q nests deeper than %d subschemas", loc, MaxDocDepth)
+		return nil, &BoundError{Bound: "MaxDocDepth", Limit: MaxDocDepth,
+			Detail: fmt.Sprintf("the schema at %q nests deeper than %d subschemas", loc, MaxDocDepth)}
 	}
 	t := bytes.TrimSpace(raw)
 	s := &Node{Loc: loc, Base: d.base}

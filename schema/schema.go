@@ -104,6 +104,9 @@ func Compile(raw json.RawMessage) (*Compiled, error) { return CompileContext(nil
 // steps (decoding, the number and pattern checks, the expansion count,
 // the compile): an error wrapping ErrCancelled then, never cached.
 func CompileContext(ctx context.Context, raw json.RawMessage) (*Compiled, error) {
+	if err := CheckSize(raw); err != nil {
+		return nil, err
+	}
 	raw = bytes.TrimSpace(raw)
 	key := sha256.Sum256(raw)
 	cache.Lock()
@@ -140,6 +143,23 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 	if err := stopped(); err != nil {
 		return nil, err
 	}
+	// A document Parse refuses is never compiled: past MaxDocNodes the
+	// expansion is uncounted, and the compiler's own work on it is
+	// superlinear and cannot be stopped.
+	d, err := Parse(raw)
+	if IsBound(err) {
+		return nil, err
+	}
+	if err != nil && !json.Valid(raw) {
+		return nil, fmt.Errorf("schema is not JSON: %w", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid: %w", err)
+	}
+	if n := len(d.Nodes()); n > MaxCompileNodes {
+		return nil, &BoundError{Bound: "MaxCompileNodes", Limit: MaxCompileNodes,
+			Detail: fmt.Sprintf("the schema has %d subschemas, more than %d to compile", n, MaxCompileNodes)}
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
@@ -157,11 +177,9 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 	if err := stopped(); err != nil {
 		return nil, err
 	}
-	if d, err := Parse(raw); err == nil {
-		if n := Expansion(d); n > MaxSchemaExpansion {
-			return nil, &BoundError{Bound: "MaxSchemaExpansion", Limit: MaxSchemaExpansion,
-				Detail: fmt.Sprintf("the schema expands to more than %d subschemas per value", MaxSchemaExpansion)}
-		}
+	if n := Expansion(d); n > MaxSchemaExpansion {
+		return nil, &BoundError{Bound: "MaxSchemaExpansion", Limit: MaxSchemaExpansion,
+			Detail: fmt.Sprintf("the schema expands to more than %d subschemas per value", MaxSchemaExpansion)}
 	}
 	if err := stopped(); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"modbay/history"
 	"modbay/internal/words"
+	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -130,40 +131,52 @@ type activityScreen struct {
 	live     []string
 }
 
-// activitySessionsMsg is a reading of the live agent sessions;
-// activitySessionsTick asks for the next.
+// activityReadMsg is one reading for the activity view s: the live agent
+// sessions (when s reads them) and the history's runs and jobs (listed,
+// when the cockpit has a history); activityTick asks s for the next,
+// every sessionsEvery while s is on top.
 type (
-	activitySessionsMsg  struct{ live []string }
-	activitySessionsTick struct{}
+	activityReadMsg struct {
+		s      *activityScreen
+		live   []string
+		listed bool
+		sums   []history.Summary
+		err    error
+	}
+	activityTick struct{ s *activityScreen }
 )
+
+func (activityReadMsg) isHistoryMsg() {}
+func (activityTick) isHistoryMsg()    {}
 
 // maxActivitySessions bounds the sessions the view lists (T lists all).
 const maxActivitySessions = 3
 
-// readSessions reads the live sessions off Update.
-func (s *activityScreen) readSessions() tea.Cmd {
-	if s.sessions == nil {
-		return nil
+// read reads the live sessions and the history off Update.
+func (s *activityScreen) read(st *history.Store) tea.Cmd {
+	sessions := s.sessions
+	return func() tea.Msg {
+		msg := activityReadMsg{s: s}
+		if sessions != nil {
+			msg.live = sessions()
+		}
+		if st != nil {
+			msg.sums, _, msg.err = st.List()
+			msg.listed = true
+		}
+		return msg
 	}
-	read := s.sessions
-	return func() tea.Msg { return activitySessionsMsg{live: read()} }
 }
 
-// openActivityScreen shows the activity of this session and starts reading
-// the history's jobs in flight and recent runs.
+// openActivityScreen shows the activity of this session and starts
+// reading the live agent sessions and the history's jobs in flight and
+// recent runs, again every sessionsEvery while the view is on top.
 func openActivityScreen(m *Model, _ any) (Screen, tea.Cmd) {
 	hs := &historyActivity{m: m}
 	s := &activityScreen{com: m.com, keys: m.keys.Activity, sources: []activitySource{agentActivity{m}, sessionActivity{m}, hs},
 		sessions: m.opts.AgentSessions}
 	s.refresh()
-	if m.history == nil {
-		return s, s.readSessions()
-	}
-	st := m.history
-	return s, tea.Batch(s.readSessions(), func() tea.Msg {
-		sums, _, err := st.List()
-		return activityListedMsg{sums: sums, err: err}
-	})
+	return s, s.read(m.history)
 }
 
 // activityListedMsg is the history's listing for the activity view.
@@ -231,13 +244,6 @@ func (e *activityEntry) cancellable() bool {
 
 // Update implements Screen.
 func (s *activityScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
-	switch msg := msg.(type) {
-	case activitySessionsMsg:
-		s.live = msg.live
-		return nil, tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activitySessionsTick{} })
-	case activitySessionsTick:
-		return nil, s.readSessions()
-	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, nil
@@ -347,7 +353,7 @@ func (s *activityScreen) row(e *activityEntry, sel bool, w int) string {
 	if e.Percent != nil {
 		state += fmt.Sprintf(" %.0f%%", *e.Percent)
 	}
-	row := fmt.Sprintf("%s%-18s %8s  %s › %s", mark, common.Trunc(state, 18), when, render.SanitizeLine(e.Module), render.SanitizeLine(e.Capability))
+	row := fmt.Sprintf("%s%-18s %8s  %s", mark, common.Trunc(state, 18), when, calledText(e.Module, e.Capability))
 	if e.Percent != nil && w >= 100 {
 		row += "  " + bar(*e.Percent, 20)
 	}
@@ -451,12 +457,35 @@ func resultWord(res *runner.Result) string {
 	switch {
 	case res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Host != nil:
 		return "detached"
+	case jobEndWord(res) != "":
+		return jobEndWord(res)
 	case res.Host != nil:
 		return render.SanitizeLine(res.Host.Code)
 	case res.Envelope != nil && res.Envelope.OK:
 		return "ok"
 	}
 	return "error"
+}
+
+// jobEndWord is the word of a job that ended other than well, by its
+// state ("cancelled", "failed", "error"): a poll that answered ok about a
+// cancelled job is not an ok run. "" for no job or one that succeeded.
+func jobEndWord(res *runner.Result) string {
+	if res.Job == nil || !runner.IsTerminalJobState(res.Job.State) {
+		return ""
+	}
+	switch st := res.Job.State; st {
+	case "cancelled", "failed", "error":
+		return st
+	}
+	return ""
+}
+
+// stoppedFollowing reports whether res is a job whose polling this
+// cockpit stopped while the job goes on (docs/protocol.md §16).
+func stoppedFollowing(res *runner.Result) bool {
+	return res.Job != nil && !runner.IsTerminalJobState(res.Job.State) && res.Host != nil &&
+		res.Host.Code == modproto.CodeCancelled
 }
 
 // historyActivity is the history's jobs in flight that no run of this
@@ -544,19 +573,29 @@ func (m *Model) activityAction(a Action) tea.Cmd {
 func (m *Model) activityUpdate(msg historyMsg) tea.Cmd {
 	as, _ := find[*activityScreen](m)
 	switch msg := msg.(type) {
+	case activityReadMsg:
+		if as == nil || as != msg.s {
+			return nil // the view was closed: its readings stop
+		}
+		as.live = msg.live
+		if msg.listed {
+			as.listed(msg.sums, msg.err)
+		}
+		return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activityTick{s: as} })
+	case activityTick:
+		if as == nil || as != msg.s {
+			return nil
+		}
+		if m.top() != Screen(as) {
+			// A run or result is on top: read again once the view is back.
+			return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activityTick{s: as} })
+		}
+		return as.read(m.history)
 	case activityListedMsg:
 		if as == nil {
 			return nil
 		}
-		for _, src := range as.sources {
-			if h, ok := src.(*historyActivity); ok {
-				h.sums = msg.sums
-			}
-		}
-		if msg.err != nil {
-			as.note = "Cannot read the history: " + msg.err.Error()
-		}
-		as.refresh()
+		as.listed(msg.sums, msg.err)
 	case cancelPlannedMsg:
 		return m.cancelPlanned(msg)
 	case jobCancelledMsg:
@@ -576,6 +615,19 @@ func (m *Model) activityUpdate(msg historyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// listed takes the history's runs and jobs as read.
+func (s *activityScreen) listed(sums []history.Summary, err error) {
+	for _, src := range s.sources {
+		if h, ok := src.(*historyActivity); ok {
+			h.sums = sums
+		}
+	}
+	if err != nil {
+		s.note = "Cannot read the history: " + err.Error()
+	}
+	s.refresh()
 }
 
 // jobCancelNote is what the cockpit says of a cancel's outcome.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -172,16 +173,8 @@ func TestActivityListsAgentSessions(t *testing.T) {
 			"codex (stdio, pid 44) since 10:02:00: 1 call", "vscode\x1b[2J (http, pid 45) since 10:03:00: 2 calls"}
 	}
 	_, cmd := m.Update(uitest.Key("A"))
-	batch, ok := cmd().(tea.BatchMsg)
-	if !ok {
-		t.Fatal("A did not read the history and the sessions")
-	}
-	var tick tea.Cmd
-	for _, c := range batch {
-		if _, next := m.Update(c()); next != nil {
-			tick = next // the sessions' next reading (not followed here)
-		}
-	}
+	// One reading: the sessions and the history; the next one is ticked.
+	_, tick := m.Update(cmd())
 	if tick == nil {
 		t.Fatal("no next reading of the sessions")
 	}
@@ -195,7 +188,7 @@ func TestActivityListsAgentSessions(t *testing.T) {
 		t.Errorf("a fourth session shown, or %d reads:\n%s", reads, out)
 	}
 	// The tick reads them again while the view is on top.
-	if _, next := m.Update(activitySessionsTick{}); next == nil {
+	if _, next := m.Update(tick()); next == nil {
 		t.Error("the tick read nothing")
 	} else if m.Update(next()); reads != 2 {
 		t.Errorf("%d reads after a tick", reads)
@@ -206,4 +199,53 @@ func TestActivityListsAgentSessions(t *testing.T) {
 func isConfirm(d dialog.Dialog) bool {
 	_, ok := d.(*dialog.Confirm)
 	return ok
+}
+
+// TestActivityRefreshesTheHistory: while A is on top, each tick reads the
+// history again, so a call that finished stops showing as running; with a
+// run on top the ticks wait, and reading resumes once A is back.
+func TestActivityRefreshesTheHistory(t *testing.T) {
+	m := historyModel(t, nil, 100, 20, nil)
+	put := func(status history.Status) {
+		t.Helper()
+		if err := m.history.Put(&history.Record{RunID: "req_00000000000000000000000000000009", Module: "fake", Capability: "fake.report",
+			Source: history.SourceMCPServe, Status: status, Started: uitest.Epoch.Add(-time.Minute), DurationMS: 1500, InputRecorded: true,
+			Input: json.RawMessage(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lock, err := m.history.LockRun("req_00000000000000000000000000000009") // the serve process running it
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(history.StatusRunning)
+	_, cmd := m.Update(uitest.Key("A"))
+	_, tick := m.Update(cmd())
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "1 running") {
+		t.Fatalf("the agent's call is not running:\n%s", out)
+	}
+	put(history.StatusOK)
+	lock.Release()
+	// A run on top: the tick reads nothing, only ticks again.
+	as := m.top()
+	m.stack = append(m.stack, m.stack[0]) // another screen on top
+	_, next := m.Update(tick())
+	if next == nil {
+		t.Fatal("the ticks stopped while a run was on top")
+	}
+	if _, ok := next().(activityTick); !ok {
+		t.Fatal("a tick read while the view was not on top")
+	}
+	m.stack = m.stack[:len(m.stack)-1]
+	if m.top() != as {
+		t.Fatal("the activity view is not back on top")
+	}
+	_, read := m.Update(activityTick{s: as.(*activityScreen)})
+	if read == nil {
+		t.Fatal("the tick read nothing once the view was back")
+	}
+	m.Update(read())
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "0 running · 1 finished") {
+		t.Errorf("the finished call still shows as running:\n%s", out)
+	}
 }

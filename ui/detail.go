@@ -39,7 +39,12 @@ func (b *detailBuilder) kvBadge(k, v string) { b.kvHung(k, v, 1) }
 // of the value column.
 func (b *detailBuilder) kvHung(k, v string, hang int) {
 	const kw = 12
-	lab := b.com.Styles.Label.Render(fmt.Sprintf("%-*s", kw-hang, k))
+	k = fmt.Sprintf("%-*s", kw-hang, k)
+	if !strings.HasSuffix(k, " ") {
+		// A label as wide as the column: a space parts it from the value.
+		k += " "
+	}
+	lab := b.com.Styles.Label.Render(k)
 	vw := max(b.w-kw, 8)
 	for i, l := range strings.Split(common.WrapWords(v, vw), "\n") {
 		if i == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -19,7 +20,64 @@ import (
 const (
 	draftKeptNote   = "ctrl+c again quits; the draft is kept (ctrl+l recalls it)"
 	draftNoHomeNote = "ctrl+c again quits and loses this draft: this cockpit has no home to keep it in"
+	// A JSON text that does not parse cannot have its secrets withheld.
+	draftSecretTextNote = "ctrl+c again quits and loses this JSON text: it does not parse, and this capability has secret fields, so the JSON text draft is not kept"
 )
+
+// secretMarksDepth bounds the walk of a request schema for secret marks;
+// deeper counts as marked.
+const secretMarksDepth = 64
+
+// hasSecretMarks reports whether raw (a JSON Schema) marks any value
+// "writeOnly": true or "format": "password" anywhere, read conservatively:
+// a schema that does not decode counts as marked.
+func hasSecretMarks(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return true
+	}
+	var walk func(v any, depth int) bool
+	walk = func(v any, depth int) bool {
+		if depth > secretMarksDepth {
+			return true
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			if w, _ := t["writeOnly"].(bool); w {
+				return true
+			}
+			if f, _ := t["format"].(string); f == "password" {
+				return true
+			}
+			for _, e := range t {
+				if walk(e, depth+1) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range t {
+				if walk(e, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v, 0)
+}
+
+// secretText reports whether d's draft is JSON text that does not parse
+// under a request schema with secret fields: such a draft is not kept.
+func secretText(d formDraft) bool {
+	if d.form.DraftText() == "" {
+		return false
+	}
+	md := d.module.Descriptor
+	if md == nil || d.cap.RequestSchema == "" {
+		return false
+	}
+	return hasSecretMarks(md.RequestSchemas[d.cap.RequestSchema])
+}
 
 // draftsKeptMsg reports drafts written to the input store: the draftKeys
 // of those kept, the first failure's error; onQuit is set when the cockpit
@@ -28,6 +86,8 @@ type draftsKeptMsg struct {
 	kept   []string
 	err    error
 	onQuit bool
+	// refused counts JSON text drafts not kept for their secret fields.
+	refused int
 }
 
 // redactForStore is input with the secret values of c's request schema
@@ -66,20 +126,37 @@ func (f *submitFlow) keepDrafts(ds []formDraft, now time.Time, onQuit bool) tea.
 	type write struct {
 		key, module, capability string
 		input                   json.RawMessage
+		text                    string
 	}
 	ws := make([]write, 0, len(ds))
+	refused := 0
 	for _, d := range ds {
+		k, mod := draftKey(d.module, d.cap), inputsKey(d.module)
+		if text := d.form.DraftText(); text != "" {
+			// JSON mode with text that does not parse: the text is the draft.
+			if secretText(d) {
+				refused++
+				continue
+			}
+			d.form.MarkClean()
+			ws = append(ws, write{key: k, module: mod, capability: d.cap.ID, text: text})
+			continue
+		}
 		in, _ := redactForStore(d.module, d.cap, d.form.Draft())
 		d.form.MarkClean()
 		if in != nil {
-			ws = append(ws, write{draftKey(d.module, d.cap), inputsKey(d.module), d.cap.ID, in})
+			ws = append(ws, write{key: k, module: mod, capability: d.cap.ID, input: in})
 		}
 	}
 	st := f.inputs
 	return func() tea.Msg {
-		msg := draftsKeptMsg{onQuit: onQuit}
+		msg := draftsKeptMsg{onQuit: onQuit, refused: refused}
 		for _, w := range ws {
-			if err := st.SaveDraft(w.module, w.capability, w.input, now); err != nil {
+			save := func() error { return st.SaveDraft(w.module, w.capability, w.input, now) }
+			if w.text != "" {
+				save = func() error { return st.SaveDraftText(w.module, w.capability, w.text, now) }
+			}
+			if err := save(); err != nil {
 				if msg.err == nil {
 					msg.err = err
 				}
@@ -103,6 +180,11 @@ func (m *Model) interrupt(armed bool) tea.Cmd {
 	m.quitArmed = true
 	if m.flow.inputs.Dir == "" {
 		fs.form.SetHint(draftNoHomeNote)
+		return nil
+	}
+	d := formDraft{module: fs.module, cap: fs.cap, form: fs.form}
+	if secretText(d) {
+		fs.form.SetHint(draftSecretTextNote)
 		return nil
 	}
 	fs.form.SetHint(draftKeptNote)
@@ -147,6 +229,10 @@ func (m *Model) draftsKept(msg draftsKeptMsg) {
 	}
 	if msg.onQuit {
 		m.exitNote = m.flow.keptNote()
+		if msg.refused > 0 {
+			m.exitNote = strings.TrimSpace(m.exitNote + " " + fmt.Sprintf("%s not kept: JSON text that does not parse cannot have its secret fields withheld.",
+				words.Count(msg.refused, "JSON text draft", "JSON text drafts")))
+		}
 		if msg.err != nil {
 			m.exitNote += " Not kept: " + msg.err.Error()
 		}

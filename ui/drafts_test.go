@@ -167,3 +167,89 @@ func TestQuitKeepsEveryDirtyDraftWithoutSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestCtrlCKeepsJSONTextThatDoesNotParse: in JSON mode, text that does not
+// parse is the draft, kept as typed (not the last value that parsed), and
+// ctrl+l after a restart puts it back into JSON mode.
+func TestCtrlCKeepsJSONTextThatDoesNotParse(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: dir}
+	openForm(t, m, 1)
+	press(m, "ctrl+e")
+	typeText(m, `"pattern": hello`)
+	typed := m.form().DraftText()
+	if !strings.Contains(typed, "hello") {
+		t.Fatalf("JSON text %q", typed)
+	}
+	_, cmd := m.Update(uitest.Key("ctrl+c"))
+	msgs := cmdMsgs(cmd)
+	if quits(msgs) {
+		t.Fatal("ctrl+c over JSON text quit at once")
+	}
+	if got := frame(t, m); !strings.Contains(got, draftKeptNote) {
+		t.Fatalf("the form does not say the draft is kept:\n%s", got)
+	}
+	feed(m, msgs)
+	sv, err := m.flow.inputs.Load(m.flow.module.ID, m.flow.cap.ID)
+	if err != nil || sv.DraftText != typed || sv.Draft != nil {
+		t.Fatalf("draft in the store: %+v %v, want text %q", sv, err, typed)
+	}
+
+	m2, _ := newTest(t, nil, 100, 30)
+	m2.flow.inputs = inputs.Store{Dir: dir}
+	withModules(t, m2)
+	press(m2, "enter", "down")
+	_, cmd = m2.Update(uitest.Key("enter"))
+	feed(m2, cmdMsgs(cmd))
+	if note := m2.form().Note(); !strings.Contains(note, "kept JSON draft available") {
+		t.Fatalf("note %q", note)
+	}
+	press(m2, "ctrl+l")
+	if !m2.form().JSONMode() || m2.form().DraftText() != typed {
+		t.Fatalf("ctrl+l: JSON mode %v, text %q", m2.form().JSONMode(), m2.form().DraftText())
+	}
+	if m2.form().Dirty() {
+		t.Fatal("the recalled text counts as typed input")
+	}
+}
+
+// TestCtrlCRefusesJSONTextWithSecrets: JSON text that does not parse, under
+// a schema with a secret field, cannot be redacted, so it is not kept, and
+// the form and the exit line say so.
+func TestCtrlCRefusesJSONTextWithSecrets(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: dir}
+	withModules(t, m)
+	fake := m.modules.Selected()
+	c := fake.Descriptor.Capability("fake.report")
+	fake.Descriptor.RequestSchemas[c.RequestSchema] = json.RawMessage(`{"type":"object",
+		"properties":{"title":{"type":"string"},"api_key":{"type":"string","writeOnly":true}}}`)
+	press(m, "enter", "down", "enter", "ctrl+e")
+	typeText(m, `"api_key": hunter2`)
+	_, cmd := m.Update(uitest.Key("ctrl+c"))
+	msgs := cmdMsgs(cmd)
+	if quits(msgs) {
+		t.Fatal("the first ctrl+c quit")
+	}
+	if got := frame(t, m); !strings.Contains(got, "the JSON text draft is not kept") {
+		t.Fatalf("the form does not say the text is lost:\n%s", got)
+	}
+	feed(m, msgs)
+	_, cmd = m.Update(uitest.Key("ctrl+c"))
+	msgs = cmdMsgs(cmd)
+	if !quits(msgs) {
+		t.Fatal("the second ctrl+c did not quit")
+	}
+	feed(m, msgs)
+	if !strings.Contains(m.exitNote, "1 JSON text draft not kept") {
+		t.Fatalf("exit note %q", m.exitNote)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	for _, f := range files {
+		if b, _ := os.ReadFile(f); bytes.Contains(b, []byte("hunter2")) {
+			t.Fatalf("a secret reached the disk:\n%s", b)
+		}
+	}
+}

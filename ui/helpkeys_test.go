@@ -196,7 +196,7 @@ func viewerOf(t *testing.T, mt, body string) *Model {
 
 // keyPress returns the press for a binding's key name.
 func keyPress(name string) tea.KeyPressMsg {
-	if k := uitest.Key(name); k.String() == name && (k.Mod != 0 || !strings.Contains(name, "+")) {
+	if k := uitest.Key(name); k.String() == name && (k.Mod != 0 || name == "+" || !strings.Contains(name, "+")) {
 		// (uitest.Key types a chord it does not know, alt+n, as text.)
 		return k
 	}

@@ -96,7 +96,8 @@ func DefaultKeyMap() KeyMap {
 		List: list.DefaultKeyMap(),
 		Modules: ModulesKeyMap{
 			Rediscover: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rediscover")),
-			LogLevel:   key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "server log level")),
+			LogMore:    key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "more server log")),
+			LogLess:    key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "less server log")),
 			Surface:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resources & prompts")),
 			Skills:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skills")),
 			Quit:       quit,

@@ -25,9 +25,10 @@ import (
 type ModulesKeyMap struct {
 	// Rediscover runs discovery again.
 	Rediscover key.Binding
-	// LogLevel asks the selected MCP server for its next log level
-	// (logging/setLevel), kept for its later sessions.
-	LogLevel key.Binding
+	// LogMore and LogLess ask the selected MCP server for the next more
+	// (toward debug) or less verbose log level (logging/setLevel), kept
+	// for its later sessions and processes.
+	LogMore, LogLess key.Binding
 	// Surface opens the selected MCP server's resources and prompts.
 	Surface key.Binding
 	// Skills opens the skills screen.
@@ -351,8 +352,10 @@ func (l *moduleList) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, l.keys.Rediscover):
 		return actionRediscover{}, nil
-	case key.Matches(kp, l.keys.LogLevel) && l.levelDriver() != nil:
-		return nil, nextLogLevel(l.levelDriver())
+	case key.Matches(kp, l.keys.LogMore) && l.levelDriver() != nil:
+		return nil, stepLogLevel(l.levelDriver(), -1)
+	case key.Matches(kp, l.keys.LogLess) && l.levelDriver() != nil:
+		return nil, stepLogLevel(l.levelDriver(), +1)
 	case key.Matches(kp, l.keys.Surface) && hasSurface(l.Selected()):
 		return actionOpen{kind: screenSurface, arg: l.Selected()}, nil
 	case key.Matches(kp, openHistoryKey):
@@ -378,7 +381,7 @@ func (l *moduleList) ShortHelp() []key.Binding {
 		b = append(b, l.keys.Surface)
 	}
 	if l.levelDriver() != nil {
-		b = append(b, l.keys.LogLevel)
+		b = append(b, l.keys.LogMore, l.keys.LogLess)
 	}
 	return append(b, l.keys.Quit)
 }
@@ -401,7 +404,7 @@ type logLeveler interface {
 	SetLogLevel(ctx context.Context, level string) error
 }
 
-// logLevels are MCP's levels in the order L steps through them.
+// logLevels are MCP's levels, most verbose first: + steps left, - right.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // logLevelTimeout bounds asking a server for its level.
@@ -413,11 +416,12 @@ type logLevelMsg struct {
 	err   error
 }
 
-// nextLogLevel asks ld's server for the level after its current one,
-// in a command (the server answers over its session).
-func nextLogLevel(ld logLeveler) tea.Cmd {
-	i := slices.Index(logLevels, ld.LogLevel())
-	next := logLevels[(i+1)%len(logLevels)]
+// stepLogLevel asks ld's server for the level by steps from its current
+// one (-1 more verbose, +1 less), held at debug and emergency, in a
+// command (the server answers over its session).
+func stepLogLevel(ld logLeveler, by int) tea.Cmd {
+	i := max(slices.Index(logLevels, ld.LogLevel()), 0)
+	next := logLevels[min(max(i+by, 0), len(logLevels)-1)]
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)
 		defer cancel()
@@ -445,7 +449,7 @@ func (l *moduleList) FullHelp() [][]key.Binding {
 		keys = append(keys, l.keys.Surface)
 	}
 	if l.levelDriver() != nil {
-		keys = append(keys, l.keys.LogLevel)
+		keys = append(keys, l.keys.LogMore, l.keys.LogLess)
 	}
 	return append(g, append(keys, l.keys.Quit))
 }
@@ -703,6 +707,12 @@ type logDriver interface {
 	LogLevel() string
 }
 
+// logsDeclarer is a log driver that knows whether its server declared
+// MCP's logging capability (known once connected). No I/O.
+type logsDeclarer interface {
+	LogsDeclared() (declared, known bool)
+}
+
 // serverLogLines is how many of a server's log messages the detail pane
 // shows.
 const serverLogLines = 12
@@ -715,7 +725,12 @@ func serverLog(b *detailBuilder, m *runner.Module) {
 		return
 	}
 	lines := ld.LogLines(serverLogLines)
-	b.heading("Log (level " + render.SanitizeLine(ld.LogLevel()) + " and above)")
+	b.heading("Log (level " + render.SanitizeLine(ld.LogLevel()) + " and above, newest first)")
+	if dd, ok := m.Driver.(logsDeclarer); ok {
+		if declared, known := dd.LogsDeclared(); known && !declared {
+			b.wrapped(b.com.Styles.Warning, "the server does not declare MCP's logging capability: it is not asked for a level and sends no log messages")
+		}
+	}
 	if len(lines) == 0 {
 		b.line(b.com.Styles.Muted.Render("no log messages yet"))
 		return

@@ -359,9 +359,15 @@ func (r *resultView) content() string {
 	b := detailBuilder{com: r.com, w: w}
 	// Status line.
 	var badge string
-	if res.OK() {
+	switch w := jobEndWord(res); {
+	case stoppedFollowing(res):
+		// Stop following (docs/protocol.md §16): not an error of the job.
+		badge = st.Badge(st.BadgeWarn, "stopped following; the job goes on")
+	case w != "":
+		badge = st.Badge(st.BadgeError, w)
+	case res.OK():
 		badge = st.Badge(st.BadgeOK, "ok")
-	} else {
+	default:
 		badge = st.Badge(st.BadgeError, "error")
 		if c := res.Code(); c != "" {
 			badge += " " + st.Error.Render(render.SanitizeLine(c))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"modbay/modproto"
 	"modbay/runner"
 )
 
@@ -63,5 +64,37 @@ func TestLongRunningResultNamesTheCapabilityRun(t *testing.T) {
 	}
 	if !strings.Contains(top[1], "job job_fake_0001 · succeeded · 3 polls") {
 		t.Fatalf("no job line under the header: %q", top[1])
+	}
+}
+
+// TestJobResultWordIsTheJobsState: a job's state, not the last poll's ok,
+// decides the word of the result header and of the activity row; stopping
+// following is said as docs/protocol.md §16 says it, never as an error.
+func TestJobResultWordIsTheJobsState(t *testing.T) {
+	for _, c := range []struct {
+		state string
+		host  *runner.HostError
+		head  string
+		word  string
+	}{
+		{"cancelled", nil, "cancelled", "cancelled"},
+		{"failed", nil, "failed", "failed"},
+		{"succeeded", nil, "ok", "ok"},
+		{"running", &runner.HostError{Code: modproto.CodeCancelled, Detail: "polling stopped; job job_1 continues in the module"},
+			"stopped following; the job goes on", "detached"},
+	} {
+		m, _ := newTest(t, nil, 100, 30)
+		resultFor(t, m, "invoke/success-with-artifact.json")
+		res := m.result().res
+		res.Job = &runner.JobStatus{ID: "job_1", State: c.state, Polls: 2}
+		res.Host = c.host
+		m.result().rebuild()
+		head := strings.Split(frame(t, m), "\n")[1]
+		if !strings.Contains(head, c.head) || (c.word != "ok" && strings.Contains(head, " ok ")) || strings.Contains(head, "error") {
+			t.Errorf("state %s: header %q, want %q", c.state, head, c.head)
+		}
+		if got := resultWord(res); got != c.word {
+			t.Errorf("state %s: activity word %q, want %q", c.state, got, c.word)
+		}
 	}
 }

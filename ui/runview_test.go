@@ -51,7 +51,7 @@ func TestModuleDetailShowsServerLog(t *testing.T) {
 	mod := *uitest.Module(t)
 	mod.Driver = logFake{lines: []string{"12:00:01 info started", "12:00:02 error disk \x1b[2Jfull"}}
 	d := moduleDetail(m.com, &mod, 90)
-	for _, want := range []string{"Log (level debug and above)", "12:00:01 info started", "12:00:02 error disk ␛[2Jfull"} {
+	for _, want := range []string{"Log (level debug and above, newest first)", "12:00:01 info started", "12:00:02 error disk ␛[2Jfull"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("the detail lacks %q:\n%s", want, d)
 		}
@@ -70,8 +70,9 @@ func (f levelFake) SetLogLevel(_ context.Context, l string) error {
 	return nil
 }
 
-// TestLogLevelKey: L on an MCP server asks it for the next log level, in
-// a command; on a module without a server log it is not offered.
+// TestLogLevelKey: + and - on an MCP server ask it for the next more or
+// less verbose log level, in a command, held at the ends; on a module
+// without a server log they are not offered.
 func TestLogLevelKey(t *testing.T) {
 	m, _ := newTest(t, nil, 100, 30)
 	m.Update(modulesMsg{gen: m.gen, modules: uitest.Modules(t)})
@@ -79,8 +80,11 @@ func TestLogLevelKey(t *testing.T) {
 	if !ok {
 		t.Fatalf("top screen %T", m.top())
 	}
-	if slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "L" }) {
-		t.Error("L offered for a module without a server log level")
+	offered := func(k string) bool {
+		return slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == k })
+	}
+	if offered("+") || offered("-") {
+		t.Error("+/- offered for a module without a server log level")
 	}
 	level := "info"
 	sel := l.Selected()
@@ -88,15 +92,33 @@ func TestLogLevelKey(t *testing.T) {
 		t.Fatal("no module selected")
 	}
 	sel.Driver = levelFake{level: &level}
-	if !slices.ContainsFunc(l.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "L" }) {
-		t.Error("L not offered for an MCP server")
+	if !offered("+") || !offered("-") {
+		t.Error("+/- not offered for an MCP server")
 	}
-	_, cmd := l.Update(uitest.Key("L"))
-	if cmd == nil {
-		t.Fatal("L gave no command")
+	for _, step := range []struct{ key, want string }{{"+", "debug"}, {"+", "debug"}, {"-", "info"}, {"-", "notice"}} {
+		_, cmd := l.Update(uitest.Key(step.key))
+		if cmd == nil {
+			t.Fatalf("%s gave no command", step.key)
+		}
+		if msg := cmd(); msg.(logLevelMsg).level != step.want || level != step.want {
+			t.Errorf("%s asked for %+v (level now %s), want %s", step.key, msg, level, step.want)
+		}
 	}
-	if msg := cmd(); msg.(logLevelMsg).level != "notice" || level != "notice" {
-		t.Errorf("L asked for %+v (level now %s), want notice after info", msg, level)
+}
+
+// declaredFake is a log driver whose server did not declare logging.
+type declaredFake struct{ logFake }
+
+func (declaredFake) LogsDeclared() (bool, bool) { return false, true }
+
+// TestModuleDetailSaysNoLogging: a server that does not declare the
+// logging capability is said to send none.
+func TestModuleDetailSaysNoLogging(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	mod := *uitest.Module(t)
+	mod.Driver = declaredFake{}
+	if d := moduleDetail(m.com, &mod, 90); !strings.Contains(d, "does not declare MCP's logging capability") {
+		t.Errorf("the detail does not say the server declares no logging:\n%s", d)
 	}
 }
 

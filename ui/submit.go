@@ -138,8 +138,11 @@ func (m *Model) offerInputs(msg savedInputsMsg) {
 		return
 	}
 	var r []formview.Recall
-	if msg.saved.Draft != nil {
+	switch {
+	case msg.saved.Draft != nil:
 		r = append(r, formview.Recall{Name: "kept draft", Input: msg.saved.Draft})
+	case msg.saved.DraftText != "":
+		r = append(r, formview.Recall{Name: "kept JSON draft", Text: msg.saved.DraftText})
 	}
 	if msg.saved.Last != nil {
 		r = append(r, formview.Recall{Name: "last input", Input: msg.saved.Last})

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,20 +32,41 @@ import (
 func main() {
 	n := flag.Int("n", 40, "calls (and direct runs) to take the median of")
 	sandbox := flag.String("sandbox", "auto", "config.yaml sandbox: for the serve process (auto, off), to split containment's share")
+	wrap := flag.String("wrap", "", "a command the serve process runs under, split at spaces (e.g. \"strace -c -f -o /tmp/s.txt\"), to profile it")
+	modbay := flag.String("modbay", "", "a modbay binary to measure instead of building this tree's (to compare two builds)")
+	bursts := flag.Bool("burst", true, "measure the bursts of 100 concurrent calls after the per-call median")
 	flag.Parse()
-	if err := run(*n, *sandbox); err != nil {
+	serveWrap, modbayBin = strings.Fields(*wrap), *modbay
+	if err := run(*n, *sandbox, *bursts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/gateway:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, sandbox string) error {
+// serveWrap is -wrap: argv put before the serve command; modbayBin is
+// -modbay.
+var (
+	serveWrap []string
+	modbayBin string
+)
+
+func run(n int, sandbox string, bursts bool) error {
 	tmp, err := os.MkdirTemp("", "modbay-bench-gateway-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	for _, b := range []struct{ out, pkg string }{{"modbay", "."}, {"benchmod", "./bench/internal/benchmod"}} {
+		if b.out == "modbay" && modbayBin != "" {
+			bin, err := os.ReadFile(modbayBin)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(tmp, "modbay"), bin, 0o755)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(tmp, b.out), b.pkg).CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
 		}
@@ -82,7 +104,7 @@ func run(n int, sandbox string) error {
 		return err
 	}
 	ctx := context.Background()
-	cs, err := connect(ctx, tmp, home, ws)
+	cs, serve, err := connect(ctx, tmp, home, ws)
 	if err != nil {
 		return err
 	}
@@ -108,6 +130,7 @@ func run(n int, sandbox string) error {
 		}
 	}
 	var calls, directs []time.Duration
+	cpu0 := procCPU(serve)
 	for range n {
 		for _, m := range []struct {
 			f   func() error
@@ -120,17 +143,24 @@ func run(n int, sandbox string) error {
 			*m.out = append(*m.out, time.Since(t0))
 		}
 	}
+	cpu1 := procCPU(serve)
 	mc, md := median(calls), median(directs)
 	fmt.Printf("per call (median of %d, sandbox: %s):\n", n, sandbox)
 	fmt.Printf("  through one serve session: %s\n  module run directly:       %s\n  host overhead added:       %s (target ≤ 5 ms)\n",
 		ms(mc), ms(md), ms(mc-md))
+	if cpu0 >= 0 && cpu1 >= 0 {
+		fmt.Printf("  serve process CPU per call: %s (user + system, its own threads; /proc/%d/stat)\n", ms((cpu1-cpu0)/time.Duration(n)), serve)
+	}
+	if !bursts {
+		return nil
+	}
 	for _, bound := range []int{128, 4} {
 		if bound == 4 {
 			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("sandbox: "+sandbox+"\nmcp_serve:\n  max_concurrent: 4\n"), 0o644); err != nil {
 				return err
 			}
 			cs.Close()
-			if cs, err = connect(ctx, tmp, home, ws); err != nil {
+			if cs, _, err = connect(ctx, tmp, home, ws); err != nil {
 				return err
 			}
 		}
@@ -141,13 +171,43 @@ func run(n int, sandbox string) error {
 	return nil
 }
 
-// connect starts `modbay mcp serve` in home and connects a client.
-func connect(ctx context.Context, tmp, home, ws string) (*mcp.ClientSession, error) {
-	cmd := exec.Command(filepath.Join(tmp, "modbay"), "--home", home, "--workspace", ws, "mcp", "serve")
+// connect starts `modbay mcp serve` in home and connects a client; the
+// pid is the serve process's (or -wrap's).
+func connect(ctx context.Context, tmp, home, ws string) (*mcp.ClientSession, int, error) {
+	argv := append(slices.Clone(serveWrap), filepath.Join(tmp, "modbay"), "--home", home, "--workspace", ws, "mcp", "serve")
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	return client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return cs, cmd.Process.Pid, nil
 }
+
+// procCPU is pid's user + system time so far (its own threads, not its
+// children's), or -1 when /proc cannot say.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times (100 on
+// every Linux architecture Go supports).
+const clockTicks = 100
 
 // burst makes k calls at once and counts how each was answered.
 func burst(ctx context.Context, cs *mcp.ClientSession, input any, k int) (ok, busy, other int, took time.Duration) {

@@ -114,10 +114,13 @@ func (s *suite) benchInvoke() error {
 	s.rep.note(secInvoke, fmt.Sprintf("Why: the host overhead is what a one-shot command does besides starting: the history record "+
 		"(one fsync on the path: the final record's bytes before its rename; its directory's fsync runs after the answer, before exit, "+
 		"and the running record is not synced: docs/internals.md \"History\"), discovery of the home, "+
-		"planning, the per-run directory (three directories and two files on this machine's ext4 /tmp), the Landlock rules (a path opened per rule) "+
+		"planning, the per-run directory (three directories and the request file; creating an inode on this machine's ext4, mounted without a journal, "+
+		"scans the inodes deleted in the last minute, so it costs more the busier the disk), the Landlock rules (a path opened per rule) "+
 		"and the envelope checks (in CPU %s). The containment row compares two whole commands: the support probe's answer is kept per boot "+
-		"(<home>/cache/contain-probe.json, docs/containment.md \"What it costs\"), so what is left is the contained spawn itself. "+
-		"What would close the rest: fewer directories and files per run, and less CPU in discovery and planning.",
+		"(<home>/cache/contain-probe.json, docs/containment.md \"What it costs\") and the shared network namespace is made while the module is planned, "+
+		"so what is left is the contained spawn itself. "+
+		"What would close the rest: fewer inodes per run (the history's lock file and record files, the run directory's three directories, "+
+		"which docs/protocol.md §3 asks for), and less CPU in discovery and planning.",
 		ms(cpu("off")-cpu("direct")-cpu("help"))))
 	return nil
 }

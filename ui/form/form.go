@@ -12,6 +12,10 @@ import (
 
 // Form is a request schema as a tree of nodes.
 type Form struct {
+	// building is set while build makes the tree; made counts the nodes
+	// it made, against schema.MaxBuildTotalItems.
+	building bool
+	made     int
 	// Schema is what the input is validated against: the request schema,
 	// with "$schema" added when it declares none and only compiles as
 	// draft-07 (so the validator reads it the same way); nil for none.
@@ -80,6 +84,11 @@ func BuildContext(ctx context.Context, raw json.RawMessage) (*Form, error) {
 	return build(comp, doc)
 }
 
+// buildBound is the panic that stops a build past
+// schema.MaxBuildTotalItems (the fields made, in total: nested minItems
+// multiply), recovered in build as its error.
+type buildBound struct{ err error }
+
 // build makes the form of a compiled schema. Nothing a schema holds may
 // crash the cockpit: a panic building it is an error, as is a schema
 // whose defaults cannot be checked within the bounds (docs/protocol.md
@@ -87,11 +96,16 @@ func BuildContext(ctx context.Context, raw json.RawMessage) (*Form, error) {
 func build(comp *schema.Compiled, doc *schema.Doc) (f *Form, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if b, ok := r.(buildBound); ok {
+				f, err = nil, fmt.Errorf("request schema: %w", b.err)
+				return
+			}
 			f, err = nil, fmt.Errorf("request schema: the form builder failed on it (%v)", r)
 		}
 	}()
-	f = &Form{Schema: comp.Declared(), Draft: comp.Draft(), doc: doc, comp: comp}
+	f = &Form{Schema: comp.Declared(), Draft: comp.Draft(), doc: doc, comp: comp, building: true}
 	f.Root = f.newNode("", doc.Root(), nil, true)
+	f.building = false
 	f.Root.Collapsed = false
 	if f.Root.Kind == KindJSON && f.Root.Text == "" {
 		f.Root.Text = "{}"

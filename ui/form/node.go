@@ -352,6 +352,12 @@ func cycle(cur, count int, required bool, delta int) int {
 // root) under parent.
 func (f *Form) newNode(name string, src *Schema, parent *Node, required bool) *Node {
 	n := &Node{Name: name, Parent: parent, Required: required, Choice: -1, Variant: -1, src: src}
+	if f.building {
+		if f.made++; f.made > schema.MaxBuildTotalItems {
+			panic(buildBound{&schema.BoundError{Bound: "MaxBuildTotalItems", Limit: schema.MaxBuildTotalItems,
+				Detail: fmt.Sprintf("the form would make more than %d fields", schema.MaxBuildTotalItems)}})
+		}
+	}
 	if src == nil {
 		src = &Schema{}
 	}

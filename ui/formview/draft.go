@@ -4,10 +4,11 @@ import "encoding/json"
 
 // Dirty reports whether the input was changed since the form was built,
 // loaded (a recall, a re-run) or marked clean (MarkClean): there is typed
-// input that quitting would lose. JSON text that does not parse is dirty.
+// input that quitting would lose. JSON text that does not parse is dirty
+// unless it is the text last marked clean.
 func (m *Model) Dirty() bool {
 	if m.jsonMode && m.jsonErr != "" {
-		return true
+		return m.jsonArea.Value() != m.cleanText
 	}
 	return string(m.value) != m.pristine
 }
@@ -16,6 +17,22 @@ func (m *Model) Dirty() bool {
 // text as last it parsed).
 func (m *Model) Draft() json.RawMessage { return m.value }
 
+// DraftText is the JSON editor's text as typed when it does not parse
+// ("" otherwise): Draft cannot hold it, so it is kept as text.
+func (m *Model) DraftText() string {
+	if !m.jsonMode {
+		return ""
+	}
+	m.checkJSON()
+	if m.jsonErr == "" {
+		return ""
+	}
+	return m.jsonArea.Value()
+}
+
 // MarkClean records the input as it is now as nothing to lose (it was
 // submitted and remembered, or kept as a draft).
-func (m *Model) MarkClean() { m.pristine = string(m.value) }
+func (m *Model) MarkClean() {
+	m.pristine = string(m.value)
+	m.cleanText = m.DraftText()
+}

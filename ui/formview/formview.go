@@ -112,6 +112,8 @@ type Model struct {
 	recall  int
 	// pristine is the value as built, loaded or marked clean (Dirty).
 	pristine string
+	// cleanText is the unparsed JSON text last marked clean ("" none).
+	cleanText string
 
 	// completer offers completions (SetCompleter); compl is what it
 	// offered for the focused field.

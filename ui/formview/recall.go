@@ -12,6 +12,9 @@ type Recall struct {
 	// Name is "last input" or the preset's name.
 	Name  string
 	Input json.RawMessage
+	// Text, when set, is JSON text that did not parse, kept as typed: it
+	// is loaded into the JSON editor, not the form (Input is then nil).
+	Text string
 }
 
 // Recalls are the remembered inputs ctrl+l offers, in order.
@@ -36,6 +39,12 @@ func (m *Model) nextRecall() tea.Cmd {
 	}
 	m.recall = (m.recall + 1) % len(m.recalls)
 	r := m.recalls[m.recall]
+	if r.Text != "" {
+		m.enterJSON(r.Text)
+		m.cleanText = m.jsonArea.Value()
+		m.note, m.noteIsProblem = fmt.Sprintf("Loaded %s into JSON mode (%d/%d): it does not parse yet (the ✗ line says where); ctrl+l for the next.", r.Name, m.recall+1, len(m.recalls)), false
+		return nil
+	}
 	if err := m.form.SetValue(r.Input); err != nil {
 		m.SetNote("Cannot load " + r.Name + ": " + err.Error())
 		return nil

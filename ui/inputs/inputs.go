@@ -35,6 +35,9 @@ type Saved struct {
 	// input drops it: what was typed then went out.
 	Draft   json.RawMessage `json:"draft,omitempty"`
 	DraftAt time.Time       `json:"draft_at,omitzero"`
+	// DraftText is a draft typed in JSON mode that does not parse, kept
+	// as typed ("" when none); it and Draft exclude each other.
+	DraftText string `json:"draft_text,omitempty"`
 }
 
 // Preset is a named input.
@@ -117,7 +120,7 @@ func (s Store) Load(module, capability string) (Saved, error) {
 func (s Store) SaveLast(module, capability string, input json.RawMessage, now time.Time) error {
 	return s.update(module, capability, func(sv *Saved) {
 		sv.Last, sv.LastAt = input, now
-		sv.Draft, sv.DraftAt = nil, time.Time{}
+		sv.Draft, sv.DraftText, sv.DraftAt = nil, "", time.Time{}
 	})
 }
 
@@ -125,7 +128,16 @@ func (s Store) SaveLast(module, capability string, input json.RawMessage, now ti
 // (replacing an earlier one).
 func (s Store) SaveDraft(module, capability string, input json.RawMessage, now time.Time) error {
 	return s.update(module, capability, func(sv *Saved) {
-		sv.Draft, sv.DraftAt = input, now
+		sv.Draft, sv.DraftText, sv.DraftAt = input, "", now
+	})
+}
+
+// SaveDraftText keeps text, JSON typed but not sent that does not parse,
+// as the capability's draft (replacing an earlier one). The caller keeps
+// it only when the schema marks no value secret: text cannot be redacted.
+func (s Store) SaveDraftText(module, capability, text string, now time.Time) error {
+	return s.update(module, capability, func(sv *Saved) {
+		sv.Draft, sv.DraftText, sv.DraftAt = nil, text, now
 	})
 }
 

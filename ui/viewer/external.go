@@ -59,7 +59,7 @@ func (e Env) CannotOpen(t Tool) string {
 	case e.externalCommand(t) != "":
 		return ""
 	case t == ToolEditor:
-		return "No editor: set $VISUAL or $EDITOR to a program on PATH."
+		return "No editor: set $VISUAL or $EDITOR to a program on PATH (neither editor nor vi was found)."
 	default:
 		return "No pager: set $PAGER to a program on PATH (less was not found)."
 	}
@@ -71,7 +71,11 @@ func (e Env) ToolName(t Tool) string {
 	if len(f) == 0 {
 		return ""
 	}
-	return render.SanitizeLine(filepath.Base(f[0]))
+	name := render.SanitizeLine(filepath.Base(f[0]))
+	if t == ToolEditor && e.EditorFrom == "" {
+		name += " ($VISUAL and $EDITOR unset)"
+	}
+	return name
 }
 
 // detectExternal fills the pager and the editor from the environment:
@@ -95,11 +99,22 @@ func detectExternal(e *Env, getenv func(string) string, look func(string) (strin
 	e.Pager = found(pager)
 	for _, v := range []string{"VISUAL", "EDITOR"} {
 		if ed := strings.TrimSpace(getenv(v)); ed != "" {
-			e.Editor = found(ed)
+			e.Editor, e.EditorFrom = found(ed), "$"+v
 			break
 		}
 	}
+	if e.EditorFrom == "" {
+		// Neither is set: fall back as git does.
+		for _, ed := range fallbackEditors {
+			if e.Editor = found(ed); e.Editor != "" {
+				break
+			}
+		}
+	}
 }
+
+// fallbackEditors are tried in order when $VISUAL and $EDITOR are unset.
+var fallbackEditors = []string{"editor", "vi"}
 
 // OpenedCopyMsg is the end of a pager or editor run on a sanitized copy;
 // the copy is removed before it is sent.

@@ -92,6 +92,18 @@ func TestDetectExternal(t *testing.T) {
 	if !e.CanOpen(ToolEditor) || e.CanOpen(ToolPager) || e.ToolName(ToolEditor) != "vim" {
 		t.Fatalf("CanOpen editor %v pager %v, name %q", e.CanOpen(ToolEditor), e.CanOpen(ToolPager), e.ToolName(ToolEditor))
 	}
+	// Neither set: editor, then vi, as git does; the name says so.
+	withVi := func(name string) (string, error) {
+		if name == "vi" {
+			return "/usr/bin/vi", nil
+		}
+		return look(name)
+	}
+	e = Env{}
+	detectExternal(&e, env(nil), withVi)
+	if e.Editor != "vi" || e.ToolName(ToolEditor) != "vi ($VISUAL and $EDITOR unset)" {
+		t.Fatalf("fallback: editor %q, name %q", e.Editor, e.ToolName(ToolEditor))
+	}
 }
 
 // execModel runs one Cmd in a real program and keeps the OpenedCopyMsg.

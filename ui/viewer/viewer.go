@@ -57,9 +57,12 @@ type Env struct {
 	// Clipboard is how y copies (through tmux inside tmux, else OSC 52).
 	Clipboard clipboard.Clipboard
 	// Pager is the command line O runs on a sanitized copy ($PAGER, else
-	// less), Editor E's ($VISUAL, else $EDITOR); "" when unset or its
-	// program is not on PATH.
+	// less), Editor E's ($VISUAL, else $EDITOR, else editor, else vi, as
+	// git falls back); "" when unset or its program is not on PATH.
 	Pager, Editor string
+	// EditorFrom is where Editor came from: "$VISUAL", "$EDITOR", or ""
+	// for the fallback (ToolName then says so).
+	EditorFrom string
 	// TmpDir is where the sanitized copies are written (<home>/tmp); ""
 	// offers neither O nor E.
 	TmpDir string
