@@ -106,7 +106,8 @@ func TestMCPImportAsksForWhatNpxNeeds(t *testing.T) {
 
 // TestMCPImportAsksForWhatUvxNeeds: a uvx server is asked about as an npx
 // one is (the network, uv's cache and its folder), and offered uv tool
-// install; answered n it gets none of it.
+// install; answered y its folders go under needs:, never roots:;
+// answered n it gets none of it.
 func TestMCPImportAsksForWhatUvxNeeds(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
 	if err := os.WriteFile(file, []byte(`{"mcpServers":{"fetch":{"command":"uvx","args":["mcp-server-fetch"]}}}`), 0o600); err != nil {
@@ -126,7 +127,7 @@ func TestMCPImportAsksForWhatUvxNeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := c.MCPServers["fetch"]
-		granted := srv.Network && srv.Env["UV_CACHE_DIR"] != "" && len(srv.Roots) == 2
+		granted := srv.Network && srv.Env["UV_CACHE_DIR"] != "" && len(srv.Roots) == 0 && len(srv.Needs) == 2 && srv.Needs[srv.Env["UV_CACHE_DIR"]] == config.RootRWX
 		if !strings.Contains(out.String(), "fetch runs with uvx, which needs, just to start, the network, uv's cache") || granted != (answer == "y\n") {
 			t.Errorf("answer %q: granted %v (%+v)\n%s", answer, granted, srv, out)
 		}
