@@ -200,6 +200,39 @@ func TestLogLevelKept(t *testing.T) {
 	}
 }
 
+// TestRefusedLogLevelNotKept: a level the server refuses
+// (testdata/servers/picky_log.py refuses debug) is not kept, in this
+// process or the state file, and the refusal is in the server's log; a
+// level it takes is kept.
+func TestRefusedLogLevelNotKept(t *testing.T) {
+	script, _ := filepath.Abs(filepath.Join("testdata", "servers", "picky_log.py"))
+	home := t.TempDir()
+	servers := map[string]config.MCPServer{"picky": {Command: "python3", Args: []string{script}}}
+	f := newFixtureAt(t, home, config.SandboxOff, servers)
+	m := f.module("picky")
+	if res := f.run(m, "echo", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("echo: %+v", res.Host)
+	}
+	d := f.src.Driver("picky")
+	if err := d.SetLogLevel(f.ctx, "warning"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetLogLevel(f.ctx, "debug"); err == nil || !strings.Contains(err.Error(), "debug is too loud") {
+		t.Fatalf("refused level: err %v, want the server's refusal", err)
+	}
+	if lvl := d.LogLevel(); lvl != "warning" {
+		t.Errorf("after the refusal the level is %q, want warning kept", lvl)
+	}
+	if !slices.ContainsFunc(d.LogLines(10), func(l string) bool { return strings.Contains(l, "refused logging/setLevel debug") }) {
+		t.Errorf("the log %q does not say the level was refused", d.LogLines(10))
+	}
+	g := newFixtureAt(t, home, config.SandboxOff, servers)
+	_ = g.module("picky")
+	if lvl := g.src.Driver("picky").LogLevel(); lvl != "warning" {
+		t.Errorf("a new host reports %q, want the taken warning, not the refused debug", lvl)
+	}
+}
+
 func TestExplainingLines(t *testing.T) {
 	for _, tc := range []struct{ stderr, want string }{
 		{"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n\nNode.js v20.20.2\n",
