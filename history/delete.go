@@ -47,6 +47,7 @@ func (s *Store) Delete(id string, pinned bool) (*Deleted, error) {
 	if err := os.Remove(s.recordPath(id)); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	s.removeJobState(id)
 	out := &Deleted{RunID: id}
 	onDisk, _, err := s.recordIDs()
 	if err != nil {

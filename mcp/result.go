@@ -265,7 +265,9 @@ func blockOf(i int, raw json.RawMessage) judged {
 		}
 		return staged(mk(KindResource, mediaOr(r.MIMEType, "text/plain"), r.URI, []byte(text)), nil, nil)
 	case "resource_link":
-		return staged(mk(KindLink, "application/json", firstNonEmpty(w.Title, w.Name, w.URI), raw), nil, nil)
+		b := mk(KindLink, "application/json", firstNonEmpty(w.Title, w.Name, w.URI), raw)
+		b.HostWritten = true // its name, title, uri and description mask echoed secrets
+		return staged(b, nil, nil)
 	}
 	return refuse(w.Type, "type "+strconv.Quote(w.Type)+" is not shown")
 }
