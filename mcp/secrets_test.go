@@ -10,9 +10,10 @@ import (
 )
 
 // TestResourceLinkEchoMasked: a tool that echoes its writeOnly argument
-// into a resource link's uri, name, title and description, a progress
+// into a text block, a resource link's uri, name, title and description, a progress
 // message and a log line has it masked in all of them: the result, the
-// link artifact's title and its staged JSON, and the live events.
+// text as staged, the link artifact's title and its staged JSON, and the
+// live events.
 func TestResourceLinkEchoMasked(t *testing.T) {
 	f, m, _ := surfaceFixture(t)
 	const key = "sk-live-4242&<x>"
@@ -23,11 +24,14 @@ func TestResourceLinkEchoMasked(t *testing.T) {
 		events = append(events, ev)
 		mu.Unlock()
 	}})
-	if !res.OK() || len(res.Artifacts) != 1 {
+	if !res.OK() || len(res.Artifacts) != 2 {
 		t.Fatalf("leak: %s %+v, %d artifacts", res.Code(), res.Host, len(res.Artifacts))
 	}
 	const label = "‹masked: writeOnly /api_key›"
-	a := res.Artifacts[0]
+	if b, err := os.ReadFile(res.Artifacts[0].Staged); err != nil || string(b) != "said "+label {
+		t.Errorf("the text block as staged: %q %v", b, err)
+	}
+	a := res.Artifacts[1]
 	if a.Title != "t-"+label {
 		t.Errorf("link title %q", a.Title)
 	}
