@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/crash"
 	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/runner"
@@ -715,13 +716,13 @@ func (d *dirSyncer) schedule(dir string) {
 	}
 	d.pending[dir] = true
 	d.wg.Add(1)
-	go func() {
+	crash.Go(func() {
 		defer d.wg.Done()
 		d.mu.Lock()
 		delete(d.pending, dir)
 		d.mu.Unlock()
 		syncDir(dir)
-	}()
+	})
 }
 
 // Flush waits for the directory fsyncs of finished runs' records
