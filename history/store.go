@@ -130,6 +130,8 @@ type Store struct {
 	// repeat are the flags of the lines that repeat its runs
 	// (runner.GlobalsOf the configuration it was opened with).
 	repeat runner.Globals
+	// jobs is the host's job state (jobstate.go): <home>/jobs, beside dir.
+	jobs string
 	// now is the clock (tests replace it).
 	now func() time.Time
 }
@@ -142,7 +144,7 @@ func Open(dir string, limits config.History) (*Store, error) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
-	return &Store{dir: dir, limits: limits, now: time.Now}, nil
+	return &Store{dir: dir, limits: limits, jobs: filepath.Join(filepath.Dir(filepath.Clean(dir)), "jobs"), now: time.Now}, nil
 }
 
 // OpenConfig opens the history of cfg's home with cfg's limits.
@@ -152,6 +154,7 @@ func OpenConfig(cfg *config.Config) (*Store, error) {
 		return nil, err
 	}
 	s.artifacts = cfg.ArtifactsDir()
+	s.jobs = cfg.JobsDir()
 	s.repeat = runner.GlobalsOf(cfg)
 	return s, nil
 }
@@ -641,6 +644,7 @@ func (s *Store) prune(live []Summary) []Summary {
 		l := live[i]
 		over := (maxRuns != 0 && count > maxRuns) || (maxBytes != 0 && total > maxBytes)
 		if over && !l.Pinned && l.Status != StatusRunning && l.Status != StatusDetached && os.Remove(s.recordPath(l.RunID)) == nil {
+			s.removeJobState(l.RunID)
 			count--
 			total -= l.Bytes
 			continue
