@@ -76,19 +76,15 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.cancelled = true
 		return res
 	}
-	runDir, err := newRunDir()
+	runDir, err := runDirs.take()
 	if err != nil {
 		res.spawnErr = fmt.Errorf("create the per-run directory: %w", err)
 		return res
 	}
-	defer RemoveTree(runDir)
+	// Removed in the background once the run and every process it left
+	// are gone (runDirs.release, FlushRunDirs before the host exits).
+	defer runDirs.release(runDir)
 	tmp, work := filepath.Join(runDir, "tmp"), filepath.Join(runDir, "work")
-	for _, d := range []string{tmp, work} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			res.spawnErr = fmt.Errorf("create %s: %w", d, err)
-			return res
-		}
-	}
 	reqPath := ""
 	if spec.request != nil {
 		reqPath = filepath.Join(runDir, "request.json")
