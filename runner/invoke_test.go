@@ -101,10 +101,14 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 	f.addLinkedModule("envdump", "good")
 	m := f.load("envdump")
 	// The run takes the directory made ahead of it (runDirs).
+	FlushRunDirs()
 	PrepareRunDir()
 	runDirs.wg.Wait()
 	runDirs.mu.Lock()
-	spare := runDirs.spare
+	spare := ""
+	if len(runDirs.free) == 1 {
+		spare = runDirs.free[0]
+	}
 	runDirs.mu.Unlock()
 	if spare == "" {
 		t.Fatal("PrepareRunDir made no directory")
@@ -142,10 +146,10 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 		t.Errorf("request file %s mode %s", out.RequestPath, out.RequestMode)
 	}
 	runDirs.mu.Lock()
-	left := runDirs.spare
+	left := runDirs.free
 	runDirs.mu.Unlock()
-	if left != "" {
-		t.Errorf("FlushRunDirs left the spare %s", left)
+	if len(left) > 0 {
+		t.Errorf("FlushRunDirs left %v", left)
 	}
 	for _, p := range []string{tmp, out.Cwd, out.RequestPath, spare} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {

@@ -1,32 +1,47 @@
 package runner
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Per-run directories off the run's path: creating an inode costs this
 // machine kind's ext4 (mounted without a journal) a scan of the inodes
-// deleted in the last minutes, so the three directories of a run (the run
-// directory, tmp, work) are made ahead, one spare at a time, by a host
-// that has already run a module (or was told one will run:
-// PrepareRunDir), and a finished run's directory is removed in the
-// background. Only the request file is written on the run's path. A spare
-// is fresh and empty, 0700, and granted to no run until one takes it
-// (docs/protocol.md §3: a run's directory is its own). FlushRunDirs waits
-// for the removals and removes the spare; a host killed before that
-// leaves them to the next host's sweep (sweepAbandonedRuns), since their
-// names record it.
+// deleted in the last minutes, which discovery's own deletions lengthen,
+// so a run directory (with its tmp and work) is made once and used again
+// by later runs, one run at a time, instead of being made and removed by
+// every run. Only the request file is made and removed per run.
+//
+// A finished run's directory is emptied in the background and taken back
+// only when what is left is exactly as made: the directory holding only
+// tmp and work, all three real directories (no symlink) owned by this
+// user, with no extended attribute (no ACL a module set), each then set
+// back to mode 0700; anything else, or anything that cannot be emptied,
+// and the directory is removed. The next run gets it empty, fresh to it
+// and granted to no other run at the same time (docs/protocol.md §3: a
+// run's directory is its own). A host that has run a module also keeps
+// one spare made ahead, and a one-shot command prepares its first while
+// it plans (PrepareRunDir). FlushRunDirs removes them all before the host
+// exits; a host killed before that leaves them to the next host's sweep
+// (sweepAbandonedRuns), since their names record it.
 
 // runDirs is the host process's pool.
 var runDirs runDirPool
 
+// maxFreeRunDirs bounds the directories kept for reuse: the describes of
+// one discovery run at most this many at once (docs/protocol.md §2).
+const maxFreeRunDirs = 32
+
 type runDirPool struct {
 	mu     sync.Mutex
-	spare  string // made and unused; "" when none
+	free   []string // emptied, checked, ready
 	making bool
-	used   bool // a run took a directory: refill after each take
+	used   bool // a run took a directory: keep one ready after each take
 	wg     sync.WaitGroup
 }
 
@@ -45,13 +60,16 @@ func makeRunDir() (string, error) {
 	return dir, nil
 }
 
-// take returns a fresh run directory (the spare, else one made now) and,
-// from the second take on, starts making the next spare (a one-shot
-// command's single run leaves none to remove).
+// take returns a run directory ready for a run (a free one, else one made
+// now) and, from the second take on, makes sure one is ready for the next
+// (a one-shot command's single run leaves none to remove).
 func (p *runDirPool) take() (string, error) {
 	p.mu.Lock()
-	dir, again := p.spare, p.used
-	p.spare, p.used = "", true
+	dir, again := "", p.used
+	if n := len(p.free); n > 0 {
+		dir, p.free = p.free[n-1], p.free[:n-1]
+	}
+	p.used = true
 	p.mu.Unlock()
 	if dir == "" {
 		var err error
@@ -65,12 +83,12 @@ func (p *runDirPool) take() (string, error) {
 	return dir, nil
 }
 
-// refill makes a spare in the background unless one is there or being
-// made.
+// refill makes one directory ready in the background unless one is ready
+// or being made.
 func (p *runDirPool) refill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.spare != "" || p.making {
+	if len(p.free) > 0 || p.making {
 		return
 	}
 	p.making = true
@@ -79,36 +97,112 @@ func (p *runDirPool) refill() {
 		defer p.wg.Done()
 		dir, err := makeRunDir()
 		p.mu.Lock()
-		defer p.mu.Unlock()
 		p.making = false
-		if err == nil {
-			p.spare = dir
+		if err == nil && len(p.free) < maxFreeRunDirs {
+			p.free, dir = append(p.free, dir), ""
+		}
+		p.mu.Unlock()
+		if dir != "" {
+			RemoveTree(dir)
 		}
 	}()
 }
 
-// release removes a finished run's directory in the background.
-func (p *runDirPool) release(dir string) {
+// release takes a finished run's directory back, in the background: its
+// process tree is gone. With reuse it is emptied and kept when reusable;
+// otherwise removed.
+func (p *runDirPool) release(dir string, reuse bool) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		RemoveTree(dir)
+		if reuse && reusable(dir) {
+			p.mu.Lock()
+			if len(p.free) < maxFreeRunDirs {
+				p.free, dir = append(p.free, dir), ""
+			}
+			p.mu.Unlock()
+		}
+		if dir != "" {
+			RemoveTree(dir)
+		}
 	}()
+}
+
+// reusable empties a finished run's directory and reports whether it is
+// now exactly as makeRunDir left it (the rule above), modes set back.
+func reusable(dir string) bool {
+	_ = os.Remove(filepath.Join(dir, "request.json"))
+	names, ok := dirNames(dir)
+	if !ok || len(names) != 2 || !(names[0] == "tmp" && names[1] == "work" || names[0] == "work" && names[1] == "tmp") {
+		return false
+	}
+	for _, d := range []string{filepath.Join(dir, "tmp"), filepath.Join(dir, "work")} {
+		if !plainOwnDir(d) {
+			return false
+		}
+		sub, ok := dirNames(d)
+		if !ok {
+			return false
+		}
+		for _, n := range sub {
+			RemoveTree(filepath.Join(d, n))
+		}
+		if left, ok := dirNames(d); !ok || len(left) > 0 {
+			return false
+		}
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "tmp"), filepath.Join(dir, "work")} {
+		if !plainOwnDir(d) || os.Chmod(d, 0o700) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// plainOwnDir reports whether p is a directory (not a symlink) owned by
+// this user, with no extended attribute (no ACL, no user attribute).
+func plainOwnDir(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Geteuid() {
+		return false
+	}
+	n, err := unix.Llistxattr(p, nil)
+	return err == nil && n == 0
+}
+
+// dirNames lists the names in directory p (without following a symlink
+// at p).
+func dirNames(p string) ([]string, bool) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil && err != io.EOF {
+		return nil, false
+	}
+	return names, true
 }
 
 // PrepareRunDir starts making the first run's directory in the background
 // (a one-shot command about to run a module calls it while it plans).
 func PrepareRunDir() { runDirs.refill() }
 
-// FlushRunDirs waits for the removal of finished runs' directories and
-// removes the spare: a host calls it before it exits.
+// FlushRunDirs waits for finished runs' directories to be taken back and
+// removes every directory kept: a host calls it before it exits.
 func FlushRunDirs() {
 	runDirs.wg.Wait()
 	runDirs.mu.Lock()
-	dir := runDirs.spare
-	runDirs.spare = ""
+	free := runDirs.free
+	runDirs.free = nil
 	runDirs.mu.Unlock()
-	if dir != "" {
+	for _, dir := range free {
 		RemoveTree(dir)
 	}
 }

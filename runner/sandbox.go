@@ -81,9 +81,12 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.spawnErr = fmt.Errorf("create the per-run directory: %w", err)
 		return res
 	}
-	// Removed in the background once the run and every process it left
-	// are gone (runDirs.release, FlushRunDirs before the host exits).
-	defer runDirs.release(runDir)
+	// Taken back in the background once the run and every process it
+	// left are gone (runDirs.release): reused only after a run in a PID
+	// namespace, whose every process the kernel has killed by then, so
+	// none can still write into the next run's directory.
+	reuse := false
+	defer func() { runDirs.release(runDir, reuse) }()
 	tmp, work := filepath.Join(runDir, "tmp"), filepath.Join(runDir, "work")
 	reqPath := ""
 	if spec.request != nil {
@@ -172,6 +175,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	_ = cmd.Wait() // the exit code is recorded, never decisive (docs/protocol.md §3)
 	<-supervised
 	liveRoots.Delete(pid)
+	reuse = proc.PIDNamespace()
 	if !clean {
 		reapAdopted()
 	}
