@@ -129,11 +129,24 @@ func (p *runDirPool) release(dir string, reuse bool) {
 }
 
 // reusable empties a finished run's directory and reports whether it is
-// now exactly as makeRunDir left it (the rule above), modes set back.
+// now exactly as makeRunDir left it (the rule above), modes set back. A
+// request file that is a plain file of ours with one link and no
+// attribute is kept, emptied (the next run writes into it: one inode
+// less per run); any other is removed.
 func reusable(dir string) bool {
-	_ = os.Remove(filepath.Join(dir, "request.json"))
+	req := filepath.Join(dir, "request.json")
+	if !emptiedRequest(req) {
+		_ = os.Remove(req)
+	}
 	names, ok := dirNames(dir)
-	if !ok || len(names) != 2 || !(names[0] == "tmp" && names[1] == "work" || names[0] == "work" && names[1] == "tmp") {
+	want := map[string]bool{"tmp": true, "work": true, "request.json": true}
+	for _, n := range names {
+		if !want[n] {
+			return false
+		}
+		delete(want, n)
+	}
+	if !ok || want["tmp"] || want["work"] {
 		return false
 	}
 	for _, d := range []string{filepath.Join(dir, "tmp"), filepath.Join(dir, "work")} {
@@ -157,6 +170,26 @@ func reusable(dir string) bool {
 		}
 	}
 	return true
+}
+
+// emptiedRequest truncates the request file at p to nothing when it is a
+// regular file (not a symlink) of this user with one link, mode 0600 and
+// no extended attribute; false otherwise (or when it is missing).
+func emptiedRequest(p string) bool {
+	fd, err := unix.Open(p, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 ||
+		int(st.Uid) != os.Geteuid() || st.Mode&0o7777 != 0o600 {
+		return false
+	}
+	if n, err := unix.Flistxattr(fd, nil); err != nil || n != 0 {
+		return false
+	}
+	return unix.Ftruncate(fd, 0) == nil
 }
 
 // plainOwnDir reports whether p is a directory (not a symlink) owned by

@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/contain"
 )
 
 // freeRunDirs is the pool's free list, after its background work.
@@ -39,6 +43,13 @@ func TestRunDirReuse(t *testing.T) {
 			must(t, os.Chmod(filepath.Join(dir, "work", "a"), 0o500)) // not writable: still emptied
 			must(t, os.Chmod(filepath.Join(dir, "work"), 0o777))
 			must(t, os.Chmod(dir, 0o755))
+		}, true, true},
+		{"request file hard-linked out", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "request.json"), []byte("{}"), 0o600))
+			must(t, os.Link(filepath.Join(dir, "request.json"), filepath.Join(outside, "linked")))
+		}, true, true},
+		{"request file a symlink", func(t *testing.T, dir string) {
+			must(t, os.Symlink(filepath.Join(outside, "keep"), filepath.Join(dir, "request.json")))
 		}, true, true},
 		{"no PID namespace", func(t *testing.T, dir string) {}, false, false},
 		{"work a symlink", func(t *testing.T, dir string) {
@@ -80,8 +91,21 @@ func TestRunDirReuse(t *testing.T) {
 					t.Errorf("%s: %v %v", d, fi.Mode(), err)
 				}
 				names, _ := dirNames(d)
-				if want := map[bool]int{true: 2, false: 0}[d == dir]; len(names) != want {
+				if d != dir && len(names) > 0 {
 					t.Errorf("%s holds %v", d, names)
+				}
+			}
+			// Only a plain request file of ours with one link is kept,
+			// emptied; any other is removed.
+			fi, err := os.Lstat(filepath.Join(dir, "request.json"))
+			switch c.name {
+			case "files left, modes changed":
+				if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
+					t.Errorf("request file not kept empty: %v %v", fi, err)
+				}
+			default:
+				if !os.IsNotExist(err) {
+					t.Errorf("request file kept: %v %v", fi, err)
 				}
 			}
 			// The next run takes it.
@@ -90,8 +114,11 @@ func TestRunDirReuse(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
-		t.Errorf("a symlink's target was touched: %v", err)
+	if b, err := os.ReadFile(filepath.Join(outside, "keep")); err != nil || string(b) != "x" {
+		t.Errorf("a symlink's target was touched: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "linked")); err != nil || string(b) != "{}" {
+		t.Errorf("a hard link's other name was touched: %q %v", b, err)
 	}
 	FlushRunDirs()
 	if len(freeRunDirs()) != 0 {
@@ -103,5 +130,58 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReusedRunDirIsEmpty: through the sandbox, a run that leaves files,
+// a changed mode and a deep tree behind hands the next run an empty cwd
+// and TMPDIR in the same directory, and its own request file.
+func TestReusedRunDirIsEmpty(t *testing.T) {
+	f := containedFixture(t)
+	f.addLinkedModule("leaver", "good")
+	m := f.load("leaver")
+	FlushRunDirs()
+	defer FlushRunDirs()
+	var dirs []string
+	for i := range 2 {
+		res := f.run(m, "t.hostile", `{"mode":"leave"}`, nil)
+		if !res.OK() {
+			t.Fatalf("run %d: %+v", i, res.Host)
+		}
+		if res.Enforcement.Processes != contain.ProcessesPIDNamespace {
+			t.Skipf("no PID namespace here (%q): run directories are not reused", res.Enforcement.Processes)
+		}
+		var found struct {
+			Cwd, Tmp, Run []string
+			RunDir        string `json:"run_dir"`
+			ThisRun       bool   `json:"request_is_this_run"`
+		}
+		if err := json.Unmarshal(res.Envelope.Result, &found); err != nil {
+			t.Fatal(err)
+		}
+		if len(found.Cwd) != 0 || len(found.Tmp) != 0 || !found.ThisRun {
+			t.Errorf("run %d found cwd %v, TMPDIR %v, its request %v", i, found.Cwd, found.Tmp, found.ThisRun)
+		}
+		slices.Sort(found.Run)
+		if strings.Join(found.Run, " ") != "request.json tmp work" {
+			t.Errorf("run %d found its run directory holding %v", i, found.Run)
+		}
+		dirs = append(dirs, found.RunDir)
+		// Keep only this run's directory: the next run takes it.
+		free := freeRunDirs()
+		if !slices.Contains(free, found.RunDir) {
+			t.Fatalf("run %d: its directory %s was not kept (%v)", i, found.RunDir, free)
+		}
+		for _, d := range free {
+			if d != found.RunDir {
+				RemoveTree(d)
+			}
+		}
+		runDirs.mu.Lock()
+		runDirs.free = []string{found.RunDir}
+		runDirs.mu.Unlock()
+	}
+	if dirs[0] != dirs[1] {
+		t.Errorf("the second run did not reuse the first's directory: %v", dirs)
 	}
 }

@@ -91,7 +91,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	reqPath := ""
 	if spec.request != nil {
 		reqPath = filepath.Join(runDir, "request.json")
-		if err := writeFileMode(reqPath, spec.request, 0o600); err != nil {
+		if err := writeRequestFile(reqPath, spec.request); err != nil {
 			res.spawnErr = fmt.Errorf("write the request file: %w", err)
 			return res
 		}
@@ -215,6 +215,27 @@ func waitExitNoReap(pid int) {
 
 // writeFileMode writes b to a new file with exactly mode perm, whatever the
 // umask.
+// writeRequestFile writes the request file of a run: into the emptied
+// request file a reused run directory keeps (reusable checked it: a
+// plain file of ours, one link, no attribute), else a new one (mode
+// 0600).
+func writeRequestFile(path string, b []byte) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return writeFileMode(path, b, 0o600)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 func writeFileMode(path string, b []byte, perm os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
