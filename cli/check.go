@@ -146,6 +146,13 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 		if errors.Is(err, runner.ErrNotFound) {
 			return withCode(ExitUsage, "%v", err)
 		}
+		if ctx.Err() != nil {
+			// SIGINT or SIGTERM (main's context): say what was checked.
+			if rep != nil && !o.JSON {
+				writeChecklist(o.IO.Out, rep)
+			}
+			return withCode(ExitHostVerdict, "%v: the check was cancelled", err)
+		}
 		return withCode(ExitHostVerdict, "%v", err)
 	}
 	if o.Record != "" {

@@ -454,3 +454,26 @@ func TestExampleFoundByIDBesideInstalledModules(t *testing.T) {
 		t.Fatalf("invoke notes beside an installed module: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// --help gives the home default that applies here: $XDG_DATA_HOME/modbay
+// when it is set, else ~/.local/share/modbay, with the rule.
+func TestHelpShowsTheHomeThatApplies(t *testing.T) {
+	t.Setenv("MODBAY_HOME", "")
+	t.Setenv("FACET_STUDIO_HOME", "")
+	user := t.TempDir()
+	t.Setenv("HOME", user)
+	xdg := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", xdg)
+	code, out, _ := run(t, "--help")
+	if code != 0 || !strings.Contains(out, "here "+filepath.Join(xdg, "modbay")+")") || !strings.Contains(out, "$XDG_DATA_HOME/modbay") {
+		t.Errorf("with XDG_DATA_HOME: exit %d\n%s", code, out)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	if _, out, _ := run(t, "list", "--help"); !strings.Contains(out, "here "+filepath.Join(user, ".local", "share", "modbay")+")") {
+		t.Errorf("without XDG_DATA_HOME:\n%s", out)
+	}
+	t.Setenv("MODBAY_HOME", "/srv/mb")
+	if _, out, _ := run(t, "--help"); !strings.Contains(out, "here /srv/mb)") {
+		t.Errorf("with MODBAY_HOME:\n%s", out)
+	}
+}

@@ -80,5 +80,5 @@ func devRun(ctx context.Context, o *DevOptions) error {
 	hist, _ := history.OpenConfig(cfg)
 	profile, noColor := o.IO.cockpitColors(o.G.noColor)
 	return ui.Run(ctx, e.host, ui.Options{NoColor: noColor, Profile: &profile, History: hist, Dev: abs, Theme: cfg.Theme, Keys: cfg.Keys,
-		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
+		SkillFolders: skillFolders(cfg, o.G), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)})
 }

@@ -257,12 +257,22 @@ func historyLine(x history.Summary) string {
 	if x.Pinned {
 		pin = "*"
 	}
-	line := fmt.Sprintf("%s %s  %s  %-22s %s %s  %s", pin, x.RunID, x.Started.Local().Format("2006-01-02 15:04:05"),
-		status, cleanID(x.Module), cleanID(x.Capability), (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond))
+	line := fmt.Sprintf("%s %s  %s  %-22s %s  %s", pin, x.RunID, x.Started.Local().Format("2006-01-02 15:04:05"),
+		status, calledWords(x.Module, x.Capability), (time.Duration(x.DurationMS) * time.Millisecond).Round(time.Millisecond))
 	if x.JobID != "" {
 		line += "  job " + cleanID(x.JobID) + " " + clean(x.JobState)
 	}
 	return line
+}
+
+// calledWords is what a run called: "<module> <capability>", or for a
+// call refused because it named no tool served (a record without a
+// module, history.RecordRefused), "tool <name> (not served)".
+func calledWords(module, capability string) string {
+	if module == "" {
+		return "tool " + cleanID(capability) + " (not served)"
+	}
+	return cleanID(module) + " " + cleanID(capability)
 }
 
 // historyGet reads one record, mapping its errors to exit codes.
@@ -342,7 +352,7 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	if rec.Client != "" {
 		by += " for the agent's client " + clean(rec.Client)
 	}
-	fmt.Fprintf(w, ")\nstarted   %s by %s\n", rec.Started.Local().Format(time.RFC3339), by)
+	fmt.Fprintf(w, ")\ncalled    %s\nstarted   %s by %s\n", calledWords(rec.Module, rec.Capability), rec.Started.Local().Format(time.RFC3339), by)
 	if rec.Approved {
 		who := "the person (at modbay's prompt, or --yes)"
 		if rec.ApprovedBy != "" {

@@ -115,7 +115,10 @@ func jobsList(ctx context.Context, g *globals, asJSON bool) error {
 			rep := g.repeat()
 			if st != nil {
 				if rec, err := st.Get(x.RunID); err == nil {
-					rep.Examples = rec.Repeat.Examples // a built-in example's job is waited for with --examples
+					// The flags the run was made with: its workspace (a
+					// gateway's --workspace), --examples for a built-in
+					// example's job.
+					rep = rec.Repeat
 				}
 			}
 			who = "not polled: " + rep.Line("jobs", "wait", x.RunID)

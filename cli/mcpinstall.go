@@ -9,10 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"modbay/config"
@@ -36,6 +39,9 @@ type MCPInstallOptions struct {
 	Scope string
 	// File replaces the client's config file's path.
 	File string
+	// Force replaces a modbay entry the file has that differs from this
+	// one; without it such a file is left as it is.
+	Force bool
 }
 
 // installClient is one MCP client modbay mcp install knows.
@@ -51,6 +57,9 @@ type installClient struct {
 	// entry for one project only (Claude Code: projects.<dir>.mcpServers
 	// in ~/.claude.json).
 	local bool
+	// cwd: the client starts the server in an entry's "cwd" (VS Code's
+	// mcp.json, Codex's config.toml), set to --workspace when given.
+	cwd bool
 }
 
 // installClients are the clients, by name (docs/gateway.md "Set-up").
@@ -62,9 +71,9 @@ func installClients() map[string]installClient {
 	return map[string]installClient{
 		"claude-code":    {key: "mcpServers", typed: true, user: ".claude.json", project: ".mcp.json", local: true},
 		"claude-desktop": {key: "mcpServers", user: filepath.Join(appSupport, "Claude", "claude_desktop_config.json")},
-		"vscode":         {key: "servers", typed: true, user: filepath.Join(appSupport, "Code", "User", "mcp.json"), project: filepath.Join(".vscode", "mcp.json")},
+		"vscode":         {key: "servers", typed: true, cwd: true, user: filepath.Join(appSupport, "Code", "User", "mcp.json"), project: filepath.Join(".vscode", "mcp.json")},
 		"cursor":         {key: "mcpServers", user: filepath.Join(".cursor", "mcp.json"), project: filepath.Join(".cursor", "mcp.json")},
-		"codex":          {user: filepath.Join(".codex", "config.toml")},
+		"codex":          {cwd: true, user: filepath.Join(".codex", "config.toml")},
 	}
 }
 
@@ -85,12 +94,17 @@ func newMCPInstallCommand(g *globals) *cobra.Command {
 starts modbay mcp serve: the absolute path of this modbay, --home when the home is
 not the default, --workspace when given. For claude-code it prints the
 "claude mcp add" line. --write merges the entry into the client's config file
-instead — a backup (FILE.bak) first, the file's other entries and comments kept —
-at --scope user or project (default project: under --workspace, else the current
+instead — a backup first (FILE.bak, else the first free FILE.bak.N: an earlier
+backup is never replaced), the file's other entries and comments kept — at
+--scope user or project (default project: under --workspace, else the current
 folder) for the clients that have both; claude-desktop and codex have only user.
 claude-code also has --scope local: the entry in ~/.claude.json for this project
 only (the folder --workspace names, else the current one), as claude mcp add's
-default scope keeps it.`,
+default scope keeps it. A modbay entry the file already has that differs from
+this one is shown and left as it is unless --force is given. For vscode and
+codex, whose entries have a working directory, --workspace is also the entry's
+cwd. When printing, standard output is only the entry; the file it goes in is
+said on standard error.`,
 		Example: `  modbay mcp install claude-code --workspace ~/src/project
   modbay mcp install vscode --workspace . --write
   modbay mcp install codex --write`,
@@ -106,6 +120,7 @@ default scope keeps it.`,
 	f.BoolVar(&o.Write, "write", false, "merge the entry into the client's config file (a backup first)")
 	f.StringVar(&o.Scope, "scope", "", "with --write: user or project (default project), for clients that have both; local for claude-code")
 	f.StringVar(&o.File, "file", "", "with --write: this config `FILE` instead of the client's")
+	f.BoolVar(&o.Force, "force", false, "with --write: replace a different modbay entry the file already has")
 	return cmd
 }
 
@@ -116,7 +131,7 @@ func (o *MCPInstallOptions) serveArgs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, derr := defaultHome()
+	def, derr := config.DefaultHome()
 	if derr != nil || def != home {
 		args = append(args, "--home", home)
 	}
@@ -124,19 +139,6 @@ func (o *MCPInstallOptions) serveArgs() ([]string, error) {
 		args = append(args, "--workspace", o.Workspace)
 	}
 	return args, nil
-}
-
-// defaultHome is the home modbay uses with no flag and no MODBAY_HOME
-// (the client's environment does not carry this shell's).
-func defaultHome() (string, error) {
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "modbay"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(h, ".local", "share", "modbay"), nil
 }
 
 // mcpInstallRun prints the entry, or merges it into the client's file.
@@ -185,8 +187,9 @@ func mcpInstallRun(_ context.Context, o *MCPInstallOptions) error {
 			fmt.Fprintln(o.IO.Out, line)
 			return nil
 		}
-		text, _ := c.entry(exe, args, nil, nil)
-		fmt.Fprintf(o.IO.Out, "# %s\n%s", c.where(o.Scope), text)
+		text, _ := c.entry(exe, args, o.Workspace, nil, nil)
+		fmt.Fprintf(o.IO.ErrOut, "# %s\n", c.where(o.Scope))
+		o.IO.Out.Write(text)
 		return nil
 	}
 	path := o.File
@@ -209,36 +212,61 @@ func mcpInstallRun(_ context.Context, o *MCPInstallOptions) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return withCode(ExitUsage, "%v", err)
 	}
-	merged, err := c.entry(exe, args, old, keys)
+	merged, err := c.entry(exe, args, o.Workspace, old, keys)
 	if err != nil {
 		return withCode(ExitUsage, "%s: %v", path, err)
 	}
-	if bytes.Equal(merged, old) {
+	cur, same, err := c.current(old, keys, exe, args, o.Workspace)
+	if err != nil {
+		return withCode(ExitUsage, "%s: %v", path, err)
+	}
+	if bytes.Equal(merged, old) || same {
 		fmt.Fprintf(o.IO.Out, "%s already has this modbay entry\n", path)
 		return nil
 	}
-	mode := os.FileMode(0o600)
+	if cur != "" && !o.Force {
+		fmt.Fprintf(o.IO.ErrOut, "%s already has a different modbay entry:\n%s\nthis modbay's would be:\n%s\nNothing was written: pass --force to replace it.\n",
+			path, indentLines(cur), indentLines(c.printed(exe, args, o.Workspace)))
+		return silentExit(ExitUsage)
+	}
+	// A new project file is shared with the project (0644: the entry
+	// holds no secret), a user's file is the user's alone; an existing
+	// file keeps its mode.
+	mode, dirMode := os.FileMode(0o600), os.FileMode(0o700)
+	if o.Scope != "user" && o.Scope != "local" && c.project != "" {
+		mode, dirMode = 0o644, 0o755
+	}
+	backup := ""
 	if old != nil {
 		if st, err := os.Stat(path); err == nil {
 			mode = st.Mode().Perm()
 		}
-		if err := os.WriteFile(path+".bak", old, mode); err != nil {
+		if backup, err = writeBackup(path, old, mode); err != nil {
 			return withCode(ExitUsage, "backup: %v", err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return withCode(ExitUsage, "%v", err)
 	}
 	tmp := path + ".modbay-install"
 	if err := os.WriteFile(tmp, merged, mode); err != nil {
 		return withCode(ExitUsage, "%v", err)
 	}
+	if old != nil { // the file's own mode, whatever the umask
+		if err := os.Chmod(tmp, mode); err != nil {
+			_ = os.Remove(tmp)
+			return withCode(ExitUsage, "%v", err)
+		}
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return withCode(ExitUsage, "%v", err)
 	}
+	if cur != "" {
+		fmt.Fprintf(o.IO.Out, "replaced (--force) the modbay entry of %s, which was:\n%s\n", path, indentLines(cur))
+	}
 	if old != nil {
-		fmt.Fprintf(o.IO.Out, "wrote the modbay entry to %s (the previous file is %s.bak)\n", path, path)
+		fmt.Fprintf(o.IO.Out, "wrote the modbay entry to %s (the previous file is %s)\n", path, backup)
 	} else {
 		fmt.Fprintf(o.IO.Out, "wrote the modbay entry to %s\n", path)
 	}
@@ -275,16 +303,13 @@ func (c installClient) path(scope, workspace string) (string, error) {
 
 // entry is old (a config file's text, nil: none) with the modbay entry
 // merged in — under keys when given, else under c.key — and with old nil
-// and printing, the entry alone.
-func (c installClient) entry(exe string, args []string, old []byte, keys []string) ([]byte, error) {
+// and printing, the entry alone. cwd is the entry's working directory
+// ("": none) for clients that have one.
+func (c installClient) entry(exe string, args []string, cwd string, old []byte, keys []string) ([]byte, error) {
 	if c.key == "" {
-		return mergeCodexEntry(old, codexEntry(exe, args)), nil
+		return mergeCodexEntry(old, codexEntry(exe, args, c.cwdOf(cwd))), nil
 	}
-	e := map[string]any{"command": exe, "args": args}
-	if c.typed {
-		e["type"] = "stdio"
-	}
-	b, err := json.Marshal(e)
+	b, err := json.Marshal(c.jsonEntry(exe, args, cwd))
 	if err != nil {
 		return nil, err
 	}
@@ -294,13 +319,147 @@ func (c installClient) entry(exe string, args []string, old []byte, keys []strin
 	return mcp.MergeClientEntryAt(old, keys, "modbay", b)
 }
 
-// codexEntry is Codex's TOML table for modbay.
-func codexEntry(exe string, args []string) string {
+// cwdOf is cwd when the client's entries have a working directory.
+func (c installClient) cwdOf(cwd string) string {
+	if !c.cwd {
+		return ""
+	}
+	return cwd
+}
+
+// jsonEntry is the modbay entry of a JSON client.
+func (c installClient) jsonEntry(exe string, args []string, cwd string) map[string]any {
+	e := map[string]any{"command": exe, "args": args}
+	if c.typed {
+		e["type"] = "stdio"
+	}
+	if cwd = c.cwdOf(cwd); cwd != "" {
+		e["cwd"] = cwd
+	}
+	return e
+}
+
+// printed is the modbay entry alone as text, as the file would hold it.
+func (c installClient) printed(exe string, args []string, cwd string) string {
+	if c.key == "" {
+		return codexEntry(exe, args, c.cwdOf(cwd))
+	}
+	b, _ := json.MarshalIndent(c.jsonEntry(exe, args, cwd), "", "  ")
+	return string(b)
+}
+
+// current is the modbay entry old already has under keys (else c.key),
+// as text ("" when it has none), and whether it is the same as this one
+// (the same members and values, however laid out).
+func (c installClient) current(old []byte, keys []string, exe string, args []string, cwd string) (string, bool, error) {
+	if c.key == "" {
+		table := codexTable(old)
+		if table == "" {
+			return "", false, nil
+		}
+		var have, want map[string]any
+		_, err := toml.Decode(table, &have)
+		if _, werr := toml.Decode(codexEntry(exe, args, c.cwdOf(cwd)), &want); err == nil && werr == nil && reflect.DeepEqual(have, want) {
+			return table, true, nil
+		}
+		return table, false, nil
+	}
+	if keys == nil {
+		keys = []string{c.key}
+	}
+	raw, ok, err := mcp.ClientEntryAt(old, keys, "modbay")
+	if err != nil || !ok {
+		return "", false, err
+	}
+	var have, want any
+	wb, _ := json.Marshal(c.jsonEntry(exe, args, cwd))
+	if json.Unmarshal(raw, &have) == nil && json.Unmarshal(wb, &want) == nil && reflect.DeepEqual(have, want) {
+		return string(raw), true, nil
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw), false, nil
+	}
+	return b.String(), false, nil
+}
+
+// writeBackup keeps old, path's text, beside it before path is replaced:
+// as path.bak, else the first free path.bak.N, never over an earlier
+// backup (one holding the same text is used as it is). It returns the
+// backup's path.
+func writeBackup(path string, old []byte, mode os.FileMode) (string, error) {
+	for n := 0; n < maxBackups; n++ {
+		name := path + ".bak"
+		if n > 0 {
+			name += "." + strconv.Itoa(n)
+		}
+		if b, err := os.ReadFile(name); err == nil && bytes.Equal(b, old) {
+			return name, nil
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(old)
+		if err == nil {
+			err = f.Chmod(mode) // the file's own mode, whatever the umask
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(name)
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%s.bak to %s.bak.%d are all taken: remove some", path, path, maxBackups-1)
+}
+
+// maxBackups bounds the backups writeBackup looks through.
+const maxBackups = 100
+
+// indentLines is text with each line indented by two spaces.
+func indentLines(text string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n  ")
+}
+
+// codexEntry is Codex's TOML table for modbay, with cwd when not "".
+func codexEntry(exe string, args []string, cwd string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = tomlString(a)
 	}
-	return "[mcp_servers.modbay]\ncommand = " + tomlString(exe) + "\nargs = [" + strings.Join(q, ", ") + "]\n"
+	t := "[mcp_servers.modbay]\ncommand = " + tomlString(exe) + "\nargs = [" + strings.Join(q, ", ") + "]\n"
+	if cwd != "" {
+		t += "cwd = " + tomlString(cwd) + "\n"
+	}
+	return t
+}
+
+// isModbayTable reports whether a TOML line (trimmed) opens the modbay
+// table or one of its subtables ([mcp_servers.modbay.env]).
+func isModbayTable(t string) bool {
+	return t == "[mcp_servers.modbay]" || strings.HasPrefix(t, "[mcp_servers.modbay.")
+}
+
+// codexTable is the text of old's modbay table and its subtables ("":
+// none), each up to the next other table.
+func codexTable(old []byte) string {
+	var out []string
+	in := false
+	for _, l := range strings.SplitAfter(string(old), "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "[") {
+			in = isModbayTable(t)
+		}
+		if in {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimRight(strings.Join(out, ""), "\n")
 }
 
 // tomlString is s as a TOML basic string (JSON's escapes are TOML's).
@@ -312,9 +471,9 @@ func tomlString(s string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// mergeCodexEntry replaces the [mcp_servers.modbay] table of old (its
-// lines up to the next table header) with table, or appends it; every
-// other line is kept.
+// mergeCodexEntry replaces the [mcp_servers.modbay] table of old and its
+// subtables (their lines up to the next other table header) with table,
+// or appends it; every other line is kept.
 func mergeCodexEntry(old []byte, table string) []byte {
 	lines := strings.SplitAfter(string(old), "\n")
 	var out []string
@@ -322,15 +481,17 @@ func mergeCodexEntry(old []byte, table string) []byte {
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "[") {
+			if isModbayTable(t) {
+				if !found {
+					out = append(out, table)
+				}
+				found, skipping = true, true
+				continue
+			}
 			if skipping {
 				out = append(out, "\n") // the blank line before the next table
 			}
 			skipping = false
-			if t == "[mcp_servers.modbay]" {
-				found, skipping = true, true
-				out = append(out, table)
-				continue
-			}
 		}
 		if !skipping {
 			out = append(out, l)

@@ -120,7 +120,7 @@ func mcpServeRun(ctx context.Context, o *MCPServeOptions) error {
 	s := gateway.New(gateway.Options{Host: e.host, History: hist, Tools: o.Tools, Exclude: o.Exclude, Follow: o.Follow,
 		Version: "dev", Reload: reload, Pins: gateway.OpenPins(e.host.Config().ServeDir()),
 		Cockpits: filepath.Join(e.host.Config().ServeDir(), approval.SocketsDir), ApprovalWait: o.ApprovalWait,
-		SkillFolders: skillFolders(e.host.Config(), o.G.skills), SkillWritableRoots: writableRoots(e.host.Config()),
+		SkillFolders: skillFoldersAt(e.host.Config(), o.G.skills, e.host.Config().Workspace), SkillWritableRoots: writableRoots(e.host.Config()),
 		Sessions: filepath.Join(e.host.Config().ServeDir(), gateway.SessionsDir)})
 	if o.HTTP == "" {
 		return s.Run(ctx, s.Stdio(os.Stdin, os.Stdout), true)

@@ -358,8 +358,27 @@ func TestMCPServeListsLiveSessions(t *testing.T) {
 		ls, _ = gateway.ReadSessions(dir)
 		return len(ls) == 1 && ls[0].Calls == 1 && ls[0].Running == 0
 	})
-	if !strings.Contains(ls[0].Client, "client") || ls[0].Transport != "stdio" || ls[0].PID == os.Getpid() {
+	if !strings.Contains(ls[0].Client, "client") || ls[0].Transport != "stdio" || ls[0].PID == os.Getpid() || ls[0].NotRun != 0 {
 		t.Errorf("session %+v", ls[0])
+	}
+	// Calls answered with nothing run count among its calls, and apart:
+	// an invalid input, a tool not served, one that needs approval.
+	ctx := context.Background()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 1000}}); err != nil || !res.IsError {
+		t.Fatalf("invalid input: %v %+v", err, res)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a tool not served answered")
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs}); err != nil || !res.IsError {
+		t.Fatalf("approval required: %v %+v", err, res)
+	}
+	waitUntil(t, "the session counts the calls not run", func() bool {
+		ls, _ = gateway.ReadSessions(dir)
+		return len(ls) == 1 && ls[0].Calls == 4 && ls[0].NotRun == 3
+	})
+	if s := ls[0].String(); !strings.Contains(s, ": 4 calls (3 not run), 0 running, 0 pending approvals") {
+		t.Errorf("session line %q", s)
 	}
 	cs.Close()
 	waitUntil(t, "the session is gone", func() bool { ls, _ = gateway.ReadSessions(dir); return len(ls) == 0 })

@@ -1012,8 +1012,19 @@ func TestMCPServeRecordsRefusedCalls(t *testing.T) {
 	if unknown == nil || unknown.Module != "" || strings.ContainsRune(unknown.Capability, 0x1b) || unknown.InputRecorded || unknown.NoInputWhy() == "" {
 		t.Errorf("unknown tool's record: %+v", unknown)
 	}
-	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") {
+	if code, out, _ := run(t, "--home", home, "history", "show", invalid.RunID); code != ExitOK || !strings.Contains(out, "invalid input") ||
+		!strings.Contains(out, "\ncalled    render-farm farm.render\n") {
 		t.Errorf("history show: %d\n%s", code, out)
+	}
+	// The tool not served has no module: its row and record name the tool.
+	if code, out, _ := run(t, "--home", home, "history", "show", unknown.RunID); code != ExitOK || !strings.Contains(out, "\ncalled    tool no_such") || !strings.Contains(out, "(not served)\n") {
+		t.Errorf("history show of the unknown tool: %d\n%s", code, out)
+	}
+	_, out, _ := run(t, "--home", home, "history")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, unknown.RunID) && (!strings.Contains(l, "host.not_started tool no_such") || !strings.Contains(l, "(not served)  0s")) {
+			t.Errorf("history row of the unknown tool: %q", l)
+		}
 	}
 
 	// A flood: 40 more unknown calls record up to the bound (20 in all),
@@ -1262,5 +1273,149 @@ func TestMCPServeAnswersAllBeforeStdinEOF(t *testing.T) {
 		if !got[id] {
 			t.Errorf("request %s not answered; answered %v", id, got)
 		}
+	}
+}
+
+// Project skills come from the workspace serve was given, not from the
+// folder the client started it in (this test's, the repository's).
+func TestMCPServeSkillsFollowTheWorkspace(t *testing.T) {
+	home := demo(t)
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".agents", "skills", "ws-only")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: ws-only\ndescription: A skill of the workspace's project.\n---\nUse it.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for p, err := range cs.Prompts(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if got := names(serveSession(t, home, nil, "--workspace", ws)); !slices.Contains(got, "skill_ws-only") {
+		t.Errorf("prompts with --workspace %s: %v", ws, got)
+	}
+	// Without --workspace, the home's workspace: the skill is not there.
+	if got := names(serveSession(t, home, nil)); slices.Contains(got, "skill_ws-only") {
+		t.Errorf("prompts without --workspace: %v", got)
+	}
+	// modbay skills lists what serve offers for the same --workspace.
+	if code, out, stderr := run(t, "--home", home, "--workspace", ws, "skills", "list"); code != 0 || !strings.Contains(out, "ws-only") {
+		t.Errorf("skills list --workspace: exit %d %s %s", code, out, stderr)
+	}
+}
+
+// A long job of a built-in example (a home without modules), started
+// through serve and left running once the call's follow bound passed, is
+// listed and waited for from the CLI: jobs list prints the line that
+// resumes it, and that very line polls it to its end.
+func TestMCPServeExampleJobWaitedFromTheCLI(t *testing.T) {
+	home := t.TempDir() // no modules: the built-in examples are served
+	ws := t.TempDir()
+	cs := serveSession(t, home, nil, "--follow", "300ms", "--workspace", ws)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	runID, _ := sc["run_id"].(string)
+	if res.IsError || runID == "" || sc["following"] != false {
+		t.Fatalf("want the job's handle: %s %v", textOf(res), sc)
+	}
+	// Another session (each Inspector CLI command starts its own serve)
+	// may not follow it, and says how a person does.
+	other := serveSession(t, home, nil, "--workspace", ws)
+	w, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "modbay_job_wait", Arguments: map[string]any{"run_id": runID}})
+	if err != nil || !w.IsError || w.Meta["modbay/code"] != "unknown_job" || !strings.Contains(textOf(w), "--examples jobs wait "+runID) {
+		t.Errorf("another session's job wait: %v %s %v", err, textOf(w), w.Meta)
+	}
+	code, out, stderr := run(t, "--home", home, "jobs", "list")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, runID) {
+			line = l
+		}
+	}
+	_, wait, ok := strings.Cut(line, "(not polled: ")
+	if code != 0 || !ok || !strings.HasSuffix(wait, ")") {
+		t.Fatalf("jobs list: exit %d %s\n%s", code, stderr, out)
+	}
+	words := strings.Fields(strings.TrimSuffix(wait, ")"))
+	if words[0] != "modbay" || !slices.Contains(words, "--examples") || !slices.Contains(words, ws) || words[len(words)-1] != runID {
+		t.Fatalf("the resume line %q", wait)
+	}
+	code, out, stderr = run(t, words[1:]...)
+	if code != 0 || !strings.Contains(out, "rendered 8 frames of cube") {
+		t.Fatalf("%s: exit %d\n%s\n%s", wait, code, out, stderr)
+	}
+	if rec := recordOf(t, home, runID); rec.Status != history.StatusOK || rec.Job == nil || rec.Job.State != "succeeded" {
+		t.Errorf("after jobs wait: status %s job %+v", rec.Status, rec.Job)
+	}
+	if _, out, _ := run(t, "--home", home, "jobs", "list"); strings.Contains(out, runID) {
+		t.Errorf("jobs list after the job ended:\n%s", out)
+	}
+}
+
+// A proxied server's notifications/tools/list_changed refreshes the
+// catalogue: serve's client gets its own list_changed and the new tool,
+// which it can call.
+func TestMCPServeProxiedToolsListChanged(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no python3")
+		}
+		t.Skip("no python3")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "mcp", "testdata", "servers", "echo_server.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, _ := os.UserHomeDir()
+	home := t.TempDir()
+	writeConfig(t, home, fmt.Sprintf("mcp_servers:\n  py:\n    command: %q\n    args: [%q]\n    env: {HOME: %q}\n    roots: {%q: ro}\n",
+		py, script, user, filepath.Dir(script)))
+	// Twice: a first serve process lists the server's tools afresh, the
+	// second starts from the list it cached.
+	for round := 1; round <= 2; round++ {
+		changed := make(chan struct{}, 8)
+		cs := serveSession(t, home, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			changed <- struct{}{}
+		}})
+		ctx := context.Background()
+		before := listTools(t, cs)
+		if before["py_grow"] == nil {
+			t.Fatalf("round %d: tools before: %v", round, slices.Sorted(mapsKeys(before)))
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "py_grow", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("round %d: grow: %v %+v", round, err, res)
+		}
+		// The tool's name is the text it answered: grown_ and 8 hex.
+		text := textOf(res)
+		k := strings.LastIndex(text, "grown_")
+		if k < 0 || len(text) < k+len("grown_12345678") {
+			t.Fatalf("round %d: grow answered %q", round, text)
+		}
+		grown := "py_" + text[k:k+len("grown_12345678")]
+		select {
+		case <-changed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: no list_changed reached the client after the server's", round)
+		}
+		if after := listTools(t, cs); after[grown] == nil || before[grown] != nil {
+			t.Fatalf("round %d: %s not among the tools after: %v", round, grown, slices.Sorted(mapsKeys(after)))
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: grown, Arguments: map[string]any{}})
+		if err != nil || res.IsError || !strings.Contains(textOf(res), "I was grown_") {
+			t.Fatalf("round %d: %s: %v %+v", round, grown, err, res)
+		}
+		cs.Close()
 	}
 }

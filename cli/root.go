@@ -207,7 +207,7 @@ ssh -t) that is not TERM=dumb; the commands work anywhere.`,
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, "%v", err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.home, "home", "", "modbay home (default $MODBAY_HOME, $FACET_STUDIO_HOME, then ~/.local/share/modbay)")
+	pf.StringVar(&g.home, "home", "", homeFlagUsage())
 	pf.StringVar(&g.workspace, "workspace", "", "directory supplied to modules as the workspace root (default <home>/workspace)")
 	pf.StringArrayVar(&g.modules, "module", nil, "also load the module executable at `PATH` (repeatable)")
 	pf.BoolVar(&g.examples, "examples", false, "use the built-in example modules even when the home has modules")
@@ -265,7 +265,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	}
 	profile, noColor := o.IO.cockpitColors(o.G.noColor)
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist, Theme: cfg.Theme, Keys: cfg.Keys,
-		SkillFolders: skillFolders(cfg, o.G.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
+		SkillFolders: skillFolders(cfg, o.G), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
 		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
 }
@@ -379,7 +379,7 @@ func (g *globals) reloader(e *env) func(context.Context) (*ui.Reloaded, error) {
 		cur = next
 		cfg = next.host.Config()
 		return &ui.Reloaded{Backend: next.host, Workspace: cfg.Workspace, Banner: next.banner,
-			SkillFolders: skillFolders(cfg, g.skills), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)}, nil
+			SkillFolders: skillFolders(cfg, g), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)}, nil
 	}
 }
 
@@ -474,4 +474,14 @@ func exampleModuleRun(_ context.Context, o *ExampleModuleOptions) error {
 		return silentExit(code)
 	}
 	return nil
+}
+
+// homeFlagUsage is --home's help: the rule (docs/protocol.md §2) and the
+// default home it gives in this environment, the one that applies.
+func homeFlagUsage() string {
+	u := "modbay home (default $MODBAY_HOME, else $FACET_STUDIO_HOME, else $XDG_DATA_HOME/modbay when XDG_DATA_HOME is set, else ~/.local/share/modbay"
+	if h, err := config.ResolveHome(""); err == nil {
+		u += "; here " + h
+	}
+	return u + ")"
 }

@@ -128,12 +128,25 @@ modules declare. Without a subcommand, lists them all (docs/skills.md).`,
 	return cmd
 }
 
-// skillFolders is where skills are looked for: the project's and the
-// home's .agents/skills, the config's skills.dirs and --skills.
-func skillFolders(cfg *config.Config, flagDirs []string) []skills.Folder {
+// skillFolders is where skills are looked for (docs/skills.md): the
+// project's .agents/skills — the project of --workspace when given, else
+// of the current folder — the home's, the config's skills.dirs and
+// --skills (relative to the current folder).
+func skillFolders(cfg *config.Config, g *globals) []skills.Folder {
+	return skillFoldersAt(cfg, g.skills, g.workspace)
+}
+
+// skillFoldersAt is skillFolders with the project's skills those of the
+// project of dir ("": the current folder): serve's are its workspace's.
+func skillFoldersAt(cfg *config.Config, flagDirs []string, dir string) []skills.Folder {
 	cwd, _ := os.Getwd()
+	if dir == "" {
+		dir = cwd
+	} else if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	userHome, _ := os.UserHomeDir()
-	return skills.Folders(cwd, userHome, cfg.Skills.Dirs, flagDirs)
+	return skills.Folders(dir, userHome, cfg.Skills.Dirs, absAll(flagDirs))
 }
 
 // writableRoots are the folders modules may write: the workspace and the
@@ -192,7 +205,7 @@ func skillsListRun(ctx context.Context, o *SkillsOptions) error {
 	if len(o.Dirs) > 0 {
 		folders = skills.Folders("", "", nil, absAll(o.Dirs))
 	} else {
-		folders = skillFolders(cfg, o.G.skills)
+		folders = skillFolders(cfg, o.G)
 		for _, d := range moduleDocs(ctx, e.host) {
 			j, _ := checkDoc(d)
 			docs = append(docs, j)
@@ -273,7 +286,7 @@ func skillsPromptRun(ctx context.Context, o *SkillsOptions) error {
 		return err
 	}
 	cfg := e.host.Config()
-	cat := skills.Scan(skillFolders(cfg, o.G.skills), writableRoots(cfg))
+	cat := skills.Scan(skillFolders(cfg, o.G), writableRoots(cfg))
 	docs := moduleDocs(ctx, e.host)
 	var entries []skills.CatalogEntry
 	for _, r := range cat.Skills {
@@ -288,7 +301,7 @@ func skillsPromptRun(ctx context.Context, o *SkillsOptions) error {
 	}
 	var sess skills.Session
 	for _, name := range o.Load {
-		r, doc, err := findSkill(ctx, e.host, o.G.skills, name)
+		r, doc, err := findSkill(ctx, e.host, o.G, name)
 		if err != nil {
 			return err
 		}
@@ -331,7 +344,7 @@ func skillsShowRun(ctx context.Context, o *SkillsOptions) error {
 	if err != nil {
 		return err
 	}
-	r, doc, err := findSkill(ctx, e.host, o.G.skills, o.Name)
+	r, doc, err := findSkill(ctx, e.host, o.G, o.Name)
 	if err != nil {
 		return err
 	}
@@ -384,7 +397,7 @@ func skillsShowRun(ctx context.Context, o *SkillsOptions) error {
 
 // findSkill finds name: a path to a skill folder (one holding SKILL.md),
 // a module's "<module>/<id>", or a listed folder skill.
-func findSkill(ctx context.Context, host *runner.Host, flagDirs []string, name string) (skills.Record, *skills.Doc, error) {
+func findSkill(ctx context.Context, host *runner.Host, g *globals, name string) (skills.Record, *skills.Doc, error) {
 	// A path to a folder holding SKILL.md is that skill; a bare name
 	// that happens to name some other folder here is still a name.
 	if fi, err := os.Stat(filepath.Join(name, skills.FileName)); err == nil && fi.Mode().IsRegular() {
@@ -392,7 +405,7 @@ func findSkill(ctx context.Context, host *runner.Host, flagDirs []string, name s
 		return r, nil, nil
 	}
 	cfg := host.Config()
-	cat := skills.Scan(skillFolders(cfg, flagDirs), writableRoots(cfg))
+	cat := skills.Scan(skillFolders(cfg, g), writableRoots(cfg))
 	if r, ok := cat.Find(name); ok {
 		return r, nil, nil
 	}
@@ -494,7 +507,7 @@ func skillsRunRun(ctx context.Context, o *SkillsOptions) error {
 	if err != nil {
 		return err
 	}
-	r, doc, err := findSkill(ctx, e.host, o.G.skills, o.Name)
+	r, doc, err := findSkill(ctx, e.host, o.G, o.Name)
 	if err != nil {
 		return err
 	}

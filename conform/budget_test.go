@@ -1,8 +1,13 @@
 package conform
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"modbay/schema"
@@ -29,4 +34,61 @@ func TestGenerateBudgetTotal(t *testing.T) {
 		}
 	}
 	t.Fatal("no minimal case")
+}
+
+// countdown is a context that ends itself after n looks at Err: a
+// cancellation arriving in the middle of a generation (a SIGINT).
+type countdown struct {
+	context.Context
+	cancel context.CancelFunc
+	n      atomic.Int64
+}
+
+func (c *countdown) Err() error {
+	if c.n.Add(-1) <= 0 {
+		c.cancel()
+	}
+	return c.Context.Err()
+}
+
+// TestGenerateStopsWithItsContext: generation stops once its context
+// ends — before it starts, or in the middle of a big schema — with an
+// error wrapping schema.ErrCancelled and the context's, and makes nothing
+// more.
+func TestGenerateStopsWithItsContext(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	var req []string
+	for i := range 2000 {
+		fmt.Fprintf(&b, `"p%d":{"type":"string","minLength":100},`, i)
+		req = append(req, fmt.Sprintf("%q", fmt.Sprintf("p%d", i)))
+	}
+	b.WriteString(`"last":{"type":"integer","minimum":3}},"required":[` + strings.Join(req, ",") + `]}`)
+	h, err := schema.Compile(json.RawMessage(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := GenerateContext(context.Background(), h)
+	if err != nil || len(full) < 3 {
+		t.Fatalf("uncancelled: %d cases, %v", len(full), err)
+	}
+
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases, err := GenerateContext(done, h)
+	if !errors.Is(err, schema.ErrCancelled) || !errors.Is(err, context.Canceled) || len(cases) != 0 {
+		t.Fatalf("cancelled before: %d cases, %v", len(cases), err)
+	}
+
+	parent, stop := context.WithCancel(context.Background())
+	defer stop()
+	cd := &countdown{Context: parent, cancel: stop}
+	cd.n.Store(3000) // within the minimal case's 2,000 properties
+	cases, err = GenerateContext(cd, h)
+	if !errors.Is(err, schema.ErrCancelled) || len(cases) >= len(full) {
+		t.Fatalf("cancelled midway: %d of %d cases, %v", len(cases), len(full), err)
+	}
+	if left := cd.n.Load(); left < -100 {
+		t.Fatalf("generation looked at its ended context %d more times: it went on", -left)
+	}
 }

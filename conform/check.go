@@ -113,7 +113,9 @@ type Options struct {
 // opts.Yes), then one unknown capability. Calls run through the host's
 // own Plan and Run, so every rule of docs/protocol.md §5–§8 judges them; the roots
 // are the host's (the caller points the workspace at a temporary
-// directory). The error is non-nil only when ref names no module.
+// directory). The error is non-nil when ref names no module, or when ctx
+// ends (SIGINT, SIGTERM): the report then holds what was checked before,
+// and the error wraps ctx's.
 func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Report, error) {
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultDeadline
@@ -149,9 +151,16 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 				Detail: "an MCP server's resource or prompt (docs/protocol.md §17): its inputs are the server's data, not generated"})
 			continue
 		}
-		for _, it := range c.capability(ctx, cp) {
+		items, err := c.capability(ctx, cp)
+		for _, it := range items {
 			add(it)
 		}
+		if err != nil {
+			return rep, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return rep, fmt.Errorf("check stopped: %w", err)
 	}
 	add(c.unknownCapability(ctx))
 	return rep, nil
@@ -249,17 +258,31 @@ type checker struct {
 	opts Options
 }
 
-// capability runs every generated case of cp.
-func (c *checker) capability(ctx context.Context, cp modproto.Capability) []Item {
+// capability runs every generated case of cp; the error wraps ctx's when
+// ctx ended first (the items are those done before).
+func (c *checker) capability(ctx context.Context, cp modproto.Capability) ([]Item, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("check stopped: %w", err)
+	}
 	var h *schema.Compiled
 	if cp.RequestSchema != "" {
 		var err error
-		if h, err = schema.Compile(c.m.Descriptor.RequestSchemas[cp.RequestSchema]); err != nil {
-			return []Item{{Status: Fail, Name: cp.ID, Capability: cp.ID, Detail: "request schema " + cp.RequestSchema + " does not compile: " + err.Error()}}
+		if h, err = schema.CompileContext(ctx, c.m.Descriptor.RequestSchemas[cp.RequestSchema]); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("check stopped: %w", ctx.Err())
+			}
+			return []Item{{Status: Fail, Name: cp.ID, Capability: cp.ID, Detail: "request schema " + cp.RequestSchema + " does not compile: " + err.Error()}}, nil
 		}
 	}
+	cases, err := GenerateContext(ctx, h)
+	if err != nil {
+		return nil, fmt.Errorf("check stopped: %w", ctx.Err())
+	}
 	var out []Item
-	for _, cs := range Generate(h) {
+	for _, cs := range cases {
+		if ctx.Err() != nil {
+			return out, fmt.Errorf("check stopped: %w", ctx.Err())
+		}
 		name := cp.ID + " " + cs.Name
 		if cs.Skip == "" && mcpTools(c.m) && !isObject(cs.Input) {
 			cs.Skip = "MCP sends a tool's arguments as an object, never another value"
@@ -270,7 +293,7 @@ func (c *checker) capability(ctx context.Context, cp modproto.Capability) []Item
 		}
 		out = append(out, c.call(ctx, name, cp.ID, cp.ID, cs))
 	}
-	return out
+	return out, nil
 }
 
 // call plans and runs one case of capability planID, sending it as

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -72,18 +73,29 @@ const maxEnumMembers = 6
 // skipped with the reason; a pattern is never guessed (a pattern none of a
 // few candidates match skips the case).
 func Generate(h *schema.Compiled) []Case {
+	cases, _ := GenerateContext(nil, h)
+	return cases
+}
+
+// GenerateContext is Generate stopped by ctx (nil for none): it checks ctx
+// before every value it makes and every validation it runs (which ctx
+// stops too), and once ctx is done returns the cases made so far with an
+// error wrapping schema.ErrCancelled and ctx's error.
+func GenerateContext(ctx context.Context, h *schema.Compiled) ([]Case, error) {
 	if h == nil {
 		return []Case{{Kind: KindMinimal, Name: "minimal", Input: json.RawMessage(`{}`), Valid: true},
-			{Kind: KindInvalid, Name: "invalid", Skip: "the capability has no request schema: every input is valid"}}
+			{Kind: KindInvalid, Name: "invalid", Skip: "the capability has no request schema: every input is valid"}}, nil
 	}
 	doc, err := h.Doc()
 	if err != nil {
-		return []Case{{Kind: KindMinimal, Name: "minimal", Skip: err.Error()}}
+		return []Case{{Kind: KindMinimal, Name: "minimal", Skip: err.Error()}}, nil
 	}
-	g := &gen{doc: doc}
+	g := &gen{doc: doc, ctx: ctx}
 	var cases []Case
 	add := func(kind CaseKind, name string, v any, err error) {
-		cases = append(cases, g.check(h, kind, name, v, err))
+		if g.stopped() == nil {
+			cases = append(cases, g.check(h, kind, name, v, err))
+		}
 	}
 	root := doc.Effective(doc.Root())
 	for i, e := range root.Examples {
@@ -104,8 +116,23 @@ func Generate(h *schema.Compiled) []Case {
 			add(KindBoundary, b.name, b.value, nil)
 		}
 	}
-	cases = append(cases, g.invalid(h, root, minimal))
-	return dedupe(cases)
+	if err := g.stopped(); err != nil {
+		return dedupe(cases), err
+	}
+	inv := g.invalid(h, root, minimal)
+	if err := g.stopped(); err != nil {
+		return dedupe(cases), err
+	}
+	return dedupe(append(cases, inv)), nil
+}
+
+// stopped is nil while g's context goes on, else an error wrapping
+// schema.ErrCancelled and the context's error.
+func (g *gen) stopped() error {
+	if g.ctx == nil || g.ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("generating inputs: %w: %w", schema.ErrCancelled, g.ctx.Err())
 }
 
 // data decodes a JSON value the document holds (const, default, an
@@ -118,6 +145,9 @@ func data(raw json.RawMessage) any {
 
 // value generates one value of schema s for mode.
 func (g *gen) value(s *schema.Node, md mode, depth int) (any, error) {
+	if err := g.stopped(); err != nil {
+		return nil, err
+	}
 	if depth > maxValueDepth {
 		return nil, &cannotGenerate{"a value this deep (the schema recurses)"}
 	}
@@ -228,7 +258,7 @@ func (g *gen) object(s *schema.Node, md mode, depth int) (any, error) {
 		}
 		v, err := g.value(p.Schema, md, depth+1)
 		if err != nil {
-			if !req {
+			if !req && g.stopped() == nil {
 				continue
 			}
 			return nil, fmt.Errorf("/%s: %w", p.Name, err)
@@ -241,7 +271,7 @@ func (g *gen) object(s *schema.Node, md mode, depth int) (any, error) {
 		}
 	}
 	if s.MinProps != nil {
-		for i := 0; len(out) < *s.MinProps && i < len(s.Props); i++ {
+		for i := 0; len(out) < *s.MinProps && i < len(s.Props) && g.stopped() == nil; i++ {
 			p := s.Props[i]
 			if _, ok := out[p.Name]; !ok {
 				if v, err := g.value(p.Schema, md, depth+1); err == nil {
@@ -289,7 +319,7 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 		return n >= minLen && (maxLen < 0 || n <= maxLen)
 	}
 	if s.Pattern != "" {
-		re, _, err := schema.CompilePattern(s.Pattern)
+		re, insts, err := schema.CompilePattern(s.Pattern)
 		if err != nil {
 			return nil, &cannotGenerate{fmt.Sprintf("a string for pattern %q (not a Go regular expression)", s.Pattern)}
 		}
@@ -303,6 +333,11 @@ func (g *gen) str(s *schema.Node, md mode) (any, error) {
 			}
 		}
 		n := min(max(minLen, 1), schema.MaxBuildString)
+		if insts*n > schema.MaxMatchCost {
+			// One match costs up to program × text: a 20,000-instruction
+			// pattern against 1 MiB is seconds no context stops.
+			return nil, &cannotGenerate{fmt.Sprintf("a string of %d characters for pattern %q (matching it passes schema.MaxMatchCost)", n, s.Pattern)}
+		}
 		if err := g.spend(n); err != nil {
 			return nil, err
 		}
@@ -514,7 +549,10 @@ func (g *gen) invalid(h *schema.Compiled, root *schema.Node, minimal any) Case {
 	cands = append(cands, cand{"invalid: a number instead of an object", 42}, cand{"invalid: a string", "modbay check"})
 	for _, c := range cands {
 		b, _ := json.Marshal(c.value)
-		if viol, err := h.Validate(b); err == nil && len(viol) > 0 {
+		if g.stopped() != nil {
+			break
+		}
+		if viol, err := h.ValidateContext(g.ctx, b); err == nil && len(viol) > 0 {
 			return Case{Kind: KindInvalid, Name: c.name, Input: b}
 		}
 	}
@@ -549,7 +587,7 @@ func (g *gen) check(h *schema.Compiled, kind CaseKind, name string, v any, err e
 		c.Skip = "cannot encode the value: " + err.Error()
 		return c
 	}
-	viol, err := h.Validate(b)
+	viol, err := h.ValidateContext(g.ctx, b)
 	switch {
 	case err != nil:
 		c.Skip = err.Error()
@@ -594,6 +632,8 @@ const (
 // gen generates values from one schema document.
 type gen struct {
 	doc *schema.Doc
+	// ctx stops the generation (nil: never).
+	ctx context.Context
 	// usedDefault is set when a modeDefaults value used a "default".
 	usedDefault bool
 	// items and bytes are the values and string bytes generated so far,

@@ -46,14 +46,14 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		e := s.lookup(name)
 		if e == nil {
-			s.refused(req.Session, nil, name, nil, "unknown tool: it is no longer served")
+			s.refused(req.Session, nil, name, nil, "unknown tool: it is no longer served", false)
 			return nil, fmt.Errorf("unknown tool %q: it is no longer served (tools/list again)", name)
 		}
 		select {
 		case s.sem <- struct{}{}:
 		default:
 			why := fmt.Sprintf("busy: this modbay serve process already runs %d calls (mcp_serve.max_concurrent)", cap(s.sem))
-			s.refused(req.Session, e, name, req.Params.Arguments, why)
+			s.refused(req.Session, e, name, req.Params.Arguments, why, false)
 			return toolError(string(modproto.KindNotRun), CodeBusy, why+"; nothing ran, try again when one ends"), nil
 		}
 		defer func() { <-s.sem }()
@@ -105,14 +105,14 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 	given := args
 	args, handoff, err := s.handoff(st, e, args)
 	if err != nil {
-		s.refused(req.Session, e, e.tool.Name, given, err.Error())
+		s.refused(req.Session, e, e.tool.Name, given, err.Error(), true)
 		return toolError(string(modproto.KindValidation), "", err.Error())
 	}
 	host := s.host()
 	plan, err := host.PlanWith(e.module, e.cap.ID, args, runner.PlanOptions{Handoff: handoff})
 	if err != nil {
 		res := planError(err)
-		s.refused(req.Session, e, e.tool.Name, given, refusalWhy(err))
+		s.refused(req.Session, e, e.tool.Name, given, refusalWhy(err), true)
 		return res
 	}
 	defer plan.Discard()
@@ -270,6 +270,10 @@ func newState() string {
 
 // notRun records a call that did not run, with why.
 func (s *Server) notRun(plan *runner.Plan, st *session, why string) {
+	st.mu.Lock()
+	st.notRun++
+	st.mu.Unlock()
+	s.sessionsChanged()
 	if s.opts.History == nil {
 		return
 	}

@@ -442,8 +442,9 @@ type session struct {
 	// lastCost the last known cost of each capability called (costKey).
 	spent    float64
 	lastCost map[string]float64
-	// calls counts its tool calls, running those in flight (mu).
-	calls, running int
+	// calls counts its tool calls, running those in flight and notRun
+	// those answered with nothing run: refused, or not approved (mu).
+	calls, running, notRun int
 }
 
 // maxLastCosts bounds the capabilities whose last cost a session keeps.

@@ -55,7 +55,15 @@ func (s *Server) jobTool(do func(context.Context, *mcp.CallToolRequest, *session
 		mine := st.jobs[in.RunID]
 		st.mu.Unlock()
 		if !mine || s.opts.History == nil {
-			return toolError(string(modproto.KindNotFound), "unknown_job", fmt.Sprintf("run %s is not a job this session started", render.SanitizeLine(in.RunID))), nil
+			why := fmt.Sprintf("run %s is not a job this session started", render.SanitizeLine(in.RunID))
+			if s.opts.History != nil {
+				// Another session's (an earlier serve process's): say how a
+				// person follows it.
+				if rec, err := s.opts.History.Get(in.RunID); err == nil && rec.Job != nil {
+					why += fmt.Sprintf(" (a session follows only its own jobs; a person follows this one with %s)", rec.Repeat.Line("jobs", "wait", rec.RunID))
+				}
+			}
+			return toolError(string(modproto.KindNotFound), "unknown_job", why), nil
 		}
 		rec, err := s.opts.History.Get(in.RunID)
 		if err != nil {

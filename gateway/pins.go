@@ -292,11 +292,11 @@ func (s *Server) refuseWithheld(next mcp.MethodHandler) mcp.MethodHandler {
 			_, served := s.tools[r.Params.Name]
 			s.mu.Unlock()
 			if held {
-				s.refused(r.Session, w.e, r.Params.Name, r.Params.Arguments, "tool_changed: "+w.why)
+				s.refused(r.Session, w.e, r.Params.Name, r.Params.Arguments, "tool_changed: "+w.why, false)
 				return toolError(string(modproto.KindNotRun), CodeToolChanged, w.why+"; nothing ran"), nil
 			}
 			if !served && !reservedTools[r.Params.Name] {
-				s.refused(r.Session, nil, r.Params.Name, nil, "unknown tool: no tool of this name is served")
+				s.refused(r.Session, nil, r.Params.Name, nil, "unknown tool: no tool of this name is served", false)
 			}
 		}
 		return next(ctx, method, req)

@@ -65,15 +65,26 @@ func (b *refusals) take(now time.Time, r history.Refused) (bool, int, time.Time)
 
 // refused records a call refused before planning (busy, an invalid
 // input, a tool not served or withheld) as not run with why, within the
-// refusals bound. e is the tool's entry (nil for a tool not served).
-func (s *Server) refused(ss *mcp.ServerSession, e *entry, tool string, args json.RawMessage, why string) {
+// refusals bound, and counts it in its session's calls not run (and in
+// its calls unless counted, when the call already was). e is the tool's
+// entry (nil for a tool not served).
+func (s *Server) refused(ss *mcp.ServerSession, e *entry, tool string, args json.RawMessage, why string, counted bool) {
+	client := "unknown client"
+	if ss != nil {
+		st := s.sessionOf(ss)
+		st.mu.Lock()
+		st.notRun++
+		if !counted {
+			st.calls++
+		}
+		client = st.client
+		st.mu.Unlock()
+		s.sessionsChanged()
+	}
 	if s.opts.History == nil {
 		return
 	}
-	r := history.Refused{Source: history.SourceMCPServe, Client: "unknown client", Detail: "not run: " + why, Input: args}
-	if ss != nil {
-		r.Client = s.sessionOf(ss).client
-	}
+	r := history.Refused{Source: history.SourceMCPServe, Client: client, Detail: "not run: " + why, Input: args}
 	if e != nil {
 		r.Module, r.Capability = e.module, e.cap
 	} else {

@@ -29,10 +29,13 @@ type LiveSession struct {
 	// Client is the client's declared name (sanitized, at most 64 bytes).
 	Client string `json:"client"`
 	// Since is when the session began; Calls counts its tool calls,
-	// Running those in flight and Pending its questions waiting for a
-	// person in the cockpit.
+	// NotRun those answered with nothing run (refused: busy, an invalid
+	// input, a tool not served or withheld; or approval required, denied
+	// or pending), Running those in flight and Pending its questions
+	// waiting for a person in the cockpit.
 	Since   time.Time `json:"since"`
 	Calls   int       `json:"calls"`
+	NotRun  int       `json:"not_run"`
 	Running int       `json:"running"`
 	Pending int       `json:"pending"`
 	// PID is the serve process's; Transport "stdio" or "http".
@@ -72,7 +75,7 @@ func (s *Server) publishSessions() {
 	out := make([]LiveSession, 0, len(s.sessions))
 	for _, st := range s.sessions {
 		st.mu.Lock()
-		l := LiveSession{Client: st.client, Since: st.since, Calls: st.calls, Running: st.running, PID: os.Getpid(), Transport: s.transport}
+		l := LiveSession{Client: st.client, Since: st.since, Calls: st.calls, NotRun: st.notRun, Running: st.running, PID: os.Getpid(), Transport: s.transport}
 		st.mu.Unlock()
 		for _, a := range s.asks {
 			if a.st == st {
@@ -146,9 +149,14 @@ func ReadSessions(dir string) ([]LiveSession, error) {
 	return out, nil
 }
 
-// String is one line: client, since, calls, pending.
+// String is one line: client, since, calls (and how many did not run),
+// running, pending.
 func (l LiveSession) String() string {
+	calls := words.Count(l.Calls, "call", "calls")
+	if l.NotRun > 0 {
+		calls += fmt.Sprintf(" (%d not run)", l.NotRun)
+	}
 	return fmt.Sprintf("%s (%s, pid %d) since %s: %s, %d running, %s",
-		l.Client, l.Transport, l.PID, l.Since.Local().Format(time.TimeOnly), words.Count(l.Calls, "call", "calls"), l.Running,
+		l.Client, l.Transport, l.PID, l.Since.Local().Format(time.TimeOnly), calls, l.Running,
 		words.Count(l.Pending, "pending approval", "pending approvals"))
 }

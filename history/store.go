@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/crash"
 	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/runner"
@@ -723,7 +724,7 @@ func (d *dirSyncer) schedule(f *os.File, dir string) {
 	d.dirs[dir] = true
 	if !d.running {
 		d.running = true
-		go d.work()
+		crash.Go(d.work)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"modbay/config"
 	"modbay/contain"
+	"modbay/internal/crash"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -432,7 +433,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	defer d.mu.Unlock()
 	if d.life.State == runner.LifecycleClosed {
 		if s != nil {
-			go s.close()
+			crash.Go(func() { _ = s.close() })
 		}
 		return nil, errors.New("the server's driver is closed")
 	}
@@ -451,7 +452,7 @@ func (d *Driver) connect(ctx context.Context) (*session, error) {
 	}
 	d.noteConnect("", time.Now())
 	d.sess, d.life = s, runner.Lifecycle{State: runner.LifecycleReady}
-	go d.watch(s)
+	crash.Go(func() { d.watch(s) })
 	if ir := s.cs.InitializeResult(); ir != nil {
 		if ir.ServerInfo != nil {
 			d.noteVersion(ir.ServerInfo.Version)
@@ -942,6 +943,11 @@ func (d *Driver) sessionFailure(ctx context.Context, s *session, err error, mark
 	}
 	if s.proc != nil {
 		if status := s.proc.exitedEarly(); status != "" {
+			if wb := s.proc.writeBound(); wb != nil {
+				// Killed by the host for its writes: the bound, named, as a
+				// module's run (docs/protocol.md §14).
+				return &runner.HostError{Code: modproto.CodeHostWriteBound, Detail: wb.Error()}
+			}
 			return &runner.HostError{Code: CodeSessionFailed, Detail: exitFailure("before answering the call", status, d.stderr.Since(mark)).Error()}
 		}
 	}

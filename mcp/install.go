@@ -226,3 +226,37 @@ func indented(v json.RawMessage, prefix string) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// ClientEntryAt is the member name of the object keys lead to in text (a
+// client's JSON or JSONC configuration), as JSON with comments and
+// trailing commas removed; false when text, an object on the way or the
+// member is absent. A text that is not a JSON(C) object is an error.
+func ClientEntryAt(text []byte, keys []string, name string) (json.RawMessage, bool, error) {
+	if len(bytes.TrimSpace(text)) == 0 {
+		return nil, false, nil
+	}
+	var probe any
+	if err := json.Unmarshal(stripJSONC(text), &probe); err != nil {
+		return nil, false, fmt.Errorf("not a JSON configuration: %w", err)
+	}
+	if _, ok := probe.(map[string]any); !ok {
+		return nil, false, errors.New("not a JSON configuration: the top level is not an object")
+	}
+	m := maskComments(text)
+	open := skipSpace(m, 0)
+	path := append(append([]string{}, keys...), name)
+	for i, k := range path {
+		if m[open] != '{' {
+			return nil, false, nil
+		}
+		v, ok := member(m, open, k)
+		if !ok {
+			return nil, false, nil
+		}
+		if i == len(path)-1 {
+			return json.RawMessage(stripJSONC(m[v.val:v.end])), true, nil
+		}
+		open = v.val
+	}
+	return nil, false, nil
+}

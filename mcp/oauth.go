@@ -20,6 +20,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"modbay/config"
+	"modbay/internal/crash"
 	"modbay/render"
 )
 
@@ -218,7 +219,7 @@ func Login(ctx context.Context, home, id string, srv config.MCPServer, lookup fu
 		}
 		io.WriteString(w, "modbay: signed in. You may close this tab.\n")
 	})}
-	go srvHTTP.Serve(ln)
+	crash.Go(func() { _ = srvHTTP.Serve(ln) })
 	defer srvHTTP.Close()
 
 	var saved bool
@@ -236,7 +237,7 @@ func Login(ctx context.Context, home, id string, srv config.MCPServer, lookup fu
 		pasted := make(chan *url.URL, 1)
 		if o.Paste != nil {
 			fmt.Fprintln(o.Out, "Then, if the browser cannot reach this machine, paste the URL it was sent to (http://127.0.0.1…) here:")
-			go func() {
+			crash.Go(func() {
 				line, err := o.Paste(ctx)
 				if err != nil {
 					return
@@ -244,7 +245,7 @@ func Login(ctx context.Context, home, id string, srv config.MCPServer, lookup fu
 				if u, err := url.Parse(line); err == nil {
 					pasted <- u
 				}
-			}()
+			})
 		}
 		var u *url.URL
 		select {

@@ -15,6 +15,7 @@ import (
 
 	"modbay/config"
 	"modbay/contain"
+	"modbay/internal/crash"
 	"modbay/runner"
 )
 
@@ -63,6 +64,18 @@ func (p *process) exitedEarly() string {
 		return "an unknown status"
 	}
 	return p.state.String()
+}
+
+// writeBound is the *contain.WriteBoundError of a server the per-run
+// write bound killed (limits.write_mb, write_files: the watch closed
+// WriteExceeded), nil for any other end.
+func (p *process) writeBound() error {
+	select {
+	case <-p.proc.WriteExceeded():
+		return p.proc.WriteBound()
+	default:
+		return nil
+	}
 }
 
 // transport is the MCP stdio transport over the process's pipes.
@@ -195,12 +208,12 @@ func startProcess(id string, srv config.MCPServer, base contain.Spec, shared []s
 	if shimmed {
 		p.interp = &interp
 	}
-	go func() {
+	crash.Go(func() {
 		_ = cmd.Wait()
 		runner.ServerExited(cmd.Process.Pid)
 		p.state = cmd.ProcessState
 		close(p.exited)
-	}()
+	})
 	return p, nil
 }
 

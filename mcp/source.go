@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/internal/crash"
 	"modbay/runner"
 )
 
@@ -118,10 +119,10 @@ func (s *Source) CloseWithin(grace time.Duration) error {
 	var wg sync.WaitGroup
 	for i, id := range s.ids {
 		wg.Add(1)
-		go func() {
+		crash.Go(func() {
 			defer wg.Done()
 			errs[i] = s.drivers[id].CloseWithin(grace)
-		}()
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)

@@ -60,9 +60,13 @@ func Artifact(src []byte, m Meta, o Options) (out string, err error) {
 			note = o.style(o.colors().muted).Render(ansi.Wrap("Text decoded from "+enc+".", o.width(), "")) + "\n"
 		}
 	}
-	body, err := artifact(src, pres, m, o)
+	body, err := renderArtifact(src, pres, m, o)
 	return note + body, err
 }
+
+// renderArtifact is artifact; a test swaps in a renderer that panics to
+// prove Artifact's recover.
+var renderArtifact = artifact
 
 // DecodesText reports whether presentation pres shows text, whose bytes
 // [Artifact] and the viewers first pass through [DecodeText]: markdown,

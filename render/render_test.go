@@ -112,3 +112,31 @@ func BenchmarkTable100kRows(b *testing.B) {
 		}
 	}
 }
+
+// TestArtifactRecoversARendererPanic: a renderer that panics on a file
+// (a module's bytes) gives the metadata with a note naming the failure and
+// an error wrapping ErrNotShown; the panic never reaches the caller, and
+// its text is sanitized like any module string.
+func TestArtifactRecoversARendererPanic(t *testing.T) {
+	orig := renderArtifact
+	t.Cleanup(func() { renderArtifact = orig })
+	renderArtifact = func([]byte, string, Meta, Options) (string, error) {
+		panic("index out of range \x1b]52;c;aGk=\x07")
+	}
+	var out string
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("the panic reached the caller: %q", r)
+			}
+		}()
+		out, err = Artifact([]byte("# hi\n"), Meta{MediaType: "text/markdown", Bytes: 5}, Options{Width: 200})
+	}()
+	if !errors.Is(err, ErrNotShown) || !strings.Contains(err.Error(), "renderer failed") {
+		t.Fatalf("error %v, want ErrNotShown naming the failure", err)
+	}
+	if !strings.Contains(out, "The renderer failed on this file (index out of range") || strings.Contains(out, "\x1b]52") {
+		t.Fatalf("output:\n%q", out)
+	}
+}

@@ -226,7 +226,9 @@ func (e *digestMismatch) Error() string { return "digest mismatch: file hashes t
 // <artifacts>/sha256/<first 2 hex>/<64 hex>, mode 0444 (docs/protocol.md §8). The
 // copy goes to a temp file in the store and is renamed into place only
 // when its hash equals want, over any file already there (an existing
-// store file is never trusted). It returns the staged path and the bytes read.
+// store file is never trusted). Blocks of zeros are left as holes
+// (sparseWriter): a sparse file costs the host its data, not its size, on
+// disk. It returns the staged path and the bytes read.
 // Copying stops when ctx ends.
 func (h *Host) stage(ctx context.Context, r io.Reader, want string) (string, int64, error) {
 	store := h.cfg.ArtifactsDir()
@@ -240,7 +242,11 @@ func (h *Host) stage(ctx context.Context, r io.Reader, want string) (string, int
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	var sum hash.Hash = sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, sum), &ctxReader{ctx: ctx, r: r})
+	sw := &sparseWriter{f: tmp}
+	n, err := io.CopyBuffer(io.MultiWriter(sw, sum), &ctxReader{ctx: ctx, r: r}, make([]byte, stageChunk))
+	if err == nil {
+		err = sw.finish()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

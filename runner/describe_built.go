@@ -37,7 +37,7 @@ func judgeFresh(m *Module, stdout []byte, built *BuiltDescribe, expectID string,
 		return judgeDescribe(m, stdout, expectID, exitCode)
 	}
 	if len(stdout) > DescribeMaxOutputBytes {
-		setBroken(m, fmt.Sprintf("describe: the answer exceeds %d bytes", DescribeMaxOutputBytes))
+		setBroken(m, fmt.Sprintf("describe: the answer exceeds %d bytes (runner.DescribeMaxOutputBytes)", DescribeMaxOutputBytes))
 		return false
 	}
 	return judgeBuilt(m, built, expectID)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -464,27 +465,60 @@ func checkRequestSchemas(ctx context.Context, m *Module) bool {
 	if d == nil || m.Status == StatusBroken {
 		return true
 	}
+	// Compiled on every CPU (a 200-tool MCP server is 200 compiles);
+	// the verdicts are read back in the capabilities' order.
+	type verdict struct{ compileErr, unsat string }
+	verdicts := make([]verdict, len(d.Capabilities))
+	cancelled := make([]bool, len(d.Capabilities))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(d.Capabilities))) {
+		wg.Add(1)
+		crash.Go(func() {
+			defer wg.Done()
+			for i := range work {
+				c := d.Capabilities[i]
+				raw, ok := d.RequestSchemas[c.RequestSchema]
+				if c.RequestSchema == "" || !ok {
+					continue
+				}
+				_, err := schema.CompileContext(ctx, raw)
+				switch {
+				case errors.Is(err, schema.ErrCancelled):
+					cancelled[i] = true
+				case err != nil:
+					verdicts[i].compileErr = err.Error()
+				default:
+					verdicts[i].unsat = unsatisfiable(c.RequestSchema, raw)
+				}
+			}
+		})
+	}
+	for i := range d.Capabilities {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if ctx.Err() != nil || slices.Contains(cancelled, true) {
+		return false
+	}
 	var failed []string
-	for _, c := range d.Capabilities {
-		raw, ok := d.RequestSchemas[c.RequestSchema]
-		if c.RequestSchema == "" || !ok {
-			continue
-		}
-		_, err := schema.CompileContext(ctx, raw)
-		if errors.Is(err, schema.ErrCancelled) {
-			return false
-		}
-		if err != nil {
-			w := oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %v", c.ID, c.RequestSchema, err))
+	for i, c := range d.Capabilities {
+		v := verdicts[i]
+		if v.compileErr != "" {
+			w := oneLine(fmt.Sprintf("capability %s: request schema %q does not compile, so it cannot be invoked: %s", c.ID, c.RequestSchema, v.compileErr))
 			m.Warnings = append(m.Warnings, w)
 			failed = append(failed, w)
 			continue
 		}
-		if why := unsatisfiable(c.RequestSchema, raw); why != "" {
+		if v.unsat != "" {
 			if m.Refused == nil {
 				m.Refused = map[string]string{}
 			}
-			m.Refused[c.ID] = why
+			m.Refused[c.ID] = v.unsat
 		}
 	}
 	if len(failed) == 0 {

@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +35,13 @@ var diskModule = sync.OnceValues(func() (string, error) {
 // mode is its name) and loads it.
 func (f *fixture) addDisk(mode string) *Module {
 	f.t.Helper()
+	f.installDisk(mode)
+	return f.load(mode)
+}
+
+// installDisk installs the disk module as mode.
+func (f *fixture) installDisk(mode string) {
+	f.t.Helper()
 	exe, err := diskModule()
 	if err != nil {
 		f.t.Fatal(err)
@@ -48,7 +57,25 @@ func (f *fixture) addDisk(mode string) *Module {
 	if err := os.WriteFile(filepath.Join(dir, mode), b, 0o755); err != nil {
 		f.t.Fatal(err)
 	}
-	return f.load(mode)
+}
+
+// TestHugeRequestSchemaRefusedBySize: a module whose descriptor carries
+// a 2 MiB request schema is refused by the schema's size
+// (schema.MaxSchemaBytes) before the schema is decoded, not by the node
+// bounds after it; an 11 MB one (10 s to decode) is refused by the
+// describe's own bound while it is read.
+func TestHugeRequestSchemaRefusedBySize(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for mode, bound := range map[string]string{"huge-schema": "MaxSchemaBytes", "huge-describe": "DescribeMaxOutputBytes"} {
+		f.installDisk(mode)
+		start := time.Now()
+		m := f.load2(mode)
+		t.Logf("%s refused in %v", mode, time.Since(start)) // a measure, not a check
+		if m.Status != StatusBroken || !strings.Contains(m.Reason, bound) {
+			t.Errorf("%s: status %s: %s; want broken naming %s", mode, m.Status, m.Reason, bound)
+		}
+	}
 }
 
 // TestHostileDiskStaging: the disk module's holes cost it nothing and
@@ -69,12 +96,87 @@ func TestHostileDiskStaging(t *testing.T) {
 	if !strings.Contains(res.Host.Detail, "artifacts.max_bytes") || len(res.Refused) != 5 {
 		t.Fatalf("quota of 10 MiB: %d of 8 listings of 3 MiB refused: %s", len(res.Refused), res.Host.Detail)
 	}
+	// The refusal says what would pass what; the copies kept the hole.
+	if want := "quota artifacts.max_bytes (10485760) would be passed: 9437184 bytes staged + this artifact's 3145728 = 12582912"; !strings.Contains(res.Host.Detail, want) {
+		t.Errorf("quota refusal %q does not say %q", res.Host.Detail, want)
+	}
+	if alloc := storeAllocated(t, f); alloc > 64<<10 {
+		t.Errorf("a 3 MiB hole staged takes %d bytes on disk, want it sparse", alloc)
+	}
 	f.cfg.Artifacts.MaxBytes = 0
 	res = f.run(f.addDisk("sparse-slow"), "d.run", `{}`, func(p *Plan) { p.Request.DeadlineMS = 300 })
 	wantHost(t, res, modproto.CodeHostTimeout)
 	if tmps, _ := os.ReadDir(filepath.Join(f.cfg.ArtifactsDir(), "tmp")); len(tmps) != 0 {
 		t.Fatalf("a stopped staging left %d temporary files", len(tmps))
 	}
+}
+
+// storeAllocated is the disk space the store's staged files take
+// (allocated blocks, not sizes).
+func storeAllocated(t *testing.T, f *fixture) int64 {
+	t.Helper()
+	var n int64
+	filepath.Walk(filepath.Join(f.cfg.ArtifactsDir(), "sha256"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Sys().(*syscall.Stat_t).Blocks * 512
+		}
+		return nil
+	})
+	return n
+}
+
+// TestStageKeepsHoles: a sparse file and a file of zeros are staged
+// sparse, with the digest of their logical bytes; data between holes is
+// copied exactly.
+func TestStageKeepsHoles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	src := filepath.Join(t.TempDir(), "sparse")
+	w, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(strings.Repeat("data", 1500)) // 6000 bytes: not block-aligned
+	for _, off := range []int64{0, 5 << 20, 9<<20 + 17} {
+		if _, err := w.WriteAt(data, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Truncate(32 << 20); err != nil { // a trailing hole
+		t.Fatal(err)
+	}
+	w.Close()
+	want, size, err := digestFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dest, n, err := f.host.stage(context.Background(), r, want)
+	if err != nil || n != size {
+		t.Fatalf("stage: %v (%d of %d bytes)", err, n, size)
+	}
+	got, gotSize, err := digestFile(dest)
+	if err != nil || got != want || gotSize != size {
+		t.Fatalf("staged copy %s, %d bytes, want %s, %d bytes (%v)", got, gotSize, want, size, err)
+	}
+	fi, _ := os.Stat(dest)
+	if alloc := fi.Sys().(*syscall.Stat_t).Blocks * 512; alloc > 1<<20 {
+		t.Errorf("32 MiB with 18 KB of data staged as %d bytes on disk, want the holes kept", alloc)
+	}
+}
+
+// digestFile is the sha256 digest and the size of the file at p.
+func digestFile(p string) (string, int64, error) {
+	r, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer r.Close()
+	return modproto.DigestReader(r)
 }
 
 // TestHostileDiskWrites: a contained module cannot fill the disk through

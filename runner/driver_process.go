@@ -118,7 +118,7 @@ func (d *ProcessDriver) Describe(ctx context.Context) (Description, error) {
 	case r.writeBound != nil:
 		return desc, errors.New("describe: " + r.writeBound.Error())
 	case r.overflow:
-		return desc, fmt.Errorf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes)
+		return desc, fmt.Errorf("describe: stdout exceeded %d bytes (runner.DescribeMaxOutputBytes)", DescribeMaxOutputBytes)
 	case r.timedOut:
 		return desc, fmt.Errorf("describe: no answer within %s (the process tree was killed)", DescribeTimeout)
 	case r.cancelled:
@@ -260,7 +260,7 @@ func (d *selfDescribedDriver) Describe(ctx context.Context) (Description, error)
 	}
 	out := d.describe()
 	if len(out) > DescribeMaxOutputBytes {
-		return desc, fmt.Errorf("describe: stdout exceeded %d bytes", DescribeMaxOutputBytes)
+		return desc, fmt.Errorf("describe: stdout exceeded %d bytes (runner.DescribeMaxOutputBytes)", DescribeMaxOutputBytes)
 	}
 	desc.Envelope = out
 	return desc, nil

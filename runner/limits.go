@@ -9,10 +9,14 @@ const (
 	// descriptor is static data, so 10 s is generous even for a cold start.
 	DescribeTimeout = 10 * time.Second
 
-	// DescribeMaxOutputBytes is the stdout ceiling of a describe. It is
-	// larger than the invoke default because a descriptor carries every
-	// schema the module knows (facet's is 231 KB) and no request can set it.
-	DescribeMaxOutputBytes = 16 << 20
+	// DescribeMaxOutputBytes is the stdout ceiling of a describe, checked
+	// as it is read, before anything decodes it. It is larger than the
+	// invoke default because a descriptor carries every schema the module
+	// knows (facet's, the largest in the test corpora, is 231 KB: this is
+	// 17× it) and no request can set it. Decoding costs about 1 s per MiB
+	// of a hostile descriptor (an 11 MB one took 10 s and 2 GB of
+	// allocations here); past the bound it is refused at once.
+	DescribeMaxOutputBytes = 4 << 20
 
 	// StderrCap is how much of a run's stderr is kept, in bytes
 	// (docs/protocol.md §3). The rest is read and discarded so the module

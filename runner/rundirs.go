@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"modbay/internal/crash"
 )
 
 // Per-run directories off the run's path: creating an inode costs this
@@ -93,7 +95,7 @@ func (p *runDirPool) refill() {
 	}
 	p.making = true
 	p.wg.Add(1)
-	go func() {
+	crash.Go(func() {
 		defer p.wg.Done()
 		dir, err := makeRunDir()
 		p.mu.Lock()
@@ -105,7 +107,7 @@ func (p *runDirPool) refill() {
 		if dir != "" {
 			RemoveTree(dir)
 		}
-	}()
+	})
 }
 
 // release takes a finished run's directory back, in the background: its
@@ -113,7 +115,7 @@ func (p *runDirPool) refill() {
 // otherwise removed.
 func (p *runDirPool) release(dir string, reuse bool) {
 	p.wg.Add(1)
-	go func() {
+	crash.Go(func() {
 		defer p.wg.Done()
 		if reuse && reusable(dir) {
 			p.mu.Lock()
@@ -125,7 +127,7 @@ func (p *runDirPool) release(dir string, reuse bool) {
 		if dir != "" {
 			RemoveTree(dir)
 		}
-	}()
+	})
 }
 
 // reusable empties a finished run's directory and reports whether it is

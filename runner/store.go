@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,8 +22,14 @@ const (
 	MaxRunArtifacts = 1000
 	// MaxRunStageBytes bounds the bytes one run stages, counted as
 	// copied, each listing of the same file again: a file's size counts,
-	// not its allocated blocks, so a sparse file costs its full size.
+	// not its allocated blocks, so a sparse file costs its full size
+	// (every byte is read and hashed), although its holes are not written
+	// (stageBlock).
 	MaxRunStageBytes = 4 << 30
+	// stageBlock is the unit of the staged copy's holes: a block of zeros
+	// is skipped, not written, so a sparse file stays sparse in the store
+	// (and a file of zeros becomes one).
+	stageBlock = 4 << 10
 	// stageChunk is how much staging copies between checks of the run's
 	// context.
 	stageChunk = 1 << 20
@@ -72,10 +79,12 @@ func (b *stageBudget) take(store string, size int64) error {
 		b.measured = true
 	}
 	if b.quotaBytes > 0 && b.used+size > b.quotaBytes {
-		return fmt.Errorf("%w: the artifact store is full: %d bytes staged, quota artifacts.max_bytes %d (prune the history to free space)", ErrStageBound, b.used, b.quotaBytes)
+		return fmt.Errorf("%w: the artifact store's quota artifacts.max_bytes (%d) would be passed: %d bytes staged + this artifact's %d = %d (prune the history to free space)",
+			ErrStageBound, b.quotaBytes, b.used, size, b.used+size)
 	}
 	if b.quotaFiles > 0 && b.usedFiles+1 > b.quotaFiles {
-		return fmt.Errorf("%w: the artifact store is full: %d files staged, quota artifacts.max_files %d (prune the history to free space)", ErrStageBound, b.usedFiles, b.quotaFiles)
+		return fmt.Errorf("%w: the artifact store's quota artifacts.max_files (%d) would be passed: %d files staged + this one = %d (prune the history to free space)",
+			ErrStageBound, b.quotaFiles, b.usedFiles, b.usedFiles+1)
 	}
 	b.files--
 	b.bytes -= size
@@ -114,6 +123,46 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// sparseWriter writes a staged copy leaving its blocks of zeros
+// (stageBlock) as holes: it seeks past them, and finish sets the file's
+// size, so a trailing hole is kept. The bytes hashed are the logical ones
+// (the digest is over what was read, zeros included).
+type sparseWriter struct {
+	f   *os.File
+	off int64
+}
+
+// zeroBlock is stageBlock zeros, to compare with.
+var zeroBlock = make([]byte, stageBlock)
+
+func (w *sparseWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		// The longest run of blocks that are all zeros or none is: a hole
+		// is skipped, data written in one call.
+		k := min(len(p), stageBlock)
+		zero := bytes.Equal(p[:k], zeroBlock[:k])
+		for k < len(p) {
+			e := min(len(p), k+stageBlock)
+			if bytes.Equal(p[k:e], zeroBlock[:e-k]) != zero {
+				break
+			}
+			k = e
+		}
+		if !zero {
+			if _, err := w.f.WriteAt(p[:k], w.off); err != nil {
+				return n - len(p), err
+			}
+		}
+		w.off += int64(k)
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// finish sets the copy's size to the bytes written, holes included.
+func (w *sparseWriter) finish() error { return w.f.Truncate(w.off) }
 
 // StoreUsage returns the bytes and files staged in the artifact store at
 // dir (<home>/artifacts/sha256/…; the type records beside them are not

@@ -38,6 +38,16 @@ func IsBound(err error) bool {
 	return errors.As(err, &be)
 }
 
+// CheckSize returns a *BoundError naming MaxSchemaBytes when the schema
+// document raw is larger, before anything decodes it; nil otherwise.
+func CheckSize(raw []byte) error {
+	if len(raw) <= MaxSchemaBytes {
+		return nil
+	}
+	return &BoundError{Bound: "MaxSchemaBytes", Limit: MaxSchemaBytes,
+		Detail: fmt.Sprintf("the schema is %d bytes, more than %d", len(raw), MaxSchemaBytes)}
+}
+
 // CheckNumber returns a *BoundError when the JSON number text s passes
 // MaxNumberDigits or MaxNumberExponent, nil otherwise; where names it
 // ("/n", "the schema at /properties/n").

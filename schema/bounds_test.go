@@ -176,3 +176,32 @@ func TestCompileContextStops(t *testing.T) {
 		t.Fatalf("after a cancelled attempt: %v", err)
 	}
 }
+
+// TestSchemaBytesRefusedFirst: a schema document past MaxSchemaBytes (an
+// 11 MB one took 3 s to be refused by the node bounds) is refused by its
+// size, before Parse or Compile decodes any of it; one at the bound is
+// read.
+func TestSchemaBytesRefusedFirst(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"anyOf":[`)
+	for b.Len() < 11<<20 {
+		b.WriteString(`{"anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},`)
+	}
+	b.WriteString(`{}]}`)
+	huge := json.RawMessage(b.String())
+	_, err := Compile(huge)
+	wantBound(t, err, "MaxSchemaBytes")
+	_, err = CompileContext(context.Background(), huge)
+	wantBound(t, err, "MaxSchemaBytes")
+	_, err = Parse(huge)
+	wantBound(t, err, "MaxSchemaBytes")
+
+	// Exactly MaxSchemaBytes: a description fills it; it compiles.
+	at := `{"type":"object","description":"` + strings.Repeat("x", MaxSchemaBytes-len(`{"type":"object","description":""}`)) + `"}`
+	if len(at) != MaxSchemaBytes {
+		t.Fatalf("built %d bytes", len(at))
+	}
+	if _, err := Compile(json.RawMessage(at)); err != nil {
+		t.Fatalf("a schema of MaxSchemaBytes: %v", err)
+	}
+}

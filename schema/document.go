@@ -44,6 +44,9 @@ type Doc struct {
 // names the location of a subschema that is not one, or the bound
 // (limits.go) the document passes.
 func Parse(raw json.RawMessage) (*Doc, error) {
+	if err := CheckSize(raw); err != nil {
+		return nil, err
+	}
 	d := &Doc{byLoc: map[string]*Node{}, byID: map[string]*Node{}, byDynamic: map[string]*Node{}, merged: map[*Node]*Node{}}
 	s, err := d.parse(raw, "")
 	if err != nil {

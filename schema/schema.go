@@ -104,6 +104,9 @@ func Compile(raw json.RawMessage) (*Compiled, error) { return CompileContext(nil
 // steps (decoding, the number and pattern checks, the expansion count,
 // the compile): an error wrapping ErrCancelled then, never cached.
 func CompileContext(ctx context.Context, raw json.RawMessage) (*Compiled, error) {
+	if err := CheckSize(raw); err != nil {
+		return nil, err
+	}
 	raw = bytes.TrimSpace(raw)
 	key := sha256.Sum256(raw)
 	cache.Lock()

@@ -353,7 +353,7 @@ func (s *activityScreen) row(e *activityEntry, sel bool, w int) string {
 	if e.Percent != nil {
 		state += fmt.Sprintf(" %.0f%%", *e.Percent)
 	}
-	row := fmt.Sprintf("%s%-18s %8s  %s › %s", mark, common.Trunc(state, 18), when, render.SanitizeLine(e.Module), render.SanitizeLine(e.Capability))
+	row := fmt.Sprintf("%s%-18s %8s  %s", mark, common.Trunc(state, 18), when, calledText(e.Module, e.Capability))
 	if e.Percent != nil && w >= 100 {
 		row += "  " + bar(*e.Percent, 20)
 	}

@@ -12,7 +12,6 @@ import (
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
-	"modbay/ui/form"
 	"modbay/ui/list"
 )
 
@@ -30,6 +29,9 @@ type CapsKeyMap struct {
 // capList lists one module's capabilities with the selected one's detail,
 // and a filter by title or id ("/", as in the module list).
 type capList struct {
+	// m holds the summaries of the request schemas (m.capSums), built
+	// off the event loop.
+	m      *Model
 	com    *common.Common
 	keys   CapsKeyMap
 	module *runner.Module
@@ -42,10 +44,35 @@ func openCapsScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if !ok || mod == nil {
 		return nil, nil
 	}
-	c := &capList{com: m.com, keys: m.keys.Caps, module: mod,
+	c := &capList{m: m, com: m.com, keys: m.keys.Caps, module: mod,
 		list: list.New(m.com, m.keys.List, "filter by title or id", "No capability matches the filter.")}
 	c.setItems()
 	return c, nil
+}
+
+// summarize starts the build of the selected capability's input summary
+// when it is neither cached nor building (capSummaries.ensure): the detail
+// pane never builds a form while it draws. The root runs it after every
+// message while the list is on top (Model.Update).
+func (c *capList) summarize() tea.Cmd {
+	it, ok := c.list.Selected().(*capItem)
+	if !ok {
+		return nil
+	}
+	k, raw, ok := summaryOf(c.module, *it.cap)
+	if !ok {
+		return nil
+	}
+	return c.m.capSums.ensure(c.m, k, raw)
+}
+
+// summaryOf names the request schema of cp in m's descriptor and returns
+// it; false when cp has none (the pane then says "one JSON value").
+func summaryOf(m *runner.Module, cp modproto.Capability) (capSummaryKey, json.RawMessage, bool) {
+	if cp.RequestSchema == "" || m.Descriptor == nil {
+		return capSummaryKey{}, nil, false
+	}
+	return capSummaryKey{desc: m.Descriptor, schema: cp.RequestSchema}, m.Descriptor.RequestSchemas[cp.RequestSchema], true
 }
 
 // setItems lists the module's capabilities, keeping the selected one.
@@ -88,7 +115,13 @@ func (it *capItem) Row(sel bool, w int) string {
 }
 
 // Detail describes the capability.
-func (it *capItem) Detail(w int) string { return capDetail(it.c.com, it.c.module, *it.cap, w) }
+func (it *capItem) Detail(w int) string {
+	sum := &capSummary{raw: true}
+	if k, _, ok := summaryOf(it.c.module, *it.cap); ok {
+		sum = it.c.m.capSums.get(k)
+	}
+	return capDetail(it.c.com, it.c.module, *it.cap, sum, w)
+}
 
 // Selected returns the capability under the cursor, or nil.
 func (c *capList) Selected() *modproto.Capability {
@@ -191,8 +224,9 @@ func (c *capList) View() string {
 	return strings.Join(append(top, c.list.PaneView(c.list.Height()-len(top))), "\n")
 }
 
-// capDetail describes one capability: summary, effects, inputs, artifacts.
-func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w int) string {
+// capDetail describes one capability: summary, effects, inputs (sum, its
+// request schema's summary; nil while it builds), artifacts.
+func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, sum *capSummary, w int) string {
 	st := com.Styles
 	b := detailBuilder{com: com, w: w}
 	b.line(st.Title.Render(render.SanitizeLine(common.TitleOr(cp.Title, cp.ID))))
@@ -226,21 +260,7 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, w i
 			b.indented("describes the whole request; the host places the values")
 		}
 	}
-	f, err := form.Build(schema)
-	switch {
-	case err != nil:
-		b.line(st.Error.Render("✗ " + render.SanitizeLine(err.Error())))
-	case f.Raw():
-		b.indented("one JSON value")
-	default:
-		for _, fd := range f.Fields() {
-			req := ""
-			if fd.Required {
-				req = " *"
-			}
-			b.line("• " + render.SanitizeLine(fd.Name) + req + " " + st.Muted.Render(fd.Kind.String()))
-		}
-	}
+	b.inputLines(sum)
 	b.line("")
 	b.line(st.Muted.Render("enter opens the form"))
 	return b.String()

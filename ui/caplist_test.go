@@ -1,12 +1,19 @@
 package ui
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/schema"
+	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
 )
 
@@ -94,5 +101,51 @@ func TestCapabilityListHidesJobCapabilities(t *testing.T) {
 	out := ansi.Strip(frame(t, m))
 	if strings.Contains(out, "fake.jobs.status") || !strings.Contains(out, "fake.slow") {
 		t.Fatalf("list:\n%s", out)
+	}
+}
+
+// TestCapDetailBuildsOffTheLoop: the detail pane never builds a form while
+// it draws. A build that does not end (a hostile schema) leaves the frame
+// drawn with "…" for the inputs; the finished build fills them in, and
+// frames drawn after it build nothing again.
+func TestCapDetailBuildsOffTheLoop(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	m.formWait = 0
+	gate, started := make(chan struct{}), make(chan struct{}, 8)
+	var builds atomic.Int32
+	m.buildForm = func(ctx context.Context, raw json.RawMessage) (*form.Form, error) {
+		builds.Add(1)
+		started <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %v", schema.ErrCancelled, ctx.Err())
+		}
+		return form.BuildContext(ctx, raw)
+	}
+	withModules(t, m)
+	_, cmd := m.Update(uitest.Key("enter"))
+	if m.screen() != screenCaps {
+		t.Fatalf("screen %v, want capabilities", m.screen())
+	}
+	var out string
+	for range 3 {
+		out = frame(t, m)
+	}
+	<-started // the build runs, off the loop, blocked
+	if n := builds.Load(); n != 1 {
+		t.Fatalf("%d builds for one capability over three frames, want 1 started off the loop", n)
+	}
+	golden.RequireEqual(t, []byte(out))
+	if !strings.Contains(ansi.Strip(out), "…") {
+		t.Fatalf("the pending inputs are not shown as …:\n%s", out)
+	}
+	close(gate)
+	m.Update(msgOf[capSummaryMsg](t, cmd))
+	for range 3 {
+		out = ansi.Strip(frame(t, m))
+	}
+	if !strings.Contains(out, "• name * string") || builds.Load() != 1 {
+		t.Fatalf("after the build (%d builds):\n%s", builds.Load(), out)
 	}
 }

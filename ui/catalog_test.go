@@ -59,16 +59,16 @@ func TestCapDetailHintsApproval(t *testing.T) {
 	com := common.New(true)
 	m := &runner.Module{ID: "srv", EffectsAreHints: true, Descriptor: &modproto.Descriptor{Module: "srv"}}
 	ro := modproto.Capability{ID: "echo", Effects: modproto.Effects{Local: true}}
-	out := strings.Join(strings.Fields(capDetail(com, m, ro, 200)), " ")
+	out := strings.Join(strings.Fields(capDetail(com, m, ro, &capSummary{raw: true}, 200)), " ")
 	if !strings.Contains(out, "Approval runs at once: read-only, closed world") || !strings.Contains(out, "unknown cost alone does not ask") {
 		t.Errorf("read-only closed-world tool:\n%s", out)
 	}
 	open := modproto.Capability{ID: "fetch", Effects: modproto.Effects{Network: true}}
-	if out := strings.Join(strings.Fields(capDetail(com, m, open, 200)), " "); !strings.Contains(out, "Approval asks before it runs") {
+	if out := strings.Join(strings.Fields(capDetail(com, m, open, &capSummary{raw: true}, 200)), " "); !strings.Contains(out, "Approval asks before it runs") {
 		t.Errorf("open-world tool:\n%s", out)
 	}
 	m.EffectsAreHints = false
-	if out := capDetail(com, m, ro, 200); strings.Contains(out, "Approval") {
+	if out := capDetail(com, m, ro, &capSummary{raw: true}, 200); strings.Contains(out, "Approval") {
 		t.Errorf("a module's pane says the MCP rule:\n%s", out)
 	}
 }

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"modbay/internal/crash"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -96,21 +94,16 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	m.formSeq++
 	id := m.formSeq
-	done := make(chan formBuiltMsg, 1)
-	crash.Go(func() {
+	b, done, later := offLoop(m.formWait, func() formBuiltMsg {
 		f, err := build(ctx, raw)
-		done <- formBuiltMsg{id: id, raw: raw, f: f, err: err}
+		return formBuiltMsg{id: id, raw: raw, f: f, err: err}
 	})
-	wait := time.NewTimer(m.formWait)
-	defer wait.Stop()
-	select {
-	case b := <-done:
+	if done {
 		cancel()
 		return fs, fs.built(m, b)
-	case <-wait.C:
 	}
 	fs.building, fs.cancelBuild = id, cancel
-	return fs, func() tea.Msg { return <-done }
+	return fs, func() tea.Msg { return later() }
 }
 
 // formBuiltMsg is a form built off the event loop: for the form screen

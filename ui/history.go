@@ -16,6 +16,7 @@ import (
 	"modbay/ui/common"
 	"modbay/ui/dialog"
 	"modbay/ui/list"
+	"modbay/ui/styles"
 )
 
 // screenHistory is the run history: every recorded run, newest first.
@@ -597,8 +598,7 @@ func (it *historyItem) Row(sel bool, w int) string {
 		pin = "*"
 	}
 	when := words.Ago(it.s.com.Now(), x.Started)
-	row := fmt.Sprintf("%s%s%s %7s %7s  %s › %s", mark, pin, statusGlyph(x.Status), when, rowDuration(x),
-		render.SanitizeLine(x.Module), render.SanitizeLine(x.Capability))
+	row := fmt.Sprintf("%s%s%s %7s %7s  %s", mark, pin, statusGlyph(x.Status), when, rowDuration(x), calledText(x.Module, x.Capability))
 	if status != string(history.StatusOK) {
 		row += "  " + status
 	}
@@ -645,7 +645,7 @@ func (it *historyItem) Detail(w int) string {
 	st := it.s.com.Styles
 	x := it.sum
 	lines := []string{
-		st.Title.Render(render.SanitizeLine(x.Module)) + st.Muted.Render(" › ") + render.SanitizeLine(x.Capability),
+		calledTitle(st, x.Module, x.Capability),
 		st.Label.Render("run      ") + st.ID.Render(x.RunID),
 		st.Label.Render("status   ") + string(x.Status) + codeSuffix(x),
 		st.Label.Render("started  ") + x.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
@@ -674,4 +674,22 @@ func codeSuffix(x *history.Summary) string {
 		return ""
 	}
 	return " (" + render.SanitizeLine(x.Code) + ")"
+}
+
+// calledText is what a run called, sanitized: "<module> › <capability>",
+// or for a gateway call refused because it named no tool served (a
+// record without a module), "tool <name> (not served)".
+func calledText(module, capability string) string {
+	if module == "" {
+		return "tool " + render.SanitizeLine(capability) + " (not served)"
+	}
+	return render.SanitizeLine(module) + " › " + render.SanitizeLine(capability)
+}
+
+// calledTitle is calledText styled as a detail pane's title.
+func calledTitle(st *styles.Styles, module, capability string) string {
+	if module == "" {
+		return st.Title.Render("tool "+render.SanitizeLine(capability)) + st.Muted.Render(" (not served)")
+	}
+	return st.Title.Render(render.SanitizeLine(module)) + st.Muted.Render(" › ") + render.SanitizeLine(capability)
 }

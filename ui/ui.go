@@ -106,8 +106,10 @@ type Model struct {
 	// opening a form waits for its build before showing that it builds.
 	formSeq  uint64
 	formWait time.Duration
-	// buildForm builds a form off the loop (nil: form.BuildContext).
+	// buildForm builds a form off the loop (nil: form.BuildContext), and
+	// the capability list's summaries of request schemas (capSums).
 	buildForm func(context.Context, json.RawMessage) (*form.Form, error)
+	capSums   capSummaries
 	com       *common.Common
 	ctx       context.Context
 	backend   Backend
@@ -411,16 +413,27 @@ func (m *Model) layout() {
 	}
 }
 
-// Update routes every message.
+// Update routes every message; then, with the capability list on top,
+// starts the build of its selected capability's summary if it is missing
+// (the pane draws "…" until it is there, never building it itself).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.route(msg)
+	if c, ok := m.top().(*capList); ok {
+		cmd = tea.Batch(cmd, c.summarize())
+	}
+	return m, cmd
+}
+
+// route routes one message.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.com.Width, m.com.Height = msg.Width, msg.Height
 		m.layout()
 		if r, ok := m.top().(reflower); ok {
-			return m, r.Reflow()
+			return r.Reflow()
 		}
-		return m, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		m.com.SetDark(msg.IsDark())
 		m.restyle()
@@ -430,54 +443,54 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				cmds = append(cmds, r.Reflow())
 			}
 		}
-		return m, tea.Batch(cmds...)
+		return tea.Batch(cmds...)
 	case spinner.TickMsg:
 		if !m.spinning() {
 			// Nothing shows the spinner: its ticks stop, and with them a
 			// redraw of the whole screen a dozen times a second.
 			// discover and startRun start them again.
-			return m, nil
+			return nil
 		}
 		var cmd tea.Cmd
 		m.spinner, cmd = m.spinner.Update(msg)
-		return m, cmd
+		return cmd
 	case modulesMsg:
 		if msg.gen == m.gen {
 			m.modules.SetModules(msg.modules)
 			m.watchChanges(msg.modules)
 			m.refreshOpen(msg.modules)
 			m.layout()
-			return m, m.resumeJobs()
+			return m.resumeJobs()
 		}
-		return m, nil
+		return nil
 	case historyMsg:
-		return m, m.historyUpdate(msg)
+		return m.historyUpdate(msg)
 	case logLevelMsg:
 		// The detail pane reads the level from the driver.
 		m.modules.list.InvalidateDetail()
-		return m, nil
+		return nil
 	case configReloadedMsg:
-		return m, m.reloaded(msg)
+		return m.reloaded(msg)
 	case devLoadedMsg:
-		return m, m.devLoaded(msg)
+		return m.devLoaded(msg)
 	case devChangedMsg:
-		return m, m.devChanged(msg)
+		return m.devChanged(msg)
 	case devDescribedMsg:
-		return m, m.devDescribed(msg)
+		return m.devDescribed(msg)
 	case rerunCheckedMsg:
-		return m, m.rerunAfterCheck(msg)
+		return m.rerunAfterCheck(msg)
 	case discoverStartMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.StartDiscovery(msg.total)
 		}
-		return m, nil
+		return nil
 	case moduleFoundMsg:
 		if msg.gen == m.gen && m.modules.discovering {
 			m.modules.AddModules(msg.modules)
 		}
-		return m, nil
+		return nil
 	case planMsg:
-		return m, m.planned(msg)
+		return m.planned(msg)
 	case runEventMsg:
 		if r, ok := m.runs[msg.id]; ok {
 			r.event(msg.ev)
@@ -486,62 +499,65 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// The server's log in its detail pane grew.
 			m.modules.list.InvalidateDetail()
 		}
-		return m, nil
+		return nil
 	case runTickMsg:
 		if r, ok := m.runs[msg.id]; ok && !r.done {
-			return m, m.tick(msg.id)
+			return m.tick(msg.id)
 		}
-		return m, nil
+		return nil
 	case runDoneMsg:
-		return m, m.finished(msg)
+		return m.finished(msg)
 	case surfaceEvent:
-		return m, m.surfaceEvent(msg)
+		return m.surfaceEvent(msg)
 	case elicitMsg:
-		return m, m.open(screenElicit, msg.q)
+		return m.open(screenElicit, msg.q)
 	case elicitGoneMsg:
 		m.elicitGone(msg.q)
-		return m, nil
+		return nil
 	case savedInputsMsg:
 		m.offerInputs(msg)
-		return m, nil
+		return nil
 	case formBuiltMsg:
-		return m, m.formBuilt(msg)
+		return m.formBuilt(msg)
+	case capSummaryMsg:
+		m.capSummaryDone(msg)
+		return nil
 	case inputSavedMsg:
-		return m, m.inputSaved(msg)
+		return m.inputSaved(msg)
 	case draftsKeptMsg:
 		m.draftsKept(msg)
-		return m, nil
+		return nil
 	case viewer.Msg:
 		if v, ok := find[*viewerScreen](m); ok {
 			act, cmd := v.Update(msg)
-			return m, tea.Batch(cmd, m.act(act))
+			return tea.Batch(cmd, m.act(act))
 		}
-		return m, nil
+		return nil
 	case viewer.OpenedCopyMsg:
 		// The pager or editor was run from the screen on top, which
 		// says how it went (not a dialog opened meanwhile).
 		act, cmd := m.top().Update(msg)
-		return m, tea.Batch(cmd, m.act(act))
+		return tea.Batch(cmd, m.act(act))
 	case agentAskMsg:
-		return m, m.agentAsk(msg)
+		return m.agentAsk(msg)
 	case agentAnsweredMsg:
-		return m, m.agentAnswered(msg)
+		return m.agentAnswered(msg)
 	case graceEndMsg:
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
-		return m, nil
+		return nil
 	case tea.KeyboardEnhancementsMsg:
 		m.disambiguated = msg.SupportsKeyDisambiguation()
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
 		if esc, next, ok := splitEscape(msg, m.disambiguated); ok {
 			// esc and a key close together (two esc presses: back out
 			// twice) reached the program as alt+key (escape.go).
-			return m, tea.Batch(m.key(esc), m.key(next))
+			return tea.Batch(m.key(esc), m.key(next))
 		}
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, m.forward(msg)
+	return m.forward(msg)
 }
 
 // forward hands other messages (cursor blinks, pastes, an editor's end)

@@ -124,6 +124,7 @@ func run(o options) error {
 		if i == 1 {
 			s.rep.loadWait = waitIdle(o.loadWait)
 			s.rep.loadStart = loadavg()
+			s.rep.cpuStart = takeCPU()
 		}
 		if i > 0 && o.only != "" && !slices.Contains(strings.Split(o.only, ","), st.name) {
 			continue

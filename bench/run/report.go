@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,8 +86,9 @@ type report struct {
 	failures  []string
 	// loadWait says how the run waited for an idle machine.
 	loadWait  string
-	tree      string // the commit measured
-	smallSize int64  // bytes of a "small" module executable
+	cpuStart  cpuSnap // when measuring began (after the idle wait)
+	tree      string  // the commit measured
+	smallSize int64   // bytes of a "small" module executable
 	notes     [nSections][]string
 }
 
@@ -171,9 +173,17 @@ func (r *report) markdown() string {
 	if r.loadWait != "" {
 		w("| idle wait | %s |\n", r.loadWait)
 	}
+	// The load average counts the suite's own processes, so whether others
+	// shared the machine is judged by their CPU time: the machine's busy
+	// time less this process's and its waited-for children's.
+	others, ok := r.cpuStart.othersSince()
+	capacity := time.Since(r.cpuStart.at).Seconds() * float64(runtime.NumCPU())
+	if ok {
+		w("| other processes' CPU while measuring | %.1f s (%.0f%% of the machine's %.0f CPU-seconds) |\n", others, 100*others/capacity, capacity)
+	}
 	w("\n")
-	if l1, l2 := load1(r.loadStart), load1(loadavg()); max(l1, l2) >= 1.5 {
-		w("> **Warning: the machine was busy** (1-minute load %.1f at the start, %.1f at the end, on %d cores): other work competed for the CPUs and every number here is inflated. Run again on an idle machine.\n\n", l1, l2, runtime.NumCPU())
+	if l1 := load1(r.loadStart); l1 >= 1.5 || (ok && others > 0.05*capacity) {
+		w("> **Warning: the machine was busy** (1-minute load %.1f when measuring began; other processes used %.1f CPU-seconds while it ran, on %d cores): other work competed for the CPUs and every number here is inflated. Run again on an idle machine.\n\n", l1, others, runtime.NumCPU())
 	}
 	w("Timings are medians of repeated runs of real processes started from bench/run (fork/exec is in every value and every baseline). A measurement and its baseline run interleaved (ABAB…); a ratio marked \"per pair\" is the median of the ratios of each pair, otherwise value / baseline. A budget is the bound the project holds that row to.\n\n")
 	if len(r.failures) > 0 {
@@ -277,4 +287,64 @@ func load1(s string) float64 {
 func readFile(p string) string {
 	b, _ := os.ReadFile(p)
 	return string(b)
+}
+
+// cpuSnap is the machine's busy CPU time and this process's own (with its
+// waited-for children) at one moment.
+type cpuSnap struct {
+	at      time.Time
+	machine float64 // seconds, all CPUs: /proc/stat's busy columns
+	own     float64 // seconds: getrusage of self and children
+	ok      bool
+}
+
+func takeCPU() cpuSnap {
+	m, ok := machineBusy()
+	return cpuSnap{at: time.Now(), machine: m, own: ownCPU(), ok: ok}
+}
+
+// othersSince is the CPU-seconds other processes used since s.
+func (s cpuSnap) othersSince() (float64, bool) {
+	m, ok := machineBusy()
+	if !ok || !s.ok {
+		return 0, false
+	}
+	return max(0, (m-s.machine)-(ownCPU()-s.own)), true
+}
+
+// machineBusy sums /proc/stat's first line but idle and iowait, in seconds.
+func machineBusy() (float64, bool) {
+	line, _, _ := strings.Cut(readFile("/proc/stat"), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, false
+	}
+	var busy float64
+	for i, v := range f[1:8] { // user nice system idle iowait irq softirq
+		if i == 3 || i == 4 {
+			continue
+		}
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, false
+		}
+		busy += n
+	}
+	if len(f) > 8 { // steal
+		if n, err := strconv.ParseFloat(f[8], 64); err == nil {
+			busy += n
+		}
+	}
+	return busy / 100, true // USER_HZ is 100 on Linux
+}
+
+func ownCPU() float64 {
+	var t float64
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			t += time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		}
+	}
+	return t
 }

@@ -8,6 +8,11 @@
 //	fill         writes 24 files of 512 KiB (12 MiB) into the workspace,
 //	             then waits a minute before it answers
 //	fill-exit    writes the same and answers at once
+//	huge-schema  describes d.run with a 2 MiB request schema (nested
+//	             anyOf): past schema.MaxSchemaBytes, under the describe's
+//	             bound
+//	huge-describe  the same with an 11 MB schema, which took the host
+//	             10 s to decode and refuse
 //
 // A hole holds no data: the module pays nothing, the host would pay its
 // size.
@@ -26,11 +31,21 @@ import (
 
 func main() {
 	mode := filepath.Base(os.Args[0])
+	request, schemas := "", ""
+	if size := map[string]int{"huge-schema": 2 << 20, "huge-describe": 11 << 20}[mode]; size > 0 {
+		var b strings.Builder
+		b.WriteString(`{"anyOf":[`)
+		for b.Len() < size {
+			b.WriteString(`{"anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},`)
+		}
+		b.WriteString(`{}]}`)
+		request, schemas = `"request_schema":"d.request",`, `"request_schemas":{"d.request":`+b.String()+`},`
+	}
 	desc := fmt.Sprintf(`{"module":%q,"name":"Disk","version":"1.0.0","protocol_versions":["xibodev.module/v1"],
-"capabilities":[{"id":"d.run","title":"Run","summary":"Aims at the host's disk.","artifact_schemas":["d.blob"],
+"capabilities":[{"id":"d.run","title":"Run","summary":"Aims at the host's disk.",%s"artifact_schemas":["d.blob"],
 "effects":{"local":true,"network":false,"external_writes":false,"provider":"local","cost_known":true}}],
-"artifact_schemas":{"d.blob":{"type":"object"}},
-"permissions":{"filesystem_read":["workspace"],"filesystem_write":["workspace"],"network":[],"subprocess":[]}}`, mode)
+%s"artifact_schemas":{"d.blob":{"type":"object"}},
+"permissions":{"filesystem_read":["workspace"],"filesystem_write":["workspace"],"network":[],"subprocess":[]}}`, mode, request, schemas)
 	modkit.Main(modkit.Module{ID: mode, Descriptor: json.RawMessage(desc), Capabilities: map[string]modkit.Handler{
 		"d.run": func(r *modkit.Request) (*modkit.Result, error) { return run(mode, r) },
 	}})
