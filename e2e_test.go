@@ -369,6 +369,37 @@ func TestCockpitVT100HasNoColour(t *testing.T) {
 	}
 }
 
+// TestCockpitVT100DrawsASCII: a vt100 has no UTF-8, so under TERM=vt100
+// the cockpit draws only ASCII even in a UTF-8 locale (borders, the
+// cursor, ellipses, bullets), on the list, its detail and the help; an
+// xterm in the same locale gets the Unicode glyphs.
+func TestCockpitVT100DrawsASCII(t *testing.T) {
+	needTmux(t)
+	bin := buildModbay(t)
+	nonASCII := func(env string) string {
+		tm := startHeld(t, bin, t.TempDir(), env+" LANG=en_US.UTF-8 LC_ALL=en_US.UTF-8")
+		tm.waitDiscovered("Web fetch")
+		var found []rune
+		for _, keys := range [][]string{nil, {"j"}, {"?"}} {
+			tm.keys(keys...)
+			time.Sleep(200 * time.Millisecond)
+			for _, r := range tm.screen() {
+				if r > 0x7f {
+					found = append(found, r)
+				}
+			}
+		}
+		tm.keys("Escape", "q")
+		return string(found)
+	}
+	if s := nonASCII("TERM=xterm-256color"); s == "" {
+		t.Fatal("no Unicode glyph under xterm-256color either: the check sees nothing")
+	}
+	if s := nonASCII("TERM=vt100"); s != "" {
+		t.Fatalf("non-ASCII glyphs under TERM=vt100: %q", s)
+	}
+}
+
 // TestCockpitActivityAndRepeatLine: A opens the activity view with the
 // run just made; the history's c copies the line that repeats it, which,
 // run as copied from another directory with another HOME, runs again in
@@ -406,6 +437,68 @@ func TestCockpitActivityAndRepeatLine(t *testing.T) {
 	runPrinted(t, bin, line)
 	if runs := historyRuns(t, bin, home); len(runs) != 2 {
 		t.Fatalf("the copied line did not run in the cockpit's home: %d runs", len(runs))
+	}
+	tm.keys("Escape", "q")
+}
+
+// TestCockpitApprovedRepeatLineAsPrinted: the history's c on a run that
+// needed approval copies a line without --yes and says so; run as
+// printed it stops at the approval (exit 3, naming --yes) and runs
+// nothing; with --yes added it repeats the run.
+func TestCockpitApprovedRepeatLineAsPrinted(t *testing.T) {
+	needTmux(t)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/markdown")
+		fmt.Fprint(w, "# Fetched\n")
+	}))
+	defer srv.Close()
+	bin := buildModbay(t)
+	home := filepath.Join(t.TempDir(), "home")
+	tm := startCmd(t, fmt.Sprintf("NO_COLOR=1 %s --home %s", bin, home))
+	tm.waitDiscovered("Web fetch")
+	tm.keys("Enter")
+	tm.waitFor("Fetch a URL")
+	tm.keys("Enter")
+	tm.waitFor("url")
+	tm.typeText(srv.URL + "/doc.md")
+	tm.keys("C-s")
+	tm.waitFor("Approve this call?")
+	time.Sleep(600 * time.Millisecond) // past the grace period
+	tm.keys("a")
+	tm.waitFor("verified")
+	tm.keys("Escape", "Escape", "Escape")
+	tm.waitFor("Web fetch", "4 modules")
+	tm.keys("H")
+	tm.waitFor("1 run recorded")
+	tm.keys("c")
+	tm.waitFor("needed approval")
+	buf, err := tmuxCommand("show-buffer").Output()
+	if err != nil {
+		t.Fatalf("tmux show-buffer: %v", err)
+	}
+	line := string(buf)
+	if strings.Contains(line, "--yes") {
+		t.Fatalf("the copied line %q carries an approval", line)
+	}
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir, cmd.Env = t.TempDir(), repeatEnv(t, bin)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), "--yes") {
+		t.Fatalf("the line as printed: exit %d (%v), want 3 naming --yes:\n%s", code, err, out)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("the line as printed fetched: %d fetches, want 1", n)
+	}
+	runPrinted(t, bin, line+" --yes")
+	if n := hits.Load(); n != 2 {
+		t.Fatalf("the line with --yes did not repeat the fetch: %d fetches, want 2", n)
+	}
+	runs := historyRuns(t, bin, home)
+	show, _ := exec.Command(bin, "--home", home, "history", "show", runs[len(runs)-1]["run_id"].(string)).CombinedOutput()
+	if !strings.Contains(string(show), "needed approval") || !strings.Contains(string(show), "add --yes") {
+		t.Fatalf("history show does not say the line stops at the approval:\n%s", show)
 	}
 	tm.keys("Escape", "q")
 }

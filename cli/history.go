@@ -365,6 +365,9 @@ func writeRecord(w io.Writer, rec *history.Record) {
 	}
 	if line, ok := rec.CommandLine(); ok {
 		fmt.Fprintf(w, "repeat    %s\n", clean(line))
+		if rec.NeedsYes() {
+			fmt.Fprintf(w, "          (%s)\n", runner.RepeatNeedsYes)
+		}
 	}
 	if rec.SentUnchecked {
 		// modbay invoke refuses such an input (exit 5): say why the

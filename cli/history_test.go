@@ -93,9 +93,8 @@ func TestInvokeIsRecorded(t *testing.T) {
 }
 
 // TestJobsResumeAfterPollingStopped: a job whose polling stopped (here:
-// the deadline passed while it rendered) is listed by `modbay jobs`,
-// cannot be cancelled (render-farm declares no cancel_capability, and
-// says so), and `modbay jobs wait` polls it to its end.
+// the deadline passed while it rendered) is listed by `modbay jobs`, and
+// `modbay jobs wait` polls it to its end.
 func TestJobsResumeAfterPollingStopped(t *testing.T) {
 	home := demo(t)
 	// The deadline must end the polling, not the first call: on a busy
@@ -125,10 +124,6 @@ func TestJobsResumeAfterPollingStopped(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, id) || !strings.Contains(out, "jobs wait") {
 		t.Errorf("jobs: exit %d %s", code, out)
 	}
-	code, _, stderr = run(t, "--home", home, "jobs", "cancel", id)
-	if code != ExitModuleError || !strings.Contains(stderr, "no cancel_capability") || !strings.Contains(stderr, "job goes on") {
-		t.Errorf("cancel without cancel_capability: exit %d %s", code, stderr)
-	}
 	code, out, stderr = run(t, "--home", home, "jobs", "wait", id)
 	if code != ExitOK || !strings.Contains(out, "succeeded") || !strings.Contains(out, "Render log") {
 		t.Fatalf("jobs wait: exit %d %s %s", code, out, stderr)
@@ -149,11 +144,18 @@ func TestJobsResumeAfterPollingStopped(t *testing.T) {
 
 // cancelModule is a long-running module whose job never ends by itself
 // and which declares cancel_capability (docs/protocol.md §12).
-func cancelModule(t *testing.T) string {
+func cancelModule(t *testing.T) string { return jobModule(t, true) }
+
+// jobModule is cancelModule, declaring its cancel_capability only when
+// cancellable.
+func jobModule(t *testing.T, cancellable bool) string {
 	caps := []modproto.Capability{
 		{ID: "j.start", Title: "Start", Summary: "Starts a job", Effects: localEffects, LongRunning: true, PollCapability: "j.poll", CancelCapability: "j.cancel"},
 		{ID: "j.poll", Title: "Poll", Summary: "Polls", Effects: localEffects},
 		{ID: "j.cancel", Title: "Cancel", Summary: "Cancels", Effects: localEffects},
+	}
+	if !cancellable {
+		caps[0].CancelCapability, caps = "", caps[:2]
 	}
 	d := modproto.Descriptor{Module: "canceller", Name: "Canceller", Version: "1", ProtocolVersions: []string{modproto.ProtocolID}, Capabilities: caps}
 	env := `{"protocol":"` + modproto.ProtocolID + `","module":"canceller","operation":"invoke","request_id":"'"$r"'","ok":true,"result":RESULT,"warnings":[],"execution":{"local":true,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}`
@@ -189,6 +191,21 @@ func TestJobsCancelThroughCancelCapability(t *testing.T) {
 	// The record's words are the cancel's: the job no longer goes on.
 	if strings.Contains(out, "continues in the module") || strings.Contains(out, "goes on") || !strings.Contains(out, "cancelled through j.cancel") {
 		t.Errorf("after jobs cancel, show must say the job was cancelled, not that it goes on:\n%s", out)
+	}
+}
+
+// TestJobsCancelWithoutCancelCapability: a job whose capability declares
+// no cancel_capability cannot be cancelled, and jobs cancel says so.
+func TestJobsCancelWithoutCancelCapability(t *testing.T) {
+	home := t.TempDir()
+	exe := jobModule(t, false)
+	if code, out, stderr := run(t, "--home", home, "--module", exe, "invoke", "canceller", "j.start", "--detach"); code != ExitOK {
+		t.Fatalf("start: exit %d %s %s", code, out, stderr)
+	}
+	runs := historyOf(t, home)
+	code, _, stderr := run(t, "--home", home, "--module", exe, "jobs", "cancel", runs[0].RunID)
+	if code != ExitModuleError || !strings.Contains(stderr, "no cancel_capability") || !strings.Contains(stderr, "job goes on") {
+		t.Errorf("cancel without cancel_capability: exit %d %s", code, stderr)
 	}
 }
 

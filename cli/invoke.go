@@ -194,7 +194,9 @@ publish, be granted credentials or cost an unknown amount needs approval. An MCP
 tool has no cost declaration, so its unknown cost alone does not ask: its
 annotations decide (docs/mcp.md), and a tool that is read-only and stays in a
 closed world runs at once. Pass --yes to give the approval; without --yes a call
-that needs it is refused and nothing runs.
+that needs it is refused (exit 3, saying why) and nothing runs. The repeat lines
+modbay prints and copies (--trace, history show, the cockpit's c) never carry
+--yes: an approval covers the call a person saw, so add it yourself.
 
 Run without a terminal (ssh host modbay invoke …, a pipe), the run is
 cancelled and its process tree killed as soon as the output's connection

@@ -3,14 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"modbay/config"
 	"modbay/gateway"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/ui/common"
 )
 
 // MCPPinsOptions is what `modbay mcp pins` was asked to do.
@@ -83,7 +87,8 @@ func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
 		}
 		fmt.Fprintf(o.IO.Out, "%-32s %s\n", render.SanitizeLine(name), state)
 		if p.Changed != nil {
-			for _, l := range gateway.Diff(p.Definition, p.Changed.Definition) {
+			fmt.Fprintln(o.IO.Out, "  what changed (- pinned, + served now):")
+			for _, l := range wrapDiff(gateway.Diff(p.Definition, p.Changed.Definition), outWidth(o.IO)-4) {
 				fmt.Fprintf(o.IO.Out, "    %s\n", l)
 			}
 		}
@@ -92,4 +97,31 @@ func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
 		fmt.Fprintf(o.IO.Out, "%d changed tool(s) withheld from agents until accepted\n", changed)
 	}
 	return nil
+}
+
+// outWidth is the width of o's terminal, 100 when it is not one (a pipe,
+// a file) or does not say.
+func outWidth(o *ioStreams) int {
+	if f, ok := o.Out.(*os.File); ok && o.IsTerminal(f) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w >= 40 {
+			return w
+		}
+	}
+	return 100
+}
+
+// wrapDiff wraps each line of a definition's diff (gateway.Diff) to w
+// cells, a wrapped "- ", "+ " or "  " line going on under its mark.
+func wrapDiff(diff []string, w int) []string {
+	var out []string
+	for _, d := range diff {
+		mark, text := "", d
+		if len(d) >= 2 && (d[:2] == "- " || d[:2] == "+ " || d[:2] == "  ") {
+			mark, text = d[:2], d[2:]
+		}
+		for _, l := range strings.Split(common.Wrap(text, max(w-len(mark), 10)), "\n") {
+			out = append(out, mark+l)
+		}
+	}
+	return out
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +20,10 @@ import (
 	"modbay/approval"
 	"modbay/config"
 	"modbay/gateway"
+	"modbay/history"
+	"modbay/modproto"
+	"modbay/runner"
+	"modbay/ui"
 )
 
 // cockpitOf listens as a cockpit of home would, for the test's questions.
@@ -427,5 +433,149 @@ func TestMCPServeApprovalReaskedAfterCockpitRestart(t *testing.T) {
 				t.Errorf("history show:\n%s", out)
 			}
 		}
+	}
+}
+
+// TestMCPServeCallFollowedInTheRealCockpit runs the cockpit in tmux and
+// an agent's slow call through mcp serve: opened from A while it runs,
+// the call shows its stderr as the module writes it, before its end,
+// and its result once it ends. The module waits on a FIFO the test
+// writes, so "before the end" is not a matter of timing.
+func TestMCPServeCallFollowedInTheRealCockpit(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed")
+	}
+	home := t.TempDir()
+	ws := filepath.Join(home, "workspace")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "go"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exe := scriptModule(t, modproto.Descriptor{Module: "slowpoke", Name: "Slowpoke", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "slowpoke.work", Title: "Work", Summary: "Works slowly.", Effects: localEffects}}},
+		`req=""; while IFS= read -r l || [ -n "$l" ]; do req="$req$l"; done < "$5"; ws=${req#*\"workspace\":\{\"path\":\"}; ws=${ws%%\"*}; `+
+			`id=${req#*\"request_id\":\"}; id=${id%%\"*}; echo "step 1 of 2: warming up" >&2; read x < "$ws/go"; echo "step 2 of 2" >&2; `+
+			`printf '{"protocol":"xibodev.module/v1","module":"slowpoke","operation":"invoke","request_id":"%s","ok":true,"result":{"said":"finished slowly"},"warnings":[],"execution":{"local":true,"network":false,"external_writes":false,"provider":"local","estimated_cost":0,"actual_cost":0,"artifacts":[]}}' "$id"`)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := fmt.Sprintf("modbay-follow-%d", os.Getpid())
+	tm := func(args ...string) string {
+		out, _ := exec.Command(tmux, append([]string{"-L", sock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	t.Cleanup(func() { tm("kill-server") })
+	tm("new-session", "-d", "-x", "100", "-y", "30", fmt.Sprintf("%s=1 TERM=xterm-256color exec %s --home %s --module %s", asModbayEnv, self, home, exe))
+	screen := func() string { return tm("capture-pane", "-p") }
+	waitUntil(t, "the cockpit lists the module", func() bool { return strings.Contains(screen(), "Slowpoke") })
+
+	cs := serveSession(t, home, nil, "--module", exe)
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slowpoke_work", Arguments: map[string]any{}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	waitUntil(t, "the call is recorded running", func() bool {
+		runs := runsOf(t, home)
+		return len(runs) == 1 && runs[0].Status == history.StatusRunning
+	})
+	tm("send-keys", "A")
+	waitUntil(t, "A lists the agent's call", func() bool { return strings.Contains(screen(), "1 running") })
+	tm("send-keys", "Enter")
+	waitUntil(t, "the run view shows the call's stderr before its end", func() bool {
+		s := screen()
+		return strings.Contains(s, "running in modbay mcp serve") && strings.Contains(s, "step 1 of 2: warming up")
+	})
+	select {
+	case res := <-done:
+		t.Fatalf("the call ended before the module was let go: %s", textOf(res))
+	default:
+	}
+	f, err := os.OpenFile(filepath.Join(ws, "go"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("go\n")
+	f.Close()
+	select {
+	case res := <-done:
+		if res.IsError {
+			t.Fatalf("the call failed: %s", textOf(res))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call did not end:\n%s", screen())
+	}
+	waitUntil(t, "the result replaces the run view", func() bool {
+		s := screen()
+		return strings.Contains(s, "finished slowly") && !strings.Contains(s, "running in modbay mcp serve")
+	})
+}
+
+// TestAgentToolsListWhatServeServes: the cockpit's agent tools screen
+// lists what serve processes of the home serve — their workspace and
+// patterns — and, with none running, what serve would serve for the
+// home, never the cockpit's own --examples.
+func TestAgentToolsListWhatServeServes(t *testing.T) {
+	home := t.TempDir()
+	exe := scriptModule(t, modproto.Descriptor{Module: "slowpoke", Name: "Slowpoke", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "slowpoke.work", Title: "Work", Summary: "Works.", Effects: localEffects},
+			{ID: "slowpoke.rest", Title: "Rest", Summary: "Rests.", Effects: localEffects}}}, `exit 1`)
+	dir := filepath.Join(home, "modules", "slowpoke")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "slowpoke"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := &globals{home: home, examples: true, io: systemStreams(io.Discard, io.Discard)}
+	e, err := g.env(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := agentTools(g, func() *runner.Host { return e.host })
+	names := func(c ui.AgentCatalogue) []string {
+		var out []string
+		for _, tool := range c.Tools {
+			out = append(out, tool.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	c, err := list(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(c); !slices.Equal(got, []string{"slowpoke_rest", "slowpoke_work"}) || !strings.Contains(c.From, "No modbay mcp serve runs") ||
+		!strings.Contains(c.From, "not this cockpit's --examples") {
+		t.Errorf("with no serve: %v, %q", got, c.From)
+	}
+
+	other := t.TempDir()
+	cs := serveSession(t, home, nil, "--workspace", other, "--exclude", "slowpoke/slowpoke.rest")
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slowpoke_work", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the session is published", func() bool {
+		ls, _ := gateway.ReadSessions(filepath.Join(home, "serve", gateway.SessionsDir))
+		return len(ls) == 1
+	})
+	c, err = list(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(c); !slices.Equal(got, []string{"slowpoke_work"}) || !strings.Contains(c.From, "As modbay mcp serve (pid ") ||
+		!strings.Contains(c.From, "client") || !strings.Contains(c.From, "workspace "+other) || !strings.Contains(c.From, "slowpoke/slowpoke.rest") {
+		t.Errorf("with serve: %v, %q", got, c.From)
 	}
 }

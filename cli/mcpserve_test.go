@@ -962,7 +962,7 @@ func TestMCPServeSeesInPlaceEdits(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the edited module ran before its changed tool was judged")
 	}
-	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "+ description") != 2 ||
+	if code, out, _ := run(t, "--home", home, "--module", loose, "--module", owned, "mcp", "pins"); code != ExitOK || strings.Count(out, "    description:") != 2 ||
 		!strings.Contains(out, "withheld (modbay --home "+home+" mcp pins accept loose_go)") {
 		t.Errorf("mcp pins: exit %d\n%s", code, out)
 	}

@@ -125,40 +125,119 @@ func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
 	return nil
 }
 
-// agentTools is the cockpit's agent tools screen's listing: the
-// catalogue serve would give an agent now, with each pin, a changed
-// tool accepted as shown.
-func agentTools(host func() *runner.Host) func(context.Context) ([]ui.AgentTool, error) {
-	return func(ctx context.Context) ([]ui.AgentTool, error) {
+// agentTools is the cockpit's agent tools screen's listing: what the
+// home's serve processes expose — the catalogue the newest live session's
+// process published (its workspace and patterns), else the one `modbay mcp
+// tools` computes for the home (its workspace and config.yaml's
+// mcp_serve, never the cockpit's own --examples, --workspace or
+// --module) — with each pin, a changed tool accepted as shown.
+func agentTools(g *globals, host func() *runner.Host) func(context.Context) (ui.AgentCatalogue, error) {
+	return func(ctx context.Context) (ui.AgentCatalogue, error) {
 		h := host()
 		pins := gateway.OpenPins(h.Config().ServeDir())
+		if c, from := servedCatalogue(h.Config()); c != nil {
+			pinned, err := pins.Load()
+			if err != nil {
+				return ui.AgentCatalogue{}, err
+			}
+			out := ui.AgentCatalogue{From: from}
+			for _, t := range c.Served {
+				l := gateway.Listed{Tool: t.Tool, Select: t.Select, Pin: "pinned", Definition: t.Definition}
+				if p := pinned[t.Tool.Name]; t.Withheld && p != nil {
+					// Withheld when published: changed still unless
+					// accepted since (serve then refreshes).
+					if d := gateway.Diff(p.Definition, t.Definition); len(d) > 0 {
+						l.Pin, l.Diff = "changed", d
+					}
+				}
+				out.Tools = append(out.Tools, agentTool(l, pins))
+			}
+			return out, nil
+		}
+		from := fmt.Sprintf("No modbay mcp serve runs for this home: what it would serve now (workspace %s, config.yaml's mcp_serve patterns), as modbay mcp tools lists it.", h.Config().Workspace)
+		if g.examples || g.workspace != "" || len(g.modules) > 0 {
+			// The cockpit's own flags changed what it lists: list what
+			// serve, given only the home, would.
+			fg := &globals{home: h.Config().Home, io: g.io}
+			defer func() {
+				for _, c := range fg.cleanups {
+					c()
+				}
+			}()
+			e, err := fg.env(ctx)
+			if err != nil {
+				return ui.AgentCatalogue{}, err
+			}
+			h = e.host
+			from = fmt.Sprintf("No modbay mcp serve runs for this home: what modbay mcp serve --home %s would serve now (workspace %s, config.yaml's mcp_serve patterns), not this cockpit's --examples, --workspace or --module.", h.Config().Home, h.Config().Workspace)
+		}
 		list, err := gateway.New(gateway.Options{Host: h, Pins: pins}).List(ctx)
 		if err != nil {
-			return nil, err
+			return ui.AgentCatalogue{}, err
 		}
-		out := make([]ui.AgentTool, 0, len(list))
+		out := ui.AgentCatalogue{From: from}
 		for _, l := range list {
-			t := ui.AgentTool{Name: l.Tool.Name, Title: l.Tool.Title, Description: l.Tool.Description, Changed: l.Pin == "changed", Diff: l.Diff}
-			t.InputSchema, t.OutputSchema = indentedJSON(l.Tool.InputSchema), indentedJSON(l.Tool.OutputSchema)
-			if a := l.Tool.Annotations; a != nil {
-				if a.ReadOnlyHint {
-					t.Hints = append(t.Hints, "readOnlyHint")
-				}
-				if a.DestructiveHint != nil && *a.DestructiveHint {
-					t.Hints = append(t.Hints, "destructiveHint")
-				}
-				if a.OpenWorldHint != nil && *a.OpenWorldHint {
-					t.Hints = append(t.Hints, "openWorldHint")
-				}
-			}
-			if t.Changed {
-				name, def := l.Tool.Name, l.Definition
-				t.Accept = func() error { return pins.Set(name, def, time.Now()) }
-			}
-			out = append(out, t)
+			out.Tools = append(out.Tools, agentTool(l, pins))
 		}
 		return out, nil
 	}
+}
+
+// servedCatalogue is the catalogue a live serve process of the home
+// published — the newest agent session's process's, else the newest
+// written — and a sentence saying whose it is; nil when none runs.
+func servedCatalogue(cfg *config.Config) (*gateway.Catalogue, string) {
+	dir := filepath.Join(cfg.ServeDir(), gateway.SessionsDir)
+	cats := gateway.ReadCatalogues(dir)
+	if len(cats) == 0 {
+		return nil, ""
+	}
+	ls, _ := gateway.ReadSessions(dir)
+	c, client := cats[len(cats)-1], ""
+	for i := len(ls) - 1; i >= 0 && client == ""; i-- {
+		for _, x := range cats {
+			if x.PID == ls[i].PID {
+				c, client = x, ls[i].Client
+				break
+			}
+		}
+	}
+	from := fmt.Sprintf("As modbay mcp serve (pid %d) serves them now", c.PID)
+	if client != "" {
+		from = fmt.Sprintf("As modbay mcp serve (pid %d, for %s) serves them now", c.PID, client)
+	}
+	from += ": workspace " + c.Workspace
+	if len(c.Tools)+len(c.Exclude) > 0 {
+		from += fmt.Sprintf(", --tools %v --exclude %v", c.Tools, c.Exclude)
+	}
+	from += ", catalogue built " + c.Written.Local().Format(time.TimeOnly) + "."
+	if n := len(cats); n > 1 {
+		from += fmt.Sprintf(" %d serve processes run; this is the newest session's (each may serve its own workspace).", n)
+	}
+	return c, from
+}
+
+// agentTool is l as the agent tools screen shows it; a changed tool is
+// accepted as listed.
+func agentTool(l gateway.Listed, pins *gateway.Pins) ui.AgentTool {
+	t := ui.AgentTool{Name: l.Tool.Name, Title: l.Tool.Title, Description: l.Tool.Description, Changed: l.Pin == "changed", Diff: l.Diff}
+	t.InputSchema, t.OutputSchema = indentedJSON(l.Tool.InputSchema), indentedJSON(l.Tool.OutputSchema)
+	if a := l.Tool.Annotations; a != nil {
+		if a.ReadOnlyHint {
+			t.Hints = append(t.Hints, "readOnlyHint")
+		}
+		if a.DestructiveHint != nil && *a.DestructiveHint {
+			t.Hints = append(t.Hints, "destructiveHint")
+		}
+		if a.OpenWorldHint != nil && *a.OpenWorldHint {
+			t.Hints = append(t.Hints, "openWorldHint")
+		}
+	}
+	if t.Changed {
+		name, def := l.Tool.Name, l.Definition
+		t.Accept = func() error { return pins.Set(name, def, time.Now()) }
+	}
+	return t
 }
 
 // indentedJSON is v as indented JSON, "" for nil.

@@ -108,6 +108,7 @@ func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks
 		c()
 	}
 	history.Flush()
+	runner.FlushRunDirs()
 	if err == nil {
 		return ExitOK
 	}
@@ -266,7 +267,7 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	return ui.Run(ctx, e.host, ui.Options{Banner: e.banner, NoColor: noColor, Profile: &profile, History: hist, Theme: cfg.Theme, Keys: cfg.Keys,
 		SkillFolders: skillFolders(cfg, o.G), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg),
 		Reload: o.G.reloader(e), Refresh: o.G.refreshMCP, AgentApprovals: asks,
-		AgentTools: agentTools(func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
+		AgentTools: agentTools(o.G, func() *runner.Host { return e.host }), AgentSessions: agentSessions(cfg.ServeDir())})
 }
 
 // env resolves the home and configuration. When the home has no modules

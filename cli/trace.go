@@ -106,6 +106,9 @@ func writeTrace(w io.Writer, t traceOut) {
 		}
 	}
 	fmt.Fprintf(w, "\nrepeat with modbay:\n  %s\n", clean(t.Copy.Invoke))
+	if t.Copy.NeedsYes {
+		fmt.Fprintf(w, "  (%s)\n", runner.RepeatNeedsYes)
+	}
 	switch {
 	case t.Copy.ModuleCall != "":
 		fmt.Fprintf(w, "the module call without modbay (%s):\n  %s\n", clean(t.Copy.Note), clean(t.Copy.ModuleCall))

@@ -27,17 +27,19 @@ const (
 	farmRenderResult  = "farm.render.result/v1"
 	farmStatusRequest = "farm.jobs.status.request/v1"
 	farmStatusResult  = "farm.jobs.status.result/v1"
+	farmCancelRequest = "farm.jobs.cancel.request/v1"
 	// kindFarmLog is render-log.md, the markdown log of a finished job.
 	kindFarmLog = "farm.log/v1"
 	// kindFarmTimeline is timeline.json, one event per frame.
 	kindFarmTimeline = "farm.timeline/v1"
 )
 
-// Job states reported by farm.jobs.status (terminal: succeeded, docs/protocol.md
-// §12).
+// Job states reported by farm.jobs.status (terminal: succeeded, cancelled,
+// docs/protocol.md §12).
 const (
 	jobRunning   = modkit.JobRunning
 	jobSucceeded = modkit.JobSucceeded
+	jobCancelled = modkit.JobCancelled
 )
 
 // Defaults and limits of farm.render.
@@ -77,16 +79,17 @@ func renderFarmModule() *module {
 		caps: []*capability{
 			{
 				decl: modproto.Capability{
-					ID:              "farm.render",
-					Title:           "Render a scene",
-					Summary:         "Start a render job (250 ms per frame) and return its handle at once; poll farm.jobs.status for progress.",
-					RequestSchema:   farmRenderRequest,
-					ResultSchema:    farmRenderResult,
-					ArtifactSchemas: artifactKinds,
-					Effects:         localFree,
-					Skills:          []string{"render-jobs"},
-					LongRunning:     true,
-					PollCapability:  "farm.jobs.status",
+					ID:               "farm.render",
+					Title:            "Render a scene",
+					Summary:          "Start a render job (250 ms per frame) and return its handle at once; poll farm.jobs.status for progress.",
+					RequestSchema:    farmRenderRequest,
+					ResultSchema:     farmRenderResult,
+					ArtifactSchemas:  artifactKinds,
+					Effects:          localFree,
+					Skills:           []string{"render-jobs"},
+					LongRunning:      true,
+					PollCapability:   "farm.jobs.status",
+					CancelCapability: "farm.jobs.cancel",
 				},
 				run: runFarmRender,
 			},
@@ -103,6 +106,19 @@ func renderFarmModule() *module {
 				},
 				run: runFarmStatus,
 			},
+			{
+				decl: modproto.Capability{
+					ID:              "farm.jobs.cancel",
+					Title:           "Cancel a job",
+					Summary:         "Stop a render job where it is (no artifacts are written) and report its state as farm.jobs.status does; a job already done is reported as it ended.",
+					RequestSchema:   farmCancelRequest,
+					ResultSchema:    farmStatusResult,
+					ArtifactSchemas: artifactKinds,
+					Effects:         localFree,
+					Skills:          []string{"render-jobs"},
+				},
+				run: runFarmCancel,
+			},
 		},
 		requestSchemas: map[string]string{
 			farmRenderRequest: `{
@@ -118,6 +134,15 @@ func renderFarmModule() *module {
 			farmStatusRequest: `{
 				"type": "object",
 				"title": "Job status",
+				"properties": {
+					"job_id": {"type": "string", "title": "Job id", "pattern": "^job_[0-9a-f]{32}$"}
+				},
+				"required": ["job_id"],
+				"additionalProperties": false
+			}`,
+			farmCancelRequest: `{
+				"type": "object",
+				"title": "Cancel a job",
 				"properties": {
 					"job_id": {"type": "string", "title": "Job id", "pattern": "^job_[0-9a-f]{32}$"}
 				},
@@ -142,7 +167,7 @@ func renderFarmModule() *module {
 				"type": "object",
 				"properties": {
 					"job_id": {"type": "string"},
-					"state": {"enum": ["running", "succeeded"]},
+					"state": {"enum": ["running", "succeeded", "cancelled"]},
 					"percent": {"type": "integer", "minimum": 0, "maximum": 100},
 					"detail": {"type": "string", "description": "e.g. \"frame 3 of 12\"."},
 					"frames": {"type": "integer"},
@@ -206,6 +231,9 @@ type farmJob struct {
 	Frames    int       `json:"frames"`
 	FrameMS   int       `json:"frame_ms"`
 	StartedAt time.Time `json:"started_at"`
+	// CancelledAt is when farm.jobs.cancel stopped the job; nil while it
+	// was not.
+	CancelledAt *time.Time `json:"cancelled_at,omitempty"`
 }
 
 // duration is the job's total simulated render time.
@@ -258,35 +286,84 @@ func runFarmRender(c *call) (any, error) {
 // workspace and reported as artifacts (the same bytes on every poll). A
 // job id never issued is unknown_job (details {job_id}).
 func runFarmStatus(c *call) (any, error) {
-	in, err := parseInput(c.req.Input, farmStatusRequest, []string{"job_id"})
+	job, _, err := readFarmJob(c, farmStatusRequest)
 	if err != nil {
 		return nil, err
 	}
-	id := in.str("job_id", "", true)
-	if err := in.check(); err != nil {
+	return farmReply(c, job)
+}
+
+// runFarmCancel is farm.jobs.cancel, the cancel_capability of farm.render
+// (docs/protocol.md §12, §16): a job still rendering is marked cancelled
+// in its state file (no artifacts are written) and reported "cancelled"
+// at the frame it reached; a job already done or cancelled is reported
+// as it ended, as farm.jobs.status would.
+func runFarmCancel(c *call) (any, error) {
+	job, file, err := readFarmJob(c, farmCancelRequest)
+	if err != nil {
 		return nil, err
 	}
+	if t := now().UTC(); job.CancelledAt == nil && t.Sub(job.StartedAt) < job.duration() {
+		job.CancelledAt = &t
+		b, err := marshalIndent(job)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(file, b, fileMode); err != nil {
+			return nil, fmt.Errorf("cancelling job %s: %w", job.JobID, err)
+		}
+		c.progress("%s: cancelled", job.JobID)
+	}
+	return farmReply(c, job)
+}
+
+// readFarmJob reads the job the input (of request schema schemaID) names
+// from the jobs root, and its state file's path.
+func readFarmJob(c *call, schemaID string) (*farmJob, string, error) {
+	in, err := parseInput(c.req.Input, schemaID, []string{"job_id"})
+	if err != nil {
+		return nil, "", err
+	}
+	id := in.str("job_id", "", true)
+	if err := in.check(); err != nil {
+		return nil, "", err
+	}
 	if !jobIDPattern().MatchString(id) {
-		return nil, invalidField(farmStatusRequest, "job_id", map[string]any{"pattern": jobIDPattern().String()},
+		return nil, "", invalidField(schemaID, "job_id", map[string]any{"pattern": jobIDPattern().String()},
 			"job_id %q is not a render-farm job id (job_ and 32 hex)", id)
 	}
 	jobs, err := c.root(farmJobsRoot, true)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	b, err := os.ReadFile(filepath.Join(jobs, id+".json"))
+	file := filepath.Join(jobs, id+".json")
+	b, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, newError(codeUnknownJob, map[string]any{"job_id": id}, "no render job %q", id)
+		return nil, "", newError(codeUnknownJob, map[string]any{"job_id": id}, "no render job %q", id)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var job farmJob
 	if err := json.Unmarshal(b, &job); err != nil || job.JobID != id || job.Frames < 1 || job.FrameMS < 1 {
-		return nil, newError(modproto.CodeInternal, map[string]any{"job_id": id}, "the state file of job %q is damaged", id)
+		return nil, "", newError(modproto.CodeInternal, map[string]any{"job_id": id}, "the state file of job %q is damaged", id)
 	}
+	return &job, file, nil
+}
+
+// farmReply is a job's status reply (farm.jobs.status.result/v1) now:
+// running, cancelled, or succeeded with its artifacts written.
+func farmReply(c *call, job *farmJob) (any, error) {
+	id := job.JobID
 	elapsed := max(0, now().Sub(job.StartedAt))
 	result := map[string]any{"job_id": id, "frames": job.Frames, "scene": job.Scene}
+	if job.CancelledAt != nil {
+		at := min(max(0, job.CancelledAt.Sub(job.StartedAt)), job.duration())
+		frame := min(job.Frames, int(at/(time.Duration(job.FrameMS)*time.Millisecond))+1)
+		result["state"], result["percent"] = jobCancelled, min(99, int(at*100/job.duration()))
+		result["detail"] = fmt.Sprintf("cancelled at frame %d of %d", frame, job.Frames)
+		return result, nil
+	}
 	if total := job.duration(); elapsed < total {
 		frame := min(job.Frames, int(elapsed/(time.Duration(job.FrameMS)*time.Millisecond))+1)
 		percent := min(99, int(elapsed*100/total))
@@ -297,13 +374,13 @@ func runFarmStatus(c *call) (any, error) {
 	}
 	dir := path.Join(renderFarmRendersDir, id)
 	c.progress("%s: all %d frames rendered; writing %s", id, job.Frames, dir)
-	timeline, err := farmTimeline(&job)
+	timeline, err := farmTimeline(job)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.writeArtifact(artifactFile{
 		id: "log", kind: kindFarmLog, root: "workspace", rel: dir + "/render-log.md",
-		mediaType: "text/markdown", presentation: "markdown", title: "Render log: " + job.Scene, data: farmLog(&job),
+		mediaType: "text/markdown", presentation: "markdown", title: "Render log: " + job.Scene, data: farmLog(job),
 	}); err != nil {
 		return nil, err
 	}

@@ -49,9 +49,12 @@ func poll(t *testing.T, f *fixture, id string) mainResult {
 
 func TestRenderFarmDescriptor(t *testing.T) {
 	d := describe(t, "render-farm")
-	render, status := d.Capability("farm.render"), d.Capability("farm.jobs.status")
+	render, status, cancel := d.Capability("farm.render"), d.Capability("farm.jobs.status"), d.Capability("farm.jobs.cancel")
 	if !render.LongRunning || render.PollCapability != "farm.jobs.status" || status.LongRunning {
 		t.Errorf("capabilities %+v %+v", render, status)
+	}
+	if render.CancelCapability != "farm.jobs.cancel" || cancel == nil || cancel.LongRunning || !cancel.Hidden {
+		t.Errorf("cancel_capability: %+v %+v", render, cancel)
 	}
 	for _, k := range []string{kindFarmLog, kindFarmTimeline} {
 		if !strings.Contains(strings.Join(render.ArtifactSchemas, " "), k) || !strings.Contains(strings.Join(status.ArtifactSchemas, " "), k) {
@@ -133,6 +136,50 @@ func TestRenderFarmClock(t *testing.T) {
 	again := poll(t, f, id)
 	if again.env.Execution.Artifacts[0].Digest != r.env.Execution.Artifacts[0].Digest {
 		t.Errorf("artifacts changed between polls")
+	}
+}
+
+// TestRenderFarmCancel: farm.jobs.cancel stops a running job where it is
+// and answers like a poll (docs/protocol.md §16); later polls say
+// cancelled and write no artifacts; a job already done is reported done.
+func TestRenderFarmCancel(t *testing.T) {
+	t0 := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
+	clock := t0
+	now = func() time.Time { return clock }
+	t.Cleanup(func() { now = time.Now })
+	d := describe(t, "render-farm")
+	cancel := func(f *fixture, id string) mainResult {
+		f.req.Capability = "farm.jobs.cancel"
+		f.setInput(map[string]any{"job_id": id})
+		return f.invoke()
+	}
+
+	f := farmFixture(t, "farm.render", nil)
+	id := startJob(t, f, map[string]any{"frames": 12})
+	clock = t0.Add(1100 * time.Millisecond)
+	r := cancel(f, id)
+	res := result(t, r)
+	if res["state"] != jobCancelled || res["detail"] != "cancelled at frame 5 of 12" || res["percent"] != 36.0 {
+		t.Fatalf("cancel: %v", res)
+	}
+	validateAgainst(t, d.ResultSchemas, farmStatusResult, r.env.Result)
+	clock = t0.Add(time.Hour)
+	r = poll(t, f, id)
+	if res := result(t, r); res["state"] != jobCancelled || res["detail"] != "cancelled at frame 5 of 12" || len(r.env.Execution.Artifacts) != 0 {
+		t.Fatalf("poll after cancel: %v %v", res, r.env.Execution.Artifacts)
+	}
+	if res := result(t, cancel(f, id)); res["state"] != jobCancelled || res["detail"] != "cancelled at frame 5 of 12" {
+		t.Fatalf("a second cancel: %v", res)
+	}
+
+	clock = t0
+	done := startJob(t, f, map[string]any{"frames": 1})
+	clock = t0.Add(time.Second)
+	if res := result(t, cancel(f, done)); res["state"] != jobSucceeded {
+		t.Fatalf("cancel of a finished job: %v", res)
+	}
+	if r := cancel(f, "job_"+strings.Repeat("cd", 16)); r.env.OK || r.env.Error.Code != codeUnknownJob {
+		t.Fatalf("cancel of an unknown job: %+v", r.env)
 	}
 }
 

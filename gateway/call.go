@@ -116,7 +116,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, e *entry) *
 		return res
 	}
 	defer plan.Discard()
-	begin := history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}
+	begin := history.BeginOptions{Source: history.SourceMCPServe, Client: st.client, Live: true}
 	if why := s.overCeiling(st, e); why != "" {
 		plan.Approval = append(plan.Approval, why)
 	}

@@ -219,6 +219,7 @@ func (s *Server) Refresh(ctx context.Context) {
 	s.refreshSkills(mods)
 	next := catalogue(mods, s.opts.Tools, s.opts.Exclude)
 	withheld := s.pin(next)
+	s.publishCatalogue(next, withheld)
 	s.mu.Lock()
 	s.withheld = withheld
 	var gone []string
@@ -300,6 +301,7 @@ func (s *Server) Shutdown() {
 	s.runs.Wait()
 	s.flushRefusals()
 	s.publishSessions() // removes this process's file
+	s.unpublishCatalogue()
 }
 
 // watch refreshes the catalogue, debounced, when <home>/modules, a

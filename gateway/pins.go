@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -307,66 +307,214 @@ func (s *Server) refuseWithheld(next mcp.MethodHandler) mcp.MethodHandler {
 // its definition changed since it was pinned (kind not_run).
 const CodeToolChanged = "tool_changed"
 
-// maxDiffValue bounds one value of a definition's diff line, in bytes.
-const maxDiffValue = 512
+// Bounds of a definition's diff.
+const (
+	// maxDiffLines bounds the lines of one field's value compared line
+	// by line; a longer value is cut there (and said so).
+	maxDiffLines = 2000
+	// maxDiffLine bounds one line of a value, in bytes.
+	maxDiffLine = 1024
+	// diffContext is how many unchanged lines show around a change.
+	diffContext = 2
+	// maxDiffCells bounds the alignment table of one field's changed
+	// lines (rows × columns, 4 bytes each).
+	maxDiffCells = 1 << 20
+)
 
-// Diff is what changed between a pinned definition and the changed one:
-// one "- field: old" and "+ field: new" pair per differing field of the
-// tool (description, inputSchema, annotations…) or its identity, values
-// as compact JSON, sanitized and cut at maxDiffValue bytes.
+// diffFields orders a definition's fields in a diff: the tool's own as a
+// client reads them, then what it stands for; others follow, sorted.
+var diffFields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons", "module", "identity"}
+
+// Diff is what changed between a pinned definition and the changed one,
+// field by field (description, inputSchema, outputSchema, annotations,
+// the module and its identity…): a "field:" line, then the field's value
+// compared line by line — a string as its text, anything else as
+// indented JSON — each line "- " (pinned), "+ " (changed) or "  " (the
+// same, at most diffContext around a change; "  … N unchanged lines"
+// for the rest). Lines are sanitized and cut at maxDiffLine bytes, for a
+// screen to wrap.
 func Diff(pinned, changed json.RawMessage) []string {
-	flat := func(def json.RawMessage) map[string]string {
-		var d struct {
-			Tool     map[string]json.RawMessage `json:"tool"`
-			Module   string                     `json:"module"`
-			Identity string                     `json:"identity"`
-		}
-		_ = json.Unmarshal(def, &d)
-		out := map[string]string{"module": strconvQuote(d.Module), "identity": strconvQuote(d.Identity)}
-		for k, v := range d.Tool {
-			var c bytes.Buffer
-			if json.Compact(&c, v) != nil {
-				c.Reset()
-				c.Write(v)
-			}
-			out[k] = c.String()
-		}
-		return out
-	}
-	a, b := flat(pinned), flat(changed)
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
+	a, b := diffValues(pinned), diffValues(changed)
 	var names []string
-	for k := range keys {
-		if a[k] != b[k] {
+	for _, k := range diffFields {
+		if _, ok := a[k]; ok {
+			names = append(names, k)
+		} else if _, ok := b[k]; ok {
 			names = append(names, k)
 		}
 	}
-	slices.Sort(names)
+	var rest []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !slices.Contains(diffFields, k) && !slices.Contains(rest, k) {
+				rest = append(rest, k)
+			}
+		}
+	}
+	slices.Sort(rest)
 	var out []string
-	for _, k := range names {
-		if v, ok := a[k]; ok {
-			out = append(out, "- "+render.SanitizeLine(k)+": "+cut(render.SanitizeLine(v)))
+	for _, k := range append(names, rest...) {
+		x, okA := a[k]
+		y, okB := b[k]
+		xl, yl := diffLines(x, okA), diffLines(y, okB)
+		if slices.Equal(xl, yl) {
+			continue
 		}
-		if v, ok := b[k]; ok {
-			out = append(out, "+ "+render.SanitizeLine(k)+": "+cut(render.SanitizeLine(v)))
+		head := render.SanitizeLine(k) + ":"
+		switch {
+		case !okA:
+			head += " (new)"
+		case !okB:
+			head += " (removed)"
 		}
+		out = append(out, head)
+		out = append(out, lineDiff(xl, yl)...)
 	}
 	return out
 }
 
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+// diffValues is a definition's fields: the tool's, and its module and
+// identity.
+func diffValues(def json.RawMessage) map[string]any {
+	var d struct {
+		Tool     map[string]any `json:"tool"`
+		Module   string         `json:"module"`
+		Identity string         `json:"identity"`
+	}
+	_ = json.Unmarshal(def, &d)
+	out := map[string]any{"module": d.Module, "identity": d.Identity}
+	for k, v := range d.Tool {
+		out[k] = v
+	}
+	return out
+}
+
+// diffLines is one field's value as the lines compared: a string's text,
+// anything else indented JSON; none for an absent field. Each line is
+// sanitized and cut at maxDiffLine; at most maxDiffLines (the last says
+// how many were left out).
+func diffLines(v any, present bool) []string {
+	if !present {
+		return nil
+	}
+	var text string
+	if s, ok := v.(string); ok {
+		text = s
+	} else {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return []string{"(not JSON)"}
+		}
+		text = string(b)
+	}
+	ls := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var left int
+	if len(ls) > maxDiffLines {
+		left, ls = len(ls)-maxDiffLines, ls[:maxDiffLines]
+	}
+	out := make([]string, 0, len(ls)+1)
+	for _, l := range ls {
+		out = append(out, cut(render.SanitizeLine(l)))
+	}
+	if left > 0 {
+		out = append(out, fmt.Sprintf("(%d more lines not compared)", left))
+	}
+	return out
+}
+
+// lineDiff is the line diff of a and b (their longest common
+// subsequence): "- " lines only in a, "+ " only in b, "  " in both, the
+// unchanged runs far from a change folded into one line.
+func lineDiff(a, b []string) []string {
+	// Common prefix and suffix first: most changes are small.
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	// lcs[i][j] is the LCS length of ma[i:] and mb[j:]; a middle too
+	// large to align is all of a's lines removed, then all of b's added.
+	align := len(ma)*len(mb) <= maxDiffCells
+	lcs := make([][]int32, len(ma)+1)
+	for i := range lcs {
+		if align {
+			lcs[i] = make([]int32, len(mb)+1)
+		}
+	}
+	for i := len(ma) - 1; i >= 0 && align; i-- {
+		for j := len(mb) - 1; j >= 0; j-- {
+			if ma[i] == mb[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type op struct {
+		mark byte
+		text string
+	}
+	var ops []op
+	for _, l := range a[:pre] {
+		ops = append(ops, op{' ', l})
+	}
+	i, j := 0, 0
+	for i < len(ma) || j < len(mb) {
+		switch {
+		case !align && i < len(ma):
+			ops = append(ops, op{'-', ma[i]})
+			i++
+		case !align:
+			ops = append(ops, op{'+', mb[j]})
+			j++
+		case i < len(ma) && j < len(mb) && ma[i] == mb[j]:
+			ops = append(ops, op{' ', ma[i]})
+			i, j = i+1, j+1
+		case i < len(ma) && (j == len(mb) || lcs[i+1][j] >= lcs[i][j+1]):
+			ops = append(ops, op{'-', ma[i]}) // a replaced line's old side first
+			i++
+		default:
+			ops = append(ops, op{'+', mb[j]})
+			j++
+		}
+	}
+	for _, l := range a[len(a)-suf:] {
+		ops = append(ops, op{' ', l})
+	}
+	// Keep diffContext unchanged lines on each side of a change.
+	keep := make([]bool, len(ops))
+	for k, o := range ops {
+		if o.mark != ' ' {
+			for c := max(k-diffContext, 0); c <= min(k+diffContext, len(ops)-1); c++ {
+				keep[c] = true
+			}
+		}
+	}
+	var out []string
+	for k := 0; k < len(ops); k++ {
+		if !keep[k] {
+			n := 0
+			for k < len(ops) && !keep[k] {
+				n, k = n+1, k+1
+			}
+			k--
+			out = append(out, "  … "+words.Count(n, "unchanged line", "unchanged lines"))
+			continue
+		}
+		out = append(out, string(ops[k].mark)+" "+ops[k].text)
+	}
+	return out
+}
 
 func cut(s string) string {
-	if len(s) <= maxDiffValue {
+	if len(s) <= maxDiffLine {
 		return s
 	}
-	s = s[:maxDiffValue]
+	s = s[:maxDiffLine]
 	for len(s) > 0 && !validUTF8(s) {
 		s = s[:len(s)-1]
 	}

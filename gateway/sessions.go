@@ -119,6 +119,12 @@ func ReadSessions(dir string) ([]LiveSession, error) {
 	}
 	var out []LiveSession
 	for _, n := range names {
+		if p, ok := strings.CutSuffix(n.Name(), catalogueSuffix); ok {
+			if pid, err := strconv.Atoi(p); err == nil && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+				removeCatalogue(dir, pid) // its process ended without cleaning up
+			}
+			continue
+		}
 		pid, err := strconv.Atoi(strings.TrimSuffix(n.Name(), ".json"))
 		if err != nil || !strings.HasSuffix(n.Name(), ".json") {
 			continue

@@ -30,3 +30,8 @@ func (r *Record) Ref() string {
 	}
 	return r.Module
 }
+
+// NeedsYes reports whether the run needed approval, so that its
+// CommandLine, run as printed, stops at the approval
+// (runner.RepeatNeedsYes): approval was asked, not granted by policy.
+func (r *Record) NeedsYes() bool { return len(r.Approval) > 0 }

@@ -29,7 +29,7 @@ func (s *Store) Delete(id string, pinned bool) (*Deleted, error) {
 	}
 	lock, err := s.LockRun(id)
 	if err != nil {
-		return nil, fmt.Errorf("run %s is being recorded or polled: %w", id, err)
+		return nil, err // ErrBusy names the run
 	}
 	defer lock.Release()
 	unlock, err := s.lockWrite()
@@ -47,6 +47,8 @@ func (s *Store) Delete(id string, pinned bool) (*Deleted, error) {
 	if err := os.Remove(s.recordPath(id)); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	_ = os.Remove(s.livePath(id)) // left by a process that died mid-run
+	s.removeJobState(id)
 	out := &Deleted{RunID: id}
 	onDisk, _, err := s.recordIDs()
 	if err != nil {

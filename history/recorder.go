@@ -39,6 +39,9 @@ type BeginOptions struct {
 	// ApprovedBy and Client are recorded as given (Record.ApprovedBy,
 	// Record.Client).
 	ApprovedBy, Client string
+	// Live writes the run's live events beside its record while it runs
+	// (Store.ReadLive), for a cockpit of the home to follow.
+	Live bool
 }
 
 // Run is a run being recorded: it holds the run's lock until Finish.
@@ -54,6 +57,8 @@ type Run struct {
 	// resumed is set for a job taken over (Resume): Finish gives its
 	// result the job's time.
 	resumed bool
+	// live writes the live events (BeginOptions.Live), nil without.
+	live *liveWriter
 }
 
 // Begin records p as running and takes its lock (held until Finish). The
@@ -91,7 +96,11 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 		lock.Release()
 		return nil, err
 	}
-	return &Run{s: s, lock: lock, rec: rec, pollCap: p.Capability.PollCapability, cancelCap: p.Capability.CancelCapability}, nil
+	run := &Run{s: s, lock: lock, rec: rec, pollCap: p.Capability.PollCapability, cancelCap: p.Capability.CancelCapability}
+	if o.Live {
+		run.live = &liveWriter{path: s.livePath(rec.RunID)}
+	}
+	return run, nil
 }
 
 // FormInput is the input a person gave for p: the request's input, or for
@@ -181,9 +190,11 @@ func (r *Run) ID() string { return r.rec.RunID }
 
 // Event records what a live event changes: a job's handle and state are
 // written at once, so a process killed while it polls leaves a job that
-// `modbay jobs wait` can resume. Safe to call from the run's goroutines.
+// `modbay jobs wait` can resume; with BeginOptions.Live every event is
+// appended to the run's live events too. Safe to call from the run's
+// goroutines.
 func (r *Run) Event(ev runner.Event) {
-	if ev.Job == nil {
+	if ev.Job == nil && r.live == nil {
 		return
 	}
 	r.mu.Lock()
@@ -191,8 +202,12 @@ func (r *Run) Event(ev runner.Event) {
 	if r.done {
 		return
 	}
-	r.rec.Job = r.jobOf(ev.Job)
-	_ = r.s.Put(r.rec)
+	r.live.write(ev)
+	if ev.Job != nil {
+		r.rec.Job = r.jobOf(ev.Job)
+		_ = r.s.putJobState(r.rec.RunID, ev.Job)
+		_ = r.s.Put(r.rec)
+	}
 }
 
 // Events wraps next (which may be nil) so each event is recorded first.
@@ -222,13 +237,20 @@ func (r *Run) Finish(res *runner.Result, err error) (*Record, error) {
 	apply(r.rec, res, r.s.now())
 	if res.Job != nil {
 		r.rec.Job = r.jobOf(res.Job)
+		if runner.IsTerminalJobState(res.Job.State) {
+			r.s.removeJobState(r.rec.RunID)
+		} else {
+			_ = r.s.putJobState(r.rec.RunID, res.Job)
+		}
 	}
 	if r.resumed {
 		// The job's time, not this poller's: a job taken over after a
 		// restart or a reconnect ran since the record's start.
 		res.Started, res.Duration = r.rec.Started, r.rec.Finished.Sub(r.rec.Started)
 	}
-	return r.rec, r.s.putFinal(r.rec)
+	werr := r.s.putFinal(r.rec)
+	r.live.close() // after the outcome: a follower reads it next
+	return r.rec, werr
 }
 
 func errText(err error) string {
@@ -281,6 +303,7 @@ func (r *Run) jobOf(js *runner.JobStatus) *Job {
 		*j = *prev
 	}
 	j.ID, j.State, j.Percent, j.Detail, j.Updated = js.ID, js.State, js.Percent, js.Detail, r.s.now()
+	j.Masked = j.Masked || js.Handle != ""
 	// A resumed job's polls count on from the earlier ones.
 	j.Polls = max(j.Polls, js.Polls)
 	if r.pollCap != "" {
@@ -375,6 +398,7 @@ func (r *Run) Abandon() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done = true
+	r.live.close()
 	r.lock.Release()
 }
 

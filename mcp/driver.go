@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -620,6 +621,9 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 			// exit explains nothing.
 			if status := s.proc.exitedEarly(); status != "" && !timedOut {
 				err = startFailure(status, d.stderr.String())
+				if hint := confinementHint(d.id, d.srv, d.stderr.String()); hint != "" {
+					err = fmt.Errorf("%w; %s", err, hint)
+				}
 			}
 			s.proc.stop()
 		}
@@ -1041,6 +1045,41 @@ const maxStartStderr = 300
 // docs/mcp.md).
 func startFailure(status, stderr string) error {
 	return exitFailure("before answering initialize", status, stderr)
+}
+
+// hostTrees are the system trees a server's sandbox reads as they are
+// (docs/containment.md): a refusal there is not a roots: entry to add.
+var hostTrees = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/sys", "/dev"}
+
+// confinementHint names the config.yaml line to change when a stdio
+// server's stderr says a path outside its sandbox was refused (EACCES,
+// EPERM, EROFS: runner.RefusedOutside of its roots: and needs:): "likely
+// refused by containment: P is outside mcp_servers.ID's roots: and
+// needs: — add "DIR": rw under needs: (…) or roots: (…)". DIR is P when
+// it is a directory, else its parent. "" when nothing fits. Paths are the
+// server's text: sanitized here.
+func confinementHint(id string, srv config.MCPServer, stderr string) string {
+	dirs := append(slices.Collect(maps.Keys(srv.SandboxRoots())), hostTrees...)
+	if filepath.IsAbs(srv.Command) {
+		dirs = append(dirs, srv.Command) // a shell names its script first: "/x/server: 6: cannot create …"
+	}
+	paths := runner.RefusedOutside(stderr, dirs)
+	if len(paths) == 0 {
+		return ""
+	}
+	dir := paths[0]
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	for i := range paths {
+		paths[i] = render.SanitizeLine(paths[i])
+	}
+	verb := "is"
+	if len(paths) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("likely refused by containment: %s %s outside mcp_servers.%s's roots: and needs: in config.yaml; add %q: rw under its needs: (used only to start, never announced) or roots: (announced to the server as an MCP root)",
+		strings.Join(paths, ", "), verb, render.SanitizeLine(id), render.SanitizeLine(dir))
 }
 
 // exitFailure says a stdio server exited (status) when, quoting the

@@ -55,3 +55,39 @@ func TestHostileServerFolderHoldingTheHome(t *testing.T) {
 		t.Fatal("a server whose folder holds the home read a file in it")
 	}
 }
+
+// TestStartRefusalNamesTheConfigLine: a contained server that writes its
+// cache outside its roots before answering fails to start, and the reason
+// names the entry's needs: and roots: in config.yaml and the folder to add;
+// with that folder under needs: it starts.
+func TestStartRefusalNamesTheConfigLine(t *testing.T) {
+	if sup := contain.Probe(); !sup.PIDNS || sup.LandlockABI < 6 {
+		t.Skipf("containment mechanisms missing: %s", strings.Join(sup.Lines(), "; "))
+	}
+	body, err := os.ReadFile(filepath.Join("testdata", "servers", "cache_server.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd, cache := filepath.Join(dir, "cache-server"), filepath.Join(dir, "npm-cache")
+	if err := os.WriteFile(cmd, append([]byte("#!/bin/sh\n"), body...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := config.MCPServer{Command: cmd, Env: map[string]string{"CACHE": cache}}
+	m := newFixture(t, config.SandboxRequire, map[string]config.MCPServer{"cachey": srv}).module("cachey")
+	if m.Status != runner.StatusBroken {
+		t.Fatalf("the server started with its cache outside its roots: %s %s", m.Status, m.Reason)
+	}
+	for _, want := range []string{"likely refused by containment", "mcp_servers.cachey's roots: and needs:", `add "` + cache + `": rw under its needs:`} {
+		if !strings.Contains(m.Reason, want) {
+			t.Errorf("the reason lacks %q:\n%s", want, m.Reason)
+		}
+	}
+	srv.Needs = map[string]string{cache: config.RootRW}
+	if m := newFixture(t, config.SandboxRequire, map[string]config.MCPServer{"cachey": srv}).module("cachey"); m.Status != runner.StatusReady {
+		t.Fatalf("with needs: the server still fails: %s %s", m.Status, m.Reason)
+	}
+}

@@ -30,13 +30,15 @@ const (
 
 // Markdown renders a markdown document (GitHub-flavoured, via glamour) for a
 // terminal o.Width cells wide, styled for a dark or light background, or in
-// glamour's "notty" style with every escape sequence removed when o.NoColor.
+// glamour's "notty" style with every escape sequence removed when o.NoColor
+// (with o.Attributes, emphasis is bold or underlined instead of marked).
 //
 // The source is passed through [Sanitize] first, so escape sequences written
 // into the markdown show as inert text (␛[2J) and only glamour's own styling
 // reaches the terminal. Glamour wraps paragraphs at o.Width; lines it cannot
 // wrap (long code lines, wide tables) are hard-wrapped so that no output line
-// is wider than o.Width cells.
+// is wider than o.Width cells. A table is as wide as its content needs, up
+// to the width (glamour alone stretches every table to it).
 //
 // A document over MaxMarkdownBytes is rendered as [Text] after a one-line
 // note saying so. The error is glamour's, wrapped; on error the string is
@@ -58,17 +60,23 @@ func Markdown(src []byte, o Options) (string, error) {
 	if !ok {
 		return Text(src, o), fmt.Errorf("markdown: no glamour style %q", style)
 	}
-	var codes codeBlocks
-	md := newMarkdownConverter(gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true}, &codes)
-	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
-	var buf bytes.Buffer
-	if err := md.Convert([]byte(in), &buf); err != nil {
-		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
+	if o.NoColor && o.Attributes {
+		c := attributeStyle(*cfg)
+		cfg = &c
 	}
 	// Glamour keeps the document's margin on the right too.
 	textWidth := width
 	if m := cfg.Document.Margin; m != nil {
 		textWidth -= int(*m)
+	}
+	var codes codeBlocks
+	gopts := gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true}
+	tables := mdTables{opts: gopts}
+	md := newMarkdownConverter(gopts, &codes, &tables)
+	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(in), &buf); err != nil {
+		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
 	}
 	// Code blocks are drawn by modbay (codeBlocks.fill), highlighted with
 	// the theme glamour registered with chroma when it rendered their
@@ -80,7 +88,11 @@ func Markdown(src []byte, o Options) (string, error) {
 			theme = glamourChromaTheme
 		}
 	}
-	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(quoteBars(buf.String(), codes.quotes), width, theme, o.ScrollCode), textWidth)))
+	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(tables.fillTables(quoteBars(buf.String(), codes.quotes), textWidth), width, theme, o.ScrollCode), textWidth)))
+	if o.NoColor && o.Attributes {
+		// Only the attributes' SGR sequences: no hyperlinks either.
+		return CompactSGR(fitLinesIndented(trimTrailingSpace(osc8Re().ReplaceAllString(out, "")), width)), nil
+	}
 	if o.NoColor {
 		// Glamour's notty style has no colors but links still carry OSC 8
 		// hyperlinks; NoColor promises no escape sequence at all.
@@ -89,6 +101,19 @@ func Markdown(src []byte, o Options) (string, error) {
 		return fitLinesIndented(trimTrailingSpace(ansi.Strip(out)), width), nil
 	}
 	return CompactSGR(fitLinesIndented(out, width)), nil
+}
+
+// attributeStyle is glamour's notty style c with emphasis drawn as the
+// text attributes a terminal without colour still has (vt100: bold,
+// underline) instead of as its markers: strong is bold, emphasis
+// underlined (as man pages show italics), headings bold.
+// Strikethrough keeps its "~~", as few such terminals cross text out.
+func attributeStyle(c gansi.StyleConfig) gansi.StyleConfig {
+	on := true
+	c.Strong = gansi.StylePrimitive{Bold: &on}
+	c.Emph = gansi.StylePrimitive{Underline: &on}
+	c.Heading.Bold = &on
+	return c
 }
 
 // MarkdownChunkBytes is the size SplitMarkdown aims for: glamour renders about

@@ -2,6 +2,7 @@ package render
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -138,3 +139,40 @@ func TestMarkdownTooLarge(t *testing.T) {
 	}
 	checkOutput(t, out, 80, true)
 }
+
+// With NoColor and Attributes (the cockpit under NO_COLOR or vt100),
+// strong text is bold and emphasis underlined, not "**x**"; no colour
+// and no hyperlink is sent. Without Attributes NoColor sends no escape.
+func TestMarkdownAttributesWithoutColour(t *testing.T) {
+	src := []byte("# Runs\n\nThere were **135** runs, *all* [listed](https://x.example/runs).\n\n- **bold** item\n")
+	out, err := Markdown(src, Options{Width: 80, NoColor: true, Attributes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := ansi.Strip(out)
+	if strings.Contains(plain, "**") || strings.Contains(plain, "*all*") || !strings.Contains(plain, "There were 135 runs, all listed") {
+		t.Errorf("emphasis shown as markers:\n%s", plain)
+	}
+	if !strings.Contains(out, "\x1b[1m135") || !strings.Contains(out, "\x1b[4mall") {
+		t.Errorf("strong not bold or emphasis not underlined: %q", out)
+	}
+	for _, sgr := range sgrRe.FindAllStringSubmatch(out, -1) {
+		for _, p := range strings.Split(sgr[1], ";") {
+			switch p {
+			case "", "0", "1", "4", "22", "24":
+			default:
+				t.Errorf("SGR %q is not an attribute: %q", sgr[0], out)
+			}
+		}
+	}
+	if strings.Contains(out, "\x1b]") {
+		t.Errorf("a hyperlink under NoColor: %q", out)
+	}
+	piped, _ := Markdown(src, Options{Width: 80, NoColor: true})
+	if strings.Contains(piped, "\x1b") {
+		t.Errorf("NoColor without Attributes sends an escape: %q", piped)
+	}
+}
+
+// sgrRe matches an SGR sequence and its parameters.
+var sgrRe = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)

@@ -30,6 +30,12 @@ type Options struct {
 	// ESC byte at all. The caller decides it (NO_COLOR, a non-terminal
 	// output, golden tests); this package never reads the environment.
 	NoColor bool
+	// Attributes, with NoColor, keeps text attributes where a renderer
+	// would otherwise show markup: markdown's strong text is bold and its
+	// emphasis underlined (SGR 1 and 4, never a colour), not "**x**" and
+	// "*x*". For a terminal that shows attributes but no colour
+	// (NO_COLOR, vt100), like the cockpit's. Ignored without NoColor.
+	Attributes bool
 	// ScrollCode leaves every line of a markdown code block whole, however
 	// wide, for a viewer that scrolls code sideways: the code of each such
 	// line is framed by [CodeStart] and [CodeEnd] (its margin and quote

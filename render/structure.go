@@ -26,12 +26,12 @@ const glamourPriority = 1000
 // own (the same extensions: GFM, definition lists, heading ids), so that
 // structureTransformer can repair the AST before glamour's ANSI renderer
 // walks it. Glamour exposes no hook for AST transformers.
-func newMarkdownConverter(o ansi.Options, codes *codeBlocks) goldmark.Markdown {
+func newMarkdownConverter(o ansi.Options, codes *codeBlocks, tables *mdTables) goldmark.Markdown {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.DefinitionList),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(structureTransformer{codes: codes}, 0)),
+			parser.WithASTTransformers(util.Prioritized(structureTransformer{codes: codes, tables: tables}, 0)),
 		),
 	)
 	md.SetRenderer(renderer.NewRenderer(renderer.WithNodeRenderers(
@@ -55,17 +55,18 @@ const (
 	sentEnd    = "\uE002" // the end of a text block of a list item
 	sentBreak  = "\uE003" // a hard line break (the line ends here)
 	sentCode   = "\uE004" // a code block's place: codeBlocks.fill draws it
+	sentTable  = "\uE007" // a table's place: mdTables.fillTables draws it
 	// sentinels prefixes the source as its own first paragraph, which the
 	// transformer removes: text nodes for the marks point into it.
-	sentinels = sentItem + sentBlock + sentEnd + sentBreak + sentCode + "\n\n"
+	sentinels = sentItem + sentBlock + sentEnd + sentBreak + sentTable + sentCode + "\n\n" // sentCode last: its line ends
 	sentWidth = len(sentItem)
 )
 
 // sentinelSource prepends the sentinel paragraph to src after replacing
 // any sentinel character src holds with U+FFFD.
 func sentinelSource(src string) string {
-	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak+sentCode+CodeStart+CodeEnd) {
-		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD", sentCode, "\uFFFD",
+	if strings.ContainsAny(src, sentItem+sentBlock+sentEnd+sentBreak+sentCode+sentTable+CodeStart+CodeEnd) {
+		src = strings.NewReplacer(sentItem, "\uFFFD", sentBlock, "\uFFFD", sentEnd, "\uFFFD", sentBreak, "\uFFFD", sentCode, "\uFFFD", sentTable, "\uFFFD",
 			CodeStart, "\uFFFD", CodeEnd, "\uFFFD").Replace(src)
 	}
 	return sentinels + src
@@ -98,6 +99,10 @@ type structureTransformer struct {
 	// is left to glamour as one sentCode line (nil: code blocks are left
 	// to glamour whole).
 	codes *codeBlocks
+	// tables receives each table, in document order, taken out of the
+	// document and left to glamour as one sentTable paragraph (nil:
+	// tables are left to glamour, which stretches them to the width).
+	tables *mdTables
 }
 
 // marks are the text nodes of the sentinel paragraph, by sentinel; nil
@@ -133,7 +138,7 @@ func (st structureTransformer) Transform(doc *ast.Document, reader text.Reader, 
 	if space >= 0 && m.src != nil {
 		space += len(sentinels)
 	}
-	var brs, soft, hard, items, spans, code []ast.Node
+	var brs, soft, hard, items, spans, code, tables []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -145,6 +150,8 @@ func (st structureTransformer) Transform(doc *ast.Document, reader text.Reader, 
 			spans = append(spans, n)
 		case ast.KindCodeBlock, ast.KindFencedCodeBlock:
 			code = append(code, n)
+		case east.KindTable:
+			tables = append(tables, n)
 		case ast.KindBlockquote:
 			if st.codes != nil {
 				st.codes.quotes = true
@@ -235,6 +242,21 @@ func (st structureTransformer) Transform(doc *ast.Document, reader text.Reader, 
 				c.AppendChild(c, m.node(start))
 			}
 			c.AppendChild(c, m.node(sentEnd))
+		}
+	}
+	if st.tables != nil && m.src != nil {
+		st.tables.src = src
+		for _, n := range tables {
+			p := ast.NewParagraph()
+			p.AppendChild(p, m.node(sentTable))
+			if prev := n.PreviousSibling(); prev != nil && isTextBlock(prev) && n.Parent().Kind() == ast.KindListItem {
+				// Glamour glues a list item's blocks into one line, as
+				// for a later paragraph above: the table starts a line.
+				prev.AppendChild(prev, m.hardBreak())
+				prev.AppendChild(prev, m.hardBreak())
+			}
+			n.Parent().ReplaceChild(n.Parent(), n, p)
+			st.tables.nodes = append(st.tables.nodes, n)
 		}
 	}
 }
@@ -430,7 +452,7 @@ func sgrLen(s string) int {
 
 // dropSentinels removes every sentinel character from s.
 func dropSentinels(s string) string {
-	for _, c := range []string{sentItem, sentBlock, sentEnd, sentBreak, sentCode} {
+	for _, c := range []string{sentItem, sentBlock, sentEnd, sentBreak, sentCode, sentTable} {
 		s = strings.ReplaceAll(s, c, "")
 	}
 	return s

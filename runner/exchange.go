@@ -253,14 +253,15 @@ func InvokeLine(g Globals, module, capability string, input json.RawMessage) str
 }
 
 // ModuleCallLine is a shell command that makes the module call exactly as
-// modbay made it, without modbay: the empty environment but a fresh
-// TMPDIR, a fresh working directory, the executable and argv of docs/protocol.md
-// §3 with requestFile (a saved copy, SaveRequest). It runs WITHOUT
+// modbay made it, without modbay: in a subshell, so the pasting shell
+// stays where it was, the empty environment but a fresh TMPDIR, a fresh
+// working directory, the executable and argv of docs/protocol.md §3 with
+// requestFile (a saved copy, SaveRequest). It runs WITHOUT
 // modbay's containment (no namespaces, Landlock, seccomp or limits) and
 // with the roots named in the request file: say so wherever it is shown.
 func ModuleCallLine(exe, capability, requestFile string) string {
-	return `cd "$(mktemp -d)" && env -i TMPDIR="$(mktemp -d)" ` + ShellQuote(exe) +
-		" module invoke " + ShellQuote(capability) + " --input " + ShellQuote(requestFile)
+	return `( cd "$(mktemp -d)" && env -i TMPDIR="$(mktemp -d)" ` + ShellQuote(exe) +
+		" module invoke " + ShellQuote(capability) + " --input " + ShellQuote(requestFile) + " )"
 }
 
 // CopyLines are a run's two copy actions, built the same
@@ -269,6 +270,9 @@ func ModuleCallLine(exe, capability, requestFile string) string {
 type CopyLines struct {
 	// Invoke is the InvokeLine, secret values masked (schema.Redact).
 	Invoke string `json:"invoke"`
+	// NeedsYes says the call needed approval: Invoke, run as printed,
+	// stops at the approval (RepeatNeedsYes).
+	NeedsYes bool `json:"needs_yes,omitempty"`
 	// ModuleCall is the ModuleCallLine over RequestFile, the first call's
 	// request file saved by SaveRequest; Note is ModuleCallNote. All
 	// three are empty when no request file was written or it could not
@@ -295,6 +299,7 @@ func (h *Host) CopyLines(p *Plan, moduleRef string, input json.RawMessage, calls
 		}
 	}
 	out.Invoke = InvokeLine(h.Repeat().For(p.Module), moduleRef, p.Capability.ID, masked)
+	out.NeedsYes = p.NeedsApproval()
 	for _, f := range p.Handoff {
 		out.Invoke += " --artifact " + ShellQuote(f.Root+"="+f.Origin)
 	}

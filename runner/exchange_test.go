@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -196,5 +197,27 @@ func TestShellJoin(t *testing.T) {
 		if got := ShellQuote(w) == w; got != bare {
 			t.Errorf("ShellQuote(%q) = %q", w, ShellQuote(w))
 		}
+	}
+}
+
+// TestModuleCallLineKeepsTheShellsDirectory: the module call line, pasted
+// in a shell, runs the module in a fresh directory and leaves the shell
+// where it was (a subshell), as later commands on the same line show.
+func TestModuleCallLineKeepsTheShellsDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "mod")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho \"module in $PWD\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", ModuleCallLine(exe, "x.run", filepath.Join(dir, "req.json"))+"; echo \"shell in $PWD\"")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || lines[0] == "module in "+dir || lines[1] != "shell in "+dir {
+		t.Fatalf("want the module in a fresh directory and the shell still in %s, got:\n%s", dir, out)
 	}
 }

@@ -65,12 +65,8 @@ func LikelyCause(roots map[string]modproto.Root, stderr, message string) string 
 		if missing == "" && slices.ContainsFunc(missingWords, func(w string) bool { return strings.Contains(low, w) }) {
 			missing = strings.TrimSpace(line)
 		}
-		if !slices.ContainsFunc(refusalWords, func(w string) bool { return strings.Contains(low, w) }) {
-			continue
-		}
-		for _, m := range absPathRE.FindAllStringSubmatch(line, -1) {
-			p := filepath.Clean(strings.TrimRight(m[1], "."))
-			if p == "/" || slices.Contains(outside, p) || slices.Contains(programs, p) || beneathAny(p, rw) {
+		for _, p := range refusedIn(line) {
+			if slices.Contains(outside, p) || slices.Contains(programs, p) || beneathAny(p, rw) {
 				continue
 			}
 			if len(outside)+len(programs) >= refusalMaxPaths {
@@ -104,6 +100,45 @@ func LikelyCause(roots map[string]modproto.Root, stderr, message string) string 
 		return fmt.Sprintf("likely a missing program (%q): declare it under requirements with kind \"binary\" (docs/protocol.md §4)", missing)
 	}
 	return ""
+}
+
+// refusedIn is the absolute paths (cleaned, never "/") that line names
+// when it says a refusal (refusalWords), none otherwise.
+func refusedIn(line string) []string {
+	low := strings.ToLower(line)
+	if !slices.ContainsFunc(refusalWords, func(w string) bool { return strings.Contains(low, w) }) {
+		return nil
+	}
+	var out []string
+	for _, m := range absPathRE.FindAllStringSubmatch(line, -1) {
+		if p := filepath.Clean(strings.TrimRight(m[1], ".")); p != "/" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// RefusedOutside is the absolute paths, at most refusalMaxPaths, that
+// text (a process's stderr, module text: sanitize to show) says were
+// refused (EACCES, EPERM, EROFS in the words of LikelyCause) and that lie
+// beneath none of dirs: what a sandbox holding only dirs likely refused.
+func RefusedOutside(text string, dirs []string) []string {
+	if len(text) > refusalScanBytes {
+		text = text[len(text)-refusalScanBytes:]
+	}
+	clean := make([]string, len(dirs))
+	for i, d := range dirs {
+		clean[i] = filepath.Clean(d)
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, p := range refusedIn(line) {
+			if len(out) < refusalMaxPaths && !slices.Contains(out, p) && !beneathAny(p, clean) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // missingWords are what a shell or runtime says of a program it cannot find.

@@ -63,3 +63,9 @@ func (g Globals) Line(args ...string) string {
 // Repeat are the Globals of lines that repeat this host's work (GlobalsOf
 // its configuration).
 func (h *Host) Repeat() Globals { return GlobalsOf(h.cfg) }
+
+// RepeatNeedsYes is said beside a repeat line of a run that needed
+// approval (docs/protocol.md §11). The line never carries --yes: an
+// approval covers the effects a person saw for that call, and a pasted
+// line would approve whatever the module asks when it runs again.
+const RepeatNeedsYes = "this run needed approval: as printed it stops before running (exit 3) and says why; add --yes to approve"

@@ -129,6 +129,9 @@ type activityScreen struct {
 	// sessionsEvery while the view is on top.
 	sessions func() []string
 	live     []string
+	// gen numbers the chain of readings: coming back on top starts a
+	// new one at once (backOnTop), and the old chain's tick is dropped.
+	gen int
 }
 
 // activityReadMsg is one reading for the activity view s: the live agent
@@ -138,12 +141,16 @@ type activityScreen struct {
 type (
 	activityReadMsg struct {
 		s      *activityScreen
+		gen    int
 		live   []string
 		listed bool
 		sums   []history.Summary
 		err    error
 	}
-	activityTick struct{ s *activityScreen }
+	activityTick struct {
+		s   *activityScreen
+		gen int
+	}
 )
 
 func (activityReadMsg) isHistoryMsg() {}
@@ -154,9 +161,9 @@ const maxActivitySessions = 3
 
 // read reads the live sessions and the history off Update.
 func (s *activityScreen) read(st *history.Store) tea.Cmd {
-	sessions := s.sessions
+	sessions, gen := s.sessions, s.gen
 	return func() tea.Msg {
-		msg := activityReadMsg{s: s}
+		msg := activityReadMsg{s: s, gen: gen}
 		if sessions != nil {
 			msg.live = sessions()
 		}
@@ -218,9 +225,30 @@ func (s *activityScreen) refresh() {
 		}
 		return b.Started.Compare(a.Started)
 	})
+	s.recordedTimes(out)
 	s.entries = out
 	if s.index() < 0 && len(out) > 0 {
 		s.sel = out[0].RunID
+	}
+}
+
+// recordedTimes gives the finished entries the history has a record of
+// the record's start and duration: the history and the activity view say
+// the same of one run (the record's times are the job's, also for a job
+// this cockpit took over, and they include staging).
+func (s *activityScreen) recordedTimes(es []activityEntry) {
+	byID := map[string]*history.Summary{}
+	for _, src := range s.sources {
+		if h, ok := src.(*historyActivity); ok {
+			for i := range h.sums {
+				byID[h.sums[i].RunID] = &h.sums[i]
+			}
+		}
+	}
+	for i := range es {
+		if x := byID[es[i].RunID]; x != nil && es[i].Phase == phaseFinished && x.Status != history.StatusRunning {
+			es[i].Started, es[i].Took = x.Started, time.Duration(x.DurationMS)*time.Millisecond
+		}
 	}
 }
 
@@ -345,7 +373,7 @@ func (s *activityScreen) row(e *activityEntry, sel bool, w int) string {
 	var when string
 	switch e.Phase {
 	case phaseFinished:
-		when = common.Trunc(e.Took.Round(100*time.Millisecond).String(), 8)
+		when = shortDuration(e.Took)
 	default:
 		when = s.com.Now().Sub(e.Started).Round(time.Second).String()
 	}
@@ -418,7 +446,7 @@ func (a sessionActivity) activity(now time.Time) []activityEntry {
 	}
 	for _, id := range m.runOrder {
 		r, ok := m.runs[id]
-		if !ok || r.plan == nil || r.plan.Module == nil {
+		if !ok || r.plan == nil || r.plan.Module == nil || r.follow != nil { // followed: the history's
 			continue
 		}
 		e := activityEntry{Source: "this cockpit", RunID: id, Module: moduleName(r.plan.Module), Capability: r.plan.Capability.ID,
@@ -581,14 +609,20 @@ func (m *Model) activityUpdate(msg historyMsg) tea.Cmd {
 		if msg.listed {
 			as.listed(msg.sums, msg.err)
 		}
-		return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activityTick{s: as} })
+		if msg.gen != as.gen {
+			return nil // a newer chain reads on
+		}
+		gen := as.gen
+		return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activityTick{s: as, gen: gen} })
 	case activityTick:
-		if as == nil || as != msg.s {
+		if as == nil || as != msg.s || msg.gen != as.gen {
 			return nil
 		}
 		if m.top() != Screen(as) {
-			// A run or result is on top: read again once the view is back.
-			return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activityTick{s: as} })
+			// A run or result is on top: read again once the view is
+			// back (backOnTop reads at once).
+			gen := as.gen
+			return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return activityTick{s: as, gen: gen} })
 		}
 		return as.read(m.history)
 	case activityListedMsg:
@@ -615,6 +649,18 @@ func (m *Model) activityUpdate(msg historyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// backOnTop reads the activity view again at once when a pop brought it
+// back on top (a run or result left), rather than at the next tick: the
+// sessions and runs it shows are as of now, not of when it was left.
+func (m *Model) backOnTop() tea.Cmd {
+	as, ok := m.top().(*activityScreen)
+	if !ok {
+		return nil
+	}
+	as.gen++
+	return as.read(m.history)
 }
 
 // listed takes the history's runs and jobs as read.

@@ -249,3 +249,40 @@ func TestActivityRefreshesTheHistory(t *testing.T) {
 		t.Errorf("the finished call still shows as running:\n%s", out)
 	}
 }
+
+// TestActivityAndHistoryAgreeOnDuration: a run this cockpit made and the
+// history recorded shows the record's duration in the activity view, as
+// the history list does, not the runner's own measure rounded.
+func TestActivityAndHistoryAgreeOnDuration(t *testing.T) {
+	m := historyModel(t, nil, 100, 20, nil)
+	const id = "req_00000000000000000000000000000042"
+	var mod *runner.Module
+	for _, x := range m.modules.modules {
+		if x.ID == "fake" {
+			mod = x
+		}
+	}
+	p := uitest.Plan(t, mod)
+	p.Request.RequestID = id
+	rv := newRunView(m.com, p, func() {})
+	rv.done = true
+	rv.result = &runner.Result{RequestID: id, Started: uitest.Epoch.Add(-10 * time.Second), Duration: 200 * time.Millisecond,
+		Envelope: &modproto.Envelope{OK: true}}
+	m.keepRun(rv)
+	if err := m.history.Put(&history.Record{RunID: id, Module: mod.ID, Capability: p.Capability.ID, Source: history.SourceCockpit,
+		Status: history.StatusOK, Started: uitest.Epoch.Add(-10*time.Second - 5*time.Millisecond), DurationMS: 162,
+		InputRecorded: true, Input: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	_, cmd := m.Update(uitest.Key("A"))
+	m.Update(cmd())
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "162ms") || strings.Contains(out, "200ms") {
+		t.Fatalf("the activity view does not say the recorded 162ms:\n%s", out)
+	}
+	m.Update(uitest.Key("esc"))
+	_, cmd = m.Update(uitest.Key("H"))
+	m.Update(cmd())
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "162ms") {
+		t.Fatalf("the history does not say 162ms:\n%s", out)
+	}
+}

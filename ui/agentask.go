@@ -77,12 +77,47 @@ func (m *Model) dropAgentAsk(id string) {
 	}
 }
 
-// showAgentAsk opens the oldest waiting question when no dialog is open
-// and no submitted input is being planned.
+// typingIdle is how long after their last key a person typing (a form's
+// field, a filter, a prompt) still counts as typing: an agent's question
+// waits until then rather than take the focus from their keys.
+const typingIdle = 3 * time.Second
+
+// agentAskRecheck asks whether a question held back while the person
+// typed can open now.
+type agentAskRecheck struct{}
+
+// typingNow reports whether keys are text now and one came within
+// typingIdle.
+func (m *Model) typingNow() bool {
+	return m.typing() && m.com.Now().Sub(m.lastKey) < typingIdle
+}
+
+// showAgentAsk opens the oldest waiting question when no dialog is open,
+// no submitted input is being planned and the person is not typing; a
+// question held back for typing is said in the header (and on the form)
+// and looked at again once the typing pauses.
 func (m *Model) showAgentAsk() tea.Cmd {
+	if len(m.agentAsks) == 0 {
+		m.unhold()
+	}
 	if len(m.agentAsks) == 0 || len(m.dialogs) > 0 || m.flow.planning {
 		return nil
 	}
+	if m.typingNow() {
+		if !m.askHeld {
+			m.askHeld = true
+			if f := m.form(); f != nil && m.screen() == screenForm {
+				f.SetNote(heldNote)
+			}
+		}
+		if m.askRecheck {
+			return nil
+		}
+		m.askRecheck = true
+		wait := max(typingIdle-m.com.Now().Sub(m.lastKey), 100*time.Millisecond)
+		return tea.Tick(wait, func(time.Time) tea.Msg { return agentAskRecheck{} })
+	}
+	m.unhold()
 	q := m.agentAsks[0]
 	m.dialogs = append(m.dialogs, dialog.NewAgentApproval(m.com, m.agentPlan(q), q.Client, q.ID))
 	return graceEnds()
@@ -130,13 +165,33 @@ func (m *Model) agentAnswered(msg agentAnsweredMsg) tea.Cmd {
 	return nil
 }
 
-// agentBadge is the header's count of agents' questions waiting.
+// unhold ends a question's holding back, and the form's note of it.
+func (m *Model) unhold() {
+	if !m.askHeld {
+		return
+	}
+	m.askHeld = false
+	if f := m.form(); f != nil && f.Note() == heldNote {
+		f.SetNote("")
+	}
+}
+
+// heldNote is what the form says while an agent's question waits for
+// the person to pause typing.
+const heldNote = "An agent asks for approval: the question opens when you pause typing or leave the form (A on a list shows it)."
+
+// agentBadge is the header's count of agents' questions waiting, and
+// while one is held back for typing, when it opens.
 func (m *Model) agentBadge() string {
 	n := len(m.agentAsks)
 	if n == 0 {
 		return ""
 	}
-	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d agent %s to approve", n, words.Plural(n, "call", "calls")))
+	b := m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d agent %s to approve", n, words.Plural(n, "call", "calls")))
+	if m.askHeld {
+		b += m.com.Styles.Muted.Render(" (opens when you pause typing)")
+	}
+	return b
 }
 
 // agentNoteView is agentNote in the header, until the next key.

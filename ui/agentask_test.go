@@ -52,3 +52,84 @@ func TestActivityListsAnAgentsRunningCall(t *testing.T) {
 		t.Errorf("activity %+v", got)
 	}
 }
+
+// An agent's question that comes while the person types in a form does
+// not take the focus: a bell, the badge says it waits, the form says how
+// it opens; it opens once the typing pauses (with the dialog's grace
+// period), or at once when the person leaves the form.
+func TestAgentQuestionWaitsWhileTyping(t *testing.T) {
+	ask := func(id string) agentAskMsg {
+		return agentAskMsg{ev: approval.Event{Ask: &approval.Question{ID: id, Client: "claude-code", Tool: "fetch_url", Module: "fetch",
+			Capability: "fetch.url", Input: []byte(`{"url":"http://x"}`), Reasons: []string{"reaches the network"}, Asked: uitest.Epoch}}}
+	}
+	m, clock := newTest(t, nil, 100, 30)
+	openForm(t, m, 0)
+	if !m.typing() {
+		t.Fatal("the form's field does not take text")
+	}
+	typeText(m, "Ad")
+	if _, cmd := m.Update(ask("apr_1")); cmd == nil {
+		t.Fatal("no bell, no look again")
+	}
+	if len(m.dialogs) != 0 {
+		t.Fatal("the question took the focus from a person typing")
+	}
+	if h := m.header(); !strings.Contains(h, "1 agent call to approve") || !strings.Contains(h, "opens when you pause typing") {
+		t.Errorf("header %q", h)
+	}
+	if f := m.form(); f == nil || f.Note() != heldNote {
+		t.Errorf("the form does not say the question waits: %q", f.Note())
+	}
+	// Typing on: the look again finds the person still typing.
+	clock.Advance(2 * time.Second)
+	typeText(m, "a")
+	clock.Advance(2 * time.Second)
+	if _, cmd := m.Update(agentAskRecheck{}); len(m.dialogs) != 0 || cmd == nil {
+		t.Fatalf("opened while typing (%d dialogs), or no look again", len(m.dialogs))
+	}
+	// A pause: it opens over the form, the grace period against the next
+	// key included.
+	clock.Advance(typingIdle)
+	m.Update(agentAskRecheck{})
+	if len(m.dialogs) != 1 {
+		t.Fatal("the question did not open once the typing paused")
+	}
+	if f := m.form(); f.Note() == heldNote {
+		t.Error("the form still says the question waits")
+	}
+	if strings.Contains(m.header(), "opens when you pause") {
+		t.Error("the badge still says it waits")
+	}
+	press(m, "a")
+	if len(m.dialogs) != 1 {
+		t.Error("a key in the grace period answered the question")
+	}
+
+	// Leaving the form opens a held question at once.
+	m2, _ := newTest(t, nil, 100, 30)
+	openForm(t, m2, 0)
+	typeText(m2, "x")
+	m2.Update(ask("apr_2"))
+	if len(m2.dialogs) != 0 {
+		t.Fatal("the question took the focus from a person typing")
+	}
+	press(m2, "esc")
+	for m2.screen() == screenForm && len(m2.dialogs) == 0 {
+		press(m2, "esc") // a draft kept first, then the form left
+	}
+	if len(m2.dialogs) != 1 {
+		t.Fatalf("leaving the form did not open the question (screen %s)", m2.screen())
+	}
+	if ap, ok := m2.dialogs[0].(*dialog.Approval); !ok || ap.Ask() != "apr_2" {
+		t.Errorf("leaving the form opened %T", m2.dialogs[0])
+	}
+
+	// On a list (no typing) it opens at once, as before.
+	m3, _ := newTest(t, nil, 100, 30)
+	withModules(t, m3)
+	press(m3, "down")
+	m3.Update(ask("apr_3"))
+	if len(m3.dialogs) != 1 {
+		t.Error("on a list the question did not open at once")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"modbay/internal/words"
 	"modbay/render"
 	"modbay/ui/common"
+	"modbay/ui/dialog"
 )
 
 // The agent tools screen (T on the module list): each tool modbay mcp
@@ -43,18 +44,27 @@ type AgentTool struct {
 	Accept func() error
 }
 
+// AgentCatalogue is what the screen lists: the tools, and a sentence
+// saying whose catalogue it is (a live serve process's, or what serve
+// would serve for the home).
+type AgentCatalogue struct {
+	Tools []AgentTool
+	From  string
+}
+
 // AgentToolsKeyMap is the screen's bindings.
 type AgentToolsKeyMap struct {
-	Up, Down, Accept, Schemas, Back key.Binding
+	Up, Down, Accept, Schemas, Refresh, Back key.Binding
 }
 
 type agentToolsScreen struct {
 	com      *common.Common
 	keys     AgentToolsKeyMap
-	list     func(context.Context) ([]AgentTool, error)
+	list     func(context.Context) (AgentCatalogue, error)
 	sessions func() []string
 	live     []string
 	tools    []AgentTool
+	from     string
 	err      string
 	note     string
 	loaded   bool
@@ -63,14 +73,22 @@ type agentToolsScreen struct {
 	w, h     int
 	// schemas shows the selected tool's schemas.
 	schemas bool
+	// scroll is how far the view is scrolled into the selected tool's
+	// block; below says the block goes on below the screen (down
+	// scrolls it before it moves on).
+	scroll int
+	below  bool
+	// loading is set while a listing is on its way.
+	loading bool
+	ctx     context.Context
 }
 
 // agentToolsMsg is a listing's answer, routed by seq.
 type agentToolsMsg struct {
-	seq   int
-	tools []AgentTool
-	live  []string
-	err   error
+	seq  int
+	cat  AgentCatalogue
+	live []string
+	err  error
 }
 
 // agentSessionsTick re-reads the live sessions while the screen is on top.
@@ -100,22 +118,28 @@ func openAgentToolsScreen(m *Model, _ any) (Screen, tea.Cmd) {
 		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Accept:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept changed tool")),
 		Schemas: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "schemas")),
+		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}}
-	return s, s.load(m.ctx)
+	s.ctx = m.ctx
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
+	return s, s.load(s.ctx)
 }
 
 // load lists the tools off Update.
 func (s *agentToolsScreen) load(ctx context.Context) tea.Cmd {
 	s.seq++
+	s.loading = true
 	seq, list, sessions := s.seq, s.list, s.sessions
 	return func() tea.Msg {
-		t, err := list(ctx)
+		c, err := list(ctx)
 		var live []string
 		if sessions != nil {
 			live = sessions()
 		}
-		return agentToolsMsg{seq: seq, tools: t, live: live, err: err}
+		return agentToolsMsg{seq: seq, cat: c, live: live, err: err}
 	}
 }
 
@@ -144,7 +168,7 @@ func (s *agentToolsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch msg := msg.(type) {
 	case agentToolsMsg:
 		if msg.seq == s.seq {
-			s.loaded, s.tools, s.live, s.err = true, msg.tools, msg.live, ""
+			s.loaded, s.loading, s.tools, s.from, s.live, s.err = true, false, msg.cat.Tools, msg.cat.From, msg.live, ""
 			if msg.err != nil {
 				s.err = msg.err.Error()
 			}
@@ -167,26 +191,67 @@ func (s *agentToolsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 			return nil, nil
 		}
 		s.note = "Accepted " + msg.name + ": serve processes of this home serve it again."
-		return nil, s.load(context.Background())
+		return nil, s.load(s.ctx)
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, s.keys.Back):
 			return actionPop{}, nil
+		case key.Matches(msg, s.keys.Up) && s.scroll > 0:
+			s.scroll = max(s.scroll-s.step(), 0)
 		case key.Matches(msg, s.keys.Up):
-			s.cursor = max(s.cursor-1, 0)
+			s.cursor, s.scroll = max(s.cursor-1, 0), 0
+		case key.Matches(msg, s.keys.Down) && s.below:
+			s.scroll += s.step()
 		case key.Matches(msg, s.keys.Down):
-			s.cursor = min(s.cursor+1, max(len(s.tools)-1, 0))
+			s.cursor, s.scroll = min(s.cursor+1, max(len(s.tools)-1, 0)), 0
 		case key.Matches(msg, s.keys.Schemas):
 			s.schemas = !s.schemas
-		case key.Matches(msg, s.keys.Accept):
-			if t := s.selected(); t != nil && t.Changed && t.Accept != nil {
-				name, accept := t.Name, t.Accept
-				s.note = "Accepting " + name + "…"
-				return nil, func() tea.Msg { return agentPinAcceptedMsg{name: name, err: accept()} }
-			}
+		case key.Matches(msg, s.keys.Refresh) && !s.loading:
+			s.note = ""
+			return nil, s.load(s.ctx)
+		case key.Matches(msg, s.keys.Accept) && s.canAccept():
+			t := s.selected()
+			name, accept := t.Name, t.Accept
+			return actionAcceptTool{name: name, diff: t.Diff, room: s.h, accept: func() tea.Msg {
+				return agentPinAcceptedMsg{name: name, err: accept()}
+			}}, nil
 		}
 	}
 	return nil, nil
+}
+
+// actionAcceptTool asks before pinning a changed tool's definition: the
+// confirmation shows what is accepted (diff, cut to room lines of
+// screen), and y runs accept.
+type actionAcceptTool struct {
+	name   string
+	diff   []string
+	room   int
+	accept tea.Cmd
+}
+
+func (actionAcceptTool) isAction() {}
+
+// confirmAcceptTool opens a's confirmation.
+func (m *Model) confirmAcceptTool(a actionAcceptTool) tea.Cmd {
+	lines := []string{"Serve processes of this home then serve " + a.name + " to agents as defined now, and pin this definition. What changed since it was pinned:", ""}
+	var diff []string
+	for _, d := range a.diff {
+		mark, text := splitDiff(render.SanitizeLine(d))
+		diff = append(diff, wrapMarked(mark, text, dialog.InnerWidth(m.com, m.com.Width))...)
+	}
+	keep := max(a.room-14, 4)
+	for i, d := range diff {
+		if i == keep && len(diff) > keep+1 {
+			lines = append(lines, fmt.Sprintf("… %d more lines (n, then ↓ on the agent tools screen shows them)", len(diff)-keep))
+			break
+		}
+		lines = append(lines, d)
+	}
+	lines = append(lines, "", "n keeps it withheld from agents.")
+	m.confirmYes = func() tea.Cmd { return a.accept }
+	m.dialogs = append(m.dialogs, dialog.NewConfirm(m.com, "Accept the changed tool "+a.name+"?", "accept it", lines...))
+	return nil
 }
 
 // canAccept reports whether a acts on the selected tool.
@@ -200,6 +265,9 @@ func (s *agentToolsScreen) ShortHelp() []key.Binding {
 	b := []key.Binding{s.keys.Up, s.keys.Down, s.schemaKey()}
 	if s.canAccept() {
 		b = append(b, s.keys.Accept)
+	}
+	if !s.loading {
+		b = append(b, s.keys.Refresh)
 	}
 	return append(b, s.keys.Back)
 }
@@ -215,36 +283,57 @@ func (s *agentToolsScreen) schemaKey() key.Binding {
 	return k
 }
 
-// FullHelp implements help.KeyMap.
-func (s *agentToolsScreen) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
+// FullHelp implements help.KeyMap: moving in one column, acting in
+// another.
+func (s *agentToolsScreen) FullHelp() [][]key.Binding {
+	var move, act []key.Binding
+	for _, b := range s.ShortHelp() {
+		switch b.Help().Key {
+		case s.keys.Up.Help().Key, s.keys.Down.Help().Key:
+			move = append(move, b)
+		default:
+			act = append(act, b)
+		}
+	}
+	return [][]key.Binding{move, act}
+}
 
-// View implements Screen: one block per tool, the selected one marked;
-// the view follows the cursor.
+// View implements Screen: whose catalogue it is, the live sessions, one
+// block per tool, the selected one marked with its diff when changed;
+// the view follows the cursor and scrolls (pgdn) through a long block.
 func (s *agentToolsScreen) View() string {
 	st := s.com.Styles
 	w := max(s.w, 20)
 	var lines []string
 	add := func(l string) { lines = append(lines, common.Trunc(l, w)) }
+	wrap := func(text string, indent int, style func(...string) string) {
+		for _, l := range strings.Split(common.WrapWords(text, max(w-indent, 10)), "\n") {
+			add(strings.Repeat(" ", indent) + style(l))
+		}
+	}
 	switch {
 	case !s.loaded:
-		add(st.Muted.Render("Listing the tools modbay mcp serve would serve…"))
+		add(st.Muted.Render("Listing the tools modbay mcp serve serves…"))
 	case s.err != "":
 		add(st.Error.Render("Cannot list them: " + render.SanitizeLine(s.err)))
-	case len(s.tools) == 0:
-		add(st.Muted.Render("No tool would be served: modbay list shows which modules are ready."))
 	default:
+		if s.from != "" {
+			wrap(render.SanitizeLine(s.from), 0, st.Muted.Render)
+		}
 		if s.sessions != nil {
-			if len(s.live) == 0 {
-				add(st.Muted.Render("No agent is connected (modbay mcp serve)."))
-			} else {
+			if len(s.live) > 0 {
 				add(st.Title.Render(fmt.Sprintf("%d live agent %s:", len(s.live), words.Plural(len(s.live), "session", "sessions"))))
 			}
 			for _, l := range s.live {
 				add("  " + render.SanitizeLine(l))
 			}
-			add("")
 		}
-		add(st.Muted.Render(fmt.Sprintf("What modbay mcp serve tells an agent about each of its %d tools (plus the modbay_job_* tools):", len(s.tools))))
+		if len(s.tools) == 0 {
+			add("")
+			add(st.Muted.Render("No tool would be served: modbay list shows which modules are ready."))
+		} else {
+			add(st.Muted.Render(fmt.Sprintf("What each of its %d tools tells an agent (plus the modbay_job_* tools):", len(s.tools))))
+		}
 	}
 	selStart, selEnd := 0, 0
 	for i, t := range s.tools {
@@ -261,14 +350,16 @@ func (s *agentToolsScreen) View() string {
 		}
 		add("")
 		add(mark + st.Title.Render(render.SanitizeLine(t.Name)) + st.Muted.Render(" ("+render.SanitizeLine(t.Title)+") ") + state)
-		for _, l := range strings.Split(common.Wrap(render.SanitizeLine(t.Description), max(w-4, 10)), "\n") {
-			add("    " + l)
-		}
+		wrap(render.SanitizeLine(t.Description), 4, st.Text.Render)
 		if len(t.Hints) > 0 {
 			add("    " + st.Muted.Render("annotations: "+render.SanitizeLine(strings.Join(t.Hints, ", "))))
 		}
-		for _, d := range t.Diff {
-			add("    " + render.SanitizeLine(d))
+		if t.Changed && i != s.cursor {
+			add("    " + st.Muted.Render("changed: "+strings.Join(diffFieldNames(t.Diff), ", ")+" (select it to see what changed)"))
+		}
+		if t.Changed && i == s.cursor {
+			add("    " + st.Subtitle.Render("What changed (- pinned, + served now):"))
+			s.diffLines(t.Diff, w, add)
 		}
 		if s.schemas && i == s.cursor {
 			s.schemaLines(t, add)
@@ -277,18 +368,89 @@ func (s *agentToolsScreen) View() string {
 			selEnd = len(lines)
 		}
 	}
+	if s.loading && s.loaded {
+		add("")
+		add(st.Muted.Render("Refreshing…"))
+	}
 	if s.note != "" {
 		add("")
 		add(st.Muted.Render(render.SanitizeLine(s.note)))
 	}
-	// The view scrolls only as far as the selected tool's block needs.
+	// The view scrolls only as far as the selected tool's block needs,
+	// then as far into it as down asked, never past its end.
 	h := max(s.h, 1)
 	start := min(max(selEnd-h, 0), selStart)
+	start = min(start+s.scroll, max(selEnd-h, start))
+	s.scroll = start - min(max(selEnd-h, 0), selStart)
+	s.below = start+h < selEnd
 	lines = lines[start:]
 	if len(lines) > h {
 		lines = lines[:h]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// step is how far up or down scrolls a long block: half the screen.
+func (s *agentToolsScreen) step() int { return max(s.h/2, 1) }
+
+// diffLines adds a definition's diff (gateway's Diff: "field:" lines,
+// then "- ", "+ " and "  " lines), each wrapped to the width under its
+// mark, removed lines in the error style, added ones in the success style.
+func (s *agentToolsScreen) diffLines(diff []string, w int, add func(string)) {
+	st := s.com.Styles
+	for _, d := range diff {
+		d = render.SanitizeLine(d)
+		mark, text := splitDiff(d)
+		style := st.Text.Render
+		switch mark {
+		case "":
+			add("    " + st.Label.Render(common.Trunc(d, max(w-4, 10))))
+			continue
+		case "- ":
+			style = st.Error.Render
+		case "+ ":
+			style = st.Success.Render
+		default:
+			style = st.Muted.Render
+		}
+		for _, l := range wrapMarked(mark, text, max(w-6, 12)) {
+			add("      " + style(l))
+		}
+	}
+}
+
+// splitDiff is a diff line's mark ("- ", "+ ", "  "; "" for a field's
+// name) and text.
+func splitDiff(d string) (mark, text string) {
+	if len(d) >= 2 && (d[:2] == "- " || d[:2] == "+ " || d[:2] == "  ") {
+		return d[:2], d[2:]
+	}
+	return "", d
+}
+
+// wrapMarked wraps text to w cells with mark before each line.
+func wrapMarked(mark, text string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(common.Wrap(text, max(w-len(mark), 10)), "\n") {
+		out = append(out, mark+l)
+	}
+	return out
+}
+
+// diffFieldNames are the fields a diff names ("description", …).
+func diffFieldNames(diff []string) []string {
+	var out []string
+	for _, d := range diff {
+		if f, ok := strings.CutSuffix(d, ":"); ok && !strings.HasPrefix(d, " ") && !strings.HasPrefix(d, "-") && !strings.HasPrefix(d, "+") {
+			out = append(out, render.SanitizeLine(f))
+		} else if i := strings.Index(d, ": ("); i > 0 && !strings.HasPrefix(d, " ") && !strings.HasPrefix(d, "-") && !strings.HasPrefix(d, "+") {
+			out = append(out, render.SanitizeLine(d[:i]))
+		}
+	}
+	if len(out) == 0 {
+		return []string{"its definition"}
+	}
+	return out
 }
 
 // schemaLines adds the selected tool's schemas as the client receives

@@ -174,7 +174,7 @@ func (f *submitFlow) keepDrafts(ds []formDraft, now time.Time, onQuit bool) tea.
 // it quits.
 func (m *Model) interrupt(armed bool) tea.Cmd {
 	fs, ok := m.top().(*formScreen)
-	if armed || !ok || len(m.dialogs) > 0 || !fs.form.Dirty() {
+	if armed || !ok || fs.form == nil || len(m.dialogs) > 0 || !fs.form.Dirty() {
 		return m.quit()
 	}
 	m.quitArmed = true

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"modbay/ui/inputs"
 	"modbay/ui/internal/uitest"
@@ -101,6 +102,46 @@ func TestCtrlCInADirtyFormKeepsTheDraft(t *testing.T) {
 	press(m2, "ctrl+l")
 	if v := string(m2.form().Value()); !strings.Contains(v, "Quarterly") {
 		t.Fatalf("ctrl+l loaded %s", v)
+	}
+}
+
+// TestReopenedFormHoldingItsDraft: after ctrl+c kept the draft, esc and
+// opening the form again show the form as typed; the kept draft is not
+// offered as "available" (it is what the form holds).
+func TestReopenedFormHoldingItsDraft(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	_, cmd := m.Update(uitest.Key("ctrl+c"))
+	feed(m, cmdMsgs(cmd))
+	press(m, "esc")
+	_, cmd = m.Update(uitest.Key("enter"))
+	feed(m, cmdMsgs(cmd))
+	if m.form() == nil || !strings.Contains(string(m.form().Value()), "Quarterly") {
+		t.Fatal("the form was not reopened as typed")
+	}
+	if got := frame(t, m); strings.Contains(got, "kept draft available") {
+		t.Fatalf("reopened form offers the draft it holds:\n%s", got)
+	}
+}
+
+// TestCtrlCHelpInADirtyForm: the full help (ctrl+g) over typed input says
+// what ctrl+c does there (keeps the draft), not "quit".
+func TestCtrlCHelpInADirtyForm(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
+	openForm(t, m, 1)
+	press(m, "ctrl+g")
+	if got := ansi.Strip(frame(t, m)); !strings.Contains(got, "ctrl+c quit") {
+		t.Fatalf("an untouched form's help:\n%s", got)
+	}
+	press(m, "ctrl+g")
+	typeText(m, "Q")
+	press(m, "ctrl+g")
+	got := ansi.Strip(frame(t, m))
+	if strings.Contains(got, "ctrl+c quit") || !strings.Contains(got, "ctrl+c keep the draft (again: quit)") {
+		t.Fatalf("a dirty form's help:\n%s", got)
 	}
 }
 

@@ -68,6 +68,9 @@ type exchangeScreen struct {
 	note string
 }
 
+// whatInvoke is how a copy's note names the modbay invoke line.
+const whatInvoke = "the modbay invoke line"
+
 // exchangeCopiedMsg is a finished copy of the exchange screen's line
 // what (routed to the screen with the focus; dropped once it is gone).
 type exchangeCopiedMsg struct {
@@ -139,6 +142,9 @@ func (s *exchangeScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case exchangeCopiedMsg:
 		if msg.requestID == s.arg.requestID {
 			s.note = msg.res.Note(msg.what)
+			if msg.what == whatInvoke && s.arg.copy.NeedsYes && msg.res.Err == nil {
+				s.note += "; " + runner.RepeatNeedsYes
+			}
 			s.rebuild()
 		}
 		return nil, nil
@@ -160,7 +166,7 @@ func (s *exchangeScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		case key.Matches(msg, k.Bottom):
 			s.vp.GotoBottom()
 		case key.Matches(msg, k.CopyInvoke) && s.arg.copy.Invoke != "":
-			return nil, s.copy(s.arg.copy.Invoke, "the modbay invoke line")
+			return nil, s.copy(s.arg.copy.Invoke, whatInvoke)
 		case key.Matches(msg, k.CopyCall) && s.arg.copy.ModuleCall != "":
 			return nil, s.copy(s.arg.copy.ModuleCall, "the module call without modbay")
 		}
@@ -231,7 +237,7 @@ func (s *exchangeScreen) FullHelp() [][]key.Binding {
 // HelpNotes shows the copy's note whole under the full help (on screen
 // it wraps to at most common.MaxNoteLines).
 func (s *exchangeScreen) HelpNotes() []string {
-	if s.note != "" {
+	if s.note != "" && common.NoteCut(render.SanitizeLine(s.note), s.width) {
 		return []string{render.SanitizeLine(s.note)}
 	}
 	return nil
@@ -268,6 +274,9 @@ func (s *exchangeScreen) copyLines(b *detailBuilder, w int) {
 	cp := s.arg.copy
 	b.line(st.Subtitle.Render("Repeat with modbay") + st.Muted.Render(" (c)"))
 	b.block(common.WrapWords(render.SanitizeLine(cp.Invoke), w-2), 2)
+	if cp.NeedsYes {
+		b.wrapped(st.Muted, "("+runner.RepeatNeedsYes+")")
+	}
 	switch {
 	case cp.ModuleCall != "":
 		b.line(st.Subtitle.Render("The module call without modbay") + st.Muted.Render(" (m)"))

@@ -368,7 +368,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	}
 	var global []key.Binding
 	if !m.focusBinds(g.Interrupt.Keys()...) {
-		global = append(global, g.Interrupt)
+		global = append(global, m.interruptHelp())
 	}
 	global = append(global, g.Suspend, m.helpToggle())
 	if m.fullHelp {
@@ -431,4 +431,15 @@ func (m *Model) keyMsgIsFocus(kp tea.KeyPressMsg) bool { return m.focusBinds(kp.
 // helpHeight is the help bar's height in lines.
 func (m *Model) helpHeight() int {
 	return max(common.Lines(m.helpView()), 1)
+}
+
+// interruptHelp is ctrl+c as it acts now (interrupt): over a form with
+// typed input and no dialog, the first press keeps the draft and only a
+// second quits.
+func (m *Model) interruptHelp() key.Binding {
+	b := m.keys.Global.Interrupt
+	if fs, ok := m.top().(*formScreen); ok && fs.form != nil && len(m.dialogs) == 0 && !m.quitArmed && fs.form.Dirty() {
+		b.SetHelp(b.Help().Key, "keep the draft (again: quit)")
+	}
+	return b
 }

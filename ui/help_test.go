@@ -83,3 +83,28 @@ func TestFormHelpBarFitsWithTheEssentials(t *testing.T) {
 		}
 	}
 }
+
+// TestViewerNoteNotTwiceInHelp: a viewer's note shown whole on screen
+// (E without an editor) is not repeated under the full help; a note the
+// screen cuts is.
+func TestViewerNoteNotTwiceInHelp(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte(`{"title":"Q1","rows":[1,2,3]}`)
+	staged := filepath.Join(dir, "blob")
+	if err := os.WriteFile(staged, body, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTest(t, nil, 100, 30)
+	m.viewerEnv.TmpDir = t.TempDir() // a home, but no pager nor editor
+	h := newHarness(t, m)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	a := &m.result().res.Artifacts[0]
+	a.Staged, a.Digest, a.Size = staged, modproto.Digest(body), int64(len(body))
+	h.key("enter")
+	h.until("render", func() bool { return m.screen() == screenViewer && !m.viewer().Loading() })
+	h.key("E")
+	h.key("?")
+	if out := ansi.Strip(frame(t, m)); strings.Count(out, "No editor") != 1 {
+		t.Fatalf("the note is shown %d times:\n%s", strings.Count(out, "No editor"), out)
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ func init() { register(screenHistory, openHistoryScreen) }
 
 // HistoryKeyMap is the history screen's own bindings, beside the list's.
 type HistoryKeyMap struct {
-	// Status cycles the status filter (all, ok, error, …).
+	// Status steps the status filter (all, ok, not ok, in flight).
 	Status key.Binding
 	// Pin pins or unpins the selected run (pinned runs are never pruned).
 	Pin key.Binding
@@ -45,7 +46,7 @@ type HistoryKeyMap struct {
 // opens the history with openHistoryKey.
 func defaultHistoryKeys() HistoryKeyMap {
 	return HistoryKeyMap{
-		Status: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "status filter")),
+		Status: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "status filter")), // statusKey names the next step
 		Pin:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
 		Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
 		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy as command")),
@@ -66,9 +67,9 @@ type historyScreen struct {
 	keys HistoryKeyMap
 	list *list.Model
 	// sums are every recorded run, newest first; status is the status
-	// filter ("" all).
+	// filter (statusGroups[status]; 0 all).
 	sums   []history.Summary
-	status history.Status
+	status int
 	// loaded is false until the first listing arrived; warns are the
 	// listing's warnings (damaged records skipped), note a line for the
 	// person (a refused re-run, a pin's failure).
@@ -79,6 +80,48 @@ type historyScreen struct {
 	none string
 	// live is the root's runs in flight by id, for their current state.
 	live func(id string) *runView
+	// cols are the rows' column widths for the rows drawn (layout).
+	cols historyCols
+}
+
+// historyCols are the history rows' columns as layout sized them for
+// the rows drawn: the "module › capability" and status cells, and
+// whether the run id column fits.
+type historyCols struct {
+	when, name, status int
+	id                 bool
+}
+
+// historyFixed is a row's cells before its name but the when column:
+// mark, pin, glyph and duration (7) with their gaps.
+const historyFixed = 2 + 1 + 1 + 1 + 1 + 7 + 2
+
+// layout sizes the columns for the rows shown in w cells: the name column
+// as wide as the widest name drawn, the status column as the widest
+// status not ok (none when all are, or when it would cut a name), and
+// the run id whole when all that fits; else the name gets what is left.
+func (s *historyScreen) layout(shown []list.Item, w int) {
+	c := historyCols{when: 7}
+	now := s.com.Now()
+	for _, it := range shown {
+		h := it.(*historyItem)
+		c.when = max(c.when, common.Width(words.Ago(now, h.sum.Started))) // "just now" is 8
+		c.name = max(c.name, common.Width(h.name()))
+		c.status = max(c.status, common.Width(h.status()))
+	}
+	rest := w - historyFixed - c.when
+	if c.status > 0 && c.name+2+c.status > rest {
+		c.status = 0 // the name first: the glyph still tells ok, failed, in flight
+	}
+	if c.status > 0 {
+		rest -= c.status + 2
+	}
+	const idW = 2 + 4 + 32 // "  req_" and 32 hex (docs/protocol.md §1)
+	c.id = c.name+idW <= rest
+	if !c.id {
+		c.name = min(c.name, max(rest, 8))
+	}
+	s.cols = c
 }
 
 // openHistoryScreen shows the history and starts listing it.
@@ -86,6 +129,8 @@ func openHistoryScreen(m *Model, _ any) (Screen, tea.Cmd) {
 	s := &historyScreen{com: m.com, keys: m.keys.History,
 		list: list.New(m.com, m.keys.List, "filter: module, capability, status:ok, input…", "No run matches the filter."),
 		live: func(id string) *runView { return m.runs[id] }}
+	s.list.SetLayout(s.layout)
+	s.list.SetShare(3) // the rows have columns; the detail needs less
 	if m.history == nil {
 		s.none, s.loaded = "No history: this cockpit has no home to record runs in.", true
 		return s, nil
@@ -110,8 +155,9 @@ type historyRecordMsg struct {
 
 // historyPinnedMsg reports a pin or unpin.
 type historyPinnedMsg struct {
-	id  string
-	err error
+	id     string
+	pinned bool
+	err    error
 }
 
 // historyPurpose is why a record is read.
@@ -135,6 +181,8 @@ func (historyCopiedMsg) isHistoryMsg() {}
 type historyCopiedMsg struct {
 	id  string
 	res clipboard.Result
+	// needsYes: the run needed approval (history.Record.NeedsYes).
+	needsYes bool
 }
 
 func (jobsResumedMsg) isHistoryMsg() {}
@@ -176,6 +224,10 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 			return nil
 		}
 		if hs != nil {
+			hs.note = "Unpinned " + msg.id + "."
+			if msg.pinned {
+				hs.note = "Pinned " + msg.id + ": pruning never removes it."
+			}
 			return m.loadHistory()
 		}
 	case historyRecordMsg:
@@ -205,6 +257,9 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 	case historyCopiedMsg:
 		if hs != nil {
 			hs.note = msg.res.Note("the command that repeats " + msg.id)
+			if msg.needsYes && msg.res.Err == nil {
+				hs.note += "; " + runner.RepeatNeedsYes
+			}
 		}
 	case jobsResumedMsg:
 		return m.resumed(msg)
@@ -253,6 +308,10 @@ func (m *Model) openRecord(rec *history.Record) tea.Cmd {
 	if mod == nil {
 		mod = &runner.Module{ID: rec.Module}
 	}
+	if rec.Status == history.StatusRunning && m.history != nil {
+		// Another process runs it now (its lock is held): follow it.
+		return m.followRecord(rec, mod)
+	}
 	rv := &runView{com: m.com, id: rec.RunID, plan: rec.Plan(mod), cancel: func() {}, started: rec.Started, done: true, result: rec.Result()}
 	if rec.Status == history.StatusRunning || rec.Status == history.StatusInterrupted {
 		// Nothing to show but what was recorded: say the outcome is not.
@@ -278,9 +337,9 @@ func (m *Model) copyRecord(rec *history.Record) tea.Cmd {
 	if hs != nil {
 		hs.note = "Copying the command…"
 	}
-	id := rec.RunID
+	id, yes := rec.RunID, rec.NeedsYes()
 	return m.viewerEnv.Clipboard.Copy(render.SanitizeLine(line), func(r clipboard.Result) tea.Msg {
-		return historyCopiedMsg{id: id, res: r}
+		return historyCopiedMsg{id: id, res: r, needsYes: yes}
 	})
 }
 
@@ -297,7 +356,7 @@ func (s *historyScreen) setRuns(sums []history.Summary, warns []string, err erro
 func (s *historyScreen) refresh() {
 	items := make([]list.Item, 0, len(s.sums))
 	for i := range s.sums {
-		if s.status == "" || s.sums[i].Status == s.status {
+		if statusGroups[s.status].keeps(s.sums[i].Status) {
 			items = append(items, &historyItem{s: s, sum: &s.sums[i]})
 		}
 	}
@@ -337,11 +396,14 @@ func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if handled || !isKey {
 		return nil, cmd
 	}
+	if !key.Matches(kp, s.keys.Back) {
+		s.note = "" // an action's note says what it did, never an earlier one's
+	}
 	switch {
 	case key.Matches(kp, s.keys.Back):
 		return actionPop{}, nil
 	case key.Matches(kp, s.keys.Status) && s.loaded && len(s.sums) > 0:
-		s.status = nextStatus(s.status)
+		s.status = s.nextStatus()
 		s.refresh()
 	case key.Matches(kp, s.keys.Pin):
 		if sel := s.selected(); sel != nil {
@@ -349,7 +411,6 @@ func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 	case key.Matches(kp, s.keys.Rerun):
 		if sel := s.selected(); sel != nil {
-			s.note = ""
 			return actionHistory{id: sel.RunID, purpose: purposeRerun}, nil
 		}
 	case key.Matches(kp, s.keys.Copy):
@@ -364,17 +425,43 @@ func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	return nil, nil
 }
 
-// nextStatus cycles the status filter: all, then each status in turn.
-func nextStatus(st history.Status) history.Status {
-	if st == "" {
-		return history.Statuses[0]
-	}
-	for i, x := range history.Statuses {
-		if x == st && i+1 < len(history.Statuses) {
-			return history.Statuses[i+1]
+// statusGroup is one step of the status filter: a name and the statuses
+// it keeps (nil: all).
+type statusGroup struct {
+	name string
+	of   []history.Status
+}
+
+func (g statusGroup) keeps(st history.Status) bool { return g.of == nil || slices.Contains(g.of, st) }
+
+// statusGroups are the status filter's steps, s going to the next: all,
+// ok, not ok (ended other than well, or never run), in flight (running,
+// or a job left running). Every status is in one group
+// (TestStatusGroupsCoverEveryStatus); /status:NAME filters one status.
+var statusGroups = []statusGroup{
+	{name: "all"},
+	{name: "ok", of: []history.Status{history.StatusOK}},
+	{name: "not ok", of: []history.Status{history.StatusError, history.StatusFailed, history.StatusCancelled, history.StatusDenied, history.StatusInterrupted}},
+	{name: "in flight", of: []history.Status{history.StatusRunning, history.StatusDetached}},
+}
+
+// nextStatus is the status filter's next step that keeps some run (all
+// keeps every one): s never lands on an empty list.
+func (s *historyScreen) nextStatus() int {
+	for i := 1; i < len(statusGroups); i++ {
+		n := (s.status + i) % len(statusGroups)
+		if n == 0 || slices.ContainsFunc(s.sums, func(x history.Summary) bool { return statusGroups[n].keeps(x.Status) }) {
+			return n
 		}
 	}
-	return ""
+	return 0
+}
+
+// statusKey is the status filter's binding saying where s goes next.
+func (s *historyScreen) statusKey() key.Binding {
+	b := s.keys.Status
+	b.SetHelp(b.Help().Key, "show "+statusGroups[s.nextStatus()].name)
+	return b
 }
 
 // Actions of the history screen.
@@ -389,7 +476,7 @@ type (
 		id     string
 		pinned bool
 	}
-	// actionDeleteRun deletes a run (pinned: after asking).
+	// actionDeleteRun deletes a run after asking (pinned: saying so).
 	actionDeleteRun struct {
 		id     string
 		pinned bool
@@ -428,18 +515,29 @@ func (m *Model) historyAction(a Action) tea.Cmd {
 	case actionHistory:
 		return m.readRecord(a.id, a.purpose)
 	case actionDeleteRun:
-		if !a.pinned {
-			return m.deleteRun(a.id, false)
+		if r, ok := m.runs[a.id]; ok && !r.done {
+			// Its lock is this cockpit's own: say so, not "another process".
+			if hs, _ := find[*historyScreen](m); hs != nil {
+				what := "running"
+				if r.job != nil {
+					what = "following its job"
+				}
+				hs.note = "Not deleted: this cockpit is " + what + " (run " + a.id + "); delete it once it has ended."
+			}
+			return nil
 		}
-		m.confirmYes = func() tea.Cmd { return m.deleteRun(a.id, true) }
-		m.dialogs = append(m.dialogs, dialog.NewConfirm(m.com, "Delete pinned run "+a.id+"?", "delete it",
-			"It is pinned: pruning never removes it. Deleting removes its record and the artifacts no other run keeps; this cannot be undone."))
+		title, body := "Delete run "+a.id+"?", "Deleting removes its record and the artifacts no other run keeps; this cannot be undone."
+		if a.pinned {
+			title, body = "Delete pinned run "+a.id+"?", "It is pinned: pruning never removes it. "+body
+		}
+		m.confirmYes = func() tea.Cmd { return m.deleteRun(a.id, a.pinned) }
+		m.dialogs = append(m.dialogs, dialog.NewConfirm(m.com, title, "delete it", body))
 	case actionPin:
 		s := m.history
 		if s == nil {
 			return nil
 		}
-		return func() tea.Msg { return historyPinnedMsg{id: a.id, err: s.Pin(a.id, a.pinned)} }
+		return func() tea.Msg { return historyPinnedMsg{id: a.id, pinned: a.pinned, err: s.Pin(a.id, a.pinned)} }
 	}
 	return nil
 }
@@ -454,7 +552,7 @@ func (s *historyScreen) ShortHelp() []key.Binding {
 		b = append(b, s.keys.Rerun, s.keys.Pin)
 	}
 	if len(s.sums) > 0 {
-		b = append(b, s.keys.Status)
+		b = append(b, s.statusKey())
 	}
 	if s.list.Len() > 0 {
 		b = append(b, s.keys.Copy)
@@ -484,7 +582,7 @@ func (s *historyScreen) FullHelp() [][]key.Binding {
 		own = append(own, s.keys.Rerun, s.keys.Pin, s.keys.Copy, s.keys.Delete)
 	}
 	if len(s.sums) > 0 {
-		own = append(own, s.keys.Status)
+		own = append(own, s.statusKey())
 	}
 	if s.list.FilterValue() == "" {
 		// Else esc clears the filter first (the list's group says so).
@@ -506,8 +604,8 @@ func (s *historyScreen) View() string {
 		return st.Muted.Render("Reading the history…")
 	}
 	head := fmt.Sprintf("%d %s recorded", len(s.sums), words.Plural(len(s.sums), "run", "runs"))
-	if s.status != "" {
-		head += " · status " + string(s.status)
+	if s.status != 0 {
+		head += fmt.Sprintf(" · %d %s (s: %s)", s.list.Len(), statusGroups[s.status].name, statusGroups[s.nextStatus()].name)
 	}
 	top = append(top, st.Muted.Render(common.Trunc(head, w)))
 	if len(s.warns) > 0 {
@@ -577,18 +675,35 @@ func statusGlyph(st history.Status) string {
 	return "-"
 }
 
-// Row draws the run: status, when, module › capability, duration.
-func (it *historyItem) Row(sel bool, w int) string {
-	st := it.s.com.Styles
+// name is the row's "module › capability", sanitized.
+func (it *historyItem) name() string {
+	return calledText(it.sum.Module, it.sum.Capability)
+}
+
+// status is the row's status column: "" for ok, else the status, live
+// for a run in flight ("running 42%": the job's percent as last polled).
+func (it *historyItem) status() string {
 	x := it.sum
 	status := string(x.Status)
 	if r := it.s.live(x.RunID); r != nil && !r.done {
 		status = "running"
 		if j := r.job; j != nil && j.Percent != nil {
-			// The job's percent as last polled, live.
 			status = fmt.Sprintf("running %.0f%%", *j.Percent)
 		}
 	}
+	if status == string(history.StatusOK) {
+		return ""
+	}
+	return status
+}
+
+// Row draws the run in columns (layout): pin, status glyph, when,
+// duration, module › capability, status when not ok, and the run id
+// (what history show and rm take) when it fits whole.
+func (it *historyItem) Row(sel bool, w int) string {
+	st := it.s.com.Styles
+	x := it.sum
+	c := it.s.cols
 	mark := "  "
 	if sel {
 		mark = "› "
@@ -598,15 +713,15 @@ func (it *historyItem) Row(sel bool, w int) string {
 		pin = "*"
 	}
 	when := words.Ago(it.s.com.Now(), x.Started)
-	row := fmt.Sprintf("%s%s%s %7s %7s  %s", mark, pin, statusGlyph(x.Status), when, rowDuration(x), calledText(x.Module, x.Capability))
-	if status != string(history.StatusOK) {
-		row += "  " + status
+	row := fmt.Sprintf("%s%s%s %*s %7s  ", mark, pin, statusGlyph(x.Status), c.when, when, rowDuration(x))
+	row += pad(common.Trunc(it.name(), c.name), c.name)
+	if c.status > 0 {
+		row += "  " + pad(it.status(), c.status)
 	}
-	if id := "  " + x.RunID; common.Width(row)+len(id) <= w {
-		// The run id where it fits, whole: what history show and rm take.
-		row += id
+	if c.id {
+		row += "  " + x.RunID
 	}
-	row = common.Trunc(row, w)
+	row = common.Trunc(strings.TrimRight(row, " "), w)
 	if sel {
 		return st.Selected.Render(row)
 	}
@@ -619,7 +734,13 @@ func rowDuration(x *history.Summary) string {
 	if x.Status == history.StatusRunning {
 		return "…"
 	}
-	d := time.Duration(x.DurationMS) * time.Millisecond
+	return shortDuration(time.Duration(x.DurationMS) * time.Millisecond)
+}
+
+// shortDuration is d in at most 7 cells ("162ms", "1.2s", "3m05s",
+// "2h10m"): the one way the history and the activity view say how long
+// a run took.
+func shortDuration(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,13 +144,13 @@ func TestHistoryNewestFirstAndFilters(t *testing.T) {
 		t.Errorf("input search kept %d", hs.list.Len())
 	}
 	press(m, "esc")
-	press(m, "s") // running: none
-	if hs.list.Len() != 0 {
-		t.Errorf("status running kept %d", hs.list.Len())
+	press(m, "s") // ok
+	if hs.list.Len() != 1 || hs.selected().Capability != "fake.report" {
+		t.Errorf("status ok kept %d", hs.list.Len())
 	}
-	press(m, "s") // detached
+	press(m, "s", "s") // not ok, then in flight
 	if hs.list.Len() != 1 || hs.selected().JobID != "job_7" {
-		t.Errorf("status detached kept %d", hs.list.Len())
+		t.Errorf("in flight kept %d", hs.list.Len())
 	}
 }
 
@@ -225,9 +226,15 @@ func TestHistoryRerunPrefills(t *testing.T) {
 	}
 }
 
+// TestHistoryPin: p pins the run and the note says so, replacing the
+// note an earlier action left.
 func TestHistoryPin(t *testing.T) {
 	m := historyAt(t, 100, 20, seedHistory)
+	m.top().(*historyScreen).note = "Copied to the tmux buffer: an earlier copy"
 	_, cmd := m.Update(uitest.Key("p"))
+	if hs := m.top().(*historyScreen); hs.note != "" {
+		t.Errorf("an earlier note stays after p: %q", hs.note)
+	}
 	cmd = runCmd(m, cmd) // pinned: reload
 	runCmd(m, cmd)
 	hs := m.top().(*historyScreen)
@@ -236,6 +243,9 @@ func TestHistoryPin(t *testing.T) {
 	}
 	if rec, _ := m.history.Get(hs.selected().RunID); !rec.Pinned {
 		t.Error("pin not recorded")
+	}
+	if !strings.HasPrefix(hs.note, "Pinned req_") {
+		t.Errorf("note after p: %q", hs.note)
 	}
 }
 
@@ -316,19 +326,113 @@ func TestHistoryColumns(t *testing.T) {
 		t.Errorf("narrow list:\n%s", narrow)
 	}
 	wide := ansi.Strip(frame(t, historyAt(t, 200, 30, seedHistory)))
-	if !strings.Contains(wide, "5m ago    1.2s  fake › fake.report  req_00000000000000000000000000000001") {
+	if !regexp.MustCompile(`5m ago    1\.2s  fake › fake\.report +req_00000000000000000000000000000001`).MatchString(wide) {
 		t.Errorf("wide list lacks the duration and run id columns:\n%s", wide)
 	}
 }
 
-// TestHistoryDelete: D deletes the selected run at once; a pinned one
-// only after asking, and n keeps it.
+// TestStatusGroupsCoverEveryStatus: each status is in exactly one step of
+// the status filter besides "all".
+func TestStatusGroupsCoverEveryStatus(t *testing.T) {
+	for _, st := range history.Statuses {
+		n := 0
+		for _, g := range statusGroups[1:] {
+			if g.keeps(st) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("status %s is in %d groups", st, n)
+		}
+	}
+}
+
+// TestHistoryStatusFilterCycle: s steps all → ok → not ok → in flight →
+// all (skipping a step that keeps nothing), and the help bar names the
+// next step.
+func TestHistoryStatusFilterCycle(t *testing.T) {
+	m := historyAt(t, 200, 20, seedHistory)
+	hs := m.top().(*historyScreen)
+	var got []string
+	for range 4 {
+		if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "s show "+statusGroups[hs.nextStatus()].name) {
+			t.Fatalf("the help bar does not name the next step:\n%s", out)
+		}
+		press(m, "s")
+		got = append(got, fmt.Sprintf("%s:%d", statusGroups[hs.status].name, hs.list.Len()))
+	}
+	if want := "ok:1 not ok:1 in flight:1 all:3"; strings.Join(got, " ") != want {
+		t.Fatalf("steps %q, want %q", strings.Join(got, " "), want)
+	}
+	// With no run in flight the step is skipped.
+	press(m, "s", "s")
+	hs.sums = hs.sums[:2]
+	press(m, "s")
+	if name := statusGroups[hs.status].name; name != "all" {
+		t.Fatalf("after not ok with nothing in flight: %s", name)
+	}
+}
+
+// TestHistoryRowsInColumns: at 80 and 200 columns every row's name,
+// status and run id start in one column each; at 200 every run id is
+// shown whole (the list is wider than 80 there), at 80 none is.
+func TestHistoryRowsInColumns(t *testing.T) {
+	for _, w := range []int{80, 200} {
+		out := ansi.Strip(frame(t, historyAt(t, w, 30, seedHistory)))
+		col := func(sub string) []int {
+			var at []int
+			for _, l := range strings.Split(out, "\n") {
+				if j := strings.IndexAny(l, "│╭"); j >= 0 {
+					l = l[:j] // the list's part of a wide screen
+				}
+				if i := strings.Index(l, sub); i >= 0 && strings.Contains(l, " ago ") {
+					at = append(at, ansi.StringWidth(l[:i]))
+				}
+			}
+			return at
+		}
+		for _, sub := range []string{"fake.report", "fake.echo", "fake.slow"} {
+			if len(col(sub)) != 1 {
+				t.Fatalf("%d: no row of %s:\n%s", w, sub, out)
+			}
+		}
+		names := append(col("fake ›"), col("echo ›")...)
+		if len(names) < 3 || names[0] != names[1] || names[1] != names[2] {
+			t.Errorf("%d: names start at %v:\n%s", w, names, out)
+		}
+		if st := append(col("error"), col("detached")...); len(st) != 2 || st[0] != st[1] {
+			t.Errorf("%d: statuses start at %v:\n%s", w, st, out)
+		}
+		ids := col("req_0000")
+		switch {
+		case w == 200 && (len(ids) != 3 || ids[0] != ids[1] || ids[1] != ids[2]):
+			t.Errorf("200: run ids at %v:\n%s", ids, out)
+		case w == 80 && len(ids) != 0:
+			t.Errorf("80: a run id in a row (ragged): %v\n%s", ids, out)
+		}
+	}
+}
+
+// TestHistoryDelete: D deletes the selected run after asking, n keeps
+// it; a pinned one after asking and saying it is pinned.
 func TestHistoryDelete(t *testing.T) {
 	m := historyAt(t, 100, 20, seedHistory)
 	_, cmd := m.Update(uitest.Key("D"))
+	if cmd != nil || len(m.dialogs) != 1 || !isConfirm(m.dialogs[0]) {
+		t.Fatalf("D on an unpinned run did not ask: dialogs %d", len(m.dialogs))
+	}
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "Delete run req_00000000000000000000000000000001?") || strings.Contains(out, "pinned") {
+		t.Errorf("the question:\n%s", out)
+	}
+	press(m, "n")
+	if _, err := m.history.Get("req_00000000000000000000000000000001"); err != nil {
+		t.Fatal("n deleted the run")
+	}
+	m.Update(uitest.Key("D"))
+	_, cmd = m.Update(uitest.Key("y"))
 	runCmd(m, runCmd(m, cmd))
 	if _, err := m.history.Get("req_00000000000000000000000000000001"); err == nil {
-		t.Fatal("D did not delete the run")
+		t.Fatal("D, y did not delete the run")
 	}
 	if out := frame(t, m); !strings.Contains(out, "2 runs recorded") || !strings.Contains(out, "Deleted req_00000000000000000000000000000001") {
 		t.Errorf("after D:\n%s", out)
@@ -347,6 +451,25 @@ func TestHistoryDelete(t *testing.T) {
 	runCmd(m, runCmd(m, cmd))
 	if _, err := m.history.Get("req_00000000000000000000000000000003"); err == nil {
 		t.Fatal("y did not delete the pinned run")
+	}
+}
+
+// TestHistoryDeleteOwnRun: D on a run this cockpit is polling says so
+// (not "another modbay process"), names the run once and asks nothing.
+func TestHistoryDeleteOwnRun(t *testing.T) {
+	m := historyAt(t, 100, 20, seedHistory)
+	const id = "req_00000000000000000000000000000001"
+	m.runs[id] = &runView{com: m.com, id: id, cancel: func() {}, job: &runner.JobStatus{ID: "j1"}}
+	_, cmd := m.Update(uitest.Key("D"))
+	if cmd != nil || len(m.dialogs) != 0 {
+		t.Fatalf("D on the cockpit's own job: cmd %v, dialogs %d", cmd != nil, len(m.dialogs))
+	}
+	hs, _ := find[*historyScreen](m)
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "this cockpit is following its job") || strings.Contains(out, "another modbay") || strings.Count(hs.note, id) != 1 {
+		t.Errorf("after D (note %q):\n%s", hs.note, out)
+	}
+	if _, err := m.history.Get(id); err != nil {
+		t.Fatal("the polled run was deleted")
 	}
 }
 

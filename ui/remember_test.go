@@ -40,6 +40,6 @@ func TestViewerRemembersMarkdownPerModule(t *testing.T) {
 	open()
 	h.until("the markdown", func() bool {
 		v := m.View().Content
-		return strings.Contains(v, "**init**") && !strings.Contains(v, "__init__")
+		return strings.Contains(v, "\x1b[1minit") && !strings.Contains(v, "__init__")
 	})
 }

@@ -261,8 +261,15 @@ func (r *resultView) ShortHelp() []key.Binding {
 }
 
 // EssentialHelp is what the help bar keeps at any width: opening an
-// artifact (esc and the help key are always kept).
-func (r *resultView) EssentialHelp() []key.Binding { return []key.Binding{r.keys.Open} }
+// artifact and, when there is a pager, O (over SSH the way to read it
+// outside the cockpit); esc and the help key are always kept.
+func (r *resultView) EssentialHelp() []key.Binding {
+	b := []key.Binding{r.keys.Open}
+	if len(r.res.Artifacts) > 0 && r.env.CanOpen(viewer.ToolPager) {
+		b = append(b, r.keys.Pager)
+	}
+	return b
+}
 
 // FullHelp implements help.KeyMap.
 func (r *resultView) FullHelp() [][]key.Binding {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"modbay/modproto"
 	"modbay/runner"
 )
@@ -96,5 +98,19 @@ func TestJobResultWordIsTheJobsState(t *testing.T) {
 		if got := resultWord(res); got != c.word {
 			t.Errorf("state %s: activity word %q, want %q", c.state, got, c.word)
 		}
+	}
+}
+
+// TestResultHelpKeepsThePagerAt80: at 80 columns, with a pager to run,
+// the result's help bar keeps O (over SSH the way to read an artifact
+// outside the cockpit) among the keys it shows.
+func TestResultHelpKeepsThePagerAt80(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	m.viewerEnv.Pager, m.viewerEnv.Editor, m.viewerEnv.TmpDir = "less", "vi", t.TempDir()
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	out := frame(t, m)
+	lines := strings.Split(ansi.Strip(out), "\n")
+	if bar := lines[len(lines)-1]; !strings.Contains(bar, "O open in pager") {
+		t.Fatalf("the help bar at 80 columns has no O:\n%s", out)
 	}
 }

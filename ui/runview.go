@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/history"
 	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
@@ -55,6 +56,9 @@ type runView struct {
 	result *runner.Result
 	// exchange is its raw exchange once done (nil: not recorded).
 	exchange *exchangeArg
+	// follow is set for a run of another process this cockpit follows
+	// (follow.go): it cannot be cancelled from here.
+	follow *following
 }
 
 func newRunView(com *common.Common, p *runner.Plan, cancel context.CancelFunc) *runView {
@@ -176,7 +180,9 @@ func (s *runScreen) Crumb(bool) string { return "run" }
 
 // cancellable reports whether Cancel does something: the run is in flight
 // and not yet being cancelled.
-func (s *runScreen) cancellable() bool { return !s.run.done && !s.run.cancelling }
+func (s *runScreen) cancellable() bool {
+	return !s.run.done && !s.run.cancelling && s.run.follow == nil
+}
 
 // Update implements Screen: ctrl+c cancels the run; the runner kills its
 // process tree and the run ends as "cancelled". Once a job handle has
@@ -206,6 +212,9 @@ func (s *runScreen) jobCancellable() bool {
 // backgroundable reports whether Background does something: the run is
 // a long-running capability's, in flight and not being cancelled.
 func (s *runScreen) backgroundable() bool {
+	if s.run.follow != nil {
+		return !s.run.done // back: the run goes on in its own process
+	}
 	return s.cancellable() && s.run.plan.Capability.LongRunning
 }
 
@@ -220,7 +229,11 @@ func (s *runScreen) ShortHelp() []key.Binding {
 		b = append(b, k)
 	}
 	if s.backgroundable() {
-		b = append(b, s.keys.Background)
+		k := s.keys.Background
+		if s.run.follow != nil {
+			k.SetHelp(k.Help().Key, "back (it goes on)")
+		}
+		b = append(b, k)
 	}
 	if s.jobCancellable() {
 		b = append(b, s.keys.CancelJob)
@@ -229,7 +242,12 @@ func (s *runScreen) ShortHelp() []key.Binding {
 }
 
 // EssentialHelp is what the help bar keeps at any width: the cancel.
-func (s *runScreen) EssentialHelp() []key.Binding { return []key.Binding{s.keys.Cancel} }
+func (s *runScreen) EssentialHelp() []key.Binding {
+	if s.run.follow != nil {
+		return nil // ShortHelp's back stays first
+	}
+	return []key.Binding{s.keys.Cancel}
+}
 
 // FullHelp implements help.KeyMap.
 func (s *runScreen) FullHelp() [][]key.Binding {
@@ -258,6 +276,9 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 	}
 	var lines []string
 	state := "running"
+	if f := r.follow; f != nil {
+		state = "running in " + followedBy(f.source)
+	}
 	switch {
 	case r.cancelling && r.job != nil:
 		state = "stopping polling…"
@@ -299,6 +320,11 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d %s", j.Polls, words.Plural(j.Polls, "poll", "polls"))))
 	}
 	switch j := r.job; {
+	case r.follow != nil:
+		lines = append(lines, "", st.Muted.Render("Followed from the history as "+followedBy(r.follow.source)+" runs it: this cockpit cannot stop it · esc goes back, the run goes on"))
+		if r.follow.cut {
+			lines = append(lines, st.Warning.Render("The run wrote more live events than the history keeps: later ones are not shown; its result will be."))
+		}
 	case j != nil && r.cancelling:
 		lines = append(lines, "", st.Warning.Render("Polling stops; job "+render.SanitizeLine(j.ID)+" continues in the module."))
 	case j != nil:
@@ -334,6 +360,17 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// followedBy names who runs a followed run of source.
+func followedBy(source string) string {
+	switch source {
+	case history.SourceMCPServe:
+		return "modbay mcp serve (an agent's call)"
+	case "":
+		return "another modbay process"
+	}
+	return "modbay " + render.SanitizeLine(source) + " (another process)"
 }
 
 // bar draws a percent as a w-cell bar.

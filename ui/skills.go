@@ -12,6 +12,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"modbay/internal/words"
 	"modbay/render"
@@ -80,6 +81,12 @@ type skillsScreen struct {
 	session *skills.Session
 	// renderedDir is where renderings are written (Options.RenderedDir).
 	renderedDir string
+	// widest are the widest name, status and source of the items, in
+	// cells (measured when they are set); cols the columns fitted from
+	// them for the row width colsW.
+	widest skillCols
+	cols   skillCols
+	colsW  int
 }
 
 // skillActivatedMsg is a module document read and checked for loading,
@@ -154,7 +161,74 @@ func (s *skillsScreen) SetLoaded(msg skillsLoadedMsg) {
 	for i := range msg.catalog.Skills {
 		items = append(items, &folderItem{s: s, r: msg.catalog.Skills[i]})
 	}
+	s.widest, s.colsW = skillCols{}, -1
+	for _, it := range items {
+		n, st, src, _ := skillCells(it)
+		s.widest.name = max(s.widest.name, common.Width(n))
+		s.widest.status = max(s.widest.status, common.Width(st))
+		s.widest.source = max(s.widest.source, common.Width(src))
+	}
 	s.list.SetItems(items, nil)
+}
+
+// skillCols are the widths in cells of the skills list's columns (0
+// hides one): name, status, source, description.
+type skillCols struct{ name, status, source, desc int }
+
+// Bounds of the skills list's columns, in cells: a long name or source
+// gives way so the status and the description stay on the row.
+const (
+	maxSkillNameCol   = 32
+	maxSkillSourceCol = 14
+	minSkillSourceCol = 6
+	minSkillDescCol   = 16
+	// activeMarkWidth is the "● " column before the name.
+	activeMarkWidth = 2
+)
+
+// columnsFor fits the columns into rows w cells wide: the name as wide as
+// the widest (up to maxSkillNameCol, at least minNameCol), the status
+// whole, the source as wide as the widest (up to maxSkillSourceCol),
+// and the description what is left when there is enough of it.
+func (s *skillsScreen) columnsFor(w int) skillCols {
+	if w == s.colsW {
+		return s.cols
+	}
+	gap := len(colGap)
+	left := w - cursorWidth - activeMarkWidth
+	var c skillCols
+	c.name = max(min(s.widest.name, maxSkillNameCol, left), min(minNameCol, max(left, 0)))
+	left -= c.name + gap
+	if left > 0 {
+		c.status = min(s.widest.status, left)
+		left -= c.status + gap
+	}
+	if left >= minSkillSourceCol {
+		c.source = min(s.widest.source, maxSkillSourceCol, left)
+		left -= c.source + gap
+	}
+	if left >= minSkillDescCol {
+		c.desc = left
+	}
+	s.cols, s.colsW = c, w
+	return c
+}
+
+// skillCells are an item's plain cells: name, status, source and
+// description, sanitized.
+func skillCells(it list.Item) (name, status, source, desc string) {
+	switch it := it.(type) {
+	case *docItem:
+		d := it.st.doc
+		desc = d.Summary
+		if desc == "" {
+			desc = d.Title
+		}
+		return render.SanitizeLine(d.Name()), ansi.Strip(docStatus(it.s.com, it.st)), render.SanitizeLine("module " + d.Kind), render.SanitizeLine(desc)
+	case *folderItem:
+		return render.SanitizeLine(it.r.Key.Name), ansi.Strip(recordStatus(it.s.com, it.r)), render.SanitizeLine(folderSource(it.r)), render.SanitizeLine(it.r.Description)
+	}
+	return "", "", "", ""
 }
 
 // docItem is a module skill or overlay as a list item.
@@ -168,10 +242,9 @@ func (it *docItem) FilterValue() string {
 	return it.st.doc.Module + "/" + it.st.doc.ID + "\x00" + it.st.doc.Title + "\x00module"
 }
 
-// Row draws "module/id  status  module skill".
+// Row draws "module/id  status  module skill  summary" in columns.
 func (it *docItem) Row(sel bool, w int) string {
-	d := it.st.doc
-	return skillRow(it.s.com, sel, w, it.s.isActive(it), d.Name(), "module "+d.Kind, docStatus(it.s.com, it.st))
+	return skillRow(it.s, it, sel, w, docStatus(it.s.com, it.st))
 }
 
 // docStatus is a document's status: its tokens, or drifted.
@@ -226,9 +299,9 @@ type folderItem struct {
 // FilterValue matches the skill's listed name and source.
 func (it *folderItem) FilterValue() string { return it.r.Key.Name + "\x00" + it.r.Source }
 
-// Row draws "name  status  source".
+// Row draws "name  status  source  description" in columns.
 func (it *folderItem) Row(sel bool, w int) string {
-	return skillRow(it.s.com, sel, w, it.s.isActive(it), it.r.Key.Name, folderSource(it.r), recordStatus(it.s.com, it.r))
+	return skillRow(it.s, it, sel, w, recordStatus(it.s.com, it.r))
 }
 
 // folderSource is where a folder skill was found, flagged when a module
@@ -253,18 +326,36 @@ func recordStatus(com *common.Common, r skills.Record) string {
 	return st.Muted.Render(skills.TokenText(0, r.Bytes))
 }
 
-// skillRow draws one row: cursor, "● " when the skill is active, name,
-// status and source (dimmed), cut to w cells (the source goes first).
-func skillRow(com *common.Common, sel bool, w int, active bool, name, source, status string) string {
-	st := com.Styles
-	n := render.SanitizeLine(name)
+// skillRow draws item it's row in the screen's columns for w cells:
+// cursor, "● " when the skill is active, name, status (styled, as
+// given), source (dimmed) and description (muted), each cut with … to
+// its column.
+func skillRow(s *skillsScreen, it list.Item, sel bool, w int, status string) string {
+	st := s.com.Styles
+	c := s.columnsFor(w)
+	name, plainStatus, source, desc := skillCells(it)
+	n := common.Trunc(name, c.name)
 	if sel {
 		n = st.Selected.Render(n)
 	}
-	if active {
-		n = st.Success.Render("● ") + n
+	mark := "  "
+	if s.isActive(it) {
+		mark = st.Success.Render("● ")
 	}
-	return common.Trunc(st.Cursor(sel)+n+"  "+status+"  "+st.ID.Render(render.SanitizeLine(source)), w)
+	if common.Width(plainStatus) > c.status {
+		status = common.Trunc(plainStatus, c.status)
+	}
+	line := st.Cursor(sel) + mark + pad(n, c.name)
+	if c.status > 0 {
+		line += colGap + pad(status, c.status)
+	}
+	if c.source > 0 {
+		line += colGap + pad(st.ID.Render(common.Trunc(source, c.source)), c.source)
+	}
+	if c.desc > 0 && desc != "" {
+		line += colGap + st.Muted.Render(common.Trunc(desc, c.desc))
+	}
+	return common.Trunc(strings.TrimRight(line, " "), w)
 }
 
 // Detail describes the folder skill: its frontmatter fields, resources,

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"modbay/config"
 	"modbay/runner"
 	"modbay/skills"
+	"modbay/ui/common"
 	"modbay/ui/viewer"
 )
 
@@ -81,6 +83,37 @@ func TestGoldenSkills(t *testing.T) {
 		m := openSkills(t, w, h)
 		golden.RequireEqual(t, []byte(frame(t, m)))
 	})
+}
+
+// TestGoldenSkillsColumns: the skills list is columned like the module
+// list: every row's status and source start where the others' do, and
+// the description is shown where the width allows, at 80 and 200.
+func TestGoldenSkillsColumns(t *testing.T) {
+	for _, s := range []struct{ w, h int }{{80, 24}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(t *testing.T) {
+			m := openSkills(t, s.w, s.h)
+			out := frame(t, m)
+			rows := strings.Split(ansi.Strip(out), "\n")[1:8]
+			col := func(row, cell string) int {
+				i := strings.Index(row, cell)
+				if i < 0 {
+					t.Fatalf("%q lacks %q:\n%s", row, cell, ansi.Strip(out))
+				}
+				return common.Width(row[:i])
+			}
+			status := []string{"354 tokens", "≈ 122 tokens", "✗ drifted", "≈ 191 tokens", "! 3 warnings", "✗ unusable", "! 1 warning"}
+			source := []string{"module skill", "module overlay", "module skill", "home", "home", "home", "home, written"}
+			for i, row := range rows {
+				if col(row, status[i]) != col(rows[0], status[0]) || col(row, source[i]) != col(rows[0], source[0]) {
+					t.Errorf("row %d is not in the columns:\n%s", i, strings.Join(rows, "\n"))
+				}
+			}
+			if !strings.Contains(rows[0], "When to run notes.report.") {
+				t.Errorf("no description column at %d:\n%s", s.w, strings.Join(rows, "\n"))
+			}
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
 }
 
 // TestGoldenSkillsDrifted shows a drifted module skill: refused, both

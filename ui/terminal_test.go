@@ -2,6 +2,8 @@ package ui
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/modproto"
 	"modbay/ui/dialog"
 	"modbay/ui/internal/uitest"
 	"modbay/ui/styles"
@@ -184,7 +187,7 @@ func cursorShows(frame, name string) bool {
 	return false
 }
 
-// The glyph set follows the locale, with MODBAY_GLYPHS over it.
+// The glyph set follows the locale and TERM, with MODBAY_GLYPHS over them.
 func TestDetectGlyphs(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
@@ -200,6 +203,14 @@ func TestDetectGlyphs(t *testing.T) {
 		{map[string]string{"LANG": "en_US.ISO-8859-1"}, styles.GlyphsASCII},
 		{map[string]string{"MODBAY_GLYPHS": "unicode"}, styles.GlyphsUnicode},
 		{map[string]string{"MODBAY_GLYPHS": "ascii", "LANG": "en_US.UTF-8"}, styles.GlyphsASCII},
+		// A DEC VT has no UTF-8 whatever the locale says.
+		{map[string]string{"TERM": "vt100", "LANG": "en_US.UTF-8"}, styles.GlyphsASCII},
+		{map[string]string{"TERM": "vt220", "LC_ALL": "en_US.UTF-8"}, styles.GlyphsASCII},
+		{map[string]string{"TERM": "vt100-am", "LANG": "en_US.UTF-8"}, styles.GlyphsASCII},
+		{map[string]string{"TERM": "vt100", "LANG": "en_US.UTF-8", "MODBAY_GLYPHS": "unicode"}, styles.GlyphsUnicode},
+		{map[string]string{"TERM": "linux", "LANG": "en_US.UTF-8"}, styles.GlyphsUnicode},
+		{map[string]string{"TERM": "vte-256color", "LANG": "en_US.UTF-8"}, styles.GlyphsUnicode},
+		{map[string]string{"TERM": "xterm-256color", "LANG": "en_US.UTF-8"}, styles.GlyphsUnicode},
 	} {
 		if got := styles.DetectGlyphs(func(k string) string { return c.env[k] }); got != c.want {
 			t.Errorf("%v: glyphs %v, want %v", c.env, got, c.want)
@@ -257,5 +268,43 @@ func TestPluralsInTheCockpit(t *testing.T) {
 	}
 	if got := tokens(2); got != "(2 tokens)" {
 		t.Errorf("tokens(2) = %q", got)
+	}
+}
+
+// asciiMarkdown has every markdown element glamour draws with a glyph of
+// its own: inline code (no-break spaces around it in colour), a table,
+// bullets, a task, a quote and a rule.
+const asciiMarkdown = "# Report\n\nRun `modbay list` and **135** runs.\n\n| a | b |\n|---|---|\n| `x` | y |\n\n" +
+	"- one\n- [x] done\n\n> quoted `code`\n\n---\n\nend\n"
+
+// Under a non-UTF-8 locale the markdown viewer's frame is ASCII in
+// colour too: glamour's no-break spaces around inline code are spaces.
+func TestMarkdownViewerASCII(t *testing.T) {
+	for _, noColor := range []bool{false, true} {
+		m := newModel(nil, "/home/u/.local/share/modbay/workspace", Options{NoColor: noColor, Glyphs: styles.GlyphsASCII})
+		m.com.Now = uitest.NewClock().Now
+		m.viewerEnv = viewer.Env{}
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		h := newHarness(t, m)
+		resultFor(t, m, "invoke/success-with-artifact.json")
+		staged := filepath.Join(t.TempDir(), "report.md")
+		if err := os.WriteFile(staged, []byte(asciiMarkdown), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		a := &m.result().res.Artifacts[0]
+		a.Staged, a.Digest, a.Size, a.MediaType, a.Presentation = staged, modproto.Digest([]byte(asciiMarkdown)), int64(len(asciiMarkdown)), "text/markdown", "markdown"
+		h.key("enter")
+		h.until("render", func() bool {
+			return m.screen() == screenViewer && strings.Contains(ansi.Strip(m.View().Content), "quoted")
+		})
+		out := ansi.Strip(frame(t, m))
+		if !strings.Contains(out, "modbay list") || !strings.Contains(out, "quoted") {
+			t.Fatalf("no color %v: the document is not shown:\n%s", noColor, out)
+		}
+		for i, r := range out {
+			if r > 0x7f {
+				t.Fatalf("no color %v: non-ASCII %q at byte %d:\n%s", noColor, r, i, out)
+			}
+		}
 	}
 }

@@ -87,7 +87,7 @@ type Options struct {
 	AgentApprovals *approval.Listener
 	// AgentTools lists what modbay mcp serve would serve now, as an agent
 	// reads it (the agent tools screen, T); nil: the screen is not offered.
-	AgentTools func(context.Context) ([]AgentTool, error)
+	AgentTools func(context.Context) (AgentCatalogue, error)
 	// Theme is config.yaml's theme: (validated on load): the palette, a
 	// fixed background, colour overrides; "none" and "ascii" turn colour
 	// off (and ascii the glyphs to ASCII).
@@ -200,7 +200,12 @@ type Model struct {
 	// agentAsks are the agents' questions waiting, oldest first; agentNote
 	// says, until the next key, what became of one (agentask.go).
 	agentAsks []approval.Question
-	agentNote string
+	// askHeld says the oldest question waits for the person to pause
+	// typing (showAgentAsk); askRecheck that a look again is due;
+	// lastKey is when the last key came.
+	askHeld, askRecheck bool
+	lastKey             time.Time
+	agentNote           string
 }
 
 // New returns the root model for host; host may be nil in tests that feed
@@ -507,6 +512,10 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return nil
 	case runDoneMsg:
 		return m.finished(msg)
+	case followTickMsg:
+		return m.followTick(msg)
+	case followedMsg:
+		return m.followed(msg)
 	case surfaceEvent:
 		return m.surfaceEvent(msg)
 	case elicitMsg:
@@ -542,6 +551,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.agentAsk(msg)
 	case agentAnsweredMsg:
 		return m.agentAnswered(msg)
+	case agentAskRecheck:
+		m.askRecheck = false
+		return m.showAgentAsk()
 	case graceEndMsg:
 		// Nothing to change: the frame drawn after this message is the
 		// one without "(wait…)".
@@ -586,6 +598,17 @@ func (m *Model) typing() bool {
 // key handles a key press: global keys first, then the top dialog, then the
 // focused screen.
 func (m *Model) key(kp tea.KeyPressMsg) tea.Cmd {
+	cmd := m.keyNow(kp)
+	m.lastKey = m.com.Now()
+	if m.askHeld && !m.typing() {
+		// The person left what they typed in: the question opens now.
+		return tea.Batch(cmd, m.showAgentAsk())
+	}
+	return cmd
+}
+
+// keyNow handles a key press (key).
+func (m *Model) keyNow(kp tea.KeyPressMsg) tea.Cmd {
 	m.agentNote = ""
 	g := m.keys.Global
 	armed := m.quitArmed
@@ -647,6 +670,7 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.open(a.kind, a.arg)
 	case actionPop:
 		m.pop()
+		return m.backOnTop()
 	case actionQuit:
 		return m.quit()
 	case actionRediscover:
@@ -676,6 +700,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.activityAction(a)
 	case actionSend:
 		return m.sendTo(a)
+	case actionAcceptTool:
+		return m.confirmAcceptTool(a)
 	case actionAskSaveDir:
 		m.dialogs = append(m.dialogs, dialog.NewPrompt(m.com, "Save a copy into directory", a.dir).SetHint(saveHint(a.base)))
 	default:

@@ -116,10 +116,11 @@ func (s *viewerScreen) EssentialHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (s *viewerScreen) FullHelp() [][]key.Binding { return s.v.FullHelp() }
 
-// HelpNotes shows the status note whole under the full help (on screen
-// it wraps to at most common.MaxNoteLines).
+// HelpNotes shows the status note whole under the full help when the
+// screen cuts it (at common.MaxNoteLines); a note shown whole is not
+// repeated.
 func (s *viewerScreen) HelpNotes() []string {
-	if n := s.v.Note(); n != "" {
+	if n := s.v.Note(); n != "" && s.v.NoteCut() {
 		return []string{render.SanitizeLine(n)}
 	}
 	return nil

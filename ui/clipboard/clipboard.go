@@ -63,6 +63,10 @@ type Result struct {
 	Way Way
 	// Err is why tmux refused the text (nothing was copied); nil otherwise.
 	Err error
+	// SetClipboard is tmux's set-clipboard option as tmux reported it
+	// after a TmuxBufferAndClipboard copy ("on", "external": tmux sends
+	// the buffer on to the terminal; "off": it does not); "" unknown.
+	SetClipboard string
 }
 
 // Note says what happened to a copy of what (a short description such as
@@ -73,8 +77,12 @@ func (r Result) Note(what string) string {
 	switch {
 	case r.Err != nil:
 		return fmt.Sprintf("Not copied: tmux refused it (%v): %s", r.Err, what)
+	case r.Way == TmuxBufferAndClipboard && (r.SetClipboard == "on" || r.SetClipboard == "external"):
+		return "Copied to the tmux buffer; tmux sent it on to the terminal (OSC 52, unconfirmed): " + what
+	case r.Way == TmuxBufferAndClipboard && r.SetClipboard == "off":
+		return "Copied to the tmux buffer only (tmux's set-clipboard is off: set -g set-clipboard on sends it to the terminal): " + what
 	case r.Way == TmuxBufferAndClipboard:
-		return "Copied to the tmux buffer (and the system clipboard if tmux forwards it): " + what
+		return "Copied to the tmux buffer; sent on to the terminal only if tmux's set-clipboard is on: " + what
 	case r.Way == TmuxBuffer:
 		return "Copied to the tmux buffer only (this tmux cannot reach the system clipboard): " + what
 	default:
@@ -96,7 +104,7 @@ func (c Clipboard) Copy(text string, done func(Result) tea.Msg) tea.Cmd {
 	return func() tea.Msg {
 		err := loadBuffer(tmux, text, true)
 		if err == nil {
-			return done(Result{Way: TmuxBufferAndClipboard})
+			return done(Result{Way: TmuxBufferAndClipboard, SetClipboard: setClipboard(tmux)})
 		}
 		if errors.Is(err, errNoW) {
 			err = loadBuffer(tmux, text, false)
@@ -108,6 +116,23 @@ func (c Clipboard) Copy(text string, done func(Result) tea.Msg) tea.Cmd {
 
 // errNoW is a tmux that does not know load-buffer's -w flag.
 var errNoW = errors.New("tmux load-buffer has no -w")
+
+// setClipboard is tmux's global set-clipboard option (tmux show-options
+// -gv set-clipboard, bounded by tmuxTimeout): "on", "external" or "off";
+// "" when tmux does not say one of them.
+func setClipboard(tmux string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, tmux, "show-options", "-gv", "set-clipboard").Output()
+	if err != nil {
+		return ""
+	}
+	switch v := strings.TrimSpace(string(out)); v {
+	case "on", "external", "off":
+		return v
+	}
+	return ""
+}
 
 // loadBuffer runs tmux load-buffer [-w] - with text on stdin.
 func loadBuffer(tmux, text string, w bool) error {

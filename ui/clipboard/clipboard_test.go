@@ -35,7 +35,10 @@ func TestNotesClaimOnlyWhatHappened(t *testing.T) {
 		want string
 	}{
 		{Result{Way: OSC52}, "Sent to the terminal's clipboard (OSC 52, unconfirmed): the path /x"},
-		{Result{Way: TmuxBufferAndClipboard}, "Copied to the tmux buffer (and the system clipboard if tmux forwards it): the path /x"},
+		{Result{Way: TmuxBufferAndClipboard}, "Copied to the tmux buffer; sent on to the terminal only if tmux's set-clipboard is on: the path /x"},
+		{Result{Way: TmuxBufferAndClipboard, SetClipboard: "on"}, "Copied to the tmux buffer; tmux sent it on to the terminal (OSC 52, unconfirmed): the path /x"},
+		{Result{Way: TmuxBufferAndClipboard, SetClipboard: "external"}, "Copied to the tmux buffer; tmux sent it on to the terminal (OSC 52, unconfirmed): the path /x"},
+		{Result{Way: TmuxBufferAndClipboard, SetClipboard: "off"}, "Copied to the tmux buffer only (tmux's set-clipboard is off: set -g set-clipboard on sends it to the terminal): the path /x"},
 		{Result{Way: TmuxBuffer}, "Copied to the tmux buffer only (this tmux cannot reach the system clipboard): the path /x"},
 		{Result{Way: TmuxBufferAndClipboard, Err: errors.New("no server running")}, "Not copied: tmux refused it (no server running): the path /x"},
 	}
@@ -62,14 +65,15 @@ func TestCopyOSC52(t *testing.T) {
 	}
 }
 
-// fakeTmux writes a tmux stand-in that records its arguments and stdin;
-// noW makes it refuse -w as a tmux before 3.2 does.
+// fakeTmux writes a tmux stand-in that records its load-buffer arguments
+// and stdin and answers "off" for set-clipboard; noW makes it refuse -w
+// as a tmux before 3.2 does.
 func fakeTmux(t *testing.T, noW bool) (bin, args, stdin string) {
 	dir := t.TempDir()
 	bin, args, stdin = filepath.Join(dir, "tmux"), filepath.Join(dir, "args"), filepath.Join(dir, "stdin")
-	refuse := ""
+	refuse := `case "$*" in "show-options -gv set-clipboard") echo off; exit 0;; esac` + "\n"
 	if noW {
-		refuse = `case "$*" in *-w*) echo "unknown flag -w" >&2; echo "usage: load-buffer [-b buffer-name] path" >&2; exit 1;; esac` + "\n"
+		refuse += `case "$*" in *-w*) echo "unknown flag -w" >&2; echo "usage: load-buffer [-b buffer-name] path" >&2; exit 1;; esac` + "\n"
 	}
 	script := "#!/bin/sh\n" + refuse + `echo "$*" > ` + args + "\ncat > " + stdin + "\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
@@ -83,7 +87,7 @@ func TestCopyThroughTmux(t *testing.T) {
 		bin, args, stdin := fakeTmux(t, noW)
 		text := "/tmp/a b;$(rm -rf ~)\n"
 		r := Clipboard{Tmux: bin}.Copy(text, func(r Result) tea.Msg { return r })().(Result)
-		want := Result{Way: TmuxBufferAndClipboard}
+		want := Result{Way: TmuxBufferAndClipboard, SetClipboard: "off"}
 		wantArgs := "load-buffer -w -\n"
 		if noW {
 			want, wantArgs = Result{Way: TmuxBuffer}, "load-buffer -\n"
@@ -129,6 +133,9 @@ func TestCopyThroughRealTmux(t *testing.T) {
 	case r := <-done:
 		if r.Err != nil {
 			t.Fatal(r.Err)
+		}
+		if r.Way == TmuxBufferAndClipboard && r.SetClipboard == "" {
+			t.Fatal("tmux's set-clipboard option was not read")
 		}
 	case <-time.After(2 * tmuxTimeout):
 		t.Fatal("tmux load-buffer hung")

@@ -107,6 +107,12 @@ func Note(s string, w int) string {
 	return FitWidth(strings.Join(lines, "\n"), w)
 }
 
+// NoteCut reports whether Note(s, w) cuts s: only then does the full
+// help repeat the note whole (shown twice otherwise).
+func NoteCut(s string, w int) bool {
+	return len(strings.Split(Wrap(s, max(w, 1)), "\n")) > MaxNoteLines
+}
+
 // noteCut ends a note Note cut.
 const noteCut = "… (? shows it whole)"
 

@@ -69,6 +69,10 @@ func boxWidth(com *common.Common, width int) int {
 	return max(min(width, maxDialogWidth)-frame, 10)
 }
 
+// InnerWidth is the width of a dialog's text in a width-cell area: lines
+// a caller wraps to it are shown as wrapped.
+func InnerWidth(com *common.Common, width int) int { return boxWidth(com, width) }
+
 // box draws content in the dialog frame.
 func box(com *common.Common, content string, inner int) string {
 	return com.Styles.Dialog.Width(inner + com.Styles.Dialog.GetHorizontalFrameSize()).Render(content)

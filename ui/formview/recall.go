@@ -3,6 +3,7 @@ package formview
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -21,12 +22,26 @@ type Recall struct {
 func (m *Model) Recalls() []Recall { return m.recalls }
 
 // SetRecalls offers remembered inputs (the last one first, then presets)
-// to ctrl+l, and says so in the note.
+// to ctrl+l, and says so in the note unless the form holds the first
+// already (a form reopened after its draft was loaded or kept).
 func (m *Model) SetRecalls(r []Recall) {
 	m.recalls, m.recall = r, -1
-	if len(r) > 0 && m.note == "" {
+	if len(r) > 0 && m.note == "" && !m.holds(r[0]) {
 		m.SetNote(fmt.Sprintf("%s available: ctrl+l loads it.", r[0].Name))
 	}
+}
+
+// holds reports whether the form's input is r's: the same JSON value, or
+// in JSON mode the same text.
+func (m *Model) holds(r Recall) bool {
+	if r.Text != "" {
+		return m.DraftText() == r.Text
+	}
+	var a, b any
+	if json.Unmarshal(m.Draft(), &a) != nil || json.Unmarshal(r.Input, &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // ---- recall --------------------------------------------------------------

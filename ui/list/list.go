@@ -95,6 +95,9 @@ type Model struct {
 	// above and below are how many rows the last drawing left out
 	// before and after the visible ones.
 	above, below int
+	// share is the list's width in the wide layout in fifths of the
+	// screen; 0 is the default (2).
+	share int
 }
 
 // New returns an empty list whose filter shows placeholder and which says
@@ -106,6 +109,10 @@ func New(com *common.Common, keys KeyMap, placeholder, empty string) *Model {
 // SetLayout sets a function told which items are drawn, and in how many
 // cells, before their rows are drawn (a table computes its columns).
 func (l *Model) SetLayout(f func(shown []Item, w int)) { l.layout = f }
+
+// SetShare gives the list share fifths of a wide screen (1–4; the
+// detail pane the rest): rows with columns take more than the default 2.
+func (l *Model) SetShare(share int) { l.share = min(max(share, 1), 4) }
 
 // Items returns every item, filtered or not.
 func (l *Model) Items() []Item { return l.items }
@@ -340,12 +347,12 @@ func (l *Model) FilterView() string {
 func (l *Model) PaneView(h int) string {
 	var detail string
 	if it := l.Selected(); it != nil {
-		dw := DetailWidth(l.com, l.width)
+		dw := detailWidth(l.com, l.width, l.share)
 		detail = l.cache.get(detailKey{item: it, width: dw, styles: l.com.Styles}, func() string {
 			return it.Detail(dw)
 		})
 	}
-	return splitPane(l.com, l.width, h, l.rows, l.Hidden, detail, len(l.shown), &l.detail)
+	return splitPane(l.com, l.width, h, l.share, l.rows, l.Hidden, detail, len(l.shown), &l.detail)
 }
 
 // Hidden is how many rows the last drawing left out above and below the

@@ -87,28 +87,46 @@ func (f *Filter) Update(msg tea.Msg, k KeyMap) (handled, changed bool, cmd tea.C
 // View draws the filter line.
 func (f *Filter) View() string { return f.input.View() }
 
-// DetailWidth is the detail pane's text width in a w-cell screen.
-func DetailWidth(com *common.Common, w int) int {
+// DetailWidth is the detail pane's text width in a w-cell screen with
+// the default list share.
+func DetailWidth(com *common.Common, w int) int { return detailWidth(com, w, 0) }
+
+// detailWidth is the detail pane's text width in a w-cell screen whose
+// list takes share fifths of the wide layout (0: the default).
+func detailWidth(com *common.Common, w, share int) int {
 	if w >= WideLayout {
-		return w - listWidth(w) - com.Styles.Pane.GetHorizontalFrameSize() - 1
+		return w - listWidth(w, share) - com.Styles.Pane.GetHorizontalFrameSize() - 1
 	}
 	return w
 }
 
-// listWidth is the list column's width in the wide layout.
-func listWidth(w int) int { return max(40, w*2/5) }
+// listWidth is the list column's width in the wide layout: share fifths
+// of w (2 when share is 0), at least 40 cells; a share above the default
+// leaves the detail at least detailMin cells.
+func listWidth(w, share int) int {
+	if share <= 0 {
+		share = 2
+	}
+	if share <= 2 {
+		return max(40, w*share/5)
+	}
+	return max(40, w*2/5, min(w*share/5, w-detailMin))
+}
+
+// detailMin is the detail pane's width a larger list share keeps.
+const detailMin = 60
 
 // splitPane lays out a list and its detail in w × h cells: side by side
-// from WideLayout cells, else the list on top (at most half the height)
+// from WideLayout cells (the list taking share fifths, listWidth), else the list on top (at most half the height)
 // and the detail under a rule. rows draws the list's rows for a given
 // size (with marks: lines saying how many rows are out of view), and
 // hidden how many the last call left out; n is how many rows there are;
 // ds keeps the detail's scroll. In the stacked layout the rule under the
 // list says how many rows are out of view.
-func splitPane(com *common.Common, w, h int, rows func(w, h int, marks bool) []string, hidden func() (int, int), detail string, n int, ds *detailScroll) string {
+func splitPane(com *common.Common, w, h, share int, rows func(w, h int, marks bool) []string, hidden func() (int, int), detail string, n int, ds *detailScroll) string {
 	st := com.Styles
 	if w >= WideLayout {
-		lw := listWidth(w)
+		lw := listWidth(w, share)
 		left := padBlock(rows(lw, h, true), lw, h)
 		pw := w - lw - 1
 		inner := pw - st.Pane.GetHorizontalFrameSize()

@@ -25,15 +25,20 @@ const (
 const GlyphsEnv = "MODBAY_GLYPHS"
 
 // DetectGlyphs picks the glyph set for the environment getenv reads:
-// MODBAY_GLYPHS ("unicode" or "ascii") when set, else Unicode when the
-// locale's character set is UTF-8 (the first non-empty of LC_ALL,
-// LC_CTYPE and LANG, as setlocale(3) reads them) and ASCII otherwise:
-// "C", "POSIX", an unset locale or another character set.
+// MODBAY_GLYPHS ("unicode" or "ascii") when set; else ASCII when TERM
+// names a DEC VT terminal (DECTerm); else Unicode when the locale's
+// character set is UTF-8 (the first non-empty of LC_ALL, LC_CTYPE and
+// LANG, as setlocale(3) reads them) and ASCII otherwise: "C", "POSIX",
+// an unset locale or another character set. TERM=linux keeps Unicode:
+// the console's UTF-8 mode draws the box lines.
 func DetectGlyphs(getenv func(string) string) Glyphs {
 	switch strings.ToLower(strings.TrimSpace(getenv(GlyphsEnv))) {
 	case "unicode", "utf8", "utf-8":
 		return GlyphsUnicode
 	case "ascii":
+		return GlyphsASCII
+	}
+	if DECTerm(getenv("TERM")) {
 		return GlyphsASCII
 	}
 	for _, v := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
@@ -50,6 +55,16 @@ func DetectGlyphs(getenv func(string) string) Glyphs {
 		return GlyphsASCII
 	}
 	return GlyphsASCII
+}
+
+// DECTerm reports whether term (a TERM value) names a DEC VT terminal
+// or its emulation: "vt" and a digit (vt52, vt100, vt102, vt220, vt320,
+// vt100-am …). These have no UTF-8: a multi-byte glyph shows as two or
+// three wrong characters and moves the cursor wrong. "vte…" (GNOME's
+// library) is not one.
+func DECTerm(term string) bool {
+	t := strings.ToLower(strings.TrimSpace(term))
+	return len(t) > 2 && strings.HasPrefix(t, "vt") && t[2] >= '0' && t[2] <= '9'
 }
 
 // asciiGlyphs is the one glyph table: every non-ASCII glyph the cockpit,
@@ -74,6 +89,8 @@ var asciiGlyphs = []string{
 	"–", "-", "—", "-", "×", "x", "≤", "<", "≥", ">", "±", "+",
 	// Blocks (progress bars, half-block images).
 	"█", "#", "▀", "#", "▄", "#",
+	// Spaces: glamour pads inline code with no-break spaces.
+	"\u00a0", " ",
 	// Control pictures the sanitizer draws for control characters.
 	"␛", "^", "␀", "^", "␇", "^", "␈", "^", "␋", "^", "␌", "^", "␍", "^", "␡", "^",
 	"␣", "_", "⏎", "$",

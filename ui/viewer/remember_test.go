@@ -62,7 +62,7 @@ func TestMarkdownChoiceRemembered(t *testing.T) {
 		t.Fatalf("m kept %v (%v), want srv on", prefs.on, prefs.sets)
 	}
 	f = openRemembering(t, "srv", prefs)
-	if fr := f.frame(); strings.Contains(fr, "__init__") || !strings.Contains(fr, "**init**") {
+	if fr := f.frame(); strings.Contains(fr, "__init__") || !strings.Contains(fr, "\x1b[1minit") {
 		t.Errorf("srv's next text does not open as markdown:\n%s", fr)
 	}
 	if fr := openRemembering(t, "other", prefs).frame(); !strings.Contains(fr, "__init__") {

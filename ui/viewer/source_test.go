@@ -78,7 +78,7 @@ func TestPlainTextAsMarkdown(t *testing.T) {
 		t.Fatalf("plain text not as sent:\n%s", fr)
 	}
 	f.key("m")
-	if fr := f.frame(); strings.Contains(fr, "__init__") || !strings.Contains(fr, "**init**") {
+	if fr := f.frame(); strings.Contains(fr, "__init__") || !strings.Contains(fr, "\x1b[1minit") {
 		t.Errorf("m does not render markdown:\n%s", fr)
 	}
 	f.key("m")

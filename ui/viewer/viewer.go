@@ -299,6 +299,10 @@ func (m *Model) Loading() bool { return m.loading }
 // Note is the status line's message ("Saved a copy to …"), if any.
 func (m *Model) Note() string { return m.note }
 
+// NoteCut reports whether the status line cuts the note at this width
+// (common.NoteCut).
+func (m *Model) NoteCut() bool { return common.NoteCut(render.SanitizeLine(m.note), m.width) }
+
 // Err is the load or render error shown in the status line.
 func (m *Model) Err() error { return m.err }
 
@@ -326,7 +330,7 @@ func (m *Model) SetSize(w, h int) {
 
 // options are the render options for the current width and theme.
 func (m *Model) options() render.Options {
-	return render.Options{Width: m.width, Dark: m.com.Dark, NoColor: m.com.NoColor}
+	return render.Options{Width: m.width, Dark: m.com.Dark, NoColor: m.com.NoColor, Attributes: m.com.NoColor}
 }
 
 // Reflow re-renders the body for a new width or theme, in a Cmd.

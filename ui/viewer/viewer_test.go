@@ -1056,3 +1056,34 @@ func TestSourceViewRechecksTheFile(t *testing.T) {
 		t.Fatalf("v on a changed file (err %v):\n%s", f.m.Err(), out)
 	}
 }
+
+// runsDoc is prose, a small table with bold cells and a list.
+const runsDoc = "# Runs this week\n\nThe cockpit ran these capabilities this week; the table below counts the runs of each " +
+	"and says how the last one ended, so that a wrap of this paragraph at the width can be seen.\n\n" +
+	"| capability | runs | last |\n|---|---:|---|\n| notes.report | **135** | ok |\n| web.fetch | 7 | *failed* |\n| farm.render | 12 | `cancelled` |\n\n" +
+	"- **135** runs of notes.report\n- see `modbay history`\n"
+
+// TestGoldenMarkdownTables: at 200 columns a small table is as wide as
+// at 80 (its content), the prose wraps at the width, and under NoColor
+// strong text is bold and emphasis underlined, never "**135**".
+func TestGoldenMarkdownTables(t *testing.T) {
+	for _, s := range []struct{ w, h int }{{80, 24}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(t *testing.T) {
+			f := open(t, "runs.md", []byte(runsDoc), "text/markdown", "", s.w, s.h, false)
+			out := f.frame()
+			plain := ansi.Strip(out)
+			if strings.Contains(plain, "**") || strings.Contains(plain, "*failed*") {
+				t.Errorf("emphasis shown as markers:\n%s", plain)
+			}
+			if !strings.Contains(out, "\x1b[1m135") {
+				t.Errorf("strong text is not bold:\n%q", out)
+			}
+			for _, l := range strings.Split(plain, "\n") {
+				if strings.Contains(l, "notes.report") && strings.Contains(l, "|") && common.Width(strings.TrimRight(l, " ")) > 50 {
+					t.Errorf("the table is stretched: %q", l)
+				}
+			}
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
