@@ -334,7 +334,12 @@ func (s *activityScreen) ShortHelp() []key.Binding {
 }
 
 // EssentialHelp is what the help bar keeps at any width.
-func (s *activityScreen) EssentialHelp() []key.Binding { return []key.Binding{s.keys.Back} }
+func (s *activityScreen) EssentialHelp() []key.Binding {
+	if e := s.selected(); e != nil && e.Unpolled {
+		return []key.Binding{s.keys.FollowJob, s.keys.Back} // the way back to the job
+	}
+	return []key.Binding{s.keys.Back}
+}
 
 // FullHelp implements help.KeyMap.
 func (s *activityScreen) FullHelp() [][]key.Binding {
