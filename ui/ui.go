@@ -806,7 +806,7 @@ func (m *Model) View() tea.View {
 	frame := m.header() + "\n" + body + "\n" + help
 	if m.com.ASCII {
 		// One place translates every glyph, the renderers' too.
-		frame = styles.ToASCII(frame)
+		frame = styles.FitASCII(frame, m.com.Width)
 	}
 	v := tea.NewView(frame)
 	v.AltScreen = true
