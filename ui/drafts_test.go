@@ -335,3 +335,29 @@ func TestReopenedFormAfterARunIsFresh(t *testing.T) {
 		t.Fatalf("ctrl+l loaded %s", v)
 	}
 }
+
+// TestFastCtrlCTwiceSaysTheDraftIsKept: a second ctrl+c that comes before
+// the first one's write is back waits for it, and the exit line says the
+// draft is kept, as it does when the keys are slow.
+func TestFastCtrlCTwiceSaysTheDraftIsKept(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	_, first := m.Update(uitest.Key("ctrl+c"))
+	_, second := m.Update(uitest.Key("ctrl+c")) // before the write is back
+	if quits(cmdMsgs(second)) {
+		t.Fatal("the second ctrl+c quit before the draft's write was back")
+	}
+	var cmds []tea.Cmd
+	for _, msg := range cmdMsgs(first) {
+		_, c := m.Update(msg)
+		cmds = append(cmds, c)
+	}
+	if !quits(cmdMsgs(tea.Batch(cmds...))) {
+		t.Fatal("the write came back and the cockpit did not quit")
+	}
+	if m.exitNote != "1 draft kept: ctrl+l in its form recalls it." {
+		t.Fatalf("exit note %q", m.exitNote)
+	}
+}

@@ -53,6 +53,10 @@ type submitFlow struct {
 	// edited since: reopened, such a form is fresh (ctrl+l loads the sent
 	// input), so new text is not appended to the last.
 	sent map[string]bool
+	// keeping counts the draft writes of a first ctrl+c not back yet; a
+	// quit waits for them (quitWhenKept) so its line says what was kept.
+	keeping      int
+	quitWhenKept bool
 }
 
 // prepares reports whether the form last opened is capability capID of

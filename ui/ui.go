@@ -534,8 +534,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case inputSavedMsg:
 		return m.inputSaved(msg)
 	case draftsKeptMsg:
-		m.draftsKept(msg)
-		return nil
+		return m.draftsKept(msg)
 	case viewer.Msg:
 		if v, ok := find[*viewerScreen](m); ok {
 			act, cmd := v.Update(msg)
