@@ -45,6 +45,9 @@ type resultView struct {
 	// copyNote says how the last copy opened in one went.
 	env      viewer.Env
 	copyNote string
+	// typedNote says what became of the keys typed during the run
+	// (replayTyped); "" when none were.
+	typedNote string
 	// rendered keeps the JSON blocks already rendered for one width and
 	// colors: the content is rebuilt on every selection move and stderr
 	// toggle, and a result may be up to a MiB of JSON.
@@ -419,6 +422,9 @@ func (r *resultView) content() string {
 	// cut (the cost is a verdict too).
 	for _, l := range strings.Split(common.Wrap(badge+"  "+strings.Join(meta, st.Muted.Render(" · ")), w), "\n") {
 		b.line(l)
+	}
+	if r.typedNote != "" {
+		b.wrapped(st.Muted, r.typedNote)
 	}
 	if j := res.Job; j != nil {
 		job := []string{"job " + st.ID.Render(render.SanitizeLine(j.ID)), common.OrDash(render.SanitizeLine(j.State))}
