@@ -185,7 +185,11 @@ func resumeJob(ctx context.Context, g *globals, e *env, s *history.Store, run *h
 			fmt.Fprintf(g.io.ErrOut, "job %s: %s%s %s\n", cleanID(j.ID), clean(j.State), pct, clean(j.Detail))
 		}
 	}
-	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
+	job, err := run.JobStatus()
+	if err != nil {
+		run.Finish(nil, err)
+		return withCode(ExitHostVerdict, "%v", err)
+	}
 	watch, err := watchHangup(ctx, map[string]any{"stdout": g.io.Out, "stderr": g.io.ErrOut})
 	if err != nil {
 		run.Finish(nil, err)

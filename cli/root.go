@@ -108,6 +108,7 @@ func execute(ctx context.Context, args []string, ios *ioStreams, hooks *runHooks
 		c()
 	}
 	history.Flush()
+	runner.FlushRunDirs()
 	if err == nil {
 		return ExitOK
 	}

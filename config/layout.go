@@ -47,6 +47,10 @@ func (c *Config) RequestsDir() string { return filepath.Join(c.Home, requestsDir
 // InputsDir is <home>/inputs, the cockpit's last inputs and presets.
 func (c *Config) InputsDir() string { return filepath.Join(c.Home, inputsDirName) }
 
+// JobsDir is <home>/jobs, the host's job state: the handle of a job whose
+// job_id holds a secret, kept for polls only (docs/protocol.md §12).
+func (c *Config) JobsDir() string { return filepath.Join(c.Home, "jobs") }
+
 // TmpDir is <home>/tmp, where the cockpit writes the sanitized copies a
 // pager or an editor opens (0600 each, removed when it exits).
 func (c *Config) TmpDir() string { return filepath.Join(c.Home, tmpDirName) }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -132,6 +133,8 @@ func restrictThread(abi int, rules []rule, denyTCP bool) (landlockResult, error)
 		return res, fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
 	defer unix.Close(int(fd))
+	systemFDs.mu.Lock()
+	defer systemFDs.mu.Unlock()
 	for _, r := range rules {
 		if err := addPathRule(int(fd), r, attr.handledFS); err != nil {
 			if errors.Is(err, unix.ENOENT) {
@@ -147,17 +150,78 @@ func restrictThread(abi int, rules []rule, denyTCP bool) (landlockResult, error)
 	return res, nil
 }
 
+// systemFDs keeps an O_PATH descriptor of each system path every run's
+// rules name (systemPaths), opened once per process: a rule on one then
+// costs a stat of the path, compared with the descriptor's, instead of an
+// open, an fstat and a close. A path that names another file now (an
+// /etc file replaced by a rename) is opened again. Only system paths are
+// kept: a descriptor held on a root or a module's folder would keep its
+// file system busy (no unmount while modbay runs). mu is held while a
+// descriptor is used, so none is closed under a rule being added.
+var systemFDs struct {
+	mu sync.Mutex
+	m  map[string]heldFD
+}
+
+type heldFD struct {
+	fd int
+	st unix.Stat_t
+}
+
+// systemPaths are the rule paths systemFDs keeps.
+var systemPaths = func() map[string]bool {
+	m := map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/urandom": true, "/dev/random": true}
+	for _, l := range [][]string{systemExec, systemRead, machineRead, networkRead} {
+		for _, p := range l {
+			m[p] = true
+		}
+	}
+	return m
+}()
+
+// ruleFD returns a descriptor of path and its stat: systemFDs' for a
+// system path still naming the same file, else one opened now (closed
+// by the caller when owned).
+func ruleFD(path string) (fd int, st unix.Stat_t, owned bool, err error) {
+	if systemPaths[path] {
+		if err := unix.Stat(path, &st); err != nil {
+			return -1, st, false, err
+		}
+		if h, ok := systemFDs.m[path]; ok && h.st.Dev == st.Dev && h.st.Ino == st.Ino {
+			return h.fd, h.st, false, nil
+		}
+	}
+	fd, err = unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, st, false, err
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, st, false, err
+	}
+	if !systemPaths[path] {
+		return fd, st, true, nil
+	}
+	if old, ok := systemFDs.m[path]; ok {
+		unix.Close(old.fd)
+	}
+	if systemFDs.m == nil {
+		systemFDs.m = map[string]heldFD{}
+	}
+	systemFDs.m[path] = heldFD{fd, st}
+	return fd, st, false, nil
+}
+
 // addPathRule adds r to the ruleset, narrowing its rights to what the ABI
-// handles and, for a non-directory, to the file rights.
+// handles and, for a non-directory, to the file rights. systemFDs.mu is
+// held.
 func addPathRule(rulesetFD int, r rule, handled uint64) error {
-	fd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	fd, st, owned, err := ruleFD(r.path)
 	if err != nil {
 		return &os.PathError{Op: "landlock rule", Path: r.path, Err: err}
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return &os.PathError{Op: "landlock rule", Path: r.path, Err: err}
+	if owned {
+		defer unix.Close(fd)
 	}
 	access := r.access & handled
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {

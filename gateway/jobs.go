@@ -123,7 +123,11 @@ func (s *Server) jobWait(ctx context.Context, req *mcp.CallToolRequest, st *sess
 	defer detach()
 	f.detach = detach
 	defer context.AfterFunc(s.eof, f.endFollowing)()
-	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
+	job, err := run.JobStatus()
+	if err != nil {
+		_, _ = run.Finish(nil, err)
+		return toolError(string(modproto.KindSystem), "", render.SanitizeLine(err.Error()))
+	}
 	res, err := s.host().ResumeJob(runCtx, m, rec.Capability, rec.RunID, job, runner.RunOptions{Events: run.Events(f.event)})
 	_, _ = run.Finish(res, err)
 	if err != nil {

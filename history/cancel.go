@@ -37,7 +37,8 @@ type Planner interface {
 // PlanCancel plans the call that cancels rec's job through m's
 // cancel_capability with {"job_id": ...} on h, to be approved and run like
 // any call (docs/protocol.md §16). Without a cancel_capability it records
-// that only watching could stop and returns ErrNoCancel.
+// that only watching could stop and returns ErrNoCancel. A masked job is
+// cancelled by its handle (JobStatus), its secrets masked in the answer.
 func (s *Store) PlanCancel(h Planner, m *runner.Module, rec *Record) (*runner.Plan, error) {
 	if rec.Job == nil {
 		return nil, fmt.Errorf("run %s has no job", rec.RunID)
@@ -48,8 +49,17 @@ func (s *Store) PlanCancel(h Planner, m *runner.Module, rec *Record) (*runner.Pl
 		_, _ = s.Update(rec.RunID, func(r *Record) error { r.Cancel = outcome; return nil })
 		return nil, ErrNoCancel
 	}
-	input, _ := json.Marshal(map[string]string{"job_id": rec.Job.ID})
-	return h.Plan(m, via, input)
+	js, err := s.JobStatus(rec)
+	if err != nil {
+		return nil, err
+	}
+	input, _ := json.Marshal(map[string]string{"job_id": js.PollID()})
+	p, err := h.Plan(m, via, input)
+	if p != nil {
+		// The cancel masks what the handle holds, as the polls do.
+		p.Echoes = js.Secrets
+	}
+	return p, err
 }
 
 // FinishCancel records res, the answer of the cancel call p (PlanCancel),
@@ -65,6 +75,9 @@ func (s *Store) FinishCancel(id string, p *runner.Plan, res *runner.Result) (*Ca
 		outcome.Detail = res.Envelope.Error.Message
 	}
 	state := CancelState(res)
+	if outcome.OK && runner.IsTerminalJobState(state) {
+		s.removeJobState(id) // the job ended: no poll needs its handle
+	}
 	_, err := s.Update(id, func(r *Record) error {
 		r.Cancel = outcome
 		if !outcome.OK || r.Job == nil {

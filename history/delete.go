@@ -48,6 +48,7 @@ func (s *Store) Delete(id string, pinned bool) (*Deleted, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	_ = os.Remove(s.livePath(id)) // left by a process that died mid-run
+	s.removeJobState(id)
 	out := &Deleted{RunID: id}
 	onDisk, _, err := s.recordIDs()
 	if err != nil {

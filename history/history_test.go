@@ -24,9 +24,21 @@ import (
 // test binary re-run as a writer that pauses inside a write.
 const childEnv = "MODBAY_HISTORY_TEST_CHILD"
 
+// lockChildEnv names the history directory a child process takes run
+// req_held's lock in, saying so on stdout and holding it until killed.
+const lockChildEnv = "MODBAY_HISTORY_TEST_LOCK_CHILD"
+
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(child(dir))
+	}
+	if dir := os.Getenv(lockChildEnv); dir != "" {
+		s, err := Open(dir, config.History{})
+		if err == nil {
+			_, err = s.LockRun("req_held")
+		}
+		fmt.Println("locked", err)
+		select {} // until killed
 	}
 	os.Exit(m.Run())
 }
@@ -226,6 +238,143 @@ func TestEmptyRecordIsForgotten(t *testing.T) {
 	}
 	if _, err := s.Get("req_empty"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get of an empty record: %v, want ErrNotFound", err)
+	}
+}
+
+// A zero-filled record is a final record renamed before its blocks
+// reached the disk (writeFinal: a power loss before the background
+// fsync): forgotten like an empty one.
+func TestZeroFilledRecordIsForgotten(t *testing.T) {
+	s := openTest(t, config.History{})
+	if err := os.WriteFile(s.recordPath("req_zero"), make([]byte, 300), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sums, warns, err := s.List()
+	if err != nil || len(sums) != 0 || len(warns) != 0 {
+		t.Errorf("listed %+v, warnings %q, %v", sums, warns, err)
+	}
+	if _, err := s.Get("req_zero"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of a zero-filled record: %v, want ErrNotFound", err)
+	}
+}
+
+// TestFinishDoesNotWaitForTheFsync: a run's final record is in place (and
+// readable) when Finish returns, while its fsync is still held up; Flush
+// waits for that fsync.
+func TestFinishDoesNotWaitForTheFsync(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{Source: SourceInvoke, Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}, 64), make(chan struct{})
+	orig := fsync
+	fsync = func(f *os.File) error {
+		entered <- struct{}{}
+		<-release
+		return orig(f)
+	}
+	defer func() { fsync = orig }()
+	finished := make(chan error, 1)
+	go func() {
+		_, err := run.Finish(&runner.Result{RequestID: p.Request.RequestID, Module: "vault", Capability: "vault.open",
+			Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil)
+		finished <- err
+	}()
+	select {
+	case err := <-finished:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second): // a deadlock guard, not a speed bound
+		close(release)
+		t.Fatal("Finish waited for the record's fsync")
+	}
+	if rec, err := s.Get(p.Request.RequestID); err != nil || rec.Status != StatusOK {
+		t.Fatalf("after Finish: %+v, %v", rec, err)
+	}
+	<-entered // the worker holds the fsync now
+	flushed := make(chan struct{})
+	go func() { Flush(); close(flushed) }()
+	select {
+	case <-flushed:
+		t.Fatal("Flush returned before the record was synced")
+	default:
+	}
+	close(release)
+	<-flushed
+}
+
+// TestRunLocks: a run's lock makes no file of its own; it is seen by
+// another process and by another lock of this one, goes when its holder
+// dies, and an earlier version's held lock file still counts.
+func TestRunLocks(t *testing.T) {
+	s := openTest(t, config.History{})
+	l, err := s.LockRun("req_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LockRun("req_a"); !errors.Is(err, ErrBusy) {
+		t.Errorf("second lock of one run in one process: %v, want ErrBusy", err)
+	}
+	if !s.Held("req_a") || s.Held("req_b") {
+		t.Errorf("Held: req_a %v req_b %v", s.Held("req_a"), s.Held("req_b"))
+	}
+	ents, _ := os.ReadDir(filepath.Join(s.Dir(), locksDir))
+	if len(ents) != 1 || ents[0].Name() != runsLockName {
+		t.Errorf("locks directory holds %v, want only %s", ents, runsLockName)
+	}
+	l.Release()
+	l.Release()
+	if s.Held("req_a") {
+		t.Error("held after Release")
+	}
+
+	// Another process's lock, gone with the process.
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), lockChildEnv+"="+s.Dir())
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "locked <nil>\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: %q", line)
+	}
+	if !s.Held("req_held") {
+		t.Error("another process's lock not seen by Held")
+	}
+	if _, err := s.LockRun("req_held"); !errors.Is(err, ErrBusy) {
+		t.Errorf("lock held by another process: %v, want ErrBusy", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if s.Held("req_held") {
+		t.Error("a dead process's lock still held")
+	}
+
+	// An earlier version's lock file, flocked.
+	old, err := os.OpenFile(filepath.Join(s.Dir(), locksDir, "req_old.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := syscall.Flock(int(old.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Held("req_old") {
+		t.Error("an earlier version's held lock file not seen")
+	}
+	if _, err := s.LockRun("req_old"); !errors.Is(err, ErrBusy) {
+		t.Errorf("lock over an earlier version's held file: %v, want ErrBusy", err)
+	}
+	if l, err := s.LockRun("req_old2"); err != nil {
+		t.Errorf("an unrelated run: %v", err)
+	} else {
+		l.Release()
 	}
 }
 

@@ -213,9 +213,12 @@ type Artifact struct {
 
 // Job is a long-running job as recorded (docs/protocol.md §12).
 type Job struct {
-	// ID is the handle's job_id.
-	ID    string `json:"job_id"`
-	State string `json:"state,omitempty"`
+	// ID is the handle's job_id, masked when it holds a secret of the
+	// input (then Masked is set and the handle is in the host's job state,
+	// Store.JobStatus; docs/protocol.md §12).
+	ID     string `json:"job_id"`
+	Masked bool   `json:"masked,omitempty"`
+	State  string `json:"state,omitempty"`
 	// Percent is 0–100 as last reported; nil when not reported.
 	Percent *float64 `json:"percent,omitempty"`
 	Detail  string   `json:"detail,omitempty"`

@@ -205,6 +205,7 @@ func (r *Run) Event(ev runner.Event) {
 	r.live.write(ev)
 	if ev.Job != nil {
 		r.rec.Job = r.jobOf(ev.Job)
+		_ = r.s.putJobState(r.rec.RunID, ev.Job)
 		_ = r.s.Put(r.rec)
 	}
 }
@@ -236,6 +237,11 @@ func (r *Run) Finish(res *runner.Result, err error) (*Record, error) {
 	apply(r.rec, res, r.s.now())
 	if res.Job != nil {
 		r.rec.Job = r.jobOf(res.Job)
+		if runner.IsTerminalJobState(res.Job.State) {
+			r.s.removeJobState(r.rec.RunID)
+		} else {
+			_ = r.s.putJobState(r.rec.RunID, res.Job)
+		}
 	}
 	if r.resumed {
 		// The job's time, not this poller's: a job taken over after a
@@ -297,6 +303,7 @@ func (r *Run) jobOf(js *runner.JobStatus) *Job {
 		*j = *prev
 	}
 	j.ID, j.State, j.Percent, j.Detail, j.Updated = js.ID, js.State, js.Percent, js.Detail, r.s.now()
+	j.Masked = j.Masked || js.Handle != ""
 	// A resumed job's polls count on from the earlier ones.
 	j.Polls = max(j.Polls, js.Polls)
 	if r.pollCap != "" {

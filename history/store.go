@@ -130,6 +130,8 @@ type Store struct {
 	// repeat are the flags of the lines that repeat its runs
 	// (runner.GlobalsOf the configuration it was opened with).
 	repeat runner.Globals
+	// jobs is the host's job state (jobstate.go): <home>/jobs, beside dir.
+	jobs string
 	// now is the clock (tests replace it).
 	now func() time.Time
 }
@@ -142,7 +144,7 @@ func Open(dir string, limits config.History) (*Store, error) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
-	return &Store{dir: dir, limits: limits, now: time.Now}, nil
+	return &Store{dir: dir, limits: limits, jobs: filepath.Join(filepath.Dir(filepath.Clean(dir)), "jobs"), now: time.Now}, nil
 }
 
 // OpenConfig opens the history of cfg's home with cfg's limits.
@@ -152,6 +154,7 @@ func OpenConfig(cfg *config.Config) (*Store, error) {
 		return nil, err
 	}
 	s.artifacts = cfg.ArtifactsDir()
+	s.jobs = cfg.JobsDir()
 	s.repeat = runner.GlobalsOf(cfg)
 	return s, nil
 }
@@ -180,10 +183,15 @@ type writeMode int
 const (
 	// writeDurable syncs the record, its directory and the index line.
 	writeDurable writeMode = iota
-	// writeFinal syncs the record before its rename, and its directory
-	// after the write returns (dirSyncs: coalesced, in the background, so
-	// the answer is not held up; Flush waits for it before the process
-	// exits), and leaves the index line to the page cache: Finish, the
+	// writeFinal renames the record into place unsynced and syncs it and
+	// then its directory after the write returns (dirSyncs: one worker in
+	// the background, a directory's fsync shared by the records renamed
+	// before it, so the answer is not held up; Flush waits for them
+	// before the process exits), and leaves the index line to the page
+	// cache. A process killed after the write loses nothing (the kernel
+	// holds the bytes); a power loss in the milliseconds before the
+	// worker's fsyncs may forget the run or leave its record empty or
+	// zero-filled, which reads as no record (read). Finish, the
 	// last write of a run, whose
 	// earlier index line (Begin's, an event's, Resume's) always says
 	// running. The rule that makes this safe: the records are the truth
@@ -272,9 +280,10 @@ func (s *Store) read(id string) (*Record, error) {
 	if len(b) > maxRecordBytes {
 		return nil, &DamagedError{RunID: id, Err: fmt.Errorf("larger than %d bytes", maxRecordBytes)}
 	}
-	if len(b) == 0 {
-		// A running record a power loss cut before its bytes reached
-		// the disk (putRunning): the run is forgotten, not damaged.
+	if len(bytes.Trim(b, "\x00")) == 0 {
+		// A record a power loss cut before its bytes reached the disk
+		// (putRunning, writeFinal: empty, or its size kept and its
+		// blocks zero): the run is forgotten, not damaged.
 		return nil, fmt.Errorf("%w: %s (empty)", ErrNotFound, id)
 	}
 	var rec Record
@@ -641,6 +650,7 @@ func (s *Store) prune(live []Summary) []Summary {
 		l := live[i]
 		over := (maxRuns != 0 && count > maxRuns) || (maxBytes != 0 && total > maxBytes)
 		if over && !l.Pinned && l.Status != StatusRunning && l.Status != StatusDetached && os.Remove(s.recordPath(l.RunID)) == nil {
+			s.removeJobState(l.RunID)
 			count--
 			total -= l.Bytes
 			continue
@@ -688,50 +698,77 @@ func writeAtomicMode(path string, b []byte, mode writeMode) error {
 	case writeRunning:
 		return writeAtomicFile(path, b, false)
 	case writeFinal:
-		if err := writeAtomicFile(path, b, true); err != nil {
+		f, err := writeAtomicKeep(path, b)
+		if err != nil {
 			return err
 		}
-		dirSyncs.schedule(filepath.Dir(path))
+		dirSyncs.schedule(f, filepath.Dir(path))
 		return nil
 	}
 	return writeAtomic(path, b)
 }
 
-// dirSyncs runs the directory fsyncs writeFinal leaves behind.
+// dirSyncs runs the fsyncs writeFinal leaves behind.
 var dirSyncs dirSyncer
 
-// dirSyncer fsyncs directories in the background: a directory already
-// waiting for its fsync is not queued twice (one fsync covers every
-// rename made before it starts).
+// dirSyncer fsyncs renamed records and then their directories in the
+// background, on one worker goroutine started when work arrives: each
+// batch syncs every file queued so far, then each of their directories
+// once (one directory fsync covers every rename made before it).
 type dirSyncer struct {
 	mu      sync.Mutex
-	pending map[string]bool
+	files   []*os.File
+	dirs    map[string]bool
+	running bool
 	wg      sync.WaitGroup
 }
 
-func (d *dirSyncer) schedule(dir string) {
+// schedule queues f (open, already renamed into dir; closed once synced)
+// and dir.
+func (d *dirSyncer) schedule(f *os.File, dir string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.pending[dir] {
-		return
-	}
-	if d.pending == nil {
-		d.pending = map[string]bool{}
-	}
-	d.pending[dir] = true
 	d.wg.Add(1)
-	crash.Go(func() {
-		defer d.wg.Done()
-		d.mu.Lock()
-		delete(d.pending, dir)
-		d.mu.Unlock()
-		syncDir(dir)
-	})
+	d.files = append(d.files, f)
+	if d.dirs == nil {
+		d.dirs = map[string]bool{}
+	}
+	d.dirs[dir] = true
+	if !d.running {
+		d.running = true
+		crash.Go(d.work)
+	}
 }
 
-// Flush waits for the directory fsyncs of finished runs' records
-// (writeFinal) still in flight: a process calls it before it exits, so a
-// run it answered is durable once it is gone.
+// work syncs batches until none is queued.
+func (d *dirSyncer) work() {
+	for {
+		d.mu.Lock()
+		files, dirs := d.files, d.dirs
+		d.files, d.dirs = nil, nil
+		if len(files) == 0 {
+			d.running = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		for _, f := range files {
+			fsync(f)
+			f.Close()
+		}
+		for dir := range dirs {
+			syncDir(dir)
+		}
+		d.wg.Add(-len(files))
+	}
+}
+
+// fsync is f.Sync (tests wrap it to see when a record is synced).
+var fsync = (*os.File).Sync
+
+// Flush waits for the fsyncs of finished runs' records (writeFinal)
+// still in flight: a process calls it before it exits, so a run it
+// answered is durable once it is gone.
 func Flush() { dirSyncs.wg.Wait() }
 
 func syncDir(dir string) {
@@ -746,10 +783,26 @@ func syncDir(dir string) {
 // then leaves the old file or the whole new one; without it, possibly an
 // empty one). The directory is not synced.
 func writeAtomicFile(path string, b []byte, syncFile bool) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	f, err := writeAtomicOpen(path, b, syncFile)
 	if err != nil {
-		return fmt.Errorf("history: %w", err)
+		return err
+	}
+	return f.Close()
+}
+
+// writeAtomicKeep is writeAtomicFile without the fsync, returning the
+// renamed file still open for the caller to sync and close.
+func writeAtomicKeep(path string, b []byte) (*os.File, error) {
+	return writeAtomicOpen(path, b, false)
+}
+
+// writeAtomicOpen writes b through a temporary file renamed over path and
+// returns that file, open.
+func writeAtomicOpen(path string, b []byte, syncFile bool) (*os.File, error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, tmpPrefix+"*") // mode 0600
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
 	tmp := f.Name()
 	ok := false
@@ -759,33 +812,30 @@ func writeAtomicFile(path string, b []byte, syncFile bool) error {
 			os.Remove(tmp)
 		}
 	}()
-	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("history: %w", err)
+	first := b
+	if testHookMidWrite != nil {
+		first = b[:len(b)/2]
 	}
-	half := len(b) / 2
-	if _, err := f.Write(b[:half]); err != nil {
-		return fmt.Errorf("history: %w", err)
+	if _, err := f.Write(first); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
 	if testHookMidWrite != nil {
 		f.Sync()
 		testHookMidWrite(path)
-	}
-	if _, err := f.Write(b[half:]); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	if syncFile {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("history: %w", err)
+		if _, err := f.Write(b[len(first):]); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("history: %w", err)
+	if syncFile {
+		if err := fsync(f); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("history: %w", err)
+		return nil, fmt.Errorf("history: %w", err)
 	}
 	ok = true
-	return nil
+	return f, nil
 }
 
 // CollectArtifacts removes from the artifact store every staged file that

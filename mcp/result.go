@@ -222,7 +222,9 @@ func blockOf(i int, raw json.RawMessage) judged {
 		if t := strings.TrimSpace(w.Text); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
 			media = "application/json"
 		}
-		return staged(mk(KindText, media, "", []byte(w.Text)), nil, &w.Text)
+		b := mk(KindText, media, "", []byte(w.Text))
+		b.HostWritten = true // a tool's text is its result's words: echoed secrets are masked
+		return staged(b, nil, &w.Text)
 	case "image", "audio":
 		data, declared, warn, err := decodeData(w.Data)
 		if err != nil {
@@ -265,7 +267,9 @@ func blockOf(i int, raw json.RawMessage) judged {
 		}
 		return staged(mk(KindResource, mediaOr(r.MIMEType, "text/plain"), r.URI, []byte(text)), nil, nil)
 	case "resource_link":
-		return staged(mk(KindLink, "application/json", firstNonEmpty(w.Title, w.Name, w.URI), raw), nil, nil)
+		b := mk(KindLink, "application/json", firstNonEmpty(w.Title, w.Name, w.URI), raw)
+		b.HostWritten = true // its name, title, uri and description mask echoed secrets
+		return staged(b, nil, nil)
 	}
 	return refuse(w.Type, "type "+strconv.Quote(w.Type)+" is not shown")
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // artifactFailure is one artifact that failed docs/protocol.md §8; confinement
@@ -34,12 +35,13 @@ type artifactFailure struct {
 // the failures of the others: one bad artifact does not hide the good
 // ones; failure paths number arts from offset in execution.artifacts.
 // Staging draws on b, the run's budget (nil for none): its bounds and its
-// context (docs/protocol.md §14).
-func (h *Host) verifyArtifacts(b *stageBudget, roots map[string]modproto.Root, dirs rootDirs, started time.Time, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
+// context (docs/protocol.md §14). echoes are the run's secrets: an
+// artifact naming one is refused (secretIn), a title holding one masked.
+func (h *Host) verifyArtifacts(b *stageBudget, echoes []schema.Echo, roots map[string]modproto.Root, dirs rootDirs, started time.Time, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	out := []VerifiedArtifact{}
 	var fails []artifactFailure
 	for i, a := range arts {
-		va, f := h.verifyArtifact(b, roots, dirs, started, a)
+		va, f := h.verifyArtifact(b, echoes, roots, dirs, started, a)
 		if f != nil {
 			f.index = offset + i
 			f.v.Path = fmt.Sprintf("execution.artifacts[%d]", offset+i)
@@ -52,13 +54,18 @@ func (h *Host) verifyArtifacts(b *stageBudget, roots map[string]modproto.Root, d
 }
 
 // verifyArtifact confines, opens, measures, hashes and stages one artifact.
-func (h *Host) verifyArtifact(b *stageBudget, roots map[string]modproto.Root, dirs rootDirs, started time.Time, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
+func (h *Host) verifyArtifact(b *stageBudget, echoes []schema.Echo, roots map[string]modproto.Root, dirs rootDirs, started time.Time, a modproto.Artifact) (VerifiedArtifact, *artifactFailure) {
 	confined := func(f string, args ...any) *artifactFailure {
 		return &artifactFailure{confinement: true, v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
 	}
 	violation := func(f string, args ...any) *artifactFailure {
 		return &artifactFailure{v: modproto.ValidationError{Detail: fmt.Sprintf(f, args...)}}
 	}
+	// Before anything else: every message below names the id and path.
+	if why := secretIn(a, echoes); why != "" {
+		return VerifiedArtifact{}, violation("%s", why)
+	}
+	maskArtifact(&a, echoes)
 	root, ok := roots[a.Root]
 	dir := dirs[a.Root]
 	if !ok || dir == nil {

@@ -39,9 +39,11 @@ func useProbeCache(cfg *config.Config) {
 }
 
 // PrepareContainment starts making, in the background, what this host's
-// first contained run would make on its path (contain.Prepare); nothing
-// under sandbox: off. For a command about to run a module.
+// first run would make on its path: its run directory (PrepareRunDir)
+// and, unless sandbox: off, containment's (contain.Prepare). For a
+// command about to run a module.
 func (h *Host) PrepareContainment() {
+	PrepareRunDir()
 	if h.cfg == nil || contain.Mode(h.cfg.Sandbox) != contain.ModeOff {
 		contain.Prepare()
 	}

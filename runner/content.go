@@ -60,7 +60,7 @@ func blockArtifacts(blocks []ContentBlock) []modproto.Artifact {
 // them exactly as module files (docs/protocol.md §8) under ContentRoot. Failure
 // paths are numbered from offset, after the module's own artifacts. The
 // directory is removed before it returns, so Source is cleared.
-func (h *Host) stageBlocks(b *stageBudget, blocks []ContentBlock, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
+func (h *Host) stageBlocks(b *stageBudget, echoes []schema.Echo, blocks []ContentBlock, arts []modproto.Artifact, offset int) ([]VerifiedArtifact, []artifactFailure) {
 	fail := func(i int, confinement bool, f string, args ...any) []artifactFailure {
 		return []artifactFailure{{confinement: confinement, index: offset + i, v: modproto.ValidationError{
 			Path: fmt.Sprintf("execution.artifacts[%d]", offset+i), Detail: fmt.Sprintf(f, args...)}}}
@@ -96,7 +96,7 @@ func (h *Host) stageBlocks(b *stageBudget, blocks []ContentBlock, arts []modprot
 	defer rootDir.Close()
 	// The host wrote each file here with one link: no start time is needed
 	// to judge links (a zero one refuses any second link).
-	out, fails := h.verifyArtifacts(b, map[string]modproto.Root{ContentRoot: {Path: root, Mode: modproto.RootReadWrite}},
+	out, fails := h.verifyArtifacts(b, echoes, map[string]modproto.Root{ContentRoot: {Path: root, Mode: modproto.RootReadWrite}},
 		rootDirs{ContentRoot: rootDir}, time.Time{}, arts, offset)
 	for i := range out {
 		out[i].Source = ""

@@ -252,6 +252,11 @@ type ContentBlock struct {
 	// Data is the block's content, bytes (counted against
 	// max_output_bytes with the envelope).
 	Data []byte
+	// HostWritten says Data is the module's words as the host wrote them
+	// out (an MCP resource link's own JSON), not bytes the module made:
+	// secrets of the input echoed in it are masked as in the result
+	// (docs/protocol.md §4).
+	HostWritten bool
 }
 
 // Elicitation is a request to the person in the middle of a call (MCP

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	"modbay/modproto"
 	"modbay/schema"
@@ -10,18 +12,21 @@ import (
 // Masking follows the value (docs/protocol.md §4): a secret of the input
 // (schema.Redact's rule) that the module sends back is masked wherever
 // the host records or shows what came back: the result, the error, the
-// warnings, stdout and stderr, live events and the raw exchange. Artifact
-// bytes are never touched (they stay verified); an encoded echo slips
-// through (schema.MaskEchoes).
+// warnings, stdout and stderr, live events, the raw exchange, artifact
+// titles and job ids (the handle itself kept for polls only,
+// JobStatus.Handle). An artifact whose id, path, media type or
+// presentation holds one is refused (secretIn). Artifact bytes are never
+// touched (they stay verified); an encoded echo slips through
+// (schema.MaskEchoes).
 
 // planEchoes are the secret values of p's input, nil when it has none.
 func planEchoes(p *Plan) []schema.Echo {
 	if p == nil || p.Module == nil || p.Module.Descriptor == nil || p.Capability.RequestSchema == "" {
-		return nil
+		return p.Echoes
 	}
 	h, err := schema.Compile(p.Module.Descriptor.RequestSchemas[p.Capability.RequestSchema])
 	if err != nil {
-		return nil
+		return p.Echoes
 	}
 	input := p.Request.Input
 	if p.WholeRequest {
@@ -30,7 +35,24 @@ func planEchoes(p *Plan) []schema.Echo {
 			input = b
 		}
 	}
-	return schema.Echoes(h, input)
+	return joinEchoes(schema.Echoes(h, input), p.Echoes)
+}
+
+// joinEchoes is a's echoes then b's not in a, longest first (as
+// schema.Echoes orders them, so a longer secret is masked before one
+// inside it).
+func joinEchoes(a, b []schema.Echo) []schema.Echo {
+	if len(b) == 0 {
+		return a
+	}
+	out := slices.Clone(a)
+	for _, e := range b {
+		if !slices.ContainsFunc(out, func(x schema.Echo) bool { return x.Value == e.Value }) {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y schema.Echo) int { return len(y.Value) - len(x.Value) })
+	return out
 }
 
 // maskingOptions wraps opts' events and recorder to mask echoes.
@@ -38,9 +60,15 @@ func maskingOptions(opts RunOptions, echoes []schema.Echo) RunOptions {
 	if len(echoes) == 0 {
 		return opts
 	}
+	opts.echoes = echoes
 	if next := opts.Events; next != nil {
 		opts.Events = func(ev Event) {
 			ev.Stderr = maskBytes(ev.Stderr, echoes)
+			if ev.Job != nil {
+				j := *ev.Job
+				maskJob(&j, echoes)
+				ev.Job = &j
+			}
 			if ev.Progress != nil {
 				pr := *ev.Progress
 				pr.Message = maskString(pr.Message, echoes)
@@ -84,10 +112,29 @@ func maskResult(res *Result, echoes []schema.Echo) {
 	res.Stderr = maskString(res.Stderr, echoes)
 	if res.Host != nil {
 		res.Host.Detail = maskString(res.Host.Detail, echoes)
+		for i := range res.Host.Violations {
+			v := &res.Host.Violations[i]
+			v.Path, v.Detail = maskString(v.Path, echoes), maskString(v.Detail, echoes)
+		}
+	}
+	res.LikelyCause = maskString(res.LikelyCause, echoes)
+	for i := range res.EffectWarnings {
+		w := &res.EffectWarnings[i]
+		w.Path, w.Detail = maskString(w.Path, echoes), maskString(w.Detail, echoes)
+	}
+	for i := range res.Artifacts {
+		maskArtifact(&res.Artifacts[i].Artifact, echoes)
+	}
+	for i := range res.Refused {
+		r := &res.Refused[i]
+		r.ID, r.Reason = maskString(r.ID, echoes), maskString(r.Reason, echoes)
 	}
 	for _, env := range []*modproto.Envelope{res.Envelope, res.HandleEnvelope} {
 		if env == nil {
 			continue
+		}
+		for i := range env.Execution.Artifacts {
+			maskArtifact(&env.Execution.Artifacts[i], echoes)
 		}
 		if len(env.Result) > 0 {
 			env.Result, _ = schema.MaskEchoesJSON(env.Result, echoes)
@@ -110,6 +157,53 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		}
 	}
 	if res.Job != nil {
-		res.Job.Detail = maskString(res.Job.Detail, echoes)
+		maskJob(res.Job, echoes)
 	}
+}
+
+// maskArtifact masks echoes in every text field of a as the module
+// reported it (an artifact that kept one in its id, path, media type or
+// presentation was refused, secretIn).
+func maskArtifact(a *modproto.Artifact, echoes []schema.Echo) {
+	for _, f := range []*string{&a.ID, &a.Kind, &a.Path, &a.Root, &a.Presentation, &a.MediaType, &a.Digest, &a.Title} {
+		*f = maskString(*f, echoes)
+	}
+}
+
+// maskJob masks echoes in j; a job_id that holds one is kept as Handle
+// for polls, with the secrets it holds (docs/protocol.md §12).
+func maskJob(j *JobStatus, echoes []schema.Echo) {
+	if id, n := schema.MaskEchoes([]byte(j.ID), echoes); n > 0 {
+		if j.Handle == "" {
+			j.Handle = j.ID
+		}
+		j.ID = string(id)
+	}
+	if j.Handle != "" && j.Secrets == nil {
+		for _, e := range echoes {
+			if _, n := schema.MaskEchoes([]byte(j.Handle), []schema.Echo{e}); n > 0 {
+				j.Secrets = append(j.Secrets, e)
+			}
+		}
+	}
+	j.Detail = maskString(j.Detail, echoes)
+	if len(j.Raw) > 0 {
+		j.Raw, _ = schema.MaskEchoesJSON(j.Raw, echoes)
+	}
+}
+
+// secretIn says why artifact a is refused when its id, path, media type
+// or presentation holds a secret of the input (docs/protocol.md §8): the
+// host would show, record and name files by them. "" when none does; a
+// title is masked instead (maskArtifact).
+func secretIn(a modproto.Artifact, echoes []schema.Echo) string {
+	for _, f := range []struct{ name, v string }{{"id", a.ID}, {"path", a.Path}, {"media type", a.MediaType}, {"presentation", a.Presentation}} {
+		for _, e := range echoes {
+			if _, n := schema.MaskEchoes([]byte(f.v), []schema.Echo{e}); n > 0 {
+				return fmt.Sprintf("artifact %q: its %s holds a secret of the input (%s %s): refused, not staged (docs/protocol.md §8)",
+					maskString(a.ID, echoes), f.name, e.Why, e.Pointer)
+			}
+		}
+	}
+	return ""
 }

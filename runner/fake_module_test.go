@@ -387,6 +387,27 @@ func fakeHostile(mode, id, ws, reqPath string, req modproto.Request, ok func(any
 		}
 	}
 	switch mode {
+	case "leave":
+		// What an earlier run left is in view: list the cwd, TMPDIR and
+		// the run directory, then leave files, a mode and a link behind.
+		cwd, _ := os.Getwd()
+		tmp := os.Getenv("TMPDIR")
+		list := func(d string) []string {
+			ents, _ := os.ReadDir(d)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			return names
+		}
+		found := map[string]any{"cwd": list(cwd), "tmp": list(tmp), "run": list(filepath.Dir(cwd)), "run_dir": filepath.Dir(cwd)}
+		req, _ := os.ReadFile(reqPath)
+		found["request_is_this_run"] = strings.Contains(string(req), `"t.hostile"`)
+		_ = os.WriteFile(filepath.Join(cwd, "left"), []byte("secret of the last run"), 0o644)
+		_ = os.MkdirAll(filepath.Join(tmp, "deep", "er"), 0o755)
+		_ = os.WriteFile(filepath.Join(tmp, "deep", "er", "left"), []byte("x"), 0o644)
+		_ = os.Chmod(cwd, 0o777)
+		return ok(found, nil)
 	case "hang":
 		spawn(false)
 		return hang()

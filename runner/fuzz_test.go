@@ -77,7 +77,7 @@ func FuzzArtifactPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path string) {
 		for _, digest := range []string{modproto.Digest(inside), modproto.Digest(secret)} {
 			a := modproto.Artifact{ID: "a", Kind: "k", Root: "w", Path: path, Digest: digest}
-			va, fail := h.verifyArtifact(nil, roots, dirs, started, a)
+			va, fail := h.verifyArtifact(nil, nil, roots, dirs, started, a)
 			if fail != nil {
 				continue
 			}

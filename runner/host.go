@@ -11,6 +11,7 @@ import (
 
 	"modbay/config"
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // ErrApprovalRequired is returned by Run when the plan needs approval and
@@ -185,6 +186,10 @@ type RunOptions struct {
 	Elicit Elicitor
 	// Record, if non-nil, receives the raw exchange frame by frame.
 	Record Recorder
+
+	// echoes are the run's secrets (maskingOptions): an artifact naming
+	// one is refused, a title holding one is masked.
+	echoes []schema.Echo
 }
 
 // RunWith is Run with options: the same guarantees, plus answers to the

@@ -100,10 +100,24 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 	f := newFixture(t)
 	f.addLinkedModule("envdump", "good")
 	m := f.load("envdump")
+	// The run takes the directory made ahead of it (runDirs).
+	FlushRunDirs()
+	PrepareRunDir()
+	runDirs.wg.Wait()
+	runDirs.mu.Lock()
+	spare := ""
+	if len(runDirs.free) == 1 {
+		spare = runDirs.free[0]
+	}
+	runDirs.mu.Unlock()
+	if spare == "" {
+		t.Fatal("PrepareRunDir made no directory")
+	}
 	res := f.run(m, "t.hostile", `{"mode":"env"}`, nil)
 	if !res.OK() {
 		t.Fatalf("%+v", res.Host)
 	}
+	FlushRunDirs() // removals run in the background
 	var out struct {
 		Env         []string `json:"env"`
 		Cwd         string   `json:"cwd"`
@@ -118,6 +132,9 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 		t.Fatalf("module environment = %q, want exactly TMPDIR", out.Env)
 	}
 	tmp := strings.TrimPrefix(out.Env[0], "TMPDIR=")
+	if tmp != filepath.Join(spare, "tmp") || out.Cwd != filepath.Join(spare, "work") || out.RequestPath != filepath.Join(spare, "request.json") {
+		t.Errorf("TMPDIR %s, cwd %s, request %s: not in the directory made ahead, %s", tmp, out.Cwd, out.RequestPath, spare)
+	}
 	if !out.TmpIsDir {
 		t.Error("TMPDIR was not a directory during the run")
 	}
@@ -128,7 +145,13 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 	if out.RequestMode != "600" || !filepath.IsAbs(out.RequestPath) {
 		t.Errorf("request file %s mode %s", out.RequestPath, out.RequestMode)
 	}
-	for _, p := range []string{tmp, out.Cwd, out.RequestPath} {
+	runDirs.mu.Lock()
+	left := runDirs.free
+	runDirs.mu.Unlock()
+	if len(left) > 0 {
+		t.Errorf("FlushRunDirs left %v", left)
+	}
+	for _, p := range []string{tmp, out.Cwd, out.RequestPath, spare} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s survived the run (err %v)", p, err)
 		}

@@ -124,7 +124,7 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 		return finish(r)
 	}
 	emit()
-	input, _ := json.Marshal(map[string]string{"job_id": job.ID})
+	input, _ := json.Marshal(map[string]string{"job_id": job.PollID()})
 	for {
 		wait := min(interval, time.Until(deadline))
 		if wait <= 0 {

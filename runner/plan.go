@@ -203,7 +203,7 @@ func (h *Host) roots(m *Module, handoff map[string]bool) (map[string]modproto.Ro
 
 // hostFolders are the home's folders that hold what the host keeps for
 // itself (docs/protocol.md §13): no workspace may lie in one.
-var hostFolders = []string{"state", "requests", "inputs", "cache", "history", "handoff", "artifacts", "modules", "examples", "tmp"}
+var hostFolders = []string{"state", "requests", "inputs", "cache", "history", "handoff", "artifacts", "modules", "examples", "tmp", "jobs"}
 
 // workspaceProblem says why ws, as resolved, cannot be the workspace every
 // run gets read-write (docs/protocol.md §13), "" when it can: a workspace

@@ -14,7 +14,9 @@ import (
 // job is its handle and last known state; its Polls count on. The polls
 // get a fresh budget of the configured deadline (deadline_ms), since the
 // job went on meanwhile; the original approval covers them, as it covers
-// every poll. The Result is the run's as Run would have returned it,
+// every poll. A job whose handle is masked is polled by job.Handle, and
+// the secrets it holds (job.Secrets) are masked in what the polls send
+// back (docs/protocol.md §12). The Result is the run's as Run would have returned it,
 // without the handle's envelope (it is the earlier run's). Errors, when
 // nothing could be polled: ErrDisabled, ErrBroken, ErrUnknownCapability
 // (wrapped), or a capability that is not long-running.
@@ -44,5 +46,8 @@ func (h *Host) ResumeJob(ctx context.Context, m *Module, capID, requestID string
 	}}
 	j := job
 	first := &Result{RequestID: requestID, Module: m.ID, Capability: capID, Started: time.Now(), Job: &j}
-	return h.pollJob(ctx, p, first, opts), nil
+	// The input is gone: what the polls mask is what the handle holds.
+	res := h.pollJob(ctx, p, first, maskingOptions(opts, job.Secrets))
+	maskResult(res, job.Secrets)
+	return res, nil
 }

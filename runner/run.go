@@ -146,6 +146,11 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	// Content blocks join the module's artifacts here, so every rule from
 	// §6 on judges them as it judges files.
 	nFiles := len(env.Execution.Artifacts)
+	for i, b := range r.Blocks {
+		if b.HostWritten && len(opts.echoes) > 0 {
+			r.Blocks[i].Data = maskBytes(b.Data, opts.echoes)
+		}
+	}
 	env.Execution.Artifacts = append(env.Execution.Artifacts, blockArtifacts(r.Blocks)...)
 	if v := modproto.ValidateEnvelope(env, modproto.OperationInvoke, req.RequestID, m.ID); len(v) > 0 {
 		return hostErr(modproto.CodeHostProtocolViolation, "the envelope breaks its rules (docs/modules.md#the-envelope): "+summarize(v), v), nil
@@ -171,9 +176,9 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	}
 	defer cancelStage()
 	budget := h.newStageBudget(stageCtx)
-	arts, fails := h.verifyArtifacts(budget, req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
+	arts, fails := h.verifyArtifacts(budget, opts.echoes, req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
 	if len(r.Blocks) > 0 && stageCtx.Err() == nil {
-		blockArts, blockFails := h.stageBlocks(budget, r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
+		blockArts, blockFails := h.stageBlocks(budget, opts.echoes, r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)
 		arts, fails = append(arts, blockArts...), append(fails, blockFails...)
 	}
 	if len(env.Execution.Artifacts) > 0 {

@@ -76,23 +76,22 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 		res.cancelled = true
 		return res
 	}
-	runDir, err := newRunDir()
+	runDir, err := runDirs.take()
 	if err != nil {
 		res.spawnErr = fmt.Errorf("create the per-run directory: %w", err)
 		return res
 	}
-	defer RemoveTree(runDir)
+	// Taken back in the background once the run and every process it
+	// left are gone (runDirs.release): reused only after a run in a PID
+	// namespace, whose every process the kernel has killed by then, so
+	// none can still write into the next run's directory.
+	reuse := false
+	defer func() { runDirs.release(runDir, reuse) }()
 	tmp, work := filepath.Join(runDir, "tmp"), filepath.Join(runDir, "work")
-	for _, d := range []string{tmp, work} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			res.spawnErr = fmt.Errorf("create %s: %w", d, err)
-			return res
-		}
-	}
 	reqPath := ""
 	if spec.request != nil {
 		reqPath = filepath.Join(runDir, "request.json")
-		if err := writeFileMode(reqPath, spec.request, 0o600); err != nil {
+		if err := writeRequestFile(reqPath, spec.request); err != nil {
 			res.spawnErr = fmt.Errorf("write the request file: %w", err)
 			return res
 		}
@@ -176,6 +175,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 	_ = cmd.Wait() // the exit code is recorded, never decisive (docs/protocol.md §3)
 	<-supervised
 	liveRoots.Delete(pid)
+	reuse = proc.PIDNamespace()
 	if !clean {
 		reapAdopted()
 	}
@@ -215,6 +215,27 @@ func waitExitNoReap(pid int) {
 
 // writeFileMode writes b to a new file with exactly mode perm, whatever the
 // umask.
+// writeRequestFile writes the request file of a run: into the emptied
+// request file a reused run directory keeps (reusable checked it: a
+// plain file of ours, one link, no attribute), else a new one (mode
+// 0600).
+func writeRequestFile(path string, b []byte) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return writeFileMode(path, b, 0o600)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 func writeFileMode(path string, b []byte, perm os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {

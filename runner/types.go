@@ -6,6 +6,7 @@ import (
 
 	"modbay/contain"
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // Status is a discovered module's state in the cockpit (docs/protocol.md §2, §9).
@@ -229,6 +230,10 @@ type Plan struct {
 	// it against the request schema (PlanOptions.SkipValidation: the
 	// person's "send anyway"); history records it and screens say so.
 	Unchecked bool
+	// Echoes are secrets from beyond the input that the run masks as it
+	// masks the input's (docs/protocol.md §12): a masked job handle's, for
+	// the call that cancels the job (history.PlanCancel).
+	Echoes []schema.Echo
 
 	// dirs holds Request.Roots opened as directories when the plan was
 	// made; nil for a plan built by hand (Run opens them then).
@@ -365,6 +370,22 @@ type JobStatus struct {
 	Polls int
 	// Raw is the job object as sent ("job" or the whole result).
 	Raw json.RawMessage
+	// Handle, set only when ID carries a secret of the input and so is
+	// masked (docs/protocol.md §12), is the job_id as the module sent it:
+	// polls and cancels send it; never show or record it beyond the
+	// host's job state. Secrets are the input's secrets it holds, which
+	// polls of a job resumed later mask.
+	Handle  string        `json:"-"`
+	Secrets []schema.Echo `json:"-"`
+}
+
+// PollID is the job_id a poll or a cancel sends: Handle when ID is
+// masked, else ID.
+func (j *JobStatus) PollID() string {
+	if j.Handle != "" {
+		return j.Handle
+	}
+	return j.ID
 }
 
 // Event is something a run reports while in flight, for the UI's live view.

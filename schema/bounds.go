@@ -190,6 +190,55 @@ type meter struct {
 	// pattern is the bound a pattern compile hit, kept for the compile's
 	// error (the compiler words it as its own).
 	pattern error
+	// unique is set once a subschema with "uniqueItems": true is
+	// compiled: validations then charge chargeUnique first. Kept across
+	// validations.
+	unique bool
+}
+
+// chargeUnique counts, before a validation, the work "uniqueItems" may
+// do on inst (docs/protocol.md §14): the validator hashes every array it
+// applies to whole, a value once per array it is in, and a number as a
+// big.Rat (1 step, and 1 more per 32 of its exponent: 20,000 numbers of
+// 1e999 took 0.3–0.5 s). Every array is counted, as if uniqueItems held
+// for each, against MaxValidateSteps (the form's bound as it types).
+func (m *meter) chargeUnique(inst any) {
+	var walk func(v any, arrays int64)
+	walk = func(v any, arrays int64) {
+		switch x := v.(type) {
+		case []any:
+			arrays++
+			m.stepN(arrays)
+			for _, c := range x {
+				walk(c, arrays)
+			}
+		case map[string]any:
+			m.stepN(arrays)
+			for _, c := range x {
+				walk(c, arrays)
+			}
+		case json.Number:
+			w := int64(1)
+			if i := strings.IndexAny(string(x), "eE"); i >= 0 {
+				if e, err := strconv.Atoi(strings.TrimLeft(string(x[i+1:]), "+-")); err == nil {
+					w += int64(e) / 32
+				}
+			}
+			m.stepN(arrays * w)
+		default:
+			m.stepN(arrays)
+		}
+	}
+	walk(inst, 0)
+}
+
+// stepN counts n steps at once (step's bound and context check).
+func (m *meter) stepN(n int64) {
+	if n <= 0 {
+		return
+	}
+	m.steps += n - 1
+	m.step()
 }
 
 // stop is what a meter panics with to end a validation; run recovers it.
@@ -247,7 +296,10 @@ const stepVocabURL = "modbay:///vocab/steps"
 func useMeter(c *jsonschema.Compiler, m *meter) {
 	c.RegisterVocabulary(&jsonschema.Vocabulary{
 		URL: stepVocabURL,
-		Compile: func(*jsonschema.CompilerContext, map[string]any) (jsonschema.SchemaExt, error) {
+		Compile: func(_ *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
+			if u, _ := obj["uniqueItems"].(bool); u {
+				m.unique = true
+			}
 			return stepExt{m}, nil
 		},
 	})
@@ -296,7 +348,7 @@ var (
 func (h *Compiled) meteredWithin(ctx context.Context, b budget, f func()) (err error) {
 	h.vmu.Lock()
 	defer h.vmu.Unlock()
-	*h.meter = meter{ctx: ctx, maxSteps: b.steps, maxMatch: b.match}
+	*h.meter = meter{ctx: ctx, maxSteps: b.steps, maxMatch: b.match, unique: h.meter.unique}
 	defer func() {
 		if r := recover(); r != nil {
 			if s, ok := r.(stop); ok {

@@ -177,6 +177,44 @@ func TestCompileContextStops(t *testing.T) {
 	}
 }
 
+// TestUniqueItemsMetered: the work uniqueItems does (every array hashed
+// whole, a big number as a big.Rat) counts against MaxValidateSteps
+// before validation: 40,000 numbers of 1e999 under uniqueItems are a
+// bound, not half a second the meter never saw; the same array without
+// uniqueItems, and a modest one with it, validate.
+func TestUniqueItemsMetered(t *testing.T) {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range 40000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%de999", i+1)
+	}
+	b.WriteByte(']')
+	big := json.RawMessage(b.String())
+	unique, err := Compile(json.RawMessage(`{"type":"object","properties":{"xs":{"type":"array","uniqueItems":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = unique.Validate(json.RawMessage(`{"xs":` + string(big) + `}`))
+	wantBound(t, err, "MaxValidateSteps")
+	plain, err := Compile(json.RawMessage(`{"type":"object","properties":{"xs":{"type":"array"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Validate(json.RawMessage(`{"xs":` + string(big) + `}`)); err != nil {
+		t.Fatalf("without uniqueItems: %v", err)
+	}
+	v, err := unique.Validate(json.RawMessage(`{"xs":[1,2,[3,4],{"a":[5]},2]}`))
+	if err != nil || len(v) != 1 {
+		t.Fatalf("a modest array: %v %v, want its one duplicate", v, err)
+	}
+	if _, err := ValidateForm(json.RawMessage(`{"type":"array","uniqueItems":true}`), json.RawMessage(`[`+strings.Repeat(`[[[1]]],`, 40000)+`1]`)); !IsBound(err) {
+		t.Fatalf("the form's check of 40,000 nested arrays: %v, want MaxFormValidateSteps", err)
+	}
+}
+
 // TestSchemaBytesRefusedFirst: a schema document past MaxSchemaBytes (an
 // 11 MB one took 3 s to be refused by the node bounds) is refused by its
 // size, before Parse or Compile decodes any of it; one at the bound is

@@ -312,6 +312,9 @@ func (h *Compiled) Matches(loc string, value json.RawMessage) bool {
 	ok := false
 	if err := h.meteredWithin(nil, formBudget, func() {
 		if sch := h.sub(loc); sch != nil {
+			if h.meter.unique {
+				h.meter.chargeUnique(inst)
+			}
 			ok = sch.Validate(inst) == nil
 		}
 	}); err != nil {

@@ -110,7 +110,12 @@ func (h *Compiled) validate(ctx context.Context, b budget, input json.RawMessage
 	if uerr != nil {
 		err = fmt.Errorf("%w: %v", ErrInputNotJSON, uerr)
 	} else if err = checkNumbers(inst, nil, "input at "); err == nil {
-		if merr := h.meteredWithin(ctx, b, func() { err = h.root.Validate(inst) }); merr != nil {
+		if merr := h.meteredWithin(ctx, b, func() {
+			if h.meter.unique {
+				h.meter.chargeUnique(inst)
+			}
+			err = h.root.Validate(inst)
+		}); merr != nil {
 			err = merr
 		}
 		numberRange(inst, nil, &rng)

@@ -72,8 +72,12 @@ func (m *Model) resumed(msg jobsResumedMsg) tea.Cmd {
 func (m *Model) startResume(jr jobResumer, run *history.Run, rec *history.Record, mod *runner.Module) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	rv := &runView{com: m.com, id: rec.RunID, plan: rec.Plan(mod), cancel: cancel, started: rec.Started}
-	job := runner.JobStatus{ID: rec.Job.ID, State: rec.Job.State, Percent: rec.Job.Percent, Detail: rec.Job.Detail, Polls: rec.Job.Polls}
-	rv.job = &job
+	// A masked id's handle comes from the host's job state; without it
+	// the polls fail, and the run says why.
+	job, jerr := run.JobStatus()
+	shown := job
+	shown.Handle, shown.Secrets = "", nil
+	rv.job = &shown
 	m.keepRun(rv)
 	id := rec.RunID
 	events := func(ev runner.Event) {
@@ -89,6 +93,10 @@ func (m *Model) startResume(jr jobResumer, run *history.Run, rec *history.Record
 			return runDoneMsg{id: id, err: context.Canceled}
 		}
 		defer m.inflight.leave()
+		if jerr != nil {
+			run.Finish(nil, jerr)
+			return runDoneMsg{id: id, err: jerr}
+		}
 		res, err := jr.ResumeJob(ctx, mod, capID, id, job, runner.RunOptions{Events: run.Events(events)})
 		run.Finish(res, err)
 		return runDoneMsg{id: id, result: res, err: err}

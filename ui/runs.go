@@ -180,7 +180,7 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	for _, s := range m.stack {
 		if rs, ok := s.(*runScreen); ok && rs.run == r {
 			open := m.replace(rs, screenResult, msg.id)
-			return tea.Batch(open, m.showRead(msg.id, res), reload, notice, m.replayTyped(rs.typed))
+			return tea.Batch(open, m.showRead(msg.id, r.plan, res), reload, notice, m.replayTyped(rs.typed))
 		}
 	}
 	return tea.Batch(reload, notice)

@@ -4,7 +4,7 @@
 // concurrent calls in which every call must get an answer (a result or
 // "busy"). Run from the repository root:
 //
-//	go run ./bench/gateway [-n 40]
+//	go run ./bench/gateway [-n 40] [-modbay BIN] [-against BIN]
 //
 // It builds modbay and bench/internal/benchmod, installs the module in a
 // fresh home (containment as the machine allows: sandbox auto), and
@@ -34,9 +34,10 @@ func main() {
 	sandbox := flag.String("sandbox", "auto", "config.yaml sandbox: for the serve process (auto, off), to split containment's share")
 	wrap := flag.String("wrap", "", "a command the serve process runs under, split at spaces (e.g. \"strace -c -f -o /tmp/s.txt\"), to profile it")
 	modbay := flag.String("modbay", "", "a modbay binary to measure instead of building this tree's (to compare two builds)")
+	against := flag.String("against", "", "a second modbay binary served beside the first on the same home, its calls interleaved call by call with the first's (to compare two builds on a busy machine)")
 	bursts := flag.Bool("burst", true, "measure the bursts of 100 concurrent calls after the per-call median")
 	flag.Parse()
-	serveWrap, modbayBin = strings.Fields(*wrap), *modbay
+	serveWrap, modbayBin, againstBin = strings.Fields(*wrap), *modbay, *against
 	if err := run(*n, *sandbox, *bursts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/gateway:", err)
 		os.Exit(1)
@@ -44,10 +45,11 @@ func main() {
 }
 
 // serveWrap is -wrap: argv put before the serve command; modbayBin is
-// -modbay.
+// -modbay, againstBin -against.
 var (
-	serveWrap []string
-	modbayBin string
+	serveWrap  []string
+	modbayBin  string
+	againstBin string
 )
 
 func run(n int, sandbox string, bursts bool) error {
@@ -104,17 +106,31 @@ func run(n int, sandbox string, bursts bool) error {
 		return err
 	}
 	ctx := context.Background()
-	cs, serve, err := connect(ctx, tmp, home, ws)
+	cs, serve, err := connect(ctx, filepath.Join(tmp, "modbay"), home, ws)
 	if err != nil {
 		return err
 	}
 	defer cs.Close()
-	call := func() error {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bench_echo", Arguments: input})
-		if err == nil && res.IsError {
-			err = fmt.Errorf("bench_echo failed: %v", res.Content)
+	callOn := func(cs *mcp.ClientSession) func() error {
+		return func() error {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bench_echo", Arguments: input})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("bench_echo failed: %v", res.Content)
+			}
+			return err
 		}
-		return err
+	}
+	call := callOn(cs)
+	// -against: a second serve session of another build, on the same
+	// home, called between the first's calls.
+	call2 := func() error { return nil }
+	if againstBin != "" {
+		cs2, _, err := connect(ctx, againstBin, home, ws)
+		if err != nil {
+			return err
+		}
+		defer cs2.Close()
+		call2 = callOn(cs2)
 	}
 	direct := func() error {
 		cmd := exec.Command(mod, "module", "invoke", "bench.echo", "--input", reqPath)
@@ -125,17 +141,24 @@ func run(n int, sandbox string, bursts bool) error {
 		if err := call(); err != nil {
 			return err
 		}
+		if err := call2(); err != nil {
+			return err
+		}
 		if err := direct(); err != nil {
 			return err
 		}
 	}
-	var calls, directs []time.Duration
+	var calls, calls2, directs []time.Duration
 	cpu0 := procCPU(serve)
-	for range n {
-		for _, m := range []struct {
+	for i := range n {
+		steps := []struct {
 			f   func() error
 			out *[]time.Duration
-		}{{call, &calls}, {direct, &directs}} {
+		}{{call, &calls}, {call2, &calls2}, {direct, &directs}}
+		if i%2 == 1 { // -against: each build goes first in every other round
+			steps[0], steps[1] = steps[1], steps[0]
+		}
+		for _, m := range steps {
 			t0 := time.Now()
 			if err := m.f(); err != nil {
 				return err
@@ -151,6 +174,14 @@ func run(n int, sandbox string, bursts bool) error {
 	if cpu0 >= 0 && cpu1 >= 0 {
 		fmt.Printf("  serve process CPU per call: %s (user + system, its own threads; /proc/%d/stat)\n", ms((cpu1-cpu0)/time.Duration(n)), serve)
 	}
+	if againstBin != "" {
+		diffs := make([]time.Duration, n)
+		for i := range n {
+			diffs[i] = calls[i] - calls2[i]
+		}
+		fmt.Printf("  -against %s: %s per call, host overhead added %s; this build − that one, median of the call-by-call differences: %s\n",
+			againstBin, ms(median(calls2)), ms(median(calls2)-md), ms(median(diffs)))
+	}
 	if !bursts {
 		return nil
 	}
@@ -160,7 +191,7 @@ func run(n int, sandbox string, bursts bool) error {
 				return err
 			}
 			cs.Close()
-			if cs, _, err = connect(ctx, tmp, home, ws); err != nil {
+			if cs, _, err = connect(ctx, filepath.Join(tmp, "modbay"), home, ws); err != nil {
 				return err
 			}
 		}
@@ -171,10 +202,10 @@ func run(n int, sandbox string, bursts bool) error {
 	return nil
 }
 
-// connect starts `modbay mcp serve` in home and connects a client; the
-// pid is the serve process's (or -wrap's).
-func connect(ctx context.Context, tmp, home, ws string) (*mcp.ClientSession, int, error) {
-	argv := append(slices.Clone(serveWrap), filepath.Join(tmp, "modbay"), "--home", home, "--workspace", ws, "mcp", "serve")
+// connect starts `modbay mcp serve` (the binary bin) in home and connects
+// a client; the pid is the serve process's (or -wrap's).
+func connect(ctx context.Context, bin, home, ws string) (*mcp.ClientSession, int, error) {
+	argv := append(slices.Clone(serveWrap), bin, "--home", home, "--workspace", ws, "mcp", "serve")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)

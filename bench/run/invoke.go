@@ -112,15 +112,17 @@ func (s *suite) benchInvoke() error {
 	s.rep.add(secInvoke, row{what: "containment cost per invoke", value: on - off, budget: 5_000_000, budgetText: "≤ 5 ms",
 		note: "invoke (on) − invoke (off), wall; in CPU " + ms(cpu("on")-cpu("off")) + ". The kernel's namespaces, Landlock, seccomp and limits, as far as this machine allows (`modbay doctor`)"})
 	s.rep.note(secInvoke, fmt.Sprintf("Why: the host overhead is what a one-shot command does besides starting: the history record "+
-		"(one fsync on the path: the final record's bytes before its rename; its directory's fsync runs after the answer, before exit, "+
-		"and the running record is not synced: docs/internals.md \"History\"), discovery of the home, "+
-		"planning, the per-run directory (three directories and the request file; creating an inode on this machine's ext4, mounted without a journal, "+
-		"scans the inodes deleted in the last minute, so it costs more the busier the disk), the Landlock rules (a path opened per rule) "+
-		"and the envelope checks (in CPU %s). The containment row compares two whole commands: the support probe's answer is kept per boot "+
+		"(its running and final records renamed into place unsynced; the final record's fsync and its directory's run on a background worker "+
+		"after the answer and before exit, docs/internals.md \"History\"; the run's lock is a byte lock in one shared file, no file per run), "+
+		"discovery of the home, planning, the per-run directory (made in the background while the module is planned, reused by later runs "+
+		"of the same process; docs/internals.md \"Run directories\"), the request file (one inode: on this machine's ext4, mounted without "+
+		"a journal, each new inode scans the inodes deleted in the last minutes), the Landlock rules (a path opened per rule) and the envelope "+
+		"checks (in CPU %s). The containment row compares two whole commands: the support probe's answer is kept per boot "+
 		"(<home>/cache/contain-probe.json, docs/containment.md \"What it costs\") and the shared network namespace is made while the module is planned, "+
-		"so what is left is the contained spawn itself. "+
-		"What would close the rest: fewer inodes per run (the history's lock file and record files, the run directory's three directories, "+
-		"which docs/protocol.md §3 asks for), and less CPU in discovery and planning.",
+		"so what is left is the contained spawn itself. A one-shot command still pays, before it exits, the history's two fsyncs "+
+		"(durability: docs/internals.md) and the run directory's removal. "+
+		"What would close the rest: less start-up work shared by every command (library init, `modbay --help` itself), the Landlock rules "+
+		"built from descriptors opened once per process, and on this machine a file system whose inode creation does not scan deleted inodes.",
 		ms(cpu("off")-cpu("direct")-cpu("help"))))
 	return nil
 }

@@ -67,7 +67,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "where to write the results (default: bench/RESULTS.md in the repository)")
 	flag.StringVar(&o.corpus, "corpus", "", "the shared corpus directory, for the form of the largest schema (default: $MODBAY_CORPUS, else where internal/testcorpus looks)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory of generated inputs")
-	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers, mcp), for working on the suite")
+	flag.StringVar(&o.only, "only", "", "run only these steps, comma-separated (start-up, init, discovery, invoke, cockpit, keystrokes, viewers, mcp, gateway), for working on the suite")
 	flag.DurationVar(&o.loadWait, "load-wait", 10*time.Minute, "wait up to this long for a 1-minute load below 1.0 before measuring (0: do not wait); RESULTS.md says when it could not")
 	flag.BoolVar(&o.install, "install", false, "npm-install the MCP inspector CLI (the MCP rows' baseline) into bench/.cache when it is not found; without it nothing is installed")
 	flag.Parse()
@@ -119,6 +119,7 @@ func run(o options) error {
 		{"keystrokes", s.benchKeystrokes},
 		{"viewers", s.benchViewers},
 		{"mcp", s.benchMCP},
+		{"gateway", s.benchGateway},
 	}
 	for i, st := range steps {
 		if i == 1 {

@@ -21,11 +21,12 @@ const (
 	secKeys
 	secViewers
 	secMCP
+	secGateway
 	nSections
 )
 
 var sectionTitle = [nSections]string{
-	"Start-up", "Discovery", "Invoke (host overhead)", "Cockpit first frame", "Keystrokes", "Viewers", "MCP",
+	"Start-up", "Discovery", "Invoke (host overhead)", "Cockpit first frame", "Keystrokes", "Viewers", "MCP", "Gateway (`modbay mcp serve`)",
 }
 
 // row is one measurement: its value (a duration unless valueText is set),

@@ -53,7 +53,9 @@ func newApprovalInput(p *runner.Plan) approvalInput {
 		h, _ = schema.Compile(d.Descriptor.RequestSchemas[p.Capability.RequestSchema])
 	}
 	raw, n := schema.Redact(h, in, schema.RedactMask)
-	return approvalInput{raw: raw, masked: n}
+	// Secrets from beyond the input (a masked job handle, for a cancel).
+	raw, k := schema.MaskEchoesJSON(raw, p.Echoes)
+	return approvalInput{raw: raw, masked: n + k}
 }
 
 // lines returns the Input row's values, each one line of at most w cells:

@@ -78,7 +78,13 @@ func main() {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mime, Text: s}}}, nil
 		}
 	}
-	server.AddResource(&sdk.Resource{URI: textURI, Name: "hello", Title: "Hello text", MIMEType: "text/plain"}, text(textURI, "text/plain", "hello, resource\n"))
+	// hello carries annotations and two icons: a URL holding an escape
+	// and a data: URI (neither is fetched; the data is never shown).
+	server.AddResource(&sdk.Resource{URI: textURI, Name: "hello", Title: "Hello text", MIMEType: "text/plain",
+		Annotations: &sdk.Annotations{Audience: []sdk.Role{"user", "assistant"}, Priority: 0.8, LastModified: "2026-01-12T15:00:58Z"},
+		Icons: []sdk.Icon{{Source: "https://icons.example.org/hello.png\x1b[2J", MIMEType: "image/png", Sizes: []string{"48x48", "96x96"}},
+			{Source: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=", Theme: "dark"}}},
+		text(textURI, "text/plain", "hello, resource\n"))
 	server.AddResource(&sdk.Resource{URI: blobURI, Name: "pixel", MIMEType: "image/png", Size: int64(len(png1x1))},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: blobURI, MIMEType: "image/png", Blob: png1x1}}}, nil
@@ -136,6 +142,22 @@ func main() {
 	server.AddTool(&sdk.Tool{Name: "link", InputSchema: empty, Annotations: ro}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a link follows"},
 			&sdk.ResourceLink{URI: textURI, Name: "hello", MIMEType: "text/plain"}}}, nil
+	})
+	// leak echoes its writeOnly api_key, as a hostile server would, into a
+	// text block, a resource link's uri, name, title and description, a progress
+	// message and a log line.
+	secret := json.RawMessage(`{"type":"object","properties":{"api_key":{"type":"string","writeOnly":true}}}`)
+	server.AddTool(&sdk.Tool{Name: "leak", InputSchema: secret, Annotations: ro}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var in struct {
+			Key string `json:"api_key"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "working with " + in.Key})
+		}
+		_ = req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "error", Data: "logged " + in.Key})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "said " + in.Key}, &sdk.ResourceLink{URI: "test://leak/" + in.Key, Name: "n-" + in.Key,
+			Title: "t-" + in.Key, Description: "d-" + in.Key, MIMEType: "text/plain"}}}, nil
 	})
 	server.AddTool(&sdk.Tool{Name: taskTool, InputSchema: empty, Annotations: ro}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return ok("should not be called without tasks"), nil

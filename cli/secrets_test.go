@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// secretsModule builds testdata/hostile/secrets as <tmp>/secrets/secrets
+// (a folder of its own, named for its id).
+func secretsModule(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "secrets", "secrets")
+	build := exec.Command("go", "build", "-o", exe, "./testdata/hostile/secrets")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the secrets module: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// leakSecret is the writeOnly value the tests give; leakMark the part of
+// it no masked copy holds.
+const (
+	leakSecret = "sk-live-4242&<x>"
+	leakMark   = "sk-live-4242"
+	leakLabel  = "‹masked: writeOnly /api_key›"
+)
+
+// noSecretUnder fails for every file under dir, but those under skip,
+// whose name or bytes hold the secret.
+func noSecretUnder(t *testing.T, dir string, skip ...string) {
+	t.Helper()
+	n := 0
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		for _, s := range skip {
+			if p == s {
+				return filepath.SkipDir
+			}
+		}
+		n++
+		if strings.Contains(fi.Name(), leakMark) {
+			t.Errorf("%s is named after the secret", p)
+		}
+		if fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), leakMark) || strings.Contains(string(b), `sk-live-4242\u0026`) {
+				t.Errorf("%s holds the secret", p)
+			}
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walking %s: %d files, %v", dir, n, err)
+	}
+}
+
+// exportAll exports every run of home and returns the export folder.
+func exportAll(t *testing.T, home string) string {
+	t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(home, "history", "runs", "*.json"))
+	if len(runs) == 0 {
+		t.Fatal("no run recorded")
+	}
+	out := t.TempDir()
+	for _, r := range runs {
+		id := strings.TrimSuffix(filepath.Base(r), ".json")
+		if code, o, e := run(t, "--home", home, "history", "export", id, filepath.Join(out, id)); code != ExitOK {
+			t.Fatalf("history export %s: exit %d %s %s", id, code, o, e)
+		}
+	}
+	return out
+}
+
+// TestSecretInArtifactNamesRefused: a module that echoes its writeOnly
+// input into an artifact's id, path (file name), media type parameter or
+// presentation has that artifact refused, naming the rule, and one that
+// echoes it into a title has the title masked; the rest of the result is
+// kept. No byte of the secret reaches what invoke prints, the history,
+// the staged type files or an export (its files and their names).
+func TestSecretInArtifactNamesRefused(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.arts", "--json", "--trace",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if code != ExitHostVerdict {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	if strings.Contains(out+errb, leakMark) {
+		t.Fatalf("invoke shows the secret:\n%s\n%s", out, errb)
+	}
+	var res struct {
+		Artifacts []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+		} `json:"artifacts"`
+		Refused []struct {
+			ID     string `json:"id"`
+			Reason string `json:"reason"`
+		} `json:"refused_artifacts"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("invoke --json: %v\n%s", err, out)
+	}
+	if len(res.Artifacts) != 1 || res.Artifacts[0].ID != "e" || res.Artifacts[0].Title != "Report for "+leakLabel {
+		t.Errorf("kept artifacts %+v, want e titled %q", res.Artifacts, "Report for "+leakLabel)
+	}
+	if len(res.Refused) != 4 {
+		t.Fatalf("refused %+v, want a, b, c and d", res.Refused)
+	}
+	for i, what := range []string{"id", "path", "media type", "presentation"} {
+		r := res.Refused[i]
+		if !strings.Contains(r.Reason, "its "+what+" holds a secret of the input (writeOnly /api_key)") || !strings.Contains(r.Reason, "docs/protocol.md §8") {
+			t.Errorf("refused %d: %+v, want its %s named", i, r, what)
+		}
+	}
+	if res.Refused[0].ID != "a-"+leakLabel {
+		t.Errorf("refused id %q, want it masked", res.Refused[0].ID)
+	}
+	noSecretUnder(t, filepath.Join(home, "history"))
+	noSecretUnder(t, filepath.Join(home, "artifacts"))
+	noSecretUnder(t, filepath.Join(home, "requests"))
+	types, _ := filepath.Glob(filepath.Join(home, "artifacts", "sha256", "*", "*.type.json"))
+	if len(types) != 1 {
+		t.Errorf("%d staged type files, want the one of e", len(types))
+	} else if b, _ := os.ReadFile(types[0]); !strings.Contains(string(b), "Report for "+leakLabel) {
+		t.Errorf("staged type %s", b)
+	}
+	noSecretUnder(t, exportAll(t, home))
+}
+
+// TestSecretJobIDMasked: a job whose id holds the secret is shown,
+// recorded, listed and exported by its masked id; only the host's job
+// state keeps the handle, so the polls of the job resumed from the
+// history (jobs wait) reach the module with the real id, and what they
+// send back is masked too. The state goes when the job ends.
+func TestSecretJobIDMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.job", "--detach", "--json",
+		"--input", `{"api_key":"`+leakSecret+`"}`)
+	if code != ExitOK || strings.Contains(out+errb, leakMark) || !strings.Contains(out, "J"+leakLabel) {
+		t.Fatalf("invoke --detach: exit %d\n%s\n%s", code, out, errb)
+	}
+	var d struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.RunID == "" {
+		t.Fatalf("invoke --detach --json: %v\n%s", err, out)
+	}
+	state := filepath.Join(home, "jobs", d.RunID+".json")
+	if b, err := os.ReadFile(state); err != nil || !strings.Contains(string(b), `"job_id":"Jsk-live-4242`) {
+		t.Fatalf("the host's job state: %v %s", err, b)
+	}
+	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("job state mode: %v %v", fi, err)
+	}
+	noSecretUnder(t, filepath.Join(home, "history"))
+	code, out, errb = run(t, "--home", home, "jobs", "list")
+	if code != ExitOK || strings.Contains(out+errb, leakMark) || !strings.Contains(out, d.RunID) {
+		t.Fatalf("jobs list: exit %d\n%s\n%s", code, out, errb)
+	}
+	noSecretUnder(t, exportAll(t, home))
+
+	code, out, errb = run(t, "--home", home, "jobs", "wait", d.RunID, "--verbose")
+	if code != ExitOK || strings.Contains(out+errb, leakMark) || !strings.Contains(out+errb, "at J"+leakLabel) {
+		t.Fatalf("jobs wait (the poll needs the real id): exit %d\n%s\n%s", code, out, errb)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("the job ended and its state stays: %v", err)
+	}
+	noSecretUnder(t, filepath.Join(home, "history"))
+	noSecretUnder(t, exportAll(t, home))
+}

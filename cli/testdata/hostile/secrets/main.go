@@ -1,0 +1,150 @@
+// Command secrets is a hostile module for cli/secrets_test.go: it echoes
+// the secret it is given (the writeOnly "api_key" of its input) into
+// every name the host shows, records or makes a file of: artifact ids,
+// paths (file names), titles, media type parameters and presentations,
+// a job id, its detail, stderr and warnings. Its id is "secrets", so its
+// executable must be named so.
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const id = "secrets"
+
+var request = json.RawMessage(`{"type":"object","properties":{"api_key":{"type":"string","writeOnly":true},"q":{"type":"string"}}}`)
+
+func main() {
+	if len(os.Args) >= 3 && os.Args[1] == "module" && os.Args[2] == "describe" {
+		describe()
+		return
+	}
+	if len(os.Args) < 6 || os.Args[1] != "module" || os.Args[2] != "invoke" {
+		os.Exit(2)
+	}
+	b, err := os.ReadFile(os.Args[5])
+	if err != nil {
+		os.Exit(2)
+	}
+	var req struct {
+		RequestID string `json:"request_id"`
+		Input     struct {
+			Key   string `json:"api_key"`
+			JobID string `json:"job_id"`
+		} `json:"input"`
+		Roots map[string]struct {
+			Path string `json:"path"`
+		} `json:"roots"`
+	}
+	if err := json.Unmarshal(b, &req); err != nil {
+		os.Exit(2)
+	}
+	ws := req.Roots["workspace"].Path
+	key := req.Input.Key
+	fmt.Fprintf(os.Stderr, "debug: key %s\n", key)
+	switch os.Args[3] {
+	case "s.arts":
+		arts := []map[string]any{
+			file(ws, "a-"+key, "ok.txt", "text/plain", "", ""),           // id: refused
+			file(ws, "b", key+".txt", "text/plain", "", ""),              // path (file name): refused
+			file(ws, "c", "ok.txt", "text/plain; charset="+key, "", ""),  // media type parameter: refused
+			file(ws, "d", "ok.txt", "text/plain", key, ""),               // presentation: refused
+			file(ws, "e", "ok.txt", "text/plain", "", "Report for "+key), // title: masked
+		}
+		reply(req.RequestID, true, map[string]any{"echo": "key=" + key}, []string{"used " + key}, arts, nil)
+	case "s.job":
+		jobID := "J" + key
+		if err := os.WriteFile(filepath.Join(ws, "job.txt"), []byte(jobID), 0o600); err != nil {
+			os.Exit(3)
+		}
+		reply(req.RequestID, true, map[string]any{"job_id": jobID, "state": "running", "detail": "started " + jobID}, nil, nil, nil)
+	case "s.poll":
+		want, _ := os.ReadFile(filepath.Join(ws, "job.txt"))
+		if req.Input.JobID != string(want) {
+			reply(req.RequestID, false, nil, nil, nil, map[string]any{"code": "unknown_job", "message": "no such job", "retryable": false, "details": map[string]any{}})
+			return
+		}
+		state := "succeeded"
+		if _, err := os.Stat(filepath.Join(ws, "hold")); err == nil {
+			state = "running"
+		}
+		fmt.Fprintf(os.Stderr, "polled %s\n", req.Input.JobID)
+		reply(req.RequestID, true, map[string]any{"job_id": req.Input.JobID, "state": state, "percent": 50, "detail": "at " + req.Input.JobID}, nil, nil, nil)
+	default:
+		os.Exit(2)
+	}
+}
+
+// file writes name in the workspace (its text the same for every name)
+// and returns the artifact that reports it.
+func file(ws, artID, name, media, presentation, title string) map[string]any {
+	data := []byte("the report\n")
+	if err := os.WriteFile(filepath.Join(ws, name), data, 0o600); err != nil {
+		os.Exit(3)
+	}
+	sum := sha256.Sum256(data)
+	a := map[string]any{"id": artID, "kind": "s.file", "root": "workspace", "path": name, "media_type": media,
+		"bytes": len(data), "digest": "sha256:" + hex.EncodeToString(sum[:])}
+	if presentation != "" {
+		a["presentation"] = presentation
+	}
+	if title != "" {
+		a["title"] = title
+	}
+	return a
+}
+
+func reply(rid string, ok bool, result any, warnings []string, arts []map[string]any, fail map[string]any) {
+	if warnings == nil {
+		warnings = []string{}
+	}
+	if arts == nil {
+		arts = []map[string]any{}
+	}
+	env := map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "invoke", "request_id": rid, "ok": ok,
+		"warnings": warnings, "execution": execution(arts)}
+	if ok {
+		env["result"] = result
+	} else {
+		env["error"] = fail
+	}
+	b, _ := json.Marshal(env)
+	os.Stdout.Write(append(b, '\n'))
+}
+
+func execution(arts []map[string]any) map[string]any {
+	return map[string]any{"local": true, "network": false, "external_writes": false, "provider": "local",
+		"estimated_cost": 0, "actual_cost": 0, "artifacts": arts}
+}
+
+func describe() {
+	effects := map[string]any{"local": true, "network": false, "external_writes": false, "provider": "local", "cost_known": true}
+	capability := func(capID, summary string, extra map[string]any) map[string]any {
+		c := map[string]any{"id": capID, "title": strings.TrimPrefix(capID, "s."), "summary": summary, "effects": effects,
+			"request_schema": "s.request/v1", "artifact_schemas": []string{"s.file"}}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return c
+	}
+	d := map[string]any{
+		"module": id, "name": "Secrets", "version": "1.0.0", "protocol_versions": []string{"xibodev.module/v1"},
+		"capabilities": []any{
+			capability("s.arts", "Echoes the key into its artifacts.", nil),
+			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
+			capability("s.poll", "Polls the job.", map[string]any{"request_schema": "s.poll/v1"}),
+		},
+		"request_schemas":  map[string]any{"s.request/v1": request, "s.poll/v1": json.RawMessage(`{"type":"object","properties":{"job_id":{"type":"string"}},"required":["job_id"]}`)},
+		"artifact_schemas": map[string]any{"s.file": map[string]any{"type": "object"}},
+		"permissions":      map[string]any{"filesystem_read": []string{"workspace"}, "filesystem_write": []string{"workspace"}, "network": []string{}, "subprocess": []string{}},
+	}
+	b, _ := json.Marshal(map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "describe", "request_id": "", "ok": true,
+		"result": d, "warnings": []string{}, "execution": execution(nil)})
+	os.Stdout.Write(append(b, '\n'))
+}
