@@ -138,6 +138,12 @@ func wideFirst() []string {
 // styling, left as is) to their one-cell ASCII stand-ins; other text is kept.
 func ToASCII(s string) string { return asciiReplacer.Replace(s) }
 
+// WideASCII translates the glyphs of s to their faithful ASCII stand-ins
+// (asciiWide first, then the table): for text measured after it is
+// translated, such as a form field's constraints ("<= 8192 chars"), which
+// then never falls back to a one-cell stand-in that changes its meaning.
+func WideASCII(s string) string { return asciiWideReplacer.Replace(s) }
+
 // FitASCII translates a frame of lines at most width cells wide: each
 // line takes the faithful stand-ins (asciiWide: "<=" for ≤) when what
 // they add fits, eating the line's trailing spaces; a line they would
