@@ -90,7 +90,7 @@ var asciiGlyphs = []string{
 	// Checks, marks and bullets.
 	"✓", "+", "✗", "x", "≠", "!", "•", "*", "·", ".", "●", "*", "◆", "*", "◌", "o", "⚠", "!",
 	// Dashes and signs.
-	"–", "-", "—", "-", "−", "-", "×", "x", "≤", "<", "≥", ">", "±", "+", "≈", "~", "§", "S",
+	"–", "-", "—", "-", "−", "-", "“", "\"", "”", "\"", "‘", "'", "’", "'", "×", "x", "≤", "<", "≥", ">", "±", "+", "≈", "~", "§", "S",
 	// Blocks (progress bars, half-block images).
 	"█", "#", "▀", "#", "▄", "#",
 	// Spaces: glamour pads inline code with no-break spaces.
