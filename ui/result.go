@@ -501,10 +501,10 @@ func (r *resultView) content() string {
 			if pres == "" {
 				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 			}
-			// The verdict leads the line, so a narrow view cuts the
-			// media type and digest before it.
+			// The verdict leads the line, then how it opens and its size,
+			// so a narrow view cuts the digest and the media type first.
 			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
-				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
+				pres, render.HumanBytes(size), render.SanitizeLine(a.MediaType), render.ShortDigest(a.Digest),
 			}, " · ")))
 			if sel && r.copyNote != "" {
 				b.wrapped(st.Warning, "    "+r.copyNote)
