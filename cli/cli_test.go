@@ -477,3 +477,25 @@ func TestHelpShowsTheHomeThatApplies(t *testing.T) {
 		t.Errorf("with MODBAY_HOME:\n%s", out)
 	}
 }
+
+// TestExamplesHiddenNoteOnce: the first cockpit start without the
+// examples in a home that showed them says why they are gone; the next
+// does not, nor a home that never showed them, nor one that shows them.
+func TestExamplesHiddenNoteOnce(t *testing.T) {
+	home := t.TempDir()
+	if got := examplesHiddenNote(home, false); got != "" {
+		t.Fatalf("a home that never showed the examples: %q", got)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "examples"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := examplesHiddenNote(home, true); got != "" {
+		t.Fatalf("examples shown: %q", got)
+	}
+	if got := examplesHiddenNote(home, false); !strings.Contains(got, "only in an empty home or with --examples") {
+		t.Fatalf("first start without them: %q", got)
+	}
+	if got := examplesHiddenNote(home, false); got != "" {
+		t.Fatalf("said twice: %q", got)
+	}
+}

@@ -9,10 +9,12 @@ import (
 	"io"
 	"mime"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"modbay/history"
@@ -351,6 +353,10 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 	runCtx, detach := context.WithCancel(watch.Context())
 	defer detach()
 	events := o.events()
+	endProgress := func() {}
+	if events == nil && o.IO.IsTerminal != nil && o.IO.IsTerminal(o.IO.ErrOut) {
+		events, endProgress = o.progress()
+	}
 	if o.Detach {
 		// The handle is recorded first (history.Invoke), then polling stops:
 		// the run ends detached, the job goes on in the module.
@@ -369,6 +375,7 @@ func (o *InvokeOptions) call(ctx context.Context, e *env, m *runner.Module, raw 
 		ro.Record = exchange.Recorder()
 	}
 	res, err := e.invokeRecorded(runCtx, o.IO.ErrOut, plan, begin, ro)
+	endProgress()
 	watch.Stop()
 	if hu := watch.HungUp(); hu != nil {
 		// Nothing more reaches the person: the tree is dead (Run returns
@@ -512,7 +519,7 @@ func (o *InvokeOptions) events() func(runner.Event) {
 			atLineStart = true
 		}
 		if j := ev.Job; j != nil {
-			fmt.Fprintf(w, "job %s: %s %s\n", cleanID(j.ID), clean(j.State), clean(j.Detail))
+			fmt.Fprintf(w, "%s\n", jobLine(j))
 		}
 		if p := ev.Progress; p != nil {
 			pct := ""
@@ -529,6 +536,60 @@ func (o *InvokeOptions) events() func(runner.Event) {
 			fmt.Fprintf(w, "log %s: %s\n", clean(l.Level), clean(l.Text))
 		}
 	}
+}
+
+// jobLine is a job's state as one line: "job ID: running 40% frame 4 of
+// 10", its poll count when the module gives no detail; sanitized.
+func jobLine(j *runner.JobStatus) string {
+	parts := []string{fmt.Sprintf("job %s: %s", cleanID(j.ID), clean(j.State))}
+	if j.Percent != nil {
+		parts = append(parts, fmt.Sprintf("%.0f%%", *j.Percent))
+	}
+	if d := clean(j.Detail); d != "" {
+		parts = append(parts, d)
+	} else if j.Polls > 0 {
+		parts = append(parts, "(poll "+strconv.Itoa(j.Polls)+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+// progressWidth bounds the progress line invoke overwrites on a terminal,
+// so it never wraps (a wrapped line is not overwritten).
+const progressWidth = 79
+
+// progress is what invoke shows without --verbose when stderr is a
+// terminal: one line of the job's state or the module's progress,
+// overwritten as it changes, and end, which clears it before the result
+// is printed. stdout is left as it is.
+func (o *InvokeOptions) progress() (events func(runner.Event), end func()) {
+	w := o.IO.ErrOut
+	shown := false
+	show := func(line string) {
+		io.WriteString(w, "\r\x1b[K"+ansi.Truncate(line, progressWidth, "..."))
+		shown = true
+	}
+	events = func(ev runner.Event) {
+		switch {
+		case ev.Job != nil:
+			show(jobLine(ev.Job))
+		case ev.Progress != nil:
+			line := "progress"
+			if p := ev.Progress; p.Percent != nil {
+				line += fmt.Sprintf(" %.0f%%", *p.Percent)
+			}
+			if m := clean(ev.Progress.Message); m != "" {
+				line += " " + m
+			}
+			show(line)
+		}
+	}
+	end = func() {
+		if shown {
+			io.WriteString(w, "\r\x1b[K")
+			shown = false
+		}
+	}
+	return events, end
 }
 
 // refuse reports an invoke that did not run, in one place: with --json as

@@ -256,6 +256,9 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 		return err
 	}
 	cfg := e.host.Config()
+	if e.banner == "" {
+		e.banner = examplesHiddenNote(cfg.Home, e.examples)
+	}
 	hist, _ := history.OpenConfig(cfg) // nil: the cockpit records nothing
 	// Agents' calls through modbay mcp serve are approved here; a home
 	// whose serve folder cannot be made just has no cockpit approvals.
@@ -378,6 +381,9 @@ func (g *globals) reloader(e *env) func(context.Context) (*ui.Reloaded, error) {
 		}
 		cur = next
 		cfg = next.host.Config()
+		if next.banner == "" {
+			next.banner = examplesHiddenNote(cfg.Home, next.examples)
+		}
 		return &ui.Reloaded{Backend: next.host, Workspace: cfg.Workspace, Banner: next.banner,
 			SkillFolders: skillFolders(cfg, g), SkillWritableRoots: writableRoots(cfg), RunSkillScript: scriptRunner(cfg)}, nil
 	}
@@ -396,6 +402,32 @@ func hasModules(home string) bool {
 		}
 	}
 	return false
+}
+
+// examplesHiddenNoted is the file under <home>/examples that records that
+// the cockpit said once why the examples no longer show.
+const examplesHiddenNoted = ".hidden-noted"
+
+// examplesHiddenNote is the cockpit's banner the first time it starts
+// without the built-in examples in a home that showed them before (its
+// <home>/examples exists): they vanish when the first module is added,
+// and the list says why, once. "" otherwise, or when shown.
+func examplesHiddenNote(home string, shown bool) string {
+	dir := filepath.Join(home, "examples")
+	if shown {
+		return ""
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	mark := filepath.Join(dir, examplesHiddenNoted)
+	if _, err := os.Lstat(mark); err == nil {
+		return ""
+	}
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		return "" // a home that cannot keep the mark is not told each start
+	}
+	return "The built-in examples show only in an empty home or with --examples (modbay --examples)."
 }
 
 // installExamples writes the built-in examples' launchers and bundles for

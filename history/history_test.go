@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"modbay/config"
 	"modbay/modproto"
@@ -918,5 +919,31 @@ func TestApprovedOnlyWhenAsked(t *testing.T) {
 		if rec.Approved != tt.want {
 			t.Errorf("asked %v, passed approved %v: recorded approved %v, want %v", tt.asked, tt.approved, rec.Approved, tt.want)
 		}
+	}
+}
+
+// TestIndexKeepsTheErrorMessage: a failed run's index line keeps the
+// start of its error message (the host's detail, else the module's
+// message), and a line written before it was kept still reads.
+func TestIndexKeepsTheErrorMessage(t *testing.T) {
+	r := &Record{RunID: "req_00000000000000000000000000000021", Module: "fetch", Capability: "fetch.url", Status: StatusError,
+		Envelope: json.RawMessage(`{"ok":false,"error":{"code":"provider_failure","message":"HTTP 404 for\tpage.md\n` + strings.Repeat("é", 200) + `"}}`)}
+	sum := r.summary(10)
+	if !strings.HasPrefix(sum.Error, "HTTP 404 for\tpage.md\n") || len(sum.Error) > errorDigestBytes || !utf8.ValidString(sum.Error) {
+		t.Fatalf("error %q", sum.Error)
+	}
+	back, err := decodeLine(string(encodeLine(sum)))
+	if err != nil || back.Error != sum.Error {
+		t.Fatalf("round trip: %q %v", back.Error, err)
+	}
+	r.Host = &Verdict{Code: "host.x", Detail: "File not found: a.md"}
+	if got := r.summary(10).Error; got != "File not found: a.md" {
+		t.Fatalf("host detail: %q", got)
+	}
+	line := string(encodeLine(sum))
+	old := line[:strings.LastIndexByte(line, '\t')]
+	got, err := decodeLine(old)
+	if err != nil || got.RunID != sum.RunID || got.Error != "" {
+		t.Fatalf("an older line: %+v %v", got, err)
 	}
 }

@@ -11,8 +11,12 @@ import (
 // the fields of a Summary separated by tabs, each escaped so that no tab,
 // newline or backslash of a module's string can break a line. Lines are
 // read without reflection: a history of 10 000 runs lists in a few
-// milliseconds (BenchmarkList10000).
-const indexFields = 14
+// milliseconds (BenchmarkList10000). A line written before the error
+// message was kept has the first oldIndexFields fields only.
+const (
+	indexFields    = 15
+	oldIndexFields = 14
+)
 
 // errIndexLine is a line of the index that does not parse.
 var errIndexLine = errors.New("damaged index line")
@@ -30,7 +34,7 @@ func encodeLine(sum Summary) []byte {
 	fields := []string{
 		esc(sum.RunID), esc(sum.Module), esc(sum.Capability), esc(string(sum.Status)), esc(sum.Code), esc(sum.Source),
 		strconv.FormatInt(sum.Started.UnixMilli(), 10), strconv.FormatInt(sum.DurationMS, 10), pin,
-		esc(sum.JobID), esc(sum.JobState), pct, strconv.FormatInt(sum.Bytes, 10), esc(sum.Input),
+		esc(sum.JobID), esc(sum.JobState), pct, strconv.FormatInt(sum.Bytes, 10), esc(sum.Input), esc(sum.Error),
 	}
 	return []byte(strings.Join(fields, "\t"))
 }
@@ -41,6 +45,9 @@ func decodeLine(line string) (Summary, error) {
 	n := 0
 	for n < indexFields-1 {
 		i := strings.IndexByte(line, '\t')
+		if i < 0 && n == oldIndexFields-1 {
+			break // an older line: no error message
+		}
 		if i < 0 {
 			return Summary{}, errIndexLine
 		}
@@ -59,7 +66,7 @@ func decodeLine(line string) (Summary, error) {
 	}
 	s := Summary{RunID: unesc(f[0]), Module: unesc(f[1]), Capability: unesc(f[2]), Status: Status(unesc(f[3])),
 		Code: unesc(f[4]), Source: unesc(f[5]), Started: time.UnixMilli(started), DurationMS: dur, Pinned: f[8] == "1",
-		JobID: unesc(f[9]), JobState: unesc(f[10]), Bytes: size, Input: unesc(f[13])}
+		JobID: unesc(f[9]), JobState: unesc(f[10]), Bytes: size, Input: unesc(f[13]), Error: unesc(f[14])}
 	if f[11] != "" {
 		p, err := strconv.ParseFloat(f[11], 64)
 		if err != nil {

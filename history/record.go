@@ -74,6 +74,9 @@ const (
 	StdoutKeepBytes = 64 << 10
 	// inputDigestBytes bounds the input text the index keeps for search.
 	inputDigestBytes = 160
+	// errorDigestBytes bounds the error message the index keeps for
+	// search and the history's detail pane.
+	errorDigestBytes = 240
 )
 
 // Record is one run as the history keeps it. Strings from the module are
@@ -275,6 +278,11 @@ type Summary struct {
 	JobPercent *float64 `json:"jp,omitempty"`
 	// Input is the start of the recorded (redacted) input, for search.
 	Input string `json:"in,omitempty"`
+	// Error is the start of the outcome's error message (the host's
+	// verdict detail, else the module's error message), raw: sanitize it
+	// before a terminal; "" for a run without one or a record indexed
+	// before it was kept.
+	Error string `json:"err,omitempty"`
 	// Bytes is the record's size on disk.
 	Bytes int64 `json:"b"`
 }
@@ -293,5 +301,29 @@ func (r *Record) summary(n int64) Summary {
 		}
 		s.Input = in
 	}
+	s.Error = r.errorMessage()
+	if len(s.Error) > errorDigestBytes {
+		s.Error = strings.ToValidUTF8(s.Error[:errorDigestBytes], "")
+	}
 	return s
+}
+
+// errorMessage is the outcome's error message: the host's verdict
+// detail, else the module's envelope's error message; "" for neither.
+func (r *Record) errorMessage() string {
+	if r.Host != nil && r.Host.Detail != "" {
+		return r.Host.Detail
+	}
+	if len(r.Envelope) == 0 || r.Status == StatusOK {
+		return ""
+	}
+	var env struct {
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(r.Envelope, &env) != nil || env.Error == nil {
+		return ""
+	}
+	return env.Error.Message
 }

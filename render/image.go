@@ -44,11 +44,20 @@ type ImageInfo struct {
 	Note string
 }
 
+// imageErr is err said once as an image's: "image: …" (the image
+// package's own errors already say so: "image: unknown format").
+func imageErr(err error) error {
+	if strings.HasPrefix(err.Error(), "image: ") {
+		return err
+	}
+	return fmt.Errorf("image: %w", err)
+}
+
 // ImageConfig reads an image's format and declared size without decoding it.
 func ImageConfig(src []byte) (ImageInfo, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(src))
 	if err != nil {
-		return ImageInfo{}, fmt.Errorf("image: %w", err)
+		return ImageInfo{}, imageErr(err)
 	}
 	return ImageInfo{Format: format, Width: cfg.Width, Height: cfg.Height}, nil
 }
@@ -75,7 +84,7 @@ func DecodeImage(src []byte) (image.Image, ImageInfo, error) {
 		}
 	}
 	if err != nil {
-		return nil, info, fmt.Errorf("image: %w", err)
+		return nil, info, imageErr(err)
 	}
 	return img, info, nil
 }

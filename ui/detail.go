@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"modbay/render"
 	"modbay/runner"
 	"modbay/ui/common"
@@ -39,14 +41,20 @@ func (b *detailBuilder) kvBadge(k, v string) { b.kvHung(k, v, 1) }
 // of the value column.
 func (b *detailBuilder) kvHung(k, v string, hang int) {
 	const kw = 12
+	vw := max(b.w-kw, 8)
+	wrapped := common.WrapWords(v, vw)
+	if hang > 0 && strings.HasPrefix(ansi.Strip(v), " ") && !strings.HasPrefix(ansi.Strip(wrapped), " ") {
+		// The wrap dropped the badge's leading padding cell: hung, its
+		// word would sit left of the values.
+		hang = 0
+	}
 	k = fmt.Sprintf("%-*s", kw-hang, k)
 	if !strings.HasSuffix(k, " ") {
 		// A label as wide as the column: a space parts it from the value.
 		k += " "
 	}
 	lab := b.com.Styles.Label.Render(k)
-	vw := max(b.w-kw, 8)
-	for i, l := range strings.Split(common.WrapWords(v, vw), "\n") {
+	for i, l := range strings.Split(wrapped, "\n") {
 		if i == 0 {
 			b.lines = append(b.lines, lab+l)
 		} else {

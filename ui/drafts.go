@@ -188,12 +188,22 @@ func (m *Model) interrupt(armed bool) tea.Cmd {
 		return nil
 	}
 	fs.form.SetHint(draftKeptNote)
-	return m.flow.keepDrafts([]formDraft{{module: fs.module, cap: fs.cap, form: fs.form}}, m.com.Now(), false)
+	cmd := m.flow.keepDrafts([]formDraft{{module: fs.module, cap: fs.cap, form: fs.form}}, m.com.Now(), false)
+	if cmd != nil {
+		m.flow.keeping++
+	}
+	return cmd
 }
 
 // quit ends the program, keeping first every form with typed input not
 // sent (Run says how many drafts are kept after the screen is gone).
 func (m *Model) quit() tea.Cmd {
+	if m.flow.keeping > 0 && !m.flow.quitWhenKept {
+		// A first ctrl+c's write is not back: quit when it is (a third
+		// ctrl+c does not wait).
+		m.flow.quitWhenKept = true
+		return nil
+	}
 	ds := m.flow.dirtyDrafts()
 	if len(ds) == 0 {
 		m.exitNote = m.flow.keptNote()
@@ -219,8 +229,9 @@ func (f *submitFlow) keptNote() string {
 }
 
 // draftsKept says what became of drafts written: on the form for the
-// first ctrl+c, and in the line Run prints for a quit.
-func (m *Model) draftsKept(msg draftsKeptMsg) {
+// first ctrl+c, and in the line Run prints for a quit; it quits when a
+// quit waited for this write.
+func (m *Model) draftsKept(msg draftsKeptMsg) tea.Cmd {
 	if m.flow.kept == nil {
 		m.flow.kept = map[string]bool{}
 	}
@@ -236,9 +247,21 @@ func (m *Model) draftsKept(msg draftsKeptMsg) {
 		if msg.err != nil {
 			m.exitNote += " Not kept: " + msg.err.Error()
 		}
-		return
+		return nil
+	}
+	if m.flow.keeping > 0 {
+		m.flow.keeping--
+	}
+	if m.flow.quitWhenKept && m.flow.keeping == 0 {
+		m.flow.quitWhenKept = false
+		cmd := m.quit()
+		if msg.err != nil {
+			m.exitNote = strings.TrimSpace(m.exitNote + " The draft could not be kept: " + msg.err.Error())
+		}
+		return cmd
 	}
 	if f := m.form(); f != nil && msg.err != nil {
 		f.SetProblemNote("The draft could not be kept: " + msg.err.Error())
 	}
+	return nil
 }

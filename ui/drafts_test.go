@@ -294,3 +294,70 @@ func TestCtrlCRefusesJSONTextWithSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestReopenedFormAfterARunIsFresh: a form reopened after its input was
+// sent (not edited since) is a fresh form whose note offers that input to
+// ctrl+l, so what is typed next is the new input, not appended to the
+// last one; the note matches the fields.
+func TestReopenedFormAfterARunIsFresh(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	_, cmd := m.Update(uitest.Key("ctrl+s"))
+	feed(m, cmdMsgs(cmd))
+	p := uitest.Plan(t, m.flow.module)
+	_, cmd = m.Update(planMsg{seq: m.flow.planSeq, plan: p})
+	feed(m, cmdMsgs(cmd))
+	m.dialogs = nil // the approval is not what this test is about
+	press(m, "esc")
+	if m.screen() != screenCaps {
+		t.Fatalf("screen %v, want caps", m.screen())
+	}
+	_, cmd = m.Update(uitest.Key("enter"))
+	feed(m, cmdMsgs(cmd))
+	f := m.form()
+	if f == nil {
+		t.Fatal("the form did not reopen")
+	}
+	if v := string(f.Value()); strings.Contains(v, "Quarterly") {
+		t.Fatalf("the reopened form holds the sent input: %s", v)
+	}
+	if note := f.Note(); !strings.Contains(note, "last input available: ctrl+l loads it.") {
+		t.Fatalf("note %q", note)
+	}
+	typeText(m, "Annual")
+	if v := string(m.form().Value()); strings.Contains(v, "Quarterly") || !strings.Contains(v, "Annual") {
+		t.Fatalf("typed into the reopened form: %s", v)
+	}
+	press(m, "ctrl+l")
+	if v := string(m.form().Value()); !strings.Contains(v, "Quarterly") {
+		t.Fatalf("ctrl+l loaded %s", v)
+	}
+}
+
+// TestFastCtrlCTwiceSaysTheDraftIsKept: a second ctrl+c that comes before
+// the first one's write is back waits for it, and the exit line says the
+// draft is kept, as it does when the keys are slow.
+func TestFastCtrlCTwiceSaysTheDraftIsKept(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	m.flow.inputs = inputs.Store{Dir: t.TempDir()}
+	openForm(t, m, 1)
+	typeText(m, "Quarterly")
+	_, first := m.Update(uitest.Key("ctrl+c"))
+	_, second := m.Update(uitest.Key("ctrl+c")) // before the write is back
+	if quits(cmdMsgs(second)) {
+		t.Fatal("the second ctrl+c quit before the draft's write was back")
+	}
+	var cmds []tea.Cmd
+	for _, msg := range cmdMsgs(first) {
+		_, c := m.Update(msg)
+		cmds = append(cmds, c)
+	}
+	if !quits(cmdMsgs(tea.Batch(cmds...))) {
+		t.Fatal("the write came back and the cockpit did not quit")
+	}
+	if m.exitNote != "1 draft kept: ctrl+l in its form recalls it." {
+		t.Fatalf("exit note %q", m.exitNote)
+	}
+}

@@ -692,7 +692,8 @@ func (it *historyItem) FilterValue() string {
 	if it.filter == "" {
 		x := it.sum
 		it.filter = strings.ToLower("status:" + string(x.Status) + " module:" + x.Module + " capability:" + x.Capability +
-			" code:" + x.Code + " source:" + history.SourceWord(x.Source) + " " + x.RunID + " " + x.JobID + " " + x.Input)
+			" code:" + x.Code + " source:" + history.SourceWord(x.Source) + " " + x.RunID + " " + x.JobID + " " + x.Input +
+			" " + render.SanitizeLine(x.Error))
 	}
 	return it.filter
 }
@@ -819,10 +820,15 @@ func (it *historyItem) Detail(w int) string {
 		calledTitle(st, x.Module, x.Capability),
 		st.Label.Render("run      ") + st.ID.Render(x.RunID),
 		st.Label.Render("status   ") + string(x.Status) + codeSuffix(x),
-		st.Label.Render("started  ") + x.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
-		tookLine(st.Label.Render, it.s.com.Now(), x),
-		st.Label.Render("by       ") + render.SanitizeLine(x.Source),
 	}
+	if x.Error != "" && x.Status != history.StatusOK {
+		lines = append(lines, st.Label.Render("error    ")+render.SanitizeLine(x.Error))
+	}
+	lines = append(lines,
+		st.Label.Render("started  ")+x.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
+		tookLine(st.Label.Render, it.s.com.Now(), x),
+		st.Label.Render("by       ")+render.SanitizeLine(x.Source),
+	)
 	if x.Pinned {
 		lines = append(lines, st.Label.Render("pinned   ")+"never pruned")
 	}

@@ -498,3 +498,44 @@ func TestDeniedApprovalIsRecorded(t *testing.T) {
 		t.Fatalf("denied call recorded as %+v (%v)", rec, err)
 	}
 }
+
+// seedErrors records two failed runs: a module's error (its envelope's
+// message, with an escape in it) and a host verdict.
+func seedErrors(t *testing.T, s *history.Store) {
+	t.Helper()
+	for _, r := range []*history.Record{
+		{RunID: "req_00000000000000000000000000000011", Module: "fetch", Capability: "fetch.url", Source: history.SourceCockpit,
+			Status: history.StatusError, Code: "provider_failure", Started: uitest.Epoch.Add(-time.Minute),
+			Envelope: json.RawMessage(`{"protocol":"xibodev.module/v1","module":"fetch","operation":"invoke","request_id":"req_00000000000000000000000000000011","ok":false,"error":{"code":"provider_failure","message":"HTTP 404 \u001b[31mNot Found\u001b[0m for http://example.test/page.md","retryable":false},"warnings":[]}`)},
+		{RunID: "req_00000000000000000000000000000012", Module: "notes", Capability: "notes.read", Source: history.SourceCockpit,
+			Status: history.StatusError, Code: "host.artifact_missing", Started: uitest.Epoch.Add(-2 * time.Minute),
+			Host: &history.Verdict{Code: "host.artifact_missing", Detail: "File not found: notes/q3.md"}},
+	} {
+		if err := s.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHistorySearchesAndShowsTheErrorMessage: / finds a run by the words
+// of its error (a module's message, a host verdict's detail), and the
+// detail pane shows the message, sanitized.
+func TestHistorySearchesAndShowsTheErrorMessage(t *testing.T) {
+	m := historyAt(t, 120, 30, seedErrors)
+	hs := m.top().(*historyScreen)
+	for q, want := range map[string]string{"404": "fetch.url", "file not found": "notes.read"} {
+		press(m, "/")
+		typeText(m, q)
+		if hs.list.Len() != 1 || hs.selected().Capability != want {
+			t.Errorf("%q kept %d rows", q, hs.list.Len())
+		}
+		press(m, "esc")
+	}
+	out := ansi.Strip(frame(t, m))
+	if !strings.Contains(out, "error    HTTP 404") || !strings.Contains(out, "Not Found") {
+		t.Errorf("the detail does not show the error message:\n%s", out)
+	}
+	if strings.Contains(m.View().Content, "\x1b[31m") {
+		t.Error("the module's escape reached the frame")
+	}
+}

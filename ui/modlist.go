@@ -95,6 +95,7 @@ func openModulesScreen(m *Model, _ any) (Screen, tea.Cmd) {
 		discovering: true, pending: -1,
 	}
 	l.list.SetLayout(l.layout)
+	l.list.SetShare(3) // reasons ("needs binary …") need the width; the detail wraps
 	m.modules = l
 	return l, nil
 }

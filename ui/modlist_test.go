@@ -3,6 +3,8 @@ package ui
 import (
 	"modbay/modproto"
 	"modbay/runner"
+	"modbay/ui/common"
+	"modbay/ui/internal/uitest"
 	"strings"
 	"testing"
 
@@ -99,5 +101,27 @@ func TestRowReasonAbbreviatesTruthfully(t *testing.T) {
 	m.Status = runner.StatusBroken
 	if got := rowReason(m, 30); got != m.Reason {
 		t.Errorf("broken: %q", got)
+	}
+}
+
+// TestModuleDetailStatusLinesUp: the detail's status word starts in the
+// value column, as Version and ID do, in colour and without.
+func TestModuleDetailStatusLinesUp(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		com := common.New(noColor)
+		mod := uitest.Module(t)
+		mod.Status, mod.Reason = runner.StatusReady, ""
+		var idCol, statusCol int
+		for _, l := range strings.Split(ansi.Strip(moduleDetail(com, mod, 80)), "\n") {
+			switch {
+			case strings.HasPrefix(l, "ID "):
+				idCol = strings.Index(l, "fake")
+			case strings.HasPrefix(l, "Status "):
+				statusCol = strings.Index(l, "ready")
+			}
+		}
+		if idCol <= 0 || statusCol != idCol {
+			t.Errorf("noColor %v: status word at column %d, ID value at %d", noColor, statusCol, idCol)
+		}
 	}
 }

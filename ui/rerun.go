@@ -135,7 +135,11 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 	}
 	mod := m.moduleForRecord(rec)
 	if mod == nil || mod.Descriptor == nil {
-		return say(fmt.Sprintf("Cannot re-run: module %s is not installed now.", render.SanitizeLine(rec.Module)))
+		why := fmt.Sprintf("Cannot re-run: module %s is not installed now.", render.SanitizeLine(rec.Module))
+		if rec.Repeat.Examples {
+			why += " (a built-in example: start with --examples)"
+		}
+		return say(why)
 	}
 	c := mod.Descriptor.Capability(rec.Capability)
 	if c == nil {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/config"
+	"modbay/history"
 	"modbay/runner"
 )
 
@@ -88,5 +89,24 @@ func TestRerunOfAnUnchangedModuleRunsAgain(t *testing.T) {
 	h.untilWithin(devWait, "the third result", func() bool { return len(m.runOrder) == 3 && m.screen() == screenResult })
 	if m.flow.module == before || m.run().plan.Module != m.flow.module || len(m.flow.module.Descriptor.Capabilities) != 2 {
 		t.Fatal("the re-run did not use the new descriptor")
+	}
+}
+
+// TestRerunOfABuiltInExampleSaysHowToGetItBack: r on a run of a built-in
+// example the home no longer shows says to start with --examples.
+func TestRerunOfABuiltInExampleSaysHowToGetItBack(t *testing.T) {
+	m := historyAt(t, 100, 20, nil)
+	hs, _ := find[*historyScreen](m)
+	for _, c := range []struct {
+		examples bool
+		want     string
+	}{
+		{true, "Cannot re-run: module render-farm is not installed now. (a built-in example: start with --examples)"},
+		{false, "Cannot re-run: module render-farm is not installed now."},
+	} {
+		m.rerunRecord(&history.Record{Module: "render-farm", Capability: "render-farm.render", Repeat: runner.Globals{Examples: c.examples}})
+		if hs.note != c.want {
+			t.Errorf("examples %v: note %q, want %q", c.examples, hs.note, c.want)
+		}
 	}
 }

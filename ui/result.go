@@ -45,6 +45,9 @@ type resultView struct {
 	// copyNote says how the last copy opened in one went.
 	env      viewer.Env
 	copyNote string
+	// typedNote says what became of the keys typed during the run
+	// (replayTyped); "" when none were.
+	typedNote string
 	// rendered keeps the JSON blocks already rendered for one width and
 	// colors: the content is rebuilt on every selection move and stderr
 	// toggle, and a result may be up to a MiB of JSON.
@@ -431,6 +434,9 @@ func (r *resultView) content() string {
 	for _, l := range strings.Split(common.Wrap(badge+"  "+strings.Join(meta, st.Muted.Render(" · ")), w), "\n") {
 		b.line(l)
 	}
+	if r.typedNote != "" {
+		b.wrapped(st.Muted, r.typedNote)
+	}
 	if j := res.Job; j != nil {
 		job := []string{"job " + st.ID.Render(render.SanitizeLine(j.ID)), common.OrDash(render.SanitizeLine(j.State))}
 		if j.Percent != nil {
@@ -506,10 +512,10 @@ func (r *resultView) content() string {
 			if pres == "" {
 				pres = render.Resolve(a.Artifact.Presentation, a.MediaType)
 			}
-			// The verdict leads the line, so a narrow view cuts the
-			// media type and digest before it.
+			// The verdict leads the line, then how it opens and its size,
+			// so a narrow view cuts the digest and the media type first.
 			b.line("    " + st.Success.Render("✓ verified, staged") + st.Muted.Render(" · "+strings.Join([]string{
-				render.SanitizeLine(a.MediaType), render.HumanBytes(size), render.ShortDigest(a.Digest), pres,
+				pres, render.HumanBytes(size), render.SanitizeLine(a.MediaType), render.ShortDigest(a.Digest),
 			}, " · ")))
 			if sel && r.copyNote != "" {
 				b.wrapped(st.Warning, "    "+r.copyNote)

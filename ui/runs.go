@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
@@ -177,7 +179,8 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	}
 	for _, s := range m.stack {
 		if rs, ok := s.(*runScreen); ok && rs.run == r {
-			return tea.Batch(m.replace(rs, screenResult, msg.id), m.showRead(msg.id, r.plan, res), reload, notice)
+			open := m.replace(rs, screenResult, msg.id)
+			return tea.Batch(open, m.showRead(msg.id, r.plan, res), reload, notice, m.replayTyped(rs.typed))
 		}
 	}
 	return tea.Batch(reload, notice)
@@ -213,4 +216,41 @@ func errText(err error) string {
 		return "the run returned no result"
 	}
 	return err.Error()
+}
+
+// replayTyped gives the result screen just opened the keys typed on its
+// run screen in the last typedWindow that only move or open (up, down,
+// pages, top, bottom, enter, e), in order, while the result (or what it
+// opened) is on top and no dialog is open; never a key that starts
+// something (a re-run, a send) and never into a dialog. The result says
+// which keys were replayed and which not.
+func (m *Model) replayTyped(typed []typedKey) tea.Cmd {
+	r := m.result()
+	if r == nil || len(typed) == 0 {
+		return nil
+	}
+	k := r.keys
+	now := m.com.Now()
+	var done, skipped []string
+	var cmds []tea.Cmd
+	for _, t := range typed {
+		name := render.SanitizeLine(t.key.String())
+		movesOrOpens := key.Matches(t.key, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Stderr)
+		if now.Sub(t.at) > typedWindow || !movesOrOpens || len(m.dialogs) > 0 || m.top() != Screen(r) {
+			skipped = append(skipped, name)
+			continue
+		}
+		done = append(done, name)
+		cmds = append(cmds, m.keyNow(t.key))
+	}
+	var note []string
+	if len(done) > 0 {
+		note = append(note, "replayed "+strings.Join(done, " "))
+	}
+	if len(skipped) > 0 {
+		note = append(note, "not replayed "+strings.Join(skipped, " "))
+	}
+	r.typedNote = "Keys typed during the run: " + strings.Join(note, "; ") + "."
+	r.rebuild()
+	return tea.Batch(cmds...)
 }

@@ -150,7 +150,24 @@ type runScreen struct {
 	// X is not offered); note says what became of a cancel.
 	cancelVia string
 	note      string
+	// typed are the keys pressed here that the run screen does not use,
+	// oldest first (at most maxTyped): the result replays the ones it
+	// can take (replayTyped).
+	typed []typedKey
 }
+
+// typedKey is a key pressed on the run screen, and when.
+type typedKey struct {
+	key tea.KeyPressMsg
+	at  time.Time
+}
+
+// maxTyped bounds the keys a run screen keeps for its result; typedWindow
+// is how long before the result a key may have been typed to be replayed.
+const (
+	maxTyped    = 16
+	typedWindow = time.Second
+)
 
 // openRunScreen shows the run with request id arg (string).
 func openRunScreen(m *Model, arg any) (Screen, tea.Cmd) {
@@ -198,6 +215,12 @@ func (s *runScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	}
 	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, s.keys.CancelJob) && s.jobCancellable() {
 		return actionCancelJob{id: s.run.id}, nil
+	}
+	if kp, ok := msg.(tea.KeyPressMsg); ok && !key.Matches(kp, s.keys.Cancel, s.keys.Background, s.keys.CancelJob) {
+		if len(s.typed) == maxTyped {
+			s.typed = s.typed[1:]
+		}
+		s.typed = append(s.typed, typedKey{key: kp, at: s.com.Now()})
 	}
 	return nil, nil
 }

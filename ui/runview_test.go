@@ -5,10 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"charm.land/bubbles/v2/key"
 
 	"modbay/runner"
+	"modbay/ui/dialog"
 	"modbay/ui/internal/uitest"
 )
 
@@ -119,6 +123,63 @@ func TestModuleDetailSaysNoLogging(t *testing.T) {
 	mod.Driver = declaredFake{}
 	if d := moduleDetail(m.com, &mod, 90); !strings.Contains(d, "does not declare MCP's logging capability") {
 		t.Errorf("the detail does not say the server declares no logging:\n%s", d)
+	}
+}
+
+// runningFor leaves m on the run screen of fake.report, approved.
+func runningFor(t *testing.T, m *Model) *runner.Plan {
+	t.Helper()
+	openForm(t, m, 1)
+	p := uitest.Plan(t, m.flow.module)
+	m.Update(planMsg{seq: m.flow.planSeq, plan: p})
+	m.com.Now = func() time.Time { return uitest.Epoch.Add(time.Second) }
+	press(m, "a")
+	if m.screen() != screenRun {
+		t.Fatalf("screen %v after approving, want run", m.screen())
+	}
+	return p
+}
+
+// TestKeysTypedDuringARunReplayOnItsResult: enter typed on the run screen
+// just before the result opens the artifact once the result is there; a
+// key that starts something (r) is not replayed, nor a key typed long
+// before; the result says which were and which were not.
+func TestKeysTypedDuringARunReplayOnItsResult(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	p := runningFor(t, m)
+	press(m, "G") // long before the result: not replayed
+	m.com.Now = func() time.Time { return uitest.Epoch.Add(3 * time.Second) }
+	press(m, "r", "enter")
+	m.com.Now = func() time.Time { return uitest.Epoch.Add(3500 * time.Millisecond) }
+	m.Update(runDoneMsg{id: m.run().id, result: uitest.Result(t, p, "invoke/success-with-artifact.json")})
+	if m.screen() != screenViewer {
+		t.Fatalf("screen %v, want the viewer the replayed enter opens", m.screen())
+	}
+	if len(m.dialogs) > 0 {
+		t.Fatal("a replayed key opened a dialog")
+	}
+	if got, want := m.result().typedNote, "Keys typed during the run: replayed enter; not replayed G r."; got != want {
+		t.Fatalf("note %q, want %q", got, want)
+	}
+	press(m, "esc")
+	if got := ansi.Strip(frame(t, m)); !strings.Contains(got, "replayed enter; not replayed G r.") {
+		t.Fatalf("the result does not say what became of the keys:\n%s", got)
+	}
+}
+
+// TestKeysTypedDuringARunNeverReachADialog: with a dialog open when the
+// result arrives, nothing typed on the run screen is replayed.
+func TestKeysTypedDuringARunNeverReachADialog(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	p := runningFor(t, m)
+	press(m, "enter", "down")
+	m.dialogs = append(m.dialogs, dialog.NewApproval(m.com, p))
+	m.Update(runDoneMsg{id: m.run().id, result: uitest.Result(t, p, "invoke/success-with-artifact.json")})
+	if m.screen() != screenResult || len(m.dialogs) != 1 {
+		t.Fatalf("screen %v, %d dialogs", m.screen(), len(m.dialogs))
+	}
+	if got := m.result().typedNote; got != "Keys typed during the run: not replayed enter down." {
+		t.Fatalf("note %q", got)
 	}
 }
 

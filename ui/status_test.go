@@ -61,7 +61,7 @@ func TestFormSaysTheModuleNeedsSetup(t *testing.T) {
 // not resolve gets the host's fix (config.yaml binaries:, then a restart,
 // since the config is read at start), not only the module's own words.
 func TestDetailSaysHowToMapAMissingBinary(t *testing.T) {
-	m, _ := newTest(t, nil, 160, 50)
+	m, _ := newTest(t, nil, 240, 50) // the module list takes 3/5: the detail as wide as at 160 before
 	mods := uitest.Modules(t)
 	fake := mods[2]
 	d := *fake.Descriptor

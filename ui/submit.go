@@ -49,6 +49,14 @@ type submitFlow struct {
 	// kept holds the draftKeys of the drafts this session wrote to the
 	// input store and has not sent since (drafts.go).
 	kept map[string]bool
+	// sent holds the draftKeys of the forms whose input was sent and not
+	// edited since: reopened, such a form is fresh (ctrl+l loads the sent
+	// input), so new text is not appended to the last.
+	sent map[string]bool
+	// keeping counts the draft writes of a first ctrl+c not back yet; a
+	// quit waits for them (quitWhenKept) so its line says what was kept.
+	keeping      int
+	quitWhenKept bool
 }
 
 // prepares reports whether the form last opened is capability capID of
@@ -59,8 +67,9 @@ func (f *submitFlow) prepares(modID, capID string) bool {
 
 // draft is the kept form of (mod, c) when it was built from schema.
 func (f *submitFlow) draft(mod *runner.Module, c modproto.Capability, schema json.RawMessage) (*formview.Model, bool) {
-	d, ok := f.drafts[draftKey(mod, c)]
-	if !ok || d.schema != string(schema) {
+	k := draftKey(mod, c)
+	d, ok := f.drafts[k]
+	if !ok || d.schema != string(schema) || (f.sent[k] && !d.form.Dirty()) {
 		return nil, false
 	}
 	return d.form, true
@@ -71,6 +80,7 @@ func (f *submitFlow) keepDraft(mod *runner.Module, c modproto.Capability, schema
 	if f.drafts == nil {
 		f.drafts = map[string]formDraft{}
 	}
+	delete(f.sent, draftKey(mod, c))
 	f.drafts[draftKey(mod, c)] = formDraft{schema: string(schema), form: fv, module: mod, cap: c}
 }
 
@@ -243,6 +253,10 @@ func (m *Model) planned(msg planMsg) tea.Cmd {
 	remember := m.flow.saveInput("", m.flow.lastInput, m.com.Now())
 	f.MarkClean() // what was typed is the last input now (ctrl+l)
 	delete(m.flow.kept, draftKey(m.flow.module, m.flow.cap))
+	if m.flow.sent == nil {
+		m.flow.sent = map[string]bool{}
+	}
+	m.flow.sent[draftKey(m.flow.module, m.flow.cap)] = true
 	if msg.plan.NeedsApproval() && !m.approvals.Covers(msg.plan) {
 		if why := m.approvals.Why(msg.plan); why != "" && msg.plan.AskedAgain == "" {
 			msg.plan.AskedAgain = why

@@ -537,8 +537,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case inputSavedMsg:
 		return m.inputSaved(msg)
 	case draftsKeptMsg:
-		m.draftsKept(msg)
-		return nil
+		return m.draftsKept(msg)
 	case viewer.Msg:
 		if v, ok := find[*viewerScreen](m); ok {
 			act, cmd := v.Update(msg)
@@ -819,7 +818,7 @@ func (m *Model) View() tea.View {
 	frame := m.header() + "\n" + body + "\n" + help
 	if m.com.ASCII {
 		// One place translates every glyph, the renderers' too.
-		frame = styles.ToASCII(frame)
+		frame = styles.FitASCII(frame, m.com.Width)
 	}
 	v := tea.NewView(frame)
 	v.AltScreen = true

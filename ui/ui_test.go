@@ -228,7 +228,7 @@ func TestResultShowsCostsAndEffects(t *testing.T) {
 	m2, _ := newTest(t, nil, 120, 80)
 	resultFor(t, m2, "invoke/success-with-artifact.json")
 	c2 := m2.result().content()
-	for _, want := range []string{"Estimated   free ($0.00)", "Quarterly report", "sha256:6ee6c487e431…", "✓ verified, staged", "application/json · 158 B"} {
+	for _, want := range []string{"Estimated   free ($0.00)", "Quarterly report", "sha256:6ee6c487e431…", "✓ verified, staged · json · 158 B · application/json"} {
 		if !strings.Contains(c2, want) {
 			t.Errorf("result lacks %q:\n%s", want, c2)
 		}
@@ -715,5 +715,20 @@ func TestRecordFindsTheExecutableItRan(t *testing.T) {
 		if got := m.moduleForRecord(&c.rec); got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.rec.ModuleExe, got, c.want)
 		}
+	}
+}
+
+// TestArtifactLineKeepsItsPresentationAt80: at 80 columns the artifact's
+// line shows how it opens and its size whole; the digest is what a cut
+// takes first.
+func TestArtifactLineKeepsItsPresentationAt80(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	r := m.result()
+	a := &r.res.Artifacts[0]
+	a.MediaType, a.Presentation, a.Size = "text/markdown", "markdown", 1234
+	r.rebuild()
+	if out := frame(t, m); !strings.Contains(out, "✓ verified, staged · markdown · 1.2 KiB") {
+		t.Fatalf("the artifact line cuts its presentation:\n%s", out)
 	}
 }

@@ -79,6 +79,9 @@ type Approval struct {
 	// serve, is the agent's declared name (sanitized here) and ask its
 	// question's id; "" for the person's own call.
 	agent, ask string
+	// early is the answer key last pressed in the grace period (not
+	// taken), said on the dialog; "" when none.
+	early string
 }
 
 // NewApproval opens the dialog for plan; the grace period starts now (by
@@ -135,8 +138,12 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return nil, nil
 	}
 	if a.InGrace() {
+		if key.Matches(kp, a.keys.Once, a.keys.Session, a.keys.Deny) {
+			a.early = kp.String()
+		}
 		return nil, nil
 	}
+	a.early = ""
 	switch {
 	case key.Matches(kp, a.keys.Once):
 		return ActionApprove{Scope: ScopeOnce}, nil
@@ -316,6 +323,9 @@ func (a *Approval) View(width, height int) string {
 	// i chooses.
 	frame := a.com.Styles.Dialog.GetVerticalFrameSize()
 	room := max(height-frame-4, 1)
+	if a.early != "" {
+		room = max(room-1, 1) // the "pressed too soon" line
+	}
 	whole, _ := a.input.lines(inner-keyW, true)
 	short, cut := a.input.lines(inner-keyW, false)
 	a.inputCut = cut
@@ -362,10 +372,17 @@ func (a *Approval) View(width, height int) string {
 			choices += st.Muted.Render(" (wait…)")
 		}
 	}
+	if a.early != "" {
+		early := render.SanitizeLine(a.early) + " ignored: pressed too soon; press it again."
+		if common.Width(early) > inner {
+			early = render.SanitizeLine(a.early) + " ignored: too soon"
+		}
+		choices = st.Warning.Render(common.Trunc(early, inner)) + "\n" + common.Trunc(choices, inner)
+	}
 	// The title, the choices and the blank lines around the body always
 	// show; the body scrolls in what is left.
 	content := a.scroll(body, room, inner)
-	return box(a.com, title+"\n\n"+content+"\n\n"+common.Trunc(choices, inner), inner)
+	return box(a.com, title+"\n\n"+content+"\n\n"+truncLines(choices, inner), inner)
 }
 
 // scroll shows room lines of body from a.offset (clamped). When the body
@@ -417,4 +434,13 @@ func CostEstimate(e modproto.Effects) string {
 		return "known (the module reports it with the result)"
 	}
 	return "unknown (the module cannot state a cost)"
+}
+
+// truncLines cuts each line of s to w cells.
+func truncLines(s string, w int) string {
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		ls[i] = common.Trunc(l, w)
+	}
+	return strings.Join(ls, "\n")
 }

@@ -37,6 +37,35 @@ func TestApprovalIgnoresKeysDuringGrace(t *testing.T) {
 	}
 }
 
+// TestApprovalSaysAKeyPressedTooSoon: an answer key in the grace period
+// is not taken, and the dialog says so, after the grace too, until the
+// key is pressed again.
+func TestApprovalSaysAKeyPressedTooSoon(t *testing.T) {
+	for _, k := range []string{"a", "s", "d", "esc"} {
+		a, clock := newTestApproval(t)
+		if act, _ := a.Update(uitest.Key(k)); act != nil {
+			t.Fatalf("%q in the grace: %#v", k, act)
+		}
+		want := k + " ignored: pressed too soon"
+		if v := a.View(100, 40); !strings.Contains(v, want) {
+			t.Errorf("%q: the dialog does not say %q:\n%s", k, want, v)
+		}
+		clock.Advance(GracePeriod)
+		if v := a.View(100, 40); !strings.Contains(v, want) {
+			t.Errorf("%q: the note went with the grace:\n%s", k, v)
+		}
+		if v := a.View(40, 40); !strings.Contains(v, k+" ignored") {
+			t.Errorf("%q: narrow dialog does not say it:\n%s", k, v)
+		}
+	}
+	a, _ := newTestApproval(t)
+	a.Update(uitest.Key("down"))
+	a.Update(uitest.Key("y"))
+	if v := a.View(100, 40); strings.Contains(v, "ignored") {
+		t.Errorf("a scroll or an unbound key is said to be ignored:\n%s", v)
+	}
+}
+
 func TestApprovalActionsAfterGrace(t *testing.T) {
 	tests := []struct {
 		key  string

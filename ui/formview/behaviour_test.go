@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/internal/testcorpus"
@@ -14,6 +15,7 @@ import (
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
+	"modbay/ui/styles"
 )
 
 // key builds a key press by name: "ctrl+e", "alt+up", or uitest's names.
@@ -224,4 +226,22 @@ func checkFormFrame(t *testing.T, schema string) {
 		}
 	}
 	golden.RequireEqual(t, []byte(v))
+}
+
+// TestASCIIConstraintsKeepTheirMeaning: under ASCII a field's bounds read
+// ">= 1" and "<= 67108864" even where the line is full, never "> 1": the
+// line is measured as drawn.
+func TestASCIIConstraintsKeepTheirMeaning(t *testing.T) {
+	m := newSchemaForm(t, `{"type":"object","properties":{"max_bytes":{"type":"integer","title":"Max bytes","minimum":1,"maximum":67108864,"default":1048576},"url":{"type":"string","maxLength":8192}}}`, 80, 20)
+	m.com.ASCII = true
+	m.SetSize(80, 20)
+	out := styles.FitASCII(ansi.Strip(m.View()), 80)
+	for _, want := range []string{">= 1", "<= 67108", "<= 8192 chars"} { // cut with "~" at 80
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "> 1 ") || strings.Contains(out, "< 8192") {
+		t.Errorf("a one-cell stand-in changed a bound:\n%s", out)
+	}
 }

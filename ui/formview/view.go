@@ -10,6 +10,7 @@ import (
 	"modbay/render"
 	"modbay/ui/common"
 	"modbay/ui/form"
+	"modbay/ui/styles"
 )
 
 // View draws the rows, scrolled so the focused one shows, then the root
@@ -369,7 +370,13 @@ func (m *Model) describe(n *form.Node) string {
 	case n.ReadOnly:
 		parts = append(parts, "read-only, not sent")
 	}
-	return strings.Join(parts, " · ")
+	line := strings.Join(parts, " · ")
+	if m.com.ASCII {
+		// Measured as drawn: "<=" for ≤ is two cells, so the line wraps
+		// before it is cut rather than fall back to "<" (a lie).
+		line = styles.WideASCII(line)
+	}
+	return line
 }
 
 // selected renders s as the focused widget's value when focused.

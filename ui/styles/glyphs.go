@@ -2,6 +2,8 @@ package styles
 
 import (
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Glyphs says which characters the cockpit may draw: Unicode (box
@@ -71,7 +73,9 @@ func DECTerm(term string) bool {
 // its widgets (lipgloss borders, the help bar, the spinner) and the
 // renderers it shows (render/: table borders, the JSON tree, markdown)
 // draw, each with an ASCII stand-in of the same width (one cell), so a
-// frame keeps its layout when it is translated.
+// frame keeps its layout when it is translated. Where one cell changes
+// the meaning (≤ is not <), asciiWide has the faithful stand-in, which
+// FitASCII prefers.
 var asciiGlyphs = []string{
 	// Box drawing: lines, then corners and joints.
 	"─", "-", "━", "-", "═", "=", "│", "|", "┃", "|", "║", "|",
@@ -80,29 +84,88 @@ var asciiGlyphs = []string{
 	"╔", "+", "╗", "+", "╚", "+", "╝", "+",
 	// Arrows, cursors and folds.
 	"↑", "^", "↓", "v", "←", "<", "→", ">", "›", ">", "‹", "<",
-	"▲", "^", "▼", "v", "▾", "v", "▸", ">", "⇄", "=",
+	"▲", "^", "▼", "v", "▾", "v", "▸", ">", "⇄", "=", "⇢", ">", "↩", "\\",
 	// Ellipsis: one cell, like the glyph it stands for.
 	"…", "~",
 	// Checks, marks and bullets.
-	"✓", "+", "✗", "x", "≠", "!", "•", "*", "·", ".", "●", "*", "◆", "*",
+	"✓", "+", "✗", "x", "≠", "!", "•", "*", "·", ".", "●", "*", "◆", "*", "◌", "o", "⚠", "!",
 	// Dashes and signs.
-	"–", "-", "—", "-", "×", "x", "≤", "<", "≥", ">", "±", "+",
+	"–", "-", "—", "-", "−", "-", "“", "\"", "”", "\"", "‘", "'", "’", "'", "×", "x", "≤", "<", "≥", ">", "±", "+", "≈", "~", "§", "S",
 	// Blocks (progress bars, half-block images).
 	"█", "#", "▀", "#", "▄", "#",
 	// Spaces: glamour pads inline code with no-break spaces.
 	"\u00a0", " ",
-	// Control pictures the sanitizer draws for control characters.
-	"␛", "^", "␀", "^", "␇", "^", "␈", "^", "␋", "^", "␌", "^", "␍", "^", "␡", "^",
-	"␣", "_", "⏎", "$",
+	// Control pictures the sanitizer and the text editor draw for control
+	// characters, and the replacement character for bytes that are not UTF-8.
+	"␛", "^", "␀", "^", "␇", "^", "␈", "^", "␉", "^", "␋", "^", "␌", "^", "␍", "^", "␡", "^",
+	"␣", "_", "⏎", "$", "\ufffd", "?",
 	// Spinner frames (MiniDot, Dot): a turning line.
 	"⠋", "|", "⠙", "/", "⠹", "-", "⠸", "\\", "⠼", "|", "⠴", "/", "⠦", "-", "⠧", "\\", "⠇", "|", "⠏", "/",
 	"⣾", "|", "⣽", "/", "⣻", "-", "⢿", "\\", "⡿", "|", "⣟", "/", "⣯", "-", "⣷", "\\",
 }
 
-// asciiReplacer applies asciiGlyphs; a Replacer is safe for concurrent
-// use and never changes.
-var asciiReplacer = strings.NewReplacer(asciiGlyphs...)
+// asciiWide are the stand-ins wider than one cell for the glyphs whose
+// one-cell stand-in says something else: comparisons, the ellipsis ("~"
+// reads as a home folder in a path), and control pictures in caret
+// notation (␉ is ^I, a tab). Every other glyph keeps its asciiGlyphs
+// stand-in.
+var asciiWide = map[string]string{
+	"≤": "<=", "≥": ">=", "≠": "!=", "±": "+-", "…": "...",
+	"␛": "^[", "␀": "^@", "␇": "^G", "␈": "^H", "␉": "^I", "␋": "^K", "␌": "^L", "␍": "^M", "␡": "^?", "⏎": "^J",
+}
+
+// asciiReplacer applies asciiGlyphs; asciiWideReplacer applies asciiWide
+// first, then asciiGlyphs. A Replacer is safe for concurrent use and
+// never changes.
+var (
+	asciiReplacer     = strings.NewReplacer(asciiGlyphs...)
+	asciiWideReplacer = strings.NewReplacer(wideFirst()...)
+)
+
+// wideFirst is asciiGlyphs with asciiWide's stand-ins in their place.
+func wideFirst() []string {
+	out := make([]string, len(asciiGlyphs))
+	copy(out, asciiGlyphs)
+	for i := 0; i < len(out); i += 2 {
+		if w, ok := asciiWide[out[i]]; ok {
+			out[i+1] = w
+		}
+	}
+	return out
+}
 
 // ToASCII translates the glyphs of the table in s (which may hold ANSI
-// styling, left as is) to their ASCII stand-ins; other text is kept.
+// styling, left as is) to their one-cell ASCII stand-ins; other text is kept.
 func ToASCII(s string) string { return asciiReplacer.Replace(s) }
+
+// WideASCII translates the glyphs of s to their faithful ASCII stand-ins
+// (asciiWide first, then the table): for text measured after it is
+// translated, such as a form field's constraints ("<= 8192 chars"), which
+// then never falls back to a one-cell stand-in that changes its meaning.
+func WideASCII(s string) string { return asciiWideReplacer.Replace(s) }
+
+// FitASCII translates a frame of lines at most width cells wide: each
+// line takes the faithful stand-ins (asciiWide: "<=" for ≤) when what
+// they add fits, eating the line's trailing spaces; a line they would
+// push past width takes the one-cell stand-ins (ToASCII), so the layout
+// never breaks.
+func FitASCII(frame string, width int) string {
+	lines := strings.Split(frame, "\n")
+	for i, l := range lines {
+		lines[i] = fitASCIILine(l, width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fitASCIILine is FitASCII for one line.
+func fitASCIILine(l string, width int) string {
+	wide := asciiWideReplacer.Replace(l)
+	if wide == l || ansi.StringWidth(wide) <= width {
+		return wide
+	}
+	if ansi.StringWidth(strings.TrimRight(ansi.Strip(wide), " ")) <= width {
+		// Only trailing spaces pass width: cut them (styling kept).
+		return ansi.Truncate(wide, width, "")
+	}
+	return asciiReplacer.Replace(l)
+}

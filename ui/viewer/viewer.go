@@ -598,6 +598,9 @@ func (m *Model) open() tea.Cmd {
 		if !m.copyTaken() {
 			m.note += ", y copies its path"
 		}
+		if m.env.CanOpen(ToolPager) {
+			m.note += ", O opens it in " + m.env.ToolName(ToolPager)
+		}
 		m.note += "."
 		return nil
 	}

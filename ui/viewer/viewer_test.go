@@ -1087,3 +1087,24 @@ func TestGoldenMarkdownTables(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenOverSSHOffersThePager: o with no local display names O when a
+// pager can open a sanitized copy.
+func TestOpenOverSSHOffersThePager(t *testing.T) {
+	f := open(t, "a.txt", []byte("x"), "text/plain", "", 60, 8, false)
+	f.m.env = Env{Pager: "less", TmpDir: t.TempDir()}
+	f.key("o")
+	if n := f.m.Note(); !strings.Contains(n, "s saves a copy") || !strings.Contains(n, "O opens it in less") {
+		t.Fatalf("note %q", n)
+	}
+}
+
+// TestBadImageSaysImageOnce: a file that is no image is "✗ image:
+// unknown format", never "image: image: …".
+func TestBadImageSaysImageOnce(t *testing.T) {
+	f := open(t, "a.png", []byte("not an image at all"), "image/png", "", 60, 8, false)
+	out := ansi.Strip(f.frame())
+	if strings.Contains(out, "image: image:") || !strings.Contains(out, "image: unknown format") {
+		t.Fatalf("frame:\n%s", out)
+	}
+}
