@@ -194,6 +194,9 @@ func (w *writeWatch) check() error {
 		return nil
 	}
 	wb, wf, complete := w.walk()
+	// No PID namespace: a process that left the module's group and tree
+	// may hold unlinked files no walk sees, so the growth is the run's.
+	complete = complete && !w.group
 	if complete {
 		if !w.over(wb, wf) {
 			// Someone else's writes: raise the trigger past them.
@@ -283,6 +286,18 @@ func (w *writeWatch) walk() (bytes, files int64, complete bool) {
 			if err != nil {
 				return false
 			}
+		}
+	}
+	// The run's own unlinked files, still open or mapped (held.go); once
+	// the module exited there is no process to ask (its pid may be reused).
+	if !w.stopped && w.pid > 0 {
+		devs := map[uint64]bool{}
+		for dev := range w.base {
+			devs[dev] = true
+		}
+		pids, ok := runProcs(w.pid, w.group)
+		if !ok || !held(pids, devs, count) {
+			complete = false
 		}
 	}
 	for _, root := range w.paths {
