@@ -26,6 +26,44 @@ const maxHeldProcs = 4096
 // /proc), and without a PID namespace (group) its process group too; ok
 // is false when /proc cannot be read or past maxHeldProcs.
 func runProcs(pid int, group bool) (pids []int, ok bool) {
+	procs, ok := runProcStarts(pid, group)
+	for _, p := range procs {
+		pids = append(pids, p.pid)
+	}
+	return pids, ok
+}
+
+// proc is one process of a run: its pid and its start time (clock ticks
+// since boot, /proc/<pid>/stat field 22), which tell a reused pid apart.
+type proc struct {
+	pid   int
+	start string
+}
+
+// procStat reads the state, parent, group and start time of pid from
+// /proc/<pid>/stat; ok is false when it is gone or unreadable.
+func procStat(pid int) (state byte, ppid, pgrp int, start string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, 0, "", false
+	}
+	// pid (comm) state ppid pgrp … starttime (field 22); comm may hold
+	// spaces and ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, 0, "", false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, 0, 0, "", false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	pgrp, _ = strconv.Atoi(f[2])
+	return f[0][0], ppid, pgrp, f[19], true
+}
+
+// runProcStarts is runProcs with each process's start time.
+func runProcStarts(pid int, group bool) (procs []proc, ok bool) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil, false
@@ -36,29 +74,20 @@ func runProcs(pid int, group bool) (pids []int, ok bool) {
 		return nil, false
 	}
 	children := map[int][]int{}
-	in := map[int]bool{pid: true}
+	starts := map[int]string{}
+	in := map[int]bool{}
 	for _, n := range names {
 		p, err := strconv.Atoi(n)
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + n + "/stat")
-		if err != nil {
+		_, ppid, pgrp, start, ok := procStat(p)
+		if !ok {
 			continue // gone: it holds nothing
 		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces and ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
+		starts[p] = start
 		children[ppid] = append(children[ppid], p)
-		if group && pgrp == pid {
+		if p == pid || (group && pgrp == pid) {
 			in[p] = true
 		}
 	}
@@ -69,9 +98,9 @@ func runProcs(pid int, group bool) (pids []int, ok bool) {
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		pids = append(pids, p)
-		if len(pids) > maxHeldProcs {
-			return pids, false
+		procs = append(procs, proc{p, starts[p]})
+		if len(procs) > maxHeldProcs {
+			return procs, false
 		}
 		for _, c := range children[p] {
 			if !in[c] {
@@ -80,7 +109,7 @@ func runProcs(pid int, group bool) (pids []int, ok bool) {
 			}
 		}
 	}
-	return pids, true
+	return procs, true
 }
 
 // held counts, into count, the unlinked files on the devices devs that

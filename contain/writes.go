@@ -179,19 +179,18 @@ func (w *writeWatch) check() error {
 	if w.err != nil {
 		return w.err
 	}
-	var gb, gf int64
-	for dev, b := range w.base {
-		u, err := statfsUse(w.fsPath[dev])
-		if err != nil {
-			continue
-		}
-		gb += u.bytes - b.bytes
-		gf += u.files - b.files
-	}
-	gb -= w.slackBytes
-	gf -= w.slackFiles
+	gb, gf := w.growth()
 	if !w.over(gb, gf) {
 		return nil
+	}
+	// The run stands still while it is measured (freeze.go); gone, it
+	// cannot move.
+	whole := w.stopped || w.pid <= 0
+	if !whole {
+		f, all := freeze(w.pid, w.group)
+		defer f.thaw()
+		whole = all
+		gb, gf = w.growth()
 	}
 	wb, wf, complete := w.walk()
 	// No PID namespace: a process that left the module's group and tree
@@ -199,9 +198,13 @@ func (w *writeWatch) check() error {
 	complete = complete && !w.group
 	if complete {
 		if !w.over(wb, wf) {
-			// Someone else's writes: raise the trigger past them.
-			w.slackBytes += max(0, gb-wb)
-			w.slackFiles += max(0, gf-wf)
+			if whole {
+				// Someone else's writes: raise the trigger past them.
+				w.slackBytes += max(0, gb-wb)
+				w.slackFiles += max(0, gf-wf)
+			}
+			// Not seen stopped whole, nothing is credited: the next poll
+			// measures again.
 			return nil
 		}
 		gb, gf = wb, wf
@@ -214,6 +217,20 @@ func (w *writeWatch) check() error {
 	close(w.exceeded)
 	e.Killed = w.killTree()
 	return e
+}
+
+// growth is what the watched filesystems gained since the start, less
+// what was credited to other writers. Called with mu held.
+func (w *writeWatch) growth() (bytes, files int64) {
+	for dev, b := range w.base {
+		u, err := statfsUse(w.fsPath[dev])
+		if err != nil {
+			continue
+		}
+		bytes += u.bytes - b.bytes
+		files += u.files - b.files
+	}
+	return bytes - w.slackBytes, files - w.slackFiles
 }
 
 func (w *writeWatch) over(b, f int64) bool {
