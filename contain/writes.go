@@ -18,8 +18,10 @@ import (
 // writePoll the filesystems holding them are asked how much they use
 // (statfs: one syscall each); growth past a bound is confirmed by walking
 // the writable paths, counting what changed since the run started (ctime,
-// which a module cannot set back), so another process writing to the same
-// filesystem is not blamed. A confirmed excess kills the process tree.
+// which a module cannot set back) and the unlinked files the run still
+// holds (held.go), with the run stopped meanwhile (freeze.go), so another
+// process writing to the same filesystem is not blamed. A confirmed
+// excess kills the process tree.
 
 const (
 	// writePoll is how often a run's filesystems are asked their use; a
