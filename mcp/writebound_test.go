@@ -46,8 +46,8 @@ func TestWriteBoundKillIsTheBound(t *testing.T) {
 	}
 }
 
-// TestWriteBoundHeldUnlinked: a server whose tool holds 6 MiB it unlinked
-// (seen by statfs, by no walk), then writes 7 MiB seen, against a 4 MiB
+// TestWriteBoundHeldUnlinked: a server whose tool holds 16 MiB it unlinked
+// (seen by statfs, by no walk), then writes 8 MiB seen, against a 4 MiB
 // bound, is stopped: the files it holds are its own.
 func TestWriteBoundHeldUnlinked(t *testing.T) {
 	// Not parallel: as TestWriteBoundKillIsTheBound.
