@@ -127,10 +127,11 @@ func statState(b []byte) byte {
 	return 0
 }
 
-// thaw continues what freeze stopped.
+// thaw continues what freeze stopped, children before their parents (a
+// parent continued first could see its child stopped: a shell reports it).
 func (f frozen) thaw() {
-	for _, fd := range f.fds {
-		_ = unix.PidfdSendSignal(fd, unix.SIGCONT, nil, 0)
-		unix.Close(fd)
+	for i := len(f.fds) - 1; i >= 0; i-- {
+		_ = unix.PidfdSendSignal(f.fds[i], unix.SIGCONT, nil, 0)
+		unix.Close(f.fds[i])
 	}
 }
