@@ -605,3 +605,39 @@ func TestHostileWrites(t *testing.T) {
 		t.Fatalf("3 MiB: %v", err)
 	}
 }
+
+// TestHostileWritesHeldUnlinked: files a module writes, unlinks and keeps
+// open take space statfs sees but no walk finds; they are the run's own,
+// so they count and cannot raise the trigger for the visible writes
+// after them (30 MiB held, then 15 MiB seen, against 12 MiB).
+func TestHostileWritesHeldUnlinked(t *testing.T) {
+	requireFloor(t)
+	w := newWorld(t)
+	cmd := exec.Command(attackExe, "slack", w.rwRoot, "10", "5")
+	cmd.Env = []string{"TMPDIR=" + w.runDir}
+	cmd.Dir = w.runDir
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	spec := w.spec(ModeAuto)
+	spec.Limits = Limits{OpenFiles: 64, FileSize: 4 << 20, WriteBytes: 12 << 20, WriteFiles: 1000}
+	p, _, err := Start(cmd, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = p.Kill()
+		<-done
+		t.Fatal("the module holding unlinked files was not stopped")
+	}
+	var wb *WriteBoundError
+	if err := p.WriteBound(); !errors.As(err, &wb) || wb.Bound != "write_mb" || !wb.Killed {
+		t.Fatalf("write bound: %v (%s)", err, out)
+	}
+	if strings.Contains(out.String(), "ATTACK OK") {
+		t.Fatalf("the module wrote past its bound: %s", out)
+	}
+}

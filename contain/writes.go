@@ -18,8 +18,10 @@ import (
 // writePoll the filesystems holding them are asked how much they use
 // (statfs: one syscall each); growth past a bound is confirmed by walking
 // the writable paths, counting what changed since the run started (ctime,
-// which a module cannot set back), so another process writing to the same
-// filesystem is not blamed. A confirmed excess kills the process tree.
+// which a module cannot set back) and the unlinked files the run still
+// holds (held.go), with the run stopped meanwhile (freeze.go), so another
+// process writing to the same filesystem is not blamed. A confirmed
+// excess kills the process tree.
 
 const (
 	// writePoll is how often a run's filesystems are asked their use; a
@@ -179,26 +181,32 @@ func (w *writeWatch) check() error {
 	if w.err != nil {
 		return w.err
 	}
-	var gb, gf int64
-	for dev, b := range w.base {
-		u, err := statfsUse(w.fsPath[dev])
-		if err != nil {
-			continue
-		}
-		gb += u.bytes - b.bytes
-		gf += u.files - b.files
-	}
-	gb -= w.slackBytes
-	gf -= w.slackFiles
+	gb, gf := w.growth()
 	if !w.over(gb, gf) {
 		return nil
 	}
+	// The run stands still while it is measured (freeze.go); gone, it
+	// cannot move.
+	whole := w.stopped || w.pid <= 0
+	if !whole {
+		f, all := freeze(w.pid, w.group)
+		defer f.thaw()
+		whole = all
+		gb, gf = w.growth()
+	}
 	wb, wf, complete := w.walk()
+	// No PID namespace: a process that left the module's group and tree
+	// may hold unlinked files no walk sees, so the growth is the run's.
+	complete = complete && !w.group
 	if complete {
 		if !w.over(wb, wf) {
-			// Someone else's writes: raise the trigger past them.
-			w.slackBytes += max(0, gb-wb)
-			w.slackFiles += max(0, gf-wf)
+			if whole {
+				// Someone else's writes: raise the trigger past them.
+				w.slackBytes += max(0, gb-wb)
+				w.slackFiles += max(0, gf-wf)
+			}
+			// Not seen stopped whole, nothing is credited: the next poll
+			// measures again.
 			return nil
 		}
 		gb, gf = wb, wf
@@ -211,6 +219,20 @@ func (w *writeWatch) check() error {
 	close(w.exceeded)
 	e.Killed = w.killTree()
 	return e
+}
+
+// growth is what the watched filesystems gained since the start, less
+// what was credited to other writers. Called with mu held.
+func (w *writeWatch) growth() (bytes, files int64) {
+	for dev, b := range w.base {
+		u, err := statfsUse(w.fsPath[dev])
+		if err != nil {
+			continue
+		}
+		bytes += u.bytes - b.bytes
+		files += u.files - b.files
+	}
+	return bytes - w.slackBytes, files - w.slackFiles
 }
 
 func (w *writeWatch) over(b, f int64) bool {
@@ -283,6 +305,18 @@ func (w *writeWatch) walk() (bytes, files int64, complete bool) {
 			if err != nil {
 				return false
 			}
+		}
+	}
+	// The run's own unlinked files, still open or mapped (held.go); once
+	// the module exited there is no process to ask (its pid may be reused).
+	if !w.stopped && w.pid > 0 {
+		devs := map[uint64]bool{}
+		for dev := range w.base {
+			devs[dev] = true
+		}
+		pids, ok := runProcs(w.pid, w.group)
+		if !ok || !held(pids, devs, count) {
+			complete = false
 		}
 	}
 	for _, root := range w.paths {

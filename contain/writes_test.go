@@ -3,6 +3,10 @@
 package contain
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,4 +81,91 @@ func removeDeep(root, name string, depth int) {
 		unix.Unlinkat(fds[i-1], name, unix.AT_REMOVEDIR)
 	}
 	unix.Close(fds[0])
+}
+
+// TestFreezeStopsTree: freeze stops a process and its descendants, a
+// child the tree stopped itself stays stopped after thaw, and thaw
+// continues the others.
+func TestFreezeStopsTree(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 30 & sleep 30 & kill -STOP $!; wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	pid := cmd.Process.Pid
+	var procs []int
+	for range 200 {
+		pids, _ := runProcs(pid, false)
+		if len(pids) == 3 && countState(pids, 'T') == 1 {
+			procs = pids
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if procs == nil {
+		t.Fatal("the shell did not start its two sleeps, one stopped")
+	}
+	f, whole := freeze(pid, false)
+	if !whole || countState(procs, 'T') != 3 {
+		f.thaw()
+		t.Fatalf("frozen: whole %v, %d of 3 stopped", whole, countState(procs, 'T'))
+	}
+	f.thaw()
+	for range 200 {
+		if countState(procs, 'T') == 1 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("after thaw %d of 3 stopped, want the one the shell stopped", countState(procs, 'T'))
+}
+
+func countState(pids []int, s byte) int {
+	n := 0
+	for _, p := range pids {
+		if st, _, _, _, ok := procStat(p); ok && st == s {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWriteWatchOtherWriter: growth another process makes (48 MiB against 8 MiB) on the same
+// filesystem is credited to it when the run is in its own PID namespace
+// (stopped and measured whole), and taken as the run's without one (a
+// process that left the group may hold what no walk sees).
+func TestWriteWatchOtherWriter(t *testing.T) {
+	for _, group := range []bool{false, true} {
+		cmd := exec.Command("/bin/sh", "-c", "sleep 30")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		watched, other := t.TempDir(), t.TempDir()
+		w := newWriteWatch([]string{watched}, 8<<20, 0, time.Now(), cmd.Process.Pid, group)
+		if w == nil {
+			t.Fatal("no watch")
+		}
+		f, err := os.Create(filepath.Join(other, "other.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(make([]byte, 48<<20)); err != nil {
+			t.Fatal(err)
+		}
+		f.Sync()
+		f.Close()
+		err = w.check()
+		var wb *WriteBoundError
+		if group {
+			if !errors.As(err, &wb) || wb.Attributed {
+				t.Errorf("no PID namespace: 48 MiB grown past 8 MiB gave %v, want an unattributed bound", err)
+			}
+		} else if err != nil || w.slackBytes < 8<<20 {
+			t.Errorf("another writer's 48 MiB: %v, %d bytes credited", err, w.slackBytes)
+		}
+		w.stopPolling()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		os.Remove(filepath.Join(other, "other.bin"))
+	}
 }

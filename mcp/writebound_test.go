@@ -45,3 +45,27 @@ func TestWriteBoundKillIsTheBound(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteBoundHeldUnlinked: a server whose tool holds 16 MiB it unlinked
+// (seen by statfs, by no walk), then writes 8 MiB seen, against a 4 MiB
+// bound, is stopped: the files it holds are its own.
+func TestWriteBoundHeldUnlinked(t *testing.T) {
+	// Not parallel: as TestWriteBoundKillIsTheBound.
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	script, _ := filepath.Abs(filepath.Join("testdata", "servers", "write_flood.py"))
+	srv := config.MCPServer{Command: py, Args: []string{script},
+		Roots:  map[string]string{filepath.Dir(script): config.RootRO},
+		Limits: config.MCPLimits{Process: config.Limits{WriteMB: 4}}}
+	f := newFixture(t, config.SandboxAuto, map[string]config.MCPServer{"slack": srv})
+	m := f.module("slack")
+	if m.Status != runner.StatusReady {
+		t.Fatalf("slack server: %s: %s\n%s", m.Status, m.Reason, m.Stderr)
+	}
+	res := f.run(m, "slack", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != modproto.CodeHostWriteBound {
+		t.Fatalf("host verdict %+v, want %s", res.Host, modproto.CodeHostWriteBound)
+	}
+}

@@ -182,7 +182,7 @@ func digestFile(p string) (string, int64, error) {
 // TestHostileDiskWrites: a contained module cannot fill the disk through
 // its workspace: one file stops at limits.file_size_mb, and many smaller
 // files at limits.write_mb, killed while it runs or judged once it
-// exited; the enforcement record lists both.
+// exited, or holding files it unlinked; the enforcement record lists both.
 func TestHostileDiskWrites(t *testing.T) {
 	// Not parallel: the write bound's trigger is the filesystem's growth
 	// (statfs), and files other tests delete meanwhile can hide a run's
@@ -221,6 +221,14 @@ func TestHostileDiskWrites(t *testing.T) {
 		for _, e := range ents {
 			os.Remove(filepath.Join(f.cfg.Workspace, e.Name()))
 		}
+	}
+
+	// 16 MiB unlinked and held open, then 8 MiB seen: what it holds is its
+	// own, so it cannot raise the trigger past the seen files.
+	res = f.run(f.addDisk("slack"), "d.run", `{}`, nil)
+	wantHost(t, res, modproto.CodeHostWriteBound)
+	if !strings.HasSuffix(res.Host.Detail, "the process tree was killed") {
+		t.Errorf("slack: %s", res.Host.Detail)
 	}
 }
 

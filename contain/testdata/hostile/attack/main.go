@@ -129,6 +129,33 @@ func main() {
 			time.Sleep(60 * time.Second)
 		}
 		os.Exit(0)
+	case "slack": // N files of 3 MiB unlinked and held open 2 s, then M of 3 MiB seen
+		n, _ := strconv.Atoi(arg(3))
+		m, _ := strconv.Atoi(arg(4))
+		var held []*os.File
+		for i := range n {
+			p := fmt.Sprintf("%s/held%d", arg(2), i)
+			if err := writeMiB(p, 3); err != nil {
+				fail(err)
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				fail(err)
+			}
+			os.Remove(p)
+			held = append(held, f)
+		}
+		time.Sleep(2 * time.Second)
+		for _, f := range held {
+			f.Close()
+		}
+		for i := range m {
+			if err := writeMiB(fmt.Sprintf("%s/seen%d", arg(2), i), 3); err != nil {
+				fail(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		ok()
 	case "ok": // what the memfd case runs: the attack worked if it prints
 		ok()
 	case "memfd":

@@ -8,6 +8,9 @@
 //	fill         writes 24 files of 512 KiB (12 MiB) into the workspace,
 //	             then waits a minute before it answers
 //	fill-exit    writes the same and answers at once
+//	slack        writes 16 files of 1 MiB, unlinks them and holds them open
+//	             2 s (statfs sees them, no walk does), closes them, then
+//	             writes 8 files of 1 MiB seen and answers
 //	huge-schema  describes d.run with a 2 MiB request schema (nested
 //	             anyOf): past schema.MaxSchemaBytes, under the describe's
 //	             bound
@@ -72,6 +75,33 @@ func run(mode string, r *modkit.Request) (*modkit.Result, error) {
 		}
 		if mode == "fill" {
 			time.Sleep(time.Minute)
+		}
+		return &modkit.Result{Value: map[string]any{}}, nil
+	case "slack":
+		chunk := []byte(strings.Repeat("s", 1<<20))
+		var held []*os.File
+		for i := range 16 {
+			p := filepath.Join(ws.Path, fmt.Sprintf("held%d", i))
+			f, err := os.Create(p)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := f.Write(chunk); err != nil {
+				return nil, err
+			}
+			f.Sync()
+			os.Remove(p)
+			held = append(held, f)
+		}
+		time.Sleep(2 * time.Second)
+		for _, f := range held {
+			f.Close()
+		}
+		for i := range 8 {
+			if err := os.WriteFile(filepath.Join(ws.Path, fmt.Sprintf("seen%d", i)), chunk, 0o644); err != nil {
+				return nil, err
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 		return &modkit.Result{Value: map[string]any{}}, nil
 	}
