@@ -162,6 +162,9 @@ type Model struct {
 	dialogs []dialog.Dialog
 	// confirmYes is what y on the confirmation dialog on the stack does.
 	confirmYes func() tea.Cmd
+	// cancelAsk is the job cancel confirmation open, withdrawn when the
+	// job ends meanwhile (activity.go).
+	cancelAsk cancelAsk
 	// runs are the runs of this session by request id, in flight or done:
 	// a run outlives its screen, and its events and result are routed by
 	// id. runOrder is their ids oldest first, lastRun the newest.
