@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -196,6 +197,15 @@ func question(st *session, e *entry, plan *runner.Plan) approval.Question {
 		Module: e.module.ID, Capability: e.cap.ID, Input: in, Reasons: plan.Approval,
 		Network: g.Network, Credentials: g.Credentials, PaidProviders: g.PaidProviders,
 		DeadlineMS: int64(plan.Request.DeadlineMS), Asked: time.Now(), PID: os.Getpid()}
+	// The facts the dialog shows are the plan's, sanitized here too: the
+	// cockpit may not know the module yet, or know an older descriptor.
+	c := plan.Capability
+	q.Title, q.LongRunning = clip(c.Title), c.LongRunning
+	if plan.Module != nil && plan.Module.Descriptor != nil {
+		q.ModuleName = clip(plan.Module.Descriptor.Name)
+	}
+	q.Effects = &approval.Effects{Local: c.Effects.Local, Network: c.Effects.Network, ExternalWrites: c.Effects.ExternalWrites,
+		Provider: clip(c.Effects.Provider), CostKnown: c.Effects.CostKnown}
 	for name, r := range plan.Request.Roots {
 		q.Roots = append(q.Roots, approval.Root{Name: name, Mode: string(r.Mode), Path: r.Path})
 	}
@@ -209,4 +219,16 @@ func question(st *session, e *entry, plan *runner.Plan) approval.Question {
 		return 0
 	})
 	return q
+}
+
+// maxFact bounds each descriptor fact a question carries, in bytes.
+const maxFact = 256
+
+// clip is s sanitized to one line of at most maxFact bytes.
+func clip(s string) string {
+	s = render.SanitizeLine(s)
+	if len(s) > maxFact {
+		s = strings.ToValidUTF8(s[:maxFact], "")
+	}
+	return s
 }

@@ -132,12 +132,19 @@ func (m *Model) agentPlan(q approval.Question) *runner.Plan {
 		if mod.ID != q.Module || mod.Descriptor == nil {
 			continue
 		}
-		p.Module = mod
+		// The cockpit's copy only adds its schemas (to mask more of the
+		// input, never less); the facts shown are the question's.
 		for _, c := range mod.Descriptor.Capabilities {
 			if c.ID == q.Capability {
 				p.Capability = c
 			}
 		}
+	}
+	p.Module = &runner.Module{ID: q.Module, Descriptor: &modproto.Descriptor{Module: q.Module, Name: q.ModuleName}}
+	p.Capability.ID, p.Capability.Title, p.Capability.LongRunning = q.Capability, q.Title, q.LongRunning
+	p.Capability.Effects = modproto.Effects{}
+	if e := q.Effects; e != nil {
+		p.Capability.Effects = modproto.Effects{Local: e.Local, Network: e.Network, ExternalWrites: e.ExternalWrites, Provider: e.Provider, CostKnown: e.CostKnown}
 	}
 	p.Request.Input = q.Input
 	p.Request.DeadlineMS = int(q.DeadlineMS)
