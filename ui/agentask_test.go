@@ -168,3 +168,50 @@ func TestAgentQuestionShowsTheQuestionsFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentQuestionLater: l (or esc) on an agent's question closes the
+// dialog without an answer; the question waits in A, does not open again
+// by itself, and enter there opens it; d still denies. The help bar says
+// so.
+func TestAgentQuestionLater(t *testing.T) {
+	ask := func(id string) agentAskMsg {
+		return agentAskMsg{ev: approval.Event{Ask: &approval.Question{ID: id, Client: "claude-code", Tool: "fetch_url", Module: "fetch",
+			Capability: "fetch.url", Input: []byte(`{"url":"http://x"}`), Reasons: []string{"reaches the network"}, Asked: uitest.Epoch}}}
+	}
+	for _, k := range []string{"l", "esc"} {
+		m, clock := newTest(t, nil, 100, 30)
+		m.Update(ask("apr_1"))
+		if len(m.dialogs) != 1 {
+			t.Fatalf("%s: the question did not open", k)
+		}
+		if keys := strings.Join(helpKeys(m), " "); !strings.Contains(keys, "l/esc") || strings.Contains(keys, "d/esc") {
+			t.Errorf("%s: help keys %s", k, keys)
+		}
+		press(m, k) // within the grace period: putting off answers nothing
+		if len(m.dialogs) != 0 || !m.isAgentAsk("apr_1") {
+			t.Fatalf("%s: dialogs %d, question still waiting %v", k, len(m.dialogs), m.isAgentAsk("apr_1"))
+		}
+		m.Update(agentAskRecheck{})
+		if len(m.dialogs) != 0 {
+			t.Fatalf("%s: the question put off opened again by itself", k)
+		}
+		if h := m.header(); !strings.Contains(h, "1 agent call to approve") || !strings.Contains(h, "waits in A") {
+			t.Errorf("%s: header %q", k, h)
+		}
+		press(m, "A")
+		if v := m.top().View(); !strings.Contains(v, "needs approval") || !strings.Contains(v, "fetch.url") {
+			t.Fatalf("%s: A does not list the question:\n%s", k, v)
+		}
+		press(m, "enter")
+		if len(m.dialogs) != 1 {
+			t.Fatalf("%s: enter in A opened %d dialogs", k, len(m.dialogs))
+		}
+		if ap, ok := m.dialogs[0].(*dialog.Approval); !ok || ap.Ask() != "apr_1" {
+			t.Fatalf("%s: dialog %T", k, m.dialogs[0])
+		}
+		clock.Advance(dialog.GracePeriod)
+		if _, cmd := m.Update(uitest.Key("d")); cmd == nil || len(m.dialogs) != 0 || m.isAgentAsk("apr_1") {
+			t.Errorf("%s: d did not deny: dialogs %d waiting %v", k, len(m.dialogs), m.isAgentAsk("apr_1"))
+		}
+	}
+}
