@@ -106,7 +106,7 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		if ctx.Err() != nil {
 			why = fmt.Sprintf("not run: the client went away while approval was pending (id %s)", a.id)
 		}
-		s.notRun(plan, st, why)
+		s.notRunSince(plan, st, why, now)
 		return toolError(string(modproto.KindNotRun), CodeApprovalPending, fmt.Sprintf(
 			"approval pending (id %s): approve it in the modbay cockpit, then call again with the same input; nothing ran. "+
 				"An answer given within %s applies to this same call.", a.id, s.opts.ApprovalKeep)), "", true, false
@@ -128,7 +128,7 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		st.approvals.Allow(plan)
 		return nil, by + " (for this session)", true, false
 	case approval.Deny:
-		s.notRun(plan, st, "not run: denied in "+by)
+		s.notRunSince(plan, st, "not run: denied in "+by, now)
 		return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
 			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true, false
 	}
