@@ -94,6 +94,17 @@ func (s *Store) FinishCancel(id string, p *runner.Plan, res *runner.Result) (*Ca
 		if state != "" {
 			r.Job.State = state
 		}
+		// The cancel's answer is the job's latest word: its percent and
+		// detail replace the last poll's.
+		if pct, detail, ok := cancelProgress(res); ok {
+			if pct != nil {
+				r.Job.Percent = pct
+			}
+			if detail != "" {
+				r.Job.Detail = detail
+			}
+			r.Job.Updated = outcome.At
+		}
 		if late {
 			// No poller holds it: the job's own end is its outcome, and
 			// the stop-following verdict no longer holds. A poller that
@@ -172,4 +183,32 @@ func CancelState(res *runner.Result) string {
 		return top.Job.State
 	}
 	return top.State
+}
+
+// cancelProgress is the percent (0–100, nil when absent) and detail a
+// cancel's answer reports, at the top level or under "job"; ok false when
+// it reports neither.
+func cancelProgress(res *runner.Result) (*float64, string, bool) {
+	if res.Envelope == nil || !res.Envelope.OK {
+		return nil, "", false
+	}
+	type progress struct {
+		Percent *float64 `json:"percent"`
+		Detail  string   `json:"detail"`
+	}
+	var top struct {
+		progress
+		Job *progress `json:"job"`
+	}
+	if json.Unmarshal(res.Envelope.Result, &top) != nil {
+		return nil, "", false
+	}
+	p := top.progress
+	if top.Job != nil && (top.Job.Percent != nil || top.Job.Detail != "") {
+		p = *top.Job
+	}
+	if p.Percent != nil && (*p.Percent < 0 || *p.Percent > 100) {
+		p.Percent = nil // not a percent: the last one stands
+	}
+	return p.Percent, p.Detail, p.Percent != nil || p.Detail != ""
 }

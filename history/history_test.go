@@ -908,6 +908,39 @@ func TestFinishCancelTooLateKeepsTheOutcome(t *testing.T) {
 	}
 }
 
+// TestFinishCancelRecordsTheLatestProgress: the cancel's answer is the
+// job's latest word: its percent and detail replace the last poll's, so a
+// status read after the cancel says what the cancel said.
+func TestFinishCancelRecordsTheLatestProgress(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	five := 5.0
+	run.Finish(&runner.Result{Job: &runner.JobStatus{ID: "job_9", State: "running", Percent: &five, Detail: "frame 2 of 40"},
+		Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "polling stopped; job job_9 continues in the module"}}, nil)
+	cancel := &runner.Plan{Capability: modproto.Capability{ID: "j.cancel"}}
+	for _, tt := range []struct {
+		answer  string
+		percent float64
+		detail  string
+	}{
+		{`{"job_id":"job_9","state":"running","percent":26,"detail":"stopping at frame 10 of 40"}`, 26, "stopping at frame 10 of 40"},
+		{`{"job":{"job_id":"job_9","state":"cancelled","percent":27}}`, 27, "stopping at frame 10 of 40"},
+	} {
+		res := &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(tt.answer)}}
+		if _, _, err := s.FinishCancel(p.Request.RequestID, cancel, res); err != nil {
+			t.Fatal(err)
+		}
+		rec, _ := s.Get(p.Request.RequestID)
+		if rec.Job.Percent == nil || *rec.Job.Percent != tt.percent || rec.Job.Detail != tt.detail {
+			t.Errorf("after %s: job %+v", tt.answer, rec.Job)
+		}
+	}
+}
+
 // TestDeniedIsItsOwnStatus: a denied call, the cockpit's or an agent's
 // (through the gateway's "not run: denied through …"), is denied, not
 // failed; another not-run verdict stays failed.
