@@ -93,7 +93,9 @@ var asciiGlyphs = []string{
 	"\u00a0", " ",
 	// Control pictures the sanitizer draws for control characters.
 	"␛", "^", "␀", "^", "␇", "^", "␈", "^", "␋", "^", "␌", "^", "␍", "^", "␡", "^",
-	"␣", "_", "⏎", "$",
+	"␣", "_", "⏎", "$", "␉", "^",
+	// Marks: a job not followed (history), a warning, a handed artifact.
+	"◌", "o", "⚠", "!", "⇢", ">",
 	// Spinner frames (MiniDot, Dot): a turning line.
 	"⠋", "|", "⠙", "/", "⠹", "-", "⠸", "\\", "⠼", "|", "⠴", "/", "⠦", "-", "⠧", "\\", "⠇", "|", "⠏", "/",
 	"⣾", "|", "⣽", "/", "⣻", "-", "⢿", "\\", "⡿", "|", "⣟", "/", "⣯", "-", "⣷", "\\",
