@@ -35,6 +35,16 @@ type Root struct {
 	Path string `json:"path"`
 }
 
+// Effects are a capability's declared effects (docs/protocol.md §6), as
+// a question carries them.
+type Effects struct {
+	Local          bool   `json:"local"`
+	Network        bool   `json:"network"`
+	ExternalWrites bool   `json:"external_writes"`
+	Provider       string `json:"provider"`
+	CostKnown      bool   `json:"cost_known"`
+}
+
 // Question is one call waiting for a person's approval, as the serve
 // process tells it. Every string but ID came from an agent or a module:
 // a cockpit sanitizes each before the terminal.
@@ -47,6 +57,14 @@ type Question struct {
 	Tool       string `json:"tool"`
 	Module     string `json:"module"`
 	Capability string `json:"capability"`
+	// ModuleName, Title, Effects and LongRunning are the descriptor's
+	// facts the question is about, as the serve process planned the call
+	// (docs/protocol.md §6): the cockpit shows these, never its own copy,
+	// which may predate the module. Effects nil: the facts were not sent.
+	ModuleName  string   `json:"module_name,omitempty"`
+	Title       string   `json:"title,omitempty"`
+	Effects     *Effects `json:"effects,omitempty"`
+	LongRunning bool     `json:"long_running,omitempty"`
 	// Input is the call's input with its secret values masked.
 	Input json.RawMessage `json:"input"`
 	// Reasons say why approval is needed (docs/protocol.md §11).

@@ -286,6 +286,10 @@ func jobsCancel(ctx context.Context, g *globals, id string, yes bool) error {
 		fmt.Fprintf(g.io.ErrOut, "%s refused to cancel job %s: %s %s\n", cleanID(cancelCap), cleanID(rec.Job.ID), clean(outcome.Code), clean(outcome.Detail))
 		return silentExit(resultCode(res))
 	}
+	if state != "cancelled" && runner.IsTerminalJobState(state) {
+		fmt.Fprintf(g.io.Out, "job %s: %s (answered by %s); its outcome stands\n", cleanID(rec.Job.ID), clean(history.LateCancel(state)), cleanID(cancelCap))
+		return nil
+	}
 	fmt.Fprintf(g.io.Out, "job %s: cancel accepted by %s", cleanID(rec.Job.ID), cleanID(cancelCap))
 	if state != "" {
 		fmt.Fprintf(g.io.Out, " (state %s)", clean(state))

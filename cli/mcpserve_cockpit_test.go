@@ -157,6 +157,10 @@ func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
 			ran++
 		case rec.Host != nil && strings.Contains(rec.Host.Detail, "not run: approval pending (id apr_"):
 			pending++
+			// The record's time is the wait, not 0s.
+			if rec.DurationMS < 400 {
+				t.Errorf("a call that waited --approval-wait 400ms is recorded as taking %d ms", rec.DurationMS)
+			}
 		}
 	}
 	if ran != 1 || pending != 2 {

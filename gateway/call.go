@@ -270,6 +270,12 @@ func newState() string {
 
 // notRun records a call that did not run, with why.
 func (s *Server) notRun(plan *runner.Plan, st *session, why string) {
+	s.notRunSince(plan, st, why, time.Time{})
+}
+
+// notRunSince is notRun for a call that waited from since (an approval
+// asked of the cockpit): the record's time is the wait. Zero since: now.
+func (s *Server) notRunSince(plan *runner.Plan, st *session, why string, since time.Time) {
 	st.mu.Lock()
 	st.notRun++
 	st.mu.Unlock()
@@ -278,7 +284,12 @@ func (s *Server) notRun(plan *runner.Plan, st *session, why string) {
 		return
 	}
 	if r, err := s.opts.History.Begin(plan, history.BeginOptions{Source: history.SourceMCPServe, Client: st.client}); err == nil {
-		_, _ = r.Finish(nil, errors.New(why))
+		if since.IsZero() {
+			_, _ = r.Finish(nil, errors.New(why))
+			return
+		}
+		_, _ = r.Finish(&runner.Result{RequestID: plan.Request.RequestID, Started: since,
+			Host: &runner.HostError{Code: "host.not_started", Detail: why}}, nil)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,7 +106,7 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		if ctx.Err() != nil {
 			why = fmt.Sprintf("not run: the client went away while approval was pending (id %s)", a.id)
 		}
-		s.notRun(plan, st, why)
+		s.notRunSince(plan, st, why, now)
 		return toolError(string(modproto.KindNotRun), CodeApprovalPending, fmt.Sprintf(
 			"approval pending (id %s): approve it in the modbay cockpit, then call again with the same input; nothing ran. "+
 				"An answer given within %s applies to this same call.", a.id, s.opts.ApprovalKeep)), "", true, false
@@ -127,7 +128,7 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		st.approvals.Allow(plan)
 		return nil, by + " (for this session)", true, false
 	case approval.Deny:
-		s.notRun(plan, st, "not run: denied in "+by)
+		s.notRunSince(plan, st, "not run: denied in "+by, now)
 		return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
 			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true, false
 	}
@@ -196,6 +197,15 @@ func question(st *session, e *entry, plan *runner.Plan) approval.Question {
 		Module: e.module.ID, Capability: e.cap.ID, Input: in, Reasons: plan.Approval,
 		Network: g.Network, Credentials: g.Credentials, PaidProviders: g.PaidProviders,
 		DeadlineMS: int64(plan.Request.DeadlineMS), Asked: time.Now(), PID: os.Getpid()}
+	// The facts the dialog shows are the plan's, sanitized here too: the
+	// cockpit may not know the module yet, or know an older descriptor.
+	c := plan.Capability
+	q.Title, q.LongRunning = clip(c.Title), c.LongRunning
+	if plan.Module != nil && plan.Module.Descriptor != nil {
+		q.ModuleName = clip(plan.Module.Descriptor.Name)
+	}
+	q.Effects = &approval.Effects{Local: c.Effects.Local, Network: c.Effects.Network, ExternalWrites: c.Effects.ExternalWrites,
+		Provider: clip(c.Effects.Provider), CostKnown: c.Effects.CostKnown}
 	for name, r := range plan.Request.Roots {
 		q.Roots = append(q.Roots, approval.Root{Name: name, Mode: string(r.Mode), Path: r.Path})
 	}
@@ -209,4 +219,16 @@ func question(st *session, e *entry, plan *runner.Plan) approval.Question {
 		return 0
 	})
 	return q
+}
+
+// maxFact bounds each descriptor fact a question carries, in bytes.
+const maxFact = 256
+
+// clip is s sanitized to one line of at most maxFact bytes.
+func clip(s string) string {
+	s = render.SanitizeLine(s)
+	if len(s) > maxFact {
+		s = strings.ToValidUTF8(s[:maxFact], "")
+	}
+	return s
 }

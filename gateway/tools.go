@@ -247,7 +247,16 @@ func description(e *entry) string {
 		s = strings.ToValidUTF8(s[:MaxDescription], "") + "…"
 	}
 	if e.cap.LongRunning {
-		s += " (Long-running: the call follows the job and may return its handle; the modbay_job_* tools follow it.)"
+		summary := s
+		s += " (Long-running: the call follows the job and may return its handle; the modbay_job_* tools follow it."
+		// The summary may name the poll or cancel capability, which are
+		// not served (docs/protocol.md §12): say what stands for them.
+		for _, hidden := range []struct{ id, tool string }{{e.cap.PollCapability, ToolJobStatus}, {e.cap.CancelCapability, ToolJobCancel}} {
+			if hidden.id != "" && strings.Contains(summary, hidden.id) {
+				s += " " + render.SanitizeLine(hidden.id) + " is not a tool here: call " + hidden.tool + " with the run id instead."
+			}
+		}
+		s += ")"
 	}
 	return s
 }

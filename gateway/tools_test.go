@@ -163,3 +163,22 @@ func TestFilterLines(t *testing.T) {
 		t.Errorf("valid %q errs %q", valid.String(), errs.String())
 	}
 }
+
+// TestDescriptionNamesOnlyServedTools: a long-running capability's
+// summary that names its poll or cancel capability (not served) is told
+// what stands for each, so the description is true for the agent.
+func TestDescriptionNamesOnlyServedTools(t *testing.T) {
+	c := modproto.Capability{ID: "farm.render", LongRunning: true, PollCapability: "farm.jobs.status", CancelCapability: "farm.jobs.cancel",
+		Summary: "Start a render job and return its handle at once; poll farm.jobs.status for progress."}
+	d := description(&entry{cap: c})
+	if !strings.Contains(d, "farm.jobs.status is not a tool here: call modbay_job_status with the run id instead.") {
+		t.Errorf("the hidden poll capability is not explained: %s", d)
+	}
+	if strings.Contains(d, "farm.jobs.cancel") {
+		t.Errorf("a capability the summary does not name is explained: %s", d)
+	}
+	c.Summary = "Start a render job."
+	if d := description(&entry{cap: c}); strings.Contains(d, "not a tool here") {
+		t.Errorf("a summary naming no hidden capability: %s", d)
+	}
+}

@@ -64,9 +64,13 @@ func (s *Store) PlanCancel(h Planner, m *runner.Module, rec *Record) (*runner.Pl
 
 // FinishCancel records res, the answer of the cancel call p (PlanCancel),
 // on run id and returns the outcome and the job state the answer reports
-// ("" when none). An accepted cancel sets the job's state; a terminal one
-// ends a record no poller holds as cancelled, and the record's words then
-// say the job was cancelled, not that it goes on.
+// ("" when none). A recorded outcome (ok, error, failed, cancelled,
+// denied) stands: only the cancel's outcome is added. On a job in flight,
+// an accepted cancel sets the job's state; a "cancelled" answer ends a
+// record no poller holds as cancelled, its words then saying the job was
+// cancelled, not that it goes on. An answer with another end state
+// (succeeded, failed, ...) means the cancel came too late: the outcome
+// says so (LateCancel) and that state, not a cancel, ends the record.
 func (s *Store) FinishCancel(id string, p *runner.Plan, res *runner.Result) (*CancelOutcome, string, error) {
 	outcome := &CancelOutcome{At: s.now(), Via: p.Capability.ID, OK: res.OK(), Code: res.Code()}
 	if res.Host != nil {
@@ -75,16 +79,46 @@ func (s *Store) FinishCancel(id string, p *runner.Plan, res *runner.Result) (*Ca
 		outcome.Detail = res.Envelope.Error.Message
 	}
 	state := CancelState(res)
+	late := outcome.OK && runner.IsTerminalJobState(state) && state != "cancelled"
+	if late {
+		outcome.Detail = LateCancel(state)
+	}
 	if outcome.OK && runner.IsTerminalJobState(state) {
 		s.removeJobState(id) // the job ended: no poll needs its handle
 	}
 	_, err := s.Update(id, func(r *Record) error {
 		r.Cancel = outcome
-		if !outcome.OK || r.Job == nil {
+		if !outcome.OK || r.Job == nil || !r.inFlight() {
 			return nil
 		}
 		if state != "" {
 			r.Job.State = state
+		}
+		// The cancel's answer is the job's latest word: its percent and
+		// detail replace the last poll's.
+		if pct, detail, ok := cancelProgress(res); ok {
+			if pct != nil {
+				r.Job.Percent = pct
+			}
+			if detail != "" {
+				r.Job.Detail = detail
+			}
+			r.Job.Updated = outcome.At
+		}
+		if late {
+			// No poller holds it: the job's own end is its outcome, and
+			// the stop-following verdict no longer holds. A poller that
+			// does records that end on its next poll.
+			if r.Status != StatusRunning {
+				r.Status = StatusOK
+				if state == "failed" || state == "error" {
+					r.Status = StatusError
+				}
+				if r.Host != nil && r.Host.Code == modproto.CodeCancelled {
+					r.Host = nil
+				}
+			}
+			return nil
 		}
 		words := fmt.Sprintf("job %s cancelled through %s", r.Job.ID, outcome.Via)
 		if state != "" {
@@ -114,6 +148,22 @@ func (s *Store) FinishCancel(id string, p *runner.Plan, res *runner.Result) (*Ca
 	return outcome, state, err
 }
 
+// LateCancel is the note of a cancel answered with state, an end state
+// other than cancelled: "cancel came too late: the job had succeeded".
+func LateCancel(state string) string {
+	return "cancel came too late: the job had " + state
+}
+
+// inFlight reports whether r has no outcome yet: running, detached or
+// interrupted.
+func (r *Record) inFlight() bool {
+	switch r.Status {
+	case StatusRunning, StatusDetached, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
 // CancelState is the job state a cancel's answer reports ("state" at the
 // top level or under "job"), "" when it reports none.
 func CancelState(res *runner.Result) string {
@@ -133,4 +183,32 @@ func CancelState(res *runner.Result) string {
 		return top.Job.State
 	}
 	return top.State
+}
+
+// cancelProgress is the percent (0–100, nil when absent) and detail a
+// cancel's answer reports, at the top level or under "job"; ok false when
+// it reports neither.
+func cancelProgress(res *runner.Result) (*float64, string, bool) {
+	if res.Envelope == nil || !res.Envelope.OK {
+		return nil, "", false
+	}
+	type progress struct {
+		Percent *float64 `json:"percent"`
+		Detail  string   `json:"detail"`
+	}
+	var top struct {
+		progress
+		Job *progress `json:"job"`
+	}
+	if json.Unmarshal(res.Envelope.Result, &top) != nil {
+		return nil, "", false
+	}
+	p := top.progress
+	if top.Job != nil && (top.Job.Percent != nil || top.Job.Detail != "") {
+		p = *top.Job
+	}
+	if p.Percent != nil && (*p.Percent < 0 || *p.Percent > 100) {
+		p.Percent = nil // not a percent: the last one stands
+	}
+	return p.Percent, p.Detail, p.Percent != nil || p.Detail != ""
 }

@@ -867,6 +867,81 @@ func TestFinishCancelRewordsTheRecord(t *testing.T) {
 	}
 }
 
+// TestFinishCancelTooLateKeepsTheOutcome: a cancel answered "succeeded"
+// came too late. A record already ended ok stays ok with its own verdict,
+// the outcome noting it; a detached one ends ok, not cancelled, and no
+// longer says the job goes on.
+func TestFinishCancelTooLateKeepsTheOutcome(t *testing.T) {
+	s := openTest(t, config.History{})
+	cancel := &runner.Plan{Capability: modproto.Capability{ID: "j.cancel"}}
+	late := &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{"job":{"job_id":"job_9","state":"succeeded"}}`)}}
+	for _, tt := range []struct {
+		name string
+		res  *runner.Result
+	}{
+		{"ended ok", &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}, Job: &runner.JobStatus{ID: "job_9", State: "succeeded"}}},
+		{"detached", &runner.Result{Job: &runner.JobStatus{ID: "job_9", State: "running"},
+			Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "polling stopped; job job_9 continues in the module"}}},
+	} {
+		p := secretPlan(t)
+		run, err := s.Begin(p, BeginOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Finish(tt.res, nil)
+		out, state, err := s.FinishCancel(p.Request.RequestID, cancel, late)
+		if err != nil || !out.OK || state != "succeeded" || out.Detail != "cancel came too late: the job had succeeded" {
+			t.Fatalf("%s: outcome %+v state %q err %v", tt.name, out, state, err)
+		}
+		rec, _ := s.Get(p.Request.RequestID)
+		if rec.Status != StatusOK || rec.Host != nil || rec.Job.State != "succeeded" || rec.Cancel == nil || rec.Cancel.Detail != out.Detail {
+			t.Errorf("%s: status %s verdict %+v job %+v cancel %+v", tt.name, rec.Status, rec.Host, rec.Job, rec.Cancel)
+		}
+	}
+	// A recorded cancelled outcome stands too: its words are not redone.
+	p := secretPlan(t)
+	run, _ := s.Begin(p, BeginOptions{})
+	run.Finish(&runner.Result{Job: &runner.JobStatus{ID: "job_9", State: "failed"}, Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{}`)}}, nil)
+	cancelled := &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{"state":"cancelled"}`)}}
+	_, _, _ = s.FinishCancel(p.Request.RequestID, cancel, cancelled)
+	if rec, _ := s.Get(p.Request.RequestID); rec.Status != StatusError || rec.Host != nil || rec.Job.State != "failed" {
+		t.Errorf("ended failed, then cancelled: status %s verdict %+v job %+v", rec.Status, rec.Host, rec.Job)
+	}
+}
+
+// TestFinishCancelRecordsTheLatestProgress: the cancel's answer is the
+// job's latest word: its percent and detail replace the last poll's, so a
+// status read after the cancel says what the cancel said.
+func TestFinishCancelRecordsTheLatestProgress(t *testing.T) {
+	s := openTest(t, config.History{})
+	p := secretPlan(t)
+	run, err := s.Begin(p, BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	five := 5.0
+	run.Finish(&runner.Result{Job: &runner.JobStatus{ID: "job_9", State: "running", Percent: &five, Detail: "frame 2 of 40"},
+		Host: &runner.HostError{Code: modproto.CodeCancelled, Detail: "polling stopped; job job_9 continues in the module"}}, nil)
+	cancel := &runner.Plan{Capability: modproto.Capability{ID: "j.cancel"}}
+	for _, tt := range []struct {
+		answer  string
+		percent float64
+		detail  string
+	}{
+		{`{"job_id":"job_9","state":"running","percent":26,"detail":"stopping at frame 10 of 40"}`, 26, "stopping at frame 10 of 40"},
+		{`{"job":{"job_id":"job_9","state":"cancelled","percent":27}}`, 27, "stopping at frame 10 of 40"},
+	} {
+		res := &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(tt.answer)}}
+		if _, _, err := s.FinishCancel(p.Request.RequestID, cancel, res); err != nil {
+			t.Fatal(err)
+		}
+		rec, _ := s.Get(p.Request.RequestID)
+		if rec.Job.Percent == nil || *rec.Job.Percent != tt.percent || rec.Job.Detail != tt.detail {
+			t.Errorf("after %s: job %+v", tt.answer, rec.Job)
+		}
+	}
+}
+
 // TestDeniedIsItsOwnStatus: a denied call, the cockpit's or an agent's
 // (through the gateway's "not run: denied through …"), is denied, not
 // failed; another not-run verdict stays failed.

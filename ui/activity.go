@@ -661,6 +661,7 @@ func (m *Model) activityUpdate(msg historyMsg) tea.Cmd {
 		as.live = msg.live
 		if msg.listed {
 			as.listed(msg.sums, msg.err)
+			m.withdrawEndedCancel(as, msg.sums)
 		}
 		if msg.gen != as.gen {
 			return nil // a newer chain reads on
@@ -683,6 +684,7 @@ func (m *Model) activityUpdate(msg historyMsg) tea.Cmd {
 			return nil
 		}
 		as.listed(msg.sums, msg.err)
+		m.withdrawEndedCancel(as, msg.sums)
 	case cancelPlannedMsg:
 		return m.cancelPlanned(msg)
 	case jobCancelledMsg:
@@ -738,6 +740,8 @@ func jobCancelNote(msg jobCancelledMsg) string {
 		return "Cancel not sent."
 	case !msg.outcome.OK:
 		return fmt.Sprintf("%s refused to cancel the job: %s %s", msg.outcome.Via, msg.outcome.Code, msg.outcome.Detail)
+	case msg.state != "" && msg.state != "cancelled" && runner.IsTerminalJobState(msg.state):
+		return fmt.Sprintf("The cancel through %s came too late: the job had %s; its outcome stands.", msg.outcome.Via, msg.state)
 	case msg.state != "" && runner.IsTerminalJobState(msg.state):
 		return fmt.Sprintf("Job cancelled through %s (state %s).", msg.outcome.Via, msg.state)
 	case msg.state != "":
@@ -826,8 +830,53 @@ func (m *Model) cancelPlanned(msg cancelPlannedMsg) tea.Cmd {
 		}
 	}
 	m.confirmYes = func() tea.Cmd { return m.runCancel(msg.id, p) }
-	m.dialogs = append(m.dialogs, dialog.NewConfirm(m.com, fmt.Sprintf("Cancel job %s of %s?", msg.jobID, msg.module), "cancel the job", lines...))
+	d := dialog.NewConfirm(m.com, fmt.Sprintf("Cancel job %s of %s?", msg.jobID, msg.module), "cancel the job", lines...)
+	m.dialogs = append(m.dialogs, d)
+	m.cancelAsk = cancelAsk{id: msg.id, jobID: msg.jobID, dialog: d}
 	return nil
+}
+
+// cancelAsk is the cancel confirmation open: the run, its job and the
+// dialog asking.
+type cancelAsk struct {
+	id, jobID string
+	dialog    dialog.Dialog
+}
+
+// withdrawEndedCancel closes the cancel confirmation when the listing
+// sums says its job ended meanwhile (a poller recorded its outcome):
+// there is nothing left to cancel, and y would only come too late.
+func (m *Model) withdrawEndedCancel(as *activityScreen, sums []history.Summary) {
+	ask := m.cancelAsk
+	if ask.dialog == nil {
+		return
+	}
+	i := slices.Index(m.dialogs, ask.dialog)
+	if i < 0 {
+		m.cancelAsk = cancelAsk{} // answered
+		return
+	}
+	for _, sum := range sums {
+		if sum.RunID != ask.id {
+			continue
+		}
+		switch sum.Status {
+		case history.StatusRunning, history.StatusDetached, history.StatusInterrupted:
+			if !runner.IsTerminalJobState(sum.JobState) {
+				return
+			}
+		}
+		m.dialogs = slices.Delete(m.dialogs, i, i+1)
+		m.confirmYes, m.cancelAsk = nil, cancelAsk{}
+		if as != nil {
+			state := sum.JobState
+			if state == "" {
+				state = string(sum.Status)
+			}
+			as.note = fmt.Sprintf("Job %s ended (%s) before it was cancelled: nothing was sent.", ask.jobID, state)
+		}
+		return
+	}
 }
 
 // runCancel runs the confirmed cancel and records its outcome

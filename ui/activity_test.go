@@ -135,6 +135,67 @@ func TestActivityCancelsTheJobAfterAsking(t *testing.T) {
 	}
 }
 
+// TestActivityCancelOfAnEndedJob: the cancel confirmation withdraws when
+// the job ends meanwhile, and a cancel answered "succeeded" (too late)
+// leaves the record ok and says it came too late, never "cancelled".
+func TestActivityCancelOfAnEndedJob(t *testing.T) {
+	const id = "req_00000000000000000000000000000003"
+	fb := &fakeBackend{plan: func(mod *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		c := *mod.Descriptor.Capability("fake.slow")
+		c.ID = capID
+		return &runner.Plan{Module: mod, Capability: c, Request: modproto.Request{RequestID: modproto.NewRequestID(), Input: input}}, nil
+	}, result: &runner.Result{Envelope: &modproto.Envelope{OK: true, Result: json.RawMessage(`{"job":{"job_id":"job_7","state":"succeeded"}}`)}}}
+	m := historyModel(t, fb, 100, 20, seedHistory)
+	withCancel(t, m)
+	_, cmd := m.Update(uitest.Key("A"))
+	runCmd(m, cmd)
+
+	// y comes too late: the module answers that the job succeeded.
+	_, cmd = m.Update(uitest.Key("X"))
+	runCmd(m, cmd)
+	_, cmd = m.Update(uitest.Key("y"))
+	runCmd(m, cmd)
+	rec, _ := m.history.Get(id)
+	if rec.Status == history.StatusCancelled || (rec.Host != nil && rec.Host.Code == modproto.CodeCancelled) || rec.Cancel == nil ||
+		rec.Cancel.Detail != "cancel came too late: the job had succeeded" {
+		t.Errorf("record after a late cancel: status %s cancel %+v verdict %+v", rec.Status, rec.Cancel, rec.Host)
+	}
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "came too late: the job had succeeded") || strings.Contains(out, "Job cancelled") {
+		t.Errorf("the view does not say the cancel came too late:\n%s", out)
+	}
+
+	// The job ends while the confirmation is up: it withdraws.
+	m = historyModel(t, fb, 100, 20, seedHistory)
+	withCancel(t, m)
+	_, cmd = m.Update(uitest.Key("A"))
+	runCmd(m, cmd)
+	_, cmd = m.Update(uitest.Key("X"))
+	runCmd(m, cmd)
+	if len(m.dialogs) != 1 || !isConfirm(m.dialogs[0]) {
+		t.Fatalf("X: dialogs %d", len(m.dialogs))
+	}
+	if _, err := m.history.Update(id, func(r *history.Record) error {
+		r.Status, r.Job.State, r.Host = history.StatusOK, "succeeded", nil
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sums, _, err := m.history.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(activityListedMsg{sums: sums})
+	if len(m.dialogs) != 0 || m.confirmYes != nil {
+		t.Fatalf("the confirmation stayed up after the job ended: dialogs %d", len(m.dialogs))
+	}
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "Job job_7 ended (succeeded) before it was cancelled") {
+		t.Errorf("the view does not say why the question went:\n%s", out)
+	}
+	if runs, _, _ := fb.snapshot(); runs != 1 {
+		t.Errorf("runs %d: a cancel was sent for the ended job", runs)
+	}
+}
+
 // helpKeys are the keys the help bar shows now.
 func helpKeys(m *Model) []string {
 	var out []string

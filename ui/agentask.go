@@ -69,6 +69,7 @@ func (m *Model) agentAsk(msg agentAskMsg) tea.Cmd {
 
 // dropAgentAsk forgets question id.
 func (m *Model) dropAgentAsk(id string) {
+	delete(m.agentLater, id)
 	for i, q := range m.agentAsks {
 		if q.ID == id {
 			m.agentAsks = append(m.agentAsks[:i], m.agentAsks[i+1:]...)
@@ -97,10 +98,12 @@ func (m *Model) typingNow() bool {
 // question held back for typing is said in the header (and on the form)
 // and looked at again once the typing pauses.
 func (m *Model) showAgentAsk() tea.Cmd {
-	if len(m.agentAsks) == 0 {
+	// The oldest not put off (l in its dialog): those wait in A.
+	i := slices.IndexFunc(m.agentAsks, func(q approval.Question) bool { return !m.agentLater[q.ID] })
+	if i < 0 {
 		m.unhold()
 	}
-	if len(m.agentAsks) == 0 || len(m.dialogs) > 0 || m.flow.planning {
+	if i < 0 || len(m.dialogs) > 0 || m.flow.planning {
 		return nil
 	}
 	if m.typingNow() {
@@ -118,13 +121,14 @@ func (m *Model) showAgentAsk() tea.Cmd {
 		return tea.Tick(wait, func(time.Time) tea.Msg { return agentAskRecheck{} })
 	}
 	m.unhold()
-	q := m.agentAsks[0]
+	q := m.agentAsks[i]
 	m.dialogs = append(m.dialogs, dialog.NewAgentApproval(m.com, m.agentPlan(q), q.Client, q.ID))
 	return graceEnds()
 }
 
-// agentPlan is the plan the dialog shows for q: the cockpit's own module
-// and capability (their effects, as this cockpit knows them) with the
+// agentPlan is the plan the dialog shows for q: the module and capability
+// facts the question carries (never this cockpit's copy, which may predate
+// the module; only its schemas are kept, to mask more), with the
 // question's input, roots, grants and deadline.
 func (m *Model) agentPlan(q approval.Question) *runner.Plan {
 	p := &runner.Plan{Module: &runner.Module{ID: q.Module}, Capability: modproto.Capability{ID: q.Capability}, Approval: q.Reasons}
@@ -132,12 +136,19 @@ func (m *Model) agentPlan(q approval.Question) *runner.Plan {
 		if mod.ID != q.Module || mod.Descriptor == nil {
 			continue
 		}
-		p.Module = mod
+		// The cockpit's copy only adds its schemas (to mask more of the
+		// input, never less); the facts shown are the question's.
 		for _, c := range mod.Descriptor.Capabilities {
 			if c.ID == q.Capability {
 				p.Capability = c
 			}
 		}
+	}
+	p.Module = &runner.Module{ID: q.Module, Descriptor: &modproto.Descriptor{Module: q.Module, Name: q.ModuleName}}
+	p.Capability.ID, p.Capability.Title, p.Capability.LongRunning = q.Capability, q.Title, q.LongRunning
+	p.Capability.Effects = modproto.Effects{}
+	if e := q.Effects; e != nil {
+		p.Capability.Effects = modproto.Effects{Local: e.Local, Network: e.Network, ExternalWrites: e.ExternalWrites, Provider: e.Provider, CostKnown: e.CostKnown}
 	}
 	p.Request.Input = q.Input
 	p.Request.DeadlineMS = int(q.DeadlineMS)

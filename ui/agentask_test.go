@@ -2,6 +2,8 @@ package ui
 
 import (
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 	"testing"
 	"time"
 
@@ -131,5 +133,85 @@ func TestAgentQuestionWaitsWhileTyping(t *testing.T) {
 	m3.Update(ask("apr_3"))
 	if len(m3.dialogs) != 1 {
 		t.Error("on a list the question did not open at once")
+	}
+}
+
+// TestAgentQuestionShowsTheQuestionsFacts: a question about a module the
+// cockpit has not discovered (installed after it started) shows the facts
+// the serve process sent, sanitized, never "unknown" or "(none declared)"
+// from a missing or stale copy; the cockpit's own copy never overrides them.
+func TestAgentQuestionShowsTheQuestionsFacts(t *testing.T) {
+	m, _ := newTest(t, nil, 120, 40)
+	withModules(t, m)
+	for _, q := range []approval.Question{
+		{ID: "apr_1", Client: "agent", Tool: "farm_render", Module: "farm", Capability: "farm.render", ModuleName: "Render Farm",
+			Title: "Render \x1b[31mframes", Effects: &approval.Effects{Local: true, Provider: "local", CostKnown: true},
+			Input: []byte(`{"frames":40}`), Reasons: []string{"declares provider local"}, Asked: uitest.Epoch},
+		{ID: "apr_2", Client: "agent", Tool: "fetch_url", Module: "fetch", Capability: "fetch.url", Title: "Fetch now",
+			Effects: &approval.Effects{Local: true, Provider: "local", CostKnown: true},
+			Input:   []byte(`{"url":"http://x"}`), Reasons: []string{"declares provider local"}, Asked: uitest.Epoch},
+	} {
+		v := ansi.Strip(dialog.NewAgentApproval(m.com, m.agentPlan(q), q.Client, q.ID).View(120, 40))
+		for _, want := range []string{"Provider     local", "Est. cost    known", "local"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("%s: no %q in the dialog:\n%s", q.ID, want, v)
+			}
+		}
+		if strings.Contains(v, "none declared") || strings.Contains(v, "Est. cost    unknown") || strings.Contains(v, "\x1b[31m") {
+			t.Errorf("%s: the dialog shows a fact the question did not say:\n%s", q.ID, v)
+		}
+		if q.ID == "apr_1" && !strings.Contains(v, "frames (farm.render)") {
+			t.Errorf("the capability's title is not the question's:\n%s", v)
+		}
+		if q.ID == "apr_2" && !strings.Contains(v, "Fetch now (fetch.url)") {
+			t.Errorf("the capability's title is the cockpit's copy:\n%s", v)
+		}
+	}
+}
+
+// TestAgentQuestionLater: l (or esc) on an agent's question closes the
+// dialog without an answer; the question waits in A, does not open again
+// by itself, and enter there opens it; d still denies. The help bar says
+// so.
+func TestAgentQuestionLater(t *testing.T) {
+	ask := func(id string) agentAskMsg {
+		return agentAskMsg{ev: approval.Event{Ask: &approval.Question{ID: id, Client: "claude-code", Tool: "fetch_url", Module: "fetch",
+			Capability: "fetch.url", Input: []byte(`{"url":"http://x"}`), Reasons: []string{"reaches the network"}, Asked: uitest.Epoch}}}
+	}
+	for _, k := range []string{"l", "esc"} {
+		m, clock := newTest(t, nil, 100, 30)
+		m.Update(ask("apr_1"))
+		if len(m.dialogs) != 1 {
+			t.Fatalf("%s: the question did not open", k)
+		}
+		if keys := strings.Join(helpKeys(m), " "); !strings.Contains(keys, "l/esc") || strings.Contains(keys, "d/esc") {
+			t.Errorf("%s: help keys %s", k, keys)
+		}
+		press(m, k) // within the grace period: putting off answers nothing
+		if len(m.dialogs) != 0 || !m.isAgentAsk("apr_1") {
+			t.Fatalf("%s: dialogs %d, question still waiting %v", k, len(m.dialogs), m.isAgentAsk("apr_1"))
+		}
+		m.Update(agentAskRecheck{})
+		if len(m.dialogs) != 0 {
+			t.Fatalf("%s: the question put off opened again by itself", k)
+		}
+		if h := m.header(); !strings.Contains(h, "1 agent call to approve") || !strings.Contains(h, "waits in A") {
+			t.Errorf("%s: header %q", k, h)
+		}
+		press(m, "A")
+		if v := m.top().View(); !strings.Contains(v, "needs approval") || !strings.Contains(v, "fetch.url") {
+			t.Fatalf("%s: A does not list the question:\n%s", k, v)
+		}
+		press(m, "enter")
+		if len(m.dialogs) != 1 {
+			t.Fatalf("%s: enter in A opened %d dialogs", k, len(m.dialogs))
+		}
+		if ap, ok := m.dialogs[0].(*dialog.Approval); !ok || ap.Ask() != "apr_1" {
+			t.Fatalf("%s: dialog %T", k, m.dialogs[0])
+		}
+		clock.Advance(dialog.GracePeriod)
+		if _, cmd := m.Update(uitest.Key("d")); cmd == nil || len(m.dialogs) != 0 || m.isAgentAsk("apr_1") {
+			t.Errorf("%s: d did not deny: dialogs %d waiting %v", k, len(m.dialogs), m.isAgentAsk("apr_1"))
+		}
 	}
 }

@@ -162,6 +162,9 @@ type Model struct {
 	dialogs []dialog.Dialog
 	// confirmYes is what y on the confirmation dialog on the stack does.
 	confirmYes func() tea.Cmd
+	// cancelAsk is the job cancel confirmation open, withdrawn when the
+	// job ends meanwhile (activity.go).
+	cancelAsk cancelAsk
 	// runs are the runs of this session by request id, in flight or done:
 	// a run outlives its screen, and its events and result are routed by
 	// id. runOrder is their ids oldest first, lastRun the newest.
@@ -200,6 +203,9 @@ type Model struct {
 	// agentAsks are the agents' questions waiting, oldest first; agentNote
 	// says, until the next key, what became of one (agentask.go).
 	agentAsks []approval.Question
+	// agentLater holds the questions put off (l in their dialog): they
+	// wait in A and do not open again by themselves.
+	agentLater map[string]bool
 	// askHeld says the oldest question waits for the person to pause
 	// typing (showAgentAsk); askRecheck that a look again is due;
 	// lastKey is when the last key came.
@@ -744,6 +750,15 @@ func (m *Model) dialogAction(act dialog.Action) tea.Cmd {
 		m.approvalClosed, m.approvalForm = m.com.Now(), m.form()
 	}
 	if ap, ok := top.(*dialog.Approval); ok && ap.Ask() != "" {
+		if _, later := act.(dialog.ActionClose); later {
+			// Put off: the question waits in A, unanswered.
+			if m.agentLater == nil {
+				m.agentLater = map[string]bool{}
+			}
+			m.agentLater[ap.Ask()] = true
+			m.agentNote = "The agent's question " + ap.Ask() + " waits in A (activity): enter there opens it."
+			return m.showAgentAsk()
+		}
 		d := approval.Deny
 		if a, ok := act.(dialog.ActionApprove); ok {
 			d = approval.Once

@@ -35,6 +35,10 @@ type ApprovalKeyMap struct {
 	// fields again; it answers nothing, so it works during the grace
 	// period too.
 	Input key.Binding
+	// Later, on an agent's question only, closes the dialog unanswered:
+	// the question waits in the activity view (A), where enter reopens
+	// it. It answers nothing, so it works during the grace period too.
+	Later key.Binding
 }
 
 // DefaultApprovalKeyMap returns a allow once, s allow for the session, d or
@@ -49,6 +53,7 @@ func DefaultApprovalKeyMap() ApprovalKeyMap {
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		Input:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "whole input")),
+		Later:    key.NewBinding(key.WithKeys("l", "esc"), key.WithHelp("l/esc", "later (waits in A)"), key.WithDisabled()),
 	}
 }
 
@@ -97,6 +102,9 @@ func NewApproval(com *common.Common, plan *runner.Plan) *Approval {
 func NewAgentApproval(com *common.Common, plan *runner.Plan, agent, ask string) *Approval {
 	a := NewApproval(com, plan)
 	a.agent, a.ask = render.SanitizeLine(agent), ask
+	// esc puts the question off rather than deny it: d denies.
+	a.keys.Deny = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny"))
+	a.keys.Later.SetEnabled(true)
 	return a
 }
 
@@ -136,6 +144,8 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case key.Matches(kp, a.keys.Input):
 		a.inputOpen, a.inputChosen = !a.inputOpen, true
 		return nil, nil
+	case key.Matches(kp, a.keys.Later):
+		return ActionClose{}, nil
 	}
 	if a.InGrace() {
 		if key.Matches(kp, a.keys.Once, a.keys.Session, a.keys.Deny) {
@@ -163,6 +173,9 @@ func (a *Approval) Update(msg tea.Msg) (Action, tea.Cmd) {
 // ShortHelp implements Dialog.
 func (a *Approval) ShortHelp() []key.Binding {
 	b := []key.Binding{a.keys.Once, a.keys.Session, a.keys.Deny}
+	if a.ask != "" {
+		b = append(b, a.keys.Later)
+	}
 	if a.Scrollable() {
 		// First, so a narrow help bar never cuts it off (the choices are
 		// in the dialog itself too).
@@ -187,7 +200,7 @@ func (a *Approval) inputKey() key.Binding {
 // FullHelp implements Dialog.
 func (a *Approval) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{a.keys.Once, a.keys.Session, a.keys.Deny},
+		{a.keys.Once, a.keys.Session, a.keys.Deny, a.keys.Later},
 		{a.keys.Up, a.keys.Down, a.keys.PageUp, a.keys.PageDown, a.inputKey()},
 	}
 }
@@ -361,13 +374,17 @@ func (a *Approval) View(width, height int) string {
 		body = append(body, "", st.Warning.Render(common.Trunc("The server says this tool destroys data: press s again to allow", inner)),
 			st.Warning.Render(common.Trunc("every call of it this session without asking.", inner)))
 	}
-	choices := st.Selected.Render("a") + " allow once   " + st.Selected.Render("s") + " allow for this session   " + st.Selected.Render("d") + " deny"
+	later, laterShort := "", ""
+	if a.ask != "" {
+		later, laterShort = "   "+st.Selected.Render("l")+" later (waits in A)", "  "+st.Selected.Render("l")+" later"
+	}
+	choices := st.Selected.Render("a") + " allow once   " + st.Selected.Render("s") + " allow for this session   " + st.Selected.Render("d") + " deny" + later
 	if a.InGrace() {
 		choices += st.Muted.Render("  (wait…)")
 	}
 	if common.Width(choices) > inner {
 		// Narrow: the same keys in fewer words, so none is cut off.
-		choices = st.Selected.Render("a") + " allow once  " + st.Selected.Render("s") + " session  " + st.Selected.Render("d") + " deny"
+		choices = st.Selected.Render("a") + " allow once  " + st.Selected.Render("s") + " session  " + st.Selected.Render("d") + " deny" + laterShort
 		if a.InGrace() {
 			choices += st.Muted.Render(" (wait…)")
 		}
