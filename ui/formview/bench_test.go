@@ -92,3 +92,20 @@ func BenchmarkKeystrokeWide(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkOpenWide is opening the form of BenchmarkKeystrokeWide once
+// built (New: the whole-input check, then the first screen), the part
+// that runs on the cockpit's event loop.
+func BenchmarkOpenWide(b *testing.B) {
+	f, err := form.Build(json.RawMessage(wideSchema(7900)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	com := common.New(true)
+	com.Width, com.Height = 100, 30
+	b.ReportAllocs()
+	for b.Loop() {
+		m := New(com, f, modschema.ValidateForm)
+		_ = m.View()
+	}
+}
