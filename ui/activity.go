@@ -30,11 +30,15 @@ const activityRecent = 15 * time.Minute
 // ActivityKeyMap is the activity view's bindings.
 type ActivityKeyMap struct {
 	Up, Down key.Binding
+	// Top and Bottom go to the first and the last entry.
+	Top, Bottom key.Binding
 	// Open goes to the run: live while in flight, else its result.
 	Open key.Binding
 	// CancelJob cancels the selected job through its capability's
 	// cancel_capability, after asking (docs/protocol.md §16).
 	CancelJob key.Binding
+	// FollowJob takes over the polling of a job nothing polls.
+	FollowJob key.Binding
 	Back      key.Binding
 }
 
@@ -42,8 +46,11 @@ func defaultActivityKeys() ActivityKeyMap {
 	return ActivityKeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
 		Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open run")),
 		CancelJob: cancelJobKey,
+		FollowJob: followJobKey,
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
@@ -105,6 +112,11 @@ type activityEntry struct {
 	// CancelVia is the capability that cancels the job now ("": the job
 	// cannot be cancelled, only no longer followed).
 	CancelVia string
+	// Unpolled says no process polls the job: F follows it again.
+	Unpolled bool
+	// Yields says a later source's entry of the run is truer: a job this
+	// cockpit stopped following goes on elsewhere, and its record says how.
+	Yields bool
 }
 
 // activitySource lists the runs one source knows of at now.
@@ -209,13 +221,17 @@ func (s *activityScreen) Crumb(bool) string { return "activity" }
 // refresh lists every source again, keeping the selection.
 func (s *activityScreen) refresh() {
 	now := s.com.Now()
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	var out []activityEntry
 	for _, src := range s.sources {
 		for _, e := range src.activity(now) {
-			if !seen[e.RunID] {
-				seen[e.RunID] = true
+			i, ok := seen[e.RunID]
+			switch {
+			case !ok:
+				seen[e.RunID] = len(out)
 				out = append(out, e)
+			case out[i].Yields:
+				out[i] = e
 			}
 		}
 	}
@@ -285,10 +301,16 @@ func (s *activityScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		s.sel = s.entries[i-1].RunID
 	case key.Matches(kp, s.keys.Down) && i >= 0 && i+1 < len(s.entries):
 		s.sel = s.entries[i+1].RunID
+	case key.Matches(kp, s.keys.Top) && len(s.entries) > 0:
+		s.sel = s.entries[0].RunID
+	case key.Matches(kp, s.keys.Bottom) && len(s.entries) > 0:
+		s.sel = s.entries[len(s.entries)-1].RunID
 	case key.Matches(kp, s.keys.Open) && i >= 0:
 		return actionOpenRun{id: s.sel}, nil
 	case key.Matches(kp, s.keys.CancelJob) && s.selected().cancellable():
 		return actionCancelJob{id: s.sel}, nil
+	case key.Matches(kp, s.keys.FollowJob) && i >= 0 && s.entries[i].Unpolled:
+		return actionFollowJob{id: s.sel}, nil
 	}
 	return nil, nil
 }
@@ -305,14 +327,27 @@ func (s *activityScreen) ShortHelp() []key.Binding {
 	if s.selected().cancellable() {
 		b = append(b, s.keys.CancelJob)
 	}
+	if e := s.selected(); e != nil && e.Unpolled {
+		b = append(b, s.keys.FollowJob)
+	}
 	return append(b, s.keys.Back)
 }
 
 // EssentialHelp is what the help bar keeps at any width.
-func (s *activityScreen) EssentialHelp() []key.Binding { return []key.Binding{s.keys.Back} }
+func (s *activityScreen) EssentialHelp() []key.Binding {
+	if e := s.selected(); e != nil && e.Unpolled {
+		return []key.Binding{s.keys.FollowJob, s.keys.Back} // the way back to the job
+	}
+	return []key.Binding{s.keys.Back}
+}
 
 // FullHelp implements help.KeyMap.
-func (s *activityScreen) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
+func (s *activityScreen) FullHelp() [][]key.Binding {
+	if len(s.entries) > 1 {
+		return [][]key.Binding{{s.keys.Up, s.keys.Down, s.keys.Top, s.keys.Bottom}, s.ShortHelp()[2:]}
+	}
+	return [][]key.Binding{s.ShortHelp()}
+}
 
 // View implements Screen: a count line, one row per entry, the selected
 // entry's detail.
@@ -473,6 +508,9 @@ func (a sessionActivity) activity(now time.Time) []activityEntry {
 			if now.Sub(e.Started.Add(e.Took)) > activityRecent {
 				continue
 			}
+			// A job no longer polled here goes on: the history's record
+			// (another process may poll it now) tells its state.
+			e.Yields = r.result != nil && stoppedFollowing(r.result)
 		}
 		out = append(out, e)
 	}
@@ -516,6 +554,20 @@ func stoppedFollowing(res *runner.Result) bool {
 		res.Host.Code == modproto.CodeCancelled
 }
 
+// staleRun reports whether r, kept by this cockpit, may no longer say what
+// became of its run: a job it stopped following goes on (the module runs
+// it, another process may poll it), so the record is read again; r is then
+// forgotten unless a screen shows it.
+func (m *Model) staleRun(r *runView) bool {
+	if m.history == nil || !r.done || r.result == nil || r.follow != nil || !stoppedFollowing(r.result) {
+		return false
+	}
+	if !m.showsRun(r.id) {
+		m.forgetRun(r.id)
+	}
+	return true
+}
+
 // historyActivity is the history's jobs in flight that no run of this
 // cockpit follows (detached, or polled by another process) and its runs
 // finished lately, once listed.
@@ -553,7 +605,8 @@ func (a *historyActivity) activity(now time.Time) []activityEntry {
 			e.Status = "job " + x.JobState
 			if x.Status != history.StatusRunning {
 				// Nothing polls it: it goes on in the module unwatched.
-				e.Detail = "job " + string(x.Status) + ": no modbay process polls it (modbay jobs wait " + x.RunID + " resumes it)"
+				e.Detail = "job " + string(x.Status) + ": no modbay process polls it (F follows it here; modbay jobs wait " + x.RunID + " in a shell)"
+				e.Unpolled = true
 			}
 			e.CancelVia = a.m.cancelVia(x.Module, x.Capability)
 		}
@@ -582,7 +635,7 @@ func (m *Model) activityAction(a Action) tea.Cmd {
 		if m.isAgentAsk(a.id) {
 			return m.openAgentAsk(a.id)
 		}
-		if r, ok := m.runs[a.id]; ok {
+		if r, ok := m.runs[a.id]; ok && !m.staleRun(r) {
 			if !r.done {
 				return m.open(screenRun, a.id)
 			}

@@ -32,7 +32,7 @@ func TestRunViewCancelSaysWhatStops(t *testing.T) {
 		if withJob {
 			want = []string{"ctrl+c stops polling (the job continues in the module)", "stop polling", "stopping polling…", "Polling stops; job job_42 continues in the module."}
 		}
-		if !strings.Contains(before, want[0]) || len(help) != 1 || help[0].Help().Desc != want[1] {
+		if !strings.Contains(before, want[0]) || len(help) != 2 || help[0].Help().Desc != want[1] || help[1].Help().Key != "esc" { // esc: the background
 			t.Errorf("job %v: before ctrl+c:\n%s\nhelp %+v", withJob, before, help)
 		}
 		if !strings.Contains(after, want[2]) || !strings.Contains(after, want[3]) {

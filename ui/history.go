@@ -38,6 +38,8 @@ type HistoryKeyMap struct {
 	// Delete deletes the run and frees its artifacts no other run keeps
 	// (a pinned run after asking).
 	Delete key.Binding
+	// FollowJob takes over the polling of a job nothing polls (followjob.go).
+	FollowJob key.Binding
 	// Back leaves the history.
 	Back key.Binding
 }
@@ -46,12 +48,13 @@ type HistoryKeyMap struct {
 // opens the history with openHistoryKey.
 func defaultHistoryKeys() HistoryKeyMap {
 	return HistoryKeyMap{
-		Status: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "status filter")), // statusKey names the next step
-		Pin:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
-		Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
-		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy as command")),
-		Delete: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete run")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Status:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "status filter")), // statusKey names the next step
+		Pin:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
+		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+		Copy:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy as command")),
+		Delete:    key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete run")),
+		FollowJob: followJobKey,
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
 
@@ -66,6 +69,9 @@ type historyScreen struct {
 	com  *common.Common
 	keys HistoryKeyMap
 	list *list.Model
+	// ticking says a re-read is scheduled (every sessionsEvery while on
+	// top: runs recorded by other processes show).
+	ticking bool
 	// sums are every recorded run, newest first; status is the status
 	// filter (statusGroups[status]; 0 all).
 	sums   []history.Summary
@@ -196,6 +202,16 @@ func (m *Model) loadHistory() tea.Cmd {
 	}
 }
 
+// historyTickMsg asks the history screen s to read the index again.
+type historyTickMsg struct{ s *historyScreen }
+
+func (historyTickMsg) isHistoryMsg() {}
+
+// historyTick reads s again in sessionsEvery.
+func historyTick(s *historyScreen) tea.Cmd {
+	return tea.Tick(sessionsEvery, func(time.Time) tea.Msg { return historyTickMsg{s: s} })
+}
+
 // readRecord reads run id's record in the background.
 func (m *Model) readRecord(id string, purpose historyPurpose) tea.Cmd {
 	s := m.history
@@ -215,7 +231,21 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 	case historyListedMsg:
 		if hs != nil {
 			hs.setRuns(msg.sums, msg.warns, msg.err)
+			if !hs.ticking {
+				// Runs other processes record show while the list is open.
+				hs.ticking = true
+				return historyTick(hs)
+			}
 		}
+	case historyTickMsg:
+		if hs == nil || hs != msg.s {
+			return nil // closed: the reading stops
+		}
+		if m.top() != Screen(hs) || m.history == nil {
+			return historyTick(hs) // read once it is on top again
+		}
+		hs.ticking = false
+		return m.loadHistory()
 	case historyPinnedMsg:
 		if msg.err != nil {
 			if hs != nil {
@@ -245,6 +275,9 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 		}
 		return m.openRecord(msg.rec)
 	case historyDeletedMsg:
+		if r, ok := m.runs[msg.id]; msg.err == nil && ok && r.done && !m.showsRun(msg.id) {
+			m.forgetRun(msg.id) // deleted: A neither lists nor opens it
+		}
 		if hs == nil {
 			return nil
 		}
@@ -263,6 +296,8 @@ func (m *Model) historyUpdate(msg historyMsg) tea.Cmd {
 		}
 	case jobsResumedMsg:
 		return m.resumed(msg)
+	case followJobMsg:
+		return m.followJobDone(msg)
 	default:
 		return m.activityUpdate(msg)
 	}
@@ -296,7 +331,7 @@ func (m *Model) moduleForRecord(rec *history.Record) *runner.Module {
 // openRecord reopens a recorded run's result (and through it, its
 // artifacts): kept by id like any run of the session.
 func (m *Model) openRecord(rec *history.Record) tea.Cmd {
-	if r, ok := m.runs[rec.RunID]; ok {
+	if r, ok := m.runs[rec.RunID]; ok && !m.staleRun(r) {
 		if !r.done {
 			return m.open(screenRun, rec.RunID)
 		}
@@ -421,8 +456,17 @@ func (s *historyScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if sel := s.selected(); sel != nil {
 			return actionDeleteRun{id: sel.RunID, pinned: sel.Pinned}, nil
 		}
+	case key.Matches(kp, s.keys.FollowJob) && unpolledSummary(s.selected()):
+		return actionFollowJob{id: s.selected().RunID}, nil
 	}
 	return nil, nil
+}
+
+// unpolledSummary reports whether x is a job in flight that no process
+// polls (detached, or interrupted: its poller ended).
+func unpolledSummary(x *history.Summary) bool {
+	return x != nil && x.JobID != "" && !runner.IsTerminalJobState(x.JobState) &&
+		(x.Status == history.StatusDetached || x.Status == history.StatusInterrupted)
 }
 
 // statusGroup is one step of the status filter: a name and the statuses
@@ -557,6 +601,9 @@ func (s *historyScreen) ShortHelp() []key.Binding {
 	if s.list.Len() > 0 {
 		b = append(b, s.keys.Copy)
 	}
+	if unpolledSummary(s.selected()) {
+		b = append(b, s.keys.FollowJob)
+	}
 	if s.list.FilterValue() != "" {
 		return b // esc clears the filter first
 	}
@@ -580,6 +627,9 @@ func (s *historyScreen) FullHelp() [][]key.Binding {
 	var own []key.Binding
 	if s.list.Len() > 0 {
 		own = append(own, s.keys.Rerun, s.keys.Pin, s.keys.Copy, s.keys.Delete)
+	}
+	if unpolledSummary(s.selected()) {
+		own = append(own, s.keys.FollowJob)
 	}
 	if len(s.sums) > 0 {
 		own = append(own, s.statusKey())
@@ -787,6 +837,9 @@ func (it *historyItem) Detail(w int) string {
 		lines = append(lines, "", st.Subtitle.Render("input"), render.SanitizeLine(x.Input))
 	}
 	lines = append(lines, "", st.Muted.Render("enter opens the result and its artifacts; r re-runs it"))
+	if unpolledSummary(x) {
+		lines = append(lines, st.Muted.Render("no modbay process polls the job: F follows it here"))
+	}
 	return common.FitWidth(common.Wrap(strings.Join(lines, "\n"), max(w, 1)), w)
 }
 

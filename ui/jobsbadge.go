@@ -24,5 +24,12 @@ func (m *Model) jobsBadge() string {
 	if n == 0 {
 		return ""
 	}
-	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d %s in background", n, words.Plural(n, "job", "jobs")))
+	what := words.Plural(n, "job", "jobs")
+	for id, r := range m.runs {
+		if !r.done && r.job == nil && !r.plan.Capability.LongRunning && !m.showsRun(id) {
+			what = words.Plural(n, "run", "runs") // a plain run is no job
+			break
+		}
+	}
+	return m.com.Styles.Muted.Render(" · ") + m.com.Styles.Warning.Render(fmt.Sprintf("%d %s in background", n, what))
 }

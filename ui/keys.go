@@ -72,7 +72,9 @@ type ResultKeyMap struct {
 	// Pager and Editor open a sanitized copy of the selected artifact in
 	// $PAGER or $EDITOR (the viewer's bindings).
 	Pager, Editor key.Binding
-	Back          key.Binding
+	// FollowJob polls again a job whose polling stopped (followjob.go).
+	FollowJob key.Binding
+	Back      key.Binding
 }
 
 // DefaultKeyMap returns the cockpit's bindings.
@@ -111,15 +113,16 @@ func DefaultKeyMap() KeyMap {
 		},
 		Result: ResultKeyMap{
 			Up: up, Down: down, PageUp: pgup, PageDown: pgdown,
-			Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "top")),
-			Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "bottom")),
-			Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open artifact")),
-			Stderr:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand stderr")),
-			Exchange: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw exchange")),
-			Rerun:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
-			SendTo:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
-			Follow:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow link")),
-			Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
+			Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "top")),
+			Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "bottom")),
+			Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open artifact")),
+			Stderr:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand stderr")),
+			Exchange:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw exchange")),
+			Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+			SendTo:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "send artifact to…")),
+			Follow:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow link")),
+			FollowJob: followJobKey,
+			Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to form")),
 		},
 		Viewer:   viewer.DefaultKeyMap(),
 		History:  defaultHistoryKeys(),

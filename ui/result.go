@@ -145,6 +145,8 @@ func (r *resultView) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return actionPop{}, nil
 	case key.Matches(kp, r.keys.Rerun):
 		return actionRerun{}, nil
+	case key.Matches(kp, r.keys.FollowJob) && unpolled(r.res):
+		return actionFollowJob{id: r.res.RequestID}, nil
 	case key.Matches(kp, r.keys.SendTo):
 		if a, ok := r.SelectedArtifact(); ok {
 			return actionOpen{kind: screenSendTo, arg: sendArg{reqID: r.res.RequestID, producer: r.res.Module, art: a}}, nil
@@ -257,6 +259,9 @@ func (r *resultView) ShortHelp() []key.Binding {
 	if r.exchange != nil {
 		b = append(b, r.keys.Exchange)
 	}
+	if unpolled(r.res) {
+		b = append(b, r.keys.FollowJob)
+	}
 	return append(b, r.keys.Rerun, r.keys.Back)
 }
 
@@ -265,6 +270,9 @@ func (r *resultView) ShortHelp() []key.Binding {
 // outside the cockpit); esc and the help key are always kept.
 func (r *resultView) EssentialHelp() []key.Binding {
 	b := []key.Binding{r.keys.Open}
+	if unpolled(r.res) {
+		b = append(b, r.keys.FollowJob) // the way back to the job
+	}
 	if len(r.res.Artifacts) > 0 && r.env.CanOpen(viewer.ToolPager) {
 		b = append(b, r.keys.Pager)
 	}
@@ -295,6 +303,9 @@ func (r *resultView) FullHelp() [][]key.Binding {
 	}
 	if r.exchange != nil {
 		acts = append(acts, k.Exchange)
+	}
+	if unpolled(r.res) {
+		acts = append(acts, k.FollowJob)
 	}
 	return append(groups, append(acts, k.Rerun, k.Back))
 }

@@ -210,12 +210,13 @@ func (s *runScreen) jobCancellable() bool {
 }
 
 // backgroundable reports whether Background does something: the run is
-// a long-running capability's, in flight and not being cancelled.
+// in flight and not being cancelled (it goes on in this process, A lists
+// it, the bell rings when it ends).
 func (s *runScreen) backgroundable() bool {
 	if s.run.follow != nil {
 		return !s.run.done // back: the run goes on in its own process
 	}
-	return s.cancellable() && s.run.plan.Capability.LongRunning
+	return s.cancellable()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -331,10 +332,8 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		lines = append(lines, "", st.Muted.Render("ctrl+c stops polling (the job continues in the module) · esc keeps it polling in the background"))
 	case r.cancelling:
 		lines = append(lines, "", st.Warning.Render("Cancelling: the module's process tree is being stopped."))
-	case c.LongRunning:
-		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run · esc keeps it running in the background"))
 	default:
-		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run"))
+		lines = append(lines, "", st.Muted.Render("ctrl+c cancels the run · esc keeps it running in the background"))
 	}
 	// What the run says of itself wraps (a long note or job detail is
 	// read whole); the stderr tail below is cut to the width, and shown

@@ -303,6 +303,9 @@ func Run(ctx context.Context, host *runner.Host, opts Options) error {
 	if m.exitNote != "" {
 		fmt.Fprintln(os.Stderr, m.exitNote)
 	}
+	if note := m.leftNote(); note != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
 	m.closeDev()
 	m.inflight.close()
 	cancelRuns()
@@ -645,6 +648,14 @@ func (m *Model) keyNow(kp tea.KeyPressMsg) tea.Cmd {
 	if m.opensActivity() && key.Matches(kp, m.keys.Global.Jump) {
 		return m.openJump()
 	}
+	if rs, ok := m.top().(*runScreen); ok && (key.Matches(kp, m.keys.Global.Activity) || key.Matches(kp, m.keys.Global.Jump)) {
+		// Not a list: say how to get to one rather than do nothing.
+		rs.note = kp.String() + " opens from a list: esc first (the run goes on in the background)."
+		if !rs.backgroundable() {
+			rs.note = kp.String() + " opens from a list, once the run has stopped."
+		}
+		return nil
+	}
 	if m.screen() == screenForm && (m.flow.planning || m.justAnswered()) {
 		// The input was submitted and its plan (then perhaps an approval
 		// dialog) is on its way, or the dialog was just answered: a key
@@ -698,6 +709,8 @@ func (m *Model) act(a Action) tea.Cmd {
 		return m.historyAction(a)
 	case actionOpenRun, actionCancelJob:
 		return m.activityAction(a)
+	case actionFollowJob:
+		return m.followJob(a.id)
 	case actionSend:
 		return m.sendTo(a)
 	case actionAcceptTool:
