@@ -84,7 +84,7 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	lint := lintSchemas(m)
+	lint := lintSchemas(ctx, m)
 	markRefusalCauses(m, lint)
 	// One verdict everywhere: the runner's, reached at discovery (request
 	// schemas that do not compile refuse the module there); the lint adds
@@ -134,7 +134,7 @@ func markRefusalCauses(m *runner.Module, lint []schemalint.Finding) {
 }
 
 // lintSchemas lints every request schema of m's descriptor, by schema id.
-func lintSchemas(m *runner.Module) []schemalint.Finding {
+func lintSchemas(ctx context.Context, m *runner.Module) []schemalint.Finding {
 	out := []schemalint.Finding{}
 	if m.Descriptor == nil {
 		return out
@@ -145,7 +145,10 @@ func lintSchemas(m *runner.Module) []schemalint.Finding {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		out = append(out, schemalint.Lint(id, m.Descriptor.RequestSchemas[id])...)
+		if ctx.Err() != nil {
+			break // stopped (SIGINT): the verdict says so, not the lint
+		}
+		out = append(out, schemalint.LintContext(ctx, id, m.Descriptor.RequestSchemas[id])...)
 	}
 	return out
 }

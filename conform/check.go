@@ -136,7 +136,7 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 	add(Item{Status: Pass, Name: "describe", Detail: fmt.Sprintf("%s %s, %d capabilities", m1.Descriptor.Name, m1.Descriptor.Version, len(m1.Descriptor.Capabilities))})
 	m2 := h.Redescribe(ctx, m1)
 	add(sameDescriptor(m1, m2))
-	for _, it := range validateItems(m2) {
+	for _, it := range validateItems(ctx, m2) {
 		add(it)
 	}
 	if m2.Status == runner.StatusBroken || m2.Status == runner.StatusDisabled {
@@ -207,7 +207,7 @@ func sameDescriptor(a, b *runner.Module) Item {
 // capability is refused (the findings in that capability's schema that
 // explain it fail too), a warning per other finding (the runner's warnings, the schema lint
 // but for its model-provider subset notes), pass otherwise.
-func validateItems(m *runner.Module) []Item {
+func validateItems(ctx context.Context, m *runner.Module) []Item {
 	if m.Status == runner.StatusBroken {
 		// The reason already names what it quotes of the violations: each
 		// cause is said once.
@@ -232,7 +232,7 @@ func validateItems(m *runner.Module) []Item {
 		out = append(out, Item{Status: Warn, Name: "validate", Detail: w})
 	}
 	for _, id := range slices.Sorted(maps.Keys(m.Descriptor.RequestSchemas)) {
-		for _, f := range schemalint.Lint(id, m.Descriptor.RequestSchemas[id]) {
+		for _, f := range schemalint.LintContext(ctx, id, m.Descriptor.RequestSchemas[id]) {
 			if f.Rule == schemalint.RuleProvider {
 				continue
 			}

@@ -986,6 +986,12 @@ func (d *Driver) sessionFailure(ctx context.Context, s *session, err error, mark
 		return callFailure(err)
 	}
 	if s.proc != nil {
+		if tl := s.proc.tooLong(); tl != nil {
+			// The SDK dropped the session: end the server now, so the
+			// next call starts it again rather than meet the dead one.
+			_ = s.close()
+			return tl
+		}
 		if status := s.proc.exitedEarly(); status != "" {
 			if wb := s.proc.writeBound(); wb != nil {
 				// Killed by the host for its writes: the bound, named, as a

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"modbay/config"
 	"modbay/contain"
 	"modbay/internal/crash"
+	"modbay/modproto"
 	"modbay/runner"
 )
 
@@ -40,6 +42,46 @@ type process struct {
 	once  sync.Once
 	// grace, when set (nanoseconds, shorten), replaces StopGrace.
 	grace atomic.Int64
+	// lines watches the stdout the transport reads, for a message past
+	// the SDK's bound (lineWatch).
+	lines lineWatch
+}
+
+// lineWatch is a reader of newline-delimited messages that notes one
+// longer than max bytes (config.MCPMaxOutputBytes, what the MCP SDK reads
+// of one message before it drops the session), so the call's verdict
+// names that bound rather than the server's exit that follows.
+type lineWatch struct {
+	r    io.ReadCloser
+	max  int64
+	run  int64 // bytes since the last newline; read by the transport's goroutine only
+	over atomic.Bool
+}
+
+func (w *lineWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			w.run = 0
+			continue
+		}
+		if w.run++; w.run >= w.max { // the SDK reads max bytes of a message, then fails
+			w.over.Store(true)
+		}
+	}
+	return n, err
+}
+
+func (w *lineWatch) Close() error { return w.r.Close() }
+
+// tooLong is the verdict of a call whose reply passed what one MCP
+// message may be, nil when none did.
+func (p *process) tooLong() *runner.HostError {
+	if !p.lines.over.Swap(false) { // the call that read it only
+		return nil
+	}
+	return &runner.HostError{Code: modproto.CodeHostOutputTooLarge, Detail: fmt.Sprintf(
+		"the server's reply passed %d bytes (16 MiB), the most one MCP message may be (config.MCPMaxOutputBytes, docs/protocol.md §14; limits.max_output_bytes cannot raise it): large results belong in resources or files", config.MCPMaxOutputBytes)}
 }
 
 // shorten makes a later stop give the server only grace (not StopGrace)
@@ -80,7 +122,8 @@ func (p *process) writeBound() error {
 
 // transport is the MCP stdio transport over the process's pipes.
 func (p *process) transport() sdk.Transport {
-	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+	p.lines.r, p.lines.max = p.stdout, config.MCPMaxOutputBytes
+	return &sdk.IOTransport{Reader: &p.lines, Writer: p.stdin, MaxLineLength: config.MCPMaxOutputBytes}
 }
 
 // stop closes the server's stdin, waits StopGrace (or shorten's grace)

@@ -268,6 +268,23 @@ func TestReplyLimit(t *testing.T) {
 	}
 }
 
+// TestReplyPastOneMessage: a reply past what one MCP message may be (a
+// 17 MiB text; a 12 MiB image is 16.7 MB of base64) is
+// host.output_too_large naming that bound, not a failed session: the
+// SDK drops the session and the server then exits 0.
+func TestReplyPastOneMessage(t *testing.T) {
+	srv := testServer(t)
+	srv.Limits.MaxOutputBytes = config.MCPMaxOutputBytes // the most an entry may set
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": srv})
+	res := f.run(f.module("test"), "big", `{"kb":17408}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != modproto.CodeHostOutputTooLarge || !strings.Contains(res.Host.Detail, "16 MiB") {
+		t.Fatalf("a 17 MiB reply: %+v", res.Host)
+	}
+	if res := f.run(f.module("test"), "big", `{"kb":1}`, runner.RunOptions{}); !res.OK() {
+		t.Errorf("the next call: %+v", res.Host)
+	}
+}
+
 // TestNeverAnsweringHeldBack: a server that never answers initialize
 // (testdata/servers/hang_server.sh) fails within its entry's
 // limits.initialize_seconds, naming the key, and is remembered as broken

@@ -194,6 +194,11 @@ type meter struct {
 	// compiled: validations then charge chargeUnique first. Kept across
 	// validations.
 	unique bool
+	// compiling is set while the document is compiled whole (its
+	// compiler thrown away if stopped): only then does ctx stop it
+	// between subschemas. A subschema compiled later, for a validation,
+	// shares the handle's compiler and runs to its end.
+	compiling bool
 }
 
 // chargeUnique counts, before a validation, the work "uniqueItems" may
@@ -239,6 +244,13 @@ func (m *meter) stepN(n int64) {
 	}
 	m.steps += n - 1
 	m.step()
+}
+
+// stopped ends a compile whose ctx is done, as step ends a validation.
+func (m *meter) stopped() {
+	if m.compiling && m.ctx != nil && m.ctx.Err() != nil {
+		panic(stop{fmt.Errorf("%w (compiling the schema): %v", ErrCancelled, context.Cause(m.ctx))})
+	}
 }
 
 // stop is what a meter panics with to end a validation; run recovers it.
@@ -297,6 +309,7 @@ func useMeter(c *jsonschema.Compiler, m *meter) {
 	c.RegisterVocabulary(&jsonschema.Vocabulary{
 		URL: stepVocabURL,
 		Compile: func(_ *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
+			m.stopped() // once per subschema: the compile stops with its ctx
 			if u, _ := obj["uniqueItems"].(bool); u {
 				m.unique = true
 			}
@@ -304,6 +317,7 @@ func useMeter(c *jsonschema.Compiler, m *meter) {
 		},
 	})
 	c.UseRegexpEngine(func(p string) (jsonschema.Regexp, error) {
+		m.stopped()
 		re, insts, err := CompilePattern(p)
 		if err == nil {
 			if m.insts += int64(insts); m.insts > MaxSchemaPatternInsts {
@@ -380,10 +394,13 @@ func Rat(s string) (*big.Rat, bool) {
 // sees them, against MaxPatternInsts each and MaxSchemaPatternInsts in
 // all: the compiler's own check of the document compiles them again,
 // unbounded.
-func checkPatterns(doc any) error {
+func checkPatterns(ctx context.Context, doc any) error {
 	var total int64
 	var walk func(v any) error
 	check := func(p string) error {
+		if ctx != nil && ctx.Err() != nil {
+			return fmt.Errorf("%w (compiling the schema): %v", ErrCancelled, context.Cause(ctx))
+		}
 		_, n, err := CompilePattern(p)
 		if IsBound(err) {
 			return err

@@ -177,6 +177,58 @@ func TestCompileContextStops(t *testing.T) {
 	}
 }
 
+// lateCancel is a context cancelled once its Err has been asked after
+// times: past the checks between a compile's steps, inside the work.
+type lateCancel struct {
+	context.Context
+	calls, after int
+}
+
+func (c *lateCancel) Err() error {
+	if c.calls++; c.calls > c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+// wideStrings is a schema of n string properties, each with pattern (none
+// when ""): in every bound, seconds for the compiler at 5,000.
+func wideStrings(n int, pattern string) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"string","minLength":1`, i)
+		if pattern != "" {
+			fmt.Fprintf(&b, `,"pattern":%q`, pattern)
+		}
+		b.WriteString(`}`)
+	}
+	b.WriteString(`}}`)
+	return json.RawMessage(b.String())
+}
+
+// TestCompileStopsMidway: a context cancelled while the schema's
+// patterns are checked, or while the compiler works through its
+// subschemas, stops the compile there (the compiler's work on 5,000
+// subschemas took seconds after a SIGINT before), and nothing is cached.
+func TestCompileStopsMidway(t *testing.T) {
+	for name, raw := range map[string]json.RawMessage{
+		"patterns":   wideStrings(3000, "^(a|b|c|d|e|f|g|h)*x{0,20}$"),
+		"subschemas": wideStrings(3000, ""),
+	} {
+		ctx := &lateCancel{Context: context.Background(), after: 20}
+		if _, err := CompileContext(ctx, raw); !errors.Is(err, ErrCancelled) {
+			t.Fatalf("%s: compile cancelled midway: %v", name, err)
+		}
+		if ctx.calls > ctx.after+2 { // the cancel and its cause
+			t.Errorf("%s: the compile went on past the cancel (%d more checks)", name, ctx.calls-ctx.after-2)
+		}
+	}
+}
+
 // TestUniqueItemsMetered: the work uniqueItems does (every array hashed
 // whole, a big number as a big.Rat) counts against MaxValidateSteps
 // before validation: 40,000 numbers of 1e999 under uniqueItems are a

@@ -52,9 +52,10 @@ const (
 	// expands to about 5,000.
 	MaxSchemaExpansion = 200000
 	// MaxCompileNodes bounds the subschemas of a document handed to the
-	// compiler, whose work grows with their square and cannot be
-	// stopped: 8,000 take about 1 s, 20,000 took 7 s (4× the largest
-	// request schema in the test corpora).
+	// compiler, whose work grows with their square: 8,000 take about
+	// 1 s (5,000 with a pattern each 3–6 s on a busy machine), 20,000
+	// took 7 s (4× the largest request schema in the test corpora). A
+	// compile stops with its context before each subschema and pattern.
 	MaxCompileNodes = 8000
 	// MaxPatternInsts bounds the compiled program of one "pattern" or
 	// "patternProperties" regex (RE2 instructions): an email regex takes

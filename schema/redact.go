@@ -103,6 +103,11 @@ func (h *Compiled) document() any {
 // on is not ("'hunter2' does not match…" reads "'••••••' does not
 // match…"). Findings elsewhere are left as they are.
 func (h *Compiled) maskFindings(input json.RawMessage, out modproto.ValidationErrors) {
+	h.maskFindingsOf(h.root, input, out)
+}
+
+// maskFindingsOf is maskFindings for input judged by the subschema sch.
+func (h *Compiled) maskFindingsOf(sch *jsonschema.Schema, input json.RawMessage, out modproto.ValidationErrors) {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
 	var v any
@@ -110,7 +115,7 @@ func (h *Compiled) maskFindings(input json.RawMessage, out modproto.ValidationEr
 		return
 	}
 	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}}
-	r.value([]*jsonschema.Schema{h.root}, v, 0)
+	r.value([]*jsonschema.Schema{sch}, v, 0)
 	if r.n == 0 {
 		return
 	}

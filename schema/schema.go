@@ -171,7 +171,7 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 	if err := stopped(); err != nil {
 		return nil, err
 	}
-	if err := checkPatterns(doc); err != nil {
+	if err := checkPatterns(ctx, doc); err != nil {
 		return nil, err
 	}
 	if err := stopped(); err != nil {
@@ -196,7 +196,10 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, nil, err
 		}
-		if merr := h.metered(ctx, func() { sch, err = c.Compile(url) }); merr != nil {
+		if merr := h.metered(ctx, func() {
+			h.meter.compiling = true
+			sch, err = c.Compile(url)
+		}); merr != nil {
 			return nil, nil, merr
 		}
 		if err != nil && h.meter.pattern != nil {

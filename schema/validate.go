@@ -273,3 +273,41 @@ func fragment(u string) string {
 	_, frag, _ := strings.Cut(u, "#")
 	return frag
 }
+
+// ValidateAt is ValidateForm for one value against the subschema at loc
+// (a JSON pointer into the document, as Matches reads it): the check of
+// the one field a person edited, its findings' paths relative to value.
+// A subschema that does not compile is an error.
+func (h *Compiled) ValidateAt(loc string, value json.RawMessage) (modproto.ValidationErrors, error) {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInputNotJSON, err)
+	}
+	if err := checkNumbers(inst, nil, "input at "); err != nil {
+		return nil, err
+	}
+	var verr error
+	var sch *jsonschema.Schema
+	if merr := h.meteredWithin(nil, formBudget, func() {
+		sch = h.sub(loc)
+		if sch == nil {
+			verr = fmt.Errorf("the request schema at %q does not compile", loc)
+			return
+		}
+		if h.meter.unique {
+			h.meter.chargeUnique(inst)
+		}
+		verr = sch.Validate(inst)
+	}); merr != nil {
+		verr = merr
+	}
+	ve, err := outcome(verr)
+	if err != nil || ve == nil {
+		return nil, err
+	}
+	var out modproto.ValidationErrors
+	leaves(ve, &out)
+	h.maskFindingsOf(sch, value, out)
+	slices.SortStableFunc(out, func(a, b modproto.ValidationError) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package schemalint
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,8 +87,12 @@ var strictFormats = map[string]bool{
 
 // Lint checks request schema id and returns its findings, errors first,
 // then by path.
-func Lint(id string, raw json.RawMessage) []Finding {
-	l := &linter{id: id}
+func Lint(id string, raw json.RawMessage) []Finding { return LintContext(nil, id, raw) }
+
+// LintContext is Lint whose compile stops with ctx (nil for none): a
+// cancelled lint returns what it found so far, nothing about the compile.
+func LintContext(ctx context.Context, id string, raw json.RawMessage) []Finding {
+	l := &linter{id: id, ctx: ctx}
 	if !json.Valid(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v)
@@ -95,6 +100,9 @@ func Lint(id string, raw json.RawMessage) []Finding {
 		return l.out
 	}
 	compiled := l.compile(raw)
+	if ctx != nil && ctx.Err() != nil {
+		return l.out
+	}
 	doc, err := schema.Parse(raw)
 	if err != nil {
 		if compiled {
@@ -116,6 +124,7 @@ func Lint(id string, raw json.RawMessage) []Finding {
 }
 
 type linter struct {
+	ctx  context.Context
 	id   string
 	doc  *schema.Doc
 	out  []Finding
@@ -141,7 +150,10 @@ func (l *linter) sorted() []Finding {
 // it declares nothing), warning when only draft-07 makes it compile. It
 // reports whether the schema compiled.
 func (l *linter) compile(raw json.RawMessage) bool {
-	h, err := schema.Compile(raw)
+	h, err := schema.CompileContext(l.ctx, raw)
+	if errors.Is(err, schema.ErrCancelled) {
+		return false
+	}
 	if err != nil {
 		// The schema package calls the document "the schema"; a person
 		// knows it by its id, given with every finding.

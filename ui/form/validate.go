@@ -175,16 +175,20 @@ func (f *Form) Place(errs modproto.ValidationErrors) Problems {
 		if in := inner(n); rest == "" && in.Kind == KindObject {
 			if names := missingNames(e.Detail); len(names) > 0 {
 				placed := false
+				// By name, not a scan per name: one finding may list
+				// thousands of missing properties.
+				byName := make(map[string][]*Node, len(in.Children))
+				for _, c := range in.Children {
+					byName[c.Name] = append(byName[c.Name], c)
+				}
 				for _, name := range names {
-					for _, c := range in.Children {
-						if c.Name == name {
-							msg := MsgRequired
-							if c.ReadOnly {
-								msg = MsgReadOnlyRequired // says why it is missing
-							}
-							p.add(c.Pointer(), msg)
-							placed = true
+					for _, c := range byName[name] {
+						msg := MsgRequired
+						if c.ReadOnly {
+							msg = MsgReadOnlyRequired // says why it is missing
 						}
+						p.add(c.Pointer(), msg)
+						placed = true
 					}
 				}
 				if placed {
@@ -215,4 +219,40 @@ func missingNames(detail string) []string {
 		out = append(out, m[1]+m[2])
 	}
 	return out
+}
+
+// CheckField is Check for the one field n, for a form too large to check
+// whole on every keystroke: n's own problems and the schema's verdict on
+// n's value against n's subschema (schema.Compiled.ValidateAt, with the
+// form's bounds), each under its pointer. What n's value does to the rest
+// of the input (a conditional, a uniqueItems) waits for Check.
+func (f *Form) CheckField(n *Node) Problems {
+	ptr := n.Pointer()
+	local := problemSink{}
+	v, ok := f.value(n, local, ptr)
+	var p Problems
+	for q, msgs := range local {
+		p.add(q, msgs...)
+	}
+	if !ok || f.comp == nil || n.Schema == nil || len(local[ptr]) > 0 {
+		return p
+	}
+	remote, err := f.comp.ValidateAt(n.Schema.Loc, v)
+	if schema.IsBound(err) {
+		p.add(ptr, "not checked: "+err.Error())
+		return p
+	}
+	if err != nil {
+		return p
+	}
+	for i := range remote {
+		remote[i].Path = ptr + remote[i].Path
+	}
+	q := f.Place(remote)
+	for at, msgs := range q.Fields {
+		if _, own := local[at]; !own {
+			p.add(at, msgs...)
+		}
+	}
+	return p
 }

@@ -10,12 +10,12 @@ func (m *Model) Dirty() bool {
 	if m.jsonMode && m.jsonErr != "" {
 		return m.jsonArea.Value() != m.cleanText
 	}
-	return string(m.value) != m.pristine
+	return string(m.Value()) != m.pristine
 }
 
 // Draft is the input as typed so far: the form's value (in JSON mode, the
 // text as last it parsed).
-func (m *Model) Draft() json.RawMessage { return m.value }
+func (m *Model) Draft() json.RawMessage { return m.Value() }
 
 // DraftText is the JSON editor's text as typed when it does not parse
 // ("" otherwise): Draft cannot hold it, so it is kept as text.
@@ -33,6 +33,6 @@ func (m *Model) DraftText() string {
 // MarkClean records the input as it is now as nothing to lose (it was
 // submitted and remembered, or kept as a draft).
 func (m *Model) MarkClean() {
-	m.pristine = string(m.value)
+	m.pristine = string(m.Value())
 	m.cleanText = m.DraftText()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
@@ -121,8 +122,28 @@ type Model struct {
 	compl     *completion
 
 	width, height int
-	offset        int
+	top, skip     int // the first row drawn, and its lines scrolled off
+
+	// large: the form has more than liveCheckRows rows, so a keystroke
+	// checks the field it changed and the whole input is checked once
+	// the keys pause (checkDueMsg number seq); stale until then.
+	large bool
+	seq   int
+	stale bool
 }
+
+// liveCheckRows is the most rows a form checks whole on every keystroke;
+// a larger one checks the edited field at once and the whole input
+// liveCheckDelay after the last key (or when it is read: sent, saved,
+// shown as JSON), so a key costs the field, not the form.
+const (
+	liveCheckRows  = 300
+	liveCheckDelay = 150 * time.Millisecond
+)
+
+// checkDueMsg asks for the whole-input check of a large form, unless a
+// later key (a later seq) asked again.
+type checkDueMsg struct{ seq int }
 
 // New builds the form screen for f, validating with validate (nil: only
 // the fields' own checks).
@@ -150,6 +171,7 @@ func (m *Model) resetEditors() {
 	m.areas = map[*form.Node]*textarea.Model{}
 	m.defaultLook = map[*form.Node]bool{}
 	m.rows = m.form.Rows()
+	m.large = len(m.rows) > liveCheckRows
 	m.gen = m.form.Gen
 }
 
@@ -342,10 +364,23 @@ func (m *Model) ProblemsShownAt(ptr string) bool {
 }
 
 // Problems returns the current findings.
-func (m *Model) Problems() form.Problems { return m.problems }
+func (m *Model) Problems() form.Problems {
+	m.settle()
+	return m.problems
+}
 
 // Value returns the input as currently built.
-func (m *Model) Value() json.RawMessage { return m.value }
+func (m *Model) Value() json.RawMessage {
+	m.settle()
+	return m.value
+}
+
+// settle runs a large form's pending whole-input check.
+func (m *Model) settle() {
+	if m.stale {
+		m.check()
+	}
+}
 
 // Focused returns the index of the focused row.
 func (m *Model) Focused() int { return m.focus }
@@ -417,6 +452,7 @@ func (m *Model) syncRows(prefer *form.Node) tea.Cmd {
 		cur = prefer
 	}
 	m.rows = m.form.Rows()
+	m.large = len(m.rows) > liveCheckRows
 	m.gen = m.form.Gen
 	for n := range m.inputs {
 		if !m.visible(n) {
@@ -447,6 +483,7 @@ func (m *Model) visible(n *form.Node) bool {
 
 // check rebuilds the value and its problems from the tree.
 func (m *Model) check() {
+	m.stale = false
 	if m.jsonMode {
 		m.checkJSON()
 		return
@@ -487,8 +524,27 @@ func (m *Model) edited(n *form.Node) tea.Cmd {
 	m.clearProblemNote()
 	m.form.Changed(n)
 	cmd := m.syncRows(nil)
-	m.check()
-	return cmd
+	if !m.large {
+		m.check()
+		return cmd
+	}
+	m.checkField(n)
+	m.seq++
+	seq := m.seq
+	return tea.Batch(cmd, tea.Tick(liveCheckDelay, func(time.Time) tea.Msg { return checkDueMsg{seq} }))
+}
+
+// checkField replaces the problems at and under n with n's own
+// (form.CheckField); the whole input's check is then due.
+func (m *Model) checkField(n *form.Node) {
+	ptr := n.Pointer()
+	for at := range m.problems.Fields {
+		if at == ptr || strings.HasPrefix(at, ptr+"/") {
+			delete(m.problems.Fields, at)
+		}
+	}
+	m.problems.Merge(m.form.CheckField(n))
+	m.stale = true
 }
 
 // clearProblemNote drops a note about problems once the input changed.
@@ -502,6 +558,11 @@ func (m *Model) clearProblemNote() {
 // it asks for, if any.
 func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch msg := msg.(type) {
+	case checkDueMsg:
+		if msg.seq == m.seq {
+			m.settle()
+		}
+		return nil, nil
 	case editorReadyMsg:
 		return nil, m.runEditor(msg)
 	case editorDoneMsg:
@@ -535,12 +596,12 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	case key.Matches(kp, k.Back):
 		return ActionBack{}, nil
 	case key.Matches(kp, k.JSON):
-		m.enterJSON(string(m.value))
+		m.enterJSON(string(m.Value()))
 		return nil, m.jsonArea.Focus()
 	case key.Matches(kp, k.Editor):
-		return nil, m.openEditor(m.value)
+		return nil, m.openEditor(m.Value())
 	case key.Matches(kp, k.Save):
-		return ActionSavePreset{Input: m.value}, nil
+		return ActionSavePreset{Input: m.Value()}, nil
 	case key.Matches(kp, k.Recall):
 		return nil, m.nextRecall()
 	case key.Matches(kp, k.NextProblem):

@@ -112,25 +112,63 @@ func (m *Model) footer() []string {
 // body draws the rows that fit in avail lines, keeping the focused row in
 // view.
 func (m *Model) body(avail int) []string {
-	var lines []string
-	start, end := 0, 0
-	for i := range m.rows {
-		if i == m.focus {
-			start = len(lines)
+	if len(m.rows) == 0 {
+		return nil
+	}
+	// Only the rows on the screen are drawn (and the few between the old
+	// top and the focus): a form of thousands of fields costs a keystroke
+	// what a screenful does.
+	drawn := map[int][]string{}
+	row := func(i int) []string {
+		l, ok := drawn[i]
+		if !ok {
+			l = m.rowLines(i)
+			drawn[i] = l
 		}
-		lines = append(lines, m.rowLines(i)...)
-		if i == m.focus {
-			end = len(lines)
+		return l
+	}
+	f := max(0, min(m.focus, len(m.rows)-1))
+	top := max(0, min(m.top, len(m.rows)-1))
+	skip := max(0, min(m.skip, len(row(top))-1))
+	if f < top || (f == top && skip > 0) {
+		top, skip = f, 0 // the focused row's start at the top
+	}
+	fits := false
+	if f-top < avail { // each row is a line at least
+		n := -skip
+		for i := top; i <= f && n <= avail; i++ {
+			n += len(row(i))
+		}
+		fits = n <= avail
+	}
+	if !fits {
+		// The focused row's end at the bottom; its start at the top when
+		// it is taller than the screen.
+		top, skip = f, 0
+		n := len(row(f))
+		for n < avail && top > 0 {
+			top--
+			n += len(row(top))
+		}
+		if n > avail && top != f {
+			skip = n - avail
 		}
 	}
-	if start < m.offset {
-		m.offset = start
+	lines := append([]string(nil), row(top)[skip:]...)
+	for i := top + 1; i < len(m.rows) && len(lines) < avail; i++ {
+		lines = append(lines, row(i)...)
 	}
-	if end > m.offset+avail {
-		m.offset = min(start, end-avail)
+	// The last page stays full: scroll back while there is room.
+	for len(lines) < avail && (top > 0 || skip > 0) {
+		if skip == 0 {
+			top--
+			skip = len(row(top))
+		}
+		skip--
+		lines = append([]string{row(top)[skip]}, lines...)
 	}
-	m.offset = max(0, min(m.offset, max(len(lines)-avail, 0)))
-	return lines[m.offset:min(len(lines), m.offset+avail)]
+	m.top, m.skip = top, skip
+	return lines[:min(len(lines), avail)]
 }
 
 // rowLines draws row i: the label line (marker, name, required mark, kind
