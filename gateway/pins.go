@@ -225,6 +225,9 @@ func digest(def json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// DigestOf is a definition's digest as a Pin records it.
+func DigestOf(def json.RawMessage) string { return digest(def) }
+
 // Definition is what a tool's pin covers: the tool as served (name,
 // title, description, schemas, annotations, _meta) and the identity of
 // the module or MCP server it stands for (its source identity, Module.Key).
