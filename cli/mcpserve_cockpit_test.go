@@ -560,6 +560,10 @@ func TestAgentToolsListWhatServeServes(t *testing.T) {
 		!strings.Contains(c.From, "not this cockpit's --examples") {
 		t.Errorf("with no serve: %v, %q", got, c.From)
 	}
+	if c.Stale == nil || c.Stale() {
+		t.Fatal("the listing with no serve is stale, or cannot tell")
+	}
+	computed := c
 
 	other := t.TempDir()
 	cs := serveSession(t, home, nil, "--workspace", other, "--exclude", "slowpoke/slowpoke.rest")
@@ -577,5 +581,18 @@ func TestAgentToolsListWhatServeServes(t *testing.T) {
 	if got := names(c); !slices.Equal(got, []string{"slowpoke_work"}) || !strings.Contains(c.From, "As modbay mcp serve (pid ") ||
 		!strings.Contains(c.From, "client") || !strings.Contains(c.From, "workspace "+other) || !strings.Contains(c.From, "slowpoke/slowpoke.rest") {
 		t.Errorf("with serve: %v, %q", got, c.From)
+	}
+	// Liveness, asked on each refresh tick: the computed listing went
+	// stale once serve ran; the served one goes stale when serve ends.
+	if !computed.Stale() {
+		t.Error("the computed listing is not stale though a serve process runs")
+	}
+	if c.Stale() {
+		t.Error("the served listing is stale while its process runs")
+	}
+	cs.Close()
+	waitUntil(t, "the served listing goes stale after its process ended", c.Stale)
+	if c, err = list(context.Background()); err != nil || !strings.Contains(c.From, "No modbay mcp serve runs") {
+		t.Errorf("after serve ended: %v %q", err, c.From)
 	}
 }
