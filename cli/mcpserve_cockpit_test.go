@@ -164,6 +164,57 @@ func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
 	}
 }
 
+// TestMCPServeApprovalOutlivesItsProcess: a question asked by a serve
+// process that then ends (as the Inspector CLI starts one per command)
+// stays open in the cockpit; the answer given then applies, once, to the
+// same call made through a later serve process of the home.
+func TestMCPServeApprovalOutlivesItsProcess(t *testing.T) {
+	home := demo(t)
+	cockpit := cockpitOf(t, home, "the cockpit")
+	call := func(cs *mcp.ClientSession) *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := serveSession(t, home, nil, "--approval-wait", "300ms")
+	if res := call(first); res.Meta["modbay/code"] != "approval_pending" {
+		t.Fatalf("first call: %s", textOf(res))
+	}
+	q := nextAsk(t, cockpit)
+	first.Close()
+	select {
+	case ev := <-cockpit.Events():
+		if ev.Orphaned != q.ID {
+			t.Fatalf("after its serve process ended: %+v, want the question kept open", ev)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cockpit heard nothing when the serve process ended")
+	}
+	if err := cockpit.Answer(q.ID, approval.Once); err != nil {
+		t.Fatalf("answer after the process ended: %v", err)
+	}
+	second := serveSession(t, home, nil, "--approval-wait", "300ms")
+	// It runs (the fetch of a closed port fails: it ran).
+	if res := call(second); res.Meta["modbay/code"] == "approval_pending" || res.Meta["modbay/run"] == nil || strings.Contains(textOf(res), "Approval required") {
+		t.Fatalf("the same call through a later serve process: %v %s", res.Meta, textOf(res))
+	}
+	// Applied once: the next call asks again.
+	if res := call(second); res.Meta["modbay/code"] != "approval_pending" {
+		t.Errorf("a second call ran on the same answer: %s", textOf(res))
+	}
+	var ran int
+	for _, r := range runsOf(t, home) {
+		if rec := recordOf(t, home, r.RunID); rec.Approved && rec.ApprovedBy == "the cockpit" {
+			ran++
+		}
+	}
+	if ran != 1 {
+		t.Errorf("%d runs approved by the cockpit, want 1", ran)
+	}
+}
+
 // TestMCPServeApprovalInTheRealCockpit runs the cockpit in tmux and an
 // agent (the Go SDK's client) through mcp serve: the agent's call waits
 // while the cockpit shows the approval dialog, and a person's "a" lets it

@@ -206,6 +206,9 @@ type Model struct {
 	askHeld, askRecheck bool
 	lastKey             time.Time
 	agentNote           string
+	// agentOrphans are the questions open after their serve process
+	// ended (answered, they apply to the agent's retry).
+	agentOrphans map[string]bool
 }
 
 // New returns the root model for host; host may be nil in tests that feed
