@@ -110,6 +110,31 @@ func (p *Pending) Answer() Answer {
 	return p.ans
 }
 
+// Settle ends the question with a (an answer given elsewhere: through
+// the store, to the same call asked by an ended serve process),
+// withdrawing it from every cockpit; false when it had ended already.
+func (p *Pending) Settle(a Answer) bool {
+	if !valid(a.Decision) {
+		return false
+	}
+	a.ID = p.id
+	settled := false
+	p.once.Do(func() {
+		settled = true
+		a.By = oneLine(a.By)
+		p.ans = a
+		p.mu.Lock()
+		for _, c := range p.conns {
+			_, _ = c.Write(encode(message{Withdraw: p.id}))
+			c.Close()
+		}
+		p.conns = nil
+		p.mu.Unlock()
+		close(p.done)
+	})
+	return settled
+}
+
 // Withdraw takes the question back from every cockpit (nobody answered
 // in time); a later answer is then ignored.
 func (p *Pending) Withdraw() { p.finish(Answer{ID: p.id}, nil) }

@@ -4,4 +4,7 @@
 // accepting only peers of its own user (SO_PEERCRED); a serve process
 // whose call needs approval asks every cockpit at once, the first answer
 // wins and the others' questions are withdrawn. Messages are JSON lines.
+// Questions are also stored under <home>/serve/pending (same user only),
+// so one outlives its serve process: a cockpit answers it there and a
+// later serve process honours the answer once for the same call.
 package approval

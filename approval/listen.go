@@ -9,15 +9,27 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Event is what a Listener tells its cockpit: a new question, or a
 // question withdrawn (answered elsewhere, or its serve process gone).
 type Event struct {
 	Ask *Question
-	// Withdrawn is the id of a question no longer open.
-	Withdrawn string
+	// Withdrawn is the id of a question no longer open; Why says why
+	// ("its serve process ended", …), for the person.
+	Withdrawn, Why string
+	// Orphaned is the id of a question whose serve process ended while
+	// it stays open (stored under PendingDir until it expires): an answer
+	// now applies when the agent calls again.
+	Orphaned string
 }
+
+// Why a question was withdrawn.
+const (
+	WhyProcessEnded = "its serve process ended"
+	WhyWithdrawn    = "answered in another cockpit or expired"
+)
 
 // Listener is one cockpit's approval socket.
 type Listener struct {
@@ -26,10 +38,14 @@ type Listener struct {
 	by     string
 	events chan Event
 
-	mu    sync.Mutex
-	open  map[string]*net.UnixConn // question id → its serve process
-	conns map[*net.UnixConn]bool   // every serve process connected
-	done  bool
+	mu   sync.Mutex
+	open map[string]*net.UnixConn // question id → its serve process
+	// orphans are questions open after their serve process ended,
+	// answered through the store (PendingDir beside the sockets).
+	orphans map[string]bool
+	pending string
+	conns   map[*net.UnixConn]bool // every serve process connected
+	done    bool
 }
 
 // Listen opens a cockpit's socket in dir (<home>/serve/cockpits, made
@@ -48,7 +64,8 @@ func Listen(dir, by string) (*Listener, error) {
 		return nil, err
 	}
 	_ = os.Chmod(path, 0o600)
-	l := &Listener{ln: ln, path: path, by: by, events: make(chan Event, MaxOpen), open: map[string]*net.UnixConn{}, conns: map[*net.UnixConn]bool{}}
+	l := &Listener{ln: ln, path: path, by: by, events: make(chan Event, MaxOpen), open: map[string]*net.UnixConn{}, conns: map[*net.UnixConn]bool{},
+		orphans: map[string]bool{}, pending: filepath.Join(filepath.Dir(dir), PendingDir)}
 	go l.accept()
 	return l, nil
 }
@@ -82,7 +99,8 @@ func (l *Listener) accept() {
 }
 
 // serve reads one serve process's questions and withdrawals until it
-// hangs up; its questions still open are then withdrawn.
+// hangs up; its questions still open are then orphaned when stored
+// (Event.Orphaned), else withdrawn.
 func (l *Listener) serve(c *net.UnixConn) {
 	defer func() {
 		l.mu.Lock()
@@ -93,7 +111,7 @@ func (l *Listener) serve(c *net.UnixConn) {
 	mine := map[string]bool{}
 	defer func() {
 		for id := range mine {
-			l.withdraw(id, c)
+			l.hangup(id, c)
 		}
 	}()
 	r := bufio.NewReaderSize(c, 64<<10)
@@ -121,7 +139,7 @@ func (l *Listener) serve(c *net.UnixConn) {
 			}
 		case m.Withdraw != "":
 			delete(mine, m.Withdraw)
-			l.withdraw(m.Withdraw, c)
+			l.withdraw(m.Withdraw, c, WhyWithdrawn)
 		}
 	}
 }
@@ -138,7 +156,7 @@ func (l *Listener) send(e Event) {
 	}
 }
 
-func (l *Listener) withdraw(id string, c *net.UnixConn) {
+func (l *Listener) withdraw(id string, c *net.UnixConn, why string) {
 	l.mu.Lock()
 	owned := l.open[id] == c
 	if owned {
@@ -146,7 +164,26 @@ func (l *Listener) withdraw(id string, c *net.UnixConn) {
 	}
 	l.mu.Unlock()
 	if owned {
-		l.send(Event{Withdrawn: id})
+		l.send(Event{Withdrawn: id, Why: why})
+	}
+}
+
+// hangup ends question id of serve process c, which went away: kept open
+// as an orphan when its serve process stored it and it has not expired.
+func (l *Listener) hangup(id string, c *net.UnixConn) {
+	if _, ok := Load(l.pending, id, time.Now()); !ok {
+		l.withdraw(id, c, WhyProcessEnded)
+		return
+	}
+	l.mu.Lock()
+	owned := l.open[id] == c
+	if owned {
+		delete(l.open, id)
+		l.orphans[id] = true
+	}
+	l.mu.Unlock()
+	if owned {
+		l.send(Event{Orphaned: id})
 	}
 }
 
@@ -159,7 +196,12 @@ func (l *Listener) Answer(id string, d Decision) error {
 	l.mu.Lock()
 	c := l.open[id]
 	delete(l.open, id)
+	orphan := l.orphans[id]
+	delete(l.orphans, id)
 	l.mu.Unlock()
+	if c == nil && orphan {
+		return AnswerStored(l.pending, id, Answer{Decision: d, By: l.by}, time.Now())
+	}
 	if c == nil {
 		return fmt.Errorf("approval question %s is no longer open (answered elsewhere, or its agent went away)", id)
 	}

@@ -1,9 +1,11 @@
 package approval
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,6 +27,14 @@ func samePeer(c *net.UnixConn) error {
 	}
 	if int(cred.Uid) != os.Getuid() {
 		return fmt.Errorf("approval socket: peer uid %d is not this user's (%d)", cred.Uid, os.Getuid())
+	}
+	return nil
+}
+
+// sameOwner refuses a stored file another user owns (the socket's rule).
+func sameOwner(fi os.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
+		return errors.New("not owned by this user")
 	}
 	return nil
 }

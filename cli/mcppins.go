@@ -53,15 +53,27 @@ This lists every pin, and for each changed tool what changed.`,
 }
 
 // mcpPinsRun lists the pins, or accepts o.Accept's changed definition.
-func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
+// A tool's current definition is the one `modbay mcp tools` computes
+// (gateway.Server.List), so both say the same after a module changed and
+// before a serve process rebuilt its list; a pin whose tool is not
+// listed now keeps the change a serve process recorded.
+func mcpPinsRun(ctx context.Context, o *MCPPinsOptions) error {
 	home, err := config.ResolveHome(o.G.home)
 	if err != nil {
 		return withCode(ExitUsage, "%v", err)
 	}
 	cfg := &config.Config{Home: home}
 	pins := gateway.OpenPins(cfg.ServeDir())
+	now, note := currentTools(ctx, o.G, pins)
+	if note != "" {
+		fmt.Fprintln(o.IO.ErrOut, note)
+	}
 	if o.Accept != "" {
-		if err := pins.Accept(o.Accept, time.Now()); err != nil {
+		if l, ok := now[o.Accept]; ok && l.Pin == "changed" {
+			if err := pins.Set(o.Accept, l.Definition, time.Now()); err != nil {
+				return withCode(ExitUsage, "%v (in the home %s)", err, home)
+			}
+		} else if err := pins.Accept(o.Accept, time.Now()); err != nil {
 			return withCode(ExitUsage, "%v (in the home %s)", err, home)
 		}
 		fmt.Fprintf(o.IO.Out, "accepted %s: serve processes of this home serve it again\n", render.SanitizeLine(o.Accept))
@@ -80,15 +92,27 @@ func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
 	changed := 0
 	for _, name := range gateway.Names(all) {
 		p := all[name]
+		var diff []string
+		var seen time.Time
+		if l, ok := now[name]; ok {
+			if l.Pin == "changed" {
+				diff, seen = l.Diff, time.Now()
+				if p.Changed != nil && p.Changed.Digest == gateway.DigestOf(l.Definition) {
+					seen = p.Changed.Seen
+				}
+			}
+		} else if p.Changed != nil {
+			diff, seen = gateway.Diff(p.Definition, p.Changed.Definition), p.Changed.Seen
+		}
 		state := "pinned " + p.Pinned.Local().Format(time.DateTime)
-		if p.Changed != nil {
-			state = "CHANGED " + p.Changed.Seen.Local().Format(time.DateTime) + ", withheld (" + render.SanitizeLine(rep.Line("mcp", "pins", "accept", name)) + ")"
+		if diff != nil {
+			state = "CHANGED " + seen.Local().Format(time.DateTime) + ", withheld (" + render.SanitizeLine(rep.Line("mcp", "pins", "accept", name)) + ")"
 			changed++
 		}
 		fmt.Fprintf(o.IO.Out, "%-32s %s\n", render.SanitizeLine(name), state)
-		if p.Changed != nil {
+		if diff != nil {
 			fmt.Fprintln(o.IO.Out, "  what changed (- pinned, + served now):")
-			for _, l := range wrapDiff(gateway.Diff(p.Definition, p.Changed.Definition), outWidth(o.IO)-4) {
+			for _, l := range wrapDiff(diff, outWidth(o.IO)-4) {
 				fmt.Fprintf(o.IO.Out, "    %s\n", l)
 			}
 		}
@@ -97,6 +121,25 @@ func mcpPinsRun(_ context.Context, o *MCPPinsOptions) error {
 		fmt.Fprintf(o.IO.Out, "%d changed tool(s) withheld from agents until accepted\n", changed)
 	}
 	return nil
+}
+
+// currentTools is each tool by name as `modbay mcp tools` lists it now
+// (every tool, no pattern), with its pin's state; note says why it is
+// empty when the home's modules could not be discovered.
+func currentTools(ctx context.Context, g *globals, pins *gateway.Pins) (map[string]gateway.Listed, string) {
+	out := map[string]gateway.Listed{}
+	e, err := g.env(ctx)
+	if err != nil {
+		return out, fmt.Sprintf("modbay could not list the tools served now (%v): showing the changes serve processes recorded", err)
+	}
+	list, err := gateway.New(gateway.Options{Host: e.host, Tools: []string{}, Exclude: []string{}, Pins: pins}).List(ctx)
+	if err != nil {
+		return out, fmt.Sprintf("modbay could not list the tools served now (%v): showing the changes serve processes recorded", err)
+	}
+	for _, l := range list {
+		out[l.Tool.Name] = l
+	}
+	return out, ""
 }
 
 // outWidth is the width of o's terminal, 100 when it is not one (a pipe,

@@ -168,6 +168,57 @@ func TestMCPServeApprovalPendingThenRetry(t *testing.T) {
 	}
 }
 
+// TestMCPServeApprovalOutlivesItsProcess: a question asked by a serve
+// process that then ends (as the Inspector CLI starts one per command)
+// stays open in the cockpit; the answer given then applies, once, to the
+// same call made through a later serve process of the home.
+func TestMCPServeApprovalOutlivesItsProcess(t *testing.T) {
+	home := demo(t)
+	cockpit := cockpitOf(t, home, "the cockpit")
+	call := func(cs *mcp.ClientSession) *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch_url", Arguments: fetchArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := serveSession(t, home, nil, "--approval-wait", "300ms")
+	if res := call(first); res.Meta["modbay/code"] != "approval_pending" {
+		t.Fatalf("first call: %s", textOf(res))
+	}
+	q := nextAsk(t, cockpit)
+	first.Close()
+	select {
+	case ev := <-cockpit.Events():
+		if ev.Orphaned != q.ID {
+			t.Fatalf("after its serve process ended: %+v, want the question kept open", ev)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cockpit heard nothing when the serve process ended")
+	}
+	if err := cockpit.Answer(q.ID, approval.Once); err != nil {
+		t.Fatalf("answer after the process ended: %v", err)
+	}
+	second := serveSession(t, home, nil, "--approval-wait", "300ms")
+	// It runs (the fetch of a closed port fails: it ran).
+	if res := call(second); res.Meta["modbay/code"] == "approval_pending" || res.Meta["modbay/run"] == nil || strings.Contains(textOf(res), "Approval required") {
+		t.Fatalf("the same call through a later serve process: %v %s", res.Meta, textOf(res))
+	}
+	// Applied once: the next call asks again.
+	if res := call(second); res.Meta["modbay/code"] != "approval_pending" {
+		t.Errorf("a second call ran on the same answer: %s", textOf(res))
+	}
+	var ran int
+	for _, r := range runsOf(t, home) {
+		if rec := recordOf(t, home, r.RunID); rec.Approved && rec.ApprovedBy == "the cockpit" {
+			ran++
+		}
+	}
+	if ran != 1 {
+		t.Errorf("%d runs approved by the cockpit, want 1", ran)
+	}
+}
+
 // TestMCPServeApprovalInTheRealCockpit runs the cockpit in tmux and an
 // agent (the Go SDK's client) through mcp serve: the agent's call waits
 // while the cockpit shows the approval dialog, and a person's "a" lets it
@@ -564,6 +615,10 @@ func TestAgentToolsListWhatServeServes(t *testing.T) {
 		!strings.Contains(c.From, "not this cockpit's --examples") {
 		t.Errorf("with no serve: %v, %q", got, c.From)
 	}
+	if c.Stale == nil || c.Stale() {
+		t.Fatal("the listing with no serve is stale, or cannot tell")
+	}
+	computed := c
 
 	other := t.TempDir()
 	cs := serveSession(t, home, nil, "--workspace", other, "--exclude", "slowpoke/slowpoke.rest")
@@ -581,5 +636,18 @@ func TestAgentToolsListWhatServeServes(t *testing.T) {
 	if got := names(c); !slices.Equal(got, []string{"slowpoke_work"}) || !strings.Contains(c.From, "As modbay mcp serve (pid ") ||
 		!strings.Contains(c.From, "client") || !strings.Contains(c.From, "workspace "+other) || !strings.Contains(c.From, "slowpoke/slowpoke.rest") {
 		t.Errorf("with serve: %v, %q", got, c.From)
+	}
+	// Liveness, asked on each refresh tick: the computed listing went
+	// stale once serve ran; the served one goes stale when serve ends.
+	if !computed.Stale() {
+		t.Error("the computed listing is not stale though a serve process runs")
+	}
+	if c.Stale() {
+		t.Error("the served listing is stale while its process runs")
+	}
+	cs.Close()
+	waitUntil(t, "the served listing goes stale after its process ended", c.Stale)
+	if c, err = list(context.Background()); err != nil || !strings.Contains(c.From, "No modbay mcp serve runs") {
+		t.Errorf("after serve ended: %v %q", err, c.From)
 	}
 }

@@ -134,13 +134,17 @@ func mcpToolsRun(ctx context.Context, o *MCPToolsOptions) error {
 func agentTools(g *globals, host func() *runner.Host) func(context.Context) (ui.AgentCatalogue, error) {
 	return func(ctx context.Context) (ui.AgentCatalogue, error) {
 		h := host()
-		pins := gateway.OpenPins(h.Config().ServeDir())
+		cfg := h.Config()
+		pins := gateway.OpenPins(cfg.ServeDir())
 		if c, from := servedCatalogue(h.Config()); c != nil {
 			pinned, err := pins.Load()
 			if err != nil {
 				return ui.AgentCatalogue{}, err
 			}
-			out := ui.AgentCatalogue{From: from}
+			out := ui.AgentCatalogue{From: from, Stale: func() bool {
+				now, _ := servedCatalogue(h.Config())
+				return now == nil || now.PID != c.PID || !now.Written.Equal(c.Written)
+			}}
 			for _, t := range c.Served {
 				l := gateway.Listed{Tool: t.Tool, Select: t.Select, Pin: "pinned", Definition: t.Definition}
 				if p := pinned[t.Tool.Name]; t.Withheld && p != nil {
@@ -175,7 +179,10 @@ func agentTools(g *globals, host func() *runner.Host) func(context.Context) (ui.
 		if err != nil {
 			return ui.AgentCatalogue{}, err
 		}
-		out := ui.AgentCatalogue{From: from}
+		out := ui.AgentCatalogue{From: from, Stale: func() bool {
+			now, _ := servedCatalogue(cfg)
+			return now != nil
+		}}
 		for _, l := range list {
 			out.Tools = append(out.Tools, agentTool(l, pins))
 		}

@@ -150,7 +150,7 @@ func skillFoldersAt(cfg *config.Config, flagDirs []string, dir string) []skills.
 }
 
 // writableRoots are the folders modules may write: the workspace and the
-// state folders. A skill found there was written by a module.
+// state folders. A skill found there may have been written by a module.
 func writableRoots(cfg *config.Config) []string {
 	return []string{cfg.Workspace, filepath.Join(cfg.Home, "state")}
 }
@@ -229,8 +229,8 @@ func skillsListRun(ctx context.Context, o *SkillsOptions) error {
 	fmt.Fprintln(tw, "NAME\tSOURCE\tTOKENS\tSTATUS\tDESCRIPTION")
 	for _, r := range cat.Skills {
 		src := r.Source
-		if r.WrittenByModule {
-			src += " (written by a module)"
+		if r.ModuleWritable {
+			src += " (modules may write it)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cleanID(r.Key.Name), src, skills.TokenText(0, r.Bytes), recordStatus(r), clean(shorten(r.Description, 60)))
 	}

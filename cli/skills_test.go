@@ -183,3 +183,26 @@ func TestSkillsPrompt(t *testing.T) {
 		t.Errorf("file: %s", b)
 	}
 }
+
+// TestSkillsListProjectWorkspace: with --workspace naming the project,
+// the project's own skill is not said to be written by a module (who
+// wrote it is not known), only that modules may write it.
+func TestSkillsListProjectWorkspace(t *testing.T) {
+	home := demo(t)
+	proj := t.TempDir()
+	dir := filepath.Join(proj, ".agents", "skills", "greet")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: greet\ndescription: Greets.\n---\nHello.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(proj)
+	code, out, errb := run(t, "--home", home, "--workspace", proj, "skills", "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "greet") || strings.Contains(out, "written by a module") || !strings.Contains(out, "project (modules may write it)") {
+		t.Errorf("the project's skill is labelled untruly:\n%s", out)
+	}
+}

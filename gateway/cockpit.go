@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ type ask struct {
 	id      string
 	p       *approval.Pending
 	expires time.Time
+	// stored and identity match an answer given through the store
+	// (approval.TakeAnswer) to the same call asked by an ended process.
+	stored, identity string
 }
 
 // askCockpit asks the home's running cockpits to approve plan, waiting
@@ -53,6 +57,11 @@ type ask struct {
 // name.
 func (s *Server) askCockpit(ctx context.Context, req *mcp.CallToolRequest, st *session, e *entry, plan *runner.Plan) (res *mcp.CallToolResult, by string, asked bool) {
 	key := callKey(req)
+	// An answer a cockpit gave after the serve process that asked ended
+	// (this one or another of the home) applies to the same call once.
+	if ans, ok := approval.TakeAnswer(s.pendingDir(), approval.CallKey(req.Params.Name, req.Params.Arguments), e.module.Key, time.Now()); ok {
+		return s.answered(ans, st, e, plan, time.Now())
+	}
 	// A question whose cockpits all went away (a restart) is asked again
 	// of the cockpits listening now, once per call.
 	for try := 0; ; try++ {
@@ -80,7 +89,12 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		if err != nil {
 			return nil, "", false, false
 		}
-		a = &ask{st: st, id: q.ID, p: p, expires: now.Add(s.opts.ApprovalKeep)}
+		a = &ask{st: st, id: q.ID, p: p, expires: now.Add(s.opts.ApprovalKeep),
+			stored: approval.CallKey(req.Params.Name, req.Params.Arguments), identity: e.module.Key}
+		// Stored, so the question outlives this process: a cockpit may
+		// answer it after it ended, for a later serve process to honour.
+		_ = approval.Store(s.pendingDir(), approval.Stored{Question: q, Key: approval.CallKey(req.Params.Name, req.Params.Arguments),
+			Identity: e.module.Key, Expires: a.expires})
 		s.mu.Lock()
 		for k, o := range s.asks {
 			if len(s.asks) < maxAsks {
@@ -95,8 +109,12 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 		go func() {
 			select {
 			case <-p.Done():
+				if p.Answer().Decision != "" {
+					approval.Remove(s.pendingDir(), q.ID) // answered here: nothing to carry over
+				}
 			case <-time.After(s.opts.ApprovalKeep):
 				p.Withdraw()
+				approval.Remove(s.pendingDir(), q.ID)
 			}
 			s.publishSessions()
 		}()
@@ -117,22 +135,38 @@ func (s *Server) askCockpitOnce(ctx context.Context, req *mcp.CallToolRequest, s
 	}
 	s.mu.Unlock()
 	ans := a.p.Answer()
+	if ans.Decision == "" {
+		return nil, "", false, true // withdrawn unanswered: every cockpit went away
+	}
+	res, by, asked = s.answered(ans, st, e, plan, now)
+	return res, by, asked, false
+}
+
+// answered acts on a cockpit's answer ans to plan's question, asked at
+// asked (a denial's record starts then).
+func (s *Server) answered(ans approval.Answer, st *session, e *entry, plan *runner.Plan, askedAt time.Time) (res *mcp.CallToolResult, by string, asked bool) {
 	by = ans.By
 	if by == "" {
 		by = "the cockpit"
 	}
 	switch ans.Decision {
 	case approval.Once:
-		return nil, by, true, false
+		return nil, by, true
 	case approval.Session:
 		st.approvals.Allow(plan)
-		return nil, by + " (for this session)", true, false
+		return nil, by + " (for this session)", true
 	case approval.Deny:
-		s.notRunSince(plan, st, "not run: denied in "+by, now)
+		s.notRunSince(plan, st, "not run: denied in "+by, askedAt)
 		return toolError(string(modproto.KindOf(CodeDenied)), CodeDenied, fmt.Sprintf("%s %s was denied by the person in %s; nothing ran",
-			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true, false
+			render.SanitizeLine(e.module.ID), render.SanitizeLine(e.cap.ID), by)), "", true
 	}
-	return nil, "", false, true // withdrawn unanswered: every cockpit went away
+	return nil, "", false
+}
+
+// pendingDir is where this home's questions are stored
+// (<home>/serve/pending, beside the cockpits' sockets).
+func (s *Server) pendingDir() string {
+	return filepath.Join(filepath.Dir(s.opts.Cockpits), approval.PendingDir)
 }
 
 // withdrawn reports whether a's question ended without an answer.
@@ -175,6 +209,11 @@ func (s *Server) waitAnswer(ctx context.Context, req *mcp.CallToolRequest, a *as
 		case <-bound.C:
 			return false
 		case <-tick.C:
+			// The same call asked by a serve process that ended may have
+			// been answered meanwhile, through the store.
+			if ans, ok := approval.TakeAnswer(s.pendingDir(), a.stored, a.identity, time.Now()); ok && a.p.Settle(ans) {
+				return true
+			}
 			if token != nil {
 				n++
 				pctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -75,7 +75,7 @@ type Options struct {
 	ApprovalWait, ApprovalKeep time.Duration
 	// SkillFolders are the skill folders offered as prompts and resources
 	// (docs/gateway.md "Skills"); a skill inside one of
-	// SkillWritableRoots was written by a module and is still offered,
+	// SkillWritableRoots may have been written by a module and is still offered,
 	// as `modbay skills` lists it.
 	SkillFolders       []skills.Folder
 	SkillWritableRoots []string

@@ -225,6 +225,9 @@ func digest(def json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// DigestOf is a definition's digest as a Pin records it.
+func DigestOf(def json.RawMessage) string { return digest(def) }
+
 // Definition is what a tool's pin covers: the tool as served (name,
 // title, description, schemas, annotations, _meta) and the identity of
 // the module or MCP server it stands for (its source identity, Module.Key).
@@ -331,7 +334,9 @@ var diffFields = []string{"name", "title", "description", "inputSchema", "output
 // compared line by line — a string as its text, anything else as
 // indented JSON — each line "- " (pinned), "+ " (changed) or "  " (the
 // same, at most diffContext around a change; "  … N unchanged lines"
-// for the rest). Lines are sanitized and cut at maxDiffLine bytes, for a
+// for the rest); in a JSON value each run of lines opens with "  @ PATH",
+// the JSON path of its change ("properties.factor.maximum"), the
+// enclosing keys being folded away. Lines are sanitized and cut at maxDiffLine bytes, for a
 // screen to wrap.
 func Diff(pinned, changed json.RawMessage) []string {
 	a, b := diffValues(pinned), diffValues(changed)
@@ -356,7 +361,8 @@ func Diff(pinned, changed json.RawMessage) []string {
 	for _, k := range append(names, rest...) {
 		x, okA := a[k]
 		y, okB := b[k]
-		xl, yl := diffLines(x, okA), diffLines(y, okB)
+		xl, xp := diffLines(x, okA)
+		yl, yp := diffLines(y, okB)
 		if slices.Equal(xl, yl) {
 			continue
 		}
@@ -368,7 +374,7 @@ func Diff(pinned, changed json.RawMessage) []string {
 			head += " (removed)"
 		}
 		out = append(out, head)
-		out = append(out, lineDiff(xl, yl)...)
+		out = append(out, lineDiff(xl, yl, xp, yp)...)
 	}
 	return out
 }
@@ -390,27 +396,27 @@ func diffValues(def json.RawMessage) map[string]any {
 }
 
 // diffLines is one field's value as the lines compared: a string's text,
-// anything else indented JSON; none for an absent field. Each line is
+// anything else indented JSON (as json.MarshalIndent writes it); none
+// for an absent field. paths is each line's JSON path within the field
+// ("properties.factor.maximum"; nil for a string). Each line is
 // sanitized and cut at maxDiffLine; at most maxDiffLines (the last says
 // how many were left out).
-func diffLines(v any, present bool) []string {
+func diffLines(v any, present bool) (lines, paths []string) {
 	if !present {
-		return nil
+		return nil, nil
 	}
-	var text string
+	var ls []string
 	if s, ok := v.(string); ok {
-		text = s
+		ls = strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	} else {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return []string{"(not JSON)"}
-		}
-		text = string(b)
+		ls, paths = indentJSON(v)
 	}
-	ls := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var left int
 	if len(ls) > maxDiffLines {
 		left, ls = len(ls)-maxDiffLines, ls[:maxDiffLines]
+		if paths != nil {
+			paths = paths[:maxDiffLines]
+		}
 	}
 	out := make([]string, 0, len(ls)+1)
 	for _, l := range ls {
@@ -418,14 +424,84 @@ func diffLines(v any, present bool) []string {
 	}
 	if left > 0 {
 		out = append(out, fmt.Sprintf("(%d more lines not compared)", left))
+		if paths != nil {
+			paths = append(paths, "")
+		}
 	}
-	return out
+	return out, paths
+}
+
+// indentJSON is v (a decoded JSON value) as json.MarshalIndent(v, "",
+// "  ") writes it, line by line, with each line's JSON path: the path of
+// the member or element the line opens or closes ("" for the root;
+// object keys joined by ".", elements as "[N]").
+func indentJSON(v any) (lines, paths []string) {
+	var walk func(v any, pre, lead, path, tail string)
+	walk = func(v any, pre, lead, path, tail string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				lines, paths = append(lines, pre+lead+"{}"+tail), append(paths, path)
+				return
+			}
+			lines, paths = append(lines, pre+lead+"{"), append(paths, path)
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for i, k := range keys {
+				kb, _ := json.Marshal(k)
+				sep := ","
+				if i == len(keys)-1 {
+					sep = ""
+				}
+				sub := k
+				if path != "" {
+					sub = path + "." + k
+				}
+				walk(x[k], pre+"  ", string(kb)+": ", sub, sep)
+			}
+			lines, paths = append(lines, pre+"}"+tail), append(paths, path)
+		case []any:
+			if len(x) == 0 {
+				lines, paths = append(lines, pre+lead+"[]"+tail), append(paths, path)
+				return
+			}
+			lines, paths = append(lines, pre+lead+"["), append(paths, path)
+			for i, e := range x {
+				sep := ","
+				if i == len(x)-1 {
+					sep = ""
+				}
+				walk(e, pre+"  ", "", fmt.Sprintf("%s[%d]", path, i), sep)
+			}
+			lines, paths = append(lines, pre+"]"+tail), append(paths, path)
+		default:
+			b, err := json.Marshal(x)
+			if err != nil {
+				b = []byte("(not JSON)")
+			}
+			lines, paths = append(lines, pre+lead+string(b)+tail), append(paths, path)
+		}
+	}
+	walk(v, "", "", "", "")
+	return lines, paths
 }
 
 // lineDiff is the line diff of a and b (their longest common
 // subsequence): "- " lines only in a, "+ " only in b, "  " in both, the
-// unchanged runs far from a change folded into one line.
-func lineDiff(a, b []string) []string {
+// unchanged runs far from a change folded into one line. pa and pb are
+// the lines' JSON paths (nil for text): each run of kept lines then opens
+// with "  @ PATH", the path of its first changed line, so a change is
+// named though its enclosing keys were folded.
+func lineDiff(a, b, pa, pb []string) []string {
+	at := func(p []string, i int) string {
+		if i < len(p) {
+			return p[i]
+		}
+		return ""
+	}
 	// Common prefix and suffix first: most changes are small.
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
@@ -457,33 +533,34 @@ func lineDiff(a, b []string) []string {
 	type op struct {
 		mark byte
 		text string
+		path string
 	}
 	var ops []op
-	for _, l := range a[:pre] {
-		ops = append(ops, op{' ', l})
+	for k, l := range a[:pre] {
+		ops = append(ops, op{' ', l, at(pa, k)})
 	}
 	i, j := 0, 0
 	for i < len(ma) || j < len(mb) {
 		switch {
 		case !align && i < len(ma):
-			ops = append(ops, op{'-', ma[i]})
+			ops = append(ops, op{'-', ma[i], at(pa, pre+i)})
 			i++
 		case !align:
-			ops = append(ops, op{'+', mb[j]})
+			ops = append(ops, op{'+', mb[j], at(pb, pre+j)})
 			j++
 		case i < len(ma) && j < len(mb) && ma[i] == mb[j]:
-			ops = append(ops, op{' ', ma[i]})
+			ops = append(ops, op{' ', ma[i], at(pa, pre+i)})
 			i, j = i+1, j+1
 		case i < len(ma) && (j == len(mb) || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, op{'-', ma[i]}) // a replaced line's old side first
+			ops = append(ops, op{'-', ma[i], at(pa, pre+i)}) // a replaced line's old side first
 			i++
 		default:
-			ops = append(ops, op{'+', mb[j]})
+			ops = append(ops, op{'+', mb[j], at(pb, pre+j)})
 			j++
 		}
 	}
-	for _, l := range a[len(a)-suf:] {
-		ops = append(ops, op{' ', l})
+	for k, l := range a[len(a)-suf:] {
+		ops = append(ops, op{' ', l, at(pa, len(a)-suf+k)})
 	}
 	// Keep diffContext unchanged lines on each side of a change.
 	keep := make([]bool, len(ops))
@@ -504,6 +581,26 @@ func lineDiff(a, b []string) []string {
 			k--
 			out = append(out, "  … "+words.Count(n, "unchanged line", "unchanged lines"))
 			continue
+		}
+		if (pa != nil || pb != nil) && (k == 0 || !keep[k-1]) {
+			// The run's first changed line that opens a member (a closing
+			// brace names the member before it).
+			path, first := "", true
+			for c := k; c < len(ops) && keep[c]; c++ {
+				if ops[c].mark == ' ' {
+					continue
+				}
+				closing := strings.HasPrefix(strings.TrimSpace(ops[c].text), "}") || strings.HasPrefix(strings.TrimSpace(ops[c].text), "]")
+				if first || !closing {
+					path, first = ops[c].path, false
+				}
+				if !closing {
+					break
+				}
+			}
+			if path != "" {
+				out = append(out, "  @ "+cut(render.SanitizeLine(path)))
+			}
 		}
 		out = append(out, string(ops[k].mark)+" "+ops[k].text)
 	}

@@ -95,7 +95,7 @@ type Catalog struct {
 // skill; otherwise each subfolder holding SKILL.md is (hidden ones
 // skipped). writableRoots are the modules' writable roots (the
 // workspace, the state folders): a skill inside one is marked
-// WrittenByModule. Names seen twice are disambiguated (Disambiguate).
+// ModuleWritable (modules may write it; not that one did). Names seen twice are disambiguated (Disambiguate).
 func Scan(folders []Folder, writableRoots []string) Catalog {
 	var c Catalog
 	type job struct{ dir, source string }
@@ -121,7 +121,7 @@ func Scan(folders []Folder, writableRoots []string) Catalog {
 			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
 				r, _ := Index(jobs[i].dir)
 				r.Source = jobs[i].source
-				r.WrittenByModule = within(r.Key.Location, writableRoots)
+				r.ModuleWritable = within(r.Key.Location, writableRoots)
 				c.Skills[i] = r
 			}
 		})

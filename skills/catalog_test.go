@@ -51,7 +51,7 @@ func TestFoldersAndScan(t *testing.T) {
 	if len(HashSuffix("x")) != 9 {
 		t.Errorf("suffix %q", HashSuffix("x"))
 	}
-	if !c.Skills[2].WrittenByModule || c.Skills[0].WrittenByModule || c.Skills[3].Name != "lone" {
+	if !c.Skills[2].ModuleWritable || c.Skills[0].ModuleWritable || c.Skills[3].Name != "lone" {
 		t.Errorf("marks: %+v", c.Skills)
 	}
 	if r, ok := c.Find(second.Key.Name); !ok || r.Description != "Home tidy." {

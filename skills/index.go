@@ -51,9 +51,11 @@ type Record struct {
 	// Source says where the skill was found ("project", "home",
 	// "config", "flag", "dir").
 	Source string `json:"source,omitempty"`
-	// WrittenByModule is true when the folder lies inside a module's
-	// writable root: a module wrote it, not a person.
-	WrittenByModule bool `json:"writtenByModule,omitempty"`
+	// ModuleWritable is true when the folder lies inside a module's
+	// writable root (the workspace, the state folders): a module may have
+	// written it. Who did is not known (a project's own skills sit in the
+	// workspace when --workspace names the project).
+	ModuleWritable bool `json:"moduleWritable,omitempty"`
 	// Err says why the skill cannot be used ("" when it can).
 	Err string `json:"error,omitempty"`
 	// Body is SKILL.md without its frontmatter (not in JSON: `skills

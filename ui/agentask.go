@@ -29,6 +29,9 @@ type agentAskMsg struct{ ev approval.Event }
 type agentAnsweredMsg struct {
 	id  string
 	err error
+	// orphan: its serve process had ended; the answer was stored for the
+	// agent's retry.
+	orphan bool
 }
 
 // waitAgentAsk reads the next event of the socket (nil when none is open).
@@ -55,12 +58,26 @@ func (m *Model) agentAsk(msg agentAskMsg) tea.Cmd {
 		cmds = append(cmds, tea.Raw(bell), m.showAgentAsk())
 		return tea.Batch(cmds...)
 	}
+	if id := msg.ev.Orphaned; id != "" {
+		// Still open: answered, it applies when the agent calls again.
+		if m.agentOrphans == nil {
+			m.agentOrphans = map[string]bool{}
+		}
+		m.agentOrphans[id] = true
+		m.agentNote = "its serve ended; answer on retry"
+		return tea.Batch(cmds...)
+	}
 	id := msg.ev.Withdrawn
 	m.dropAgentAsk(id)
+	delete(m.agentOrphans, id)
 	for i, d := range m.dialogs {
 		if ap, ok := d.(*dialog.Approval); ok && ap.Ask() == id {
 			m.dialogs = append(m.dialogs[:i], m.dialogs[i+1:]...)
-			m.agentNote = "The agent's question " + id + " was answered elsewhere or withdrawn."
+			why := msg.ev.Why
+			if why == "" {
+				why = approval.WhyWithdrawn
+			}
+			m.agentNote = id + " withdrawn: " + why
 			break
 		}
 	}
@@ -163,15 +180,20 @@ func (m *Model) agentPlan(q approval.Question) *runner.Plan {
 // answerAgent sends the person's decision on question id, off Update.
 func (m *Model) answerAgent(id string, d approval.Decision) tea.Cmd {
 	m.dropAgentAsk(id)
+	orphan := m.agentOrphans[id]
+	delete(m.agentOrphans, id)
 	l := m.opts.AgentApprovals
-	answer := func() tea.Msg { return agentAnsweredMsg{id: id, err: l.Answer(id, d)} }
+	answer := func() tea.Msg { return agentAnsweredMsg{id: id, err: l.Answer(id, d), orphan: orphan} }
 	return tea.Batch(answer, m.showAgentAsk())
 }
 
 // agentAnswered notes an answer that could not reach its serve process.
 func (m *Model) agentAnswered(msg agentAnsweredMsg) tea.Cmd {
-	if msg.err != nil {
+	switch {
+	case msg.err != nil:
 		m.agentNote = msg.err.Error()
+	case msg.orphan:
+		m.agentNote = msg.id + " answered: applies on the agent's retry"
 	}
 	return nil
 }

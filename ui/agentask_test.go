@@ -215,3 +215,27 @@ func TestAgentQuestionLater(t *testing.T) {
 		}
 	}
 }
+
+// A question whose serve process ended stays open (its answer applies to
+// the agent's retry), and the header says so; one withdrawn says why.
+// Both fit an 80-column header whole.
+func TestAgentQuestionOrphanedAndWithdrawn(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	withModules(t, m)
+	q := approval.Question{ID: "apr_0123456789ab", Client: "inspector", Tool: "fetch_url", Module: "fetch", Capability: "fetch.url",
+		Input: []byte(`{"url":"http://x"}`), Reasons: []string{"reaches the network"}, Asked: uitest.Epoch}
+	m.agentAsk(agentAskMsg{approval.Event{Ask: &q}})
+	if len(m.dialogs) != 1 {
+		t.Fatalf("%d dialogs", len(m.dialogs))
+	}
+	m.agentAsk(agentAskMsg{approval.Event{Orphaned: q.ID}})
+	want := "its serve ended; answer on retry"
+	if h := m.header(); len(m.dialogs) != 1 || len(m.agentAsks) != 1 || !strings.Contains(h, want) {
+		t.Errorf("orphaned: %d dialogs, header %q", len(m.dialogs), h)
+	}
+	m.agentAsk(agentAskMsg{approval.Event{Withdrawn: q.ID, Why: approval.WhyProcessEnded}})
+	want = "apr_0123456789ab withdrawn: its serve process ended"
+	if h := m.header(); len(m.dialogs) != 0 || !strings.Contains(h, want) || strings.Contains(h, "elsewhere") {
+		t.Errorf("withdrawn: %d dialogs, header %q", len(m.dialogs), h)
+	}
+}

@@ -50,6 +50,11 @@ type AgentTool struct {
 type AgentCatalogue struct {
 	Tools []AgentTool
 	From  string
+	// Stale, when set, reports (doing I/O, off Update) whether From no
+	// longer holds: the serve process it names ended or rebuilt its
+	// list, or one started. The screen asks on each refresh tick and
+	// lists again when it does.
+	Stale func() bool
 }
 
 // AgentToolsKeyMap is the screen's bindings.
@@ -63,6 +68,7 @@ type agentToolsScreen struct {
 	list     func(context.Context) (AgentCatalogue, error)
 	sessions func() []string
 	live     []string
+	stale    func() bool
 	tools    []AgentTool
 	from     string
 	err      string
@@ -94,10 +100,12 @@ type agentToolsMsg struct {
 // agentSessionsTick re-reads the live sessions while the screen is on top.
 type agentSessionsTick struct{ seq int }
 
-// agentSessionsMsg is a re-read's answer.
+// agentSessionsMsg is a re-read's answer; stale when the listing's
+// source no longer holds (AgentCatalogue.Stale).
 type agentSessionsMsg struct {
-	seq  int
-	live []string
+	seq   int
+	live  []string
+	stale bool
 }
 
 // sessionsEvery is how often the screen re-reads the live sessions.
@@ -143,9 +151,10 @@ func (s *agentToolsScreen) load(ctx context.Context) tea.Cmd {
 	}
 }
 
-// tick re-reads the sessions after sessionsEvery.
+// tick re-reads the sessions, and asks whether the listing went stale,
+// after sessionsEvery.
 func (s *agentToolsScreen) tick() tea.Cmd {
-	if s.sessions == nil {
+	if s.sessions == nil && s.stale == nil {
 		return nil
 	}
 	seq := s.seq
@@ -169,6 +178,7 @@ func (s *agentToolsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case agentToolsMsg:
 		if msg.seq == s.seq {
 			s.loaded, s.loading, s.tools, s.from, s.live, s.err = true, false, msg.cat.Tools, msg.cat.From, msg.live, ""
+			s.stale = msg.cat.Stale
 			if msg.err != nil {
 				s.err = msg.err.Error()
 			}
@@ -177,12 +187,21 @@ func (s *agentToolsScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		}
 	case agentSessionsTick:
 		if msg.seq == s.seq {
-			seq, sessions := s.seq, s.sessions
-			return nil, func() tea.Msg { return agentSessionsMsg{seq: seq, live: sessions()} }
+			seq, sessions, stale := s.seq, s.sessions, s.stale
+			return nil, func() tea.Msg {
+				var live []string
+				if sessions != nil {
+					live = sessions()
+				}
+				return agentSessionsMsg{seq: seq, live: live, stale: stale != nil && stale()}
+			}
 		}
 	case agentSessionsMsg:
 		if msg.seq == s.seq {
 			s.live = msg.live
+			if msg.stale && !s.loading {
+				return nil, s.load(s.ctx)
+			}
 			return nil, s.tick()
 		}
 	case agentPinAcceptedMsg:

@@ -304,11 +304,11 @@ func (it *folderItem) Row(sel bool, w int) string {
 	return skillRow(it.s, it, sel, w, recordStatus(it.s.com, it.r))
 }
 
-// folderSource is where a folder skill was found, flagged when a module
-// wrote it.
+// folderSource is where a folder skill was found, flagged when modules
+// may write it (who did is not known).
 func folderSource(r skills.Record) string {
-	if r.WrittenByModule {
-		return r.Source + ", written by a module"
+	if r.ModuleWritable {
+		return r.Source + ", modules may write it"
 	}
 	return r.Source
 }

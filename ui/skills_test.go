@@ -51,7 +51,7 @@ func skillsFixture(t *testing.T, to *skillsScreen) skillsLoadedMsg {
 		r.Source = skills.SourceHome
 		cat.Skills = append(cat.Skills, r)
 	}
-	cat.Skills[3].WrittenByModule = true
+	cat.Skills[3].ModuleWritable = true
 	declared := "sha256:" + strings.Repeat("a", 64)
 	actual := "sha256:" + strings.Repeat("b", 64)
 	docs := []docState{
@@ -102,7 +102,7 @@ func TestGoldenSkillsColumns(t *testing.T) {
 				return common.Width(row[:i])
 			}
 			status := []string{"354 tokens", "≈ 122 tokens", "✗ drifted", "≈ 191 tokens", "! 3 warnings", "✗ unusable", "! 1 warning"}
-			source := []string{"module skill", "module overlay", "module skill", "home", "home", "home", "home, written"}
+			source := []string{"module skill", "module overlay", "module skill", "home", "home", "home", "home, modules"}
 			for i, row := range rows {
 				if col(row, status[i]) != col(rows[0], status[0]) || col(row, source[i]) != col(rows[0], source[0]) {
 					t.Errorf("row %d is not in the columns:\n%s", i, strings.Join(rows, "\n"))

@@ -54,7 +54,7 @@ type Options struct {
 	History *history.Store
 	// SkillFolders are where the skills screen looks for skill folders;
 	// a skill inside one of SkillWritableRoots (the modules' writable
-	// roots) is flagged as written by a module (docs/skills.md).
+	// roots) is flagged as one modules may write (docs/skills.md).
 	SkillFolders       []skills.Folder
 	SkillWritableRoots []string
 	// RunSkillScript runs a skill's script contained, as the config
@@ -212,6 +212,9 @@ type Model struct {
 	askHeld, askRecheck bool
 	lastKey             time.Time
 	agentNote           string
+	// agentOrphans are the questions open after their serve process
+	// ended (answered, they apply to the agent's retry).
+	agentOrphans map[string]bool
 }
 
 // New returns the root model for host; host may be nil in tests that feed
