@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"modbay/modproto"
 	"modbay/schema"
@@ -133,32 +134,60 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		if env == nil {
 			continue
 		}
-		for i := range env.Execution.Artifacts {
-			maskArtifact(&env.Execution.Artifacts[i], echoes)
-		}
-		if len(env.Result) > 0 {
-			env.Result, _ = schema.MaskEchoesJSON(env.Result, echoes)
-		}
-		for i, w := range env.Warnings {
-			env.Warnings[i] = maskString(w, echoes)
-		}
-		if e := env.Error; e != nil {
-			e.Message = maskString(e.Message, echoes)
-			if len(e.Details) > 0 {
-				if b, err := json.Marshal(e.Details); err == nil {
-					if m, n := schema.MaskEchoesJSON(b, echoes); n > 0 {
-						var d map[string]any
-						if json.Unmarshal(m, &d) == nil {
-							e.Details = d
-						}
+		maskEnvelope(env, echoes)
+	}
+	if res.Job != nil {
+		maskJob(res.Job, echoes)
+	}
+}
+
+// maskEnvelope masks echoes in every string env holds: its header
+// fields, the result, the warnings, the execution (provider, artifacts)
+// and the error (its code as a code token, maskCode).
+func maskEnvelope(env *modproto.Envelope, echoes []schema.Echo) {
+	for _, f := range []*string{&env.Protocol, &env.Module, &env.Operation, &env.RequestID, &env.Execution.Provider} {
+		*f = maskString(*f, echoes)
+	}
+	for i := range env.Execution.Artifacts {
+		maskArtifact(&env.Execution.Artifacts[i], echoes)
+	}
+	if len(env.Result) > 0 {
+		env.Result, _ = schema.MaskEchoesJSON(env.Result, echoes)
+	}
+	for i, w := range env.Warnings {
+		env.Warnings[i] = maskString(w, echoes)
+	}
+	if e := env.Error; e != nil {
+		e.Code = maskCode(e.Code, echoes)
+		e.Message = maskString(e.Message, echoes)
+		if len(e.Details) > 0 {
+			if b, err := json.Marshal(e.Details); err == nil {
+				if m, n := schema.MaskEchoesJSON(b, echoes); n > 0 {
+					var d map[string]any
+					if json.Unmarshal(m, &d) == nil {
+						e.Details = d
 					}
 				}
 			}
 		}
 	}
-	if res.Job != nil {
-		maskJob(res.Job, echoes)
+}
+
+// codeMask is what an echo inside an error code becomes: a code stays
+// one token scripts can match ("c_" + secret → "c_masked").
+const codeMask = "masked"
+
+// maskCode replaces every echo in an error code with codeMask; a code of
+// docs/protocol.md §15 is kept as sent (it names no secret, and the
+// host routes on it).
+func maskCode(code string, echoes []schema.Echo) string {
+	if modproto.KnownCode(code) {
+		return code
 	}
+	for _, e := range echoes {
+		code = strings.ReplaceAll(code, e.Value, codeMask)
+	}
+	return code
 }
 
 // maskArtifact masks echoes in every text field of a as the module
@@ -185,6 +214,9 @@ func maskJob(j *JobStatus, echoes []schema.Echo) {
 				j.Secrets = append(j.Secrets, e)
 			}
 		}
+	}
+	if jobStateProblem("", j.State) != "" {
+		j.State = maskString(j.State, echoes) // not a state word: module text
 	}
 	j.Detail = maskString(j.Detail, echoes)
 	if len(j.Raw) > 0 {
