@@ -251,3 +251,37 @@ func TestSecretEveryEnvelopeStringMasked(t *testing.T) {
 	noSecretUnder(t, filepath.Join(home, "history"))
 	noSecretUnder(t, exportAll(t, home))
 }
+
+// TestSecretAtStderrCutDropped: a secret that starts a few bytes before
+// the host's stderr cut leaves no part of it in what invoke prints (the
+// kept stderr, the raw exchange) or the history: the cut drops the end
+// that begins a secret.
+func TestSecretAtStderrCutDropped(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.cut", "--json", "--trace",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if code != ExitOK {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	var res struct {
+		Stderr    string `json:"stderr"`
+		Truncated bool   `json:"stderr_truncated"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("invoke --json: %v", err)
+	}
+	if !res.Truncated || !strings.HasSuffix(res.Stderr, "ppp") {
+		t.Fatalf("stderr cut %v, ends %q", res.Truncated, res.Stderr[max(0, len(res.Stderr)-20):])
+	}
+	part := leakSecret[:6]
+	if strings.Contains(out+errb, "p"+part) {
+		t.Errorf("invoke shows the secret's start %q at the cut", part)
+	}
+	runs, _ := filepath.Glob(filepath.Join(home, "history", "runs", "*"))
+	for _, r := range runs {
+		if b, _ := os.ReadFile(r); strings.Contains(string(b), "p"+part) {
+			t.Errorf("%s keeps the secret's start %q", r, part)
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"modbay/modproto"
 	"modbay/schema"
@@ -56,15 +58,40 @@ func joinEchoes(a, b []schema.Echo) []schema.Echo {
 	return out
 }
 
-// maskingOptions wraps opts' events and recorder to mask echoes.
-func maskingOptions(opts RunOptions, echoes []schema.Echo) RunOptions {
+// maskingOptions wraps opts' events and recorder to mask echoes. A
+// secret split across stderr chunks is masked too: the end of a chunk
+// that begins one (schema.EchoPrefixLen) is held back and joined to the
+// next; done, called once the run ended, sends what is held, or drops it
+// when the stderr was cut there (cut: the rest of a secret may follow).
+func maskingOptions(opts RunOptions, echoes []schema.Echo) (_ RunOptions, done func(cut bool)) {
+	done = func(bool) {}
 	if len(echoes) == 0 {
-		return opts
+		return opts, done
 	}
 	opts.echoes = echoes
 	if next := opts.Events; next != nil {
+		var mu sync.Mutex
+		var held []byte
+		var heldID string // the request id of the event held from
+		done = func(cut bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(held) > 0 && !cut {
+				next(Event{RequestID: heldID, Stderr: held})
+			}
+			held = nil
+		}
 		opts.Events = func(ev Event) {
-			ev.Stderr = maskBytes(ev.Stderr, echoes)
+			if len(ev.Stderr) > 0 {
+				mu.Lock()
+				defer mu.Unlock()
+				b := maskBytes(append(held, ev.Stderr...), echoes)
+				k := schema.EchoPrefixLen(b, echoes)
+				held, heldID = bytes.Clone(b[len(b)-k:]), ev.RequestID
+				if ev.Stderr = b[:len(b)-k]; len(ev.Stderr) == 0 {
+					return
+				}
+			}
 			if ev.Job != nil {
 				j := *ev.Job
 				maskJob(&j, echoes)
@@ -86,10 +113,19 @@ func maskingOptions(opts RunOptions, echoes []schema.Echo) RunOptions {
 	if next := opts.Record; next != nil {
 		opts.Record = func(f Frame) {
 			f.Data = maskBytes(f.Data, echoes)
+			if f.Kind == FrameStderr && len(f.Data) >= StderrCap {
+				f.Data = cutEcho(f.Data, echoes) // kept up to the cap: maybe cut
+			}
 			next(f)
 		}
 	}
-	return opts
+	return opts, done
+}
+
+// cutEcho drops the end of b that begins a secret (the stderr kept was
+// cut there, so the rest of it may have followed).
+func cutEcho(b []byte, echoes []schema.Echo) []byte {
+	return b[:len(b)-schema.EchoPrefixLen(b, echoes)]
 }
 
 func maskBytes(b []byte, echoes []schema.Echo) []byte {
@@ -111,6 +147,9 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		res.Beside, _ = schema.MaskEchoesJSON(res.Beside, echoes)
 	}
 	res.Stderr = maskString(res.Stderr, echoes)
+	if res.StderrTruncated {
+		res.Stderr = string(cutEcho([]byte(res.Stderr), echoes))
+	}
 	if res.Host != nil {
 		res.Host.Detail = maskString(res.Host.Detail, echoes)
 		for i := range res.Host.Violations {

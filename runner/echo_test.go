@@ -18,7 +18,7 @@ func TestMaskingOptionsMaskEveryEvent(t *testing.T) {
 	echoes := []schema.Echo{{Pointer: "/api_key", Why: "writeOnly", Value: "sk-live-4242"}}
 	var got []Event
 	var frames []Frame
-	opts := maskingOptions(RunOptions{Events: func(ev Event) { got = append(got, ev) }, Record: func(f Frame) { frames = append(frames, f) }}, echoes)
+	opts, _ := maskingOptions(RunOptions{Events: func(ev Event) { got = append(got, ev) }, Record: func(f Frame) { frames = append(frames, f) }}, echoes)
 	opts.Events(Event{Stderr: []byte("key sk-live-4242\n")})
 	opts.Events(Event{Progress: &Progress{Message: "at sk-live-4242"}})
 	opts.Events(Event{Log: &LogLine{Text: "logged sk-live-4242"}})
@@ -175,5 +175,35 @@ func TestMaskResultEveryEnvelopeString(t *testing.T) {
 	maskResult(&Result{Envelope: &modproto.Envelope{Error: e}}, []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: "time"}})
 	if e.Code != "timeout" {
 		t.Errorf("protocol code masked: %q", e.Code)
+	}
+}
+
+// TestMaskingOptionsJoinSplitStderr: a secret split across stderr
+// chunks reaches the caller masked, the chunks joined as written; the
+// end held back is sent when the run ends, or dropped when the stderr
+// was cut there; a stderr frame kept up to the cap loses the start of a
+// secret at its end.
+func TestMaskingOptionsJoinSplitStderr(t *testing.T) {
+	const k = "KKKKsecK"
+	echoes := []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: k}}
+	for _, cut := range []bool{false, true} {
+		var got strings.Builder
+		var frames []Frame
+		opts, done := maskingOptions(RunOptions{Events: func(ev Event) { got.Write(ev.Stderr) }, Record: func(f Frame) { frames = append(frames, f) }}, echoes)
+		for _, c := range []string{"live " + k[:5], k[5:] + " tail\n", "a KK", "KK", "sec", "K!\n", "end " + k[:4]} {
+			opts.Events(Event{Stderr: []byte(c)})
+		}
+		done(cut)
+		want := "live " + echoes[0].Label() + " tail\na " + echoes[0].Label() + "!\nend "
+		if !cut {
+			want += k[:4]
+		}
+		if got.String() != want {
+			t.Errorf("cut %v: stderr seen\n%q, want\n%q", cut, got.String(), want)
+		}
+		opts.Record(Frame{Kind: FrameStderr, Data: []byte(strings.Repeat("p", StderrCap-5) + k[:5])})
+		if d := frames[0].Data; len(d) != StderrCap-5 {
+			t.Errorf("the frame kept at the cap ends %q", d[len(d)-10:])
+		}
 	}
 }

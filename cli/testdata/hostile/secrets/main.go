@@ -3,8 +3,8 @@
 // every name the host shows, records or makes a file of: artifact ids,
 // paths (file names), titles, media type parameters and presentations,
 // a job id, its detail, stderr and warnings, an error's code and
-// message, the provider and an unknown envelope key. Its id is
-// "secrets", so its executable must be named so.
+// message, the provider, an unknown envelope key and stderr where the
+// host cuts it. Its id is "secrets", so its executable must be named so.
 package main
 
 import (
@@ -59,6 +59,12 @@ func main() {
 			file(ws, "e", "ok.txt", "text/plain", "", "Report for "+key), // title: masked
 		}
 		reply(req.RequestID, true, map[string]any{"echo": "key=" + key}, []string{"used " + key}, arts, nil)
+	case "s.cut":
+		// The host keeps 64 KiB of stderr: the key starts 6 bytes before
+		// the cut (after the debug line above).
+		pad := 64<<10 - len("debug: key "+key+"\n") - 6
+		os.Stderr.WriteString(strings.Repeat("p", pad) + key + "\n")
+		reply(req.RequestID, true, map[string]any{}, nil, nil, nil)
 	case "s.fail":
 		reply(req.RequestID, false, nil, []string{"w " + key}, nil, map[string]any{"code": "c_" + key, "message": "echo " + key,
 			"retryable": false, "details": map[string]any{"in": key, key: 1}})
@@ -149,6 +155,7 @@ func describe() {
 		"module": id, "name": "Secrets", "version": "1.0.0", "protocol_versions": []string{"xibodev.module/v1"},
 		"capabilities": []any{
 			capability("s.arts", "Echoes the key into its artifacts.", nil),
+			capability("s.cut", "Writes the key across the stderr cut.", nil),
 			capability("s.fail", "Fails with the key in its code.", nil),
 			capability("s.every", "Echoes the key into every string of its envelope.", nil),
 			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
