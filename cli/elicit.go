@@ -157,6 +157,12 @@ func (a *elicitAsker) field(ctx context.Context, f elicitField) (json.RawMessage
 // prompt writes p to stderr and reads one line from standard input,
 // trimmed; false at end of input or when ctx ends first.
 func (a *elicitAsker) prompt(ctx context.Context, p string) (string, bool) {
+	l, ok := a.promptRaw(ctx, p)
+	return strings.TrimSpace(l), ok
+}
+
+// promptRaw is prompt without the trimming: the line as typed.
+func (a *elicitAsker) promptRaw(ctx context.Context, p string) (string, bool) {
 	if a.lines == nil {
 		// The reader's goroutine lives until standard input ends: a read
 		// cannot be interrupted, and the process ends with the invoke.
@@ -172,7 +178,7 @@ func (a *elicitAsker) prompt(ctx context.Context, p string) (string, bool) {
 	io.WriteString(a.errOut, p)
 	select {
 	case l, ok := <-a.lines:
-		return strings.TrimSpace(l), ok
+		return strings.TrimSuffix(l, "\r"), ok
 	case <-ctx.Done():
 		fmt.Fprintln(a.errOut)
 		return "", false
@@ -309,7 +315,8 @@ const maxSamplingLines = 40
 // sample answers a sampling request: it prints the request (sanitized,
 // each message cut at maxSamplingLines), then answers with
 // --sampling-input, or on a terminal reads the reply the person types
-// (one line; an empty one declines), else declines.
+// (lines up to one holding only "."; an empty first line declines),
+// else declines.
 func (a *elicitAsker) sample(ctx context.Context, e runner.Elicitation) (runner.ElicitAnswer, error) {
 	w, sr := a.errOut, e.Sampling
 	fmt.Fprintf(w, "%s asks for a model's reply mid-call (sampling; modbay calls no model, a person writes it)\n", clean(a.from))
@@ -346,14 +353,35 @@ func (a *elicitAsker) sample(ctx context.Context, e runner.Elicitation) (runner.
 		fmt.Fprintln(w, "modbay: declined: no terminal to ask on (pass --sampling-input TEXT|@FILE|@- to answer it)")
 		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
 	}
-	line, ok := a.prompt(ctx, "reply (one line, sent as the model's message; empty declines): ")
+	line, ok := a.prompt(ctx, "reply, sent as the model's message (end it with a line holding only \".\"; an empty first line declines):\n")
 	switch {
 	case !ok:
 		return runner.ElicitAnswer{Action: runner.ElicitCancel}, ctx.Err()
 	case line == "":
 		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
 	}
-	content, _ := json.Marshal(map[string]string{"reply": line})
+	// The first line was trimmed; the rest are kept as typed.
+	reply := []string{line}
+	size := len(line)
+	for line != "." {
+		raw, ok := a.promptRaw(ctx, "")
+		if !ok && ctx.Err() != nil {
+			return runner.ElicitAnswer{Action: runner.ElicitCancel}, ctx.Err()
+		}
+		if !ok || raw == "." {
+			// The end mark, or standard input ended: the reply is what came.
+			break
+		}
+		if size += len(raw) + 1; size > maxInputFileBytes {
+			fmt.Fprintf(w, "modbay: the reply is cut at %d bytes\n", maxInputFileBytes)
+			break
+		}
+		reply = append(reply, raw)
+	}
+	if reply[0] == "." {
+		return runner.ElicitAnswer{Action: runner.ElicitDecline}, nil
+	}
+	content, _ := json.Marshal(map[string]string{"reply": strings.Join(reply, "\n")})
 	return runner.ElicitAnswer{Action: runner.ElicitAccept, Content: content}, nil
 }
 

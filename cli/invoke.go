@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,21 +75,20 @@ type InvokeOptions struct {
 	samplingValue json.RawMessage
 }
 
-// readSamplingInput reads --sampling-input: JSON text, @FILE or @- (not
-// when --input is @- too), holding the reply as a JSON string, an object
-// with "reply", or an MCP CreateMessageResult (its text content).
+// readSamplingInput reads --sampling-input: text, @FILE or @- (not when
+// --input is @- too), holding the reply (samplingReply).
 func (o *InvokeOptions) readSamplingInput() error {
 	if o.SamplingInput == "" {
 		return nil
 	}
 	if o.SamplingInput == "@-" && o.Input == "@-" {
-		return errors.New("@- is taken by --input: give JSON text or @FILE")
+		return errors.New("@- is taken by --input: give the reply, or @FILE")
 	}
-	v, err := readInput(o.SamplingInput, o.IO.In)
+	b, err := readRaw(o.SamplingInput, o.IO.In)
 	if err != nil {
 		return err
 	}
-	reply, err := samplingReply(v)
+	reply, err := samplingReply(b)
 	if err != nil {
 		return err
 	}
@@ -96,28 +96,68 @@ func (o *InvokeOptions) readSamplingInput() error {
 	return nil
 }
 
-// samplingReply is the reply text of a --sampling-input value.
-func samplingReply(v json.RawMessage) (string, error) {
+// samplingReply is the reply text of a --sampling-input value: JSON when
+// it starts with '{' or '"' (a JSON string, {"reply": TEXT}, or a
+// sampling result {"role":"assistant","content":...} whose content is a
+// text block or a list of them, joined by newlines), else the text itself,
+// every line of it, less one final newline. The errors: JSON that does
+// not parse (line and column), a shape other than those, a role other
+// than assistant, an empty reply.
+func samplingReply(b []byte) (string, error) {
+	shapes := `want the reply as text, a JSON string, {"reply": TEXT}, or a sampling result {"role":"assistant","content":{"type":"text","text":TEXT}}`
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return "", errors.New("the reply is empty (" + shapes + ")")
+	}
+	if trimmed[0] != '{' && trimmed[0] != '"' {
+		text := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+		if !utf8.ValidString(text) {
+			return "", errors.New("the reply is not UTF-8 text")
+		}
+		return text, nil
+	}
+	if why := modproto.JSONProblem(trimmed); why != "" {
+		return "", errors.New(why)
+	}
 	var text string
-	if json.Unmarshal(v, &text) == nil {
+	if json.Unmarshal(trimmed, &text) == nil {
 		return text, nil
 	}
 	var obj struct {
-		Reply   *string `json:"reply"`
-		Content *struct {
-			Type string  `json:"type"`
-			Text *string `json:"text"`
-		} `json:"content"`
+		Reply   *string         `json:"reply"`
+		Role    *string         `json:"role"`
+		Content json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(v, &obj) == nil {
-		switch {
-		case obj.Reply != nil:
-			return *obj.Reply, nil
-		case obj.Content != nil && obj.Content.Type == "text" && obj.Content.Text != nil:
-			return *obj.Content.Text, nil
+	if json.Unmarshal(trimmed, &obj) != nil {
+		return "", errors.New(shapes)
+	}
+	if obj.Reply != nil {
+		return *obj.Reply, nil
+	}
+	if obj.Role != nil && *obj.Role != "assistant" {
+		return "", fmt.Errorf("role %q: a sampling reply is the assistant's", *obj.Role)
+	}
+	type block struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	var blocks []block
+	var one block
+	switch {
+	case json.Unmarshal(obj.Content, &one) == nil && one.Type != "":
+		blocks = []block{one}
+	case json.Unmarshal(obj.Content, &blocks) == nil && len(blocks) > 0:
+	default:
+		return "", errors.New(shapes)
+	}
+	var parts []string
+	for i, bl := range blocks {
+		if bl.Type != "text" || bl.Text == nil {
+			return "", fmt.Errorf("content block %d is %q: modbay sends a text reply only", i, bl.Type)
 		}
+		parts = append(parts, *bl.Text)
 	}
-	return "", errors.New(`want the reply as a JSON string, {"reply": TEXT}, or a sampling result {"role":"assistant","content":{"type":"text","text":TEXT}}`)
+	return strings.Join(parts, "\n"), nil
 }
 
 // readElicitInput reads --elicit-input: JSON text or @FILE; standard
@@ -186,9 +226,10 @@ answered cancel).
 
 A server may ask for a model's reply (MCP sampling). modbay calls no model:
 on a terminal it shows the request (system prompt, messages, model
-preferences) and you write the reply; without a terminal it declines.
---sampling-input TEXT|@FILE|@- answers every sampling request with that
-reply. A URL the server asks you to open is printed, never opened.
+preferences) and you write the reply, ending it with a line holding only
+"."; without a terminal it declines. --sampling-input TEXT|@FILE|@- answers
+every sampling request with that reply (plain text of any number of lines,
+or JSON). A URL the server asks you to open is printed, never opened.
 
 Exit status: 0 ok, 1 the module returned an error, 2 usage, 3 approval required,
 4 host verdict (spawn, invalid JSON, protocol violation, timeout, output too
@@ -216,7 +257,7 @@ email, and a number no reader can hold: 1e999, 1e-400, an integer past 2^53).`,
 	f.BoolVar(&opts.Trace, "trace", false, "show the raw exchange (argv, env, request file, stdout, stderr, exit, timings) and the lines that repeat the call")
 	f.BoolVar(&opts.Detach, "detach", false, "for a long-running capability: print the job's run id once its handle arrives and leave the job running (modbay jobs wait RUN)")
 	f.StringVar(&opts.ElicitInput, "elicit-input", "", "answer every question the module asks mid-call (an MCP elicitation) with accept and this JSON value (text or @FILE); default: ask on a terminal, else decline")
-	f.StringVar(&opts.SamplingInput, "sampling-input", "", "answer every sampling request of the call (an MCP sampling/createMessage; no model is called) with this reply: JSON text, @FILE or @- (a JSON string, {\"reply\": TEXT} or a sampling result); default: ask on a terminal, else decline")
+	f.StringVar(&opts.SamplingInput, "sampling-input", "", "answer every sampling request of the call (an MCP sampling/createMessage; no model is called) with this reply: text, @FILE or @- (plain text, every line of it, or JSON: a string, {\"reply\": TEXT} or a sampling result); default: ask on a terminal, else decline")
 	f.BoolVar(&opts.Refresh, "refresh", false, "for an MCP server: list its tools again, and start it even when it failed to connect a moment ago")
 	f.StringArrayVar(&opts.Artifacts, "artifact", nil, "hand an artifact of an earlier run to a read root of this one: ROOT=RUN:ARTIFACT_ID (repeatable)")
 	f.DurationVar(&opts.Deadline, "deadline", 0, "override the deadline (e.g. 30s); the whole process tree is killed when it passes")
@@ -541,10 +582,24 @@ func (o *InvokeOptions) refuse(r *refusal) error {
 // readInput reads --input: "" → {}, "@-" → stdin, "@FILE" → the file, else
 // the text itself; it must be valid JSON.
 func readInput(s string, stdin io.Reader) (json.RawMessage, error) {
+	if s == "" {
+		return json.RawMessage(`{}`), nil
+	}
+	b, err := readRaw(s, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if why := modproto.JSONProblem(b); why != "" {
+		return nil, errors.New(why)
+	}
+	return json.RawMessage(b), nil
+}
+
+// readRaw is the bytes s gives: standard input for @-, the file for
+// @FILE, else s itself; at most maxInputFileBytes.
+func readRaw(s string, stdin io.Reader) ([]byte, error) {
 	var b []byte
 	switch {
-	case s == "":
-		return json.RawMessage(`{}`), nil
 	case s == "@-":
 		var err error
 		if b, err = io.ReadAll(io.LimitReader(stdin, maxInputFileBytes+1)); err != nil {
@@ -565,10 +620,7 @@ func readInput(s string, stdin io.Reader) (json.RawMessage, error) {
 	if len(b) > maxInputFileBytes {
 		return nil, fmt.Errorf("larger than %d bytes", maxInputFileBytes)
 	}
-	if why := modproto.JSONProblem(b); why != "" {
-		return nil, errors.New(why)
-	}
-	return json.RawMessage(b), nil
+	return b, nil
 }
 
 // refusalOut is the --json shape of an invoke that did not run: a usage

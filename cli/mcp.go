@@ -85,23 +85,27 @@ func (o *MCPImportOptions) reader() *bufio.Reader {
 	return o.in
 }
 
-// askNpxStart asks, on a terminal, whether npx server s gets what npx
-// needs just to start (mcp.GrantNpxStart); without a terminal, on a dry
-// run or an answer other than y it gets nothing, and its notes say what
-// to add.
-func (o *MCPImportOptions) askNpxStart(s *mcp.Imported) {
-	if !mcp.IsNpx(s.Server) || o.DryRun || !o.IO.IsTerminal(o.IO.In) || !o.IO.IsTerminal(o.IO.Out) {
+// askStart asks, on a terminal, whether server s gets what its launcher
+// (npx, uvx, pipx run, python -m) needs just to start (mcp.StartNeedsOf,
+// mcp.GrantStart); without a terminal, on a dry run or an answer other
+// than y it gets nothing, and its notes say what to add.
+func (o *MCPImportOptions) askStart(s *mcp.Imported) {
+	if o.DryRun || !o.IO.IsTerminal(o.IO.In) || !o.IO.IsTerminal(o.IO.Out) {
 		return
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(o.IO.Out, "%s runs with npx, which needs, just to start, the network and an npm cache it can write and run programs from (%s): grant both for the server's whole life? [y/N] ",
-		render.SanitizeLine(s.ID), filepath.Join(home, ".npm"))
+	n, ok := mcp.StartNeedsOf(s.Server, home)
+	if !ok {
+		return
+	}
+	fmt.Fprintf(o.IO.Out, "%s runs with %s, which needs, just to start, %s: grant it for the server's whole life? [y/N] ",
+		render.SanitizeLine(s.ID), n.Launcher, render.SanitizeLine(n.What))
 	ans, _ := o.reader().ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(ans)); a == "y" || a == "yes" {
-		mcp.GrantNpxStart(s, home)
+		mcp.GrantStart(s, n)
 	}
 }
 
@@ -212,7 +216,7 @@ func mcpImportRun(_ context.Context, o *MCPImportOptions) error {
 			for _, n := range s.Notes {
 				fmt.Fprintf(out, "  %-20s note: %s\n", "", render.SanitizeLine(n))
 			}
-			o.askNpxStart(&s)
+			o.askStart(&s)
 			all = append(all, s)
 		}
 	}

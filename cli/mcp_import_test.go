@@ -94,10 +94,44 @@ func TestMCPImportAsksForWhatNpxNeeds(t *testing.T) {
 		}
 		srv := c.MCPServers["memory"]
 		granted := srv.Network && srv.Env["npm_config_cache"] != "" && len(srv.Roots) == 0 && srv.Needs[srv.Env["npm_config_cache"]] == config.RootRWX
-		if !strings.Contains(out.String(), "grant both for the server's whole life? [y/N]") || granted != (answer == "y\n") {
+		if !strings.Contains(out.String(), "memory runs with npx, which needs, just to start, the network and an npm cache it can write and run programs from") ||
+			!strings.Contains(out.String(), "grant it for the server's whole life? [y/N]") || granted != (answer == "y\n") {
 			t.Errorf("answer %q: granted %v (%+v)\n%s", answer, granted, srv, out)
 		}
 		if !strings.Contains(out.String(), "npm install --prefix ~/mcp/memory @modelcontextprotocol/server-memory") {
+			t.Errorf("the install-once recipe is not offered:\n%s", out)
+		}
+	}
+}
+
+// TestMCPImportAsksForWhatUvxNeeds: a uvx server is asked about as an npx
+// one is (the network, uv's cache and its folder), and offered uv tool
+// install; answered y its folders go under needs:, never roots:;
+// answered n it gets none of it.
+func TestMCPImportAsksForWhatUvxNeeds(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"fetch":{"command":"uvx","args":["mcp-server-fetch"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []string{"\n", "y\n"} {
+		home := t.TempDir()
+		ios, out, _ := fakeStreams(true)
+		ios.In = strings.NewReader(answer)
+		ios.IsTerminal = func(any) bool { return true }
+		o := &MCPImportOptions{IO: ios, G: &globals{home: home, io: ios}, Files: []string{file}}
+		if err := mcpImportRun(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		c, err := config.Load(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := c.MCPServers["fetch"]
+		granted := srv.Network && srv.Env["UV_CACHE_DIR"] != "" && len(srv.Roots) == 0 && len(srv.Needs) == 2 && srv.Needs[srv.Env["UV_CACHE_DIR"]] == config.RootRWX
+		if !strings.Contains(out.String(), "fetch runs with uvx, which needs, just to start, the network, uv's cache") || granted != (answer == "y\n") {
+			t.Errorf("answer %q: granted %v (%+v)\n%s", answer, granted, srv, out)
+		}
+		if !strings.Contains(out.String(), "or install it once: uv tool install mcp-server-fetch") {
 			t.Errorf("the install-once recipe is not offered:\n%s", out)
 		}
 	}

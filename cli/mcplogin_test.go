@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestMCPLoginRefusals: login names only remote streamable HTTP servers
-// of config.yaml; logout of a server never signed in says so, and of
+// TestMCPLoginRefusals: login names only remote servers of config.yaml
+// (an SSE one is tried, here an address nothing listens on); logout of a server never signed in says so, and of
 // one signed in removes its token file.
 func TestMCPLoginRefusals(t *testing.T) {
 	home := t.TempDir()
@@ -19,8 +19,8 @@ func TestMCPLoginRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"mcp", "login", "nope"}, ExitUsage, `no MCP server "nope"`},
-		{[]string{"mcp", "login", "local"}, ExitHostVerdict, "not a streamable HTTP server"},
-		{[]string{"mcp", "login", "old"}, ExitHostVerdict, "not a streamable HTTP server"},
+		{[]string{"mcp", "login", "local"}, ExitHostVerdict, "not a remote server (url)"},
+		{[]string{"mcp", "login", "old"}, ExitHostVerdict, "old: sign-in: "},
 		{[]string{"mcp", "logout", "local"}, ExitOK, "local: not signed in"},
 	} {
 		code, _, stderr := run(t, append([]string{"--home", home}, tc.args...)...)

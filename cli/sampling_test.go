@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"modbay/runner"
 )
 
 // samplingServer is a remote MCP server whose "think" tool asks the
@@ -76,9 +78,16 @@ func said(t *testing.T, out string) string {
 // assistant's message from no model.
 func TestInvokeSampling(t *testing.T) {
 	home := samplingServer(t)
-	file := filepath.Join(t.TempDir(), "reply.json")
-	if err := os.WriteFile(file, []byte(`{"role":"assistant","content":{"type":"text","text":"four"}}`), 0o600); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	file, text, blocks := filepath.Join(dir, "reply.json"), filepath.Join(dir, "reply.txt"), filepath.Join(dir, "blocks.json")
+	for name, body := range map[string]string{
+		file:   `{"role":"assistant","content":{"type":"text","text":"four"}}`,
+		text:   "Four.\n\n  Because 2+2=4.\n",
+		blocks: `{"role":"assistant","content":[{"type":"text","text":"Four."},{"type":"text","text":"Sure."}]}`,
+	} {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tc := range []struct {
 		name, stdin, want string
@@ -88,6 +97,10 @@ func TestInvokeSampling(t *testing.T) {
 		{"text", "", `"text":"four"`, []string{"--sampling-input", `"four"`}},
 		{"file", "", `"text":"four"`, []string{"--sampling-input", "@" + file}},
 		{"stdin", `{"reply":"four"}`, `"text":"four"`, []string{"--sampling-input", "@-"}},
+		{"text file, lines kept", "", `"text":"Four.\n\n  Because 2+2=4."`, []string{"--sampling-input", "@" + text}},
+		{"stdin text", "Four.\nSure.\n", `"text":"Four.\nSure."`, []string{"--sampling-input", "@-"}},
+		{"blocks", "", `"text":"Four.\nSure."`, []string{"--sampling-input", "@" + blocks}},
+		{"plain flag text", "", `"text":"four"`, []string{"--sampling-input", "four"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--home", home, "invoke", "thinker", "think", "--json"}, tc.args...)
@@ -112,8 +125,16 @@ func TestInvokeSampling(t *testing.T) {
 			}
 		})
 	}
-	if code, _, stderr := run(t, "--home", home, "invoke", "thinker", "think", "--sampling-input", `{"x":1}`); code != ExitUsage || !strings.Contains(stderr, "--sampling-input: want the reply") {
-		t.Errorf("a malformed --sampling-input: exit %d, stderr %s", code, stderr)
+	for in, want := range map[string]string{
+		`{"x":1}`:                 "--sampling-input: want the reply",
+		"{\n  \"reply\": four\n}": "line 2, column",
+		`{"role":"user","content":{"type":"text","text":"x"}}`:            `role "user": a sampling reply is the assistant's`,
+		`{"role":"assistant","content":[{"type":"image","data":"AA=="}]}`: `content block 0 is "image"`,
+		" \n": "the reply is empty",
+	} {
+		if code, _, stderr := run(t, "--home", home, "invoke", "thinker", "think", "--sampling-input", in); code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("--sampling-input %q: exit %d, stderr %s; want %q", in, code, stderr, want)
+		}
 	}
 	if code, _, stderr := run(t, "--home", home, "invoke", "thinker", "think", "--input", "@-", "--sampling-input", "@-"); code != ExitUsage || !strings.Contains(stderr, "@- is taken by --input") {
 		t.Errorf("--sampling-input @- beside --input @-: exit %d, stderr %s", code, stderr)
@@ -150,4 +171,30 @@ func runIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 	ios.In = strings.NewReader(stdin)
 	code := execute(context.Background(), args, ios, nil)
 	return code, out.String(), errb.String()
+}
+
+// TestSamplingTypedLines: on a terminal the reply is every line typed up
+// to one holding only ".", kept as typed after the first; an empty first
+// line or "." declines; standard input ending ends the reply.
+func TestSamplingTypedLines(t *testing.T) {
+	for _, tc := range []struct{ typed, action, reply string }{
+		{"Four.\n  indented\n\nlast\n.\nignored\n", "accept", "Four.\n  indented\n\nlast"},
+		{"one line\n.\n", "accept", "one line"},
+		{"no end mark\nsecond", "accept", "no end mark\nsecond"},
+		{"\n", "decline", ""},
+		{".\n", "decline", ""},
+	} {
+		var errb strings.Builder
+		a := &elicitAsker{in: strings.NewReader(tc.typed), errOut: &errb, terminal: true, from: "asker"}
+		ans, err := a.sample(context.Background(), runner.Elicitation{Sampling: &runner.SamplingRequest{}})
+		if err != nil || string(ans.Action) != tc.action {
+			t.Errorf("typed %q: %+v %v, want %s", tc.typed, ans, err, tc.action)
+			continue
+		}
+		var got struct{ Reply string }
+		_ = json.Unmarshal(ans.Content, &got)
+		if got.Reply != tc.reply {
+			t.Errorf("typed %q: reply %q, want %q", tc.typed, got.Reply, tc.reply)
+		}
+	}
 }

@@ -73,6 +73,10 @@ type MCPLimits struct {
 	// included, in bytes (0: the config's max_output_bytes when set,
 	// else MCPDefaultMaxOutputBytes); at most MCPMaxOutputBytes.
 	MaxOutputBytes int `yaml:"max_output_bytes,omitempty"`
+	// InitializeSeconds bounds starting the server and its answer to
+	// initialize, in seconds (0: 10, or 60 for a command that fetches its
+	// package first, as npx and uvx do); at most MCPMaxInitializeSeconds.
+	InitializeSeconds int `yaml:"initialize_seconds,omitempty"`
 	// Process are a stdio server's process limits, the config's own
 	// `limits:` keys written inline (they replace the config's for this
 	// server when any is set).
@@ -88,6 +92,8 @@ const (
 	// MCPMaxOutputBytes is the most an entry may set: the MCP SDK reads
 	// one JSON-RPC frame of at most 16 MiB.
 	MCPMaxOutputBytes = 16 << 20
+	// MCPMaxInitializeSeconds is the longest limits.initialize_seconds.
+	MCPMaxInitializeSeconds = 600
 )
 
 // Root modes of an MCP server's roots.
@@ -153,6 +159,9 @@ func CheckMCPServer(id string, s MCPServer) error {
 	}
 	if n := s.Limits.MaxOutputBytes; n < 0 || n > MCPMaxOutputBytes {
 		return fmt.Errorf("mcp_servers.%s: limits.max_output_bytes %d is not between 0 and %d (the most one MCP message may hold)", id, n, MCPMaxOutputBytes)
+	}
+	if n := s.Limits.InitializeSeconds; n < 0 || n > MCPMaxInitializeSeconds {
+		return fmt.Errorf("mcp_servers.%s: limits.initialize_seconds %d is not between 0 and %d", id, n, MCPMaxInitializeSeconds)
 	}
 	if s.LogLevel != "" && !slices.Contains(MCPLogLevels, s.LogLevel) {
 		return fmt.Errorf("mcp_servers.%s: log_level %q is not one of %s", id, s.LogLevel, strings.Join(MCPLogLevels, ", "))

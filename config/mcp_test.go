@@ -20,6 +20,7 @@ func TestLoadMCPServers(t *testing.T) {
     limits:
       max_output_bytes: 4194304
       open_files: 256
+      initialize_seconds: 120
   remote:
     url: https://mcp.example.com/mcp
     headers:
@@ -34,7 +35,7 @@ func TestLoadMCPServers(t *testing.T) {
 	}
 	gh, rm := c.MCPServers["github"], c.MCPServers["remote"]
 	if gh.Transport() != "stdio" || !slices.Equal(gh.Args, []string{"-y", "@modelcontextprotocol/server-github"}) || gh.Env["GITHUB_TOKEN"] != "${GITHUB_TOKEN}" || !gh.Network ||
-		gh.Limits.MaxOutputBytes != 4<<20 || gh.Limits.Process.OpenFiles != 256 {
+		gh.Limits.MaxOutputBytes != 4<<20 || gh.Limits.Process.OpenFiles != 256 || gh.Limits.InitializeSeconds != 120 {
 		t.Errorf("github = %+v", gh)
 	}
 	if rm.Transport() != "http" || rm.Headers["Authorization"] != "Bearer ${API_KEY}" {
@@ -76,6 +77,9 @@ func TestCheckMCPServer(t *testing.T) {
 		{"x", MCPServer{Command: "a", Roots: map[string]string{"/d": "rx"}}, "mode"},
 		{"x", MCPServer{Command: "a", Roots: map[string]string{"/d": RootRWX, "/e": RootRO, "/f": RootRW}}, ""},
 		{"x", MCPServer{Command: "a", Roots: map[string]string{"d": "ro"}}, "absolute"},
+		{"x", MCPServer{Command: "a", Limits: MCPLimits{InitializeSeconds: 601}}, "initialize_seconds"},
+		{"x", MCPServer{Command: "a", Limits: MCPLimits{InitializeSeconds: -1}}, "initialize_seconds"},
+		{"x", MCPServer{URL: "https://h/mcp", Limits: MCPLimits{InitializeSeconds: 600}}, ""},
 	} {
 		err := CheckMCPServer(tc.id, tc.s)
 		switch {

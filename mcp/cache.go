@@ -30,8 +30,8 @@ import (
 // again. 2: tool schemas kept as the server wrote them (property order),
 // not re-encoded from Go maps (sorted). 3: resources, templates and
 // prompts as hidden capabilities (surface.go), tools requiring tasks left
-// out.
-const listFormat = 3
+// out. 4: the prompt conversation's artifact kind (KindPrompt).
+const listFormat = 4
 
 // cacheSubdir is the folder of the state files under the home's cache.
 const cacheSubdir = "mcp"

@@ -67,7 +67,7 @@ func TestListCache(t *testing.T) {
 	src.Close()
 
 	m, h, src := discover()
-	if !m.Cached || m.Status != runner.StatusReady || tools(m.Descriptor) != 12 || starts(t, startsFile) != 1 {
+	if !m.Cached || m.Status != runner.StatusReady || tools(m.Descriptor) != 13 || starts(t, startsFile) != 1 {
 		t.Fatalf("second list: cached=%v %s, %d tools, %d starts; want the cached list, no start",
 			m.Cached, m.Status, tools(m.Descriptor), starts(t, startsFile))
 	}

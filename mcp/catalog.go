@@ -6,7 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"modbay/render"
+	"modbay/runner"
 )
 
 // MaxCatalog bounds the resources and the prompts kept of one server
@@ -45,14 +48,100 @@ type Listing struct {
 	Completions bool             `json:"completions"`
 }
 
-// ListedResource is one resource (MCP resources/list).
+// ListedResource is one resource (MCP resources/list), with its
+// annotations and its icons' metadata (never fetched).
 type ListedResource struct {
-	URI         string `json:"uri"`
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mimeType,omitempty"`
-	Size        int64  `json:"size,omitempty"`
+	URI         string             `json:"uri"`
+	Name        string             `json:"name"`
+	Title       string             `json:"title,omitempty"`
+	Description string             `json:"description,omitempty"`
+	MIMEType    string             `json:"mimeType,omitempty"`
+	Size        int64              `json:"size,omitempty"`
+	Annotations *ListedAnnotations `json:"annotations,omitempty"`
+	Icons       []ListedIcon       `json:"icons,omitempty"`
+}
+
+// ListedAnnotations are a resource's annotations as the server gave them.
+type ListedAnnotations struct {
+	Audience     []string `json:"audience,omitempty"`
+	Priority     float64  `json:"priority,omitempty"`
+	LastModified string   `json:"lastModified,omitempty"`
+}
+
+// ListedIcon is one icon's metadata: src is its URL, or a description of
+// a data: URI (runner.Icon).
+type ListedIcon struct {
+	Source   string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// maxIcons and maxAudience bound the icons and audience roles kept of
+// one resource.
+const (
+	maxIcons    = 8
+	maxAudience = 8
+	// maxIconURL bounds an icon's URL shown, in runes.
+	maxIconURL = 200
+)
+
+// resourceMeta is r's annotations and icons, every string bounded (clean
+// sanitizes them for describe; the cockpit sanitizes as it shows).
+func resourceMeta(r *sdk.Resource) (audience []string, priority float64, modified string, icons []runner.Icon) {
+	if a := r.Annotations; a != nil {
+		for i, role := range a.Audience {
+			if i == maxAudience {
+				break
+			}
+			audience = append(audience, cutRunes(string(role), 40))
+		}
+		priority, modified = min(max(a.Priority, 0), 1), cutRunes(a.LastModified, 64)
+	}
+	for i, ic := range r.Icons {
+		if i == maxIcons {
+			break
+		}
+		src := ic.Source
+		if rest, ok := strings.CutPrefix(src, "data:"); ok {
+			media, _, _ := strings.Cut(rest, ",")
+			media, _, _ = strings.Cut(media, ";")
+			src = "data: URI (" + render.HumanBytes(int64(len(ic.Source))) + "), not shown"
+			if ic.MIMEType == "" && media != "" {
+				ic.MIMEType = media
+			}
+		}
+		out := runner.Icon{Source: cutRunes(src, maxIconURL), MIMEType: cutRunes(ic.MIMEType, 100), Theme: cutRunes(string(ic.Theme), 20)}
+		for j, sz := range ic.Sizes {
+			if j == maxIcons {
+				break
+			}
+			out.Sizes = append(out.Sizes, cutRunes(sz, 20))
+		}
+		icons = append(icons, out)
+	}
+	return audience, priority, modified, icons
+}
+
+// listedMeta is resourceMeta's as describe --json lists it, sanitized.
+func listedMeta(r *sdk.Resource) (*ListedAnnotations, []ListedIcon) {
+	audience, priority, modified, icons := resourceMeta(r)
+	var ann *ListedAnnotations
+	if len(audience) > 0 || priority > 0 || modified != "" {
+		ann = &ListedAnnotations{Priority: priority, LastModified: clean(modified)}
+		for _, a := range audience {
+			ann.Audience = append(ann.Audience, clean(a))
+		}
+	}
+	var out []ListedIcon
+	for _, ic := range icons {
+		li := ListedIcon{Source: clean(ic.Source), MIMEType: clean(ic.MIMEType), Theme: clean(ic.Theme)}
+		for _, sz := range ic.Sizes {
+			li.Sizes = append(li.Sizes, clean(sz))
+		}
+		out = append(out, li)
+	}
+	return ann, out
 }
 
 // ListedTemplate is one resource template (resources/templates/list).
@@ -153,8 +242,10 @@ func (d *Driver) listCatalog(ctx context.Context, s *session) *Catalog {
 				c.MoreResources = true
 				break
 			}
-			l.Resources = append(l.Resources, ListedResource{URI: clean(r.URI), Name: clean(r.Name), Title: clean(r.Title),
-				Description: clean(r.Description), MIMEType: clean(r.MIMEType), Size: r.Size})
+			lr := ListedResource{URI: clean(r.URI), Name: clean(r.Name), Title: clean(r.Title),
+				Description: clean(r.Description), MIMEType: clean(r.MIMEType), Size: r.Size}
+			lr.Annotations, lr.Icons = listedMeta(r)
+			l.Resources = append(l.Resources, lr)
 			line := firstNonEmpty(r.Title, r.Name) + " — " + r.URI
 			if r.MIMEType != "" {
 				line += " · " + r.MIMEType

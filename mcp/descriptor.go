@@ -30,6 +30,9 @@ const (
 	KindAudio    = "mcp.audio"
 	KindResource = "mcp.resource"
 	KindLink     = "mcp.resource_link"
+	// KindPrompt is a prompt's messages as one conversation (prompts/get;
+	// promptDocument), beside each message's own block.
+	KindPrompt = "mcp.prompt"
 )
 
 // artifactSchemas describe the content-block kinds (docs/protocol.md §9: each a
@@ -40,10 +43,11 @@ var artifactSchemas = map[string]json.RawMessage{
 	KindAudio:    json.RawMessage(`{"description":"an MCP audio content block"}`),
 	KindResource: json.RawMessage(`{"description":"an MCP embedded resource"}`),
 	KindLink:     json.RawMessage(`{"description":"an MCP resource link (its URI, not its bytes)"}`),
+	KindPrompt:   json.RawMessage(`{"description":"an MCP prompt's messages, as one Markdown conversation"}`),
 }
 
 // kinds lists artifactSchemas' keys in a stable order.
-var kinds = []string{KindText, KindImage, KindAudio, KindResource, KindLink}
+var kinds = []string{KindText, KindImage, KindAudio, KindResource, KindLink, KindPrompt}
 
 // Hints are a tool's annotations with MCP's defaults applied to absent
 // ones (docs/protocol.md §11, MCP tools): readOnlyHint false, destructiveHint

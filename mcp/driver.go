@@ -37,17 +37,52 @@ const Origin = "mcp"
 // error before the SDK falls back to initialize.
 const ProtocolVersion = "2025-11-25"
 
-// ConnectTimeout bounds starting a server and its initialize handshake:
-// an npx server fetching its package is slow, one that never answers is
-// broken.
-const ConnectTimeout = 60 * time.Second
+// Bounds on starting a server and its initialize handshake when its
+// entry sets no limits.initialize_seconds: a server that has not answered
+// by then is broken (and held back, cache.go). A command that fetches its
+// package before it starts (FetchesPackage) gets longer.
+const (
+	InitializeTimeout         = 10 * time.Second
+	FetchingInitializeTimeout = 60 * time.Second
+)
 
 // maxSSEEvent bounds one server-sent event of an SSE server, in bytes:
 // the most one MCP message may hold (config.MCPMaxOutputBytes).
 const maxSSEEvent = config.MCPMaxOutputBytes
 
-// connectTimeout is ConnectTimeout, shortened by tests.
-var connectTimeout = ConnectTimeout
+// initializeTimeout is how long srv has to start and answer initialize:
+// its limits.initialize_seconds, else InitializeTimeout, or
+// FetchingInitializeTimeout for a command that fetches its package.
+func initializeTimeout(srv config.MCPServer) time.Duration {
+	switch {
+	case srv.Limits.InitializeSeconds > 0:
+		return time.Duration(srv.Limits.InitializeSeconds) * time.Second
+	case FetchesPackage(srv):
+		return FetchingInitializeTimeout
+	}
+	return InitializeTimeout
+}
+
+// FetchesPackage reports whether srv's command fetches the server's
+// package before running it: npx, bunx, uvx, or pipx run, uv tool run,
+// uv run --with, pnpm dlx, yarn dlx.
+func FetchesPackage(srv config.MCPServer) bool {
+	first := ""
+	if len(srv.Args) > 0 {
+		first = srv.Args[0]
+	}
+	switch filepath.Base(srv.Command) {
+	case "npx", "bunx", "uvx":
+		return true
+	case "pipx":
+		return first == "run"
+	case "uv":
+		return first == "tool" && len(srv.Args) > 1 && srv.Args[1] == "run" || first == "run" && slices.Contains(srv.Args, "--with")
+	case "pnpm", "yarn":
+		return first == "dlx"
+	}
+	return false
+}
 
 // clientName and clientVersion are what modbay tells servers it is.
 const (
@@ -110,6 +145,9 @@ type Driver struct {
 	// logLevel is the level asked for with logging/setLevel ("" is
 	// DefaultLogLevel); kept across restarts.
 	logLevel string
+	// logDue is set while an announcement of log messages between calls
+	// is due (announceLog).
+	logDue bool
 	// catalog is the server's resources and prompts as last listed (or
 	// read back with the cached tool list); nil before.
 	catalog *Catalog
@@ -487,7 +525,7 @@ func (d *Driver) watch(s *session) {
 }
 
 // dial starts (stdio) or reaches (http) the server and runs the MCP
-// handshake, within ConnectTimeout.
+// handshake, within initializeTimeout.
 func (d *Driver) dial(ctx context.Context) (*session, error) {
 	d.mu.Lock()
 	d.capturing, d.startFrames = true, nil
@@ -497,7 +535,8 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 		d.capturing = false
 		d.mu.Unlock()
 	}()
-	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	limit := initializeTimeout(d.srv)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	s := &session{done: make(chan struct{})}
 	var t sdk.Transport
@@ -575,7 +614,7 @@ func (d *Driver) dial(ctx context.Context) (*session, error) {
 	if err != nil {
 		timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil
 		if timedOut {
-			err = fmt.Errorf("the server did not answer initialize within %s", connectTimeout)
+			err = fmt.Errorf("the server did not answer initialize within %s (set with limits.initialize_seconds in its mcp_servers entry)", limit)
 		}
 		if s.proc != nil {
 			// A server that timed out exits once its stdin closes: that

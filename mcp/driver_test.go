@@ -101,10 +101,10 @@ func TestDiscoverAndApproval(t *testing.T) {
 	if d.Name != "Test Server" || d.Version != "0.3.1" {
 		t.Errorf("name %q version %q, want the implementation info", d.Name, d.Version)
 	}
-	// Two tools a page: all twelve come through pagination (beside the
+	// Two tools a page: all thirteen come through pagination (beside the
 	// hidden capabilities of its resources and prompt).
-	if tools(d) != 12 {
-		t.Fatalf("%d capabilities, want 12: %+v", len(d.Capabilities), d.Capabilities)
+	if tools(d) != 13 {
+		t.Fatalf("%d capabilities, want 13: %+v", len(d.Capabilities), d.Capabilities)
 	}
 	echo := d.Capability("echo")
 	if echo.Title != "Echo" || echo.Summary != "Echoes its text. Read-only, closed world." || echo.ResultSchema == "" {

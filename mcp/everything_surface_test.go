@@ -77,11 +77,14 @@ func TestServerEverythingSurface(t *testing.T) {
 		t.Errorf("name completions %q, %v", people, err)
 	}
 	res = f.run(m, PromptPrefix+"completable-prompt", `{"department":"Sales","name":"Eve"}`, runner.RunOptions{})
-	if !res.OK() || len(res.Artifacts) != 1 {
+	// The conversation, then the one message's text.
+	if !res.OK() || len(res.Artifacts) != 2 || res.Artifacts[0].Kind != KindPrompt {
 		t.Fatalf("prompt: %+v %+v", res.Host, res.Envelope)
 	}
-	if b, _ := os.ReadFile(res.Artifacts[0].Staged); !strings.Contains(string(b), "Eve") {
-		t.Errorf("prompt text %q", b)
+	for _, a := range res.Artifacts {
+		if b, _ := os.ReadFile(a.Staged); !strings.Contains(string(b), "Eve") {
+			t.Errorf("prompt %s text %q", a.ID, b)
+		}
 	}
 	// A subscription's updates arrive once the server sends them.
 	changes := make(chan runner.Change, 8)

@@ -72,6 +72,9 @@ func everythingServer(t *testing.T) config.MCPServer {
 		Command: node,
 		Args:    []string{filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"},
 		Roots:   map[string]string{prefix: "ro"},
+		// node starts it in well under the 10 s default on an idle machine;
+		// the tests share a loaded one.
+		Limits: config.MCPLimits{InitializeSeconds: 60},
 	}
 }
 

@@ -42,7 +42,8 @@ func (d *Driver) progress(raw json.RawMessage) {
 
 // log keeps a notifications/message in the server's log (Driver.Logs)
 // and reports it to the newest call in flight (the run view shows it);
-// one between calls is kept only. Like progress, it runs on the session's
+// one between calls is announced to the watchers as a ChangeLog, at most
+// once per logQuiet for a burst. Like progress, it runs on the session's
 // reader.
 func (d *Driver) log(raw json.RawMessage) {
 	var p sdk.LoggingMessageParams
@@ -70,7 +71,30 @@ func (d *Driver) log(raw json.RawMessage) {
 	d.mu.Unlock()
 	if f := d.latest(); f != nil {
 		f.call.Emit(runner.Event{Log: &runner.LogLine{Level: e.Level, Text: e.Text}})
+		return
 	}
+	d.announceLog()
+}
+
+// logQuiet is how long the announcement of log messages between calls
+// waits for more: a burst is one redraw, and its last message is in it.
+const logQuiet = 50 * time.Millisecond
+
+// announceLog tells the watchers of a ChangeLog after logQuiet, unless
+// one is already due.
+func (d *Driver) announceLog() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.logDue {
+		return
+	}
+	d.logDue = true
+	time.AfterFunc(logQuiet, func() {
+		d.mu.Lock()
+		d.logDue = false
+		d.mu.Unlock()
+		d.announce(runner.Change{Kind: runner.ChangeLog})
+	})
 }
 
 // MaxKeptLogs bounds the log messages a driver keeps of its server.
@@ -129,7 +153,7 @@ const DefaultLogLevel = "info"
 
 // LogLevel is the level the server is asked to log at: SetLogLevel's
 // (kept in the server's state file, so a later modbay invoke asks for it
-// too), else the entry's log_level, else DefaultLogLevel.
+// too), else the entry's log_level, else DefaultLogLevel. It does no I/O.
 func (d *Driver) LogLevel() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -156,29 +180,42 @@ func (d *Driver) LogsDeclared() (declared, known bool) {
 }
 
 // SetLogLevel asks the server to send log messages at level and above
-// (logging/setLevel) and keeps the level for its later sessions. With no
-// live session it is only kept; a server without the logging capability
-// is not asked. The error is an unknown level or the server's answer.
+// (logging/setLevel) and keeps the level for its later sessions, in this
+// process and in the server's state file. With no live
+// session it is only kept; a server without the logging capability is
+// not asked. The error is an unknown level or the server's answer; a
+// refused level is not kept, and the refusal is in the server's log.
 func (d *Driver) SetLogLevel(ctx context.Context, level string) error {
 	if !slices.Contains(LogLevels, level) {
 		return fmt.Errorf("log level %q is not one of %s", level, strings.Join(LogLevels, ", "))
 	}
 	d.mu.Lock()
+	prev := d.logLevel
 	d.logLevel = level
 	s := d.sess
 	d.mu.Unlock()
+	var err error
+	if s != nil {
+		if ir := s.cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+			err = s.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(level)})
+		}
+	}
+	if err != nil {
+		d.mu.Lock()
+		d.logLevel = prev
+		d.logs = append(d.logs, LogEntry{At: time.Now(), Level: "error", Text: "modbay: the server refused logging/setLevel " + level + ": " + err.Error()})
+		if over := len(d.logs) - MaxKeptLogs; over > 0 {
+			d.logs = slices.Delete(d.logs, 0, over)
+		}
+		d.mu.Unlock()
+		return err
+	}
 	d.stateMu.Lock()
 	st := d.readState()
 	st.LogLevel = level
 	d.writeState(st)
 	d.stateMu.Unlock()
-	if s == nil {
-		return nil
-	}
-	if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
-		return nil
-	}
-	return s.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(level)})
+	return nil
 }
 
 // elicit answers an elicitation/create through the newest call in

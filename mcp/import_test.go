@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -236,5 +237,70 @@ func TestImportPlace(t *testing.T) {
 	notes := strings.Join(by["remote"].Notes, "\n")
 	if !strings.Contains(notes, "user and password") || !strings.Contains(notes, "key=…") || strings.Contains(notes, "hunter2") {
 		t.Errorf("remote notes %q", notes)
+	}
+}
+
+// TestStartNeeds: each launcher's start-up needs, with folders under the
+// home (testdata/interp/home for python -m's site-packages); a plain
+// interpreter and docker have none; Place notes them and the install-once
+// recipe; GrantStart adds them without replacing what the entry sets.
+func TestStartNeeds(t *testing.T) {
+	home := interpFixture(t, "home")
+	for _, tc := range []struct {
+		srv      config.MCPServer
+		launcher string
+		network  bool
+		needs    map[string]string
+		recipe   string
+	}{
+		{config.MCPServer{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}}, "npx", true,
+			map[string]string{home + "/.npm": "rwx"}, "npm install --prefix ~/mcp/ID @modelcontextprotocol/server-memory"},
+		{config.MCPServer{Command: "uvx", Args: []string{"--python", "3.12", "mcp-server-fetch"}}, "uvx", true,
+			map[string]string{home + "/.cache/uv": "rwx", home + "/.local/share/uv": "rwx"}, "uv tool install mcp-server-fetch"},
+		{config.MCPServer{Command: "uvx", Args: []string{"--from", "git+https://h/x", "serve"}}, "uvx", true,
+			map[string]string{home + "/.cache/uv": "rwx", home + "/.local/share/uv": "rwx"}, "uv tool install git+https://h/x"},
+		{config.MCPServer{Command: "/usr/bin/uv", Args: []string{"tool", "run", "mcp-server-time"}}, "uv tool run", true,
+			map[string]string{home + "/.cache/uv": "rwx", home + "/.local/share/uv": "rwx"}, "uv tool install mcp-server-time"},
+		{config.MCPServer{Command: "pipx", Args: []string{"run", "--spec", "mcp-server-time==1.0", "mcp-server-time"}}, "pipx run", true,
+			map[string]string{home + "/.local/share/pipx": "rwx", home + "/.cache/pip": "rw"}, "pipx install mcp-server-time==1.0"},
+		{config.MCPServer{Command: "python3", Args: []string{"-m", "mcp_server_git", "--repository", "/r"}}, "python -m", false,
+			map[string]string{home + "/.local/lib/python3.12": "ro"}, ""},
+	} {
+		n, ok := StartNeedsOf(tc.srv, home)
+		if !ok || n.Launcher != tc.launcher || n.Network != tc.network || !maps.Equal(n.Needs, tc.needs) || !strings.HasPrefix(n.Recipe, tc.recipe) || (tc.recipe == "") != (n.Recipe == "") {
+			t.Errorf("%s %q: %+v %v, want %s network=%v needs %v recipe %q", tc.srv.Command, tc.srv.Args, n, ok, tc.launcher, tc.network, tc.needs, tc.recipe)
+		}
+	}
+	for _, srv := range []config.MCPServer{
+		{Command: "node", Args: []string{"/srv/index.js"}},
+		{Command: "python3", Args: []string{"-m", "not_installed"}},
+		{Command: "python3", Args: []string{"-m", "../../etc"}},
+		{Command: "docker", Args: []string{"run", "-i", "--rm", "mcp/fetch"}},
+		{Command: "pipx", Args: []string{"list"}},
+		{URL: "https://h/mcp"},
+	} {
+		if n, ok := StartNeedsOf(srv, home); ok {
+			t.Errorf("%s %q: needs %+v, want none", srv.Command, srv.Args, n)
+		}
+	}
+
+	f, err := ParseClientConfig([]byte(`{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"HOME": "/h"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Place(filepath.Join(t.TempDir(), "claude_desktop_config.json"))
+	im := &f.Servers[0]
+	notes := strings.Join(im.Notes, "\n")
+	if !strings.Contains(notes, "uvx needs, just to start, the network, uv's cache (~/.cache/uv)") || !strings.Contains(notes, "none of it is granted here") ||
+		!strings.Contains(notes, "or install it once: uv tool install mcp-server-fetch") {
+		t.Errorf("notes %q", notes)
+	}
+	if im.Server.Network || len(im.Server.Roots) != 0 || len(im.Server.Needs) != 0 {
+		t.Errorf("granted on import: %+v", im.Server)
+	}
+	n, _ := StartNeedsOf(im.Server, home)
+	GrantStart(im, n)
+	if s := im.Server; !s.Network || s.Env["HOME"] != "/h" || s.Env["UV_CACHE_DIR"] != home+"/.cache/uv" || s.Env["PATH"] != "${PATH}" || s.Needs[home+"/.local/share/uv"] != "rwx" || len(s.Roots) != 0 {
+		t.Errorf("granted %+v", s)
 	}
 }

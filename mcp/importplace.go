@@ -90,7 +90,7 @@ func (f *Found) Place(file string) {
 		mapWorkspaceFolder(im, folder)
 		deriveRoots(im)
 		flagURLCredentials(im)
-		npxRecipe(im)
+		startNotes(im)
 	}
 }
 
@@ -237,43 +237,190 @@ func flagURLCredentials(im *Imported) {
 	}
 }
 
-// npxRecipe notes, for a server started with npx, what npx needs just to
-// start (none of it is granted on import) and the tighter install-once
-// recipe (docs/mcp.md, npx servers).
-func npxRecipe(im *Imported) {
-	s := im.Server
-	if !IsNpx(s) {
-		return
-	}
-	pkg := ""
-	for _, a := range s.Args {
-		if !strings.HasPrefix(a, "-") {
-			pkg = a
-			break
-		}
-	}
-	if pkg == "" {
-		return
-	}
-	im.Notes = append(im.Notes, "npx needs, just to start, the network and an npm cache it can write and run programs from; neither is granted here. "+
-		"Either add network: true, env PATH, HOME and npm_config_cache, and that cache under needs: (rwx), or install it once: "+
-		"npm install --prefix ~/mcp/"+im.ID+" "+pkg+" and make command node with args naming its entry point under ~/mcp/"+im.ID+"/node_modules (docs/mcp.md)")
+// StartNeeds is what a stdio server's launcher needs just to start,
+// beyond the server itself (docs/mcp.md, import): none of it is granted
+// on import unless the person agrees (GrantStart).
+type StartNeeds struct {
+	// Launcher is what starts the server: "npx", "uvx", "pipx run",
+	// "python -m".
+	Launcher string
+	// Network is whether it fetches the package first.
+	Network bool
+	// Env are variables it reads, each set only where the entry sets none.
+	Env map[string]string
+	// Needs are the folders it needs, by path, with their mode: written
+	// under the entry's needs: (in its sandbox, never announced as MCP
+	// roots).
+	Needs map[string]string
+	// What says it in words: "the network and an npm cache it can write
+	// and run programs from (~/.npm)".
+	What string
+	// Recipe is the tighter install-once alternative, "" when none.
+	Recipe string
 }
 
-// IsNpx reports whether srv is started with npx.
-func IsNpx(srv config.MCPServer) bool { return filepath.Base(srv.Command) == "npx" }
+// valueFlags are the launchers' flags that take the next argument as
+// their value, so it is no package name.
+var valueFlags = []string{"--from", "--with", "--with-requirements", "--python", "-p", "--index-url", "--extra-index-url", "--index", "--spec", "--package", "--registry", "--cache"}
 
-// GrantNpxStart gives npx server im what npx needs just to start, as the
-// person agreed: the network for the server's life, PATH and HOME from the
-// host, and the npm cache under home (npm_config_cache) as an rwx need.
-func GrantNpxStart(im *Imported, home string) {
+// packageArg is the first argument from args[from:] that is neither a
+// flag nor a flag's value, "" when none; --from's and --spec's value
+// names the package itself.
+func packageArg(args []string, from int) string {
+	for i := from; i < len(args); i++ {
+		a := args[i]
+		if (a == "--from" || a == "--spec") && i+1 < len(args) {
+			return args[i+1]
+		}
+		if slices.Contains(valueFlags, a) {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// StartNeedsOf is what srv's launcher needs just to start, with its
+// folders under home ("~" for notes): npx (the network, an npm cache it
+// runs programs from), uvx and uv tool run (the network, uv's cache and
+// its Python and tool folder), pipx run (the network, pipx's folder and
+// pip's cache), python -m of a module installed in the user's
+// site-packages (that folder, read-only). ok is false for any other
+// command. It reads files only (python -m's site-packages).
+func StartNeedsOf(srv config.MCPServer, home string) (StartNeeds, bool) {
+	if srv.Transport() != "stdio" {
+		return StartNeeds{}, false
+	}
+	args := srv.Args
+	base := filepath.Base(srv.Command)
+	hostEnv := map[string]string{"PATH": "${PATH}", "HOME": "${HOME}"}
+	switch {
+	case base == "npx":
+		cache := filepath.Join(home, ".npm")
+		n := StartNeeds{Launcher: "npx", Network: true, Env: maps.Clone(hostEnv), Needs: map[string]string{cache: config.RootRWX},
+			What: "the network and an npm cache it can write and run programs from (" + cache + ")"}
+		n.Env["npm_config_cache"] = cache
+		if pkg := packageArg(args, 0); pkg != "" {
+			n.Recipe = "npm install --prefix ~/mcp/ID " + pkg + " and make command node with args naming its entry point under ~/mcp/ID/node_modules"
+		}
+		return n, true
+	case base == "uvx", base == "uv" && len(args) > 1 && args[0] == "tool" && args[1] == "run", base == "uv" && len(args) > 0 && args[0] == "run" && slices.Contains(args, "--with"):
+		cache, data := filepath.Join(home, ".cache", "uv"), filepath.Join(home, ".local", "share", "uv")
+		n := StartNeeds{Launcher: "uvx", Network: true, Env: maps.Clone(hostEnv),
+			Needs: map[string]string{cache: config.RootRWX, data: config.RootRWX},
+			What:  "the network, uv's cache (" + cache + ") and its Python and tool folder (" + data + "), both of which it writes and runs programs from"}
+		n.Env["UV_CACHE_DIR"] = cache
+		from := 0
+		switch {
+		case base == "uv" && args[0] == "tool":
+			n.Launcher, from = "uv tool run", 2
+		case base == "uv":
+			n.Launcher, from = "uv run --with", 1
+		}
+		if pkg := packageArg(args, from); pkg != "" && n.Launcher != "uv run --with" {
+			n.Recipe = "uv tool install " + pkg + " and make command the program it puts in ~/.local/bin (its uv tool folder gets read and execute when it starts, nothing else)"
+		}
+		return n, true
+	case base == "pipx" && len(args) > 0 && args[0] == "run":
+		pipx, pip := filepath.Join(home, ".local", "share", "pipx"), filepath.Join(home, ".cache", "pip")
+		n := StartNeeds{Launcher: "pipx run", Network: true, Env: maps.Clone(hostEnv),
+			Needs: map[string]string{pipx: config.RootRWX, pip: config.RootRW},
+			What:  "the network, pipx's folder (" + pipx + "), which it writes and runs programs from, and pip's cache (" + pip + ")"}
+		if pkg := packageArg(args, 1); pkg != "" {
+			n.Recipe = "pipx install " + pkg + " and make command the program it puts in ~/.local/bin (its pipx venv gets read and execute when it starts, nothing else)"
+		}
+		return n, true
+	case isPython(base) && len(args) > 1 && args[0] == "-m":
+		lib := userSiteHolding(home, args[1])
+		if lib == "" {
+			return StartNeeds{}, false
+		}
+		return StartNeeds{Launcher: "python -m", Env: map[string]string{"HOME": "${HOME}"}, Needs: map[string]string{lib: config.RootRO},
+			What: "your Python site-packages folder that holds " + args[1] + " (" + lib + ", read-only) and HOME to find it"}, true
+	}
+	return StartNeeds{}, false
+}
+
+// isPython reports whether a command's base name is a Python
+// interpreter's: python, python3, python3.12.
+func isPython(base string) bool {
+	v, ok := strings.CutPrefix(base, "python")
+	return ok && strings.Trim(v, "0123456789.") == ""
+}
+
+// maxSiteVersions bounds the ~/.local/lib/python3.* folders looked in.
+const maxSiteVersions = 16
+
+// userSiteHolding is the ~/.local/lib/pythonX.Y folder whose
+// site-packages holds module's top package (a folder or a .py file),
+// "" when none does. home "~" looks nowhere.
+func userSiteHolding(home, module string) string {
+	top, _, _ := strings.Cut(module, ".")
+	if home == "~" || top == "" || strings.ContainsAny(top, `/\`) {
+		return ""
+	}
+	dirs, _ := filepath.Glob(filepath.Join(home, ".local", "lib", "python3*"))
+	for i, d := range dirs {
+		if i == maxSiteVersions {
+			break
+		}
+		site := filepath.Join(d, "site-packages")
+		for _, p := range []string{filepath.Join(site, top), filepath.Join(site, top+".py")} {
+			if _, err := os.Stat(p); err == nil {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// startNotes notes what a server's launcher needs just to start (none of
+// it is granted here) and the tighter install-once recipe (docs/mcp.md).
+// Folders are named under "~", but python -m's module is looked for in
+// the user's own home.
+func startNotes(im *Imported) {
+	n, ok := StartNeedsOf(im.Server, "~")
+	if home, err := os.UserHomeDir(); !ok && err == nil {
+		n, ok = StartNeedsOf(im.Server, home)
+	}
+	if !ok {
+		return
+	}
+	var env []string
+	for _, k := range slices.Sorted(maps.Keys(n.Env)) {
+		env = append(env, k)
+	}
+	var needs []string
+	for _, p := range slices.Sorted(maps.Keys(n.Needs)) {
+		needs = append(needs, p+" ("+n.Needs[p]+")")
+	}
+	note := n.Launcher + " needs, just to start, " + n.What + "; none of it is granted here. Either add "
+	if n.Network {
+		note += "network: true, "
+	}
+	note += "env " + strings.Join(env, ", ") + " and under needs: " + strings.Join(needs, ", ")
+	if n.Recipe != "" {
+		note += ", or install it once: " + strings.ReplaceAll(n.Recipe, "~/mcp/ID", "~/mcp/"+im.ID)
+	}
+	im.Notes = append(im.Notes, note+" (docs/mcp.md)")
+}
+
+// GrantStart gives server im what its launcher needs just to start (n,
+// StartNeedsOf's with the real home), as the person agreed: the network
+// when it fetches, each variable the entry does not set, each folder
+// under needs:.
+func GrantStart(im *Imported, n StartNeeds) {
 	s := &im.Server
-	cache := filepath.Join(home, ".npm")
-	s.Network = true
+	if n.Network {
+		s.Network = true
+	}
 	if s.Env == nil {
 		s.Env = map[string]string{}
 	}
-	for k, v := range map[string]string{"PATH": "${PATH}", "HOME": "${HOME}", "npm_config_cache": cache} {
+	for k, v := range n.Env {
 		if _, set := s.Env[k]; !set {
 			s.Env[k] = v
 		}
@@ -281,6 +428,14 @@ func GrantNpxStart(im *Imported, home string) {
 	if s.Needs == nil {
 		s.Needs = map[string]string{}
 	}
-	s.Needs[cache] = config.RootRWX
-	im.Notes = append(im.Notes, "granted, as you answered: network: true, env PATH, HOME and npm_config_cache, and "+cache+" as an rwx need (in its sandbox, not announced as an MCP root)")
+	var needs []string
+	for _, p := range slices.Sorted(maps.Keys(n.Needs)) {
+		s.Needs[p] = n.Needs[p]
+		needs = append(needs, p+" ("+n.Needs[p]+")")
+	}
+	what := "env " + strings.Join(slices.Sorted(maps.Keys(n.Env)), ", ") + " and the needs " + strings.Join(needs, ", ") + " (in its sandbox, not announced as MCP roots)"
+	if n.Network {
+		what = "network: true, " + what
+	}
+	im.Notes = append(im.Notes, "granted, as you answered: "+what)
 }

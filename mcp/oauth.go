@@ -181,8 +181,8 @@ type LoginOptions struct {
 // stored under home (tokenPath, 0600), refreshed when it expires, never
 // printed. lookup expands ${NAME} in the url and headers.
 func Login(ctx context.Context, home, id string, srv config.MCPServer, lookup func(string) (string, bool), o LoginOptions) error {
-	if srv.Transport() != "http" || srv.SSE() {
-		return fmt.Errorf("%s is not a streamable HTTP server: OAuth sign-in is for those", id)
+	if srv.Transport() != "http" {
+		return fmt.Errorf("%s is not a remote server (url): OAuth sign-in is for those", id)
 	}
 	if lookup == nil {
 		lookup = config.HostLookup
@@ -280,8 +280,14 @@ func Login(ctx context.Context, home, id string, srv config.MCPServer, lookup fu
 	if err != nil {
 		return err
 	}
-	t := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: headerTransport{h: hdr, d: &Driver{}}},
+	var t sdk.Transport = &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: headerTransport{h: hdr, d: &Driver{}}},
 		DisableStandaloneSSE: true, OAuthHandler: h}
+	if srv.SSE() {
+		// The SDK's SSE transport takes no OAuth handler: the flow runs
+		// in its HTTP client instead, the same on either transport.
+		t = sessionScoped{&sdk.SSEClientTransport{Endpoint: endpoint, MaxEventSize: maxSSEEvent,
+			HTTPClient: &http.Client{Transport: authorizing{inner: headerTransport{h: hdr, d: &Driver{}}, h: h}}}}
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	cs, err := client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
@@ -292,6 +298,48 @@ func Login(ctx context.Context, home, id string, srv config.MCPServer, lookup fu
 		return errors.New("the server let modbay in without signing in: nothing to store")
 	}
 	return nil
+}
+
+// authorizing sends requests through inner with h's token, and runs h's
+// authorization flow (auth.OAuthHandler.Authorize) on a 401 or 403, then
+// sends the request once more: what the SDK's streamable transport does
+// with its OAuthHandler, for a transport that has none (SSE). A request
+// whose body cannot be read again is not resent.
+type authorizing struct {
+	inner http.RoundTripper
+	h     auth.OAuthHandler
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t authorizing) RoundTrip(r *http.Request) (*http.Response, error) {
+	send := func() (*http.Response, error) {
+		rr := r.Clone(r.Context())
+		if r.GetBody != nil {
+			body, err := r.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			rr.Body = body
+		}
+		if ts, err := t.h.TokenSource(r.Context()); err != nil {
+			return nil, err
+		} else if ts != nil {
+			tok, err := ts.Token()
+			if err != nil {
+				return nil, err
+			}
+			tok.SetAuthHeader(rr)
+		}
+		return t.inner.RoundTrip(rr)
+	}
+	resp, err := send()
+	if err != nil || resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden || r.Body != nil && r.GetBody == nil {
+		return resp, err
+	}
+	if err := t.h.Authorize(r.Context(), r, resp); err != nil {
+		return nil, err
+	}
+	return send()
 }
 
 // isLoopback reports whether host is a loopback address or localhost.

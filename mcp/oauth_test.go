@@ -51,27 +51,32 @@ func newAuthServer(t *testing.T) *authServer {
 			return nil, echoOut{Echo: in.Text}, nil
 		})
 	mcpH := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	sseH := sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return s }, nil)
 	mux := http.NewServeMux()
 	writeJSON := func(w http.ResponseWriter, code int, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
 		json.NewEncoder(w).Encode(v)
 	}
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		a.mu.Lock()
-		ok := a.access[tok]
-		a.mu.Unlock()
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.url+`/.well-known/oauth-protected-resource/mcp"`)
-			http.Error(w, "sign in", http.StatusUnauthorized)
-			return
-		}
-		mcpH.ServeHTTP(w, r)
-	})
-	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"resource": a.url + "/mcp", "authorization_servers": []string{a.url}})
-	})
+	// /mcp is the streamable HTTP endpoint, /sse the same server over
+	// HTTP+SSE (its messages are posted to /sse?sessionid=…).
+	for path, h := range map[string]http.Handler{"/mcp": mcpH, "/sse": sseH} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			a.mu.Lock()
+			ok := a.access[tok]
+			a.mu.Unlock()
+			if !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.url+`/.well-known/oauth-protected-resource`+path+`"`)
+				http.Error(w, "sign in", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+		mux.HandleFunc("/.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 200, map[string]any{"resource": a.url + path, "authorization_servers": []string{a.url}})
+		})
+	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"issuer": a.url, "authorization_endpoint": a.url + "/authorize", "token_endpoint": a.url + "/token",
 			"registration_endpoint": a.url + "/register", "response_types_supported": []string{"code"},
@@ -250,5 +255,48 @@ func TestOAuthLoginPasted(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "paste the URL") || !SignedIn(home, "guarded") {
 		t.Errorf("pasted sign-in: %q, signed in %v", out.String(), SignedIn(home, "guarded"))
+	}
+}
+
+// TestOAuthLoginSSE: a server on the older HTTP+SSE transport signs in
+// the same way (the flow runs in the HTTP client, as the SDK's SSE
+// transport takes no OAuth handler), and is then reached with the stored
+// token, refreshed as it expires.
+func TestOAuthLoginSSE(t *testing.T) {
+	a := newAuthServer(t)
+	srv := config.MCPServer{URL: a.url + "/sse", Type: "sse"}
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"legacy": srv})
+	if m := f.module("legacy"); m.Status != runner.StatusNeedsSetup || !strings.Contains(m.Descriptor.Requirements[0].Detail, "modbay mcp login legacy") {
+		t.Fatalf("before sign-in: %s %s", m.Status, m.Reason)
+	}
+	f.src.Close()
+	browser := func(u string) error {
+		go func() {
+			if resp, err := http.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	var out strings.Builder
+	if err := Login(context.Background(), f.home, "legacy", srv, nil, LoginOptions{Out: &out, Open: browser}); err != nil {
+		t.Fatalf("login: %v\n%s", err, out.String())
+	}
+	if !SignedIn(f.home, "legacy") || strings.Contains(out.String(), "access-") {
+		t.Fatalf("signed in %v; printed %q", SignedIn(f.home, "legacy"), out.String())
+	}
+	f2 := newFixtureAt(t, f.home, config.SandboxOff, map[string]config.MCPServer{"legacy": srv})
+	m := f2.module("legacy")
+	if m.Status != runner.StatusReady {
+		t.Fatalf("after sign-in: %s %s", m.Status, m.Reason)
+	}
+	res := f2.run(m, "echo", `{"text":"over sse"}`, runner.RunOptions{})
+	if !res.OK() || string(res.Envelope.Result) != `{"echo":"over sse"}` {
+		t.Fatalf("echo: %+v %+v", res.Host, res.Envelope)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.grants["authorization_code"] != 1 || a.grants["refresh_token"] == 0 {
+		t.Errorf("grants %v: want one code and refreshes", a.grants)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -129,6 +131,108 @@ func TestLogsKeptAndLevel(t *testing.T) {
 	}
 }
 
+// TestLogBetweenCallsAnnounced: a log message that arrives after its
+// call is over is kept and announced to the watchers as a ChangeLog
+// (the cockpit redraws its log pane on it).
+func TestLogBetweenCallsAnnounced(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"test": testServer(t)})
+	m := f.module("test")
+	d := f.src.Driver("test")
+	changes := make(chan runner.Change, 8)
+	defer d.Watch(func(c runner.Change) {
+		select {
+		case changes <- c:
+		default:
+		}
+	})()
+	if res := f.run(m, "later", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("later: %+v", res.Host)
+	}
+	// The guard only ends a test that would hang; it times nothing.
+	guard := time.After(30 * time.Second)
+	for {
+		select {
+		case c := <-changes:
+			if c.Kind != runner.ChangeLog {
+				continue
+			}
+			logs := d.Logs()
+			if len(logs) == 0 || logs[len(logs)-1].Text != "between calls" {
+				t.Errorf("announced a log change, kept %+v", logs)
+			}
+			return
+		case <-guard:
+			t.Fatalf("no log change announced; kept %+v", d.Logs())
+		}
+	}
+}
+
+// TestLogLevelKept: the level chosen with SetLogLevel is kept in the
+// server's state file: a new host on the same home reports it before
+// connecting and asks the server for it; it wins over the entry's own
+// log_level (docs/mcp.md, logging).
+func TestLogLevelKept(t *testing.T) {
+	home := t.TempDir()
+	servers := map[string]config.MCPServer{"test": testServer(t)}
+	f := newFixtureAt(t, home, config.SandboxOff, servers)
+	d := f.src.Driver("test")
+	if err := d.SetLogLevel(f.ctx, "debug"); err != nil {
+		t.Fatal(err)
+	}
+	g := newFixtureAt(t, home, config.SandboxOff, servers)
+	m := g.module("test")
+	if lvl := g.src.Driver("test").LogLevel(); lvl != "debug" {
+		t.Errorf("a new host reports level %q, want the kept debug", lvl)
+	}
+	if res := g.run(m, "progress", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("progress: %+v", res.Host)
+	}
+	if logs := g.src.Driver("test").Logs(); len(logs) != 2 || logs[0].Level != "debug" {
+		t.Errorf("kept logs %+v, want the debug message too (the kept level asked of the server)", logs)
+	}
+	edited := testServer(t)
+	edited.LogLevel = "error"
+	servers = map[string]config.MCPServer{"test": edited}
+	h := newFixtureAt(t, home, config.SandboxOff, servers)
+	_ = h.module("test")
+	if lvl := h.src.Driver("test").LogLevel(); lvl != "debug" {
+		t.Errorf("with the entry's log_level error: level %q, want the kept debug", lvl)
+	}
+}
+
+// TestRefusedLogLevelNotKept: a level the server refuses
+// (testdata/servers/picky_log.py refuses debug) is not kept, in this
+// process or the state file, and the refusal is in the server's log; a
+// level it takes is kept.
+func TestRefusedLogLevelNotKept(t *testing.T) {
+	script, _ := filepath.Abs(filepath.Join("testdata", "servers", "picky_log.py"))
+	home := t.TempDir()
+	servers := map[string]config.MCPServer{"picky": {Command: "python3", Args: []string{script}}}
+	f := newFixtureAt(t, home, config.SandboxOff, servers)
+	m := f.module("picky")
+	if res := f.run(m, "echo", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Fatalf("echo: %+v", res.Host)
+	}
+	d := f.src.Driver("picky")
+	if err := d.SetLogLevel(f.ctx, "warning"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetLogLevel(f.ctx, "debug"); err == nil || !strings.Contains(err.Error(), "debug is too loud") {
+		t.Fatalf("refused level: err %v, want the server's refusal", err)
+	}
+	if lvl := d.LogLevel(); lvl != "warning" {
+		t.Errorf("after the refusal the level is %q, want warning kept", lvl)
+	}
+	if !slices.ContainsFunc(d.LogLines(10), func(l string) bool { return strings.Contains(l, "refused logging/setLevel debug") }) {
+		t.Errorf("the log %q does not say the level was refused", d.LogLines(10))
+	}
+	g := newFixtureAt(t, home, config.SandboxOff, servers)
+	_ = g.module("picky")
+	if lvl := g.src.Driver("picky").LogLevel(); lvl != "warning" {
+		t.Errorf("a new host reports %q, want the taken warning, not the refused debug", lvl)
+	}
+}
+
 func TestExplainingLines(t *testing.T) {
 	for _, tc := range []struct{ stderr, want string }{
 		{"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n\nNode.js v20.20.2\n",
@@ -164,12 +268,19 @@ func TestReplyLimit(t *testing.T) {
 	}
 }
 
-// TestNeverAnsweringHeldBack: a server that never answers initialize is
-// remembered as broken across hosts (the state file), so the next command
-// does not wait for it again; a refresh tries it at once.
+// TestNeverAnsweringHeldBack: a server that never answers initialize
+// (testdata/servers/hang_server.sh) fails within its entry's
+// limits.initialize_seconds, naming the key, and is remembered as broken
+// across hosts (the state file), so the next command does not start it
+// again; a refresh tries it at once.
 func TestNeverAnsweringHeldBack(t *testing.T) {
-	hang := testServer(t)
-	hang.Env = map[string]string{serverEnv: serverHang}
+	script, err := filepath.Abs(filepath.Join("testdata", "servers", "hang_server.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := filepath.Join(t.TempDir(), "starts")
+	hang := config.MCPServer{Command: "/bin/sh", Args: []string{script}, Env: map[string]string{"STARTS": starts},
+		Limits: config.MCPLimits{InitializeSeconds: 1}}
 	home := t.TempDir()
 	host := func() (*runner.Host, *Source) {
 		cfg, err := config.Load(home)
@@ -183,28 +294,54 @@ func TestNeverAnsweringHeldBack(t *testing.T) {
 		t.Cleanup(func() { _ = src.Close() })
 		return h, src
 	}
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "start")
+	}
 	h, _ := host()
-	// The caller's own deadline would not count: the connect fails on
-	// its own timeout here, shortened for the test.
-	defer func(d time.Duration) { connectTimeout = d }(connectTimeout)
-	connectTimeout = 300 * time.Millisecond
 	ctx := context.Background()
 	m, err := h.Load(ctx, "hang")
-	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "did not answer initialize within 300ms") {
+	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "did not answer initialize within 1s (set with limits.initialize_seconds") {
 		t.Fatalf("first load: %v %+v", err, m)
 	}
+	if n := count(); n != 1 {
+		t.Fatalf("started %d times, want 1", n)
+	}
 	h, src := host()
-	started := time.Now()
 	m, err = h.Load(ctx, "hang")
 	if err != nil || m.Status != runner.StatusBroken || !strings.Contains(m.Reason, "not started again until") {
 		t.Fatalf("second load: %v %+v", err, m)
 	}
-	if took := time.Since(started); took > connectTimeout {
-		t.Errorf("the held-back server was tried again (%s)", took)
+	if n := count(); n != 1 {
+		t.Errorf("the held-back server was started again (%d starts)", n)
 	}
 	src.Refresh()
-	if m, _ = h.Load(ctx, "hang"); strings.Contains(m.Reason, "not started again") {
-		t.Errorf("after a refresh the server is still held back: %s", m.Reason)
+	if m, _ = h.Load(ctx, "hang"); strings.Contains(m.Reason, "not started again") || count() != 2 {
+		t.Errorf("after a refresh the server is still held back (%d starts): %s", count(), m.Reason)
+	}
+}
+
+// TestInitializeTimeoutDefaults: 10 s, 60 s for a command that fetches
+// its package first, the entry's limits.initialize_seconds over both.
+func TestInitializeTimeoutDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		srv  config.MCPServer
+		want time.Duration
+	}{
+		{config.MCPServer{Command: "/usr/bin/node", Args: []string{"index.js"}}, InitializeTimeout},
+		{config.MCPServer{URL: "https://h/mcp"}, InitializeTimeout},
+		{config.MCPServer{Command: "npx", Args: []string{"-y", "pkg"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "/usr/local/bin/uvx", Args: []string{"mcp-server-time"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "pipx", Args: []string{"run", "mcp-server-fetch"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "pipx", Args: []string{"list"}}, InitializeTimeout},
+		{config.MCPServer{Command: "uv", Args: []string{"tool", "run", "x"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "uv", Args: []string{"run", "server.py"}}, InitializeTimeout},
+		{config.MCPServer{Command: "pnpm", Args: []string{"dlx", "x"}}, FetchingInitializeTimeout},
+		{config.MCPServer{Command: "npx", Limits: config.MCPLimits{InitializeSeconds: 5}}, 5 * time.Second},
+	} {
+		if got := initializeTimeout(tc.srv); got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.srv.Command, tc.srv.Args, got, tc.want)
+		}
 	}
 }
 

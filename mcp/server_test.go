@@ -13,24 +13,23 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // serverEnv selects the server's behaviour: serverServe serves the tools,
-// serverCrash writes to stderr and exits before the handshake, serverHang
-// never answers it.
+// serverCrash writes to stderr and exits before the handshake (one that
+// never answers it is testdata/servers/hang_server.sh).
 const (
 	serverEnv   = "MODBAY_MCP_TEST_SERVER"
 	serverServe = "serve"
 	serverCrash = "crash"
-	serverHang  = "hang"
 	// serverLinger serves, then keeps running after its stdin ends; it
 	// writes its pid to the file lingerPIDEnv names.
 	serverLinger = "linger"
@@ -65,10 +64,6 @@ func TestMain(m *testing.M) {
 	case serverCrash:
 		fmt.Fprintln(os.Stderr, "boom: GITHUB_TOKEN is not set")
 		os.Exit(3)
-	case serverHang:
-		// Reads its stdin, never answers initialize.
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -149,6 +144,15 @@ func serve() error {
 				return nil, nil, ctx.Err()
 			}
 			return text("done"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "later", Description: "Answers, then logs a warning once the call is over.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},
+		func(_ context.Context, req *sdk.CallToolRequest, _ nameIn) (*sdk.CallToolResult, any, error) {
+			go func() {
+				time.Sleep(100 * time.Millisecond)
+				_ = req.Session.Log(context.Background(), &sdk.LoggingMessageParams{Level: "warning", Data: "between calls"})
+			}()
+			return text("answered"), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Asks whether to shout.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}},

@@ -3,8 +3,10 @@ package mcp
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"modbay/config"
@@ -12,7 +14,7 @@ import (
 
 // Interpreter is what a stdio server's command runs when it is a version
 // manager's shim or lives in one's install tree (pyenv, asdf, mise,
-// volta, nvm, uv, Homebrew on Linux): the real interpreter, and the
+// volta, nvm, uv, pipx, Homebrew on Linux): the real interpreter, and the
 // install trees it needs read and execute of, nothing else of the home.
 type Interpreter struct {
 	// Manager names the version manager ("pyenv", "asdf", …).
@@ -99,7 +101,7 @@ func resolveInterpreter(command, home, dir string, env func(string) string) (Int
 		{"nvm", filepath.Join(or(env("NVM_DIR"), filepath.Join(home, ".nvm")), "versions", "node"), 1},
 		{"uv", filepath.Join(home, ".local", "share", "uv", "tools"), 1},
 		{"uv", filepath.Join(home, ".local", "share", "uv", "python"), 1},
-		{"Homebrew", "/home/linuxbrew/.linuxbrew/Cellar", 2},
+		{"pipx", filepath.Join(or(env("PIPX_HOME"), filepath.Join(home, ".local", "share", "pipx")), "venvs"), 1},
 	} {
 		if !strings.HasPrefix(real, m.root+string(filepath.Separator)) {
 			continue
@@ -111,8 +113,67 @@ func resolveInterpreter(command, home, dir string, env func(string) string) (Int
 		}
 		return found(m.mgr, filepath.Join(append([]string{m.root}, parts[:m.depth]...)...), real)
 	}
+	if brew := or(env("HOMEBREW_PREFIX"), DefaultHomebrewPrefix); strings.HasPrefix(real, filepath.Join(brew, "Cellar")+string(filepath.Separator)) {
+		rel, _ := filepath.Rel(filepath.Join(brew, "Cellar"), real)
+		parts := strings.Split(rel, string(filepath.Separator))
+		if len(parts) <= 2 {
+			return Interpreter{}, false
+		}
+		in, ok := found("Homebrew", filepath.Join(brew, "Cellar", parts[0], parts[1]), real)
+		if ok {
+			in.Trees = append(in.Trees, brewTrees(brew, in.Trees[0])...)
+		}
+		return in, ok
+	}
 	return Interpreter{}, false
 }
+
+// DefaultHomebrewPrefix is Homebrew's prefix on Linux when HOMEBREW_PREFIX
+// is unset.
+const DefaultHomebrewPrefix = "/home/linuxbrew/.linuxbrew"
+
+// maxBrewDeps bounds the runtime dependencies of a Homebrew formula whose
+// trees are granted.
+const maxBrewDeps = 64
+
+// brewTrees are what a Homebrew formula installed at tree needs beside
+// its own tree to run: the Cellar trees of its runtime dependencies (its
+// INSTALL_RECEIPT.json's, each through prefix/opt/<name>, which the
+// formula's binaries load their libraries by), and the prefix's shared
+// bin, opt and lib folders. Only folders inside the prefix are named.
+func brewTrees(prefix, tree string) []string {
+	var out []string
+	var receipt struct {
+		Deps []struct {
+			FullName string `json:"full_name"`
+		} `json:"runtime_dependencies"`
+	}
+	_ = json.Unmarshal([]byte(readSmallN(filepath.Join(tree, "INSTALL_RECEIPT.json"), maxReceipt)), &receipt)
+	cellar := filepath.Join(prefix, "Cellar") + string(filepath.Separator)
+	for i, d := range receipt.Deps {
+		if i == maxBrewDeps {
+			break
+		}
+		name := d.FullName
+		if name == "" || strings.Contains(name, "..") || strings.HasPrefix(name, "/") {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(filepath.Join(prefix, "opt", name))
+		if err != nil || !strings.HasPrefix(real, cellar) || slices.Contains(out, real) {
+			continue
+		}
+		out = append(out, real)
+	}
+	for _, sub := range []string{"bin", "opt", "lib"} {
+		if fi, err := os.Stat(filepath.Join(prefix, sub)); err == nil && fi.IsDir() {
+			out = append(out, filepath.Join(prefix, sub))
+		}
+	}
+	return out
+}
+
+// maxReceipt bounds a Homebrew INSTALL_RECEIPT.json read.
+const maxReceipt = 256 << 10
 
 // linkedTrees are the trees bin's own interpreter lives in when it is a
 // script or a venv link into another of the home's trees (a uv tool's
@@ -195,15 +256,21 @@ func onlyEntry(dir string) string {
 
 // readSmall is file's text, at most maxVersionFile bytes; "" when
 // unreadable.
-func readSmall(file string) string {
+func readSmall(file string) string { return readSmallN(file, maxVersionFile) }
+
+// readSmallN is file's text, at most n bytes; "" when unreadable or
+// longer (a cut JSON text would not parse anyway).
+func readSmallN(file string, n int) string {
 	f, err := os.Open(file)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	b := make([]byte, maxVersionFile)
-	n, _ := f.Read(b)
-	return string(b[:n])
+	b, err := io.ReadAll(io.LimitReader(f, int64(n)+1))
+	if err != nil || len(b) > n {
+		return ""
+	}
+	return string(b)
 }
 
 // InterpreterOf is what server srv's command resolves to through a

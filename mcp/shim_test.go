@@ -11,42 +11,27 @@ import (
 	"modbay/runner"
 )
 
-// fakeTree makes the files under root (paths relative to it, content
-// after "=" when given), executables when under a bin folder.
-func fakeTree(t *testing.T, root string, files ...string) {
+// interpFixture is the absolute path of testdata/interp/NAME: a home
+// (home) and a Homebrew prefix (brew) holding the version managers'
+// trees, their shims and links, with fake executables that are never run.
+func interpFixture(t *testing.T, name string) string {
 	t.Helper()
-	for _, f := range files {
-		name, content, _ := strings.Cut(f, "=")
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	p, err := filepath.Abs(filepath.Join("testdata", "interp", name))
+	if err == nil {
+		p, err = filepath.EvalSymlinks(p)
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestResolveInterpreter: a shim or link of each version manager
 // resolves, reading only the manager's files, to the interpreter it runs
-// and that interpreter's install tree.
+// and that interpreter's install tree (testdata/interp/home).
 func TestResolveInterpreter(t *testing.T) {
-	home := t.TempDir()
+	home := interpFixture(t, "home")
 	proj := filepath.Join(home, "proj")
-	fakeTree(t, home,
-		".pyenv/shims/python", ".pyenv/version=3.12.1\n", ".pyenv/versions/3.12.1/bin/python", ".pyenv/versions/3.11.7/bin/python",
-		"proj/.python-version=3.11.7\n",
-		".asdf/shims/node", ".tool-versions=nodejs 20.11.0\n", ".asdf/installs/nodejs/20.11.0/bin/node",
-		".local/share/mise/shims/python", ".local/share/mise/installs/python/3.13.0/bin/python",
-		".volta/bin/node", `.volta/tools/user/platform.json={"node":{"runtime":"22.1.0"}}`, ".volta/tools/image/node/22.1.0/bin/node",
-		".nvm/versions/node/v20.20.2/bin/node",
-		".local/share/uv/python/cpython-3.12.4-linux-x86_64-gnu/bin/python3.12",
-		".local/share/uv/tools/mcp-server-fetch/bin/mcp-server-fetch",
-	)
-	uvPython := filepath.Join(home, ".local/share/uv/python/cpython-3.12.4-linux-x86_64-gnu")
-	if err := os.Symlink(filepath.Join(uvPython, "bin/python3.12"), filepath.Join(home, ".local/share/uv/tools/mcp-server-fetch/bin/python")); err != nil {
-		t.Fatal(err)
-	}
 	noEnv := func(string) string { return "" }
 	for _, tc := range []struct {
 		command, dir, mgr, path string
@@ -60,6 +45,9 @@ func TestResolveInterpreter(t *testing.T) {
 		{".nvm/versions/node/v20.20.2/bin/node", proj, "nvm", ".nvm/versions/node/v20.20.2/bin/node", []string{".nvm/versions/node/v20.20.2"}},
 		{".local/share/uv/tools/mcp-server-fetch/bin/mcp-server-fetch", proj, "uv", ".local/share/uv/tools/mcp-server-fetch/bin/mcp-server-fetch",
 			[]string{".local/share/uv/tools/mcp-server-fetch", ".local/share/uv/python/cpython-3.12.4-linux-x86_64-gnu"}},
+		// pipx's link in ~/.local/bin into its venv; the venv's python is
+		// the system's, which is no tree of the home.
+		{".local/bin/mcp-server-time", proj, "pipx", ".local/share/pipx/venvs/mcp-server-time/bin/mcp-server-time", []string{".local/share/pipx/venvs/mcp-server-time"}},
 	} {
 		in, ok := resolveInterpreter(filepath.Join(home, tc.command), home, tc.dir, noEnv)
 		var trees []string
@@ -74,9 +62,33 @@ func TestResolveInterpreter(t *testing.T) {
 		t.Error("a system interpreter was taken for a version manager's")
 	}
 	// A version file naming a path is not followed.
-	fakeTree(t, home, "evil/.python-version=../../etc\n")
 	if in, ok := resolveInterpreter(filepath.Join(home, ".pyenv/shims/python"), home, filepath.Join(home, "evil"), noEnv); ok && strings.Contains(in.Path, "etc") {
 		t.Errorf("followed a version naming a path: %+v", in)
+	}
+}
+
+// TestResolveHomebrew: a Homebrew command (a link in the prefix's bin or
+// opt) resolves to its formula's Cellar tree, and gets the trees of the
+// runtime dependencies its receipt names (through opt; a name climbing
+// out of the prefix or missing is skipped) and the prefix's bin, opt and
+// lib folders (testdata/interp/brew, found through HOMEBREW_PREFIX).
+func TestResolveHomebrew(t *testing.T) {
+	brew := interpFixture(t, "brew")
+	env := func(k string) string {
+		if k == "HOMEBREW_PREFIX" {
+			return brew
+		}
+		return ""
+	}
+	want := []string{"Cellar/node/22.1.0", "Cellar/icu4c@74/74.2", "Cellar/openssl@3/3.3.1", "bin", "opt", "lib"}
+	for i := range want {
+		want[i] = filepath.Join(brew, want[i])
+	}
+	for _, cmd := range []string{"bin/node", "opt/node/bin/node"} {
+		in, ok := resolveInterpreter(filepath.Join(brew, cmd), interpFixture(t, "home"), brew, env)
+		if !ok || in.Manager != "Homebrew" || in.Path != filepath.Join(brew, "Cellar/node/22.1.0/bin/node") || !slices.Equal(in.Trees, want) {
+			t.Errorf("%s: %+v %v, want trees %q", cmd, in, ok, want)
+		}
 	}
 }
 

@@ -460,31 +460,108 @@ func (d *Driver) getPrompt(ctx context.Context, s *session, req modproto.Request
 		return nil, nil, fmt.Errorf("the prompts/get result is not a result object: %s", oneLine(e.Error()))
 	}
 	env := invokeEnvelope(d.id, req)
-	type message struct {
-		Role     string `json:"role"`
-		Type     string `json:"type"`
-		Artifact string `json:"artifact,omitempty"`
-	}
-	msgs := []message{}
-	var blocks []runner.ContentBlock
+	msgs := []promptMessage{}
+	blocks := []runner.ContentBlock{{}} // the conversation, first
 	for i, m := range res.Messages {
 		var head struct {
 			Type string `json:"type"`
+			URI  string `json:"uri"`
 		}
 		_ = json.Unmarshal(m.Content, &head)
 		j := blockOf(i, m.Content)
 		env.Warnings = append(env.Warnings, j.warnings...)
-		if j.block == nil {
-			msgs = append(msgs, message{Role: m.Role, Type: head.Type})
-			continue
+		pm := promptMessage{Role: m.Role, Type: head.Type, text: j.text, uri: head.URI}
+		if j.block != nil {
+			blocks = append(blocks, *j.block)
+			pm.Artifact, pm.media = j.block.Artifact.ID, j.block.Artifact.MediaType
 		}
-		blocks = append(blocks, *j.block)
-		msgs = append(msgs, message{Role: m.Role, Type: head.Type, Artifact: j.block.Artifact.ID})
+		msgs = append(msgs, pm)
+	}
+	blocks[0] = runner.ContentBlock{
+		Artifact: modproto.Artifact{ID: promptArtifact, Kind: KindPrompt, MediaType: "text/markdown",
+			Title: render.SanitizeLine(cutRunes("Prompt "+name, maxPromptTitle)), Path: promptArtifact + ".md"},
+		Data: promptDocument(name, res.Description, msgs),
 	}
 	env.OK = true
-	env.Result, _ = json.Marshal(map[string]any{"description": res.Description, "messages": msgs})
+	env.Result, _ = json.Marshal(map[string]any{"description": res.Description, "messages": msgs, "conversation": promptArtifact})
 	out, err := json.Marshal(env)
 	return out, blocks, err
+}
+
+// promptArtifact is the id (and file name) of a prompt's conversation.
+const promptArtifact = "conversation"
+
+// maxPromptTitle bounds the conversation's title, in runes.
+const maxPromptTitle = 120
+
+// promptMessage is one message of a prompt's result: as the invoke
+// result lists it (role, content type, its block's artifact), and what
+// the conversation shows of it.
+type promptMessage struct {
+	Role     string `json:"role"`
+	Type     string `json:"type"`
+	Artifact string `json:"artifact,omitempty"`
+	text     *string
+	uri      string
+	media    string
+}
+
+// promptDocument is a prompt's messages as one Markdown conversation: the
+// prompt's name and description as the title, then per message a heading
+// with its number and role and its text as a block quote, so no heading
+// a server writes in a message reads as the next message's; a block
+// other than text is named with its artifact. Every string is the
+// server's: the heading's are made one line; the text is left to the
+// Markdown renderer, which sanitizes.
+func promptDocument(name, description string, msgs []promptMessage) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Prompt %s\n\n", mdLine(name))
+	if description != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdLine(description))
+	}
+	if len(msgs) == 0 {
+		b.WriteString("*The server returned no messages.*\n")
+	}
+	for i, m := range msgs {
+		role := m.Role
+		if role != "user" && role != "assistant" {
+			role = "role “" + mdLine(cutRunes(role, 40)) + "”"
+		}
+		fmt.Fprintf(&b, "## %d of %d · %s\n\n", i+1, len(msgs), role)
+		switch {
+		case m.text != nil:
+			for _, l := range strings.Split(strings.TrimRight(*m.text, "\n"), "\n") {
+				b.WriteString(strings.TrimRight("> "+l, " ") + "\n")
+			}
+		case m.Artifact != "":
+			what := mdLine(m.Type) + " content"
+			if m.media != "" {
+				what += ", " + mdLine(m.media)
+			}
+			if m.uri != "" {
+				what += ", " + mdLine(cutRunes(m.uri, 200))
+			}
+			fmt.Fprintf(&b, "*(%s: artifact `%s`)*\n", what, m.Artifact)
+		default:
+			fmt.Fprintf(&b, "*(%s content, not kept: see the warnings)*\n", mdLine(m.Type))
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// mdLine is s on one line, sanitized, with Markdown's inline marks
+// escaped: a heading's or a note's text as the server sent it.
+func mdLine(s string) string {
+	s = render.SanitizeLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>#|~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // refusal is an error envelope answering req: the bridge cannot send
@@ -524,8 +601,10 @@ func (d *Driver) Resources(ctx context.Context) (out []runner.Resource, more boo
 		if len(out) == MaxResources {
 			return out, true, nil
 		}
-		out = append(out, runner.Resource{URI: bounded(r.URI), Name: bounded(r.Name), Title: bounded(r.Title),
-			Description: bounded(r.Description), MIMEType: bounded(r.MIMEType), Size: r.Size})
+		res := runner.Resource{URI: bounded(r.URI), Name: bounded(r.Name), Title: bounded(r.Title),
+			Description: bounded(r.Description), MIMEType: bounded(r.MIMEType), Size: r.Size}
+		res.Audience, res.Priority, res.LastModified, res.Icons = resourceMeta(r)
+		out = append(out, res)
 	}
 	return out, false, nil
 }
@@ -541,6 +620,11 @@ func bounded(s string) string {
 // ReadCapability is the id of the capability that reads a resource by
 // URI (CapRead), for the cockpit's resources view and resource links.
 func (d *Driver) ReadCapability() string { return CapRead }
+
+// ConversationKind is the artifact kind of a prompt's messages as one
+// conversation (KindPrompt): the cockpit opens it when the prompt's
+// result comes.
+func (d *Driver) ConversationKind() string { return KindPrompt }
 
 // LinkKind is the artifact kind of a resource link (KindLink): its
 // staged record's "uri" is read with ReadCapability.

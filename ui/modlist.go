@@ -643,7 +643,7 @@ func moduleDetail(com *common.Common, m *runner.Module, w int) string {
 				write = append(write, render.SanitizeLine(path)+" ("+render.SanitizeLine(roots[path])+")")
 			}
 		}
-		b.kv("Read", listOrNone(read)+" (the server's roots, from its config entry)")
+		b.kv("Read", listOrNone(read)+" (its config entry's roots: and needs:)")
 		b.kv("Write", listOrNone(write))
 	} else {
 		b.kv("Read", listOrNone(p.FilesystemRead))

@@ -177,7 +177,7 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	}
 	for _, s := range m.stack {
 		if rs, ok := s.(*runScreen); ok && rs.run == r {
-			return tea.Batch(m.replace(rs, screenResult, msg.id), m.showRead(msg.id, res), reload, notice)
+			return tea.Batch(m.replace(rs, screenResult, msg.id), m.showRead(msg.id, r.plan, res), reload, notice)
 		}
 	}
 	return tea.Batch(reload, notice)

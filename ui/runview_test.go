@@ -121,3 +121,43 @@ func TestModuleDetailSaysNoLogging(t *testing.T) {
 		t.Errorf("the detail does not say the server declares no logging:\n%s", d)
 	}
 }
+
+// liveLogFake is a driver whose server's log grows between calls.
+type liveLogFake struct {
+	runner.Driver
+	lines *[]string
+}
+
+func (f liveLogFake) LogLines(n int) []string { return (*f.lines)[max(len(*f.lines)-n, 0):] }
+func (f liveLogFake) LogLevel() string        { return "info" }
+
+// TestServerLogBetweenCallsRedraws: a log message that arrives between
+// calls reaches the detail pane when the server's ChangeLog does, not
+// only on the next selection; it starts no discovery.
+func TestServerLogBetweenCallsRedraws(t *testing.T) {
+	m, _ := newTest(t, nil, 120, 40)
+	mods := uitest.Modules(t)
+	lines := []string{"12:00:01 info started"}
+	m.Update(modulesMsg{gen: m.gen, modules: mods})
+	l := m.top().(*moduleList)
+	for i := 0; i < len(mods) && l.Selected().Descriptor == nil; i++ {
+		m.Update(uitest.Key("j"))
+	}
+	sel := l.Selected()
+	sel.Driver = liveLogFake{lines: &lines}
+	m.modules.list.InvalidateDetail()
+	if f := frame(t, m); !strings.Contains(f, "12:00:01 info started") {
+		t.Fatalf("the detail lacks the server's log:\n%s", f)
+	}
+	lines = append(lines, "12:00:05 warning between calls")
+	if f := frame(t, m); strings.Contains(f, "between calls") {
+		t.Fatalf("the detail changed without a message (the test shows nothing):\n%s", f)
+	}
+	_, cmd := m.Update(surfaceChangedMsg{module: sel.ID, change: runner.Change{Kind: runner.ChangeLog}})
+	if cmd != nil || m.modules.discovering {
+		t.Error("a log change started a command (a discovery)")
+	}
+	if f := frame(t, m); !strings.Contains(f, "12:00:05 warning between calls") {
+		t.Errorf("after the log change the detail lacks the new message:\n%s", f)
+	}
+}

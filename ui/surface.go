@@ -231,6 +231,32 @@ func (it *surfaceItem) Detail(w int) string {
 	if r.Description != "" {
 		b.kv("Description", r.Description)
 	}
+	if len(r.Audience) > 0 {
+		b.kv("Audience", strings.Join(r.Audience, ", "))
+	}
+	if r.Priority > 0 {
+		b.kv("Priority", fmt.Sprintf("%.2f (1 is most important)", r.Priority))
+	}
+	if r.LastModified != "" {
+		b.kv("Modified", r.LastModified)
+	}
+	for i, ic := range r.Icons {
+		var about []string
+		for _, s := range []string{ic.MIMEType, strings.Join(ic.Sizes, " "), ic.Theme} {
+			if s != "" {
+				about = append(about, s)
+			}
+		}
+		label := "Icon"
+		if len(r.Icons) > 1 {
+			label = fmt.Sprintf("Icon %d", i+1)
+		}
+		line := ic.Source
+		if len(about) > 0 {
+			line += " (" + strings.Join(about, ", ") + ")"
+		}
+		b.kv(label, line+" · not fetched")
+	}
 	switch on, n, last := it.v.drv.Subscribed(r.URI); {
 	case on && n > 0:
 		b.kv("Updates", fmt.Sprintf("subscribed: %s, the last %s", words.Count(n, "update", "updates"), words.Ago(it.v.com.Now(), last)))
@@ -551,10 +577,14 @@ func (m *Model) surfaceEvent(msg surfaceEvent) tea.Cmd {
 
 // surfaceChanged follows what a server announced: a tool, prompt or
 // resource list that changed is listed again (its cached list is already
-// stale), and a resource update is counted on the resources view.
+// stale), a resource update is counted on the resources view, and log
+// messages between calls redraw the module's detail pane (its log).
 func (m *Model) surfaceChanged(v *surfaceView, msg surfaceChangedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	switch msg.change.Kind {
+	case runner.ChangeLog:
+		m.modules.list.InvalidateDetail()
+		return nil
 	case runner.ChangeResource:
 		if v != nil && v.module.ID == msg.module {
 			v.note = "Updated: " + msg.change.URI
@@ -642,16 +672,40 @@ func (m *Model) refreshOpen(mods []*runner.Module) {
 	}
 }
 
-// showRead opens the one artifact of a resource read (readURI) that
-// ended ok while its run screen was shown, over its result, so reading a
-// resource shows it as the Inspector does; esc goes back to the result.
-func (m *Model) showRead(id string, res *runner.Result) tea.Cmd {
-	if !m.reads[id] {
+// conversationDriver is a driver whose prompts' results hold their
+// messages as one conversation artifact of a kind of its own
+// (mcp.Driver). No I/O.
+type conversationDriver interface {
+	ConversationKind() string
+}
+
+// showRead opens, over its result, the one artifact of a resource read
+// (readURI), or the conversation of a prompt's result, that ended ok
+// while its run screen was shown, so reading a resource or getting a
+// prompt shows it as the Inspector does; esc goes back to the result.
+func (m *Model) showRead(id string, plan *runner.Plan, res *runner.Result) tea.Cmd {
+	if !res.OK() {
+		delete(m.reads, id)
 		return nil
 	}
-	delete(m.reads, id)
-	if !res.OK() || len(res.Artifacts) != 1 {
+	if m.reads[id] {
+		delete(m.reads, id)
+		if len(res.Artifacts) != 1 {
+			return nil
+		}
+		return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: res.Artifacts[0], siblings: res.Artifacts})
+	}
+	if plan == nil || plan.Module == nil {
 		return nil
 	}
-	return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: res.Artifacts[0], siblings: res.Artifacts})
+	cd, ok := plan.Module.Driver.(conversationDriver)
+	if sd := surfaceOf(plan.Module); !ok || sd == nil || sd.SurfaceKind(plan.Capability.ID) != "prompt" {
+		return nil
+	}
+	for _, a := range res.Artifacts {
+		if a.Kind == cd.ConversationKind() {
+			return m.open(screenViewer, viewerArg{reqID: id, module: res.Module, art: a, siblings: res.Artifacts})
+		}
+	}
+	return nil
 }

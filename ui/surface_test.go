@@ -34,12 +34,15 @@ type surfaceFake struct {
 }
 
 var surfaceResources = []runner.Resource{
-	{URI: "test://a", Name: "hello", Title: "Hello text", MIMEType: "text/plain", Size: 16},
+	{URI: "test://a", Name: "hello", Title: "Hello text", MIMEType: "text/plain", Size: 16,
+		Audience: []string{"user"}, Priority: 0.8, LastModified: "2026-01-12T15:00:58Z",
+		Icons: []runner.Icon{{Source: "https://icons.example.org/h.png\x1b[2J", MIMEType: "image/png", Sizes: []string{"48x48"}}, {Source: "data: URI (60 B), not shown", Theme: "dark"}}},
 	{URI: "test://evil", Name: "evil\x1b]0;pwned\x07\x1b[2J"},
 }
 
-func (f *surfaceFake) ReadCapability() string { return "mcp.resources.read" }
-func (f *surfaceFake) LinkKind() string       { return "mcp.resource_link" }
+func (f *surfaceFake) ReadCapability() string   { return "mcp.resources.read" }
+func (f *surfaceFake) ConversationKind() string { return "mcp.prompt" }
+func (f *surfaceFake) LinkKind() string         { return "mcp.resource_link" }
 func (f *surfaceFake) SurfaceKind(id string) string {
 	switch {
 	case strings.HasPrefix(id, "mcp.resources.template."):
@@ -170,7 +173,9 @@ func TestSurfaceView(t *testing.T) {
 		t.Errorf("a server's escape reached the screen:\n%q", out)
 	}
 	plain := ansi.Strip(out)
-	for _, want := range []string{"resource Hello text", "template A greeting", "prompt   Greet someone", "test://a"} {
+	for _, want := range []string{"resource Hello text", "template A greeting", "prompt   Greet someone", "test://a",
+		"Audience    user", "Priority    0.80 (1 is most important)", "Modified    2026-01-12T15:00:58Z",
+		"Icon 1      https://icons.example.org/h.png␛[2J", "(image/png, 48x48) · not fetched", "Icon 2      data: URI (60 B), not shown (dark)"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("view lacks %q:\n%s", want, plain)
 		}
@@ -326,5 +331,39 @@ func TestModuleListOpensSurface(t *testing.T) {
 	press(m, "R")
 	if m.screen() != screenSurface {
 		t.Errorf("R opens %v", m.screen())
+	}
+}
+
+// TestPromptOpensConversation: a prompt's result that ends while its run
+// is shown opens its conversation (the artifact of the driver's
+// conversation kind, wherever it is among the artifacts) in the viewer,
+// over the result; esc goes back to the result.
+func TestPromptOpensConversation(t *testing.T) {
+	fb := &fakeBackend{plan: func(m *runner.Module, capID string, input json.RawMessage) (*runner.Plan, error) {
+		p := uitest.Plan(t, m)
+		p.Capability.ID, p.Request.Capability, p.Request.Input, p.Approval = capID, capID, input, nil
+		return p, nil
+	}}
+	res := uitest.Result(t, uitest.Plan(t, uitest.Module(t)), "invoke/success-with-artifact.json")
+	conv := res.Artifacts[0]
+	conv.ID, conv.Kind, conv.Title = "conversation", "mcp.prompt", "Prompt greet"
+	res.Artifacts = append(res.Artifacts, conv)
+	fb.result = res
+	m, _ := newTest(t, fb, 100, 30)
+	h := newHarness(t, m)
+	openSurface(t, m, h, surfaceModule(t, &surfaceFake{}))
+	press(m, "end", "enter")
+	if m.screen() != screenForm || m.flow.cap.ID != "mcp.prompts.get.greet" {
+		t.Fatalf("screen %v capability %q", m.screen(), m.flow.cap.ID)
+	}
+	typeText(m, "Ada")
+	h.key("ctrl+s")
+	h.until("the conversation", func() bool { return m.screen() == screenViewer })
+	if out := ansi.Strip(frame(t, m)); !strings.Contains(out, "Prompt greet") {
+		t.Errorf("the viewer does not show the conversation:\n%s", out)
+	}
+	h.key("esc")
+	if m.screen() != screenResult {
+		t.Errorf("esc from the conversation: %v, want its result", m.screen())
 	}
 }

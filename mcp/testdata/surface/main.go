@@ -78,7 +78,13 @@ func main() {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mime, Text: s}}}, nil
 		}
 	}
-	server.AddResource(&sdk.Resource{URI: textURI, Name: "hello", Title: "Hello text", MIMEType: "text/plain"}, text(textURI, "text/plain", "hello, resource\n"))
+	// hello carries annotations and two icons: a URL holding an escape
+	// and a data: URI (neither is fetched; the data is never shown).
+	server.AddResource(&sdk.Resource{URI: textURI, Name: "hello", Title: "Hello text", MIMEType: "text/plain",
+		Annotations: &sdk.Annotations{Audience: []sdk.Role{"user", "assistant"}, Priority: 0.8, LastModified: "2026-01-12T15:00:58Z"},
+		Icons: []sdk.Icon{{Source: "https://icons.example.org/hello.png\x1b[2J", MIMEType: "image/png", Sizes: []string{"48x48", "96x96"}},
+			{Source: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=", Theme: "dark"}}},
+		text(textURI, "text/plain", "hello, resource\n"))
 	server.AddResource(&sdk.Resource{URI: blobURI, Name: "pixel", MIMEType: "image/png", Size: int64(len(png1x1))},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: blobURI, MIMEType: "image/png", Blob: png1x1}}}, nil
