@@ -177,3 +177,111 @@ func TestSecretJobIDMasked(t *testing.T) {
 	noSecretUnder(t, filepath.Join(home, "history"))
 	noSecretUnder(t, exportAll(t, home))
 }
+
+// TestSecretInErrorCodeMasked: a module error whose code echoes the
+// secret is printed, recorded (the run, index.tsv) and exported with
+// the echo as "masked", the code still one token ("c_masked").
+func TestSecretInErrorCodeMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.fail",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if code != ExitModuleError {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	if strings.Contains(out+errb, leakMark) || !strings.Contains(out+errb, "c_masked") {
+		t.Fatalf("invoke shows:\n%s\n%s", out, errb)
+	}
+	_, out, errb = run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.fail", "--json",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if strings.Contains(out+errb, leakMark) || !strings.Contains(out, `"c_masked"`) {
+		t.Fatalf("invoke --json shows:\n%s\n%s", out, errb)
+	}
+	idx, _ := os.ReadFile(filepath.Join(home, "history", "index.tsv"))
+	if !strings.Contains(string(idx), "c_masked") {
+		t.Errorf("index.tsv:\n%s", idx)
+	}
+	noSecretUnder(t, filepath.Join(home, "history"))
+	noSecretUnder(t, exportAll(t, home))
+}
+
+// TestSecretEveryEnvelopeStringMasked: a reply with the secret in its
+// provider, warnings, result (a key and values), an artifact title and
+// an unknown envelope key has no byte of it in what invoke --json
+// prints, walked string by string, nor in the history or an export.
+func TestSecretEveryEnvelopeStringMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.every", "--json", "--trace",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if code != ExitOK {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	if strings.Contains(out+errb, leakMark) {
+		t.Fatalf("invoke shows the secret:\n%s\n%s", out, errb)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("invoke --json: %v\n%s", err, out)
+	}
+	n := 0
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			n++
+			if strings.Contains(x, leakMark) {
+				t.Errorf("unmasked %q", x)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		case map[string]any:
+			for k, c := range x {
+				walk(k)
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	if !strings.Contains(out, "prov-"+leakLabel) {
+		t.Errorf("provider not shown masked:\n%s", out)
+	}
+	noSecretUnder(t, filepath.Join(home, "history"))
+	noSecretUnder(t, exportAll(t, home))
+}
+
+// TestSecretAtStderrCutDropped: a secret that starts a few bytes before
+// the host's stderr cut leaves no part of it in what invoke prints (the
+// kept stderr, the raw exchange) or the history: the cut drops the end
+// that begins a secret.
+func TestSecretAtStderrCutDropped(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.cut", "--json", "--trace",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if code != ExitOK {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	var res struct {
+		Stderr    string `json:"stderr"`
+		Truncated bool   `json:"stderr_truncated"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("invoke --json: %v", err)
+	}
+	if !res.Truncated || !strings.HasSuffix(res.Stderr, "ppp") {
+		t.Fatalf("stderr cut %v, ends %q", res.Truncated, res.Stderr[max(0, len(res.Stderr)-20):])
+	}
+	part := leakSecret[:6]
+	if strings.Contains(out+errb, "p"+part) {
+		t.Errorf("invoke shows the secret's start %q at the cut", part)
+	}
+	runs, _ := filepath.Glob(filepath.Join(home, "history", "runs", "*"))
+	for _, r := range runs {
+		if b, _ := os.ReadFile(r); strings.Contains(string(b), "p"+part) {
+			t.Errorf("%s keeps the secret's start %q", r, part)
+		}
+	}
+}

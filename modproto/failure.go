@@ -62,6 +62,12 @@ var failureKinds = map[string]FailureKind{
 	"no_cancel_capability": KindNotRun,
 }
 
+// KnownCode reports whether code is in docs/protocol.md §15's table.
+func KnownCode(code string) bool {
+	_, ok := failureKinds[code]
+	return ok
+}
+
 // KindOf returns the failure kind of an error code (docs/protocol.md §15);
 // an unknown code is KindSystem.
 func KindOf(code string) FailureKind {

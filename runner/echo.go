@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 
 	"modbay/modproto"
 	"modbay/schema"
@@ -55,15 +58,40 @@ func joinEchoes(a, b []schema.Echo) []schema.Echo {
 	return out
 }
 
-// maskingOptions wraps opts' events and recorder to mask echoes.
-func maskingOptions(opts RunOptions, echoes []schema.Echo) RunOptions {
+// maskingOptions wraps opts' events and recorder to mask echoes. A
+// secret split across stderr chunks is masked too: the end of a chunk
+// that begins one (schema.EchoPrefixLen) is held back and joined to the
+// next; done, called once the run ended, sends what is held, or drops it
+// when the stderr was cut there (cut: the rest of a secret may follow).
+func maskingOptions(opts RunOptions, echoes []schema.Echo) (_ RunOptions, done func(cut bool)) {
+	done = func(bool) {}
 	if len(echoes) == 0 {
-		return opts
+		return opts, done
 	}
 	opts.echoes = echoes
 	if next := opts.Events; next != nil {
+		var mu sync.Mutex
+		var held []byte
+		var heldID string // the request id of the event held from
+		done = func(cut bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(held) > 0 && !cut {
+				next(Event{RequestID: heldID, Stderr: held})
+			}
+			held = nil
+		}
 		opts.Events = func(ev Event) {
-			ev.Stderr = maskBytes(ev.Stderr, echoes)
+			if len(ev.Stderr) > 0 {
+				mu.Lock()
+				defer mu.Unlock()
+				b := maskBytes(append(held, ev.Stderr...), echoes)
+				k := schema.EchoPrefixLen(b, echoes)
+				held, heldID = bytes.Clone(b[len(b)-k:]), ev.RequestID
+				if ev.Stderr = b[:len(b)-k]; len(ev.Stderr) == 0 {
+					return
+				}
+			}
 			if ev.Job != nil {
 				j := *ev.Job
 				maskJob(&j, echoes)
@@ -85,10 +113,19 @@ func maskingOptions(opts RunOptions, echoes []schema.Echo) RunOptions {
 	if next := opts.Record; next != nil {
 		opts.Record = func(f Frame) {
 			f.Data = maskBytes(f.Data, echoes)
+			if f.Kind == FrameStderr && len(f.Data) >= StderrCap {
+				f.Data = cutEcho(f.Data, echoes) // kept up to the cap: maybe cut
+			}
 			next(f)
 		}
 	}
-	return opts
+	return opts, done
+}
+
+// cutEcho drops the end of b that begins a secret (the stderr kept was
+// cut there, so the rest of it may have followed).
+func cutEcho(b []byte, echoes []schema.Echo) []byte {
+	return b[:len(b)-schema.EchoPrefixLen(b, echoes)]
 }
 
 func maskBytes(b []byte, echoes []schema.Echo) []byte {
@@ -110,6 +147,9 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		res.Beside, _ = schema.MaskEchoesJSON(res.Beside, echoes)
 	}
 	res.Stderr = maskString(res.Stderr, echoes)
+	if res.StderrTruncated {
+		res.Stderr = string(cutEcho([]byte(res.Stderr), echoes))
+	}
 	if res.Host != nil {
 		res.Host.Detail = maskString(res.Host.Detail, echoes)
 		for i := range res.Host.Violations {
@@ -133,32 +173,60 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		if env == nil {
 			continue
 		}
-		for i := range env.Execution.Artifacts {
-			maskArtifact(&env.Execution.Artifacts[i], echoes)
-		}
-		if len(env.Result) > 0 {
-			env.Result, _ = schema.MaskEchoesJSON(env.Result, echoes)
-		}
-		for i, w := range env.Warnings {
-			env.Warnings[i] = maskString(w, echoes)
-		}
-		if e := env.Error; e != nil {
-			e.Message = maskString(e.Message, echoes)
-			if len(e.Details) > 0 {
-				if b, err := json.Marshal(e.Details); err == nil {
-					if m, n := schema.MaskEchoesJSON(b, echoes); n > 0 {
-						var d map[string]any
-						if json.Unmarshal(m, &d) == nil {
-							e.Details = d
-						}
+		maskEnvelope(env, echoes)
+	}
+	if res.Job != nil {
+		maskJob(res.Job, echoes)
+	}
+}
+
+// maskEnvelope masks echoes in every string env holds: its header
+// fields, the result, the warnings, the execution (provider, artifacts)
+// and the error (its code as a code token, maskCode).
+func maskEnvelope(env *modproto.Envelope, echoes []schema.Echo) {
+	for _, f := range []*string{&env.Protocol, &env.Module, &env.Operation, &env.RequestID, &env.Execution.Provider} {
+		*f = maskString(*f, echoes)
+	}
+	for i := range env.Execution.Artifacts {
+		maskArtifact(&env.Execution.Artifacts[i], echoes)
+	}
+	if len(env.Result) > 0 {
+		env.Result, _ = schema.MaskEchoesJSON(env.Result, echoes)
+	}
+	for i, w := range env.Warnings {
+		env.Warnings[i] = maskString(w, echoes)
+	}
+	if e := env.Error; e != nil {
+		e.Code = maskCode(e.Code, echoes)
+		e.Message = maskString(e.Message, echoes)
+		if len(e.Details) > 0 {
+			if b, err := json.Marshal(e.Details); err == nil {
+				if m, n := schema.MaskEchoesJSON(b, echoes); n > 0 {
+					var d map[string]any
+					if json.Unmarshal(m, &d) == nil {
+						e.Details = d
 					}
 				}
 			}
 		}
 	}
-	if res.Job != nil {
-		maskJob(res.Job, echoes)
+}
+
+// codeMask is what an echo inside an error code becomes: a code stays
+// one token scripts can match ("c_" + secret → "c_masked").
+const codeMask = "masked"
+
+// maskCode replaces every echo in an error code with codeMask; a code of
+// docs/protocol.md §15 is kept as sent (it names no secret, and the
+// host routes on it).
+func maskCode(code string, echoes []schema.Echo) string {
+	if modproto.KnownCode(code) {
+		return code
 	}
+	for _, e := range echoes {
+		code = strings.ReplaceAll(code, e.Value, codeMask)
+	}
+	return code
 }
 
 // maskArtifact masks echoes in every text field of a as the module
@@ -185,6 +253,9 @@ func maskJob(j *JobStatus, echoes []schema.Echo) {
 				j.Secrets = append(j.Secrets, e)
 			}
 		}
+	}
+	if jobStateProblem("", j.State) != "" {
+		j.State = maskString(j.State, echoes) // not a state word: module text
 	}
 	j.Detail = maskString(j.Detail, echoes)
 	if len(j.Raw) > 0 {

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,7 +18,7 @@ func TestMaskingOptionsMaskEveryEvent(t *testing.T) {
 	echoes := []schema.Echo{{Pointer: "/api_key", Why: "writeOnly", Value: "sk-live-4242"}}
 	var got []Event
 	var frames []Frame
-	opts := maskingOptions(RunOptions{Events: func(ev Event) { got = append(got, ev) }, Record: func(f Frame) { frames = append(frames, f) }}, echoes)
+	opts, _ := maskingOptions(RunOptions{Events: func(ev Event) { got = append(got, ev) }, Record: func(f Frame) { frames = append(frames, f) }}, echoes)
 	opts.Events(Event{Stderr: []byte("key sk-live-4242\n")})
 	opts.Events(Event{Progress: &Progress{Message: "at sk-live-4242"}})
 	opts.Events(Event{Log: &LogLine{Text: "logged sk-live-4242"}})
@@ -68,5 +70,140 @@ func TestSecretInNamesRefused(t *testing.T) {
 	maskArtifact(&a, echoes)
 	if a.Title != "for "+echoes[0].Label() {
 		t.Errorf("title %q", a.Title)
+	}
+}
+
+// fillStrings sets every settable string of v (walking structs,
+// pointers, slices and maps of any) to s+"<field>", so a field added to
+// modproto's types is covered without naming it.
+func fillStrings(v reflect.Value, s string) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() && v.CanSet() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		if !v.IsNil() {
+			fillStrings(v.Elem(), s)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				fillStrings(f, s+v.Type().Field(i).Name)
+			}
+		}
+	case reflect.Slice:
+		if v.Type() == reflect.TypeOf(json.RawMessage(nil)) {
+			v.SetBytes([]byte(`{"r":"` + s + `","` + s + `":1}`))
+			return
+		}
+		if v.Len() == 0 {
+			v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		}
+		for i := range v.Len() {
+			fillStrings(v.Index(i), s)
+		}
+	case reflect.Map:
+		if v.Type() == reflect.TypeOf(map[string]any(nil)) {
+			v.Set(reflect.ValueOf(map[string]any{"d": s, s: []any{s}}))
+		}
+	case reflect.String:
+		v.SetString(s)
+	}
+}
+
+// walkJSON calls f with every key and string of the JSON value b.
+func walkJSON(t *testing.T, b []byte, f func(string)) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			f(x)
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		case map[string]any:
+			for k, c := range x {
+				f(k)
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+}
+
+// TestMaskResultEveryEnvelopeString: every free-form string of the
+// envelope (header fields, result, warnings, execution and its
+// artifacts, the error's code, message and details), filled by
+// reflection with the secret, comes out masked: the encoded envelope,
+// walked key by key and string by string, holds it nowhere. A code
+// keeps one token ("c_masked"); a protocol code is kept.
+func TestMaskResultEveryEnvelopeString(t *testing.T) {
+	const secret = "KKKKsecK"
+	echoes := []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: secret}}
+	env := &modproto.Envelope{}
+	fillStrings(reflect.ValueOf(env), "c_"+secret)
+	job := &JobStatus{ID: "j", State: "st" + secret}
+	res := &Result{Envelope: env, HandleEnvelope: env, Job: job}
+	maskResult(res, echoes)
+	b, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	walkJSON(t, b, func(s string) {
+		n++
+		if strings.Contains(s, secret) {
+			t.Errorf("unmasked: %q", s)
+		}
+	})
+	if n < 20 {
+		t.Errorf("walked %d strings of %s", n, b)
+	}
+	if env.Error.Code != "c_maskedErrorCode" {
+		t.Errorf("code %q, want one token", env.Error.Code)
+	}
+	if job.State != "st"+echoes[0].Label() {
+		t.Errorf("job state %q", job.State)
+	}
+	e := &modproto.Error{Code: "timeout"}
+	maskResult(&Result{Envelope: &modproto.Envelope{Error: e}}, []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: "time"}})
+	if e.Code != "timeout" {
+		t.Errorf("protocol code masked: %q", e.Code)
+	}
+}
+
+// TestMaskingOptionsJoinSplitStderr: a secret split across stderr
+// chunks reaches the caller masked, the chunks joined as written; the
+// end held back is sent when the run ends, or dropped when the stderr
+// was cut there; a stderr frame kept up to the cap loses the start of a
+// secret at its end.
+func TestMaskingOptionsJoinSplitStderr(t *testing.T) {
+	const k = "KKKKsecK"
+	echoes := []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: k}}
+	for _, cut := range []bool{false, true} {
+		var got strings.Builder
+		var frames []Frame
+		opts, done := maskingOptions(RunOptions{Events: func(ev Event) { got.Write(ev.Stderr) }, Record: func(f Frame) { frames = append(frames, f) }}, echoes)
+		for _, c := range []string{"live " + k[:5], k[5:] + " tail\n", "a KK", "KK", "sec", "K!\n", "end " + k[:4]} {
+			opts.Events(Event{Stderr: []byte(c)})
+		}
+		done(cut)
+		want := "live " + echoes[0].Label() + " tail\na " + echoes[0].Label() + "!\nend "
+		if !cut {
+			want += k[:4]
+		}
+		if got.String() != want {
+			t.Errorf("cut %v: stderr seen\n%q, want\n%q", cut, got.String(), want)
+		}
+		opts.Record(Frame{Kind: FrameStderr, Data: []byte(strings.Repeat("p", StderrCap-5) + k[:5])})
+		if d := frames[0].Data; len(d) != StderrCap-5 {
+			t.Errorf("the frame kept at the cap ends %q", d[len(d)-10:])
+		}
 	}
 }

@@ -47,7 +47,9 @@ func (h *Host) ResumeJob(ctx context.Context, m *Module, capID, requestID string
 	j := job
 	first := &Result{RequestID: requestID, Module: m.ID, Capability: capID, Started: time.Now(), Job: &j}
 	// The input is gone: what the polls mask is what the handle holds.
-	res := h.pollJob(ctx, p, first, maskingOptions(opts, job.Secrets))
+	mopts, done := maskingOptions(opts, job.Secrets)
+	res := h.pollJob(ctx, p, first, mopts)
+	done(res != nil && res.StderrTruncated)
 	maskResult(res, job.Secrets)
 	return res, nil
 }

@@ -13,7 +13,9 @@ import (
 
 func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
 	echoes := planEchoes(p)
-	res, err := h.runEchoing(ctx, p, maskingOptions(opts, echoes))
+	mopts, done := maskingOptions(opts, echoes)
+	res, err := h.runEchoing(ctx, p, mopts)
+	done(res != nil && res.StderrTruncated)
 	maskResult(res, echoes)
 	return res, err
 }

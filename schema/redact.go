@@ -460,6 +460,52 @@ func MaskEchoes(b []byte, echoes []Echo) ([]byte, int) {
 	return b, n
 }
 
+// EchoPrefixLen is the length of the longest end of b that begins an
+// echo's value (as MaskEchoes spells it) without holding all of it: the
+// bytes a stream cut there (a chunk, a bound) may leave of a secret,
+// which the host holds back until the next bytes, or drops at a cut.
+// 0 when none; linear in len(b) and the echoes' lengths.
+func EchoPrefixLen(b []byte, echoes []Echo) int {
+	best := 0
+	for _, e := range echoes {
+		for _, f := range echoForms(e.Value) {
+			best = max(best, prefixAtEnd(b, f))
+		}
+	}
+	return best
+}
+
+// prefixAtEnd is the length of the longest proper prefix of f that b
+// ends with (Knuth–Morris–Pratt over b's last len(f)-1 bytes).
+func prefixAtEnd(b, f []byte) int {
+	if len(f) < 2 {
+		return 0
+	}
+	fail := make([]int, len(f)) // fail[i]: longest proper border of f[:i+1]
+	for i, k := 1, 0; i < len(f); i++ {
+		for k > 0 && f[i] != f[k] {
+			k = fail[k-1]
+		}
+		if f[i] == f[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	k := 0
+	for _, c := range b[max(0, len(b)-(len(f)-1)):] {
+		for k > 0 && (k == len(f) || c != f[k]) {
+			k = fail[k-1]
+		}
+		if c == f[k] {
+			k++
+		}
+	}
+	if k == len(f) {
+		k = fail[k-1]
+	}
+	return k
+}
+
 // echoForms are the spellings of s searched: as is, and inside a JSON
 // string when escaping changes it.
 func echoForms(s string) [][]byte {

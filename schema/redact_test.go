@@ -205,3 +205,18 @@ func FuzzDecodeOrdered(f *testing.F) {
 		}
 	})
 }
+
+// TestEchoPrefixLen: the end of a chunk that begins a secret (as typed
+// or as JSON escapes it) is found, the longest one (a whole secret ends
+// with one K that may begin the next); a prefix not at the end is not.
+func TestEchoPrefixLen(t *testing.T) {
+	echoes := []Echo{{Pointer: "/k", Why: "writeOnly", Value: "KKKKsecK"}, {Pointer: "/q", Why: "writeOnly", Value: `a"bc`}}
+	for in, want := range map[string]int{
+		"live KKKKs": 5, "live K": 1, "KKKKKKK": 4, "live KKKKsecK": 1, "sec!": 0, "KKKKs tail": 0, "": 0,
+		"x a": 1, `x a\"`: 3, "KKKKsec": 7, "KKKKsecKKKK": 4,
+	} {
+		if got := EchoPrefixLen([]byte(in), echoes); got != want {
+			t.Errorf("EchoPrefixLen(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -119,3 +119,61 @@ func TestSecretEchoesMaskedOnScreen(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretSplitAcrossStderrChunksMasked: a secret a module writes to
+// stderr in two chunks ("live "+k[:5], then the rest and " tail") is
+// masked on the run screen, which joins the chunks into one line: the
+// runner holds back a chunk's end that begins a secret.
+func TestSecretSplitAcrossStderrChunksMasked(t *testing.T) {
+	const k = "KKKKsecKKK"
+	cfg, err := config.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := runner.NewHost(cfg)
+	d := &modproto.Descriptor{Module: "split", Name: "Split", Version: "1.0.0", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "say", Title: "Say", Summary: "Writes its key in two chunks.", RequestSchema: "s/v1",
+			Effects: modproto.Effects{Local: true, CostKnown: true}}},
+		RequestSchemas: map[string]json.RawMessage{"s/v1": json.RawMessage(`{"type":"object","properties":{"k":{"type":"string","writeOnly":true}}}`)},
+	}
+	drv := runnertest.New(d, func(ctx context.Context, call *runner.Call) *runner.Reply {
+		call.Emit(runner.Event{Stderr: []byte("live " + k[:5])})
+		call.Emit(runner.Event{Stderr: []byte(k[5:] + " tail\n")})
+		call.Emit(runner.Event{Stderr: []byte("end " + k[:3])})
+		return &runner.Reply{Envelope: runnertest.OK(call.Request, "split", map[string]any{}), Stderr: "live " + k + " tail\nend " + k[:3]}
+	})
+	host.AddSource(runnertest.Source{Drivers: []*runnertest.Driver{drv}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mod *runner.Module
+	for _, x := range host.Discover(ctx) {
+		if x.ID == "split" {
+			mod = x
+		}
+	}
+	if mod == nil {
+		t.Fatal("the in-memory module was not discovered")
+	}
+	p, err := host.Plan(mod, "say", json.RawMessage(`{"k":"`+k+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []runner.Event
+	if _, err := host.Run(ctx, p, true, func(ev runner.Event) { evs = append(evs, ev) }); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTest(t, nil, 100, 30)
+	rv := newRunView(m.com, p, func() {})
+	m.keepRun(rv)
+	m.push(&runScreen{com: m.com, keys: m.keys.Run, run: rv, sp: &m.spinner})
+	for _, ev := range evs {
+		m.Update(runEventMsg{id: rv.id, ev: ev})
+	}
+	f := frame(t, m)
+	if strings.Contains(f, k[:5]) || !strings.Contains(f, "live ‹masked: writeOnly /k› tail") {
+		t.Errorf("the run screen shows the split secret:\n%s", f)
+	}
+	if !strings.Contains(f, "end "+k[:3]) {
+		t.Errorf("the held end of the last chunk is not shown:\n%s", f)
+	}
+}

@@ -2,8 +2,9 @@
 // the secret it is given (the writeOnly "api_key" of its input) into
 // every name the host shows, records or makes a file of: artifact ids,
 // paths (file names), titles, media type parameters and presentations,
-// a job id, its detail, stderr and warnings. Its id is "secrets", so its
-// executable must be named so.
+// a job id, its detail, stderr and warnings, an error's code and
+// message, the provider, an unknown envelope key and stderr where the
+// host cuts it. Its id is "secrets", so its executable must be named so.
 package main
 
 import (
@@ -58,6 +59,23 @@ func main() {
 			file(ws, "e", "ok.txt", "text/plain", "", "Report for "+key), // title: masked
 		}
 		reply(req.RequestID, true, map[string]any{"echo": "key=" + key}, []string{"used " + key}, arts, nil)
+	case "s.cut":
+		// The host keeps 64 KiB of stderr: the key starts 6 bytes before
+		// the cut (after the debug line above).
+		pad := 64<<10 - len("debug: key "+key+"\n") - 6
+		os.Stderr.WriteString(strings.Repeat("p", pad) + key + "\n")
+		reply(req.RequestID, true, map[string]any{}, nil, nil, nil)
+	case "s.fail":
+		reply(req.RequestID, false, nil, []string{"w " + key}, nil, map[string]any{"code": "c_" + key, "message": "echo " + key,
+			"retryable": false, "details": map[string]any{"in": key, key: 1}})
+	case "s.every":
+		env := map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "invoke", "request_id": req.RequestID, "ok": true,
+			"warnings": []string{"used " + key}, "result": map[string]any{"r": key, key: []string{key}}, "extra_" + key: key}
+		exec := execution([]map[string]any{file(ws, "e", "ok.txt", "text/plain", "", "Report for "+key)})
+		exec["provider"] = "prov-" + key
+		env["execution"] = exec
+		b, _ := json.Marshal(env)
+		os.Stdout.Write(append(b, '\n'))
 	case "s.job":
 		jobID := "J" + key
 		if err := os.WriteFile(filepath.Join(ws, "job.txt"), []byte(jobID), 0o600); err != nil {
@@ -137,6 +155,9 @@ func describe() {
 		"module": id, "name": "Secrets", "version": "1.0.0", "protocol_versions": []string{"xibodev.module/v1"},
 		"capabilities": []any{
 			capability("s.arts", "Echoes the key into its artifacts.", nil),
+			capability("s.cut", "Writes the key across the stderr cut.", nil),
+			capability("s.fail", "Fails with the key in its code.", nil),
+			capability("s.every", "Echoes the key into every string of its envelope.", nil),
 			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
 			capability("s.poll", "Polls the job.", map[string]any{"request_schema": "s.poll/v1"}),
 		},
