@@ -103,7 +103,7 @@ func TestRunEnvironmentIsOnlyTMPDIR(t *testing.T) {
 	// The run takes the directory made ahead of it (runDirs).
 	FlushRunDirs()
 	PrepareRunDir()
-	runDirs.wg.Wait()
+	runDirs.wait()
 	runDirs.mu.Lock()
 	spare := ""
 	if len(runDirs.free) == 1 {

@@ -44,7 +44,41 @@ type runDirPool struct {
 	free   []string // emptied, checked, ready
 	making bool
 	used   bool // a run took a directory: keep one ready after each take
-	wg     sync.WaitGroup
+	// busy counts background makes and releases; idle is signalled when it
+	// falls to 0. Not a WaitGroup: runs may start while a host flushes
+	// (tests share one process), and a WaitGroup's Add may not race Wait.
+	busy int
+	idle *sync.Cond
+}
+
+// wait waits until no background task is left.
+func (p *runDirPool) wait() {
+	p.mu.Lock()
+	p.waitLocked()
+	p.mu.Unlock()
+}
+
+// waitLocked is wait with p.mu held (Cond.Wait releases it meanwhile).
+func (p *runDirPool) waitLocked() {
+	if p.idle == nil {
+		p.idle = sync.NewCond(&p.mu)
+	}
+	for p.busy > 0 {
+		p.idle.Wait()
+	}
+}
+
+// begin counts one background task; p.mu is held.
+func (p *runDirPool) begin() { p.busy++ }
+
+// end uncounts one background task.
+func (p *runDirPool) end() {
+	p.mu.Lock()
+	p.busy--
+	if p.busy == 0 && p.idle != nil {
+		p.idle.Broadcast()
+	}
+	p.mu.Unlock()
 }
 
 // makeRunDir is newRunDir with its tmp and work directories.
@@ -94,9 +128,9 @@ func (p *runDirPool) refill() {
 		return
 	}
 	p.making = true
-	p.wg.Add(1)
+	p.begin()
 	crash.Go(func() {
-		defer p.wg.Done()
+		defer p.end()
 		dir, err := makeRunDir()
 		p.mu.Lock()
 		p.making = false
@@ -114,9 +148,11 @@ func (p *runDirPool) refill() {
 // process tree is gone. With reuse it is emptied and kept when reusable;
 // otherwise removed.
 func (p *runDirPool) release(dir string, reuse bool) {
-	p.wg.Add(1)
+	p.mu.Lock()
+	p.begin()
+	p.mu.Unlock()
 	crash.Go(func() {
-		defer p.wg.Done()
+		defer p.end()
 		if reuse && reusable(dir) {
 			p.mu.Lock()
 			if len(p.free) < maxFreeRunDirs {
@@ -232,8 +268,8 @@ func PrepareRunDir() { runDirs.refill() }
 // FlushRunDirs waits for finished runs' directories to be taken back and
 // removes every directory kept: a host calls it before it exits.
 func FlushRunDirs() {
-	runDirs.wg.Wait()
 	runDirs.mu.Lock()
+	runDirs.waitLocked()
 	free := runDirs.free
 	runDirs.free = nil
 	runDirs.mu.Unlock()

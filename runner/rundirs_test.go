@@ -15,7 +15,7 @@ import (
 
 // freeRunDirs is the pool's free list, after its background work.
 func freeRunDirs() []string {
-	runDirs.wg.Wait()
+	runDirs.wait()
 	runDirs.mu.Lock()
 	defer runDirs.mu.Unlock()
 	return slices.Clone(runDirs.free)
