@@ -570,6 +570,19 @@ func TestHostileWrites(t *testing.T) {
 	}
 	clean()
 
+	// fallocate reserves blocks without writing them, past the file limit
+	// with FALLOC_FL_KEEP_SIZE (the size stays 0): refused (EOPNOTSUPP).
+	cmd, _, _, out = start(ModeOff, "fallocate", big, "8")
+	if cmd.Wait() != nil || !strings.Contains(out.String(), "ATTACK OK") {
+		t.Fatalf("uncontained, fallocate should reserve 8 MiB: %s", out)
+	}
+	clean()
+	cmd, _, _, out = start(ModeAuto, "fallocate", big, "8")
+	if err := cmd.Wait(); err == nil || !strings.Contains(out.String(), "not supported") {
+		t.Fatalf("contained, fallocate of 8 MiB past a 4 MiB limit: %v %s", err, out)
+	}
+	clean()
+
 	// 20 files of 1 MiB, each under the file limit, 20 MiB in all.
 	cmd, p, _, out = start(ModeAuto, "fill", w.rwRoot, "20", "linger")
 	done := make(chan error, 1)

@@ -49,6 +49,11 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 //     fails with ENOSYS and execveat with EACCES: a program written into
 //     an anonymous memory file and executed through its descriptor would
 //     pass Landlock's execute rule, which only sees paths;
+//   - fallocate fails with EOPNOTSUPP: it reserves blocks at hundreds of
+//     GB/s (gigabytes inside one poll of the write bound) and with
+//     FALLOC_FL_KEEP_SIZE past RLIMIT_FSIZE, which only checks a size that
+//     changes; glibc's posix_fallocate then writes the blocks instead, so
+//     both write bounds see them;
 //   - a syscall of another architecture's table kills the process.
 func seccompProgram(noSockets, noExecFD bool) ([]unix.SockFilter, bool) {
 	if auditArch == 0 {
@@ -100,6 +105,14 @@ func seccompProgram(noSockets, noExecFD bool) ([]unix.SockFilter, bool) {
 		)
 	}
 	prog = append(prog[:11], append(mode, prog[11:]...)...)
+	// Inserted after the x32 rule (index 5), which the jumps before it
+	// land on or skip to: "nr == fallocate ? EOPNOTSUPP : next".
+	eopnotsupp := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP))
+	falloc := []unix.SockFilter{
+		jump(jeq, uint32(unix.SYS_FALLOCATE), 0, 1),
+		stmt(ret, eopnotsupp),
+	}
+	prog = append(prog[:6], append(falloc, prog[6:]...)...)
 	if noExecFD {
 		// Inserted after the x32 rule (index 5), which the jumps before
 		// it land on or skip to: "nr == X ? ERRNO : next" each.

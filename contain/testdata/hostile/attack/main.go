@@ -117,6 +117,16 @@ func main() {
 			fail(err)
 		}
 		ok()
+	case "fallocate": // reserve N MiB with FALLOC_FL_KEEP_SIZE: the size stays 0
+		f, err := os.OpenFile(arg(2), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			fail(err)
+		}
+		n, _ := strconv.Atoi(arg(3))
+		if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, int64(n)<<20); err != nil {
+			fail(err)
+		}
+		ok()
 	case "fill": // write N files of 1 MiB each in a directory, then linger
 		n, _ := strconv.Atoi(arg(3))
 		for i := range n {
