@@ -1319,7 +1319,7 @@ func TestMCPServeExampleJobWaitedFromTheCLI(t *testing.T) {
 	home := t.TempDir() // no modules: the built-in examples are served
 	ws := t.TempDir()
 	cs := serveSession(t, home, nil, "--follow", "300ms", "--workspace", ws)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 8}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "farm_render", Arguments: map[string]any{"frames": 24}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1351,7 +1351,7 @@ func TestMCPServeExampleJobWaitedFromTheCLI(t *testing.T) {
 		t.Fatalf("the resume line %q", wait)
 	}
 	code, out, stderr = run(t, words[1:]...)
-	if code != 0 || !strings.Contains(out, "rendered 8 frames of cube") {
+	if code != 0 || !strings.Contains(out, "rendered 24 frames of cube") {
 		t.Fatalf("%s: exit %d\n%s\n%s", wait, code, out, stderr)
 	}
 	if rec := recordOf(t, home, runID); rec.Status != history.StatusOK || rec.Job == nil || rec.Job.State != "succeeded" {
