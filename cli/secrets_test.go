@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -283,5 +285,53 @@ func TestSecretAtStderrCutDropped(t *testing.T) {
 		if b, _ := os.ReadFile(r); strings.Contains(string(b), "p"+part) {
 			t.Errorf("%s keeps the secret's start %q", r, part)
 		}
+	}
+}
+
+// jsonUnescapeU decodes every \uXXXX of b (the test's own reading, so a
+// secret escaped any way is found in what the host kept).
+func jsonUnescapeU(b string) string {
+	return regexp.MustCompile(`\\u[0-9a-fA-F]{4}`).ReplaceAllStringFunc(b, func(m string) string {
+		r, _ := strconv.ParseUint(m[2:], 16, 32)
+		return string(rune(r))
+	})
+}
+
+// TestSecretEscapedOtherwiseMasked: a module that sends the secret with
+// every character \u-escaped (as Python's json.dumps does for non-ASCII,
+// or on purpose) in its result's values and keys, a warning, an
+// artifact title and stderr has it masked everywhere it is kept: no
+// byte of it in what invoke --json prints, the history or an export,
+// read with the escapes decoded; bytes no secret touches stay as sent.
+func TestSecretEscapedOtherwiseMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.escaped", "--json", "--trace",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if code != ExitOK {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	if s := jsonUnescapeU(out + errb); strings.Contains(s, leakMark) {
+		t.Fatalf("invoke shows the escaped secret:\n%s\n%s", out, errb)
+	}
+	if !strings.Contains(out, "x "+leakLabel+" y") || !strings.Contains(out, "used "+leakLabel) {
+		t.Errorf("the echoes are not shown masked:\n%s", out)
+	}
+	var files []string
+	for _, dir := range []string{filepath.Join(home, "history"), exportAll(t, home)} {
+		_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range files {
+		if b, _ := os.ReadFile(p); strings.Contains(jsonUnescapeU(string(b)), leakMark) {
+			t.Errorf("%s holds the escaped secret", p)
+		}
+	}
+	if len(files) < 3 {
+		t.Fatalf("only %d files kept: %v", len(files), files)
 	}
 }

@@ -1,8 +1,11 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // hostileSeeds are schemas that hung or crashed the validator before its
@@ -34,6 +37,34 @@ func FuzzValidateInput(f *testing.F) {
 			if e.Path != "" && e.Path[0] != '/' {
 				t.Fatalf("path %q is not a JSON pointer", e.Path)
 			}
+		}
+	})
+}
+
+// FuzzMaskEchoes: whatever a module writes, masking never panics, a JSON
+// value stays JSON, no secret is left in the bytes as written or with
+// its escapes decoded, and EchoPrefixLen never exceeds the bytes.
+func FuzzMaskEchoes(f *testing.F) {
+	for _, s := range []string{`{"a":"p\u00e4ss9"}`, `p\u00`, `\ud83d\ude00`, `["päss\u0039"]`, `\\u0070äss9`, `"\"`} {
+		f.Add([]byte(s), "päss9")
+	}
+	f.Fuzz(func(t *testing.T, b []byte, secret string) {
+		if len([]rune(secret)) < MinEchoLen || strings.ContainsAny(secret, "‹›") || !utf8.ValidString(secret) {
+			return
+		}
+		echoes := []Echo{{Pointer: "/s", Why: "writeOnly", Value: secret}}
+		out, _ := MaskEchoes(b, echoes)
+		v, _ := decodeEscapes(out)
+		if bytes.Contains(out, []byte(secret)) || bytes.Contains(v.text, []byte(secret)) {
+			t.Fatalf("MaskEchoes(%q) = %q still holds %q", b, out, secret)
+		}
+		if json.Valid(b) {
+			if j, _ := MaskEchoesJSON(b, echoes); !json.Valid(j) {
+				t.Fatalf("MaskEchoesJSON(%s) = %s, not JSON", b, j)
+			}
+		}
+		if k := EchoPrefixLen(b, echoes); k < 0 || k > len(b) {
+			t.Fatalf("EchoPrefixLen(%q) = %d", b, k)
 		}
 	})
 }

@@ -443,10 +443,11 @@ func Echoes(h *Compiled, input json.RawMessage) []Echo {
 }
 
 // MaskEchoes replaces every occurrence in b of an echo's value, as
-// written or as a JSON string escapes it, with its Label, and says how
-// many it replaced: a module's reply, stderr or raw exchange as the host
-// records and shows it. An encoded echo (base64, hex, URL-escaped, split)
-// is not found. b is returned unchanged when nothing matched.
+// written or with any of its characters JSON-escaped (escapes.go), with
+// its Label, and says how many it replaced: a module's reply, stderr or
+// raw exchange as the host records and shows it. An encoded echo
+// (base64, hex, URL-escaped, split) is not found. b is returned
+// unchanged when nothing matched.
 func MaskEchoes(b []byte, echoes []Echo) ([]byte, int) {
 	n := 0
 	for _, e := range echoes {
@@ -457,20 +458,23 @@ func MaskEchoes(b []byte, echoes []Echo) ([]byte, int) {
 			}
 		}
 	}
-	return b, n
+	b, c := maskEscaped(b, echoes)
+	return b, n + c
 }
 
 // EchoPrefixLen is the length of the longest end of b that begins an
-// echo's value (as MaskEchoes spells it) without holding all of it: the
-// bytes a stream cut there (a chunk, a bound) may leave of a secret,
-// which the host holds back until the next bytes, or drops at a cut.
-// 0 when none; linear in len(b) and the echoes' lengths.
+// echo's value (as MaskEchoes spells it, an escape b ends inside
+// included) without holding all of it: the bytes a stream cut there (a
+// chunk, a bound) may leave of a secret, which the host holds back until
+// the next bytes, or drops at a cut. 0 when none; linear in len(b) and
+// the echoes' lengths.
 func EchoPrefixLen(b []byte, echoes []Echo) int {
 	best := 0
 	for _, e := range echoes {
 		for _, f := range echoForms(e.Value) {
 			best = max(best, prefixAtEnd(b, f))
 		}
+		best = max(best, escapedPrefixLen(b, e.Value))
 	}
 	return best
 }

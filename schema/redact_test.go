@@ -220,3 +220,51 @@ func TestEchoPrefixLen(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskEchoesEscapedAnyway: a secret a module escapes otherwise than
+// Go does (Python's ensure_ascii, an ASCII character as \u0039, upper-
+// case hex, \/, a surrogate pair) is masked, the JSON stays JSON, and
+// bytes no secret touches stay as sent.
+func TestMaskEchoesEscapedAnyway(t *testing.T) {
+	echoes := []Echo{
+		{Pointer: "/pw", Why: "writeOnly", Value: "pässwörd<&>9"},
+		{Pointer: "/k", Why: "writeOnly", Value: "a/b😀cd"},
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"echo":"p\u00e4ssw\u00f6rd<&>9","keep":"\u00e4"}`, `{"echo":"‹masked: writeOnly /pw›","keep":"\u00e4"}`},
+		{`{"echo":"p\u00E4ssw\u00F6rd\u003c\u0026\u003e\u0039!"}`, `{"echo":"‹masked: writeOnly /pw›!"}`},
+		{`["x pässwörd<&>\u0039 y"]`, `["x ‹masked: writeOnly /pw› y"]`},
+		{`{"k":"a\/b\ud83d\ude00cd","j":"a\/b"}`, `{"k":"‹masked: writeOnly /k›","j":"a\/b"}`},
+		{`{"k":"a\\u002fb😀cd"}`, `{"k":"a\\u002fb😀cd"}`}, // an escaped backslash: the text is "a\u002fb…", not the secret
+		{`{"bad":"\ud83d pässwörd<&>9"}`, `{"bad":"\ud83d ‹masked: writeOnly /pw›"}`},
+	} {
+		got, n := MaskEchoesJSON(json.RawMessage(tc.in), echoes)
+		if string(got) != tc.want || !json.Valid(got) {
+			t.Errorf("MaskEchoesJSON(%s) = %s (%d), want %s", tc.in, got, n, tc.want)
+		}
+	}
+	if got, n := MaskEchoes([]byte(`stderr: key=p\u00e4ssw\u00f6rd<&>9 done`), echoes); n != 1 || string(got) != `stderr: key=‹masked: writeOnly /pw› done` {
+		t.Errorf("stderr: %s (%d)", got, n)
+	}
+}
+
+// TestEchoPrefixLenEscaped: a chunk that ends inside an escaped secret,
+// or inside an escape, is held back from where the secret would begin.
+func TestEchoPrefixLenEscaped(t *testing.T) {
+	echoes := []Echo{{Pointer: "/pw", Why: "writeOnly", Value: "päss😀x"}}
+	for in, want := range map[string]int{
+		`x p\u00e4`:          len(`p\u00e4`),
+		`x p\u00`:            len(`p\u00`),
+		`x p\u00e4ss\ud83d`:  len(`p\u00e4ss\ud83d`),
+		`x p\u00e4ss\ud83d\`: len(`p\u00e4ss\ud83d\`),
+		`x \`:                1,
+		`x \\`:               0,
+		`x \u00e4`:           0,
+		`x \u0070`:           len(`\u0070`),
+		`x \u0070\u00e4ss`:   len(`\u0070\u00e4ss`),
+	} {
+		if got := EchoPrefixLen([]byte(in), echoes); got != want {
+			t.Errorf("EchoPrefixLen(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -3,8 +3,8 @@
 // every name the host shows, records or makes a file of: artifact ids,
 // paths (file names), titles, media type parameters and presentations,
 // a job id, its detail, stderr and warnings, an error's code and
-// message, the provider, an unknown envelope key and stderr where the
-// host cuts it. Its id is "secrets", so its executable must be named so.
+// message, the provider, an unknown envelope key, stderr where the host
+// cuts it, and every one of its characters JSON-escaped. Its id is "secrets", so its executable must be named so.
 package main
 
 import (
@@ -76,6 +76,17 @@ func main() {
 		env["execution"] = exec
 		b, _ := json.Marshal(env)
 		os.Stdout.Write(append(b, '\n'))
+	case "s.escaped":
+		// Every character of the key escaped as \uXXXX (upper-case hex
+		// every other one), as a JSON encoder other than Go's may send it:
+		// in the result's values and keys, a warning, stderr and a title.
+		e := uEscape(key)
+		fmt.Fprintf(os.Stderr, "escaped: %s\n", e)
+		art := file(ws, "e", "ok.txt", "text/plain", "", "t")
+		b, _ := json.Marshal(map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "invoke", "request_id": req.RequestID,
+			"ok": true, "warnings": []string{"w"}, "result": map[string]any{"r": "r", "k": []string{"k"}}, "execution": execution([]map[string]any{art})})
+		out := strings.NewReplacer(`"r":"r"`, `"r":"`+e+`"`, `"k":["k"]`, `"`+e+`":["x `+e+` y"]`, `["w"]`, `["used `+e+`"]`, `"title":"t"`, `"title":"T `+e+`"`).Replace(string(b))
+		os.Stdout.WriteString(out + "\n")
 	case "s.job":
 		jobID := "J" + key
 		if err := os.WriteFile(filepath.Join(ws, "job.txt"), []byte(jobID), 0o600); err != nil {
@@ -97,6 +108,20 @@ func main() {
 	default:
 		os.Exit(2)
 	}
+}
+
+// uEscape spells every character of s as a JSON \uXXXX escape, the hex
+// digits upper-case for every other character.
+func uEscape(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		f := "\\u%04x"
+		if i%2 == 1 {
+			f = "\\u%04X"
+		}
+		fmt.Fprintf(&b, f, r)
+	}
+	return b.String()
 }
 
 // file writes name in the workspace (its text the same for every name)
@@ -158,6 +183,7 @@ func describe() {
 			capability("s.cut", "Writes the key across the stderr cut.", nil),
 			capability("s.fail", "Fails with the key in its code.", nil),
 			capability("s.every", "Echoes the key into every string of its envelope.", nil),
+			capability("s.escaped", "Echoes the key with every character escaped.", nil),
 			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
 			capability("s.poll", "Polls the job.", map[string]any{"request_schema": "s.poll/v1"}),
 		},
