@@ -20,8 +20,9 @@ import (
 // the writable paths, counting what changed since the run started (ctime,
 // which a module cannot set back) and the unlinked files the run still
 // holds (held.go), with the run stopped meanwhile (freeze.go), so another
-// process writing to the same filesystem is not blamed. A confirmed
-// excess kills the process tree.
+// process writing to the same filesystem is not blamed (the credit it
+// gets is re-counted while it stands, check). A confirmed excess kills
+// the process tree.
 
 const (
 	// writePoll is how often a run's filesystems are asked their use; a
@@ -34,6 +35,9 @@ const (
 	// maxWriteWalk bounds the entries one confirming walk visits; past
 	// it the filesystems' growth is taken as the run's.
 	maxWriteWalk = 1_000_000
+	// reverifyMin is the least time between walks that re-count growth
+	// credited to other writers (check).
+	reverifyMin = time.Second
 	// ctimeSlack is how far a file's ctime (the kernel's coarse clock) may
 	// lag the run's start.
 	ctimeSlack = 50 * time.Millisecond
@@ -55,12 +59,17 @@ type writeWatch struct {
 	// fsPath is one writable path on each filesystem.
 	fsPath map[uint64]string
 
-	mu         sync.Mutex
-	slackBytes int64 // growth confirmed as another writer's
-	slackFiles int64
-	err        error
-	final      bool
-	stopped    bool
+	mu sync.Mutex
+	// slackBytes, slackFiles: growth credited to other writers (check);
+	// atWalk*: the raw growth when it was last counted or taken back.
+	slackBytes, slackFiles   int64
+	atWalkBytes, atWalkFiles int64
+	walked                   time.Time // the last confirming walk
+	credited                 bool      // a credit was ever given
+	walkTook                 time.Duration
+	err                      error
+	final                    bool
+	stopped                  bool
 
 	exceeded chan struct{}
 	stop     chan struct{}
@@ -175,14 +184,28 @@ func (w *writeWatch) run() {
 
 // check measures once; a confirmed excess is recorded, exceeded closed
 // and the tree killed. It returns the excess, once found.
+//
+// Growth credited to another writer is never kept on trust: when the
+// filesystems' use falls, what fell is taken back at once (the other
+// writer may have deleted it), and while any credit stands a walk
+// re-counts it every reverifyEvery, setting the credit afresh to what
+// the run's own files leave of the growth; a walk that cannot count them
+// takes the credit back whole.
 func (w *writeWatch) check() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	gb, gf := w.growth()
-	if !w.over(gb, gf) {
+	rb, rf := w.rawGrowth()
+	// A fall in use while credited may be the other writer deleting as
+	// the run writes the same amount: re-counted at the next chance.
+	fell := rb < w.atWalkBytes || rf < w.atWalkFiles
+	w.takeBack(rb, rf)
+	since := time.Since(w.walked)
+	reverify := (w.slackBytes > 0 || w.slackFiles > 0 || fell && w.credited) &&
+		(since >= w.reverifyEvery() || fell && since >= 10*w.walkTook)
+	if !w.over(rb-w.slackBytes, rf-w.slackFiles) && !reverify {
 		return nil
 	}
 	// The run stands still while it is measured (freeze.go); gone, it
@@ -192,24 +215,35 @@ func (w *writeWatch) check() error {
 		f, all := freeze(w.pid, w.group)
 		defer f.thaw()
 		whole = all
-		gb, gf = w.growth()
+		rb, rf = w.rawGrowth()
 	}
+	start := time.Now()
 	wb, wf, complete := w.walk()
+	w.walked, w.walkTook = time.Now(), time.Since(start)
 	// No PID namespace: a process that left the module's group and tree
 	// may hold unlinked files no walk sees, so the growth is the run's.
 	complete = complete && !w.group
+	gb, gf := rb, rf
 	if complete {
 		if !w.over(wb, wf) {
+			ob, of := max(0, rb-wb), max(0, rf-wf) // the others' share now
 			if whole {
-				// Someone else's writes: raise the trigger past them.
-				w.slackBytes += max(0, gb-wb)
-				w.slackFiles += max(0, gf-wf)
+				// Someone else's writes: the trigger sits past them.
+				w.slackBytes, w.slackFiles = ob, of
+				w.credited = w.credited || ob > 0 || of > 0
+			} else {
+				// Not seen stopped whole: a credit only shrinks.
+				w.slackBytes, w.slackFiles = min(w.slackBytes, ob), min(w.slackFiles, of)
 			}
-			// Not seen stopped whole, nothing is credited: the next poll
-			// measures again.
+			w.atWalkBytes, w.atWalkFiles = rb, rf
 			return nil
 		}
 		gb, gf = wb, wf
+	} else {
+		w.slackBytes, w.slackFiles = 0, 0
+		if !w.over(gb, gf) {
+			return nil
+		}
 	}
 	e := &WriteBoundError{Bound: "write_mb", Bytes: gb, Files: gf, Max: w.maxBytes, Attributed: complete}
 	if w.maxBytes == 0 || gb <= w.maxBytes {
@@ -221,9 +255,30 @@ func (w *writeWatch) check() error {
 	return e
 }
 
-// growth is what the watched filesystems gained since the start, less
-// what was credited to other writers. Called with mu held.
-func (w *writeWatch) growth() (bytes, files int64) {
+// reverifyEvery is how often a standing credit is re-counted: at least
+// reverifyMin, and ten times the last walk, so the run is stopped for at
+// most a tenth of its time. Called with mu held.
+func (w *writeWatch) reverifyEvery() time.Duration {
+	return max(reverifyMin, 10*w.walkTook)
+}
+
+// takeBack lowers the credit by what the filesystems' use fell since the
+// last walk (raw growth rb, rf now): at once, before the re-count that
+// says whether the run wrote meanwhile. Called with mu held.
+func (w *writeWatch) takeBack(rb, rf int64) {
+	if d := w.atWalkBytes - rb; d > 0 && w.slackBytes > 0 {
+		w.slackBytes = max(0, w.slackBytes-d)
+		w.atWalkBytes = rb
+	}
+	if d := w.atWalkFiles - rf; d > 0 && w.slackFiles > 0 {
+		w.slackFiles = max(0, w.slackFiles-d)
+		w.atWalkFiles = rf
+	}
+}
+
+// rawGrowth is what the watched filesystems gained since the start, all
+// writers together. Called with mu held.
+func (w *writeWatch) rawGrowth() (bytes, files int64) {
 	for dev, b := range w.base {
 		u, err := statfsUse(w.fsPath[dev])
 		if err != nil {
@@ -232,7 +287,7 @@ func (w *writeWatch) growth() (bytes, files int64) {
 		bytes += u.bytes - b.bytes
 		files += u.files - b.files
 	}
-	return bytes - w.slackBytes, files - w.slackFiles
+	return bytes, files
 }
 
 func (w *writeWatch) over(b, f int64) bool {

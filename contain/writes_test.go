@@ -169,3 +169,60 @@ func TestWriteWatchOtherWriter(t *testing.T) {
 		os.Remove(filepath.Join(other, "other.bin"))
 	}
 }
+
+// TestWriteWatchCreditTakenBack: growth credited to another writer does
+// not outlive it. After another process writes 48 MiB and deletes it,
+// the run's own 20 MiB pass its 8 MiB bound; and when the other writer
+// deletes while the run writes the same amount (the filesystems' use
+// flat, so nothing falls to take back), the next re-count finds the
+// run's own bytes.
+func TestWriteWatchCreditTakenBack(t *testing.T) {
+	fill := func(p string, n int) {
+		t.Helper()
+		if err := os.WriteFile(p, make([]byte, n), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := os.Open(p); err == nil {
+			f.Sync()
+			f.Close()
+		}
+	}
+	for _, coordinated := range []bool{false, true} {
+		cmd := exec.Command("/bin/sh", "-c", "sleep 30")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		watched, other := t.TempDir(), t.TempDir()
+		w := newWriteWatch([]string{watched}, 8<<20, 0, time.Now(), cmd.Process.Pid, false)
+		if w == nil {
+			t.Fatal("no watch")
+		}
+		fill(filepath.Join(other, "other.bin"), 48<<20)
+		if err := w.check(); err != nil || w.slackBytes < 8<<20 {
+			t.Fatalf("another writer's 48 MiB: %v, %d bytes credited", err, w.slackBytes)
+		}
+		if coordinated {
+			fill(filepath.Join(other, "keep.bin"), 8<<20)
+			os.Remove(filepath.Join(other, "other.bin"))
+			unix.Sync()
+			fill(filepath.Join(watched, "mine.bin"), 40<<20)
+			if err := w.check(); err != nil {
+				t.Fatalf("before the re-count: %v", err) // flat use: within the credit
+			}
+			w.walked = time.Now().Add(-2 * reverifyMin)
+		} else {
+			os.Remove(filepath.Join(other, "other.bin"))
+			unix.Sync() // freed before the run writes
+			fill(filepath.Join(watched, "mine.bin"), 20<<20)
+		}
+		var wb *WriteBoundError
+		if err := w.check(); !errors.As(err, &wb) || !wb.Attributed || wb.Bytes < 20<<20 {
+			t.Errorf("coordinated %v: the run's own bytes past 8 MiB gave %v (credit %d)", coordinated, err, w.slackBytes)
+		}
+		w.stopPolling()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		os.RemoveAll(other)
+		unix.Sync() // the next round starts from settled use
+	}
+}
