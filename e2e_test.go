@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -556,4 +557,136 @@ func TestCockpitPagerOpensASanitizedCopy(t *testing.T) {
 		t.Fatalf("copies left in the home's tmp: %v", left)
 	}
 	tm.keys("Escape", "Escape", "Escape", "Escape", "q")
+}
+
+// cockpitProcess returns the pid of the process of bin (not a module)
+// that draws the cockpit: the supervised child, whose parent runs bin too,
+// or else the only process of bin.
+func cockpitProcess(t *testing.T, bin string) int {
+	t.Helper()
+	isBin := func(pid string) bool {
+		b, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		args := strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
+		return err == nil && args[0] == bin && (len(args) < 2 || args[1] != "example-module")
+	}
+	var alone []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || !isBin(d.Name()) {
+			continue
+		}
+		alone = append(alone, pid)
+		b, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		s := string(b)
+		// pid (comm) state ppid …
+		if i := strings.LastIndexByte(s, ')'); i > 0 {
+			if f := strings.Fields(s[i+1:]); len(f) > 1 && isBin(f[1]) {
+				return pid
+			}
+		}
+	}
+	if len(alone) != 1 {
+		t.Fatalf("processes of %s: %v, want the cockpit", bin, alone)
+	}
+	return alone[0]
+}
+
+// paneFormat is a tmux format of the session's pane (#{alternate_on} …).
+func (tm *term) paneFormat(f string) string {
+	out, _ := tmuxCommand("display-message", "-p", "-t", tm.session, f).Output()
+	return strings.TrimSpace(string(out))
+}
+
+// paneModes are the local modes of the pane's terminal as stty names
+// them, e.g. "icanon" or "-icanon".
+func (tm *term) paneModes(names ...string) []string {
+	tm.t.Helper()
+	out, err := exec.Command("stty", "-a", "-F", tm.paneFormat("#{pane_tty}")).Output()
+	if err != nil {
+		tm.t.Fatalf("stty: %v", err)
+	}
+	var got []string
+	for _, w := range strings.Fields(string(out)) {
+		if slices.Contains(names, strings.TrimPrefix(w, "-")) {
+			got = append(got, w)
+		}
+	}
+	return got
+}
+
+// TestCockpitDeathRestoresTheTerminal: a cockpit killed outright
+// (SIGKILL) or dying in Go's runtime (SIGABRT: its trace, exit 2) leaves
+// the terminal as it found it — canonical with echo, out of the alternate
+// screen, the cursor shown — says so in one line on stderr, and modbay
+// exits 70.
+func TestCockpitDeathRestoresTheTerminal(t *testing.T) {
+	needTmux(t)
+	if _, err := exec.LookPath("stty"); err != nil {
+		t.Skip("no stty")
+	}
+	bin := buildModbay(t)
+	for _, tc := range []struct {
+		sig       syscall.Signal
+		how, says string
+	}{
+		{syscall.SIGKILL, "signal: killed", ""},
+		{syscall.SIGABRT, "fatal runtime error, exit 2", "SIGABRT: abort"},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			stderr := filepath.Join(t.TempDir(), "stderr")
+			tm := startCmd(t, fmt.Sprintf(`env MODBAY_HOME=%s NO_COLOR=1 %s 2>%s; echo "[exited $?]"; sleep 60`, t.TempDir(), bin, stderr))
+			tm.waitDiscovered("Web fetch")
+			if alt, modes := tm.paneFormat("#{alternate_on}"), tm.paneModes("icanon", "echo"); alt != "1" || !slices.Equal(modes, []string{"-icanon", "-echo"}) {
+				t.Fatalf("the running cockpit: alternate screen %s, modes %v: the checks below see nothing", alt, modes)
+			}
+			if err := syscall.Kill(cockpitProcess(t, bin), tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			tm.waitFor("[exited 70]")
+			if alt, cursor := tm.paneFormat("#{alternate_on}"), tm.paneFormat("#{cursor_flag}"); alt != "0" || cursor != "1" {
+				t.Errorf("after the death: alternate screen %s, cursor shown %s", alt, cursor)
+			}
+			if modes := tm.paneModes("icanon", "echo"); !slices.Equal(modes, []string{"icanon", "echo"}) {
+				t.Errorf("after the death the terminal has %v", modes)
+			}
+			b, _ := os.ReadFile(stderr)
+			line := "modbay: the cockpit died (" + tc.how + "); the terminal was restored\n"
+			if !strings.HasSuffix(string(b), line) || !strings.Contains(string(b), tc.says) {
+				t.Errorf("stderr does not end with %q after %q:\n%.3000s", line, tc.says, b)
+			}
+			assertNoModuleProcs(t, bin)
+		})
+	}
+}
+
+// TestCockpitSuspendsAndResumes: ctrl+z in the cockpit, started from an
+// interactive shell, stops it (the supervising parent with it) and gives
+// the shell back; fg brings the cockpit back, answering keys, and q ends
+// it with 0.
+func TestCockpitSuspendsAndResumes(t *testing.T) {
+	needTmux(t)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for job control")
+	}
+	bin := buildModbay(t)
+	tm := startCmd(t, bash+" --norc --noprofile -i")
+	tm.typeText(fmt.Sprintf("PS1='$ ' MODBAY_HOME=%s NO_COLOR=1 %s", t.TempDir(), bin))
+	tm.keys("Enter")
+	tm.waitDiscovered("Web fetch")
+	tm.keys("C-z")
+	tm.waitFor("Stopped")
+	if alt := tm.paneFormat("#{alternate_on}"); alt != "0" {
+		t.Fatalf("the suspended cockpit kept the alternate screen:\n%s", tm.screen())
+	}
+	tm.typeText("fg")
+	tm.keys("Enter")
+	tm.waitDiscovered("Web fetch")
+	tm.keys("j")
+	tm.waitSelected("Workspace notes")
+	tm.keys("q")
+	tm.typeText(`echo "[exited $?]"`)
+	tm.keys("Enter")
+	tm.waitFor("[exited 0]")
 }

@@ -10,11 +10,13 @@ import (
 	"syscall"
 
 	"modbay/cli"
+	"modbay/internal/supervise"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(code)
+	// The code is said to a supervising parent first (the cockpit's).
+	supervise.Exit(code)
 }

@@ -27,9 +27,10 @@ const (
 	// ExitReplayDiff: `check --replay` found the module's outcomes differ
 	// from its fixture (docs/protocol.md §15).
 	ExitReplayDiff = 6
-	// ExitCrash: modbay itself failed (a panic it caught, the terminal
-	// restored): a bug in modbay, never a verdict on the module (70, the
-	// sysexits EX_SOFTWARE).
+	// ExitCrash: modbay itself failed (a panic it caught, or a cockpit that
+	// died any way under its supervising parent; the terminal restored): a
+	// bug in modbay, never a verdict on the module (70, the sysexits
+	// EX_SOFTWARE; internal/crash.ExitCode and internal/supervise.ExitCrash).
 	ExitCrash = 70
 )
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
+
+	"modbay/internal/supervise"
 )
 
 // ioStreams is where a command reads and writes and what it knows of the
@@ -27,18 +29,42 @@ type ioStreams struct {
 	// ("KEY=value"), for color profile detection.
 	Getenv  func(string) string
 	Environ func() []string
+	// Supervise opens the cockpit in a supervised child and returns the
+	// code to exit with; ran is false when it did not (nil, a test's
+	// streams, this process a child already, no child started), and the
+	// cockpit opens in this process.
+	Supervise func() (code int, ran bool)
 }
 
 // systemStreams are the streams of the running process: standard input,
 // stdout and stderr as given, and the real terminal and environment.
 func systemStreams(stdout, stderr io.Writer) *ioStreams {
-	return &ioStreams{
+	s := &ioStreams{
 		In: os.Stdin, Out: stdout, ErrOut: stderr,
 		IsTerminal: isTerminal,
 		CanOpenTTY: canOpenTTY,
 		Getenv:     os.Getenv,
 		Environ:    os.Environ,
 	}
+	if stdout == io.Writer(os.Stdout) && stderr == io.Writer(os.Stderr) {
+		s.Supervise = superviseCockpit
+	}
+	return s
+}
+
+// superviseCockpit opens the cockpit in a child of this process that
+// says its exit code, when standard input and output are terminals and
+// this process is not that child already: a cockpit that dies any way
+// then leaves the terminal restored and the parent exits ExitCrash
+// (internal/supervise, docs/protocol.md §15). The child is this binary
+// with the same arguments (os.Args). ran is false when no child started
+// (no executable to re-execute, exec failed).
+func superviseCockpit() (code int, ran bool) {
+	if supervise.Supervised() || !isTerminal(os.Stdin) || !isTerminal(os.Stdout) {
+		return 0, false
+	}
+	code, err := supervise.Run(os.Args[1:])
+	return code, err == nil
 }
 
 // isTerminal reports whether stream is an *os.File open on a terminal.

@@ -251,6 +251,16 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	if o.IO.Getenv("TERM") == "dumb" {
 		return withCode(ExitUsage, "%s", dumbTerminalHint)
 	}
+	// The terminal is taken by a supervised child when it can be: this
+	// process only waits, and exits with the child's code.
+	if o.IO.Supervise != nil {
+		if code, ran := o.IO.Supervise(); ran {
+			if code == ExitOK {
+				return nil
+			}
+			return silentExit(code)
+		}
+	}
 	e, err := o.G.env(ctx)
 	if err != nil {
 		return err

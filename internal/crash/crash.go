@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+
+	"modbay/internal/supervise"
 )
 
 // ExitCode is modbay's own crash (cli.ExitCrash, sysexits EX_SOFTWARE).
@@ -14,10 +16,10 @@ const ExitCode = 70
 
 var (
 	release atomic.Pointer[func()]
-	// stderr and exit are where a crash is told and how it ends (tests
-	// replace them).
+	// stderr and exit are where a crash is told and how it ends, saying
+	// its code to a supervising parent (tests replace them).
 	stderr io.Writer = os.Stderr
-	exit             = os.Exit
+	exit             = supervise.Exit
 )
 
 // OnCrash sets what gives the terminal back before a crash is told (nil:
