@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
+	"modbay/runner"
 	"modbay/ui/internal/uitest"
 )
 
@@ -117,6 +118,10 @@ var helpStates = map[screenKind][]helpState{
 		{"text field", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); return m }},
 		{"typed", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); typeText(m, "main"); press(m, "tab"); return m }},
 		{"json", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); press(m, "ctrl+e"); return m }},
+		{"building", func(t *testing.T) *Model {
+			m, _, _, _ := askingGated(t, runner.Elicitation{Message: "?", Schema: deploySchema})
+			return m
+		}},
 	},
 	screenActivity: {
 		{"jobs and runs", func(t *testing.T) *Model { return activityAt(t, nil, 100, 30) }},
