@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"modbay/runner"
+	"modbay/schema"
 )
 
 // A run begun with BeginOptions.Live writes its live events (stderr,
@@ -32,10 +35,16 @@ const (
 	// over several reads.
 	maxLiveRead = 256 << 10
 	// maxLiveStderr bounds the stderr of one live event, and
-	// maxLiveText a progress message, job detail or log text, in bytes.
+	// maxLiveText a progress message, job detail or log text, in bytes,
+	// the cut's mark included (cutLive).
 	maxLiveStderr = 16 << 10
 	maxLiveText   = 4 << 10
+	// maxLiveCutMark bounds the mark of a cut (liveCutMark, its count).
+	maxLiveCutMark = 32
 )
+
+// liveCutMark ends a live text cut at its bound: the bytes cut, counted.
+const liveCutMark = "… (%d bytes cut)"
 
 // liveLine is one live event as written: one field set per line.
 type liveLine struct {
@@ -76,6 +85,9 @@ type liveWriter struct {
 	n    int
 	// off: the file could not be made, or it is full.
 	off bool
+	// echoes are the run's secrets (runner.PlanEchoes): masked in every
+	// line again, and no cut leaves the start of one.
+	echoes []schema.Echo
 }
 
 // write appends ev as one line (the file made on the first); a write
@@ -87,20 +99,16 @@ func (w *liveWriter) write(ev runner.Event) {
 	var l liveLine
 	switch {
 	case len(ev.Stderr) > 0:
-		b := ev.Stderr
-		if len(b) > maxLiveStderr {
-			b = b[len(b)-maxLiveStderr:]
-		}
-		l.Stderr = string(b)
+		l.Stderr = string(cutLive(ev.Stderr, maxLiveStderr, w.echoes))
 	case ev.PID != 0:
 		l.PID = ev.PID
 	case ev.Progress != nil:
-		l.Progress = &liveNum{Percent: ev.Progress.Percent, Message: cutText(ev.Progress.Message)}
+		l.Progress = &liveNum{Percent: ev.Progress.Percent, Message: w.cutText(ev.Progress.Message)}
 	case ev.Job != nil:
 		j := ev.Job
-		l.Job = &liveJob{ID: cutText(j.ID), State: cutText(j.State), Percent: j.Percent, Detail: cutText(j.Detail), Polls: j.Polls}
+		l.Job = &liveJob{ID: w.cutText(j.ID), State: w.cutText(j.State), Percent: j.Percent, Detail: w.cutText(j.Detail), Polls: j.Polls}
 	case ev.Log != nil:
-		l.Log = &liveLog{Level: cutText(ev.Log.Level), Text: cutText(ev.Log.Text)}
+		l.Log = &liveLog{Level: w.cutText(ev.Log.Level), Text: w.cutText(ev.Log.Text)}
 	default:
 		return
 	}
@@ -212,10 +220,28 @@ func isLive(name string) (string, bool) {
 	return id, ok && !strings.HasPrefix(name, ".")
 }
 
-// cutText is s cut to maxLiveText bytes.
-func cutText(s string) string {
-	if len(s) > maxLiveText {
-		return s[:maxLiveText]
+// cutText is s as a live line keeps it: cutLive to maxLiveText bytes.
+func (w *liveWriter) cutText(s string) string {
+	return string(cutLive([]byte(s), maxLiveText, w.echoes))
+}
+
+// cutLive is b as a live line keeps it, at most limit bytes: its echoes
+// masked (schema.MaskEchoes; the runner masked them already, this holds
+// whatever it did not see whole), then, when longer, its start, cut at a
+// character's start, less any end that begins an echo
+// (schema.EchoPrefixLen: the rest of that secret was cut off), and the
+// cut marked (liveCutMark). Keeping the start, never the end, means no
+// end of a secret is left either.
+func cutLive(b []byte, limit int, echoes []schema.Echo) []byte {
+	b, _ = schema.MaskEchoes(b, echoes)
+	if len(b) <= limit {
+		return b
 	}
-	return s
+	k := max(limit-maxLiveCutMark, 0)
+	for k > 0 && !utf8.RuneStart(b[k]) {
+		k--
+	}
+	k -= schema.EchoPrefixLen(b[:k], echoes)
+	// b[:k:k]: the mark goes to a copy, never over the caller's bytes.
+	return fmt.Appendf(b[:k:k], liveCutMark, len(b)-k)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,7 +75,7 @@ func TestLiveEventsFollowARun(t *testing.T) {
 }
 
 // The live file is bounded: past MaxLiveBytes events are dropped and a
-// reader is told; a huge stderr chunk keeps its end.
+// reader is told; a huge stderr chunk keeps its start.
 func TestLiveEventsBounded(t *testing.T) {
 	s := openTest(t, config.History{})
 	p := secretPlan(t)
@@ -201,4 +202,66 @@ func TestMaintainSweepsDeadLiveFiles(t *testing.T) {
 		t.Errorf("a running run's live file was removed: %v", err)
 	}
 	run.Finish(nil, nil)
+}
+
+// maskLabel is secretPlan's token's mask, whole or cut.
+var maskLabel = regexp.MustCompile(`‹masked: writeOnly /t?o?k?e?n?›?`)
+
+// TestLiveCutLeavesNoSecret: an oversized event is cut keeping its start,
+// the cut marked, and nothing of a secret is left wherever it sits about
+// either bound (the start kept, or the end an older cut kept): not whole
+// (masked), not its start (dropped at the cut), not its end. The events
+// here reach the writer unmasked, as if the runner's masking had not
+// seen the secret whole.
+func TestLiveCutLeavesNoSecret(t *testing.T) {
+	s := openTest(t, config.History{})
+	const secret = "s3cr3t-token" // secretPlan's writeOnly token
+	for _, tc := range []struct {
+		name  string
+		limit int
+		event func(string) runner.Event
+		text  func(runner.Event) string
+	}{
+		{"stderr", maxLiveStderr, func(b string) runner.Event { return runner.Event{Stderr: []byte(b)} },
+			func(ev runner.Event) string { return string(ev.Stderr) }},
+		{"log", maxLiveText, func(b string) runner.Event { return runner.Event{Log: &runner.LogLine{Level: "info", Text: b}} },
+			func(ev runner.Event) string {
+				if ev.Log == nil {
+					return ""
+				}
+				return ev.Log.Text
+			}},
+	} {
+		for at := tc.limit - 80; at <= tc.limit+4; at++ {
+			p := secretPlan(t)
+			run, err := s.Begin(p, BeginOptions{Live: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := strings.Repeat(".", at) + secret + strings.Repeat(".", 2*tc.limit-at-len(secret))
+			run.Event(tc.event(body))
+			l, err := s.ReadLive(p.Request.RequestID, 0)
+			run.Finish(nil, nil)
+			if err != nil || len(l.Events) != 1 {
+				t.Fatalf("%s at %d: %d events, %v", tc.name, at, len(l.Events), err)
+			}
+			got := tc.text(l.Events[0])
+			// The mask names the field (/token), not the value; the
+			// cut may end inside it.
+			bare := maskLabel.ReplaceAllString(got, "")
+			for n := 4; n <= len(secret); n++ {
+				if part := secret[:n]; strings.Contains(bare, part) {
+					t.Errorf("%s, secret at %d: the line keeps its start %q", tc.name, at, part)
+					break
+				}
+				if part := secret[len(secret)-n:]; strings.Contains(bare, part) {
+					t.Errorf("%s, secret at %d: the line keeps its end %q: …%q", tc.name, at, part, got[max(len(got)-80, 0):])
+					break
+				}
+			}
+			if len(got) > tc.limit || !strings.HasPrefix(got, "....") || !strings.Contains(got, "bytes cut)") {
+				t.Errorf("%s, secret at %d: %d bytes, not the start with the cut marked: …%q", tc.name, at, len(got), got[max(len(got)-60, 0):])
+			}
+		}
+	}
 }

@@ -98,7 +98,7 @@ func (s *Store) Begin(p *runner.Plan, o BeginOptions) (*Run, error) {
 	}
 	run := &Run{s: s, lock: lock, rec: rec, pollCap: p.Capability.PollCapability, cancelCap: p.Capability.CancelCapability}
 	if o.Live {
-		run.live = &liveWriter{path: s.livePath(rec.RunID)}
+		run.live = &liveWriter{path: s.livePath(rec.RunID), echoes: runner.PlanEchoes(p)}
 	}
 	return run, nil
 }

@@ -22,9 +22,15 @@ import (
 // touched (they stay verified); an encoded echo slips through
 // (schema.MaskEchoes).
 
-// planEchoes are the secret values of p's input, nil when it has none.
-func planEchoes(p *Plan) []schema.Echo {
-	if p == nil || p.Module == nil || p.Module.Descriptor == nil || p.Capability.RequestSchema == "" {
+// PlanEchoes are the secret values of p's input (schema.Echoes, against
+// its request schema as validated) and p.Echoes, longest first; nil when
+// it has none. A run masks them in all it keeps of the module's reply;
+// history masks and cuts its live events with them too.
+func PlanEchoes(p *Plan) []schema.Echo {
+	if p == nil {
+		return nil
+	}
+	if p.Module == nil || p.Module.Descriptor == nil || p.Capability.RequestSchema == "" {
 		return p.Echoes
 	}
 	h, err := schema.Compile(p.Module.Descriptor.RequestSchemas[p.Capability.RequestSchema])

@@ -12,7 +12,7 @@ import (
 )
 
 func (h *Host) run(ctx context.Context, p *Plan, opts RunOptions) (*Result, error) {
-	echoes := planEchoes(p)
+	echoes := PlanEchoes(p)
 	mopts, done := maskingOptions(opts, echoes)
 	res, err := h.runEchoing(ctx, p, mopts)
 	done(res != nil && res.StderrTruncated)

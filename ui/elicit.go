@@ -128,6 +128,7 @@ func (m *Model) elicitGone(q *elicitQuestion) {
 		return ok && es.q == q
 	})
 	if i > 0 {
+		m.stack[i].(*elicitScreen).build.stop()
 		m.stack = slices.Delete(m.stack, i, i+1)
 		m.layout()
 	}
@@ -140,7 +141,11 @@ type elicitScreen struct {
 	com  *common.Common
 	keys ElicitKeyMap
 	q    *elicitQuestion
-	form *formview.Model
+	// form is the answer's form, nil while build (the requested
+	// schema's, off the event loop) runs: the question can be declined or
+	// dismissed meanwhile, not accepted.
+	form  *formview.Model
+	build formBuild
 	// run is the asking run (nil once forgotten): ctrl+c cancels it.
 	run *runView
 	// env says whether a URL can be opened here (a local display and an
@@ -153,8 +158,10 @@ type elicitScreen struct {
 type urlOpenedMsg struct{ err error }
 
 // openElicitScreen shows question arg (*elicitQuestion) with a form built
-// from its schema by the form engine; a schema the engine cannot read
-// falls back to JSON editing, and the host still checks the answer.
+// from its schema by the form engine, off the event loop as a
+// capability's form is (startFormBuild); a schema the engine cannot read,
+// or too costly for a form, falls back to JSON editing, and the host
+// still checks the answer.
 func openElicitScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	q, ok := arg.(*elicitQuestion)
 	if !ok || q == nil {
@@ -164,16 +171,36 @@ func openElicitScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if len(sch) == 0 {
 		sch = noContentSchema
 	}
-	f, err := form.Build(sch)
+	s := &elicitScreen{com: m.com, keys: m.keys.Elicit, q: q, run: m.runs[q.runID], env: m.viewerEnv}
+	b, done, later := m.startFormBuild(&s.build, sch)
+	if done {
+		return s, s.formBuilt(m, b)
+	}
+	return s, later
+}
+
+// awaitsForm implements formWaiter.
+func (s *elicitScreen) awaitsForm(id uint64) bool { return s.build.awaits(id) }
+
+// formBuilt implements formWaiter: the build becomes the answer's form
+// (strict: an answer breaking the schema is never sent), or JSON editing
+// with a note when it failed.
+func (s *elicitScreen) formBuilt(m *Model, b formBuiltMsg) tea.Cmd {
+	s.build.stop()
+	f, err := b.f, b.err
 	if err != nil {
 		f, _ = form.Build(nil)
 	}
 	fv := formview.New(m.com, f, m.validate)
 	fv.SetStrict(true)
 	if err != nil {
-		fv.SetNote("The requested schema cannot be read (" + render.SanitizeLine(err.Error()) + "); answer in JSON.")
+		fv.SetNote(costlyNote("The requested schema", "answer in JSON", err))
 	}
-	return &elicitScreen{com: m.com, keys: m.keys.Elicit, q: q, form: fv, run: m.runs[q.runID], env: m.viewerEnv}, nil
+	s.form = fv
+	if s.w > 0 {
+		s.SetSize(s.w, s.h)
+	}
+	return nil
 }
 
 // Kind implements Screen.
@@ -182,11 +209,13 @@ func (s *elicitScreen) Kind() screenKind { return screenElicit }
 // SetSize implements Screen: the form gets what the header leaves.
 func (s *elicitScreen) SetSize(w, h int) {
 	s.w, s.h = w, h
-	s.form.SetSize(w, max(h-common.Lines(s.header()), 1))
+	if s.form != nil {
+		s.form.SetSize(w, max(h-common.Lines(s.header()), 1))
+	}
 }
 
 // Typing implements Screen.
-func (s *elicitScreen) Typing() bool { return s.form.Typing() }
+func (s *elicitScreen) Typing() bool { return s.form != nil && s.form.Typing() }
 
 // questionIsText marks the answer's form as a place where "?" is text.
 func (s *elicitScreen) questionIsText() {}
@@ -210,9 +239,13 @@ func (s *elicitScreen) formKeys(bs []key.Binding) []key.Binding {
 	})
 }
 
-// answers are the bindings that answer the question, shown first.
+// answers are the bindings that answer the question, shown first (accept
+// once the answer's form is there).
 func (s *elicitScreen) answers() []key.Binding {
-	b := []key.Binding{s.keys.Accept, s.keys.Decline, s.keys.Dismiss}
+	b := []key.Binding{s.keys.Decline, s.keys.Dismiss}
+	if s.form != nil {
+		b = slices.Insert(b, 0, s.keys.Accept)
+	}
 	if s.canOpen() {
 		b = append(b, s.keys.OpenURL)
 	}
@@ -224,6 +257,9 @@ func (s *elicitScreen) answers() []key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (s *elicitScreen) ShortHelp() []key.Binding {
+	if s.form == nil {
+		return s.answers()
+	}
 	return append(s.answers(), s.formKeys(s.form.ShortHelp())...)
 }
 
@@ -231,12 +267,18 @@ func (s *elicitScreen) ShortHelp() []key.Binding {
 // cancel (at 40 cells no third binding fits beside the way to the full
 // help; the header names ctrl+d at every width).
 func (s *elicitScreen) EssentialHelp() []key.Binding {
+	if s.form == nil {
+		return []key.Binding{s.keys.Dismiss}
+	}
 	return []key.Binding{s.keys.Accept, s.keys.Dismiss}
 }
 
 // FullHelp implements help.KeyMap.
 func (s *elicitScreen) FullHelp() [][]key.Binding {
 	groups := [][]key.Binding{s.answers()}
+	if s.form == nil {
+		return groups
+	}
 	for _, g := range s.form.FullHelp() {
 		if g = s.formKeys(g); len(g) > 0 {
 			groups = append(groups, g)
@@ -245,8 +287,9 @@ func (s *elicitScreen) FullHelp() [][]key.Binding {
 	return groups
 }
 
-// Update implements Screen: the answer keys answer and close the screen;
-// every other key edits the answer.
+// Update implements Screen: the answer keys answer and close the screen
+// (stopping the form's build, if it runs); every other key edits the
+// answer, once its form is there.
 func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if om, ok := msg.(urlOpenedMsg); ok {
 		s.note = "Opened in the browser; accept once done there."
@@ -260,12 +303,15 @@ func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		case key.Matches(kp, s.keys.OpenURL) && s.canOpen():
 			return nil, s.openURL()
 		case key.Matches(kp, s.keys.Decline):
+			s.build.stop()
 			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitDecline})
 			return actionPop{}, nil
 		case key.Matches(kp, s.keys.Dismiss):
+			s.build.stop()
 			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitCancel})
 			return actionPop{}, nil
 		case key.Matches(kp, s.keys.CancelRun) && s.cancellable():
+			s.build.stop()
 			s.q.reply(runner.ElicitAnswer{Action: runner.ElicitCancel})
 			s.run.cancelling = true
 			s.run.cancel()
@@ -273,6 +319,9 @@ func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 		case key.Matches(kp, formview.DefaultKeyMap().Recall, formview.DefaultKeyMap().Save):
 			return nil, nil // an answer has no presets
 		}
+	}
+	if s.form == nil {
+		return nil, nil
 	}
 	act, cmd := s.form.Update(msg)
 	if a, ok := act.(formview.ActionSubmit); ok && !a.Unchecked {
@@ -282,8 +331,14 @@ func (s *elicitScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	return nil, cmd
 }
 
-// View implements Screen: who asks and what, then the answer's form.
-func (s *elicitScreen) View() string { return s.header() + "\n" + s.form.View() }
+// View implements Screen: who asks and what, then the answer's form (or
+// that it is being built).
+func (s *elicitScreen) View() string {
+	if s.form == nil {
+		return s.header() + "\n\n" + s.com.Styles.Muted.Render(common.Wrap("Building the answer's form… (esc dismisses)", max(s.w, 1)))
+	}
+	return s.header() + "\n" + s.form.View()
+}
 
 // canOpen reports whether ctrl+o opens the question's URL: a URL
 // elicitation, a local display (not over SSH) and an opener.

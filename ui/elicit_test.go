@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/runner/runnertest"
+	"modbay/schema"
 	"modbay/ui/internal/uitest"
 )
 
@@ -234,5 +236,91 @@ func TestFlowElicitRunCancelled(t *testing.T) {
 	h.until("the run's end", func() bool { r := m.runs[p.Request.RequestID]; return r != nil && r.done })
 	if m.screen() == screenElicit {
 		t.Fatal("the question outlived its run")
+	}
+}
+
+// askingGated shows question e of fake's run as asking does, its form's
+// build waiting for release (gateBuilds): a schema whose build does not
+// end.
+func askingGated(t *testing.T, e runner.Elicitation) (m *Model, q *elicitQuestion, cmd tea.Cmd, release func()) {
+	t.Helper()
+	m, _ = newTest(t, nil, 100, 30)
+	withModules(t, m)
+	p := uitest.Plan(t, m.modules.Selected())
+	r := newRunView(m.com, p, func() {})
+	m.keepRun(r)
+	m.open(screenRun, r.id)
+	release = gateBuilds(t, m)
+	e.RequestID = r.id
+	q = &elicitQuestion{runID: r.id, from: "Fake (fake)", e: e, answer: make(chan runner.ElicitAnswer, 1)}
+	_, cmd = m.Update(elicitMsg{q: q})
+	if m.screen() != screenElicit {
+		t.Fatalf("screen %v after the question, want elicit", m.screen())
+	}
+	return m, q, cmd, release
+}
+
+// TestElicitFormBuildsOffTheLoop: the answer's form is built off the
+// event loop: until it is there the screen says so, accepting and typing
+// do nothing, esc dismisses (stopping the build, whose late message is
+// dropped) and ctrl+d declines; a finished build becomes the form.
+func TestElicitFormBuildsOffTheLoop(t *testing.T) {
+	e := runner.Elicitation{Message: "Which branch?", Schema: deploySchema}
+	m, q, cmd, _ := askingGated(t, e)
+	s := m.top().(*elicitScreen)
+	if s.form != nil {
+		t.Fatal("the answer's form was built on the event loop")
+	}
+	if out := frame(t, m); !strings.Contains(out, "Building the answer's form… (esc dismisses)") || strings.Contains(m.helpView(), "accept") {
+		t.Fatalf("while building:\n%s\nhelp %q", out, m.helpView())
+	}
+	typeText(m, "main")
+	press(m, "ctrl+s", "enter")
+	if m.screen() != screenElicit || len(q.answer) != 0 {
+		t.Fatal("keys answered a question whose form is not there")
+	}
+	press(m, "esc")
+	if a := <-q.answer; a.Action != runner.ElicitCancel || m.screen() != screenRun {
+		t.Fatalf("esc while building: answer %+v, screen %v", a, m.screen())
+	}
+	stale := msgOf[formBuiltMsg](t, cmd)
+	if !errors.Is(stale.err, schema.ErrCancelled) {
+		t.Fatalf("esc did not stop the build: %v", stale.err)
+	}
+	m.Update(stale)
+	if m.screen() != screenRun {
+		t.Fatalf("a stale build reopened %v", m.screen())
+	}
+
+	m, q, _, _ = askingGated(t, e)
+	press(m, "ctrl+d")
+	if a := <-q.answer; a.Action != runner.ElicitDecline {
+		t.Fatalf("ctrl+d while building: %+v", a)
+	}
+
+	m, q, cmd, release := askingGated(t, e)
+	release()
+	m.Update(msgOf[formBuiltMsg](t, cmd))
+	typeText(m, "main")
+	press(m, "ctrl+s")
+	if a := <-q.answer; a.Action != runner.ElicitAccept || string(a.Content) != `{"branch":"main"}` {
+		t.Fatalf("answer %+v (%s)", a, a.Content)
+	}
+}
+
+// TestElicitCostlySchema: a requested schema too costly for a form (deep
+// $ref doubling) is answered in JSON, the note naming the bound passed.
+func TestElicitCostlySchema(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	withModules(t, m)
+	q := &elicitQuestion{runID: "req_x", from: "Fake (fake)", e: runner.Elicitation{Message: "?", Schema: hostileSchema(t, "refs-doubling")},
+		answer: make(chan runner.ElicitAnswer, 1)}
+	m.Update(elicitMsg{q: q})
+	s, ok := m.top().(*elicitScreen)
+	if !ok || s.form == nil || !s.form.Form().Raw() {
+		t.Fatalf("screen %v: want the answer in JSON", m.screen())
+	}
+	if n := s.form.Note(); !strings.Contains(n, "too costly for a form") || !strings.Contains(n, "MaxSchemaExpansion") {
+		t.Fatalf("note %q", n)
 	}
 }

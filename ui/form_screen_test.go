@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,4 +248,36 @@ func TestFormBuildsOffTheLoop(t *testing.T) {
 	if !strings.Contains(frame(t, m), "name") {
 		t.Fatalf("form frame:\n%s", frame(t, m))
 	}
+}
+
+// gateBuilds makes m's form builds wait for release (called at the
+// latest when the test ends) or their cancel, the event loop waiting for
+// none of them: a schema whose build never ends, as a hostile one's may.
+func gateBuilds(t *testing.T, m *Model) (release func()) {
+	t.Helper()
+	m.formWait = 0
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	m.buildForm = func(ctx context.Context, raw json.RawMessage) (*form.Form, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %v", schema.ErrCancelled, ctx.Err())
+		}
+		return form.BuildContext(ctx, raw)
+	}
+	return release
+}
+
+// hostileSchema is one of the schema package's hostile request schemas
+// (schema/testdata/hostile), each past a bound of its own.
+func hostileSchema(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "schema", "testdata", "hostile", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

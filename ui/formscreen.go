@@ -37,12 +37,13 @@ type formScreen struct {
 	// handoff is the artifact a send-to hands to this form's runs (nil:
 	// none); it goes with the screen.
 	handoff *formHandoff
-	// building is the id of the form build the screen waits for (0: the
-	// form is there); cancelBuild stops it; onBuilt runs on the form once
-	// built.
-	building    uint64
-	cancelBuild context.CancelFunc
-	onBuilt     []func(*formview.Model) tea.Cmd
+	// build is the form build the screen waits for (idle: the form is
+	// there); onBuilt runs on the form once built.
+	build   formBuild
+	onBuilt []func(*formview.Model) tea.Cmd
+	// fallback is the note of a form built as JSON because its schema
+	// failed (costlyNote); "" otherwise.
+	fallback string
 }
 
 // maxSummaryLines is the most lines the capability's summary takes above
@@ -84,9 +85,54 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		return fs, fs.show(m, fv)
 	}
 	// The build compiles the schema and checks its defaults (a 6 MB
-	// schema within the bounds takes a second): it runs off the event
-	// loop, which waits for it at most m.formWait, then shows "building
-	// the form…" until its message comes back (formBuiltMsg, by id).
+	// schema within the bounds takes a second): off the event loop
+	// (startFormBuild), under "building the form…" once it outlasts
+	// m.formWait.
+	b, done, later := m.startFormBuild(&fs.build, raw)
+	if done {
+		return fs, fs.formBuilt(m, b)
+	}
+	return fs, later
+}
+
+// formBuild is the form build a screen waits for: its id (0: none) and
+// what stops it.
+type formBuild struct {
+	id     uint64
+	cancel context.CancelFunc
+}
+
+// pending reports whether a build is awaited.
+func (fb *formBuild) pending() bool { return fb.id != 0 }
+
+// awaits reports whether the build numbered id is the one awaited.
+func (fb *formBuild) awaits(id uint64) bool { return fb.id != 0 && fb.id == id }
+
+// stop cancels the awaited build, if any; its message is then stale.
+func (fb *formBuild) stop() {
+	if fb.cancel != nil {
+		fb.cancel()
+	}
+	fb.id, fb.cancel = 0, nil
+}
+
+// formWaiter is a screen that waits for a form build (formBuiltMsg).
+type formWaiter interface {
+	// awaitsForm reports whether the screen waits for build id.
+	awaitsForm(id uint64) bool
+	// formBuilt gives the screen its finished build (the wait is over).
+	formBuilt(m *Model, b formBuiltMsg) tea.Cmd
+}
+
+// startFormBuild builds raw's form (m.buildForm, else form.BuildContext)
+// on a goroutine of its own (offLoop), stopping any build fb awaited: a
+// module's schema may be costly (deep $ref expansion, thousands of
+// fields), and the event loop waits for it at most m.formWait. done: it
+// finished, b is it. Otherwise fb awaits it (fb.stop cancels it) and
+// later yields its formBuiltMsg, which the root gives to the screen
+// awaiting it (Model.formBuilt).
+func (m *Model) startFormBuild(fb *formBuild, raw json.RawMessage) (b formBuiltMsg, done bool, later tea.Cmd) {
+	fb.stop()
 	ctx, cancel := context.WithCancel(m.ctx)
 	build := m.buildForm
 	if build == nil {
@@ -94,20 +140,21 @@ func openFormScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	}
 	m.formSeq++
 	id := m.formSeq
-	b, done, later := offLoop(m.formWait, func() formBuiltMsg {
+	b, done, wait := offLoop(m.formWait, func() formBuiltMsg {
 		f, err := build(ctx, raw)
 		return formBuiltMsg{id: id, raw: raw, f: f, err: err}
 	})
 	if done {
 		cancel()
-		return fs, fs.built(m, b)
+		return b, true, nil
 	}
-	fs.building, fs.cancelBuild = id, cancel
-	return fs, func() tea.Msg { return later() }
+	fb.id, fb.cancel = id, cancel
+	return b, false, func() tea.Msg { return wait() }
 }
 
-// formBuiltMsg is a form built off the event loop: for the form screen
-// whose build id it carries, dropped when that screen is gone.
+// formBuiltMsg is a form built off the event loop: for the screen
+// awaiting the build id it carries, dropped when that screen is gone or
+// waits no more.
 type formBuiltMsg struct {
 	id  uint64
 	raw json.RawMessage
@@ -115,15 +162,37 @@ type formBuiltMsg struct {
 	err error
 }
 
-// formBuilt gives a built form to the screen that waits for it.
+// formBuilt gives a built form to the screen that awaits it, the top-most
+// first; a stale build (its screen left, or it was replaced) is dropped.
 func (m *Model) formBuilt(b formBuiltMsg) tea.Cmd {
-	fs, ok := find[*formScreen](m)
-	if !ok || fs.building == 0 || fs.building != b.id {
-		return nil // left (esc) or replaced: a stale build
+	for i := len(m.stack) - 1; i >= 0; i-- {
+		if w, ok := m.stack[i].(formWaiter); ok && w.awaitsForm(b.id) {
+			return w.formBuilt(m, b)
+		}
 	}
-	fs.cancelBuild()
-	fs.building, fs.cancelBuild = 0, nil
-	return fs.built(m, b)
+	return nil
+}
+
+// costlyNote is the note of a form that falls back to JSON for err, its
+// build's error: subject ("The request schema") is too costly for a form
+// when err passed a bound (schema.IsBound, which it names), else it
+// cannot be read; then what the person does instead ("edit the input as
+// JSON").
+func costlyNote(subject, instead string, err error) string {
+	why := " cannot be read ("
+	if schema.IsBound(err) {
+		why = " is too costly for a form ("
+	}
+	return subject + why + render.SanitizeLine(err.Error()) + "); " + instead + "."
+}
+
+// awaitsForm implements formWaiter.
+func (f *formScreen) awaitsForm(id uint64) bool { return f.build.awaits(id) }
+
+// formBuilt implements formWaiter: the build becomes the form.
+func (f *formScreen) formBuilt(m *Model, b formBuiltMsg) tea.Cmd {
+	f.build.stop()
+	return f.built(m, b)
 }
 
 // built makes the form view of a finished build, keeps it as the
@@ -134,11 +203,9 @@ func (f *formScreen) built(m *Model, b formBuiltMsg) tea.Cmd {
 		fm, _ = form.Build(nil)
 	}
 	fv := formview.New(m.com, fm, m.validate)
-	switch {
-	case schema.IsBound(err):
-		fv.SetNote("The request schema is too costly for a form (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
-	case err != nil:
-		fv.SetNote("The request schema cannot be read (" + render.SanitizeLine(err.Error()) + "); edit the input as JSON.")
+	if err != nil {
+		f.fallback = costlyNote("The request schema", "edit the input as JSON", err)
+		fv.SetNote(f.fallback)
 	}
 	m.flow.keepDraft(f.module, f.cap, b.raw, fv)
 	return f.show(m, fv)
@@ -246,10 +313,7 @@ func (f *formScreen) HelpNotes() []string { return []string{form.DefaultRule} }
 func (f *formScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	if f.form == nil {
 		if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, formview.DefaultKeyMap().Back) {
-			if f.cancelBuild != nil {
-				f.cancelBuild()
-			}
-			f.building = 0
+			f.build.stop()
 			return actionPop{}, nil
 		}
 		return nil, nil

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"modbay/modproto"
+	"modbay/runner"
 	"modbay/ui/internal/uitest"
+	"modbay/ui/viewer"
 )
 
 // helpState drives a fresh root to one state of a screen.
@@ -117,6 +120,16 @@ var helpStates = map[screenKind][]helpState{
 		{"text field", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); return m }},
 		{"typed", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); typeText(m, "main"); press(m, "tab"); return m }},
 		{"json", func(t *testing.T) *Model { m, _ := asking(t, 100, 30); press(m, "ctrl+e"); return m }},
+		{"secret field", func(t *testing.T) *Model {
+			m, _ := askingWith(t, 100, 30, viewer.Env{}, runner.Elicitation{Message: "?",
+				Schema: json.RawMessage(`{"type":"object","properties":{"token":{"type":"string","writeOnly":true},"note":{"type":"string"}}}`)})
+			typeText(m, "tok-1234")
+			return m
+		}},
+		{"building", func(t *testing.T) *Model {
+			m, _, _, _ := askingGated(t, runner.Elicitation{Message: "?", Schema: deploySchema})
+			return m
+		}},
 	},
 	screenActivity: {
 		{"jobs and runs", func(t *testing.T) *Model { return activityAt(t, nil, 100, 30) }},

@@ -177,3 +177,26 @@ func TestSecretSplitAcrossStderrChunksMasked(t *testing.T) {
 		t.Errorf("the held end of the last chunk is not shown:\n%s", f)
 	}
 }
+
+// TestRefusedArtifactsListedOnce: a run with two refused artifacts (a real
+// host's refusals of names holding a secret) lists each refusal once,
+// under the artifacts with its reason; the host verdict counts them and
+// repeats no reason.
+func TestRefusedArtifactsListedOnce(t *testing.T) {
+	p, res := leakyResult(t)
+	m, _ := newTest(t, nil, 200, 60)
+	m.keepRun(&runView{com: m.com, id: "run-1", plan: p, cancel: func() {}, started: uitest.Epoch, done: true, result: res})
+	m.open(screenResult, "run-1")
+	all := strings.Join(strings.Fields(ansi.Strip(m.result().content())), " ")
+	for _, f := range res.Refused {
+		if n := strings.Count(all, f.Reason); n != 1 {
+			t.Errorf("refusal %q shown %d times, want once:\n%s", f.Reason, n, all)
+		}
+		if !strings.Contains(all, "✗ refused: "+f.Reason) {
+			t.Errorf("refusal %q is not listed under the artifacts:\n%s", f.Reason, all)
+		}
+	}
+	if !strings.Contains(all, "Detail 2 artifacts refused") || strings.Contains(all, "✗ execution.artifacts") {
+		t.Errorf("the host verdict does not count the refusals, or lists them:\n%s", all)
+	}
+}

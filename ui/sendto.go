@@ -13,6 +13,7 @@ import (
 	"modbay/runner"
 	"modbay/ui/common"
 	"modbay/ui/form"
+	"modbay/ui/formview"
 	"modbay/ui/list"
 )
 
@@ -71,6 +72,13 @@ type sendToScreen struct {
 	target *sendTarget
 	// targets are every capability that can receive the file.
 	targets []sendTarget
+	// m starts the builds of the targets' forms (startFormBuild).
+	m *Model
+	// build is the picked target's form build the field picker waits
+	// for (a costly schema builds off the loop); note says why it offers
+	// only "none" (the schema is too costly for a form, or unreadable).
+	build formBuild
+	note  string
 }
 
 // sendTargets lists, in module order, each capability of a module other
@@ -95,11 +103,14 @@ func sendTargets(mods []*runner.Module, producer string) []sendTarget {
 // noSendTarget is what the picker says when no module can take the file.
 const noSendTarget = "No other module declares a read root other than workspace (a name in permissions.filesystem_read it does not also write, nor bundle) to hand this file to."
 
-// HelpNotes shows why nothing is offered whole under the full help (on
-// screen it wraps to at most common.MaxNoteLines).
+// HelpNotes shows why nothing (or only "none") is offered whole under the
+// full help (on screen it wraps to at most common.MaxNoteLines).
 func (s *sendToScreen) HelpNotes() []string {
-	if len(s.targets) == 0 {
+	switch {
+	case len(s.targets) == 0:
 		return []string{noSendTarget}
+	case s.note != "":
+		return []string{s.note}
 	}
 	return nil
 }
@@ -112,15 +123,17 @@ func openSendToScreen(m *Model, arg any) (Screen, tea.Cmd) {
 		return nil, nil
 	}
 	s := &sendToScreen{com: m.com, keys: m.keys.SendTo, arg: a, name: runner.HandoffName(a.art.Path),
-		targets: sendTargets(m.modules.modules, a.producer)}
+		targets: sendTargets(m.modules.modules, a.producer), m: m}
 	s.list = list.New(m.com, m.keys.List, "filter: module, capability, root…", noSendTarget)
 	s.showTargets()
 	return s, nil
 }
 
-// showTargets lists the capabilities (the first picker).
+// showTargets lists the capabilities (the first picker), stopping the
+// build of a target's form the field picker waited for.
 func (s *sendToScreen) showTargets() {
-	s.target = nil
+	s.build.stop()
+	s.target, s.note = nil, ""
 	items := make([]list.Item, 0, len(s.targets))
 	for i := range s.targets {
 		items = append(items, &targetItem{s: s, t: &s.targets[i]})
@@ -129,22 +142,49 @@ func (s *sendToScreen) showTargets() {
 }
 
 // showFields lists the string fields of t's request schema (the second
-// picker), then "none": the person then names the file in the form.
-func (s *sendToScreen) showFields(t *sendTarget) {
-	s.target = t
-	var items []list.Item
+// picker), then "none": the person then names the file in the form. The
+// form is built as the form screen builds it, off the event loop: until
+// it is there the picker says so and only esc acts (the returned command
+// yields the build, a formBuiltMsg).
+func (s *sendToScreen) showFields(t *sendTarget) tea.Cmd {
+	s.target, s.note = t, ""
 	var raw json.RawMessage
 	if t.cap.RequestSchema != "" {
 		raw = t.module.Descriptor.RequestSchemas[t.cap.RequestSchema]
 	}
-	if f, err := form.Build(raw); err == nil {
-		for _, n := range f.Fields() {
+	b, done, later := s.m.startFormBuild(&s.build, raw)
+	if done {
+		s.fieldsBuilt(b)
+		return nil
+	}
+	s.list.SetItems(nil, nil)
+	return later
+}
+
+// fieldsBuilt lists the fields of a finished build; a build that failed
+// offers only "none" and says why (the form then opens as JSON).
+func (s *sendToScreen) fieldsBuilt(b formBuiltMsg) {
+	var items []list.Item
+	if b.err != nil {
+		s.note = costlyNote("The request schema of "+render.SanitizeLine(s.target.cap.ID), "its form opens as JSON", b.err)
+	} else {
+		for _, n := range b.f.Fields() {
 			if n.Kind == form.KindString && !n.ReadOnly {
 				items = append(items, &fieldItem{s: s, node: n})
 			}
 		}
 	}
 	s.list.SetItems(append(items, &fieldItem{s: s}), nil)
+}
+
+// awaitsForm implements formWaiter.
+func (s *sendToScreen) awaitsForm(id uint64) bool { return s.build.awaits(id) }
+
+// formBuilt implements formWaiter: the picked target's fields.
+func (s *sendToScreen) formBuilt(_ *Model, b formBuiltMsg) tea.Cmd {
+	s.build.stop()
+	s.fieldsBuilt(b)
+	return nil
 }
 
 // Kind implements Screen.
@@ -165,14 +205,26 @@ func (s *sendToScreen) Crumb(bool) string {
 }
 
 // Update implements Screen: enter on a capability lists its fields;
-// enter on a field opens the form prefilled (actionSend).
+// enter on a field opens the form prefilled (actionSend). While the
+// fields are read, only esc (back, stopping it) and q act.
 func (s *sendToScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
+	if s.build.pending() {
+		if kp, ok := msg.(tea.KeyPressMsg); ok {
+			switch {
+			case key.Matches(kp, s.keys.Back):
+				s.showTargets()
+			case key.Matches(kp, s.keys.Quit):
+				s.build.stop()
+				return actionQuit{}, nil
+			}
+		}
+		return nil, nil
+	}
 	act, cmd, handled := s.list.Update(msg)
 	if a, ok := act.(list.ActionOpen); ok {
 		switch it := a.Item.(type) {
 		case *targetItem:
-			s.showFields(it.t)
-			return nil, cmd
+			return nil, tea.Batch(cmd, s.showFields(it.t))
 		case *fieldItem:
 			field := ""
 			if it.node != nil {
@@ -198,8 +250,11 @@ func (s *sendToScreen) Update(msg tea.Msg) (Action, tea.Cmd) {
 	return nil, nil
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: esc and q while the fields are read.
 func (s *sendToScreen) ShortHelp() []key.Binding {
+	if s.build.pending() {
+		return []key.Binding{s.keys.Back, s.keys.Quit}
+	}
 	b := s.list.ShortHelp()
 	if s.list.Typing() {
 		return b
@@ -209,7 +264,7 @@ func (s *sendToScreen) ShortHelp() []key.Binding {
 
 // EssentialHelp is what the help bar keeps at any width.
 func (s *sendToScreen) EssentialHelp() []key.Binding {
-	if s.list.Len() == 0 {
+	if s.list.Len() == 0 || s.build.pending() {
 		return []key.Binding{s.keys.Back}
 	}
 	return append(s.list.EssentialHelp(), s.keys.Back)
@@ -217,6 +272,9 @@ func (s *sendToScreen) EssentialHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (s *sendToScreen) FullHelp() [][]key.Binding {
+	if s.build.pending() {
+		return [][]key.Binding{s.ShortHelp()}
+	}
 	g := s.list.FullHelp()
 	if s.list.Typing() {
 		return g
@@ -224,7 +282,9 @@ func (s *sendToScreen) FullHelp() [][]key.Binding {
 	return append(g, []key.Binding{s.keys.Back, s.keys.Quit})
 }
 
-// View implements Screen: what is handed, the step, then the picker.
+// View implements Screen: what is handed, the step, then the picker (or
+// that the picked target's fields are being read, or why it offers only
+// "none").
 func (s *sendToScreen) View() string {
 	st := s.com.Styles
 	w, h := s.list.Width(), s.list.Height()
@@ -236,6 +296,13 @@ func (s *sendToScreen) View() string {
 			render.SanitizeLine(s.target.cap.ID), render.SanitizeLine(s.target.root))
 	}
 	head = append(head, strings.Split(st.Muted.Render(common.Note(step, w)), "\n")...)
+	if s.build.pending() {
+		head = append(head, "", st.Muted.Render(common.Wrap("Building the form… (esc goes back)", max(w, 1))))
+		return common.FitHeight(strings.Join(head, "\n"), h)
+	}
+	if s.note != "" {
+		head = append(head, strings.Split(st.Warning.Render(common.Note(s.note, w)), "\n")...)
+	}
 	if f := s.list.FilterView(); f != "" {
 		head = append(head, f)
 	}
@@ -354,8 +421,9 @@ type formHandoff struct {
 	file runner.HandoffFile
 }
 
-// sendTo carries out actionSend: the target's form, prefilled, with the
-// handoff attached to the form screen (so only its runs get it).
+// sendTo carries out actionSend: the target's form, prefilled once it is
+// built (it may build off the loop), with the handoff attached to the
+// form screen (so only its runs get it).
 func (m *Model) sendTo(a actionSend) tea.Cmd {
 	open := m.open(screenForm, formArg{module: a.target.module, cap: a.target.cap})
 	fs, ok := m.top().(*formScreen)
@@ -366,19 +434,28 @@ func (m *Model) sendTo(a actionSend) tea.Cmd {
 		Digest: a.arg.art.Digest, Origin: a.arg.reqID + ":" + a.arg.art.ID}}
 	fs.SetSize(fs.w, fs.h)
 	note := fmt.Sprintf("Hands %s to root %s as %s.", render.SanitizeLine(fs.handoff.file.Origin), render.SanitizeLine(a.target.root), render.SanitizeLine(a.name))
-	if a.field == "" {
-		fs.form.SetNote(note)
+	prefill := func(fv *formview.Model) tea.Cmd {
+		if a.field == "" {
+			if fs.fallback != "" {
+				note = fs.fallback + " " + note // why it is JSON, kept
+			}
+			fv.SetNote(note)
+			return nil
+		}
+		obj := map[string]json.RawMessage{}
+		_ = json.Unmarshal(fv.Value(), &obj)
+		v, _ := modproto.EncodeJSON(a.name)
+		obj[a.field] = v
+		b, _ := modproto.EncodeJSON(obj)
+		cmd, err := fv.LoadInput(b, note+" Field "+render.SanitizeLine(a.field)+" names it.")
+		if err != nil {
+			fv.SetNote(note + " (" + render.SanitizeLine(err.Error()) + ")")
+		}
+		return cmd
+	}
+	if fs.form == nil {
+		fs.onBuilt = append(fs.onBuilt, prefill)
 		return open
 	}
-	input := fs.form.Value()
-	obj := map[string]json.RawMessage{}
-	_ = json.Unmarshal(input, &obj)
-	v, _ := modproto.EncodeJSON(a.name)
-	obj[a.field] = v
-	b, _ := modproto.EncodeJSON(obj)
-	cmd, err := fs.form.LoadInput(b, note+" Field "+render.SanitizeLine(a.field)+" names it.")
-	if err != nil {
-		fs.form.SetNote(note + " (" + render.SanitizeLine(err.Error()) + ")")
-	}
-	return tea.Batch(open, cmd)
+	return tea.Batch(open, prefill(fs.form))
 }

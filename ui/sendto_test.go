@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"modbay/runner"
+	"modbay/schema"
+	"modbay/ui/internal/uitest"
 )
 
 func init() {
@@ -16,6 +19,12 @@ func init() {
 		{"targets", func(t *testing.T) *Model { return sendToAt(t, 80, 24) }},
 		{"fields", func(t *testing.T) *Model {
 			m := sendToAt(t, 80, 24)
+			press(m, "enter")
+			return m
+		}},
+		{"fields building", func(t *testing.T) *Model {
+			m := sendToAt(t, 80, 24)
+			gateBuilds(t, m)
 			press(m, "enter")
 			return m
 		}},
@@ -174,5 +183,92 @@ func TestSendToWithoutTargetSaysWhyWhole(t *testing.T) {
 	got := strings.Join(strings.Fields(frame(t, m)), " ")
 	if !strings.Contains(got, "to hand this file to.") {
 		t.Fatalf("the reason is cut:\n%s", frame(t, m))
+	}
+}
+
+// TestSendToFieldsBuildOffTheLoop: the field picker reads the target's
+// fields from its form, built off the event loop: while it builds the
+// picker says so and only esc (back, stopping the build) acts, a stale
+// build is dropped; the form the picked field opens may build off the
+// loop too, and is prefilled once it is there.
+func TestSendToFieldsBuildOffTheLoop(t *testing.T) {
+	m := sendToAt(t, 100, 30)
+	release := gateBuilds(t, m)
+	s := m.top().(*sendToScreen)
+	_, cmd := m.Update(uitest.Key("enter")) // echo › fake.echo → seed_in
+	building := "Building the form… (esc goes back)"
+	if out := frame(t, m); s.target == nil || !strings.Contains(out, building) {
+		t.Fatalf("target %v: want the fields still building, said so:\n%s", s.target, out)
+	}
+	press(m, "enter", "down", "enter")
+	if m.screen() != screenSendTo || !strings.Contains(frame(t, m), building) {
+		t.Fatalf("keys acted on fields not read yet: screen %v", m.screen())
+	}
+	press(m, "esc")
+	if m.screen() != screenSendTo || s.target != nil {
+		t.Fatal("esc while building does not go back to the capabilities")
+	}
+	stale := msgOf[formBuiltMsg](t, cmd)
+	if !errors.Is(stale.err, schema.ErrCancelled) {
+		t.Fatalf("esc did not stop the build: %v", stale.err)
+	}
+	m.Update(stale)
+	if s.target != nil || s.list.Len() == 0 {
+		t.Fatal("a stale build came back as the fields")
+	}
+
+	_, cmd = m.Update(uitest.Key("enter"))
+	release()
+	m.Update(msgOf[formBuiltMsg](t, cmd))
+	if out := frame(t, m); strings.Contains(out, building) || !strings.Contains(out, "name") {
+		t.Fatalf("the finished build is not the fields:\n%s", out)
+	}
+	release = gateBuilds(t, m) // the form screen's own build
+	_, cmd = m.Update(uitest.Key("enter"))
+	if m.screen() != screenForm || m.form() != nil {
+		t.Fatalf("screen %v, form %v: want the form still building", m.screen(), m.form())
+	}
+	release()
+	m.Update(msgOf[formBuiltMsg](t, cmd))
+	if m.form() == nil || !strings.Contains(string(m.form().Value()), `"name":"quarterly.json"`) {
+		t.Fatalf("the form built off the loop is not prefilled: %v", m.form())
+	}
+}
+
+// TestSendToCostlySchema: a target whose request schema is too costly
+// for a form (deep $ref doubling) offers only "none", naming the bound
+// passed; its form then opens as JSON, saying so.
+func TestSendToCostlySchema(t *testing.T) {
+	m := submittedResult(t, "invoke/success-with-artifact.json", 100, 30)
+	hostile := hostileSchema(t, "refs-doubling")
+	var mods []*runner.Module
+	for _, mod := range testModules(t) {
+		if mod.ID == "echo" {
+			c, d := *mod, *mod.Descriptor
+			d.RequestSchemas = map[string]json.RawMessage{}
+			for name := range mod.Descriptor.RequestSchemas {
+				d.RequestSchemas[name] = hostile
+			}
+			c.Descriptor = &d
+			mod = &c
+		}
+		mods = append(mods, mod)
+	}
+	m.Update(modulesMsg{gen: m.gen, modules: mods})
+	press(m, "t", "enter")
+	s, ok := m.top().(*sendToScreen)
+	if !ok || s.target == nil || s.target.cap.ID != "fake.echo" {
+		t.Fatalf("screen %v: want echo's fields", m.screen())
+	}
+	flat := strings.Join(strings.Fields(frame(t, m)), " ")
+	if !strings.Contains(flat, "too costly for a form") || !strings.Contains(flat, "MaxSchemaExpansion") || s.list.Len() != 1 {
+		t.Fatalf("the picker does not name the bound, or offers fields (%d):\n%s", s.list.Len(), frame(t, m))
+	}
+	press(m, "enter")
+	if m.screen() != screenForm || m.form() == nil || !m.form().Form().Raw() {
+		t.Fatalf("screen %v: want the form in JSON mode", m.screen())
+	}
+	if n := m.form().Note(); !strings.Contains(n, "too costly for a form") || !strings.Contains(n, "Hands ") {
+		t.Fatalf("form note %q", n)
 	}
 }

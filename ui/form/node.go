@@ -301,6 +301,30 @@ func (n *Node) IsMultiline() bool {
 	return longTextName(name) || longTextName(s.Title) || longTextName(s.Format) || longTextDesc().MatchString(s.Description)
 }
 
+// Secret reports whether the node's value is a secret the form view
+// masks while it is typed: its schema, one of its direct anyOf or oneOf
+// branches, or that of a node it sits in marks it "writeOnly": true or
+// "format": "password" (schema.Redact's rule, read on the effective
+// schemas the form built, $ref and allOf merged).
+func (n *Node) Secret() bool {
+	marks := func(s *Schema) bool { return s != nil && (s.WriteOnly || s.Format == "password") }
+	for x := n; x != nil; x = x.Parent {
+		s := x.Schema
+		if s == nil {
+			continue
+		}
+		if marks(s) {
+			return true
+		}
+		for _, b := range append(s.AnyOf[:len(s.AnyOf):len(s.AnyOf)], s.OneOf...) {
+			if marks(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // IsJSONText reports whether the node's text is JSON (a multi-line editor).
 func (n *Node) IsJSONText() bool { return n.Raw || n.Kind == KindJSON }
 

@@ -80,6 +80,9 @@ type Model struct {
 	areas  map[*form.Node]*textarea.Model
 	// defaultLook holds the inputs drawn with defaultStyles.
 	defaultLook map[*form.Node]bool
+	// revealed is the secret field shown in clear (KeyMap.Reveal) while
+	// it keeps the focus; nil: every secret is masked.
+	revealed *form.Node
 
 	value    json.RawMessage
 	problems form.Problems
@@ -197,6 +200,18 @@ func (m *Model) input(n *form.Node) *textinput.Model {
 	in.SetWidth(m.editorWidth(n) - 1)
 	m.inputs[n] = &in
 	return &in
+}
+
+// secretField reports whether n is a field whose typed value the view
+// masks (form.Node.Secret): text edited in place, not a map entry's key.
+func secretField(n *form.Node) bool {
+	return n != nil && (n.IsText() || n.ReadOnly) && n.Kind != form.KindEntry && n.Secret()
+}
+
+// masked reports whether n's value is drawn masked: a secret field not
+// revealed, or revealed but no longer focused.
+func (m *Model) masked(n *form.Node) bool {
+	return secretField(n) && (m.revealed != n || m.FocusedNode() != n)
 }
 
 // usesArea reports whether n is edited in a multi-line editor: JSON text,
@@ -417,6 +432,7 @@ func (m *Model) setFocus(i int) tea.Cmd {
 	}
 	i = (i%n + n) % n
 	if old := m.FocusedNode(); old != nil && old != m.rows[i].Node {
+		m.revealed = nil // a secret shown is masked again once left
 		// Leaving a field: what was edited is now touched.
 		for p := range m.dirty {
 			m.touched[p] = true
@@ -619,6 +635,13 @@ func (m *Model) updateForm(kp tea.KeyPressMsg) (Action, tea.Cmd) {
 	switch {
 	case key.Matches(kp, k.Complete) && m.completable(n):
 		return nil, m.complete(n)
+	case key.Matches(kp, k.Reveal) && secretField(n):
+		if m.revealed == n {
+			m.revealed = nil
+		} else {
+			m.revealed = n
+		}
+		return nil, nil
 	case !inArea && key.Matches(kp, k.Down):
 		return nil, m.setFocus(m.focus + 1)
 	case !inArea && key.Matches(kp, k.Up):

@@ -31,6 +31,10 @@ type KeyMap struct {
 	// as ""), or back to not set: deleting a field's text leaves it not
 	// set, so this is how "" is sent.
 	Empty key.Binding
+	// Reveal shows a secret field's value (form.Node.Secret: masked as it
+	// is typed) while it has the focus, and masks it again; offered only
+	// on such a field. ctrl+t: no text editor binds it.
+	Reveal key.Binding
 	// MoveUp and MoveDown reorder list items and entries.
 	MoveUp, MoveDown key.Binding
 	// JSON switches JSON mode; Editor edits the input in $EDITOR.
@@ -68,6 +72,7 @@ func DefaultKeyMap() KeyMap {
 		Null:     key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
 		Clear:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "clear/remove")),
 		Empty:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", `"" empty string`)),
+		Reveal:   key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "show secret")),
 		Add:      key.NewBinding(key.WithKeys("ctrl+a"), key.WithHelp("ctrl+a", "add item")),
 		MoveUp:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "move up")),
 		MoveDown: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "move down")),
@@ -124,6 +129,9 @@ func (m *Model) ShortHelp() []key.Binding {
 		if n.Nullable {
 			extra = append(extra, k.Null)
 		}
+		if r, ok := m.revealHelp(n); ok {
+			extra = append([]key.Binding{r}, extra...)
+		}
 		if m.completable(n) {
 			extra = append([]key.Binding{k.Complete}, extra...)
 		}
@@ -152,13 +160,31 @@ func (m *Model) FullHelp() [][]key.Binding {
 	if !m.jsonMode {
 		last = []key.Binding{k.NextProblem, k.Submit, k.Back}
 	}
+	edit := []key.Binding{k.Toggle, k.Left, k.Right, k.Letter, k.Null, k.Empty, k.Clear}
+	if r, ok := m.revealHelp(m.FocusedNode()); ok && !m.jsonMode {
+		edit = append(edit, r)
+	}
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Down, k.Up, k.Enter, k.Newline},
-		{k.Toggle, k.Left, k.Right, k.Letter, k.Null, k.Empty, k.Clear},
+		edit,
 		{k.Add, k.MoveUp, k.MoveDown},
 		m.completeHelp([]key.Binding{k.JSON, k.Editor, k.Recall, k.Save}),
 		last,
 	}
+}
+
+// revealHelp is the Reveal binding as the help shows it on n, the focused
+// field ("show secret", or "hide secret" while shown); false when n is
+// no secret field (then ctrl+t does nothing, and no help names it).
+func (m *Model) revealHelp(n *form.Node) (key.Binding, bool) {
+	if !secretField(n) {
+		return key.Binding{}, false
+	}
+	r := m.keys.Reveal
+	if m.revealed == n {
+		r.SetHelp(r.Help().Key, "hide secret")
+	}
+	return r, true
 }
 
 // addsToVariant reports whether ctrl+a on union n adds to its chosen

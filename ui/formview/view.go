@@ -6,8 +6,12 @@ import (
 	"strings"
 	"sync"
 
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+
 	"modbay/internal/words"
 	"modbay/render"
+	modschema "modbay/schema" // the test package has a const schema
 	"modbay/ui/common"
 	"modbay/ui/form"
 	"modbay/ui/styles"
@@ -211,11 +215,18 @@ func (m *Model) rowLines(i int) []string {
 	case n.ReadOnly && n.Kind != form.KindObject && n.Kind != form.KindArray:
 		// Shown as text, not as an editor: it cannot be changed or sent.
 		v := n.ReadOnlyText()
-		if v == "" {
+		switch {
+		case v == "":
 			v = "(no value)"
+		case m.masked(n):
+			v = modschema.Mask
 		}
 		for _, l := range strings.Split(v, "\n") {
 			lines = append(lines, common.Trunc(pad+st.Muted.Render("  "+render.SanitizeLine(l)), w))
+		}
+	case usesArea(n) && m.masked(n):
+		for _, l := range maskedLines(m.area(n)) {
+			lines = append(lines, common.Trunc(pad+l, w))
 		}
 	case usesArea(n):
 		for _, l := range strings.Split(m.area(n).View(), "\n") {
@@ -231,6 +242,10 @@ func (m *Model) rowLines(i int) []string {
 			}
 		}
 		m.lookDefault(n, in)
+		in.EchoMode, in.EchoCharacter = textinput.EchoNormal, maskRune
+		if m.masked(n) {
+			in.EchoMode = textinput.EchoPassword
+		}
 		lines = append(lines, common.Trunc(pad+in.View(), w))
 	default:
 		if e := m.editorLine(n, focused); e != "" {
@@ -270,6 +285,23 @@ func (m *Model) rowLines(i int) []string {
 			}
 			lines = append(lines, common.Trunc(pad+st.Muted.Render("one of: "+strings.Join(opts, ", ")), w))
 		}
+	}
+	return lines
+}
+
+// maskRune is what each character of a masked secret is drawn as while
+// it is typed (the count shows the typing, never the text).
+const maskRune = '•'
+
+// maskedLines draws a secret's multi-line editor masked: its prompt, then
+// a maskRune per cell of each line, at most the editor's height.
+func maskedLines(a *textarea.Model) []string {
+	lines := strings.Split(a.Value(), "\n")
+	if len(lines) > a.Height() {
+		lines = lines[:max(a.Height(), 1)]
+	}
+	for i, l := range lines {
+		lines[i] = a.Prompt + strings.Repeat(string(maskRune), common.Width(l))
 	}
 	return lines
 }
