@@ -157,13 +157,32 @@ func (v escView) linear(i, d int) int {
 	return e.src + e.srcLen + d - (e.dec + e.decLen)
 }
 
+// maxEscapeLevels is how many times escapes are decoded in turn: JSON
+// text inside a JSON string ("\\u00e4"), quoted once more by a verdict.
+const maxEscapeLevels = 3
+
+// escapeLevels are b's decoded views: b's escapes decoded, then that
+// text's, up to maxEscapeLevels, as far as escapes remain.
+func escapeLevels(b []byte) []escView {
+	var vs []escView
+	for cur := b; len(vs) < maxEscapeLevels; {
+		v, ok := decodeEscapes(cur)
+		if !ok {
+			break
+		}
+		vs, cur = append(vs, v), v.text
+	}
+	return vs
+}
+
 // maskEscaped replaces, in b, the source of every match of an echo's
-// value in b's decoded view that an escape takes part in with its Label,
-// longer echoes first (one never masks inside another's match); n is how
-// many. b is decoded once whatever the number of echoes.
+// value in one of b's decoded views (escapeLevels) that an escape takes
+// part in with its Label, longer echoes first (one never masks inside
+// another's match); n is how many. b is decoded once per level whatever
+// the number of echoes.
 func maskEscaped(b []byte, echoes []Echo) ([]byte, int) {
-	v, ok := decodeEscapes(b)
-	if !ok {
+	vs := escapeLevels(b)
+	if len(vs) == 0 {
 		return b, 0
 	}
 	type span struct {
@@ -185,21 +204,26 @@ func maskEscaped(b []byte, echoes []Echo) ([]byte, int) {
 			continue
 		}
 		val := []byte(e.Value)
-		for off := 0; ; {
-			j := bytes.Index(v.text[off:], val)
-			if j < 0 {
-				break
+		for level, v := range vs {
+			for off := 0; ; {
+				j := bytes.Index(v.text[off:], val)
+				if j < 0 {
+					break
+				}
+				ds, de := off+j, off+j+len(val)
+				off = de
+				from, to := ds, de
+				for k := level; k >= 0; k-- {
+					from, to = vs[k].srcStart(from), vs[k].srcEnd(to)
+				}
+				if (to-from == de-ds && bytes.Equal(b[from:to], val)) || !free(from, to) {
+					continue // as written (MaskEchoes' own pass), or inside a longer one
+				}
+				for i := from; i < to; i++ {
+					taken[i/64] |= 1 << (i % 64)
+				}
+				spans = append(spans, span{from, to, e.Label()})
 			}
-			ds, de := off+j, off+j+len(val)
-			off = de
-			from, to := v.srcStart(ds), v.srcEnd(de)
-			if (to-from == de-ds && bytes.Equal(b[from:to], val)) || !free(from, to) {
-				continue // as written (MaskEchoes' own pass), or inside a longer one
-			}
-			for i := from; i < to; i++ {
-				taken[i/64] |= 1 << (i % 64)
-			}
-			spans = append(spans, span{from, to, e.Label()})
 		}
 	}
 	if len(spans) == 0 {

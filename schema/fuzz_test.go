@@ -53,10 +53,18 @@ func FuzzMaskEchoes(f *testing.F) {
 			return
 		}
 		echoes := []Echo{{Pointer: "/s", Why: "writeOnly", Value: secret}}
-		out, _ := MaskEchoes(b, echoes)
-		v, _ := decodeEscapes(out)
-		if bytes.Contains(out, []byte(secret)) || bytes.Contains(v.text, []byte(secret)) {
-			t.Fatalf("MaskEchoes(%q) = %q still holds %q", b, out, secret)
+		many := append([]Echo{}, echoes...) // past manyEchoes: one matcher
+		for i := range manyEchoes {
+			many = append(many, Echo{Pointer: "/f", Why: "writeOnly", Value: strings.Repeat("Q", 5+i)})
+		}
+		sortEchoes(many)
+		for _, set := range [][]Echo{echoes, many} {
+			out, _ := MaskEchoes(b, set)
+			for _, v := range append([]escView{{text: out}}, escapeLevels(out)...) {
+				if bytes.Contains(v.text, []byte(secret)) {
+					t.Fatalf("MaskEchoes(%q) with %d echoes = %q still holds %q", b, len(set), out, secret)
+				}
+			}
 		}
 		if json.Valid(b) {
 			if j, _ := MaskEchoesJSON(b, echoes); !json.Valid(j) {

@@ -438,8 +438,14 @@ func Echoes(h *Compiled, input json.RawMessage) []Echo {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Echo) int { return cmp.Or(len(b.Value)-len(a.Value), strings.Compare(a.Value, b.Value)) })
+	sortEchoes(out)
 	return out
+}
+
+// sortEchoes orders echoes longest first (a longer secret is masked
+// before one inside it), then by value.
+func sortEchoes(echoes []Echo) {
+	slices.SortFunc(echoes, func(a, b Echo) int { return cmp.Or(len(b.Value)-len(a.Value), strings.Compare(a.Value, b.Value)) })
 }
 
 // MaskEchoes replaces every occurrence in b of an echo's value, as
@@ -449,6 +455,9 @@ func Echoes(h *Compiled, input json.RawMessage) []Echo {
 // (base64, hex, URL-escaped, split) is not found. b is returned
 // unchanged when nothing matched.
 func MaskEchoes(b []byte, echoes []Echo) ([]byte, int) {
+	if len(echoes) > manyEchoes {
+		return maskMany(b, echoes)
+	}
 	n := 0
 	for _, e := range echoes {
 		for _, form := range echoForms(e.Value) {
@@ -529,7 +538,7 @@ func echoForms(s string) [][]byte {
 
 // MaskEchoesJSON is MaskEchoes for a JSON value (a reply's result), which
 // stays JSON: an echo inside a string is replaced in place; a number that
-// is an echo becomes its Label as a string (the value then re-encoded,
+// holds an echo among its characters becomes its Label as a string (the value then re-encoded,
 // its keys in source order).
 func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 	out, n := MaskEchoes(raw, echoes)
@@ -549,8 +558,10 @@ func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 			n += c
 			return string(b)
 		case json.Number:
+			// A number that spells an echo among its digits ("-48213",
+			// "48213.0", "0.48213e5") is masked whole.
 			for _, e := range echoes {
-				if e.Value == x.String() {
+				if strings.Contains(x.String(), e.Value) {
 					n++
 					return e.Label()
 				}

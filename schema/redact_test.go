@@ -235,7 +235,9 @@ func TestMaskEchoesEscapedAnyway(t *testing.T) {
 		{`{"echo":"p\u00E4ssw\u00F6rd\u003c\u0026\u003e\u0039!"}`, `{"echo":"‹masked: writeOnly /pw›!"}`},
 		{`["x pässwörd<&>\u0039 y"]`, `["x ‹masked: writeOnly /pw› y"]`},
 		{`{"k":"a\/b\ud83d\ude00cd","j":"a\/b"}`, `{"k":"‹masked: writeOnly /k›","j":"a\/b"}`},
-		{`{"k":"a\\u002fb😀cd"}`, `{"k":"a\\u002fb😀cd"}`}, // an escaped backslash: the text is "a\u002fb…", not the secret
+		{`{"k":"a\\u002fb😀cd"}`, `{"k":"‹masked: writeOnly /k›"}`}, // JSON text in a string: "a\u002fb…" read once more
+		{`{"raw":"{\"pw\": \"p\\u00e4ssw\\u00f6rd<&>9\"}"}`, `{"raw":"{\"pw\": \"‹masked: writeOnly /pw›\"}"}`},
+		{`{"q":"\"p\\\\u00e4ssw\\\\u00f6rd<&>9\""}`, `{"q":"\"‹masked: writeOnly /pw›\""}`},
 		{`{"bad":"\ud83d pässwörd<&>9"}`, `{"bad":"\ud83d ‹masked: writeOnly /pw›"}`},
 	} {
 		got, n := MaskEchoesJSON(json.RawMessage(tc.in), echoes)
@@ -265,6 +267,18 @@ func TestEchoPrefixLenEscaped(t *testing.T) {
 	} {
 		if got := EchoPrefixLen([]byte(in), echoes); got != want {
 			t.Errorf("EchoPrefixLen(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestMaskEchoesNumberSpellings: a secret of digits sent back as a
+// number spelt otherwise (a sign, a fraction, an exponent) is masked.
+func TestMaskEchoesNumberSpellings(t *testing.T) {
+	echoes := []Echo{{Pointer: "/pin", Why: "writeOnly", Value: "48213"}}
+	for _, in := range []string{`[-48213]`, `[48213.0]`, `[48213e0]`, `[0.48213]`, `{"a":148213}`} {
+		got, n := MaskEchoesJSON(json.RawMessage(in), echoes)
+		if n == 0 || strings.Contains(string(got), "48213") || !json.Valid(got) {
+			t.Errorf("MaskEchoesJSON(%s) = %s (%d)", in, got, n)
 		}
 	}
 }
