@@ -44,6 +44,29 @@ type shape struct {
 	// quiet are extra keys real modules send that are kept and shown,
 	// never reported (requirements' "required" and "for", docs/protocol.md §9).
 	quiet map[string]bool
+	// names are the fields' names, sorted; folded maps each name folded
+	// as encoding/json matches keys (foldKey) to the name (prepareShapes).
+	names  []string
+	folded map[string]string
+}
+
+// prepareShapes fills names and folded of sh and every shape beneath it.
+func prepareShapes(sh *shape) {
+	if sh == nil || sh.names != nil {
+		return
+	}
+	sh.names = keysOf(sh.fields)
+	sh.folded = make(map[string]string, len(sh.fields))
+	for _, n := range sh.names {
+		sh.folded[foldKey(n)] = n
+		prepareShapes(sh.fields[n])
+	}
+	prepareShapes(sh.elem)
+}
+
+func init() {
+	prepareShapes(descriptorShape)
+	prepareShapes(envelopeShape)
 }
 
 func obj(fields map[string]*shape) *shape { return &shape{kind: kindObject, fields: fields} }
@@ -125,10 +148,10 @@ var envelopeShape = obj(map[string]*shape{
 // close, naming the known key meant. Unknown keys in requirements entries
 // named "required" and "for" are kept and not reported (docs/protocol.md §9). The
 // contents of schema maps are not walked here (see package schemalint).
+// Malformed JSON has no findings. It reads raw once to check it, then only
+// the values of known fields: time linear in len(raw).
 func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
-	w := &keyWalker{}
-	w.walk(bytes.TrimSpace(raw), descriptorShape, "")
-	return w.errs, w.warns
+	return checkKeysAgainst(raw, descriptorShape)
 }
 
 // CheckEnvelopeKeys walks an envelope's raw JSON (one object, as
@@ -136,8 +159,21 @@ func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
 // warnings, values of the wrong JSON type errors (see CheckDescriptorKeys).
 // The result is not walked.
 func CheckEnvelopeKeys(raw []byte) (errs, warns ValidationErrors) {
-	w := &keyWalker{}
-	w.walk(bytes.TrimSpace(raw), envelopeShape, "")
+	return checkKeysAgainst(raw, envelopeShape)
+}
+
+// checkKeysAgainst walks raw, when it is one JSON value, against sh.
+func checkKeysAgainst(raw []byte, sh *shape) (errs, warns ValidationErrors) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil, nil
+	}
+	w := &keyWalker{d: t}
+	if end, _, err := scanValue(nil, t, 0, nil); err != nil || end != len(t) {
+		// Not one JSON value: only its first byte's kind is judged.
+		w.shallow = true
+	}
+	w.walk(0, len(t), sh, "")
 	return w.errs, w.warns
 }
 
@@ -158,57 +194,70 @@ func WrongTypeDetail(raw []byte) string {
 	return s
 }
 
-// keyWalker collects the findings of one walk.
+// keyWalker collects the findings of one walk over d, a document the
+// scanner accepted.
 type keyWalker struct {
+	d           []byte
 	errs, warns ValidationErrors
+	key         []byte
+	// shallow: d is not one JSON value, so nothing beneath its kind is
+	// walked.
+	shallow bool
 }
 
-// walk checks raw against sh at path p.
-func (w *keyWalker) walk(raw []byte, sh *shape, p string) {
-	if sh == nil || sh.kind == kindAny || len(raw) == 0 {
+// walkMember is one member of an object being walked.
+type walkMember struct {
+	key    string
+	v0, v1 int
+}
+
+// walk checks the value d[v0:v1] against sh at path p.
+func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
+	if sh == nil || sh.kind == kindAny || v1 <= v0 {
 		return
 	}
-	if bytes.Equal(raw, []byte("null")) {
+	raw := w.d[v0:v1]
+	if string(raw) == "null" {
 		return // null reads as the zero value; ValidateEnvelope judges presence
 	}
 	if got := kindOf(raw); !fits(got, sh.kind, raw) {
 		w.errs = append(w.errs, ValidationError{fieldPath(p), fmt.Sprintf("must be %s, got %s", kindName(sh.kind), sentValue(raw))})
 		return
 	}
+	if w.shallow {
+		return
+	}
 	switch sh.kind {
 	case kindArray:
-		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
+		if sh.elem == nil || sh.elem.kind == kindAny {
 			return
 		}
-		for i, it := range items {
-			w.walk(bytes.TrimSpace(it), sh.elem, fmt.Sprintf("%s[%d]", p, i))
-		}
+		i := 0
+		eachElement(w.d, v0, func(e0, e1 int) bool {
+			w.walkElement(e0, e1, sh.elem, p, i)
+			i++
+			return true
+		})
 	case kindMap:
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
+		if sh.elem == nil || sh.elem.kind == kindAny {
 			return
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			w.walk(bytes.TrimSpace(m[k]), sh.elem, fmt.Sprintf("%s[%q]", p, k))
+		for _, m := range w.members(v0) {
+			w.walk(m.v0, m.v1, sh.elem, fmt.Sprintf("%s[%q]", p, m.key))
 		}
 	case kindObject:
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			kp := joinPath(p, k)
-			f, known := sh.fields[k]
+		for _, m := range w.members(v0) {
+			kp := joinPath(p, m.key)
+			f, known := sh.fields[m.key]
 			if known {
-				w.walk(bytes.TrimSpace(m[k]), f, kp)
+				w.walk(m.v0, m.v1, f, kp)
 				continue
 			}
-			if sh.quiet[k] {
+			if sh.quiet[m.key] {
 				continue
 			}
 			detail := "unknown key"
-			if s := closest(k, keysOf(sh.fields)); s != "" {
+			if s := closest(m.key, sh.names); s != "" {
 				detail += fmt.Sprintf("; did you mean %q?", s)
 			}
 			if sh.strict {
@@ -218,6 +267,39 @@ func (w *keyWalker) walk(raw []byte, sh *shape, p string) {
 			}
 		}
 	}
+}
+
+// walkElement walks element i of the array at path p; its path is built
+// only when the element is reported or walked into.
+func (w *keyWalker) walkElement(e0, e1 int, sh *shape, p string, i int) {
+	raw := w.d[e0:e1]
+	if sh.kind != kindObject && sh.kind != kindArray && sh.kind != kindMap {
+		if string(raw) == "null" || fits(kindOf(raw), sh.kind, raw) {
+			return
+		}
+	}
+	w.walk(e0, e1, sh, p+"["+itoa(i)+"]")
+}
+
+// members are the members of the object at d[v0] as a map decodes them:
+// keys decoded, the last of a repeated key kept, in key order.
+func (w *keyWalker) members(v0 int) []walkMember {
+	var ms []walkMember
+	eachMember(w.d, v0, func(m member) bool {
+		w.key = appendUnquoted(w.key[:0], m.key)
+		ms = append(ms, walkMember{string(w.key), m.v0, m.v1})
+		return true
+	})
+	slices.SortStableFunc(ms, func(a, b walkMember) int { return strings.Compare(a.key, b.key) })
+	// Of a repeated key, the last (in document order) stays.
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // kindOf is the JSON kind of a non-empty, trimmed value.
@@ -284,9 +366,18 @@ func sentValue(raw []byte) string {
 			name = "a number that is not an integer"
 		}
 	}
-	q := string(raw)
-	if utf8.RuneCountInString(q) > maxSentQuote {
-		q = string([]rune(q)[:maxSentQuote]) + "…"
+	// The first maxSentQuote runes, converted alone (raw may be megabytes).
+	n, cut := 0, 0
+	for cut < len(raw) && n <= maxSentQuote {
+		_, size := utf8.DecodeRune(raw[cut:])
+		cut += size
+		n++
+	}
+	var q string
+	if n > maxSentQuote {
+		q = string([]rune(string(raw[:cut]))[:maxSentQuote]) + "…"
+	} else {
+		q = string(raw)
 	}
 	return name + " " + q
 }
@@ -325,12 +416,19 @@ func Closest(name string, candidates []string) string { return closest(name, can
 
 func closest(name string, candidates []string) string {
 	best, bestD := "", -1
-	limit := max(1, utf8.RuneCountInString(name)/3)
+	n := utf8.RuneCountInString(name)
+	limit := max(1, n/3)
 	if limit > 3 {
 		limit = 3
 	}
+	lower := strings.ToLower(name)
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		// The distance is at least the difference in length: a long
+		// name (a hostile key) costs no alignment.
+		if d := utf8.RuneCountInString(c) - n; d > limit || -d > limit {
+			continue
+		}
+		d := editDistance(lower, strings.ToLower(c))
 		if d <= limit && (bestD < 0 || d < bestD) {
 			best, bestD = c, d
 		}
@@ -339,30 +437,43 @@ func closest(name string, candidates []string) string {
 }
 
 // editDistance is the optimal string alignment distance of a and b, over
-// runes.
+// runes, in three rows of the table.
 func editDistance(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
+	var xa, ya [64]rune
+	x, y := appendRunes(xa[:0], a), appendRunes(ya[:0], b)
+	var ra, rb, rc [65]int
+	var prev2, prev, cur []int
+	if len(y) < len(rb) {
+		prev2, prev, cur = ra[:len(y)+1], rb[:len(y)+1], rc[:len(y)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(y)+1), make([]int, len(y)+1), make([]int, len(y)+1)
 	}
-	for j := range d[0] {
-		d[0][j] = j
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(x); i++ {
+		cur[0] = i
 		for j := 1; j <= len(y); j++ {
 			cost := 1
 			if x[i-1] == y[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return d[len(x)][len(y)]
+	return prev[len(y)]
+}
+
+// appendRunes appends the runes of s to dst.
+func appendRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
 }
 
 // CheckDescriptorShape reports descriptor-level problems no single field
