@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -45,13 +46,24 @@ type keyFrame struct {
 	// first is the index in scanner.keys of the frame's first key; cur
 	// that of the key whose value is being read.
 	first, cur int
-	arena      int            // scanner.arena's length when the frame opened
-	set        map[string]int // folded (opaque: exact) key -> index in keys, past smallObjectKeys
+	arena      int       // scanner.arena's length when the frame opened
+	set        *keyIndex // past smallObjectKeys: the keys, hashed
+}
+
+// keySeed hashes the keys of large objects.
+var keySeed = maphash.MakeSeed()
+
+// keyIndex is an open-addressing set of one object's keys: each slot is
+// an index into scanner.keys plus one (0: empty), hashed on the key's
+// folded form (opaque: as spelt). It holds no copy of a key.
+type keyIndex struct {
+	slots []int32
+	n     int
 }
 
 // keyEntry locates one key in scanner.arena: its spelling as decoded and,
 // outside opaque values, its folded form.
-type keyEntry struct{ e0, e1, f0, f1 int }
+type keyEntry struct{ e0, e1, f0, f1 int32 }
 
 // scanner reads one JSON value from data.
 type scanner struct {
@@ -414,24 +426,27 @@ func (s *scanner) keyString(i int) string {
 // object, refusing a second spelling of it.
 func (s *scanner) key(raw []byte) {
 	f := &s.frames[len(s.frames)-1]
+	// Grown by doubling: a million small keys cost twice their size.
+	if need := len(s.arena) + 2*len(raw) + 8; need > cap(s.arena) {
+		s.arena = append(make([]byte, 0, max(2*cap(s.arena), need, 1024)), s.arena...)
+	}
+	if len(s.keys) == cap(s.keys) {
+		s.keys = append(make([]keyEntry, 0, max(2*cap(s.keys), 64)), s.keys...)
+	}
 	var e keyEntry
-	e.e0 = len(s.arena)
+	e.e0 = int32(len(s.arena))
 	s.arena = appendUnquoted(s.arena, raw)
-	e.e1 = len(s.arena)
+	e.e1 = int32(len(s.arena))
 	e.f0, e.f1 = e.e0, e.e1
 	if !f.opaque {
 		s.arena = appendFolded(s.arena, s.arena[e.e0:e.e1])
-		e.f0, e.f1 = e.e1, len(s.arena)
+		e.f0, e.f1 = e.e1, int32(len(s.arena))
 	}
 	id := s.arena[e.f0:e.f1]
 	seen := -1
-	n := len(s.keys) - f.first
-	switch {
-	case f.set != nil:
-		if j, ok := f.set[string(id)]; ok {
-			seen = j
-		}
-	default:
+	if f.set != nil {
+		seen = s.find(f.set, id)
+	} else {
 		for j := f.first; j < len(s.keys); j++ {
 			if k := s.keys[j]; string(s.arena[k.f0:k.f1]) == string(id) {
 				seen = j
@@ -446,16 +461,50 @@ func (s *scanner) key(raw []byte) {
 	}
 	s.keys = append(s.keys, e)
 	f.cur = len(s.keys) - 1
-	if n+1 > smallObjectKeys {
-		if f.set == nil {
-			f.set = make(map[string]int, 2*smallObjectKeys)
-			for j := f.first; j < len(s.keys)-1; j++ {
-				k := s.keys[j]
-				f.set[string(s.arena[k.f0:k.f1])] = j
-			}
+	switch {
+	case f.set != nil:
+		s.insert(f.set, f.first, f.cur)
+	case len(s.keys)-f.first > smallObjectKeys:
+		f.set = &keyIndex{slots: make([]int32, 4*smallObjectKeys)}
+		for j := f.first; j < len(s.keys); j++ {
+			s.insert(f.set, f.first, j)
 		}
-		f.set[string(id)] = f.cur
 	}
+}
+
+// find returns the index in s.keys of the key whose identity is id, or -1.
+func (s *scanner) find(x *keyIndex, id []byte) int {
+	mask := len(x.slots) - 1
+	for h := int(maphash.Bytes(keySeed, id)) & mask; x.slots[h] != 0; h = (h + 1) & mask {
+		k := s.keys[x.slots[h]-1]
+		if string(s.arena[k.f0:k.f1]) == string(id) {
+			return int(x.slots[h] - 1)
+		}
+	}
+	return -1
+}
+
+// insert adds key j of the object whose keys start at first, doubling
+// the slots (and placing every key again) past half full.
+func (s *scanner) insert(x *keyIndex, first, j int) {
+	if 2*(x.n+1) > len(x.slots) {
+		x.slots, x.n = make([]int32, 2*len(x.slots)), 0
+		for i := first; i < j; i++ {
+			s.place(x, i)
+		}
+	}
+	s.place(x, j)
+}
+
+func (s *scanner) place(x *keyIndex, j int) {
+	k := s.keys[j]
+	mask := len(x.slots) - 1
+	h := int(maphash.Bytes(keySeed, s.arena[k.f0:k.f1])) & mask
+	for x.slots[h] != 0 {
+		h = (h + 1) & mask
+	}
+	x.slots[h] = int32(j + 1)
+	x.n++
 }
 
 // framePath is the innermost frame's path, as ValidationError paths read

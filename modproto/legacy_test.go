@@ -393,3 +393,39 @@ func TestEditDistanceAsLegacy(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedEditDistance: within the bound the distance is exact, past
+// it above the bound.
+func TestBoundedEditDistance(t *testing.T) {
+	words := []string{"", "a", "ab", "ba", "network", "netwrok", "nteowrk", "capabilities", "capabilites", "k123456", "module", "modules", "xyzzy"}
+	for _, a := range words {
+		for _, b := range words {
+			want := legacyEditDistance(a, b)
+			for limit := 0; limit <= 4; limit++ {
+				got := boundedEditDistance(a, b, limit)
+				if want <= limit && got != want || want > limit && got <= limit {
+					t.Errorf("boundedEditDistance(%q, %q, %d) = %d, distance %d", a, b, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestClosestAsLegacy: the filters before the distance change no answer.
+func TestClosestAsLegacy(t *testing.T) {
+	names := descriptorShape.names
+	for _, k := range []string{"modul", "MODULE", "k123", "nmae", "verison", "capabilties", "skils", "permisions", "x", "", "requirments", "re\u212aquirements", "ékills", "protocol-versions", "request_schema", "zzzzzzzzzzzzzzzzzzzzzz"} {
+		want := ""
+		best := -1
+		limit := min(max(1, len([]rune(k))/3), 3)
+		for _, c := range names {
+			d := legacyEditDistance(strings.ToLower(k), strings.ToLower(c))
+			if d <= limit && (best < 0 || d < best) {
+				want, best = c, d
+			}
+		}
+		if got := closest(k, names); got != want {
+			t.Errorf("closest(%q) = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package modproto
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -151,7 +153,14 @@ var envelopeShape = obj(map[string]*shape{
 // Malformed JSON has no findings. It reads raw once to check it, then only
 // the values of known fields: time linear in len(raw).
 func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
-	return checkKeysAgainst(raw, descriptorShape)
+	errs, warns, _ = checkKeysAgainst(context.Background(), raw, descriptorShape)
+	return errs, warns
+}
+
+// CheckDescriptorKeysContext is CheckDescriptorKeys that stops when ctx
+// ends (err is then ctx's, and the findings are not to be used).
+func CheckDescriptorKeysContext(ctx context.Context, raw json.RawMessage) (errs, warns ValidationErrors, err error) {
+	return checkKeysAgainst(ctx, raw, descriptorShape)
 }
 
 // CheckEnvelopeKeys walks an envelope's raw JSON (one object, as
@@ -159,22 +168,33 @@ func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
 // warnings, values of the wrong JSON type errors (see CheckDescriptorKeys).
 // The result is not walked.
 func CheckEnvelopeKeys(raw []byte) (errs, warns ValidationErrors) {
-	return checkKeysAgainst(raw, envelopeShape)
+	errs, warns, _ = checkKeysAgainst(context.Background(), raw, envelopeShape)
+	return errs, warns
+}
+
+// CheckEnvelopeKeysContext is CheckEnvelopeKeys that stops when ctx ends
+// (see CheckDescriptorKeysContext).
+func CheckEnvelopeKeysContext(ctx context.Context, raw []byte) (errs, warns ValidationErrors, err error) {
+	return checkKeysAgainst(ctx, raw, envelopeShape)
 }
 
 // checkKeysAgainst walks raw, when it is one JSON value, against sh.
-func checkKeysAgainst(raw []byte, sh *shape) (errs, warns ValidationErrors) {
+func checkKeysAgainst(ctx context.Context, raw []byte, sh *shape) (errs, warns ValidationErrors, err error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	w := &keyWalker{d: t}
-	if end, _, err := scanValue(nil, t, 0, nil); err != nil || end != len(t) {
+	w := &keyWalker{d: t, t: ticker{ctx: ctx}}
+	end, _, err := scanValue(ctx, t, 0, nil)
+	switch {
+	case err != nil && !errors.Is(err, errSyntax):
+		return nil, nil, err
+	case err != nil || end != len(t):
 		// Not one JSON value: only its first byte's kind is judged.
 		w.shallow = true
 	}
 	w.walk(0, len(t), sh, "")
-	return w.errs, w.warns
+	return w.errs, w.warns, w.err
 }
 
 // WrongTypeDetail explains why an envelope that is one JSON object could
@@ -203,6 +223,8 @@ type keyWalker struct {
 	// shallow: d is not one JSON value, so nothing beneath its kind is
 	// walked.
 	shallow bool
+	t       ticker
+	err     error // the context's, once it ended
 }
 
 // walkMember is one member of an object being walked.
@@ -234,6 +256,12 @@ func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
 		}
 		i := 0
 		eachElement(w.d, v0, func(e0, e1 int) bool {
+			if w.err == nil {
+				w.err = w.t.at(e1)
+			}
+			if w.err != nil {
+				return false
+			}
 			w.walkElement(e0, e1, sh.elem, p, i)
 			i++
 			return true
@@ -247,6 +275,12 @@ func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
 		}
 	case kindObject:
 		for _, m := range w.members(v0) {
+			if w.err == nil {
+				w.err = w.t.at(m.v1)
+			}
+			if w.err != nil {
+				return
+			}
 			kp := joinPath(p, m.key)
 			f, known := sh.fields[m.key]
 			if known {
@@ -261,9 +295,9 @@ func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
 				detail += fmt.Sprintf("; did you mean %q?", s)
 			}
 			if sh.strict {
-				w.errs = append(w.errs, ValidationError{kp, detail + " (an unknown key here could change what is approved, so the module is refused)"})
+				w.errs = appendDoubling(w.errs, ValidationError{kp, detail + " (an unknown key here could change what is approved, so the module is refused)"})
 			} else {
-				w.warns = append(w.warns, ValidationError{kp, detail + " (ignored)"})
+				w.warns = appendDoubling(w.warns, ValidationError{kp, detail + " (ignored)"})
 			}
 		}
 	}
@@ -281,16 +315,85 @@ func (w *keyWalker) walkElement(e0, e1 int, sh *shape, p string, i int) {
 	w.walk(e0, e1, sh, p+"["+itoa(i)+"]")
 }
 
+// sortMembers sorts ms by key, stably, merging runs of doubling length
+// and looking at the context between merges (a hostile object's hundreds
+// of thousands of keys take a tenth of a second to sort); false when it
+// ended first.
+func (w *keyWalker) sortMembers(ms []walkMember) bool {
+	const run = 32
+	less := func(a, b walkMember) bool { return a.key < b.key }
+	for i := 0; i < len(ms); i += run {
+		part := ms[i:min(i+run, len(ms))]
+		for j := 1; j < len(part); j++ { // insertion sort: stable
+			for k := j; k > 0 && less(part[k], part[k-1]); k-- {
+				part[k], part[k-1] = part[k-1], part[k]
+			}
+		}
+	}
+	if len(ms) <= run {
+		return true
+	}
+	buf := make([]walkMember, len(ms))
+	src, dst := ms, buf
+	done := 0
+	for width := run; width < len(ms); width *= 2 {
+		for lo := 0; lo < len(ms); lo += 2 * width {
+			mid, hi := min(lo+width, len(ms)), min(lo+2*width, len(ms))
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if less(src[j], src[i]) {
+					dst[k], j = src[j], j+1
+				} else {
+					dst[k], i = src[i], i+1
+				}
+				k++
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+			if done += hi - lo; done >= scanCheckEvery/8 {
+				done = 0
+				if w.t.ctx != nil && w.t.ctx.Err() != nil {
+					w.err = w.t.ctx.Err()
+					return false
+				}
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ms[0] {
+		copy(ms, src)
+	}
+	return true
+}
+
+// appendDoubling is append that doubles a full slice's capacity (append
+// grows large slices by a quarter, copying a long list many times).
+func appendDoubling[S ~[]E, E any](s S, e E) S {
+	if len(s) == cap(s) && len(s) >= 256 {
+		s = append(make(S, 0, 2*len(s)), s...)
+	}
+	return append(s, e)
+}
+
 // members are the members of the object at d[v0] as a map decodes them:
 // keys decoded, the last of a repeated key kept, in key order.
 func (w *keyWalker) members(v0 int) []walkMember {
 	var ms []walkMember
 	eachMember(w.d, v0, func(m member) bool {
+		if w.err == nil {
+			w.err = w.t.at(m.v1)
+		}
+		if w.err != nil {
+			return false
+		}
 		w.key = appendUnquoted(w.key[:0], m.key)
-		ms = append(ms, walkMember{string(w.key), m.v0, m.v1})
+		ms = appendDoubling(ms, walkMember{string(w.key), m.v0, m.v1})
 		return true
 	})
-	slices.SortStableFunc(ms, func(a, b walkMember) int { return strings.Compare(a.key, b.key) })
+	// By key, then in document order.
+	if !w.sortMembers(ms) {
+		return nil
+	}
 	// Of a repeated key, the last (in document order) stays.
 	out := ms[:0]
 	for i, m := range ms {
@@ -428,7 +531,11 @@ func closest(name string, candidates []string) string {
 		if d := utf8.RuneCountInString(c) - n; d > limit || -d > limit {
 			continue
 		}
-		d := editDistance(lower, strings.ToLower(c))
+		// Nor a name with more than limit letters the candidate lacks.
+		if lacking(lower, strings.ToLower(c), limit) {
+			continue
+		}
+		d := boundedEditDistance(lower, strings.ToLower(c), limit)
 		if d <= limit && (bestD < 0 || d < bestD) {
 			best, bestD = c, d
 		}
@@ -436,9 +543,37 @@ func closest(name string, candidates []string) string {
 	return best
 }
 
+// lacking reports whether more than limit runes of a (with repeats) are
+// not in b, when b is ASCII: each such rune costs an edit, so the
+// distance is above limit.
+func lacking(a, b string, limit int) bool {
+	var set [2]uint64
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		set[c>>6] |= 1 << (c & 63)
+	}
+	n := 0
+	for _, r := range a {
+		if r >= utf8.RuneSelf || set[r>>6]&(1<<(r&63)) == 0 {
+			if n++; n > limit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // editDistance is the optimal string alignment distance of a and b, over
 // runes, in three rows of the table.
-func editDistance(a, b string) int {
+func editDistance(a, b string) int { return boundedEditDistance(a, b, -1) }
+
+// boundedEditDistance is editDistance, or some value above limit as soon
+// as two rows of the table are above it (no later row can come back
+// under); limit < 0 is no bound.
+func boundedEditDistance(a, b string, limit int) int {
 	var xa, ya [64]rune
 	x, y := appendRunes(xa[:0], a), appendRunes(ya[:0], b)
 	var ra, rb, rc [65]int
@@ -462,6 +597,9 @@ func editDistance(a, b string) int {
 			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
 				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
+		}
+		if limit >= 0 && slices.Min(cur) > limit && slices.Min(prev) > limit {
+			return limit + 1
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}
