@@ -102,6 +102,12 @@ var hostileShapes = []hostileShape{
 		schemas := s.String()
 		return `"module":"bench.mod","name":"Bench","version":"1.0.0","protocol_versions":["xibodev.module/v1"],"capabilities":` + caps + `,"request_schemas":` + schemas + `,"result_schemas":{},"artifact_schemas":{}`
 	}},
+	{name: "schema-keys", fields: func(n int) string {
+		// One request schema of many tiny keys: opaque module data,
+		// read by the $id rule (docs/protocol.md §9).
+		schema := fill(n, `{"$id":"https://example.com/run.request/v1",`, "}", ",", func(i int) string { return fmt.Sprintf(`"k%d":0`, i) })
+		return `"module":"bench.mod","name":"Bench","version":"1.0.0","protocol_versions":["xibodev.module/v1"],"capabilities":[{"id":"run","summary":"Runs.","request_schema":"run.request/v1","effects":{"local":true}}],"request_schemas":{"run.request/v1":` + schema + `},"result_schemas":{},"artifact_schemas":{}`
+	}},
 	{name: "duplicates", refused: true, value: func(n int) string {
 		o := fill(n, "{", "", ",", func(i int) string { return fmt.Sprintf(`"k%d":0`, i) })
 		return o + `,"k0":1}`

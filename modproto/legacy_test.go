@@ -301,6 +301,13 @@ func sameDescriptor(t *testing.T, b []byte) {
 	if err == nil && !reflect.DeepEqual(d, ld) {
 		t.Fatalf("DecodeDescriptor(%q):\n got %#v\nwant %#v", b, d, ld)
 	}
+	if err == nil {
+		for k, raw := range d.RequestSchemas {
+			if got, want := checkSchemaDoc(k, raw), legacyCheckSchemaDoc(k, raw); got != want {
+				t.Fatalf("checkSchemaDoc(%q, %s) = %q, want %q", k, raw, got, want)
+			}
+		}
+	}
 	ge, gw := CheckDescriptorKeys(b)
 	le, lw := legacyCheckDescriptorKeys(b)
 	if !reflect.DeepEqual(ge, le) || !reflect.DeepEqual(gw, lw) {
@@ -426,6 +433,45 @@ func TestClosestAsLegacy(t *testing.T) {
 		}
 		if got := closest(k, names); got != want {
 			t.Errorf("closest(%q) = %q, want %q", k, got, want)
+		}
+	}
+}
+
+// legacyCheckSchemaDoc is checkSchemaDoc's reading of $id before
+// schemaHead: encoding/json over the whole schema.
+func legacyCheckSchemaDoc(k string, raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return "schema must be a JSON object"
+	}
+	var head struct {
+		ID *string `json:"$id"`
+	}
+	if err := json.Unmarshal(t, &head); err != nil {
+		return "schema $id must be a string: " + err.Error()
+	}
+	if head.ID == nil {
+		return ""
+	}
+	id := strings.ToLower(versionSuffix().ReplaceAllString(*head.ID, ""))
+	key := strings.ToLower(versionSuffix().ReplaceAllString(k, ""))
+	if !strings.HasSuffix(id, key) {
+		return fmt.Sprintf("$id %q does not end in its key %q", *head.ID, k)
+	}
+	return ""
+}
+
+// TestSchemaHeadAsLegacy: the $id rule reads the same $id from the few
+// members schemaHead keeps as from the whole schema.
+func TestSchemaHeadAsLegacy(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, `{"$id":"https://x/s/v1"}`, `{"$id":"https://x/other"}`, `{"$id":1}`, `{"$id":{"a":[1]}}`, `{"$id":null}`,
+		`{"$ID":"https://x/s"}`, `{"$id":"https://x/s","$ID":null}`, `{"$Id":7,"$id":"https://x/s"}`, `{"$\u0069d":"https://x/s"}`,
+		`{"type":"object","properties":{"$id":{"type":"string"}}}`, `{"$id":"https://x/s"`, `{"$id":"x"} x`, `{"$id":"\ud800"}`,
+		`{"$id":"https://x/s","$id":"https://x/t"}`, ` {"$id" : "https://x/s/v2" } `,
+	} {
+		if got, want := checkSchemaDoc("s/v1", json.RawMessage(raw)), legacyCheckSchemaDoc("s/v1", json.RawMessage(raw)); got != want {
+			t.Errorf("checkSchemaDoc(%s) = %q, want %q", raw, got, want)
 		}
 	}
 }
