@@ -63,7 +63,7 @@ type keyIndex struct {
 
 // keyEntry locates one key in scanner.arena: its spelling as decoded and,
 // outside opaque values, its folded form.
-type keyEntry struct{ e0, e1, f0, f1 int32 }
+type keyEntry struct{ e0, e1, f0, f1 int }
 
 // scanner reads one JSON value from data.
 type scanner struct {
@@ -434,13 +434,13 @@ func (s *scanner) key(raw []byte) {
 		s.keys = append(make([]keyEntry, 0, max(2*cap(s.keys), 64)), s.keys...)
 	}
 	var e keyEntry
-	e.e0 = int32(len(s.arena))
+	e.e0 = len(s.arena)
 	s.arena = appendUnquoted(s.arena, raw)
-	e.e1 = int32(len(s.arena))
+	e.e1 = len(s.arena)
 	e.f0, e.f1 = e.e0, e.e1
 	if !f.opaque {
 		s.arena = appendFolded(s.arena, s.arena[e.e0:e.e1])
-		e.f0, e.f1 = e.e1, int32(len(s.arena))
+		e.f0, e.f1 = e.e1, len(s.arena)
 	}
 	id := s.arena[e.f0:e.f1]
 	seen := -1
