@@ -38,6 +38,7 @@ func FuzzDecodeDescriptor(f *testing.F) {
 		if env, err := DecodeEnvelope(b); err == nil && len(env.Result) > 0 {
 			b = env.Result
 		}
+		sameDescriptor(t, b)
 		d, err := DecodeDescriptor(b)
 		if err != nil {
 			return

@@ -2,6 +2,7 @@ package modproto
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,128 +51,104 @@ func (e *DuplicateKeyError) Error() string {
 // not inside opaque module data such as an envelope's result or a JSON
 // Schema, where "ID" and "id" may well both be meant.
 type keyRules struct {
-	// opaque reports whether the value at path (and all beneath it) is
-	// module data the host does not decode into structs.
-	opaque func(path string) bool
+	// opaquePaths are the paths of the values (and all beneath them) that
+	// are module data the host does not decode into structs.
+	opaquePaths []string
 }
 
 // envelopeKeyRules: result and error.details are the module's own data.
-var envelopeKeyRules = keyRules{opaque: func(path string) bool {
-	return path == "result" || path == "error.details"
-}}
+var envelopeKeyRules = keyRules{opaquePaths: []string{"result", "error.details"}}
 
 // descriptorKeyRules: the three schema maps hold JSON Schemas by name; the
 // names and the schemas are the module's own (the maps decode exactly).
-var descriptorKeyRules = keyRules{opaque: func(path string) bool {
-	switch path {
-	case "request_schemas", "result_schemas", "artifact_schemas":
-		return true
+var descriptorKeyRules = keyRules{opaquePaths: []string{"request_schemas", "result_schemas", "artifact_schemas"}}
+
+// opaque reports whether the value under key in the object at path
+// parent is opaque.
+func (r *keyRules) opaque(parent string, key []byte) bool {
+	for _, p := range r.opaquePaths {
+		if joinedIs(p, parent, key) {
+			return true
+		}
 	}
 	return false
-}}
+}
+
+// leads reports whether an opaque path lies beneath key in the object at
+// path parent.
+func (r *keyRules) leads(parent string, key []byte) bool {
+	for _, p := range r.opaquePaths {
+		n := len(p)
+		if parent != "" {
+			if !strings.HasPrefix(p, parent+".") {
+				continue
+			}
+			p = p[len(parent)+1:]
+			n = len(p)
+		}
+		if n > len(key) && p[:len(key)] == string(key) && p[len(key)] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// joinedIs reports whether p is joinPath(parent, key).
+func joinedIs(p, parent string, key []byte) bool {
+	if parent == "" {
+		return p == string(key)
+	}
+	return len(p) == len(parent)+1+len(key) && p[:len(parent)] == parent && p[len(parent)] == '.' && p[len(parent)+1:] == string(key)
+}
 
 // CheckDuplicateEnvelopeKeys reports the first object in an envelope that names a
 // key twice, or (outside result and error.details) two keys that differ
 // only in case, as a *DuplicateKeyError. data must be one JSON value;
 // malformed JSON is reported as the decoder's error.
-func CheckDuplicateEnvelopeKeys(data []byte) error { return checkKeys(data, envelopeKeyRules) }
+func CheckDuplicateEnvelopeKeys(data []byte) error {
+	return checkKeys(context.Background(), data, &envelopeKeyRules)
+}
 
 // CheckDuplicateDescriptorKeys is CheckDuplicateEnvelopeKeys for a descriptor (a describe
 // envelope's result): case variants are allowed only inside the schema
 // maps (docs/protocol.md §9).
-func CheckDuplicateDescriptorKeys(data []byte) error { return checkKeys(data, descriptorKeyRules) }
+func CheckDuplicateDescriptorKeys(data []byte) error {
+	return checkKeys(context.Background(), data, &descriptorKeyRules)
+}
 
-// checkKeys walks data token by token (encoding/json Decoder.Token), with
-// one set of keys per open object.
-func checkKeys(data []byte, rules keyRules) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		path   string
-		opaque bool
-		index  int               // arrays: the next element's index
-		key    string            // objects: the key whose value comes next
-		expect bool              // objects: the next token is a key
-		exact  map[string]bool   // objects: keys as spelt
-		folded map[string]string // objects: folded key -> first spelling
-	}
-	var stack []*frame
-	// childPath is the path of the value about to start in the top frame.
-	childPath := func() (string, bool) {
-		if len(stack) == 0 {
-			return "", false
+// checkKeys scans every JSON value in data (one pass, jsonscan.go) with
+// one set of keys per open object; the first finding in document order
+// wins, a syntax error before it is encoding/json's own error.
+func checkKeys(ctx context.Context, data []byte, rules *keyRules) error {
+	i := skipSpaceAt(data, 0)
+	for i < len(data) {
+		end, keyErr, err := scanValue(ctx, data, i, rules)
+		if keyErr != nil {
+			return keyErr
 		}
-		top := stack[len(stack)-1]
-		if top.object {
-			p := top.key
-			if top.path != "" {
-				p = top.path + "." + top.key
-			}
-			return p, top.opaque
-		}
-		return fmt.Sprintf("%s[%d]", top.path, top.index), top.opaque
-	}
-	// valueDone advances the top frame past one complete value.
-	valueDone := func() {
-		if len(stack) == 0 {
-			return
-		}
-		top := stack[len(stack)-1]
-		if top.object {
-			top.expect = true
-		} else {
-			top.index++
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
+		if errors.Is(err, errSyntax) {
+			return stdSyntaxError(data)
 		}
 		if err != nil {
 			return err
 		}
-		if len(stack) > 0 {
-			if top := stack[len(stack)-1]; top.object && top.expect {
-				if d, ok := tok.(json.Delim); ok && d == '}' {
-					stack = stack[:len(stack)-1]
-					valueDone()
-					continue
-				}
-				k, _ := tok.(string)
-				if top.exact[k] {
-					return &DuplicateKeyError{Path: top.path, First: k, Second: k}
-				}
-				top.exact[k] = true
-				if !top.opaque {
-					f := foldKey(k)
-					if first, seen := top.folded[f]; seen {
-						return &DuplicateKeyError{Path: top.path, First: first, Second: k}
-					}
-					top.folded[f] = k
-				}
-				top.key, top.expect = k, false
-				continue
-			}
+		i = skipSpaceAt(data, end)
+	}
+	return nil
+}
+
+// stdSyntaxError is encoding/json's error for the first malformed value
+// in data (a stream of values, as a Decoder reads them).
+func stdSyntaxError(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return errSyntax // the scanner and encoding/json disagree
 		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			if len(stack) >= MaxKeyDepth {
-				return fmt.Errorf("JSON nests deeper than %d levels", MaxKeyDepth)
-			}
-			p, opaque := childPath()
-			opaque = opaque || (p != "" && rules.opaque(p))
-			f := &frame{object: tok == json.Delim('{'), path: p, opaque: opaque, expect: true}
-			if f.object {
-				f.exact, f.folded = map[string]bool{}, map[string]string{}
-			}
-			stack = append(stack, f)
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			valueDone()
+		if err != nil {
+			return err
 		}
 	}
 }

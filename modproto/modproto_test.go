@@ -602,6 +602,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		sameAsLegacy(t, b)
 		env, err := DecodeEnvelope(b)
 		if err != nil {
 			var de *DecodeError

@@ -2,7 +2,9 @@ package modproto
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -44,6 +46,29 @@ type shape struct {
 	// quiet are extra keys real modules send that are kept and shown,
 	// never reported (requirements' "required" and "for", docs/protocol.md §9).
 	quiet map[string]bool
+	// names are the fields' names, sorted; folded maps each name folded
+	// as encoding/json matches keys (foldKey) to the name (prepareShapes).
+	names  []string
+	folded map[string]string
+}
+
+// prepareShapes fills names and folded of sh and every shape beneath it.
+func prepareShapes(sh *shape) {
+	if sh == nil || sh.names != nil {
+		return
+	}
+	sh.names = keysOf(sh.fields)
+	sh.folded = make(map[string]string, len(sh.fields))
+	for _, n := range sh.names {
+		sh.folded[foldKey(n)] = n
+		prepareShapes(sh.fields[n])
+	}
+	prepareShapes(sh.elem)
+}
+
+func init() {
+	prepareShapes(descriptorShape)
+	prepareShapes(envelopeShape)
 }
 
 func obj(fields map[string]*shape) *shape { return &shape{kind: kindObject, fields: fields} }
@@ -125,10 +150,17 @@ var envelopeShape = obj(map[string]*shape{
 // close, naming the known key meant. Unknown keys in requirements entries
 // named "required" and "for" are kept and not reported (docs/protocol.md §9). The
 // contents of schema maps are not walked here (see package schemalint).
+// Malformed JSON has no findings. It reads raw once to check it, then only
+// the values of known fields: time linear in len(raw).
 func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
-	w := &keyWalker{}
-	w.walk(bytes.TrimSpace(raw), descriptorShape, "")
-	return w.errs, w.warns
+	errs, warns, _ = checkKeysAgainst(context.Background(), raw, descriptorShape)
+	return errs, warns
+}
+
+// CheckDescriptorKeysContext is CheckDescriptorKeys that stops when ctx
+// ends (err is then ctx's, and the findings are not to be used).
+func CheckDescriptorKeysContext(ctx context.Context, raw json.RawMessage) (errs, warns ValidationErrors, err error) {
+	return checkKeysAgainst(ctx, raw, descriptorShape)
 }
 
 // CheckEnvelopeKeys walks an envelope's raw JSON (one object, as
@@ -136,9 +168,33 @@ func CheckDescriptorKeys(raw json.RawMessage) (errs, warns ValidationErrors) {
 // warnings, values of the wrong JSON type errors (see CheckDescriptorKeys).
 // The result is not walked.
 func CheckEnvelopeKeys(raw []byte) (errs, warns ValidationErrors) {
-	w := &keyWalker{}
-	w.walk(bytes.TrimSpace(raw), envelopeShape, "")
-	return w.errs, w.warns
+	errs, warns, _ = checkKeysAgainst(context.Background(), raw, envelopeShape)
+	return errs, warns
+}
+
+// CheckEnvelopeKeysContext is CheckEnvelopeKeys that stops when ctx ends
+// (see CheckDescriptorKeysContext).
+func CheckEnvelopeKeysContext(ctx context.Context, raw []byte) (errs, warns ValidationErrors, err error) {
+	return checkKeysAgainst(ctx, raw, envelopeShape)
+}
+
+// checkKeysAgainst walks raw, when it is one JSON value, against sh.
+func checkKeysAgainst(ctx context.Context, raw []byte, sh *shape) (errs, warns ValidationErrors, err error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil, nil, nil
+	}
+	w := &keyWalker{d: t, t: ticker{ctx: ctx}}
+	end, _, err := scanValue(ctx, t, 0, nil)
+	switch {
+	case err != nil && !errors.Is(err, errSyntax):
+		return nil, nil, err
+	case err != nil || end != len(t):
+		// Not one JSON value: only its first byte's kind is judged.
+		w.shallow = true
+	}
+	w.walk(0, len(t), sh, "")
+	return w.errs, w.warns, w.err
 }
 
 // WrongTypeDetail explains why an envelope that is one JSON object could
@@ -158,66 +214,195 @@ func WrongTypeDetail(raw []byte) string {
 	return s
 }
 
-// keyWalker collects the findings of one walk.
+// keyWalker collects the findings of one walk over d, a document the
+// scanner accepted.
 type keyWalker struct {
+	d           []byte
 	errs, warns ValidationErrors
+	key         []byte
+	// shallow: d is not one JSON value, so nothing beneath its kind is
+	// walked.
+	shallow bool
+	t       ticker
+	err     error // the context's, once it ended
 }
 
-// walk checks raw against sh at path p.
-func (w *keyWalker) walk(raw []byte, sh *shape, p string) {
-	if sh == nil || sh.kind == kindAny || len(raw) == 0 {
+// walkMember is one member of an object being walked.
+type walkMember struct {
+	key    string
+	v0, v1 int
+}
+
+// walk checks the value d[v0:v1] against sh at path p.
+func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
+	if sh == nil || sh.kind == kindAny || v1 <= v0 {
 		return
 	}
-	if bytes.Equal(raw, []byte("null")) {
+	raw := w.d[v0:v1]
+	if string(raw) == "null" {
 		return // null reads as the zero value; ValidateEnvelope judges presence
 	}
 	if got := kindOf(raw); !fits(got, sh.kind, raw) {
 		w.errs = append(w.errs, ValidationError{fieldPath(p), fmt.Sprintf("must be %s, got %s", kindName(sh.kind), sentValue(raw))})
 		return
 	}
+	if w.shallow {
+		return
+	}
 	switch sh.kind {
 	case kindArray:
-		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
+		if sh.elem == nil || sh.elem.kind == kindAny {
 			return
 		}
-		for i, it := range items {
-			w.walk(bytes.TrimSpace(it), sh.elem, fmt.Sprintf("%s[%d]", p, i))
-		}
+		i := 0
+		eachElement(w.d, v0, func(e0, e1 int) bool {
+			if w.err == nil {
+				w.err = w.t.at(e1)
+			}
+			if w.err != nil {
+				return false
+			}
+			w.walkElement(e0, e1, sh.elem, p, i)
+			i++
+			return true
+		})
 	case kindMap:
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
+		if sh.elem == nil || sh.elem.kind == kindAny {
 			return
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			w.walk(bytes.TrimSpace(m[k]), sh.elem, fmt.Sprintf("%s[%q]", p, k))
+		for _, m := range w.members(v0) {
+			w.walk(m.v0, m.v1, sh.elem, fmt.Sprintf("%s[%q]", p, m.key))
 		}
 	case kindObject:
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			kp := joinPath(p, k)
-			f, known := sh.fields[k]
+		for _, m := range w.members(v0) {
+			if w.err == nil {
+				w.err = w.t.at(m.v1)
+			}
+			if w.err != nil {
+				return
+			}
+			kp := joinPath(p, m.key)
+			f, known := sh.fields[m.key]
 			if known {
-				w.walk(bytes.TrimSpace(m[k]), f, kp)
+				w.walk(m.v0, m.v1, f, kp)
 				continue
 			}
-			if sh.quiet[k] {
+			if sh.quiet[m.key] {
 				continue
 			}
 			detail := "unknown key"
-			if s := closest(k, keysOf(sh.fields)); s != "" {
+			if s := closest(m.key, sh.names); s != "" {
 				detail += fmt.Sprintf("; did you mean %q?", s)
 			}
 			if sh.strict {
-				w.errs = append(w.errs, ValidationError{kp, detail + " (an unknown key here could change what is approved, so the module is refused)"})
+				w.errs = appendDoubling(w.errs, ValidationError{kp, detail + " (an unknown key here could change what is approved, so the module is refused)"})
 			} else {
-				w.warns = append(w.warns, ValidationError{kp, detail + " (ignored)"})
+				w.warns = appendDoubling(w.warns, ValidationError{kp, detail + " (ignored)"})
 			}
 		}
 	}
+}
+
+// walkElement walks element i of the array at path p; its path is built
+// only when the element is reported or walked into.
+func (w *keyWalker) walkElement(e0, e1 int, sh *shape, p string, i int) {
+	raw := w.d[e0:e1]
+	if sh.kind != kindObject && sh.kind != kindArray && sh.kind != kindMap {
+		if string(raw) == "null" || fits(kindOf(raw), sh.kind, raw) {
+			return
+		}
+	}
+	w.walk(e0, e1, sh, p+"["+itoa(i)+"]")
+}
+
+// sortMembers sorts ms by key, stably, merging runs of doubling length
+// and looking at the context between merges (a hostile object's hundreds
+// of thousands of keys take a tenth of a second to sort); false when it
+// ended first.
+func (w *keyWalker) sortMembers(ms []walkMember) bool {
+	const run = 32
+	less := func(a, b walkMember) bool { return a.key < b.key }
+	for i := 0; i < len(ms); i += run {
+		part := ms[i:min(i+run, len(ms))]
+		for j := 1; j < len(part); j++ { // insertion sort: stable
+			for k := j; k > 0 && less(part[k], part[k-1]); k-- {
+				part[k], part[k-1] = part[k-1], part[k]
+			}
+		}
+	}
+	if len(ms) <= run {
+		return true
+	}
+	buf := make([]walkMember, len(ms))
+	src, dst := ms, buf
+	done := 0
+	for width := run; width < len(ms); width *= 2 {
+		for lo := 0; lo < len(ms); lo += 2 * width {
+			mid, hi := min(lo+width, len(ms)), min(lo+2*width, len(ms))
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if less(src[j], src[i]) {
+					dst[k], j = src[j], j+1
+				} else {
+					dst[k], i = src[i], i+1
+				}
+				k++
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+			if done += hi - lo; done >= scanCheckEvery/8 {
+				done = 0
+				if w.t.ctx != nil && w.t.ctx.Err() != nil {
+					w.err = w.t.ctx.Err()
+					return false
+				}
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ms[0] {
+		copy(ms, src)
+	}
+	return true
+}
+
+// appendDoubling is append that doubles a full slice's capacity (append
+// grows large slices by a quarter, copying a long list many times).
+func appendDoubling[S ~[]E, E any](s S, e E) S {
+	if len(s) == cap(s) && len(s) >= 256 {
+		s = append(make(S, 0, 2*len(s)), s...)
+	}
+	return append(s, e)
+}
+
+// members are the members of the object at d[v0] as a map decodes them:
+// keys decoded, the last of a repeated key kept, in key order.
+func (w *keyWalker) members(v0 int) []walkMember {
+	var ms []walkMember
+	eachMember(w.d, v0, func(m member) bool {
+		if w.err == nil {
+			w.err = w.t.at(m.v1)
+		}
+		if w.err != nil {
+			return false
+		}
+		w.key = appendUnquoted(w.key[:0], m.key)
+		ms = appendDoubling(ms, walkMember{string(w.key), m.v0, m.v1})
+		return true
+	})
+	// By key, then in document order.
+	if !w.sortMembers(ms) {
+		return nil
+	}
+	// Of a repeated key, the last (in document order) stays.
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // kindOf is the JSON kind of a non-empty, trimmed value.
@@ -284,9 +469,18 @@ func sentValue(raw []byte) string {
 			name = "a number that is not an integer"
 		}
 	}
-	q := string(raw)
-	if utf8.RuneCountInString(q) > maxSentQuote {
-		q = string([]rune(q)[:maxSentQuote]) + "…"
+	// The first maxSentQuote runes, converted alone (raw may be megabytes).
+	n, cut := 0, 0
+	for cut < len(raw) && n <= maxSentQuote {
+		_, size := utf8.DecodeRune(raw[cut:])
+		cut += size
+		n++
+	}
+	var q string
+	if n > maxSentQuote {
+		q = string([]rune(string(raw[:cut]))[:maxSentQuote]) + "…"
+	} else {
+		q = string(raw)
 	}
 	return name + " " + q
 }
@@ -325,12 +519,23 @@ func Closest(name string, candidates []string) string { return closest(name, can
 
 func closest(name string, candidates []string) string {
 	best, bestD := "", -1
-	limit := max(1, utf8.RuneCountInString(name)/3)
+	n := utf8.RuneCountInString(name)
+	limit := max(1, n/3)
 	if limit > 3 {
 		limit = 3
 	}
+	lower := strings.ToLower(name)
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		// The distance is at least the difference in length: a long
+		// name (a hostile key) costs no alignment.
+		if d := utf8.RuneCountInString(c) - n; d > limit || -d > limit {
+			continue
+		}
+		// Nor a name with more than limit letters the candidate lacks.
+		if lacking(lower, strings.ToLower(c), limit) {
+			continue
+		}
+		d := boundedEditDistance(lower, strings.ToLower(c), limit)
 		if d <= limit && (bestD < 0 || d < bestD) {
 			best, bestD = c, d
 		}
@@ -338,31 +543,75 @@ func closest(name string, candidates []string) string {
 	return best
 }
 
-// editDistance is the optimal string alignment distance of a and b, over
-// runes.
-func editDistance(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
+// lacking reports whether more than limit runes of a (with repeats) are
+// not in b, when b is ASCII: each such rune costs an edit, so the
+// distance is above limit.
+func lacking(a, b string, limit int) bool {
+	var set [2]uint64
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		set[c>>6] |= 1 << (c & 63)
 	}
-	for j := range d[0] {
-		d[0][j] = j
+	n := 0
+	for _, r := range a {
+		if r >= utf8.RuneSelf || set[r>>6]&(1<<(r&63)) == 0 {
+			if n++; n > limit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// editDistance is the optimal string alignment distance of a and b, over
+// runes, in three rows of the table.
+func editDistance(a, b string) int { return boundedEditDistance(a, b, -1) }
+
+// boundedEditDistance is editDistance, or some value above limit as soon
+// as two rows of the table are above it (no later row can come back
+// under); limit < 0 is no bound.
+func boundedEditDistance(a, b string, limit int) int {
+	var xa, ya [64]rune
+	x, y := appendRunes(xa[:0], a), appendRunes(ya[:0], b)
+	var ra, rb, rc [65]int
+	var prev2, prev, cur []int
+	if len(y) < len(rb) {
+		prev2, prev, cur = ra[:len(y)+1], rb[:len(y)+1], rc[:len(y)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(y)+1), make([]int, len(y)+1), make([]int, len(y)+1)
+	}
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(x); i++ {
+		cur[0] = i
 		for j := 1; j <= len(y); j++ {
 			cost := 1
 			if x[i-1] == y[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
+		if limit >= 0 && slices.Min(cur) > limit && slices.Min(prev) > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return d[len(x)][len(y)]
+	return prev[len(y)]
+}
+
+// appendRunes appends the runes of s to dst.
+func appendRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
 }
 
 // CheckDescriptorShape reports descriptor-level problems no single field

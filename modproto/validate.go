@@ -139,7 +139,7 @@ func checkSchemaDoc(k string, raw json.RawMessage) string {
 	var head struct {
 		ID *string `json:"$id"`
 	}
-	if err := json.Unmarshal(t, &head); err != nil {
+	if err := json.Unmarshal(schemaHead(t), &head); err != nil {
 		return "schema $id must be a string: " + err.Error()
 	}
 	if head.ID == nil {
@@ -151,6 +151,30 @@ func checkSchemaDoc(k string, raw json.RawMessage) string {
 		return fmt.Sprintf("$id %q does not end in its key %q", *head.ID, k)
 	}
 	return ""
+}
+
+// schemaHead is schema t with only its members that json.Unmarshal reads
+// into a field named "$id" (its spelling in any case), so a megabyte
+// schema costs one scan, not encoding/json's decoding of all of it; t
+// itself when it is not one JSON value (encoding/json's error then).
+func schemaHead(t []byte) []byte {
+	if end, _, err := scanValue(nil, t, 0, nil); err != nil || end != len(t) {
+		return t
+	}
+	out := []byte{'{'}
+	var key, fold []byte
+	eachMember(t, 0, func(m member) bool {
+		key = appendUnquoted(key[:0], m.key)
+		if fold = appendFolded(fold[:0], key); string(fold) != "$ID" {
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, m.keyQuoted...), ':'), t[m.v0:m.v1]...)
+		return true
+	})
+	return append(out, '}')
 }
 
 // checkBundlePath enforces that an overlay or skill path is relative and

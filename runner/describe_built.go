@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 
 	"modbay/modproto"
@@ -31,10 +32,10 @@ type BuiltDescribe struct {
 // judgeFresh judges a describe that was just run: a driver's built
 // answer through judgeBuilt, its encoding bounded by
 // DescribeMaxOutputBytes as a process's stdout is; anything else (bytes a
-// module wrote) through judgeDescribe.
-func judgeFresh(m *Module, stdout []byte, built *BuiltDescribe, expectID string, exitCode int) bool {
+// module wrote) through judgeDescribe, which stops when ctx ends.
+func judgeFresh(ctx context.Context, m *Module, stdout []byte, built *BuiltDescribe, expectID string, exitCode int) bool {
 	if built == nil || built.Envelope == nil || built.Descriptor == nil {
-		return judgeDescribe(m, stdout, expectID, exitCode)
+		return judgeDescribe(ctx, m, stdout, expectID, exitCode)
 	}
 	if len(stdout) > DescribeMaxOutputBytes {
 		setBroken(m, fmt.Sprintf("describe: the answer exceeds %d bytes (runner.DescribeMaxOutputBytes)", DescribeMaxOutputBytes))

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -63,10 +64,10 @@ func TestJudgeBuiltAgreesWithJudgeDescribe(t *testing.T) {
 			}
 			_, _, stdout := build()
 			decoded := &Module{ID: "srv"}
-			okDecoded := judgeDescribe(decoded, stdout, "srv", 0)
+			okDecoded := judgeDescribe(context.Background(), decoded, stdout, "srv", 0)
 			env, d, stdout := build()
 			built := &Module{ID: "srv"}
-			okBuilt := judgeFresh(built, stdout, &BuiltDescribe{Envelope: env, Descriptor: d}, "srv", 0)
+			okBuilt := judgeFresh(context.Background(), built, stdout, &BuiltDescribe{Envelope: env, Descriptor: d}, "srv", 0)
 			if okBuilt != okDecoded || okBuilt != tc.ready {
 				t.Fatalf("built %t, decoded %t, want %t (reasons %q / %q)", okBuilt, okDecoded, tc.ready, built.Reason, decoded.Reason)
 			}
@@ -87,8 +88,45 @@ func TestJudgeBuiltAgreesWithJudgeDescribe(t *testing.T) {
 func TestJudgeBuiltBoundsSize(t *testing.T) {
 	m := &Module{ID: "srv"}
 	big := make([]byte, DescribeMaxOutputBytes+1)
-	if judgeFresh(m, big, &BuiltDescribe{Envelope: &modproto.Envelope{}, Descriptor: &modproto.Descriptor{}}, "srv", 0) ||
+	if judgeFresh(context.Background(), m, big, &BuiltDescribe{Envelope: &modproto.Envelope{}, Descriptor: &modproto.Descriptor{}}, "srv", 0) ||
 		m.Status != StatusBroken || !strings.Contains(m.Reason, "exceeds") {
+		t.Fatalf("status %s %q", m.Status, m.Reason)
+	}
+}
+
+// cancelAfterFirst is a context whose first look says "going on" and every
+// later one "cancelled": a cancel that lands while the judge is reading.
+type cancelAfterFirst struct {
+	context.Context
+	looks int
+}
+
+func (c *cancelAfterFirst) Err() error {
+	c.looks++
+	if c.looks > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestJudgeDescribeStopsOnCancel: a cancel while a 4 MiB describe is being
+// decoded ends the judging there (docs/protocol.md §14), as cancelled, not
+// with a verdict on the module.
+func TestJudgeDescribeStopsOnCancel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"protocol":"xibodev.module/v1","module":"big","operation":"describe","request_id":"","ok":true,"warnings":[],"execution":{},"result":{"module":"big","name":"Big","version":"1","protocol_versions":["xibodev.module/v1"],"capabilities":[{"id":"run","summary":"Runs."}],"x":[`)
+	for b.Len() < DescribeMaxOutputBytes-64 {
+		b.WriteString(`[[[1,2,3]]],`)
+	}
+	b.WriteString(`0]}}`)
+	m := &Module{ID: "big"}
+	ctx := &cancelAfterFirst{Context: context.Background()}
+	if judgeDescribe(ctx, m, []byte(b.String()), "big", 0) || m.Status != StatusBroken || !strings.Contains(m.Reason, "cancelled") {
+		t.Fatalf("status %s %q after %d looks at the context", m.Status, m.Reason, ctx.looks)
+	}
+	// The same describe, not cancelled, is ready: the cancel decided.
+	m = &Module{ID: "big"}
+	if !judgeDescribe(context.Background(), m, []byte(b.String()), "big", 0) {
 		t.Fatalf("status %s %q", m.Status, m.Reason)
 	}
 }

@@ -317,7 +317,7 @@ func (h *Host) describe(ctx context.Context, c Candidate, useCache bool) *Module
 	v := entry.Verdict
 	fresh := false // v is not the entry's verdict as stored
 	if !m.Cached || v == nil || v.BuildID != buildID() || !applyVerdict(m, stdout, v) {
-		if !judgeFresh(m, stdout, built, c.ID, exitCode) {
+		if !judgeFresh(ctx, m, stdout, built, c.ID, exitCode) {
 			return m
 		}
 		if !checkRequestSchemas(ctx, m) {
@@ -549,32 +549,50 @@ func unsatisfiable(id string, raw json.RawMessage) string {
 
 // judgeDescribe decodes and validates a describe answer into m; false
 // means m is broken. expectID is the id the module must claim ("" for an
-// extra, which then takes the descriptor's id).
-func judgeDescribe(m *Module, stdout []byte, expectID string, exitCode int) bool {
-	env, err := modproto.DecodeEnvelope(stdout)
+// extra, which then takes the descriptor's id). When ctx ends first (a
+// 4 MiB describe takes about 0.1 s to judge), m is broken as cancelled
+// and nothing more is judged.
+func judgeDescribe(ctx context.Context, m *Module, stdout []byte, expectID string, exitCode int) bool {
+	cancelled := func() bool {
+		setBroken(m, "discovery cancelled while decoding its describe")
+		return false
+	}
+	env, err := modproto.DecodeEnvelopeContext(ctx, stdout)
 	if err != nil {
 		var de *modproto.DecodeError
-		if errors.As(err, &de) {
+		switch {
+		case ctx.Err() != nil:
+			return cancelled()
+		case errors.As(err, &de):
 			setBroken(m, "describe: "+decodeCode(de, stdout, exitCode)+": "+explainDecode(de, stdout, m.Stderr, exitCode))
-		} else {
+		default:
 			setBroken(m, "describe: "+err.Error())
 		}
 		return false
 	}
 	// Strict keys: an unknown envelope key is a warning.
-	_, envWarns := modproto.CheckEnvelopeKeys(stdout)
+	_, envWarns, err := modproto.CheckEnvelopeKeysContext(ctx, stdout)
+	if err != nil || ctx.Err() != nil {
+		return cancelled()
+	}
 	if !acceptDescribeEnvelope(m, env, expectID, envWarns) {
 		return false
 	}
 	// Strict keys: unknown keys in effects and permissions, and values of
 	// the wrong JSON type, are violations; other unknown keys warnings.
-	keyErrs, keyWarns := modproto.CheckDescriptorKeys(env.Result)
-	d, err := modproto.DecodeDescriptor(env.Result)
+	keyErrs, keyWarns, err := modproto.CheckDescriptorKeysContext(ctx, env.Result)
+	if err != nil || ctx.Err() != nil {
+		return cancelled()
+	}
+	d, err := modproto.DecodeDescriptorContext(ctx, env.Result)
 	if err != nil {
-		if len(keyErrs) > 0 {
+		switch {
+		case ctx.Err() != nil:
+			return cancelled()
+		case len(keyErrs) > 0:
 			m.Violations = keyErrs
 			setBroken(m, "descriptor breaks its rules (docs/modules.md#the-descriptor): "+summarize(keyErrs))
-		} else {
+		default:
 			setBroken(m, "describe: "+err.Error())
 		}
 		return false

@@ -136,9 +136,12 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 		}
 		return hostErr(modproto.CodeHostOutputTooLarge, fmt.Sprintf("the reply (%d bytes with its content blocks) exceeded max_output_bytes (%d; set with %s)", n, req.MaxOutputBytes, where), nil), nil
 	}
-	env, err := modproto.DecodeEnvelope(r.Envelope)
+	env, err := modproto.DecodeEnvelopeContext(ctx, r.Envelope)
 	if err != nil {
 		var de *modproto.DecodeError
+		if ctx.Err() != nil {
+			return hostErr(modproto.CodeCancelled, "the run was cancelled while its envelope was decoded", nil), nil
+		}
 		if errors.As(err, &de) {
 			return hostErr(decodeCode(de, r.Envelope, r.ExitCode), explainDecode(de, r.Envelope, r.Stderr, r.ExitCode), nil), nil
 		}
