@@ -845,9 +845,10 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	}
 	fmt.Fprintf(w, "%s  %s %s  %s  %s\n", status, cleanID(r.Module), cleanID(r.Capability), r.RequestID, r.Duration.Round(time.Millisecond))
 	writeEnforcement(w, r.Enforcement, layers)
-	if h := r.Host; h != nil {
-		fmt.Fprintf(w, "host verdict: %s\n", clean(h.Detail))
-		for _, v := range h.Violations {
+	if r.Host != nil {
+		detail, violations := r.Verdict()
+		fmt.Fprintf(w, "host verdict: %s\n", clean(detail))
+		for _, v := range violations {
 			fmt.Fprintf(w, "  %s\n", clean(v.Error()))
 		}
 	}

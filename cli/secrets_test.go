@@ -335,3 +335,21 @@ func TestSecretEscapedOtherwiseMasked(t *testing.T) {
 		t.Fatalf("only %d files kept: %v", len(files), files)
 	}
 }
+
+// TestInvokeListsEachRefusalOnce: invoke's text output names each
+// refused artifact's reason once, under "artifacts refused", the host
+// verdict counting them (docs/protocol.md §8).
+func TestInvokeListsEachRefusalOnce(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	_, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.arts",
+		"--input", `{"api_key":"`+leakSecret+`","q":"hi"}`)
+	if !strings.Contains(out+errb, "host verdict: 4 artifacts refused") {
+		t.Fatalf("the verdict does not count the refusals:\n%s\n%s", out, errb)
+	}
+	for _, id := range []string{`"a-` + leakLabel + `"`, `"b"`, `"c"`, `"d"`} {
+		if n := strings.Count(out+errb, "artifact "+id+": its "); n != 1 {
+			t.Errorf("the refusal of %s is printed %d times:\n%s", id, n, out+errb)
+		}
+	}
+}

@@ -453,7 +453,7 @@ func (r *resultView) content() string {
 	if res.Host != nil {
 		b.heading("Host verdict")
 		b.kv("Code", res.Host.Code)
-		detail, violations := verdictLines(res)
+		detail, violations := res.Verdict()
 		if detail != "" {
 			b.kv("Detail", detail)
 		}
@@ -732,32 +732,6 @@ func (r *resultView) containment(b *detailBuilder) {
 			b.line(head + val.Render(wl))
 		}
 	}
-}
-
-// verdictLines is what the host verdict of res says beside its code: its
-// detail and the violations to list. Each refused artifact is listed
-// once, with its reason, under the artifacts (docs/protocol.md §8): the
-// verdict then counts them ("2 artifacts refused") instead of its detail
-// (their reasons joined) and lists only the violations that are not a
-// refusal's.
-func verdictLines(res *runner.Result) (string, modproto.ValidationErrors) {
-	if len(res.Refused) == 0 {
-		return res.Host.Detail, res.Host.Violations
-	}
-	reasons := map[string]int{}
-	for _, f := range res.Refused {
-		reasons[f.Reason]++
-	}
-	var rest modproto.ValidationErrors
-	for _, v := range res.Host.Violations {
-		if reasons[v.Detail] > 0 {
-			reasons[v.Detail]--
-			continue
-		}
-		rest = append(rest, v)
-	}
-	n := len(res.Refused)
-	return words.Count(n, "artifact", "artifacts") + " refused (listed under Artifacts with " + words.Plural(n, "its reason", "their reasons") + ")", rest
 }
 
 // refusedUncontained reports whether res is sandbox: require's refusal of
