@@ -60,10 +60,14 @@ type writeWatch struct {
 	fsPath map[uint64]string
 
 	mu sync.Mutex
-	// slackBytes, slackFiles: growth credited to other writers (check);
-	// atWalk*: the raw growth when it was last counted or taken back.
+	// slackBytes, slackFiles: growth credited to other writers (check),
+	// below zero what they deleted; atWalk*: the raw growth when it was
+	// last counted or taken back; prev*: at the last poll; fell*: the
+	// falls between polls since the last walk.
 	slackBytes, slackFiles   int64
 	atWalkBytes, atWalkFiles int64
+	prevBytes, prevFiles     int64
+	fellBytes, fellFiles     int64
 	walked                   time.Time // the last confirming walk
 	credited                 bool      // a credit was ever given
 	walkTook                 time.Duration
@@ -190,7 +194,9 @@ func (w *writeWatch) run() {
 // writer may have deleted it), and while any credit stands a walk
 // re-counts it every reverifyEvery, setting the credit afresh to what
 // the run's own files leave of the growth; a walk that cannot count them
-// takes the credit back whole.
+// takes the credit back whole. Others' deletions adding up to a quarter
+// of a bound are counted too: the walk then sets a debit, so the growth
+// seen from there is the run's own.
 func (w *writeWatch) check() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -198,13 +204,19 @@ func (w *writeWatch) check() error {
 		return w.err
 	}
 	rb, rf := w.rawGrowth()
+	w.fellBytes += max(0, w.prevBytes-rb)
+	w.fellFiles += max(0, w.prevFiles-rf)
+	w.prevBytes, w.prevFiles = rb, rf
 	// A fall in use while credited may be the other writer deleting as
-	// the run writes the same amount: re-counted at the next chance.
+	// the run writes the same amount: re-counted at the next chance. So
+	// are falls, credited or not, that add up to a quarter of a bound:
+	// what others delete hides as much of the run's growth.
 	fell := rb < w.atWalkBytes || rf < w.atWalkFiles
+	hidden := (w.maxBytes > 0 && w.fellBytes > w.maxBytes/4) || (w.maxFiles > 0 && w.fellFiles > w.maxFiles/4)
 	w.takeBack(rb, rf)
 	since := time.Since(w.walked)
-	reverify := (w.slackBytes > 0 || w.slackFiles > 0 || fell && w.credited) &&
-		(since >= w.reverifyEvery() || fell && since >= 10*w.walkTook)
+	reverify := (w.slackBytes > 0 || w.slackFiles > 0) && since >= w.reverifyEvery() ||
+		(fell && w.credited || hidden) && since >= 10*w.walkTook
 	if !w.over(rb-w.slackBytes, rf-w.slackFiles) && !reverify {
 		return nil
 	}
@@ -220,15 +232,17 @@ func (w *writeWatch) check() error {
 	start := time.Now()
 	wb, wf, complete := w.walk()
 	w.walked, w.walkTook = time.Now(), time.Since(start)
+	w.fellBytes, w.fellFiles = 0, 0
 	// No PID namespace: a process that left the module's group and tree
 	// may hold unlinked files no walk sees, so the growth is the run's.
 	complete = complete && !w.group
 	gb, gf := rb, rf
 	if complete {
 		if !w.over(wb, wf) {
-			ob, of := max(0, rb-wb), max(0, rf-wf) // the others' share now
+			// The others' share now: what they wrote (a credit) or, below
+			// zero, what they deleted (a debit, so growth is the run's own).
+			ob, of := rb-wb, rf-wf
 			if whole {
-				// Someone else's writes: the trigger sits past them.
 				w.slackBytes, w.slackFiles = ob, of
 				w.credited = w.credited || ob > 0 || of > 0
 			} else {
@@ -240,7 +254,9 @@ func (w *writeWatch) check() error {
 		}
 		gb, gf = wb, wf
 	} else {
-		w.slackBytes, w.slackFiles = 0, 0
+		// Uncounted: a credit is taken back, a debit kept.
+		w.slackBytes, w.slackFiles = min(w.slackBytes, 0), min(w.slackFiles, 0)
+		gb, gf = rb-w.slackBytes, rf-w.slackFiles
 		if !w.over(gb, gf) {
 			return nil
 		}

@@ -226,3 +226,38 @@ func TestWriteWatchCreditTakenBack(t *testing.T) {
 		unix.Sync() // the next round starts from settled use
 	}
 }
+
+// TestWriteWatchOthersDeletionsDebited: another process deleting 48 MiB
+// that was there before the run lowers the filesystem's use as much, so
+// the run's own 20 MiB would not raise it past the 8 MiB bound; the
+// falls are counted, a walk sets a debit, and the run's bytes are found.
+func TestWriteWatchOthersDeletionsDebited(t *testing.T) {
+	other, watched := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "old.bin"), make([]byte, 48<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unix.Sync()
+	cmd := exec.Command("/bin/sh", "-c", "sleep 30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	w := newWriteWatch([]string{watched}, 8<<20, 0, time.Now(), cmd.Process.Pid, false)
+	if w == nil {
+		t.Fatal("no watch")
+	}
+	defer w.stopPolling()
+	os.Remove(filepath.Join(other, "old.bin"))
+	unix.Sync()
+	if err := w.check(); err != nil || w.slackBytes > -40<<20 {
+		t.Fatalf("after another's deletion: %v, credit %d (want a debit of about 48 MiB)", err, w.slackBytes)
+	}
+	if err := os.WriteFile(filepath.Join(watched, "mine.bin"), make([]byte, 20<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unix.Sync()
+	var wb *WriteBoundError
+	if err := w.check(); !errors.As(err, &wb) || !wb.Attributed {
+		t.Errorf("the run's 20 MiB past 8 MiB gave %v (credit %d)", err, w.slackBytes)
+	}
+}
