@@ -238,7 +238,7 @@ func (d *Driver) Hints(tool string) (runner.ToolHints, bool) {
 }
 
 // ServerRoots implements runner.ServerRooted: a stdio server's roots,
-// needs and cwd (rw) by path, every folder its entry lets it touch; none
+// needs and cwd (ro unless listed) by path, every folder its entry lets it touch; none
 // for a remote one.
 func (d *Driver) ServerRoots() map[string]string {
 	out := map[string]string{}
@@ -248,7 +248,9 @@ func (d *Driver) ServerRoots() map[string]string {
 	}
 	maps.Copy(out, e.SandboxRoots())
 	if e.Cwd != "" && out[e.Cwd] == "" {
-		out[e.Cwd] = config.RootRW
+		// An unlisted cwd is readable only, as the sandbox makes it
+		// (sandboxRoots).
+		out[e.Cwd] = config.RootRO
 	}
 	return out
 }

@@ -398,7 +398,8 @@ func TestElicitDefaultsNotSent(t *testing.T) {
 }
 
 // TestPlanServerRoots: an MCP call's plan carries the server's own
-// folders (its roots and cwd), which history and the dialog show.
+// folders (its roots and cwd, read-only unless listed), which history
+// and the dialog show as the sandbox grants them.
 func TestPlanServerRoots(t *testing.T) {
 	srv := testServer(t)
 	dir := t.TempDir()
@@ -408,7 +409,7 @@ func TestPlanServerRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]modproto.Root{"server": {Path: dir, Mode: "rw"}, "server2": {Path: "/usr/share", Mode: "ro"}}
+	want := map[string]modproto.Root{"server": {Path: dir, Mode: "ro"}, "server2": {Path: "/usr/share", Mode: "ro"}}
 	if len(p.ServerRoots) != 2 || p.ServerRoots["server"] != want["server"] || p.ServerRoots["server2"] != want["server2"] {
 		t.Errorf("server roots %+v, want %+v", p.ServerRoots, want)
 	}
