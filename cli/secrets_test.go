@@ -353,3 +353,29 @@ func TestInvokeListsEachRefusalOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretCutInVerdictDropped: a long secret the module sends where a
+// boolean belongs is quoted in the host's verdict cut short; no part of
+// it is shown or kept, in what invoke prints or in the history.
+func TestSecretCutInVerdictDropped(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	long := "sk-live-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghij"
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.mistyped", "--json",
+		"--input", `{"api_key":"`+long+`","q":"hi"}`)
+	if code != ExitHostVerdict || !strings.Contains(out, "must be a boolean") {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	part := long[:10]
+	if strings.Contains(out+errb, part) {
+		t.Errorf("invoke shows the secret's start %q:\n%s", part, out)
+	}
+	_ = filepath.Walk(filepath.Join(home, "history"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), part) {
+				t.Errorf("%s keeps the secret's start %q", p, part)
+			}
+		}
+		return nil
+	})
+}

@@ -156,24 +156,26 @@ func maskResult(res *Result, echoes []schema.Echo) {
 	if res.StderrTruncated {
 		res.Stderr = string(cutEcho([]byte(res.Stderr), echoes))
 	}
+	// The host's own text quotes the module's bytes cut short: the part
+	// of a secret a cut leaves goes too (schema.MaskCutEchoes).
 	if res.Host != nil {
-		res.Host.Detail = maskString(res.Host.Detail, echoes)
+		res.Host.Detail = schema.MaskCutEchoes(res.Host.Detail, echoes)
 		for i := range res.Host.Violations {
 			v := &res.Host.Violations[i]
-			v.Path, v.Detail = maskString(v.Path, echoes), maskString(v.Detail, echoes)
+			v.Path, v.Detail = schema.MaskCutEchoes(v.Path, echoes), schema.MaskCutEchoes(v.Detail, echoes)
 		}
 	}
-	res.LikelyCause = maskString(res.LikelyCause, echoes)
+	res.LikelyCause = schema.MaskCutEchoes(res.LikelyCause, echoes)
 	for i := range res.EffectWarnings {
 		w := &res.EffectWarnings[i]
-		w.Path, w.Detail = maskString(w.Path, echoes), maskString(w.Detail, echoes)
+		w.Path, w.Detail = schema.MaskCutEchoes(w.Path, echoes), schema.MaskCutEchoes(w.Detail, echoes)
 	}
 	for i := range res.Artifacts {
 		maskArtifact(&res.Artifacts[i].Artifact, echoes)
 	}
 	for i := range res.Refused {
 		r := &res.Refused[i]
-		r.ID, r.Reason = maskString(r.ID, echoes), maskString(r.Reason, echoes)
+		r.ID, r.Reason = maskString(r.ID, echoes), schema.MaskCutEchoes(r.Reason, echoes)
 	}
 	for _, env := range []*modproto.Envelope{res.Envelope, res.HandleEnvelope} {
 		if env == nil {

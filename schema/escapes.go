@@ -329,3 +329,61 @@ func partialLow(s []byte) bool {
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// cutMark is how the host marks a module's text it cut short.
+const cutMark = "…"
+
+// MaskCutEchoes is MaskEchoes for host text that quotes a module's bytes
+// cut short with "…" (a verdict, a likely cause): beside each cut, the
+// part of a secret it left is dropped too — an end that begins one
+// before the mark (a closing quote between them skipped) and a start
+// that ends one after it.
+func MaskCutEchoes(s string, echoes []Echo) string {
+	b, _ := MaskEchoes([]byte(s), echoes)
+	if len(echoes) == 0 || !bytes.Contains(b, []byte(cutMark)) {
+		return string(b)
+	}
+	var out []byte
+	for {
+		i := bytes.Index(b, []byte(cutMark))
+		if i < 0 {
+			return string(append(out, b...))
+		}
+		before := b[:i]
+		q := 0
+		if bytes.HasSuffix(before, []byte(`"`)) {
+			q = 1
+		}
+		k := EchoPrefixLen(before[:len(before)-q], echoes)
+		out = append(out, before[:len(before)-q-k]...)
+		out = append(out, before[len(before)-q:]...)
+		out = append(out, cutMark...)
+		b = b[i+len(cutMark):]
+		b = b[echoSuffixLen(b, echoes):]
+	}
+}
+
+// echoSuffixLen is the length of the longest start of b that ends an
+// echo's value (as MaskEchoes spells it) without holding all of it: what
+// a cut before b may leave of a secret.
+func echoSuffixLen(b []byte, echoes []Echo) int {
+	best := 0
+	for _, e := range echoes {
+		for _, f := range echoForms(e.Value) {
+			if len(f) < 2 {
+				continue
+			}
+			head := reversed(b[:min(len(b), len(f)-1)])
+			best = max(best, prefixAtEnd(head, reversed(f)))
+		}
+	}
+	return best
+}
+
+func reversed(b []byte) []byte {
+	r := make([]byte, len(b))
+	for i, c := range b {
+		r[len(b)-1-i] = c
+	}
+	return r
+}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -542,14 +543,19 @@ func echoForms(s string) [][]byte {
 // its keys in source order).
 func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 	out, n := MaskEchoes(raw, echoes)
-	if n == 0 || json.Valid(out) {
+	// A secret that reads as a number may come back spelt otherwise
+	// (1.2345e4 for 12345): with one, the value is always walked.
+	numeric := slices.ContainsFunc(echoes, func(e Echo) bool { _, ok := echoNumber(e.Value); return ok })
+	if !numeric && (n == 0 || json.Valid(out)) {
 		return out, n
 	}
 	v, err := decodeOrdered(raw)
 	if err != nil {
 		return out, n
 	}
+	rawN := n
 	n = 0
+	numbers := 0 // numbers masked
 	var walk func(v any) any
 	walk = func(v any) any {
 		switch x := v.(type) {
@@ -560,9 +566,12 @@ func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 		case json.Number:
 			// A number that spells an echo among its digits ("-48213",
 			// "48213.0", "0.48213e5") is masked whole.
+			xf, xok := echoNumber(x.String())
 			for _, e := range echoes {
-				if strings.Contains(x.String(), e.Value) {
+				ef, eok := echoNumber(e.Value)
+				if strings.Contains(x.String(), e.Value) || xok && eok && xf == ef {
 					n++
+					numbers++
 					return e.Label()
 				}
 			}
@@ -584,9 +593,22 @@ func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 		}
 		return v
 	}
-	b, err := modproto.EncodeJSON(walk(v))
+	w := walk(v)
+	if numbers == 0 && json.Valid(out) {
+		return out, rawN // masked in place: the other bytes as sent
+	}
+	b, err := modproto.EncodeJSON(w)
 	if err != nil {
 		return maskJSON(), max(n, 1)
 	}
 	return b, n
+}
+
+// echoNumber is s's value when s reads as a finite JSON or Go number.
+func echoNumber(s string) (float64, bool) {
+	if len(s) > 64 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }

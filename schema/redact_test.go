@@ -275,10 +275,33 @@ func TestEchoPrefixLenEscaped(t *testing.T) {
 // number spelt otherwise (a sign, a fraction, an exponent) is masked.
 func TestMaskEchoesNumberSpellings(t *testing.T) {
 	echoes := []Echo{{Pointer: "/pin", Why: "writeOnly", Value: "48213"}}
-	for _, in := range []string{`[-48213]`, `[48213.0]`, `[48213e0]`, `[0.48213]`, `{"a":148213}`} {
+	for _, in := range []string{`[-48213]`, `[48213.0]`, `[48213e0]`, `[0.48213]`, `{"a":148213}`, `[4.8213e4]`, `[4821.3E+1]`, `{"x":"ok","n":482.13e2}`} {
 		got, n := MaskEchoesJSON(json.RawMessage(in), echoes)
-		if n == 0 || strings.Contains(string(got), "48213") || !json.Valid(got) {
+		if n == 0 || strings.Contains(string(got), "48213") || strings.Contains(string(got), "8213") || !json.Valid(got) {
 			t.Errorf("MaskEchoesJSON(%s) = %s (%d)", in, got, n)
+		}
+	}
+	// With nothing to mask, the bytes stay as sent.
+	if got, n := MaskEchoesJSON(json.RawMessage(`{"n": 1.5e3,  "s":"\u00e4"}`), echoes); n != 0 || string(got) != `{"n": 1.5e3,  "s":"\u00e4"}` {
+		t.Errorf("nothing to mask: %s (%d)", got, n)
+	}
+}
+
+// TestMaskCutEchoes: host text quoting a module's value cut short keeps
+// no part of a secret beside the cut: an end that begins one before
+// "…" (inside or outside the quote), a start that ends one after it,
+// escaped or not; whole copies are masked as ever.
+func TestMaskCutEchoes(t *testing.T) {
+	echoes := []Echo{{Pointer: "/k", Why: "writeOnly", Value: "sk-live-ABCDEFGHIJ"}}
+	for in, want := range map[string]string{
+		`ok: got a string "sk-live-ABCD…`:                      `ok: got a string "…`,
+		`stdout starts with "x sk-live-ABCDEFGHIJ sk-li"…, no`: `stdout starts with "x ‹masked: writeOnly /k› "…, no`,
+		`warning {"code":"\u0073\u006b-li…`:                    `warning {"code":"…`,
+		`stderr: …FGHIJ done | next`:                           `stderr: … done | next`,
+		`cut … here, and sk-live-AB at rest`:                   `cut … here, and sk-live-AB at rest`,
+	} {
+		if got := MaskCutEchoes(in, echoes); got != want {
+			t.Errorf("MaskCutEchoes(%q)\n got %q\nwant %q", in, got, want)
 		}
 	}
 }

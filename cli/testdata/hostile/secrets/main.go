@@ -87,6 +87,12 @@ func main() {
 			"ok": true, "warnings": []string{"w"}, "result": map[string]any{"r": "r", "k": []string{"k"}}, "execution": execution([]map[string]any{art})})
 		out := strings.NewReplacer(`"r":"r"`, `"r":"`+e+`"`, `"k":["k"]`, `"`+e+`":["x `+e+` y"]`, `["w"]`, `["used `+e+`"]`, `"title":"t"`, `"title":"T `+e+`"`).Replace(string(b))
 		os.Stdout.WriteString(out + "\n")
+	case "s.mistyped":
+		// The key where the protocol wants a boolean: the host's verdict
+		// quotes the value cut short, inside the key.
+		b, _ := json.Marshal(map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "invoke", "request_id": req.RequestID,
+			"ok": key, "warnings": []any{}, "result": map[string]any{}, "execution": execution(nil)})
+		os.Stdout.Write(append(b, '\n'))
 	case "s.job":
 		jobID := "J" + key
 		if err := os.WriteFile(filepath.Join(ws, "job.txt"), []byte(jobID), 0o600); err != nil {
@@ -184,6 +190,7 @@ func describe() {
 			capability("s.fail", "Fails with the key in its code.", nil),
 			capability("s.every", "Echoes the key into every string of its envelope.", nil),
 			capability("s.escaped", "Echoes the key with every character escaped.", nil),
+			capability("s.mistyped", "Sends the key as its ok field.", nil),
 			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
 			capability("s.poll", "Polls the job.", map[string]any{"request_schema": "s.poll/v1"}),
 		},
