@@ -194,8 +194,19 @@ func checkKeysAgainst(ctx context.Context, raw []byte, sh *shape) (errs, warns V
 		w.shallow = true
 	}
 	w.walk(0, len(t), sh, "")
+	if w.moreErrs > 0 {
+		w.errs = append(w.errs, ValidationError{"(more)", fmt.Sprintf("%d more findings like these, not listed (the first %d are)", w.moreErrs, MaxKeyFindings)})
+	}
+	if w.moreWarns > 0 {
+		w.warns = append(w.warns, ValidationError{"(more)", fmt.Sprintf("%d more unknown keys, ignored and not listed (the first %d are)", w.moreWarns, MaxKeyFindings)})
+	}
 	return w.errs, w.warns, w.err
 }
+
+// MaxKeyFindings bounds the errors and, apart, the warnings one key check
+// lists (docs/protocol.md §14): past it they are counted in one more
+// finding, so a describe of 300,000 unknown keys is not 300,000 lines.
+const MaxKeyFindings = 1000
 
 // WrongTypeDetail explains why an envelope that is one JSON object could
 // not be decoded: the first field whose value has the wrong JSON type,
@@ -225,6 +236,8 @@ type keyWalker struct {
 	shallow bool
 	t       ticker
 	err     error // the context's, once it ended
+	// moreErrs, moreWarns: findings past MaxKeyFindings, counted only.
+	moreErrs, moreWarns int
 }
 
 // walkMember is one member of an object being walked.
@@ -243,7 +256,11 @@ func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
 		return // null reads as the zero value; ValidateEnvelope judges presence
 	}
 	if got := kindOf(raw); !fits(got, sh.kind, raw) {
-		w.errs = append(w.errs, ValidationError{fieldPath(p), fmt.Sprintf("must be %s, got %s", kindName(sh.kind), sentValue(raw))})
+		if len(w.errs) >= MaxKeyFindings {
+			w.moreErrs++
+			return
+		}
+		w.errs = appendDoubling(w.errs, ValidationError{fieldPath(p), fmt.Sprintf("must be %s, got %s", kindName(sh.kind), sentValue(raw))})
 		return
 	}
 	if w.shallow {
@@ -288,6 +305,14 @@ func (w *keyWalker) walk(v0, v1 int, sh *shape, p string) {
 				continue
 			}
 			if sh.quiet[m.key] {
+				continue
+			}
+			if sh.strict && len(w.errs) >= MaxKeyFindings {
+				w.moreErrs++
+				continue
+			}
+			if !sh.strict && len(w.warns) >= MaxKeyFindings {
+				w.moreWarns++
 				continue
 			}
 			detail := "unknown key"

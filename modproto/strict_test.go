@@ -2,6 +2,7 @@ package modproto
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,20 @@ func TestHiddenIsAKnownKey(t *testing.T) {
 	got := warns.Error()
 	if strings.Contains(got, "capabilities[0]") || !strings.Contains(got, `capabilities[1].hiden: unknown key; did you mean "hidden"?`) {
 		t.Fatalf("warnings %q", got)
+	}
+}
+
+// TestKeyFindingsBounded: a descriptor of 5,000 unknown keys lists the
+// first MaxKeyFindings and counts the rest in one more finding.
+func TestKeyFindingsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"module":"m"`)
+	for i := range 5000 {
+		fmt.Fprintf(&b, `,"zz%d":1`, i)
+	}
+	b.WriteString(`}`)
+	_, warns := CheckDescriptorKeys(json.RawMessage(b.String()))
+	if len(warns) != MaxKeyFindings+1 || !strings.Contains(warns[MaxKeyFindings].Detail, "4000 more unknown keys") {
+		t.Fatalf("%d warnings, last %+v", len(warns), warns[len(warns)-1])
 	}
 }
