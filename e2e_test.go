@@ -660,6 +660,36 @@ func TestCockpitDeathRestoresTheTerminal(t *testing.T) {
 	}
 }
 
+// TestDevDeathRestoresTheTerminal: modbay dev is the cockpit too, under
+// the same supervisor: killed outright, it leaves the terminal restored
+// and exits 70.
+func TestDevDeathRestoresTheTerminal(t *testing.T) {
+	needTmux(t)
+	if _, err := exec.LookPath("stty"); err != nil {
+		t.Skip("no stty")
+	}
+	bin := buildModbay(t)
+	dir := filepath.Join(t.TempDir(), "hello")
+	if out, err := exec.Command(bin, "new", "hello", "--lang", "sh", "--dir", dir).CombinedOutput(); err != nil {
+		t.Fatalf("modbay new: %v\n%s", err, out)
+	}
+	tm := startCmd(t, fmt.Sprintf(`env MODBAY_HOME=%s NO_COLOR=1 %s dev %s; echo "[exited $?]"; sleep 60`, t.TempDir(), bin, dir))
+	tm.waitFor("dev: watching", "Write a report")
+	if alt := tm.paneFormat("#{alternate_on}"); alt != "1" {
+		t.Fatalf("the running dev cockpit is not in the alternate screen:\n%s", tm.screen())
+	}
+	if err := syscall.Kill(cockpitProcess(t, bin), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor("modbay: the cockpit died (signal: killed); the terminal was restored", "[exited 70]")
+	if alt := tm.paneFormat("#{alternate_on}"); alt != "0" {
+		t.Errorf("after the death: alternate screen %s", alt)
+	}
+	if modes := tm.paneModes("icanon", "echo"); !slices.Equal(modes, []string{"icanon", "echo"}) {
+		t.Errorf("after the death the terminal has %v", modes)
+	}
+}
+
 // TestCockpitSuspendsAndResumes: ctrl+z in the cockpit, started from an
 // interactive shell, stops it (the supervising parent with it) and gives
 // the shell back; fg brings the cockpit back, answering keys, and q ends

@@ -69,6 +69,9 @@ func devRun(ctx context.Context, o *DevOptions) error {
 	if o.IO.Getenv("TERM") == "dumb" {
 		return withCode(ExitUsage, "%s", dumbTerminalHint)
 	}
+	if ran, err := o.IO.superviseTerminal(); ran {
+		return err
+	}
 	// Named as a module, so the examples never stand in for an empty
 	// home: the session is about this module.
 	o.G.modules = append(o.G.modules, abs)

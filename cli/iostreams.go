@@ -67,6 +67,20 @@ func superviseCockpit() (code int, ran bool) {
 	return code, err == nil
 }
 
+// superviseTerminal hands the terminal to a supervised child when it can
+// (Supervise): ran is true when the child ran, this process having only
+// waited, and err then carries the child's exit code (nil for ExitOK).
+func (s *ioStreams) superviseTerminal() (ran bool, err error) {
+	if s.Supervise == nil {
+		return false, nil
+	}
+	code, ran := s.Supervise()
+	if !ran || code == ExitOK {
+		return ran, nil
+	}
+	return true, silentExit(code)
+}
+
 // isTerminal reports whether stream is an *os.File open on a terminal.
 func isTerminal(stream any) bool {
 	f, ok := stream.(*os.File)

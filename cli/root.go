@@ -251,15 +251,8 @@ func cockpitRun(ctx context.Context, o *CockpitOptions) error {
 	if o.IO.Getenv("TERM") == "dumb" {
 		return withCode(ExitUsage, "%s", dumbTerminalHint)
 	}
-	// The terminal is taken by a supervised child when it can be: this
-	// process only waits, and exits with the child's code.
-	if o.IO.Supervise != nil {
-		if code, ran := o.IO.Supervise(); ran {
-			if code == ExitOK {
-				return nil
-			}
-			return silentExit(code)
-		}
+	if ran, err := o.IO.superviseTerminal(); ran {
+		return err
 	}
 	e, err := o.G.env(ctx)
 	if err != nil {
