@@ -201,6 +201,13 @@ type historyOut struct {
 	JobPercent *float64 `json:"job_percent,omitempty"`
 }
 
+// summaryOut is run x as history --json and jobs list --json print it.
+func summaryOut(x history.Summary) historyOut {
+	return historyOut{RunID: x.RunID, Module: x.Module, Capability: x.Capability, Status: string(x.Status),
+		Code: x.Code, Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), DurationMS: x.DurationMS,
+		Pinned: x.Pinned, JobID: x.JobID, JobState: x.JobState, JobPercent: x.JobPercent}
+}
+
 // historyList prints the runs that match, newest first; warnings about
 // damaged records go to stderr.
 func historyList(ctx context.Context, o *HistoryOptions) error {
@@ -220,9 +227,7 @@ func historyList(ctx context.Context, o *HistoryOptions) error {
 	if o.JSON {
 		out := []historyOut{}
 		for _, x := range keep {
-			out = append(out, historyOut{RunID: x.RunID, Module: x.Module, Capability: x.Capability, Status: string(x.Status),
-				Code: x.Code, Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), DurationMS: x.DurationMS,
-				Pinned: x.Pinned, JobID: x.JobID, JobState: x.JobState, JobPercent: x.JobPercent})
+			out = append(out, summaryOut(x))
 		}
 		return writeJSON(o.IO.Out, out)
 	}

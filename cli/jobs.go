@@ -99,8 +99,7 @@ func jobsList(ctx context.Context, g *globals, asJSON bool) error {
 	if asJSON {
 		out := []historyOut{}
 		for _, x := range jobs {
-			out = append(out, historyOut{RunID: x.RunID, Module: x.Module, Capability: x.Capability, Status: string(x.Status),
-				Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), JobID: x.JobID, JobState: x.JobState, JobPercent: x.JobPercent})
+			out = append(out, summaryOut(x))
 		}
 		return writeJSON(g.io.Out, out)
 	}
