@@ -698,6 +698,15 @@ type refusalOut struct {
 	Enforcement *enforcementOut `json:"enforcement,omitempty"`
 }
 
+// shownCost is a cost as render.Cost says it, or the mask the host put
+// in its place for the secret it held (runner.Result.Masked).
+func shownCost(r *runner.Result, pointer string, v *float64) string {
+	if l, ok := r.MaskedAt(pointer); ok {
+		return l
+	}
+	return render.Cost(v)
+}
+
 // resultOut is the --json shape of an invoke outcome.
 type resultOut struct {
 	RequestID      string             `json:"request_id"`
@@ -721,6 +730,9 @@ type resultOut struct {
 	// LikelyCause is a cause of the failure the host can see, inferred
 	// from the module's own words (runner.LikelyCause).
 	LikelyCause string `json:"likely_cause,omitempty"`
+	// Masked are the envelope's numbers (costs) withheld, null there,
+	// for the secret of the input each held (docs/protocol.md §4).
+	Masked []runner.MaskedNumber `json:"masked_numbers,omitempty"`
 	// Enforcement is what containment applied to the module process,
 	// layer by layer, as observed when it started;
 	// absent when no process was started.
@@ -806,7 +818,7 @@ func textualType(mt string) bool {
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
-		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause}
+		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause, Masked: r.Masked}
 	if recorded(r.Enforcement) {
 		e := enforcementJSON(r.Enforcement)
 		o.Enforcement = &e
@@ -869,7 +881,7 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 			fmt.Fprintf(w, "warning: %s\n", clean(s))
 		}
 		x := env.Execution
-		fmt.Fprintf(w, "cost: estimated %s, actual %s\n", render.Cost(x.EstimatedCost), render.Cost(x.ActualCost))
+		fmt.Fprintf(w, "cost: estimated %s, actual %s\n", shownCost(r, "/execution/estimated_cost", x.EstimatedCost), shownCost(r, "/execution/actual_cost", x.ActualCost))
 	}
 	for _, v := range r.EffectWarnings {
 		fmt.Fprintf(w, "effects: %s\n", clean(v.Error()))

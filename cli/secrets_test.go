@@ -379,3 +379,86 @@ func TestSecretCutInVerdictDropped(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSecretNumbersMasked: a key that reads as a number, sent back as the
+// execution's costs (which the host keeps typed), as a number in
+// exponent notation in the result and on stderr, and as a job's percent,
+// is masked wherever it is shown or kept: invoke's text, --json, --trace,
+// the history and an export hold it in no spelling; the costs are
+// withheld, named in masked_numbers.
+func TestSecretNumbersMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	const key = "12.75" // 1.275E+01, 1.275e+01
+	spellings := regexp.MustCompile(`12\.75|1\.275[eE]`)
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.numbers", "--trace",
+		"--input", `{"api_key":"`+key+`","q":"hi"}`)
+	if code != ExitOK || !strings.Contains(out, "cost: estimated "+leakLabel+", actual "+leakLabel) {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	if m := spellings.FindString(out + errb); m != "" {
+		t.Errorf("invoke --trace shows %q:\n%s\n%s", m, out, errb)
+	}
+	code, out, errb = run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.numbers", "--json",
+		"--input", `{"api_key":"`+key+`","q":"hi"}`)
+	var got struct {
+		Envelope struct {
+			Execution struct{ EstimatedCost, ActualCost *float64 } `json:"execution"`
+		} `json:"envelope"`
+		Masked []struct{ Pointer, Label string } `json:"masked_numbers"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK {
+		t.Fatalf("invoke --json: exit %d %v\n%s\n%s", code, err, out, errb)
+	}
+	if x := got.Envelope.Execution; x.EstimatedCost != nil || x.ActualCost != nil || len(got.Masked) != 2 ||
+		got.Masked[0].Pointer != "/execution/estimated_cost" || got.Masked[1].Label != leakLabel {
+		t.Errorf("the costs are not withheld and named: %+v %+v", x, got.Masked)
+	}
+	code, out, errb = run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.numjob", "-v", "--json",
+		"--input", `{"api_key":"`+key+`","q":"hi"}`)
+	if code != ExitOK || !strings.Contains(out, `"percent": "`+leakLabel+`"`) {
+		t.Fatalf("invoke s.numjob: exit %d\n%s\n%s", code, out, errb)
+	}
+	if m := spellings.FindString(out + errb); m != "" {
+		t.Errorf("the job's percent shows %q:\n%s\n%s", m, out, errb)
+	}
+	code, out, errb = run(t, "--home", home, "jobs", "list")
+	if m := spellings.FindString(out + errb); code != ExitOK || m != "" {
+		t.Errorf("jobs list: exit %d, shows %q:\n%s", code, m, out)
+	}
+	for _, dir := range []string{filepath.Join(home, "history"), exportAll(t, home)} {
+		_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() && !strings.HasSuffix(p, "input.json") {
+				if b, _ := os.ReadFile(p); spellings.Match(b) {
+					t.Errorf("%s keeps %q", p, spellings.Find(b))
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// TestSecretGoQuotedInVerdictMasked: a key holding characters Go's %q
+// escapes otherwise than JSON (an invisible tag character, a bell), sent
+// as the envelope's module, is masked in the host's verdict that quotes
+// it, in what invoke prints and in the history.
+func TestSecretGoQuotedInVerdictMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.module", "--json",
+		"--input", `{"api_key":"Zq7X\udb40\udc01wK3vP9mT\u0007","q":"hi"}`)
+	if code != ExitHostVerdict || !strings.Contains(out, "module: is \\\""+leakLabel) {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+	if strings.Contains(out+errb, "wK3vP9mT") {
+		t.Errorf("invoke shows the key:\n%s\n%s", out, errb)
+	}
+	_ = filepath.Walk(filepath.Join(home, "history"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "wK3vP9mT") {
+				t.Errorf("%s keeps the key", p)
+			}
+		}
+		return nil
+	})
+}

@@ -160,6 +160,9 @@ type Record struct {
 	Host *Verdict `json:"host_verdict,omitempty"`
 	// EffectWarnings are docs/protocol.md §7 warnings, "path: detail".
 	EffectWarnings []string `json:"effect_warnings,omitempty"`
+	// Masked are the envelopes' numbers withheld (null there) for the
+	// secret each held (runner.Result.Masked).
+	Masked []runner.MaskedNumber `json:"masked_numbers,omitempty"`
 	// Enforcement is what containment applied (runner.Result.Enforcement).
 	Enforcement *contain.Enforcement `json:"enforcement,omitempty"`
 	// StderrTail is the last StderrTailBytes of stderr; StderrCut says

@@ -344,6 +344,7 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 		}
 		rec.Host = v
 	}
+	rec.Masked = res.Masked
 	rec.EffectWarnings = nil
 	for _, w := range res.EffectWarnings {
 		rec.EffectWarnings = append(rec.EffectWarnings, w.Error())

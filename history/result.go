@@ -41,6 +41,7 @@ func (r *Record) Result() *runner.Result {
 	for _, w := range r.EffectWarnings {
 		res.EffectWarnings = append(res.EffectWarnings, modproto.ValidationError{Detail: w})
 	}
+	res.Masked = r.Masked
 	if r.Enforcement != nil {
 		res.Enforcement = *r.Enforcement
 	}

@@ -106,6 +106,11 @@ func maskingOptions(opts RunOptions, echoes []schema.Echo) (_ RunOptions, done f
 			if ev.Progress != nil {
 				pr := *ev.Progress
 				pr.Message = maskString(pr.Message, echoes)
+				if pr.Percent != nil {
+					if _, ok := schema.NumberEcho(*pr.Percent, echoes); ok {
+						pr.Percent = nil
+					}
+				}
 				ev.Progress = &pr
 			}
 			if ev.Log != nil {
@@ -177,11 +182,24 @@ func maskResult(res *Result, echoes []schema.Echo) {
 		r := &res.Refused[i]
 		r.ID, r.Reason = maskString(r.ID, echoes), schema.MaskCutEchoes(r.Reason, echoes)
 	}
-	for _, env := range []*modproto.Envelope{res.Envelope, res.HandleEnvelope} {
+	for i, env := range []*modproto.Envelope{res.Envelope, res.HandleEnvelope} {
 		if env == nil {
 			continue
 		}
 		maskEnvelope(env, echoes)
+		at := []string{"", "/handle"}[i]
+		for _, c := range []struct {
+			name string
+			v    **float64
+		}{{"estimated_cost", &env.Execution.EstimatedCost}, {"actual_cost", &env.Execution.ActualCost}} {
+			if *c.v == nil {
+				continue
+			}
+			if e, ok := schema.NumberEcho(**c.v, echoes); ok {
+				*c.v = nil
+				res.Masked = append(res.Masked, MaskedNumber{Pointer: at + "/execution/" + c.name, Label: e.Label()})
+			}
+		}
 	}
 	if res.Job != nil {
 		maskJob(res.Job, echoes)
@@ -266,6 +284,11 @@ func maskJob(j *JobStatus, echoes []schema.Echo) {
 		j.State = maskString(j.State, echoes) // not a state word: module text
 	}
 	j.Detail = maskString(j.Detail, echoes)
+	if j.Percent != nil {
+		if _, ok := schema.NumberEcho(*j.Percent, echoes); ok {
+			j.Percent = nil // the raw status shows the mask
+		}
+	}
 	if len(j.Raw) > 0 {
 		j.Raw, _ = schema.MaskEchoesJSON(j.Raw, echoes)
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"modbay/modproto"
 )
@@ -26,7 +28,24 @@ func jobStateProblem(jobID, state string) string {
 	if workingJobStates[state] || terminalJobStates[state] {
 		return ""
 	}
-	return fmt.Sprintf("job %s has state %q, which is not a job state: send \"queued\" or \"running\" while it works, or one of \"succeeded\", \"completed\", \"failed\", \"error\", \"cancelled\" when it ends (docs/protocol.md §12)", jobID, state)
+	return fmt.Sprintf("job %s has state %s, which is not a job state: send \"queued\" or \"running\" while it works, or one of \"succeeded\", \"completed\", \"failed\", \"error\", \"cancelled\" when it ends (docs/protocol.md §12)", cutWord(jobID, false), cutWord(state, true))
+}
+
+// maxQuotedWord bounds a job id or state a verdict quotes, in runes: the
+// module may send megabytes.
+const maxQuotedWord = 40
+
+// cutWord is s (quoted when quote is set) cut to maxQuotedWord runes,
+// marked "…" after the quote when cut.
+func cutWord(s string, quote bool) string {
+	cut := ""
+	if utf8.RuneCountInString(s) > maxQuotedWord {
+		s, cut = string([]rune(s)[:maxQuotedWord]), "…"
+	}
+	if quote {
+		s = strconv.Quote(s)
+	}
+	return s + cut
 }
 
 // IsTerminalJobState reports whether state ends a long-running job
@@ -57,8 +76,8 @@ func parseJob(result json.RawMessage) *JobStatus {
 	}
 	if p := bytes.TrimSpace(src["percent"]); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
 		var f float64
-		if json.Unmarshal(p, &f) == nil {
-			js.Percent = &f
+		if json.Unmarshal(p, &f) == nil && 0 <= f && f <= 100 {
+			js.Percent = &f // past 0–100 it is no percent: the raw status keeps it
 		}
 	}
 	return js

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
@@ -161,5 +162,17 @@ func TestJobCancelSaysPollingStopped(t *testing.T) {
 		if want := "polling stopped; job " + res.Job.ID + " continues in the module"; res.Host.Detail != want {
 			t.Errorf("fast %v: detail %q, want %q", fast, res.Host.Detail, want)
 		}
+	}
+}
+
+// TestJobStateProblemCutsTheState: a state of a megabyte is quoted in the
+// verdict cut to maxQuotedWord runes, marked, as is a long job id.
+func TestJobStateProblemCutsTheState(t *testing.T) {
+	d := jobStateProblem(strings.Repeat("j", 5000), strings.Repeat("s", 1<<20))
+	if len(d) > 600 || !strings.Contains(d, `"`+strings.Repeat("s", maxQuotedWord)+`"…`) || !strings.Contains(d, strings.Repeat("j", maxQuotedWord)+"… has") {
+		t.Errorf("jobStateProblem = %.700s (%d bytes)", d, len(d))
+	}
+	if d := jobStateProblem("j1", "sleeping"); !strings.Contains(d, `job j1 has state "sleeping", which`) {
+		t.Errorf("a short state: %s", d)
 	}
 }

@@ -330,6 +330,31 @@ type Result struct {
 	// refused, a missing program); "" when nothing suggests one. Module
 	// text: sanitize to show.
 	LikelyCause string
+	// Masked are the numbers of the reply the host keeps typed (the
+	// execution's costs) that held a secret of the input
+	// (docs/protocol.md §4): withheld, nil in the envelope, each named
+	// with the mask shown in its place.
+	Masked []MaskedNumber
+}
+
+// MaskedNumber is one number withheld for the secret it held.
+type MaskedNumber struct {
+	// Pointer is where it was in the reply: "/execution/actual_cost",
+	// "/handle/execution/estimated_cost" (the envelope that returned a
+	// job's handle).
+	Pointer string `json:"pointer"`
+	// Label is the mask: "‹masked: writeOnly /pin›".
+	Label string `json:"label"`
+}
+
+// MaskedAt is the mask of the number at pointer, when it was withheld.
+func (r *Result) MaskedAt(pointer string) (label string, ok bool) {
+	for _, m := range r.Masked {
+		if m.Pointer == pointer {
+			return m.Label, true
+		}
+	}
+	return "", false
 }
 
 // RefusedArtifact is a reported artifact the host refused, and why.
@@ -362,7 +387,9 @@ type JobStatus struct {
 	// State is the module's state string ("running", "succeeded", ...);
 	// see IsTerminalJobState. Empty when the module sent none.
 	State string
-	// Percent is 0–100 as the module reports it; nil when absent or null.
+	// Percent is 0–100 as the module reports it; nil when absent, null,
+	// outside 0–100 or holding a secret of the input (the raw status
+	// keeps what was sent, masked).
 	Percent *float64
 	// Detail is the module's one-line progress text (raw; sanitize to show).
 	Detail string

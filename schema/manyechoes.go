@@ -119,7 +119,11 @@ var echoMatchers = struct {
 
 // echoMatcher searches one set of echoes: raw finds their spellings
 // (echoForms) in bytes as written, values their values in a decoded view.
-type echoMatcher struct{ raw, values *acMatcher }
+type echoMatcher struct {
+	raw, values *acMatcher
+	numsOnce    sync.Once
+	nums        *numberEchoes // the numeric echoes' index (numberEchoesFor)
+}
 
 func matcherFor(echoes []Echo) *echoMatcher {
 	var h maphash.Hash
@@ -200,6 +204,13 @@ func replaceSpans(b []byte, spans []maskSpan, echoes []Echo) []byte {
 // maskMany is MaskEchoes for many echoes: their spellings as written,
 // then their values in each decoded view, in one pass each.
 func maskMany(b []byte, echoes []Echo) ([]byte, int) {
+	b, n := maskManyText(b, echoes)
+	b, d := maskNumbers(b, numberEchoesFor(echoes))
+	return b, n + d
+}
+
+// maskManyText is maskMany less the numbers spelt otherwise.
+func maskManyText(b []byte, echoes []Echo) ([]byte, int) {
 	m := matcherFor(echoes)
 	var cands []maskSpan
 	for _, x := range m.raw.find(b) {

@@ -469,7 +469,8 @@ func MaskEchoes(b []byte, echoes []Echo) ([]byte, int) {
 		}
 	}
 	b, c := maskEscaped(b, echoes)
-	return b, n + c
+	b, d := maskNumbers(b, numberEchoesFor(echoes))
+	return b, n + c + d
 }
 
 // EchoPrefixLen is the length of the longest end of b that begins an
@@ -520,20 +521,28 @@ func prefixAtEnd(b, f []byte) int {
 	return k
 }
 
-// echoForms are the spellings of s searched: as is, and inside a JSON
-// string when escaping changes it.
+// echoForms are the spellings of s searched: as is, and inside a quote
+// when quoting changes it — JSON's (ours and encoding/json's) and Go's
+// (%q and %+q, which the host's verdicts quote a module's text with:
+// \U000e0001, \a and \x07 are not JSON escapes).
 func echoForms(s string) [][]byte {
 	forms := [][]byte{[]byte(s)}
-	if q, err := modproto.EncodeJSON(s); err == nil && len(q) >= 2 {
-		if inner := q[1 : len(q)-1]; string(inner) != s {
-			forms = append(forms, inner)
+	add := func(q []byte) {
+		if len(q) < 2 {
+			return
 		}
-	}
-	if q, err := json.Marshal(s); err == nil && len(q) >= 2 {
 		if inner := q[1 : len(q)-1]; string(inner) != s && !slices.ContainsFunc(forms, func(f []byte) bool { return bytes.Equal(f, inner) }) {
 			forms = append(forms, inner)
 		}
 	}
+	if q, err := modproto.EncodeJSON(s); err == nil {
+		add(q)
+	}
+	if q, err := json.Marshal(s); err == nil {
+		add(q)
+	}
+	add([]byte(strconv.Quote(s)))
+	add([]byte(strconv.QuoteToASCII(s)))
 	return forms
 }
 
@@ -553,6 +562,11 @@ func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 	if err != nil {
 		return out, n
 	}
+	nums := numberEchoesFor(echoes)
+	var many *echoMatcher
+	if len(echoes) > manyEchoes {
+		many = matcherFor(echoes)
+	}
 	rawN := n
 	n = 0
 	numbers := 0 // numbers masked
@@ -565,15 +579,16 @@ func MaskEchoesJSON(raw json.RawMessage, echoes []Echo) (json.RawMessage, int) {
 			return string(b)
 		case json.Number:
 			// A number that spells an echo among its digits ("-48213",
-			// "48213.0", "0.48213e5") is masked whole.
-			xf, xok := echoNumber(x.String())
-			for _, e := range echoes {
-				ef, eok := echoNumber(e.Value)
-				if strings.Contains(x.String(), e.Value) || xok && eok && xf == ef {
-					n++
-					numbers++
-					return e.Label()
-				}
+			// "48213.0") or equals one in value ("0.48213e5") is masked
+			// whole (echonumbers.go).
+			e, ok := nums.byValue(x.String())
+			if !ok {
+				e, ok = within(echoes, many, x.String())
+			}
+			if ok {
+				n++
+				numbers++
+				return e.Label()
 			}
 		case *orderedObject:
 			o := &orderedObject{m: make(map[string]any, len(x.keys))}

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,6 +285,71 @@ func TestMaskEchoesNumberSpellings(t *testing.T) {
 	// With nothing to mask, the bytes stay as sent.
 	if got, n := MaskEchoesJSON(json.RawMessage(`{"n": 1.5e3,  "s":"\u00e4"}`), echoes); n != 0 || string(got) != `{"n": 1.5e3,  "s":"\u00e4"}` {
 		t.Errorf("nothing to mask: %s (%d)", got, n)
+	}
+}
+
+// TestMaskEchoesNumbersInText: a numeric secret written otherwise in
+// text (stderr, a raw stdout) is masked where it stands alone; a number
+// inside a word, one too short to be taken for an echo, and a label's
+// own pointer are left.
+func TestMaskEchoesNumbersInText(t *testing.T) {
+	echoes := []Echo{{Pointer: "/pin", Why: "writeOnly", Value: "48213"}, {Pointer: "/zero", Why: "writeOnly", Value: "0000"}}
+	label := echoes[0].Label()
+	for in, want := range map[string]string{
+		"total 4.8213E+04\n":                  "total " + label + "\n",
+		`{"ok":true,"result":{"n":4.8213e4}}`: `{"ok":true,"result":{"n":` + label + `}}`,
+		"-482.13e2 and 4.8213e+4":             label + " and " + label,
+		"v4.8213e4 x4.8213e4y 4.8213e4.1":     "v4.8213e4 x4.8213e4y 4.8213e4.1",
+		"0 and 0.0 stay":                      "0 and 0.0 stay",
+		"48213":                               label,
+	} {
+		if got, _ := MaskEchoes([]byte(in), echoes); string(got) != want {
+			t.Errorf("MaskEchoes(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+	// A label's pointer is not taken for a number written otherwise.
+	idx := []Echo{{Pointer: "/items/12345", Why: "writeOnly", Value: "sk-aaaa"}, {Pointer: "/n", Why: "writeOnly", Value: "1.2345e4"}}
+	if got, _ := MaskEchoes([]byte("sk-aaaa"), idx); string(got) != idx[0].Label() {
+		t.Errorf("a label's pointer was masked: %q", got)
+	}
+	// Many echoes (one matcher) mask the same.
+	many := append([]Echo{}, echoes...)
+	for i := range manyEchoes {
+		many = append(many, Echo{Pointer: fmt.Sprintf("/s/%d", i), Why: "writeOnly", Value: fmt.Sprintf("other-%02d", i)})
+	}
+	sortEchoes(many)
+	if got, _ := MaskEchoes([]byte("total 4.8213E+04"), many); string(got) != "total "+label {
+		t.Errorf("many echoes: %q", got)
+	}
+}
+
+// TestNumberEcho: a number the host keeps typed (a cost, a percent) holds
+// a secret equal in value or among its digits.
+func TestNumberEcho(t *testing.T) {
+	echoes := []Echo{{Pointer: "/pin", Why: "writeOnly", Value: "48213"}, {Pointer: "/p", Why: "writeOnly", Value: "12.75"}, {Pointer: "/z", Why: "writeOnly", Value: "0000"}}
+	for f, want := range map[float64]string{48213: "/pin", 148213.5: "/pin", 12.75: "/p", 1275: "", 0: "", 3.5: ""} {
+		e, ok := NumberEcho(f, echoes)
+		if ok != (want != "") || ok && e.Pointer != want {
+			t.Errorf("NumberEcho(%v) = %v %v, want %q", f, e, ok, want)
+		}
+	}
+}
+
+// TestMaskEchoesGoQuoted: the host's verdicts quote a module's text with
+// %q, whose escapes (\U000e0001, \a) are not JSON's: masked whole, and a
+// cut one's start dropped.
+func TestMaskEchoesGoQuoted(t *testing.T) {
+	v := "Zq7X\U000e0001wK3vP9mT\a"
+	echoes := []Echo{{Pointer: "/k", Why: "writeOnly", Value: v}}
+	for _, in := range []string{fmt.Sprintf("module: is %q but", v), fmt.Sprintf("%+q", v)} {
+		if got, n := MaskEchoes([]byte(in), echoes); n == 0 || strings.Contains(string(got), "wK3v") {
+			t.Errorf("MaskEchoes(%s) = %s", in, got)
+		}
+	}
+	quoted := fmt.Sprintf("%q", v)
+	cut := "got " + quoted[:12] + "…"
+	if got := MaskCutEchoes(cut, echoes); strings.Contains(got, "Zq7X") {
+		t.Errorf("MaskCutEchoes(%s) = %s", cut, got)
 	}
 }
 

@@ -412,7 +412,7 @@ func (r *resultView) content() string {
 		meta = append(meta, fmt.Sprintf("exit %d", res.ExitCode))
 	}
 	if env != nil {
-		meta = append(meta, "cost "+render.Cost(env.Execution.ActualCost))
+		meta = append(meta, "cost "+shownCost(res, "/execution/actual_cost", env.Execution.ActualCost))
 	}
 	// A weaker containment is said at the top, never only far below
 	// (never silently weaker).
@@ -552,7 +552,7 @@ func (r *resultView) content() string {
 		}
 	}
 	if env != nil {
-		r.effects(&b, env.Execution)
+		r.effects(&b, env.Execution, res)
 	}
 	r.containment(&b)
 	if j := res.Job; j != nil {
@@ -641,7 +641,7 @@ const notReported = "not reported"
 // module whose effects are hints (an MCP server's tool annotations) the
 // execution block is the host's, not the server's: the actual column
 // says "not reported" rather than a "no" no one stated.
-func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
+func (r *resultView) effects(b *detailBuilder, x modproto.Execution, res *runner.Result) {
 	st := r.com.Styles
 	d := r.plan.Capability.Effects
 	hints := r.plan.Module != nil && r.plan.Module.EffectsAreHints
@@ -671,8 +671,17 @@ func (r *resultView) effects(b *detailBuilder, x modproto.Execution) {
 		b.wrapped(st.Muted, "An MCP server reports no execution: the effects are its tool's annotations (with MCP's defaults), the server's hints, not what it did.")
 	}
 	b.heading("Cost")
-	b.kv("Estimated", render.Cost(x.EstimatedCost))
-	b.kv("Actual", render.Cost(x.ActualCost))
+	b.kv("Estimated", shownCost(res, "/execution/estimated_cost", x.EstimatedCost))
+	b.kv("Actual", shownCost(res, "/execution/actual_cost", x.ActualCost))
+}
+
+// shownCost is a cost as render.Cost says it, or the mask the host put
+// in its place for the secret it held (runner.Result.Masked).
+func shownCost(res *runner.Result, pointer string, v *float64) string {
+	if l, ok := res.MaskedAt(pointer); ok {
+		return l
+	}
+	return render.Cost(v)
 }
 
 // containmentLabelWidth is the layer column of the Containment section:

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -92,6 +93,39 @@ func main() {
 		// quotes the value cut short, inside the key.
 		b, _ := json.Marshal(map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "invoke", "request_id": req.RequestID,
 			"ok": key, "warnings": []any{}, "result": map[string]any{}, "execution": execution(nil)})
+		os.Stdout.Write(append(b, '\n'))
+	case "s.numbers":
+		// A key that reads as a number, sent back as numbers: the costs
+		// (kept typed by the host), the result's number and stderr spelt
+		// in exponent notation.
+		f, err := strconv.ParseFloat(key, 64)
+		if err != nil {
+			os.Exit(3)
+		}
+		fmt.Fprintf(os.Stderr, "total %s\n", strconv.FormatFloat(f, 'E', -1, 64))
+		exec := execution(nil)
+		exec["estimated_cost"], exec["actual_cost"] = f, f
+		b, _ := json.Marshal(map[string]any{"protocol": "xibodev.module/v1", "module": id, "operation": "invoke", "request_id": req.RequestID,
+			"ok": true, "warnings": []string{}, "result": map[string]any{"n": "N"}, "execution": exec})
+		os.Stdout.WriteString(strings.Replace(string(b), `"N"`, strconv.FormatFloat(f, 'e', -1, 64), 1) + "\n")
+	case "s.numjob", "s.numpoll":
+		// A job whose percent is the key (kept in the workspace for the
+		// poll, whose input is the job id alone).
+		saved := filepath.Join(ws, "numjob.txt")
+		state := "running"
+		if os.Args[3] == "s.numpoll" {
+			b, _ := os.ReadFile(saved)
+			key, state = string(b), "succeeded"
+		} else if err := os.WriteFile(saved, []byte(key), 0o600); err != nil {
+			os.Exit(3)
+		}
+		f, _ := strconv.ParseFloat(key, 64)
+		reply(req.RequestID, true, map[string]any{"job_id": "nj", "state": state, "percent": f}, nil, nil, nil)
+	case "s.module":
+		// The key as the envelope's module: the host's verdict quotes it
+		// as Go does (%q), whose escapes are not JSON's.
+		b, _ := json.Marshal(map[string]any{"protocol": "xibodev.module/v1", "module": key, "operation": "invoke", "request_id": req.RequestID,
+			"ok": true, "warnings": []any{}, "result": map[string]any{}, "execution": execution(nil)})
 		os.Stdout.Write(append(b, '\n'))
 	case "s.job":
 		jobID := "J" + key
@@ -193,6 +227,10 @@ func describe() {
 			capability("s.mistyped", "Sends the key as its ok field.", nil),
 			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
 			capability("s.poll", "Polls the job.", map[string]any{"request_schema": "s.poll/v1"}),
+			capability("s.numbers", "Sends a numeric key back as its costs and in exponent notation.", nil),
+			capability("s.numjob", "Starts a job whose percent is the key.", map[string]any{"long_running": true, "poll_capability": "s.numpoll"}),
+			capability("s.numpoll", "Polls the job, its percent the key.", nil),
+			capability("s.module", "Sends the key as its module.", nil),
 		},
 		"request_schemas":  map[string]any{"s.request/v1": request, "s.poll/v1": json.RawMessage(`{"type":"object","properties":{"job_id":{"type":"string"}},"required":["job_id"]}`)},
 		"artifact_schemas": map[string]any{"s.file": map[string]any{"type": "object"}},
