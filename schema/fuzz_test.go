@@ -48,6 +48,8 @@ func FuzzMaskEchoes(f *testing.F) {
 	for _, s := range []string{`{"a":"p\u00e4ss9"}`, `p\u00`, `\ud83d\ude00`, `["päss\u0039"]`, `\\u0070äss9`, `"\"`} {
 		f.Add([]byte(s), "päss9")
 	}
+	f.Add([]byte(`{"n":4.8213e4} total 48213.0 -4.8213E+04 ‹masked: x /a/48213›`), "48213")
+	f.Add([]byte(`"Zq7X\U000e0001wK" 1.275e+01`), "12.75")
 	f.Fuzz(func(t *testing.T, b []byte, secret string) {
 		if len([]rune(secret)) < MinEchoLen || strings.ContainsAny(secret, "‹›") || !utf8.ValidString(secret) {
 			return
