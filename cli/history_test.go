@@ -273,3 +273,32 @@ func TestHistoryLineSaysAStatusOnce(t *testing.T) {
 		t.Fatalf("line %q", l)
 	}
 }
+
+// TestQuotaRefusalThenRmFrees: a run the artifact store's quota refuses
+// is host.store_quota (exit 4), saying how to free space; deleting a run
+// then frees its artifacts at once (no run is staging), and the next run
+// passes.
+func TestQuotaRefusalThenRmFrees(t *testing.T) {
+	home := demo(t)
+	writeConfig(t, home, "artifacts:\n  max_files: 3\n")
+	invoke := func() (int, string) {
+		code, out, errb := run(t, "--home", home, "invoke", "notes", "notes.report", "--input", `{"pattern":"*.md"}`)
+		return code, out + errb
+	}
+	if code, out := invoke(); code != ExitOK {
+		t.Fatalf("the first run: exit %d\n%s", code, out)
+	}
+	first := historyOf(t, home)[0].RunID
+	code, out := invoke()
+	if code != ExitHostVerdict || !strings.Contains(out, "host.store_quota") || !strings.Contains(out, "artifacts.max_files (3) would be passed") ||
+		!strings.Contains(out, "modbay history rm RUN") {
+		t.Fatalf("the second run: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "--home", home, "history", "rm", first)
+	if code != ExitOK || !strings.Contains(out, "freed 3 artifacts") {
+		t.Fatalf("history rm: exit %d\n%s", code, out)
+	}
+	if code, out := invoke(); code != ExitOK {
+		t.Fatalf("after rm: exit %d\n%s", code, out)
+	}
+}

@@ -906,8 +906,8 @@ func writeResult(w io.Writer, r *runner.Result, showStderr, layers bool) {
 	}
 	if len(r.Refused) > 0 {
 		fmt.Fprintln(w, "artifacts refused:")
-		for _, f := range r.Refused {
-			fmt.Fprintf(w, "  %s: %s\n", cleanID(f.ID), clean(f.Reason))
+		for _, g := range runner.GroupRefused(r.Refused) {
+			fmt.Fprintf(w, "  %s: %s\n", g.Names(cleanID), clean(g.Reason))
 		}
 	}
 	if r.Job != nil {

@@ -331,6 +331,10 @@ func (c *checker) call(ctx context.Context, name, planID, sendID string, cs Case
 	}
 	it.Result = res
 	switch {
+	case res.Host != nil && res.Host.Code == modproto.CodeHostStoreQuota:
+		// The host's store is full: nothing is known of the module.
+		it.Status, it.Detail = Skipped, "not judged: "+res.Host.Code+": "+res.Host.Detail
+		return it
 	case mcpTools(c.m):
 		it.Status, it.Detail = judgeMCP(res, cs.Valid, sendID != planID)
 	case sendID != planID:

@@ -19,8 +19,8 @@ type Deleted struct {
 }
 
 // Delete removes run id's record from the history and frees, through
-// CollectArtifacts, the staged artifacts no kept record names (those
-// staged in the last few minutes are spared until a later collection). A
+// CollectArtifacts, the staged artifacts no kept record names (a run not
+// yet recorded keeps its own). A
 // pinned run is deleted only with pinned set (ErrPinned otherwise); a run
 // being recorded or polled (its lock held) never is.
 func (s *Store) Delete(id string, pinned bool) (*Deleted, error) {

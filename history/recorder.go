@@ -249,6 +249,9 @@ func (r *Run) Finish(res *runner.Result, err error) (*Record, error) {
 		res.Started, res.Duration = r.rec.Started, r.rec.Finished.Sub(r.rec.Started)
 	}
 	werr := r.s.putFinal(r.rec)
+	if werr == nil {
+		res.ReleaseStaged() // the record names them now
+	}
 	r.live.close() // after the outcome: a follower reads it next
 	return r.rec, werr
 }

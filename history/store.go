@@ -840,9 +840,9 @@ func writeAtomicOpen(path string, b []byte, syncFile bool) (*os.File, error) {
 
 // CollectArtifacts removes from the artifact store every staged file that
 // no run kept in the history names (docs/protocol.md §14): history
-// pruning calls it, and so should anything that deletes runs. Files
-// staged in the last few minutes are spared (a run in flight may not have
-// been recorded yet). It does nothing for a history opened without its
+// pruning calls it, and so should anything that deletes runs. Files a
+// run not yet recorded staged are spared (its journal,
+// runner.CollectStore). It does nothing for a history opened without its
 // home (Open).
 func (s *Store) CollectArtifacts() (runner.Collected, error) {
 	onDisk, _, err := s.recordIDs()

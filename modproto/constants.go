@@ -55,6 +55,10 @@ const (
 	// §14 (one file's size, or the bytes or files it added to its rw roots
 	// and run directory); the detail names it.
 	CodeHostWriteBound = "host.write_bound"
+	// CodeHostStoreQuota: the artifact store's quota (docs/protocol.md
+	// §14) refused the run's artifacts: the host's store is full, no fault
+	// of the module's.
+	CodeHostStoreQuota = "host.store_quota"
 )
 
 // KnownCodes lists the protocol's module error codes in docs/protocol.md order.

@@ -52,6 +52,7 @@ var failureKinds = map[string]FailureKind{
 	CodeHostProtocolViolation: KindSystem,
 	CodeHostNoEnvelope:        KindSystem,
 	CodeHostWriteBound:        KindSystem,
+	CodeHostStoreQuota:        KindSystem,
 	"host.not_started":        KindNotRun,
 	// An MCP server's JSON-RPC error answer.
 	"host.mcp_error": KindSystem,

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,6 +22,8 @@ import (
 // failures make the run path_outside_root, the others a protocol violation.
 type artifactFailure struct {
 	confinement bool
+	// quota: refused by the store's quota alone (ErrStoreQuota).
+	quota bool
 	// index is the artifact's place in execution.artifacts.
 	index int
 	v     modproto.ValidationError
@@ -110,11 +111,13 @@ func (h *Host) verifyArtifact(b *stageBudget, echoes []schema.Echo, roots map[st
 		return VerifiedArtifact{}, violation("artifact %q: bytes is %d but the file has %d", a.ID, a.Bytes, fi.Size())
 	}
 	if err := b.take(h.cfg.ArtifactsDir(), fi.Size()); err != nil {
-		return VerifiedArtifact{}, violation("artifact %q: %v", a.ID, err)
+		f := violation("artifact %q: %v", a.ID, err)
+		f.quota = errors.Is(err, ErrStoreQuota)
+		return VerifiedArtifact{}, f
 	}
 	// Never more than the size just measured is copied: a file that grows
 	// while it is staged fails its bytes check instead of filling the disk.
-	staged, n, err := h.stage(b.context(), io.LimitReader(f, fi.Size()+1), a.Digest)
+	staged, n, err := h.stage(b, io.LimitReader(f, fi.Size()+1), a.Digest)
 	if err != nil {
 		var dm *digestMismatch
 		if errors.As(err, &dm) {
@@ -236,8 +239,10 @@ func (e *digestMismatch) Error() string { return "digest mismatch: file hashes t
 // store file is never trusted). Blocks of zeros are left as holes
 // (sparseWriter): a sparse file costs the host its data, not its size, on
 // disk. It returns the staged path and the bytes read.
-// Copying stops when ctx ends.
-func (h *Host) stage(ctx context.Context, r io.Reader, want string) (string, int64, error) {
+// Copying stops when b's context ends; the path is in b's journal before
+// it is in the store.
+func (h *Host) stage(b *stageBudget, r io.Reader, want string) (string, int64, error) {
+	ctx := b.context()
 	store := h.cfg.ArtifactsDir()
 	tmpDir := filepath.Join(store, "tmp")
 	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
@@ -274,6 +279,9 @@ func (h *Host) stage(ctx context.Context, r io.Reader, want string) (string, int
 	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
 		return "", n, err
 	}
+	if err := b.note(dest); err != nil {
+		return "", n, err
+	}
 	if err := os.Rename(tmp.Name(), dest); err != nil {
 		return "", n, err
 	}
@@ -282,23 +290,38 @@ func (h *Host) stage(ctx context.Context, r io.Reader, want string) (string, int
 
 // failureCode is the host code for artifact failures: path_outside_root
 // when any is a confinement failure, else a protocol violation.
+// host.store_quota when the store's quota alone refused them (the host's
+// store is full: no fault of the module's).
 func failureCode(fails []artifactFailure) (string, modproto.ValidationErrors) {
 	code := modproto.CodeHostProtocolViolation
+	quota := len(fails) > 0
 	var v modproto.ValidationErrors
 	for _, f := range fails {
 		if f.confinement {
 			code = modproto.CodePathOutsideRoot
 		}
+		quota = quota && f.quota
 		v = append(v, f.v)
+	}
+	if quota {
+		code = modproto.CodeHostStoreQuota
 	}
 	return code, v
 }
 
-// detailOf joins violations into one Detail line.
+// maxDetailViolations is how many violations a verdict's Detail joins;
+// the rest are counted (each is listed in Violations).
+const maxDetailViolations = 3
+
+// detailOf joins violations into one Detail line, the first
+// maxDetailViolations of them.
 func detailOf(v modproto.ValidationErrors) string {
-	parts := make([]string, len(v))
-	for i, e := range v {
-		parts[i] = e.Error()
+	parts := make([]string, 0, min(len(v), maxDetailViolations)+1)
+	for _, e := range v[:min(len(v), maxDetailViolations)] {
+		parts = append(parts, e.Error())
+	}
+	if n := len(v) - maxDetailViolations; n > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", n))
 	}
 	return oneLine(strings.Join(parts, "; "))
 }

@@ -181,6 +181,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	}
 	defer cancelStage()
 	budget := h.newStageBudget(stageCtx)
+	defer budget.close(res)
 	arts, fails := h.verifyArtifacts(budget, opts.echoes, req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
 	if len(r.Blocks) > 0 && stageCtx.Err() == nil {
 		blockArts, blockFails := h.stageBlocks(budget, opts.echoes, r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -33,14 +36,36 @@ const (
 	// stageChunk is how much staging copies between checks of the run's
 	// context.
 	stageChunk = 1 << 20
-	// gcGrace spares a staged file this young from garbage collection: a
-	// run in flight may have staged it before its record names it.
-	gcGrace = 10 * time.Minute
+	// tmpGrace spares a staging copy under way (<store>/tmp/stage-*).
+	tmpGrace = 10 * time.Minute
+	// pendingDir holds one journal per run that staged
+	// (<store>/pending/<pid>-<n>): the paths it staged, one per line,
+	// which garbage collection spares while the process lives, until its
+	// record names them (Result.ReleaseStaged).
+	pendingDir = "pending"
+	// maxJournalBytes bounds a journal read back (MaxRunArtifacts paths
+	// of the store's ~100 bytes fit many times over).
+	maxJournalBytes = 1 << 20
 )
 
 // ErrStageBound is wrapped by a staging refused by a bound: the run's
-// (MaxRunArtifacts, MaxRunStageBytes) or the store's quota.
-var ErrStageBound = errors.New("staging bound")
+// (MaxRunArtifacts, MaxRunStageBytes) or the store's quota; ErrStoreQuota
+// by the quota's alone (the host's store is full, not the module at
+// fault: host.store_quota).
+var (
+	ErrStageBound = errors.New("staging bound")
+	ErrStoreQuota = errors.New("artifact store quota")
+)
+
+// quotaError is a staging the store's quota refuses.
+type quotaError struct{ msg string }
+
+func (e *quotaError) Error() string { return ErrStageBound.Error() + ": " + e.msg }
+
+func (e *quotaError) Is(target error) bool { return target == ErrStageBound || target == ErrStoreQuota }
+
+// freeSpaceHint says how to make room in the store.
+const freeSpaceHint = "free space with modbay history rm RUN (or D in the cockpit's history), which collects the artifacts no kept run names, or raise it in config.yaml (-1 for none)"
 
 // stageBudget is what one run may still stage, and the context that stops
 // its staging (the run's deadline, ctrl+c).
@@ -54,12 +79,106 @@ type stageBudget struct {
 	used, usedFiles int64
 	quotaBytes      int64
 	quotaFiles      int64
+	// journal names what the run staged, for garbage collection in
+	// another process (CollectStore); opened on the first artifact.
+	store   string
+	journal *os.File
 }
 
-// newStageBudget is a run's staging budget under ctx.
+// newStageBudget is a run's staging budget under ctx; close it when the
+// run returns.
 func (h *Host) newStageBudget(ctx context.Context) *stageBudget {
 	return &stageBudget{ctx: ctx, bytes: MaxRunStageBytes, files: MaxRunArtifacts,
-		quotaBytes: h.cfg.Artifacts.Bytes(), quotaFiles: h.cfg.Artifacts.Files()}
+		quotaBytes: h.cfg.Artifacts.Bytes(), quotaFiles: h.cfg.Artifacts.Files(), store: h.cfg.ArtifactsDir()}
+}
+
+// journalSeq tells apart the journals of one process.
+var journalSeq atomic.Int64
+
+// note writes staged, about to be renamed into the store, in the run's
+// journal, so garbage collection spares it until the run has returned
+// (and its record, made then, names it).
+func (b *stageBudget) note(staged string) error {
+	if b == nil {
+		return nil
+	}
+	if b.journal == nil {
+		dir := filepath.Join(b.store, pendingDir)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("%d-%d", os.Getpid(), journalSeq.Add(1))
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		b.journal = f
+	}
+	_, err := b.journal.WriteString(staged + "\n")
+	return err
+}
+
+// close closes the run's journal and names it in res, whose record
+// releases it (ReleaseStaged).
+func (b *stageBudget) close(res *Result) {
+	if b == nil || b.journal == nil {
+		return
+	}
+	b.journal.Close()
+	if res != nil {
+		res.stagedJournal = b.journal.Name()
+	} else {
+		os.Remove(b.journal.Name())
+	}
+	b.journal = nil
+}
+
+// ReleaseStaged removes the journal of what the run staged, once its
+// record names the files (the history's Finish): garbage collection no
+// longer spares them for the run's sake. A result no one records keeps
+// them spared while its process lives.
+func (r *Result) ReleaseStaged() {
+	if r != nil && r.stagedJournal != "" {
+		os.Remove(r.stagedJournal)
+		r.stagedJournal = ""
+	}
+}
+
+// pendingStaged are the paths the journals of live processes name; a
+// journal of a process gone is removed.
+func pendingStaged(store string) map[string]bool {
+	dir := filepath.Join(store, pendingDir)
+	entries, _ := os.ReadDir(dir)
+	out := map[string]bool{}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		pid, _, ok := strings.Cut(e.Name(), "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || !e.Type().IsRegular() {
+			continue
+		}
+		if !processAlive(n) {
+			os.Remove(p)
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, maxJournalBytes))
+		f.Close()
+		for line := range strings.Lines(string(b)) {
+			out[strings.TrimSuffix(line, "\n")] = true
+		}
+	}
+	return out
+}
+
+// processAlive says whether process pid exists (a reused pid keeps a
+// journal longer, never shorter).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // take reserves one artifact of size bytes, or says which bound refuses
@@ -78,13 +197,17 @@ func (b *stageBudget) take(store string, size int64) error {
 		b.used, b.usedFiles, _ = StoreUsage(store)
 		b.measured = true
 	}
+	if b.quotaBytes > 0 && size > b.quotaBytes {
+		return &quotaError{fmt.Sprintf("this artifact's %d bytes are more than the artifact store's whole quota artifacts.max_bytes (%d): raise it in config.yaml (-1 for none)",
+			size, b.quotaBytes)}
+	}
 	if b.quotaBytes > 0 && b.used+size > b.quotaBytes {
-		return fmt.Errorf("%w: the artifact store's quota artifacts.max_bytes (%d) would be passed: %d bytes staged + this artifact's %d = %d (prune the history to free space)",
-			ErrStageBound, b.quotaBytes, b.used, size, b.used+size)
+		return &quotaError{fmt.Sprintf("the artifact store's quota artifacts.max_bytes (%d) would be passed: %d bytes staged + this artifact's %d = %d (%s)",
+			b.quotaBytes, b.used, size, b.used+size, freeSpaceHint)}
 	}
 	if b.quotaFiles > 0 && b.usedFiles+1 > b.quotaFiles {
-		return fmt.Errorf("%w: the artifact store's quota artifacts.max_files (%d) would be passed: %d files staged + this one = %d (prune the history to free space)",
-			ErrStageBound, b.quotaFiles, b.usedFiles, b.usedFiles+1)
+		return &quotaError{fmt.Sprintf("the artifact store's quota artifacts.max_files (%d) would be passed: %d files staged + this one = %d (%s)",
+			b.quotaFiles, b.usedFiles, b.usedFiles+1, freeSpaceHint)}
 	}
 	b.files--
 	b.bytes -= size
@@ -193,12 +316,13 @@ type Collected struct {
 }
 
 // CollectStore removes from the artifact store at dir every staged file
-// that keep does not name (keep holds absolute staged paths) and that was
-// staged more than gcGrace before now, with its type records; stale
-// temporary files go too. It is the store's garbage collection: the
+// that keep does not name (keep holds absolute staged paths), that no
+// run not yet recorded names (its journal, in a process alive), with its
+// type records; temporary files older than tmpGrace go too. It is the store's garbage collection: the
 // history calls it with the paths its kept runs name.
 func CollectStore(dir string, keep map[string]bool, now time.Time) (Collected, error) {
 	var c Collected
+	pending := pendingStaged(dir)
 	root := filepath.Join(dir, "sha256")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -214,11 +338,11 @@ func CollectStore(dir string, keep map[string]bool, now time.Time) (Collected, e
 			return nil
 		}
 		name := d.Name()
-		if !stagedNameRe().MatchString(name) || keep[p] {
+		if !stagedNameRe().MatchString(name) || keep[p] || pending[p] {
 			return nil
 		}
 		fi, err := d.Info()
-		if err != nil || now.Sub(fi.ModTime()) < gcGrace {
+		if err != nil {
 			return nil
 		}
 		if os.Remove(p) == nil {
@@ -233,7 +357,7 @@ func CollectStore(dir string, keep map[string]bool, now time.Time) (Collected, e
 	})
 	tmps, _ := os.ReadDir(filepath.Join(dir, "tmp"))
 	for _, t := range tmps {
-		if fi, err := t.Info(); err == nil && strings.HasPrefix(t.Name(), "stage-") && now.Sub(fi.ModTime()) > gcGrace {
+		if fi, err := t.Info(); err == nil && strings.HasPrefix(t.Name(), "stage-") && now.Sub(fi.ModTime()) > tmpGrace {
 			os.Remove(filepath.Join(dir, "tmp", t.Name()))
 		}
 	}

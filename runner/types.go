@@ -335,6 +335,9 @@ type Result struct {
 	// (docs/protocol.md §4): withheld, nil in the envelope, each named
 	// with the mask shown in its place.
 	Masked []MaskedNumber
+	// stagedJournal is the run's staging journal (stageBudget.note), until
+	// ReleaseStaged.
+	stagedJournal string
 }
 
 // MaskedNumber is one number withheld for the secret it held.

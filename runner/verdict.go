@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"strconv"
+	"strings"
+
 	"modbay/internal/words"
 	"modbay/modproto"
 )
@@ -29,4 +32,55 @@ func (res *Result) Verdict() (string, modproto.ValidationErrors) {
 	}
 	n := len(res.Refused)
 	return words.Count(n, "artifact", "artifacts") + " refused (listed under Artifacts with " + words.Plural(n, "its reason", "their reasons") + ")", rest
+}
+
+// RefusedGroup is refused artifacts in a row that broke the same rule:
+// IDs in execution.artifacts order; Reason is the one reason when there
+// is one artifact, else the rule without the artifact's own name
+// (`artifact "a7": `), which the IDs give.
+type RefusedGroup struct {
+	IDs    []string
+	Reason string
+}
+
+// GroupRefused groups refused in a row by rule, so 500 artifacts past a
+// bound are one line, not 500.
+func GroupRefused(refused []RefusedArtifact) []RefusedGroup {
+	var out []RefusedGroup
+	last := ""
+	for _, f := range refused {
+		rule := withoutArtifactName(f.Reason)
+		if n := len(out); n > 0 && rule == last {
+			g := &out[n-1]
+			g.IDs, g.Reason = append(g.IDs, f.ID), rule
+			continue
+		}
+		out, last = append(out, RefusedGroup{IDs: []string{f.ID}, Reason: f.Reason}), rule
+	}
+	return out
+}
+
+// withoutArtifactName is reason less its leading `artifact "<id>": `.
+func withoutArtifactName(reason string) string {
+	const head = "artifact "
+	if !strings.HasPrefix(reason, head) {
+		return reason
+	}
+	q, err := strconv.QuotedPrefix(reason[len(head):])
+	if err != nil {
+		return reason
+	}
+	if rest, ok := strings.CutPrefix(reason[len(head)+len(q):], ": "); ok {
+		return rest
+	}
+	return reason
+}
+
+// Names is the group's IDs as a list reads them: `"a1"`, or
+// `"a1" … "a500" (500 artifacts)`; quote quotes one ID.
+func (g RefusedGroup) Names(quote func(string) string) string {
+	if len(g.IDs) == 1 {
+		return quote(g.IDs[0])
+	}
+	return quote(g.IDs[0]) + " … " + quote(g.IDs[len(g.IDs)-1]) + " (" + words.Count(len(g.IDs), "artifact", "artifacts") + ")"
 }

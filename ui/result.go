@@ -497,6 +497,12 @@ func (r *resultView) content() string {
 			head = fmt.Sprintf("Artifacts (%d verified, %d refused)", len(res.Artifacts), len(res.Refused))
 		}
 		b.heading(head)
+		// The refusals first, beside the verdict that counts them; a rule
+		// that refused many in a row is one entry (runner.GroupRefused).
+		for _, g := range runner.GroupRefused(res.Refused) {
+			b.line(st.Cursor(false) + g.Names(render.SanitizeLine))
+			b.wrapped(st.Warning, "    ✗ refused: "+render.SanitizeLine(g.Reason))
+		}
 		for i, a := range res.Artifacts {
 			r.artLines = append(r.artLines, len(b.lines))
 			sel := i == r.selected
@@ -527,10 +533,6 @@ func (r *resultView) content() string {
 					b.wrapped(st.Warning, "    "+render.SanitizeLine(r.linkNote))
 				}
 			}
-		}
-		for _, f := range res.Refused {
-			b.line(st.Cursor(false) + render.SanitizeLine(f.ID))
-			b.wrapped(st.Warning, "    ✗ refused: "+render.SanitizeLine(f.Reason))
 		}
 		if env != nil && res.Host != nil && len(res.Refused) == 0 && len(env.Execution.Artifacts) > len(res.Artifacts) {
 			n := len(env.Execution.Artifacts) - len(res.Artifacts)
