@@ -255,9 +255,10 @@ func TestSecretEveryEnvelopeStringMasked(t *testing.T) {
 }
 
 // TestSecretAtStderrCutDropped: a secret that starts a few bytes before
-// the host's stderr cut leaves no part of it in what invoke prints (the
-// kept stderr, the raw exchange) or the history: the cut drops the end
-// that begins a secret.
+// the host's stderr cut (between its head and tail), or ends a few bytes
+// after it, leaves no part of it in what invoke prints (the kept stderr,
+// the raw exchange) or the history: the cut drops the end that begins a
+// secret and the start that ends one.
 func TestSecretAtStderrCutDropped(t *testing.T) {
 	exe := secretsModule(t)
 	home := t.TempDir()
@@ -273,17 +274,18 @@ func TestSecretAtStderrCutDropped(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("invoke --json: %v", err)
 	}
-	if !res.Truncated || !strings.HasSuffix(res.Stderr, "ppp") {
-		t.Fatalf("stderr cut %v, ends %q", res.Truncated, res.Stderr[max(0, len(res.Stderr)-20):])
+	head, tail, cut := strings.Cut(res.Stderr, "…[modbay: ")
+	if !res.Truncated || !cut || !strings.HasSuffix(head, "ppp") || !strings.HasSuffix(tail, "sss\n") {
+		t.Fatalf("stderr cut %v: head ends %q, tail %.60q", res.Truncated, head[max(0, len(head)-20):], tail)
 	}
-	part := leakSecret[:6]
-	if strings.Contains(out+errb, "p"+part) {
-		t.Errorf("invoke shows the secret's start %q at the cut", part)
+	part, end := leakSecret[:6], leakSecret[len(leakSecret)-6:]
+	if seen := res.Stderr + out + errb; strings.Contains(seen, "p"+part) || strings.Contains(seen, end+"sss") || strings.Contains(seen, "e-4242") {
+		t.Errorf("invoke shows the secret's start %q or end %q at the cut", part, end)
 	}
 	runs, _ := filepath.Glob(filepath.Join(home, "history", "runs", "*"))
 	for _, r := range runs {
-		if b, _ := os.ReadFile(r); strings.Contains(string(b), "p"+part) {
-			t.Errorf("%s keeps the secret's start %q", r, part)
+		if b, _ := os.ReadFile(r); strings.Contains(string(b), "p"+part) || strings.Contains(string(b), end+"sss") {
+			t.Errorf("%s keeps the secret's start %q or end %q", r, part, end)
 		}
 	}
 }

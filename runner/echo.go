@@ -123,9 +123,10 @@ func maskingOptions(opts RunOptions, echoes []schema.Echo) (_ RunOptions, done f
 	}
 	if next := opts.Record; next != nil {
 		opts.Record = func(f Frame) {
-			f.Data = maskBytes(f.Data, echoes)
-			if f.Kind == FrameStderr && len(f.Data) >= StderrCap {
-				f.Data = cutEcho(f.Data, echoes) // kept up to the cap: maybe cut
+			if f.Kind == FrameStderr && bytes.Contains(f.Data, []byte(StderrDropMark)) {
+				f.Data = []byte(schema.MaskCutEchoes(string(f.Data), echoes)) // cut between head and tail
+			} else {
+				f.Data = maskBytes(f.Data, echoes)
 			}
 			next(f)
 		}
@@ -157,9 +158,10 @@ func maskResult(res *Result, echoes []schema.Echo) {
 	if len(res.Beside) > 0 {
 		res.Beside, _ = schema.MaskEchoesJSON(res.Beside, echoes)
 	}
-	res.Stderr = maskString(res.Stderr, echoes)
 	if res.StderrTruncated {
-		res.Stderr = string(cutEcho([]byte(res.Stderr), echoes))
+		res.Stderr = schema.MaskCutEchoes(res.Stderr, echoes) // cut between head and tail (StderrDropMark)
+	} else {
+		res.Stderr = maskString(res.Stderr, echoes)
 	}
 	// The host's own text quotes the module's bytes cut short: the part
 	// of a secret a cut leaves goes too (schema.MaskCutEchoes).

@@ -181,8 +181,8 @@ func TestMaskResultEveryEnvelopeString(t *testing.T) {
 // TestMaskingOptionsJoinSplitStderr: a secret split across stderr
 // chunks reaches the caller masked, the chunks joined as written; the
 // end held back is sent when the run ends, or dropped when the stderr
-// was cut there; a stderr frame kept up to the cap loses the start of a
-// secret at its end.
+// was cut there; a stderr frame cut between its head and tail loses the
+// start of a secret before the cut and the end of one after it.
 func TestMaskingOptionsJoinSplitStderr(t *testing.T) {
 	const k = "KKKKsecK"
 	echoes := []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: k}}
@@ -201,9 +201,10 @@ func TestMaskingOptionsJoinSplitStderr(t *testing.T) {
 		if got.String() != want {
 			t.Errorf("cut %v: stderr seen\n%q, want\n%q", cut, got.String(), want)
 		}
-		opts.Record(Frame{Kind: FrameStderr, Data: []byte(strings.Repeat("p", StderrCap-5) + k[:5])})
-		if d := frames[0].Data; len(d) != StderrCap-5 {
-			t.Errorf("the frame kept at the cap ends %q", d[len(d)-10:])
+		mark := StderrDropMark + "99 bytes of stderr not kept]…"
+		opts.Record(Frame{Kind: FrameStderr, Data: []byte("head " + k[:5] + mark + k[3:] + " tail")})
+		if d := string(frames[0].Data); d != "head "+mark+" tail" {
+			t.Errorf("the frame cut between head and tail is %q", d)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -254,13 +256,16 @@ func TestRunStderrCappedAndStreamed(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("%+v", res.Host)
 	}
-	if len(res.Stderr) != StderrCap || !res.StderrTruncated {
-		t.Errorf("stderr kept %d bytes, truncated=%v", len(res.Stderr), res.StderrTruncated)
+	// The head and the tail, the drop counted between them.
+	head, tail, ok := strings.Cut(res.Stderr, StderrDropMark)
+	if !ok || len(head) != StderrHead || len(tail) > StderrCap-StderrHead+64 || !res.StderrTruncated ||
+		!regexp.MustCompile(`^\d+ bytes of stderr not kept\]…`).MatchString(tail) {
+		t.Errorf("stderr kept %d bytes (head %d), truncated=%v: …%.80q", len(res.Stderr), len(head), res.StderrTruncated, tail)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if streamed != StderrCap {
-		t.Errorf("streamed %d bytes of stderr, want %d", streamed, StderrCap)
+	if streamed != StderrHead {
+		t.Errorf("streamed %d bytes of stderr, want %d", streamed, StderrHead)
 	}
 }
 
@@ -463,5 +468,33 @@ func TestRealFixtureUndeclaredArtifactKind(t *testing.T) {
 		if !strings.Contains(v.Detail, `"output"`) {
 			t.Errorf("violation does not name kind output: %v", v)
 		}
+	}
+}
+
+// TestStderrKeepsHeadAndTail: past StderrCap stderr keeps its first
+// StderrHead bytes and its end from a line's start, the bytes between
+// counted; under the cap it is kept whole, whatever the writes' sizes.
+func TestStderrKeepsHeadAndTail(t *testing.T) {
+	var w stderrWriter
+	line := strings.Repeat("x", 99) + "\n"
+	for range 5000 { // 500 KB in lines
+		w.Write([]byte(line))
+	}
+	w.Write([]byte("Traceback: the end\n"))
+	got, cut := w.result()
+	head, tail, ok := strings.Cut(got, StderrDropMark)
+	if !cut || !ok || head != strings.Repeat(line, StderrHead/100)+line[:StderrHead%100] || !strings.HasSuffix(tail, line+"Traceback: the end\n") {
+		t.Fatalf("kept %d bytes, cut %v: head %d bytes, tail …%q", len(got), cut, len(head), tail[max(0, len(tail)-40):])
+	}
+	n := 0
+	fmt.Sscanf(tail, "%d", &n)
+	if kept := len(head) + len(tail) - len(fmt.Sprintf("%d bytes of stderr not kept]…", n)); kept+n != 5000*100+19 {
+		t.Errorf("kept %d + dropped %d != written %d", kept, n, 5000*100+19)
+	}
+	var small stderrWriter
+	small.Write([]byte(strings.Repeat("a", StderrHead-1)))
+	small.Write([]byte(strings.Repeat("b", 1000)))
+	if got, cut := small.result(); cut || got != strings.Repeat("a", StderrHead-1)+strings.Repeat("b", 1000) {
+		t.Errorf("under the cap: %d bytes, cut %v", len(got), cut)
 	}
 }

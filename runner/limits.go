@@ -19,9 +19,12 @@ const (
 	DescribeMaxOutputBytes = 4 << 20
 
 	// StderrCap is how much of a run's stderr is kept, in bytes
-	// (docs/protocol.md §3). The rest is read and discarded so the module
-	// never blocks on a full pipe.
-	StderrCap = 64 << 10
+	// (docs/protocol.md §3): its first StderrHead bytes (streamed live)
+	// and its last StderrCap-StderrHead, where a traceback is. What lies
+	// between is read and discarded, so the module never blocks on a full
+	// pipe, and counted in a mark (StderrDropMark).
+	StderrCap  = 64 << 10
+	StderrHead = 48 << 10
 
 	// KillGrace is how long the process tree gets between SIGTERM and
 	// SIGKILL (docs/protocol.md §3): long enough to flush a file, short enough that a hung module does not

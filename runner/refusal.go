@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -41,12 +42,18 @@ var absPathRE = regexp.MustCompile(`(?:^|[\s'"(:=\[])(/[^\s'"):,\]]+)`)
 //     (…)"; an existing executable file so named was likely a program the
 //     module does not declare in permissions.subprocess;
 //   - a line that says a program was not found ("command not found",
-//     "executable file not found"): a missing binary.
+//     "executable file not found"): a missing binary;
+//   - a line that says EFBIG ("File too large"): the bound on one file's
+//     size, limits.file_size_mb (limits's FileSize).
 //
 // It is an inference from the module's own words (Landlock's audit records
 // need audit netlink, often absent), said as "likely"; "" when nothing
 // fits. Paths are module text: sanitize to show.
-func LikelyCause(roots map[string]modproto.Root, stderr, message string) string {
+func LikelyCause(roots map[string]modproto.Root, stderr, message string, limits contain.Limits) string {
+	fileSizeLimit := "none set"
+	if limits.FileSize > 0 {
+		fileSizeLimit = fmt.Sprintf("%d MiB", limits.FileSize>>20)
+	}
 	var rw, rwNames []string
 	for _, name := range slices.Sorted(maps.Keys(roots)) {
 		if r := roots[name]; r.Mode == modproto.RootReadWrite {
@@ -60,8 +67,10 @@ func LikelyCause(roots map[string]modproto.Root, stderr, message string) string 
 	}
 	var outside, programs []string
 	missing := ""
+	tooLarge := false
 	for _, line := range strings.Split(text, "\n") {
 		low := strings.ToLower(line)
+		tooLarge = tooLarge || slices.ContainsFunc(fileTooLargeWords, func(w string) bool { return strings.Contains(low, w) })
 		if missing == "" && slices.ContainsFunc(missingWords, func(w string) bool { return strings.Contains(low, w) }) {
 			missing = strings.TrimSpace(line)
 		}
@@ -98,9 +107,16 @@ func LikelyCause(roots map[string]modproto.Root, stderr, message string) string 
 			missing = string(r[:noiseQuoteRunes*2]) + "…"
 		}
 		return fmt.Sprintf("likely a missing program (%q): declare it under requirements with kind \"binary\" (docs/protocol.md §4)", missing)
+	case tooLarge:
+		// A program that ignores SIGXFSZ (Python does) gets EFBIG and
+		// fails on its own: the bound is the host's.
+		return "likely the host's bound on one file's size, limits.file_size_mb (" + fileSizeLimit + "): a write past it fails with EFBIG; raise it in config.yaml (docs/containment.md \"Writes\")"
 	}
 	return ""
 }
+
+// fileTooLargeWords say EFBIG in the words programs print it.
+var fileTooLargeWords = []string{"file too large", "efbig"}
 
 // refusedIn is the absolute paths (cleaned, never "/") that line names
 // when it says a refusal (refusalWords), none otherwise.

@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
 // TestLikelyCause: a refused write outside the rw roots, a refused start
-// of an undeclared program and a missing program are named; a refused
+// of an undeclared program, a missing program and a write past the
+// file size bound are named; a refused
 // path beneath a rw root, or an error that names no refusal, is not.
 func TestLikelyCause(t *testing.T) {
 	t.Parallel()
@@ -27,9 +29,10 @@ func TestLikelyCause(t *testing.T) {
 		{"missing", "sh: 1: ffmpeg: not found", "", `likely a missing program ("sh: 1: ffmpeg: not found")`},
 		{"beneath a root", "open /w/sub/x: permission denied", "", ""},
 		{"no refusal", "ValueError: /etc/x is odd", "", ""},
+		{"file too large", "OSError: [Errno 27] File too large\n", "", "likely the host's bound on one file's size, limits.file_size_mb (1024 MiB)"},
 	}
 	for _, c := range cases {
-		got := LikelyCause(roots, c.stderr, c.message)
+		got := LikelyCause(roots, c.stderr, c.message, contain.DefaultLimits)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"modbay/contain"
 	"modbay/modproto"
 )
 
@@ -71,7 +72,11 @@ func (h *Host) runEchoing(ctx context.Context, p *Plan, opts RunOptions) (*Resul
 		}
 	}
 	if !res.OK() {
-		res.LikelyCause = LikelyCause(p.Request.Roots, res.Stderr, failureText(res))
+		limits := contain.DefaultLimits
+		if h.cfg != nil {
+			limits = ContainLimits(h.cfg.Limits)
+		}
+		res.LikelyCause = LikelyCause(p.Request.Roots, res.Stderr, failureText(res), limits)
 	}
 	return res, nil
 }

@@ -324,25 +324,41 @@ func (w *capWriter) result() ([]byte, bool) {
 	return w.buf, w.over
 }
 
-// stderrWriter keeps stderr up to StderrCap and streams each kept chunk to
-// onChunk; the rest is discarded and marks it truncated.
+// stderrWriter keeps a run's stderr: its first StderrHead bytes, streamed
+// chunk by chunk to onChunk, and its last StderrCap-StderrHead (where a
+// traceback is); what lies between is discarded, counted, and marks it
+// truncated.
 type stderrWriter struct {
 	mu        sync.Mutex
-	buf       bytes.Buffer
+	buf       bytes.Buffer // the head
+	tail      []byte       // the last bytes after the head, at most stderrTailKept
+	dropped   int64        // bytes between head and tail not kept
 	truncated bool
 	onChunk   func([]byte)
 }
 
+// stderrTailKept is how much of stderr's end is kept past its head.
+const stderrTailKept = StderrCap - StderrHead
+
 func (w *stderrWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	keep := min(len(p), StderrCap-w.buf.Len())
+	keep := min(len(p), StderrHead-w.buf.Len())
 	var chunk []byte
 	if keep > 0 {
 		w.buf.Write(p[:keep])
 		chunk = bytes.Clone(p[:keep])
 	}
-	if keep < len(p) {
-		w.truncated = true
+	if rest := p[keep:]; len(rest) > 0 {
+		if len(rest) >= stderrTailKept {
+			w.dropped += int64(len(w.tail) + len(rest) - stderrTailKept)
+			w.tail = append(w.tail[:0], rest[len(rest)-stderrTailKept:]...)
+		} else {
+			if over := len(w.tail) + len(rest) - stderrTailKept; over > 0 {
+				w.dropped += int64(over)
+				w.tail = append(w.tail[:0], w.tail[over:]...)
+			}
+			w.tail = append(w.tail, rest...)
+		}
 	}
 	w.mu.Unlock()
 	if chunk != nil && w.onChunk != nil {
@@ -351,8 +367,23 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// StderrDropMark begins the host's mark between a kept stderr's head and
+// tail: "…[modbay: 12345 bytes of stderr not kept]…". Its "…" touch the
+// cut on both sides, so masking drops what a cut leaves of a secret
+// (schema.MaskCutEchoes).
+const StderrDropMark = "…[modbay: "
+
 func (w *stderrWriter) result() (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.buf.String(), w.truncated
+	if w.dropped == 0 {
+		return w.buf.String() + string(w.tail), false
+	}
+	tail := w.tail
+	// The tail starts at a line when one begins near its start.
+	if i := bytes.IndexByte(tail[:min(len(tail), 4<<10)], '\n'); i >= 0 {
+		w.dropped += int64(i + 1)
+		tail = tail[i+1:]
+	}
+	return fmt.Sprintf("%s%s%d bytes of stderr not kept]…%s", w.buf.Bytes(), StderrDropMark, w.dropped, tail), true
 }

@@ -56,3 +56,17 @@ func TestMessagesInPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// TestLongPatternQuotedCut: a finding quotes a long pattern cut, saying
+// how long it is; no finding's words pass maxFindingRunes by much.
+func TestLongPatternQuotedCut(t *testing.T) {
+	pat := "^[" + strings.Repeat("ab", 100000) + "]$" // one class: a short program
+	sch, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"p": map[string]any{"type": "string", "pattern": pat}}})
+	v, err := ValidateInput(sch, json.RawMessage(`{"p":"c"}`))
+	if err != nil || len(v) != 1 {
+		t.Fatalf("ValidateInput = %v, %v", v, err)
+	}
+	if d := v[0].Detail; len(d) > 300 || !strings.Contains(d, "… (200004 characters in all)") {
+		t.Errorf("the finding is %d bytes: %.300s", len(d), d)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"modbay/internal/words"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -17,6 +18,25 @@ import (
 // property 'x'" keeps the validator's words (the form reads the names out
 // of it). Kinds not listed keep the validator's English.
 func kindWords(k jsonschema.ErrorKind) string {
+	return cutFinding(findingWords(k), maxFindingRunes)
+}
+
+// maxFindingRunes bounds one finding's words, and maxPatternQuoted the
+// pattern a finding quotes (a schema's pattern may be 200 KB).
+const (
+	maxFindingRunes  = 500
+	maxPatternQuoted = 120
+)
+
+// cutFinding is s cut to n runes, marked with how long it was.
+func cutFinding(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + fmt.Sprintf("… (%d characters in all)", utf8.RuneCountInString(s))
+}
+
+func findingWords(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Format:
 		if w, ok := formatWords(k.Err); ok {
@@ -36,7 +56,7 @@ func kindWords(k jsonschema.ErrorKind) string {
 	case *kind.MinProperties:
 		return fmt.Sprintf("at least %s (%d given)", words.Count(k.Want, "entry", "entries"), k.Got)
 	case *kind.Pattern:
-		return "must match the pattern " + k.Want
+		return "must match the pattern " + cutFinding(k.Want, maxPatternQuoted)
 	case *kind.Minimum:
 		return "must be at least " + ratText(k.Want) + " (" + ratText(k.Got) + " given)"
 	case *kind.Maximum:

@@ -61,10 +61,13 @@ func main() {
 		}
 		reply(req.RequestID, true, map[string]any{"echo": "key=" + key}, []string{"used " + key}, arts, nil)
 	case "s.cut":
-		// The host keeps 64 KiB of stderr: the key starts 6 bytes before
-		// the cut (after the debug line above).
-		pad := 64<<10 - len("debug: key "+key+"\n") - 6
-		os.Stderr.WriteString(strings.Repeat("p", pad) + key + "\n")
+		// The host keeps stderr's first 48 KiB and last 16 KiB: the key
+		// starts 6 bytes before the head's end (after the debug line
+		// above), and again 6 bytes before the tail's start (the tail's
+		// first line ending past the 4 KiB searched for one).
+		pad := 48<<10 - len("debug: key "+key+"\n") - 6
+		os.Stderr.WriteString(strings.Repeat("p", pad) + key + strings.Repeat("q", 30<<10) + "\n")
+		os.Stderr.WriteString("rrrr" + key + strings.Repeat("s", 16<<10+10-5-len(key)) + "\n")
 		reply(req.RequestID, true, map[string]any{}, nil, nil, nil)
 	case "s.fail":
 		reply(req.RequestID, false, nil, []string{"w " + key}, nil, map[string]any{"code": "c_" + key, "message": "echo " + key,
