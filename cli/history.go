@@ -192,6 +192,7 @@ type historyOut struct {
 	Capability string   `json:"capability"`
 	Status     string   `json:"status"`
 	Code       string   `json:"code,omitempty"`
+	Kind       string   `json:"kind,omitempty"` // Code's failure kind (docs/protocol.md §15)
 	Source     string   `json:"source,omitempty"`
 	Started    string   `json:"started"`
 	DurationMS int64    `json:"duration_ms"`
@@ -201,10 +202,18 @@ type historyOut struct {
 	JobPercent *float64 `json:"job_percent,omitempty"`
 }
 
+// kindOf is code's failure kind, "" for no code.
+func kindOf(code string) string {
+	if code == "" {
+		return ""
+	}
+	return string(modproto.KindOf(code))
+}
+
 // summaryOut is run x as history --json and jobs list --json print it.
 func summaryOut(x history.Summary) historyOut {
 	return historyOut{RunID: x.RunID, Module: x.Module, Capability: x.Capability, Status: string(x.Status),
-		Code: x.Code, Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), DurationMS: x.DurationMS,
+		Code: x.Code, Kind: kindOf(x.Code), Source: x.Source, Started: x.Started.UTC().Format(time.RFC3339), DurationMS: x.DurationMS,
 		Pinned: x.Pinned, JobID: x.JobID, JobState: x.JobState, JobPercent: x.JobPercent}
 }
 

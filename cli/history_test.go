@@ -302,3 +302,23 @@ func TestQuotaRefusalThenRmFrees(t *testing.T) {
 		t.Fatalf("after rm: exit %d\n%s", code, out)
 	}
 }
+
+// TestFailureKindPrinted: a failed run's failure kind (docs/protocol.md
+// §15) stands beside its code in invoke --json, history --json and the
+// record.
+func TestFailureKindPrinted(t *testing.T) {
+	home := demo(t)
+	code, out, _ := run(t, "--home", home, "invoke", "notes", "notes.report", "--json", "--input", `{"pattern":"/etc/*"}`)
+	var res struct{ Code, Kind string }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code == ExitOK || res.Code == "" || res.Kind != string(modproto.KindOf(res.Code)) {
+		t.Fatalf("invoke --json: exit %d, code %q kind %q (%v)\n%s", code, res.Code, res.Kind, err, out)
+	}
+	runs := historyOf(t, home)
+	if len(runs) != 1 || runs[0].Kind != res.Kind {
+		t.Errorf("history --json: %+v, want kind %q", runs, res.Kind)
+	}
+	_, out, _ = run(t, "--home", home, "history", "show", runs[0].RunID, "--json")
+	if !strings.Contains(out, `"kind": "`+res.Kind+`"`) {
+		t.Errorf("the record has no kind:\n%.600s", out)
+	}
+}

@@ -714,7 +714,9 @@ type resultOut struct {
 	Capability     string             `json:"capability"`
 	OK             bool               `json:"ok"`
 	Code           string             `json:"code,omitempty"`
-	Host           *hostOut           `json:"host_error,omitempty"`
+	// Kind is Code's failure kind (docs/protocol.md §15), "" on success.
+	Kind string   `json:"kind,omitempty"`
+	Host *hostOut `json:"host_error,omitempty"`
 	Envelope       *modproto.Envelope `json:"envelope,omitempty"`
 	EffectWarnings []violation        `json:"effect_warnings"`
 	Artifacts      []artifactOut      `json:"artifacts"`
@@ -819,6 +821,9 @@ func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
 		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause, Masked: r.Masked}
+	if o.Code != "" {
+		o.Kind = string(modproto.KindOf(o.Code))
+	}
 	if recorded(r.Enforcement) {
 		e := enforcementJSON(r.Enforcement)
 		o.Enforcement = &e

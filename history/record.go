@@ -105,8 +105,9 @@ type Record struct {
 	RerunOf string `json:"rerun_of,omitempty"`
 	Status  Status `json:"status"`
 	// Code is the outcome code: the host's or the module's error code, ""
-	// on success.
+	// on success; Kind its failure kind (docs/protocol.md §15).
 	Code   string `json:"code,omitempty"`
+	Kind   string `json:"kind,omitempty"`
 	Pinned bool   `json:"pinned,omitempty"`
 	// Started and Finished bound the run (Finished zero while running);
 	// DurationMS is their difference in milliseconds.

@@ -322,7 +322,10 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 		rec.Started = res.Started
 	}
 	rec.DurationMS = rec.Finished.Sub(rec.Started).Milliseconds()
-	rec.Code = res.Code()
+	rec.Code, rec.Kind = res.Code(), ""
+	if rec.Code != "" {
+		rec.Kind = string(modproto.KindOf(rec.Code))
+	}
 	rec.ExitCode = res.ExitCode
 	if res.Envelope != nil {
 		if b, err := modproto.EncodeJSON(res.Envelope); err == nil {
