@@ -709,14 +709,14 @@ func shownCost(r *runner.Result, pointer string, v *float64) string {
 
 // resultOut is the --json shape of an invoke outcome.
 type resultOut struct {
-	RequestID      string             `json:"request_id"`
-	Module         string             `json:"module"`
-	Capability     string             `json:"capability"`
-	OK             bool               `json:"ok"`
-	Code           string             `json:"code,omitempty"`
+	RequestID  string `json:"request_id"`
+	Module     string `json:"module"`
+	Capability string `json:"capability"`
+	OK         bool   `json:"ok"`
+	Code       string `json:"code,omitempty"`
 	// Kind is Code's failure kind (docs/protocol.md §15), "" on success.
-	Kind string   `json:"kind,omitempty"`
-	Host *hostOut `json:"host_error,omitempty"`
+	Kind           string             `json:"kind,omitempty"`
+	Host           *hostOut           `json:"host_error,omitempty"`
 	Envelope       *modproto.Envelope `json:"envelope,omitempty"`
 	EffectWarnings []violation        `json:"effect_warnings"`
 	Artifacts      []artifactOut      `json:"artifacts"`
