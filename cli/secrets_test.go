@@ -464,3 +464,16 @@ func TestSecretGoQuotedInVerdictMasked(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMaskedSecretRefused: a copied line whose secret field holds the
+// mask modbay wrote in its place is refused (exit 5, naming the field),
+// not sent to the module as the secret.
+func TestMaskedSecretRefused(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.every",
+		"--input", `{"api_key":"••••••","q":"hi"}`)
+	if code != ExitInputInvalid || !strings.Contains(out+errb, "/api_key") || !strings.Contains(out+errb, "holds the mask") {
+		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
+	}
+}

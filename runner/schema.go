@@ -25,6 +25,14 @@ func validateRequest(ctx context.Context, c *modproto.Capability, raw, input jso
 	if err != nil {
 		return err
 	}
+	// A secret field that holds the mask (a line copied from modbay,
+	// whose secrets it masked) would send the mask as the secret.
+	for _, e := range schema.Echoes(sch, input) {
+		if e.Value == schema.Mask {
+			v = append(v, modproto.ValidationError{Path: e.Pointer, Detail: "holds the mask " + schema.Mask + ", not a value: modbay leaves secret values (" + e.Why +
+				") out of the lines and records it writes; give the real value"})
+		}
+	}
 	if len(v) > 0 {
 		return &InputError{Schema: c.RequestSchema, Violations: v}
 	}

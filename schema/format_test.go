@@ -66,7 +66,7 @@ func TestLongPatternQuotedCut(t *testing.T) {
 	if err != nil || len(v) != 1 {
 		t.Fatalf("ValidateInput = %v, %v", v, err)
 	}
-	if d := v[0].Detail; len(d) > 300 || !strings.Contains(d, "… (200004 characters in all)") {
+	if d := v[0].Detail; len(d) > 400 || !strings.Contains(d, "… (200004 characters in all)") {
 		t.Errorf("the finding is %d bytes: %.300s", len(d), d)
 	}
 }

@@ -24,8 +24,8 @@ func kindWords(k jsonschema.ErrorKind) string {
 // maxFindingRunes bounds one finding's words, and maxPatternQuoted the
 // pattern a finding quotes (a schema's pattern may be 200 KB).
 const (
-	maxFindingRunes  = 500
-	maxPatternQuoted = 120
+	maxFindingRunes  = 600
+	maxPatternQuoted = 300
 )
 
 // cutFinding is s cut to n runes, marked with how long it was.
