@@ -173,7 +173,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 	case r.writeBound != nil:
 		return fail(modproto.CodeHostWriteBound, r.writeBound.Error())
 	case r.overflow:
-		return fail(modproto.CodeHostOutputTooLarge, fmt.Sprintf("stdout exceeded max_output_bytes (%d); the process tree was killed", req.MaxOutputBytes))
+		return fail(modproto.CodeHostOutputTooLarge, fmt.Sprintf("stdout exceeded max_output_bytes (%d; set with max_output_bytes in config.yaml; large results belong in artifacts, docs/protocol.md §3); the process tree was killed", req.MaxOutputBytes))
 	case r.timedOut:
 		return fail(modproto.CodeHostTimeout, fmt.Sprintf("no answer within deadline_ms (%d); the process tree was killed", req.DeadlineMS))
 	case r.cancelled:

@@ -427,7 +427,7 @@ func (r *resultView) content() string {
 	if r.plan != nil && r.plan.Unchecked {
 		// The person chose "send anyway": the input did not fit the
 		// request schema, and a repeat of it through invoke is refused.
-		meta = append(meta, st.Warning.Render("sent anyway, not checked against its schema"))
+		meta = append(meta, st.Warning.Render("sent anyway, with the problems the form found (not checked when sent)"))
 	}
 	// The status badge leads; the rest wraps under it rather than being
 	// cut (the cost is a verdict too).
