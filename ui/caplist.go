@@ -262,7 +262,13 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, sum
 	}
 	b.inputLines(sum)
 	b.line("")
-	b.line(st.Muted.Render("enter opens the form"))
+	switch m.Status {
+	case runner.StatusDisabled, runner.StatusBroken:
+		// The form can be read and filled, never sent.
+		b.line(st.Muted.Render(fmt.Sprintf("enter opens the form to read; it cannot be sent while the module is %s", m.Status)))
+	default:
+		b.line(st.Muted.Render("enter opens the form"))
+	}
 	return b.String()
 }
 
