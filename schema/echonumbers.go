@@ -137,7 +137,7 @@ func NumberEcho(f float64, echoes []Echo) (Echo, bool) {
 
 // maskNumbers replaces every number written in b (a word of the JSON
 // number grammar: -?digits[.digits][(e|E)[+|-]digits], no letter, digit,
-// '.' or '_' either side) equal in value to a numeric echo with its
+// '.' or '_' either side, but a '.' that ends a sentence after it) equal in value to a numeric echo with its
 // Label: what the plain search cannot find (4.8213e4 for "48213"). n is
 // how many. Linear in len(b); b is returned unchanged when none matched.
 func maskNumbers(b []byte, m *numberEchoes) ([]byte, int) {
@@ -160,7 +160,7 @@ func maskNumbers(b []byte, m *numberEchoes) ([]byte, int) {
 			continue
 		}
 		j := numberEnd(b, i)
-		if j < len(b) && wordByte(b[j]) {
+		if j < len(b) && wordByte(b[j]) && !(b[j] == '.' && (j+1 == len(b) || b[j+1] < '0' || b[j+1] > '9')) {
 			for i = j; i < len(b) && wordByte(b[i]); i++ { // inside a word: skip it
 			}
 			continue

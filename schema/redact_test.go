@@ -299,6 +299,7 @@ func TestMaskEchoesNumbersInText(t *testing.T) {
 		"total 4.8213E+04\n":                  "total " + label + "\n",
 		`{"ok":true,"result":{"n":4.8213e4}}`: `{"ok":true,"result":{"n":` + label + `}}`,
 		"-482.13e2 and 4.8213e+4":             label + " and " + label,
+		"it was 4.8213e4. Then 482.13e2.":     "it was " + label + ". Then " + label + ".",
 		"v4.8213e4 x4.8213e4y 4.8213e4.1":     "v4.8213e4 x4.8213e4y 4.8213e4.1",
 		"0 and 0.0 stay":                      "0 and 0.0 stay",
 		"48213":                               label,
