@@ -76,7 +76,7 @@ func (l *linter) forbiddenRequired(n *schema.Node) {
 	}
 	check := func(req []string, at, when string) {
 		for _, name := range req {
-			if property(n, name) == nil {
+			if property(l.props, n, name) == nil {
 				l.add(at, RuleRequired, Error, fmt.Sprintf("requires %q %s, which additionalProperties: false forbids: no such input can be valid", name, when))
 			}
 		}
@@ -161,6 +161,7 @@ func refTargets(doc *schema.Doc, sites *[]*schema.Node) []*schema.Node {
 // the least solution, true the greatest. Past schema.MaxSolveVisits it
 // stops, every target satisfiable, and reports false.
 func solveRefs(doc *schema.Doc, targets []*schema.Node, start bool) (map[*schema.Node]bool, bool) {
+	ix := propIndex{}
 	val := make(map[*schema.Node]bool, len(targets))
 	for _, t := range targets {
 		val[t] = start
@@ -169,7 +170,7 @@ func solveRefs(doc *schema.Doc, targets []*schema.Node, start bool) (map[*schema
 	for range len(targets) + 1 {
 		changed := false
 		for _, t := range targets {
-			if v := satisfiable(doc, t, val, &visits); v != val[t] {
+			if v := satisfiable(doc, ix, t, val, &visits); v != val[t] {
 				val[t], changed = v, true
 			}
 		}
@@ -192,7 +193,7 @@ func solveRefs(doc *schema.Doc, targets []*schema.Node, start bool) (map[*schema
 // approximation that errs towards "satisfiable": only false schemas,
 // required properties, allOf, anyOf/oneOf and non-empty arrays are
 // followed.
-func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, visits *int) bool {
+func satisfiable(doc *schema.Doc, ix propIndex, n *schema.Node, val map[*schema.Node]bool, visits *int) bool {
 	*visits++
 	if n == nil || *visits > schema.MaxSolveVisits {
 		return true
@@ -206,7 +207,7 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, vis
 		}
 	}
 	for _, s := range n.AllOf {
-		if !satisfiable(doc, s, val, visits) {
+		if !satisfiable(doc, ix, s, val, visits) {
 			return false
 		}
 	}
@@ -216,7 +217,7 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, vis
 		}
 		ok := false
 		for _, s := range list {
-			if satisfiable(doc, s, val, visits) {
+			if satisfiable(doc, ix, s, val, visits) {
 				ok = true
 				break
 			}
@@ -226,8 +227,12 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, vis
 		}
 	}
 	for _, name := range n.Required {
-		if p := property(n, name); p != nil {
-			if !satisfiable(doc, p, val, visits) {
+		// Each name is work: a schema may list 85,000.
+		if *visits++; *visits > schema.MaxSolveVisits {
+			return true
+		}
+		if p := property(ix, n, name); p != nil {
+			if !satisfiable(doc, ix, p, val, visits) {
 				return false
 			}
 			continue
@@ -235,11 +240,11 @@ func satisfiable(doc *schema.Doc, n *schema.Node, val map[*schema.Node]bool, vis
 		if n.Has("patternProperties") {
 			continue
 		}
-		if n.AdditionalFalse || (n.Additional != nil && !satisfiable(doc, n.Additional, val, visits)) {
+		if n.AdditionalFalse || (n.Additional != nil && !satisfiable(doc, ix, n.Additional, val, visits)) {
 			return false
 		}
 	}
-	if n.MinItems != nil && *n.MinItems > 0 && n.Items != nil && n.Items.Bool == nil && !satisfiable(doc, n.Items, val, visits) {
+	if n.MinItems != nil && *n.MinItems > 0 && n.Items != nil && n.Items.Bool == nil && !satisfiable(doc, ix, n.Items, val, visits) {
 		return false
 	}
 	return true
@@ -271,7 +276,7 @@ func unsatisfiable(id string, raw json.RawMessage) (Finding, bool) {
 	val, _ := solveRefs(doc, targets, false)
 	findings := Lint(id, raw)
 	visits := 0
-	if satisfiable(doc, doc.Root(), val, &visits) {
+	if satisfiable(doc, propIndex{}, doc.Root(), val, &visits) {
 		// The root's own allOf branches are as unconditional as its
 		// required list: one that requires a forbidden name refuses.
 		for _, f := range findings {
