@@ -24,6 +24,7 @@ import (
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
+	"modbay/schema"
 )
 
 // KeyPrefix starts every MCP driver's Key ("mcp:<config id>").
@@ -133,6 +134,9 @@ type Driver struct {
 	// logs are the server's last MaxKeptLogs log messages, during calls
 	// and between them.
 	logs []LogEntry
+	// lastEchoes are the secrets of the newest call's input
+	// (runner.Call.Echoes), masked in the logs kept (docs/protocol.md §4).
+	lastEchoes []schema.Echo
 	// stripped maps an elicitation's requested schema without its
 	// defaults (compact JSON) to the schema as sent (withoutDefaults).
 	stripped map[string]json.RawMessage
@@ -888,6 +892,7 @@ func (d *Driver) Invoke(ctx context.Context, call *runner.Call) *runner.Reply {
 	f := &inflight{call: call, ctx: cctx, token: call.Request.RequestID, cancelSent: make(chan struct{})}
 	d.mu.Lock()
 	d.inflight = append(d.inflight, f)
+	d.lastEchoes = call.Echoes() // logs between calls are masked with the last call's secrets
 	// The first call of a session shows how it started.
 	start := d.startFrames
 	d.startFrames = nil

@@ -13,6 +13,7 @@ import (
 
 	"modbay/config"
 	"modbay/runner"
+	"modbay/schema"
 )
 
 // progress routes a notifications/progress to the call whose request id
@@ -61,8 +62,15 @@ func (d *Driver) log(raw json.RawMessage) {
 	if r := []rune(text); len(r) > maxLogText {
 		text = string(r[:maxLogText]) + "…"
 	}
-	e := LogEntry{At: time.Now(), Level: string(p.Level), Text: text}
+	e := LogEntry{At: time.Now(), Level: string(p.Level)}
 	d.mu.Lock()
+	// Kept and shown beyond the call: the secrets of the calls in flight
+	// and of the last one are masked (the run's own events are again).
+	echoes := d.lastEchoes
+	for _, f := range d.inflight {
+		echoes = append(slices.Clip(echoes), f.call.Echoes()...)
+	}
+	e.Text = schema.MaskCutEchoes(text, echoes)
 	e.Gen = d.gen
 	d.logs = append(d.logs, e)
 	if over := len(d.logs) - MaxKeptLogs; over > 0 {

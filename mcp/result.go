@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -85,7 +86,13 @@ func replyOf(module string, req modproto.Request, raw json.RawMessage, outputSch
 			msg = "the tool reported an error without text"
 		}
 		if len(msg) > maxErrorMessage {
-			msg = msg[:maxErrorMessage]
+			// Cut at a character, marked: the host's masking drops the
+			// part of a secret a cut marked "…" leaves (docs/protocol.md §4).
+			cut := maxErrorMessage
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + "…"
 		}
 		details := map[string]any{"is_error": true, "content": content}
 		if isJSON(res.Meta) {

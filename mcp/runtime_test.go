@@ -15,6 +15,7 @@ import (
 	"modbay/config"
 	"modbay/modproto"
 	"modbay/runner"
+	"modbay/schema"
 )
 
 // TestCrashMidCallSaysExited: a server that exits mid-call is reported as
@@ -541,4 +542,19 @@ func TestFirstCallShowsSessionStart(t *testing.T) {
 	if later := exchange(); slices0(later, []byte(`"method":"initialize"`)) {
 		t.Errorf("a later call's exchange repeats initialize: %q", later)
 	}
+}
+
+// TestKeptLogsMasked: a log message a server sends between calls, kept
+// for its detail pane, has the last call's secrets masked, a cut one's
+// start included.
+func TestKeptLogsMasked(t *testing.T) {
+	const k = "KKKKsecK"
+	d := &Driver{lastEchoes: []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: k}}}
+	d.log(json.RawMessage(`{"level":"info","data":"key ` + k + ` now"}`))
+	d.log(json.RawMessage(`{"level":"info","data":"` + strings.Repeat("x", maxLogText-4) + k + `"}`))
+	logs := d.Logs()
+	if len(logs) != 2 || logs[0].Text != "key ‹masked: writeOnly /k› now" || strings.Contains(logs[1].Text, "KKKK") {
+		t.Errorf("kept logs %+v", logs)
+	}
+	time.Sleep(2 * logQuiet) // the announcement, to no one
 }

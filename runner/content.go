@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"modbay/modproto"
@@ -114,7 +115,7 @@ var ErrNoOneToAsk = errors.New("no one to ask: no terminal to answer on")
 // request is declined; an accepted answer must be valid against the
 // request's schema (else ElicitCancel and an *InputError) and within
 // MaxElicitationBytes; an unknown action is refused.
-func hostElicitor(ask Elicitor) Elicitor {
+func hostElicitor(ask Elicitor, echoes []schema.Echo) Elicitor {
 	return func(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
 		decline := ElicitAnswer{Action: ElicitDecline}
 		cancel := ElicitAnswer{Action: ElicitCancel}
@@ -133,7 +134,11 @@ func hostElicitor(ask Elicitor) Elicitor {
 		if err := ctx.Err(); err != nil {
 			return cancel, err
 		}
-		ans, err := ask(ctx, e)
+		// The question is shown: the run's secrets it echoes are masked
+		// (docs/protocol.md §4); the answer is judged by the schema as sent.
+		sent := e.Schema
+		ans, err := ask(ctx, maskElicitation(e, echoes))
+		e.Schema = sent
 		if err != nil {
 			return cancel, err
 		}
@@ -161,4 +166,31 @@ func hostElicitor(ask Elicitor) Elicitor {
 		}
 		return ans, nil
 	}
+}
+
+// maskElicitation is e with the echoes it holds masked: its message, URL
+// (a masked URL cannot be opened, and says so by its mask), schema
+// (titles, descriptions, defaults) and sampling request.
+func maskElicitation(e Elicitation, echoes []schema.Echo) Elicitation {
+	if len(echoes) == 0 {
+		return e
+	}
+	e.Message, e.URL = maskString(e.Message, echoes), maskString(e.URL, echoes)
+	if len(e.Schema) > 0 {
+		e.Schema, _ = schema.MaskEchoesJSON(e.Schema, echoes)
+	}
+	if sr := e.Sampling; sr != nil {
+		c := *sr
+		c.SystemPrompt = maskString(c.SystemPrompt, echoes)
+		c.Messages = slices.Clone(c.Messages)
+		for i := range c.Messages {
+			c.Messages[i].Text = maskString(c.Messages[i].Text, echoes)
+		}
+		c.ModelHints = slices.Clone(c.ModelHints)
+		for i := range c.ModelHints {
+			c.ModelHints[i] = maskString(c.ModelHints[i], echoes)
+		}
+		e.Sampling = &c
+	}
+	return e
 }

@@ -7,6 +7,7 @@ import (
 
 	"modbay/contain"
 	"modbay/modproto"
+	"modbay/schema"
 )
 
 // Driver speaks to one module on the host's behalf: a process started per
@@ -139,6 +140,7 @@ type Call struct {
 	eventID string
 	events  func(Event)
 	elicit  Elicitor
+	echoes  []schema.Echo
 	record  Recorder
 }
 
@@ -156,6 +158,11 @@ func (c *Call) Emit(e Event) {
 // Listening reports whether anyone receives Emit's events, so a driver
 // can skip copying what no one reads.
 func (c *Call) Listening() bool { return c.events != nil }
+
+// Echoes are the secrets of the call's input (docs/protocol.md §4),
+// longest first: what a driver that keeps the module's words beyond the
+// call (an MCP server's log) masks.
+func (c *Call) Echoes() []schema.Echo { return c.echoes }
 
 // Elicit asks the person for something in the middle of the call (an MCP
 // elicitation) and blocks until the answer, ctx's end, or the person's

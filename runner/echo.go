@@ -226,7 +226,7 @@ func maskEnvelope(env *modproto.Envelope, echoes []schema.Echo) {
 	}
 	if e := env.Error; e != nil {
 		e.Code = maskCode(e.Code, echoes)
-		e.Message = maskString(e.Message, echoes)
+		e.Message = schema.MaskCutEchoes(e.Message, echoes) // a host (an MCP driver) may have cut it with "…"
 		if len(e.Details) > 0 {
 			if b, err := json.Marshal(e.Details); err == nil {
 				if m, n := schema.MaskEchoesJSON(b, echoes); n > 0 {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -206,5 +207,42 @@ func TestMaskingOptionsJoinSplitStderr(t *testing.T) {
 		if d := string(frames[0].Data); d != "head "+mark+" tail" {
 			t.Errorf("the frame cut between head and tail is %q", d)
 		}
+	}
+}
+
+// TestElicitationQuestionMasked: a server's question that echoes the
+// run's secret reaches the person masked — message, URL, the schema's
+// titles and descriptions, a sampling request's prompt, messages and
+// hints — while the answer is judged by the schema as sent.
+func TestElicitationQuestionMasked(t *testing.T) {
+	const k = "KKKKsecK"
+	echoes := []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: k}}
+	var asked []Elicitation
+	ask := hostElicitor(func(_ context.Context, e Elicitation) (ElicitAnswer, error) {
+		asked = append(asked, e)
+		return ElicitAnswer{Action: ElicitAccept, Content: json.RawMessage(`{"n":"` + k + `"}`)}, nil
+	}, echoes)
+	sch := json.RawMessage(`{"type":"object","properties":{"n":{"type":"string","title":"key ` + k + `","description":"d ` + k + `","const":"` + k + `"}}}`)
+	ans, err := ask(context.Background(), Elicitation{Message: "confirm " + k, Schema: sch})
+	if err != nil || ans.Action != ElicitAccept {
+		t.Fatalf("the answer fitting the schema as sent: %v %v", ans.Action, err)
+	}
+	_, _ = ask(context.Background(), Elicitation{Message: "open", URL: "https://x.example/?k=" + k})
+	_, _ = ask(context.Background(), Elicitation{Sampling: &SamplingRequest{SystemPrompt: "sys " + k, Messages: []SamplingMessage{{Role: "user", Text: "m " + k}}, ModelHints: []string{k}},
+		Schema: SamplingReplySchema})
+	b, _ := json.Marshal(asked)
+	if len(asked) != 3 || strings.Contains(string(b), k) || !strings.Contains(string(b), "masked: writeOnly /k") {
+		t.Errorf("the person was asked %s", b)
+	}
+}
+
+// TestMaskCutErrorMessage: an error message a driver cut with "…" (an
+// MCP tool's isError text) loses the start of a secret at the cut.
+func TestMaskCutErrorMessage(t *testing.T) {
+	const k = "KKKKsecK"
+	e := &modproto.Error{Code: "tool_error", Message: strings.Repeat("M", 20) + k[:5] + "…"}
+	maskResult(&Result{Envelope: &modproto.Envelope{Error: e}}, []schema.Echo{{Pointer: "/k", Why: "writeOnly", Value: k}})
+	if e.Message != strings.Repeat("M", 20)+"…" {
+		t.Errorf("message %q", e.Message)
 	}
 }

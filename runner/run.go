@@ -121,7 +121,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 		return hostErr(modproto.CodeHostSpawnFailed, "cannot call "+m.ID+": "+lifecycleReason(st), nil), nil
 	}
 	call := &Call{Request: req, Encoded: reqBytes, Contain: h.moduleContainSpec(m, &req), eventID: eventID, events: opts.Events, record: opts.Record}
-	call.elicit = hostElicitor(opts.Elicit)
+	call.elicit, call.echoes = hostElicitor(opts.Elicit, opts.echoes), opts.echoes
 	r := drv.Invoke(ctx, call)
 	res.Stdout = r.Envelope
 	res.Beside = r.Beside
