@@ -109,6 +109,11 @@ type Spec struct {
 	ExecNarrow bool
 	// Limits are set before the module's first instruction.
 	Limits Limits
+	// WriteFrom, when set, counts the write bound (Limits.WriteBytes,
+	// WriteFiles) from an earlier process of the same run (a job's first
+	// call, Process.WriteStart) instead of this one's start: a job's polls
+	// share one budget.
+	WriteFrom *WriteStart
 	// Mode is ModeAuto when empty.
 	Mode Mode
 }

@@ -39,6 +39,16 @@ func (p *Process) WriteExceeded() <-chan struct{} {
 	return p.writes.exceeded
 }
 
+// WriteStart is what a later process of the same run counts its writes
+// from (Spec.WriteFrom): this one's start, or its own WriteFrom; nil
+// without a write bound.
+func (p *Process) WriteStart() *WriteStart {
+	if p == nil || p.writes == nil {
+		return nil
+	}
+	return p.writes.start()
+}
+
 // WriteBound measures the run's writes a last time and returns a
 // *WriteBoundError when they passed Limits.WriteBytes or WriteFiles,
 // while it ran or by the time it exited; nil otherwise. Call it once the
@@ -173,7 +183,7 @@ func StartHooked(cmd *exec.Cmd, spec Spec, hooks Hooks) (*Process, Enforcement, 
 	enf.Limits = applyLimits(pid, spec.Limits, sup.Root, cgroupDir != "") + enf.Limits
 	var ww *writeWatch
 	if l := spec.Limits; l.WriteBytes > 0 || l.WriteFiles > 0 {
-		if ww = newWriteWatch(spec.writablePaths(), l.WriteBytes, l.WriteFiles, since, pid, !pl.pidNS); ww != nil {
+		if ww = newWriteWatch(spec.writablePaths(), l.WriteBytes, l.WriteFiles, since, spec.WriteFrom, pid, !pl.pidNS); ww != nil {
 			enf.Limits += ", " + writesText(l)
 		} else {
 			enf.Limits += "; writes per run not applied: no writable path could be measured"

@@ -62,3 +62,9 @@ func (p *Process) WriteExceeded() <-chan struct{} { return nil }
 
 // WriteBound is nil off Linux: no write bound is watched.
 func (p *Process) WriteBound() error { return nil }
+
+// WriteStart is a run's write count's start; none on this system.
+type WriteStart struct{}
+
+// WriteStart is nil: nothing is counted on this system.
+func (p *Process) WriteStart() *WriteStart { return nil }

@@ -85,12 +85,20 @@ type fsUse struct{ bytes, files int64 }
 // newWriteWatch measures the filesystems of paths now, for the stopped
 // module pid (group: no PID namespace); nil when no bound is set or no
 // path can be measured.
-func newWriteWatch(paths []string, maxBytes, maxFiles uint64, since time.Time, pid int, group bool) *writeWatch {
+func newWriteWatch(paths []string, maxBytes, maxFiles uint64, since time.Time, from *WriteStart, pid int, group bool) *writeWatch {
 	if (maxBytes == 0 && maxFiles == 0) || len(paths) == 0 {
 		return nil
 	}
 	w := &writeWatch{maxBytes: clampInt(maxBytes), maxFiles: clampInt(maxFiles), paths: outermost(paths), since: since.Add(-ctimeSlack),
 		pidfd: -1, pid: pid, group: group, base: map[uint64]fsUse{}, fsPath: map[uint64]string{}, exceeded: make(chan struct{}), stop: make(chan struct{})}
+	if from != nil {
+		// Counted from the run's first process: its start, and the use
+		// then of the filesystems it measured.
+		w.since = from.since
+		for dev, u := range from.base {
+			w.base[dev], w.fsPath[dev] = u, from.fsPath[dev]
+		}
+	}
 	for _, p := range w.paths {
 		var st unix.Stat_t
 		if unix.Stat(p, &st) != nil {
@@ -447,4 +455,21 @@ func (w *writeWatch) stopPolling() {
 		}
 		w.mu.Unlock()
 	})
+}
+
+// WriteStart is when a run's writes began to be counted and the watched
+// filesystems' use then (opaque; Process.WriteStart).
+type WriteStart struct {
+	since  time.Time
+	base   map[uint64]fsUse
+	fsPath map[uint64]string
+}
+
+// start is what a later process of the same run counts from.
+func (w *writeWatch) start() *WriteStart {
+	ws := &WriteStart{since: w.since, base: make(map[uint64]fsUse, len(w.base)), fsPath: make(map[uint64]string, len(w.fsPath))}
+	for dev, u := range w.base {
+		ws.base[dev], ws.fsPath[dev] = u, w.fsPath[dev]
+	}
+	return ws
 }

@@ -246,3 +246,34 @@ func TestKilledBySIGXFSZIsTheBound(t *testing.T) {
 		t.Fatalf("signal %q, verdict %v", r.signal, r.writeBound)
 	}
 }
+
+// TestJobPollsShareTheWriteBound: a job is one run: its start and polls
+// share one write budget, so polls that each stay under write_mb but
+// together pass it are stopped (each poll had a fresh budget: 15 MiB
+// against 4).
+func TestJobPollsShareTheWriteBound(t *testing.T) {
+	// Not parallel: the trigger is the filesystem's growth (statfs).
+	f := containedFixture(t)
+	f.cfg.Limits.WriteMB = 4
+	f.host.PollInterval, f.host.PollMaxInterval = time.Millisecond, time.Millisecond
+	dir := filepath.Join(f.cfg.ModulesDir(), "jobwrites")
+	body, err := os.ReadFile(filepath.Join("testdata", "hostile", "jobwrites.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "jobwrites"), body, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := f.run(f.load("jobwrites"), "j.start", `{}`, nil)
+	wantHost(t, res, modproto.CodeHostWriteBound)
+	if !strings.Contains(res.Host.Detail, "past limits.write_mb (4 MiB)") {
+		t.Errorf("verdict: %s", res.Host.Detail)
+	}
+	b, _ := os.ReadFile(filepath.Join(f.cfg.Workspace, "polls"))
+	if n := strings.TrimSpace(string(b)); n != "1" {
+		t.Errorf("the job was stopped after %q polls, want 1 (3 MiB + 3 MiB pass 4 MiB)", n)
+	}
+}

@@ -228,6 +228,9 @@ type Reply struct {
 	// layer by layer, as applied (not as requested); zero for a driver
 	// that starts none.
 	Enforcement contain.Enforcement
+	// WriteStart is what the run's next process counts its writes from (a
+	// job's polls: one write budget, contain.Spec.WriteFrom); nil for none.
+	WriteStart *contain.WriteStart
 	// Failure is set when no envelope could be obtained: the module could
 	// not start (modproto CodeHostSpawnFailed), its output exceeded
 	// max_output_bytes (CodeHostOutputTooLarge), the deadline passed

@@ -162,6 +162,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		Started:         r.started,
 		Duration:        r.duration,
 		Enforcement:     r.enforcement,
+		WriteStart:      r.writeStart,
 	}
 	fail := func(code, detail string) *Reply {
 		rep.Failure = &HostError{Code: code, Detail: detail}

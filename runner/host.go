@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"modbay/config"
+	"modbay/contain"
 	"modbay/modproto"
 	"modbay/schema"
 )
@@ -190,6 +191,9 @@ type RunOptions struct {
 	// echoes are the run's secrets (maskingOptions): an artifact naming
 	// one is refused, a title holding one is masked.
 	echoes []schema.Echo
+	// writeFrom counts the run's write bound from a job's first call
+	// (contain.Spec.WriteFrom).
+	writeFrom *contain.WriteStart
 }
 
 // RunWith is Run with options: the same guarantees, plus answers to the

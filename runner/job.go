@@ -111,6 +111,9 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 	m := p.Module
 	origID := p.Request.RequestID
 	job := first.Job
+	// The job is one run: its polls share the write bound the call that
+	// returned the handle started counting (docs/protocol.md §14).
+	opts.writeFrom = first.writeStart
 	deadline := first.Started.Add(time.Duration(p.Request.DeadlineMS) * time.Millisecond)
 	interval, maxInterval := h.PollInterval, h.PollMaxInterval
 	if interval <= 0 {

@@ -122,7 +122,9 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	}
 	call := &Call{Request: req, Encoded: reqBytes, Contain: h.moduleContainSpec(m, &req), eventID: eventID, events: opts.Events, record: opts.Record}
 	call.elicit, call.echoes = hostElicitor(opts.Elicit, opts.echoes), opts.echoes
+	call.Contain.WriteFrom = opts.writeFrom // a job's polls: one budget
 	r := drv.Invoke(ctx, call)
+	res.writeStart = r.WriteStart
 	res.Stdout = r.Envelope
 	res.Beside = r.Beside
 	res.Stderr = r.Stderr

@@ -65,6 +65,9 @@ type execResult struct {
 	// writeBound is the write bound the run passed (a
 	// *contain.WriteBoundError, or the file size by SIGXFSZ), nil when none.
 	writeBound error
+	// writeStart is what a later process of the same run counts its
+	// writes from (contain.Spec.WriteFrom); nil without a write bound.
+	writeStart *contain.WriteStart
 }
 
 // execute runs spec and returns once the module and every process it left
@@ -185,6 +188,7 @@ func execute(ctx context.Context, spec execSpec) *execResult {
 			res.signal = unix.SignalName(ws.Signal())
 		}
 	}
+	res.writeStart = proc.WriteStart()
 	res.writeBound = proc.WriteBound()
 	if res.writeBound == nil && res.signal == "SIGXFSZ" {
 		res.writeBound = fileSizeBound(cs.Limits.FileSize)

@@ -335,6 +335,9 @@ type Result struct {
 	// (docs/protocol.md §4): withheld, nil in the envelope, each named
 	// with the mask shown in its place.
 	Masked []MaskedNumber
+	// writeStart is what a job's polls count their writes from
+	// (Reply.WriteStart of the call that returned the handle).
+	writeStart *contain.WriteStart
 	// stagedJournal is the run's staging journal (stageBudget.note), until
 	// ReleaseStaged.
 	stagedJournal string
