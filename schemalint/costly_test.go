@@ -3,6 +3,7 @@ package schemalint
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,38 @@ func TestCostlyRequiredLintsBounded(t *testing.T) {
 	}
 	if n != maxRequiredFindings+1 || fs[len(fs)-1].Message == "" {
 		t.Errorf("%d required findings, want %d", n, maxRequiredFindings+1)
+	}
+}
+
+// allOfWeb is a 14 KB schema (n=100) of $defs each an allOf of two
+// others and a property referring to a third: refused at compile by
+// schema.MaxSchemaExpansion, whose lint then flattened every node
+// (6.8 s at n=100, 22 s at 200, past 10 min at 1500).
+func allOfWeb(n int) json.RawMessage {
+	defs := map[string]any{}
+	ref := func(i int) map[string]any { return map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i%n)} }
+	for i := range n {
+		defs[fmt.Sprintf("d%d", i)] = map[string]any{"allOf": []any{ref(i + 1), ref(3*i + 1)},
+			"required": []string{fmt.Sprintf("p%d", i)}, "properties": map[string]any{fmt.Sprintf("p%d", i): ref(i + 2)}}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "$defs": defs, "$ref": "#/$defs/d0"})
+	return b
+}
+
+// TestLintStopsAtACompileBound: a schema refused by a bound on its cost
+// is linted no further: its one finding names the bound.
+func TestLintStopsAtACompileBound(t *testing.T) {
+	fs := Lint("web", allOfWeb(200))
+	if len(fs) != 1 || fs[0].Rule != RuleCompile || !strings.Contains(fs[0].Message, "MaxSchemaExpansion") {
+		t.Fatalf("findings: %v", fs)
+	}
+}
+
+// BenchmarkLintAllOfWeb: that schema's lint (6.8 s before it stopped at
+// the bound).
+func BenchmarkLintAllOfWeb(b *testing.B) {
+	raw := allOfWeb(100)
+	for b.Loop() {
+		Lint("web", raw)
 	}
 }

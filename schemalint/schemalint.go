@@ -99,9 +99,15 @@ func LintContext(ctx context.Context, id string, raw json.RawMessage) []Finding 
 		l.add("", RuleCompile, Error, "not JSON: "+err.Error())
 		return l.out
 	}
-	compiled := l.compile(raw)
+	compiled, bound := l.compile(raw)
 	if ctx != nil && ctx.Err() != nil {
 		return l.out
+	}
+	if bound {
+		// Refused by a bound on its cost (docs/protocol.md §14): reading
+		// it further would pay that cost (a 14 KB schema of allOf and
+		// $ref took minutes to flatten).
+		return l.sorted()
 	}
 	doc, err := schema.Parse(raw)
 	if err != nil {
@@ -117,6 +123,9 @@ func LintContext(ctx context.Context, id string, raw json.RawMessage) []Finding 
 	l.doc = doc
 	l.top(root)
 	for _, n := range doc.Nodes() {
+		if ctx != nil && ctx.Err() != nil {
+			return l.sorted() // stopped: what was found so far
+		}
 		l.node(n)
 	}
 	l.cycles()
@@ -151,21 +160,21 @@ func (l *linter) sorted() []Finding {
 // schema: 2020-12 unless it says otherwise, draft-07 when that fails and
 // it declares nothing), warning when only draft-07 makes it compile. It
 // reports whether the schema compiled.
-func (l *linter) compile(raw json.RawMessage) bool {
+func (l *linter) compile(raw json.RawMessage) (compiled, bound bool) {
 	h, err := schema.CompileContext(l.ctx, raw)
 	if errors.Is(err, schema.ErrCancelled) {
-		return false
+		return false, false
 	}
 	if err != nil {
 		// The schema package calls the document "the schema"; a person
 		// knows it by its id, given with every finding.
 		l.add("", RuleCompile, Error, "does not compile: "+oneLine(err.Error()))
-		return false
+		return false, schema.IsBound(err)
 	}
 	if h.Fallback() {
 		l.add("", RuleDraft, Warning, `declares no "$schema" and only compiles as draft-07: add "$schema": "http://json-schema.org/draft-07/schema#"`)
 	}
-	return true
+	return true, false
 }
 
 // top checks the provider rules for the root.
