@@ -477,3 +477,20 @@ func TestMaskedSecretRefused(t *testing.T) {
 		t.Fatalf("invoke: exit %d\n%s\n%s", code, out, errb)
 	}
 }
+
+// TestNonUnicodeInputRefused: an input that is not Unicode text (a
+// Latin-1 byte, a lone surrogate) is refused (exit 5) before any module
+// runs: its secret, decoded otherwise than sent, could not be masked.
+func TestNonUnicodeInputRefused(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	for _, in := range []string{"{\"api_key\":\"p\xe4sswortGeheim\"}", `{"api_key":"Sur\ud800rogateSecret"}`} {
+		code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.every", "--input", in)
+		if code != ExitInputInvalid || !strings.Contains(out+errb, "not") {
+			t.Errorf("%q: exit %d\n%s\n%s", in, code, out, errb)
+		}
+	}
+	if runs, _ := filepath.Glob(filepath.Join(home, "history", "runs", "*")); len(runs) != 0 {
+		t.Errorf("a refused input ran: %v", runs)
+	}
+}

@@ -140,3 +140,77 @@ func lineCol(raw []byte, at int) (int, int) {
 	lineStart := bytes.LastIndexByte(before, '\n') + 1
 	return line, utf8.RuneCount(before[lineStart:]) + 1
 }
+
+// UnicodeProblem says why JSON text raw is not Unicode text, "" when it
+// is: an invalid UTF-8 byte (a Latin-1 file), or a \u escape of a lone
+// surrogate (\ud800 alone). Decoders replace both with U+FFFD, so a value
+// holding one is not the value the bytes carry (docs/protocol.md §4: the
+// host could not recognise it echoed back). RFC 8259 §8.1 wants UTF-8.
+func UnicodeProblem(raw []byte) string {
+	if !utf8.Valid(raw) {
+		for i := 0; i < len(raw); {
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Sprintf("byte %d (0x%02x) is not UTF-8: save the input as UTF-8 (RFC 8259 §8.1)", i, raw[i])
+			}
+			i += n
+		}
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(raw):
+			if raw[i+1] != 'u' {
+				i++ // one escaped character
+				continue
+			}
+			hi, ok := hex4At(raw, i+2)
+			if !ok {
+				i++
+				continue
+			}
+			switch {
+			case 0xDC00 <= hi && hi < 0xE000:
+				return fmt.Sprintf("the \\u escape at byte %d is a lone low surrogate (U+%04X), not a character", i, hi)
+			case 0xD800 <= hi && hi < 0xDC00:
+				lo, ok := rune(0), false
+				if i+7 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+					lo, ok = hex4At(raw, i+8)
+				}
+				if !ok || lo < 0xDC00 || lo >= 0xE000 {
+					return fmt.Sprintf("the \\u escape at byte %d is a lone high surrogate (U+%04X), not a character", i, hi)
+				}
+				i += 11
+			default:
+				i += 5
+			}
+		}
+	}
+	return ""
+}
+
+// hex4At is the four hex digits at raw[i:], as a rune.
+func hex4At(raw []byte, i int) (rune, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

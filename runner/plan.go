@@ -52,6 +52,11 @@ func (h *Host) plan(m *Module, capID string, input json.RawMessage, opts PlanOpt
 	if why := modproto.JSONProblem(input); why != "" {
 		return nil, fmt.Errorf("input for %s: %s", capID, why)
 	}
+	// Not Unicode text: the value decoded is not the bytes sent, so a
+	// secret in it could not be recognised echoed back (docs/protocol.md §4).
+	if why := modproto.UnicodeProblem(input); why != "" {
+		return nil, &InputError{Schema: c.RequestSchema, Violations: modproto.ValidationErrors{{Path: "", Detail: why}}}
+	}
 	p := &Plan{Module: m, Capability: *c, Unchecked: opts.SkipValidation && c.RequestSchema != ""}
 	req := modproto.Request{
 		Protocol:       modproto.ProtocolID,
