@@ -169,7 +169,7 @@ func UnicodeProblem(raw []byte) string {
 				i++ // one escaped character
 				continue
 			}
-			hi, ok := hex4At(raw, i+2)
+			hi, ok := Hex4(raw[i+2:])
 			if !ok {
 				i++
 				continue
@@ -180,7 +180,7 @@ func UnicodeProblem(raw []byte) string {
 			case 0xD800 <= hi && hi < 0xDC00:
 				lo, ok := rune(0), false
 				if i+7 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
-					lo, ok = hex4At(raw, i+8)
+					lo, ok = Hex4(raw[i+8:])
 				}
 				if !ok || lo < 0xDC00 || lo >= 0xE000 {
 					return fmt.Sprintf("the \\u escape at byte %d is a lone high surrogate (U+%04X), not a character", i, hi)
@@ -194,13 +194,14 @@ func UnicodeProblem(raw []byte) string {
 	return ""
 }
 
-// hex4At is the four hex digits at raw[i:], as a rune.
-func hex4At(raw []byte, i int) (rune, bool) {
-	if i+4 > len(raw) {
+// Hex4 is the four hex digits b begins with, as a rune (a JSON \u
+// escape's); ok is false when b has fewer or another byte.
+func Hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range raw[i : i+4] {
+	for _, c := range b[:4] {
 		switch {
 		case '0' <= c && c <= '9':
 			r = r<<4 | rune(c-'0')

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"modbay/modproto"
 )
 
 // A module may escape a secret however JSON allows ("p\u00e4ss",
@@ -88,7 +90,7 @@ func escapeAt(b []byte) (r rune, n int) {
 	default:
 		return 0, 0
 	}
-	hi, ok := hex4(b[2:])
+	hi, ok := modproto.Hex4(b[2:])
 	if !ok {
 		return 0, 0
 	}
@@ -98,7 +100,7 @@ func escapeAt(b []byte) (r rune, n int) {
 	if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
 		return 0, 0
 	}
-	lo, ok := hex4(b[8:])
+	lo, ok := modproto.Hex4(b[8:])
 	if !ok {
 		return 0, 0
 	}
@@ -106,26 +108,6 @@ func escapeAt(b []byte) (r rune, n int) {
 		return r, 12
 	}
 	return 0, 0
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 // srcStart is the source offset of text offset d as a match's start: an
@@ -305,7 +287,7 @@ func partialEscape(s []byte) bool {
 		return true
 	}
 	// Four hex digits: only a high surrogate goes on.
-	hi, _ := hex4(s[2:6])
+	hi, _ := modproto.Hex4(s[2:6])
 	return 0xD800 <= hi && hi < 0xDC00 && partialLow(s[6:])
 }
 
