@@ -110,6 +110,24 @@ func TestHostileDiskStaging(t *testing.T) {
 	}
 }
 
+// installHostile installs testdata/hostile/<name>.sh as module name and
+// loads it.
+func (f *fixture) installHostile(name string) *Module {
+	f.t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", "hostile", name+".sh"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	dir := filepath.Join(f.cfg.ModulesDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), body, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	return f.load(name)
+}
+
 // storeAllocated is the disk space the store's staged files take
 // (allocated blocks, not sizes).
 func storeAllocated(t *testing.T, f *fixture) int64 {
@@ -189,18 +207,7 @@ func TestHostileDiskWrites(t *testing.T) {
 	f := containedFixture(t)
 	f.cfg.Limits.FileSizeMB, f.cfg.Limits.WriteMB = 2, 4
 
-	dir := filepath.Join(f.cfg.ModulesDir(), "bigfile")
-	body, err := os.ReadFile(filepath.Join("testdata", "hostile", "bigfile.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "bigfile"), body, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	res := f.run(f.load("bigfile"), "b.run", `{}`, nil)
+	res := f.run(f.installHostile("bigfile"), "b.run", `{}`, nil)
 	if fi, err := os.Stat(filepath.Join(f.cfg.Workspace, "big.bin")); err != nil || fi.Size() > 2<<20 {
 		t.Fatalf("the file passed limits.file_size_mb (2 MiB): %v", err)
 	}
@@ -256,18 +263,7 @@ func TestJobPollsShareTheWriteBound(t *testing.T) {
 	f := containedFixture(t)
 	f.cfg.Limits.WriteMB = 4
 	f.host.PollInterval, f.host.PollMaxInterval = time.Millisecond, time.Millisecond
-	dir := filepath.Join(f.cfg.ModulesDir(), "jobwrites")
-	body, err := os.ReadFile(filepath.Join("testdata", "hostile", "jobwrites.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "jobwrites"), body, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	res := f.run(f.load("jobwrites"), "j.start", `{}`, nil)
+	res := f.run(f.installHostile("jobwrites"), "j.start", `{}`, nil)
 	wantHost(t, res, modproto.CodeHostWriteBound)
 	if !strings.Contains(res.Host.Detail, "past limits.write_mb (4 MiB)") {
 		t.Errorf("verdict: %s", res.Host.Detail)
