@@ -38,6 +38,10 @@ const (
 	// reverifyMin is the least time between walks that re-count growth
 	// credited to other writers (check).
 	reverifyMin = time.Second
+	// sweepEvery is the most time between walks however statfs looks
+	// (ten times the last walk when that is longer): another writer's
+	// deletions within one poll can cancel the run's growth to nothing.
+	sweepEvery = 5 * time.Second
 	// ctimeSlack is how far a file's ctime (the kernel's coarse clock) may
 	// lag the run's start.
 	ctimeSlack = 50 * time.Millisecond
@@ -119,6 +123,7 @@ func newWriteWatch(paths []string, maxBytes, maxFiles uint64, since time.Time, f
 	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 		w.pidfd = fd
 	}
+	w.walked = time.Now() // the first sweep is sweepEvery from here
 	return w
 }
 
@@ -224,7 +229,8 @@ func (w *writeWatch) check() error {
 	w.takeBack(rb, rf)
 	since := time.Since(w.walked)
 	reverify := (w.slackBytes > 0 || w.slackFiles > 0) && since >= w.reverifyEvery() ||
-		(fell && w.credited || hidden) && since >= 10*w.walkTook
+		(fell && w.credited || hidden) && since >= 10*w.walkTook ||
+		since >= max(sweepEvery, 10*w.walkTook)
 	if !w.over(rb-w.slackBytes, rf-w.slackFiles) && !reverify {
 		return nil
 	}
@@ -273,9 +279,11 @@ func (w *writeWatch) check() error {
 	if w.maxBytes == 0 || gb <= w.maxBytes {
 		e.Bound, e.Max = "write_files", w.maxFiles
 	}
+	// Killed before exceeded is closed: the supervisor's own kill on
+	// exceeded may reap the module first, and a pidfd signal then fails.
+	e.Killed = w.killTree()
 	w.err = e
 	close(w.exceeded)
-	e.Killed = w.killTree()
 	return e
 }
 
