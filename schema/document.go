@@ -201,31 +201,44 @@ func (d *Doc) Effective(s *Node) *Node {
 }
 
 // flattening is one Effective call's walk: the schemas on the current
-// path (a cycle stops at one) and the visits so far.
+// path (a cycle stops at one), the visits so far and the stops (a cycle,
+// MaxRefChain or MaxMergeVisits) made.
 type flattening struct {
 	d      *Doc
 	on     map[*Node]bool
 	visits int
+	stops  int
 }
 
+// flatten merges s's chain in; called with d.mu held. A document node
+// whose merge made no stop is the same from any path, so it is cached
+// (d.merged) and merged once however many schemas refer to it.
 func (w *flattening) flatten(s *Node, depth int) *Node {
 	w.visits++
 	if s.Ref == "" && s.DynamicRef == "" && len(s.AllOf) == 0 {
 		return s
 	}
+	if e, ok := w.d.merged[s]; ok {
+		return e
+	}
 	out := *s
 	out.Ref, out.DynamicRef, out.AllOf = "", "", nil
 	if depth > MaxRefChain || w.visits > MaxMergeVisits || w.on[s] {
+		w.stops++
 		return &out // its own keywords only
 	}
 	w.on[s] = true
 	defer delete(w.on, s)
+	stops := w.stops
 	// The referring schema's own keywords win over the target's.
 	if t := w.d.Target(s); t != nil {
 		Merge(&out, w.flatten(t, depth+1))
 	}
 	for _, a := range s.AllOf {
 		Merge(&out, w.flatten(a, depth+1))
+	}
+	if w.stops == stops && w.d.byLoc[s.Loc] == s {
+		w.d.merged[s] = &out
 	}
 	return &out
 }

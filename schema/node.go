@@ -451,27 +451,42 @@ func Merge(dst, src *Node) {
 			dst.Types = both
 		}
 	}
-	for _, p := range src.Props {
-		found := false
-		for i, q := range dst.Props {
-			if q.Name == p.Name {
-				found = true
-				if q.Schema != p.Schema {
-					// dst's slice may be a shared Node's: write a copy.
-					m := &Node{Loc: q.Schema.Loc, AllOf: []*Node{q.Schema, p.Schema}}
-					dst.Props = slices.Clone(dst.Props)
-					dst.Props[i] = Prop{Name: q.Name, Schema: m}
-				}
+	if len(src.Props) > 0 {
+		// One copy (dst's slice may be a shared Node's) and one index:
+		// linear, as a chain of allOf merges thousands of properties.
+		props := slices.Clone(dst.Props)
+		at := make(map[string]int, len(props)+len(src.Props))
+		for i, q := range props {
+			if _, ok := at[q.Name]; !ok {
+				at[q.Name] = i
 			}
 		}
-		if !found {
-			dst.Props = append(append([]Prop(nil), dst.Props...), p)
+		for _, p := range src.Props {
+			i, ok := at[p.Name]
+			if !ok {
+				at[p.Name] = len(props)
+				props = append(props, p)
+				continue
+			}
+			if q := props[i]; q.Schema != p.Schema {
+				props[i] = Prop{Name: q.Name, Schema: &Node{Loc: q.Schema.Loc, AllOf: []*Node{q.Schema, p.Schema}}}
+			}
 		}
+		dst.Props = props
 	}
-	for _, r := range src.Required {
-		if !slices.Contains(dst.Required, r) {
-			dst.Required = append(append([]string(nil), dst.Required...), r)
+	if len(src.Required) > 0 {
+		req := slices.Clone(dst.Required)
+		has := make(map[string]bool, len(req)+len(src.Required))
+		for _, r := range req {
+			has[r] = true
 		}
+		for _, r := range src.Required {
+			if !has[r] {
+				has[r] = true
+				req = append(req, r)
+			}
+		}
+		dst.Required = req
 	}
 	if dst.Additional == nil {
 		dst.Additional = src.Additional
