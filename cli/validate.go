@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,7 +83,7 @@ func validateRun(ctx context.Context, o *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	lint := lintSchemas(ctx, m)
+	lint := runner.LintRequestSchemas(ctx, m)
 	markRefusalCauses(m, lint)
 	// One verdict everywhere: the runner's, reached at discovery (request
 	// schemas that do not compile refuse the module there); the lint adds
@@ -131,26 +130,6 @@ func markRefusalCauses(m *runner.Module, lint []schemalint.Finding) {
 			lint[i].Severity = schemalint.Error
 		}
 	}
-}
-
-// lintSchemas lints every request schema of m's descriptor, by schema id.
-func lintSchemas(ctx context.Context, m *runner.Module) []schemalint.Finding {
-	out := []schemalint.Finding{}
-	if m.Descriptor == nil {
-		return out
-	}
-	ids := make([]string, 0, len(m.Descriptor.RequestSchemas))
-	for id := range m.Descriptor.RequestSchemas {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			break // stopped (SIGINT): the verdict says so, not the lint
-		}
-		out = append(out, schemalint.LintContext(ctx, id, m.Descriptor.RequestSchemas[id])...)
-	}
-	return out
 }
 
 // writeVerdict prints validate's text account: the verdict on one line,

@@ -34,6 +34,10 @@ const maxDevWatchDirs = 32
 // maxDevChanges bounds the descriptor changes a notice lists.
 const maxDevChanges = 12
 
+// maxDevLint bounds the schema findings a dev module's warnings list;
+// `modbay validate` lists them all.
+const maxDevLint = 20
+
 // devSkipDirs are directories never watched: caches and metadata that
 // change when the module runs, not when its author edits it.
 var devSkipDirs = map[string]bool{"__pycache__": true, "node_modules": true, ".git": true, "target": true, ".venv": true, "venv": true}
@@ -105,6 +109,9 @@ func (m *Model) devDiscover(gen int) tea.Cmd {
 		if err == nil && mod.Cached {
 			mod = dl.Redescribe(ctx, mod)
 		}
+		if err == nil {
+			devLint(ctx, mod, path)
+		}
 		msg := devLoadedMsg{gen: gen, module: mod, err: err}
 		if err == nil && !started {
 			msg.watch, msg.werr = newDevWatch(devWatchDirs(mod))
@@ -168,9 +175,32 @@ func (m *Model) devChanged(msg devChangedMsg) tea.Cmd {
 	}
 	m.dev.seq++
 	seq, ctx := m.dev.seq, m.ctx
+	path := m.dev.path
 	return tea.Batch(m.devNext(), func() tea.Msg {
-		return devDescribedMsg{seq: seq, module: dl.Redescribe(ctx, cur), names: msg.names}
+		mod := dl.Redescribe(ctx, cur)
+		devLint(ctx, mod, path)
+		return devDescribedMsg{seq: seq, module: mod, names: msg.names}
 	})
+}
+
+// devLint adds the request schemas' lint findings to a freshly described
+// dev module's warnings (at most maxDevLint, then how many more), so the
+// detail pane shows what `modbay validate` would: a misspelled keyword
+// that silently drops a bound, a keyword outside a provider's subset.
+func devLint(ctx context.Context, mod *runner.Module, path string) {
+	fs := runner.LintRequestSchemas(ctx, mod)
+	if len(fs) == 0 {
+		return
+	}
+	w := slices.Clip(mod.Warnings)
+	for i, f := range fs {
+		if i == maxDevLint {
+			w = append(w, fmt.Sprintf("and %d more request schema findings: modbay validate %s lists them all", len(fs)-i, runner.ShellQuote(path)))
+			break
+		}
+		w = append(w, "request schema: "+f.String())
+	}
+	mod.Warnings = w
 }
 
 // devModule is the dev module as the screens know it: the last one
@@ -202,17 +232,27 @@ func (m *Model) devDescribed(msg devDescribedMsg) tea.Cmd {
 		m.layout()
 		return nil
 	}
+	wasInvalid := m.dev.invalid
 	m.dev.invalid = false
 	var oldD *modproto.Descriptor
-	if old != nil {
+	if old != nil && old.Status != runner.StatusBroken {
 		oldD = old.Descriptor
 	}
 	m.dev.changes = descriptorChanges(oldD, nu.Descriptor)
-	switch n := len(m.dev.changes); n {
-	case 0:
+	changed := strings.Join(m.dev.changes, "; ")
+	switch {
+	case oldD == nil:
+		// Refused since dev started: there is no valid descriptor to diff.
+		m.dev.changes = nil
+		m.dev.notice = fmt.Sprintf("dev %s: %s changed; the descriptor is now valid (%s).", at, what, nu.Status)
+	case wasInvalid && len(m.dev.changes) == 0:
+		m.dev.notice = fmt.Sprintf("dev %s: %s changed; the descriptor is valid again (%s), the same as the last valid one.", at, what, nu.Status)
+	case wasInvalid:
+		m.dev.notice = fmt.Sprintf("dev %s: %s changed; the descriptor is valid again (%s); since the last valid one: %s.", at, what, nu.Status, changed)
+	case len(m.dev.changes) == 0:
 		m.dev.notice = fmt.Sprintf("dev %s: %s changed; described again: the descriptor is the same.", at, what)
 	default:
-		m.dev.notice = fmt.Sprintf("dev %s: %s changed; the descriptor changed: %s.", at, what, strings.Join(m.dev.changes, "; "))
+		m.dev.notice = fmt.Sprintf("dev %s: %s changed; the descriptor changed: %s.", at, what, changed)
 	}
 	m.modules.banner = m.dev.notice
 	m.replaceModule(old, nu)

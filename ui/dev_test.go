@@ -170,8 +170,44 @@ func TestDevRedescribesWhenImplChanges(t *testing.T) {
 	// Fixed again: the same descriptor as before the break.
 	writeImpl(devCap("devmod.a", "s", netEffects)+","+devCap("devmod.b", "s", localEffects), schemaV2)
 	h.untilWithin(devWait, "the fixed describe", func() bool { return !m.dev.invalid })
-	if !strings.Contains(m.dev.notice, "the descriptor is the same") {
+	if !strings.Contains(m.dev.notice, "the descriptor is valid again (ready), the same as the last valid one") {
 		t.Errorf("notice %q", m.dev.notice)
+	}
+}
+
+// TestDevBrokenAtStartBecomesValid: a module refused since dev started
+// and then fixed is said to be valid now, with its status, not "the same".
+func TestDevBrokenAtStartBecomesValid(t *testing.T) {
+	exe, writeImpl := launcherModule(t, t.TempDir(), "devmod")
+	writeImpl("", "")
+	m, h, _ := devCockpit(t, exe)
+	if mod := m.modules.modules[0]; mod.Status != runner.StatusBroken {
+		t.Fatalf("dev module %s, want broken", mod.Status)
+	}
+	writeImpl(devCap("devmod.a", "s", localEffects), schemaV1)
+	h.untilWithin(devWait, "the fixed describe", func() bool { return m.modules.modules[0].Status == runner.StatusReady })
+	if !strings.Contains(m.dev.notice, "the descriptor is now valid (ready).") || len(m.dev.changes) != 0 {
+		t.Errorf("notice %q, changes %q", m.dev.notice, m.dev.changes)
+	}
+}
+
+// TestDevShowsSchemaLint: the dev module's detail lists its request
+// schemas' lint findings, as validate does, and again after each edit.
+func TestDevShowsSchemaLint(t *testing.T) {
+	exe, writeImpl := launcherModule(t, t.TempDir(), "devmod")
+	writeImpl(devCap("devmod.a", "s", localEffects), `"s":{"type":"object","properties":{"n":{"type":"integer","minimun":1}}}`)
+	m, h, _ := devCockpit(t, exe)
+	lint := func() string { return strings.Join(m.modules.modules[0].Warnings, "\n") }
+	if !strings.Contains(lint(), `request schema: warning s /properties/n/minimun: "minimun" is not a JSON Schema keyword, so validators ignore it; did you mean "minimum"?`) {
+		t.Fatalf("warnings %q", lint())
+	}
+	if d := ansi.Strip(m.View().Content); !strings.Contains(d, "Warnings (1)") || !strings.Contains(d, "minimun") {
+		t.Errorf("the detail pane does not show the finding:\n%s", d)
+	}
+	writeImpl(devCap("devmod.a", "s", localEffects), `"s":{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`)
+	h.untilWithin(devWait, "the fixed describe", func() bool { return len(m.dev.changes) > 0 })
+	if w := lint(); w != "" {
+		t.Errorf("warnings after the fix: %q", w)
 	}
 }
 
