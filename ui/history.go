@@ -64,7 +64,7 @@ var openHistoryKey = key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "histor
 // historyScreen lists the recorded runs (newest first) with a filter
 // ("/": module, capability, status, code, id or input text; "status:ok",
 // "module:notes" match one field), a status filter (s) and the selected
-// run's summary beside; enter reopens its result, r re-runs it, p pins it.
+// run's summary beside; enter reopens its result, r opens its form with its input, p pins it.
 type historyScreen struct {
 	com  *common.Common
 	keys HistoryKeyMap
@@ -842,7 +842,7 @@ func (it *historyItem) Detail(w int) string {
 	if x.Input != "" {
 		lines = append(lines, "", st.Subtitle.Render("input"), render.SanitizeLine(x.Input))
 	}
-	lines = append(lines, "", st.Muted.Render("enter opens the result and its artifacts; r re-runs it"))
+	lines = append(lines, "", st.Muted.Render("enter opens the result and its artifacts; r opens its form with the input it had (ctrl+s runs it)"))
 	if unpolledSummary(x) {
 		lines = append(lines, st.Muted.Render("no modbay process polls the job: F follows it here"))
 	}

@@ -154,7 +154,7 @@ func (m *Model) rerunRecord(rec *history.Record) tea.Cmd {
 	}
 	input := history.WithoutRedacted(rec.Input, rec.Redacted)
 	return tea.Batch(open, m.whenForm(func(f *formview.Model) tea.Cmd {
-		notes := []string{"Re-run of " + rec.RunID + ": its input is loaded."}
+		notes := []string{"Re-run of " + rec.RunID + ": its input is loaded; ctrl+s runs it."}
 		if len(rec.Redacted) > 0 {
 			notes = append(notes, "Secret fields were not recorded; fill them in: "+render.SanitizeLine(strings.Join(rec.Redacted, ", "))+".")
 		}
