@@ -45,7 +45,7 @@ func TestCheckNamesEachDeliberateFault(t *testing.T) {
 		"wrong-request-id":      `fail    fixture.write minimal  input {"name":"a"}  — host.protocol_violation`,
 		"undeclared-kind":       `"fixture.other/v1" is not among capability "fixture.write"'s artifact_schemas`,
 		"bad-digest":            `fail    fixture.write minimal  input {"name":"a"}  — host.protocol_violation`,
-		"no-invalid-request":    `fail    fixture.write invalid: /name is 12345  input {"name":12345}  — accepted an input its schema refuses`,
+		"no-invalid-request":    `fail    fixture.write invalid: /name is 12345  input {"name":12345}  — answered ok to an input its schema refuses; expected an invalid_request error`,
 		"no-unknown-capability": `fail    unknown capability  input {}  — answered internal (something went wrong) to capability "modbay.check.no-such-capability"`,
 		"trailing-text":         `fail    fixture.write minimal  input {"name":"a"}  — host.protocol_violation: 4 bytes after the envelope, starting "done": stdout carries only the envelope; print logs and progress to stderr (docs/protocol.md §6)`,
 		"no-protocol-versions":  `fail    validate  — descriptor breaks its rules (docs/modules.md#the-descriptor): protocol_versions: is missing or empty; it must list "xibodev.module/v1" (docs/protocol.md §9)`,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/runner"
 	"modbay/schema"
@@ -133,7 +134,7 @@ func Check(ctx context.Context, h *runner.Host, ref string, opts Options) (*Repo
 	}
 	rep.Module = m1.ID
 	rep.descriptor = m1.Descriptor
-	add(Item{Status: Pass, Name: "describe", Detail: fmt.Sprintf("%s %s, %d capabilities", m1.Descriptor.Name, m1.Descriptor.Version, len(m1.Descriptor.Capabilities))})
+	add(Item{Status: Pass, Name: "describe", Detail: fmt.Sprintf("%s %s, %s", m1.Descriptor.Name, m1.Descriptor.Version, words.Count(len(m1.Descriptor.Capabilities), "capability", "capabilities"))})
 	m2 := h.Redescribe(ctx, m1)
 	add(sameDescriptor(m1, m2))
 	for _, it := range validateItems(ctx, m2) {
@@ -397,7 +398,7 @@ func judgeMCP(res *runner.Result, valid, unknown bool) (Status, string) {
 		if res.Host != nil {
 			return Fail, hostDetail(res)
 		}
-		return Fail, fmt.Sprintf("answered ok to tool %q, which it does not list: the answer is a JSON-RPC error or a tool error", UnknownCapability)
+		return Fail, fmt.Sprintf("answered ok to tool %q, which it does not list; expected a JSON-RPC error or a tool error", UnknownCapability)
 	case !valid:
 		if d, ok := refused(); ok {
 			return Pass, d
@@ -435,17 +436,17 @@ func judge(res *runner.Result, valid bool) (Status, string) {
 		case !valid && e.Code == modproto.CodeInvalidRequest:
 			return Pass, "answered invalid_request"
 		case !valid:
-			return Fail, fmt.Sprintf("answered %s (%s) to an input its schema refuses: the answer is invalid_request", e.Code, e.Message)
+			return Fail, fmt.Sprintf("answered %s (%s) to an input its schema refuses; expected invalid_request", e.Code, e.Message)
 		}
 		return Warn, fmt.Sprintf("answered %s: %s (the input is valid, perhaps meaningless)", e.Code, e.Message)
 	}
 	if !valid {
-		return Fail, "accepted an input its schema refuses: the answer is an invalid_request error"
+		return Fail, "answered ok to an input its schema refuses; expected an invalid_request error"
 	}
 	if len(res.EffectWarnings) > 0 {
 		return Fail, "the execution differs from the declared effects (docs/protocol.md §7): " + res.EffectWarnings.Error()
 	}
-	d := fmt.Sprintf("ok, %d artifacts verified", len(res.Artifacts))
+	d := "ok, " + words.Count(len(res.Artifacts), "artifact", "artifacts") + " verified"
 	if j := res.Job; j != nil {
 		d += fmt.Sprintf(", job %s after %d polls", j.State, j.Polls)
 		if !runner.IsTerminalJobState(j.State) || j.State == "failed" || j.State == "error" || j.State == "cancelled" {
@@ -467,11 +468,11 @@ func judgeUnknown(res *runner.Result) (Status, string) {
 	}
 	switch {
 	case res.Host != nil && (env == nil || !onlyUndeclared(res.Host.Violations)):
-		return Fail, hostDetail(res)
+		return Fail, fmt.Sprintf("sent capability %q, expecting an unknown_capability error: %s", UnknownCapability, hostDetail(res))
 	case env != nil && env.Error != nil:
-		return Fail, fmt.Sprintf("answered %s (%s) to capability %q: the answer is unknown_capability", env.Error.Code, env.Error.Message, UnknownCapability)
+		return Fail, fmt.Sprintf("answered %s (%s) to capability %q; expected unknown_capability", env.Error.Code, env.Error.Message, UnknownCapability)
 	}
-	return Fail, fmt.Sprintf("answered ok to capability %q, which it does not declare: the answer is unknown_capability", UnknownCapability)
+	return Fail, fmt.Sprintf("answered ok to capability %q, which it does not declare; expected an unknown_capability error", UnknownCapability)
 }
 
 // onlyUndeclared reports whether every violation is the §7 "capability is

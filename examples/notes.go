@@ -313,7 +313,7 @@ func runNotesReport(c *call) (any, error) {
 		c.progress("writing %s/files.csv", dir)
 		if err := c.writeArtifact(artifactFile{
 			id: "table", kind: kindNotesTable, root: "workspace", rel: dir + "/files.csv",
-			mediaType: "text/csv", presentation: "table", title: "Files (" + strconv.Itoa(len(files)) + " rows)", data: table,
+			mediaType: "text/csv", presentation: "table", title: "Files (" + strconv.Itoa(len(files)) + map[bool]string{true: " row)", false: " rows)"}[len(files) == 1], data: table,
 		}); err != nil {
 			return nil, err
 		}
