@@ -92,3 +92,57 @@ func TestGenerateStopsWithItsContext(t *testing.T) {
 		t.Fatalf("generation looked at its ended context %d more times: it went on", -left)
 	}
 }
+
+// selfWide is a 170 KB request schema under every compile bound: an
+// object of n properties, each referring to the root.
+func selfWide(n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"$ref":"#"}`, i)
+	}
+	b.WriteString(`}}`)
+	return json.RawMessage(b.String())
+}
+
+// TestGenerateCountsPropertiesLookedAt: every optional field of 7,000
+// properties each referring to the root is 7,000 looks per object;
+// counted against MaxBuildTotalItems, the full case stops after a few
+// objects (optional fields it could not make left out) and the others
+// are made (`modbay check` took 74 s and 3 GB before, its full case
+// 100,000 values).
+func TestGenerateCountsPropertiesLookedAt(t *testing.T) {
+	h, err := schema.Compile(selfWide(7000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[CaseKind]Case{}
+	for _, c := range Generate(h) {
+		kinds[c.Kind] = c
+	}
+	if c := kinds[KindFull]; c.Skip != "" || len(c.Input) > 1024 {
+		t.Errorf("full case: skip %q, input %d bytes, want a few objects", c.Skip, len(c.Input))
+	}
+	if c := kinds[KindMinimal]; c.Skip != "" || string(c.Input) != "{}" {
+		t.Errorf("minimal case: %q skip %q", c.Input, c.Skip)
+	}
+	if c := kinds[KindInvalid]; c.Skip != "" || !strings.HasPrefix(c.Name, "invalid: /p0 is") {
+		t.Errorf("invalid case %q: skip %q", c.Name, c.Skip)
+	}
+}
+
+// BenchmarkGenerateSelfWide: that schema's cases (74 s in `modbay check`
+// before properties looked at were counted and merges shared their
+// targets' property lists).
+func BenchmarkGenerateSelfWide(b *testing.B) {
+	h, err := schema.Compile(selfWide(7000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		Generate(h)
+	}
+}

@@ -233,6 +233,7 @@ func validateItems(ctx context.Context, m *runner.Module) []Item {
 		out = append(out, Item{Status: Warn, Name: "validate", Detail: w})
 	}
 	for _, id := range slices.Sorted(maps.Keys(m.Descriptor.RequestSchemas)) {
+		listed, more, moreSt := 0, 0, Warn
 		for _, f := range schemalint.LintContext(ctx, id, m.Descriptor.RequestSchemas[id]) {
 			if f.Rule == schemalint.RuleProvider {
 				continue
@@ -243,7 +244,19 @@ func validateItems(ctx context.Context, m *runner.Module) []Item {
 			if refusedSchemas[id] && (f.Rule == schemalint.RuleRequired || f.Rule == schemalint.RuleCycle || f.Rule == schemalint.RuleKeyword) {
 				st, f.Severity = Fail, schemalint.Error
 			}
+			if listed == maxLintItems {
+				more++
+				if st == Fail {
+					moreSt = Fail
+				}
+				continue
+			}
+			listed++
 			out = append(out, Item{Status: st, Name: "validate", Detail: f.String()})
+		}
+		if more > 0 {
+			out = append(out, Item{Status: moreSt, Name: "validate",
+				Detail: fmt.Sprintf("and %d more findings in request schema %s: modbay validate lists them all", more, id)})
 		}
 	}
 	if len(out) == 0 {
@@ -251,6 +264,10 @@ func validateItems(ctx context.Context, m *runner.Module) []Item {
 	}
 	return out
 }
+
+// maxLintItems bounds the schema findings check lists per request schema
+// (one cycle can be found at thousands of references).
+const maxLintItems = 20
 
 // checker runs one module's calls.
 type checker struct {

@@ -61,6 +61,10 @@ const maxValueDepth = 8
 // dozens of bounded properties must not make a check run for minutes.
 const maxBoundaryCases = 24
 
+// maxInvalidProps bounds the properties invalid tries of the wrong type
+// (required ones first), each a whole validation.
+const maxInvalidProps = 60
+
 // maxEnumMembers bounds the enum members tried per property.
 const maxEnumMembers = 6
 
@@ -187,7 +191,12 @@ func (g *gen) value(s *schema.Node, md mode, depth int) (any, error) {
 			// The first branch, merged with the keywords beside the list.
 			base := *s
 			base.OneOf, base.AnyOf = nil, nil
-			schema.Merge(&base, g.doc.Effective(alts[0]))
+			alt := g.doc.Effective(alts[0])
+			// The merge's work is linear in both property lists.
+			if g.items += len(base.Props) + len(alt.Props); g.items > schema.MaxBuildTotalItems {
+				return nil, &cannotGenerate{fmt.Sprintf("more than %d values and properties in all (schema.MaxBuildTotalItems)", schema.MaxBuildTotalItems)}
+			}
+			schema.Merge(&base, alt)
 			return g.value(&base, md, depth+1)
 		}
 	}
@@ -247,9 +256,18 @@ func property(s *schema.Node, n string) *schema.Node {
 // object generates an object: required properties always, the others
 // in modeFull (a required name without a property schema gets "").
 func (g *gen) object(s *schema.Node, md mode, depth int) (any, error) {
+	// Every property looked at counts, generated or not: 7,000 properties
+	// each referring to their parent are 7,000 looks per object.
+	if g.items += len(s.Props); g.items > schema.MaxBuildTotalItems {
+		return nil, &cannotGenerate{fmt.Sprintf("more than %d values and properties in all (schema.MaxBuildTotalItems)", schema.MaxBuildTotalItems)}
+	}
+	required := requiredSet(s)
 	out := map[string]any{}
 	for _, p := range s.Props {
-		req := slices.Contains(s.Required, p.Name)
+		if err := g.stopped(); err != nil {
+			return nil, err
+		}
+		req := required[p.Name]
 		if !req && md != modeFull && !(md == modeDefaults && g.doc.Effective(p.Schema).Default != nil) {
 			continue
 		}
@@ -281,6 +299,15 @@ func (g *gen) object(s *schema.Node, md mode, depth int) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// requiredSet is s's required names as a set.
+func requiredSet(s *schema.Node) map[string]bool {
+	set := make(map[string]bool, len(s.Required))
+	for _, n := range s.Required {
+		set[n] = true
+	}
+	return set
 }
 
 // array generates minItems items (one in modeFull when minItems is 0).
@@ -515,46 +542,51 @@ func (g *gen) boundaries(root *schema.Node, minimal any) []boundary {
 // type, the required ones left out, or a value of another type; skipped
 // when the schema accepts every candidate.
 func (g *gen) invalid(h *schema.Compiled, root *schema.Node, minimal any) Case {
-	type cand struct {
-		name  string
-		value any
-	}
-	var cands []cand
 	base, _ := minimal.(map[string]any)
-	props := slices.Clone(root.Props)
-	// Required properties first: a module must check those.
-	sort.SliceStable(props, func(i, j int) bool {
-		return slices.Contains(root.Required, props[i].Name) && !slices.Contains(root.Required, props[j].Name)
-	})
-	for _, p := range props {
+	with := func(n string, v any) map[string]any {
 		cp := maps.Clone(base)
 		if cp == nil {
 			cp = map[string]any{}
 		}
-		cp[p.Name] = wrongType(g.doc.Effective(p.Schema))
-		b, _ := json.Marshal(cp[p.Name])
-		cands = append(cands, cand{fmt.Sprintf("invalid: /%s is %s", p.Name, b), cp})
+		cp[n] = v
+		return cp
 	}
-	if len(root.Required) > 0 {
-		cands = append(cands, cand{"invalid: required properties left out", map[string]any{}})
-	}
-	if root.AdditionalFalse {
-		cp := maps.Clone(base)
-		if cp == nil {
-			cp = map[string]any{}
-		}
-		cp["modbay_check_unknown"] = true
-		cands = append(cands, cand{"invalid: an undeclared property", cp})
-	}
-	cands = append(cands, cand{"invalid: a number instead of an object", 42}, cand{"invalid: a string", "modbay check"})
-	for _, c := range cands {
-		b, _ := json.Marshal(c.value)
+	// try validates one candidate: true when the schema refuses it (the
+	// case), or when the context ended.
+	var found Case
+	try := func(name string, v any) bool {
 		if g.stopped() != nil {
+			return true
+		}
+		b, _ := json.Marshal(v)
+		if viol, err := h.ValidateContext(g.ctx, b); err == nil && len(viol) > 0 {
+			found = Case{Kind: KindInvalid, Name: name, Input: b}
+			return true
+		}
+		return false
+	}
+	// Required properties first: a module must check those.
+	required := requiredSet(root)
+	props := slices.Clone(root.Props)
+	sort.SliceStable(props, func(i, j int) bool { return required[props[i].Name] && !required[props[j].Name] })
+	for _, p := range props[:min(len(props), maxInvalidProps)] {
+		w := wrongType(g.doc.Effective(p.Schema))
+		b, _ := json.Marshal(w)
+		if try(fmt.Sprintf("invalid: /%s is %s", p.Name, b), with(p.Name, w)) {
 			break
 		}
-		if viol, err := h.ValidateContext(g.ctx, b); err == nil && len(viol) > 0 {
-			return Case{Kind: KindInvalid, Name: c.name, Input: b}
-		}
+	}
+	if found.Name == "" && len(root.Required) > 0 {
+		try("invalid: required properties left out", map[string]any{})
+	}
+	if found.Name == "" && root.AdditionalFalse {
+		try("invalid: an undeclared property", with("modbay_check_unknown", true))
+	}
+	if found.Name == "" {
+		_ = try("invalid: a number instead of an object", 42) || try("invalid: a string", "modbay check")
+	}
+	if found.Name != "" {
+		return found
 	}
 	return Case{Kind: KindInvalid, Name: "invalid", Skip: "the schema accepts every input modbay tried"}
 }

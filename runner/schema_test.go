@@ -45,7 +45,7 @@ func TestUnsatisfiableSchemaRefusesItsCapability(t *testing.T) {
 	if m.Status != StatusReady {
 		t.Fatalf("status %s (%s): the module must stay ready", m.Status, m.Reason)
 	}
-	for id, want := range map[string]string{"m.closed": "at /allOf/0/required", "m.cycle": "leads back to itself through required properties"} {
+	for id, want := range map[string]string{"m.closed": "at /allOf/0/required", "m.cycle": "leads back to itself through what every input must meet (required properties, allOf)"} {
 		why, ok := m.Refused[id]
 		if !ok || !strings.Contains(why, want) {
 			t.Errorf("%s refused %v %q, want %q", id, ok, why, want)

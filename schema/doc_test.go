@@ -186,8 +186,8 @@ func allOfChain(links, props, roots int) json.RawMessage {
 }
 
 // TestEffectiveMergesAChainOnce: every link of a chain is merged once
-// and remembered, so the properties referring to its head share it; a
-// link in a cycle is merged afresh (its merge stopped at the cycle).
+// and remembered, so the properties referring to its head share it; in a
+// cycle each schema keeps its own keywords first.
 func TestEffectiveMergesAChainOnce(t *testing.T) {
 	d, err := Parse(allOfChain(30, 60, 50)) // 60 references: under MaxRefChain
 	if err != nil {

@@ -201,18 +201,19 @@ func (d *Doc) Effective(s *Node) *Node {
 }
 
 // flattening is one Effective call's walk: the schemas on the current
-// path (a cycle stops at one), the visits so far and the stops (a cycle,
-// MaxRefChain or MaxMergeVisits) made.
+// path (a cycle stops at one) and the visits so far.
 type flattening struct {
 	d      *Doc
 	on     map[*Node]bool
 	visits int
-	stops  int
 }
 
-// flatten merges s's chain in; called with d.mu held. A document node
-// whose merge made no stop is the same from any path, so it is cached
-// (d.merged) and merged once however many schemas refer to it.
+// flatten merges s's chain in; called with d.mu held. Each document node
+// is merged once and remembered (d.merged), however many schemas refer
+// to it, so the work is linear in the document. Where a stop (a cycle,
+// MaxRefChain, MaxMergeVisits) cut a chain, what is remembered is the
+// chain as first merged: only the stopped node itself, which keeps its
+// own keywords, is not remembered.
 func (w *flattening) flatten(s *Node, depth int) *Node {
 	w.visits++
 	if s.Ref == "" && s.DynamicRef == "" && len(s.AllOf) == 0 {
@@ -224,12 +225,10 @@ func (w *flattening) flatten(s *Node, depth int) *Node {
 	out := *s
 	out.Ref, out.DynamicRef, out.AllOf = "", "", nil
 	if depth > MaxRefChain || w.visits > MaxMergeVisits || w.on[s] {
-		w.stops++
 		return &out // its own keywords only
 	}
 	w.on[s] = true
 	defer delete(w.on, s)
-	stops := w.stops
 	// The referring schema's own keywords win over the target's.
 	if t := w.d.Target(s); t != nil {
 		Merge(&out, w.flatten(t, depth+1))
@@ -237,7 +236,7 @@ func (w *flattening) flatten(s *Node, depth int) *Node {
 	for _, a := range s.AllOf {
 		Merge(&out, w.flatten(a, depth+1))
 	}
-	if w.stops == stops && w.d.byLoc[s.Loc] == s {
+	if w.d.byLoc[s.Loc] == s {
 		w.d.merged[s] = &out
 	}
 	return &out

@@ -100,7 +100,7 @@ const (
 	// in total across every level (nested minItems multiply: 1000×1000
 	// of 1000-character strings was 2 GB): the fields the form makes,
 	// and the array items and string bytes `modbay check` generates for
-	// one input. Past them the form opens in JSON mode and check skips
+	// one input (each property it looks at counts as an item). Past them the form opens in JSON mode and check skips
 	// the case.
 	MaxBuildTotalItems  = 100000
 	MaxBuildTotalString = 16 << 20

@@ -451,7 +451,12 @@ func Merge(dst, src *Node) {
 			dst.Types = both
 		}
 	}
-	if len(src.Props) > 0 {
+	if len(dst.Props) == 0 {
+		// Shared, not copied: a Node's slices are never written in place
+		// (below, a merge writes a copy), and 7,000 properties referring
+		// to their parent would each hold a copy of its 7,000 otherwise.
+		dst.Props = src.Props
+	} else if len(src.Props) > 0 {
 		// One copy (dst's slice may be a shared Node's) and one index:
 		// linear, as a chain of allOf merges thousands of properties.
 		props := slices.Clone(dst.Props)
@@ -474,7 +479,9 @@ func Merge(dst, src *Node) {
 		}
 		dst.Props = props
 	}
-	if len(src.Required) > 0 {
+	if len(dst.Required) == 0 {
+		dst.Required = src.Required
+	} else if len(src.Required) > 0 {
 		req := slices.Clone(dst.Required)
 		has := make(map[string]bool, len(req)+len(src.Required))
 		for _, r := range req {
@@ -492,7 +499,7 @@ func Merge(dst, src *Node) {
 		dst.Additional = src.Additional
 	}
 	dst.AdditionalFalse = dst.AdditionalFalse || src.AdditionalFalse
-	dst.PatternProps = append(append([]Prop(nil), dst.PatternProps...), src.PatternProps...)
+	dst.PatternProps = joined(dst.PatternProps, src.PatternProps)
 	firstS(&dst.PropertyNames, src.PropertyNames)
 	firstS(&dst.Items, src.Items)
 	dst.ItemsFalse = dst.ItemsFalse || src.ItemsFalse
@@ -518,8 +525,8 @@ func Merge(dst, src *Node) {
 	if dst.If == nil {
 		dst.If, dst.Then, dst.Else = src.If, src.Then, src.Else
 	}
-	dst.DepRequired = append(append([]DepRequired(nil), dst.DepRequired...), src.DepRequired...)
-	dst.DepSchemas = append(append([]Prop(nil), dst.DepSchemas...), src.DepSchemas...)
+	dst.DepRequired = joined(dst.DepRequired, src.DepRequired)
+	dst.DepSchemas = joined(dst.DepSchemas, src.DepSchemas)
 	if dst.Default == nil {
 		dst.Default = src.Default
 	}
@@ -541,6 +548,18 @@ func Merge(dst, src *Node) {
 	firstStr(&dst.Pattern, src.Pattern)
 	firstStr(&dst.Format, src.Format)
 	firstStr(&dst.ContentMediaType, src.ContentMediaType)
+}
+
+// joined is a then b in a new slice, or whichever is the only one not
+// empty, shared (Merge never writes into a slice in place).
+func joined[T any](a, b []T) []T {
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	return append(slices.Clip(a), b...)
 }
 
 func firstS(dst **Node, src *Node) {

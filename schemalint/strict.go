@@ -125,7 +125,7 @@ func (l *linter) cycles() {
 	for _, s := range sites {
 		t := l.doc.Target(s)
 		if !least[t] && greatest[t] {
-			l.add(s.Loc, RuleCycle, Error, fmt.Sprintf("$ref %q leads back to itself through required properties: no finite input satisfies it", s.Ref))
+			l.add(s.Loc, RuleCycle, Error, fmt.Sprintf("$ref %q leads back to itself through what every input must meet (required properties, allOf): no finite input satisfies it", s.Ref))
 		}
 	}
 }
