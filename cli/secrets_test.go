@@ -180,6 +180,38 @@ func TestSecretJobIDMasked(t *testing.T) {
 	noSecretUnder(t, exportAll(t, home))
 }
 
+// TestSecretResumedJobMasked: a job whose id holds no secret, detached
+// and resumed by `jobs wait` in another process, has the input's secrets
+// masked in what its polls send back (the host's job state keeps them
+// while the job runs), on screen and in the history.
+func TestSecretResumedJobMasked(t *testing.T) {
+	exe := secretsModule(t)
+	home := t.TempDir()
+	code, out, errb := run(t, "--home", home, "--module", exe, "invoke", "secrets", "s.plainjob", "--detach", "--json",
+		"--input", `{"api_key":"`+leakSecret+`"}`)
+	if code != ExitOK || strings.Contains(out+errb, leakMark) {
+		t.Fatalf("invoke --detach: exit %d\n%s\n%s", code, out, errb)
+	}
+	var d struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.RunID == "" {
+		t.Fatalf("invoke --detach --json: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(filepath.Join(home, "jobs", d.RunID+".json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the host's job state: %v %v", fi, err)
+	}
+	code, out, errb = run(t, "--home", home, "jobs", "wait", d.RunID, "--verbose")
+	if code != ExitOK || strings.Contains(out+errb, leakMark) || !strings.Contains(out+errb, "done with "+leakLabel) {
+		t.Fatalf("jobs wait: exit %d\n%s\n%s", code, out, errb)
+	}
+	if _, err := os.Stat(filepath.Join(home, "jobs", d.RunID+".json")); !os.IsNotExist(err) {
+		t.Errorf("the job ended and its state stays: %v", err)
+	}
+	noSecretUnder(t, filepath.Join(home, "history"))
+	noSecretUnder(t, exportAll(t, home))
+}
+
 // TestSecretInErrorCodeMasked: a module error whose code echoes the
 // secret is printed, recorded (the run, index.tsv) and exported with
 // the echo as "masked", the code still one token ("c_masked").

@@ -15,13 +15,14 @@ import (
 // secret of the input is recorded, listed and shown by its masked id
 // (Job.Masked); the handle as the module sent it, which polls and cancels
 // send, is kept only in <home>/jobs/<run id>.json (0600, beside the
-// history, never inside it), with the secrets it holds, so that the polls
-// of a job resumed later mask them too. It goes when the job ends or its
-// record does.
+// history, never inside it). So are the input's secrets, for any job of
+// an input that had some, so that the polls of a job resumed later mask
+// them too. It goes when the job ends or its record does.
 
-// maxJobStateBytes bounds a job state file read back: one handle (a
-// module's job_id) and the few secrets it holds.
-const maxJobStateBytes = 256 << 10
+// maxJobStateBytes bounds a job state file read back (the host's own): one
+// handle (a module's job_id) and the input's secrets, of an input of at
+// most 16 MiB (cli's maxInputFileBytes), JSON-escaped.
+const maxJobStateBytes = 40 << 20
 
 // jobState is a <home>/jobs/<run id>.json file.
 type jobState struct {
@@ -32,10 +33,10 @@ type jobState struct {
 // jobStatePath is run id's job state file.
 func (s *Store) jobStatePath(id string) string { return filepath.Join(s.jobs, id+".json") }
 
-// putJobState keeps js's handle for run id when its id is masked; it
-// writes nothing otherwise.
+// putJobState keeps js's handle (when its id is masked) and the input's
+// secrets for run id; it writes nothing when there are neither.
 func (s *Store) putJobState(id string, js *runner.JobStatus) error {
-	if js == nil || js.Handle == "" || CheckID(id) != nil {
+	if js == nil || (js.Handle == "" && len(js.Secrets) == 0) || CheckID(id) != nil {
 		return nil
 	}
 	b, err := json.Marshal(jobState{JobID: js.Handle, Secrets: js.Secrets})
@@ -81,27 +82,39 @@ func (s *Store) JobStatus(rec *Record) (runner.JobStatus, error) {
 		return runner.JobStatus{}, errors.New("run " + rec.RunID + " has no job")
 	}
 	js := runner.JobStatus{ID: j.ID, State: j.State, Percent: j.Percent, Detail: j.Detail, Polls: j.Polls}
-	if !j.Masked {
-		return js, nil
-	}
-	if CheckID(rec.RunID) != nil {
+	st, ok := s.readJobState(rec.RunID)
+	switch {
+	case j.Masked && (!ok || st.JobID == ""):
 		return js, ErrNoJobHandle
+	case j.Masked:
+		js.Handle = st.JobID
 	}
-	f, err := os.Open(s.jobStatePath(rec.RunID))
-	if err != nil {
-		return js, ErrNoJobHandle
+	if ok {
+		js.Secrets = st.Secrets
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxJobStateBytes+1))
-	var st jobState
-	if err != nil || len(b) > maxJobStateBytes || json.Unmarshal(b, &st) != nil || st.JobID == "" {
-		return js, ErrNoJobHandle
-	}
-	js.Handle, js.Secrets = st.JobID, st.Secrets
 	if js.Secrets == nil {
 		js.Secrets = []schema.Echo{}
 	}
 	return js, nil
+}
+
+// readJobState reads run id's job state; false when there is none or it
+// cannot be read.
+func (s *Store) readJobState(id string) (jobState, bool) {
+	var st jobState
+	if CheckID(id) != nil {
+		return st, false
+	}
+	f, err := os.Open(s.jobStatePath(id))
+	if err != nil {
+		return st, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJobStateBytes+1))
+	if err != nil || len(b) > maxJobStateBytes || json.Unmarshal(b, &st) != nil {
+		return jobState{}, false
+	}
+	return st, true
 }
 
 // JobStatus is the job of the run being resumed, as Store.JobStatus

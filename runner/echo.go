@@ -267,7 +267,8 @@ func maskArtifact(a *modproto.Artifact, echoes []schema.Echo) {
 }
 
 // maskJob masks echoes in j; a job_id that holds one is kept as Handle
-// for polls, with the secrets it holds (docs/protocol.md §12).
+// for polls, and the input's secrets as Secrets, so that the polls of
+// the job resumed later mask them too (docs/protocol.md §12).
 func maskJob(j *JobStatus, echoes []schema.Echo) {
 	if id, n := schema.MaskEchoes([]byte(j.ID), echoes); n > 0 {
 		if j.Handle == "" {
@@ -275,12 +276,8 @@ func maskJob(j *JobStatus, echoes []schema.Echo) {
 		}
 		j.ID = string(id)
 	}
-	if j.Handle != "" && j.Secrets == nil {
-		for _, e := range echoes {
-			if _, n := schema.MaskEchoes([]byte(j.Handle), []schema.Echo{e}); n > 0 {
-				j.Secrets = append(j.Secrets, e)
-			}
-		}
+	if j.Secrets == nil && len(echoes) > 0 {
+		j.Secrets = slices.Clone(echoes)
 	}
 	if jobStateProblem("", j.State) != "" {
 		j.State = maskString(j.State, echoes) // not a state word: module text

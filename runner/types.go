@@ -406,8 +406,8 @@ type JobStatus struct {
 	// Handle, set only when ID carries a secret of the input and so is
 	// masked (docs/protocol.md §12), is the job_id as the module sent it:
 	// polls and cancels send it; never show or record it beyond the
-	// host's job state. Secrets are the input's secrets it holds, which
-	// polls of a job resumed later mask.
+	// host's job state. Secrets are the input's secrets, which the polls
+	// of a job resumed later mask (kept in the host's job state too).
 	Handle  string        `json:"-"`
 	Secrets []schema.Echo `json:"-"`
 }

@@ -136,6 +136,20 @@ func main() {
 			os.Exit(3)
 		}
 		reply(req.RequestID, true, map[string]any{"job_id": jobID, "state": "running", "detail": "started " + jobID}, nil, nil, nil)
+	case "s.plainjob", "s.plainpoll":
+		// A job whose id holds no secret, its polls echoing the key (kept
+		// in the workspace; a poll's input is the job id alone).
+		saved := filepath.Join(ws, "plainjob.txt")
+		if os.Args[3] == "s.plainjob" {
+			if err := os.WriteFile(saved, []byte(key), 0o600); err != nil {
+				os.Exit(3)
+			}
+			reply(req.RequestID, true, map[string]any{"job_id": "pj", "state": "running"}, nil, nil, nil)
+			return
+		}
+		b, _ := os.ReadFile(saved)
+		fmt.Fprintf(os.Stderr, "polled with %s\n", b)
+		reply(req.RequestID, true, map[string]any{"job_id": "pj", "state": "succeeded", "detail": "done with " + string(b), "echo": string(b)}, nil, nil, nil)
 	case "s.poll":
 		want, _ := os.ReadFile(filepath.Join(ws, "job.txt"))
 		if req.Input.JobID != string(want) {
@@ -231,6 +245,8 @@ func describe() {
 			capability("s.job", "Starts a job named after the key.", map[string]any{"long_running": true, "poll_capability": "s.poll"}),
 			capability("s.poll", "Polls the job.", map[string]any{"request_schema": "s.poll/v1"}),
 			capability("s.numbers", "Sends a numeric key back as its costs and in exponent notation.", nil),
+			capability("s.plainjob", "Starts a job whose polls echo the key.", map[string]any{"long_running": true, "poll_capability": "s.plainpoll"}),
+			capability("s.plainpoll", "Polls it, echoing the key.", nil),
 			capability("s.numjob", "Starts a job whose percent is the key.", map[string]any{"long_running": true, "poll_capability": "s.numpoll"}),
 			capability("s.numpoll", "Polls the job, its percent the key.", nil),
 			capability("s.module", "Sends the key as its module.", nil),
