@@ -39,8 +39,8 @@ var absPathRE = regexp.MustCompile(`(?:^|[\s'"(:=\[])(/[^\s'"):,\]]+)`)
 //   - a line that says EACCES or EROFS ("Permission denied", "Read-only
 //     file system") and names an absolute path outside every rw root of
 //     roots: "likely refused by containment: <path> is outside the rw roots
-//     (…)"; an existing executable file so named was likely a program the
-//     module does not declare in permissions.subprocess;
+//     (…)"; an existing executable file so named was a program the module
+//     does not declare in permissions.subprocess, or a file it read;
 //   - a line that says a program was not found ("command not found",
 //     "executable file not found"): a missing binary;
 //   - a line that says EFBIG ("File too large"): the bound on one file's
@@ -101,7 +101,9 @@ func LikelyCause(roots map[string]modproto.Root, stderr, message string, limits 
 		return fmt.Sprintf("likely refused by containment: %s%s outside the rw roots (%s); write beneath a root's path from the request (docs/protocol.md §4)",
 			strings.Join(outside, ", "), verb, where)
 	case len(programs) > 0:
-		return fmt.Sprintf("likely refused by containment: starting %s needs it in permissions.subprocess (docs/protocol.md §4)", strings.Join(programs, ", "))
+		// An executable file refused may have been run or only opened:
+		// the module's words rarely say which.
+		return fmt.Sprintf("likely refused by containment: %s: running it needs it in permissions.subprocess, reading it a read root holding it (docs/protocol.md §4)", strings.Join(programs, ", "))
 	case missing != "":
 		if r := []rune(missing); len(r) > noiseQuoteRunes*2 {
 			missing = string(r[:noiseQuoteRunes*2]) + "…"

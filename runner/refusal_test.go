@@ -25,7 +25,7 @@ func TestLikelyCause(t *testing.T) {
 		{"shell", "sh: 3: cannot create /in/out.txt: Read-only file system\n", "",
 			"/in/out.txt is outside the rw roots"},
 		{"message", "", "EROFS: read-only file system, open '/etc/x'", "/etc/x is outside"},
-		{"program", "sh: 1: /bin/sh: Permission denied", "", "starting /bin/sh needs it in permissions.subprocess"},
+		{"program", "sh: 1: /bin/sh: Permission denied", "", "/bin/sh: running it needs it in permissions.subprocess, reading it a read root holding it"},
 		{"missing", "sh: 1: ffmpeg: not found", "", `likely a missing program ("sh: 1: ffmpeg: not found")`},
 		{"beneath a root", "open /w/sub/x: permission denied", "", ""},
 		{"no refusal", "ValueError: /etc/x is odd", "", ""},

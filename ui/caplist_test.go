@@ -149,3 +149,22 @@ func TestCapDetailBuildsOffTheLoop(t *testing.T) {
 		t.Fatalf("after the build (%d builds):\n%s", builds.Load(), out)
 	}
 }
+
+// TestCapDetailCostlySchemaIsNoError: a schema too costly for form fields
+// (a bound passed) is a JSON input in the detail pane, not a ✗ as an
+// unreadable one is.
+func TestCapDetailCostlySchemaIsNoError(t *testing.T) {
+	m, _ := newTest(t, nil, 80, 24)
+	m.buildForm = func(ctx context.Context, raw json.RawMessage) (*form.Form, error) {
+		return nil, &schema.BoundError{Bound: "MaxBuildTotalItems", Limit: 100000, Detail: "the form would make more than 100000 fields"}
+	}
+	withModules(t, m)
+	m.Update(uitest.Key("enter"))
+	var out string
+	for range 3 {
+		out = ansi.Strip(frame(t, m))
+	}
+	if strings.Contains(out, "✗") || !strings.Contains(out, "JSON input: too costly for form") {
+		t.Fatalf("detail pane:\n%s", out)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
+	"modbay/schema"
 	"modbay/ui/form"
 )
 
@@ -68,7 +69,9 @@ type capSummary struct {
 	raw    bool
 	fields []capField
 	more   int
-	err    string
+	// err is why the schema cannot be read; costly the bound a readable
+	// one passes (the form opens in JSON mode).
+	err, costly string
 }
 
 // capSummaryMsg is a summary built off the loop, for the cache.
@@ -97,6 +100,9 @@ func buildSummary(ctx context.Context, build func(context.Context, json.RawMessa
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, true
+	case err != nil && schema.IsBound(err):
+		// Valid, only too costly for fields: the form opens in JSON mode.
+		return &capSummary{costly: err.Error()}, false
 	case err != nil:
 		return &capSummary{err: err.Error()}, false
 	case f.Raw():
@@ -185,6 +191,8 @@ func (b *detailBuilder) inputLines(s *capSummary) {
 		b.indented("…")
 	case s.err != "":
 		b.line(st.Error.Render("✗ " + render.SanitizeLine(s.err)))
+	case s.costly != "":
+		b.indented("JSON input: too costly for form fields (" + render.SanitizeLine(s.costly) + ")")
 	case s.raw:
 		b.indented("one JSON value")
 	default:
