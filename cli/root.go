@@ -514,7 +514,7 @@ func exampleModuleRun(_ context.Context, o *ExampleModuleOptions) error {
 // homeFlagUsage is --home's help: the rule (docs/protocol.md §2) and the
 // default home it gives in this environment, the one that applies.
 func homeFlagUsage() string {
-	u := "modbay home (default $MODBAY_HOME, else $FACET_STUDIO_HOME, else $XDG_DATA_HOME/modbay when XDG_DATA_HOME is set, else ~/.local/share/modbay"
+	u := "modbay home (default $MODBAY_HOME, else $FACET_STUDIO_HOME (an earlier tool's home, same layout), else $XDG_DATA_HOME/modbay when XDG_DATA_HOME is set, else ~/.local/share/modbay"
 	if h, err := config.ResolveHome(""); err == nil {
 		u += "; here " + h
 	}
