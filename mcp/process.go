@@ -108,17 +108,11 @@ func (p *process) exitedEarly() string {
 	return p.state.String()
 }
 
-// writeBound is the *contain.WriteBoundError of a server the per-run
-// write bound killed (limits.write_mb, write_files: the watch closed
-// WriteExceeded), nil for any other end.
-func (p *process) writeBound() error {
-	select {
-	case <-p.proc.WriteExceeded():
-		return p.proc.WriteBound()
-	default:
-		return nil
-	}
-}
+// writeBound is the *contain.WriteBoundError of an exited server that
+// passed the per-run write bound (limits.write_mb, write_files), killed
+// for it or not; nil for any other end. It waits for the watch's check in
+// progress, which kills the server before it closes WriteExceeded.
+func (p *process) writeBound() error { return p.proc.WriteBound() }
 
 // transport is the MCP stdio transport over the process's pipes.
 func (p *process) transport() sdk.Transport {

@@ -295,3 +295,38 @@ func TestSchemaBytesRefusedFirst(t *testing.T) {
 		t.Fatalf("a schema of MaxSchemaBytes: %v", err)
 	}
 }
+
+// TestDeepLongKeysRefusedByLocation: 90 levels of 10,000-byte property
+// names (900 KB, under MaxSchemaBytes) are refused by MaxSchemaLocation
+// before the compiler, which builds every location as a string (14 s),
+// and the refusal quotes a cut location.
+func TestDeepLongKeysRefusedByLocation(t *testing.T) {
+	var o any = map[string]any{"pattern": "("}
+	for i := range 90 {
+		o = map[string]any{"type": "object", "properties": map[string]any{fmt.Sprintf("k%d", i) + strings.Repeat("a", 10000): o}}
+	}
+	raw, _ := json.Marshal(o)
+	_, err := Compile(raw)
+	var be *BoundError
+	if !errors.As(err, &be) || be.Bound != "MaxSchemaLocation" || len(err.Error()) > 1000 {
+		t.Fatalf("compile: %.300v (%d bytes)", err, len(fmt.Sprint(err)))
+	}
+}
+
+// TestCompileErrorBounded: a schema broken in 50 places says 4 of them
+// and how many more, not the compiler's tree of every cause.
+func TestCompileErrorBounded(t *testing.T) {
+	p := map[string]any{}
+	for i := range 50 {
+		p[fmt.Sprintf("p%02d", i)] = map[string]any{"pattern": "(" + strings.Repeat("x", 1000)}
+	}
+	raw, _ := json.Marshal(map[string]any{"properties": p})
+	_, err := Compile(raw)
+	if err == nil {
+		t.Fatal("compiled")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "at '/properties/p"); n != maxCompileCauses || !strings.Contains(msg, "; and 46 more") || len(msg) > 4*maxCauseRunes*5 {
+		t.Errorf("%d causes named in %d bytes: %.500s", n, len(msg), msg)
+	}
+}

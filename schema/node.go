@@ -120,6 +120,10 @@ func (d *Doc) parse(raw json.RawMessage, loc string) (*Node, error) {
 		return nil, &BoundError{Bound: "MaxDocDepth", Limit: MaxDocDepth,
 			Detail: fmt.Sprintf("the schema at %q nests deeper than %d subschemas", loc, MaxDocDepth)}
 	}
+	if len(loc) > MaxSchemaLocation {
+		return nil, &BoundError{Bound: "MaxSchemaLocation", Limit: MaxSchemaLocation,
+			Detail: fmt.Sprintf("the schema at %q has a location longer than %d bytes", cutRunes(loc, 120), MaxSchemaLocation)}
+	}
 	t := bytes.TrimSpace(raw)
 	s := &Node{Loc: loc, Base: d.base}
 	d.byLoc[loc] = s

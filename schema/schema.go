@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
+	"modbay/internal/jsonptr"
 	"modbay/modproto"
 )
 
@@ -225,7 +228,7 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 		return nil, err
 	}
 	if err != nil {
-		return nil, unnamed(err, url)
+		return nil, unnamed(compileError(err), url)
 	}
 	h.c, h.root = c, sch
 	h.subs = map[string]*jsonschema.Schema{"": sch}
@@ -243,6 +246,83 @@ func declaredDraft(doc any) (string, bool) {
 
 // unnamed returns err with the internal URL the compiler knows the schema
 // by said as "the schema": the URL means nothing to the person reading it.
+// maxCompileCauses and maxCauseRunes bound a compile error's text: the
+// library's lists every cause with its whole location, which grows with
+// the square of a deep schema's key lengths (90 levels of 10,000-byte
+// keys: 805 MB).
+const (
+	maxCompileCauses = 4
+	maxCauseRunes    = 300
+)
+
+// compilePrinter prints the library's error kinds, in its own language.
+var compilePrinter = message.NewPrinter(language.English)
+
+// compileError is err, a compile's, with its text bounded: a schema not
+// valid against its metaschema names at most maxCompileCauses of the
+// places it breaks, each location and message cut to maxCauseRunes, and
+// how many more; any other error's text cut to maxCauseRunes × 8.
+func compileError(err error) error {
+	var sv *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &sv) || !errors.As(sv.Err, &ve) {
+		return errors.New(cutRunes(err.Error(), maxCauseRunes*8))
+	}
+	var listed []string
+	seen := map[string]bool{}
+	leaves, tried := 0, 0
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		leaves++
+		if len(listed) == maxCompileCauses || tried == 4*maxCompileCauses || e.ErrorKind == nil {
+			return
+		}
+		tried++
+		loc := cutRunes(instancePointer(e.InstanceLocation), maxCauseRunes)
+		line := fmt.Sprintf("at '%s': %s", loc, cutRunes(e.ErrorKind.LocalizedString(compilePrinter), maxCauseRunes))
+		if seen[line] {
+			return
+		}
+		seen[line] = true
+		listed = append(listed, line)
+	}
+	walk(ve)
+	msg := "the schema is not valid against metaschema: " + strings.Join(listed, "; ")
+	if more := leaves - len(listed); more > 0 {
+		msg += fmt.Sprintf("; and %d more", more)
+	}
+	return errors.New(msg)
+}
+
+// instancePointer is a JSON pointer of tokens, at most a few times
+// maxCauseRunes long (the rest is cut anyway).
+func instancePointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		if b.Len() > 8*maxCauseRunes {
+			break
+		}
+		b.WriteByte('/')
+		b.WriteString(jsonptr.Escape(t))
+	}
+	return b.String()
+}
+
+// cutRunes is s cut to n runes, its middle dropped for "…".
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n/2]) + "…" + string(r[len(r)-n/2:])
+}
+
 func unnamed(err error, url string) error {
 	msg := strings.ReplaceAll(err.Error(), `"`+url+`#"`, "the schema")
 	return errors.New(strings.ReplaceAll(msg, url, "the schema"))
