@@ -330,3 +330,30 @@ func TestCompileErrorBounded(t *testing.T) {
 		t.Errorf("%d causes named in %d bytes: %.500s", n, len(msg), msg)
 	}
 }
+
+// TestFindingsBounded: 90 levels of 10,000-byte keys failing a oneOf at
+// each level are 92 findings whose pointers add up to 42 MB; at most
+// maxFindingPathBytes of them are listed, and one finding counts the rest.
+func TestFindingsBounded(t *testing.T) {
+	var v any = map[string]any{"x": 1}
+	for i := range 90 {
+		v = map[string]any{fmt.Sprintf("%02d", i) + strings.Repeat("a", 10000): v}
+	}
+	in, _ := json.Marshal(v)
+	h, err := Compile(json.RawMessage(`{"type":"object","additionalProperties":{"oneOf":[{"$ref":"#"},{"type":"string"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := h.Validate(in)
+	if err != nil || len(found) == 0 {
+		t.Fatalf("validate: %v, %d findings", err, len(found))
+	}
+	n := 0
+	for _, f := range found {
+		n += len(f.Path)
+	}
+	last := found[len(found)-1]
+	if n > maxFindingPathBytes || !strings.Contains(fmt.Sprint(found), "more problems, not listed") {
+		t.Errorf("%d findings, %d bytes of pointers; last %+v", len(found), n, last)
+	}
+}

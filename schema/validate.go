@@ -145,17 +145,50 @@ func outcome(err error) (*jsonschema.ValidationError, error) {
 	return nil, err
 }
 
-// leaves appends a finding for every error without causes under e.
+// maxFindings and maxFindingPathBytes bound the findings one validation
+// lists, and their pointers' bytes in all: a deep input with long keys
+// failing at each level is a pointer as long as its path per level (a
+// 900 KB input: 42 MB of pointers). The rest are counted in one finding.
+const (
+	maxFindings         = 1000
+	maxFindingPathBytes = 1 << 20
+)
+
+// leaves appends a finding for every error without causes under e, at
+// most maxFindings and maxFindingPathBytes of pointers; past them, one
+// finding at the root says how many more.
 func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
-	if len(e.Causes) == 0 {
+	pathBytes, more := 0, 0
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		if more > 0 || len(*out) >= maxFindings {
+			more++
+			return
+		}
+		n := 0
+		for _, t := range e.InstanceLocation {
+			n += len(t) + 1
+		}
+		if pathBytes += n; pathBytes > maxFindingPathBytes {
+			more++
+			return
+		}
 		*out = append(*out, modproto.ValidationError{
 			Path:   Pointer(e.InstanceLocation),
 			Detail: kindWords(e.ErrorKind),
 		})
-		return
 	}
-	for _, c := range e.Causes {
-		leaves(c, out)
+	walk(e)
+	if more > 0 {
+		*out = append(*out, modproto.ValidationError{
+			Detail: fmt.Sprintf("and %d more problems, not listed (at most %d, or %d bytes of their locations)", more, maxFindings, maxFindingPathBytes),
+		})
 	}
 }
 
