@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestIDGrammar(t *testing.T) {
@@ -118,5 +119,15 @@ func TestCorpusKeepsTheIDGrammar(t *testing.T) {
 	}
 	if n < 4 {
 		t.Errorf("only %d descriptors checked", n)
+	}
+}
+
+// TestSchemaIDQuotedCut: a 100 KB $id that does not end in its key is
+// quoted cut, not whole, in the violation.
+func TestSchemaIDQuotedCut(t *testing.T) {
+	id := strings.Repeat("é", 50000)
+	msg := checkSchemaDoc("x.req/v1", json.RawMessage(`{"$id":"`+id+`"}`))
+	if !strings.Contains(msg, "does not end in its key") || len(msg) > 500 || !utf8.ValidString(msg) {
+		t.Fatalf("%d bytes: %.300s", len(msg), msg)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // versionSuffix matches a trailing "/vN" that the $id rule ignores
@@ -148,9 +149,22 @@ func checkSchemaDoc(k string, raw json.RawMessage) string {
 	id := strings.ToLower(versionSuffix().ReplaceAllString(*head.ID, ""))
 	key := strings.ToLower(versionSuffix().ReplaceAllString(k, ""))
 	if !strings.HasSuffix(id, key) {
-		return fmt.Sprintf("$id %q does not end in its key %q", *head.ID, k)
+		return fmt.Sprintf("$id %q does not end in its key %q", cutQuoted(*head.ID), cutQuoted(k))
 	}
 	return ""
+}
+
+// cutQuoted is s cut to 200 bytes at a rune boundary, with "…", for a
+// message that quotes a module's string.
+func cutQuoted(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	i := 200
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // schemaHead is schema t with only its members that json.Unmarshal reads

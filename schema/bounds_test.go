@@ -357,3 +357,25 @@ func TestFindingsBounded(t *testing.T) {
 		t.Errorf("%d findings, %d bytes of pointers; last %+v", len(found), n, last)
 	}
 }
+
+// TestLocationComparesBounded: 7,990 children of one property with a
+// 3,900-byte name, their names all one length (211 KB, under every other
+// bound), made the compiler compare 127 GB of locations (30 s); refused
+// by MaxLocationCompares before it. 7,990 properties of short names of
+// one length still compile.
+func TestLocationComparesBounded(t *testing.T) {
+	kids := map[string]any{}
+	for i := range 7990 {
+		kids[fmt.Sprintf("c%05d", i)] = true
+	}
+	raw, _ := json.Marshal(map[string]any{"properties": map[string]any{strings.Repeat("n", 3900): map[string]any{"properties": kids}}})
+	_, err := Compile(raw)
+	var be *BoundError
+	if !errors.As(err, &be) || be.Bound != "MaxLocationCompares" {
+		t.Fatalf("compile: %v", err)
+	}
+	raw, _ = json.Marshal(map[string]any{"properties": kids})
+	if _, err := Compile(raw); err != nil {
+		t.Fatalf("a flat schema of 7,990 properties: %v", err)
+	}
+}

@@ -56,6 +56,12 @@ const (
 	// 2^40 otherwise. The largest request schema in the test corpora
 	// expands to about 5,000.
 	MaxSchemaExpansion = 200000
+	// MaxLocationCompares bounds the bytes the compiler compares looking
+	// each subschema's location up among those it queued
+	// (locationCompares): 7,990 sibling properties of 3,900-byte names,
+	// each location the same length, took 30 s of that (about 4 GB/s);
+	// the largest request schema in the test corpora needs far less.
+	MaxLocationCompares = 1 << 30
 	// MaxCompileNodes bounds the subschemas of a document handed to the
 	// compiler, whose work grows with their square: 8,000 take about
 	// 1 s (5,000 with a pattern each 3–6 s on a busy machine), 20,000

@@ -163,6 +163,10 @@ func compile(ctx context.Context, raw json.RawMessage, key [sha256.Size]byte) (*
 		return nil, &BoundError{Bound: "MaxCompileNodes", Limit: MaxCompileNodes,
 			Detail: fmt.Sprintf("the schema has %d subschemas, more than %d to compile", n, MaxCompileNodes)}
 	}
+	if c := locationCompares(d); c > MaxLocationCompares {
+		return nil, &BoundError{Bound: "MaxLocationCompares", Limit: MaxLocationCompares,
+			Detail: fmt.Sprintf("the compiler would compare more than %d bytes of the schema's locations (subschemas whose JSON pointers have the same length, each against each)", int64(MaxLocationCompares))}
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
@@ -298,6 +302,23 @@ func compileError(err error) error {
 		msg += fmt.Sprintf("; and %d more", more)
 	}
 	return errors.New(msg)
+}
+
+// locationCompares is the most bytes the compiler compares finding each
+// subschema's location among those it queued (a linear search by
+// string equality, which compares two strings' bytes only when their
+// lengths are the same): for each length, each pair of locations of
+// that length, whole.
+func locationCompares(d *Doc) int64 {
+	byLen := map[int]int64{}
+	for _, n := range d.order {
+		byLen[len(n.Loc)]++
+	}
+	var c int64
+	for l, g := range byLen {
+		c += g * (g - 1) / 2 * int64(l)
+	}
+	return c
 }
 
 // instancePointer is a JSON pointer of tokens, at most a few times

@@ -89,3 +89,17 @@ func BenchmarkLintAllOfWeb(b *testing.B) {
 		Lint("web", raw)
 	}
 }
+
+// TestLintFindingsBounded: 600 misspelt keywords (and whatever else the
+// lint says) are 500 findings and one that counts the rest.
+func TestLintFindingsBounded(t *testing.T) {
+	p := map[string]any{}
+	for i := range 600 {
+		p[fmt.Sprintf("p%03d", i)] = map[string]any{"minimun": 1}
+	}
+	raw, _ := json.Marshal(map[string]any{"properties": p})
+	fs := Lint("flood", raw)
+	if len(fs) != maxFindings+1 || !strings.HasSuffix(fs[maxFindings].Message, "more findings, not listed (at most 500)") {
+		t.Fatalf("%d findings, last %+v", len(fs), fs[len(fs)-1])
+	}
+}

@@ -146,6 +146,9 @@ func (l *linter) add(path, rule string, sev Severity, msg string) {
 	l.out = append(l.out, Finding{Schema: l.id, Path: path, Rule: rule, Severity: sev, Message: msg})
 }
 
+// sorted is the findings, errors first, each by path: at most
+// maxFindings, then one more that counts the rest (one cause can be found
+// at every subschema, each path up to schema.MaxSchemaLocation).
 func (l *linter) sorted() []Finding {
 	sort.SliceStable(l.out, func(i, j int) bool {
 		if l.out[i].Severity != l.out[j].Severity {
@@ -153,8 +156,15 @@ func (l *linter) sorted() []Finding {
 		}
 		return l.out[i].Path < l.out[j].Path
 	})
+	if n := len(l.out); n > maxFindings {
+		l.out = append(l.out[:maxFindings:maxFindings], Finding{Schema: l.id, Rule: l.out[maxFindings].Rule, Severity: l.out[maxFindings].Severity,
+			Message: fmt.Sprintf("and %d more findings, not listed (at most %d)", n-maxFindings, maxFindings)})
+	}
 	return l.out
 }
+
+// maxFindings bounds the findings one schema's lint lists.
+const maxFindings = 500
 
 // compile compiles the schema as the runner and the form do (package
 // schema: 2020-12 unless it says otherwise, draft-07 when that fails and
