@@ -72,7 +72,7 @@ func Redact(h *Compiled, input json.RawMessage, how Redaction) (json.RawMessage,
 		}
 		return maskJSON(), 1
 	}
-	r := redactor{doc: h.document(), how: how}
+	r := redactor{doc: h.document(), how: how, dyn: h.dynamicAnchors()}
 	out, drop := r.value([]*jsonschema.Schema{h.root}, v, 0)
 	switch {
 	case r.n == 0:
@@ -115,7 +115,7 @@ func (h *Compiled) maskFindingsOf(sch *jsonschema.Schema, input json.RawMessage,
 	if dec.Decode(&v) != nil {
 		return
 	}
-	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}}
+	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}, dyn: h.dynamicAnchors()}
 	r.value([]*jsonschema.Schema{sch}, v, 0)
 	if r.n == 0 {
 		return
@@ -179,12 +179,15 @@ type redactor struct {
 	work int
 	// path is the JSON pointer of the value being walked.
 	path []string
+	// dyn is every schema of the document by its "$dynamicAnchor": a
+	// "$dynamicRef" may land on any of them, as validation decides.
+	dyn map[string][]*jsonschema.Schema
 }
 
 // value returns v with its secrets withheld, given the schemas placed at
 // it; drop reports that v itself is secret and RedactOmit should drop it.
 func (r *redactor) value(at []*jsonschema.Schema, v any, depth int) (any, bool) {
-	set := closure(at)
+	set := closure(at, r.dyn)
 	r.work += len(set)
 	// Past MaxValidateSteps subschemas weighed, every value left is
 	// withheld: the conservative answer, and the walk stays bounded.
@@ -304,8 +307,9 @@ func (r *redactor) at(location string) any {
 
 // closure returns at with every schema reachable from it without moving
 // in the instance: references and applicators that apply to the same
-// value, every branch taken (the conservative union).
-func closure(at []*jsonschema.Schema) []*jsonschema.Schema {
+// value, every branch taken (the conservative union); a "$dynamicRef"
+// reaches its static target and every schema of dyn with its anchor.
+func closure(at []*jsonschema.Schema, dyn map[string][]*jsonschema.Schema) []*jsonschema.Schema {
 	seen := map[*jsonschema.Schema]bool{}
 	var out []*jsonschema.Schema
 	var add func(s *jsonschema.Schema)
@@ -319,6 +323,11 @@ func closure(at []*jsonschema.Schema) []*jsonschema.Schema {
 		add(s.RecursiveRef)
 		if s.DynamicRef != nil {
 			add(s.DynamicRef.Ref)
+			if s.DynamicRef.Anchor != "" {
+				for _, t := range dyn[s.DynamicRef.Anchor] {
+					add(t)
+				}
+			}
 		}
 		for _, l := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
 			for _, c := range l {
@@ -427,7 +436,7 @@ func Echoes(h *Compiled, input json.RawMessage) []Echo {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}, whys: map[string]string{}}
+	r := redactor{doc: h.document(), how: RedactMask, secrets: map[string][]string{}, whys: map[string]string{}, dyn: h.dynamicAnchors()}
 	r.value([]*jsonschema.Schema{h.root}, v, 0)
 	var out []Echo
 	seen := map[string]bool{} // a value repeated is searched once
@@ -626,4 +635,28 @@ func echoNumber(s string) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+// dynamicAnchors is every schema of h's document with a
+// "$dynamicAnchor", compiled, by the anchor's name (nil when none has
+// one); found once.
+func (h *Compiled) dynamicAnchors() map[string][]*jsonschema.Schema {
+	h.dynOnce.Do(func() {
+		d, err := h.Doc()
+		if err != nil || h.c == nil {
+			return
+		}
+		for _, n := range d.Nodes() {
+			if n.Anchor == "" || !slices.Contains(n.Keywords, "$dynamicAnchor") {
+				continue
+			}
+			if s := h.sub(n.Loc); s != nil {
+				if h.dyn == nil {
+					h.dyn = map[string][]*jsonschema.Schema{}
+				}
+				h.dyn[n.Anchor] = append(h.dyn[n.Anchor], s)
+			}
+		}
+	})
+	return h.dyn
 }

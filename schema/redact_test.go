@@ -372,3 +372,21 @@ func TestMaskCutEchoes(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicRefSecretMasked: a writeOnly schema a "$dynamicRef" may land
+// on (the outermost "$dynamicAnchor" of its name, which validation
+// follows, not the static target) makes the value a secret.
+func TestDynamicRefSecretMasked(t *testing.T) {
+	h, err := Compile(json.RawMessage(`{"$id":"https://e.example/dyn.req/v1","type":"object",
+		"properties":{"keys":{"$ref":"list"}},
+		"$defs":{"secretItem":{"$dynamicAnchor":"item","type":"string","writeOnly":true},
+			"list":{"$id":"list","type":"array","items":{"$dynamicRef":"#item"},
+				"$defs":{"default":{"$dynamicAnchor":"item","type":"string"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := Echoes(h, json.RawMessage(`{"keys":["hunter2dynamic"]}`))
+	if len(es) != 1 || es[0].Value != "hunter2dynamic" || es[0].Pointer != "/keys/0" {
+		t.Fatalf("echoes %+v (anchors %v)", es, h.dynamicAnchors())
+	}
+}

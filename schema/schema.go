@@ -85,6 +85,9 @@ type Compiled struct {
 		once sync.Once
 		v    any
 	}
+	// dyn is dynamicAnchors' index, made once (dynOnce).
+	dyn     map[string][]*jsonschema.Schema
+	dynOnce sync.Once
 }
 
 // validation is one input's outcome: nil, or the validator's error; and
