@@ -232,9 +232,13 @@ func validateItems(ctx context.Context, m *runner.Module) []Item {
 	for _, w := range m.Warnings {
 		out = append(out, Item{Status: Warn, Name: "validate", Detail: w})
 	}
+	lint := runner.LintRequestSchemas(ctx, m) // bounded over the descriptor
 	for _, id := range slices.Sorted(maps.Keys(m.Descriptor.RequestSchemas)) {
 		listed, more, moreSt := 0, 0, Warn
-		for _, f := range schemalint.LintContext(ctx, id, m.Descriptor.RequestSchemas[id]) {
+		for _, f := range lint {
+			if f.Schema != id {
+				continue
+			}
 			if f.Rule == schemalint.RuleProvider {
 				continue
 			}

@@ -465,6 +465,10 @@ func checkRequestSchemas(ctx context.Context, m *Module) bool {
 	if d == nil || m.Status == StatusBroken {
 		return true
 	}
+	if err := RequestSchemasCost(d); err != nil {
+		setBroken(m, "request schemas refused before compiling: "+err.Error())
+		return true
+	}
 	// Compiled on every CPU (a 200-tool MCP server is 200 compiles);
 	// the verdicts are read back in the capabilities' order.
 	type verdict struct{ compileErr, unsat string }

@@ -62,6 +62,12 @@ const (
 	// each location the same length, took 30 s of that (about 4 GB/s);
 	// the largest request schema in the test corpora needs far less.
 	MaxLocationCompares = 1 << 30
+	// MaxDescriptorLocationBytes bounds the bytes of all the subschemas'
+	// locations of one descriptor's request schemas together, and
+	// MaxLocationCompares is counted over them together too: 330 schemas
+	// each under the bounds took 27 s and 5.6 GB (780 children under one
+	// 3,500-byte name each, 900 MB of locations).
+	MaxDescriptorLocationBytes = 64 << 20
 	// MaxCompileNodes bounds the subschemas of a document handed to the
 	// compiler, whose work grows with their square: 8,000 take about
 	// 1 s (5,000 with a pattern each 3–6 s on a busy machine), 20,000

@@ -307,6 +307,21 @@ func compileError(err error) error {
 	return errors.New(msg)
 }
 
+// LocationCost is what compiling raw costs in its subschemas' locations:
+// the bytes the compiler compares looking them up (MaxLocationCompares'
+// count) and the bytes of the locations themselves; 0, 0 when raw is not
+// a schema document within the bounds.
+func LocationCost(raw json.RawMessage) (compares, bytes int64) {
+	d, err := Parse(raw)
+	if err != nil {
+		return 0, 0
+	}
+	for _, n := range d.order {
+		bytes += int64(len(n.Loc))
+	}
+	return locationCompares(d), bytes
+}
+
 // locationCompares is the most bytes the compiler compares finding each
 // subschema's location among those it queued (a linear search by
 // string equality, which compares two strings' bytes only when their
