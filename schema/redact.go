@@ -308,7 +308,8 @@ func (r *redactor) at(location string) any {
 // closure returns at with every schema reachable from it without moving
 // in the instance: references and applicators that apply to the same
 // value, every branch taken (the conservative union); a "$dynamicRef"
-// reaches its static target and every schema of dyn with its anchor.
+// reaches its static target and every schema of dyn with its anchor, a
+// "$recursiveRef" every schema with a "$recursiveAnchor".
 func closure(at []*jsonschema.Schema, dyn map[string][]*jsonschema.Schema) []*jsonschema.Schema {
 	seen := map[*jsonschema.Schema]bool{}
 	var out []*jsonschema.Schema
@@ -321,6 +322,11 @@ func closure(at []*jsonschema.Schema, dyn map[string][]*jsonschema.Schema) []*js
 		out = append(out, s)
 		add(s.Ref)
 		add(s.RecursiveRef)
+		if s.RecursiveRef != nil {
+			for _, t := range dyn[recursiveAnchor] {
+				add(t)
+			}
+		}
 		if s.DynamicRef != nil {
 			add(s.DynamicRef.Ref)
 			if s.DynamicRef.Anchor != "" {
@@ -637,9 +643,14 @@ func echoNumber(s string) (float64, bool) {
 	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
+// recursiveAnchor is dynamicAnchors' key for the schemas with a
+// "$recursiveAnchor" (no "$dynamicAnchor" name holds a space).
+const recursiveAnchor = " recursive"
+
 // dynamicAnchors is every schema of h's document with a
-// "$dynamicAnchor", compiled, by the anchor's name (nil when none has
-// one); found once.
+// "$dynamicAnchor", compiled, by the anchor's name, and with a
+// "$recursiveAnchor" (true or not: the conservative union) under
+// recursiveAnchor; nil when none has one; found once.
 func (h *Compiled) dynamicAnchors() map[string][]*jsonschema.Schema {
 	h.dynOnce.Do(func() {
 		d, err := h.Doc()
@@ -647,14 +658,20 @@ func (h *Compiled) dynamicAnchors() map[string][]*jsonschema.Schema {
 			return
 		}
 		for _, n := range d.Nodes() {
-			if n.Anchor == "" || !slices.Contains(n.Keywords, "$dynamicAnchor") {
+			name := ""
+			switch {
+			case n.Anchor != "" && slices.Contains(n.Keywords, "$dynamicAnchor"):
+				name = n.Anchor
+			case slices.Contains(n.Keywords, "$recursiveAnchor"):
+				name = recursiveAnchor
+			default:
 				continue
 			}
 			if s := h.sub(n.Loc); s != nil {
 				if h.dyn == nil {
 					h.dyn = map[string][]*jsonschema.Schema{}
 				}
-				h.dyn[n.Anchor] = append(h.dyn[n.Anchor], s)
+				h.dyn[name] = append(h.dyn[name], s)
 			}
 		}
 	})

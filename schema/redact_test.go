@@ -390,3 +390,19 @@ func TestDynamicRefSecretMasked(t *testing.T) {
 		t.Fatalf("echoes %+v (anchors %v)", es, h.dynamicAnchors())
 	}
 }
+
+// TestRecursiveRefSecretMasked: a "$recursiveRef" lands, as validation
+// has it, on the outermost "$recursiveAnchor": true, whose writeOnly
+// property makes the value a secret there too.
+func TestRecursiveRefSecretMasked(t *testing.T) {
+	h, err := Compile(json.RawMessage(`{"$schema":"https://json-schema.org/draft/2019-09/schema","$id":"https://e.example/rec2.req/v1","$recursiveAnchor":true,"type":"object",
+		"properties":{"keys":{"$ref":"list"},"pw":{"writeOnly":true,"type":"string"}},
+		"$defs":{"list":{"$id":"list","$recursiveAnchor":true,"items":{"$recursiveRef":"#"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := Echoes(h, json.RawMessage(`{"keys":[{"pw":"hunter2recursive"}]}`))
+	if len(es) != 1 || es[0].Value != "hunter2recursive" || es[0].Pointer != "/keys/0/pw" {
+		t.Fatalf("echoes %+v", es)
+	}
+}
