@@ -59,6 +59,10 @@ type resultView struct {
 
 // openResultScreen shows the result of the finished run with request id arg
 // (string).
+// maxResultWarnings bounds the envelope warnings the result screen
+// draws (200,000 of them, under max_output_bytes, took 2–3 s to open).
+const maxResultWarnings = 200
+
 func openResultScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	id, _ := arg.(string)
 	r, ok := m.runs[id]
@@ -480,7 +484,15 @@ func (r *resultView) content() string {
 	}
 	if env != nil && len(env.Warnings) > 0 {
 		b.heading(fmt.Sprintf("Warnings (%d)", len(env.Warnings)))
-		for _, x := range env.Warnings {
+		for i, x := range env.Warnings {
+			if i == maxResultWarnings {
+				more := fmt.Sprintf("… and %d more, not shown here", len(env.Warnings)-i)
+				if r.exchange != nil {
+					more += " (x: the raw exchange has them all)"
+				}
+				b.wrapped(st.Muted, more)
+				break
+			}
 			b.wrapped(st.Warning, "! "+render.SanitizeLine(x))
 		}
 	}

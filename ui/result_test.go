@@ -114,3 +114,21 @@ func TestResultHelpKeepsThePagerAt80(t *testing.T) {
 		t.Fatalf("the help bar at 80 columns has no O:\n%s", out)
 	}
 }
+
+// TestResultDrawsAtMostSomeWarnings: an envelope of 250 warnings shows
+// maxResultWarnings of them and how many more (200,000 took 2–3 s to
+// open).
+func TestResultDrawsAtMostSomeWarnings(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	env := m.result().res.Envelope
+	env.Warnings = nil
+	for i := range 250 {
+		env.Warnings = append(env.Warnings, fmt.Sprintf("warning number %d", i))
+	}
+	m.result().rebuild()
+	c := ansi.Strip(m.result().content())
+	if strings.Count(c, "! warning number") != maxResultWarnings || !strings.Contains(c, "… and 50 more, not shown here") {
+		t.Fatalf("%d warnings drawn:\n%.2000s", strings.Count(c, "! warning number"), c)
+	}
+}
