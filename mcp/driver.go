@@ -993,7 +993,7 @@ func (d *Driver) sessionFailure(ctx context.Context, s *session, err error, mark
 		return callFailure(err)
 	}
 	if s.proc != nil {
-		if tl := s.proc.tooLong(); tl != nil {
+		if tl := cmpOr(s.proc.tooLong(), s.proc.tooDeep()); tl != nil {
 			// The SDK dropped the session: end the server now, so the
 			// next call starts it again rather than meet the dead one.
 			_ = s.close()
@@ -1166,4 +1166,12 @@ func explainingLines(stderr string) string {
 	default:
 		return first + " · " + last
 	}
+}
+
+// cmpOr is the first of a, b that is not nil.
+func cmpOr(a, b *runner.HostError) *runner.HostError {
+	if a != nil {
+		return a
+	}
+	return b
 }

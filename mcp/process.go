@@ -49,24 +49,44 @@ type process struct {
 
 // lineWatch is a reader of newline-delimited messages that notes one
 // longer than max bytes (config.MCPMaxOutputBytes, what the MCP SDK reads
-// of one message before it drops the session), so the call's verdict
-// names that bound rather than the server's exit that follows.
+// of one message before it drops the session), or nesting deeper than
+// sdkMaxDepth (where the SDK drops the session too), so the call's
+// verdict names that bound rather than the server's exit that follows.
 type lineWatch struct {
-	r    io.ReadCloser
-	max  int64
-	run  int64 // bytes since the last newline; read by the transport's goroutine only
-	over atomic.Bool
+	r   io.ReadCloser
+	max int64
+	// run is the bytes since the last newline, depth the open brackets
+	// outside strings there, str and esc the string state; read by the
+	// transport's goroutine only.
+	run        int64
+	depth      int
+	str, esc   bool
+	over, deep atomic.Bool
 }
 
 func (w *lineWatch) Read(p []byte) (int, error) {
 	n, err := w.r.Read(p)
 	for _, c := range p[:n] {
-		if c == '\n' {
-			w.run = 0
+		if c == '\n' { // never raw inside a JSON string
+			w.run, w.depth, w.str, w.esc = 0, 0, false, false
 			continue
 		}
 		if w.run++; w.run >= w.max { // the SDK reads max bytes of a message, then fails
 			w.over.Store(true)
+		}
+		switch {
+		case w.esc:
+			w.esc = false
+		case w.str:
+			w.esc, w.str = c == '\\', c != '"'
+		case c == '"':
+			w.str = true
+		case c == '{' || c == '[':
+			if w.depth++; w.depth > sdkMaxDepth {
+				w.deep.Store(true)
+			}
+		case c == '}' || c == ']':
+			w.depth--
 		}
 	}
 	return n, err
@@ -82,6 +102,21 @@ func (p *process) tooLong() *runner.HostError {
 	}
 	return &runner.HostError{Code: modproto.CodeHostOutputTooLarge, Detail: fmt.Sprintf(
 		"the server's reply passed %d bytes (16 MiB), the most one MCP message may be (config.MCPMaxOutputBytes, docs/protocol.md §14; limits.max_output_bytes cannot raise it): large results belong in resources or files", config.MCPMaxOutputBytes)}
+}
+
+// sdkMaxDepth is the nesting past which the MCP SDK refuses a message
+// and drops the session (a result nesting past modproto.MaxKeyDepth but
+// under it reaches modbay's own decoder, which refuses it).
+const sdkMaxDepth = 1000
+
+// tooDeep is the verdict of a call whose reply nested past sdkMaxDepth,
+// nil when none did.
+func (p *process) tooDeep() *runner.HostError {
+	if !p.lines.deep.Swap(false) {
+		return nil
+	}
+	return &runner.HostError{Code: modproto.CodeHostProtocolViolation, Detail: fmt.Sprintf(
+		"the server's reply nests deeper than %d levels, which the MCP SDK refuses, ending the session (modbay reads at most %d: modproto.MaxKeyDepth, docs/protocol.md §14)", sdkMaxDepth, modproto.MaxKeyDepth)}
 }
 
 // shorten makes a later stop give the server only grace (not StopGrace)

@@ -64,6 +64,9 @@ func serveRaw() error {
 	// "quit" ends it mid-call too, with no error line.
 	tools = append(tools, map[string]any{"name": "quit", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
+	// "deep" answers a result nesting 1,200 levels, past what the SDK reads.
+	tools = append(tools, map[string]any{"name": "deep", "inputSchema": map[string]any{"type": "object"},
+		"annotations": map[string]any{"readOnlyHint": true, "openWorldHint": false}})
 	// "writes" gives readOnlyHint false, which the SDK's server omits.
 	tools = append(tools, map[string]any{"name": "writes", "inputSchema": map[string]any{"type": "object"},
 		"annotations": map[string]any{"readOnlyHint": false, "openWorldHint": false}})
@@ -97,6 +100,10 @@ func serveRaw() error {
 			case "quit":
 				fmt.Fprint(os.Stderr, "shutting down\nbye\n")
 				os.Exit(3)
+			case "deep":
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[],"structuredContent":{"a":%s1%s}}}`+"\n", m.ID,
+					strings.Repeat("[", 1200), strings.Repeat("]", 1200))
+				continue
 			case "grumble":
 				fmt.Fprint(os.Stderr, "Error: an earlier, handled thing\nlogging/setLevel {\"level\": \"error\"}\n")
 				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`+"\n", m.ID)

@@ -286,6 +286,20 @@ func TestReplyPastOneMessage(t *testing.T) {
 	}
 }
 
+// TestReplyPastTheSDKsDepth: a reply nesting past what the SDK reads
+// (which ends the session) is a protocol violation naming the depth, not
+// the server's exit that follows; the next call starts it again.
+func TestReplyPastTheSDKsDepth(t *testing.T) {
+	f := newFixture(t, config.SandboxOff, map[string]config.MCPServer{"raw": rawServer(t)})
+	res := f.run(f.module("raw"), "deep", `{}`, runner.RunOptions{})
+	if res.Host == nil || res.Host.Code != modproto.CodeHostProtocolViolation || !strings.Contains(res.Host.Detail, "deeper than 1000 levels") {
+		t.Fatalf("a 1,200-level reply: %+v", res.Host)
+	}
+	if res := f.run(f.module("raw"), "grumble", `{}`, runner.RunOptions{}); !res.OK() {
+		t.Errorf("the next call: %+v", res.Host)
+	}
+}
+
 // TestNeverAnsweringHeldBack: a server that never answers initialize
 // (testdata/servers/hang_server.sh) fails within its entry's
 // limits.initialize_seconds, naming the key, and is remembered as broken
