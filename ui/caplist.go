@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"modbay/internal/words"
 	"modbay/modproto"
 	"modbay/render"
 	"modbay/runner"
@@ -209,6 +210,11 @@ func (c *capList) View() string {
 	if len(c.list.Items()) == 0 {
 		if hasSurface(c.module) {
 			return st.Muted.Render("This server offers no tools: " + c.keys.Surface.Help().Key + " opens its resources and prompts.")
+		}
+		if d := c.module.Descriptor; d != nil && len(d.Capabilities) > 0 {
+			// None is offered (docs/protocol.md §17): say so, not "none".
+			return st.Muted.Render(fmt.Sprintf("This module's %s hidden (docs/protocol.md §17: hidden: true, or named as a poll or cancel capability), so none has a form; modbay invoke runs one by id.",
+				words.Plural(len(d.Capabilities), "one capability is", fmt.Sprintf("%d capabilities are all", len(d.Capabilities)))))
 		}
 		return st.Muted.Render("This module declares no capabilities.")
 	}

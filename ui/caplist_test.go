@@ -12,6 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"modbay/modproto"
+	"modbay/runner"
 	"modbay/schema"
 	"modbay/ui/form"
 	"modbay/ui/internal/uitest"
@@ -166,5 +168,18 @@ func TestCapDetailCostlySchemaIsNoError(t *testing.T) {
 	}
 	if strings.Contains(out, "✗") || !strings.Contains(out, "JSON input: too costly for form") {
 		t.Fatalf("detail pane:\n%s", out)
+	}
+}
+
+// TestCapListAllHidden: a module whose one capability is its own poller
+// has nothing offered; the list says why, not "declares no capabilities".
+func TestCapListAllHidden(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 24)
+	d := &modproto.Descriptor{Module: "selfpoll", Name: "S", Version: "1", ProtocolVersions: []string{modproto.ProtocolID},
+		Capabilities: []modproto.Capability{{ID: "s.run", Summary: "s", LongRunning: true, PollCapability: "s.run"}}}
+	d.Normalize()
+	scr, _ := openCapsScreen(m, &runner.Module{ID: "selfpoll", Descriptor: d, Status: runner.StatusReady})
+	if v := ansi.Strip(scr.View()); !strings.Contains(v, "one capability is hidden") {
+		t.Fatalf("view: %s", v)
 	}
 }
