@@ -278,14 +278,7 @@ func compileError(err error) error {
 	var listed []string
 	seen := map[string]bool{}
 	leaves, tried := 0, 0
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
+	eachLeaf(ve, func(e *jsonschema.ValidationError) {
 		leaves++
 		if len(listed) == maxCompileCauses || tried == 4*maxCompileCauses || e.ErrorKind == nil {
 			return
@@ -298,8 +291,7 @@ func compileError(err error) error {
 		}
 		seen[line] = true
 		listed = append(listed, line)
-	}
-	walk(ve)
+	})
 	msg := "the schema is not valid against metaschema: " + strings.Join(listed, "; ")
 	if more := leaves - len(listed); more > 0 {
 		msg += fmt.Sprintf("; and %d more", more)

@@ -154,19 +154,23 @@ const (
 	maxFindingPathBytes = 1 << 20
 )
 
+// eachLeaf calls f on every error without causes under e, depth first.
+func eachLeaf(e *jsonschema.ValidationError, f func(*jsonschema.ValidationError)) {
+	if len(e.Causes) == 0 {
+		f(e)
+		return
+	}
+	for _, c := range e.Causes {
+		eachLeaf(c, f)
+	}
+}
+
 // leaves appends a finding for every error without causes under e, at
 // most maxFindings and maxFindingPathBytes of pointers; past them, one
 // finding at the root says how many more.
 func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
 	pathBytes, more := 0, 0
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
+	eachLeaf(e, func(e *jsonschema.ValidationError) {
 		if more > 0 || len(*out) >= maxFindings {
 			more++
 			return
@@ -183,8 +187,7 @@ func leaves(e *jsonschema.ValidationError, out *modproto.ValidationErrors) {
 			Path:   Pointer(e.InstanceLocation),
 			Detail: kindWords(e.ErrorKind),
 		})
-	}
-	walk(e)
+	})
 	if more > 0 {
 		*out = append(*out, modproto.ValidationError{
 			Detail: fmt.Sprintf("and %d more problems, not listed (at most %d, or %d bytes of their locations)", more, maxFindings, maxFindingPathBytes),
