@@ -507,7 +507,7 @@ func exportFixture(o *HistoryRunOptions, rec *history.Record, dir, home string) 
 	if !rec.InputRecorded {
 		return withCode(ExitUsage, "--fixture: run %s's input was not recorded (%s), so it cannot be sent again", rec.RunID, clean(rec.NoInputWhy()))
 	}
-	res := &runner.Result{RequestID: rec.RunID, Module: rec.Module, Capability: rec.Capability, Stderr: rec.StderrTail, ExitCode: rec.ExitCode}
+	res := &runner.Result{RequestID: rec.RunID, Module: rec.Module, Capability: rec.Capability, Stderr: rec.StderrTail, ExitCode: rec.ExitCode, Signal: rec.Signal}
 	if len(rec.Envelope) > 0 {
 		var env modproto.Envelope
 		if err := json.Unmarshal(rec.Envelope, &env); err == nil {

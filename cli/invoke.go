@@ -727,6 +727,7 @@ type resultOut struct {
 	// host keeps (runner.StderrCap): Stderr is then its first part only.
 	StderrTruncated bool              `json:"stderr_truncated"`
 	ExitCode        int               `json:"exit_code"`
+	Signal          string            `json:"signal,omitempty"`
 	DurationMS      int64             `json:"duration_ms"`
 	Job             *runner.JobStatus `json:"job,omitempty"`
 	// LikelyCause is a cause of the failure the host can see, inferred
@@ -820,7 +821,7 @@ func textualType(mt string) bool {
 func resultJSON(r *runner.Result) resultOut {
 	o := resultOut{RequestID: r.RequestID, Module: r.Module, Capability: r.Capability, OK: r.OK(), Code: r.Code(),
 		Envelope: r.Envelope, EffectWarnings: []violation{}, Artifacts: []artifactOut{}, Refused: []refusedOut{}, Stderr: r.Stderr, StderrTruncated: r.StderrTruncated,
-		ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause, Masked: r.Masked}
+		ExitCode: r.ExitCode, Signal: r.Signal, DurationMS: r.Duration.Milliseconds(), Job: r.Job, LikelyCause: r.LikelyCause, Masked: r.Masked}
 	if o.Code != "" {
 		o.Kind = string(modproto.KindOf(o.Code))
 	}

@@ -171,6 +171,8 @@ type Record struct {
 	StderrTail string `json:"stderr_tail,omitempty"`
 	StderrCut  bool   `json:"stderr_cut,omitempty"`
 	ExitCode   int    `json:"exit_code"`
+	// Signal names the signal that ended the process ("SIGKILL"), when one did.
+	Signal string `json:"signal,omitempty"`
 	// Artifacts reference the verified artifacts staged read-only in the
 	// artifact store (docs/protocol.md §8); the store keeps the bytes.
 	Artifacts []Artifact `json:"artifacts,omitempty"`

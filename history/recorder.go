@@ -326,7 +326,7 @@ func apply(rec *Record, res *runner.Result, now time.Time) {
 	if rec.Code != "" {
 		rec.Kind = string(modproto.KindOf(rec.Code))
 	}
-	rec.ExitCode = res.ExitCode
+	rec.ExitCode, rec.Signal = res.ExitCode, res.Signal
 	if res.Envelope != nil {
 		if b, err := modproto.EncodeJSON(res.Envelope); err == nil {
 			rec.Envelope = b

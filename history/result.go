@@ -16,7 +16,7 @@ import (
 func (r *Record) Result() *runner.Result {
 	res := &runner.Result{RequestID: r.RunID, Module: r.Module, Capability: r.Capability,
 		Stderr: r.StderrTail, StderrTruncated: r.StderrCut, ExitCode: r.ExitCode,
-		Started: r.Started, Duration: time.Duration(r.DurationMS) * time.Millisecond}
+		Signal: r.Signal, Started: r.Started, Duration: time.Duration(r.DurationMS) * time.Millisecond}
 	if len(r.Envelope) > 0 {
 		var env modproto.Envelope
 		if json.Unmarshal(r.Envelope, &env) == nil {

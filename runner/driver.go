@@ -221,6 +221,9 @@ type Reply struct {
 	// ExitCode is the process's exit code, -1 when there was no process or
 	// it did not exit; it is recorded, never decisive (docs/protocol.md §3).
 	ExitCode int
+	// Signal names the signal that ended the process ("SIGKILL"), "" when
+	// it exited (ExitCode is then -1).
+	Signal string
 	// Started is when the call began; Duration how long it took.
 	Started  time.Time
 	Duration time.Duration

@@ -159,6 +159,7 @@ func (d *ProcessDriver) Invoke(ctx context.Context, call *Call) *Reply {
 		Stderr:          r.stderr,
 		StderrTruncated: r.stderrTruncated,
 		ExitCode:        r.exitCode,
+		Signal:          r.signal,
 		Started:         r.started,
 		Duration:        r.duration,
 		Enforcement:     r.enforcement,

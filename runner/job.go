@@ -200,7 +200,7 @@ func (h *Host) pollJob(ctx context.Context, p *Plan, first *Result, opts RunOpti
 		emit()
 		if d := jobStateProblem(js.ID, js.State); d != "" {
 			r := stop(modproto.CodeHostProtocolViolation, oneLine(d))
-			r.Envelope, r.Stdout, r.Stderr, r.ExitCode = pr.Envelope, pr.Stdout, pr.Stderr, pr.ExitCode
+			r.Envelope, r.Stdout, r.Stderr, r.ExitCode, r.Signal = pr.Envelope, pr.Stdout, pr.Stderr, pr.ExitCode, pr.Signal
 			return r
 		}
 		if terminalJobStates[js.State] {

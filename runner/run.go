@@ -129,7 +129,7 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	res.Beside = r.Beside
 	res.Stderr = r.Stderr
 	res.StderrTruncated = r.StderrTruncated
-	res.ExitCode = r.ExitCode
+	res.ExitCode, res.Signal = r.ExitCode, r.Signal
 	res.Started = r.Started
 	res.Duration = r.Duration
 	res.Enforcement = r.Enforcement

@@ -311,8 +311,11 @@ type Result struct {
 	// StderrTruncated is true when stderr exceeded StderrCap.
 	StderrTruncated bool
 	ExitCode        int
-	Started         time.Time
-	Duration        time.Duration
+	// Signal names the signal that ended the process ("SIGKILL"); "" when
+	// it exited or there was no process.
+	Signal   string
+	Started  time.Time
+	Duration time.Duration
 	// Job is set when a long-running capability returned a job handle and
 	// the final state after polling (docs/protocol.md §12).
 	Job *JobStatus

@@ -412,7 +412,10 @@ func (r *resultView) content() string {
 	// An exit code belongs to a process call; a call over a session (an
 	// MCP server's tools/call) has none, and "exit -1" on a success would
 	// only say that no process exited.
-	if r.processCall() && (res.Host == nil || res.ExitCode != 0) {
+	switch {
+	case r.processCall() && res.Signal != "":
+		meta = append(meta, "killed by "+res.Signal)
+	case r.processCall() && res.ExitCode >= 0 && (res.Host == nil || res.ExitCode != 0):
 		meta = append(meta, fmt.Sprintf("exit %d", res.ExitCode))
 	}
 	if env != nil {

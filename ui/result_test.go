@@ -132,3 +132,23 @@ func TestResultDrawsAtMostSomeWarnings(t *testing.T) {
 		t.Fatalf("%d warnings drawn:\n%.2000s", strings.Count(c, "! warning number"), c)
 	}
 }
+
+// TestResultNamesTheKillingSignal: a process ended by a signal shows the
+// signal, not the "exit -1" Go reports for it; a process that never
+// exited shows no exit at all.
+func TestResultNamesTheKillingSignal(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	resultFor(t, m, "invoke/success-with-artifact.json")
+	res := m.result().res
+	res.ExitCode, res.Signal = -1, "SIGKILL"
+	m.result().rebuild()
+	if c := ansi.Strip(m.result().content()); !strings.Contains(c, "killed by SIGKILL") || strings.Contains(c, "exit -1") {
+		t.Fatalf("killed run drawn:\n%.800s", c)
+	}
+	res.Signal = ""
+	res.Host = &runner.HostError{Code: "host.timeout", Detail: "deadline"}
+	m.result().rebuild()
+	if c := ansi.Strip(m.result().content()); strings.Contains(c, "exit -1") {
+		t.Fatalf("a process that never exited shows an exit:\n%.800s", c)
+	}
+}
