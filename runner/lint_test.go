@@ -49,7 +49,7 @@ func TestRequestSchemasCostedTogether(t *testing.T) {
 	if !checkRequestSchemas(context.Background(), m) || m.Status != StatusBroken || !strings.Contains(m.Reason, "MaxLocationCompares") {
 		t.Errorf("discovery: %s %q", m.Status, m.Reason)
 	}
-	if fs := LintRequestSchemas(context.Background(), m); len(fs) != 1 || !strings.Contains(fs[0].Message, "MaxLocationCompares") {
+	if fs := LintRequestSchemas(context.Background(), m); len(fs) != 1 || !strings.Contains(fs[0].Message, "MaxLocationCompares") || !strings.HasPrefix(fs[0].String(), "error request schemas: ") {
 		t.Errorf("lint: %v", fs)
 	}
 	if err := RequestSchemasCost(&modproto.Descriptor{RequestSchemas: wideSchemas(3, 780, 100, false)}); err != nil {

@@ -44,7 +44,8 @@ const (
 
 // Finding is one problem in one schema.
 type Finding struct {
-	// Schema is the request schema's id.
+	// Schema is the request schema's id; "" for a finding about the
+	// descriptor's request schemas together.
 	Schema string `json:"schema"`
 	// Path is the JSON pointer of the offending subschema ("" for the
 	// root).
@@ -59,6 +60,9 @@ func (f Finding) String() string {
 	p := f.Path
 	if p == "" {
 		p = "(root)"
+	}
+	if f.Schema == "" { // a finding about the request schemas together
+		return fmt.Sprintf("%s request schemas: %s [%s]", f.Severity, f.Message, f.Rule)
 	}
 	return fmt.Sprintf("%s %s %s: %s [%s]", f.Severity, f.Schema, p, f.Message, f.Rule)
 }
