@@ -334,3 +334,13 @@ func TestDescribeShowsJobLinks(t *testing.T) {
 		t.Fatalf("invoke of a hidden capability: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestCheckUnknownCapabilityWithNoCarrier: with no capability to carry
+// the unknown-capability call, the skip says so, not "pass --yes".
+func TestCheckUnknownCapabilityWithNoCarrier(t *testing.T) {
+	t.Parallel()
+	_, out, errOut := run(t, "check", "--home", t.TempDir(), installScript(t, "nocap.sh", "nocap"))
+	if !strings.Contains(out, "skipped unknown capability  — the module declares no capability to carry the call") || strings.Contains(out, "--yes") {
+		t.Fatalf("unknown capability line:\n%s%s", out, errOut)
+	}
+}

@@ -445,14 +445,27 @@ func judgeMCP(res *runner.Result, valid, unknown bool) (Status, string) {
 // capability that runs without approval (any, with --yes).
 func (c *checker) unknownCapability(ctx context.Context) Item {
 	const name = "unknown capability"
+	approval := 0
 	for _, cp := range c.m.Descriptor.Capabilities {
 		p, err := c.h.PlanWith(c.m, cp.ID, json.RawMessage(`{}`), runner.PlanOptions{SkipValidation: true})
-		if err != nil || (p.NeedsApproval() && !c.opts.Yes) {
+		switch {
+		case err != nil:
+			continue
+		case p.NeedsApproval() && !c.opts.Yes:
+			approval++
 			continue
 		}
 		return c.call(ctx, name, cp.ID, UnknownCapability, Case{Kind: KindInvalid, Input: json.RawMessage(`{}`)})
 	}
-	return Item{Status: Skipped, Name: name, Capability: UnknownCapability, Detail: "every capability needs approval: pass --yes"}
+	// Said only when so: --yes helps only if some capability needed approval.
+	detail := "no capability can be planned to carry the call"
+	switch {
+	case len(c.m.Descriptor.Capabilities) == 0:
+		detail = "the module declares no capability to carry the call"
+	case approval > 0:
+		detail = "every capability that can be planned needs approval: pass --yes"
+	}
+	return Item{Status: Skipped, Name: name, Capability: UnknownCapability, Detail: detail}
 }
 
 // judge gives a run of a generated input its verdict.
