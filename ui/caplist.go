@@ -268,8 +268,11 @@ func capDetail(com *common.Common, m *runner.Module, cp modproto.Capability, sum
 	}
 	b.inputLines(sum)
 	b.line("")
-	switch m.Status {
-	case runner.StatusDisabled, runner.StatusBroken:
+	_, refused := m.Refused[cp.ID]
+	switch {
+	case refused:
+		b.line(st.Muted.Render("enter opens the form to read; its schema admits no input to send"))
+	case m.Status == runner.StatusDisabled || m.Status == runner.StatusBroken:
 		// The form can be read and filled, never sent.
 		b.line(st.Muted.Render(fmt.Sprintf("enter opens the form to read; it cannot be sent while the module is %s", m.Status)))
 	default:
