@@ -152,7 +152,7 @@ func TestInvokeRefusesUnsatisfiableCapability(t *testing.T) {
 	schemas := `,"request_schemas":{"closed":{"type":"object","properties":{"a":{"type":"string"}},"required":["b"],"additionalProperties":false}}`
 	exe := rawModule(t, "m", describeWith("m", okCapability+","+closed, schemas), "echo MODULE-RAN >&2; exit 9")
 	code, out, _ := run(t, "--home", home, "validate", exe)
-	if code != ExitHostVerdict || !strings.Contains(out, "m: valid (ready), but 1 capability refused, no input satisfies its request schema: m.closed") ||
+	if code != ExitHostVerdict || !strings.Contains(out, "m: valid (ready); 1 capability refused, as no input satisfies its request schema: m.closed") ||
 		strings.Count(out, `requires "b"`) != 1 {
 		t.Fatalf("validate: exit %d\n%s", code, out)
 	}

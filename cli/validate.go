@@ -161,8 +161,12 @@ func writeVerdict(out io.Writer, m *runner.Module, valid bool, lint []schemalint
 		// The module stays usable; the capabilities no input can reach
 		// are refused (the schema findings below say why, once).
 		caps := slices.Sorted(maps.Keys(m.Refused))
-		fmt.Fprintf(out, "%s: valid (%s), but %s refused, no input satisfies its request schema: %s (fix the schema errors below)\n", id, m.Status,
-			count(len(caps), "capability", "capabilities"), clean(strings.Join(caps, ", ")))
+		whose := "its request schema"
+		if len(caps) > 1 {
+			whose = "their request schemas"
+		}
+		fmt.Fprintf(out, "%s: valid (%s); %s refused, as no input satisfies %s: %s (fix the schema errors below)\n", id, m.Status,
+			count(len(caps), "capability", "capabilities"), whose, clean(strings.Join(caps, ", ")))
 	case valid:
 		fmt.Fprintf(out, "%s: valid (%s)\n", id, m.Status)
 	case len(causes) > 0:
