@@ -276,7 +276,7 @@ func TestCheckNamesRefusedWrite(t *testing.T) {
 func TestValidateExitsOnRefusedCapability(t *testing.T) {
 	t.Parallel()
 	code, out, _ := run(t, "validate", "--home", t.TempDir(), installFixture(t, "typo"))
-	if code != ExitHostVerdict || !strings.Contains(out, "1 capability refused, no input satisfies its request schema: fixture.write") ||
+	if code != ExitHostVerdict || !strings.Contains(out, "1 capability refused, as no input satisfies its request schema: fixture.write") ||
 		!strings.Contains(out, `schema:    error fixture.write.request/v1 /propertes: "propertes"`) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
