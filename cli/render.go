@@ -205,7 +205,7 @@ func terminalProfile(env []string) colorprofile.Profile {
 func renderFile(src []byte, meta render.Meta, o render.Options, tty bool, getenv func(string) string) (string, error) {
 	pres := render.Resolve(meta.Presentation, meta.MediaType)
 	switch {
-	case pres == modproto.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src):
+	case pres == modproto.PresentationMarkdown && len(src) > render.MarkdownChunkBytes && !render.IsBinary(src) && render.MarkdownWorkWithin(src):
 		chunks := render.SplitMarkdown(src, render.MarkdownChunkBytes)
 		defs := render.LinkDefinitions(src)
 		outs := make([]string, len(chunks))

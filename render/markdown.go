@@ -40,14 +40,17 @@ const (
 // is wider than o.Width cells. A table is as wide as its content needs, up
 // to the width (glamour alone stretches every table to it).
 //
-// A document over MaxMarkdownBytes is rendered as [Text] after a one-line
-// note saying so. The error is glamour's, wrapped; on error the string is
+// A document over MaxMarkdownBytes, or past MaxMarkdownWork, is rendered
+// as [Text] after a one-line note saying so. The error is glamour's, wrapped; on error the string is
 // [Text] of src, a plain sanitized rendering that is still worth showing.
 func Markdown(src []byte, o Options) (string, error) {
 	width := o.width()
 	if len(src) > MaxMarkdownBytes {
 		note := fmt.Sprintf("Markdown over %s shown as plain text.", HumanBytes(MaxMarkdownBytes))
 		return ansi.Wrap(note, width, "") + "\n\n" + Text(src, o), nil
+	}
+	if !MarkdownWorkWithin(src) {
+		return MarkdownTooCostlyNote(width) + "\n\n" + Text(src, o), nil
 	}
 	style := styles.LightStyle
 	switch {
@@ -101,6 +104,12 @@ func Markdown(src []byte, o Options) (string, error) {
 		return fitLinesIndented(trimTrailingSpace(ansi.Strip(out)), width), nil
 	}
 	return CompactSGR(fitLinesIndented(out, width)), nil
+}
+
+// MarkdownTooCostlyNote is the line that says a document past
+// MaxMarkdownWork is shown as plain text, wrapped to width.
+func MarkdownTooCostlyNote(width int) string {
+	return ansi.Wrap("Markdown too costly to style (nested too deep or too many list items; docs/protocol.md §14): shown as plain text.", width, "")
 }
 
 // attributeStyle is glamour's notty style c with emphasis drawn as the

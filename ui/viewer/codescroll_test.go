@@ -101,3 +101,18 @@ func TestMarkdownShortCodeNoScroll(t *testing.T) {
 		t.Errorf("help %q offers code keys with nothing to scroll", h)
 	}
 }
+
+// TestMarkdownTooCostlyOpensAsText: a markdown artifact past
+// render.MaxMarkdownWork (one line of 800 list markers took glamour 90 s
+// and 1.6 GB) opens at once as plain text under the note, not chunked
+// into glamour.
+func TestMarkdownTooCostlyOpensAsText(t *testing.T) {
+	src := []byte(strings.Repeat("- ", 800) + "y\n")
+	f := open(t, "deep.md", src, "text/markdown", "markdown", 80, 24, false)
+	if _, ok := f.m.body.(*markdown); ok {
+		t.Fatal("the document went to the markdown viewer")
+	}
+	if out := f.frame(); !strings.Contains(out, "Markdown too costly to style") {
+		t.Fatalf("no note:\n%s", out)
+	}
+}

@@ -130,12 +130,18 @@ func load(ctx context.Context, inp *loadInput) (b body, status string, err error
 		if !textual {
 			return binaryBody(in, meta)
 		}
+		if !render.MarkdownWorkWithin(src) {
+			// Too costly for glamour however it is cut: plain text, said.
+			return newStatic(in, func(o render.Options) string {
+				return render.MarkdownTooCostlyNote(o.Width) + "\n\n" + render.Text(src, o)
+			}), "", nil
+		}
 		return newMarkdown(in, src), "", nil
 	case modproto.PresentationText:
 		if !textual {
 			return binaryBody(in, meta)
 		}
-		if mt, _, _ := mime.ParseMediaType(meta.MediaType); mt == "text/plain" {
+		if mt, _, _ := mime.ParseMediaType(meta.MediaType); mt == "text/plain" && render.MarkdownWorkWithin(src) {
 			inp.alt = newMarkdown(in, src)
 		}
 		return newText(in, src), "", nil

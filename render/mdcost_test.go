@@ -1,0 +1,116 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMarkdownTooCostlyIsText: documents whose nesting would cost glamour
+// minutes (one line of 800 list markers: 90 s, 1.6 GB; 5,000 blockquote
+// markers: unbounded) are shown as plain text with the note, and every
+// byte's text is still there.
+func TestMarkdownTooCostlyIsText(t *testing.T) {
+	for name, src := range map[string]string{
+		"list800":  strings.Repeat("- ", 800) + "y\n",
+		"quote5k":  strings.Repeat("> ", 5000) + "x\n",
+		"ol2000":   strings.Repeat("1. ", 2000) + "x\n",
+		"li12x50k": strings.Repeat(strings.Repeat("- ", 12)+"y\n", 50000/26),
+		"lazy":     strings.Repeat("- ", 300) + "y\n" + strings.Repeat("z\n", 20000),
+		"indented": nestedByIndent(1000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if MarkdownWorkWithin([]byte(src)) {
+				t.Fatal("within the bound")
+			}
+			out, err := Markdown([]byte(src), Options{Width: 80, NoColor: true})
+			if err != nil || !strings.HasPrefix(out, "Markdown too costly to style") {
+				t.Fatalf("err %v, output starts %.200q", err, out)
+			}
+		})
+	}
+}
+
+// nestedByIndent is n list items, each nested in the one before by
+// indentation alone.
+func nestedByIndent(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Repeat("  ", i) + "- a\n")
+	}
+	return b.String()
+}
+
+// TestMarkdownOrdinaryIsStyled: what real documents hold stays within
+// the bound: a 2 MiB document of prose, 512 KiB of short list items, lists
+// six levels deep, deeply indented code in a fence.
+func TestMarkdownOrdinaryIsStyled(t *testing.T) {
+	deep := ""
+	for i := range 6 {
+		deep += strings.Repeat("  ", i) + "- level\n"
+	}
+	for name, src := range map[string]string{
+		"prose":  strings.Repeat(strings.Repeat("word ", 16)+"\n", (2<<20)/81),
+		"list":   strings.Repeat("- item number one with a few words\n", (512<<10)/35),
+		"deep":   strings.Repeat(deep+"\n", 400),
+		"fenced": "```\n" + strings.Repeat(strings.Repeat(" ", 200)+"- - - - code\n", 5000) + "```\n",
+	} {
+		if !MarkdownWorkWithin([]byte(src)) {
+			t.Errorf("%s: past the bound", name)
+		}
+	}
+}
+
+// TestMarkdownWorkCounts: the estimate's depth reading, line by line.
+func TestMarkdownWorkCounts(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		d    int
+	}{
+		{"text", 0}, {"- a", 1}, {"- - a", 2}, {"> > a", 2}, {"1. a", 1}, {"12) - a", 2},
+		{"    - a", 3}, {"\t- a", 3}, {"-a", 0}, {"1.5 m", 0}, {"***", 0}, {"- ", 1}, {"-", 1},
+	} {
+		if d, _ := containerPrefix([]byte(c.line)); d != c.d {
+			t.Errorf("%q: depth %d, want %d", c.line, d, c.d)
+		}
+	}
+	// A lazy continuation keeps the depth of the line before it.
+	if got, want := markdownWork([]byte("- - - a\nb\n"), 1<<30), int64(2*(4*(4+0))); got != want {
+		t.Errorf("lazy line: work %d, want %d", got, want)
+	}
+}
+
+// worstShapes are the costliest shapes found; filled to just within the
+// bound, each renders in 6–8 s (BenchmarkMarkdownWorstWithinBound).
+var worstShapes = map[string]string{
+	"li":   "- y\n",
+	"li4":  "- - - - y\n",
+	"li12": strings.Repeat("- ", 12) + "y\n",
+	"li40": strings.Repeat("- ", 40) + "y\n",
+	"bq40": strings.Repeat("> ", 40) + "y\n",
+}
+
+// fillWithin repeats line as often as the bound allows.
+func fillWithin(line string) []byte {
+	lo, hi := 1, (MaxMarkdownBytes/len(line))+1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if MarkdownWorkWithin([]byte(strings.Repeat(line, mid))) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return []byte(strings.Repeat(line, lo))
+}
+
+func BenchmarkMarkdownWorstWithinBound(b *testing.B) {
+	for name, line := range worstShapes {
+		src := fillWithin(line)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				_, _ = Markdown(src, Options{Width: 80})
+			}
+		})
+	}
+}
