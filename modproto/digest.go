@@ -30,6 +30,10 @@ func Digest(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// MaxBundleFileBytes is the largest skill or overlay file a descriptor may
+// declare that a host reads or hashes: 2 MiB (docs/protocol.md §14).
+const MaxBundleFileBytes = 2 << 20
+
 // DigestReader streams r through sha256 and returns the protocol digest and
 // the number of bytes read.
 func DigestReader(r io.Reader) (digest string, n int64, err error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -810,9 +811,22 @@ func confinedBundleFile(dir, rel, digest string) (string, error) {
 		return "", fmt.Errorf("file %s: %v", rel, err)
 	}
 	defer f.Close()
-	got, _, err := modproto.DigestReader(f)
+	// What is read of it later is at most modproto.MaxBundleFileBytes; a larger
+	// file is refused by its size, never hashed (a sparse 20 GiB one took
+	// discovery 77 s), and one growing while read stops at the bound.
+	tooBig := func(n int64) error {
+		return fmt.Errorf("file %s is %d bytes, over the %d MiB a skill or overlay may be (docs/protocol.md §14)",
+			rel, n, modproto.MaxBundleFileBytes>>20)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > modproto.MaxBundleFileBytes {
+		return "", tooBig(fi.Size())
+	}
+	got, n, err := modproto.DigestReader(io.LimitReader(f, modproto.MaxBundleFileBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("file %s: %v", rel, err)
+	}
+	if n > modproto.MaxBundleFileBytes {
+		return "", tooBig(n)
 	}
 	if got != digest {
 		return "", fmt.Errorf("file digest %s does not match declared %s", got, digest)

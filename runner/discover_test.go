@@ -468,3 +468,23 @@ func TestExeChanged(t *testing.T) {
 		t.Error("a module that keeps no stat counts as changed")
 	}
 }
+
+// TestBundleFileTooBigNotHashed: a skill file past MaxBundleFileBytes is
+// refused by its size, never read: a 20 GiB sparse one took discovery
+// 77 s to hash.
+func TestBundleFileTooBigNotHashed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	dir := f.addModule("bundle", "good")
+	if err := os.Truncate(filepath.Join(dir, "skills", "s1", "SKILL.md"), 20<<30); err != nil {
+		t.Skip("no sparse 20 GiB file here:", err)
+	}
+	m := f.load("bundle")
+	joined := strings.Join(m.Warnings, "\n")
+	if !strings.Contains(joined, "skill s1: file skills/s1/SKILL.md is 21474836480 bytes, over the 2 MiB a skill or overlay may be") {
+		t.Errorf("warnings %q", m.Warnings)
+	}
+	if _, err := f.host.SkillPath(m, "s1"); !errors.Is(err, ErrContentRefused) {
+		t.Errorf("oversized skill served: %v", err)
+	}
+}

@@ -1,10 +1,13 @@
 package skills
 
+import "modbay/modproto"
+
 // Limits of SKILL.md and of a skill folder (docs/skills.md "SKILL.md").
 const (
-	// MaxFileBytes is the largest SKILL.md read: 2 MiB. A bigger file is
-	// unusable; nothing beyond it is read.
-	MaxFileBytes = 2 << 20
+	// MaxFileBytes is the largest SKILL.md (or a module's skill or overlay
+	// file) read: 2 MiB. A bigger file is unusable; nothing beyond it is
+	// read.
+	MaxFileBytes = modproto.MaxBundleFileBytes
 	// MaxNameLen is the longest name the rules allow, in characters.
 	MaxNameLen = 64
 	// MaxDescriptionLen is the longest description, in characters.
