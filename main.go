@@ -4,19 +4,19 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"modbay/cli"
+	"modbay/internal/signals"
 	"modbay/internal/supervise"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	// A signal cancels the command; one still busy signals.Grace later
+	// exits anyway (a supervising parent waits for its child instead).
+	w := signals.Start(signals.Grace, os.Stderr, supervise.Parenting, os.Exit)
+	code := cli.Execute(w.Context(), os.Args[1:], os.Stdout, os.Stderr)
+	w.Done()
 	// The code is said to a supervising parent first (the cockpit's).
 	supervise.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -33,6 +34,13 @@ type child struct {
 	stdin, stdout, stderr *os.File
 }
 
+// parenting is true while this process waits on a supervised child.
+var parenting atomic.Bool
+
+// Parenting reports whether this process is a supervising parent now: a
+// signal is the child's to act on, and the parent waits for it.
+func Parenting() bool { return parenting.Load() }
+
 // Run opens the cockpit in a child, this binary (os.Executable) with args
 // (without the program name) and the process's environment and standard
 // streams, and waits for it. The terminal modes of standard input and
@@ -47,6 +55,8 @@ type child struct {
 // (no executable to re-execute, exec failed): nothing was done, and the
 // caller opens the cockpit itself.
 func Run(args []string) (int, error) {
+	parenting.Store(true)
+	defer parenting.Store(false)
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, err
