@@ -114,3 +114,24 @@ func BenchmarkMarkdownWorstWithinBound(b *testing.B) {
 		})
 	}
 }
+
+// FuzzMarkdownWork: the estimate never panics, counts at least one unit
+// per line, and grows when a line is nested one level deeper.
+func FuzzMarkdownWork(f *testing.F) {
+	for _, s := range []string{"- a\n> b\n", "```\n- x\n```\n", "1. 2) - > \t x\nlazy\n\n", strings.Repeat("- ", 50)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		src := []byte(s)
+		lines := int64(strings.Count(s, "\n"))
+		if w := markdownWork(src, 1<<62); w < lines {
+			t.Fatalf("work %d for %d lines", w, lines)
+		}
+		if strings.ContainsAny(s, "`~\n") {
+			return
+		}
+		if a, b := markdownWork(src, 1<<62), markdownWork([]byte("> "+s), 1<<62); b <= a {
+			t.Fatalf("nesting %q one level deeper: work %d → %d", s, a, b)
+		}
+	})
+}
