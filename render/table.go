@@ -35,6 +35,9 @@ const (
 	// sniffRecords is how many records of each candidate delimiter the
 	// sniffer parses; enough to see past a metadata preamble.
 	sniffRecords = 100
+	// sniffBytes is how much of the text the sniffer reads per candidate:
+	// a 60 MB line was otherwise parsed whole once per delimiter.
+	sniffBytes = 1 << 20
 	// maxPreambleRecords bounds how far into a CSV the header may be found
 	// (the first row with the modal field count). Real preambles are a few
 	// lines (the World Bank's is 2 records); a ragged file must not lose its
@@ -230,7 +233,7 @@ func sniffDelimiter(src []byte) rune {
 func sniffDelimiterFrom(src func() io.Reader) rune {
 	best, bestScore, bestCount := ',', -1.0, 0
 	for _, d := range candidateDelimiters {
-		r := newCSVReaderFrom(src(), d)
+		r := newCSVReaderFrom(io.LimitReader(src(), sniffBytes), d)
 		var counts []int
 		// Each Read consumes at least one line; bounding the attempts too
 		// keeps a file of nothing but malformed records cheap.
