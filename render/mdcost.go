@@ -30,10 +30,13 @@ func MarkdownWorkWithin(src []byte) bool {
 // columns of other indentation count one —
 // and a line with no prefix of its own carries the depth of the line before
 // it until a blank line (a lazy continuation stays in its containers).
-// Lines inside a fenced code block at the top level count as depth 0.
+// Code fences are not followed: what the parser takes for one (an info
+// string with a backtick is not, an HTML block hides one) is not for a
+// scan to guess, and a scan that guessed wrong would count a deep list as
+// code. Deeply indented code costs budget instead.
 func markdownWork(src []byte, limit int64) int64 {
 	var work int64
-	carry, fence := 0, byte(0)
+	carry := 0
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -42,20 +45,9 @@ func markdownWork(src []byte, limit int64) int64 {
 			src = nil
 		}
 		d, rest := containerPrefix(line)
-		plain := bytes.TrimLeft(line, " ")
-		opens := len(line)-len(plain) <= 3 // a fence is indented at most 3 spaces
-		blank := len(rest) == 0
-		switch {
-		case fence != 0:
-			if opens && isFence(plain, fence) {
-				fence = 0
-			}
-			d = 0
-		case opens && isFence(plain, 0):
-			fence, d, carry = plain[0], 0, 0
-		case blank:
+		if len(rest) == 0 {
 			carry = 0
-		default:
+		} else {
 			d = max(d, carry)
 			carry = d
 		}
@@ -116,13 +108,4 @@ func skipSeparator(line []byte, i int) int {
 // followed by a space, a tab or the line's end.
 func markerEnds(line []byte, i int) bool {
 	return i >= len(line) || line[i] == ' ' || line[i] == '\t'
-}
-
-// isFence reports whether s opens a code fence (three or more ` or ~), or,
-// with c not 0, closes one opened with c.
-func isFence(s []byte, c byte) bool {
-	if len(s) < 3 || (s[0] != '`' && s[0] != '~') || (c != 0 && s[0] != c) {
-		return false
-	}
-	return s[1] == s[0] && s[2] == s[0]
 }
