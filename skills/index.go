@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"modbay/modproto"
 )
@@ -123,7 +124,9 @@ func Index(dir string) (Record, error) {
 // readCapped reads the regular file name under root, at most limit bytes;
 // a bigger file is unusable.
 func readCapped(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := root.Open(name)
+	// Non-blocking: opening a FIFO for reading would wait for a writer
+	// (a module's FIFO skill file hung `modbay skills`).
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: no %s in the folder", ErrUnusable, name)

@@ -97,6 +97,26 @@ func TestIndexSymlinkedSkillFile(t *testing.T) {
 	}
 }
 
+// TestIndexFIFOSkillFile: a SKILL.md that is a FIFO is refused at once
+// (opening it for reading waited for a writer forever).
+func TestIndexFIFOSkillFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	os.Mkdir(dir, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, FileName), 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Index(dir); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("a FIFO SKILL.md: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("indexing a FIFO SKILL.md waited for a writer")
+	}
+}
+
 // BenchmarkIndex1000 indexes 1 000 skill folders (each with a SKILL.md of
 // ~1 KB and three resources), files in the OS cache after the first run
 // (under 1 s).
