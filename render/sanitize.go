@@ -53,7 +53,8 @@ const (
 //   - the invisible format characters that can hide text or split a word
 //     unseen — Unicode tag characters (U+E0000–U+E007F, which spell
 //     invisible ASCII), zero width space U+200B, word joiner and invisible
-//     operators U+2060–U+2064, and U+FEFF — show as "<U+XXXX>". The joiners
+//     operators U+2060–U+2064, U+FEFF, the soft hyphen U+00AD and the other
+//     characters drawn as nothing (isInvisibleFormat) — show as "<U+XXXX>". The joiners
 //     U+200C and U+200D are kept: scripts and emoji need them.
 //
 // Sanitize never drops a character silently; everything removed leaves a
@@ -166,8 +167,16 @@ func isBidiControl(r rune) bool {
 }
 
 // isInvisibleFormat reports whether r is a format character Sanitize
-// shows as "<U+XXXX>": a tag character, U+200B, U+2060–U+2064, U+FEFF.
+// shows as "<U+XXXX>": a tag character, U+200B, U+2060–U+2064, U+FEFF,
+// and the other characters terminals draw as nothing: the soft hyphen
+// U+00AD, the combining grapheme joiner U+034F, the Hangul fillers
+// (U+115F, U+1160, U+3164, U+FFA0), the Khmer inherent vowels U+17B4 and
+// U+17B5 and the Mongolian vowel separator U+180E.
 func isInvisibleFormat(r rune) bool {
+	switch r {
+	case '\u00AD', '\u034F', '\u115F', '\u1160', '\u17B4', '\u17B5', '\u180E', '\u3164', '\uFFA0':
+		return true
+	}
 	return (r >= 0xE0000 && r <= 0xE007F) || r == '\u200B' || (r >= '\u2060' && r <= '\u2064') || r == '\uFEFF'
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -127,4 +128,18 @@ func FuzzSanitize(f *testing.F) {
 			t.Fatalf("Sanitize(%q) = %q dropped characters", s, got)
 		}
 	})
+}
+
+// TestInvisibleCharactersShown: characters a terminal draws as nothing
+// show as <U+XXXX>, so a secret split by a soft hyphen reads as split.
+func TestInvisibleCharactersShown(t *testing.T) {
+	for _, r := range []rune{'\u00AD', '\u034F', '\u115F', '\u1160', '\u17B4', '\u17B5', '\u180E', '\u3164', '\uFFA0', '\u200B', '\uFEFF'} {
+		want := fmt.Sprintf("hun<U+%04X>ter2", r)
+		if got := SanitizeLine("hun" + string(r) + "ter2"); got != want {
+			t.Errorf("%U: %q, want %q", r, got, want)
+		}
+	}
+	if got := Sanitize("a\u200Db"); got != "a\u200Db" {
+		t.Errorf("the zero width joiner changed: %q", got)
+	}
 }
