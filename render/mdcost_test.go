@@ -20,6 +20,7 @@ func TestMarkdownTooCostlyIsText(t *testing.T) {
 		// Not a fence (an info string with a backtick), and a fence an HTML
 		// block hides: what follows is parsed as markdown.
 		"fakefence": "```x`\n" + strings.Repeat("- ", 800) + "y\n",
+		"tallTable": "|a|b|c|d|e|\n|-|-|-|-|-|\n" + strings.Repeat("|x|y|z|w|v|\n", 155000),
 		"htmlfence": "<div>\n```\n\n" + strings.Repeat("- ", 800) + "y\n",
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -91,6 +92,7 @@ var worstShapes = map[string]string{
 	"li12": strings.Repeat("- ", 12) + "y\n",
 	"li40": strings.Repeat("- ", 40) + "y\n",
 	"bq40": strings.Repeat("> ", 40) + "y\n",
+	"row":  "|x|y|\n",
 }
 
 // fillWithin repeats line as often as the bound allows.
