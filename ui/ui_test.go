@@ -367,18 +367,33 @@ type harness struct {
 	t    *testing.T
 	m    *Model
 	msgs chan tea.Msg
+	// running counts commands not yet returned: the test's end waits a
+	// while for them, so one still writing into a t.TempDir home does not
+	// fail its cleanup.
+	running sync.WaitGroup
 }
 
 func newHarness(t *testing.T, m *Model) *harness {
 	h := &harness{t: t, m: m, msgs: make(chan tea.Msg, 64)}
 	m.SetSender(func(msg tea.Msg) { h.msgs <- msg })
+	t.Cleanup(func() {
+		done := make(chan struct{})
+		go func() { h.running.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second): // one waiting on a context or a timer
+		}
+	})
 	return h
 }
 
 func (h *harness) do(cmd tea.Cmd) {
 	if cmd != nil {
+		h.running.Add(1)
 		go func() {
-			if msg := cmd(); msg != nil {
+			msg := cmd()
+			h.running.Done()
+			if msg != nil {
 				h.msgs <- msg
 			}
 		}()
