@@ -2,10 +2,69 @@ package render
 
 import (
 	"strings"
+	"sync"
+	"time"
 
-	"github.com/alecthomas/chroma/v2/quick"
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/formatters"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
 	xansi "github.com/charmbracelet/x/ansi"
 )
+
+// maxHighlightTime bounds the time one document's code blocks may spend
+// in chroma's lexers; the blocks after it are drawn unhighlighted. Chroma
+// bounds one regexp match to 250 ms, not a block or a document, and a
+// lexer's backtracking on hostile code can use each.
+const maxHighlightTime = 2 * time.Second
+
+// lexerIndex finds a code fence's language by its lexer's name or alias,
+// or a file extension one of its filename patterns names ("py", "rs"),
+// case-insensitively, in one map lookup: chroma's own lookup matches
+// every lexer's patterns for a name it does not know (about 3 ms a
+// block), and guesses a fence with none from its text.
+var lexerIndex = sync.OnceValue(func() map[string]chroma.Lexer {
+	byName, byExt := map[string]chroma.Lexer{}, map[string]chroma.Lexer{}
+	for _, l := range lexers.GlobalLexerRegistry.Lexers {
+		c := l.Config()
+		byName[strings.ToLower(c.Name)] = l
+		for _, a := range c.Aliases {
+			if _, ok := byName[strings.ToLower(a)]; !ok {
+				byName[strings.ToLower(a)] = l
+			}
+		}
+		for _, f := range c.Filenames {
+			ext, ok := strings.CutPrefix(f, "*.")
+			if !ok || strings.ContainsAny(ext, "*?[") {
+				continue
+			}
+			ext = strings.ToLower(ext)
+			if o, ok := byExt[ext]; !ok || l.Config().Priority > o.Config().Priority {
+				byExt[ext] = l
+			}
+		}
+	}
+	for ext, l := range byExt {
+		if _, ok := byName[ext]; !ok {
+			byName[ext] = l
+		}
+	}
+	return byName
+})
+
+// highlight writes code styled by the lexer for lang and chroma theme,
+// reporting false when lang names none or chroma fails.
+func highlight(b *strings.Builder, code, lang, theme string) bool {
+	l := lexerIndex()[strings.ToLower(lang)]
+	if l == nil {
+		return false
+	}
+	it, err := chroma.Coalesce(l).Tokenise(nil, code)
+	if err != nil {
+		return false
+	}
+	return formatters.TTY256.Format(b, styles.Get(theme), it) == nil
+}
 
 // codeBlock is one code block taken out of a markdown document: its
 // language (the fence's info word, "" for none) and its text as written.
@@ -18,12 +77,15 @@ type codeBlock struct {
 type codeBlocks struct {
 	blocks []codeBlock
 	quotes bool
+	// highlighting is the time fill has spent in chroma so far.
+	highlighting time.Duration
 }
 
 // fill draws the code blocks into out, glamour's rendering, where the
 // structure transformer left one sentCode line each: every line of the
 // k-th block under that line's prefix (margins, quote bars, list
-// indent), highlighted with chroma theme when theme is not "". With
+// indent), highlighted with chroma theme when theme is not "" and the
+// fence names a language chroma knows (within maxHighlightTime). With
 // scroll, each line is kept whole between CodeStart and CodeEnd (the
 // viewer scrolls it). Else a line wider than width is soft-wrapped at
 // spaces, its continuations under the line's own indent, so a command
@@ -49,11 +111,13 @@ func (c *codeBlocks) fill(out string, width int, theme string, scroll bool) stri
 		k++
 		code := strings.TrimSuffix(blk.text, "\n")
 		shown := code
-		if theme != "" {
+		if theme != "" && blk.lang != "" && c.highlighting < maxHighlightTime {
 			var hb strings.Builder
-			if quick.Highlight(&hb, code, blk.lang, "terminal256", theme) == nil {
+			start := time.Now()
+			if highlight(&hb, code, blk.lang, theme) {
 				shown = hb.String()
 			}
+			c.highlighting += time.Since(start)
 		}
 		plain := strings.Split(code, "\n")
 		styled := strings.Split(shown, "\n")

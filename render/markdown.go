@@ -2,8 +2,11 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 
 	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
@@ -11,6 +14,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 const (
@@ -24,7 +28,7 @@ const (
 	// (BenchmarkMarkdown1MB), so this keeps a render near ten seconds.
 	MaxMarkdownBytes = 2 << 20
 	// glamourChromaTheme is the name glamour registers its styles' code
-	// block colors under with chroma.
+	// block colors under with chroma (codeTheme).
 	glamourChromaTheme = "charm"
 )
 
@@ -52,6 +56,24 @@ func Markdown(src []byte, o Options) (string, error) {
 	if !MarkdownWorkWithin(src) {
 		return MarkdownTooCostlyNote(width) + "\n\n" + Text(src, o), nil
 	}
+	if len(src) <= MarkdownChunkBytes {
+		return markdownOne(src, o)
+	}
+	// Chunks as the viewer and `modbay render` cut them: each glamour call
+	// stays within MaxMarkdownWork.
+	defs := LinkDefinitions(src)
+	var outs []string
+	var errs []error
+	for _, c := range SplitMarkdown(src, MarkdownChunkBytes) {
+		out, err := MarkdownChunk(c, defs, o)
+		outs, errs = append(outs, strings.Trim(out, "\n")), append(errs, err)
+	}
+	return strings.Join(outs, "\n\n"), errors.Join(errs...)
+}
+
+// markdownOne is Markdown in one glamour call, for src within its bounds.
+func markdownOne(src []byte, o Options) (string, error) {
+	width := o.width()
 	style := styles.LightStyle
 	switch {
 	case o.NoColor:
@@ -73,23 +95,20 @@ func Markdown(src []byte, o Options) (string, error) {
 		textWidth -= int(*m)
 	}
 	var codes codeBlocks
-	gopts := gansi.Options{WordWrap: width, Styles: *cfg, PreserveNewLines: true}
+	// Glamour draws only a placeholder line for each code block (codes.fill
+	// draws the code), so it is given no code theme to run chroma with:
+	// chroma guessed each placeholder's language from every lexer's
+	// patterns and analysers, about 3 ms a block.
+	theme := codeTheme(cfg, o.NoColor)
+	gcfg := *cfg
+	gcfg.CodeBlock.Theme, gcfg.CodeBlock.Chroma = "", nil
+	gopts := gansi.Options{WordWrap: width, Styles: gcfg, PreserveNewLines: true}
 	tables := mdTables{opts: gopts}
 	md := newMarkdownConverter(gopts, &codes, &tables)
 	in := sentinelSource(expandTabs(Sanitize(string(src)), markdownTabStop))
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(in), &buf); err != nil {
 		return Text(src, o), fmt.Errorf("markdown: render: %w", err)
-	}
-	// Code blocks are drawn by modbay (codeBlocks.fill), highlighted with
-	// the theme glamour registered with chroma when it rendered their
-	// placeholders.
-	theme := ""
-	if !o.NoColor {
-		theme = cfg.CodeBlock.Theme
-		if cfg.CodeBlock.Chroma != nil {
-			theme = glamourChromaTheme
-		}
 	}
 	out := safeHyperlinks(untruncateHrefs(hangListItems(codes.fill(tables.fillTables(quoteBars(buf.String(), codes.quotes), textWidth), width, theme, o.ScrollCode), textWidth)))
 	if o.NoColor && o.Attributes {
@@ -258,10 +277,98 @@ func LinkDefinitions(src []byte) []byte {
 // [LinkDefinitions] defs appended, so that the chunks rendered one by one
 // show the text the whole document shows.
 func MarkdownChunk(chunk, defs []byte, o Options) (string, error) {
+	defs = chunkDefinitions(chunk, defs)
+	if len(chunk)+len(defs) > MaxMarkdownBytes || !markdownCallWithin(chunk, defs) {
+		return MarkdownTooCostlyNote(o.width()) + "\n\n" + Text(chunk, o), nil
+	}
 	if len(defs) == 0 {
-		return Markdown(chunk, o)
+		return markdownOne(chunk, o)
 	}
 	src := make([]byte, 0, len(chunk)+len(defs)+2)
 	src = append(append(append(src, chunk...), "\n\n"...), defs...)
-	return Markdown(src, o)
+	return markdownOne(src, o)
+}
+
+// maxLabelBytes is the longest link label CommonMark allows (§4.7: 999
+// characters; counted here in bytes, which only keeps more).
+const maxLabelBytes = 999 * 4
+
+// chunkDefinitions is the lines of defs (LinkDefinitions' output) whose
+// label chunk may refer to: a bracketed text in chunk that normalizes to
+// it (a label holds no unescaped bracket, so the text after the last '['
+// before a ']' is each candidate). Every chunk given all of a document's
+// definitions parsed them all again: 18,000 definitions after 1 MiB of
+// prose took 19 s instead of 0.5 s.
+func chunkDefinitions(chunk, defs []byte) []byte {
+	if len(defs) == 0 {
+		return nil
+	}
+	labels := map[string]bool{}
+	open := -1
+	for i := 0; i < len(chunk); i++ {
+		switch chunk[i] {
+		case '\\':
+			i++
+		case '[':
+			open = i
+		case ']':
+			if open >= 0 && i-open-1 <= maxLabelBytes {
+				labels[util.ToLinkReference(chunk[open+1:i])] = true
+			}
+			open = -1
+		}
+	}
+	var out []byte
+	for len(defs) > 0 {
+		line := defs
+		if i := bytes.IndexByte(defs, '\n'); i >= 0 {
+			line, defs = defs[:i+1], defs[i+1:]
+		} else {
+			defs = nil
+		}
+		if end := labelEnd(line); end > 0 && labels[util.ToLinkReference(line[1:end])] {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// labelEnd is the index of the ']' that ends the label a definition line
+// "[label]: …" starts with, or -1.
+func labelEnd(line []byte) int {
+	if len(line) == 0 || line[0] != '[' {
+		return -1
+	}
+	for i := 1; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case ']':
+			return i
+		}
+	}
+	return -1
+}
+
+// registerChroma registers a style's code colours with chroma under
+// glamourChromaTheme once, as glamour does when it highlights a block
+// itself: rendering one small block through glamour's own element.
+var registerChroma sync.Map // style name → *sync.Once
+
+// codeTheme is the chroma theme codeBlocks.fill highlights with for cfg:
+// "" without colour, else cfg's theme or its colours registered as
+// glamour registers them.
+func codeTheme(cfg *gansi.StyleConfig, noColor bool) string {
+	if noColor {
+		return ""
+	}
+	if cfg.CodeBlock.Chroma == nil {
+		return cfg.CodeBlock.Theme
+	}
+	once, _ := registerChroma.LoadOrStore(glamourChromaTheme, new(sync.Once))
+	once.(*sync.Once).Do(func() {
+		el := &gansi.CodeBlockElement{Code: "x\n", Language: "text"}
+		_ = el.Render(io.Discard, gansi.NewRenderContext(gansi.Options{Styles: *cfg}))
+	})
+	return glamourChromaTheme
 }

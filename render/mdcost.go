@@ -2,42 +2,86 @@ package render
 
 import "bytes"
 
-// MaxMarkdownWork bounds the styling work a document may ask of glamour,
-// in the units markdownWork counts. Glamour's cost grows with the square of
-// a line's container depth (each list level re-wraps what it holds) and
-// of a list's length (each item counts its earlier siblings): one line of
-// 800 nested list markers took 90 s and 1.6 GB, 50 KB of lines 12 levels
-// deep 20 s. A unit costs glamour 25–90 µs, so the bound keeps a render
-// under about ten seconds of CPU (BenchmarkMarkdownWorstWithinBound); a
-// 2 MiB document of prose and 512 KiB of list items stay under it
-// (docs/protocol.md §14). A document may
-// use MaxMarkdownWork plus one unit per 32 of its bytes, what prose costs,
-// so a long document of prose is styled however long it is.
-const MaxMarkdownWork = 100_000
+// MaxMarkdownWork bounds the styling work one glamour call may do, in the
+// units markdownWork counts: one document of at most MarkdownChunkBytes,
+// or one chunk of a longer one as SplitMarkdown cuts it, with the
+// document's link definitions. Glamour's cost grows with the square of a
+// line's container depth (each list level re-wraps what it holds) and
+// each list item costs it some 0.2 ms however short: one line of 800
+// nested list markers took 90 s and 1.6 GB, 50 KB of lines 12 levels deep
+// 20 s, 25,000 one-word items 7 s. A unit costs glamour 15–40 µs
+// whatever the shape, as a real document's do (a 256 KiB document of
+// sections, lists, code and tables: 36 µs), so a call stays within about
+// 1.5 s (BenchmarkMarkdownWorstWithinBound). A call may use one more unit
+// per 64 of its bytes, what a long line costs, so one long block of
+// prose or code is styled whatever its length.
+const MaxMarkdownWork = 40_000
 
-// MarkdownWorkWithin reports whether styling src stays within
-// MaxMarkdownWork (plus its bytes' allowance); past it, Markdown shows
-// plain text with a note, and the cockpit's viewer does the same.
+// MarkdownWorkPerByte is the work a whole document may use per byte,
+// beyond MaxMarkdownWork: real documents use 0.13–0.21 units a byte (a
+// 120 KB emoji cheat sheet 0.16, a 100 KB README of lists 0.13), so a
+// hostile document of any shape costs about what a real one of its size
+// costs — up to some 20 s of CPU at MaxMarkdownBytes, spread over its
+// chunks (docs/protocol.md §14).
+const MarkdownWorkPerByte = 0.25
+
+// MarkdownWorkWithin reports whether styling src stays within the bounds:
+// the whole document within MaxMarkdownWork plus MarkdownWorkPerByte of
+// its bytes, and each glamour call within MaxMarkdownWork (each chunk
+// SplitMarkdown cuts, with the document's link definitions). Past them,
+// Markdown shows plain text with a note, and the cockpit's viewer and
+// `modbay render` do the same.
 func MarkdownWorkWithin(src []byte) bool {
-	limit := int64(MaxMarkdownWork) + int64(len(src))/32
-	return markdownWork(src, limit) <= limit
+	limit := int64(MaxMarkdownWork) + int64(float64(len(src))*MarkdownWorkPerByte)
+	if markdownWork(src, limit) > limit {
+		return false
+	}
+	if len(src) <= MarkdownChunkBytes {
+		return markdownCallWithin(src, nil)
+	}
+	defs := LinkDefinitions(src)
+	for _, c := range SplitMarkdown(src, MarkdownChunkBytes) {
+		if !markdownCallWithin(c, chunkDefinitions(c, defs)) {
+			return false
+		}
+	}
+	return true
+}
+
+// markdownCallWithin reports whether one glamour call on chunk with defs
+// appended (MarkdownChunk) stays within MaxMarkdownWork.
+func markdownCallWithin(chunk, defs []byte) bool {
+	limit := int64(MaxMarkdownWork) + int64(len(chunk)+len(defs))/64
+	w := markdownWork(chunk, limit)
+	if len(defs) > 0 && w <= limit {
+		w += markdownWork(defs, limit-w)
+	}
+	return w <= limit
 }
 
 // markdownWork estimates glamour's work for src, stopping once it passes
-// limit: each line costs (1+d)·((1+d) + len/64) units, d its container
-// depth, plus 2 per '|' (a table's cells: 155,000 short rows took over
-// 60 s and 2 GB). d is an upper bound read from the line's prefix alone — each
-// blockquote marker and list marker (with the space after it) and two
-// columns of other indentation count one —
-// and a line with no prefix of its own carries the depth of the line before
+// limit: each line costs (1+d)·((1+d) + len/64)·(8+d)/8 units, d its
+// container depth (deep lines cost glamour more than the square: a line 12
+// deep 18 ms, 4 deep 2 ms), plus 4 per list marker (an item) and 2 per
+// '|' (a table's cells: 155,000 short rows took over 60 s and 2 GB). A list's items each walk
+// their earlier siblings too, but that square term is small beside the
+// items' own cost (1.4 s of 25,000 items' 7 s) and the bound keeps a list
+// far shorter.
+//
+// d is an upper bound read from prefixes alone: each blockquote and list
+// marker on the line (with the space after it) opens or continues one
+// container, and its indentation continues at most one open list item per
+// two columns — at most as many as the last line not blank was in, as
+// indentation opens none (so indented code at the top level is depth 0).
+// A line with no prefix of its own carries the depth of the line before
 // it until a blank line (a lazy continuation stays in its containers).
 // Code fences are not followed: what the parser takes for one (an info
 // string with a backtick is not, an HTML block hides one) is not for a
 // scan to guess, and a scan that guessed wrong would count a deep list as
-// code. Deeply indented code costs budget instead.
+// code.
 func markdownWork(src []byte, limit int64) int64 {
 	var work int64
-	carry := 0
+	carry, open := 0, 0
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -45,15 +89,18 @@ func markdownWork(src []byte, limit int64) int64 {
 		} else {
 			src = nil
 		}
-		d, rest := containerPrefix(line)
-		if len(rest) == 0 {
-			carry = 0
+		p := containerPrefix(line)
+		d := p.depth(open)
+		if len(p.rest) == 0 {
+			carry = 0 // a blank line, or markers only: nothing lazy follows
 		} else {
 			d = max(d, carry)
 			carry = d
 		}
-		// A table row costs glamour's table about 0.3 ms: 2 units a cell.
-		work += int64(1+d)*int64(1+d+len(line)/64) + 2*int64(bytes.Count(line, []byte{'|'}))
+		if len(p.rest) > 0 || p.markers > 0 {
+			open = d
+		}
+		work += int64(1+d)*int64(1+d+len(line)/64)*int64(8+d)/8 + 4*int64(p.items) + 2*int64(bytes.Count(line, []byte{'|'}))
 		if work > limit {
 			break
 		}
@@ -61,23 +108,39 @@ func markdownWork(src []byte, limit int64) int64 {
 	return work
 }
 
-// containerPrefix counts the container markers and indentation of line's
-// prefix (see markdownWork) and returns what follows it.
-func containerPrefix(line []byte) (depth int, rest []byte) {
-	cols, i := 0, 0
+// prefix is what containerPrefix reads from a line's start.
+type prefix struct {
+	markers int    // blockquote and list markers
+	items   int    // of them, list markers
+	cols    int    // columns of indentation, tabs to markdownTabStop
+	rest    []byte // what follows the prefix; empty for a blank line
+}
+
+// depth is the line's container depth bound when the line before it with
+// text was at depth open (see markdownWork).
+func (p prefix) depth(open int) int {
+	return p.markers + min(p.cols/2, open)
+}
+
+// containerPrefix reads the container markers and indentation of line's
+// prefix (see markdownWork).
+func containerPrefix(line []byte) prefix {
+	var p prefix
+	i := 0
 	for i < len(line) {
 		switch c := line[i]; {
 		case c == ' ':
-			cols++
+			p.cols++
 			i++
 		case c == '\t':
-			cols += markdownTabStop - cols%markdownTabStop
+			p.cols += markdownTabStop - p.cols%markdownTabStop
 			i++
 		case c == '>':
-			depth++
+			p.markers++
 			i = skipSeparator(line, i+1)
 		case (c == '-' || c == '+' || c == '*') && markerEnds(line, i+1):
-			depth++
+			p.markers++
+			p.items++
 			i = skipSeparator(line, i+1)
 		case c >= '0' && c <= '9':
 			j := i
@@ -85,16 +148,19 @@ func containerPrefix(line []byte) (depth int, rest []byte) {
 				j++
 			}
 			if j < len(line) && (line[j] == '.' || line[j] == ')') && markerEnds(line, j+1) {
-				depth++
+				p.markers++
+				p.items++
 				i = skipSeparator(line, j+1)
 				continue
 			}
-			return depth + cols/2, line[i:]
+			p.rest = line[i:]
+			return p
 		default:
-			return depth + cols/2, line[i:]
+			p.rest = line[i:]
+			return p
 		}
 	}
-	return depth + cols/2, nil
+	return p
 }
 
 // skipSeparator skips the one space that ends a marker at line[i], which

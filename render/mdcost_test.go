@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,8 @@ func TestMarkdownTooCostlyIsText(t *testing.T) {
 		"fakefence": "```x`\n" + strings.Repeat("- ", 800) + "y\n",
 		"tallTable": "|a|b|c|d|e|\n|-|-|-|-|-|\n" + strings.Repeat("|x|y|z|w|v|\n", 155000),
 		"htmlfence": "<div>\n```\n\n" + strings.Repeat("- ", 800) + "y\n",
+		// Within the document's bound, but one chunk past one call's.
+		"oneCostlyChunk": strings.Repeat(strings.Repeat("word ", 200)+"\n\n", 400) + strings.Repeat("1. 1. 1. 1. y\n", 1130),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if MarkdownWorkWithin([]byte(src)) {
@@ -46,18 +49,27 @@ func nestedByIndent(n int) string {
 }
 
 // TestMarkdownOrdinaryIsStyled: what real documents hold stays within
-// the bound: a 2 MiB document of prose, 512 KiB of short list items, lists
-// six levels deep, indented code in a fence.
+// the bound: 1 MiB of sections with lists, code and tables (the viewer's
+// benchmark document), a 2 MiB document of prose, 128 KiB of short list items (3,744
+// items), 150 lists six levels deep, code indented 16 spaces in a fence.
 func TestMarkdownOrdinaryIsStyled(t *testing.T) {
 	deep := ""
 	for i := range 6 {
 		deep += strings.Repeat("  ", i) + "- level\n"
 	}
+	var sections strings.Builder
+	for i := 0; sections.Len() < 1<<20; i++ {
+		fmt.Fprintf(&sections, "## Section %d\n\nSome *emphasis*, **strong** text, `code` and a [link](https://example.com/path).\n"+
+			"A second sentence that is long enough to wrap at eighty columns, to exercise the word wrapper.\n\n"+
+			"- item one\n- item two\n  - nested item\n\n```go\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n```\n\n"+
+			"| name | value |\n|------|-------|\n| a    | 1     |\n| b    | 2     |\n\n", i)
+	}
 	for name, src := range map[string]string{
-		"prose":  strings.Repeat(strings.Repeat("word ", 16)+"\n", (2<<20)/81),
-		"list":   strings.Repeat("- item number one with a few words\n", (512<<10)/35),
-		"deep":   strings.Repeat(deep+"\n", 400),
-		"fenced": "```\n" + strings.Repeat("        code(indented, 8 spaces)\n", 2000) + "```\n",
+		"sections": sections.String(),
+		"prose":    strings.Repeat(strings.Repeat("word ", 16)+"\n", (2<<20)/81),
+		"list":     strings.Repeat("- item number one with a few words\n", (128<<10)/35),
+		"deep":     strings.Repeat(deep+"\n", 150),
+		"fenced":   "```\n" + strings.Repeat("                code(indented, 16 spaces)\n", 5000) + "```\n",
 	} {
 		if !MarkdownWorkWithin([]byte(src)) {
 			t.Errorf("%s: past the bound", name)
@@ -74,12 +86,26 @@ func TestMarkdownWorkCounts(t *testing.T) {
 		{"text", 0}, {"- a", 1}, {"- - a", 2}, {"> > a", 2}, {"1. a", 1}, {"12) - a", 2},
 		{"    - a", 3}, {"\t- a", 3}, {"-a", 0}, {"1.5 m", 0}, {"***", 0}, {"- ", 1}, {"-", 1},
 	} {
-		if d, _ := containerPrefix([]byte(c.line)); d != c.d {
+		if d := containerPrefix([]byte(c.line)).depth(1 << 20); d != c.d {
 			t.Errorf("%q: depth %d, want %d", c.line, d, c.d)
 		}
 	}
+	// Indentation continues only containers open: top-level indented
+	// code is depth 0, a deep item's continuation keeps the item's depth.
+	// A line 3 deep with 3 markers costs 4·4·11/8 + 3·4 = 34, one 3 deep
+	// with none 22, one 4 deep with 4 markers 5·5·12/8 + 16 = 53.
+	if got, want := markdownWork([]byte("        code\n        code\n"), 1<<30), int64(2); got != want {
+		t.Errorf("indented code: work %d, want %d", got, want)
+	}
+	if got, want := markdownWork([]byte("- + - a\n\n      b\n"), 1<<30), int64(34+1+22); got != want {
+		t.Errorf("continuation after a blank line: work %d, want %d", got, want)
+	}
+	// A line of markers alone opens its containers for what follows.
+	if got, want := markdownWork([]byte("- + - +\n        b\n"), 1<<30), int64(53+37); got != want {
+		t.Errorf("markers only: work %d, want %d", got, want)
+	}
 	// A lazy continuation keeps the depth of the line before it.
-	if got, want := markdownWork([]byte("- - - a\nb\n"), 1<<30), int64(2*(4*(4+0))); got != want {
+	if got, want := markdownWork([]byte("- - - a\nb\n"), 1<<30), int64(34+22); got != want {
 		t.Errorf("lazy line: work %d, want %d", got, want)
 	}
 }
@@ -92,6 +118,7 @@ var worstShapes = map[string]string{
 	"li12": strings.Repeat("- ", 12) + "y\n",
 	"li40": strings.Repeat("- ", 40) + "y\n",
 	"bq40": strings.Repeat("> ", 40) + "y\n",
+	"ol4":  "1. 1. 1. 1. y\n",
 	"row":  "|x|y|\n",
 }
 
