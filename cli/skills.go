@@ -409,12 +409,28 @@ func findSkill(ctx context.Context, host *runner.Host, g *globals, name string) 
 	if r, ok := cat.Find(name); ok {
 		return r, nil, nil
 	}
+	docs := moduleDocs(ctx, host)
 	if mod, id, ok := strings.Cut(name, "/"); ok {
-		for _, d := range moduleDocs(ctx, host) {
+		for _, d := range docs {
 			if d.Module == mod && d.ID == id {
 				return skills.Record{}, &d, nil
 			}
 		}
+	}
+	// A module's own name: its documents are shown as <module>/<id>.
+	var ids []string
+	for _, d := range docs {
+		if d.Module == name {
+			ids = append(ids, cleanID(d.Module+"/"+d.ID))
+		}
+	}
+	if len(ids) > 0 {
+		more := ""
+		if len(ids) > 5 {
+			ids, more = ids[:5], fmt.Sprintf(" and %d more", len(ids)-5)
+		}
+		return skills.Record{}, nil, withCode(ExitUsage, "no skill %q; module %s has %s%s (modbay skills show <module>/<id>)",
+			name, cleanID(name), strings.Join(ids, ", "), more)
 	}
 	return skills.Record{}, nil, withCode(ExitUsage, "no skill %q (see modbay skills)", name)
 }

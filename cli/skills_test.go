@@ -97,6 +97,10 @@ func TestSkillsShow(t *testing.T) {
 	if code, _, _ := run(t, "--home", home, "skills", "show", "no-such-skill"); code != ExitUsage {
 		t.Errorf("unknown skill: exit %d", code)
 	}
+	// A module's name alone: its documents are named in the error.
+	if code, _, errb := run(t, "--home", home, "skills", "show", "notes"); code != ExitUsage || !strings.Contains(errb, "module notes has notes/notes-report, notes/notes-agent") {
+		t.Errorf("a module's name: exit %d, %q", code, errb)
+	}
 	if code, _, _ := run(t, "--home", home, "skills", "show", dir, "--arg", "novalue"); code != ExitUsage {
 		t.Errorf("bad --arg: exit %d", code)
 	}
