@@ -159,7 +159,7 @@ func CompilePattern(p string) (*regexp.Regexp, int, error) {
 	}
 	re, err := syntax.Parse(p, syntax.Perl)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, unsupportedPattern(err)
 	}
 	prog, err := syntax.Compile(re.Simplify())
 	if err != nil {
@@ -170,6 +170,33 @@ func CompilePattern(p string) (*regexp.Regexp, int, error) {
 	}
 	rx, err := regexp.Compile(p)
 	return rx, len(prog.Inst), err
+}
+
+// unsupportedPattern words a parse error of ECMA-262 syntax RE2 does not
+// run (lookaround, backreferences: they need backtracking, whose time no
+// bound holds) as such: the pattern may be valid where the schema was
+// written, it is not here.
+func unsupportedPattern(err error) error {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		switch {
+		case (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidNamedCapture) && lookaround(se.Expr) != "":
+			return fmt.Errorf("lookaround %s is not supported: modbay matches patterns in linear time (RE2 syntax, docs/protocol.md §14)", lookaround(se.Expr))
+		case se.Code == syntax.ErrInvalidEscape && len(se.Expr) == 2 && se.Expr[1] >= '1' && se.Expr[1] <= '9':
+			return fmt.Errorf("backreference %s is not supported: modbay matches patterns in linear time (RE2 syntax, docs/protocol.md §14)", se.Expr)
+		}
+	}
+	return err
+}
+
+// lookaround is the lookahead or lookbehind opener expr starts with, or "".
+func lookaround(expr string) string {
+	for _, op := range []string{"(?<=", "(?<!", "(?=", "(?!"} {
+		if strings.HasPrefix(expr, op) {
+			return op
+		}
+	}
+	return ""
 }
 
 func patternBound(n int) error {

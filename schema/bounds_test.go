@@ -379,3 +379,20 @@ func TestLocationComparesBounded(t *testing.T) {
 		t.Fatalf("a flat schema of 7,990 properties: %v", err)
 	}
 }
+
+// TestUnsupportedPatternNamed: lookaround and backreferences, valid in
+// ECMA-262, are refused as what RE2 does not run, not as invalid.
+func TestUnsupportedPatternNamed(t *testing.T) {
+	for p, want := range map[string]string{
+		`^(?=x)a$`: "lookaround (?= is not supported", `(?!b)`: "lookaround (?! is not supported",
+		`(?<=a)b`: "lookaround (?<= is not supported", `(a)\1`: `backreference \1 is not supported`,
+	} {
+		_, _, err := CompilePattern(p)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", p, err, want)
+		}
+	}
+	if _, _, err := CompilePattern(`(?P<x>a)\d+`); err != nil {
+		t.Errorf("an RE2 pattern refused: %v", err)
+	}
+}
