@@ -189,6 +189,9 @@ func (h *Host) invoke(ctx context.Context, m *Module, req modproto.Request, dirs
 	defer cancelStage()
 	budget := h.newStageBudget(stageCtx)
 	defer budget.close(res)
+	if n := len(env.Execution.Artifacts); n > 0 {
+		call.Emit(Event{Staging: &n})
+	}
 	arts, fails := h.verifyArtifacts(budget, opts.echoes, req.Roots, dirs, r.Started, env.Execution.Artifacts[:nFiles], 0)
 	if len(r.Blocks) > 0 && stageCtx.Err() == nil {
 		blockArts, blockFails := h.stageBlocks(budget, opts.echoes, r.Blocks, env.Execution.Artifacts[nFiles:], nFiles)

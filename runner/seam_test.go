@@ -191,15 +191,17 @@ func TestSeamDiscoverPlanRunStage(t *testing.T) {
 	// Live events carry the request id.
 	mu.Lock()
 	defer mu.Unlock()
-	var sawProgress, sawLog bool
+	var sawProgress, sawLog, sawStaging bool
 	for _, e := range events {
 		if e.RequestID != p.Request.RequestID {
 			t.Errorf("event under %q, want %q", e.RequestID, p.Request.RequestID)
 		}
 		sawProgress = sawProgress || (e.Progress != nil && *e.Progress.Percent == 50 && e.Progress.Message == "half way")
 		sawLog = sawLog || (e.Log != nil && e.Log.Text == "asking")
+		// The last event says the host checks the one artifact.
+		sawStaging = e.Staging != nil && *e.Staging == 1
 	}
-	if !sawProgress || !sawLog {
+	if !sawProgress || !sawLog || !sawStaging {
 		t.Errorf("events %+v", events)
 	}
 

@@ -441,6 +441,10 @@ type Event struct {
 	Progress *Progress
 	// Log is set when the module sent a log line (an MCP log message).
 	Log *LogLine
+	// Staging is set once the module has answered and its envelope
+	// passed: the host is checking and staging its artifacts (the
+	// count; docs/protocol.md §8).
+	Staging *int
 }
 
 // Progress is a module's progress report during one call.

@@ -48,8 +48,11 @@ type runView struct {
 	progress *runner.Progress
 	// logs are the last logTailLines log messages (MCP
 	// notifications/message) as "level text", raw.
-	logs       []string
-	pid        int
+	logs []string
+	pid  int
+	// staging is the artifacts the host is checking and staging once the
+	// module has answered; 0 before.
+	staging    int
 	cancelling bool
 	done       bool
 	// result is the run's outcome once done.
@@ -75,13 +78,16 @@ func (r *runView) event(ev runner.Event) {
 		r.pid = ev.PID
 	}
 	if ev.Job != nil {
-		r.job = ev.Job
+		r.job, r.staging = ev.Job, 0 // a poll: what it staged is done
 	}
 	if len(ev.Stderr) > 0 {
 		r.addStderr(string(ev.Stderr))
 	}
 	if ev.Progress != nil {
 		r.progress = ev.Progress
+	}
+	if ev.Staging != nil {
+		r.staging = *ev.Staging
 	}
 	if l := ev.Log; l != nil {
 		r.logs = append(r.logs, l.Level+" "+l.Text)
@@ -308,6 +314,8 @@ func (r *runView) View(sp spinner.Model, w, h int) string {
 		state = "stopping polling…"
 	case r.cancelling:
 		state = "cancelling…"
+	case r.staging > 0 && r.follow == nil:
+		state = fmt.Sprintf("answered; checking %d %s", r.staging, words.Plural(r.staging, "artifact", "artifacts"))
 	}
 	lines = append(lines, sp.View()+" "+st.Title.Render(state)+" "+render.SanitizeLine(mod)+st.Muted.Render(" › ")+render.SanitizeLine(common.TitleOr(c.Title, c.ID)))
 	elapsed := r.com.Now().Sub(r.started)

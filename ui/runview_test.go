@@ -39,6 +39,24 @@ func TestRunViewShowsProgressAndLogs(t *testing.T) {
 	}
 }
 
+// TestRunViewSaysArtifactsAreChecked: once the module has answered, the
+// run screen says the host is checking its artifacts, not "running".
+func TestRunViewSaysArtifactsAreChecked(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	openForm(t, m, 1)
+	rv := newRunView(m.com, &runner.Plan{Module: m.flow.module, Capability: m.flow.cap}, func() {})
+	m.keepRun(rv)
+	m.push(&runScreen{com: m.com, keys: m.keys.Run, run: rv, sp: &m.spinner})
+	if f := ansi.Strip(frame(t, m)); !strings.Contains(f, "running Fake Module") {
+		t.Fatalf("before the answer:\n%s", f)
+	}
+	n := 3
+	m.Update(runEventMsg{id: rv.id, ev: runner.Event{Staging: &n}})
+	if f := ansi.Strip(frame(t, m)); !strings.Contains(f, "answered; checking 3 artifacts") || strings.Contains(f, "running Fake Module") {
+		t.Errorf("while staging:\n%s", f)
+	}
+}
+
 // logFake is a driver keeping a server's log, as mcp.Driver does.
 type logFake struct {
 	runner.Driver
