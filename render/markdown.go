@@ -11,9 +11,6 @@ import (
 	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -246,8 +243,9 @@ func LinkDefinitions(src []byte) []byte {
 	if !bytes.Contains(src, []byte("]:")) {
 		return nil
 	}
-	pc := parser.NewContext()
-	goldmark.DefaultParser().Parse(text.NewReader(src), parser.WithContext(pc))
+	// Blocks only: a definition is found without inline parsing, whose
+	// cost on a hostile paragraph is quadratic (inlineWork).
+	_, pc := parseBlocks(src)
 	var b bytes.Buffer
 	for _, r := range pc.References() {
 		label, dest, title := r.Label(), string(r.Destination()), string(r.Title())

@@ -28,12 +28,14 @@ const MarkdownWorkPerByte = 0.25
 // MarkdownWorkWithin reports whether styling src stays within the bounds:
 // the whole document within MaxMarkdownWork plus MarkdownWorkPerByte of
 // its bytes, and each glamour call within MaxMarkdownWork (each chunk
-// SplitMarkdown cuts, with the document's link definitions). Past them,
+// SplitMarkdown cuts, with the document's link definitions), counting
+// the prefixes' work (markdownWork) and inline parsing's (inlineWork). Past them,
 // Markdown shows plain text with a note, and the cockpit's viewer and
 // `modbay render` do the same.
 func MarkdownWorkWithin(src []byte) bool {
 	limit := int64(MaxMarkdownWork) + int64(float64(len(src))*MarkdownWorkPerByte)
-	if markdownWork(src, limit) > limit {
+	work := markdownWork(src, limit)
+	if work > limit {
 		return false
 	}
 	if len(src) <= MarkdownChunkBytes {
@@ -41,7 +43,8 @@ func MarkdownWorkWithin(src []byte) bool {
 	}
 	defs := LinkDefinitions(src)
 	for _, c := range SplitMarkdown(src, MarkdownChunkBytes) {
-		if !markdownCallWithin(c, chunkDefinitions(c, defs)) {
+		inline, ok := markdownCallWork(c, chunkDefinitions(c, defs))
+		if work += inline; !ok || work > limit {
 			return false
 		}
 	}
@@ -51,12 +54,29 @@ func MarkdownWorkWithin(src []byte) bool {
 // markdownCallWithin reports whether one glamour call on chunk with defs
 // appended (MarkdownChunk) stays within MaxMarkdownWork.
 func markdownCallWithin(chunk, defs []byte) bool {
+	_, ok := markdownCallWork(chunk, defs)
+	return ok
+}
+
+// markdownCallWork estimates one glamour call on chunk with defs
+// appended: whether it stays within MaxMarkdownWork, and its inline
+// parsing's part (inlineWork), which a document's prefixes do not count.
+func markdownCallWork(chunk, defs []byte) (inline int64, ok bool) {
 	limit := int64(MaxMarkdownWork) + int64(len(chunk)+len(defs))/64
 	w := markdownWork(chunk, limit)
 	if len(defs) > 0 && w <= limit {
 		w += markdownWork(defs, limit-w)
 	}
-	return w <= limit
+	if w > limit {
+		return 0, false
+	}
+	src := chunk
+	if len(defs) > 0 {
+		src = append(append(append(make([]byte, 0, len(chunk)+len(defs)+2), chunk...), "\n\n"...), defs...)
+	}
+	doc, _ := parseBlocks(src)
+	inline = inlineWork(doc, src, limit-w)
+	return inline, w+inline <= limit
 }
 
 // markdownWork estimates glamour's work for src, stopping once it passes

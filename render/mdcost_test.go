@@ -23,6 +23,10 @@ func TestMarkdownTooCostlyIsText(t *testing.T) {
 		"fakefence": "```x`\n" + strings.Repeat("- ", 800) + "y\n",
 		"tallTable": "|a|b|c|d|e|\n|-|-|-|-|-|\n" + strings.Repeat("|x|y|z|w|v|\n", 155000),
 		"htmlfence": "<div>\n```\n\n" + strings.Repeat("- ", 800) + "y\n",
+		// Inline parsing quadratic in one paragraph (38 s and 84 s before).
+		"emphRun":  strings.Repeat("*_a", 200000/3),
+		"linkRun":  strings.Repeat("[a](", 100000),
+		"emphDefs": strings.Repeat("*_a", 200000/3) + "\n\n[x]: /y\n",
 		// Within the document's bound, but one chunk past one call's.
 		"oneCostlyChunk": strings.Repeat(strings.Repeat("word ", 200)+"\n\n", 400) + strings.Repeat("1. 1. 1. 1. y\n", 1130),
 	} {
@@ -110,8 +114,8 @@ func TestMarkdownWorkCounts(t *testing.T) {
 	}
 }
 
-// worstShapes are the costliest shapes found; filled to just within the
-// bound, each renders in 6–8 s (BenchmarkMarkdownWorstWithinBound).
+// worstShapes are the costliest shapes found; filled to just within one
+// call's bound, each renders in 0.1–1.5 s (BenchmarkMarkdownWorstWithinBound).
 var worstShapes = map[string]string{
 	"li":   "- y\n",
 	"li4":  "- - - - y\n",
@@ -119,6 +123,11 @@ var worstShapes = map[string]string{
 	"li40": strings.Repeat("- ", 40) + "y\n",
 	"bq40": strings.Repeat("> ", 40) + "y\n",
 	"ol4":  "1. 1. 1. 1. y\n",
+	// One paragraph: goldmark's inline parsing is quadratic in it.
+	"emph": "*_a",
+	"link": "[a](",
+	"img":  "![a](",
+	"www":  "www.a.b/(",
 	"row":  "|x|y|\n",
 }
 
@@ -157,6 +166,7 @@ func FuzzMarkdownWork(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		src := []byte(s)
 		lines := int64(strings.Count(s, "\n"))
+		_ = MarkdownWorkWithin(src) // the block parse and inlineWork too
 		if w := markdownWork(src, 1<<62); w < lines {
 			t.Fatalf("work %d for %d lines", w, lines)
 		}
