@@ -240,3 +240,29 @@ func TestServerLogBetweenCallsRedraws(t *testing.T) {
 		t.Errorf("after the log change the detail lacks the new message:\n%s", f)
 	}
 }
+
+// closingScreen is a screen that records being closed.
+type closingScreen struct {
+	Screen
+	closed *int
+}
+
+func (s closingScreen) Close()           { *s.closed++ }
+func (s closingScreen) Kind() screenKind { return screenViewer }
+
+// TestScreensClosedWhenLeft: a screen with work to stop (a viewer's
+// renders) is closed when popped, popped past, or replaced.
+func TestScreensClosedWhenLeft(t *testing.T) {
+	m, _ := newTest(t, nil, 100, 30)
+	var n int
+	base := m.stack[0]
+	m.stack = append(m.stack, closingScreen{Screen: base, closed: &n}, closingScreen{Screen: base, closed: &n})
+	m.pop()
+	if n != 1 {
+		t.Fatalf("pop closed %d", n)
+	}
+	m.popTo(base.Kind())
+	if n != 2 {
+		t.Fatalf("popTo closed %d in all", n)
+	}
+}

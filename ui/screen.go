@@ -150,8 +150,22 @@ func (m *Model) push(s Screen) {
 // pop leaves the top screen; the bottom one (the module list) stays.
 func (m *Model) pop() {
 	if len(m.stack) > 1 {
+		closeScreens(m.stack[len(m.stack)-1:])
 		m.stack = m.stack[:len(m.stack)-1]
 		m.layout()
+	}
+}
+
+// screenCloser is a screen with work to stop once it leaves the stack
+// (a viewer's renders).
+type screenCloser interface{ Close() }
+
+// closeScreens closes the screens of ss that have work to stop.
+func closeScreens(ss []Screen) {
+	for _, s := range ss {
+		if c, ok := s.(screenCloser); ok {
+			c.Close()
+		}
 	}
 }
 
@@ -160,6 +174,7 @@ func (m *Model) pop() {
 func (m *Model) popTo(k screenKind) bool {
 	for i := len(m.stack) - 1; i >= 0; i-- {
 		if m.stack[i].Kind() == k {
+			closeScreens(m.stack[i+1:])
 			m.stack = m.stack[:i+1]
 			m.layout()
 			return true
@@ -180,6 +195,7 @@ func (m *Model) replace(old Screen, k screenKind, arg any) tea.Cmd {
 	if s == nil {
 		return cmd
 	}
+	closeScreens(m.stack[i : i+1])
 	m.stack[i] = s
 	m.layout()
 	return cmd

@@ -30,6 +30,9 @@ type viewerScreen struct {
 	crumb string
 }
 
+// Close stops the viewer's renders: the screen left the stack.
+func (s *viewerScreen) Close() { s.v.Close() }
+
 // openViewerScreen shows the artifact of arg (viewerArg) and starts loading it.
 func openViewerScreen(m *Model, arg any) (Screen, tea.Cmd) {
 	if f, ok := arg.(fileViewerArg); ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -27,6 +28,13 @@ const (
 	// the viewer near 2x whatever the document's size.
 	markdownWindow = 1
 )
+
+// markdownRenders holds a slot for each chunk render under way in this
+// process, over every viewer: opening and closing viewers or resizing
+// starts renders of their own, and glamour's calls cannot be stopped, so
+// at most markdownWorkers run at once and a queued one whose viewer or
+// generation is gone never starts.
+var markdownRenders = make(chan struct{}, markdownWorkers)
 
 // mdChunkMsg is one rendered chunk of generation gen.
 type mdChunkMsg struct {
@@ -57,7 +65,10 @@ type mdHit struct {
 // and the view moves to the line that shows it. A resize or theme change
 // starts a new generation and keeps the relative scroll position.
 type markdown struct {
-	com    *common.Common
+	com *common.Common
+	// live is the generation whose renders may start, -1 once closed;
+	// shared with the render Cmds.
+	live   *atomic.Int64
 	keys   KeyMap
 	chunks [][]byte
 	// defs are the document's link reference definitions, given to every
@@ -101,7 +112,7 @@ type markdown struct {
 
 // newMarkdown prepares the chunks; rendering starts with Start.
 func newMarkdown(in loadInput, src []byte) *markdown {
-	m := &markdown{com: in.com, keys: in.keys, chunks: render.SplitMarkdown(src, render.MarkdownChunkBytes),
+	m := &markdown{com: in.com, keys: in.keys, live: new(atomic.Int64), chunks: render.SplitMarkdown(src, render.MarkdownChunkBytes),
 		defs: render.LinkDefinitions(src),
 		opts: codeScroll(in.opts), w: in.w, h: in.h, waiting: -1, matchLine: -1,
 		search: newSearchBox(in.com, in.keys.Search, "/")}
@@ -114,6 +125,9 @@ func codeScroll(o render.Options) render.Options {
 	o.ScrollCode = true
 	return o
 }
+
+// Close stops the renders not yet started: the viewer is gone.
+func (m *markdown) Close() { m.live.Store(-1) }
 
 // reset forgets every rendering (a new generation).
 func (m *markdown) reset() {
@@ -129,6 +143,7 @@ func (m *markdown) reset() {
 // Start begins rendering the current generation.
 func (m *markdown) Start() tea.Cmd {
 	m.gen++
+	m.live.Store(int64(m.gen))
 	m.reset()
 	if m.search.query != "" && len(m.hits) > 0 {
 		m.waiting = m.cur // move to the match again once it is laid out
@@ -144,8 +159,15 @@ func (m *markdown) Start() tea.Cmd {
 func (m *markdown) render(i int) tea.Cmd {
 	m.busy[i] = true
 	m.inflight++
-	gen, src, defs, o := m.gen, m.chunks[i], m.defs, m.opts
-	return func() tea.Msg { return mdChunkMsg{gen: gen, i: i, lines: markdownLines(src, defs, o)} }
+	gen, src, defs, o, live := m.gen, m.chunks[i], m.defs, m.opts, m.live
+	return func() tea.Msg {
+		markdownRenders <- struct{}{}
+		defer func() { <-markdownRenders }()
+		if live.Load() != int64(gen) {
+			return mdChunkMsg{gen: gen, i: i} // closed, or a new generation
+		}
+		return mdChunkMsg{gen: gen, i: i, lines: markdownLines(src, defs, o)}
+	}
 }
 
 // markdownLines renders markdown chunk src with the document's link

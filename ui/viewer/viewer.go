@@ -384,6 +384,20 @@ func (m *Model) Load() tea.Cmd {
 	}
 }
 
+// closer is a body with work to stop once the viewer is gone (markdown's
+// chunk renders).
+type closer interface{ Close() }
+
+// Close stops what the viewer's bodies still have to do: the screen is
+// gone.
+func (m *Model) Close() {
+	for _, b := range []body{m.rendered, m.source, m.alt} {
+		if c, ok := b.(closer); ok {
+			c.Close()
+		}
+	}
+}
+
 // sourceMsg is the text source view loadSource built for load gen.
 type sourceMsg struct {
 	tag
@@ -424,6 +438,7 @@ func (m *Model) Update(msg tea.Msg) (Action, tea.Cmd) {
 		if msg.note != "" {
 			m.note = msg.note
 		}
+		m.Close() // a reload: the bodies before it are gone
 		m.rendered, m.source, m.sourceLater, m.alt = msg.body, msg.source, msg.sourceLater, msg.alt
 		m.asMarkdown = false
 		if msg.asMarkdown && m.alt != nil {
