@@ -18,12 +18,13 @@ import "bytes"
 const MaxMarkdownWork = 40_000
 
 // MarkdownWorkPerByte is the work a whole document may use per byte,
-// beyond MaxMarkdownWork: real documents use 0.13–0.21 units a byte (a
-// 120 KB emoji cheat sheet 0.16, a 100 KB README of lists 0.13), so a
-// hostile document of any shape costs about what a real one of its size
-// costs — up to some 20 s of CPU at MaxMarkdownBytes, spread over its
-// chunks (docs/protocol.md §14).
-const MarkdownWorkPerByte = 0.25
+// beyond MaxMarkdownWork: real documents use 0.09–0.23 units a byte (a
+// 120 KB emoji cheat sheet 0.20, a 100 KB README of lists 0.19), the
+// viewer's benchmark document of sections, lists, code and tables 0.35,
+// so a hostile document of any shape costs at most about twice what a
+// real one of its size does — some 30 s of CPU at MaxMarkdownBytes against
+// 16 s, spread over its chunks (docs/protocol.md §14).
+const MarkdownWorkPerByte = 0.35
 
 // MarkdownWorkWithin reports whether styling src stays within the bounds:
 // the whole document within MaxMarkdownWork plus MarkdownWorkPerByte of
@@ -82,8 +83,10 @@ func markdownCallWork(chunk, defs []byte) (inline int64, ok bool) {
 // markdownWork estimates glamour's work for src, stopping once it passes
 // limit: each line costs (1+d)·((1+d) + len/64)·(8+d)/8 units, d its
 // container depth (deep lines cost glamour more than the square: a line 12
-// deep 18 ms, 4 deep 2 ms), plus 4 per list marker (an item) and 2 per
-// '|' (a table's cells: 155,000 short rows took over 60 s and 2 GB). A list's items each walk
+// deep 18 ms, 4 deep 2 ms), plus 4 per list marker (an item), 2 per '|'
+// (a table's cells: 155,000 short rows took over 60 s and 2 GB), and 3
+// for a line that may start a block, 5 for a heading or a definition
+// (20,000 paragraphs of "a" took 3 s: 0.1–0.4 ms a block, however short). A list's items each walk
 // their earlier siblings too, but that square term is small beside the
 // items' own cost (1.4 s of 25,000 items' 7 s) and the bound keeps a list
 // far shorter.
@@ -102,6 +105,7 @@ func markdownCallWork(chunk, defs []byte) (inline int64, ok bool) {
 func markdownWork(src []byte, limit int64) int64 {
 	var work int64
 	carry, open := 0, 0
+	prevBlank := true
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -121,11 +125,27 @@ func markdownWork(src []byte, limit int64) int64 {
 			open = d
 		}
 		work += int64(1+d)*int64(1+d+len(line)/64)*int64(8+d)/8 + 4*int64(p.items) + 2*int64(bytes.Count(line, []byte{'|'}))
+		if len(p.rest) > 0 && (prevBlank || p.markers > 0 || !isAlnum(p.rest[0])) {
+			// A line that may start a block (after a blank line, or not
+			// with a letter or digit, which a paragraph's next line
+			// mostly does): glamour takes 0.1–0.4 ms for each block,
+			// headings and definitions the most.
+			work += 3
+			if p.rest[0] == '#' || p.rest[0] == ':' {
+				work += 2
+			}
+		}
+		prevBlank = len(p.rest) == 0 && p.markers == 0
 		if work > limit {
 			break
 		}
 	}
 	return work
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // prefix is what containerPrefix reads from a line's start.

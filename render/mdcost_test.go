@@ -27,6 +27,9 @@ func TestMarkdownTooCostlyIsText(t *testing.T) {
 		"emphRun":  strings.Repeat("*_a", 200000/3),
 		"linkRun":  strings.Repeat("[a](", 100000),
 		"emphDefs": strings.Repeat("*_a", 200000/3) + "\n\n[x]: /y\n",
+		// Many short blocks: 0.1–0.4 ms each (100,000 headings took 14 s).
+		"paragraphs": strings.Repeat("a\n\n", 100000),
+		"headings":   strings.Repeat("# a\n", 100000),
 		// Within the document's bound, but one chunk past one call's.
 		"oneCostlyChunk": strings.Repeat(strings.Repeat("word ", 200)+"\n\n", 400) + strings.Repeat("1. 1. 1. 1. y\n", 1130),
 	} {
@@ -97,11 +100,13 @@ func TestMarkdownWorkCounts(t *testing.T) {
 	// Indentation continues only containers open: top-level indented
 	// code is depth 0, a deep item's continuation keeps the item's depth.
 	// A line 3 deep with 3 markers costs 4·4·11/8 + 3·4 = 34, one 3 deep
-	// with none 22, one 4 deep with 4 markers 5·5·12/8 + 16 = 53.
-	if got, want := markdownWork([]byte("        code\n        code\n"), 1<<30), int64(2); got != want {
+	// with none 22, one 4 deep with 4 markers 5·5·12/8 + 16 = 53; a line
+	// that may start a block 3 more (after a blank line, with markers, or
+	// not starting with a letter or digit).
+	if got, want := markdownWork([]byte("        code\n        code\n"), 1<<30), int64(1+3+1); got != want {
 		t.Errorf("indented code: work %d, want %d", got, want)
 	}
-	if got, want := markdownWork([]byte("- + - a\n\n      b\n"), 1<<30), int64(34+1+22); got != want {
+	if got, want := markdownWork([]byte("- + - a\n\n      b\n"), 1<<30), int64(34+3+1+22+3); got != want {
 		t.Errorf("continuation after a blank line: work %d, want %d", got, want)
 	}
 	// A line of markers alone opens its containers for what follows.
@@ -109,7 +114,7 @@ func TestMarkdownWorkCounts(t *testing.T) {
 		t.Errorf("markers only: work %d, want %d", got, want)
 	}
 	// A lazy continuation keeps the depth of the line before it.
-	if got, want := markdownWork([]byte("- - - a\nb\n"), 1<<30), int64(34+22); got != want {
+	if got, want := markdownWork([]byte("- - - a\nb\n"), 1<<30), int64(34+3+22); got != want {
 		t.Errorf("lazy line: work %d, want %d", got, want)
 	}
 }
@@ -123,6 +128,9 @@ var worstShapes = map[string]string{
 	"li40": strings.Repeat("- ", 40) + "y\n",
 	"bq40": strings.Repeat("> ", 40) + "y\n",
 	"ol4":  "1. 1. 1. 1. y\n",
+	"para": "a\n\n",
+	"h":    "# a\n",
+	"dl":   "a\n: b\n\n",
 	// One paragraph: goldmark's inline parsing is quadratic in it.
 	"emph": "*_a",
 	"link": "[a](",
