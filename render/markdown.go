@@ -125,7 +125,7 @@ func markdownOne(src []byte, o Options) (string, error) {
 // MarkdownTooCostlyNote is the line that says a document past
 // MaxMarkdownWork is shown as plain text, wrapped to width.
 func MarkdownTooCostlyNote(width int) string {
-	return ansi.Wrap("Markdown too costly to style (nested too deep or too many list items; docs/protocol.md §14): shown as plain text.", width, "")
+	return ansi.Wrap("Markdown too costly to style (nested too deep, or too many blocks, table cells or inline marks; docs/protocol.md §14): shown as plain text.", width, "")
 }
 
 // attributeStyle is glamour's notty style c with emphasis drawn as the

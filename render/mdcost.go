@@ -84,7 +84,8 @@ func markdownCallWork(chunk, defs []byte) (inline int64, ok bool) {
 // limit: each line costs (1+d)·((1+d) + len/64)·(8+d)/8 units, d its
 // container depth (deep lines cost glamour more than the square: a line 12
 // deep 18 ms, 4 deep 2 ms), plus 4 per list marker (an item), 2 per '|'
-// (a table's cells: 155,000 short rows took over 60 s and 2 GB), and 3
+// (a table's cells: 155,000 short rows took over 60 s and 2 GB; a row
+// after a delimiter row as many as its header's cells), and 3
 // for a line that may start a block, 5 for a heading or a definition
 // (20,000 paragraphs of "a" took 3 s: 0.1–0.4 ms a block, however short). A list's items each walk
 // their earlier siblings too, but that square term is small beside the
@@ -104,7 +105,7 @@ func markdownCallWork(chunk, defs []byte) (inline int64, ok bool) {
 // code.
 func markdownWork(src []byte, limit int64) int64 {
 	var work int64
-	carry, open := 0, 0
+	carry, open, columns := 0, 0, 0
 	prevBlank := true
 	for len(src) > 0 {
 		line := src
@@ -124,7 +125,18 @@ func markdownWork(src []byte, limit int64) int64 {
 		if len(p.rest) > 0 || p.markers > 0 {
 			open = d
 		}
-		work += int64(1+d)*int64(1+d+len(line)/64)*int64(8+d)/8 + 4*int64(p.items) + 2*int64(bytes.Count(line, []byte{'|'}))
+		// A table's rows each have its header's cells, however few they
+		// write: 1,000 columns of 2,000 one-cell rows took 28 s and 1 GB.
+		cells := bytes.Count(line, []byte{'|'})
+		switch {
+		case len(p.rest) == 0 && p.markers == 0:
+			columns = 0 // a blank line ends a table
+		case columns > 0:
+			cells = max(cells, columns)
+		default:
+			columns = delimiterCells(p.rest)
+		}
+		work += int64(1+d)*int64(1+d+len(line)/64)*int64(8+d)/8 + 4*int64(p.items) + 2*int64(cells)
 		if len(p.rest) > 0 && (prevBlank || p.markers > 0 || !isAlnum(p.rest[0])) {
 			// A line that may start a block (after a blank line, or not
 			// with a letter or digit, which a paragraph's next line
@@ -141,6 +153,28 @@ func markdownWork(src []byte, limit int64) int64 {
 		}
 	}
 	return work
+}
+
+// delimiterCells is the cells of a GFM table's delimiter row ("|:-|--|"),
+// or 0 when line is not one: only '|', '-', ':', spaces and tabs, and a
+// run of '-' in each cell.
+func delimiterCells(line []byte) int {
+	if !bytes.Contains(line, []byte{'-'}) || len(bytes.Trim(line, "|-: \t")) > 0 {
+		return 0
+	}
+	cells, in := 0, false
+	for _, c := range line {
+		switch c {
+		case '-', ':':
+			if !in {
+				cells++
+			}
+			in = true
+		case '|':
+			in = false
+		}
+	}
+	return cells
 }
 
 // isAlnum reports whether c is an ASCII letter or digit.

@@ -27,6 +27,8 @@ func TestMarkdownTooCostlyIsText(t *testing.T) {
 		"emphRun":  strings.Repeat("*_a", 200000/3),
 		"linkRun":  strings.Repeat("[a](", 100000),
 		"emphDefs": strings.Repeat("*_a", 200000/3) + "\n\n[x]: /y\n",
+		// Rows of one cell under a header of 1,000 (28 s and 1 GB before).
+		"wideHeaderRows": strings.Repeat("|a", 1000) + "|\n" + strings.Repeat("|-", 1000) + "|\n" + strings.Repeat("a\n", 2000),
 		// Many short blocks: 0.1–0.4 ms each (100,000 headings took 14 s).
 		"paragraphs": strings.Repeat("a\n\n", 100000),
 		"headings":   strings.Repeat("# a\n", 100000),
@@ -73,6 +75,7 @@ func TestMarkdownOrdinaryIsStyled(t *testing.T) {
 	}
 	for name, src := range map[string]string{
 		"sections": sections.String(),
+		"table":    strings.Repeat("| h ", 20) + "|\n" + strings.Repeat("|---", 20) + "|\n" + strings.Repeat(strings.Repeat("| cell ", 20)+"|\n", 500),
 		"prose":    strings.Repeat(strings.Repeat("word ", 16)+"\n", (2<<20)/81),
 		"list":     strings.Repeat("- item number one with a few words\n", (128<<10)/35),
 		"deep":     strings.Repeat(deep+"\n", 150),
