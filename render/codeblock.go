@@ -15,7 +15,10 @@ import (
 // maxHighlightTime bounds the time one document's code blocks may spend
 // in chroma's lexers; the blocks after it are drawn unhighlighted. Chroma
 // bounds one regexp match to 250 ms, not a block or a document, and a
-// lexer's backtracking on hostile code can use each.
+// lexer's backtracking on hostile code can use each: 1 KB of tabs took
+// AutoIt's lexer 0.7 s, of "<!" FortranFixed's 1 s, 16 KB of tabs 467 s.
+// A block also stops at blockHighlightTime, and is then drawn
+// uncoloured; its lexer is not used again (slowLexers).
 const maxHighlightTime = 2 * time.Second
 
 // lexerIndex finds a code fence's language by its lexer's name or alias,
@@ -53,17 +56,49 @@ var lexerIndex = sync.OnceValue(func() map[string]chroma.Lexer {
 })
 
 // highlight writes code styled by the lexer for lang and chroma theme,
-// reporting false when lang names none or chroma fails.
-func highlight(b *strings.Builder, code, lang, theme string) bool {
+// reporting false when lang names none, chroma fails, or its lexing
+// passes deadline (a lexer's regexps can take seconds on a few KB of
+// hostile code; chroma lexes as tokens are asked for, and one match
+// stops at 250 ms).
+func highlight(b *strings.Builder, code, lang, theme string, deadline time.Time) bool {
 	l := lexerIndex()[strings.ToLower(lang)]
 	if l == nil {
 		return false
 	}
-	it, err := chroma.Coalesce(l).Tokenise(nil, code)
+	if _, slow := slowLexers.Load(l.Config().Name); slow {
+		return false
+	}
+	// Not chroma.Coalesce: it lexes a run of one token type whole before
+	// giving it, past any deadline.
+	it, err := l.Tokenise(nil, code)
 	if err != nil {
 		return false
 	}
-	return formatters.TTY256.Format(b, styles.Get(theme), it) == nil
+	late := false
+	bounded := func() chroma.Token {
+		if time.Now().After(deadline) {
+			late = true
+			return chroma.EOF
+		}
+		return it()
+	}
+	err = formatters.TTY256.Format(b, styles.Get(theme), bounded)
+	if late {
+		slowLexers.Store(l.Config().Name, true)
+	}
+	return err == nil && !late
+}
+
+// slowLexers are the lexers (by name) that once passed a block's
+// deadline: this process highlights nothing with them again, so a
+// document of many hostile blocks pays one block's time per language.
+var slowLexers sync.Map
+
+// blockHighlightTime is the most a code block of n bytes may spend in
+// chroma: real lexers take 1–4 µs a byte, so 2 ms and 20 µs a byte
+// leave them room and cut a hostile one short.
+func blockHighlightTime(n int) time.Duration {
+	return 2*time.Millisecond + time.Duration(n)*20*time.Microsecond
 }
 
 // codeBlock is one code block taken out of a markdown document: its
@@ -114,7 +149,7 @@ func (c *codeBlocks) fill(out string, width int, theme string, scroll bool) stri
 		if theme != "" && blk.lang != "" && c.highlighting < maxHighlightTime {
 			var hb strings.Builder
 			start := time.Now()
-			if highlight(&hb, code, blk.lang, theme) {
+			if highlight(&hb, code, blk.lang, theme, start.Add(min(maxHighlightTime-c.highlighting, blockHighlightTime(len(code))))) {
 				shown = hb.String()
 			}
 			c.highlighting += time.Since(start)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	xansi "github.com/charmbracelet/x/ansi"
 )
@@ -89,5 +90,35 @@ func TestChunkDefinitions(t *testing.T) {
 	}
 	if got := chunkDefinitions([]byte("no links"), defs); len(got) != 0 {
 		t.Fatalf("a chunk with no brackets got %q", got)
+	}
+}
+
+// TestHighlightStopsAtDeadline: lexing that passes its deadline gives the
+// block uncoloured, not cut.
+func TestHighlightStopsAtDeadline(t *testing.T) {
+	var b strings.Builder
+	if highlight(&b, "func main() {}\n", "go", "monokai", time.Now().Add(-time.Second)) {
+		t.Fatal("a lexing past its deadline was used")
+	}
+	// Its lexer is not used again.
+	b.Reset()
+	if highlight(&b, "func main() {}\n", "go", "monokai", time.Now().Add(time.Minute)) {
+		t.Fatal("a lexer that ran late was used again")
+	}
+	slowLexers.Delete("Go")
+	b.Reset()
+	if !highlight(&b, "func main() {}\n", "go", "monokai", time.Now().Add(time.Minute)) {
+		t.Fatal("a lexing within its deadline was not used")
+	}
+}
+
+// BenchmarkHostileLexer: a block chroma's AutoIt lexer takes minutes on
+// (16 KB of tabs: 467 s), in a document: highlighting stops at the
+// block's blockHighlightTime (0.32 s), each time as if for the first.
+func BenchmarkHostileLexer(b *testing.B) {
+	src := []byte("```autoit\n" + strings.Repeat("\t", 16000) + "\n```\n")
+	for b.Loop() {
+		slowLexers.Delete("AutoIt")
+		_, _ = Markdown(src, Options{Width: 80, Dark: true})
 	}
 }
